@@ -1,0 +1,207 @@
+"""The ResourceGraph: what a Pulumi program registers, as the engine (and CrossGuard) sees it.
+
+Inputs are kept in the engine's wire form: camelCase property names, JSON-like values, unknown
+values as the engine's unknown sentinels and secrets wrapped in the engine's secret signature. That
+is exactly what a policy pack receives over the Analyzer protocol, so the offline evaluator and the
+gRPC path deserialize the same data the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"
+SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+UNKNOWN_STRING = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+GRAPH_VERSION = 1
+
+
+def make_secret(value: Any) -> dict[str, Any]:
+    """Wrap a value in the engine's secret signature."""
+    return {SECRET_SIG_KEY: SECRET_SIG, "value": value}
+
+
+def is_secret(value: Any) -> bool:
+    return isinstance(value, dict) and value.get(SECRET_SIG_KEY) == SECRET_SIG
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One registration: a custom resource, a component, or a provider."""
+
+    urn: str
+    type: str
+    name: str
+    custom: bool
+    inputs: dict[str, Any]
+    outputs: dict[str, Any] = field(default_factory=dict)
+    parent: str | None = None
+    dependencies: tuple[str, ...] = ()
+    property_dependencies: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    provider: str | None = None
+    id: str | None = None
+    protect: bool = False
+
+    @property
+    def is_provider(self) -> bool:
+        return self.type.startswith("pulumi:providers:")
+
+    @property
+    def is_component(self) -> bool:
+        return not self.custom
+
+    @property
+    def package(self) -> str:
+        """The package a type token belongs to: `aws`, `alicloud`, `tencentcloud`, `kubernetes`, ..."""
+        if self.is_provider:
+            return self.type.split(":", 2)[2]
+        return self.type.split(":", 1)[0]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "urn": self.urn,
+            "type": self.type,
+            "name": self.name,
+            "custom": self.custom,
+            "id": self.id,
+            "parent": self.parent,
+            "provider": self.provider,
+            "protect": self.protect,
+            "dependencies": list(self.dependencies),
+            "property_dependencies": {k: list(v) for k, v in self.property_dependencies.items()},
+            "inputs": self.inputs,
+            "outputs": self.outputs,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Resource:
+        return cls(
+            urn=data["urn"],
+            type=data["type"],
+            name=data["name"],
+            custom=bool(data.get("custom", True)),
+            inputs=dict(data.get("inputs") or {}),
+            outputs=dict(data.get("outputs") or {}),
+            parent=data.get("parent"),
+            dependencies=tuple(data.get("dependencies") or ()),
+            property_dependencies={
+                k: tuple(v) for k, v in (data.get("property_dependencies") or {}).items()
+            },
+            provider=data.get("provider"),
+            id=data.get("id"),
+            protect=bool(data.get("protect", False)),
+        )
+
+
+@dataclass
+class ResourceGraph:
+    """Every registration of one program run, in registration order, with lookups."""
+
+    project: str
+    stack: str
+    resources: list[Resource] = field(default_factory=list)
+    config: dict[str, Any] = field(default_factory=dict)
+    outputs: dict[str, Any] = field(default_factory=dict)
+    synthetic: bool = True
+    notes: list[str] = field(default_factory=list)
+    _by_urn: dict[str, Resource] = field(default_factory=dict, init=False, repr=False)
+    _by_type: dict[str, list[Resource]] = field(
+        default_factory=lambda: defaultdict(list), init=False, repr=False
+    )
+    _children: dict[str, list[Resource]] = field(
+        default_factory=lambda: defaultdict(list), init=False, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        existing, self.resources = self.resources, []
+        for resource in existing:
+            self.add(resource)
+
+    def add(self, resource: Resource) -> None:
+        if resource.urn in self._by_urn:
+            raise ValueError(f"duplicate resource URN {resource.urn}")
+        self.resources.append(resource)
+        self._by_urn[resource.urn] = resource
+        self._by_type[resource.type].append(resource)
+        if resource.parent:
+            self._children[resource.parent].append(resource)
+
+    def __len__(self) -> int:
+        return len(self.resources)
+
+    def __iter__(self) -> Iterator[Resource]:
+        return iter(self.resources)
+
+    def get(self, urn: str) -> Resource | None:
+        return self._by_urn.get(urn)
+
+    def of_type(self, *types: str) -> list[Resource]:
+        found: list[Resource] = []
+        for token in types:
+            found.extend(self._by_type.get(token, ()))
+        return found
+
+    def children(self, urn: str) -> list[Resource]:
+        return list(self._children.get(urn, ()))
+
+    def named(self, name: str) -> list[Resource]:
+        return [r for r in self.resources if r.name == name]
+
+    def custom_resources(self) -> list[Resource]:
+        """Resources a cloud would create: no components, no providers."""
+        return [r for r in self.resources if r.custom and not r.is_provider]
+
+    def components(self) -> list[Resource]:
+        return [r for r in self.resources if not r.custom]
+
+    def type_counts(self) -> dict[str, int]:
+        return {t: len(rs) for t, rs in sorted(self._by_type.items()) if rs}
+
+    def descendants(self, urn: str) -> Iterable[Resource]:
+        for child in self._children.get(urn, ()):
+            yield child
+            yield from self.descendants(child.urn)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": GRAPH_VERSION,
+            "project": self.project,
+            "stack": self.stack,
+            "synthetic": self.synthetic,
+            "notes": list(self.notes),
+            "config": self.config,
+            "outputs": self.outputs,
+            "resources": [r.to_json() for r in self.resources],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ResourceGraph:
+        if data.get("version") != GRAPH_VERSION:
+            raise ValueError(
+                f"unsupported resource graph version {data.get('version')!r}; expected {GRAPH_VERSION}"
+            )
+        return cls(
+            project=data["project"],
+            stack=data["stack"],
+            resources=[Resource.from_json(r) for r in data.get("resources", [])],
+            config=dict(data.get("config") or {}),
+            outputs=dict(data.get("outputs") or {}),
+            synthetic=bool(data.get("synthetic", True)),
+            notes=list(data.get("notes") or []),
+        )
+
+    def write(self, path: Path) -> None:
+        """Write atomically: a failed write never leaves half a file behind."""
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(self.to_json(), indent=2, sort_keys=False, default=str) + "\n")
+        tmp.replace(path)
+
+    @classmethod
+    def read(cls, path: Path) -> ResourceGraph:
+        return cls.from_json(json.loads(path.read_text()))
