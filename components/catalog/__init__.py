@@ -1,0 +1,243 @@
+"""GPU instance catalogue: hardware shape and published prices per cloud, region and instance type.
+
+The data lives in ``gpus.yaml`` beside this module. Every price carries the date it was read and the page
+it came from, so a cost estimate can always say where its numbers came from.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import importlib.resources
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+
+__all__ = [
+    "CLOUDS",
+    "CURRENCIES",
+    "GPU_CLASSES_DEV_DEFAULT",
+    "Catalog",
+    "CatalogError",
+    "InstanceType",
+    "Price",
+    "UnknownInstanceType",
+    "load_catalog",
+    "parse_catalog",
+]
+
+CLOUDS = ("aws", "alicloud", "tencentcloud")
+CURRENCIES = ("USD", "CNY")
+GPU_CLASSES_DEV_DEFAULT = ("T4", "A10G", "A10", "L4")
+
+
+@dataclass(frozen=True)
+class Price:
+    """One published price. ``confirmed`` is false where the figure could not be checked on ``source``."""
+
+    amount: float
+    currency: str
+    date: str
+    source: str
+    confirmed: bool = True
+
+
+@dataclass(frozen=True)
+class InstanceType:
+    cloud: str
+    name: str
+    family: str
+    gpu_model: str
+    gpu_class: str
+    gpu_count: int
+    vram_gib: float
+    vcpu: int
+    memory_gib: float
+    on_demand: Mapping[str, Price]
+    spot_discount: float
+    purchase: Price | None = None
+
+    @property
+    def total_vram_gib(self) -> float:
+        return self.vram_gib * self.gpu_count
+
+    def hourly(self, region: str, *, spot: bool = False) -> Price:
+        """Hourly price in ``region``; with ``spot`` the typical spot price (on-demand less the discount)."""
+        try:
+            price = self.on_demand[region]
+        except KeyError:
+            known = ", ".join(sorted(self.on_demand))
+            raise KeyError(
+                f"{self.cloud} {self.name} has no price for region {region!r}; priced regions: {known}"
+            ) from None
+        if not spot:
+            return price
+        return Price(
+            amount=price.amount * (1.0 - self.spot_discount),
+            currency=price.currency,
+            date=price.date,
+            source=price.source,
+            confirmed=price.confirmed,
+        )
+
+
+class CatalogError(ValueError):
+    """The catalogue data file is malformed; the message names the entry."""
+
+
+class UnknownInstanceType(KeyError):
+    def __init__(self, cloud: str, name: str, matches: list[str]) -> None:
+        super().__init__(cloud, name)
+        self.cloud = cloud
+        self.name = name
+        self.matches = matches
+
+    def __str__(self) -> str:
+        message = f"unknown {self.cloud} instance type {self.name!r}"
+        if self.matches:
+            return f"{message}; did you mean {', '.join(self.matches)}?"
+        return f"{message}; the catalogue has no close match"
+
+
+@dataclass(frozen=True)
+class Catalog:
+    instance_types: tuple[InstanceType, ...]
+    per_usd: Mapping[str, float]
+    rates_date: str
+    rates_source: str
+    _index: Mapping[tuple[str, str], InstanceType] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        index = {(t.cloud, t.name): t for t in self.instance_types}
+        object.__setattr__(self, "_index", MappingProxyType(index))
+
+    def find(self, cloud: str, name: str) -> InstanceType | None:
+        return self._index.get((cloud, name))
+
+    def get(self, cloud: str, name: str) -> InstanceType:
+        found = self.find(cloud, name)
+        if found is not None:
+            return found
+        names = [t.name for t in self.types(cloud)]
+        # Names differ by case across clouds (GN7.2XLARGE32 vs g5.2xlarge), so match case-insensitively.
+        lowered = {n.lower(): n for n in names}
+        close = difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.6)
+        raise UnknownInstanceType(cloud, name, [lowered[c] for c in close])
+
+    def types(self, cloud: str | None = None) -> list[InstanceType]:
+        return [t for t in self.instance_types if cloud is None or t.cloud == cloud]
+
+    def regions(self, cloud: str) -> list[str]:
+        return sorted({region for t in self.types(cloud) for region in t.on_demand})
+
+    def convert(self, amount: float, from_currency: str, to_currency: str) -> float:
+        for currency in (from_currency, to_currency):
+            if currency not in self.per_usd:
+                raise KeyError(f"unknown currency {currency!r}; known: {', '.join(sorted(self.per_usd))}")
+        return amount / self.per_usd[from_currency] * self.per_usd[to_currency]
+
+
+def _require(entry: Mapping[str, Any], key: str, where: str) -> Any:
+    if key not in entry or entry[key] is None:
+        raise CatalogError(f"{where}: missing {key!r}")
+    return entry[key]
+
+
+def _number(value: Any, where: str, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CatalogError(f"{where}: {key} must be a number, got {value!r}")
+    return float(value)
+
+
+def _price(block: Mapping[str, Any], amount: Any, where: str) -> Price:
+    currency = _require(block, "currency", where)
+    if currency not in CURRENCIES:
+        raise CatalogError(f"{where}: unknown currency {currency!r}; known: {', '.join(CURRENCIES)}")
+    value = _number(amount, where, "amount")
+    if value <= 0:
+        raise CatalogError(f"{where}: price must be > 0, got {value}")
+    source = block.get("source", block.get("url"))
+    if not source:
+        raise CatalogError(f"{where}: missing 'source'")
+    return Price(
+        amount=value,
+        currency=str(currency),
+        date=str(_require(block, "date", where)),
+        source=str(source),
+        confirmed=bool(block.get("confirmed", True)),
+    )
+
+
+def _instance_type(entry: Mapping[str, Any], position: int) -> InstanceType:
+    where = f"instance_types[{position}] ({entry.get('cloud', '?')} {entry.get('name', '?')})"
+    cloud = _require(entry, "cloud", where)
+    if cloud not in CLOUDS:
+        raise CatalogError(f"{where}: unknown cloud {cloud!r}; known: {', '.join(CLOUDS)}")
+    on_demand_block = _require(entry, "on_demand", where)
+    regions = on_demand_block.get("regions") or {}
+    if not regions:
+        raise CatalogError(f"{where}: needs at least one on-demand price")
+    on_demand = {
+        str(region): _price(on_demand_block, amount, f"{where} on_demand.{region}")
+        for region, amount in regions.items()
+    }
+    purchase_block = entry.get("purchase")
+    purchase = (
+        _price(purchase_block, purchase_block.get("amount"), f"{where} purchase") if purchase_block else None
+    )
+    spot_discount = _number(_require(entry, "spot_discount", where), where, "spot_discount")
+    if not 0.0 <= spot_discount < 1.0:
+        raise CatalogError(f"{where}: spot_discount must be in [0, 1), got {spot_discount}")
+    gpu_count = _require(entry, "gpu_count", where)
+    vcpu = _require(entry, "vcpu", where)
+    for key, value in (("gpu_count", gpu_count), ("vcpu", vcpu)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise CatalogError(f"{where}: {key} must be a positive integer, got {value!r}")
+    return InstanceType(
+        cloud=str(cloud),
+        name=str(_require(entry, "name", where)),
+        family=str(_require(entry, "family", where)),
+        gpu_model=str(_require(entry, "gpu_model", where)),
+        gpu_class=str(_require(entry, "gpu_class", where)),
+        gpu_count=gpu_count,
+        vram_gib=_number(_require(entry, "vram_gib", where), where, "vram_gib"),
+        vcpu=vcpu,
+        memory_gib=_number(_require(entry, "memory_gib", where), where, "memory_gib"),
+        on_demand=MappingProxyType(on_demand),
+        spot_discount=spot_discount,
+        purchase=purchase,
+    )
+
+
+def parse_catalog(data: Any) -> Catalog:
+    """Validate the parsed data file and build a catalogue; raises CatalogError naming the bad entry."""
+    if not isinstance(data, Mapping):
+        raise CatalogError("catalogue: top level must be a mapping")
+    rates = _require(data, "rates", "catalogue")
+    per_usd_raw = _require(rates, "per_usd", "rates")
+    per_usd = {str(k): _number(v, "rates.per_usd", str(k)) for k, v in per_usd_raw.items()}
+    missing = [c for c in CURRENCIES if c not in per_usd]
+    if missing:
+        raise CatalogError(f"rates.per_usd: missing {', '.join(missing)}")
+    entries = _require(data, "instance_types", "catalogue")
+    types = tuple(_instance_type(entry, i) for i, entry in enumerate(entries))
+    seen: set[tuple[str, str]] = set()
+    for t in types:
+        if (t.cloud, t.name) in seen:
+            raise CatalogError(f"instance_types: {t.cloud} {t.name} is listed twice")
+        seen.add((t.cloud, t.name))
+    return Catalog(
+        instance_types=types,
+        per_usd=MappingProxyType(per_usd),
+        rates_date=str(_require(rates, "date", "rates")),
+        rates_source=str(_require(rates, "source", "rates")),
+    )
+
+
+@functools.cache
+def load_catalog() -> Catalog:
+    text = importlib.resources.files(__package__).joinpath("gpus.yaml").read_text(encoding="utf-8")
+    return parse_catalog(yaml.safe_load(text))

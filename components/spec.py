@@ -1,0 +1,667 @@
+"""The typed fleet spec, parsed from the stack's structured config key ``gpufleet:fleet``.
+
+``parse_fleet`` reports every problem at once: pydantic's field errors (rephrased to say what is allowed)
+plus the cross-field and catalogue checks, each with its full field path, so one run of ``gpufleet plan``
+shows everything a stack file gets wrong.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+import types
+import typing
+import zoneinfo
+from collections.abc import Callable, Iterator, Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from components.catalog import CLOUDS, load_catalog
+
+__all__ = [
+    "CONFIG_KEY",
+    "REQUIRED_COST_TAGS",
+    "Access",
+    "Audit",
+    "BucketSpec",
+    "Budget",
+    "FleetSpec",
+    "Network",
+    "OffHours",
+    "Pool",
+    "Scaling",
+    "Size",
+    "SpecError",
+    "Storage",
+    "Usage",
+    "duration_seconds",
+    "load_fleet_from_config",
+    "parse_fleet",
+]
+
+CONFIG_KEY = "gpufleet:fleet"
+REQUIRED_COST_TAGS = ("project", "team", "cost-center")
+NO_SSH_MESSAGE = "there is no SSH switch: access is through the cloud's session manager only"
+
+_DURATION_RE = re.compile(r"^(\d+)\s*([smh])$")
+_DURATION_UNITS = {"s": 1, "m": 60, "h": 3600}
+_DURATION_FORM = "a duration like 90s, 5m or 1h (or a whole number of seconds)"
+_POOL_NAME_RE = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
+_POOL_NAME_MAX = 40
+_WINDOW_RE = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d)$")
+# The error type of checks that parse_fleet re-runs on the raw input with field-level paths.
+_CROSS = "gf_cross"
+
+
+class SpecError(Exception):
+    """Every problem found in a fleet spec, each as (field path, message)."""
+
+    def __init__(self, errors: list[tuple[str, str]], source: str = "stack config") -> None:
+        self.errors = errors
+        self.source = source
+        super().__init__(self.format())
+
+    def format(self) -> str:
+        return "\n".join(f"{self.source}: {path}: {message}" for path, message in self.errors)
+
+
+# --------------------------------------------------------------------------------------------- values
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, int | float):
+        return str(value)
+    return type(value).__name__
+
+
+def _parse_duration(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, str):
+        match = _DURATION_RE.match(value.strip())
+        if match:
+            return int(match.group(1)) * _DURATION_UNITS[match.group(2)]
+    return None
+
+
+def duration_seconds(value: str) -> int:
+    """Seconds in a validated duration string ("90s", "5m", "1h")."""
+    seconds = _parse_duration(value)
+    if seconds is None:
+        raise ValueError(f"must be {_DURATION_FORM}, got {_show(value)}")
+    return seconds
+
+
+def _normalize_duration(value: Any) -> str:
+    seconds = _parse_duration(value)
+    if seconds is None:
+        raise ValueError(f"must be {_DURATION_FORM}, got {_show(value)}")
+    return f"{value}s" if isinstance(value, int) else value.strip()
+
+
+def _minute_multiple(value: str) -> str:
+    seconds = duration_seconds(value)
+    if seconds % 60 or seconds == 0:
+        raise ValueError(
+            "must be a whole number of minutes (CloudWatch alarm periods are multiples of 60 s), "
+            f"got {value} ({seconds} s)"
+        )
+    return value
+
+
+def _ipv4_network(value: Any) -> ipaddress.IPv4Network:
+    if isinstance(value, ipaddress.IPv4Network):
+        return value
+    if not isinstance(value, str):
+        raise ValueError(f"must be an IPv4 network like 10.40.0.0/16, got {_show(value)}")
+    try:
+        return ipaddress.IPv4Network(value.strip())
+    except ValueError as exc:
+        raise ValueError(f"must be an IPv4 network like 10.40.0.0/16, got {_show(value)} ({exc})") from None
+
+
+def _reserved(message: str) -> Callable[[Any], None]:
+    def check(value: Any) -> None:
+        if value is not None:
+            raise ValueError(f"{message}; leave it out")
+
+    return check
+
+
+Duration = Annotated[str, BeforeValidator(_normalize_duration)]
+Ipv4Net = Annotated[ipaddress.IPv4Network, BeforeValidator(_ipv4_network)]
+
+
+def _cross(message: str) -> PydanticCustomError:
+    return PydanticCustomError(_CROSS, "{message}", {"message": message})
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+# -------------------------------------------------------------------------------------- cross checks
+# Each check takes plain values and returns (relative path, message); parse_fleet runs them on the raw
+# config (so they report even when other fields are wrong) and the models run them on construction.
+
+
+def _bucket_checks(encryption: Any, classification: Any, ia: Any, expire: Any) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    if classification == "restricted" and encryption in ("sse-kms",):
+        found.append(
+            ("encryption", f"must be byok when classification is restricted, got {_show(encryption)}")
+        )
+    if _is_int(ia) and _is_int(expire) and ia >= 0 and expire >= 1 and ia >= expire:
+        found.append(("ia_after_days", f"must be < expire_after_days ({expire}), got {ia}"))
+    return found
+
+
+def _size_checks(size_min: Any, size_max: Any) -> list[tuple[str, str]]:
+    if _is_int(size_min) and _is_int(size_max) and size_min >= 0 and size_max >= 1 and size_max < size_min:
+        return [("max", f"must be >= size.min ({size_min}), got {size_max}")]
+    return []
+
+
+def _scaling_checks(util_out: Any, util_in: Any, out_for: Any, in_for: Any) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    in_range = _is_int(util_out) and _is_int(util_in) and 1 <= util_out <= 100 and 0 <= util_in <= 99
+    if in_range and util_out <= util_in:
+        found.append(("gpu_util_out", f"must be > scaling.gpu_util_in ({util_in}), got {util_out}"))
+    out_s, in_s = _parse_duration(out_for), _parse_duration(in_for)
+    if out_s and in_s and out_s % 60 == 0 and in_s % 60 == 0 and in_s < out_s:
+        found.append(
+            ("in_for", f"must be >= scaling.out_for ({out_for} = {out_s} s), got {in_for} ({in_s} s)")
+        )
+    return found
+
+
+def _pool_checks(
+    cloud: Any, instance_types: Any, size_max: Any, on_demand_base: Any, average_size: Any
+) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    if cloud in CLOUDS and isinstance(instance_types, list):
+        catalog = load_catalog()
+        for index, name in enumerate(instance_types):
+            if isinstance(name, str) and catalog.find(cloud, name) is None:
+                try:
+                    catalog.get(cloud, name)
+                except KeyError as exc:
+                    found.append((f"instance_types[{index}]", str(exc)))
+    max_ok = _is_int(size_max) and size_max >= 1
+    if max_ok and _is_int(on_demand_base) and on_demand_base >= 0 and on_demand_base > size_max:
+        found.append(("on_demand_base", f"must be <= size.max ({size_max}), got {on_demand_base}"))
+    if max_ok and _is_number(average_size) and average_size >= 0 and average_size > size_max:
+        found.append(("usage.average_size", f"must be <= size.max ({size_max}), got {average_size}"))
+    return found
+
+
+def _pool_name_checks(names: Any) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    for name in names:
+        if not isinstance(name, str):
+            continue
+        if len(name) > _POOL_NAME_MAX or not _POOL_NAME_RE.match(name):
+            found.append(
+                (
+                    name,
+                    "pool names must be lower-case letters, digits and '-', start and end with a letter "
+                    f"or digit, at most {_POOL_NAME_MAX} characters; got {name!r}",
+                )
+            )
+    return found
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _raise_first(found: list[tuple[str, str]]) -> None:
+    if found:
+        path, message = found[0]
+        raise _cross(f"{path}: {message}")
+
+
+# -------------------------------------------------------------------------------------------- models
+
+
+class Budget(_Model):
+    monthly: float = Field(gt=0, description="monthly budget, in `currency`")
+    currency: Literal["USD", "CNY"] = "USD"
+    alert_percent: int = Field(default=80, ge=1, le=100, description="alert at this % of the budget")
+
+
+class BucketSpec(_Model):
+    encryption: Literal["sse-kms", "byok"] = "sse-kms"
+    classification: Literal["public", "internal", "confidential", "restricted"] = "internal"
+    ia_after_days: int = Field(default=7, ge=0, description="days before the infrequent-access class")
+    expire_after_days: int = Field(default=30, ge=1, description="days before objects are deleted")
+    noncurrent_expire_days: int = Field(default=7, ge=1, description="days noncurrent versions are kept")
+    replicate_to: str | None = Field(default=None, description="region to replicate to")
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> BucketSpec:
+        _raise_first(
+            _bucket_checks(self.encryption, self.classification, self.ia_after_days, self.expire_after_days)
+        )
+        return self
+
+
+class Storage(_Model):
+    checkpoints: BucketSpec = BucketSpec()
+    data_prefix: str = "data/"
+    checkpoint_prefix: str = "checkpoints/"
+
+
+class Access(_Model):
+    session_manager: Literal[True] = True
+    session_log_retention_days: int = Field(default=180, ge=1)
+
+
+class Audit(_Model):
+    log_retention_days: int = Field(default=180, ge=0, description="days; 0 keeps logs forever")
+    trail: bool = True
+
+
+class Network(_Model):
+    vpc_cidr: Ipv4Net = ipaddress.IPv4Network("10.40.0.0/16")
+    subnet_ids: list[str] | None = None
+    availability_zones: int = Field(default=2, ge=1, le=6)
+
+
+class Size(_Model):
+    min: int = Field(default=0, ge=0)
+    max: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> Size:
+        _raise_first(_size_checks(self.min, self.max))
+        return self
+
+
+class Scaling(_Model):
+    gpu_util_out: int = Field(default=70, ge=1, le=100, description="% GPU utilisation to scale out")
+    out_for: Duration = "5m"
+    queue_out: int = Field(default=10, ge=1, description="queue depth to scale out")
+    gpu_util_in: int = Field(default=30, ge=0, le=99, description="% GPU utilisation to scale in")
+    in_for: Duration = "30m"
+    cooldown: Duration = "300s"
+
+    @field_validator("out_for", "in_for")
+    @classmethod
+    def _whole_minutes(cls, value: str) -> str:
+        return _minute_multiple(value)
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> Scaling:
+        _raise_first(_scaling_checks(self.gpu_util_out, self.gpu_util_in, self.out_for, self.in_for))
+        return self
+
+    @property
+    def out_for_s(self) -> int:
+        return duration_seconds(self.out_for)
+
+    @property
+    def in_for_s(self) -> int:
+        return duration_seconds(self.in_for)
+
+    @property
+    def cooldown_s(self) -> int:
+        return duration_seconds(self.cooldown)
+
+
+class OffHours(_Model):
+    timezone: str
+    scale_to_zero: str = Field(description='window with no capacity, "HH:MM-HH:MM", e.g. "20:00-08:00"')
+    weekends: bool = True
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            zoneinfo.ZoneInfo(value)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise ValueError(
+                f"must be an IANA time zone name like Asia/Shanghai or America/New_York, got {value!r}"
+            ) from None
+        return value
+
+    @field_validator("scale_to_zero")
+    @classmethod
+    def _window(cls, value: str) -> str:
+        match = _WINDOW_RE.match(value.strip())
+        if not match:
+            raise ValueError(f'must be a window "HH:MM-HH:MM" like "20:00-08:00", got {value!r}')
+        if match.group(1, 2) == match.group(3, 4):
+            raise ValueError(f"must have different start and end times, got {value!r}")
+        return value.strip()
+
+    def _parts(self) -> tuple[int, int, int, int]:
+        match = _WINDOW_RE.match(self.scale_to_zero)
+        if match is None:  # validated on construction
+            raise AssertionError(self.scale_to_zero)
+        h1, m1, h2, m2 = (int(g) for g in match.groups())
+        return h1, m1, h2, m2
+
+    @property
+    def start_hour(self) -> int:
+        """Hour the scale-to-zero window starts (capacity goes to zero)."""
+        return self._parts()[0]
+
+    @property
+    def start_minute(self) -> int:
+        return self._parts()[1]
+
+    @property
+    def end_hour(self) -> int:
+        """Hour the window ends (capacity comes back)."""
+        return self._parts()[2]
+
+    @property
+    def end_minute(self) -> int:
+        return self._parts()[3]
+
+    @property
+    def stop_cron(self) -> str:
+        """Cron recurrence, in ``timezone``, that scales the pool to zero (every day)."""
+        return f"{self.start_minute} {self.start_hour} * * *"
+
+    @property
+    def start_cron(self) -> str:
+        """Cron recurrence, in ``timezone``, that restores capacity; weekdays only when weekends are off."""
+        days = "1-5" if self.weekends else "*"
+        return f"{self.end_minute} {self.end_hour} * * {days}"
+
+
+class Usage(_Model):
+    hours_per_day: float = Field(ge=0, le=24)
+    average_size: float = Field(ge=0, description="average instances running while in use")
+    days_per_month: float = Field(default=30, ge=1, le=31)
+
+
+class Pool(_Model):
+    cloud: Literal["aws", "alicloud", "tencentcloud"] = "aws"
+    region: str | None = Field(default=None, description="None: the stack's provider region")
+    instance_types: list[str] = Field(min_length=1)
+    size: Size
+    spot_percent: int = Field(default=0, ge=0, le=100)
+    on_demand_base: int = Field(default=0, ge=0)
+    scaling: Scaling = Scaling()
+    off_hours: OffHours | None = None
+    usage: Usage | None = None
+    disk_gib: int = Field(default=200, ge=20, le=16384)
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> Pool:
+        average = self.usage.average_size if self.usage else None
+        _raise_first(
+            _pool_checks(self.cloud, self.instance_types, self.size.max, self.on_demand_base, average)
+        )
+        return self
+
+
+class FleetSpec(_Model):
+    environment: Literal["dev", "staging", "prod"]
+    tags: dict[str, str]
+    budget: Budget
+    storage: Storage = Storage()
+    access: Access = Access()
+    audit: Audit = Audit()
+    network: Network = Network()
+    pools: dict[str, Pool] = Field(min_length=1)
+    onprem: Annotated[None, BeforeValidator(_reserved("on-prem baseline is not supported yet"))] = None
+    links: Annotated[None, BeforeValidator(_reserved("private links are not supported yet"))] = None
+
+    @field_validator("tags")
+    @classmethod
+    def _cost_tags_present(cls, value: dict[str, str]) -> dict[str, str]:
+        missing = [tag for tag in REQUIRED_COST_TAGS if not value.get(tag)]
+        if missing:
+            raise ValueError(
+                f"must contain the cost tags {', '.join(REQUIRED_COST_TAGS)}; missing: {', '.join(missing)}"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _pool_names(self) -> FleetSpec:
+        found = _pool_name_checks(self.pools)
+        if found:
+            raise _cross(f"pools.{found[0][0]}: {found[0][1]}")
+        return self
+
+    @property
+    def cost_tags(self) -> dict[str, str]:
+        """The tags every taggable resource carries: the spec's tags plus ``env`` from the environment."""
+        return {**self.tags, "env": self.tags.get("env", self.environment)}
+
+    def pool_region(self, name: str, default: str) -> str:
+        """The pool's region, or ``default`` (the stack's provider region) where the pool names none."""
+        region = self.pools[name].region
+        return region if region is not None else default
+
+    def defaults_view(self) -> dict[str, Any]:
+        """The whole spec with every default filled in, as plain data (for `gpufleet plan`)."""
+        return self.model_dump(mode="json")
+
+
+# ------------------------------------------------------------------------------------ error mapping
+
+
+def _unwrap(annotation: Any) -> Any:
+    while True:
+        origin = typing.get_origin(annotation)
+        if origin is Annotated:
+            annotation = typing.get_args(annotation)[0]
+        elif origin in (typing.Union, types.UnionType):
+            annotation = next(a for a in typing.get_args(annotation) if a is not type(None))
+        else:
+            return annotation
+
+
+def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    annotation: Any = FleetSpec
+    for part in loc:
+        annotation = _unwrap(annotation)
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            if part not in annotation.model_fields:
+                return None
+            annotation = annotation.model_fields[part].annotation
+        elif typing.get_origin(annotation) is dict:
+            annotation = typing.get_args(annotation)[1]
+        elif typing.get_origin(annotation) is list:
+            annotation = typing.get_args(annotation)[0]
+        else:
+            return None
+    annotation = _unwrap(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return None
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    path = CONFIG_KEY
+    for part in loc:
+        if isinstance(part, int) and not isinstance(part, bool):
+            path += f"[{part}]"
+        else:
+            path += f".{part}"
+    return path
+
+
+def _choices(expected: str) -> str:
+    names = re.findall(r"'([^']*)'|(\w+)", expected)
+    return ", ".join(a or b for a, b in names if (a or b) != "or")
+
+
+_SIMPLE_MESSAGES = {
+    "missing": "is required",
+    "int_type": "must be a whole number, got {input}",
+    "int_parsing": "must be a whole number, got {input}",
+    "int_from_float": "must be a whole number, got {input}",
+    "float_type": "must be a number, got {input}",
+    "float_parsing": "must be a number, got {input}",
+    "bool_type": "must be true or false, got {input}",
+    "bool_parsing": "must be true or false, got {input}",
+    "string_type": "must be a string, got {input}",
+    "dict_type": "must be a mapping, got {input}",
+    "list_type": "must be a list, got {input}",
+    "none_required": "must be left out, got {input}",
+    "finite_number": "must be a finite number, got {input}",
+}
+
+
+def _message(error: Mapping[str, Any]) -> tuple[tuple[Any, ...], str]:
+    kind: str = error["type"]
+    loc: tuple[Any, ...] = tuple(error["loc"])
+    ctx: Mapping[str, Any] = error.get("ctx") or {}
+    shown = _show(error.get("input"))
+    if loc and loc[-1] == "[key]":
+        return loc[:-1], f"names must be strings, got {shown}"
+    if kind == "extra_forbidden":
+        model = _model_at(loc[:-1])
+        allowed = ", ".join(model.model_fields) if model else "none"
+        return loc[:-1], f"unknown field {loc[-1]!r}; allowed: {allowed}"
+    if kind == "literal_error":
+        if loc[-2:] == ("access", "session_manager"):
+            return loc, NO_SSH_MESSAGE
+        return loc, f"must be one of {_choices(str(ctx.get('expected', '')))}, got {shown}"
+    if kind in ("model_type", "model_attributes_type"):
+        return loc, f"must be a mapping of settings, got {shown}"
+    if kind == "greater_than_equal":
+        return loc, f"must be >= {_show(ctx['ge'])}, got {shown}"
+    if kind == "less_than_equal":
+        return loc, f"must be <= {_show(ctx['le'])}, got {shown}"
+    if kind == "greater_than":
+        return loc, f"must be > {_show(ctx['gt'])}, got {shown}"
+    if kind == "less_than":
+        return loc, f"must be < {_show(ctx['lt'])}, got {shown}"
+    if kind == "too_short":
+        return loc, f"must have at least {ctx['min_length']} entry, got none"
+    if kind in ("value_error", "assertion_error"):
+        message = str(ctx.get("error", error["msg"]))
+        return loc, message.removeprefix("Value error, ")
+    if kind in _SIMPLE_MESSAGES:
+        return loc, _SIMPLE_MESSAGES[kind].format(input=shown)
+    return loc, str(error["msg"])
+
+
+# -------------------------------------------------------------------------------------- raw checks
+
+
+def _get(node: Any, key: str, default: Any = None) -> Any:
+    return node.get(key, default) if isinstance(node, Mapping) else None
+
+
+def _field_default(model: type[BaseModel], name: str) -> Any:
+    return model.model_fields[name].default
+
+
+def _raw_cross_checks(raw: Any) -> Iterator[tuple[str, str]]:
+    checkpoints = _get(_get(raw, "storage", {}), "checkpoints", {})
+    if isinstance(checkpoints, Mapping):
+        defaults = {n: _field_default(BucketSpec, n) for n in BucketSpec.model_fields}
+        found = _bucket_checks(
+            *(checkpoints.get(n, defaults[n]) for n in ("encryption", "classification")),
+            *(checkpoints.get(n, defaults[n]) for n in ("ia_after_days", "expire_after_days")),
+        )
+        for rel, message in found:
+            yield f"{CONFIG_KEY}.storage.checkpoints.{rel}", message
+    pools = _get(raw, "pools")
+    if not isinstance(pools, Mapping):
+        return
+    for rel, message in _pool_name_checks(pools):
+        yield f"{CONFIG_KEY}.pools.{rel}", message
+    for name, pool in pools.items():
+        if not isinstance(pool, Mapping):
+            continue
+        prefix = f"{CONFIG_KEY}.pools.{name}"
+        size = pool.get("size")
+        size_min = _get(size, "min", _field_default(Size, "min"))
+        size_max = _get(size, "max")
+        for rel, message in _size_checks(size_min, size_max):
+            yield f"{prefix}.size.{rel}", message
+        scaling = pool.get("scaling", {})
+        if isinstance(scaling, Mapping):
+            values = {n: scaling.get(n, _field_default(Scaling, n)) for n in Scaling.model_fields}
+            found = _scaling_checks(
+                values["gpu_util_out"], values["gpu_util_in"], values["out_for"], values["in_for"]
+            )
+            for rel, message in found:
+                yield f"{prefix}.scaling.{rel}", message
+        for rel, message in _pool_checks(
+            pool.get("cloud", _field_default(Pool, "cloud")),
+            pool.get("instance_types"),
+            size_max,
+            pool.get("on_demand_base", _field_default(Pool, "on_demand_base")),
+            _get(pool.get("usage"), "average_size"),
+        ):
+            yield f"{prefix}.{rel}", message
+
+
+# ----------------------------------------------------------------------------------------- parsing
+
+
+def parse_fleet(config_value: Any, *, source: str = "stack config") -> FleetSpec:
+    """Parse ``gpufleet:fleet`` into a FleetSpec, or raise SpecError listing every problem."""
+    errors: list[tuple[str, str]] = []
+    spec: FleetSpec | None = None
+    try:
+        spec = FleetSpec.model_validate(config_value)
+    except ValidationError as exc:
+        for error in exc.errors():
+            if error["type"] == _CROSS:
+                continue
+            loc, message = _message(error)
+            errors.append((_path(loc), message))
+    for item in _raw_cross_checks(config_value):
+        if item not in errors:
+            errors.append(item)
+    if errors or spec is None:
+        raise SpecError(errors or [(CONFIG_KEY, "is not a valid fleet spec")], source)
+    return spec
+
+
+def load_fleet_from_config(config: Mapping[str, Any], source: str = "stack config") -> FleetSpec:
+    """Read the fleet from a stack's config mapping (keys like ``gpufleet:fleet``, ``aws:region``)."""
+    if CONFIG_KEY not in config:
+        raise SpecError(
+            [(CONFIG_KEY, "is missing: describe the fleet under config: gpufleet:fleet in the stack file")],
+            source,
+        )
+    value = config[CONFIG_KEY]
+    if isinstance(value, str):
+        # The Pulumi engine hands structured config to programs as a JSON string.
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            message = "must be a mapping of fleet settings, got a string that is not JSON"
+            raise SpecError([(CONFIG_KEY, message)], source) from None
+    return parse_fleet(value, source=source)
