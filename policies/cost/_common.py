@@ -1,0 +1,55 @@
+"""What the cost rules share: the stack's pools (built once per call), environments, messages."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pulumi_policy import StackValidationArgs
+
+from policies.context import normalise_env, stack_from_urn
+from policies.cost.pools import Pool, ResourceIndex, current_catalog, discover_pools
+
+ENV_HINT = "tag it env=dev|staging|prod (or name the stack after its environment)"
+
+
+def stack_pools(args: StackValidationArgs, *, gpu_only: bool = True) -> tuple[list[Pool], ResourceIndex]:
+    index = ResourceIndex(args.resources)
+    pools = discover_pools(args.resources, current_catalog(), args.stack_tags, gpu_only=gpu_only, index=index)
+    return pools, index
+
+
+def stack_environment(args: StackValidationArgs) -> str | None:
+    """The stack's own environment: stack tags, else the stack name in any URN."""
+    for key in ("gpufleet:environment", "env", "environment"):
+        env = normalise_env((args.stack_tags or {}).get(key))
+        if env:
+            return env
+    for resource in args.resources:
+        env = normalise_env(stack_from_urn(resource.urn))
+        if env:
+            return env
+    return None
+
+
+def describe(pool: Pool) -> str:
+    return f"{pool.kind} '{pool.name}'"
+
+
+def unknown_env_message(pool: Pool) -> str:
+    return f"could not be judged: the environment of {describe(pool)} is unknown; {ENV_HINT}"
+
+
+def per_env(value: Any, env: str) -> Any:
+    """A per-environment config value ({dev: .., staging: ..}) for `env`, or None."""
+    if isinstance(value, Mapping):
+        return value.get(env)
+    return None
+
+
+def cloud_of(resource_type: str) -> str:
+    return resource_type.split(":", 1)[0]
+
+
+def fmt(number: float) -> str:
+    return f"{number:g}" if float(number).is_integer() else f"{number:.2f}"

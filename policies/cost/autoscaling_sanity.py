@@ -1,0 +1,191 @@
+"""GF-COST-006: burst-pool autoscaling is present and sane.
+
+For every scalable GPU pool whose size can change (AWS auto scaling groups and EKS node groups,
+Alibaba ESS scaling groups, Tencent AS scaling groups with min below max):
+- a finite maximum size;
+- at least one scaling policy or alarm acting on it ("autoscaling is absent" otherwise); EKS node
+  groups are exempt from this one: they are scaled from inside the cluster (cluster-autoscaler,
+  Karpenter), which the stack's cloud resources do not show;
+- on the same metric, every scale-out threshold above every scale-in threshold;
+- cooldown at least `min_cooldown_s`: a simple policy's own cooldown, else the group's default
+  cooldown (AWS/Alibaba/Tencent default 300 s); a step policy's estimated warm-up when set;
+- the shortest scale-in window (period x evaluation periods of its alarm) no shorter than the longest
+  scale-out window.
+
+Kubernetes (kept modest): HorizontalPodAutoscalers (`autoscaling/v2`) and KEDA ScaledObjects whose
+target is a Deployment or StatefulSet of the stack requesting `nvidia.com/gpu` must not scale down
+faster than `min_cooldown_s`: `spec.behavior.scaleDown.stabilizationWindowSeconds` (default 300),
+KEDA `spec.cooldownPeriod` (default 300) and its HPA behaviour likewise. GPU workloads without an
+autoscaler are not judged (fixed on-premises capacity is normal).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+
+from policies.cost._common import describe, fmt, stack_pools
+from policies.cost.pools import AWS_EKS_NODE_GROUP, Pool, ScalingSignal
+from policies.props import as_list, get
+from policies.rule import GfStackPolicy, Rule, judge
+
+K8S_HPA_TYPES = (
+    "kubernetes:autoscaling/v2:HorizontalPodAutoscaler",
+    "kubernetes:autoscaling/v2beta2:HorizontalPodAutoscaler",
+)
+K8S_SCALED_OBJECT = "kubernetes:keda.sh/v1alpha1:ScaledObject"
+K8S_WORKLOADS = ("kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:StatefulSet")
+DEFAULT_COOLDOWN_S = 300
+
+RULE = Rule(
+    id="GF-COST-006",
+    name="gpu-pool-autoscaling-sane",
+    description=(
+        "Burst-pool autoscaling is present and sane: finite max, scale-out threshold above scale-in "
+        "threshold, cooldown of at least 300 s, scale-in window no shorter than scale-out window."
+    ),
+    clouds=("aws", "alicloud", "tencentcloud", "kubernetes"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.MEDIUM,
+    remediation=(
+        "Give the pool a maxSize and scaling policies: scale out above 70% GPU utilisation for 5 "
+        "minutes, scale in below 30% for 30 minutes, cooldown 300 s (AWS autoscaling.Policy `cooldown` "
+        "+ cloudwatch.MetricAlarm `threshold`/`period`/`evaluationPeriods`; Alibaba ess.ScalingRule "
+        "`cooldown` + ess.Alarm `threshold`/`period`/`evaluationCount`; Tencent As.ScalingPolicy "
+        "`cooldown`/`threshold`/`period`/`continuousTime` or a Monitor AlarmPolicy with an AS trigger). "
+        "Kubernetes: spec.behavior.scaleDown.stabilizationWindowSeconds >= 300 on the HPA, "
+        "spec.cooldownPeriod >= 300 on a KEDA ScaledObject."
+    ),
+    url="https://docs.aws.amazon.com/autoscaling/ec2/userguide/as-scaling-simple-step.html",
+    config={"min_cooldown_s": {"type": "integer", "default": DEFAULT_COOLDOWN_S}},
+)
+
+
+def _cooldown(signal: ScalingSignal, pool: Pool) -> int | None:
+    if signal.kind in ("simple", "alarm"):
+        if signal.cooldown_s is not None:
+            return signal.cooldown_s
+        return pool.default_cooldown_s if pool.default_cooldown_s is not None else DEFAULT_COOLDOWN_S
+    if signal.kind == "step":
+        return signal.cooldown_s
+    return None
+
+
+def pool_problems(pool: Pool, min_cooldown: int) -> list[str]:
+    name = describe(pool)
+    max_size = pool.known("max_size")
+    min_size = pool.known("min_size")
+    if max_size is None:
+        return [f"{name} has no maximum size; set a finite maxSize"]
+    if min_size is not None and min_size == max_size:
+        return []
+    if not pool.scaling:
+        if pool.resource_type == AWS_EKS_NODE_GROUP:
+            return []
+        return [
+            f"{name} can grow to {max_size} but autoscaling is absent: no scaling policy or alarm acts on it"
+        ]
+    problems = []
+    outs: dict[str | None, list[float]] = defaultdict(list)
+    ins: dict[str | None, list[float]] = defaultdict(list)
+    for signal in pool.scaling:
+        if signal.threshold is None or signal.kind in ("target", "predictive"):
+            continue
+        if signal.direction == "out":
+            outs[signal.metric].append(signal.threshold)
+        elif signal.direction == "in":
+            ins[signal.metric].append(signal.threshold)
+    for metric in sorted(set(outs) & set(ins), key=str):
+        if min(outs[metric]) <= max(ins[metric]):
+            problems.append(
+                f"{name} scales out at {fmt(min(outs[metric]))} but in at {fmt(max(ins[metric]))} on "
+                f"{metric or 'the same metric'}; the scale-out threshold must be above the scale-in one"
+            )
+    for signal in pool.scaling:
+        cooldown = _cooldown(signal, pool)
+        if cooldown is not None and cooldown < min_cooldown:
+            problems.append(
+                f"{name}'s scaling policy '{signal.name}' has a cooldown of {cooldown} s; "
+                f"use at least {min_cooldown} s"
+            )
+    out_windows = [s.window_s for s in pool.scaling if s.direction == "out" and s.window_s is not None]
+    in_windows = [s.window_s for s in pool.scaling if s.direction == "in" and s.window_s is not None]
+    if out_windows and in_windows and min(in_windows) < max(out_windows):
+        problems.append(
+            f"{name} scales in after {min(in_windows)} s but out after {max(out_windows)} s; the scale-in "
+            "window must be no shorter than the scale-out window"
+        )
+    return problems
+
+
+def _requests_gpu(workload: Any) -> bool:
+    for container in as_list(get(workload.props, "spec.template.spec.containers")):
+        for section in ("limits", "requests"):
+            resources = get(container, f"resources.{section}")
+            if isinstance(resources, Mapping) and "nvidia.com/gpu" in resources:
+                return True
+    return False
+
+
+def _k8s_problems(args: StackValidationArgs, min_cooldown: int, report: ReportViolation) -> None:
+    workloads: dict[tuple[str, str, str | None], Any] = {}
+    scalers = []
+    for resource in args.resources:
+        if resource.resource_type in K8S_WORKLOADS:
+            kind = resource.resource_type.rsplit(":", 1)[-1]
+            name = get(resource.props, "metadata.name") or resource.name
+            workloads[(kind, str(name), get(resource.props, "metadata.namespace"))] = resource
+        elif resource.resource_type in (*K8S_HPA_TYPES, K8S_SCALED_OBJECT):
+            scalers.append(resource)
+    for scaler in scalers:
+
+        def check(scaler: Any = scaler) -> None:
+            keda = scaler.resource_type == K8S_SCALED_OBJECT
+            ref = "spec.scaleTargetRef"
+            kind = get(scaler.props, f"{ref}.kind") or "Deployment"
+            target_name = get(scaler.props, f"{ref}.name")
+            namespace = get(scaler.props, "metadata.namespace")
+            target = workloads.get((str(kind), str(target_name), namespace))
+            if target is None or not _requests_gpu(target):
+                return
+            label = "KEDA ScaledObject" if keda else "HorizontalPodAutoscaler"
+            name = f"{label} '{scaler.name}'"
+            behavior = "spec.advanced.horizontalPodAutoscalerConfig.behavior" if keda else "spec.behavior"
+            window = get(scaler.props, f"{behavior}.scaleDown.stabilizationWindowSeconds")
+            if window is not None and int(float(window)) < min_cooldown:
+                report(
+                    f"{name} scales GPU workload '{target_name}' down after a {int(float(window))} s "
+                    f"stabilization window; use at least {min_cooldown} s",
+                    scaler.urn,
+                )
+            if keda:
+                cooldown = get(scaler.props, "spec.cooldownPeriod")
+                if cooldown is not None and int(float(cooldown)) < min_cooldown:
+                    report(
+                        f"{name} has a cooldownPeriod of {int(float(cooldown))} s for GPU workload "
+                        f"'{target_name}'; use at least {min_cooldown} s",
+                        scaler.urn,
+                    )
+
+        judge(report, scaler.urn, check)
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    min_cooldown = int(RULE.settings(args)["min_cooldown_s"])
+    pools, _ = stack_pools(args)
+    for pool in pools:
+        if not pool.scalable:
+            continue
+
+        def check(pool: Pool = pool) -> None:
+            for problem in pool_problems(pool, min_cooldown):
+                report(problem, pool.urn)
+
+        judge(report, pool.urn, check)
+    _k8s_problems(args, min_cooldown, report)
+
+
+POLICY = GfStackPolicy(RULE, validate)

@@ -1,0 +1,97 @@
+"""GF-COST-001: every taggable resource carries the cost tags (project, team, cost-center, env).
+
+"Taggable" is decided from the SDKs: a resource type whose SDK class takes a `tags` input (the list in
+`policies/cost/_taggable.py`, generated from the installed pulumi-aws, pulumi-alicloud and
+tencentcloud-iac-pulumi). Tag keys match case-insensitively (`Project` counts as `project`).
+
+- AWS: the resource's `tags` plus its provider's `defaultTags.tags`, except on Auto Scaling groups,
+  which AWS providers never give default tags (the group's own `tags` list of {key, value,
+  propagateAtLaunch} must carry them). Tags set by separate `aws:autoscaling/tag:Tag` resources are
+  not seen by this resource policy.
+- Alibaba Cloud and Tencent Cloud: the resource's `tags` (map, or list of {key, value}).
+- Kubernetes: `metadata.labels` on the objects that run pods (Deployment, StatefulSet, DaemonSet,
+  ReplicaSet, Job, CronJob, Pod) and on Namespaces; other objects are not cost carriers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
+
+from policies.context import tags_of
+from policies.cost._taggable import TAGGABLE
+from policies.props import get, get_ref, is_unknown
+from policies.rule import GfResourcePolicy, Rule
+
+AWS_ASG = "aws:autoscaling/group:Group"
+K8S_COST_KINDS = frozenset(
+    {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod", "Namespace"}
+)
+
+RULE = Rule(
+    id="GF-COST-001",
+    name="resources-carry-cost-tags",
+    description="Every taggable resource carries the cost tags (project, team, cost-center, env).",
+    clouds=("aws", "alicloud", "tencentcloud", "kubernetes"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.MEDIUM,
+    remediation=(
+        "Set the missing keys in the resource's `tags` (AWS: or once in the aws provider's "
+        "`defaultTags.tags`; Auto Scaling groups need their own `tags` list with "
+        "`propagateAtLaunch: true`), in `tags` on Alibaba Cloud and Tencent Cloud resources, and in "
+        "`metadata.labels` on Kubernetes workloads and namespaces."
+    ),
+    url="https://docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/cost-alloc-tags.html",
+    config={
+        "required": {
+            "type": "array",
+            "items": {"type": "string"},
+            "default": ["project", "team", "cost-center", "env"],
+        }
+    },
+)
+
+
+def _provider_default_tags(provider: Any) -> dict[str, Any]:
+    props = getattr(provider, "props", None)
+    if props is None:
+        return {}
+    tags = get_ref(props, "defaultTags.tags")
+    if not hasattr(tags, "keys") or is_unknown(tags):
+        return {}
+    return {str(key): get_ref(tags, str(key)) for key in tags}
+
+
+def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    resource_type = args.resource_type
+    if resource_type.startswith("kubernetes:"):
+        kind = resource_type.rsplit(":", 1)[-1]
+        if kind not in K8S_COST_KINDS:
+            args.not_applicable(f"Kubernetes {kind} objects do not carry cost labels")
+        get(args.props, "metadata.labels")  # an unknown label map cannot be judged
+        where = "metadata.labels"
+    else:
+        if resource_type not in TAGGABLE:
+            args.not_applicable(f"{resource_type} takes no tags")
+        get(args.props, "tags")  # an unknown tag map cannot be judged
+        where = "tags"
+    tags: dict[str, Any] = dict(tags_of(resource_type, args.props))
+    if resource_type.startswith("aws:") and resource_type != AWS_ASG:
+        for key, value in _provider_default_tags(args.provider).items():
+            tags.setdefault(key, value)
+    present = {key.lower() for key, value in tags.items() if value not in (None, "")}
+    required = [str(key) for key in RULE.settings(args)["required"]]
+    missing = [key for key in required if key.lower() not in present]
+    if not missing:
+        return
+    noun = "label" if where == "metadata.labels" else "tag"
+    plural = "s" if len(missing) > 1 else ""
+    report(
+        f"{resource_type} '{args.name}' lacks the cost {noun}{plural} {', '.join(missing)}; "
+        f"set {', '.join(required)} in `{where}`",
+        None,
+    )
+
+
+POLICY = GfResourcePolicy(RULE, validate)

@@ -1,0 +1,92 @@
+"""GF-COST-003: GPU instance types are in the allowed list for the stack's environment.
+
+Every GPU pool of the pool model (AWS auto scaling groups, fleets, spot fleets, EKS node groups,
+instances and spot requests; Alibaba ESS scaling groups, ECS instances and instance sets; Tencent AS
+scaling groups and CVM instances) is judged by the GPU class of each of its instance types: from the
+GPU catalogue first, then from the instance family (`g5` -> A10G, `ecs.gn7i` -> A10, `GN7` -> T4).
+A GPU type whose class neither tells is reported as not judged. `allowed` maps each environment
+to GPU classes, `"*"` allowing any.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+
+from policies.cost._common import describe, per_env, stack_pools, unknown_env_message
+from policies.cost.pools import Pool, current_catalog, gpu_class_of
+from policies.rule import GfStackPolicy, Rule, judge
+
+DEV_CLASSES = ["T4", "A10G", "A10", "L4"]
+
+RULE = Rule(
+    id="GF-COST-003",
+    name="gpu-instance-types-allowed",
+    description="GPU instance types are in the allowed list for the stack's environment.",
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation=(
+        "Pick an instance type whose GPU class is allowed for the environment (dev: T4, A10G, A10, L4, "
+        "e.g. g4dn/g5/g6 on AWS, ecs.gn6i/ecs.gn7i on Alibaba Cloud, GN7/GNV4 on Tencent Cloud): set "
+        "`instanceType` on the launch template / launch configuration / instance, the overrides' "
+        "`instanceType` of a mixed-instances policy, `instanceTypes` of an EKS node group, "
+        "`instanceType(s)` of an ESS scaling configuration, `instanceTypes` of a Tencent AS scaling "
+        "config; or widen `allowed` for the environment in the policy config."
+    ),
+    url="https://aws.amazon.com/ec2/instance-types/#Accelerated_Computing",
+    config={
+        "allowed": {
+            "type": "object",
+            "default": {
+                "dev": DEV_CLASSES,
+                "staging": [*DEV_CLASSES, "L40S"],
+                "prod": ["*"],
+            },
+        }
+    },
+)
+
+
+def pool_problems(pool: Pool, allowed: list[str]) -> list[str]:
+    if "*" in allowed:
+        return []
+    catalog = current_catalog()
+    wanted = {cls.upper() for cls in allowed}
+    problems = []
+    for instance_type in pool.instance_types:
+        is_gpu, gpu_class, _ = gpu_class_of(pool.cloud, instance_type, catalog)
+        if not is_gpu:
+            continue
+        if gpu_class is None:
+            problems.append(
+                f"could not be judged: the GPU class of {describe(pool)}'s instance type "
+                f"{instance_type} is neither in the catalogue nor known from its family"
+            )
+        elif gpu_class.upper() not in wanted:
+            problems.append(
+                f"{describe(pool)} ({pool.env}) uses {instance_type} ({gpu_class}); {pool.env} allows "
+                f"only {', '.join(allowed)} GPUs"
+            )
+    return problems
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    allowed_by_env = RULE.settings(args)["allowed"]
+    pools, _ = stack_pools(args)
+    for pool in pools:
+
+        def check(pool: Pool = pool) -> None:
+            pool.known("instance_types")
+            if pool.env is None:
+                report(unknown_env_message(pool), pool.urn)
+                return
+            allowed = per_env(allowed_by_env, pool.env)
+            if allowed is None:
+                return
+            for problem in pool_problems(pool, [str(a) for a in allowed]):
+                report(problem, pool.urn)
+
+        judge(report, pool.urn, check)
+
+
+POLICY = GfStackPolicy(RULE, validate)

@@ -1,0 +1,88 @@
+"""GF-COST-005: non-production GPU pools scale to zero off-hours or scale in when idle.
+
+A pool passes with a scheduled action that scales it to zero (AWS `aws:autoscaling/schedule:Schedule`
+with desiredCapacity or maxSize 0; Alibaba `ess/scheduledTask` / `ess/schedule` with
+desiredCapacity or maxValue 0, or running a TotalCapacity-0 scaling rule; Tencent `As/schedule`
+with desiredCapacity or maxSize 0) or with a scale-in policy (AWS scaling policies with a negative
+adjustment or target tracking, Alibaba scaling rules and ESS alarms, Tencent AS scaling policies and
+Cloud Monitor alarm policies with an AS trigger). A minimum size of 0 alone is not enough: nothing
+takes the pool there, except on an EKS node group with minSize 0 in a stack that installs
+cluster-autoscaler or Karpenter (a Helm release/chart whose chart name says so): those remove idle
+nodes. Standalone instances and fixed fleets cannot scale to zero and fail in non-production
+environments.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+
+from policies.cost._common import describe, stack_pools, unknown_env_message
+from policies.cost.pools import AWS_EKS_NODE_GROUP, Pool
+from policies.props import get_ref
+from policies.rule import GfStackPolicy, Rule, judge
+
+RULE = Rule(
+    id="GF-COST-005",
+    name="non-prod-gpu-pools-scale-to-zero",
+    description=(
+        "Non-production GPU pools have an off-hours schedule (scale to zero nights and weekends) or "
+        "idle scale-in."
+    ),
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.MEDIUM,
+    remediation=(
+        "Run GPU capacity in a scaling group and add a scheduled action to zero for nights and weekends "
+        "(AWS aws.autoscaling.Schedule(desired_capacity=0, min_size=0, recurrence='0 20 * * 1-5', "
+        "time_zone=...); Alibaba Cloud ess.ScheduledTask with desired_capacity=0; Tencent Cloud "
+        "As.Schedule with desired_capacity=0), or a scale-in policy on low GPU utilisation "
+        "(aws.autoscaling.Policy + cloudwatch.MetricAlarm, ess.ScalingRule + ess.Alarm, "
+        "As.ScalingPolicy or a Monitor AlarmPolicy with an AS trigger)."
+    ),
+    url="https://docs.aws.amazon.com/autoscaling/ec2/userguide/ec2-auto-scaling-scheduled-scaling.html",
+)
+
+NON_PROD = ("dev", "staging")
+HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v3:Chart", "kubernetes:helm.sh/v4:Chart")
+NODE_SCALERS = ("cluster-autoscaler", "karpenter")
+
+
+def _has_node_autoscaler(args: StackValidationArgs) -> bool:
+    for resource in args.resources:
+        if resource.resource_type in HELM_TYPES:
+            chart = get_ref(resource.props, "chart")
+            if isinstance(chart, str) and any(name in chart for name in NODE_SCALERS):
+                return True
+    return False
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    pools, _ = stack_pools(args)
+    node_autoscaler = _has_node_autoscaler(args)
+    for pool in pools:
+
+        def check(pool: Pool = pool) -> None:
+            if pool.env is None:
+                report(unknown_env_message(pool), pool.urn)
+                return
+            if pool.env not in NON_PROD or pool.scheduled_to_zero or pool.scales_in:
+                return
+            if pool.resource_type == AWS_EKS_NODE_GROUP and node_autoscaler and pool.min_size == 0:
+                return
+            if not pool.scalable:
+                report(
+                    f"{describe(pool)} ({pool.env}) runs around the clock: it cannot scale to zero "
+                    "off-hours; run it in a scaling group with an off-hours schedule or idle scale-in",
+                    pool.urn,
+                )
+                return
+            report(
+                f"{describe(pool)} ({pool.env}) has no off-hours schedule to zero and no scale-in "
+                "policy; add a scheduled action to zero or a scale-in policy on idle GPUs",
+                pool.urn,
+            )
+
+        judge(report, pool.urn, check)
+
+
+POLICY = GfStackPolicy(RULE, validate)

@@ -1,0 +1,67 @@
+"""GF-COST-004: non-production GPU pools run on spot/preemptible capacity, at least P%.
+
+The spot share is the pool model's: the percent of the pool's capacity at its maximum size that runs
+on spot. AWS auto scaling groups: a mixed-instances policy's on-demand base and
+`onDemandPercentageAboveBaseCapacity` (default 100, i.e. no spot), or a launch template with
+`instanceMarketOptions.marketType` spot, or a launch configuration with `spotPrice`; EC2 fleets and
+spot fleets: their on-demand/spot target capacities; EKS node groups: `capacityType` SPOT;
+instances: `instanceMarketOptions` spot, spot requests. Alibaba: the scaling group's on-demand base and
+percentage (COST_OPTIMIZED / COMPOSABLE), else the scaling configuration's `spotStrategy`; ECS
+instances' `spotStrategy`. Tencent: `instanceChargeType` SPOTPAID (AS has no spot mix).
+Production pools and environments without a minimum are not judged.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+
+from policies.cost._common import describe, fmt, per_env, stack_pools, unknown_env_message
+from policies.cost.pools import Pool
+from policies.rule import GfStackPolicy, Rule, judge
+
+RULE = Rule(
+    id="GF-COST-004",
+    name="non-prod-gpu-pools-on-spot",
+    description="Non-production GPU pools run on spot/preemptible capacity, at least P% of it.",
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.MEDIUM,
+    remediation=(
+        "AWS: in the group's mixedInstancesPolicy.instancesDistribution set onDemandBaseCapacity 0 and "
+        "onDemandPercentageAboveBaseCapacity to at most 100 - P (or launch template "
+        "instanceMarketOptions.marketType 'spot'); EKS node groups capacityType 'SPOT'. Alibaba Cloud: "
+        "spotStrategy 'SpotAsPriceGo' on the scaling configuration (or multiAzPolicy COST_OPTIMIZED with "
+        "onDemandPercentageAboveBaseCapacity at most 100 - P). Tencent Cloud: instanceChargeType "
+        "'SPOTPAID' on the AS scaling config or instance."
+    ),
+    url="https://docs.aws.amazon.com/autoscaling/ec2/userguide/ec2-auto-scaling-mixed-instances-groups.html",
+    config={"min_spot_percent": {"type": "object", "default": {"dev": 100, "staging": 50}}},
+)
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    minimums = RULE.settings(args)["min_spot_percent"]
+    pools, _ = stack_pools(args)
+    for pool in pools:
+
+        def check(pool: Pool = pool) -> None:
+            if pool.env is None:
+                report(unknown_env_message(pool), pool.urn)
+                return
+            minimum = per_env(minimums, pool.env)
+            if minimum is None:
+                return
+            share = pool.known("spot_percent")
+            if share is None:
+                report(f"could not be judged: the spot share of {describe(pool)} is unknown", pool.urn)
+            elif share < float(minimum):
+                report(
+                    f"{describe(pool)} ({pool.env}) runs {fmt(share)}% of its capacity on spot; "
+                    f"{pool.env} pools need at least {fmt(float(minimum))}%",
+                    pool.urn,
+                )
+
+        judge(report, pool.urn, check)
+
+
+POLICY = GfStackPolicy(RULE, validate)

@@ -1,0 +1,81 @@
+"""GF-COST-007: the stack's worst-case hourly spend stays under the cap for its environment.
+
+Worst case: every GPU pool at its maximum size, every instance at its on-demand price (the spot share
+too: spot capacity can fall back to on-demand or be reclaimed and re-bought), a pool of several
+instance types at its most expensive one, priced from the GPU catalogue in the pool's region (the
+highest listed region when the region is unknown) and converted to the cap's currency. Pools are
+summed per environment and compared with `max_hourly[env]`. A pool the catalogue cannot price makes
+the total "not judged" unless the priced pools already exceed the cap.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+
+from policies.cost._common import fmt, per_env, stack_pools, unknown_env_message
+from policies.cost.pools import Pool, current_catalog, hourly_envelope
+from policies.rule import GfStackPolicy, Rule, judge
+
+RULE = Rule(
+    id="GF-COST-007",
+    name="worst-case-hourly-under-cap",
+    description=(
+        "The stack's worst-case hourly spend (every pool at max, on-demand price of its spot share too) "
+        "stays under the cap."
+    ),
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation=(
+        "Lower the pools' maximum sizes (AWS `maxSize` / EKS `scalingConfig.maxSize`, Alibaba `maxSize`, "
+        "Tencent `maxSize`), choose smaller instance types, or raise `max_hourly` for the environment "
+        "in the policy config after a budget review."
+    ),
+    url="https://aws.amazon.com/ec2/pricing/on-demand/",
+    config={
+        "max_hourly": {"type": "object", "default": {"dev": 50, "staging": 200, "prod": 2000}},
+        "currency": {"type": "string", "default": "USD"},
+    },
+)
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    settings = RULE.settings(args)
+    currency = str(settings["currency"])
+    pools, _ = stack_pools(args)
+    by_env: dict[str, list[Pool]] = defaultdict(list)
+    for pool in pools:
+
+        def place(pool: Pool = pool) -> None:
+            pool.known("max_size")
+            pool.known("instance_types")
+            if pool.env is None:
+                report(unknown_env_message(pool), pool.urn)
+            else:
+                by_env[pool.env].append(pool)
+
+        judge(report, pool.urn, place)
+    catalog = current_catalog()
+    for env, env_pools in sorted(by_env.items()):
+        cap = per_env(settings["max_hourly"], env)
+        if cap is None:
+            continue
+        envelope = hourly_envelope(env_pools, catalog, currency)
+        prices = "; ".join(line.render() for line in envelope.lines)
+        if envelope.max_hourly > float(cap):
+            report(
+                f"the {env} GPU pools can cost {envelope.max_hourly:.2f} {currency}/h at maximum size and "
+                f"on-demand prices, over the {env} cap of {fmt(float(cap))} {currency}/h ({prices})",
+                None,
+            )
+        elif envelope.unpriced:
+            report(
+                f"could not be judged: no catalogue price for {', '.join(envelope.unpriced)}; the priced "
+                f"{env} pools reach {envelope.max_hourly:.2f} of {fmt(float(cap))} {currency}/h",
+                None,
+            )
+
+
+POLICY = GfStackPolicy(RULE, validate)

@@ -1,0 +1,171 @@
+from __future__ import annotations
+
+from pulumi_policy import PolicyResource
+
+from policies.cost.autoscaling_sanity import POLICY, RULE
+
+from .helpers import UNKNOWN_NUM, ali_pool, aws_pool, check_stack, res, tc_pool, unknown_checking_proxy
+
+HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
+KEDA = "kubernetes:keda.sh/v1alpha1:ScaledObject"
+
+
+def test_metadata() -> None:
+    assert (RULE.id, POLICY.name, RULE.clouds) == (
+        "GF-COST-006",
+        "gpu-pool-autoscaling-sane",
+        ("aws", "alicloud", "tencentcloud", "kubernetes"),
+    )
+    assert RULE.defaults() == {"min_cooldown_s": 300}
+
+
+def test_compliant_per_cloud() -> None:
+    assert check_stack(POLICY, [*aws_pool(), *ali_pool(), *tc_pool()]) == []
+
+
+def test_autoscaling_absent() -> None:
+    stack = aws_pool(scaling=False)
+    assert check_stack(POLICY, stack) == [
+        (
+            "Auto Scaling group 'gpu' can grow to 4 but autoscaling is absent: no scaling policy or "
+            "alarm acts on it",
+            stack[1].urn,
+        )
+    ]
+
+
+def test_fixed_size_pool_and_node_group_without_policies_pass() -> None:
+    assert check_stack(POLICY, aws_pool(scaling=False, group={"minSize": 2, "maxSize": 2})) == []
+    ng = res(
+        "aws:eks/nodeGroup:NodeGroup",
+        "ng",
+        {"instanceTypes": ["g5.2xlarge"], "scalingConfig": {"minSize": 0, "maxSize": 4}},
+    )
+    assert check_stack(POLICY, [ng]) == []
+
+
+def test_thresholds_inverted() -> None:
+    stack = aws_pool(out_alarm={"threshold": 25})
+    assert [m for m, _ in check_stack(POLICY, stack)] == [
+        "Auto Scaling group 'gpu' scales out at 25 but in at 30 on GPUUtilization; the scale-out "
+        "threshold must "
+        "be above the scale-in one"
+    ]
+
+
+def test_short_cooldown_aws_and_group_default() -> None:
+    assert [m for m, _ in check_stack(POLICY, aws_pool(out_policy={"cooldown": 60}))] == [
+        "Auto Scaling group 'gpu''s scaling policy 'gpu-high' has a cooldown of 60 s; use at least 300 s"
+    ]
+    stack = aws_pool(out_policy={"cooldown": None}, group={"defaultCooldown": 120})
+    assert [m for m, _ in check_stack(POLICY, stack)] == [
+        "Auto Scaling group 'gpu''s scaling policy 'gpu-high' has a cooldown of 120 s; use at least 300 s"
+    ]
+
+
+def test_scale_in_window_shorter_than_scale_out() -> None:
+    stack = aws_pool(in_alarm={"period": 60, "evaluationPeriods": 2})
+    assert [m for m, _ in check_stack(POLICY, stack)] == [
+        "Auto Scaling group 'gpu' scales in after 120 s but out after 300 s; the scale-in window must be no "
+        "shorter than the scale-out window"
+    ]
+
+
+def test_alicloud_and_tencent_negatives() -> None:
+    assert [m for m, _ in check_stack(POLICY, ali_pool(rule={"cooldown": 60}))] == [
+        "ESS scaling group 'grp''s scaling policy 'idle' has a cooldown of 60 s; use at least 300 s"
+    ]
+    assert [m for m, _ in check_stack(POLICY, tc_pool(policy={"cooldown": 30}))] == [
+        "AS scaling group 'grp''s scaling policy 'out' has a cooldown of 30 s; use at least 300 s"
+    ]
+
+
+def test_unknown_max_with_proxy() -> None:
+    asg = res(
+        "aws:autoscaling/group:Group",
+        "gpu",
+        unknown_checking_proxy({"minSize": 0, "maxSize": UNKNOWN_NUM, "launchConfiguration": "lc"}),
+    )
+    lc = res("aws:ec2/launchConfiguration:LaunchConfiguration", "lc", {"instanceType": "g5.2xlarge"})
+    assert check_stack(POLICY, [lc, asg]) == [
+        (
+            "could not be judged at preview: the number value at .maxSize can't be known during preview",
+            asg.urn,
+        )
+    ]
+
+
+def _gpu_deployment() -> PolicyResource:
+    container = {"name": "serve", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+    return res(
+        "kubernetes:apps/v1:Deployment",
+        "serve",
+        {
+            "metadata": {"name": "serve", "namespace": "ml"},
+            "spec": {"template": {"spec": {"containers": [container]}}},
+        },
+    )
+
+
+def test_kubernetes_hpa_and_keda_on_gpu_workloads() -> None:
+    deployment = _gpu_deployment()
+    target = {"kind": "Deployment", "name": "serve"}
+    good = res(
+        HPA, "serve", {"metadata": {"namespace": "ml"}, "spec": {"scaleTargetRef": target, "maxReplicas": 4}}
+    )
+    assert check_stack(POLICY, [deployment, good]) == []
+    fast = res(
+        HPA,
+        "serve",
+        {
+            "metadata": {"namespace": "ml"},
+            "spec": {
+                "scaleTargetRef": target,
+                "maxReplicas": 4,
+                "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60}},
+            },
+        },
+    )
+    assert check_stack(POLICY, [deployment, fast]) == [
+        (
+            "HorizontalPodAutoscaler 'serve' scales GPU workload 'serve' down after a 60 s "
+            "stabilization window; use "
+            "at least 300 s",
+            fast.urn,
+        )
+    ]
+    keda = res(
+        KEDA,
+        "serve",
+        {
+            "metadata": {"namespace": "ml"},
+            "spec": {"scaleTargetRef": {"name": "serve"}, "cooldownPeriod": 30},
+        },
+    )
+    assert check_stack(POLICY, [deployment, keda]) == [
+        (
+            "KEDA ScaledObject 'serve' has a cooldownPeriod of 30 s for GPU workload 'serve'; use at "
+            "least 300 s",
+            keda.urn,
+        )
+    ]
+
+
+def test_kubernetes_non_gpu_target_not_judged() -> None:
+    plain = res(
+        "kubernetes:apps/v1:Deployment",
+        "web",
+        {"metadata": {"name": "web"}, "spec": {"template": {"spec": {"containers": [{"name": "web"}]}}}},
+    )
+    hpa = res(
+        HPA,
+        "web",
+        {
+            "spec": {
+                "scaleTargetRef": {"kind": "Deployment", "name": "web"},
+                "maxReplicas": 4,
+                "behavior": {"scaleDown": {"stabilizationWindowSeconds": 0}},
+            }
+        },
+    )
+    assert check_stack(POLICY, [plain, hpa]) == []

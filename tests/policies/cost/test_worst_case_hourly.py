@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+from policies.cost.worst_case_hourly import POLICY, RULE
+
+from .helpers import UNKNOWN_NUM, ali_pool, aws_pool, check_stack, res, tc_pool, unknown_checking_proxy
+
+
+def test_metadata() -> None:
+    assert (RULE.id, POLICY.name) == ("GF-COST-007", "worst-case-hourly-under-cap")
+    assert RULE.defaults() == {"max_hourly": {"dev": 50, "staging": 200, "prod": 2000}, "currency": "USD"}
+
+
+def test_compliant_mixed_clouds() -> None:
+    # 4 x 1.00 + 4 x 1.00 (7.2 CNY) + 2 x 2.00 (14.4 CNY) = 12 USD/h
+    assert check_stack(POLICY, [*aws_pool(), *ali_pool(), *tc_pool()]) == []
+
+
+def test_over_cap_exact_message() -> None:
+    stack = [*aws_pool(group={"maxSize": 40}), *tc_pool()]
+    assert check_stack(POLICY, stack, config={"max_hourly": {"dev": 40}}) == [
+        (
+            "the dev GPU pools can cost 44.00 USD/h at maximum size and on-demand prices, over the "
+            "dev cap of 40 "
+            "USD/h (gpu: 40 x g5.2xlarge (us-east-1) at 1.00 USD/h; grp: 2 x GN7.2XLARGE32 (ap-guangzhou) at "
+            "2.00 USD/h)",
+            None,
+        )
+    ]
+
+
+def test_spot_pools_are_priced_on_demand_and_currency_converted() -> None:
+    stack = ali_pool(group={"maxSize": 60})
+    assert check_stack(POLICY, stack, config={"currency": "CNY", "max_hourly": {"dev": 400}}) == [
+        (
+            "the dev GPU pools can cost 432.00 CNY/h at maximum size and on-demand prices, over the "
+            "dev cap of 400 "
+            "CNY/h (grp: 60 x ecs.gn7i-c8g1.2xlarge (cn-hangzhou) at 7.20 CNY/h)",
+            None,
+        )
+    ]
+
+
+def test_environments_are_capped_separately() -> None:
+    prod = res(
+        "aws:ec2/instance:Instance",
+        "big",
+        {"instanceType": "p4d.24xlarge", "tags": {"env": "prod"}, "region": "us-east-1"},
+    )
+    assert check_stack(POLICY, [*aws_pool(), prod]) == []  # 30 USD/h is under prod's 2000, not counted in dev
+
+
+def test_unpriced_type_is_not_judged() -> None:
+    box = res("aws:ec2/instance:Instance", "box", {"instanceType": "p5.48xlarge"})
+    assert check_stack(POLICY, [box]) == [
+        (
+            "could not be judged: no catalogue price for box: p5.48xlarge; the priced dev pools "
+            "reach 0.00 of 50 "
+            "USD/h",
+            None,
+        )
+    ]
+
+
+def test_unknown_max_with_proxy() -> None:
+    lc = res("aws:ec2/launchConfiguration:LaunchConfiguration", "lc", {"instanceType": "g5.2xlarge"})
+    asg = res(
+        "aws:autoscaling/group:Group",
+        "gpu",
+        unknown_checking_proxy({"minSize": 0, "maxSize": UNKNOWN_NUM, "launchConfiguration": "lc"}),
+    )
+    assert check_stack(POLICY, [lc, asg]) == [
+        (
+            "could not be judged at preview: the number value at .maxSize can't be known during preview",
+            asg.urn,
+        )
+    ]
