@@ -1,0 +1,127 @@
+"""GF-K8S-004: baseline capacity outranks burst: PriorityClasses exist, and GPU training workloads are
+protected from voluntary disruption.
+
+When the stack has GPU workloads (see `policies.k8s.workloads`):
+- at least one `kubernetes:scheduling.k8s.io/v1:PriorityClass` (or v1beta1, or Patch) is declared;
+- each GPU workload other than a DaemonSet is selected by a `kubernetes:policy/v1:PodDisruptionBudget`
+  (or v1beta1, or Patch) in its namespace: the budget's `spec.selector.matchLabels` are all among the
+  pod template's labels, and its `matchExpressions` (In, NotIn, Exists, DoesNotExist) hold for them.
+PriorityClasses or budgets declared outside the stack (Helm charts, other stacks) are not seen, which
+is why this rule is advisory.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+from pulumi_policy.policy import PolicyResource
+
+from policies.k8s.workloads import display, gpu_containers, is_workload, kind_of, namespace_of, pod_labels
+from policies.props import as_list, get
+from policies.rule import GfStackPolicy, Rule, judge
+
+RULE = Rule(
+    id="GF-K8S-004",
+    name="gpu-priority-and-disruption-budget",
+    description=(
+        "Baseline capacity outranks burst: PriorityClasses exist and training on burst pools is protected "
+        "from voluntary disruption."
+    ),
+    clouds=("kubernetes",),
+    enforcement=EnforcementLevel.ADVISORY,
+    severity=Severity.LOW,
+    remediation=(
+        "Declare kubernetes.scheduling.v1.PriorityClass objects (e.g. gpu-baseline above gpu-burst) and set "
+        "priorityClassName on GPU pod specs; add a kubernetes.policy.v1.PodDisruptionBudget in each training "
+        "workload's namespace whose spec.selector.matchLabels match the workload's pod template labels "
+        "(maxUnavailable: 0 for single-replica training)."
+    ),
+    url="https://kubernetes.io/docs/tasks/run-application/configure-pdb/",
+)
+
+
+def _expression_holds(expression: Any, labels: Mapping[str, Any]) -> bool:
+    key = get(expression, "key")
+    operator = get(expression, "operator")
+    values = [str(v) for v in as_list(get(expression, "values"))]
+    if operator == "In":
+        return key in labels and str(labels[key]) in values
+    if operator == "NotIn":
+        return key not in labels or str(labels[key]) not in values
+    if operator == "Exists":
+        return key in labels
+    if operator == "DoesNotExist":
+        return key not in labels
+    return False
+
+
+def selects(budget: PolicyResource, labels: Mapping[str, Any]) -> bool:
+    selector = get(budget.props, "spec.selector")
+    if not isinstance(selector, Mapping):
+        return False
+    match = get(selector, "matchLabels") or {}
+    expressions = as_list(get(selector, "matchExpressions"))
+    if not match and not expressions:
+        # An empty selector selects every pod of the namespace in policy/v1.
+        return True
+    if any(labels.get(k) != match[k] for k in match):
+        return False
+    return all(_expression_holds(e, labels) for e in expressions)
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    unjudged: list[str] = []
+
+    def report_unknown(message: str, urn: str | None = None) -> None:
+        unjudged.append(message)
+        report(message, urn)
+
+    priority_classes = 0
+    budgets: dict[Any, list[PolicyResource]] = defaultdict(list)
+    gpu_workloads: list[PolicyResource] = []
+    for r in args.resources:
+        kind = kind_of(r.resource_type)
+        if kind == "PriorityClass":
+            priority_classes += 1
+        elif kind == "PodDisruptionBudget":
+            budgets[namespace_of(r.props)].append(r)
+        elif is_workload(r.resource_type):
+
+            def collect(r: PolicyResource = r) -> None:
+                if gpu_containers(r.resource_type, r.props):
+                    gpu_workloads.append(r)
+
+            judge(report_unknown, r.urn, collect)
+    if not gpu_workloads:
+        if not unjudged:
+            args.not_applicable("the stack runs no workload that asks for nvidia.com/gpu")
+        return
+    if priority_classes == 0:
+        names = ", ".join(display(w.resource_type, w.name) for w in gpu_workloads)
+        report(
+            f"The stack runs GPU workloads ({names}) but declares no PriorityClass; declare PriorityClasses "
+            "so baseline GPU work outranks burst work",
+            None,
+        )
+    for workload in gpu_workloads:
+        if kind_of(workload.resource_type) == "DaemonSet":
+            continue
+
+        def check(workload: PolicyResource = workload) -> None:
+            labels = pod_labels(workload.resource_type, workload.props)
+            namespace = namespace_of(workload.props)
+            if not any(selects(b, labels) for b in budgets.get(namespace, [])):
+                report(
+                    f"{display(workload.resource_type, workload.name)} runs GPU work but no "
+                    f"PodDisruptionBudget in namespace '{namespace}' selects its pods; add one whose "
+                    "selector matches its pod template labels",
+                    workload.urn,
+                )
+
+        judge(report, workload.urn, check)
+
+
+POLICY = GfStackPolicy(RULE, validate)

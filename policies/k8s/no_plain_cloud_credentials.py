@@ -1,0 +1,92 @@
+"""GF-K8S-005: no cloud credentials in plain container env or ConfigMaps.
+
+A credential is an env var or ConfigMap key named like a cloud access key (AWS_ACCESS_KEY_ID,
+AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, ALICLOUD_ACCESS_KEY*, ALICLOUD_SECRET_KEY,
+ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET, TENCENTCLOUD_SECRET_ID/KEY), or any value shaped like an access
+key id (AWS `AKIA`/`ASIA` + 16, Alibaba `LTAI` + 12-20, Tencent `AKID` + 32 characters). Env entries
+that use `valueFrom` (secretKeyRef) are fine. Judged on every workload kind in `policies.k8s.workloads`
+(all container lists) and on `kubernetes:core/v1:ConfigMap` (and its Patch) `data`. Messages never
+repeat the value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
+
+from policies.k8s.workloads import containers, display, is_workload, kind_of, pod_spec
+from policies.props import as_list, get, get_ref, is_unknown, plain
+from policies.rule import GfResourcePolicy, Rule
+
+CREDENTIAL_NAMES = re.compile(
+    r"^(AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY|AWS_SESSION_TOKEN|ALICLOUD_ACCESS_KEY\w*|ALICLOUD_SECRET_KEY"
+    r"|ALIBABA_CLOUD_ACCESS_KEY_(ID|SECRET)|TENCENTCLOUD_SECRET_(ID|KEY))$",
+    re.IGNORECASE,
+)
+ACCESS_KEY_VALUES = re.compile(
+    r"(?<![0-9A-Za-z])((AKIA|ASIA)[0-9A-Z]{16}|LTAI[0-9A-Za-z]{12,20}|AKID[0-9A-Za-z]{32})(?![0-9A-Za-z])"
+)
+
+RULE = Rule(
+    id="GF-K8S-005",
+    name="no-plain-cloud-credentials",
+    description="No cloud credentials in plain container env or ConfigMaps.",
+    clouds=("kubernetes",),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.CRITICAL,
+    remediation=(
+        "Remove access keys from env value and ConfigMap data; give pods cloud identities instead (EKS IRSA "
+        "or Pod Identity, ACK RRSA, TKE workload identity) or, failing that, store the key in a Secret and "
+        "read it with env[].valueFrom.secretKeyRef. Rotate any key that was committed."
+    ),
+    url="https://kubernetes.io/docs/concepts/configuration/secret/#using-secrets-as-environment-variables",
+    checkov=("CKV_K8S_35",),
+)
+
+
+def _why(name: Any, value: Any) -> str | None:
+    if isinstance(name, str) and CREDENTIAL_NAMES.match(name):
+        return "a cloud credential name"
+    if isinstance(value, str) and not is_unknown(value) and ACCESS_KEY_VALUES.search(value):
+        return "a value shaped like a cloud access key"
+    return None
+
+
+def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    kind = kind_of(args.resource_type)
+    if kind == "ConfigMap":
+        data = plain(get(args.props, "data"))
+        if isinstance(data, Mapping):
+            for key, value in data.items():
+                why = _why(key, value)
+                if why:
+                    report(
+                        f"ConfigMap '{args.name}' key '{key}' holds {why}; move it to a Secret or use a "
+                        "workload identity",
+                        None,
+                    )
+        return
+    spec = pod_spec(args.resource_type, args.props)
+    if spec is None:
+        if is_workload(args.resource_type):
+            args.not_applicable("the resource sets no pod template (a patch of other fields)")
+        return
+    what = display(args.resource_type, args.name)
+    for role, container in containers(spec):
+        for env in as_list(get(container, "env")):
+            if not isinstance(env, Mapping) or get_ref(env, "value") is None:
+                continue
+            name = get(env, "name")
+            why = _why(name, get_ref(env, "value"))
+            if why:
+                report(
+                    f"{what} {role} '{get(container, 'name')}' sets env {name} as a plain value with {why}; "
+                    "use valueFrom.secretKeyRef or a workload identity",
+                    None,
+                )
+
+
+POLICY = GfResourcePolicy(RULE, validate)

@@ -1,0 +1,121 @@
+"""Pod specs inside Kubernetes workload resources, as the engine sends them (camelCase wire names).
+
+Workloads are recognised by kind in any API group and version, including the server-side-apply
+`...Patch` variants: Pod (`spec`), PodTemplate (`template.spec`), Deployment, StatefulSet, DaemonSet,
+ReplicaSet, ReplicationController, Job (`spec.template.spec`) and CronJob
+(`spec.jobTemplate.spec.template.spec`). Manifests applied through `yaml.ConfigFile`, `yaml.ConfigGroup`
+or `helm.v3.Chart`/`helm.v4.Chart` are rendered by the provider plugin and are invisible to a policy
+run under mocks: only workloads declared as resources are judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pulumi_policy.proxy import UnknownValueError
+
+from policies.props import as_list, get, is_unknown
+
+GPU_RESOURCE = "nvidia.com/gpu"
+
+_TEMPLATE_PATHS = {
+    "Pod": ("spec", "metadata"),
+    "PodTemplate": ("template.spec", "template.metadata"),
+    "Deployment": ("spec.template.spec", "spec.template.metadata"),
+    "StatefulSet": ("spec.template.spec", "spec.template.metadata"),
+    "DaemonSet": ("spec.template.spec", "spec.template.metadata"),
+    "ReplicaSet": ("spec.template.spec", "spec.template.metadata"),
+    "ReplicationController": ("spec.template.spec", "spec.template.metadata"),
+    "Job": ("spec.template.spec", "spec.template.metadata"),
+    "CronJob": ("spec.jobTemplate.spec.template.spec", "spec.jobTemplate.spec.template.metadata"),
+}
+CONTAINER_LISTS = (
+    ("containers", "container"),
+    ("initContainers", "init container"),
+    ("ephemeralContainers", "ephemeral container"),
+)
+
+
+def kind_of(resource_type: str) -> str | None:
+    """`kubernetes:apps/v1:DeploymentPatch` -> `Deployment`; None for non-Kubernetes types."""
+    if not resource_type.startswith("kubernetes:"):
+        return None
+    kind = resource_type.rsplit(":", 1)[-1]
+    return kind.removesuffix("Patch")
+
+
+def is_workload(resource_type: str) -> bool:
+    return kind_of(resource_type) in _TEMPLATE_PATHS
+
+
+def pod_spec(resource_type: str, props: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    kind = kind_of(resource_type)
+    if kind not in _TEMPLATE_PATHS:
+        return None
+    spec = get(props, _TEMPLATE_PATHS[kind][0])
+    return spec if isinstance(spec, Mapping) else None
+
+
+def pod_labels(resource_type: str, props: Mapping[str, Any]) -> dict[str, Any]:
+    kind = kind_of(resource_type)
+    if kind not in _TEMPLATE_PATHS:
+        return {}
+    labels = get(props, _TEMPLATE_PATHS[kind][1] + ".labels")
+    return dict(labels) if isinstance(labels, Mapping) else {}
+
+
+def containers(spec: Mapping[str, Any] | None) -> list[tuple[str, Mapping[str, Any]]]:
+    """(role, container) for every container, init container and ephemeral container."""
+    if spec is None:
+        return []
+    found = []
+    for prop, role in CONTAINER_LISTS:
+        for container in as_list(get(spec, prop)):
+            if isinstance(container, Mapping):
+                found.append((role, container))
+    return found
+
+
+def item(mapping: Any, key: str) -> Any:
+    """`mapping[key]` for keys that contain dots (`nvidia.com/gpu`); an unknown value raises."""
+    if not isinstance(mapping, Mapping) or key not in mapping:
+        return None
+    value = mapping[key]
+    if is_unknown(value):
+        raise UnknownValueError(value, [key])
+    return value
+
+
+def gpu_quantity(container: Mapping[str, Any], section: str) -> Any:
+    """The container's `resources.<limits|requests>["nvidia.com/gpu"]`, or None."""
+    return item(get(container, f"resources.{section}"), GPU_RESOURCE)
+
+
+def _positive(quantity: Any) -> bool:
+    try:
+        return float(str(quantity)) > 0
+    except ValueError:
+        return quantity is not None
+
+
+def uses_gpu(container: Mapping[str, Any]) -> bool:
+    return any(_positive(gpu_quantity(container, section)) for section in ("limits", "requests"))
+
+
+def gpu_containers(resource_type: str, props: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    return [(role, c) for role, c in containers(pod_spec(resource_type, props)) if uses_gpu(c)]
+
+
+def namespace_of(props: Mapping[str, Any]) -> Any:
+    """metadata.namespace (unknown sentinels returned as-is), "default" when unset."""
+    metadata = get(props, "metadata")
+    if not isinstance(metadata, Mapping) or "namespace" not in metadata:
+        return "default"
+    target = metadata.get("__target") if type(metadata).__name__ == "_DictProxy" else metadata
+    value = target.get("namespace") if isinstance(target, Mapping) else None
+    return value or "default"
+
+
+def display(resource_type: str, name: str) -> str:
+    return f"{kind_of(resource_type) or resource_type} '{name}'"

@@ -1,0 +1,6 @@
+"""network policies."""
+
+from policies.network import gpu_subnet_internet_route, range_overlap, vpn_strong_crypto
+from policies.rule import GfPolicy
+
+POLICIES: list[GfPolicy] = [vpn_strong_crypto.POLICY, range_overlap.POLICY, gpu_subnet_internet_route.POLICY]

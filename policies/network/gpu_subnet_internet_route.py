@@ -1,0 +1,270 @@
+"""GF-NET-003: subnets that hold GPU pools have no direct internet route.
+
+A GPU pool is an instance or group whose instance type is a GPU type (see `gpu_types`):
+
+- AWS: `aws:ec2/instance:Instance` (instanceType, or its launch template's) -> subnetId;
+  `aws:autoscaling/group:Group` (its launch template / launch configuration, or
+  mixedInstancesPolicy overrides) -> vpcZoneIdentifiers; `aws:eks/nodeGroup:NodeGroup` (instanceTypes,
+  GPU amiType or launch template) -> subnetIds.
+- Alibaba Cloud: `alicloud:ecs/instance:Instance` -> vswitchId; `alicloud:ess/scalingGroup:ScalingGroup`
+  (its scaling configurations or launch template) -> vswitchIds; `alicloud:cs/nodePool:NodePool`
+  -> vswitchIds.
+- Tencent Cloud: `tencentcloud:Instance/instance:Instance` -> subnetId; `tencentcloud:As/scalingGroup:
+  ScalingGroup` (its scaling config) -> subnetIds; `tencentcloud:Kubernetes/nodePool:NodePool`
+  (autoScalingConfig.instanceType) -> subnetIds.
+
+A direct internet route is a `0.0.0.0/0` or `::/0` route in a route table associated with the subnet
+whose next hop is an internet gateway: AWS `aws:ec2/route:Route` or inline `aws:ec2/routeTable:RouteTable`
+routes with an `igw-` gateway (or a reference to an `aws:ec2/internetGateway:InternetGateway`),
+associated by `aws:ec2/routeTableAssociation:RouteTableAssociation`; Alibaba `alicloud:vpc/routeEntry:
+RouteEntry` to an `Ipv4Gateway`/`IPv6Gateway`, associated by `alicloud:vpc/routeTableAttachment`;
+Tencent `tencentcloud:Route/tableEntry:TableEntry` with next type `EIP`, associated by the subnet's
+`routeTableId` or `tencentcloud:Route/tableAssociation`. NAT gateway routes are fine.
+
+Resources are joined by property dependencies (how references arrive from the engine). A subnet given
+as a literal id that is not in the stack cannot be judged: that is reported, as this rule is advisory.
+A subnet without an explicit association uses its VPC's main route table, which only has the local
+route unless changed outside the stack. Kubernetes has no subnet resources: not applicable there.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+from pulumi_policy.policy import PolicyResource
+from pulumi_policy.proxy import UnknownValueError
+
+from policies.network.gpu_types import is_gpu_ami_type, is_gpu_instance_type
+from policies.props import as_list, get, get_ref, is_unknown
+from policies.rule import GfStackPolicy, Rule, judge
+
+AWS_INSTANCE = "aws:ec2/instance:Instance"
+AWS_ASG = "aws:autoscaling/group:Group"
+AWS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+AWS_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+AWS_LAUNCH_CONFIGURATION = "aws:ec2/launchConfiguration:LaunchConfiguration"
+AWS_SUBNET = "aws:ec2/subnet:Subnet"
+AWS_ROUTE_TABLE = "aws:ec2/routeTable:RouteTable"
+AWS_ROUTE = "aws:ec2/route:Route"
+AWS_ASSOCIATION = "aws:ec2/routeTableAssociation:RouteTableAssociation"
+AWS_IGW = "aws:ec2/internetGateway:InternetGateway"
+ALI_INSTANCE = "alicloud:ecs/instance:Instance"
+ALI_SCALING_GROUP = "alicloud:ess/scalingGroup:ScalingGroup"
+ALI_SCALING_CONFIGURATION = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
+ALI_LAUNCH_TEMPLATES = (
+    "alicloud:ecs/launchTemplate:LaunchTemplate",
+    "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate",
+)
+ALI_NODE_POOL = "alicloud:cs/nodePool:NodePool"
+ALI_SWITCH = "alicloud:vpc/switch:Switch"
+ALI_ROUTE_ENTRY = "alicloud:vpc/routeEntry:RouteEntry"
+ALI_ATTACHMENT = "alicloud:vpc/routeTableAttachment:RouteTableAttachment"
+TC_INSTANCE = "tencentcloud:Instance/instance:Instance"
+TC_SCALING_GROUP = "tencentcloud:As/scalingGroup:ScalingGroup"
+TC_SCALING_CONFIG = "tencentcloud:As/scalingConfig:ScalingConfig"
+TC_NODE_POOL = "tencentcloud:Kubernetes/nodePool:NodePool"
+TC_SUBNET = "tencentcloud:Subnet/instance:Instance"
+TC_ROUTE_ENTRY = "tencentcloud:Route/tableEntry:TableEntry"
+TC_ASSOCIATION = "tencentcloud:Route/tableAssociation:TableAssociation"
+
+SUBNETS = (AWS_SUBNET, ALI_SWITCH, TC_SUBNET)
+DEFAULT_ROUTES = ("0.0.0.0/0", "::/0")
+# pool type -> (cloud, subnet property)
+POOLS = {
+    AWS_INSTANCE: ("aws", "subnetId"),
+    AWS_ASG: ("aws", "vpcZoneIdentifiers"),
+    AWS_NODE_GROUP: ("aws", "subnetIds"),
+    ALI_INSTANCE: ("alicloud", "vswitchId"),
+    ALI_SCALING_GROUP: ("alicloud", "vswitchIds"),
+    ALI_NODE_POOL: ("alicloud", "vswitchIds"),
+    TC_INSTANCE: ("tencentcloud", "subnetId"),
+    TC_SCALING_GROUP: ("tencentcloud", "subnetIds"),
+    TC_NODE_POOL: ("tencentcloud", "subnetIds"),
+}
+TEMPLATES = {
+    AWS_LAUNCH_TEMPLATE: "aws",
+    AWS_LAUNCH_CONFIGURATION: "aws",
+    ALI_LAUNCH_TEMPLATES[0]: "alicloud",
+    ALI_LAUNCH_TEMPLATES[1]: "alicloud",
+    TC_SCALING_CONFIG: "tencentcloud",
+    ALI_SCALING_CONFIGURATION: "alicloud",
+}
+
+RULE = Rule(
+    id="GF-NET-003",
+    name="gpu-subnet-no-internet-route",
+    description="GPU pools sit in subnets without a direct internet route.",
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.ADVISORY,
+    severity=Severity.MEDIUM,
+    remediation=(
+        "Place GPU pools in private subnets: AWS, associate their subnets with a route table whose 0.0.0.0/0 "
+        "route targets a NAT gateway (nat_gateway_id), not an internet gateway (gateway_id igw-...). "
+        "Alibaba Cloud, route the vSwitch's 0.0.0.0/0 to a NatGateway, not an Ipv4Gateway. Tencent Cloud, "
+        "route the subnet's 0.0.0.0/0 to a NAT gateway (next_type NAT), not EIP."
+    ),
+    url="https://docs.aws.amazon.com/vpc/latest/userguide/VPC_Scenario2.html",
+)
+
+
+@dataclass
+class _Index:
+    by_urn: dict[str, PolicyResource]
+    tables_of_subnet: dict[str, list[str]]
+    internet_routes: dict[str, list[str]]  # route table urn -> description of the internet route
+    configs_of_group: dict[str, list[PolicyResource]]
+
+
+def _refs(resource: PolicyResource, prop: str) -> list[str]:
+    return [dep.urn for dep in resource.property_dependencies.get(prop, []) or []]
+
+
+def _all_deps(resource: PolicyResource) -> Iterable[PolicyResource]:
+    yield from resource.dependencies or []
+    for deps in (resource.property_dependencies or {}).values():
+        yield from deps or []
+
+
+def _is_default(destination: object) -> bool:
+    return isinstance(destination, str) and destination.strip() in DEFAULT_ROUTES
+
+
+def _aws_gateway_is_igw(gateway: object, dep_types: set[str]) -> bool:
+    if isinstance(gateway, str) and not is_unknown(gateway):
+        return gateway.startswith("igw-")
+    return gateway is not None and AWS_IGW in dep_types
+
+
+def _build_index(resources: list[PolicyResource]) -> _Index:
+    index = _Index({r.urn: r for r in resources}, defaultdict(list), defaultdict(list), defaultdict(list))
+    for r in resources:
+        t, p = r.resource_type, r.props
+        if t in (AWS_ASSOCIATION, ALI_ATTACHMENT, TC_ASSOCIATION):
+            subnet_prop = "vswitchId" if t == ALI_ATTACHMENT else "subnetId"
+            for subnet in _refs(r, subnet_prop):
+                index.tables_of_subnet[subnet].extend(_refs(r, "routeTableId"))
+        elif t == TC_SUBNET:
+            index.tables_of_subnet[r.urn].extend(_refs(r, "routeTableId"))
+        elif t == AWS_ROUTE:
+            dep_types = {d.resource_type for d in r.property_dependencies.get("gatewayId", []) or []}
+            destination = get_ref(p, "destinationCidrBlock") or get_ref(p, "destinationIpv6CidrBlock")
+            if _is_default(destination) and _aws_gateway_is_igw(get_ref(p, "gatewayId"), dep_types):
+                for table in _refs(r, "routeTableId"):
+                    index.internet_routes[table].append(
+                        f"route '{r.name}' ({destination} to an internet gateway)"
+                    )
+        elif t == AWS_ROUTE_TABLE:
+            dep_types = {d.resource_type for d in r.property_dependencies.get("routes", []) or []}
+            for route in as_list(get_ref(p, "routes")):
+                destination = get_ref(route, "cidrBlock") or get_ref(route, "ipv6CidrBlock")
+                if _is_default(destination) and _aws_gateway_is_igw(get_ref(route, "gatewayId"), dep_types):
+                    index.internet_routes[r.urn].append(
+                        f"an inline route ({destination} to an internet gateway)"
+                    )
+        elif t == ALI_ROUTE_ENTRY:
+            hop = get_ref(p, "nexthopType")
+            destination = get_ref(p, "destinationCidrblock")
+            if _is_default(destination) and hop in ("Ipv4Gateway", "IPv6Gateway"):
+                for table in _refs(r, "routeTableId"):
+                    index.internet_routes[table].append(f"route entry '{r.name}' ({destination} to an {hop})")
+        elif t == TC_ROUTE_ENTRY:
+            destination = get_ref(p, "destinationCidrBlock")
+            if _is_default(destination) and get_ref(p, "nextType") == "EIP" and not get_ref(p, "disabled"):
+                for table in _refs(r, "routeTableId"):
+                    index.internet_routes[table].append(f"route entry '{r.name}' ({destination} to EIP)")
+        elif t in (ALI_SCALING_CONFIGURATION,):
+            for group in _refs(r, "scalingGroupId"):
+                index.configs_of_group[group].append(r)
+    return index
+
+
+def _template_is_gpu(template: PolicyResource) -> bool:
+    cloud = TEMPLATES[template.resource_type]
+    types = [get(template.props, "instanceType"), *as_list(get(template.props, "instanceTypes"))]
+    types += [get(o, "instanceType") for o in as_list(get(template.props, "instanceTypeOverrides"))]
+    return any(is_gpu_instance_type(cloud, t) for t in types)
+
+
+def _is_gpu_pool(resource: PolicyResource, index: _Index) -> bool:
+    t, p = resource.resource_type, resource.props
+    cloud = POOLS[t][0]
+    types: list[object] = [get(p, "instanceType"), *as_list(get(p, "instanceTypes"))]
+    if t == AWS_ASG:
+        overrides = as_list(get(p, "mixedInstancesPolicy.launchTemplate.overrides"))
+        types += [get(o, "instanceType") for o in overrides]
+    if t == AWS_NODE_GROUP and is_gpu_ami_type(get(p, "amiType")):
+        return True
+    if t == TC_NODE_POOL:
+        types.append(get(p, "autoScalingConfig.instanceType"))
+    if any(is_gpu_instance_type(cloud, x) for x in types):
+        return True
+    templates = [d for d in _all_deps(resource) if d.resource_type in TEMPLATES]
+    templates += index.configs_of_group.get(resource.urn, [])
+    return any(_template_is_gpu(index.by_urn.get(d.urn, d)) for d in templates)
+
+
+def _judge_pool(resource: PolicyResource, index: _Index, report: ReportViolation) -> bool:
+    """Judge one pool; False when it is not a GPU pool."""
+    if not _is_gpu_pool(resource, index):
+        return False
+    prop = POOLS[resource.resource_type][1]
+    subnet_urns = [
+        u for u in _refs(resource, prop) if u in index.by_urn and index.by_urn[u].resource_type in SUBNETS
+    ]
+    if subnet_urns:
+        for subnet_urn in dict.fromkeys(subnet_urns):
+            subnet = index.by_urn[subnet_urn]
+            for table_urn in dict.fromkeys(index.tables_of_subnet.get(subnet_urn, [])):
+                table = index.by_urn.get(table_urn)
+                table_name = table.name if table else table_urn
+                for route in index.internet_routes.get(table_urn, []):
+                    report(
+                        f"GPU pool '{resource.name}' sits in subnet '{subnet.name}', whose route table "
+                        f"'{table_name}' has {route}; use a private subnet that reaches the internet "
+                        "through a NAT gateway",
+                        resource.urn,
+                    )
+        return True
+    given = [v for v in as_list(get_ref(resource.props, prop)) if v]
+    if given:
+        shown = ", ".join("(unknown)" if is_unknown(v) else str(v) for v in given)
+        report(
+            f"GPU pool '{resource.name}' uses subnet {shown}, which is not in this stack, so its routes "
+            "could not be judged; check that it has no 0.0.0.0/0 route to an internet gateway",
+            resource.urn,
+        )
+    return True
+
+
+def _unjudged(resource: PolicyResource, index: _Index) -> bool:
+    """True when the pool's GPU-ness itself could not be told (an unknown instance type)."""
+    try:
+        _is_gpu_pool(resource, index)
+    except UnknownValueError:
+        return True
+    return False
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    index = _build_index(args.resources)
+    judged = 0
+    for resource in args.resources:
+        if resource.resource_type not in POOLS:
+            continue
+
+        def check(resource: PolicyResource = resource) -> None:
+            nonlocal judged
+            judged += 1 if _judge_pool(resource, index, report) else 0
+
+        before = judged
+        judge(report, resource.urn, check)
+        if judged == before and _unjudged(resource, index):
+            judged += 1
+    if judged == 0:
+        args.not_applicable("the stack has no GPU instances, groups or node pools")
+
+
+POLICY = GfStackPolicy(RULE, validate)

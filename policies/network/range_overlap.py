@@ -1,0 +1,220 @@
+"""GF-NET-002: the on-prem and cloud network ranges of one hybrid fleet do not overlap.
+
+Ranges collected from the stack, each tagged with the network it belongs to:
+
+- cloud networks, one per VPC: AWS `aws:ec2/vpc:Vpc` (cidrBlock, ipv6CidrBlock) and
+  `aws:ec2/vpcIpv4CidrBlockAssociation:VpcIpv4CidrBlockAssociation` (joined to its VPC through the
+  `vpcId` property dependency); Alibaba `alicloud:vpc/network:Network` (cidrBlock, secondaryCidrBlocks)
+  and `alicloud:vpc/ipv4CidrBlock:Ipv4CidrBlock`; Tencent `tencentcloud:Vpc/instance:Instance`.
+- the on-prem network: AWS `aws:ec2/vpnConnectionRoute:VpnConnectionRoute.destinationCidrBlock` and
+  `aws:ec2/vpnConnection:VpnConnection.remoteIpv4NetworkCidr`; Alibaba
+  `alicloud:vpn/connection:Connection.remoteSubnets`, `alicloud:vpn/gatewayVpnAttachment:
+  GatewayVpnAttachment.remoteSubnet`, `alicloud:vpn/routeEntry:RouteEntry.routeDest` and
+  `alicloud:vpn/pbrRouteEntry:PbrRouteEntry.routeDest`; Tencent `tencentcloud:Vpn/connection:Connection
+  .securityGroupPolicies[].remoteCidrBlocks` and `tencentcloud:Vpn/gatewayRoute:GatewayRoute
+  .destinationCidrBlock`; the pack config `onprem_cidrs`; and the `gpufleet.io/node-cidr` annotation
+  (or label) of a Kubernetes Namespace or ConfigMap.
+- Kubernetes cluster ranges, which Pulumi resources rarely carry: the `gpufleet.io/pod-cidr` and
+  `gpufleet.io/service-cidr` annotations (or labels) of a Namespace or ConfigMap.
+
+Reported: a cloud range overlapping any range of another network, and a pod range overlapping a
+service range. Not reported: on-prem ranges against each other or against cluster ranges (VPN routes
+commonly advertise routable pod ranges), the VPN's own local (cloud-side) subnets, `0.0.0.0/0`-style
+"any" ranges, and ranges an IPAM pool allocates (not known before deployment). Each overlapping pair
+is reported once; ranges are swept in address order, not compared pairwise.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+from pulumi_policy.policy import PolicyResource
+
+from policies.props import as_list, get, is_unknown
+from policies.rule import GfStackPolicy, Rule, judge
+
+IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+AWS_VPC = "aws:ec2/vpc:Vpc"
+AWS_VPC_CIDR = "aws:ec2/vpcIpv4CidrBlockAssociation:VpcIpv4CidrBlockAssociation"
+AWS_VPN = "aws:ec2/vpnConnection:VpnConnection"
+AWS_VPN_ROUTE = "aws:ec2/vpnConnectionRoute:VpnConnectionRoute"
+ALI_VPC = "alicloud:vpc/network:Network"
+ALI_VPC_CIDR = "alicloud:vpc/ipv4CidrBlock:Ipv4CidrBlock"
+ALI_VPN = "alicloud:vpn/connection:Connection"
+ALI_VPN_ATTACHMENT = "alicloud:vpn/gatewayVpnAttachment:GatewayVpnAttachment"
+ALI_VPN_ROUTE = "alicloud:vpn/routeEntry:RouteEntry"
+ALI_VPN_PBR_ROUTE = "alicloud:vpn/pbrRouteEntry:PbrRouteEntry"
+TC_VPC = "tencentcloud:Vpc/instance:Instance"
+TC_VPN = "tencentcloud:Vpn/connection:Connection"
+TC_VPN_ROUTE = "tencentcloud:Vpn/gatewayRoute:GatewayRoute"
+K8S_NAMESPACE = "kubernetes:core/v1:Namespace"
+K8S_CONFIGMAP = "kubernetes:core/v1:ConfigMap"
+
+POD_CIDR_KEY = "gpufleet.io/pod-cidr"
+SERVICE_CIDR_KEY = "gpufleet.io/service-cidr"
+NODE_CIDR_KEY = "gpufleet.io/node-cidr"
+
+ONPREM = "onprem"
+
+RULE = Rule(
+    id="GF-NET-002",
+    name="network-ranges-no-overlap",
+    description="On-prem and cloud network ranges of one hybrid fleet do not overlap.",
+    clouds=("aws", "alicloud", "tencentcloud", "kubernetes"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation=(
+        "Give every VPC (aws.ec2.Vpc cidr_block, alicloud.vpc.Network cidr_block, tencentcloud.vpc.Instance "
+        "cidr_block) a range disjoint from the on-prem ranges reached over VPN (VpnConnectionRoute "
+        "destination_cidr_block, alicloud.vpn.Connection remote_subnets, tencentcloud.vpn.Connection "
+        "security_group_policies remote_cidr_blocks), from the other VPCs of the fleet and from the "
+        "Kubernetes pod and service ranges (declare those with the gpufleet.io/pod-cidr and "
+        "gpufleet.io/service-cidr annotations, or list on-prem ranges in the onprem_cidrs policy config)."
+    ),
+    url="https://docs.aws.amazon.com/vpc/latest/userguide/vpc-cidr-blocks.html",
+    config={"onprem_cidrs": {"type": "array", "items": {"type": "string"}, "default": []}},
+)
+
+
+@dataclass(frozen=True)
+class Range:
+    network: IpNetwork
+    group: str  # "cloud:<urn>", ONPREM, "k8s-pod" or "k8s-service"
+    source: str  # "VPC 'main'", "VPN connection 'vpn' remoteSubnets"
+    urn: str | None
+
+
+def _parse(value: Any) -> list[IpNetwork]:
+    """CIDRs from a string ("10.0.0.0/16", "10.0.0.0/16,10.1.0.0/16"); unparsable text is skipped."""
+    if value is None or is_unknown(value) or not isinstance(value, str):
+        return []
+    nets: list[IpNetwork] = []
+    for part in value.split(","):
+        try:
+            net = ipaddress.ip_network(part.strip(), strict=False)
+        except ValueError:
+            continue
+        if net.prefixlen > 0:
+            nets.append(net)
+    return nets
+
+
+def _ranges(values: Iterable[Any], group: str, source: str, urn: str | None) -> list[Range]:
+    return [Range(net, group, source, urn) for value in values for net in _parse(value)]
+
+
+def _vpc_group(resource: PolicyResource, vpc_urns: set[str]) -> str:
+    for dep in resource.property_dependencies.get("vpcId", []) or []:
+        if dep.urn in vpc_urns:
+            return f"cloud:{dep.urn}"
+    return f"cloud:{resource.urn}"
+
+
+def _metadata_values(props: Mapping[str, Any], key: str) -> list[Any]:
+    values = []
+    for section in ("annotations", "labels"):
+        mapping = get(props, f"metadata.{section}")
+        if isinstance(mapping, Mapping) and key in mapping:
+            values.append(mapping[key])
+    return values
+
+
+def _collect(resource: PolicyResource, vpc_urns: set[str]) -> list[Range]:
+    kind = resource.resource_type
+    props = resource.props
+    urn, name = resource.urn, resource.name
+    if kind in (AWS_VPC, ALI_VPC, TC_VPC):
+        label = f"VPC '{name}'"
+        values = [get(props, "cidrBlock"), get(props, "ipv6CidrBlock")]
+        values += as_list(get(props, "secondaryCidrBlocks"))
+        return _ranges(values, f"cloud:{urn}", label, urn)
+    if kind == AWS_VPC_CIDR:
+        return _ranges([get(props, "cidrBlock")], _vpc_group(resource, vpc_urns), f"VPC CIDR '{name}'", urn)
+    if kind == ALI_VPC_CIDR:
+        value = get(props, "secondaryCidrBlock")
+        return _ranges([value], _vpc_group(resource, vpc_urns), f"VPC CIDR '{name}'", urn)
+    if kind == AWS_VPN_ROUTE:
+        return _ranges([get(props, "destinationCidrBlock")], ONPREM, f"VPN route '{name}'", urn)
+    if kind == AWS_VPN:
+        return _ranges([get(props, "remoteIpv4NetworkCidr")], ONPREM, f"VPN connection '{name}'", urn)
+    if kind == ALI_VPN:
+        return _ranges(as_list(get(props, "remoteSubnets")), ONPREM, f"VPN connection '{name}'", urn)
+    if kind == ALI_VPN_ATTACHMENT:
+        return _ranges([get(props, "remoteSubnet")], ONPREM, f"VPN attachment '{name}'", urn)
+    if kind in (ALI_VPN_ROUTE, ALI_VPN_PBR_ROUTE):
+        return _ranges([get(props, "routeDest")], ONPREM, f"VPN route '{name}'", urn)
+    if kind == TC_VPN:
+        remote = [
+            cidr
+            for policy in as_list(get(props, "securityGroupPolicies"))
+            for cidr in as_list(get(policy, "remoteCidrBlocks"))
+        ]
+        return _ranges(remote, ONPREM, f"VPN connection '{name}'", urn)
+    if kind == TC_VPN_ROUTE:
+        return _ranges([get(props, "destinationCidrBlock")], ONPREM, f"VPN route '{name}'", urn)
+    if kind in (K8S_NAMESPACE, K8S_CONFIGMAP):
+        label = "Namespace" if kind == K8S_NAMESPACE else "ConfigMap"
+        found: list[Range] = []
+        for key, group in (
+            (POD_CIDR_KEY, "k8s-pod"),
+            (SERVICE_CIDR_KEY, "k8s-service"),
+            (NODE_CIDR_KEY, ONPREM),
+        ):
+            found += _ranges(_metadata_values(props, key), group, f"{label} '{name}' {key}", urn)
+        return found
+    return []
+
+
+def _conflicts(a: Range, b: Range) -> bool:
+    if a.group == b.group:
+        return False
+    if a.group.startswith("cloud:") or b.group.startswith("cloud:"):
+        return True
+    return {a.group, b.group} == {"k8s-pod", "k8s-service"}
+
+
+def overlapping_pairs(ranges: list[Range]) -> list[tuple[Range, Range]]:
+    """Pairs of conflicting overlapping ranges, each once, found by a sweep in address order."""
+    pairs: list[tuple[Range, Range]] = []
+    for version in (4, 6):
+        ordered = sorted(
+            (r for r in ranges if r.network.version == version),
+            key=lambda r: (int(r.network.network_address), -r.network.prefixlen),
+        )
+        active: list[Range] = []
+        for current in ordered:
+            start = int(current.network.network_address)
+            active = [r for r in active if int(r.network.broadcast_address) >= start]
+            pairs.extend((earlier, current) for earlier in active if _conflicts(earlier, current))
+            active.append(current)
+    return pairs
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    vpc_urns = {r.urn for r in args.resources if r.resource_type in (AWS_VPC, ALI_VPC, TC_VPC)}
+    ranges: list[Range] = []
+    for resource in args.resources:
+
+        def collect(resource: PolicyResource = resource) -> None:
+            ranges.extend(_collect(resource, vpc_urns))
+
+        judge(report, resource.urn, collect)
+    configured = RULE.settings(args)["onprem_cidrs"] or []
+    ranges += _ranges(as_list(configured), ONPREM, "policy config onprem_cidrs", None)
+    for a, b in overlapping_pairs(ranges):
+        # Name the cloud range first: that is the one the stack can change.
+        swap = b.group.startswith("cloud:") and not a.group.startswith("cloud:")
+        first, second = (b, a) if swap else (a, b)
+        report(
+            f"{first.source} range {first.network} overlaps {second.source} range {second.network}; "
+            "give each network of the fleet a disjoint range",
+            first.urn or second.urn,
+        )
+
+
+POLICY = GfStackPolicy(RULE, validate)
