@@ -1,0 +1,84 @@
+"""GF-KMS-002: KMS key policies grant no `kms:*` to a wildcard principal (AWS only).
+
+Documents read: `policy` of `kms.Key`, `kms.ExternalKey`, `kms.ReplicaKey`, `kms.ReplicaExternalKey`
+and `kms.KeyPolicy`, as JSON strings or objects. A violation is an Allow whose actions include `kms:*`
+or `*` and whose principal is `*` or `{"AWS": "*"}`, unless a condition restricts the caller
+(`aws:PrincipalAccount`, `aws:PrincipalOrgID`, `aws:PrincipalArn`, `aws:SourceAccount`,
+`kms:CallerAccount`, `aws:PrincipalOrgPaths`): such a statement only reaches named accounts.
+Alibaba Cloud and Tencent Cloud key policies are not modelled by their SDKs' key resources in the
+same way, so the rule is AWS only, as in the catalogue.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
+
+from policies.kms._keys import (
+    AWS_EXTERNAL_KEY,
+    AWS_KEY,
+    AWS_KEY_POLICY,
+    AWS_REPLICA_EXTERNAL_KEY,
+    AWS_REPLICA_KEY,
+)
+from policies.props import get
+from policies.rule import GfResourcePolicy, Rule
+from policies.storage._documents import actions, condition, effect, is_wildcard_principal, statements
+
+RULE = Rule(
+    id="GF-KMS-002",
+    name="kms-key-policy-no-wildcard",
+    description="KMS key policies grant no `kms:*` to a wildcard principal.",
+    clouds=("aws",),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation=(
+        "In the key policy (aws.kms.Key policy or aws.kms.KeyPolicy), name the principals "
+        "(arn:aws:iam::<account>:root or specific roles) instead of '*', or restrict a '*' principal with a "
+        "condition on aws:PrincipalAccount / kms:CallerAccount, and grant only the kms actions needed."
+    ),
+    url="https://docs.aws.amazon.com/kms/latest/developerguide/key-policy-overview.html",
+    checkov=("CKV_AWS_33",),
+)
+
+KINDS = {
+    AWS_KEY: "AWS KMS key",
+    AWS_EXTERNAL_KEY: "AWS KMS external key",
+    AWS_REPLICA_KEY: "AWS KMS replica key",
+    AWS_REPLICA_EXTERNAL_KEY: "AWS KMS replica external key",
+    AWS_KEY_POLICY: "AWS KMS key policy",
+}
+RESTRICTING_KEYS = frozenset(
+    {
+        "aws:principalaccount",
+        "aws:principalorgid",
+        "aws:principalorgpaths",
+        "aws:principalarn",
+        "aws:sourceaccount",
+        "kms:calleraccount",
+    }
+)
+
+
+def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    kind = KINDS.get(args.resource_type)
+    if kind is None:
+        return
+    document = get(args.props, "policy")
+    for index, statement in enumerate(statements(document)):
+        if effect(statement) != "allow" or not is_wildcard_principal(statement):
+            continue
+        broad = [a for a in actions(statement) if a.strip().lower() in ("*", "kms:*")]
+        if not broad:
+            continue
+        keys = {key for clauses in condition(statement).values() for key in clauses}
+        if keys & RESTRICTING_KEYS:
+            continue
+        sid = statement.get("Sid") or f"#{index}"
+        report(
+            f"{kind} '{args.name}' policy statement {sid} allows {broad[0]} to any principal (*); name the "
+            "principals or restrict them with aws:PrincipalAccount or kms:CallerAccount",
+            None,
+        )
+
+
+POLICY = GfResourcePolicy(RULE, validate)

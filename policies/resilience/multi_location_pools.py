@@ -1,0 +1,59 @@
+"""GF-DR-002: production fleets can burst into at least two clouds or regions.
+
+Pools: `aws:autoscaling/group:Group`, `aws:eks/nodeGroup:NodeGroup`, `alicloud:ess/scalingGroup:ScalingGroup`,
+`tencentcloud:As/scalingGroup:ScalingGroup`. Production and region are told as in `_locations`.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
+
+from policies.resilience._locations import cloud_of, distinct_locations, is_production, region_of
+from policies.rule import GfStackPolicy, Rule, judge
+
+POOL_TYPES = frozenset(
+    {
+        "aws:autoscaling/group:Group",
+        "aws:eks/nodeGroup:NodeGroup",
+        "alicloud:ess/scalingGroup:ScalingGroup",
+        "tencentcloud:As/scalingGroup:ScalingGroup",
+    }
+)
+
+RULE = Rule(
+    id="GF-DR-002",
+    name="fleet-multi-location",
+    description="Production fleets can burst into at least two clouds or regions.",
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.ADVISORY,
+    severity=Severity.LOW,
+    remediation=(
+        "Add a burst pool (aws.autoscaling.Group, alicloud.ess.ScalingGroup or tencentcloud.as.ScalingGroup) "
+        "in a second region, through a provider with another region, or in a second cloud."
+    ),
+    url="https://docs.aws.amazon.com/whitepapers/latest/disaster-recovery-workloads-on-aws/disaster-recovery-options-in-the-cloud.html",
+)
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    pools = [r for r in args.resources if r.resource_type in POOL_TYPES and is_production(r, args.stack_tags)]
+    if not pools:
+        args.not_applicable("the stack has no production GPU pool")
+    locations: list[tuple[str, str | None]] = []
+    for pool in pools:
+
+        def locate(pool: PolicyResource = pool) -> None:
+            locations.append((cloud_of(pool.resource_type), region_of(pool)))
+
+        judge(report, pool.urn, locate)
+    labels = distinct_locations(locations)
+    if len(labels) < 2:
+        where = labels[0] if labels else "one location"
+        report(
+            f"production GPU pools ({len(pools)}) run only in {where}; add a pool in a second region or "
+            "cloud",
+            pools[0].urn,
+        )
+
+
+POLICY = GfStackPolicy(RULE, validate)

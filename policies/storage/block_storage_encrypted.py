@@ -1,0 +1,229 @@
+"""GF-STOR-008: block storage (root and data volumes, launch-template disks) is encrypted.
+
+A stack policy, because an account-level default (`aws:ebs/encryptionByDefault:EncryptionByDefault`
+enabled; `alicloud:ecs/diskEncryptionByDefault:DiskEncryptionByDefault` encrypted) encrypts every new
+volume of its region and so satisfies the rule for that cloud's resources in that region (or in any
+region when either region is not known).
+
+- AWS: `ec2.Instance` and `ec2.SpotInstanceRequest` `rootBlockDevice.encrypted` and
+  `ebsBlockDevices[].encrypted` (the root device is not judged when a launch template supplies it);
+  `ebs.Volume` `encrypted`; `ec2.LaunchTemplate` `blockDeviceMappings[].ebs.encrypted` (a string
+  "true"; a template without EBS mappings leaves the image's unencrypted default root volume);
+  `ec2.LaunchConfiguration` `rootBlockDevice`/`ebsBlockDevices[]` `encrypted`.
+- Alibaba Cloud: `ecs.Instance` `systemDiskEncrypted` and `dataDisks[].encrypted`; `ecs.Disk` and
+  `ecs.EcsDisk` `encrypted`; `ess.ScalingConfiguration` `systemDiskEncrypted`/`dataDisks[].encrypted`;
+  `ecs.LaunchTemplate`/`ecs.EcsLaunchTemplate` `systemDisk.encrypted`/`dataDisks[].encrypted`;
+  `ecs.EcsInstanceSet` `dataDisks[].encrypted` (its system disk has no encryption input: only the
+  account default encrypts it).
+- Tencent Cloud: `Instance` `dataDisks[].encrypt`; `Cbs.Storage`/`Cbs.StorageSet` `encrypt`;
+  `Cvm.LaunchTemplate` `dataDisks[].encrypt`. The SDK has no system-disk encryption input for CVM
+  instances, launch templates or AS launch configurations, so system disks are not judged there;
+  `As.ScalingConfig` data disks have no encryption input either, so a launch configuration with data
+  disks is reported (use encrypted CBS volumes instead).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
+
+from policies.context import resource_region
+from policies.props import as_list, get, is_set, truthy
+from policies.rule import GfStackPolicy, Rule, judge
+
+AWS_INSTANCE = "aws:ec2/instance:Instance"
+AWS_SPOT_REQUEST = "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
+AWS_VOLUME = "aws:ebs/volume:Volume"
+AWS_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+AWS_LAUNCH_CONFIGURATION = "aws:ec2/launchConfiguration:LaunchConfiguration"
+AWS_ENCRYPTION_BY_DEFAULT = "aws:ebs/encryptionByDefault:EncryptionByDefault"
+ALI_INSTANCE = "alicloud:ecs/instance:Instance"
+ALI_DISK = "alicloud:ecs/disk:Disk"
+ALI_ECS_DISK = "alicloud:ecs/ecsDisk:EcsDisk"
+ALI_SCALING_CONFIGURATION = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
+ALI_LAUNCH_TEMPLATE = "alicloud:ecs/launchTemplate:LaunchTemplate"
+ALI_ECS_LAUNCH_TEMPLATE = "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate"
+ALI_INSTANCE_SET = "alicloud:ecs/ecsInstanceSet:EcsInstanceSet"
+ALI_ENCRYPTION_BY_DEFAULT = "alicloud:ecs/diskEncryptionByDefault:DiskEncryptionByDefault"
+TC_INSTANCE = "tencentcloud:Instance/instance:Instance"
+TC_STORAGE = "tencentcloud:Cbs/storage:Storage"
+TC_STORAGE_SET = "tencentcloud:Cbs/storageSet:StorageSet"
+TC_LAUNCH_TEMPLATE = "tencentcloud:Cvm/launchTemplate:LaunchTemplate"
+TC_SCALING_CONFIG = "tencentcloud:As/scalingConfig:ScalingConfig"
+
+VOLUME_CARRIERS = frozenset(
+    {
+        AWS_INSTANCE,
+        AWS_SPOT_REQUEST,
+        AWS_VOLUME,
+        AWS_LAUNCH_TEMPLATE,
+        AWS_LAUNCH_CONFIGURATION,
+        ALI_INSTANCE,
+        ALI_DISK,
+        ALI_ECS_DISK,
+        ALI_SCALING_CONFIGURATION,
+        ALI_LAUNCH_TEMPLATE,
+        ALI_ECS_LAUNCH_TEMPLATE,
+        ALI_INSTANCE_SET,
+        TC_INSTANCE,
+        TC_STORAGE,
+        TC_STORAGE_SET,
+        TC_LAUNCH_TEMPLATE,
+        TC_SCALING_CONFIG,
+    }
+)
+
+RULE = Rule(
+    id="GF-STOR-008",
+    name="block-storage-encrypted",
+    description="Block storage (root and data volumes, launch-template disks) is encrypted.",
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation=(
+        "AWS: set encrypted = true on rootBlockDevice, ebsBlockDevices[] and ebs.Volume, "
+        "blockDeviceMappings[].ebs.encrypted = 'true' on launch templates, or enable "
+        "aws.ebs.EncryptionByDefault in the region. Alibaba Cloud: systemDiskEncrypted = true and "
+        "dataDisks[].encrypted = true (systemDisk.encrypted on launch templates; encrypted on ecs.Disk), or "
+        "ecs.DiskEncryptionByDefault. Tencent Cloud: dataDisks[].encrypt = true and Cbs storage encrypt = "
+        "true."
+    ),
+    url="https://docs.aws.amazon.com/ebs/latest/userguide/ebs-encryption.html",
+    checkov=("CKV_AWS_8", "CKV_AWS_3", "CKV_ALI_7"),
+)
+
+
+@dataclass(frozen=True)
+class Disk:
+    what: str
+    encrypted: bool
+
+
+def _flag(obj: Any, key: str) -> bool:
+    return truthy(get(obj, key))
+
+
+def _aws_instance_like(props: Mapping[str, Any], root_from_template: bool) -> list[Disk]:
+    disks = []
+    roots = as_list(get(props, "rootBlockDevice"))
+    if roots:
+        disks.append(Disk("root volume (rootBlockDevice.encrypted)", _flag(roots[0], "encrypted")))
+    elif not root_from_template:
+        disks.append(Disk("root volume (no rootBlockDevice sets encrypted)", False))
+    for i, device in enumerate(as_list(get(props, "ebsBlockDevices"))):
+        if truthy(get(device, "noDevice")):
+            continue
+        name = get(device, "deviceName") or f"#{i}"
+        disks.append(Disk(f"EBS volume {name} (ebsBlockDevices[].encrypted)", _flag(device, "encrypted")))
+    return disks
+
+
+def _disks(resource: PolicyResource) -> tuple[str, str, list[Disk]]:
+    props, kind = resource.props, resource.resource_type
+    if kind in (AWS_INSTANCE, AWS_SPOT_REQUEST):
+        label = "EC2 instance" if kind == AWS_INSTANCE else "EC2 spot instance request"
+        return "aws", label, _aws_instance_like(props, is_set(props, "launchTemplate"))
+    if kind == AWS_LAUNCH_CONFIGURATION:
+        return "aws", "EC2 launch configuration", _aws_instance_like(props, False)
+    if kind == AWS_VOLUME:
+        return "aws", "EBS volume", [Disk("volume (encrypted)", _flag(props, "encrypted"))]
+    if kind == AWS_LAUNCH_TEMPLATE:
+        mappings = [m for m in as_list(get(props, "blockDeviceMappings")) if get(m, "ebs") is not None]
+        if not mappings:
+            return "aws", "EC2 launch template", [Disk("root volume (no blockDeviceMappings[].ebs)", False)]
+        return (
+            "aws",
+            "EC2 launch template",
+            [
+                Disk(
+                    f"volume {get(m, 'deviceName') or f'#{i}'} (ebs.encrypted)",
+                    _flag(get(m, "ebs"), "encrypted"),
+                )
+                for i, m in enumerate(mappings)
+            ],
+        )
+    if kind in (ALI_INSTANCE, ALI_SCALING_CONFIGURATION):
+        label = "ECS instance" if kind == ALI_INSTANCE else "ESS scaling configuration"
+        disks = []
+        if not (
+            kind == ALI_INSTANCE
+            and is_set(props, "launchTemplateId")
+            and get(props, "systemDiskEncrypted") is None
+        ):
+            disks.append(Disk("system disk (systemDiskEncrypted)", _flag(props, "systemDiskEncrypted")))
+        return "alicloud", label, disks + _data_disks(props, "encrypted")
+    if kind in (ALI_DISK, ALI_ECS_DISK):
+        return "alicloud", "ECS disk", [Disk("disk (encrypted)", _flag(props, "encrypted"))]
+    if kind in (ALI_LAUNCH_TEMPLATE, ALI_ECS_LAUNCH_TEMPLATE):
+        system = get(props, "systemDisk")
+        disk = Disk("system disk (systemDisk.encrypted)", system is not None and _flag(system, "encrypted"))
+        return "alicloud", "ECS launch template", [disk, *_data_disks(props, "encrypted")]
+    if kind == ALI_INSTANCE_SET:
+        system = Disk("system disk (EcsInstanceSet has no system-disk encryption input)", False)
+        return "alicloud", "ECS instance set", [system, *_data_disks(props, "encrypted")]
+    if kind in (TC_INSTANCE, TC_LAUNCH_TEMPLATE):
+        label = "CVM instance" if kind == TC_INSTANCE else "CVM launch template"
+        return "tencentcloud", label, _data_disks(props, "encrypt")
+    if kind in (TC_STORAGE, TC_STORAGE_SET):
+        return "tencentcloud", "CBS disk", [Disk("disk (encrypt)", _flag(props, "encrypt"))]
+    if kind == TC_SCALING_CONFIG:
+        return (
+            "tencentcloud",
+            "AS launch configuration",
+            [
+                Disk(f"data disk #{i} (AS launch configurations cannot encrypt data disks)", False)
+                for i, _ in enumerate(as_list(get(props, "dataDisks")))
+            ],
+        )
+    raise ValueError(f"{kind} carries no volume")
+
+
+def _data_disks(props: Mapping[str, Any], key: str) -> list[Disk]:
+    return [
+        Disk(f"data disk #{i} (dataDisks[].{key})", _flag(disk, key))
+        for i, disk in enumerate(as_list(get(props, "dataDisks")))
+    ]
+
+
+def _defaults(resources: list[PolicyResource]) -> dict[str, list[str | None]]:
+    """Regions (None = not known) where an account-level default encrypts new volumes, per cloud."""
+    found: dict[str, list[str | None]] = {}
+    for resource in resources:
+        if resource.resource_type == AWS_ENCRYPTION_BY_DEFAULT:
+            enabled = get(resource.props, "enabled")
+            if enabled is None or truthy(enabled):
+                found.setdefault("aws", []).append(resource_region(resource.props, resource.provider))
+        elif resource.resource_type == ALI_ENCRYPTION_BY_DEFAULT and truthy(get(resource.props, "encrypted")):
+            found.setdefault("alicloud", []).append(resource_region(resource.props, resource.provider))
+    return found
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    defaults: dict[str, list[str | None]] = {}
+    judge(report, None, lambda: defaults.update(_defaults(args.resources)))
+    volumes = [r for r in args.resources if r.resource_type in VOLUME_CARRIERS]
+    if not volumes:
+        args.not_applicable("the stack has no instance, volume, launch template or scaling configuration")
+    for resource in volumes:
+
+        def check(resource: PolicyResource = resource) -> None:
+            cloud, label, disks = _disks(resource)
+            region = resource_region(resource.props, resource.provider)
+            covered = defaults.get(cloud, [])
+            if any(r is None or region is None or r == region for r in covered):
+                return
+            for disk in disks:
+                if not disk.encrypted:
+                    report(
+                        f"{label} '{resource.name}' has an unencrypted {disk.what}; encrypt it "
+                        "or enable the account's default volume encryption",
+                        resource.urn,
+                    )
+
+        judge(report, resource.urn, check)
+
+
+POLICY = GfStackPolicy(RULE, validate)

@@ -1,0 +1,159 @@
+"""GF-STOR-004: buckets refuse requests without TLS, and below a minimum TLS version.
+
+- AWS: a bucket policy (inline `policy` or `s3.BucketPolicy`) with a Deny of `s3:*` (or `*`) to every
+  principal under `Bool`/`BoolIfExists` `aws:SecureTransport` = false. S3 endpoints refuse TLS
+  below 1.2 for every request since 2024, so a `NumericLessThan` `s3:TlsVersion` deny is required only
+  when `min_tls` is above 1.2 (and must then name at least `min_tls`).
+- Alibaba OSS: a bucket policy Deny of `oss:*` (or `*`) to `*` under `Bool` `acs:SecureTransport` =
+  false, and an `oss.BucketHttpsConfig` with `enable` true whose `tlsVersions` are all at least
+  `min_tls` (without one, OSS also accepts TLS 1.0 and 1.1).
+- Tencent COS: a `Cos.BucketPolicy` Deny to anyone under `bool_equal` `cos:secure-transport` = false.
+  COS has no per-bucket TLS-version setting, so the minimum version is not judged there.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+
+from policies.props import as_list, get, truthy
+from policies.rule import GfStackPolicy, Rule, judge
+from policies.storage._buckets import Bucket, BucketIndex
+from policies.storage._documents import actions, condition, effect, is_wildcard_principal, statements
+
+RULE = Rule(
+    id="GF-STOR-004",
+    name="bucket-tls-only",
+    description="Buckets refuse requests without TLS, and below a minimum TLS version.",
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation=(
+        "AWS: attach an aws.s3.BucketPolicy that denies s3:* to Principal '*' when "
+        "{'Bool': {'aws:SecureTransport': 'false'}}. Alibaba Cloud: an oss.BucketPolicy that denies "
+        "oss:* to '*' when {'Bool': {'acs:SecureTransport': 'false'}}, and an oss.BucketHttpsConfig "
+        "with enable = true and tlsVersions = ['TLSv1.2', 'TLSv1.3']. Tencent Cloud: a cos.BucketPolicy "
+        "that denies to qcs::cam::anyone when {'bool_equal': {'cos:secure-transport': 'false'}}."
+    ),
+    url="https://docs.aws.amazon.com/AmazonS3/latest/userguide/security-best-practices.html",
+    config={"min_tls": {"type": "string", "default": "1.2"}},
+    checkov=("CKV_AWS_379",),
+)
+
+S3_TLS_FLOOR = 1.2
+_TRANSPORT_KEY = {
+    "aws": "aws:securetransport",
+    "alicloud": "acs:securetransport",
+    "tencentcloud": "cos:secure-transport",
+}
+_SERVICE = {"aws": "s3", "alicloud": "oss", "tencentcloud": "name/cos"}
+_POLICY_EXAMPLE = {
+    "aws": "deny s3:* to Principal '*' when aws:SecureTransport is false",
+    "alicloud": "deny oss:* to '*' when acs:SecureTransport is false",
+    "tencentcloud": "deny to anyone when cos:secure-transport is false",
+}
+
+
+def tls_number(value: Any) -> float | None:
+    match = re.search(r"(\d+(?:\.\d+)?)", str(value))
+    return float(match.group(1)) if match else None
+
+
+def _documents(bucket: Bucket) -> list[tuple[object, str]]:
+    docs = [(get(r.props, "policy"), "policy") for r in bucket.of("policy")]
+    if bucket.cloud != "tencentcloud":
+        docs.insert(0, (get(bucket.props, "policy"), "policy"))
+    return docs
+
+
+def _covers_all_actions(cloud: str, statement: dict[str, Any]) -> bool:
+    found = [a.lower() for a in actions(statement)]
+    if cloud == "tencentcloud":
+        # COS deny statements often omit Action or use name/cos:*.
+        return not found or any(a in ("*", "name/cos:*") for a in found)
+    return any(a in ("*", f"{_SERVICE[cloud]}:*") for a in found)
+
+
+def _denies(bucket: Bucket, matches: Any) -> bool:
+    for document, path in _documents(bucket):
+        for statement in statements(document, path):
+            if effect(statement) != "deny" or not is_wildcard_principal(statement):
+                continue
+            if _covers_all_actions(bucket.cloud, statement) and matches(condition(statement)):
+                return True
+    return False
+
+
+def _denies_plain_http(bucket: Bucket) -> bool:
+    key = _TRANSPORT_KEY[bucket.cloud]
+    return _denies(
+        bucket,
+        lambda cond: any(
+            op.startswith("bool") and "false" in clauses.get(key, []) for op, clauses in cond.items()
+        ),
+    )
+
+
+def _s3_tls_floor(bucket: Bucket) -> float | None:
+    floors: list[float] = []
+
+    def matches(cond: dict[str, dict[str, Any]]) -> bool:
+        for op, clauses in cond.items():
+            if op.startswith("numericlessthan") and "s3:tlsversion" in clauses:
+                floors.extend(n for n in (tls_number(v) for v in clauses["s3:tlsversion"]) if n is not None)
+        return False
+
+    _denies(bucket, matches)
+    return max(floors) if floors else None
+
+
+def bucket_problems(bucket: Bucket, min_tls: float) -> list[str]:
+    problems = []
+    if not _denies_plain_http(bucket):
+        problems.append(
+            f"{bucket.label} accepts requests without TLS (no bucket policy statement that would "
+            f"{_POLICY_EXAMPLE[bucket.cloud]}); add one"
+        )
+    if bucket.cloud == "aws" and min_tls > S3_TLS_FLOOR:
+        floor = _s3_tls_floor(bucket)
+        if floor is None or floor < min_tls:
+            problems.append(
+                f"{bucket.label} accepts TLS below {min_tls:g} (no Deny with NumericLessThan s3:TlsVersion "
+                f"{min_tls:g}); add one"
+            )
+    if bucket.cloud == "alicloud":
+        configs = [r.props for r in bucket.of("https") if truthy(get(r.props, "enable"))]
+        if not configs:
+            problems.append(
+                f"{bucket.label} has no enabled BucketHttpsConfig, so it also accepts TLS 1.0 and 1.1; "
+                f"allow only TLS {min_tls:g} or later in tlsVersions"
+            )
+        for props in configs:
+            versions = [str(v) for v in as_list(get(props, "tlsVersions"))]
+            weak = [v for v in versions if (tls_number(v) or 0.0) < min_tls]
+            if weak or not versions:
+                shown = ", ".join(weak) if weak else "no tlsVersions"
+                problems.append(
+                    f"{bucket.label} allows {shown} in its BucketHttpsConfig; allow only TLS {min_tls:g} or "
+                    "later"
+                )
+    return problems
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    min_tls = tls_number(RULE.settings(args)["min_tls"]) or S3_TLS_FLOOR
+    index = BucketIndex(args.resources)
+    if not index.buckets:
+        args.not_applicable("the stack has no S3, OSS or COS bucket")
+    for bucket in index.buckets:
+
+        def check(bucket: Bucket = bucket) -> None:
+            for problem in bucket_problems(bucket, min_tls):
+                report(problem, bucket.urn)
+
+        judge(report, bucket.urn, check)
+
+
+POLICY = GfStackPolicy(RULE, validate)

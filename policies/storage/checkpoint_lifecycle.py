@@ -1,0 +1,107 @@
+"""GF-STOR-005: checkpoint buckets have a lifecycle.
+
+A checkpoint bucket (tagged `checkpoint_tag`, default `purpose=checkpoints`) needs, among its enabled
+lifecycle rules (inline or on joined lifecycle configurations, any filter):
+
+- a transition into an infrequent-access capable class after at most `transition_days`;
+- an expiration after at most `expire_days`;
+- an abort of incomplete multipart uploads.
+
+Infrequent-access capable means any class colder than standard (`_storage_classes`); on S3 this
+includes INTELLIGENT_TIERING, which takes objects at any age, has no minimum storage duration and
+moves them to its infrequent tier after 30 days without access: it is how a 7-day move is done on
+S3, where STANDARD_IA needs 30 days. A transition is required only where the cloud has such a class
+that fits between `transition_days` and the bucket's expiry without billing beyond it (see
+GF-STOR-006): OSS and COS bill at least 30 days in IA, so with a 30-day expiry no transition is
+asked for there, only the expiry and the multipart cleanup.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+
+from policies.rule import GfStackPolicy, Rule, judge
+from policies.storage._buckets import Bucket, BucketIndex, bucket_lifecycle, is_checkpoint_bucket
+from policies.storage._storage_classes import cheapest_fit, storage_class
+
+RULE = Rule(
+    id="GF-STOR-005",
+    name="checkpoint-bucket-lifecycle",
+    description=(
+        "Checkpoint buckets have a lifecycle: move to an infrequent-access class after at most N days, "
+        "expire after at most M days, abort incomplete multipart uploads."
+    ),
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.MEDIUM,
+    remediation=(
+        "AWS: add an aws.s3.BucketLifecycleConfiguration rule with status 'Enabled', "
+        "transitions [{days: 7, storageClass: 'INTELLIGENT_TIERING'}], expiration {days: 30} and "
+        "abortIncompleteMultipartUpload {daysAfterInitiation: 1}. Alibaba Cloud: lifecycleRules with "
+        "enabled = true, expirations [{days: 30}], abortMultipartUploads [{days: 1}]. Tencent Cloud: "
+        "lifecycleRules with expiration {days: 30} and abortIncompleteMultipartUpload {daysAfterInitiation: "
+        "1}."
+    ),
+    url="https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-lifecycle-mgmt.html",
+    config={
+        "transition_days": {"type": "integer", "minimum": 0, "default": 7},
+        "expire_days": {"type": "integer", "minimum": 1, "default": 30},
+        "checkpoint_tag": {"type": "string", "default": "purpose=checkpoints"},
+    },
+    checkov=("CKV2_AWS_61", "CKV_AWS_300"),
+)
+
+
+def bucket_problems(bucket: Bucket, transition_days: int, expire_days: int) -> list[str]:
+    rules = bucket_lifecycle(bucket)
+    problems = []
+    expiries = [r.expiration_days for r in rules if r.expiration_days is not None]
+    if not expiries or min(expiries) > expire_days:
+        shown = f"expires objects after {min(expiries)} days" if expiries else "has no expiration"
+        problems.append(
+            f"{bucket.label} is a checkpoint bucket but its lifecycle {shown}; expire them after at most "
+            f"{expire_days} days"
+        )
+    expiry = min([*expiries, expire_days])
+    fit = cheapest_fit(bucket.cloud, transition_days, expiry)
+    moved = [
+        t
+        for r in rules
+        for t in r.transitions
+        if storage_class(bucket.cloud, t.storage_class) is not None
+        and t.days is not None
+        and t.days <= transition_days
+    ]
+    if fit is not None and not moved:
+        problems.append(
+            f"{bucket.label} is a checkpoint bucket but its lifecycle moves nothing to an infrequent-access "
+            f"class within {transition_days} days; transition to {fit.name} after at most {transition_days} "
+            "days"
+        )
+    if not any(r.abort_days is not None for r in rules):
+        problems.append(
+            f"{bucket.label} is a checkpoint bucket but its lifecycle does not abort incomplete multipart "
+            "uploads; add an abort after a few days"
+        )
+    return problems
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    settings = RULE.settings(args)
+    selector = str(settings["checkpoint_tag"])
+    index = BucketIndex(args.resources)
+    checkpoints = [b for b in index.buckets if is_checkpoint_bucket(b, selector)]
+    if not checkpoints:
+        args.not_applicable(f"no bucket is tagged {selector}")
+    for bucket in checkpoints:
+
+        def check(bucket: Bucket = bucket) -> None:
+            for problem in bucket_problems(
+                bucket, int(settings["transition_days"]), int(settings["expire_days"])
+            ):
+                report(problem, bucket.urn)
+
+        judge(report, bucket.urn, check)
+
+
+POLICY = GfStackPolicy(RULE, validate)

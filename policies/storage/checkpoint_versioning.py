@@ -1,0 +1,79 @@
+"""GF-STOR-007: checkpoint buckets are versioned, with noncurrent versions expired.
+
+Versioning: S3 inline `versioning.enabled` / `versionings[].enabled` or `BucketVersioning[V2]`
+`versioningConfiguration.status` Enabled; OSS inline `versioning.status` or `oss.BucketVersioning`
+`status` Enabled; COS `versioningEnable`. Noncurrent expiry: an enabled lifecycle rule expiring
+noncurrent versions after at most `noncurrent_days` (S3 `noncurrentVersionExpiration.noncurrentDays`
+or inline `days`, OSS `noncurrentVersionExpirations[].days`, COS `nonCurrentExpiration.nonCurrentDays`).
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+
+from policies.rule import GfStackPolicy, Rule, judge
+from policies.storage._buckets import (
+    Bucket,
+    BucketIndex,
+    bucket_lifecycle,
+    is_checkpoint_bucket,
+    is_versioned,
+)
+
+RULE = Rule(
+    id="GF-STOR-007",
+    name="checkpoint-bucket-versioning",
+    description="Checkpoint buckets are versioned, with noncurrent versions expired.",
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.ADVISORY,
+    severity=Severity.LOW,
+    remediation=(
+        "AWS: add an aws.s3.BucketVersioning with versioningConfiguration.status = 'Enabled' and a "
+        "lifecycle rule with noncurrentVersionExpiration.noncurrentDays <= noncurrent_days. Alibaba Cloud: "
+        "versioning.status = 'Enabled' (or oss.BucketVersioning) and lifecycleRules "
+        "noncurrentVersionExpirations [{days}]. Tencent Cloud: versioningEnable = true and lifecycleRules "
+        "nonCurrentExpiration {nonCurrentDays}."
+    ),
+    url="https://docs.aws.amazon.com/AmazonS3/latest/userguide/Versioning.html",
+    config={
+        "noncurrent_days": {"type": "integer", "minimum": 1, "default": 7},
+        "checkpoint_tag": {"type": "string", "default": "purpose=checkpoints"},
+    },
+    checkov=("CKV_AWS_21",),
+)
+
+
+def bucket_problems(bucket: Bucket, noncurrent_days: int) -> list[str]:
+    if not is_versioned(bucket):
+        return [f"{bucket.label} is a checkpoint bucket but is not versioned; enable versioning"]
+    days = [r.noncurrent_expiration_days for r in bucket_lifecycle(bucket) if r.noncurrent_expiration_days]
+    if not days:
+        return [
+            f"{bucket.label} is versioned but never expires noncurrent versions; expire them after at most "
+            f"{noncurrent_days} days"
+        ]
+    if min(days) > noncurrent_days:
+        return [
+            f"{bucket.label} expires noncurrent versions after {min(days)} days; expire them after at most "
+            f"{noncurrent_days} days"
+        ]
+    return []
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    settings = RULE.settings(args)
+    selector = str(settings["checkpoint_tag"])
+    index = BucketIndex(args.resources)
+    checkpoints = [b for b in index.buckets if is_checkpoint_bucket(b, selector)]
+    if not checkpoints:
+        args.not_applicable(f"no bucket is tagged {selector}")
+    for bucket in checkpoints:
+
+        def check(bucket: Bucket = bucket) -> None:
+            for problem in bucket_problems(bucket, int(settings["noncurrent_days"])):
+                report(problem, bucket.urn)
+
+        judge(report, bucket.urn, check)
+
+
+POLICY = GfStackPolicy(RULE, validate)

@@ -1,0 +1,123 @@
+"""GF-STOR-006: lifecycle rules are valid and cost-sane for the cloud.
+
+Judged per resource that carries lifecycle rules (inline `lifecycleRules` on S3 `Bucket`/`BucketV2`,
+OSS and COS buckets; `rules` on `BucketLifecycleConfiguration[V2]`), rule by rule, for current and
+noncurrent versions:
+
+- a transition the cloud rejects: S3 STANDARD_IA/ONEZONE_IA before 30 days; S3 GLACIER_IR, GLACIER or
+  DEEP_ARCHIVE less than 30 days after a STANDARD_IA/ONEZONE_IA transition; an S3 expiration that is
+  not later than a transition;
+- a transition into a class whose minimum storage duration outlives the expiry of the same rule
+  (the object is billed to the end of the minimum even though it is deleted earlier).
+
+The minimums are in `policies.storage._storage_classes`. Classes not listed there (e.g. STANDARD)
+have no minimum and are not judged.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
+
+from policies.rule import GfResourcePolicy, Rule
+from policies.storage._buckets import (
+    AWS_BUCKET,
+    AWS_BUCKET_V2,
+    AWS_LIFECYCLE,
+    AWS_LIFECYCLE_V2,
+    COS_BUCKET,
+    OSS_BUCKET,
+    LifecycleRule,
+    Transition,
+    lifecycle_rules_of,
+)
+from policies.storage._storage_classes import S3_COLD, S3_IA, storage_class
+
+RULE = Rule(
+    id="GF-STOR-006",
+    name="lifecycle-cost-sane",
+    description=(
+        "Lifecycle rules are valid and cost-sane for the cloud: no transition that the cloud rejects (e.g. "
+        "S3 STANDARD_IA before 30 days), no transition into a class whose minimum storage duration "
+        "outlives the expiry."
+    ),
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.MEDIUM,
+    remediation=(
+        "Move objects only into classes whose minimum age and minimum storage duration fit before the "
+        "rule's expiry. S3: STANDARD_IA/ONEZONE_IA need >= 30 days; for earlier moves use "
+        "INTELLIGENT_TIERING (no minimum); GLACIER_IR/GLACIER bill 90 days, DEEP_ARCHIVE 180. OSS: IA 30, "
+        "Archive 60, ColdArchive/DeepColdArchive 180 days. COS: STANDARD_IA/INTELLIGENT_TIERING 30, "
+        "ARCHIVE 90, DEEP_ARCHIVE 180 days. Otherwise drop the transition and keep the expiry."
+    ),
+    url="https://docs.aws.amazon.com/AmazonS3/latest/userguide/lifecycle-transition-general-considerations.html",
+)
+
+CARRIERS = {
+    AWS_BUCKET: ("aws", "S3 bucket"),
+    AWS_BUCKET_V2: ("aws", "S3 bucket"),
+    AWS_LIFECYCLE: ("aws", "S3 lifecycle configuration"),
+    AWS_LIFECYCLE_V2: ("aws", "S3 lifecycle configuration"),
+    OSS_BUCKET: ("alicloud", "OSS bucket"),
+    COS_BUCKET: ("tencentcloud", "COS bucket"),
+}
+
+
+def _judge(
+    cloud: str, where: str, transitions: tuple[Transition, ...], expiry: int | None, noncurrent: bool
+) -> list[str]:
+    problems = []
+    age = "noncurrent versions" if noncurrent else "objects"
+    for transition in transitions:
+        target = storage_class(cloud, transition.storage_class)
+        if target is None or transition.days is None:
+            continue
+        if transition.days < target.min_age_days:
+            problems.append(
+                f"{where} moves {age} to {target.name} after {transition.days} days; S3 rejects "
+                f"{target.name} before {target.min_age_days} days (use INTELLIGENT_TIERING for earlier moves)"
+            )
+        if expiry is None:
+            continue
+        if cloud == "aws" and expiry <= transition.days:
+            problems.append(
+                f"{where} expires {age} after {expiry} days, not later than its {target.name} transition "
+                f"at {transition.days} days, which S3 rejects"
+            )
+        elif transition.days + target.min_duration_days > expiry:
+            problems.append(
+                f"{where} moves {age} to {target.name} after {transition.days} days but expires them after "
+                f"{expiry} days, before {target.name}'s {target.min_duration_days}-day minimum storage "
+                f"duration ends (billed to day {transition.days + target.min_duration_days}); move them "
+                "later "
+                "or drop the transition"
+            )
+    if cloud == "aws":
+        for ia in (t for t in transitions if t.storage_class.upper() in S3_IA and t.days is not None):
+            for cold in (t for t in transitions if t.storage_class.upper() in S3_COLD and t.days is not None):
+                if cold.days is not None and ia.days is not None and 0 <= cold.days - ia.days < 30:
+                    problems.append(
+                        f"{where} moves {age} from {ia.storage_class} to {cold.storage_class} after "
+                        f"{cold.days - ia.days} days; S3 requires 30 days in {ia.storage_class} first"
+                    )
+    return problems
+
+
+def rule_problems(cloud: str, kind: str, name: str, rule: LifecycleRule) -> list[str]:
+    where = f"{kind} '{name}' lifecycle rule {rule.label}"
+    return _judge(cloud, where, rule.transitions, rule.expiration_days, noncurrent=False) + _judge(
+        cloud, where, rule.noncurrent_transitions, rule.noncurrent_expiration_days, noncurrent=True
+    )
+
+
+def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    carrier = CARRIERS.get(args.resource_type)
+    if carrier is None:
+        return
+    cloud, kind = carrier
+    for rule in lifecycle_rules_of(args.resource_type, args.props):
+        for problem in rule_problems(cloud, kind, args.name, rule):
+            report(problem, None)
+
+
+POLICY = GfResourcePolicy(RULE, validate)

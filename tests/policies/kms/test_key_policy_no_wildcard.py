@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+import pytest
+
+from policies.kms._keys import AWS_EXTERNAL_KEY, AWS_KEY, AWS_KEY_POLICY
+from policies.kms.key_policy_no_wildcard import POLICY, RULE
+
+from .helpers import UNKNOWN, run_resource
+
+ROOT = {
+    "Sid": "EnableRoot",
+    "Effect": "Allow",
+    "Principal": {"AWS": "arn:aws:iam::111122223333:root"},
+    "Action": "kms:*",
+    "Resource": "*",
+}
+
+
+def doc(*statements: Mapping[str, object]) -> str:
+    return json.dumps({"Version": "2012-10-17", "Statement": list(statements)})
+
+
+def test_metadata() -> None:
+    assert (RULE.id, RULE.clouds, RULE.severity.value) == ("GF-KMS-002", ("aws",), "high")
+
+
+@pytest.mark.parametrize("kind", [AWS_KEY, AWS_EXTERNAL_KEY, AWS_KEY_POLICY])
+def test_named_principal_passes(kind: str) -> None:
+    assert run_resource(POLICY, kind, {"policy": doc(ROOT)}, name="k") == []
+
+
+@pytest.mark.parametrize("principal", ["*", {"AWS": "*"}, {"AWS": ["*"]}])
+def test_wildcard_principal_fails(principal: object) -> None:
+    statement = {**ROOT, "Sid": "Open", "Principal": principal}
+    assert run_resource(POLICY, AWS_KEY_POLICY, {"keyId": UNKNOWN, "policy": doc(statement)}, name="kp") == [
+        "AWS KMS key policy 'kp' policy statement Open allows kms:* to any principal (*); name the "
+        "principals "
+        "or restrict them with aws:PrincipalAccount or kms:CallerAccount"
+    ]
+
+
+def test_star_action_as_dict_document() -> None:
+    statement = {"Effect": "Allow", "Principal": "*", "Action": ["kms:Decrypt", "*"]}
+    assert run_resource(POLICY, AWS_KEY, {"policy": {"Statement": [statement]}}, name="k") == [
+        "AWS KMS key 'k' policy statement #0 allows * to any principal (*); name the principals or restrict "
+        "them with aws:PrincipalAccount or kms:CallerAccount"
+    ]
+
+
+def test_restricting_condition_accepted_and_narrow_actions_pass() -> None:
+    restricted = {
+        **ROOT,
+        "Principal": {"AWS": "*"},
+        "Condition": {"StringEquals": {"kms:CallerAccount": "111122223333"}},
+    }
+    narrow = {"Effect": "Allow", "Principal": "*", "Action": ["kms:Decrypt"]}
+    deny = {"Effect": "Deny", "Principal": "*", "Action": "kms:*"}
+    assert run_resource(POLICY, AWS_KEY, {"policy": doc(restricted, narrow, deny)}) == []
+
+
+def test_no_policy_and_other_types() -> None:
+    assert run_resource(POLICY, AWS_KEY, {}) == []
+    assert run_resource(POLICY, "alicloud:kms/key:Key", {"policy": doc({**ROOT, "Principal": "*"})}) == []
+
+
+def test_unknown_and_proxy() -> None:
+    found = run_resource(POLICY, AWS_KEY_POLICY, {"keyId": "k", "policy": UNKNOWN}, proxied=True)
+    assert len(found) == 1
+    assert found[0].startswith("could not be judged at preview")

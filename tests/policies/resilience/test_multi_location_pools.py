@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+import pytest
+
+from policies.resilience._locations import distinct_locations
+from policies.resilience.multi_location_pools import POLICY, RULE
+
+from .helpers import UNKNOWN, NotApplicable, provider, res, run_stack
+
+ASG = "aws:autoscaling/group:Group"
+ESS = "alicloud:ess/scalingGroup:ScalingGroup"
+TC_AS = "tencentcloud:As/scalingGroup:ScalingGroup"
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+
+
+def test_metadata() -> None:
+    assert (RULE.id, POLICY.name) == ("GF-DR-002", "fleet-multi-location")
+
+
+def test_two_clouds_pass() -> None:
+    pools = [res(ASG, "a", {"maxSize": 4}, stack="prod"), res(ESS, "b", {"maxSize": 4}, stack="prod")]
+    assert run_stack(POLICY, pools) == []
+
+
+def test_two_regions_of_one_cloud_pass() -> None:
+    east = res(ASG, "a", {"availabilityZones": ["us-east-1a"]}, stack="prod")
+    west = res(NODE_GROUP, "b", {}, stack="prod", prov=provider("aws", "us-west-2"))
+    assert run_stack(POLICY, [east, west]) == []
+
+
+def test_one_region_fails() -> None:
+    a = res(ASG, "a", {"availabilityZones": ["us-east-1a", "us-east-1b"]}, stack="prod")
+    b = res(ASG, "b", {}, stack="prod", prov=provider("aws", "us-east-1"))
+    c = res(ASG, "c", {}, stack="prod")
+    assert run_stack(POLICY, [a, b, c]) == [
+        ("production GPU pools (3) run only in aws us-east-1; add a pool in a second region or cloud", a.urn)
+    ]
+
+
+def test_tencent_zones_and_default_region() -> None:
+    pool = res(TC_AS, "t", {"zones": ["ap-guangzhou-3"]}, stack="prod")
+    assert run_stack(POLICY, [pool]) == [
+        (
+            "production GPU pools (1) run only in tencentcloud ap-guangzhou; add a pool in a second region "
+            "or cloud",
+            pool.urn,
+        )
+    ]
+    lone = res(ESS, "e", {}, stack="prod")
+    assert run_stack(POLICY, [lone]) == [
+        (
+            "production GPU pools (1) run only in alicloud (default region); add a pool in a second region "
+            "or cloud",
+            lone.urn,
+        )
+    ]
+
+
+def test_distinct_locations() -> None:
+    assert distinct_locations([("aws", None), ("aws", "us-east-1")]) == ["aws us-east-1"]
+    assert distinct_locations([("aws", None), ("alicloud", None)]) == [
+        "alicloud (default region)",
+        "aws (default region)",
+    ]
+
+
+def test_env_tag_beats_stack_name_and_not_applicable() -> None:
+    with pytest.raises(NotApplicable, match="no production GPU pool"):
+        run_stack(POLICY, [res(ASG, "a", {"tags": [{"key": "env", "value": "dev"}]}, stack="prod")])
+    with pytest.raises(NotApplicable):
+        run_stack(POLICY, [res(ASG, "a", {}, stack="dev")])
+
+
+def test_unknown_region_counts_as_the_default_region() -> None:
+    # A region that is not known at preview is not decisive: the pool runs somewhere in its cloud.
+    pool = res(ASG, "a", {"availabilityZones": UNKNOWN, "region": UNKNOWN}, stack="prod")
+    assert run_stack(POLICY, [pool], proxied=True) == [
+        (
+            "production GPU pools (1) run only in aws (default region); add a pool in a second region or "
+            "cloud",
+            pool.urn,
+        )
+    ]
+    other = res(ESS, "b", {}, stack="prod")
+    assert run_stack(POLICY, [res(ASG, "c", {"region": UNKNOWN}, stack="prod"), other], proxied=True) == []

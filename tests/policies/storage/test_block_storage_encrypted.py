@@ -1,0 +1,176 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+from pulumi_policy import PolicyResource
+
+from policies.storage import block_storage_encrypted as b
+from policies.storage.block_storage_encrypted import POLICY, RULE
+
+from .helpers import UNKNOWN, NotApplicable, provider, res, run_stack
+
+
+def test_metadata() -> None:
+    assert (RULE.id, POLICY.name) == ("GF-STOR-008", "block-storage-encrypted")
+    assert RULE.checkov == ("CKV_AWS_8", "CKV_AWS_3", "CKV_ALI_7")
+
+
+def compliant() -> list[PolicyResource]:
+    return [
+        res(
+            b.AWS_INSTANCE,
+            "i",
+            {
+                "rootBlockDevice": {"encrypted": True},
+                "ebsBlockDevices": [{"deviceName": "/dev/sdf", "encrypted": True}],
+            },
+        ),
+        res(b.AWS_VOLUME, "v", {"encrypted": True}),
+        res(
+            b.AWS_LAUNCH_TEMPLATE,
+            "lt",
+            {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"encrypted": "true"}}]},
+        ),
+        res(b.AWS_LAUNCH_CONFIGURATION, "lc", {"rootBlockDevice": {"encrypted": True}}),
+        res(
+            b.ALI_INSTANCE,
+            "ai",
+            {"systemDiskEncrypted": True, "dataDisks": [{"size": 100, "encrypted": True}]},
+        ),
+        res(b.ALI_ECS_DISK, "ad", {"encrypted": True}),
+        res(b.ALI_SCALING_CONFIGURATION, "asc", {"systemDiskEncrypted": True}),
+        res(
+            b.ALI_ECS_LAUNCH_TEMPLATE,
+            "alt",
+            {"systemDisk": {"encrypted": True}, "dataDisks": [{"encrypted": True}]},
+        ),
+        res(b.TC_INSTANCE, "ti", {"dataDisks": [{"dataDiskSize": 100, "encrypt": True}]}),
+        res(b.TC_STORAGE, "ts", {"encrypt": True}),
+        res(b.TC_LAUNCH_TEMPLATE, "tlt", {"dataDisks": [{"encrypt": True}]}),
+        res(b.TC_SCALING_CONFIG, "tsc", {"systemDiskType": "CLOUD_BSSD"}),
+    ]
+
+
+def test_compliant_baseline_every_type() -> None:
+    assert run_stack(POLICY, compliant()) == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "props", "message"),
+    [
+        (
+            b.AWS_INSTANCE,
+            {"rootBlockDevice": {"encrypted": False}},
+            "EC2 instance 'x' has an unencrypted root volume (rootBlockDevice.encrypted); encrypt it or "
+            "enable the "
+            "account's default volume encryption",
+        ),
+        (
+            b.AWS_INSTANCE,
+            {},
+            "EC2 instance 'x' has an unencrypted root volume (no rootBlockDevice sets encrypted); encrypt "
+            "it or "
+            "enable the account's default volume encryption",
+        ),
+        (
+            b.AWS_VOLUME,
+            {"size": 100},
+            "EBS volume 'x' has an unencrypted volume (encrypted); encrypt it or enable the account's "
+            "default "
+            "volume encryption",
+        ),
+        (
+            b.AWS_LAUNCH_TEMPLATE,
+            {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"encrypted": "false"}}]},
+            "EC2 launch template 'x' has an unencrypted volume /dev/xvda (ebs.encrypted); encrypt it or "
+            "enable the "
+            "account's default volume encryption",
+        ),
+        (
+            b.AWS_LAUNCH_CONFIGURATION,
+            {"rootBlockDevice": {"encrypted": True}, "ebsBlockDevices": [{"deviceName": "/dev/sdb"}]},
+            "EC2 launch configuration 'x' has an unencrypted EBS volume /dev/sdb "
+            "(ebsBlockDevices[].encrypted); "
+            "encrypt it or enable the account's default volume encryption",
+        ),
+        (
+            b.ALI_INSTANCE,
+            {"systemDiskEncrypted": True, "dataDisks": [{"encrypted": False}]},
+            "ECS instance 'x' has an unencrypted data disk #0 (dataDisks[].encrypted); encrypt it or enable "
+            "the "
+            "account's default volume encryption",
+        ),
+        (
+            b.ALI_SCALING_CONFIGURATION,
+            {},
+            "ESS scaling configuration 'x' has an unencrypted system disk (systemDiskEncrypted); encrypt it "
+            "or "
+            "enable the account's default volume encryption",
+        ),
+        (
+            b.ALI_LAUNCH_TEMPLATE,
+            {},
+            "ECS launch template 'x' has an unencrypted system disk (systemDisk.encrypted); encrypt it or "
+            "enable "
+            "the account's default volume encryption",
+        ),
+        (
+            b.ALI_DISK,
+            {"size": 20},
+            "ECS disk 'x' has an unencrypted disk (encrypted); encrypt it or enable the account's default "
+            "volume "
+            "encryption",
+        ),
+        (
+            b.TC_STORAGE_SET,
+            {"encrypt": False},
+            "CBS disk 'x' has an unencrypted disk (encrypt); encrypt it or enable the account's default "
+            "volume "
+            "encryption",
+        ),
+        (
+            b.TC_SCALING_CONFIG,
+            {"dataDisks": [{"diskSize": 100}]},
+            "AS launch configuration 'x' has an unencrypted data disk #0 (AS launch configurations cannot "
+            "encrypt "
+            "data disks); encrypt it or enable the account's default volume encryption",
+        ),
+    ],
+)
+def test_negatives(kind: str, props: Mapping[str, object], message: str) -> None:
+    resource = res(kind, "x", props)
+    assert run_stack(POLICY, [resource]) == [(message, resource.urn)]
+
+
+def test_instance_root_from_launch_template_is_not_judged() -> None:
+    assert run_stack(POLICY, [res(b.AWS_INSTANCE, "i", {"launchTemplate": {"id": UNKNOWN}})]) == []
+
+
+def test_account_default_encryption_covers_its_region() -> None:
+    east, west = provider("aws", "us-east-1"), provider("aws", "us-west-2", "west")
+    default = res(b.AWS_ENCRYPTION_BY_DEFAULT, "ebd", {"enabled": True}, prov=east)
+    covered = res(b.AWS_VOLUME, "v1", {}, prov=east)
+    other_region = res(b.AWS_VOLUME, "v2", {}, prov=west)
+    alicloud = res(b.ALI_DISK, "d", {})
+    found = run_stack(POLICY, [default, covered, other_region, alicloud])
+    assert [urn for _, urn in found] == [other_region.urn, alicloud.urn]
+    ali_default = res(b.ALI_ENCRYPTION_BY_DEFAULT, "aed", {"encrypted": True})
+    assert run_stack(POLICY, [ali_default, alicloud, res(b.ALI_INSTANCE_SET, "set", {})]) == []
+
+
+def test_disabled_account_default_does_not_cover() -> None:
+    default = res(b.AWS_ENCRYPTION_BY_DEFAULT, "ebd", {"enabled": False})
+    volume = res(b.AWS_VOLUME, "v", {})
+    assert [urn for _, urn in run_stack(POLICY, [default, volume])] == [volume.urn]
+
+
+def test_not_applicable() -> None:
+    with pytest.raises(NotApplicable):
+        run_stack(POLICY, [res("aws:s3/bucket:Bucket", "b")])
+
+
+def test_unknown_and_proxy() -> None:
+    volume = res(b.AWS_VOLUME, "v", {"encrypted": UNKNOWN})
+    found = run_stack(POLICY, [volume], proxied=True)
+    assert [(m.startswith("could not be judged at preview"), u) for m, u in found] == [(True, volume.urn)]

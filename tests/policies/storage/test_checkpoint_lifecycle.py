@@ -1,0 +1,154 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+from pulumi_policy import PolicyResource
+
+from policies.storage._buckets import AWS_BUCKET, AWS_BUCKET_V2, AWS_LIFECYCLE, COS_BUCKET, OSS_BUCKET
+from policies.storage.checkpoint_lifecycle import POLICY, RULE
+
+from .helpers import UNKNOWN, NotApplicable, res, run_stack
+
+TAGS = {"purpose": "checkpoints"}
+OUR_RULE = {
+    "id": "checkpoints",
+    "status": "Enabled",
+    "filter": {"prefix": ""},
+    "transitions": [{"days": 7, "storageClass": "INTELLIGENT_TIERING"}],
+    "expiration": {"days": 30},
+    "abortIncompleteMultipartUpload": {"daysAfterInitiation": 1},
+}
+
+
+def s3(rule: Mapping[str, object]) -> tuple[PolicyResource, list[PolicyResource]]:
+    bucket = res(AWS_BUCKET, "ckpt", {"tags": TAGS})
+    lifecycle = res(AWS_LIFECYCLE, "lc", {"bucket": UNKNOWN, "rules": [rule]}, prop_deps={"bucket": [bucket]})
+    return bucket, [bucket, lifecycle]
+
+
+def test_metadata() -> None:
+    assert RULE.id == "GF-STOR-005"
+    assert RULE.defaults() == {
+        "transition_days": 7,
+        "expire_days": 30,
+        "checkpoint_tag": "purpose=checkpoints",
+    }
+
+
+def test_our_s3_lifecycle_passes() -> None:
+    _, resources = s3(OUR_RULE)
+    assert run_stack(POLICY, resources) == []
+
+
+def test_s3_disabled_rule_does_not_count() -> None:
+    _, resources = s3({**OUR_RULE, "status": "Disabled"})
+    assert [m for m, _ in run_stack(POLICY, resources)] == [
+        "S3 bucket 'ckpt' is a checkpoint bucket but its lifecycle has no expiration; expire them after at "
+        "most 30 days",
+        "S3 bucket 'ckpt' is a checkpoint bucket but its lifecycle moves nothing to an infrequent-access "
+        "class "
+        "within 7 days; transition to INTELLIGENT_TIERING after at most 7 days",
+        "S3 bucket 'ckpt' is a checkpoint bucket but its lifecycle does not abort incomplete multipart "
+        "uploads; add an abort after a few days",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {"expiration": {"days": 60}},
+            "S3 bucket 'ckpt' is a checkpoint bucket but its lifecycle expires objects after 60 days; expire "
+            "them after at most 30 days",
+        ),
+        (
+            {"transitions": [{"days": 14, "storageClass": "INTELLIGENT_TIERING"}]},
+            "S3 bucket 'ckpt' is a checkpoint bucket but its lifecycle moves nothing to an infrequent-access "
+            "class within 7 days; transition to INTELLIGENT_TIERING after at most 7 days",
+        ),
+        (
+            {"abortIncompleteMultipartUpload": None},
+            "S3 bucket 'ckpt' is a checkpoint bucket but its lifecycle does not abort incomplete multipart "
+            "uploads; add an abort after a few days",
+        ),
+    ],
+)
+def test_s3_one_change_negatives(change: Mapping[str, object], message: str) -> None:
+    bucket, resources = s3({**OUR_RULE, **change})
+    assert run_stack(POLICY, resources) == [(message, bucket.urn)]
+
+
+def test_s3_inline_v2_shape() -> None:
+    bucket = res(
+        AWS_BUCKET_V2,
+        "ckpt",
+        {
+            "tags": TAGS,
+            "lifecycleRules": [
+                {
+                    "enabled": True,
+                    "transitions": [{"days": 0, "storageClass": "GLACIER_IR"}],
+                    "expirations": [{"days": 30}],
+                    "abortIncompleteMultipartUploadDays": 2,
+                }
+            ],
+        },
+    )
+    assert run_stack(POLICY, [bucket]) == []
+
+
+def test_oss_and_cos_need_no_transition_with_a_30_day_expiry() -> None:
+    oss = res(
+        OSS_BUCKET,
+        "oss",
+        {
+            "tags": TAGS,
+            "lifecycleRules": [
+                {"enabled": True, "expirations": [{"days": 30}], "abortMultipartUploads": [{"days": 1}]}
+            ],
+        },
+    )
+    cos = res(
+        COS_BUCKET,
+        "cos",
+        {
+            "tags": TAGS,
+            "lifecycleRules": [
+                {"expiration": {"days": 30}, "abortIncompleteMultipartUpload": {"daysAfterInitiation": 1}}
+            ],
+        },
+    )
+    assert run_stack(POLICY, [oss, cos]) == []
+
+
+def test_oss_needs_transition_when_expiry_leaves_room() -> None:
+    oss = res(
+        OSS_BUCKET,
+        "oss",
+        {
+            "tags": TAGS,
+            "lifecycleRules": [
+                {"enabled": True, "expirations": [{"days": 60}], "abortMultipartUploads": [{"days": 1}]}
+            ],
+        },
+    )
+    config = {"expire_days": 90}
+    assert run_stack(POLICY, [oss], config=config) == [
+        (
+            "OSS bucket 'oss' is a checkpoint bucket but its lifecycle moves nothing to an infrequent-access "
+            "class within 7 days; transition to IA after at most 7 days",
+            oss.urn,
+        )
+    ]
+
+
+def test_not_applicable_without_checkpoint_tag() -> None:
+    with pytest.raises(NotApplicable, match="no bucket is tagged purpose=checkpoints"):
+        run_stack(POLICY, [res(AWS_BUCKET, "logs", {"tags": {"purpose": "logs"}})])
+
+
+def test_unknown_days_and_proxy() -> None:
+    bucket, resources = s3({**OUR_RULE, "expiration": {"days": UNKNOWN}})
+    found = run_stack(POLICY, resources, proxied=True)
+    assert [(m.startswith("could not be judged at preview"), u) for m, u in found] == [(True, bucket.urn)]

@@ -1,0 +1,159 @@
+from __future__ import annotations
+
+import pytest
+
+from policies.storage._buckets import AWS_BUCKET, AWS_LIFECYCLE, AWS_LIFECYCLE_V2, COS_BUCKET, OSS_BUCKET
+from policies.storage.lifecycle_cost_sane import POLICY, RULE
+
+from .helpers import UNKNOWN, run_resource
+
+OUR_RULE = {
+    "id": "checkpoints",
+    "status": "Enabled",
+    "transitions": [{"days": 7, "storageClass": "INTELLIGENT_TIERING"}],
+    "expiration": {"days": 30},
+    "abortIncompleteMultipartUpload": {"daysAfterInitiation": 1},
+}
+
+
+def test_metadata() -> None:
+    assert (RULE.id, POLICY.name) == ("GF-STOR-006", "lifecycle-cost-sane")
+
+
+@pytest.mark.parametrize("kind", [AWS_LIFECYCLE, AWS_LIFECYCLE_V2])
+def test_our_s3_lifecycle_passes(kind: str) -> None:
+    assert run_resource(POLICY, kind, {"rules": [OUR_RULE]}, name="lc") == []
+
+
+def test_s3_standard_ia_before_30_days_is_rejected() -> None:
+    rule = {
+        **OUR_RULE,
+        "transitions": [{"days": 7, "storageClass": "STANDARD_IA"}],
+        "expiration": {"days": 60},
+    }
+    assert run_resource(POLICY, AWS_LIFECYCLE, {"rules": [rule]}, name="lc") == [
+        "S3 lifecycle configuration 'lc' lifecycle rule checkpoints moves objects to STANDARD_IA after 7 "
+        "days; "
+        "S3 rejects STANDARD_IA before 30 days (use INTELLIGENT_TIERING for earlier moves)"
+    ]
+
+
+def test_s3_glacier_outlives_expiry() -> None:
+    rule = {**OUR_RULE, "transitions": [{"days": 7, "storageClass": "GLACIER"}]}
+    assert run_resource(POLICY, AWS_LIFECYCLE, {"rules": [rule]}, name="lc") == [
+        "S3 lifecycle configuration 'lc' lifecycle rule checkpoints moves objects to GLACIER after 7 days "
+        "but "
+        "expires them after 30 days, before GLACIER's 90-day minimum storage duration ends (billed to day "
+        "97); "
+        "move them later or drop the transition"
+    ]
+
+
+def test_s3_expiry_not_after_transition_and_ia_to_glacier_gap() -> None:
+    rule = {
+        "status": "Enabled",
+        "transitions": [
+            {"days": 30, "storageClass": "STANDARD_IA"},
+            {"days": 40, "storageClass": "DEEP_ARCHIVE"},
+        ],
+        "expiration": {"days": 400},
+    }
+    assert run_resource(POLICY, AWS_LIFECYCLE, {"rules": [rule]}, name="lc") == [
+        "S3 lifecycle configuration 'lc' lifecycle rule #0 moves objects from STANDARD_IA to DEEP_ARCHIVE "
+        "after "
+        "10 days; S3 requires 30 days in STANDARD_IA first"
+    ]
+    inline = {
+        "lifecycleRules": [
+            {
+                "enabled": True,
+                "transitions": [{"days": 30, "storageClass": "INTELLIGENT_TIERING"}],
+                "expiration": {"days": 30},
+            }
+        ]
+    }
+    assert run_resource(POLICY, AWS_BUCKET, inline, name="b") == [
+        "S3 bucket 'b' lifecycle rule #0 expires objects after 30 days, not later than its "
+        "INTELLIGENT_TIERING "
+        "transition at 30 days, which S3 rejects"
+    ]
+
+
+def test_noncurrent_versions_judged_too() -> None:
+    rule = {
+        "status": "Enabled",
+        "noncurrentVersionTransitions": [{"noncurrentDays": 1, "storageClass": "GLACIER_IR"}],
+        "noncurrentVersionExpiration": {"noncurrentDays": 7},
+    }
+    assert run_resource(POLICY, AWS_LIFECYCLE, {"rules": [rule]}, name="lc") == [
+        "S3 lifecycle configuration 'lc' lifecycle rule #0 moves noncurrent versions to GLACIER_IR after 1 "
+        "days "
+        "but expires them after 7 days, before GLACIER_IR's 90-day minimum storage duration ends (billed to "
+        "day 91); move them later or drop the transition"
+    ]
+
+
+def test_oss_ia_at_7_days_with_30_day_expiry_is_cost_insane() -> None:
+    props = {
+        "lifecycleRules": [
+            {
+                "id": "ckpt",
+                "enabled": True,
+                "transitions": [{"days": 7, "storageClass": "IA"}],
+                "expirations": [{"days": 30}],
+            }
+        ]
+    }
+    assert run_resource(POLICY, OSS_BUCKET, props, name="o") == [
+        "OSS bucket 'o' lifecycle rule ckpt moves objects to IA after 7 days but expires them after 30 days, "
+        "before IA's 30-day minimum storage duration ends (billed to day 37); move them later or drop the "
+        "transition"
+    ]
+    fine = {
+        "lifecycleRules": [
+            {
+                "enabled": True,
+                "transitions": [{"days": 7, "storageClass": "IA"}],
+                "expirations": [{"days": 60}],
+            }
+        ]
+    }
+    assert run_resource(POLICY, OSS_BUCKET, fine, name="o") == []
+
+
+def test_cos_archive() -> None:
+    props = {
+        "lifecycleRules": [
+            {"transitions": [{"days": 30, "storageClass": "ARCHIVE"}], "expiration": {"days": 90}}
+        ]
+    }
+    assert run_resource(POLICY, COS_BUCKET, props, name="c") == [
+        "COS bucket 'c' lifecycle rule #0 moves objects to ARCHIVE after 30 days but expires them after 90 "
+        "days, "
+        "before ARCHIVE's 90-day minimum storage duration ends (billed to day 120); move them later or drop "
+        "the transition"
+    ]
+    assert (
+        run_resource(
+            POLICY,
+            COS_BUCKET,
+            {
+                "lifecycleRules": [
+                    {"transitions": [{"days": 7, "storageClass": "STANDARD_IA"}], "expiration": {"days": 37}}
+                ]
+            },
+        )
+        == []
+    )
+
+
+def test_other_types_and_buckets_without_rules_pass() -> None:
+    assert run_resource(POLICY, "aws:ec2/instance:Instance", {}) == []
+    assert run_resource(POLICY, AWS_BUCKET, {}) == []
+
+
+def test_unknown_and_proxy() -> None:
+    rule = {**OUR_RULE, "transitions": [{"days": UNKNOWN, "storageClass": "GLACIER"}]}
+    found = run_resource(POLICY, AWS_LIFECYCLE, {"rules": [rule]}, proxied=True)
+    assert len(found) == 1
+    assert found[0].startswith("could not be judged at preview")
