@@ -1,0 +1,521 @@
+"""Run the policy pack's policies on a ResourceGraph with the real pulumi_policy argument types.
+
+This mirrors what `pulumi preview --policy-pack policies` does, so that a finding offline is a finding under
+the real engine and the other way round:
+
+- the Pulumi engine analyzes every registration that reaches its step generator: custom resources,
+  components, explicit providers, and the default providers it creates itself (`pulumi:providers:<pkg>`
+  named `default_<version>`, configured from the stack's `<pkg>:*` config). Offline programs never register
+  default providers, so they are synthesized here the same way;
+- each resource policy receives `ResourceValidationArgs` built as `_PolicyAnalyzerServicer.Analyze` builds
+  them: `unknown_checking_proxy(deserialize_properties(inputs))`, the resource options, its provider,
+  the policy's reconciled config and the stack tags;
+- each stack policy receives every resource as a `PolicyResource` whose parent, dependencies and property
+  dependencies point at the other `PolicyResource` objects. The engine sends resource *outputs* to stack
+  policies; in a preview those are the inputs plus what the provider computes, which the offline graph has
+  as synthetic mock outputs, so stack policies see the inputs overlaid with the recorded outputs;
+- numbers are floats, as every value that crosses the Analyzer protocol in a protobuf Struct is;
+- enforcement and config are reconciled like the Pulumi CLI (`gpufleet.policy_config`); disabled policies
+  do not run; `remediate` reports as mandatory; `not_applicable` is recorded, not reported; an
+  `UnknownValueError` that escapes a policy becomes the servicer's advisory "can't run policy" diagnostic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from importlib import metadata
+from inspect import isawaitable
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyCustomTimeouts,
+    PolicyProviderResource,
+    PolicyResource,
+    PolicyResourceOptions,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+from pulumi_policy.deserialize import deserialize_properties
+from pulumi_policy.policy import _NotApplicableError
+from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
+
+from gpufleet.graph import Resource, ResourceGraph
+from gpufleet.policy_config import resolve_policy_config
+from policies.rule import GfPolicy
+
+ENGINE = "crossguard"
+PACK_NAME = "gpufleet"
+# `PolicyPack` always reports this version over gRPC (the CLI reads the real one from PulumiPolicy.yaml);
+# the servicer's "can't run policy" message quotes it, so the offline message does too.
+SERVED_PACK_VERSION = "0.0.1"
+
+SEVERITY_ORDER = ("critical", "high", "medium", "low", "")
+ENFORCEMENT_ORDER = ("mandatory", "advisory")
+
+# pkg -> distribution that ships the provider SDK; its version names the default provider.
+_PROVIDER_DISTRIBUTIONS = {
+    "aws": "pulumi-aws",
+    "alicloud": "pulumi-alicloud",
+    "tencentcloud": "tencentcloud-iac-pulumi",
+    "kubernetes": "pulumi-kubernetes",
+    "random": "pulumi-random",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One violation, in the DESIGN.md output contract's shape."""
+
+    rule_id: str
+    policy: str
+    enforcement: str
+    severity: str
+    engine: str
+    urn: str
+    resource_type: str
+    message: str
+    remediation: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def sort_key(self) -> tuple[int, int, str, str, str]:
+        return (
+            ENFORCEMENT_ORDER.index(self.enforcement) if self.enforcement in ENFORCEMENT_ORDER else 2,
+            SEVERITY_ORDER.index(self.severity) if self.severity in SEVERITY_ORDER else 4,
+            self.rule_id,
+            self.urn,
+            self.message,
+        )
+
+
+@dataclass
+class StackResult:
+    stack: str
+    project: str
+    resources: int
+    violations: list[Finding] = field(default_factory=list)
+    not_applicable: list[dict[str, str]] = field(default_factory=list)
+    checkov: dict[str, Any] = field(
+        default_factory=lambda: {"passed": 0, "failed": 0, "findings": []}
+    )
+    cost: dict[str, Any] | None = None
+    stack_file: str | None = None
+
+    @property
+    def mandatory_violations(self) -> list[Finding]:
+        return [v for v in self.violations if v.enforcement == "mandatory"]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "stack": self.stack,
+            "project": self.project,
+            "resources": self.resources,
+            "violations": [v.to_json() for v in self.violations],
+            "checkov": self.checkov,
+            "cost": self.cost,
+        }
+
+
+# --- what the engine sends --------------------------------------------------------------------------
+
+
+def default_stack_tags(graph: ResourceGraph, *, description: str | None = None) -> dict[str, str]:
+    """The stack tags the CLI sends with `ConfigureStack`: project name and runtime, the project's
+    description, and every `pulumi:tags` config value (git metadata tags are the caller's to add)."""
+    tags: dict[str, str] = {"pulumi:project": graph.project, "pulumi:runtime": "python"}
+    if description:
+        tags["pulumi:description"] = description
+    configured = _config_object(graph.config.get("pulumi:tags"))
+    if isinstance(configured, Mapping):
+        tags.update({str(k): str(v) for k, v in configured.items()})
+    return tags
+
+
+def _config_object(value: Any) -> Any:
+    """Structured config arrives JSON-encoded (as the CLI passes it to programs) or already parsed."""
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    if isinstance(value, Mapping) and set(value) == {"value"}:
+        return _config_object(value["value"])
+    return value
+
+
+@cache
+def provider_version(package: str) -> str | None:
+    distribution = _PROVIDER_DISTRIBUTIONS.get(package, f"pulumi-{package}")
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def default_provider_name(package: str) -> str:
+    version = provider_version(package)
+    return "default_" + version.replace(".", "_").replace("-", "_") if version else "default"
+
+
+def default_provider(graph: ResourceGraph, package: str) -> Resource:
+    """The default provider the engine would create for `package`, configured from the stack's config."""
+    name = default_provider_name(package)
+    prefix = f"{package}:"
+    inputs: dict[str, Any] = {
+        key[len(prefix) :]: _config_object(value)
+        for key, value in sorted(graph.config.items())
+        if key.startswith(prefix)
+    }
+    version = provider_version(package)
+    if version:
+        inputs["version"] = version
+    token = f"pulumi:providers:{package}"
+    return Resource(
+        urn=f"urn:pulumi:{graph.stack}::{graph.project}::{token}::{name}",
+        type=token,
+        name=name,
+        custom=True,
+        inputs=inputs,
+        outputs=dict(inputs),
+    )
+
+
+class _Providers:
+    """Resolves each resource's provider: an explicit provider of the graph, else the default one."""
+
+    def __init__(self, graph: ResourceGraph) -> None:
+        self.graph = graph
+        self.defaults: dict[str, Resource] = {}
+
+    def lookup(self, reference: str) -> Resource | None:
+        found = self.graph.get(reference)
+        if found is None and "::" in reference:
+            # A provider reference is `<urn>::<id>`.
+            found = self.graph.get(reference.rsplit("::", 1)[0])
+        return found
+
+    def provider_of(self, resource: Resource) -> Resource | None:
+        if not resource.custom or resource.is_provider:
+            return None
+        if resource.provider:
+            explicit = self.lookup(resource.provider)
+            if explicit is not None:
+                return explicit
+        package = resource.package
+        if package not in self.defaults:
+            self.defaults[package] = default_provider(self.graph, package)
+        return self.defaults[package]
+
+
+def wire_form(value: Any) -> Any:
+    """A value as it arrives through a protobuf Struct: every number is a float (`22` -> `22.0`).
+
+    The engine sends properties and policy config as Structs, so a policy sees floats in production;
+    evaluating offline with the same types keeps `isinstance(x, int)` and `f"{x}"` behaving alike."""
+    kind = type(value)
+    # Exact-type checks first: this runs over every property of every resource.
+    if kind is str or kind is bool or kind is float or value is None:
+        return value
+    if kind is int:
+        return float(value)
+    if kind is dict:
+        return {k: wire_form(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [wire_form(v) for v in value]
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return float(value)
+    if isinstance(value, Mapping):
+        return {k: wire_form(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [wire_form(v) for v in value]
+    return value
+
+
+def _deserialized(values: Mapping[str, Any]) -> dict[str, Any]:
+    return deserialize_properties(wire_form(values))
+
+
+def resource_options(resource: Resource) -> PolicyResourceOptions:
+    return PolicyResourceOptions(
+        protect=resource.protect,
+        ignore_changes=[],
+        delete_before_replace=None,
+        aliases=[],
+        custom_timeouts=PolicyCustomTimeouts(0, 0, 0),
+        additional_secret_outputs=[],
+        parent=resource.parent or None,
+    )
+
+
+def provider_resource(provider: Resource | None) -> PolicyProviderResource | None:
+    if provider is None:
+        return None
+    return PolicyProviderResource(
+        provider.type,
+        unknown_checking_proxy(_deserialized(provider.inputs)),
+        provider.urn,
+        provider.name,
+    )
+
+
+def analyzed_resources(graph: ResourceGraph) -> tuple[list[Resource], dict[str, Resource | None]]:
+    """Every resource the engine would analyze (graph order, then synthesized default providers), with
+    each one's provider."""
+    providers = _Providers(graph)
+    provider_of = {r.urn: providers.provider_of(r) for r in graph.resources}
+    defaults = list(providers.defaults.values())
+    for provider in defaults:
+        provider_of[provider.urn] = None
+    return [*graph.resources, *defaults], provider_of
+
+
+def stack_props(resource: Resource) -> dict[str, Any]:
+    """What a stack policy sees of a resource: its inputs overlaid with its (synthetic) outputs."""
+    if not resource.outputs:
+        return dict(resource.inputs)
+    return {**resource.inputs, **resource.outputs}
+
+
+# --- evaluation --------------------------------------------------------------------------------------
+
+
+def _run(result: Any) -> None:
+    if result is not None and isawaitable(result):
+        loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(result)
+        finally:
+            loop.close()
+
+
+def _unknown_message(policy: GfPolicy, error: UnknownValueError) -> str:
+    return (
+        f"can't run policy '{policy.name}' from policy pack "
+        f"'{PACK_NAME}@v{SERVED_PACK_VERSION}' during preview: {error.message}"
+    )
+
+
+class _Reporter:
+    """A policy's `report_violation`. For a resource policy `resource_urn` is set to the analyzed resource
+    before each call: the engine attributes the violation to that resource whatever URN the policy passes;
+    a stack policy's violation carries the URN it reports ("" for the whole stack)."""
+
+    def __init__(
+        self, collector: _Collector, policy: GfPolicy, level: EnforcementLevel, types: Mapping[str, str]
+    ) -> None:
+        self.collector = collector
+        self.policy = policy
+        self.rule_id = policy.rule.id
+        self.enforcement = level.value
+        self.severity = policy.severity.value if policy.severity else ""
+        self.remediation = policy.remediation_steps or ""
+        self.types = types
+        self.resource_urn: str | None = None
+
+    def __call__(self, message: str, urn: str | None = None) -> None:
+        if message and not isinstance(message, str):
+            raise TypeError("Expected message to be a string")
+        if urn is not None and not isinstance(urn, str):
+            raise TypeError("Expected urn to be a string")
+        where = self.resource_urn if self.resource_urn is not None else (urn or "")
+        self.collector.findings.append(
+            Finding(
+                rule_id=self.rule_id,
+                policy=self.policy.name,
+                enforcement=self.enforcement,
+                severity=self.severity,
+                engine=ENGINE,
+                urn=where,
+                resource_type=self.types.get(where, ""),
+                message=message or self.policy.description,
+                remediation=self.remediation,
+            )
+        )
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.not_applicable: list[dict[str, str]] = []
+
+    def reporter(self, policy: GfPolicy, level: EnforcementLevel, types: Mapping[str, str]) -> _Reporter:
+        return _Reporter(self, policy, level, types)
+
+    def unknown(self, policy: GfPolicy, urn: str, resource_type: str, error: UnknownValueError) -> None:
+        self.findings.append(
+            Finding(
+                rule_id=policy.rule.id,
+                policy=policy.name,
+                enforcement=EnforcementLevel.ADVISORY.value,
+                severity=policy.severity.value if policy.severity else "",
+                engine=ENGINE,
+                urn=urn,
+                resource_type=resource_type,
+                message=_unknown_message(policy, error),
+                remediation=policy.remediation_steps or "",
+            )
+        )
+
+    def skipped(self, policy: GfPolicy, urn: str, reason: str) -> None:
+        self.not_applicable.append(
+            {"rule_id": policy.rule.id, "policy": policy.name, "urn": urn, "reason": reason}
+        )
+
+
+def evaluate_stack(
+    graph: ResourceGraph,
+    policies: Sequence[GfPolicy] | Iterable[GfPolicy],
+    policy_config: Mapping[str, Any] | None = None,
+    *,
+    stack_tags: Mapping[str, str] | None = None,
+) -> StackResult:
+    """Evaluate `policies` on `graph`; `policy_config` is Pulumi's policy-pack config shape.
+
+    Raises `gpufleet.policy_config.PolicyConfigError` for an invalid enforcement level or config value.
+    """
+    policy_list = list(policies)
+    resolved = resolve_policy_config(policy_list, policy_config)
+    tags = {**default_stack_tags(graph), **(stack_tags or {})}
+
+    active: list[tuple[GfPolicy, EnforcementLevel, dict[str, Any]]] = []
+    for policy in policy_list:
+        settings = resolved[policy.name]
+        if settings.enforcement == EnforcementLevel.DISABLED:
+            continue
+        level = settings.enforcement
+        if level == EnforcementLevel.REMEDIATE:
+            level = EnforcementLevel.MANDATORY
+        active.append((policy, level, wire_form(settings.properties)))
+
+    resources, provider_of = analyzed_resources(graph)
+    types = {r.urn: r.type for r in resources}
+    collector = _Collector()
+
+    resource_policies = [(p, lvl, cfg) for p, lvl, cfg in active if isinstance(p, ResourceValidationPolicy)]
+    stack_policies = [(p, lvl, cfg) for p, lvl, cfg in active if isinstance(p, StackValidationPolicy)]
+
+    context = _Context(resources, provider_of, tags, types, collector)
+    if resource_policies:
+        _analyze_resources(context, resource_policies)
+    if stack_policies:
+        _analyze_stack(context, stack_policies)
+
+    collector.findings.sort(key=Finding.sort_key)
+    collector.not_applicable.sort(key=lambda n: (n["rule_id"], n["urn"], n["reason"]))
+    return StackResult(
+        stack=graph.stack,
+        project=graph.project,
+        resources=len(graph),
+        violations=collector.findings,
+        not_applicable=collector.not_applicable,
+    )
+
+
+@dataclass(frozen=True)
+class _Context:
+    resources: Sequence[Resource]
+    provider_of: Mapping[str, Resource | None]
+    stack_tags: Mapping[str, str]
+    types: Mapping[str, str]
+    collector: _Collector
+
+
+_Active = Sequence[tuple[GfPolicy, EnforcementLevel, dict[str, Any]]]
+
+
+def _analyze_resources(context: _Context, policies: _Active) -> None:
+    collector, types, stack_tags = context.collector, context.types, context.stack_tags
+    providers: dict[str, PolicyProviderResource | None] = {}
+    reporters = {policy.name: collector.reporter(policy, level, types) for policy, level, _ in policies}
+    for resource in context.resources:
+        # Built once per resource: the servicer rebuilds them per policy, but from the same request,
+        # so every policy sees equal values.
+        props = unknown_checking_proxy(_deserialized(resource.inputs))
+        opts = resource_options(resource)
+        provider = context.provider_of.get(resource.urn)
+        if provider is None:
+            provider_args = None
+        else:
+            if provider.urn not in providers:
+                providers[provider.urn] = provider_resource(provider)
+            provider_args = providers[provider.urn]
+        shared: dict[int, ResourceValidationArgs] = {}
+        for policy, _level, config in policies:
+            if not policy.has_validation():  # type: ignore[union-attr]
+                collector.skipped(policy, resource.urn, "Policy does not implement validate")
+                continue
+            key = id(config) if config else 0
+            args = shared.get(key)
+            if args is None:
+                args = ResourceValidationArgs(
+                    resource.type, props, resource.urn, resource.name, opts, provider_args, config or None,
+                    stack_tags,
+                )
+                shared[key] = args
+            report = reporters[policy.name]
+            report.resource_urn = resource.urn
+            try:
+                _run(policy.validate(args, report))  # type: ignore[arg-type]
+            except UnknownValueError as error:
+                collector.unknown(policy, resource.urn, resource.type, error)
+            except _NotApplicableError as error:
+                collector.skipped(policy, resource.urn, error.reason or "")
+
+
+def _analyze_stack(context: _Context, policies: _Active) -> None:
+    collector = context.collector
+    policy_resources = build_policy_resources(context.resources, context.provider_of)
+    for policy, level, config in policies:
+        args = StackValidationArgs(policy_resources, config or None, context.stack_tags)
+        report = collector.reporter(policy, level, context.types)
+        try:
+            _run(policy.validate(args, report))  # type: ignore[arg-type]
+        except UnknownValueError as error:
+            collector.unknown(policy, "", "", error)
+        except _NotApplicableError as error:
+            collector.skipped(policy, "", error.reason or "")
+
+
+def build_policy_resources(
+    resources: Sequence[Resource], provider_of: Mapping[str, Resource | None]
+) -> list[PolicyResource]:
+    """`PolicyResource` objects linked to each other, as `AnalyzeStack` builds them."""
+    providers: dict[str, PolicyProviderResource | None] = {}
+    by_urn: dict[str, PolicyResource] = {}
+    built: list[tuple[Resource, PolicyResource]] = []
+    for resource in resources:
+        provider = provider_of.get(resource.urn)
+        if provider is not None and provider.urn not in providers:
+            providers[provider.urn] = provider_resource(provider)
+        item = PolicyResource(
+            resource.type,
+            unknown_checking_proxy(_deserialized(stack_props(resource))),
+            resource.urn,
+            resource.name,
+            resource_options(resource),
+            providers.get(provider.urn) if provider is not None else None,
+            None,
+            [],
+            {},
+        )
+        by_urn[resource.urn] = item
+        built.append((resource, item))
+    for resource, item in built:
+        if resource.parent and resource.parent in by_urn:
+            item.parent = by_urn[resource.parent]
+        item.dependencies = [by_urn[d] for d in resource.dependencies if d in by_urn]
+        item.property_dependencies = {
+            key: [by_urn[d] for d in urns if d in by_urn]
+            for key, urns in resource.property_dependencies.items()
+        }
+    return [item for _, item in built]

@@ -1,0 +1,471 @@
+"""The policy pack's configuration: Pulumi's `--policy-pack-config` shape, validated and reconciled.
+
+The file format is the one `pulumi preview --policy-pack policies --policy-pack-config FILE` reads:
+
+    {"all": "mandatory",
+     "bucket-lifecycle": {"enforcementLevel": "advisory", "transition_days": 7},
+     "GF-AUD-002": {"min_days": 365}}
+
+Keys are policy names, `all`, or (a gpufleet convenience, rewritten to names on load) rule ids. A value
+is an enforcement level or an object with an optional `enforcementLevel` and the policy's config keys.
+
+Reconciliation follows the Pulumi CLI (`ReconcilePolicyPackConfig`): each policy starts from its own
+enforcement level and its schema defaults; then every layer (the pack's initial config, then the user's
+file, then command-line overrides) applies its `all` level first and its per-policy entries after.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pulumi_policy import EnforcementLevel
+
+from policies.rule import GfPolicy
+
+ENFORCEMENT_LEVELS = tuple(level.value for level in EnforcementLevel)
+ALL_KEY = "all"
+ENFORCEMENT_KEY = "enforcementLevel"
+DEFAULT_FILE_NAMES = ("policy-config.json", "policy-config.yaml", "policy-config.yml")
+
+PolicyConfig = dict[str, Any]
+"""Pulumi's shape: policy name (or `all`) -> enforcement level string or {enforcementLevel?, key: value}."""
+
+
+class PolicyConfigError(ValueError):
+    """Bad policy configuration: one line per problem naming the source, the key path and what is allowed."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+@dataclass(frozen=True)
+class ResolvedPolicyConfig:
+    """What one policy runs with after reconciliation."""
+
+    enforcement: EnforcementLevel
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+# --- schema checks -------------------------------------------------------------------------------
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list, tuple),
+    "object": (dict, Mapping),
+    "null": (type(None),),
+}
+
+
+def _is_type(value: Any, json_type: str) -> bool:
+    if json_type in ("integer", "number") and isinstance(value, bool):
+        return False
+    if json_type == "integer" and isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, _JSON_TYPES.get(json_type, (object,)))
+
+
+def _describe(schema: Mapping[str, Any]) -> str:
+    if "enum" in schema:
+        return "one of " + ", ".join(json.dumps(v) for v in schema["enum"])
+    json_type = schema.get("type")
+    if isinstance(json_type, list):
+        text = " or ".join(json_type)
+    elif json_type == "array" and isinstance(schema.get("items"), Mapping):
+        text = f"an array of {_describe(schema['items'])}"
+    else:
+        text = str(json_type or "any value")
+    bounds = []
+    if "minimum" in schema:
+        bounds.append(f">= {schema['minimum']}")
+    if "maximum" in schema:
+        bounds.append(f"<= {schema['maximum']}")
+    return text + (f" ({', '.join(bounds)})" if bounds else "")
+
+
+def schema_problems(value: Any, schema: Mapping[str, Any], path: str) -> list[str]:
+    """Type problems of `value` against the JSON-schema subset policy configs use (type, enum, items,
+    properties, additionalProperties, minimum, maximum)."""
+    problems: list[str] = []
+    json_type = schema.get("type")
+    if json_type is not None:
+        types = json_type if isinstance(json_type, list) else [json_type]
+        if not any(_is_type(value, t) for t in types):
+            return [f"{path}: {json.dumps(value, default=str)} is not allowed; expected {_describe(schema)}"]
+    if "enum" in schema and value not in schema["enum"]:
+        return [f"{path}: {json.dumps(value, default=str)} is not allowed; expected {_describe(schema)}"]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            problems.append(f"{path}: {value} is below the minimum {schema['minimum']}")
+        if "maximum" in schema and value > schema["maximum"]:
+            problems.append(f"{path}: {value} is above the maximum {schema['maximum']}")
+    if isinstance(value, list | tuple) and isinstance(schema.get("items"), Mapping):
+        for index, item in enumerate(value):
+            problems.extend(schema_problems(item, schema["items"], f"{path}[{index}]"))
+    if isinstance(value, Mapping):
+        properties = schema.get("properties") or {}
+        extra = schema.get("additionalProperties", True)
+        for key, item in value.items():
+            if key in properties:
+                problems.extend(schema_problems(item, properties[key], f"{path}.{key}"))
+            elif isinstance(extra, Mapping):
+                problems.extend(schema_problems(item, extra, f"{path}.{key}"))
+            elif extra is False:
+                allowed = ", ".join(sorted(properties)) or "none"
+                problems.append(f"{path}.{key}: unknown key; allowed keys: {allowed}")
+    return problems
+
+
+# --- names ---------------------------------------------------------------------------------------
+
+
+class _Index:
+    """Policy lookup by name or rule id."""
+
+    def __init__(self, policies: Iterable[GfPolicy]) -> None:
+        self.by_name: dict[str, GfPolicy] = {}
+        self.by_id: dict[str, GfPolicy] = {}
+        for policy in policies:
+            self.by_name[policy.name] = policy
+            rule = getattr(policy, "rule", None)
+            if rule is not None:
+                self.by_id[rule.id] = policy
+
+    def find(self, key: str) -> GfPolicy | None:
+        return self.by_name.get(key) or self.by_id.get(key) or self.by_id.get(key.upper())
+
+    def close_to(self, key: str) -> str:
+        candidates = [*self.by_name, *self.by_id]
+        close = difflib.get_close_matches(key, candidates, n=3, cutoff=0.6)
+        if not close:
+            close = difflib.get_close_matches(key.lower(), candidates, n=3, cutoff=0.4)
+        return f"did you mean {', '.join(close)}?" if close else "run `gpufleet rules` for the list"
+
+
+def _level_problem(value: Any, where: str) -> str | None:
+    if isinstance(value, EnforcementLevel):
+        return None
+    if isinstance(value, str) and value in ENFORCEMENT_LEVELS:
+        return None
+    allowed = ", ".join(ENFORCEMENT_LEVELS)
+    return f"{where}: {json.dumps(value, default=str)} is not an enforcement level; allowed: {allowed}"
+
+
+def _level(value: Any) -> EnforcementLevel:
+    return value if isinstance(value, EnforcementLevel) else EnforcementLevel(value)
+
+
+# --- loading and validation ------------------------------------------------------------------------
+
+
+def find_policy_config(project_dir: Path) -> Path | None:
+    """The project's policy config beside Pulumi.yaml, if it has one."""
+    for name in DEFAULT_FILE_NAMES:
+        candidate = project_dir / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def read_policy_config_file(path: Path) -> dict[str, Any]:
+    """Parse a policy config file (JSON, or YAML by extension) into a plain mapping."""
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise PolicyConfigError([f"{path}: cannot read the policy config ({error.strerror})"]) from None
+    if not text.strip():
+        return {}
+    try:
+        data = yaml.safe_load(text) if path.suffix.lower() in (".yaml", ".yml") else json.loads(text)
+    except json.JSONDecodeError as error:
+        expected = "expected an object of policy name -> config"
+        raise PolicyConfigError([f"{path}:{error.lineno}: invalid JSON ({error.msg}); {expected}"]) from None
+    except yaml.YAMLError as error:
+        expected = "expected a mapping of policy name -> config"
+        raise PolicyConfigError([f"{path}: invalid YAML ({error}); {expected}"]) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise PolicyConfigError(
+            [f"{path}: the top level is a {type(data).__name__}; expected an object of policy name -> config"]
+        )
+    return data
+
+
+def normalize_policy_config(
+    raw: Mapping[str, Any],
+    policies: Iterable[GfPolicy],
+    *,
+    source: str = "policy config",
+    strict_names: bool = True,
+) -> PolicyConfig:
+    """Validate `raw` against the policies and rewrite rule-id keys to policy names.
+
+    Every problem is collected and raised together as one PolicyConfigError. With `strict_names` off, keys
+    naming no known policy are dropped silently (as the Pulumi engine does) instead of reported.
+    """
+    index = _Index(policies)
+    problems: list[str] = []
+    result: PolicyConfig = {}
+    for key, value in raw.items():
+        if not isinstance(key, str):
+            problems.append(f"{source}: key {key!r} is not a string; expected a policy name or rule id")
+            continue
+        if key == ALL_KEY:
+            level = value.get(ENFORCEMENT_KEY) if isinstance(value, Mapping) else value
+            problem = _level_problem(level, f"{source}: {key}")
+            if problem:
+                problems.append(problem)
+                continue
+            extra = sorted(set(value) - {ENFORCEMENT_KEY}) if isinstance(value, Mapping) else []
+            if extra:
+                problems.append(f"{source}: all.{extra[0]}: unknown key; `all` takes a level only")
+                continue
+            result[ALL_KEY] = _level(level).value
+            continue
+        policy = index.find(key)
+        if policy is None:
+            if strict_names:
+                problems.append(f"{source}: {key}: no such policy or rule id; {index.close_to(key)}")
+            continue
+        name = policy.name
+        entry = _normalize_entry(value, policy, f"{source}: {key}", problems)
+        if entry is None:
+            continue
+        if name in result:
+            problems.append(f"{source}: {key}: configures policy {name} twice (by name and by rule id)")
+            continue
+        result[name] = entry
+    if problems:
+        raise PolicyConfigError(problems)
+    return result
+
+
+def _normalize_entry(value: Any, policy: GfPolicy, where: str, problems: list[str]) -> Any:
+    if not isinstance(value, Mapping):
+        problem = _level_problem(value, where)
+        if problem:
+            problems.append(problem)
+            return None
+        return _level(value).value
+    schema = policy.config_schema.properties if policy.config_schema else {}
+    entry: dict[str, Any] = {}
+    ok = True
+    for key, item in value.items():
+        if key == ENFORCEMENT_KEY:
+            problem = _level_problem(item, f"{where}.{key}")
+            if problem:
+                problems.append(problem)
+                ok = False
+            else:
+                entry[key] = _level(item).value
+            continue
+        if key not in schema:
+            allowed = ", ".join([ENFORCEMENT_KEY, *sorted(schema)])
+            problems.append(f"{where}.{key}: unknown config key; allowed: {allowed}")
+            ok = False
+            continue
+        found = schema_problems(item, schema[key], f"{where}.{key}")
+        if found:
+            problems.extend(found)
+            ok = False
+            continue
+        entry[key] = item
+    return entry if ok else None
+
+
+def load_policy_config(
+    path: Path | None,
+    policies: Iterable[GfPolicy],
+    *,
+    project_dir: Path | None = None,
+) -> PolicyConfig:
+    """The policy config from `path`, or the project's default file, or {} when there is none."""
+    if path is None and project_dir is not None:
+        path = find_policy_config(project_dir)
+    if path is None:
+        return {}
+    return normalize_policy_config(read_policy_config_file(path), policies, source=str(path))
+
+
+# --- command-line overrides ------------------------------------------------------------------------
+
+
+def _parse_value(text: str) -> Any:
+    """`365` -> 365, `true` -> True, `["a"]` -> list; anything that is not JSON stays a string."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def apply_overrides(
+    config: Mapping[str, Any],
+    policies: Iterable[GfPolicy],
+    *,
+    enforce: Sequence[str] = (),
+    set_values: Sequence[str] = (),
+) -> PolicyConfig:
+    """Apply `--enforce GF-COST-007=advisory`, `--enforce all=advisory` and `--set GF-AUD-002.min_days=365`.
+
+    Rule ids or policy names are accepted; nested config keys use dots
+    (`--set GF-COST-003.allowed.dev=[...]`).
+    `--enforce all=LEVEL` overrides every policy, including levels given per policy in the file.
+    """
+    policy_list = list(policies)
+    index = _Index(policy_list)
+    result: PolicyConfig = copy.deepcopy(dict(config))
+    problems: list[str] = []
+
+    for item in enforce:
+        target, sep, level = item.partition("=")
+        target, level = target.strip(), level.strip()
+        where = f"--enforce {item}"
+        if not sep or not target:
+            problems.append(f"{where}: expected POLICY=LEVEL (a rule id, a policy name or `all`)")
+            continue
+        problem = _level_problem(level, where)
+        if problem:
+            problems.append(problem)
+            continue
+        if target == ALL_KEY:
+            result[ALL_KEY] = level
+            # A command-line `all` beats per-policy levels from the file.
+            for name, entry in list(result.items()):
+                if isinstance(entry, Mapping):
+                    result[name] = {k: v for k, v in entry.items() if k != ENFORCEMENT_KEY}
+                elif name != ALL_KEY:
+                    del result[name]
+            continue
+        policy = index.find(target)
+        if policy is None:
+            problems.append(f"{where}: no such policy or rule id {target}; {index.close_to(target)}")
+            continue
+        entry = result.get(policy.name)
+        if isinstance(entry, Mapping):
+            result[policy.name] = {**entry, ENFORCEMENT_KEY: level}
+        else:
+            result[policy.name] = level
+
+    for item in set_values:
+        path, sep, text = item.partition("=")
+        where = f"--set {item}"
+        target, dot, key_path = path.strip().partition(".")
+        if not sep or not dot or not key_path:
+            problems.append(f"{where}: expected POLICY.KEY=VALUE (e.g. GF-AUD-002.min_days=365)")
+            continue
+        policy = index.find(target)
+        if policy is None:
+            problems.append(f"{where}: no such policy or rule id {target}; {index.close_to(target)}")
+            continue
+        schema = policy.config_schema.properties if policy.config_schema else {}
+        keys = key_path.split(".")
+        if keys[0] not in schema:
+            allowed = ", ".join(sorted(schema)) or "none (this policy takes no config)"
+            problems.append(f"{where}: {policy.name} has no config key {keys[0]}; allowed: {allowed}")
+            continue
+        value = _parse_value(text.strip())
+        entry = result.get(policy.name)
+        merged: dict[str, Any] = (
+            dict(entry) if isinstance(entry, Mapping) else ({ENFORCEMENT_KEY: entry} if entry else {})
+        )
+        if len(keys) == 1:
+            merged[keys[0]] = value
+        else:
+            current = copy.deepcopy(merged.get(keys[0], schema[keys[0]].get("default")))
+            if not isinstance(current, dict):
+                current = {}
+            cursor = current
+            for part in keys[1:-1]:
+                nxt = cursor.get(part)
+                if not isinstance(nxt, dict):
+                    nxt = {}
+                    cursor[part] = nxt
+                cursor = nxt
+            cursor[keys[-1]] = value
+            merged[keys[0]] = current
+        found = schema_problems(merged[keys[0]], schema[keys[0]], f"{where}: {policy.name}.{keys[0]}")
+        if found:
+            problems.extend(found)
+            continue
+        result[policy.name] = merged
+
+    if problems:
+        raise PolicyConfigError(problems)
+    return result
+
+
+# --- reconciliation --------------------------------------------------------------------------------
+
+
+def resolve_policy_config(
+    policies: Iterable[GfPolicy],
+    *layers: Mapping[str, Any] | None,
+    pack_enforcement: EnforcementLevel = EnforcementLevel.ADVISORY,
+) -> dict[str, ResolvedPolicyConfig]:
+    """Each policy's enforcement level and config, as the Pulumi CLI reconciles them before `Configure`.
+
+    Keys naming no policy of `policies` are ignored (a file written for the whole pack may be applied to a
+    selection). Enforcement levels and config types are validated; problems raise PolicyConfigError.
+    """
+    policy_list = list(policies)
+    index = _Index(policy_list)
+    resolved: dict[str, tuple[EnforcementLevel, dict[str, Any]]] = {}
+    for policy in policy_list:
+        schema = policy.config_schema.properties if policy.config_schema else {}
+        defaults = {k: copy.deepcopy(v["default"]) for k, v in schema.items() if "default" in v}
+        resolved[policy.name] = (policy.enforcement_level or pack_enforcement, defaults)
+
+    problems: list[str] = []
+    for layer in layers:
+        if not layer:
+            continue
+        normalized = normalize_policy_config(layer, policy_list, strict_names=False)
+        if ALL_KEY in normalized:
+            level = _level(normalized[ALL_KEY])
+            resolved = {name: (level, props) for name, (_, props) in resolved.items()}
+        for name, entry in normalized.items():
+            if name == ALL_KEY:
+                continue
+            level, props = resolved[name]
+            if isinstance(entry, Mapping):
+                if ENFORCEMENT_KEY in entry:
+                    level = _level(entry[ENFORCEMENT_KEY])
+                props = {**props, **{k: v for k, v in entry.items() if k != ENFORCEMENT_KEY}}
+            else:
+                level = _level(entry)
+            resolved[name] = (level, props)
+
+    for name, (_, props) in resolved.items():
+        policy = index.by_name[name]
+        schema = policy.config_schema.properties if policy.config_schema else {}
+        for key, value in props.items():
+            if key in schema:
+                problems.extend(schema_problems(value, schema[key], f"{name}.{key}"))
+    if problems:
+        raise PolicyConfigError(problems)
+    return {name: ResolvedPolicyConfig(level, props) for name, (level, props) in resolved.items()}
+
+
+def to_initial_config(config: Mapping[str, Any]) -> dict[str, EnforcementLevel | dict[str, Any]]:
+    """The shape `PolicyPack(initial_config=...)` takes: enforcement levels as EnforcementLevel members."""
+    result: dict[str, EnforcementLevel | dict[str, Any]] = {}
+    for name, entry in config.items():
+        if isinstance(entry, Mapping):
+            converted = dict(entry)
+            if ENFORCEMENT_KEY in converted:
+                converted[ENFORCEMENT_KEY] = _level(converted[ENFORCEMENT_KEY])
+            result[name] = converted
+        else:
+            result[name] = _level(entry)
+    return result

@@ -1,0 +1,71 @@
+"""Serve the gpufleet policy pack to the Pulumi engine.
+
+The Pulumi CLI runs a Python pack as `python -u -m pulumi.policy <engine-address> <pack dir>` with the pack
+directory as the working directory: `runpy` executes this file with `policies/` (not the project root) on
+sys.path. The project root is added here so that `import policies` and `components.catalog` resolve.
+
+Only running this file builds the `PolicyPack` (which starts a gRPC server, prints its port and blocks);
+importing the `policies` package never does. The project's `policy-config.json` (beside Pulumi.yaml), when
+present, becomes the pack's initial config, so `pulumi preview --policy-pack policies` and
+`gpufleet check` judge with the same enforcement levels and settings.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+PACK_NAME = "gpufleet"
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+POLICY_CONFIG_FILE = PROJECT_ROOT / "policy-config.json"
+
+
+def _ensure_project_importable() -> None:
+    root = str(PROJECT_ROOT)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+
+
+def initial_config(path: Path, policies: list[Any]) -> dict[str, Any] | None:
+    """The project's policy config in `PolicyPack(initial_config=...)` form (rule ids become names)."""
+    from pulumi_policy import EnforcementLevel
+
+    if not path.is_file():
+        return None
+    raw = json.loads(path.read_text() or "{}")
+    names = {policy.rule.id: policy.name for policy in policies if hasattr(policy, "rule")}
+    config: dict[str, Any] = {}
+    for key, value in raw.items():
+        name = names.get(key, key)
+        if isinstance(value, dict):
+            entry = dict(value)
+            if "enforcementLevel" in entry:
+                entry["enforcementLevel"] = EnforcementLevel(entry["enforcementLevel"])
+            config[name] = entry
+        else:
+            config[name] = EnforcementLevel(value)
+    return config
+
+
+def serve() -> None:
+    from pulumi_policy import EnforcementLevel, Policy, PolicyPack
+
+    from policies.registry import default_registry
+
+    policies: list[Policy] = list(default_registry())
+    if not policies:
+        raise SystemExit("gpufleet policy pack: policies.registry.default_registry() holds no policies")
+    PolicyPack(
+        name=PACK_NAME,
+        policies=policies,
+        enforcement_level=EnforcementLevel.ADVISORY,
+        initial_config=initial_config(POLICY_CONFIG_FILE, policies),
+        description="gpufleet guardrails for hybrid GPU fleets",
+    )
+
+
+if __name__ == "__main__":
+    _ensure_project_importable()
+    serve()
