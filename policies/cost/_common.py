@@ -13,10 +13,30 @@ from policies.cost.pools import Pool, ResourceIndex, current_catalog, discover_p
 ENV_HINT = "tag it env=dev|staging|prod (or name the stack after its environment)"
 
 
+# The offline evaluator hands every stack policy the same resource list; the engine builds a fresh
+# one per policy. Keeping the list itself (not its id) makes reuse safe: a live list's identity
+# cannot be taken by another object, and a different list simply misses.
+_LAST: list[tuple[Any, Any, Any, bool, tuple[list[Pool], ResourceIndex]]] = []
+
+
 def stack_pools(args: StackValidationArgs, *, gpu_only: bool = True) -> tuple[list[Pool], ResourceIndex]:
+    """The stack's pools and its join index, built once per resource list."""
+    catalog = current_catalog()
+    tags = args.stack_tags
+    for resources, cached_catalog, cached_tags, cached_gpu_only, result in _LAST:
+        if (
+            resources is args.resources
+            and cached_catalog is catalog
+            and cached_tags is tags
+            and cached_gpu_only == gpu_only
+        ):
+            return list(result[0]), result[1]
     index = ResourceIndex(args.resources)
-    pools = discover_pools(args.resources, current_catalog(), args.stack_tags, gpu_only=gpu_only, index=index)
-    return pools, index
+    pools = discover_pools(args.resources, catalog, tags, gpu_only=gpu_only, index=index)
+    if len(_LAST) >= 2:
+        _LAST.pop(0)
+    _LAST.append((args.resources, catalog, tags, gpu_only, (pools, index)))
+    return list(pools), index
 
 
 def stack_environment(args: StackValidationArgs) -> str | None:
