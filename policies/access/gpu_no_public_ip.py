@@ -1,0 +1,146 @@
+"""GF-ACC-005: GPU instances get no public IP.
+
+A stack policy (GPU templates and elastic IP bindings are joins, see `policies.access.compute`):
+
+- AWS: `associatePublicIpAddress` on `aws:ec2/instance:Instance`, `spotInstanceRequest`,
+  `launchConfiguration`, spot fleet `launchSpecifications[]`; `networkInterfaces[].associatePublicIpAddress`
+  (a string "true") on `aws:ec2/launchTemplate:LaunchTemplate`; `aws:ec2/eip:Eip` (`instance`) and
+  `aws:ec2/eipAssociation:EipAssociation` (`instanceId`) bound to a GPU instance. An instance in a
+  subnet that maps public IPs on launch also gets one: that is a subnet setting, judged by GF-NET-003.
+- Alibaba Cloud: `internetMaxBandwidthOut` > 0 (which allocates a public IP) or the deprecated
+  `allocatePublicIp` on `alicloud:ecs/instance:Instance`, `ecsInstanceSet`, the launch templates and
+  `alicloud:ess/scalingConfiguration:ScalingConfiguration`; `alicloud:ecs/eipAssociation:EipAssociation`
+  (`instanceId`) bound to a GPU instance.
+- Tencent Cloud: `allocatePublicIp` on `tencentcloud:Instance/instance:Instance` and `Instance/set:Set`
+  (bandwidth alone assigns no address), `publicIpAssigned` on `tencentcloud:As/scalingConfig:ScalingConfig`,
+  `internetAccessible.publicIpAssigned` on `tencentcloud:Cvm/launchTemplate:LaunchTemplate`;
+  `tencentcloud:Eip/association:Association` (`instanceId`) bound to a GPU instance.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+from pulumi_policy.proxy import UnknownValueError
+
+from policies.access import compute as c
+from policies.access.gpu import is_gpu_type
+from policies.props import as_int, is_unknown, truthy
+from policies.rule import GfStackPolicy, Rule
+
+AWS_EIP = "aws:ec2/eip:Eip"
+AWS_EIP_ASSOCIATION = "aws:ec2/eipAssociation:EipAssociation"
+ALI_EIP_ASSOCIATION = "alicloud:ecs/eipAssociation:EipAssociation"
+TC_EIP_ASSOCIATION = "tencentcloud:Eip/association:Association"
+
+RULE = Rule(
+    id="GF-ACC-005",
+    name="gpu-no-public-ip",
+    description="GPU instances get no public IP.",
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation=(
+        "Keep GPU instances private and reach the internet through a NAT gateway. AWS: set "
+        "`associatePublicIpAddress: false` on the Instance/LaunchConfiguration and on LaunchTemplate "
+        "`networkInterfaces`, and bind no Eip to GPU instances. Alibaba: set `internetMaxBandwidthOut: 0` "
+        "on the ecs Instance, launch template or ess ScalingConfiguration and bind no EIP. Tencent: set "
+        "`allocatePublicIp: false` on the Instance, `publicIpAssigned: false` on the As ScalingConfig and "
+        "the Cvm LaunchTemplate `internetAccessible`, and bind no EIP."
+    ),
+    url="https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-instance-addressing.html",
+    checkov=("CKV_AWS_88",),
+)
+
+_BOOL = "bool"
+_BANDWIDTH = "bandwidth"
+
+# (path, kind): a truthy boolean, or a bandwidth above 0
+_PUBLIC: dict[str, tuple[tuple[str, str], ...]] = {
+    c.AWS_INSTANCE: (("associatePublicIpAddress", _BOOL),),
+    c.AWS_SPOT_INSTANCE: (("associatePublicIpAddress", _BOOL),),
+    c.AWS_LAUNCH_CONFIGURATION: (("associatePublicIpAddress", _BOOL),),
+    c.AWS_LAUNCH_TEMPLATE: (("networkInterfaces.*.associatePublicIpAddress", _BOOL),),
+    c.ALI_INSTANCE: (("internetMaxBandwidthOut", _BANDWIDTH), ("allocatePublicIp", _BOOL)),
+    c.ALI_INSTANCE_SET: (("internetMaxBandwidthOut", _BANDWIDTH),),
+    c.ALI_LAUNCH_TEMPLATE: (("internetMaxBandwidthOut", _BANDWIDTH),),
+    c.ALI_ECS_LAUNCH_TEMPLATE: (("internetMaxBandwidthOut", _BANDWIDTH),),
+    c.ALI_SCALING_CONFIGURATION: (("internetMaxBandwidthOut", _BANDWIDTH),),
+    c.TC_INSTANCE: (("allocatePublicIp", _BOOL),),
+    c.TC_INSTANCE_SET: (("allocatePublicIp", _BOOL),),
+    c.TC_SCALING_CONFIG: (("publicIpAssigned", _BOOL),),
+    c.TC_LAUNCH_TEMPLATE: (("internetAccessible.publicIpAssigned", _BOOL),),
+}
+
+_BINDINGS = (
+    (AWS_EIP, "Elastic IP", c.Link(("instance",), "instance", (c.AWS_INSTANCE,))),
+    (AWS_EIP_ASSOCIATION, "Elastic IP association", c.Link(("instanceId",), "instanceId", (c.AWS_INSTANCE,))),
+    (ALI_EIP_ASSOCIATION, "EIP association", c.Link(("instanceId",), "instanceId", (c.ALI_INSTANCE,))),
+    (TC_EIP_ASSOCIATION, "EIP association", c.Link(("instanceId",), "instanceId", (c.TC_INSTANCE,))),
+)
+
+_EXPECTED = "GPU instances get no public IP: keep them private behind NAT"
+
+
+def _public_settings(index: c.ComputeIndex, resource: Any) -> list[str]:
+    found = []
+    for path, kind in _PUBLIC[resource.resource_type]:
+        for value in c.values_at(index.p(resource), path):
+            if is_unknown(value):
+                raise UnknownValueError(value, [path])
+            if kind == _BOOL and truthy(value):
+                found.append(f"{path} is {str(value).lower()}")
+            elif kind == _BANDWIDTH and (as_int(value) or 0) > 0:
+                found.append(f"{path} is {as_int(value)} (a public IP with outbound bandwidth)")
+    return list(dict.fromkeys(found))
+
+
+def _judge_subject(index: c.ComputeIndex, resource: Any, report: ReportViolation) -> None:
+    found = _public_settings(index, resource)
+    if found and index.is_gpu(resource):
+        report(f"{index.describe(resource)} gets a public IP ({'; '.join(found)}); {_EXPECTED}", resource.urn)
+
+
+def _judge_spot_fleet(index: c.ComputeIndex, resource: Any, report: ReportViolation) -> None:
+    specs = index.p(resource).get("launchSpecifications")
+    for number, spec in enumerate(specs if isinstance(specs, list) else [], start=1):
+        if not isinstance(spec, dict) or not truthy(spec.get("associatePublicIpAddress")):
+            continue
+        instance_type = spec.get("instanceType")
+        if is_unknown(instance_type):
+            raise UnknownValueError(str(instance_type), [f"launchSpecifications.{number - 1}.instanceType"])
+        if isinstance(instance_type, str) and is_gpu_type("aws", instance_type):
+            report(
+                f"EC2 spot fleet request '{resource.name}' launch specification {number} ({instance_type}) "
+                f"gets a public IP (associatePublicIpAddress is true); {_EXPECTED}",
+                resource.urn,
+            )
+
+
+def _judge_binding(
+    index: c.ComputeIndex, resource: Any, label: str, link: c.Link, report: ReportViolation
+) -> None:
+    instances, _ = index.follow(resource, link)
+    gpu = [instance for instance in instances if index.is_gpu(instance)]
+    if gpu:
+        names = ", ".join(index.describe(instance) for instance in gpu)
+        report(f"{label} '{resource.name}' gives {names} a public IP; {_EXPECTED}", resource.urn)
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    index = c.ComputeIndex(args.resources)
+    for token in _PUBLIC:
+        for resource in index.of_type(token):
+            c.judge_resource(report, resource.urn, partial(_judge_subject, index, resource, report))
+    for resource in index.of_type(c.AWS_SPOT_FLEET):
+        c.judge_resource(report, resource.urn, partial(_judge_spot_fleet, index, resource, report))
+    for token, label, link in _BINDINGS:
+        for resource in index.of_type(token):
+            c.judge_resource(
+                report, resource.urn, partial(_judge_binding, index, resource, label, link, report)
+            )
+
+
+POLICY = GfStackPolicy(RULE, validate)

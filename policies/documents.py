@@ -1,0 +1,282 @@
+"""Policy documents from any cloud, normalised into typed statements.
+
+Three dialects reach the pack, as JSON strings or as objects (proxied by the engine or not):
+
+- AWS IAM: `Version`, `Statement` (one object or a list), `Effect`, `Action`/`NotAction`,
+  `Resource`/`NotResource`, `Principal`/`NotPrincipal` (`"*"` or `{"AWS"|"Service"|"Federated"|
+  "CanonicalUser": str | [str]}`), `Condition` (`{operator: {key: value | [values]}}`).
+- Alibaba Cloud RAM: the same capitalised keys, `Version: "1"`, actions such as `oss:*`, principals
+  `{"Service": [...]}` / `{"RAM": [...]}` / `{"Federated": [...]}`.
+- Tencent Cloud CAM: lower-case keys (`version: "2.0"`, `statement`, `effect`, `action`, `resource`,
+  `principal` with `{"qcs": [...]}` / `{"service": [...]}`, `condition`).
+
+Keys are matched case-insensitively, so mixed spellings parse the same way. A document whose value
+is unknown at preview raises `UnknownValueError` (through `policies.props`); so does an unknown
+action list, because actions decide every rule that reads a document. Unknown resources and
+principals are references to other resources (an ARN, a role) and are kept as `UNKNOWN` markers: they
+are never a wildcard.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from pulumi_policy.proxy import UnknownValueError
+
+from policies.props import is_unknown, json_value
+
+UNKNOWN = "<unknown at preview>"
+"""Stands for a resource or principal whose value is an unknown reference at preview."""
+
+_PRINCIPAL_KINDS = {
+    "aws": "AWS",
+    "service": "Service",
+    "federated": "Federated",
+    "canonicaluser": "CanonicalUser",
+    "ram": "RAM",
+    "qcs": "qcs",
+    "acs": "acs",
+    "*": "*",
+}
+
+
+class DocumentError(ValueError):
+    """A document that is present but is not a policy document (bad JSON, no statements)."""
+
+
+@dataclass(frozen=True)
+class Principal:
+    """One principal: `kind` is AWS, Service, Federated, CanonicalUser, RAM, qcs, acs or `*`."""
+
+    kind: str
+    value: str
+
+    @property
+    def is_wildcard(self) -> bool:
+        """Anyone: `"*"`, `{"AWS": "*"}`, `{"qcs": ["*"]}` and the like (not a service name)."""
+        return self.value == "*" and self.kind != "Service"
+
+
+@dataclass(frozen=True)
+class Statement:
+    effect: str  # "allow" | "deny"
+    actions: tuple[str, ...] = ()
+    not_actions: tuple[str, ...] = ()
+    resources: tuple[str, ...] = ()
+    not_resources: tuple[str, ...] = ()
+    principals: tuple[Principal, ...] = ()
+    not_principals: tuple[Principal, ...] = ()
+    conditions: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    sid: str | None = None
+
+    @property
+    def is_allow(self) -> bool:
+        return self.effect == "allow"
+
+    def grants(self, action: str) -> bool:
+        """True when this statement's action set covers `action` (ignores effect and resources)."""
+        if self.not_actions:
+            return not any(action_matches(pattern, action) for pattern in self.not_actions)
+        return any(action_matches(pattern, action) for pattern in self.actions)
+
+    @property
+    def on_any_resource(self) -> bool:
+        """Resource `*` (or an all-wildcard ARN), or a NotResource (everything but a few)."""
+        if self.not_resources:
+            return True
+        return any(is_any_resource(resource) for resource in self.resources)
+
+    def condition_keys(self) -> set[str]:
+        """Condition keys, lower-cased (`aws:principalorgid`, `sts:externalid`, `qcs:ip`)."""
+        return {key.lower() for keys in self.conditions.values() for key in keys}
+
+
+@dataclass(frozen=True)
+class PolicyDocument:
+    dialect: str  # "aws" | "alicloud" | "tencentcloud"
+    version: str | None
+    statements: tuple[Statement, ...]
+
+    def allows(self) -> list[Statement]:
+        return [statement for statement in self.statements if statement.is_allow]
+
+
+def action_matches(pattern: str, action: str) -> bool:
+    """IAM-style wildcard match, case-insensitive: `s3:Put*` covers `s3:PutObject`, `*` covers all."""
+    if pattern == UNKNOWN:
+        return False
+    return _pattern(pattern).fullmatch(action) is not None
+
+
+@lru_cache(maxsize=1024)
+def _pattern(pattern: str) -> re.Pattern[str]:
+    parts = [".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern]
+    return re.compile("".join(parts), re.IGNORECASE)
+
+
+def is_wildcard_action(action: str) -> bool:
+    """`*` or `service:*` (also `*:*`): a whole service or everything."""
+    if action == "*":
+        return True
+    _, sep, name = action.partition(":")
+    return bool(sep) and name == "*"
+
+
+def is_any_resource(resource: str) -> bool:
+    """`*`, or an ARN whose every part after the partition is a wildcard (`acs:*:*:*:*`)."""
+    if resource == "*":
+        return True
+    parts = resource.split(":")
+    if parts[0] not in ("arn", "acs", "qcs") or len(parts) < 4:
+        return False
+    rest = parts[2:] if parts[0] == "arn" else parts[1:]
+    return all(part in ("*", "") for part in rest) and "*" in rest
+
+
+def _lower_keys(obj: Mapping[str, Any]) -> dict[str, Any]:
+    return {str(key).lower(): obj[key] for key in obj}
+
+
+def _strings(value: Any, path: str, *, decisive: bool) -> tuple[str, ...]:
+    """A single string or a list of strings; unknown entries raise (decisive) or become UNKNOWN."""
+    if value is None:
+        return ()
+    if is_unknown(value):
+        if decisive:
+            raise UnknownValueError(value, [path])
+        return (UNKNOWN,)
+    items = value if isinstance(value, Sequence) and not isinstance(value, str | bytes) else [value]
+    out: list[str] = []
+    for index, item in enumerate(items):
+        if is_unknown(item):
+            if decisive:
+                raise UnknownValueError(item, [f"{path}.{index}"])
+            out.append(UNKNOWN)
+        elif item is not None:
+            out.append(str(item))
+    return tuple(out)
+
+
+def _principals(value: Any, path: str) -> tuple[Principal, ...]:
+    if value is None:
+        return ()
+    if is_unknown(value):
+        return (Principal("unknown", UNKNOWN),)
+    if isinstance(value, str):
+        return (Principal("*", "*"),) if value == "*" else (Principal("AWS", value),)
+    if isinstance(value, Mapping):
+        out: list[Principal] = []
+        for key in value:
+            kind = _PRINCIPAL_KINDS.get(str(key).lower(), str(key))
+            for item in _strings(value[key], f"{path}.{key}", decisive=False):
+                out.append(Principal(kind, item))
+        return tuple(out)
+    out_list: list[Principal] = []
+    for item in _strings(value, path, decisive=False):
+        out_list.append(Principal("*", "*") if item == "*" else Principal("AWS", item))
+    return tuple(out_list)
+
+
+def _conditions(value: Any) -> dict[str, dict[str, tuple[str, ...]]]:
+    if not isinstance(value, Mapping):
+        return {}
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for operator in value:
+        body = value[operator]
+        if not isinstance(body, Mapping):
+            continue
+        out[str(operator)] = {str(key): _strings(body[key], str(key), decisive=False) for key in body}
+    return out
+
+
+def _statement(raw: Any, path: str) -> Statement:
+    if is_unknown(raw):
+        raise UnknownValueError(raw, [path])
+    if not isinstance(raw, Mapping):
+        raise DocumentError(f"{path} is not an object")
+    fields = _lower_keys(raw)
+    effect_value = fields.get("effect")
+    if is_unknown(effect_value):
+        raise UnknownValueError(str(effect_value), [f"{path}.Effect"])
+    # A statement without an effect is rejected by every cloud; reading it as an allow never
+    # hides a grant.
+    effect = "deny" if str(effect_value or "allow").strip().lower() == "deny" else "allow"
+    sid = fields.get("sid")
+    return Statement(
+        effect=effect,
+        actions=_strings(fields.get("action"), f"{path}.Action", decisive=True),
+        not_actions=_strings(fields.get("notaction"), f"{path}.NotAction", decisive=True),
+        resources=_strings(fields.get("resource"), f"{path}.Resource", decisive=False),
+        not_resources=_strings(fields.get("notresource"), f"{path}.NotResource", decisive=False),
+        principals=_principals(fields.get("principal"), f"{path}.Principal"),
+        not_principals=_principals(fields.get("notprincipal"), f"{path}.NotPrincipal"),
+        conditions=_conditions(fields.get("condition")),
+        sid=sid if isinstance(sid, str) else None,
+    )
+
+
+def _dialect(raw: Mapping[str, Any], fields: Mapping[str, Any], cloud: str | None) -> str:
+    if cloud:
+        return cloud
+    if "statement" in raw and "Statement" not in raw:
+        return "tencentcloud"
+    version = fields.get("version")
+    if version == "1":
+        return "alicloud"
+    return "aws"
+
+
+def parse_document(value: Any, path: str = "policy", cloud: str | None = None) -> PolicyDocument | None:
+    """The document at `value` (a JSON string or an object), or None when no document is given.
+
+    Raises `UnknownValueError` when the document or an action in it is unknown at preview, and
+    `DocumentError` when a value is given but is not a policy document.
+    """
+    if value is None or value == "":
+        return None
+    document = json_value(value, path)
+    if document is None:
+        raise DocumentError(f"the document at .{path} is not valid JSON")
+    if not isinstance(document, Mapping):
+        raise DocumentError(f"the document at .{path} is not a JSON object")
+    fields = _lower_keys(document)
+    statements_value = fields.get("statement")
+    if is_unknown(statements_value):
+        raise UnknownValueError(str(statements_value), [path, "Statement"])
+    if statements_value is None:
+        raise DocumentError(f"the document at .{path} has no Statement")
+    items = (
+        list(statements_value)
+        if isinstance(statements_value, Sequence) and not isinstance(statements_value, str | bytes)
+        else [statements_value]
+    )
+    statements = tuple(_statement(item, f"{path}.Statement.{i}") for i, item in enumerate(items))
+    version = fields.get("version")
+    return PolicyDocument(
+        dialect=_dialect(document, fields, cloud),
+        version=str(version) if version is not None and not is_unknown(version) else None,
+        statements=statements,
+    )
+
+
+def covered_actions(statement: Statement, actions: Iterable[str]) -> list[str]:
+    """Which of `actions` an allow `statement` grants (in the given order)."""
+    return [action for action in actions if statement.grants(action)]
+
+
+__all__ = [
+    "UNKNOWN",
+    "DocumentError",
+    "PolicyDocument",
+    "Principal",
+    "Statement",
+    "action_matches",
+    "covered_actions",
+    "is_any_resource",
+    "is_wildcard_action",
+    "parse_document",
+]

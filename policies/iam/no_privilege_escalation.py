@@ -1,0 +1,100 @@
+"""GF-IAM-006: no privilege-escalation actions granted to workload roles.
+
+AWS only. Judged on every AWS identity document (`aws:iam/policy`, `rolePolicy`, `userPolicy`,
+`groupPolicy`, Role `inlinePolicies`): the pack cannot tell a workload's policy from an
+administrator's, so an administrator policy that needs these actions takes a per-stack exemption.
+The actions are the well-known IAM escalation paths (Rhino Security Labs' list): changing policy
+versions and attachments, writing inline policies, minting credentials for other users, editing
+trust policies and permission boundaries, joining groups - on any resource - and `iam:PassRole` or
+`sts:AssumeRole` on every resource (`*`). Patterns (`iam:Put*`, `iam:*`, `*`) and NotAction count
+when they grant one of them. Alibaba Cloud and Tencent Cloud documents are not applicable.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
+
+from policies.documents import DocumentError, covered_actions
+from policies.iam import sources
+from policies.rule import GfResourcePolicy, Rule
+
+ESCALATION_ACTIONS = (
+    "iam:CreatePolicyVersion",
+    "iam:SetDefaultPolicyVersion",
+    "iam:AttachUserPolicy",
+    "iam:AttachGroupPolicy",
+    "iam:AttachRolePolicy",
+    "iam:PutUserPolicy",
+    "iam:PutGroupPolicy",
+    "iam:PutRolePolicy",
+    "iam:CreateAccessKey",
+    "iam:CreateLoginProfile",
+    "iam:UpdateLoginProfile",
+    "iam:AddUserToGroup",
+    "iam:UpdateAssumeRolePolicy",
+    "iam:DeleteRolePermissionsBoundary",
+    "iam:DeleteUserPermissionsBoundary",
+    "iam:PutRolePermissionsBoundary",
+    "iam:PutUserPermissionsBoundary",
+)
+ESCALATION_ON_ANY_RESOURCE = ("iam:PassRole", "sts:AssumeRole")
+
+_AWS_IDENTITY = frozenset(
+    {
+        sources.AWS_POLICY,
+        sources.AWS_ROLE_POLICY,
+        sources.AWS_USER_POLICY,
+        sources.AWS_GROUP_POLICY,
+        sources.AWS_ROLE,
+    }
+)
+_OTHER_IDENTITY = frozenset(set(sources.IDENTITY) - _AWS_IDENTITY)
+
+RULE = Rule(
+    id="GF-IAM-006",
+    name="no-privilege-escalation",
+    description=(
+        "No privilege-escalation actions (iam:PassRole on `*`, policy-version and attach actions, ...) "
+        "granted to workload roles."
+    ),
+    clouds=("aws",),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation=(
+        "Remove iam:CreatePolicyVersion, iam:SetDefaultPolicyVersion, iam:Attach*Policy, iam:Put*Policy, "
+        "iam:CreateAccessKey, login-profile, group-membership, trust-policy and permissions-boundary "
+        "actions from workload policies (aws.iam.Policy/RolePolicy `policy`, Role `inlinePolicies`), and "
+        "scope iam:PassRole and sts:AssumeRole to the role ARNs the workload really passes or assumes."
+    ),
+    url="https://rhinosecuritylabs.com/aws/aws-privilege-escalation-methods-mitigation/",
+    checkov=("CKV_AWS_286", "CKV_AWS_287"),
+)
+
+
+def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if args.resource_type in _OTHER_IDENTITY:
+        args.not_applicable("GF-IAM-006 is AWS-only: Alibaba RAM and Tencent CAM documents are not judged")
+    if args.resource_type not in _AWS_IDENTITY:
+        return
+    label = f"{sources.LABELS[args.resource_type]} '{args.name}'"
+    try:
+        located = sources.identity_documents(args.resource_type, args.props)
+    except DocumentError as error:
+        report(f"could not be judged: {label}: {error}", None)
+        return
+    for item in located:
+        for where, statement in item.statements():
+            if not statement.is_allow:
+                continue
+            granted = covered_actions(statement, ESCALATION_ACTIONS)
+            if statement.on_any_resource:
+                granted += [f"{a} on '*'" for a in covered_actions(statement, ESCALATION_ON_ANY_RESOURCE)]
+            if granted:
+                report(
+                    f"{label} {item.where} {where} grants privilege-escalation actions {', '.join(granted)}; "
+                    "workload policies must not be able to raise their own privileges",
+                    None,
+                )
+
+
+POLICY = GfResourcePolicy(RULE, validate)

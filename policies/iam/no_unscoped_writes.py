@@ -1,0 +1,68 @@
+"""GF-IAM-002: no Allow of write or permissions-management actions on `Resource: *` where the action
+supports resource-level scoping.
+
+Judged on every identity document (see `policies.iam.sources`). The actions that accept scoping come
+from the curated table in `policies.iam.scoped_actions`; an action pattern (`s3:Put*`) or NotAction
+counts when it grants a listed action. `Resource: *`, an all-wildcard ARN (`acs:*:*:*:*`) and
+`NotResource` count as every resource.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
+
+from policies.documents import DocumentError, covered_actions
+from policies.iam import sources
+from policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
+from policies.rule import GfResourcePolicy, Rule
+
+RULE = Rule(
+    id="GF-IAM-002",
+    name="no-unscoped-writes",
+    description=(
+        "No Allow of write or permissions-management actions on `Resource: *` where the action supports "
+        "resource-level scoping."
+    ),
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation=(
+        "Name the resources in `Resource` (bucket and object ARNs, key ARNs, role ARNs, log group ARNs; "
+        "`acs:oss:*:*:bucket/*` on Alibaba, `qcs::cos:...` on Tencent) for write and permissions actions; "
+        "keep `*` only for actions without resource-level scoping."
+    ),
+    url="https://docs.aws.amazon.com/service-authorization/latest/reference/reference_policies_actions-resources-contextkeys.html",
+    checkov=("CKV_AWS_355", "CKV_AWS_290", "CKV_AWS_289"),
+)
+
+_SHOWN = 5
+
+
+def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if args.resource_type not in sources.IDENTITY and args.resource_type != sources.AWS_ROLE:
+        return
+    label = f"{sources.LABELS[args.resource_type]} '{args.name}'"
+    try:
+        located = sources.identity_documents(args.resource_type, args.props)
+    except DocumentError as error:
+        report(f"could not be judged: {label}: {error}", None)
+        return
+    table = SCOPED_WRITE_ACTIONS[sources.cloud(args.resource_type)]
+    for item in located:
+        for where, statement in item.statements():
+            if not statement.is_allow or not statement.on_any_resource:
+                continue
+            granted = covered_actions(statement, table)
+            if not granted:
+                continue
+            shown = ", ".join(granted[:_SHOWN])
+            more = f" and {len(granted) - _SHOWN} more" if len(granted) > _SHOWN else ""
+            target = "NotResource (every other resource)" if statement.not_resources else "Resource '*'"
+            report(
+                f"{label} {item.where} {where} allows {shown}{more} on {target}; these actions accept "
+                "resource-level scoping: name the resources",
+                None,
+            )
+
+
+POLICY = GfResourcePolicy(RULE, validate)

@@ -1,0 +1,245 @@
+from __future__ import annotations
+
+import pytest
+
+from policies.access.no_ssh_rdp_ingress import POLICY, RULE
+
+from .helpers import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, check
+
+SG = "aws:ec2/securityGroup:SecurityGroup"
+SG_DEFAULT = "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup"
+SG_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
+INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+ALI_RULE = "alicloud:ecs/securityGroupRule:SecurityGroupRule"
+TC_RULE_SET = "tencentcloud:Security/groupRuleSet:GroupRuleSet"
+TC_RULE = "tencentcloud:Security/groupRule:GroupRule"
+TC_LITE = "tencentcloud:Security/groupLiteRule:GroupLiteRule"
+
+TAIL = "; allow no SSH or RDP from anywhere: reach instances through a session manager"
+
+
+def test_metadata() -> None:
+    assert RULE.id == "GF-ACC-001"
+    assert POLICY.name == "no-ssh-rdp-ingress"
+    assert RULE.defaults() == {"strict": False}
+    assert RULE.checkov == ("CKV_AWS_24", "CKV_AWS_25")
+
+
+# AWS inline security group
+def _https(**over: object) -> dict[str, object]:
+    rule: dict[str, object] = {"fromPort": 443, "toPort": 443, "protocol": "tcp", "cidrBlocks": ["0.0.0.0/0"]}
+    rule.update(over)
+    return rule
+
+
+def test_aws_security_group_compliant() -> None:
+    props = {
+        "ingress": [_https(), {"fromPort": 22, "toPort": 22, "protocol": "tcp", "cidrBlocks": ["10.0.0.0/8"]}]
+    }
+    assert check(POLICY, SG, props, "gpu") == []
+
+
+def test_aws_security_group_ssh_from_anywhere() -> None:
+    props = {"ingress": [_https(), _https(fromPort=22.0, toPort=22.0)]}
+    assert check(POLICY, SG, props, "gpu") == [
+        f"Security group 'gpu' allows SSH (TCP 22) ingress from 0.0.0.0/0 (ingress rule 2){TAIL}"
+    ]
+
+
+def test_aws_security_group_range_and_ipv6() -> None:
+    props = {"ingress": [_https(fromPort=0, toPort=65535, cidrBlocks=[], ipv6CidrBlocks=["::/0"])]}
+    assert check(POLICY, SG, props, "gpu") == [
+        f"Security group 'gpu' allows SSH (TCP 22) and RDP (3389) ingress from ::/0 (ingress rule 1){TAIL}"
+    ]
+
+
+def test_aws_all_protocols_cover_ssh_and_rdp_and_default_group() -> None:
+    props = {"ingress": [{"fromPort": 0, "toPort": 0, "protocol": "-1", "cidrBlocks": ["0.0.0.0/0"]}]}
+    assert check(POLICY, SG_DEFAULT, props, "default") == [
+        "Default security group 'default' allows SSH (TCP 22) and RDP (3389) ingress from 0.0.0.0/0 "
+        f"(ingress rule 1){TAIL}"
+    ]
+
+
+def test_aws_udp_3389_is_rdp_but_udp_22_is_not_ssh() -> None:
+    props = {"ingress": [_https(fromPort=22, toPort=3389, protocol="udp")]}
+    assert check(POLICY, SG, props, "gpu") == [
+        f"Security group 'gpu' allows RDP (3389) ingress from 0.0.0.0/0 (ingress rule 1){TAIL}"
+    ]
+
+
+def test_aws_security_group_source_group_passes_unless_strict() -> None:
+    props = {"ingress": [{"fromPort": 22, "toPort": 22, "protocol": "tcp", "securityGroups": ["sg-bastion"]}]}
+    assert check(POLICY, SG, props, "gpu") == []
+    assert check(POLICY, SG, props, "gpu", config={"strict": True}) == [
+        "Security group 'gpu' allows SSH (TCP 22) ingress from sg-bastion (ingress rule 1); allow no SSH or "
+        "RDP from any source: reach instances through a session manager"
+    ]
+
+
+def test_aws_security_group_rule_ingress_and_egress() -> None:
+    props = {
+        "type": "ingress",
+        "fromPort": 3389,
+        "toPort": 3389,
+        "protocol": "6",
+        "cidrBlocks": ["0.0.0.0/0"],
+    }
+    assert check(POLICY, SG_RULE, props, "rdp") == [
+        f"Security group rule 'rdp' allows RDP (3389) ingress from 0.0.0.0/0{TAIL}"
+    ]
+    assert check(POLICY, SG_RULE, {**props, "type": "egress"}, "rdp") == []
+
+
+def test_aws_ingress_rule_resource() -> None:
+    props = {"cidrIpv4": "0.0.0.0/0", "ipProtocol": "-1"}
+    assert check(POLICY, INGRESS_RULE, props, "all") == [
+        f"Security group ingress rule 'all' allows SSH (TCP 22) and RDP (3389) ingress from 0.0.0.0/0{TAIL}"
+    ]
+    assert (
+        check(POLICY, INGRESS_RULE, {"cidrIpv6": "::/0", "ipProtocol": "tcp", "fromPort": 443, "toPort": 443})
+        == []
+    )
+
+
+def test_aws_unknown_cidr_cannot_be_judged_and_proxy() -> None:
+    props = {
+        "type": "ingress",
+        "fromPort": 22,
+        "toPort": 22,
+        "protocol": "tcp",
+        "cidrBlocks": [UNKNOWN_STRING_VALUE],
+    }
+    expected = ["could not be judged at preview: the string value at .cidr can't be known during preview"]
+    assert check(POLICY, SG_RULE, props, "ssh") == expected
+    assert check(POLICY, SG_RULE, props, "ssh", proxy=True) == expected
+
+
+def test_aws_unknown_port_cannot_be_judged() -> None:
+    props = {"ingress": [_https(fromPort=UNKNOWN_NUMBER_VALUE)]}
+    assert check(POLICY, SG, props, "gpu", proxy=True) == [
+        "could not be judged at preview: the number value at .ingress.0.fromPort can't be known "
+        "during preview"
+    ]
+
+
+def test_proxy_violation() -> None:
+    props = {"ingress": [_https(fromPort=22, toPort=22)]}
+    assert check(POLICY, SG, props, "gpu", proxy=True) == [
+        f"Security group 'gpu' allows SSH (TCP 22) ingress from 0.0.0.0/0 (ingress rule 1){TAIL}"
+    ]
+
+
+def test_other_types_are_ignored() -> None:
+    assert check(POLICY, "aws:ec2/networkAcl:NetworkAcl", {"ingress": [_https(fromPort=22, toPort=22)]}) == []
+
+
+# Alibaba Cloud
+def _ali(**over: object) -> dict[str, object]:
+    rule: dict[str, object] = {
+        "type": "ingress",
+        "ipProtocol": "tcp",
+        "portRange": "443/443",
+        "cidrIp": "0.0.0.0/0",
+        "securityGroupId": "sg-1",
+    }
+    rule.update(over)
+    return rule
+
+
+def test_alicloud_compliant() -> None:
+    assert check(POLICY, ALI_RULE, _ali(), "https") == []
+    assert check(POLICY, ALI_RULE, _ali(portRange="22/22", cidrIp="192.168.0.0/16"), "ssh") == []
+
+
+@pytest.mark.parametrize(
+    ("over", "opened"),
+    [
+        ({"portRange": "22/22"}, "SSH (TCP 22)"),
+        ({"portRange": "1/65535"}, "SSH (TCP 22) and RDP (3389)"),
+        ({"ipProtocol": "all", "portRange": "-1/-1"}, "SSH (TCP 22) and RDP (3389)"),
+    ],
+)
+def test_alicloud_violations(over: dict[str, object], opened: str) -> None:
+    assert check(POLICY, ALI_RULE, _ali(**over), "r") == [
+        f"ECS security group rule 'r' allows {opened} ingress from 0.0.0.0/0{TAIL}"
+    ]
+
+
+def test_alicloud_drop_and_egress_never_violate() -> None:
+    assert check(POLICY, ALI_RULE, _ali(portRange="22/22", policy="drop")) == []
+    assert check(POLICY, ALI_RULE, _ali(portRange="22/22", type="egress")) == []
+
+
+def test_alicloud_ipv6_and_unknown_protocol() -> None:
+    assert check(POLICY, ALI_RULE, _ali(portRange="3389/3389", cidrIp=None, ipv6CidrIp="::/0"), "r") == [
+        f"ECS security group rule 'r' allows RDP (3389) ingress from ::/0{TAIL}"
+    ]
+    assert check(POLICY, ALI_RULE, _ali(ipProtocol=UNKNOWN_STRING_VALUE), "r", proxy=True) == [
+        "could not be judged at preview: the string value at .ipProtocol can't be known during preview"
+    ]
+
+
+# Tencent Cloud
+def _tc_ingress(**over: object) -> dict[str, object]:
+    rule: dict[str, object] = {"action": "ACCEPT", "cidrBlock": "0.0.0.0/0", "protocol": "TCP", "port": "443"}
+    rule.update(over)
+    return rule
+
+
+def test_tencent_rule_set_compliant() -> None:
+    props = {"securityGroupId": "sg-1", "ingresses": [_tc_ingress(), _tc_ingress(port="22", action="DROP")]}
+    assert check(POLICY, TC_RULE_SET, props, "set") == []
+
+
+@pytest.mark.parametrize(
+    ("over", "opened"),
+    [
+        ({"port": "22"}, "SSH (TCP 22)"),
+        ({"port": "20-25"}, "SSH (TCP 22)"),
+        ({"port": "80,3389"}, "RDP (3389)"),
+        ({"port": "ALL"}, "SSH (TCP 22) and RDP (3389)"),
+        ({"protocol": "ALL", "port": "ALL"}, "SSH (TCP 22) and RDP (3389)"),
+    ],
+)
+def test_tencent_rule_set_violations(over: dict[str, object], opened: str) -> None:
+    props = {"ingresses": [_tc_ingress(**over)]}
+    assert check(POLICY, TC_RULE_SET, props, "set") == [
+        f"Security group rule set 'set' allows {opened} ingress from 0.0.0.0/0 (ingress rule 1){TAIL}"
+    ]
+
+
+def test_tencent_rule_set_ipv6_with_proxy() -> None:
+    props = {"ingresses": [_tc_ingress(cidrBlock=None, ipv6CidrBlock="::/0", port="22")]}
+    assert check(POLICY, TC_RULE_SET, props, "set", proxy=True) == [
+        f"Security group rule set 'set' allows SSH (TCP 22) ingress from ::/0 (ingress rule 1){TAIL}"
+    ]
+
+
+def test_tencent_group_rule() -> None:
+    props = {
+        "type": "ingress",
+        "cidrIp": "0.0.0.0/0",
+        "ipProtocol": "TCP",
+        "portRange": "22",
+        "policy": "ACCEPT",
+    }
+    assert check(POLICY, TC_RULE, props, "r") == [
+        f"Security group rule 'r' allows SSH (TCP 22) ingress from 0.0.0.0/0{TAIL}"
+    ]
+    assert check(POLICY, TC_RULE, {**props, "policy": "DROP"}, "r") == []
+
+
+def test_tencent_lite_rule() -> None:
+    props = {"ingresses": ["ACCEPT#10.0.0.0/8#22#TCP", "DROP#0.0.0.0/0#22#TCP", "ACCEPT#0.0.0.0/0#ALL#ALL"]}
+    assert check(POLICY, TC_LITE, props, "lite") == [
+        f"Security group lite rule 'lite' allows SSH (TCP 22) and RDP (3389) ingress from 0.0.0.0/0 "
+        f"(ingress rule 3){TAIL}"
+    ]
+
+
+def test_tencent_unknown_port() -> None:
+    props = {"ingresses": [_tc_ingress(port=UNKNOWN_STRING_VALUE)]}
+    assert check(POLICY, TC_RULE_SET, props, "set") == [
+        "could not be judged at preview: the string value at .ingresses.0.port can't be known during preview"
+    ]

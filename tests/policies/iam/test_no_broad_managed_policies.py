@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+import pytest
+
+from policies.iam.no_broad_managed_policies import POLICY, RULE
+
+from .helpers import UNKNOWN_STRING_VALUE, check
+
+TAIL = "attach a least-privilege policy instead"
+
+
+def test_metadata() -> None:
+    assert RULE.id == "GF-IAM-003"
+    assert "AdministratorAccess" in RULE.defaults()["denied_policies"]
+
+
+@pytest.mark.parametrize(
+    ("token", "props", "label", "name"),
+    [
+        (
+            "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+            {"role": "r", "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"},
+            "IAM role policy attachment",
+            "AdministratorAccess",
+        ),
+        (
+            "aws:iam/policyAttachment:PolicyAttachment",
+            {"roles": ["r"], "policyArn": "arn:aws-cn:iam::aws:policy/job-function/PowerUserAccess"},
+            "IAM policy attachment",
+            "PowerUserAccess",
+        ),
+        (
+            "aws:iam/role:Role",
+            {
+                "managedPolicyArns": [
+                    "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore",
+                    "arn:aws:iam::aws:policy/IAMFullAccess",
+                ]
+            },
+            "IAM role",
+            "IAMFullAccess",
+        ),
+        (
+            "aws:iam/rolePolicyAttachmentsExclusive:RolePolicyAttachmentsExclusive",
+            {"roleName": "r", "policyArns": ["arn:aws:iam::aws:policy/AdministratorAccess"]},
+            "IAM role policy attachments",
+            "AdministratorAccess",
+        ),
+        (
+            "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment",
+            {"roleName": "r", "policyName": "AliyunOSSFullAccess", "policyType": "System"},
+            "RAM role policy attachment",
+            "AliyunOSSFullAccess",
+        ),
+        (
+            "tencentcloud:Cam/rolePolicyAttachmentByName:RolePolicyAttachmentByName",
+            {"roleName": "r", "policyName": "QCloudResourceFullAccess"},
+            "CAM role policy attachment",
+            "QCloudResourceFullAccess",
+        ),
+    ],
+)
+def test_broad_policies(token: str, props: dict[str, object], label: str, name: str) -> None:
+    assert check(POLICY, token, props, "x") == [
+        f"{label} 'x' attaches the broad managed policy {name!r}; {TAIL}"
+    ]
+
+
+def test_compliant() -> None:
+    attach = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
+    assert check(POLICY, attach, {"policyArn": "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"}) == []
+    # A customer policy that shares the name is judged by its document, not its name.
+    assert check(POLICY, attach, {"policyArn": "arn:aws:iam::123456789012:policy/AdministratorAccess"}) == []
+    assert check(POLICY, attach, {"policyArn": UNKNOWN_STRING_VALUE}, proxy=True) == []
+    ali = "alicloud:ram/userPolicyAttachment:UserPolicyAttachment"
+    assert check(POLICY, ali, {"policyName": "AliyunOSSFullAccess", "policyType": "Custom"}) == []
+
+
+def test_config_overrides_patterns() -> None:
+    attach = "aws:iam/userPolicyAttachment:UserPolicyAttachment"
+    props = {"policyArn": "arn:aws:iam::aws:policy/AmazonS3FullAccess"}
+    assert check(POLICY, attach, props) == []
+    assert check(POLICY, attach, props, "u", config={"denied_policies": ["Amazon*FullAccess"]}) == [
+        f"IAM user policy attachment 'u' attaches the broad managed policy 'AmazonS3FullAccess'; {TAIL}"
+    ]
+
+
+def test_unknown_policy_type_cannot_be_judged() -> None:
+    ali = "alicloud:ram/groupPolicyAttachment:GroupPolicyAttachment"
+    assert check(
+        POLICY, ali, {"policyName": "AdministratorAccess", "policyType": UNKNOWN_STRING_VALUE}, proxy=True
+    ) == ["could not be judged at preview: the string value at .policyType can't be known during preview"]

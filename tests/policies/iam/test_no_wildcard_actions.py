@@ -1,0 +1,98 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from policies.iam.no_wildcard_actions import POLICY, RULE
+
+from .helpers import UNKNOWN_STRING_VALUE, check
+
+AWS_POLICY = "aws:iam/policy:Policy"
+AWS_ROLE = "aws:iam/role:Role"
+ALI_POLICY = "alicloud:ram/policy:Policy"
+TC_POLICY = "tencentcloud:Cam/policy:Policy"
+
+
+def _aws(action: object, effect: str = "Allow") -> str:
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": effect, "Action": action, "Resource": "arn:aws:s3:::b/*"}],
+        }
+    )
+
+
+def test_metadata() -> None:
+    assert RULE.id == "GF-IAM-001"
+    assert POLICY.name == "no-wildcard-actions"
+    assert RULE.checkov == ("CKV_AWS_1", "CKV_AWS_62", "CKV_AWS_63")
+
+
+def test_aws_compliant() -> None:
+    assert check(POLICY, AWS_POLICY, {"policy": _aws(["s3:GetObject", "s3:PutObject"])}) == []
+    assert check(POLICY, AWS_POLICY, {"policy": _aws("s3:Get*")}) == []
+    assert check(POLICY, AWS_POLICY, {"policy": _aws("*", effect="Deny")}) == []
+
+
+@pytest.mark.parametrize(("action", "shown"), [("*", "'*'"), (["s3:GetObject", "s3:*"], "'s3:*'")])
+def test_aws_wildcards(action: object, shown: str) -> None:
+    assert check(POLICY, AWS_POLICY, {"policy": _aws(action)}, "p") == [
+        f"IAM policy 'p' policy statement 1 allows wildcard action {shown}; grant named actions only"
+    ]
+
+
+def test_aws_dict_document_and_not_action_with_proxy() -> None:
+    document = {"Statement": {"Sid": "All", "Effect": "Allow", "NotAction": "iam:*", "Resource": "*"}}
+    assert check(POLICY, AWS_POLICY, {"policy": document}, "p", proxy=True) == [
+        "IAM policy 'p' policy statement 'All' allows every action except 'iam:*' (Allow with NotAction); "
+        "list the allowed actions instead"
+    ]
+
+
+def test_aws_role_inline_policy() -> None:
+    props = {"assumeRolePolicy": "{}", "inlinePolicies": [{"name": "ckpt", "policy": _aws("s3:*")}]}
+    assert check(POLICY, AWS_ROLE, props, "r") == [
+        "IAM role 'r' inline policy 'ckpt' statement 1 allows wildcard action 's3:*'; grant "
+        "named actions only"
+    ]
+
+
+def test_alicloud_policy_document() -> None:
+    document = json.dumps(
+        {"Version": "1", "Statement": [{"Effect": "Allow", "Action": "oss:*", "Resource": "*"}]}
+    )
+    assert check(POLICY, ALI_POLICY, {"policyDocument": document}, "p") == [
+        "RAM policy 'p' policyDocument statement 1 allows wildcard action 'oss:*'; grant named actions only"
+    ]
+    assert check(POLICY, ALI_POLICY, {"document": document.replace("oss:*", "oss:GetObject")}, "p") == []
+
+
+def test_tencent_lower_case_document() -> None:
+    document = json.dumps(
+        {"version": "2.0", "statement": [{"effect": "allow", "action": ["cos:*"], "resource": ["*"]}]}
+    )
+    assert check(POLICY, TC_POLICY, {"document": document}, "p") == [
+        "CAM policy 'p' document statement 1 allows wildcard action 'cos:*'; grant named actions only"
+    ]
+
+
+def test_unknown_document_and_unknown_action() -> None:
+    assert check(POLICY, AWS_POLICY, {"policy": UNKNOWN_STRING_VALUE}, proxy=True) == [
+        "could not be judged at preview: the string value at .policy can't be known during preview"
+    ]
+    document = {"Statement": [{"Effect": "Allow", "Action": [UNKNOWN_STRING_VALUE], "Resource": "*"}]}
+    assert check(POLICY, AWS_POLICY, {"policy": document}) == [
+        "could not be judged at preview: the string value at .policy.Statement.0.Action.0 can't be known "
+        "during preview"
+    ]
+
+
+def test_invalid_json() -> None:
+    assert check(POLICY, AWS_POLICY, {"policy": "{not json"}, "p") == [
+        "could not be judged: IAM policy 'p': the document at .policy is not valid JSON"
+    ]
+
+
+def test_other_types_ignored() -> None:
+    assert check(POLICY, "aws:s3/bucketPolicy:BucketPolicy", {"policy": _aws("*")}) == []
