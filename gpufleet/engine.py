@@ -1,0 +1,520 @@
+"""The offline engine: run any Pulumi Python program in-process and record what it registers.
+
+The program runs as the Python language host runs it (working directory and `sys.path` at the
+program's directory, `__name__ == "__main__"`, config from the stack file), but against a recording
+resource monitor instead of the Pulumi engine. Every registration is captured from the full request
+the SDK sends (parent, dependencies, provider, component or custom) with its inputs in the engine's
+wire form: camelCase names, unknown and secret sentinels. Outputs come from `gpufleet.mocks` and are
+synthetic.
+
+Each run happens in its own `contextvars` context, event loop and working directory, with
+`sys.path`, `sys.argv` and the program's own modules restored afterwards, so several stacks can be
+run one after another in one process without leaking config or resources into each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import io
+import logging
+import os
+import re
+import runpy
+import sys
+import threading
+import traceback
+import warnings
+from collections.abc import Awaitable, Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import pulumi.resource as pulumi_resource
+import pulumi.runtime
+from google.protobuf import struct_pb2
+from pulumi.runtime import settings as pulumi_settings
+from pulumi.runtime.mocks import MockMonitor
+from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
+
+from gpufleet.graph import SECRET_SIG_KEY, UNKNOWN_STRING, Resource, ResourceGraph
+from gpufleet.mocks import FleetMocks, encode_documents
+from gpufleet.project import SECRET_PLACEHOLDER, Project, ProjectError, load_project, load_stack_config
+
+STACK_TYPE = "pulumi:pulumi:Stack"
+_RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
+_GPUFLEET_DIR = Path(__file__).resolve().parent
+
+# `pulumi.resource` functions every resource constructor calls, in program order.
+_CONSTRUCTION_HOOKS = ("register_resource", "read_resource")
+
+_PRINTED_LINES_KEPT = 20
+
+# The run mutates process-wide state (cwd, sys.path, sys.modules): one run at a time.
+_RUN_LOCK = threading.Lock()
+
+
+class EngineError(Exception):
+    """The program could not be run or failed; the message is one paragraph for the user."""
+
+
+# -- wire form -------------------------------------------------------------------------------------
+
+
+def _from_struct(value: Any) -> Any:
+    """A protobuf Struct value as JSON-like data, the way CrossGuard receives it."""
+    if isinstance(value, struct_pb2.Struct):
+        out = {k: _from_struct(v) for k, v in value.items()}
+        if out.get(SECRET_SIG_KEY) == _RESOURCE_SIG:
+            # A resource passed as an input: what a policy sees is its id (custom) or URN.
+            return out.get("id") or out.get("urn")
+        return out
+    if isinstance(value, struct_pb2.ListValue):
+        return [_from_struct(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _from_python(value: Any) -> Any:
+    """A value produced by the mocks as JSON-like data."""
+    if isinstance(value, dict):
+        return {str(k): _from_python(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_from_python(v) for v in value]
+    if isinstance(value, bool) or value is None or isinstance(value, str | int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    if isinstance(value, pulumi.Resource):
+        return getattr(value, "_name", None) or repr(value)
+    if type(value).__name__ == "Unknown":
+        return UNKNOWN_STRING
+    return str(value)
+
+
+def _provider_urn(reference: str) -> str | None:
+    """`<urn>::<id>` -> `<urn>`."""
+    if not reference:
+        return None
+    return reference.rsplit("::", 1)[0]
+
+
+# -- recording monitor -----------------------------------------------------------------------------
+
+
+@dataclass
+class _Record:
+    urn: str
+    type: str
+    name: str
+    custom: bool
+    inputs: dict[str, Any]
+    outputs: dict[str, Any] = field(default_factory=dict)
+    parent: str | None = None
+    dependencies: tuple[str, ...] = ()
+    property_dependencies: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    provider: str | None = None
+    id: str | None = None
+    protect: bool = False
+
+    def freeze(self) -> Resource:
+        return Resource(
+            urn=self.urn,
+            type=self.type,
+            name=self.name,
+            custom=self.custom,
+            inputs=self.inputs,
+            outputs=self.outputs,
+            parent=self.parent,
+            dependencies=self.dependencies,
+            property_dependencies=self.property_dependencies,
+            provider=self.provider,
+            id=self.id,
+            protect=self.protect,
+        )
+
+
+class RecordingMonitor(MockMonitor):
+    """A mock resource monitor that keeps the whole registration request, not only type/name/inputs."""
+
+    def __init__(self, mocks: FleetMocks) -> None:
+        super().__init__(mocks)
+        self.records: dict[str, _Record] = {}
+        self.stack_urn: str | None = None
+        self._lock = threading.Lock()
+
+    def make_urn(self, parent: str, type_: str, name: str) -> str:
+        """URNs as the Pulumi engine makes them: the parent's full type chain, without the root stack."""
+        if parent:
+            qualified = parent.split("::")[2]
+            if qualified != STACK_TYPE:
+                type_ = f"{qualified}${type_}"
+        stack, project = pulumi.get_stack(), pulumi.get_project()
+        return f"urn:pulumi:{stack}::{project}::{type_}::{name}"
+
+    def _keep(self, record: _Record) -> None:
+        with self._lock:
+            # A URN registered twice is a program error the real engine rejects; keep the first.
+            self.records.setdefault(record.urn, record)
+
+    def RegisterResource(self, request: Any) -> Any:
+        response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
+        urn = response.urn
+        inputs = _from_struct(request.object)
+        if request.type == STACK_TYPE:
+            self.stack_urn = urn
+            self._keep(_Record(urn=urn, type=STACK_TYPE, name=request.name, custom=False, inputs={}))
+            return response
+        registration = self.resources.get(urn)
+        state = _from_python(registration.state) if registration is not None else {}
+        self._keep(
+            _Record(
+                urn=urn,
+                type=request.type,
+                name=request.name,
+                custom=bool(request.custom),
+                inputs=inputs,
+                outputs={**encode_documents(inputs), **state},
+                parent=request.parent or None,
+                dependencies=tuple(dict.fromkeys(request.dependencies)),
+                property_dependencies={
+                    key: tuple(deps.urns)
+                    for key, deps in request.propertyDependencies.items()
+                    if deps.urns
+                },
+                provider=_provider_urn(request.provider),
+                id=(response.id or None) if request.custom else None,
+                protect=bool(getattr(request, "protect", False)),
+            )
+        )
+        return response
+
+    def ReadResource(self, request: Any) -> Any:
+        response = super().ReadResource(request)  # type: ignore[no-untyped-call]
+        registration = self.resources.get(response.urn)
+        state = _from_python(registration.state) if registration is not None else {}
+        self._keep(
+            _Record(
+                urn=response.urn,
+                type=request.type,
+                name=request.name,
+                custom=True,
+                inputs=_from_struct(request.properties),
+                outputs=state,
+                parent=request.parent or None,
+                dependencies=tuple(dict.fromkeys(request.dependencies)),
+                provider=_provider_urn(request.provider),
+                id=request.id or None,
+            )
+        )
+        return response
+
+    def RegisterResourceOutputs(self, request: Any) -> Any:
+        outputs = _from_struct(request.outputs)
+        with self._lock:
+            record = self.records.get(request.urn)
+            if record is not None:
+                record.outputs = outputs
+        return super().RegisterResourceOutputs(request)  # type: ignore[no-untyped-call]
+
+
+class _NoteHandler(logging.Handler):
+    """Collects the program's warnings and errors (pulumi.log) as graph notes."""
+
+    def __init__(self, notes: list[str]) -> None:
+        super().__init__(level=logging.WARNING)
+        self.notes = notes
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = " ".join(record.getMessage().split())
+        text = f"program {record.levelname.lower()}: {message}"
+        if text not in self.notes:
+            self.notes.append(text)
+
+
+# -- running a program -----------------------------------------------------------------------------
+
+
+def run_program(
+    project_dir: Path,
+    stack: str,
+    *,
+    config_overrides: Mapping[str, Any] | None = None,
+    stack_references: Mapping[str, Mapping[str, Any]] | None = None,
+) -> ResourceGraph:
+    """Run the Pulumi Python project in `project_dir` for `stack` and return what it registered.
+
+    `stack_references` gives outputs for `pulumi.StackReference(name)` by name; without it they
+    read as empty (and a note says so).
+    """
+    try:
+        project = load_project(Path(project_dir))
+        stack_config = load_stack_config(project, stack, config_overrides)
+    except ProjectError as exc:
+        raise EngineError(str(exc)) from None
+
+    encoded = stack_config.encoded()
+    mocks = FleetMocks(encoded, stack_references)
+    monitor = RecordingMonitor(mocks)
+    graph = ResourceGraph(project=project.name, stack=stack, config=dict(stack_config.values))
+    for key in stack_config.undecrypted:
+        graph.notes.append(
+            f"config {key} is a secret (secure:) that cannot be decrypted offline; "
+            f"the program read the placeholder {SECRET_PLACEHOLDER!r}"
+        )
+    if stack_config.environments:
+        graph.notes.append(
+            "the stack file imports Pulumi ESC environments "
+            f"({', '.join(stack_config.environments)}); their values are not available offline"
+        )
+    log_notes: list[str] = []
+
+    with _RUN_LOCK:
+        context = contextvars.copy_context()
+        run = _Run(project, stack, encoded, sorted(stack_config.secret_keys), mocks, monitor, log_notes)
+        context.run(_run_isolated, run)
+
+    # Registrations reach the monitor in an order that depends on thread timing; the graph lists
+    # them in the order the program constructed them, so two runs give the same graph.
+    position = {urn: index for index, urn in enumerate(run.program_order)}
+    records = list(monitor.records.values())
+    records.sort(key=lambda r: position.get(r.urn, len(position)))
+    for record in records:
+        graph.add(record.freeze())
+    if monitor.stack_urn and monitor.stack_urn in monitor.records:
+        graph.outputs = dict(monitor.records[monitor.stack_urn].outputs)
+    graph.notes.extend(n for n in mocks.notes if n not in graph.notes)
+    graph.notes.extend(n for n in log_notes if n not in graph.notes)
+    return graph
+
+
+@dataclass(frozen=True)
+class _Run:
+    project: Project
+    stack: str
+    config: dict[str, str]
+    secret_keys: list[str]
+    mocks: FleetMocks
+    monitor: RecordingMonitor
+    notes: list[str]
+    program_order: list[str] = field(default_factory=list)
+    """URNs in the order the program constructed them."""
+
+
+def _run_isolated(run: _Run) -> None:
+    """Run the program; called inside a fresh copy of the caller's contextvars context."""
+    project, stack = run.project, run.stack
+    program_dir = project.program_dir
+    target = str(program_dir) if project.main.is_dir() else str(project.program_file)
+
+    saved_cwd = Path.cwd()
+    saved_path = list(sys.path)
+    saved_argv = list(sys.argv)
+    saved_modules = set(sys.modules)
+    asyncio_logger = logging.getLogger("asyncio")
+    saved_asyncio_level = asyncio_logger.level
+    saved_loop: asyncio.AbstractEventLoop | None = None
+    with warnings.catch_warnings():
+        # Asking for the current loop when there is none is deprecated from Python 3.12 on.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with contextlib.suppress(RuntimeError):
+            saved_loop = asyncio.get_event_loop_policy().get_event_loop()
+
+    program_logger = logging.Logger(f"gpufleet.program.{project.name}.{stack}")
+    program_logger.addHandler(_NoteHandler(run.notes))
+
+    loop = asyncio.new_event_loop()
+    # Futures the SDK leaves failed after a program error would be logged when collected, long after
+    # the run; the error itself is reported once, as an EngineError.
+    loop.set_exception_handler(_ignore_unretrieved)
+    # The mock calls are short and hold the GIL: one worker thread is as fast as many.
+    loop.set_default_executor(ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpufleet-monitor"))
+    asyncio.set_event_loop(loop)
+    try:
+        os.chdir(program_dir)
+        # As the language host: a directory program runs via runpy with the directory on sys.path;
+        # a single-file program gets its directory on sys.path too, so sibling modules import.
+        if not project.main.is_dir():
+            sys.path.insert(0, str(program_dir))
+        sys.argv = [target]
+        asyncio_logger.setLevel(logging.CRITICAL)
+
+        pulumi_settings.reset_options(project=project.name, stack=stack, preview=False)
+        pulumi.runtime.set_all_config(run.config, run.secret_keys)
+
+        def program() -> Awaitable[None]:
+            runpy.run_path(target, run_name="__main__")
+            return _finish_stack()
+
+        printed = io.StringIO()
+        created: list[pulumi.Resource] = []
+        originals = {name: getattr(pulumi_resource, name) for name in _CONSTRUCTION_HOOKS}
+
+        def in_order(original: Callable[..., Any]) -> Callable[..., Any]:
+            def hook(res: pulumi.Resource, *args: Any, **kwargs: Any) -> Any:
+                created.append(res)
+                return original(res, *args, **kwargs)
+
+            return hook
+
+        for name, original in originals.items():
+            setattr(pulumi_resource, name, in_order(original))
+        try:
+            pulumi.runtime.set_mocks(
+                run.mocks,
+                project=project.name,
+                stack=stack,
+                preview=False,
+                logger=program_logger,
+                monitor=run.monitor,
+            )
+            # What the program prints must not mix into reports on stdout (`check --format json`).
+            with contextlib.redirect_stdout(printed):
+                loop.run_until_complete(run_pulumi_func(program))
+                loop.run_until_complete(wait_for_rpcs())
+            urns = loop.run_until_complete(
+                asyncio.gather(*(res.urn.future() for res in created), return_exceptions=True)
+            )
+            run.program_order.extend(urn for urn in urns if isinstance(urn, str))
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise _program_error(exc, project, project.stack_file(stack)) from None
+        finally:
+            for name, original in originals.items():
+                setattr(pulumi_resource, name, original)
+            lines = [line.rstrip() for line in printed.getvalue().splitlines() if line.strip()]
+            run.notes.extend(f"program printed: {line}" for line in lines[:_PRINTED_LINES_KEPT])
+            if len(lines) > _PRINTED_LINES_KEPT:
+                run.notes.append(f"program printed {len(lines) - _PRINTED_LINES_KEPT} more lines")
+    finally:
+        _close_loop(loop)
+        asyncio.set_event_loop(saved_loop)
+        asyncio_logger.setLevel(saved_asyncio_level)
+        os.chdir(saved_cwd)
+        sys.path[:] = saved_path
+        sys.argv[:] = saved_argv
+        _forget_program_modules(saved_modules, program_dir)
+
+
+def _ignore_unretrieved(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    if "never retrieved" not in str(context.get("message", "")):
+        loop.default_exception_handler(context)
+
+
+async def _finish_stack() -> None:
+    """Run a `pulumi.run` entry point if any, then register the stack outputs, as `run_in_stack` does.
+
+    `set_mocks` creates the root stack and registers its (then empty) outputs at once, before the
+    program has exported anything; here they are registered again with the program's exports.
+    """
+    root: Any = pulumi_settings.get_root_resource()
+    take = getattr(root, "_take_async_program", None)
+    entry: Callable[[], Awaitable[Mapping[str, Any] | None]] | None = take() if callable(take) else None
+    if entry is not None:
+        for name, value in (await entry() or {}).items():
+            pulumi.export(name, value)
+    if root is not None and hasattr(root, "_outputs_registered"):
+        root._outputs_registered = False
+        root._finish()
+
+
+def _close_loop(loop: asyncio.AbstractEventLoop) -> None:
+    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    loop.run_until_complete(loop.shutdown_default_executor())
+    loop.close()
+
+
+def _forget_program_modules(before: set[str], program_dir: Path) -> None:
+    """Drop modules the program imported from its own directory, so the next run imports them afresh."""
+    prefix = str(program_dir.resolve()) + os.sep
+    for name in [n for n in sys.modules if n not in before]:
+        module_file = getattr(sys.modules.get(name), "__file__", None)
+        if module_file and str(Path(module_file).resolve()).startswith(prefix):
+            del sys.modules[name]
+
+
+def _program_frame(exc: BaseException, project: Project) -> str:
+    """`file:line` of the innermost frame in the project's own code, outside any virtualenv."""
+    root = str(project.root) + os.sep
+    found = ""
+    for frame in traceback.extract_tb(exc.__traceback__):
+        filename = str(Path(frame.filename).resolve())
+        if filename.startswith(root) and "site-packages" not in filename:
+            found = f"{os.path.relpath(filename, project.root)}:{frame.lineno}"
+    return found
+
+
+def one_paragraph(text: str) -> str:
+    """Multi-line messages (a spec's list of problems) as one paragraph: `head: a; b; c`."""
+    lines = [" ".join(line.split()) for line in text.strip().splitlines() if line.strip()]
+    if len(lines) <= 1:
+        return lines[0] if lines else ""
+    return f"{lines[0]} {'; '.join(lines[1:])}"
+
+
+def _program_error(exc: BaseException, project: Project, stack_file: Path) -> BaseException:
+    program = os.path.relpath(project.program_file, project.root)
+    where = _program_frame(exc, project)
+    at = f" (at {where})" if where else ""
+    if isinstance(exc, SystemExit):
+        code = exc.code
+        if code is None or code == 0:
+            detail = "exited early (sys.exit) before finishing"
+        elif isinstance(code, int):
+            detail = f"exited (sys.exit) with status {code}"
+        else:
+            detail = f"exited (sys.exit): {code}"
+        return EngineError(f"the program {program} {detail}{at}; nothing was recorded past that point")
+    if isinstance(exc, pulumi.ConfigMissingError):
+        return EngineError(
+            f"the program {program} requires config {exc.key!r}{at}, which {stack_file} does not set; "
+            f"add it under `config:` in that file"
+        )
+    if isinstance(exc, pulumi.RunError):
+        return EngineError(f"the program {program} stopped with an error{at}: {one_paragraph(str(exc))}")
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        top = exc.name.split(".")[0]
+        local = (project.program_dir / top).exists() or (project.program_dir / f"{top}.py").exists()
+        if not local:
+            return EngineError(
+                f"the program {program} imports {exc.name!r}{at}, which is not installed; install it in "
+                f"this environment ({sys.executable}) and run again"
+            )
+    if _raised_in_gpufleet(exc):
+        # A fault of the engine itself, not of the program: keep the traceback for the bug report.
+        return exc
+    registering = _REGISTERING.findall(str(exc))
+    if registering:
+        # The SDK wraps a bad input once per resource on the way down; the innermost names the cause.
+        name, token = registering[-1]
+        innermost = str(exc).strip().splitlines()[-1]
+        cause = _RISEN.sub("", innermost).strip()
+        return EngineError(f"the program {program} failed{at} while registering {token} {name!r}: {cause}")
+    message = one_paragraph(str(exc)) or "(no message)"
+    return EngineError(f"the program {program} failed{at}: {type(exc).__name__}: {message}")
+
+
+_REGISTERING = re.compile(r"While processing resource: '([^']*)', type: '([^']*)'")
+_RISEN = re.compile(r"^\w+ has risen: ")
+
+
+def _raised_in_gpufleet(exc: BaseException) -> bool:
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return False
+    if Path(frames[-1].filename).resolve().is_relative_to(_GPUFLEET_DIR):
+        return True
+    mocks_file = _GPUFLEET_DIR / "mocks.py"
+    return any(Path(f.filename).resolve() == mocks_file for f in frames)
+
+
+__all__ = ["EngineError", "RecordingMonitor", "run_program"]
