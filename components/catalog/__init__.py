@@ -24,6 +24,8 @@ __all__ = [
     "CatalogError",
     "InstanceType",
     "Price",
+    "Purchase",
+    "ServicePrices",
     "UnknownInstanceType",
     "load_catalog",
     "parse_catalog",
@@ -84,6 +86,43 @@ class InstanceType:
         )
 
 
+@dataclass(frozen=True)
+class Purchase:
+    """What owning one instance's equivalent server costs, and how that figure was reached."""
+
+    price: Price
+    formula: str
+
+
+@dataclass(frozen=True)
+class ServicePrices:
+    """One cloud's list prices for what a fleet needs beside its GPUs (storage, NAT, VPN, transfer).
+
+    ``amounts`` keys: ``block_gib_month``, ``nat_gateway_hour``, ``vpn_connection_hour``,
+    ``transfer_out_gib`` and ``object_gib_month.<storage class>``.
+    """
+
+    cloud: str
+    currency: str
+    region: str
+    date: str
+    source: str
+    amounts: Mapping[str, float]
+    sources: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    confirmed: bool = True
+
+    def price(self, key: str) -> Price | None:
+        amount = self.amounts.get(key)
+        if amount is None:
+            return None
+        source = self.sources.get(key.split(".", 1)[0], self.source)
+        return Price(amount, self.currency, self.date, source, self.confirmed)
+
+    def object_classes(self) -> list[str]:
+        prefix = "object_gib_month."
+        return [key.removeprefix(prefix) for key in self.amounts if key.startswith(prefix)]
+
+
 class CatalogError(ValueError):
     """The catalogue data file is malformed; the message names the entry."""
 
@@ -109,6 +148,9 @@ class Catalog:
     rates_date: str
     rates_source: str
     _index: Mapping[tuple[str, str], InstanceType] = field(init=False, repr=False, compare=False)
+    gpu_street_prices: Mapping[str, Price] = field(default_factory=lambda: MappingProxyType({}))
+    host_price: Price | None = None
+    services: Mapping[str, ServicePrices] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         index = {(t.cloud, t.name): t for t in self.instance_types}
@@ -138,6 +180,30 @@ class Catalog:
             if currency not in self.per_usd:
                 raise KeyError(f"unknown currency {currency!r}; known: {', '.join(sorted(self.per_usd))}")
         return amount / self.per_usd[from_currency] * self.per_usd[to_currency]
+
+    def rate(self, from_currency: str, to_currency: str) -> float:
+        """Units of ``to_currency`` per unit of ``from_currency``."""
+        return self.convert(1.0, from_currency, to_currency)
+
+    def purchase_of(self, instance_type: InstanceType) -> Purchase | None:
+        """The price of owning the type's equivalent server: its quoted system price where it has one,
+        else ``gpu_count x street price of its GPU class + host price``; None when the class is unpriced."""
+        if instance_type.purchase is not None:
+            return Purchase(instance_type.purchase, "quoted system price")
+        card = self.gpu_street_prices.get(instance_type.gpu_class)
+        host = self.host_price
+        if card is None or host is None:
+            return None
+        amount = instance_type.gpu_count * card.amount + host.amount
+        formula = (
+            f"{instance_type.gpu_count} x {instance_type.gpu_class} at {card.amount:,.0f} "
+            f"+ host {host.amount:,.0f} {card.currency}"
+        )
+        price = Price(amount, card.currency, card.date, card.source, card.confirmed and host.confirmed)
+        return Purchase(price, formula)
+
+    def service(self, cloud: str) -> ServicePrices | None:
+        return self.services.get(cloud)
 
 
 def _require(entry: Mapping[str, Any], key: str, where: str) -> Any:
@@ -212,6 +278,60 @@ def _instance_type(entry: Mapping[str, Any], position: int) -> InstanceType:
     )
 
 
+def _purchase_formula(block: Any) -> tuple[dict[str, Price], Price | None]:
+    if not block:
+        return {}, None
+    where = "purchase_formula"
+    if not isinstance(block, Mapping):
+        raise CatalogError(f"{where}: must be a mapping")
+    cards = _require(block, "gpu_street_prices", where)
+    if not isinstance(cards, Mapping):
+        raise CatalogError(f"{where}.gpu_street_prices: must be a mapping of GPU class to amount")
+    prices = {
+        str(gpu_class): _price(block, amount, f"{where}.gpu_street_prices.{gpu_class}")
+        for gpu_class, amount in cards.items()
+    }
+    host = _price(block, _require(block, "host_price", where), f"{where}.host_price")
+    return prices, host
+
+
+def _services(block: Any) -> dict[str, ServicePrices]:
+    if not block:
+        return {}
+    if not isinstance(block, Mapping):
+        raise CatalogError("services: must be a mapping of cloud to prices")
+    found: dict[str, ServicePrices] = {}
+    for cloud, entry in block.items():
+        where = f"services.{cloud}"
+        if cloud not in CLOUDS:
+            raise CatalogError(f"{where}: unknown cloud {cloud!r}; known: {', '.join(CLOUDS)}")
+        if not isinstance(entry, Mapping):
+            raise CatalogError(f"{where}: must be a mapping")
+        currency = _require(entry, "currency", where)
+        if currency not in CURRENCIES:
+            raise CatalogError(f"{where}: unknown currency {currency!r}; known: {', '.join(CURRENCIES)}")
+        amounts: dict[str, float] = {}
+        for key in ("block_gib_month", "nat_gateway_hour", "vpn_connection_hour", "transfer_out_gib"):
+            if entry.get(key) is not None:
+                amounts[key] = _number(entry[key], where, key)
+        for storage_class, amount in (entry.get("object_gib_month") or {}).items():
+            key = f"object_gib_month.{storage_class}"
+            amounts[key] = _number(amount, where, key)
+        if any(amount < 0 for amount in amounts.values()):
+            raise CatalogError(f"{where}: prices must be >= 0")
+        found[str(cloud)] = ServicePrices(
+            cloud=str(cloud),
+            currency=str(currency),
+            region=str(_require(entry, "region", where)),
+            date=str(_require(entry, "date", where)),
+            source=str(_require(entry, "source", where)),
+            amounts=MappingProxyType(amounts),
+            sources=MappingProxyType({str(k): str(v) for k, v in (entry.get("sources") or {}).items()}),
+            confirmed=bool(entry.get("confirmed", True)),
+        )
+    return found
+
+
 def parse_catalog(data: Any) -> Catalog:
     """Validate the parsed data file and build a catalogue; raises CatalogError naming the bad entry."""
     if not isinstance(data, Mapping):
@@ -229,11 +349,15 @@ def parse_catalog(data: Any) -> Catalog:
         if (t.cloud, t.name) in seen:
             raise CatalogError(f"instance_types: {t.cloud} {t.name} is listed twice")
         seen.add((t.cloud, t.name))
+    street_prices, host_price = _purchase_formula(data.get("purchase_formula"))
     return Catalog(
         instance_types=types,
         per_usd=MappingProxyType(per_usd),
         rates_date=str(_require(rates, "date", "rates")),
         rates_source=str(_require(rates, "source", "rates")),
+        gpu_street_prices=MappingProxyType(street_prices),
+        host_price=host_price,
+        services=MappingProxyType(_services(data.get("services"))),
     )
 
 

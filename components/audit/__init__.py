@@ -1,0 +1,1 @@
+"""Audit trails, log retention and session logging, one module per cloud."""

@@ -1,0 +1,1 @@
+"""Budgets and spend alerts, one module per cloud."""

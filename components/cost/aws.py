@@ -1,0 +1,98 @@
+"""The fleet's monthly AWS budget with actual and forecast alerts at a percentage of its limit."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import pulumi
+import pulumi_aws as aws
+
+from components.identity.documents import Statement, document
+from components.tags import check_cost_tags
+
+
+@dataclass(frozen=True, kw_only=True)
+class FleetBudgetArgs:
+    monthly_limit: float
+    project: str
+    account_id: pulumi.Input[str]
+    kms_key_arn: pulumi.Input[str]
+    tags: Mapping[str, str]
+    currency: Literal["USD", "CNY"] = "USD"
+    alert_percent: float = 80
+    alert_emails: Sequence[str] = ()
+
+    def __post_init__(self) -> None:
+        problems = check_cost_tags(self.tags)
+        if self.monthly_limit <= 0:
+            problems.append(f"monthly_limit: {self.monthly_limit} must be positive")
+        if not 0 < self.alert_percent <= 100:
+            problems.append(f"alert_percent: {self.alert_percent} must be within 1..100")
+        if self.currency not in ("USD", "CNY"):
+            problems.append(f"currency: {self.currency!r} is not one of 'USD', 'CNY'")
+        if not self.project:
+            problems.append("project: the project tag value scopes the budget and cannot be empty")
+        if problems:
+            raise ValueError("FleetBudgetArgs: " + "; ".join(problems))
+
+
+class FleetBudget(pulumi.ComponentResource):
+    """A monthly COST budget filtered to the fleet's ``project`` cost-allocation tag (the tag must be
+    activated for cost allocation in the billing console), alerting at ``alert_percent`` of the limit on
+    actual and forecast spend, to a KMS-encrypted SNS topic (``-alerts``) that only Budgets may publish
+    to, plus any e-mail addresses given."""
+
+    budget_name: pulumi.Output[str]
+    alert_topic_arn: pulumi.Output[str]
+
+    def __init__(self, name: str, args: FleetBudgetArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("gpufleet:cost:FleetBudget", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        topic = aws.sns.Topic(
+            f"{name}-alerts", kms_master_key_id=args.kms_key_arn, tags=dict(args.tags), opts=child
+        )
+        aws.sns.TopicPolicy(
+            f"{name}-alerts-policy",
+            arn=topic.arn,
+            policy=document(
+                [
+                    Statement(
+                        sid="BudgetsPublishAlerts",
+                        principals={"Service": ["budgets.amazonaws.com"]},
+                        actions=("SNS:Publish",),
+                        resources=[topic.arn],
+                        conditions={"StringEquals": {"aws:SourceAccount": args.account_id}},
+                    )
+                ]
+            ),
+            opts=child,
+        )
+        notifications = [
+            aws.budgets.BudgetNotificationArgs(
+                notification_type=kind,
+                comparison_operator="GREATER_THAN",
+                threshold=args.alert_percent,
+                threshold_type="PERCENTAGE",
+                subscriber_sns_topic_arns=[topic.arn],
+                subscriber_email_addresses=list(args.alert_emails) or None,
+            )
+            for kind in ("ACTUAL", "FORECASTED")
+        ]
+        budget = aws.budgets.Budget(
+            f"{name}-budget",
+            budget_type="COST",
+            time_unit="MONTHLY",
+            limit_amount=f"{args.monthly_limit:.2f}",
+            limit_unit=args.currency,
+            cost_filters=[
+                aws.budgets.BudgetCostFilterArgs(name="TagKeyValue", values=[f"user:project${args.project}"])
+            ],
+            notifications=notifications,
+            tags=dict(args.tags),
+            opts=child,
+        )
+        self.budget_name = budget.name
+        self.alert_topic_arn = topic.arn
+        self.register_outputs({"budget_name": self.budget_name, "alert_topic_arn": self.alert_topic_arn})

@@ -1,0 +1,1 @@
+"""Least-privilege instance identities, one module per cloud."""

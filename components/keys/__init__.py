@@ -1,0 +1,1 @@
+"""Fleet encryption keys (customer-managed or BYOK), one module per cloud."""

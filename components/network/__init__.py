@@ -1,0 +1,1 @@
+"""Private networks for GPU pools, one module per cloud."""

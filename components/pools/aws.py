@@ -1,0 +1,266 @@
+"""A GPU burst pool on AWS: hardened launch template, mixed spot/on-demand Auto Scaling group,
+step scaling from GPU utilisation and queue depth, and an optional off-hours schedule."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_aws as aws
+
+from components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
+from components.pools.userdata import encoded_user_data
+from components.tags import check_cost_tags, with_tags
+
+# AWS Deep Learning Base AMI with the NVIDIA driver, CUDA and the CloudWatch agent.
+DLAMI_NAME_FILTER = "Deep Learning Base OSS Nvidia Driver GPU AMI (Amazon Linux 2023) *"
+ROOT_DEVICE = "/dev/xvda"
+IMDS_HOP_LIMIT = 2  # containers on the instance sit one hop further away than the host
+
+
+@dataclass(frozen=True, kw_only=True)
+class OffHours:
+    """Scale to zero at ``stop_cron`` and restore at ``start_cron``, both in ``timezone`` (IANA)."""
+
+    timezone: str
+    stop_cron: str
+    start_cron: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class GpuPoolArgs:
+    pool: str
+    instance_types: Sequence[str]
+    min_size: int
+    max_size: int
+    subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
+    security_group_id: pulumi.Input[str]
+    instance_profile_arn: pulumi.Input[str]
+    kms_key_arn: pulumi.Input[str]
+    tags: Mapping[str, str]
+    spot_percent: int = 100
+    on_demand_base: int = 0
+    scaling: ScalingRules = field(default_factory=ScalingRules)
+    off_hours: OffHours | None = None
+    disk_gib: int = 200
+    image_id: pulumi.Input[str] | None = None
+    agent_log_group_name: pulumi.Input[str] | None = None
+    region: str | None = None
+
+    def __post_init__(self) -> None:
+        problems = check_cost_tags(self.tags)
+        if not self.instance_types:
+            problems.append("instance_types: at least one instance type is needed")
+        if len(set(self.instance_types)) != len(self.instance_types):
+            problems.append("instance_types: duplicates")
+        if not 0 <= self.min_size <= self.max_size:
+            problems.append(f"size: need 0 <= min ({self.min_size}) <= max ({self.max_size})")
+        if not 0 <= self.spot_percent <= 100:
+            problems.append(f"spot_percent: {self.spot_percent} is not a percentage")
+        if not 0 <= self.on_demand_base <= self.max_size:
+            problems.append(f"on_demand_base: {self.on_demand_base} must be within 0..max ({self.max_size})")
+        if not 8 <= self.disk_gib <= 16_384:
+            problems.append(f"disk_gib: {self.disk_gib} is outside gp3's 8..16384 GiB")
+        problems.extend(f"scaling.{p}" for p in self.scaling.problems())
+        if problems:
+            raise ValueError(f"GpuPoolArgs({self.pool}): " + "; ".join(problems))
+
+
+class GpuPool(pulumi.ComponentResource):
+    """Children: ``-lt`` launch template (IMDSv2 only, hop limit 2, encrypted gp3 root volume with the
+    fleet key, no public IP, no key pair), ``-asg`` Auto Scaling group (spot share above an on-demand
+    base, price-capacity-optimized, one override per instance type), ``-scale-out``/``-scale-in`` step
+    policies, one alarm per compiled rule, and ``-stop``/``-start`` schedules when off-hours are set.
+    With ``agent_log_group_name`` the instances boot the CloudWatch agent that publishes the GPU metric
+    the alarms watch (:mod:`components.pools.userdata`)."""
+
+    asg_name: pulumi.Output[str]
+    launch_template_id: pulumi.Output[str]
+    alarms: tuple[AlarmSpec, ...]
+
+    def __init__(self, name: str, args: GpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("gpufleet:pools:GpuPool", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        rules = args.scaling
+        self.alarms = compile_alarms(rules)
+        tags = with_tags(args.tags, **{"gpufleet:pool": args.pool})
+        image_id = args.image_id
+        if image_id is None:
+            image_id = aws.ec2.get_ami_output(
+                most_recent=True,
+                owners=["amazon"],
+                region=args.region,
+                filters=[
+                    aws.ec2.GetAmiFilterArgs(name="name", values=[DLAMI_NAME_FILTER]),
+                    aws.ec2.GetAmiFilterArgs(name="architecture", values=["x86_64"]),
+                ],
+                opts=pulumi.InvokeOutputOptions(parent=self),
+            ).id
+        user_data = (
+            None
+            if args.agent_log_group_name is None
+            else pulumi.Output.from_input(args.agent_log_group_name).apply(encoded_user_data)
+        )
+
+        template = aws.ec2.LaunchTemplate(
+            f"{name}-lt",
+            description=f"gpufleet pool {args.pool}",
+            image_id=image_id,
+            update_default_version=True,
+            user_data=user_data,
+            region=args.region,
+            iam_instance_profile=aws.ec2.LaunchTemplateIamInstanceProfileArgs(arn=args.instance_profile_arn),
+            metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
+                http_endpoint="enabled",
+                http_tokens="required",
+                http_put_response_hop_limit=IMDS_HOP_LIMIT,
+                instance_metadata_tags="disabled",
+            ),
+            block_device_mappings=[
+                aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
+                    device_name=ROOT_DEVICE,
+                    ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
+                        volume_type="gp3",
+                        volume_size=args.disk_gib,
+                        encrypted="true",
+                        kms_key_id=args.kms_key_arn,
+                        delete_on_termination="true",
+                    ),
+                )
+            ],
+            network_interfaces=[
+                aws.ec2.LaunchTemplateNetworkInterfaceArgs(
+                    device_index=0,
+                    associate_public_ip_address="false",
+                    delete_on_termination="true",
+                    security_groups=[args.security_group_id],
+                )
+            ],
+            tag_specifications=[
+                aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=tags)
+                for kind in ("instance", "volume", "network-interface")
+            ],
+            tags=tags,
+            opts=child,
+        )
+
+        group = aws.autoscaling.Group(
+            f"{name}-asg",
+            min_size=args.min_size,
+            max_size=args.max_size,
+            vpc_zone_identifiers=args.subnet_ids,
+            region=args.region,
+            default_cooldown=rules.cooldown_s,
+            default_instance_warmup=rules.cooldown_s,
+            capacity_rebalance=args.spot_percent > 0,
+            health_check_type="EC2",
+            mixed_instances_policy=aws.autoscaling.GroupMixedInstancesPolicyArgs(
+                instances_distribution=aws.autoscaling.GroupMixedInstancesPolicyInstancesDistributionArgs(
+                    on_demand_base_capacity=args.on_demand_base,
+                    on_demand_percentage_above_base_capacity=100 - args.spot_percent,
+                    spot_allocation_strategy="price-capacity-optimized",
+                    on_demand_allocation_strategy="prioritized",
+                ),
+                launch_template=aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateArgs(
+                    launch_template_specification=aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateLaunchTemplateSpecificationArgs(
+                        launch_template_id=template.id, version=template.latest_version.apply(str)
+                    ),
+                    overrides=[
+                        aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateOverrideArgs(instance_type=t)
+                        for t in args.instance_types
+                    ],
+                ),
+            ),
+            tags=[
+                aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
+                for k, v in sorted(tags.items())
+            ],
+            opts=child,
+        )
+
+        policies = {
+            "out": aws.autoscaling.Policy(
+                f"{name}-scale-out",
+                autoscaling_group_name=group.name,
+                policy_type="StepScaling",
+                adjustment_type="ChangeInCapacity",
+                metric_aggregation_type="Average",
+                estimated_instance_warmup=rules.cooldown_s,
+                region=args.region,
+                step_adjustments=[
+                    aws.autoscaling.PolicyStepAdjustmentArgs(
+                        scaling_adjustment=1, metric_interval_lower_bound="0"
+                    )
+                ],
+                opts=child,
+            ),
+            "in": aws.autoscaling.Policy(
+                f"{name}-scale-in",
+                autoscaling_group_name=group.name,
+                policy_type="StepScaling",
+                adjustment_type="ChangeInCapacity",
+                metric_aggregation_type="Average",
+                estimated_instance_warmup=rules.cooldown_s,
+                region=args.region,
+                step_adjustments=[
+                    aws.autoscaling.PolicyStepAdjustmentArgs(
+                        scaling_adjustment=-1, metric_interval_upper_bound="0"
+                    )
+                ],
+                opts=child,
+            ),
+        }
+        for alarm in self.alarms:
+            dimension_value: pulumi.Input[str] = (
+                group.name if alarm.dimension == "AutoScalingGroupName" else args.pool
+            )
+            aws.cloudwatch.MetricAlarm(
+                f"{name}-{alarm.suffix}",
+                alarm_description=alarm.description,
+                namespace=alarm.namespace,
+                metric_name=alarm.metric_name,
+                dimensions={alarm.dimension: dimension_value},
+                statistic=alarm.statistic,
+                comparison_operator=alarm.comparison_operator,
+                threshold=alarm.threshold,
+                period=alarm.period_s,
+                evaluation_periods=alarm.evaluation_periods,
+                datapoints_to_alarm=alarm.evaluation_periods,
+                treat_missing_data=alarm.treat_missing_data,
+                alarm_actions=[policies[alarm.direction].arn],
+                region=args.region,
+                tags=tags,
+                opts=child,
+            )
+
+        if args.off_hours is not None:
+            hours = args.off_hours
+            aws.autoscaling.Schedule(
+                f"{name}-stop",
+                scheduled_action_name=f"{args.pool}-off-hours-stop",
+                autoscaling_group_name=group.name,
+                recurrence=hours.stop_cron,
+                time_zone=hours.timezone,
+                min_size=0,
+                max_size=0,
+                desired_capacity=0,
+                region=args.region,
+                opts=child,
+            )
+            aws.autoscaling.Schedule(
+                f"{name}-start",
+                scheduled_action_name=f"{args.pool}-off-hours-start",
+                autoscaling_group_name=group.name,
+                recurrence=hours.start_cron,
+                time_zone=hours.timezone,
+                min_size=args.min_size,
+                max_size=args.max_size,
+                desired_capacity=args.min_size,
+                region=args.region,
+                opts=child,
+            )
+
+        self.asg_name = group.name
+        self.launch_template_id = template.id
+        self.register_outputs({"asg_name": self.asg_name, "launch_template_id": self.launch_template_id})

@@ -1,0 +1,1 @@
+"""Encrypted checkpoint storage, one module per cloud."""

@@ -1,0 +1,137 @@
+"""A recording Pulumi mock for component tests: every registration is kept with its camelCase inputs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+import pytest
+
+ACCOUNT = "123456789012"
+REGION = "us-east-1"
+# Inputs whose values are JSON documents: the SDK declares them as strings.
+DOCUMENT_INPUTS = ("policy", "assumeRolePolicy", "content")
+
+
+@dataclass
+class Registration:
+    type: str
+    name: str
+    inputs: dict[str, Any]
+    custom: bool
+    parent: str | None = None
+
+
+def _arn(typ: str, name: str) -> str:
+    module = typ.split(":")[1].split("/", maxsplit=1)[0]
+    service = {"cloudwatch": "logs" if "logGroup" in typ else "cloudwatch"}.get(module, module)
+    return f"arn:aws:{service}:{REGION}:{ACCOUNT}:{typ.rsplit(':', maxsplit=1)[-1].lower()}/{name}"
+
+
+class RecordingMocks(pulumi.runtime.Mocks):
+    def __init__(self) -> None:
+        self.registrations: list[Registration] = []
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        self.registrations.append(Registration(args.typ, args.name, dict(args.inputs), bool(args.custom)))
+        outputs: dict[str, Any] = dict(args.inputs)
+        for key in DOCUMENT_INPUTS:
+            if isinstance(outputs.get(key), dict | list):
+                outputs[key] = json.dumps(outputs[key])
+        physical = outputs.get("name") or f"{args.name}-0a1b2c3"
+        outputs.setdefault("name", physical)
+        outputs.setdefault("arn", _arn(args.typ, physical))
+        if args.typ == "aws:s3/bucket:Bucket":
+            outputs.setdefault("bucket", physical)
+            outputs["arn"] = f"arn:aws:s3:::{physical}"
+        if args.typ == "aws:cloudwatch/logGroup:LogGroup":
+            outputs["arn"] = f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:{physical}"
+        if args.typ in ("aws:kms/key:Key", "aws:kms/externalKey:ExternalKey"):
+            outputs["keyId"] = f"{args.name}-key-id"
+            outputs["arn"] = f"arn:aws:kms:{REGION}:{ACCOUNT}:key/{args.name}-key-id"
+        if args.typ == "aws:ec2/launchTemplate:LaunchTemplate":
+            outputs["latestVersion"] = 1
+        if args.typ == "aws:ec2/vpcEndpoint:VpcEndpoint":
+            outputs["prefixListId"] = "pl-63a5400a"
+        return f"{args.name}-id", outputs
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        self.calls.append((args.token, dict(args.args)))
+        answers: dict[str, dict[str, Any]] = {
+            "aws:index/getCallerIdentity:getCallerIdentity": {
+                "accountId": ACCOUNT,
+                "arn": f"arn:aws:iam::{ACCOUNT}:user/ci",
+                "userId": "AIDA",
+                "id": ACCOUNT,
+            },
+            "aws:index/getPartition:getPartition": {
+                "partition": "aws",
+                "dnsSuffix": "amazonaws.com",
+                "id": "aws",
+            },
+            "aws:index/getRegion:getRegion": {"name": REGION, "region": REGION, "id": REGION},
+            "aws:index/getAvailabilityZones:getAvailabilityZones": {
+                "names": [f"{REGION}a", f"{REGION}b", f"{REGION}c"],
+                "zoneIds": ["use1-az1", "use1-az2", "use1-az4"],
+                "id": REGION,
+            },
+            "aws:ec2/getAmi:getAmi": {"id": "ami-0dlami000000000", "name": "Deep Learning Base AMI"},
+            "aws:ec2/getSubnet:getSubnet": {"id": args.args.get("id", "subnet-1"), "vpcId": "vpc-existing"},
+        }
+        return answers.get(args.token, {}), []
+
+    # Lookups used by the assertions.
+    def custom(self) -> list[Registration]:
+        return [r for r in self.registrations if r.custom]
+
+    def of_type(self, typ: str) -> list[Registration]:
+        return [r for r in self.registrations if r.type == typ]
+
+    def one(self, typ: str, name: str) -> Registration:
+        found = [r for r in self.registrations if r.type == typ and r.name == name]
+        assert len(found) == 1, f"expected one {typ} named {name}, found {len(found)}: " + ", ".join(
+            f"{r.type} {r.name}" for r in self.registrations
+        )
+        return found[0]
+
+    def names_by_type(self) -> list[tuple[str, str]]:
+        return sorted((r.type, r.name) for r in self.registrations)
+
+
+Runner = Callable[[Callable[[], Any]], RecordingMocks]
+
+
+@pytest.fixture
+def run_pulumi() -> Iterator[Runner]:
+    """Run ``build`` under fresh mocks and a fresh event loop, draining every registration."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    mocks = RecordingMocks()
+    pulumi.runtime.set_mocks(mocks, project="gpufleet", stack="test", preview=False)
+    pulumi.runtime.set_config("aws:region", REGION)
+
+    def run(build: Callable[[], Any]) -> RecordingMocks:
+        build()
+        loop.run_until_complete(pulumi.runtime.stack.wait_for_rpcs())
+        return mocks
+
+    yield run
+    # Outputs created outside ``run`` are tracked globally; leaving them would hang the next test's drain.
+    loop.run_until_complete(pulumi.runtime.stack.wait_for_rpcs())
+    loop.close()
+    asyncio.set_event_loop(None)
+
+
+def document(inputs: dict[str, Any], key: str = "policy") -> dict[str, Any]:
+    value = inputs[key]
+    parsed: dict[str, Any] = json.loads(value) if isinstance(value, str) else value
+    return parsed
+
+
+def statements_by_sid(inputs: dict[str, Any], key: str = "policy") -> dict[str, dict[str, Any]]:
+    return {s["Sid"]: s for s in document(inputs, key)["Statement"]}

@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+import pytest
+
+from components.identity.aws import InstanceIdentity, InstanceIdentityArgs, permission_statements
+from components.identity.documents import lint
+
+from .builders import ACCOUNT, KEY_ARN, REGION, TAGS
+from .conftest import Runner, document, statements_by_sid
+
+BUCKET_ARN = "arn:aws:s3:::ckpt"
+AGENT_LOGS = f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:/gpufleet/dev/agent"
+SESSION_LOGS = f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:/gpufleet/dev/sessions"
+
+
+def _args(**overrides: object) -> InstanceIdentityArgs:
+    values: dict[str, object] = {
+        "bucket_arn": BUCKET_ARN,
+        "kms_key_arns": [KEY_ARN],
+        "log_group_arns": [AGENT_LOGS, SESSION_LOGS],
+        "tags": TAGS,
+    }
+    values.update(overrides)
+    return InstanceIdentityArgs(**values)  # type: ignore[arg-type]
+
+
+def test_children(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(lambda: InstanceIdentity("id", _args()))
+    assert mocks.names_by_type() == [
+        ("aws:iam/instanceProfile:InstanceProfile", "id-profile"),
+        ("aws:iam/role:Role", "id-role"),
+        ("aws:iam/rolePolicy:RolePolicy", "id-permissions"),
+        ("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "id-ssm-core"),
+        ("gpufleet:identity:InstanceIdentity", "id"),
+    ]
+    assert mocks.of_type("aws:ec2/keyPair:KeyPair") == []
+
+
+def test_role_trusts_ec2_only_and_gets_session_manager(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(lambda: InstanceIdentity("id", _args()))
+    trust = document(mocks.one("aws:iam/role:Role", "id-role").inputs, "assumeRolePolicy")
+    assert trust["Statement"] == [
+        {
+            "Sid": "Ec2AssumesRole",
+            "Effect": "Allow",
+            "Action": ["sts:AssumeRole"],
+            "Principal": {"Service": ["ec2.amazonaws.com"]},
+        }
+    ]
+    attachment = mocks.one("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "id-ssm-core").inputs
+    assert attachment["policyArn"] == "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
+    assert attachment["role"] == "id-role-0a1b2c3"
+    assert (
+        mocks.one("aws:iam/instanceProfile:InstanceProfile", "id-profile").inputs["role"] == "id-role-0a1b2c3"
+    )
+
+
+def test_permissions_are_scoped_to_prefixes_key_and_log_groups(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(lambda: InstanceIdentity("id", _args()))
+    statements = statements_by_sid(mocks.one("aws:iam/rolePolicy:RolePolicy", "id-permissions").inputs)
+    assert {sid: (s["Action"], s["Resource"]) for sid, s in statements.items()} == {
+        "ListOwnPrefixes": (["s3:ListBucket"], [BUCKET_ARN]),
+        "ReadData": (["s3:GetObject"], [f"{BUCKET_ARN}/data/*"]),
+        "ReadWriteCheckpoints": (["s3:GetObject", "s3:PutObject"], [f"{BUCKET_ARN}/checkpoints/*"]),
+        "UseFleetKey": (["kms:Decrypt", "kms:GenerateDataKey", "kms:Encrypt"], [KEY_ARN]),
+        "WriteOwnLogs": (
+            ["logs:CreateLogStream", "logs:PutLogEvents"],
+            [AGENT_LOGS, SESSION_LOGS, f"{AGENT_LOGS}:log-stream:*", f"{SESSION_LOGS}:log-stream:*"],
+        ),
+        "FindLogGroups": (["logs:DescribeLogGroups"], ["*"]),
+        "PublishGpuMetrics": (["cloudwatch:PutMetricData"], ["*"]),
+    }
+    assert statements["ListOwnPrefixes"]["Condition"] == {
+        "StringLike": {"s3:prefix": ["data/*", "checkpoints/*"]}
+    }
+    assert statements["PublishGpuMetrics"]["Condition"] == {
+        "StringEquals": {"cloudwatch:namespace": "CWAgent"}
+    }
+
+
+def test_permission_statements_pass_the_linter(run_pulumi: Runner) -> None:
+    problems: list[str] = []
+    run_pulumi(lambda: problems.extend(lint(permission_statements(_args()))))
+    assert problems == []
+
+
+def test_args_reject_wildcard_prefixes_and_missing_keys() -> None:
+    with pytest.raises(ValueError) as raised:
+        _args(kms_key_arns=[], data_prefix="*")
+    assert str(raised.value) == (
+        "InstanceIdentityArgs: kms_key_arns: at least one key is needed to read encrypted checkpoints; "
+        "data_prefix: '*' must look like 'name/' without wildcards"
+    )

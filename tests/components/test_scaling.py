@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
+
+
+def test_defaults_compile_to_the_seed_thresholds() -> None:
+    assert compile_alarms(ScalingRules()) == (
+        AlarmSpec(
+            suffix="gpu-high",
+            direction="out",
+            namespace="CWAgent",
+            metric_name="nvidia_smi_utilization_gpu",
+            dimension="AutoScalingGroupName",
+            comparison_operator="GreaterThanThreshold",
+            threshold=70,
+            period_s=60,
+            evaluation_periods=5,
+        ),
+        AlarmSpec(
+            suffix="queue-deep",
+            direction="out",
+            namespace="gpufleet",
+            metric_name="QueueDepth",
+            dimension="Pool",
+            comparison_operator="GreaterThanThreshold",
+            threshold=10,
+            period_s=60,
+            evaluation_periods=5,
+            statistic="Maximum",
+        ),
+        AlarmSpec(
+            suffix="gpu-low",
+            direction="in",
+            namespace="CWAgent",
+            metric_name="nvidia_smi_utilization_gpu",
+            dimension="AutoScalingGroupName",
+            comparison_operator="LessThanThreshold",
+            threshold=30,
+            period_s=60,
+            evaluation_periods=30,
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    ("rules", "periods"),
+    [
+        (ScalingRules(out_for_s=60, in_for_s=60), (1, 1, 1)),
+        (ScalingRules(out_for_s=600, in_for_s=3600), (10, 10, 60)),
+        (ScalingRules(out_for_s=120, in_for_s=86_400), (2, 2, 1440)),
+    ],
+)
+def test_windows_become_evaluation_periods(rules: ScalingRules, periods: tuple[int, int, int]) -> None:
+    assert tuple(a.evaluation_periods for a in compile_alarms(rules)) == periods
+
+
+@pytest.mark.parametrize(
+    ("rules", "problem"),
+    [
+        (ScalingRules(gpu_util_in=70), "gpu_util_in (70) must be below gpu_util_out (70)"),
+        (ScalingRules(gpu_util_out=120), "gpu_util_out: 120 is not a percentage"),
+        (
+            ScalingRules(out_for_s=90),
+            "out_for_s: 90s must be a whole number of minutes between 60s and 1 day",
+        ),
+        (ScalingRules(in_for_s=90_000), "in_for_s: 90000s must be a whole number of minutes"),
+        (ScalingRules(out_for_s=600, in_for_s=300), "in_for_s must not be shorter than out_for_s"),
+        (ScalingRules(queue_out=-1), "queue_out: -1 must not be negative"),
+        (ScalingRules(cooldown_s=-5), "cooldown_s: -5 must not be negative"),
+    ],
+)
+def test_bad_rules_are_refused_with_the_field(rules: ScalingRules, problem: str) -> None:
+    with pytest.raises(ValueError, match="invalid scaling rules: ") as raised:
+        compile_alarms(rules)
+    assert problem in str(raised.value)
+
+
+@given(
+    out_minutes=st.integers(1, 60),
+    extra_minutes=st.integers(0, 600),
+    util_in=st.integers(0, 98),
+    gap=st.integers(1, 50),
+)
+def test_valid_rules_scale_in_slower_and_lower_than_out(
+    out_minutes: int, extra_minutes: int, util_in: int, gap: int
+) -> None:
+    rules = ScalingRules(
+        out_for_s=out_minutes * 60,
+        in_for_s=(out_minutes + extra_minutes) * 60,
+        gpu_util_in=util_in,
+        gpu_util_out=min(util_in + gap, 100),
+    )
+    high, queue, low = compile_alarms(rules)
+    assert low.threshold < high.threshold
+    assert low.evaluation_periods * low.period_s >= high.evaluation_periods * high.period_s
+    assert high.evaluation_periods * high.period_s == rules.out_for_s
+    assert queue.evaluation_periods == high.evaluation_periods
