@@ -1,0 +1,218 @@
+"""Buy versus rent, per GPU pool, with every number shown.
+
+Renting costs hourly price x hours x instances a month. Owning costs the purchase price spread over
+36 months, per hour of use: purchase / (36 months x 730 h x monthly utilisation). Consider buying when
+renting costs more than twice owning.
+
+Per pool, from its cost line:
+
+- instances: the busiest size the usage profile names (the servers one would have to own), or the
+  maximum size without a profile;
+- hours a month per instance: the pool's instance-hours a month / instances; utilisation = hours / 730;
+- hourly price: the pool's monthly estimate / its instance-hours, i.e. the on-demand and spot prices
+  blended by the pool's spot share, so renting equals the pool's monthly estimate;
+- purchase price: the catalogue's (a quoted system price, or gpu_count x card street price + host).
+
+Owning at that utilisation then costs instances x purchase / 36 a month; the ratio rent / own is the
+same whichever way it is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from components.catalog import Catalog, Price, load_catalog
+from gpufleet.cost import HOURS_PER_MONTH, CostReport, PoolLine, estimate_stack
+
+__all__ = [
+    "AMORTISATION_MONTHS",
+    "BUY_THRESHOLD",
+    "BuyVsRent",
+    "advise_stack",
+    "buy_vs_rent",
+    "render_advice_markdown",
+    "render_advice_text",
+]
+
+AMORTISATION_MONTHS = 36
+BUY_THRESHOLD = 2.0  # consider buying when renting costs more than this many times owning
+
+
+@dataclass(frozen=True)
+class BuyVsRent:
+    pool: str
+    instance_type: str
+    currency: str
+    hourly: float
+    hours_per_month: float
+    instances: float
+    utilisation: float
+    purchase: Price | None
+    purchase_converted: float | None
+    purchase_formula: str
+    rent_monthly: float
+    own_monthly: float | None
+    own_per_hour: float | None
+    verdict: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ratio(self) -> float | None:
+        if not self.own_monthly:
+            return None
+        return self.rent_monthly / self.own_monthly
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pool": self.pool,
+            "instance_type": self.instance_type,
+            "currency": self.currency,
+            "hourly": round(self.hourly, 4),
+            "hours_per_month": round(self.hours_per_month, 2),
+            "instances": self.instances,
+            "utilisation_percent": round(self.utilisation * 100, 2),
+            "purchase": None
+            if self.purchase is None
+            else {
+                "amount": self.purchase.amount,
+                "currency": self.purchase.currency,
+                "date": self.purchase.date,
+                "source": self.purchase.source,
+                "confirmed": self.purchase.confirmed,
+                "formula": self.purchase_formula,
+            },
+            "months": AMORTISATION_MONTHS,
+            "rent_monthly": round(self.rent_monthly, 2),
+            "own_monthly": None if self.own_monthly is None else round(self.own_monthly, 2),
+            "own_per_hour": None if self.own_per_hour is None else round(self.own_per_hour, 4),
+            "ratio": None if self.ratio is None else round(self.ratio, 3),
+            "verdict": self.verdict,
+            "notes": list(self.notes),
+        }
+
+
+def _advise(line: PoolLine, catalog: Catalog, currency: str) -> BuyVsRent:
+    instances = line.peak_size
+    notes: list[str] = []
+    if line.usage_hours == 0:
+        notes.append("no usage profile: utilisation assumes the pool at max size whenever it may run")
+    if instances <= 0 or line.instance_hours <= 0:
+        return BuyVsRent(
+            line.pool, line.instance_type, currency, 0.0, 0.0, instances, 0.0, None, None, "",
+            0.0, None, None, "nothing to buy: the pool does not run", tuple(notes),
+        )  # fmt: skip
+    hours = line.instance_hours / instances
+    utilisation = hours / HOURS_PER_MONTH
+    hourly = line.monthly_estimate / line.instance_hours
+    rent = hourly * hours * instances
+    instance_type = catalog.get(line.cloud, line.instance_type)
+    purchase = catalog.purchase_of(instance_type)
+    if purchase is None:
+        notes.append(f"the catalogue has no purchase price for GPU class {instance_type.gpu_class}")
+        return BuyVsRent(
+            line.pool, line.instance_type, currency, hourly, hours, instances, utilisation, None, None, "",
+            rent, None, None, "no purchase price", tuple(notes),
+        )  # fmt: skip
+    price = purchase.price
+    converted = catalog.convert(price.amount, price.currency, currency)
+    own_per_hour = converted / (AMORTISATION_MONTHS * HOURS_PER_MONTH * utilisation)
+    own = own_per_hour * hours * instances
+    if not price.confirmed:
+        notes.append(f"purchase price unconfirmed: check it on {price.source}")
+    verdict = "consider buying" if rent > BUY_THRESHOLD * own else "keep renting"
+    return BuyVsRent(
+        pool=line.pool,
+        instance_type=line.instance_type,
+        currency=currency,
+        hourly=hourly,
+        hours_per_month=hours,
+        instances=instances,
+        utilisation=utilisation,
+        purchase=price,
+        purchase_converted=converted,
+        purchase_formula=purchase.formula,
+        rent_monthly=rent,
+        own_monthly=own,
+        own_per_hour=own_per_hour,
+        verdict=verdict,
+        notes=tuple(notes),
+    )
+
+
+def buy_vs_rent(report: CostReport, catalog: Catalog | None = None) -> list[BuyVsRent]:
+    """The advice for every pool of a cost report, in the report's currency."""
+    catalog = catalog or load_catalog()
+    return [_advise(line, catalog, report.currency) for line in report.pools]
+
+
+def advise_stack(
+    graph: Any, *, catalog: Catalog | None = None, currency: str | None = None, source: str | None = None
+) -> list[BuyVsRent]:
+    """`gpufleet advise buy-vs-rent -s STACK`: price the stack, then advise per pool."""
+    catalog = catalog or load_catalog()
+    report = estimate_stack(graph, catalog=catalog, currency=currency, source=source)
+    return buy_vs_rent(report, catalog)
+
+
+def _n(value: float) -> str:
+    text = f"{value:,.2f}"
+    return text.removesuffix(".00")
+
+
+def _explain(row: BuyVsRent) -> list[str]:
+    c = row.currency
+    lines = [
+        f"rent: {row.hourly:.4f} {c}/h x {_n(row.hours_per_month)} h x {_n(row.instances)} instances "
+        f"= {_n(row.rent_monthly)} {c}/month"
+    ]
+    if row.purchase is not None and row.own_monthly is not None and row.own_per_hour is not None:
+        bought = f"{_n(row.purchase.amount)} {row.purchase.currency}"
+        if row.purchase.currency != c and row.purchase_converted is not None:
+            bought += f" = {_n(row.purchase_converted)} {c}"
+        lines.append(
+            f"own: purchase {bought} ({row.purchase_formula}) / ({AMORTISATION_MONTHS} months x "
+            f"{HOURS_PER_MONTH:g} h x {row.utilisation * 100:.1f}% utilisation) = "
+            f"{row.own_per_hour:.4f} {c} per hour used; x {_n(row.hours_per_month)} h "
+            f"x {_n(row.instances)} = {_n(row.own_monthly)} {c}/month"
+        )
+        ratio = row.ratio or 0.0
+        lines.append(
+            f"rent / own = {ratio:.2f} ({'more' if ratio > BUY_THRESHOLD else 'not more'} than "
+            f"{BUY_THRESHOLD:g}x): {row.verdict}"
+        )
+    else:
+        lines.append(row.verdict)
+    lines.extend(f"note: {note}" for note in row.notes)
+    return lines
+
+
+def render_advice_text(rows: Sequence[BuyVsRent], stack: str = "") -> str:
+    out = [f"buy versus rent for stack {stack or '?'} (consider buying when renting costs > 2x owning)"]
+    for row in rows:
+        out += ["", f"{row.pool} ({row.instance_type}): {row.verdict.upper()}"]
+        out += [f"  {line}" for line in _explain(row)]
+    if not rows:
+        out += ["", "no GPU pools found"]
+    return "\n".join(out) + "\n"
+
+
+def render_advice_markdown(rows: Sequence[BuyVsRent], stack: str = "") -> str:
+    out = [
+        f"### Buy versus rent: `{stack or '?'}`",
+        "",
+        "| pool | type | rent/month | own/month | rent/own | verdict |",
+        "| --- | --- | ---: | ---: | ---: | --- |",
+    ]
+    for row in rows:
+        own = "-" if row.own_monthly is None else f"{_n(row.own_monthly)} {row.currency}"
+        ratio = "-" if row.ratio is None else f"{row.ratio:.2f}"
+        out.append(
+            f"| {row.pool} | {row.instance_type} | {_n(row.rent_monthly)} {row.currency} | {own} | {ratio} "
+            f"| {row.verdict} |"
+        )
+    out.append("")
+    for row in rows:
+        out.append(f"- `{row.pool}`: " + "; ".join(_explain(row)))
+    return "\n".join(out) + "\n"
