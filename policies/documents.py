@@ -106,10 +106,22 @@ class PolicyDocument:
 
 
 def action_matches(pattern: str, action: str) -> bool:
-    """IAM-style wildcard match, case-insensitive: `s3:Put*` covers `s3:PutObject`, `*` covers all."""
+    """IAM-style wildcard match, case-insensitive: `s3:Put*` covers `s3:PutObject`, `*` covers all.
+
+    Tencent CAM writes actions as `name/cvm:RunInstances` as often as `cvm:RunInstances`: both forms
+    grant the same action, so the `name/` prefix is ignored on either side.
+    """
     if pattern == UNKNOWN:
         return False
-    return _pattern(pattern).fullmatch(action) is not None
+    return _pattern(_without_name_prefix(pattern)).fullmatch(_without_name_prefix(action)) is not None
+
+
+def _without_name_prefix(action: str) -> str:
+    size = len(_CAM_NAME_PREFIX)
+    return action[size:] if action[:size].lower() == _CAM_NAME_PREFIX else action
+
+
+_CAM_NAME_PREFIX = "name/"
 
 
 @lru_cache(maxsize=1024)

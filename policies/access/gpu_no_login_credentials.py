@@ -7,7 +7,9 @@ alone (it launches no GPU instance from this program). Credentials judged:
 
 - AWS: `keyName` on `aws:ec2/instance:Instance`, `aws:ec2/spotInstanceRequest:SpotInstanceRequest`,
   `aws:ec2/launchTemplate:LaunchTemplate`, `aws:ec2/launchConfiguration:LaunchConfiguration`, and
-  `launchSpecifications[].keyName` of `aws:ec2/spotFleetRequest:SpotFleetRequest`.
+  `launchSpecifications[].keyName` of `aws:ec2/spotFleetRequest:SpotFleetRequest`; and
+  `remoteAccess.ec2SshKey` of an `aws:eks/nodeGroup:NodeGroup` whose `instanceTypes` or `amiType`
+  (`*_GPU`, `*_NVIDIA`) make it a GPU node group.
 - Alibaba Cloud: `keyName`/`password`/`kmsEncryptedPassword` on `alicloud:ecs/instance:Instance`
   and `alicloud:ess/scalingConfiguration:ScalingConfiguration`; `keyPairName`/`password` on
   `alicloud:ecs/ecsInstanceSet:EcsInstanceSet`; `keyPairName` on `alicloud:ecs/launchTemplate` and
@@ -30,9 +32,11 @@ from pulumi_policy.proxy import UnknownValueError
 
 from policies.access import compute as c
 from policies.access.gpu import is_gpu_type
+from policies.network.gpu_types import is_gpu_ami_type
 from policies.props import is_unknown
 from policies.rule import GfStackPolicy, Rule
 
+AWS_EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 ALI_KEY_PAIR_ATTACHMENT = "alicloud:ecs/keyPairAttachment:KeyPairAttachment"
 ALI_ECS_KEY_PAIR_ATTACHMENT = "alicloud:ecs/ecsKeyPairAttachment:EcsKeyPairAttachment"
 
@@ -133,6 +137,27 @@ def _judge_spot_fleet(index: c.ComputeIndex, resource: Any, report: ReportViolat
             )
 
 
+def _judge_node_group(index: c.ComputeIndex, resource: Any, report: ReportViolation) -> None:
+    props = index.p(resource)
+    keys = c.values_at(props, "remoteAccess.ec2SshKey")
+    if not keys:
+        return
+    types = c.values_at(props, "instanceTypes.*")
+    ami_type = props.get("amiType")
+    for value in (*types, ami_type):
+        if is_unknown(value):
+            raise UnknownValueError(str(value), ["instanceTypes" if value is not ami_type else "amiType"])
+    gpu_types = [t for t in types if isinstance(t, str) and is_gpu_type("aws", t)]
+    if not gpu_types and not is_gpu_ami_type(ami_type):
+        return
+    shown = f" ({', '.join(gpu_types)})" if gpu_types else f" ({ami_type})"
+    report(
+        f"EKS node group '{resource.name}'{shown} has {_KEY} {c.display(keys[0])!r} "
+        f"(remoteAccess.ec2SshKey); {_EXPECTED}",
+        resource.urn,
+    )
+
+
 def _judge_attachment(index: c.ComputeIndex, resource: Any, report: ReportViolation) -> None:
     link = c.Link(("instanceIds.*",), "instanceIds", (c.ALI_INSTANCE,))
     instances, _ = index.follow(resource, link)
@@ -154,6 +179,8 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             c.judge_resource(report, resource.urn, partial(_judge_subject, index, resource, report))
     for resource in index.of_type(c.AWS_SPOT_FLEET):
         c.judge_resource(report, resource.urn, partial(_judge_spot_fleet, index, resource, report))
+    for resource in index.of_type(AWS_EKS_NODE_GROUP):
+        c.judge_resource(report, resource.urn, partial(_judge_node_group, index, resource, report))
     for resource in index.of_type(ALI_KEY_PAIR_ATTACHMENT, ALI_ECS_KEY_PAIR_ATTACHMENT):
         c.judge_resource(report, resource.urn, partial(_judge_attachment, index, resource, report))
 

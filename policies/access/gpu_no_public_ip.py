@@ -5,8 +5,10 @@ A stack policy (GPU templates and elastic IP bindings are joins, see `policies.a
 - AWS: `associatePublicIpAddress` on `aws:ec2/instance:Instance`, `spotInstanceRequest`,
   `launchConfiguration`, spot fleet `launchSpecifications[]`; `networkInterfaces[].associatePublicIpAddress`
   (a string "true") on `aws:ec2/launchTemplate:LaunchTemplate`; `aws:ec2/eip:Eip` (`instance`) and
-  `aws:ec2/eipAssociation:EipAssociation` (`instanceId`) bound to a GPU instance. An instance in a
-  subnet that maps public IPs on launch also gets one: that is a subnet setting, judged by GF-NET-003.
+  `aws:ec2/eipAssociation:EipAssociation` (`instanceId`) bound to a GPU instance. A GPU instance or
+  Auto Scaling group launched into an `aws:ec2/subnet:Subnet` with `mapPublicIpOnLaunch` true gets a
+  public IP too, unless the instance, its launch template's network interfaces or its launch
+  configuration set `associatePublicIpAddress` explicitly (false overrides the subnet).
 - Alibaba Cloud: `internetMaxBandwidthOut` > 0 (which allocates a public IP) or the deprecated
   `allocatePublicIp` on `alicloud:ecs/instance:Instance`, `ecsInstanceSet`, the launch templates and
   `alicloud:ess/scalingConfiguration:ScalingConfiguration`; `alicloud:ecs/eipAssociation:EipAssociation`
@@ -31,6 +33,7 @@ from policies.props import as_int, is_unknown, truthy
 from policies.rule import GfStackPolicy, Rule
 
 AWS_EIP = "aws:ec2/eip:Eip"
+AWS_SUBNET = "aws:ec2/subnet:Subnet"
 AWS_EIP_ASSOCIATION = "aws:ec2/eipAssociation:EipAssociation"
 ALI_EIP_ASSOCIATION = "alicloud:ecs/eipAssociation:EipAssociation"
 TC_EIP_ASSOCIATION = "tencentcloud:Eip/association:Association"
@@ -83,6 +86,20 @@ _BINDINGS = (
 
 _EXPECTED = "GPU instances get no public IP: keep them private behind NAT"
 
+# Where instances are launched, for the subnet's public-IP-on-launch default.
+_SUBNET_LINKS = {
+    c.AWS_INSTANCE: c.Link(("subnetId",), "subnetId", (AWS_SUBNET,)),
+    c.AWS_SPOT_INSTANCE: c.Link(("subnetId",), "subnetId", (AWS_SUBNET,)),
+    c.AWS_AUTOSCALING_GROUP: c.Link(("vpcZoneIdentifiers.*",), "vpcZoneIdentifiers", (AWS_SUBNET,)),
+}
+# Settings that, when given at all, decide the address instead of the subnet's default.
+_EXPLICIT = {
+    c.AWS_INSTANCE: "associatePublicIpAddress",
+    c.AWS_SPOT_INSTANCE: "associatePublicIpAddress",
+    c.AWS_LAUNCH_CONFIGURATION: "associatePublicIpAddress",
+    c.AWS_LAUNCH_TEMPLATE: "networkInterfaces.*.associatePublicIpAddress",
+}
+
 
 def _public_settings(index: c.ComputeIndex, resource: Any) -> list[str]:
     found = []
@@ -101,6 +118,34 @@ def _judge_subject(index: c.ComputeIndex, resource: Any, report: ReportViolation
     found = _public_settings(index, resource)
     if found and index.is_gpu(resource):
         report(f"{index.describe(resource)} gets a public IP ({'; '.join(found)}); {_EXPECTED}", resource.urn)
+
+
+def _sets_address_explicitly(index: c.ComputeIndex, resource: Any) -> bool:
+    for subject in (resource, *index.templates.get(resource.urn, [])):
+        path = _EXPLICIT.get(subject.resource_type)
+        if path and c.values_at(index.p(subject), path):
+            return True
+    return False
+
+
+def _judge_subnet_default(index: c.ComputeIndex, resource: Any, report: ReportViolation) -> None:
+    subnets, _ = index.follow(resource, _SUBNET_LINKS[resource.resource_type])
+    public = []
+    for subnet in subnets:
+        for value in c.values_at(index.p(subnet), "mapPublicIpOnLaunch"):
+            if is_unknown(value):
+                raise UnknownValueError(value, ["mapPublicIpOnLaunch"])
+            if truthy(value):
+                public.append(subnet.name)
+    if not public or _sets_address_explicitly(index, resource) or not index.is_gpu(resource):
+        return
+    names = ", ".join(f"'{name}'" for name in dict.fromkeys(public))
+    report(
+        f"{index.describe(resource)} launches into subnet {names}, which gives every instance a public IP "
+        "(mapPublicIpOnLaunch is true), and nothing sets associatePublicIpAddress to false; "
+        f"{_EXPECTED}",
+        resource.urn,
+    )
 
 
 def _judge_spot_fleet(index: c.ComputeIndex, resource: Any, report: ReportViolation) -> None:
@@ -134,6 +179,9 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     for token in _PUBLIC:
         for resource in index.of_type(token):
             c.judge_resource(report, resource.urn, partial(_judge_subject, index, resource, report))
+    for token in _SUBNET_LINKS:
+        for resource in index.of_type(token):
+            c.judge_resource(report, resource.urn, partial(_judge_subnet_default, index, resource, report))
     for resource in index.of_type(c.AWS_SPOT_FLEET):
         c.judge_resource(report, resource.urn, partial(_judge_spot_fleet, index, resource, report))
     for token, label, link in _BINDINGS:

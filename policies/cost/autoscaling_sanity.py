@@ -88,6 +88,8 @@ def pool_problems(pool: Pool, min_cooldown: int) -> list[str]:
         return [
             f"{name} can grow to {max_size} but autoscaling is absent: no scaling policy or alarm acts on it"
         ]
+    for signal in pool.scaling:
+        signal.require_known()
     problems = []
     outs: dict[str | None, list[float]] = defaultdict(list)
     ins: dict[str | None, list[float]] = defaultdict(list)

@@ -15,6 +15,8 @@ tencentcloud-iac-pulumi). Tag keys match case-insensitively (`Project` counts as
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
@@ -57,8 +59,16 @@ def _provider_default_tags(provider: Any) -> dict[str, Any]:
     props = getattr(provider, "props", None)
     if props is None:
         return {}
-    tags = get_ref(props, "defaultTags.tags")
-    if not hasattr(tags, "keys") or is_unknown(tags):
+    # Provider inputs cross the wire with every non-string value JSON-encoded (the SDK serialises a
+    # provider's nested config that way), so `defaultTags` usually arrives as a JSON string.
+    default_tags = get_ref(props, "defaultTags")
+    if isinstance(default_tags, str) and not is_unknown(default_tags):
+        try:
+            default_tags = json.loads(default_tags)
+        except json.JSONDecodeError:
+            return {}
+    tags = get_ref(default_tags, "tags") if isinstance(default_tags, Mapping) else None
+    if not isinstance(tags, Mapping) or is_unknown(tags):
         return {}
     return {str(key): get_ref(tags, str(key)) for key in tags}
 

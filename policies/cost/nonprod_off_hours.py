@@ -8,17 +8,21 @@ adjustment or target tracking, Alibaba scaling rules and ESS alarms, Tencent AS 
 Cloud Monitor alarm policies with an AS trigger). A minimum size of 0 alone is not enough: nothing
 takes the pool there, except on an EKS node group with minSize 0 in a stack that installs
 cluster-autoscaler or Karpenter (a Helm release/chart whose chart name says so): those remove idle
-nodes. Standalone instances and fixed fleets cannot scale to zero and fail in non-production
-environments.
+nodes. A standalone EC2 instance passes when a CloudWatch alarm on it (`dimensions.InstanceId`) stops
+or terminates it (an `arn:aws:automate:<region>:ec2:stop|terminate` alarm action): that is its idle
+scale-in. Other standalone instances and fixed fleets cannot scale to zero and fail in
+non-production environments.
 """
 
 from __future__ import annotations
 
+import re
+
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
 from policies.cost._common import describe, stack_pools, unknown_env_message
-from policies.cost.pools import AWS_EKS_NODE_GROUP, Pool
-from policies.props import get_ref
+from policies.cost.pools import AWS_EKS_NODE_GROUP, AWS_INSTANCE, AWS_METRIC_ALARM, Pool, ResourceIndex
+from policies.props import as_list, get_ref, is_unknown
 from policies.rule import GfStackPolicy, Rule, judge
 
 RULE = Rule(
@@ -56,8 +60,26 @@ def _has_node_autoscaler(args: StackValidationArgs) -> bool:
     return False
 
 
+_EC2_IDLE_ACTION = re.compile(r"^arn:aws[a-z-]*:automate:[a-z0-9-]+:ec2:(stop|terminate)$")
+
+
+def _stopped_when_idle(pool: Pool, index: ResourceIndex) -> bool:
+    """A CloudWatch alarm on the instance whose action stops or terminates it."""
+    if pool.resource_type != AWS_INSTANCE:
+        return False
+    for alarm in index.of_type(AWS_METRIC_ALARM):
+        actions = [a for a in as_list(get_ref(alarm.props, "alarmActions")) if isinstance(a, str)]
+        if not any(_EC2_IDLE_ACTION.match(a) for a in actions if not is_unknown(a)):
+            continue
+        if any(
+            target.urn == pool.urn for target in index.refs(alarm, "dimensions.InstanceId", (AWS_INSTANCE,))
+        ):
+            return True
+    return False
+
+
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    pools, _ = stack_pools(args)
+    pools, index = stack_pools(args)
     node_autoscaler = _has_node_autoscaler(args)
     for pool in pools:
 
@@ -68,6 +90,8 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             if pool.env not in NON_PROD or pool.scheduled_to_zero or pool.scales_in:
                 return
             if pool.resource_type == AWS_EKS_NODE_GROUP and node_autoscaler and pool.min_size == 0:
+                return
+            if _stopped_when_idle(pool, index):
                 return
             if not pool.scalable:
                 report(

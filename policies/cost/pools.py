@@ -227,6 +227,16 @@ class ScalingSignal:
     period_s: int | None = None
     evaluation_periods: int | None = None
     cooldown_s: int | None = None
+    # False for a rule nothing in the stack fires (an ESS simple/step rule without an alarm task):
+    # it only runs when someone executes it by hand.
+    automatic: bool = True
+    # field -> (wire path, sentinel) of the decisive values that were unknown at preview
+    unknown: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+
+    def require_known(self) -> None:
+        """Raise UnknownValueError when a threshold, window or cooldown was unknown at preview."""
+        for path, sentinel in self.unknown.values():
+            raise UnknownValueError(sentinel, [path])
 
     @property
     def window_s(self) -> int | None:
@@ -284,7 +294,7 @@ class Pool:
 
     @property
     def scales_in(self) -> bool:
-        return any(s.direction in ("in", "both") for s in self.scaling)
+        return any(s.direction in ("in", "both") and s.automatic for s in self.scaling)
 
     @property
     def scheduled_to_zero(self) -> bool:
@@ -654,6 +664,16 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value and not is_unknown(value) else None
 
 
+def _instance_type(reader: _Reader, obj: Any, path: str) -> str | None:
+    """`obj.instanceType` (an override, a launch specification, a launch template); an unknown type
+    is recorded on the reader so that the rules judging instance types say it could not be judged."""
+    value = get_ref(obj, "instanceType")
+    if is_unknown(value):
+        reader.unknown.setdefault("instance_types", (path, value))
+        return None
+    return _str(value)
+
+
 def _join(*parts: str | None) -> str | None:
     given = [p for p in parts if p]
     return " ".join(given) if given else None
@@ -693,6 +713,7 @@ def _direction_of_operator(operator: Any) -> str:
 def _aws_policy_signals(policy: Any, alarms: list[Any]) -> list[ScalingSignal]:
     p = policy.props
     policy_type = _str(get_ref(p, "policyType")) or "SimpleScaling"
+    policy_unknown = _unknowns(policy, {"cooldown_s": "cooldown", "warmup_s": "estimatedInstanceWarmup"})
     cooldown = _int(get_ref(p, "cooldown"))
     warmup = _int(get_ref(p, "estimatedInstanceWarmup"))
     if policy_type == "TargetTrackingScaling":
@@ -761,9 +782,26 @@ def _aws_policy_signals(policy: Any, alarms: list[Any]) -> list[ScalingSignal]:
                 period_s=period,
                 evaluation_periods=_int(get_ref(a, "evaluationPeriods")),
                 cooldown_s=policy_cooldown,
+                unknown={
+                    **policy_unknown,
+                    **_unknowns(
+                        alarm,
+                        {"threshold": "threshold", "period_s": "period", "evaluations": "evaluationPeriods"},
+                    ),
+                },
             )
         )
     return signals
+
+
+def _unknowns(resource: Any, paths: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+    """The decisive values of `resource` (field -> wire path) that are unknown at preview."""
+    found = {}
+    for attribute, path in paths.items():
+        value = get_ref(resource.props, path)
+        if is_unknown(value):
+            found[attribute] = (f"{resource.name}.{path}", value)
+    return found
 
 
 def _ali_rule_signals(rule: Any, alarms: list[Any]) -> list[ScalingSignal]:
@@ -797,7 +835,14 @@ def _ali_rule_signals(rule: Any, alarms: list[Any]) -> list[ScalingSignal]:
         kind = "simple"
     if not alarms:
         return [
-            ScalingSignal(urn=rule.urn, name=rule.name, kind=kind, direction=direction, cooldown_s=cooldown)
+            ScalingSignal(
+                urn=rule.urn,
+                name=rule.name,
+                kind=kind,
+                direction=direction,
+                cooldown_s=cooldown,
+                automatic=False,
+            )
         ]
     return [_ali_alarm_signal(alarm, direction, cooldown, kind) for alarm in alarms]
 
@@ -906,7 +951,7 @@ def _build_aws_asg(
             get_ref(mip, "launchTemplate.launchTemplateSpecification"),
         )
         for override in as_list(get_ref(mip, "launchTemplate.overrides")):
-            t = _str(get_ref(override, "instanceType"))
+            t = _instance_type(r, override, "mixedInstancesPolicy.launchTemplate.overrides.instanceType")
             if t:
                 instance_types.append(t)
             spec = get_ref(override, "launchTemplateSpecification")
@@ -914,7 +959,7 @@ def _build_aws_asg(
                 lts.extend(_aws_launch_template(index, resource, "mixedInstancesPolicy", spec))
         if not instance_types:
             for lt in lts:
-                t = _str(get_ref(lt.props, "instanceType"))
+                t = _instance_type(r, lt.props, f"{lt.name}.instanceType")
                 if t:
                     instance_types.append(t)
         spot = _spot_share(max_size, base, on_demand_pct)
@@ -924,7 +969,7 @@ def _build_aws_asg(
             index, resource, "launchTemplate", get_ref(resource.props, "launchTemplate")
         )
         for lt in lts:
-            t = _str(get_ref(lt.props, "instanceType"))
+            t = _instance_type(r, lt.props, f"{lt.name}.instanceType")
             if t:
                 instance_types.append(t)
         spot = 100.0 if lts and all(_lt_spot(lt) for lt in lts) else 0.0
@@ -965,7 +1010,9 @@ def _build_aws_instance(
             index, resource, "launchTemplate", get_ref(resource.props, "launchTemplate")
         )
         if not instance_types:
-            instance_types = [t for lt in lts if (t := _str(get_ref(lt.props, "instanceType")))]
+            instance_types = [
+                t for lt in lts if (t := _instance_type(r, lt.props, f"{lt.name}.instanceType"))
+            ]
     market = r.string("instanceMarketOptions.marketType")
     spot = resource.resource_type == AWS_SPOT_REQUEST or (market or "").lower() == "spot"
     if not spot and lts and all(_lt_spot(lt) for lt in lts):
@@ -994,7 +1041,7 @@ def _build_aws_spot_fleet(
     instance_types = [
         t
         for spec in as_list(get_ref(resource.props, "launchSpecifications"))
-        if (t := _str(get_ref(spec, "instanceType")))
+        if (t := _instance_type(r, spec, "launchSpecifications.instanceType"))
     ]
     lts: list[Any] = []
     for config in as_list(get_ref(resource.props, "launchTemplateConfigs")):
@@ -1004,10 +1051,12 @@ def _build_aws_spot_fleet(
             )
         )
         instance_types.extend(
-            t for o in as_list(get_ref(config, "overrides")) if (t := _str(get_ref(o, "instanceType")))
+            t
+            for o in as_list(get_ref(config, "overrides"))
+            if (t := _instance_type(r, o, "launchTemplateConfigs.overrides.instanceType"))
         )
     if not instance_types:
-        instance_types = [t for lt in lts if (t := _str(get_ref(lt.props, "instanceType")))]
+        instance_types = [t for lt in lts if (t := _instance_type(r, lt.props, f"{lt.name}.instanceType"))]
     spot = (
         None
         if target is None
@@ -1045,10 +1094,12 @@ def _build_aws_fleet(
             )
         )
         instance_types.extend(
-            t for o in as_list(get_ref(config, "overrides")) if (t := _str(get_ref(o, "instanceType")))
+            t
+            for o in as_list(get_ref(config, "overrides"))
+            if (t := _instance_type(r, o, "launchTemplateConfigs.overrides.instanceType"))
         )
     if not instance_types:
-        instance_types = [t for lt in lts if (t := _str(get_ref(lt.props, "instanceType")))]
+        instance_types = [t for lt in lts if (t := _instance_type(r, lt.props, f"{lt.name}.instanceType"))]
     spot: float | None = None
     if total:
         if spot_count is not None:
@@ -1086,7 +1137,9 @@ def _build_aws_node_group(
             index, resource, "launchTemplate", get_ref(resource.props, "launchTemplate")
         )
         if not instance_types:
-            instance_types = [t for lt in lts if (t := _str(get_ref(lt.props, "instanceType")))]
+            instance_types = [
+                t for lt in lts if (t := _instance_type(r, lt.props, f"{lt.name}.instanceType"))
+            ]
     if not instance_types and get_ref(resource.props, "launchTemplate") is None:
         instance_types = ["t3.medium"]  # EKS's default node type
     capacity = (r.string("capacityType") or "ON_DEMAND").upper()
@@ -1129,7 +1182,10 @@ def _build_ali_group(
             for o in as_list(get_ref(source.props, "instanceTypeOverrides"))
             if (t := _str(get_ref(o, "instanceType")))
         )
-        sources_spot.append(_ali_spot(get_ref(source.props, "spotStrategy")))
+        strategy = get_ref(source.props, "spotStrategy")
+        if is_unknown(strategy):
+            r.unknown.setdefault("spot_percent", (f"{source.name}.spotStrategy", strategy))
+        sources_spot.append(_ali_spot(strategy))
     instance_types.extend(
         t
         for o in as_list(get_ref(resource.props, "launchTemplateOverrides"))
@@ -1147,6 +1203,10 @@ def _build_ali_group(
         if pct is None:
             pct = r.number("capacityOptionsOnDemandPercentageAboveBaseCapacity", "spot_percent")
         spot = _spot_share(max_size, base, 100.0 if pct is None else pct)
+        # The percentages split capacity only when the configuration asks for spot at all
+        # (spotStrategy); a NoSpot configuration launches on-demand whatever the split says.
+        if sources_spot and not any(sources_spot):
+            spot = 0.0
     else:
         spot = 100.0 if sources_spot and all(sources_spot) else 0.0
     return _pool(
@@ -1173,7 +1233,7 @@ def _build_ali_instance(
     count = 1
     if resource.resource_type == ALI_INSTANCE_SET:
         count = r.integer("amount", "max_size") or 1
-    spot = _ali_spot(get_ref(resource.props, "spotStrategy"))
+    spot = _ali_spot(r.value("spotStrategy", "spot_percent"))
     return _pool(
         resource,
         r,
@@ -1198,7 +1258,10 @@ def _build_tc_group(
     spots: list[bool] = []
     for config in configs:
         instance_types.extend(_Reader(config.props).strings("instanceTypes"))
-        spots.append(str(get_ref(config.props, "instanceChargeType") or "").upper() == "SPOTPAID")
+        charge = get_ref(config.props, "instanceChargeType")
+        if is_unknown(charge):
+            r.unknown.setdefault("spot_percent", (f"{config.name}.instanceChargeType", charge))
+        spots.append(str(charge or "").upper() == "SPOTPAID")
     return _pool(
         resource,
         r,
@@ -1219,7 +1282,7 @@ def _build_tc_instance(
     resource: Any, index: ResourceIndex, attachments: _Attachments, stack_tags: Mapping[str, str]
 ) -> Pool:
     r = _Reader(resource.props)
-    spot = (r.string("instanceChargeType") or "").upper() == "SPOTPAID"
+    spot = str(r.value("instanceChargeType", "spot_percent") or "").upper() == "SPOTPAID"
     return _pool(
         resource,
         r,

@@ -5,7 +5,8 @@ Judged on every trust document (see `policies.iam.sources`): AWS `aws:iam/role:R
 `assumeRolePolicyDocument`, Tencent `tencentcloud:Cam/role:Role` / `Cam/roleByName` `document`.
 
 An Allow statement fails when a principal is a wildcard (`"*"`, `{"AWS": "*"}`, `{"RAM": ["*"]}`,
-`{"qcs": ["*"]}`, or an ARN with `*` in it such as `arn:aws:iam::*:root`) and no condition restricts
+`{"qcs": ["*"]}`, Tencent's `{"qcs": ["qcs::cam::anyone:anyone"]}`, or an ARN with `*` in it such as
+`arn:aws:iam::*:root`) and no condition restricts
 who may use it (`sts:ExternalId`, `aws:PrincipalOrgID`, `aws:PrincipalAccount`, `aws:SourceAccount`,
 `aws:SourceArn`, `aws:SourceOrgID`, `aws:PrincipalArn`, `aws:userid`, web-identity `aud`/`sub`
 keys), or when it uses `NotPrincipal`. Service principals (`ec2.amazonaws.com`, `ecs.aliyuncs.com`,
@@ -58,8 +59,14 @@ RESTRICTING_KEYS = frozenset(
 _FEDERATED_SUFFIXES = (":aud", ":sub", ":amr", ":oaud")
 
 
+# Tencent CAM's spelling of "everyone" carries no `*`.
+ANYONE = frozenset({"qcs::cam::anyone:anyone", "qcs::cam::anyone"})
+
+
 def _wildcard(principal: Principal) -> bool:
-    return principal.kind != "Service" and "*" in principal.value
+    if principal.kind == "Service":
+        return False
+    return "*" in principal.value or principal.value.strip().lower() in ANYONE
 
 
 def _restricted(keys: set[str]) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 
 from pulumi_policy import PolicyResource
 
-from policies.props import get_ref, is_unknown
+from policies.props import get, get_ref, is_unknown
 
 AWS_KEY = "aws:kms/key:Key"
 AWS_EXTERNAL_KEY = "aws:kms/externalKey:ExternalKey"
@@ -37,7 +37,8 @@ def is_external(key: PolicyResource) -> bool:
     if key.resource_type in (AWS_EXTERNAL_KEY, AWS_REPLICA_EXTERNAL_KEY, TC_EXTERNAL_KEY):
         return True
     if key.resource_type == ALI_KEY:
-        origin = get_ref(key.props, "origin")
+        # The origin decides the answer: unknown at preview raises (could not be judged).
+        origin = get(key.props, "origin")
         return isinstance(origin, str) and origin.upper() == "EXTERNAL"
     return False
 

@@ -2,8 +2,8 @@
 
 - AWS (`Bucket`, `BucketV2`, inline or through `BucketServerSideEncryptionConfiguration[V2]`):
   `sseAlgorithm` `aws:kms` or `aws:kms:dsse` with `kmsMasterKeyId` set. Without a key id S3 uses the
-  AWS-managed `aws/s3` key; `AES256` (and no configuration at all, which S3 treats as AES256) is
-  S3-managed. Both fail.
+  AWS-managed `aws/s3` key, and naming it (`alias/aws/s3`, or its alias ARN) is the same key;
+  `AES256` (and no configuration at all, which S3 treats as AES256) is S3-managed. All fail.
 - Alibaba OSS (inline `serverSideEncryptionRule` or `BucketServerSideEncryption`): `KMS` with
   `kmsMasterKeyId`. `KMS` without a key id uses the OSS-managed default CMK, which the customer
   neither controls nor rotates, so it fails like the AWS-managed key; `AES256` and `SM4` fail.
@@ -11,6 +11,8 @@
 """
 
 from __future__ import annotations
+
+import re
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
@@ -56,6 +58,14 @@ _EXPECTED = {
 }
 
 
+# `alias/aws/<service>` names an AWS-managed key, bare or inside an alias ARN.
+_AWS_MANAGED_ALIAS = re.compile(r"(^|:)alias/aws/[a-z0-9-]+$")
+
+
+def _aws_managed_alias(cloud: str, key: object) -> bool:
+    return cloud == "aws" and isinstance(key, str) and bool(_AWS_MANAGED_ALIAS.search(key.strip()))
+
+
 def bucket_problems(bucket: Bucket) -> list[str]:
     """Why a bucket is not encrypted with a customer-managed key (empty when it is)."""
     found = encryptions(bucket)
@@ -68,6 +78,11 @@ def bucket_problems(bucket: Bucket) -> list[str]:
             problems.append(f"{bucket.label} is encrypted with {encryption.algorithm}; {expected}")
         elif encryption.key is None:
             problems.append(f"{bucket.label} is encrypted with {_MANAGED_KEY[bucket.cloud]}; {expected}")
+        elif _aws_managed_alias(bucket.cloud, encryption.key):
+            problems.append(
+                f"{bucket.label} is encrypted with the AWS-managed key {encryption.key}, which the account "
+                f"neither controls nor can rotate on its own terms; {expected}"
+            )
     return problems
 
 

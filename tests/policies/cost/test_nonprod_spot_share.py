@@ -62,7 +62,7 @@ def test_alicloud_cost_optimized_mix_and_prod_not_judged() -> None:
         "onDemandBaseCapacity": 0,
         "onDemandPercentageAboveBaseCapacity": 20,
     }
-    assert [m for m, _ in check_stack(POLICY, ali_pool(group=group, spot_strategy="NoSpot"))] == [
+    assert [m for m, _ in check_stack(POLICY, ali_pool(group=group, spot_strategy="SpotAsPriceGo"))] == [
         "ESS scaling group 'grp' (dev) runs 80% of its capacity on spot; dev pools need at least 100%"
     ]
     assert check_stack(POLICY, aws_pool(spot=False, stack="prod")) == []
