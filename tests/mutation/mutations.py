@@ -1,0 +1,636 @@
+"""The mutation matrix: for each catalogue rule, one change to a golden stack that breaks only that rule.
+
+Each entry says which golden stack it changes (`dev` or `prod`, as recorded from stacks/), what the
+change is, and a function that applies it to a private copy of that stack's graph. The function
+returns the changed graph and the logical name the violation must carry: the resource changed or
+added; for the separate configuration resources of a bucket (encryption, public-access block,
+policy, lifecycle, versioning), the bucket they configure, which is what those rules judge; for a
+removal, the resource left without what was removed.
+
+Where the golden stacks have nothing a rule judges (Kubernetes, site-to-site VPN, internet routes,
+access keys), the change adds what a user would write with the raw SDK: camelCase wire inputs, the
+engine's URN, and the cost tags, so that the addition breaks nothing but the rule under test.
+
+Most changes are made on the dev stack, whose baseline is clean. A change cannot show a rule that
+its stack's baseline already reports, and prod's baseline has carried GF-DR-001 and GF-DR-002
+(advisory: one region, no replica). Those two are therefore exercised on dev, by marking the one
+resource each judges as production (`env: prod` on the checkpoint bucket, on the GPU pool), which
+is how a resource gets promoted by hand, and which holds whether or not prod has a second region.
+Rules whose natural mistake is a production one (re-keying restricted data away from BYOK, raising
+the production spend envelope) change prod, judged on top of its baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from gpufleet.graph import Resource, ResourceGraph
+from tests.mutation.edits import (
+    add,
+    add_statement,
+    asg_tag,
+    cost_tags,
+    document,
+    find,
+    inputs,
+    rewire,
+    set_document,
+    without,
+)
+
+Mutate = Callable[[ResourceGraph], tuple[ResourceGraph, str]]
+
+
+class Mutation(NamedTuple):
+    """One row of the matrix: the golden stack changed, what the change is, and the change."""
+
+    stack: str
+    description: str
+    mutate: Mutate
+
+
+ACCOUNT = "123456789012"
+
+# The 44 ids of the catalogue (shared RULES.md), copied here so that a rule dropped from the registry
+# is noticed by the coverage test rather than silently losing its mutation.
+CATALOGUE_IDS = (
+    "GF-STOR-001", "GF-STOR-002", "GF-STOR-003", "GF-STOR-004", "GF-STOR-005", "GF-STOR-006",
+    "GF-STOR-007", "GF-STOR-008", "GF-KMS-001", "GF-KMS-002",
+    "GF-ACC-001", "GF-ACC-002", "GF-ACC-003", "GF-ACC-004", "GF-ACC-005", "GF-ACC-006",
+    "GF-IAM-001", "GF-IAM-002", "GF-IAM-003", "GF-IAM-004", "GF-IAM-005", "GF-IAM-006",
+    "GF-AUD-001", "GF-AUD-002", "GF-AUD-003",
+    "GF-NET-001", "GF-NET-002", "GF-NET-003",
+    "GF-COST-001", "GF-COST-002", "GF-COST-003", "GF-COST-004", "GF-COST-005", "GF-COST-006",
+    "GF-COST-007", "GF-COST-008", "GF-COST-009",
+    "GF-K8S-001", "GF-K8S-002", "GF-K8S-003", "GF-K8S-004", "GF-K8S-005",
+    "GF-DR-001", "GF-DR-002",
+)  # fmt: skip
+
+
+# --- storage and keys --------------------------------------------------------------------------------
+
+
+def stor_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    rule = inputs(graph, "storage-encryption")["rules"][0]
+    rule["applyServerSideEncryptionByDefault"] = {"sseAlgorithm": "AES256"}
+    rule.pop("bucketKeyEnabled", None)
+    return graph, find(graph, "storage-bucket").name
+
+
+def stor_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    # prod's restricted checkpoints re-keyed to a new, rotating, AWS-generated customer-managed key:
+    # still SSE-KMS with a customer-managed key (GF-STOR-001 holds), but no longer BYOK.
+    key_id = "5f0c1d2e-3a4b-4c5d-8e9f-0a1b2c3d4e5f"
+    arn = f"arn:aws:kms:us-east-1:{ACCOUNT}:key/{key_id}"
+    key = add(
+        graph,
+        "aws:kms/key:Key",
+        "checkpoints-cmk",
+        {"description": "checkpoint key", "enableKeyRotation": True, "tags": cost_tags(graph)},
+        resource_id=key_id,
+        state={"arn": arn, "keyId": key_id},
+    )
+    encryption = find(graph, "storage-encryption")
+    encryption.inputs["rules"][0]["applyServerSideEncryptionByDefault"]["kmsMasterKeyId"] = arn
+    return rewire(graph, "storage-encryption", "rules", [key]), find(graph, "storage-bucket").name
+
+
+def stor_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    inputs(graph, "storage-public-access")["blockPublicPolicy"] = False
+    return graph, find(graph, "storage-bucket").name
+
+
+def stor_004(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    policy = find(graph, "storage-policy")
+    doc = document(policy)
+    doc["Statement"] = [s for s in doc["Statement"] if s.get("Sid") != "DenyInsecureTransport"]
+    set_document(policy, doc)
+    return graph, find(graph, "storage-bucket").name
+
+
+def stor_005(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    rule = inputs(graph, "storage-lifecycle")["rules"][0]
+    rule["expiration"] = {"days": 90}
+    return graph, find(graph, "storage-bucket").name
+
+
+def stor_006(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    rule = inputs(graph, "storage-lifecycle")["rules"][0]
+    rule["transitions"] = [{"storageClass": "STANDARD_IA", "days": 7}]
+    return graph, find(graph, "storage-lifecycle").name
+
+
+def stor_007(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    inputs(graph, "storage-versioning")["versioningConfiguration"] = {"status": "Suspended"}
+    return graph, find(graph, "storage-bucket").name
+
+
+def stor_008(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    template = find(graph, "pool-experiments-lt")
+    ebs = template.inputs["blockDeviceMappings"][0]["ebs"]
+    ebs["encrypted"] = "false"
+    ebs.pop("kmsKeyId")
+    return graph, template.name
+
+
+def kms_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    key = find(graph, "key-key")
+    key.inputs["enableKeyRotation"] = False
+    return graph, key.name
+
+
+def kms_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    key = find(graph, "key-key")
+    add_statement(
+        key,
+        {
+            "Sid": "AnyoneAdministersKey",
+            "Effect": "Allow",
+            "Principal": {"AWS": "*"},
+            "Action": "kms:*",
+            "Resource": "*",
+        },
+    )
+    return graph, key.name
+
+
+# --- access and identity -----------------------------------------------------------------------------
+
+
+def acc_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    group = find(graph, "network-instances-sg")
+    rule = add(
+        graph,
+        "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+        "ssh-from-anywhere",
+        {
+            "securityGroupId": group.id,
+            "ipProtocol": "tcp",
+            "fromPort": 22,
+            "toPort": 22,
+            "cidrIpv4": "0.0.0.0/0",
+            "description": "debug access",
+            "tags": cost_tags(graph),
+        },
+        references={"securityGroupId": [group]},
+    )
+    return graph, rule.name
+
+
+def acc_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    template = find(graph, "pool-experiments-lt")
+    template.inputs["keyName"] = "ml-team"
+    return graph, template.name
+
+
+def acc_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    return without(graph, "identity-ssm-core"), find(graph, "identity-role").name
+
+
+def acc_004(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    template = find(graph, "pool-experiments-lt")
+    template.inputs["metadataOptions"]["httpTokens"] = "optional"
+    return graph, template.name
+
+
+def acc_005(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    template = find(graph, "pool-experiments-lt")
+    template.inputs["networkInterfaces"][0]["associatePublicIpAddress"] = "true"
+    return graph, template.name
+
+
+def acc_006(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    preferences = find(graph, "audit-session-prefs")
+    content = document(preferences, "content")
+    content["inputs"]["cloudWatchEncryptionEnabled"] = False
+    set_document(preferences, content, "content")
+    return graph, preferences.name
+
+
+def _bucket_arn(graph: ResourceGraph) -> str:
+    return f"arn:aws:s3:::{find(graph, 'storage-bucket').id}"
+
+
+def iam_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    policy = find(graph, "identity-permissions")
+    arn = _bucket_arn(graph)
+    add_statement(
+        policy,
+        {"Sid": "ManageCheckpoints", "Effect": "Allow", "Action": ["s3:*"], "Resource": [arn, f"{arn}/*"]},
+    )
+    return graph, policy.name
+
+
+def iam_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    policy = find(graph, "identity-permissions")
+    add_statement(
+        policy, {"Sid": "WriteAnyBucket", "Effect": "Allow", "Action": ["s3:PutObject"], "Resource": ["*"]}
+    )
+    return graph, policy.name
+
+
+def iam_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    role = find(graph, "identity-role")
+    attachment = add(
+        graph,
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+        "fleet-admin",
+        {"role": role.id, "policyArn": "arn:aws:iam::aws:policy/AdministratorAccess"},
+        references={"role": [role]},
+    )
+    return graph, attachment.name
+
+
+def iam_004(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    role = find(graph, "identity-role")
+    trust = document(role, "assumeRolePolicy")
+    trust["Statement"][0]["Principal"] = {"AWS": "*"}
+    set_document(role, trust, "assumeRolePolicy")
+    return graph, role.name
+
+
+def iam_005(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    key = add(graph, "aws:iam/accessKey:AccessKey", "ci-uploader-key", {"user": "ci-uploader"})
+    return graph, key.name
+
+
+def iam_006(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    policy = find(graph, "identity-permissions")
+    role = find(graph, "identity-role")
+    add_statement(
+        policy,
+        {
+            "Sid": "AttachPoliciesToOwnRole",
+            "Effect": "Allow",
+            "Action": ["iam:AttachRolePolicy"],
+            "Resource": [f"arn:aws:iam::{ACCOUNT}:role/{role.id}"],
+        },
+    )
+    return graph, policy.name
+
+
+# --- audit -------------------------------------------------------------------------------------------
+
+
+def aud_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    trail = find(graph, "audit-trail")
+    trail.inputs["isMultiRegionTrail"] = False
+    return graph, trail.name
+
+
+def aud_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    group = find(graph, "audit-agent-logs")
+    group.inputs["retentionInDays"] = 30
+    return graph, group.name
+
+
+def aud_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    group = find(graph, "audit-agent-logs")
+    del group.inputs["kmsKeyId"]
+    return graph, group.name
+
+
+# --- network -----------------------------------------------------------------------------------------
+
+STRONG_TUNNEL: dict[str, Any] = {
+    "IkeVersions": ["ikev2"],
+    "Phase1EncryptionAlgorithms": ["AES256-GCM-16", "AES256"],
+    "Phase2EncryptionAlgorithms": ["AES256-GCM-16", "AES256"],
+    "Phase1IntegrityAlgorithms": ["SHA2-256", "SHA2-384", "SHA2-512"],
+    "Phase2IntegrityAlgorithms": ["SHA2-256", "SHA2-384", "SHA2-512"],
+    "Phase1DhGroupNumbers": [14, 19, 20, 21],
+    "Phase2DhGroupNumbers": [14, 19, 20, 21],
+}
+ONPREM_CIDR = "192.168.0.0/16"
+
+
+def vpn_connection(graph: ResourceGraph, name: str, tunnel1: dict[str, Any]) -> Resource:
+    """A site-to-site VPN to the on-prem cluster; tunnel 2 is strong, tunnel 1 as given."""
+    tunnels = {f"tunnel1{key}": value for key, value in tunnel1.items()}
+    tunnels |= {f"tunnel2{key}": value for key, value in STRONG_TUNNEL.items()}
+    return add(
+        graph,
+        "aws:ec2/vpnConnection:VpnConnection",
+        name,
+        {
+            "customerGatewayId": "cgw-0a1b2c3d4e5f60718",
+            "vpnGatewayId": "vgw-0f1e2d3c4b5a69788",
+            "type": "ipsec.1",
+            "staticRoutesOnly": True,
+            "remoteIpv4NetworkCidr": ONPREM_CIDR,
+            **tunnels,
+            "tags": cost_tags(graph),
+        },
+    )
+
+
+def net_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    vpn = vpn_connection(graph, "onprem-vpn", {**STRONG_TUNNEL, "IkeVersions": ["ikev1", "ikev2"]})
+    return graph, vpn.name
+
+
+def net_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    vpn = vpn_connection(graph, "onprem-vpn", STRONG_TUNNEL)
+    route = add(
+        graph,
+        "aws:ec2/vpnConnectionRoute:VpnConnectionRoute",
+        "onprem-lab-route",
+        {"vpnConnectionId": "vpn-0123456789abcdef0", "destinationCidrBlock": "10.40.8.0/21"},
+        references={"vpnConnectionId": [vpn]},
+    )
+    return graph, route.name
+
+
+def net_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    vpc = find(graph, "network-vpc")
+    table = find(graph, "network-private-rt")
+    gateway = add(
+        graph,
+        "aws:ec2/internetGateway:InternetGateway",
+        "fleet-igw",
+        {"vpcId": vpc.id, "tags": cost_tags(graph)},
+        references={"vpcId": [vpc]},
+        resource_id="igw-0123456789abcdef0",
+    )
+    route = add(
+        graph,
+        "aws:ec2/route:Route",
+        "fleet-default-route",
+        {"routeTableId": table.id, "destinationCidrBlock": "0.0.0.0/0", "gatewayId": gateway.id},
+        references={"routeTableId": [table], "gatewayId": [gateway]},
+    )
+    return graph, route.name
+
+
+# --- cost --------------------------------------------------------------------------------------------
+
+
+def cost_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    bucket = find(graph, "storage-bucket")
+    del bucket.inputs["tags"]["team"]
+    return graph, bucket.name
+
+
+def cost_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    budget = find(graph, "budget-budget")
+    for notification in budget.inputs["notifications"]:
+        notification["threshold"] = 95
+    return graph, budget.name
+
+
+def cost_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    group = find(graph, "pool-experiments-asg")
+    overrides = group.inputs["mixedInstancesPolicy"]["launchTemplate"]["overrides"]
+    overrides.append({"instanceType": "g6e.xlarge"})
+    return graph, group.name
+
+
+def cost_004(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    group = find(graph, "pool-experiments-asg")
+    group.inputs["mixedInstancesPolicy"]["instancesDistribution"]["onDemandPercentageAboveBaseCapacity"] = 100
+    return graph, group.name
+
+
+def cost_005(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    name = find(graph, "pool-experiments-asg").name
+    return (
+        without(
+            graph,
+            "pool-experiments-stop",
+            "pool-experiments-start",
+            "pool-experiments-scale-in",
+            "pool-experiments-gpu-low",
+        ),
+        name,
+    )
+
+
+def cost_006(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    # Step policies ignore the group's default cooldown: their estimated warm-up is what spaces out
+    # successive scale-outs, so that is where a too-eager setting lands.
+    policy = find(graph, "pool-experiments-scale-out")
+    policy.inputs["estimatedInstanceWarmup"] = 60
+    return graph, policy.name
+
+
+def cost_007(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    group = find(graph, "pool-train-a100-asg")
+    group.inputs["maxSize"] = 64
+    return graph, group.name
+
+
+def cost_008(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    bucket = find(graph, "storage-bucket")
+    bucket.inputs["region"] = "eu-west-1"
+    return graph, bucket.name
+
+
+def cost_009(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    template = find(graph, "pool-experiments-lt")
+    template.inputs["blockDeviceMappings"][0]["ebs"]["volumeType"] = "gp2"
+    return graph, template.name
+
+
+# --- Kubernetes --------------------------------------------------------------------------------------
+
+TRAINING_NS = "training"
+TRAINER_LABELS = {"app": "trainer"}
+GPU = "nvidia.com/gpu"
+
+
+def trainer_container() -> dict[str, Any]:
+    return {
+        "name": "trainer",
+        "image": "nvcr.io/nvidia/pytorch:24.05-py3",
+        "resources": {"limits": {GPU: "1"}, "requests": {GPU: "1"}},
+        "env": [{"name": "CHECKPOINT_PREFIX", "value": "checkpoints/"}],
+    }
+
+
+def trainer_deployment(graph: ResourceGraph) -> dict[str, Any]:
+    """A GPU training Deployment that meets every Kubernetes rule."""
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": "trainer",
+            "namespace": TRAINING_NS,
+            "labels": {**cost_tags(graph), **TRAINER_LABELS},
+        },
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": dict(TRAINER_LABELS)},
+            "template": {
+                "metadata": {"labels": dict(TRAINER_LABELS)},
+                "spec": {
+                    "priorityClassName": "gpu-baseline",
+                    "tolerations": [{"key": GPU, "operator": "Exists", "effect": "NoSchedule"}],
+                    "containers": [trainer_container()],
+                },
+            },
+        },
+    }
+
+
+def add_training(
+    graph: ResourceGraph,
+    *,
+    deployment: dict[str, Any] | None = None,
+    quota: bool = True,
+    priority_class: bool = True,
+    disruption_budget: bool = True,
+) -> Resource:
+    """The on-prem baseline's training namespace as a team declares it with pulumi_kubernetes: a
+    namespace with a GPU quota, a PriorityClass, a PodDisruptionBudget and the trainer Deployment.
+    Returns the Deployment."""
+    labels = cost_tags(graph)
+    namespace = add(
+        graph,
+        "kubernetes:core/v1:Namespace",
+        "training-ns",
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": TRAINING_NS, "labels": labels}},
+    )
+    in_namespace = {"metadata": [namespace]}
+    if quota:
+        add(
+            graph,
+            "kubernetes:core/v1:ResourceQuota",
+            "training-gpu-quota",
+            {
+                "apiVersion": "v1",
+                "kind": "ResourceQuota",
+                "metadata": {"name": "gpu-quota", "namespace": TRAINING_NS},
+                "spec": {"hard": {f"requests.{GPU}": "8"}},
+            },
+            references=in_namespace,
+        )
+    if priority_class:
+        add(
+            graph,
+            "kubernetes:scheduling.k8s.io/v1:PriorityClass",
+            "gpu-baseline",
+            {
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": "gpu-baseline"},
+                "value": 100000,
+                "description": "baseline GPU training outranks burst work",
+            },
+        )
+    if disruption_budget:
+        add(
+            graph,
+            "kubernetes:policy/v1:PodDisruptionBudget",
+            "trainer-pdb",
+            {
+                "apiVersion": "policy/v1",
+                "kind": "PodDisruptionBudget",
+                "metadata": {"name": "trainer", "namespace": TRAINING_NS},
+                "spec": {"maxUnavailable": 0, "selector": {"matchLabels": dict(TRAINER_LABELS)}},
+            },
+            references=in_namespace,
+        )
+    return add(
+        graph,
+        "kubernetes:apps/v1:Deployment",
+        "trainer",
+        deployment if deployment is not None else trainer_deployment(graph),
+        references=in_namespace,
+    )
+
+
+def _pod_spec(deployment: dict[str, Any]) -> dict[str, Any]:
+    spec: dict[str, Any] = deployment["spec"]["template"]["spec"]
+    return spec
+
+
+def k8s_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    deployment = trainer_deployment(graph)
+    del _pod_spec(deployment)["tolerations"]
+    return graph, add_training(graph, deployment=deployment).name
+
+
+def k8s_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    return graph, add_training(graph, quota=False).name
+
+
+def k8s_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    deployment = trainer_deployment(graph)
+    _pod_spec(deployment)["containers"][0]["securityContext"] = {"privileged": True}
+    return graph, add_training(graph, deployment=deployment).name
+
+
+def k8s_004(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    return graph, add_training(graph, disruption_budget=False).name
+
+
+def k8s_005(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    deployment = trainer_deployment(graph)
+    _pod_spec(deployment)["containers"][0]["env"].append(
+        {"name": "AWS_ACCESS_KEY_ID", "value": "AKIAIOSFODNN7EXAMPLE"}
+    )
+    return graph, add_training(graph, deployment=deployment).name
+
+
+# --- resilience --------------------------------------------------------------------------------------
+
+
+def dr_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    bucket = find(graph, "storage-bucket")
+    bucket.inputs["tags"]["env"] = "prod"
+    return graph, bucket.name
+
+
+def dr_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    group = find(graph, "pool-experiments-asg")
+    asg_tag(group, "env", "prod")
+    return graph, group.name
+
+
+MUTATIONS: dict[str, Mutation] = {
+    "GF-STOR-001": Mutation("dev", "checkpoint bucket encryption switched to SSE-S3 (AES256)", stor_001),
+    "GF-STOR-002": Mutation("prod", "restricted checkpoints re-keyed to a new AWS-generated key", stor_002),
+    "GF-STOR-003": Mutation("dev", "public-access block stops blocking public bucket policies", stor_003),
+    "GF-STOR-004": Mutation("dev", "bucket policy loses its deny of non-TLS requests", stor_004),
+    "GF-STOR-005": Mutation("dev", "checkpoint lifecycle expires after 90 days instead of 30", stor_005),
+    "GF-STOR-006": Mutation("dev", "checkpoints move to STANDARD_IA after 7 days (S3 needs 30)", stor_006),
+    "GF-STOR-007": Mutation("dev", "checkpoint bucket versioning suspended", stor_007),
+    "GF-STOR-008": Mutation("dev", "launch template root volume unencrypted", stor_008),
+    "GF-KMS-001": Mutation("dev", "fleet key rotation turned off", kms_001),
+    "GF-KMS-002": Mutation("dev", "key policy grants kms:* to any principal", kms_002),
+    "GF-ACC-001": Mutation("dev", "SSH ingress from 0.0.0.0/0 added to the GPU instances' group", acc_001),
+    "GF-ACC-002": Mutation("dev", "launch template given an SSH key pair", acc_002),
+    "GF-ACC-003": Mutation("dev", "SSM core policy detached from the instance role", acc_003),
+    "GF-ACC-004": Mutation("dev", "launch template metadata tokens optional (IMDSv1)", acc_004),
+    "GF-ACC-005": Mutation("dev", "launch template assigns public IPs", acc_005),
+    "GF-ACC-006": Mutation("dev", "Session Manager preferences stop encrypting session logs", acc_006),
+    "GF-IAM-001": Mutation("dev", "instance role allowed s3:* on the checkpoint bucket", iam_001),
+    "GF-IAM-002": Mutation("dev", "instance role allowed s3:PutObject on every resource", iam_002),
+    "GF-IAM-003": Mutation("dev", "AdministratorAccess attached to the instance role", iam_003),
+    "GF-IAM-004": Mutation("dev", "instance role trusts any AWS principal", iam_004),
+    "GF-IAM-005": Mutation("dev", "access key created for a CI user", iam_005),
+    "GF-IAM-006": Mutation("dev", "instance role may attach policies to itself", iam_006),
+    "GF-AUD-001": Mutation("dev", "CloudTrail trail limited to one region", aud_001),
+    "GF-AUD-002": Mutation("dev", "agent log group kept 30 days", aud_002),
+    "GF-AUD-003": Mutation("dev", "agent log group loses its KMS key", aud_003),
+    "GF-NET-001": Mutation("dev", "site-to-site VPN whose tunnel 1 still offers IKEv1", net_001),
+    "GF-NET-002": Mutation("dev", "VPN route to an on-prem range inside the fleet VPC", net_002),
+    "GF-NET-003": Mutation("dev", "private route table routes 0.0.0.0/0 to an internet gateway", net_003),
+    "GF-COST-001": Mutation("dev", "checkpoint bucket loses its team tag", cost_001),
+    "GF-COST-002": Mutation("dev", "budget alerts raised to 95%", cost_002),
+    "GF-COST-003": Mutation("dev", "dev pool may launch g6e.xlarge (L40S)", cost_003),
+    "GF-COST-004": Mutation("dev", "dev pool runs on-demand above its base (spot share 0)", cost_004),
+    "GF-COST-005": Mutation("dev", "dev pool loses its off-hours schedule and idle scale-in", cost_005),
+    "GF-COST-006": Mutation("dev", "dev scale-out policy warm-up cut to 60 s", cost_006),
+    "GF-COST-007": Mutation("prod", "prod training pool max raised to 64 p4d.24xlarge", cost_007),
+    "GF-COST-008": Mutation("dev", "checkpoint bucket moved to eu-west-1, pool stays in us-east-1", cost_008),
+    "GF-COST-009": Mutation("dev", "launch template root volume on gp2", cost_009),
+    "GF-K8S-001": Mutation("dev", "training Deployment does not tolerate the GPU taint", k8s_001),
+    "GF-K8S-002": Mutation("dev", "training namespace without a GPU ResourceQuota", k8s_002),
+    "GF-K8S-003": Mutation("dev", "training container runs privileged", k8s_003),
+    "GF-K8S-004": Mutation("dev", "training Deployment without a PodDisruptionBudget", k8s_004),
+    "GF-K8S-005": Mutation("dev", "AWS access key id in the trainer's plain env", k8s_005),
+    "GF-DR-001": Mutation("dev", "checkpoint bucket tagged env=prod, no replication", dr_001),
+    "GF-DR-002": Mutation("dev", "the only GPU pool tagged env=prod", dr_002),
+}
