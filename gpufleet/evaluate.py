@@ -48,7 +48,7 @@ from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from gpufleet.graph import Resource, ResourceGraph
 from gpufleet.policy_config import resolve_policy_config
-from policies.rule import GfPolicy
+from policies.rule import GfPolicy, Unjudged
 
 ENGINE = "crossguard"
 PACK_NAME = "gpufleet"
@@ -103,9 +103,7 @@ class StackResult:
     resources: int
     violations: list[Finding] = field(default_factory=list)
     not_applicable: list[dict[str, str]] = field(default_factory=list)
-    checkov: dict[str, Any] = field(
-        default_factory=lambda: {"passed": 0, "failed": 0, "findings": []}
-    )
+    checkov: dict[str, Any] = field(default_factory=lambda: {"passed": 0, "failed": 0, "findings": []})
     cost: dict[str, Any] | None = None
     stack_file: str | None = None
 
@@ -351,20 +349,34 @@ class _Collector:
     def reporter(self, policy: GfPolicy, level: EnforcementLevel, types: Mapping[str, str]) -> _Reporter:
         return _Reporter(self, policy, level, types)
 
-    def unknown(self, policy: GfPolicy, urn: str, resource_type: str, error: UnknownValueError) -> None:
-        self.findings.append(
-            Finding(
-                rule_id=policy.rule.id,
-                policy=policy.name,
-                enforcement=EnforcementLevel.ADVISORY.value,
-                severity=policy.severity.value if policy.severity else "",
-                engine=ENGINE,
-                urn=urn,
-                resource_type=resource_type,
-                message=_unknown_message(policy, error),
-                remediation=policy.remediation_steps or "",
+    def unknown(
+        self,
+        policy: GfPolicy,
+        urn: str,
+        resource_type: str,
+        error: UnknownValueError,
+        types: Mapping[str, str] | None = None,
+    ) -> None:
+        """The engine's advisory "can't run policy during preview" diagnostic. A rule's `Unjudged`
+        error names each resource it could not judge: offline, each gets its own finding at its URN
+        (over gRPC the engine shows them as one diagnostic with the same text joined)."""
+        parts: list[tuple[str, UnknownValueError]] = [(urn, error)]
+        if isinstance(error, Unjudged):
+            parts = [(entry.urn or urn, Unjudged([entry])) for entry in error.entries]
+        for where, part in parts:
+            self.findings.append(
+                Finding(
+                    rule_id=policy.rule.id,
+                    policy=policy.name,
+                    enforcement=EnforcementLevel.ADVISORY.value,
+                    severity=policy.severity.value if policy.severity else "",
+                    engine=ENGINE,
+                    urn=where,
+                    resource_type=(types or {}).get(where, resource_type),
+                    message=_unknown_message(policy, part),
+                    remediation=policy.remediation_steps or "",
+                )
             )
-        )
 
     def skipped(self, policy: GfPolicy, urn: str, reason: str) -> None:
         self.not_applicable.append(
@@ -458,7 +470,13 @@ def _analyze_resources(context: _Context, policies: _Active) -> None:
             args = shared.get(key)
             if args is None:
                 args = ResourceValidationArgs(
-                    resource.type, props, resource.urn, resource.name, opts, provider_args, config or None,
+                    resource.type,
+                    props,
+                    resource.urn,
+                    resource.name,
+                    opts,
+                    provider_args,
+                    config or None,
                     stack_tags,
                 )
                 shared[key] = args
@@ -481,7 +499,7 @@ def _analyze_stack(context: _Context, policies: _Active) -> None:
         try:
             _run(policy.validate(args, report))  # type: ignore[arg-type]
         except UnknownValueError as error:
-            collector.unknown(policy, "", "", error)
+            collector.unknown(policy, "", "", error, context.types)
         except _NotApplicableError as error:
             collector.skipped(policy, "", error.reason or "")
 

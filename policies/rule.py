@@ -4,14 +4,20 @@ A rule's id, name, description, severity, remediation and URL live once, on the 
 policy's `description` starts with the rule id so that `pulumi preview --policy-pack` output names it.
 
 Values that the engine cannot know at preview (outputs of resources not yet created) arrive as
-unknown sentinels. A rule never passes a resource because a decisive value is unknown: the wrappers
-below catch `UnknownValueError` per resource and report that the value could not be judged.
+unknown sentinels. A rule never passes a resource because a decisive value is unknown, and it never
+blocks a preview for it either: the wrappers below collect every resource whose decisive value was
+unknown, report every violation they could judge, and then raise one `Unjudged` error (an
+`UnknownValueError`). The Pulumi engine turns that into its advisory "can't run policy during preview"
+diagnostic, as it does for any unknown value, and judges the resource for real during `pulumi up`,
+when the values are known. The offline evaluator does the same, one advisory finding per resource.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +31,7 @@ from pulumi_policy import (
     StackValidationArgs,
     StackValidationPolicy,
 )
+from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UnknownValueError
 
 CLOUDS = ("aws", "alicloud", "tencentcloud", "kubernetes")
@@ -93,8 +100,81 @@ class Rule:
         return merged
 
 
-def unknown_message(error: UnknownValueError) -> str:
-    return f"could not be judged at preview: the {error.message}"
+def unknown_message(error: UnknownValueError, label: str | None = None) -> str:
+    text = f"could not be judged at preview: the {error.message}"
+    return f"{label} {text}" if label else text
+
+
+@dataclass(frozen=True)
+class UnjudgedEntry:
+    """One resource (or, with no URN, the resource under validation) a rule could not judge."""
+
+    urn: str | None
+    error: UnknownValueError
+    label: str | None = None
+
+    @property
+    def message(self) -> str:
+        return unknown_message(self.error, self.label)
+
+
+class Unjudged(UnknownValueError):
+    """Raised once, after a policy reported everything it could judge, for what it could not."""
+
+    def __init__(self, entries: list[UnjudgedEntry]) -> None:
+        first = entries[0].error
+        super().__init__(first.unknown_type_sentinel, first.props)
+        self.entries = entries
+        if len(entries) == 1:
+            self.message = _unjudged_text(entries[0])
+        else:
+            listed = "; ".join(_unjudged_text(entry) for entry in entries)
+            self.message = f"{len(entries)} resources could not be judged: {listed}"
+
+
+def _unjudged_text(entry: UnjudgedEntry) -> str:
+    name = entry.urn.rsplit("::", 1)[-1] if entry.urn else None
+    return unknown_message(entry.error, entry.label or (f"'{name}'" if name else None))
+
+
+_PENDING: ContextVar[list[UnjudgedEntry] | None] = ContextVar("gpufleet_unjudged", default=None)
+
+
+def not_judged(urn: str | None, error: UnknownValueError, label: str | None = None) -> None:
+    """Record that `urn` could not be judged because of `error`; raised after validation ends."""
+    pending = _PENDING.get()
+    if pending is None:
+        raise error
+    pending.append(UnjudgedEntry(urn, error, label))
+
+
+@contextmanager
+def _collecting() -> Iterator[list[UnjudgedEntry]]:
+    pending: list[UnjudgedEntry] = []
+    token = _PENDING.set(pending)
+    try:
+        yield pending
+    finally:
+        _PENDING.reset(token)
+
+
+def _guard(validate: Callable[[Any, ReportViolation], None]) -> Callable[[Any, ReportViolation], None]:
+    def guarded(args: Any, report: ReportViolation) -> None:
+        with _collecting() as pending:
+            try:
+                validate(args, report)
+            except Unjudged as error:
+                pending.extend(error.entries)
+            except UnknownValueError as error:
+                pending.append(UnjudgedEntry(None, error))
+            except _NotApplicableError:
+                # "Nothing here to judge" is only true when nothing was left unjudged.
+                if not pending:
+                    raise
+        if pending:
+            raise Unjudged(pending)
+
+    return guarded
 
 
 class GfResourcePolicy(ResourceValidationPolicy):
@@ -107,16 +187,10 @@ class GfResourcePolicy(ResourceValidationPolicy):
         rule: Rule,
         validate: Callable[[ResourceValidationArgs, ReportViolation], None],
     ) -> None:
-        def guarded(args: ResourceValidationArgs, report: ReportViolation) -> None:
-            try:
-                validate(args, report)
-            except UnknownValueError as error:
-                report(unknown_message(error), None)
-
         super().__init__(
             name=rule.name,
             description=f"{rule.id}: {rule.description}",
-            validate=guarded,
+            validate=_guard(validate),
             enforcement_level=rule.enforcement,
             config_schema=rule.config_schema(),
             severity=rule.severity,
@@ -129,7 +203,7 @@ class GfResourcePolicy(ResourceValidationPolicy):
 class GfStackPolicy(StackValidationPolicy):
     """A stack policy (joins resources) that carries its catalogue rule.
 
-    The validate callback should judge resource by resource through `each(...)` (below) so that one
+    The validate callback should judge resource by resource through `judge(...)` (below) so that one
     unknown value stops the judgement of that resource only.
     """
 
@@ -140,16 +214,10 @@ class GfStackPolicy(StackValidationPolicy):
         rule: Rule,
         validate: Callable[[StackValidationArgs, ReportViolation], None],
     ) -> None:
-        def guarded(args: StackValidationArgs, report: ReportViolation) -> None:
-            try:
-                validate(args, report)
-            except UnknownValueError as error:
-                report(unknown_message(error), None)
-
         super().__init__(
             name=rule.name,
             description=f"{rule.id}: {rule.description}",
-            validate=guarded,
+            validate=_guard(validate),
             enforcement_level=rule.enforcement,
             config_schema=rule.config_schema(),
             severity=rule.severity,
@@ -163,8 +231,20 @@ GfPolicy = GfResourcePolicy | GfStackPolicy
 
 
 def judge(report: ReportViolation, urn: str | None, check: Callable[[], None]) -> None:
-    """Run one resource's judgement inside a stack policy; an unknown value is reported, not passed."""
+    """Run one resource's judgement inside a policy; an unknown value defers it, it never passes it."""
     try:
         check()
+    except Unjudged as error:
+        for entry in error.entries:
+            not_judged(entry.urn or urn, entry.error, entry.label)
     except UnknownValueError as error:
-        report(unknown_message(error), urn)
+        not_judged(urn, error)
+
+
+def validate_collecting(policy: GfPolicy, args: Any, report: Callable[[str, str | None], None]) -> None:
+    """Run a policy and report what it could not judge as messages too (tests and direct callers)."""
+    try:
+        policy.validate(args, report)
+    except Unjudged as error:
+        for entry in error.entries:
+            report(entry.message, entry.urn)

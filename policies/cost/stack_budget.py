@@ -26,7 +26,7 @@ from pulumi_policy.proxy import UnknownValueError
 from policies.cost._common import fmt, stack_pools
 from policies.cost.pools import CatalogLike, Pool, current_catalog, hourly_envelope, monthly_estimate
 from policies.props import as_list, get, get_ref, is_set
-from policies.rule import GfStackPolicy, Rule, judge, unknown_message
+from policies.rule import GfStackPolicy, Rule, judge, not_judged
 
 AWS_BUDGET = "aws:budgets/budget:Budget"
 TC_BUDGET = "tencentcloud:Billing/budget:Budget"
@@ -182,8 +182,10 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         if any(problem is None and error is None for _, problem, error in results):
             continue
         for budget, problem, failure in results:
-            message = unknown_message(failure) if failure else f"{label} '{budget.name}' {problem}"
-            report(message, budget.urn)
+            if failure is not None:
+                not_judged(budget.urn, failure)
+            else:
+                report(f"{label} '{budget.name}' {problem}", budget.urn)
 
     if "alicloud" in clouds:
 

@@ -25,7 +25,7 @@ from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 from gpufleet.evaluate import Finding, analyzed_resources, default_stack_tags, evaluate_stack, stack_props
 from gpufleet.graph import Resource, ResourceGraph
 from gpufleet.policy_config import resolve_policy_config
-from policies.rule import GfPolicy
+from policies.rule import GfStackPolicy, GfPolicy
 from tests.evaluate.sample_policies import sample_graph, sample_policies
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -189,7 +189,32 @@ def offline(graph: ResourceGraph, policies: list[GfPolicy], config: dict[str, An
         return f"{description}\n{finding.message}"
 
     result = evaluate_stack(graph, policies, config)
-    return sorted((f.policy, f.enforcement, f.urn, message(f)) for f in result.violations)
+    rows = [(f.policy, f.enforcement, f.urn, message(f)) for f in result.violations]
+    return sorted(_as_engine_shows_stack_unknowns(rows, by_name))
+
+
+def _as_engine_shows_stack_unknowns(rows: list[Violation], by_name: dict[str, GfPolicy]) -> list[Violation]:
+    """Offline, a stack policy's values it could not judge become one advisory finding per resource, at
+    that resource's URN. The engine shows them as one diagnostic for the policy, with no URN and the
+    per-resource texts joined: fold the offline rows back into that shape to compare."""
+    kept: list[Violation] = []
+    unjudged: dict[str, list[Violation]] = {}
+    for row in rows:
+        policy, _, _, text = row
+        if isinstance(by_name[policy], GfStackPolicy) and text.startswith("can't run policy "):
+            unjudged.setdefault(policy, []).append(row)
+        else:
+            kept.append(row)
+    for policy, found in unjudged.items():
+        prefix = found[0][3].split(" during preview: ", 1)[0] + " during preview: "
+        texts = [text[len(prefix) :] for _, _, _, text in found]
+        joined = (
+            texts[0]
+            if len(texts) == 1
+            else f"{len(texts)} resources could not be judged: " + "; ".join(texts)
+        )
+        kept.append((policy, found[0][1], "", prefix + joined))
+    return kept
 
 
 def test_analyzer_info_lists_policies_levels_and_schemas(sample_pack: analyzer_pb2_grpc.AnalyzerStub) -> None:

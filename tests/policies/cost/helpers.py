@@ -17,6 +17,8 @@ from pulumi_policy import (
 from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, unknown_checking_proxy
 
+from policies.rule import validate_collecting
+
 UNKNOWN_STR = UNKNOWN_STRING_VALUE
 UNKNOWN_NUM = UNKNOWN_NUMBER_VALUE
 
@@ -80,7 +82,7 @@ def check_stack(
 ) -> list[tuple[str, str | None]]:
     found: list[tuple[str, str | None]] = []
     args = StackValidationArgs(list(resources), dict(config or {}), dict(stack_tags or {}))
-    policy.validate(args, lambda message, urn=None: found.append((message, urn)))
+    validate_collecting(policy, args, lambda message, urn=None: found.append((message, urn)))
     return found
 
 
@@ -103,7 +105,7 @@ def check_resource(
         resource_type, wire, urn(resource_type, name), name, _opts(), prov, dict(config or {})
     )
     try:
-        policy.validate(args, lambda message, urn=None: found.append(message))
+        validate_collecting(policy, args, lambda message, urn=None: found.append(message))
     except _NotApplicableError as error:
         return f"n/a: {error.reason}"
     return found

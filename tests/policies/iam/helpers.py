@@ -20,7 +20,7 @@ from pulumi_policy.proxy import (
     unknown_checking_proxy,
 )
 
-from policies.rule import GfResourcePolicy, GfStackPolicy
+from policies.rule import GfResourcePolicy, GfStackPolicy, validate_collecting
 
 __all__ = [
     "UNKNOWN_BOOLEAN_VALUE",
@@ -58,7 +58,7 @@ def check(
     args = ResourceValidationArgs(
         resource_type, given, urn_of(resource_type, name), name, _opts(), None, config or {}
     )
-    policy.validate(args, lambda message, urn=None: messages.append(message))
+    validate_collecting(policy, args, lambda message, urn=None: messages.append(message))
     return messages
 
 
@@ -93,5 +93,5 @@ def check_stack(
     """Validate a stack; (message, urn) pairs (not-applicable propagates as an exception)."""
     found: list[tuple[str, str | None]] = []
     args = StackValidationArgs(list(resources), config or {})
-    policy.validate(args, lambda message, urn=None: found.append((message, urn)))
+    validate_collecting(policy, args, lambda message, urn=None: found.append((message, urn)))
     return found

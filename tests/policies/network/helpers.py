@@ -20,7 +20,7 @@ from pulumi_policy.proxy import (
     unknown_checking_proxy,
 )
 
-from policies.rule import GfResourcePolicy, GfStackPolicy
+from policies.rule import GfResourcePolicy, GfStackPolicy, validate_collecting
 
 __all__ = [
     "UNKNOWN_BOOLEAN_VALUE",
@@ -80,7 +80,7 @@ def run_resource(
     )
     messages: list[str] = []
     try:
-        policy.validate(args, lambda message, urn=None: messages.append(message))
+        validate_collecting(policy, args, lambda message, urn=None: messages.append(message))
     except _NotApplicableError as error:
         assert not messages, messages
         return f"N/A: {error.reason}"
@@ -96,7 +96,8 @@ def run_stack(
     """(message, urn) pairs reported by a stack policy, or `N/A: <reason>` when it does not apply."""
     reported: list[tuple[str, str | None]] = []
     try:
-        policy.validate(
+        validate_collecting(
+            policy,
             StackValidationArgs(resources, config or {}),
             lambda message, urn=None: reported.append((message, urn)),
         )

@@ -16,7 +16,7 @@ from pulumi_policy import (
 from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy
 
-from policies.rule import GfResourcePolicy, GfStackPolicy
+from policies.rule import GfResourcePolicy, GfStackPolicy, validate_collecting
 
 __all__ = [
     "UNKNOWN",
@@ -89,7 +89,7 @@ def run_stack(
         found.append((message, urn))
 
     try:
-        policy.validate(args, report)
+        validate_collecting(policy, args, report)
     except _NotApplicableError as error:
         raise NotApplicable(str(error.reason)) from None
     return found
@@ -120,7 +120,7 @@ def run_resource(
         found.append(message)
 
     try:
-        policy.validate(args, report)
+        validate_collecting(policy, args, report)
     except _NotApplicableError as error:
         raise NotApplicable(str(error.reason)) from None
     return found

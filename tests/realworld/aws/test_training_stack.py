@@ -193,7 +193,11 @@ def test_unknown_subnet_setting_of_a_gpu_pool_is_not_judged() -> None:
         UNKNOWN_STRING,
     )
     found = judge(graph).of("GF-ACC-005")
-    assert [v.message for v in found] == [
-        "could not be judged at preview: the string value at .mapPublicIpOnLaunch can't be known during "
-        "preview"
+    assert [(v.enforcement, v.message) for v in found] == [
+        (
+            "advisory",
+            "can't run policy 'gpu-no-public-ip' from policy pack 'gpufleet@v0.0.1' during preview: "
+            "'gpu-burst' could not be judged at preview: the string value at .mapPublicIpOnLaunch can't be "
+            "known during preview",
+        )
     ]
