@@ -2,26 +2,31 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from pydantic import BaseModel
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 from rich.tree import Tree
 
 from gpufleet import __version__
 from gpufleet.engine import STACK_TYPE, EngineError, run_program
 from gpufleet.graph import Resource, ResourceGraph, is_secret
-from gpufleet.project import ProjectError, load_project
+from gpufleet.project import Project, ProjectError, load_project, load_stack_config
 
 if TYPE_CHECKING:
-    from gpufleet.evaluate import StackResult
+    from components.spec import FleetSpec
+    from gpufleet.policy_config import PolicyConfigError
     from policies.rule import GfPolicy
 
 EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = 0, 1, 2
@@ -41,12 +46,21 @@ err = Console(stderr=True, highlight=False)
 
 
 class BadInput(Exception):
-    """Input the user can fix; printed as one paragraph, exit status 2."""
+    """Input the user can fix, exit status 2: one paragraph, or a heading and one line per problem."""
+
+    def __init__(self, message: str, details: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.details = list(details)
 
 
-def fail(message: str) -> typer.Exit:
+def fail(problem: BadInput | str) -> typer.Exit:
+    """Print `error: ...` on stderr (never a traceback) and return the exit for status 2."""
+    message = str(problem)
+    details = problem.details if isinstance(problem, BadInput) else []
     text = " ".join(line.strip() for line in message.strip().splitlines() if line.strip())
     err.print(f"[bold red]error:[/] {escape(text)}", soft_wrap=True)
+    for line in details:
+        err.print(f"  {escape(line)}", soft_wrap=True)
     return typer.Exit(EXIT_BAD_INPUT)
 
 
@@ -71,9 +85,11 @@ ProjectDir = Annotated[
 ]
 
 
-def _run(project_dir: Path, stack: str) -> ResourceGraph:
+def _run(
+    project_dir: Path, stack: str, stack_references: Mapping[str, Mapping[str, Any]] | None = None
+) -> ResourceGraph:
     try:
-        return run_program(project_dir, stack)
+        return run_program(project_dir, stack, stack_references=stack_references)
     except EngineError as exc:
         raise BadInput(str(exc)) from None
 
@@ -308,10 +324,172 @@ def render_plan(graph: ResourceGraph, console: Console) -> None:
         console.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True)
 
 
+# -- the fleet spec, as `plan` shows it ----------------------------------------------------------------
+
+
+def _stack_file(project: Project, stack: str) -> str:
+    """The stack file relative to the project directory, in POSIX form (`stacks/Pulumi.dev.yaml`)."""
+    path = project.stack_file(stack)
+    try:
+        return path.relative_to(project.root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+@dataclass(frozen=True)
+class FleetView:
+    """A stack's parsed fleet spec beside the mapping written in its stack file."""
+
+    source: str
+    spec: FleetSpec
+    given: Any
+
+
+def load_fleet(project_dir: Path, stack: str) -> FleetView | None:
+    """The stack's `gpufleet:fleet`, validated; None when the stack has no such key (any other program).
+
+    Raises BadInput listing every problem of the spec, one per line."""
+    from components.spec import CONFIG_KEY, SpecError, load_fleet_from_config
+
+    try:
+        project = load_project(project_dir)
+        config = load_stack_config(project, stack)
+    except ProjectError as exc:
+        raise BadInput(str(exc)) from None
+    if CONFIG_KEY not in config.values:
+        return None
+    source = _stack_file(project, stack)
+    try:
+        spec = load_fleet_from_config(config.values, source)
+    except SpecError as exc:
+        count = len(exc.errors)
+        raise BadInput(
+            f"{source}: invalid {CONFIG_KEY} ({count} problem{'' if count == 1 else 's'}):",
+            exc.format().splitlines(),
+        ) from None
+    given = config.values[CONFIG_KEY]
+    if isinstance(given, str):
+        try:
+            given = json.loads(given)
+        except json.JSONDecodeError:
+            given = {}
+    return FleetView(source=source, spec=spec, given=given)
+
+
+# Marks a field the stack file leaves out (None is a value a file may write).
+_ABSENT: Any = object()
+
+
+def _field_description(model: BaseModel, name: str) -> str:
+    info = type(model).model_fields.get(name)
+    return (info.description or "") if info is not None else ""
+
+
+def _spec_value(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, list):
+        return "[" + ", ".join(_spec_value(v) for v in value) + "]"
+    return _fmt(value)
+
+
+_DEFAULT_MARK = "  [yellow](default)[/]"
+
+
+def _spec_leaf(name: str, shown: str, given: bool, description: str) -> str:
+    about = f"  [dim]{escape(description)}[/]" if description else ""
+    return f"{escape(name)}: [bold]{escape(shown)}[/]{'' if given else _DEFAULT_MARK}{about}"
+
+
+def _add_spec_node(branch: Tree, name: str, value: Any, *, dumped: Any, given: Any, description: str) -> None:
+    """One field: a branch for models and mappings, a leaf for everything else. `given` is the same
+    field in the stack file, or a sentinel when the file leaves it out."""
+    written = given is not _ABSENT
+    if isinstance(value, BaseModel):
+        node = branch.add(escape(name) + ("" if written else _DEFAULT_MARK))
+        _add_spec_fields(node, value, dumped, given if isinstance(given, Mapping) else {})
+    elif isinstance(value, Mapping) and value:
+        node = branch.add(escape(name))
+        for key, item in value.items():
+            sub_given = given.get(key, _ABSENT) if isinstance(given, Mapping) else _ABSENT
+            _add_spec_node(node, str(key), item, dumped=dumped[key], given=sub_given, description="")
+    else:
+        branch.add(_spec_leaf(name, _spec_value(dumped), written, description))
+
+
+def _add_spec_fields(
+    branch: Tree, model: BaseModel, dumped: Mapping[str, Any], given: Mapping[str, Any]
+) -> None:
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        description = _field_description(model, name)
+        if type(model).model_fields[name].annotation is type(None):
+            # Reserved for later (on-prem baseline, private links): no value can be set yet.
+            continue
+        _add_spec_node(
+            branch, name, value, dumped=dumped[name], given=given.get(name, _ABSENT), description=description
+        )
+
+
+def render_fleet(fleet: FleetView, console: Console) -> None:
+    """The effective fleet spec: every value, marked as written in the stack file or taken by default."""
+    from components.spec import CONFIG_KEY
+
+    tree = Tree(
+        f"[bold]effective {CONFIG_KEY}[/] of {escape(fleet.source)}: values marked (default) are not in "
+        "the stack file"
+    )
+    given = fleet.given if isinstance(fleet.given, Mapping) else {}
+    _add_spec_fields(tree, fleet.spec, fleet.spec.defaults_view(), given)
+    console.print(tree)
+
+
+def read_stack_references(path: Path | None) -> dict[str, dict[str, Any]] | None:
+    """`--stack-refs FILE`: JSON `{"org/project/stack": {"output": value}}` for `pulumi.StackReference`."""
+    if path is None:
+        return None
+    example = 'e.g. {"acme/network/prod": {"vpc_id": "vpc-0abc"}}'
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"cannot read --stack-refs {path}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(
+            f"--stack-refs {path}:{exc.lineno}: invalid JSON ({exc.msg}); expected an object of "
+            f"stack name -> outputs, {example}"
+        ) from None
+    if not isinstance(data, dict):
+        raise BadInput(
+            f"--stack-refs {path}: the top level is a {type(data).__name__}; expected an object of "
+            f"stack name -> outputs, {example}"
+        )
+    for name, outputs in data.items():
+        if not isinstance(outputs, dict):
+            raise BadInput(
+                f"--stack-refs {path}: {name}: expected an object of output name -> value, "
+                f"got {type(outputs).__name__}"
+            )
+    return data
+
+
+StackRefs = Annotated[
+    Path | None,
+    typer.Option(
+        "--stack-refs",
+        help='JSON file of stack reference outputs: {"org/project/stack": {"output": value}}.',
+    ),
+]
+
+
 @app.command(
     epilog="Examples:\n\n"
     "  [bold]gpufleet plan -s dev[/]                 the project in the current directory\n\n"
-    "  [bold]gpufleet plan ../photo-archive -s prod --json graph.json[/]   any Pulumi Python project",
+    "  [bold]gpufleet plan ../photo-archive -s prod --json graph.json[/]   any Pulumi Python project\n\n"
+    "  [bold]gpufleet plan -s prod --stack-refs refs.json[/]   outputs for pulumi.StackReference",
 )
 def plan(
     project_dir: ProjectDir = Path(),
@@ -319,80 +497,128 @@ def plan(
     json_file: Annotated[
         Path | None, typer.Option("--json", help="Also write the resource graph as JSON to this file.")
     ] = None,
+    stack_refs: StackRefs = None,
 ) -> None:
-    """Run the program offline and show what it would build, grouped by component."""
+    """Run the program offline and show what it would build, grouped by component, and the effective
+    fleet spec with every default filled in."""
     try:
-        graph = _run(project_dir, stack)
+        references = read_stack_references(stack_refs)
+        fleet = load_fleet(project_dir, stack)
+        graph = _run(project_dir, stack, references)
         if json_file is not None:
             try:
                 graph.write(json_file)
             except OSError as exc:
                 raise BadInput(f"cannot write {json_file}: {exc.strerror or exc}") from None
     except BadInput as exc:
-        raise fail(str(exc)) from None
+        raise fail(exc) from None
     render_plan(graph, out)
+    if fleet is not None:
+        render_fleet(fleet, out)
     if json_file is not None:
         out.print(f"resource graph written to {escape(str(json_file))}")
 
 
 # -- check ---------------------------------------------------------------------------------------
 
-REPORT_FORMATS = ("json", "text", "sarif", "junit", "markdown")
-REPORT_FILES = {
-    "json": "gpufleet.json",
-    "text": "gpufleet.txt",
-    "sarif": "gpufleet.sarif",
-    "junit": "gpufleet.junit.xml",
-    "markdown": "gpufleet.md",
-}
 _FORMAT_ALIASES = {"md": "markdown", "txt": "text", "xml": "junit"}
 
 
 def parse_formats(value: str) -> list[str]:
+    from gpufleet import report
+
     formats: list[str] = []
     for raw in (part.strip().lower() for part in value.split(",")):
+        if not raw:
+            continue
         item = _FORMAT_ALIASES.get(raw, raw)
-        if item not in REPORT_FORMATS:
-            raise BadInput(f"--format {raw!r} is not a report format; allowed: {', '.join(REPORT_FORMATS)}")
+        if item not in report.FORMATS:
+            raise BadInput(f"--format {raw!r} is not a report format; allowed: {', '.join(report.FORMATS)}")
         if item not in formats:
             formats.append(item)
+    if not formats:
+        raise BadInput(f"--format is empty; allowed: {', '.join(report.FORMATS)}")
     return formats
 
 
-def render_report(results: Sequence[StackResult], fmt: str, policies: Sequence[GfPolicy]) -> str:
-    if fmt == "json":
-        document = {"version": 1, "stacks": [result.to_json() for result in results]}
-        return json.dumps(document, indent=2, default=str) + "\n"
-    from gpufleet import report
+def select_rules(policies: Sequence[GfPolicy], value: str | None) -> list[GfPolicy]:
+    """`--rules GF-STOR-001,GF-COST-*`: rule ids or policy names, shell-style wildcards allowed."""
+    if value is None:
+        return list(policies)
+    wanted: set[str] = set()
+    for pattern in (part.strip() for part in value.split(",")):
+        if not pattern:
+            continue
+        matched = {
+            p.rule.id
+            for p in policies
+            if fnmatch.fnmatchcase(p.rule.id, pattern.upper()) or fnmatch.fnmatchcase(p.name, pattern.lower())
+        }
+        if not matched:
+            raise BadInput(
+                f"--rules {pattern}: matches no rule id or policy name; rule ids look like GF-STOR-001 "
+                "(wildcards allowed: GF-COST-*); run `gpufleet rules` for the list"
+            )
+        wanted |= matched
+    if not wanted:
+        raise BadInput("--rules is empty; give rule ids or policy names, e.g. GF-STOR-001,GF-COST-*")
+    return [p for p in policies if p.rule.id in wanted]
 
-    return report.render(results, fmt, policies, repo_root=Path.cwd())
 
-
-def _stacks(project_dir: Path, stack: str | None, all_stacks: bool) -> list[str]:
+def _stacks(project_dir: Path, stack: str | None, all_stacks: bool) -> tuple[Project, list[str]]:
     if bool(stack) == all_stacks:
         raise BadInput("pass exactly one of --stack/-s STACK or --all-stacks")
-    if stack:
-        return [stack]
     try:
         project = load_project(project_dir)
     except ProjectError as exc:
         raise BadInput(str(exc)) from None
+    if stack:
+        return project, [stack]
     found = project.stacks()
     if not found:
         raise BadInput(f"no stack files (Pulumi.<stack>.yaml) in {project.stack_config_dir}")
-    return found
+    return project, found
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+def cost_block(graph: ResourceGraph, source: str) -> dict[str, Any]:
+    """The check JSON's `cost` block (DESIGN.md contract), priced from the catalogue."""
+    from gpufleet import cost
+
+    try:
+        return cost.cost_block(cost.estimate_stack(graph, source=source))
+    except cost.CostError as exc:
+        raise BadInput(str(exc)) from None
+
+
+_TEXT_STYLES = (
+    (r"\bGF-[A-Z0-9]+-\d{3}\b", "bold cyan"),
+    (r"\[mandatory\]", "bold red"),
+    (r"\[advisory\]", "yellow"),
+    (r"(?m)^  CRITICAL$", "bold white on red"),
+    (r"(?m)^  HIGH$", "bold red"),
+    (r"(?m)^  MEDIUM$", "bold yellow"),
+    (r"(?m)^  LOW$", "bold blue"),
+    (r"(?m)^stack \S+", "bold"),
+    (r"passed: no policy violations", "green"),
+    (r"(?m)^  cost: .*$", "magenta"),
+)
+
+
+def print_text_report(text: str, console: Console) -> None:
+    """The text report, coloured for a terminal (plain when stdout is a pipe or a file)."""
+    styled = Text(text)
+    for pattern, style in _TEXT_STYLES:
+        styled.highlight_regex(pattern, style)
+    console.print(styled, end="", soft_wrap=True)
 
 
 @app.command(
     epilog="Examples:\n\n"
     "  [bold]gpufleet check -s dev[/]                         JSON report on stdout\n\n"
+    "  [bold]gpufleet check -s dev --format text[/]           readable in a terminal\n\n"
     "  [bold]gpufleet check --all-stacks --format sarif,junit,markdown --output-dir reports[/]\n\n"
+    "  [bold]gpufleet check -s dev --enforce GF-COST-004=advisory --set GF-AUD-002.min_days=365[/]\n\n"
+    "  [bold]gpufleet check -s prod --rules 'GF-STOR-*,GF-KMS-001'[/]   quote wildcards from the shell\n\n"
     "Exit status: 0 no mandatory violation, 1 a mandatory violation, 2 bad input.",
 )
 def check(  # noqa: PLR0917 - typer maps each parameter to an option
@@ -400,39 +626,229 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
     stack: Annotated[str | None, typer.Option("--stack", "-s", help="Stack to check.")] = None,
     all_stacks: Annotated[bool, typer.Option("--all-stacks", help="Check every stack file.")] = False,
     formats: Annotated[
-        str, typer.Option("--format", "-f", help="Comma-separated: json, text, sarif, junit, markdown.")
+        str,
+        typer.Option(
+            "--format", "-f", help="Comma-separated: json, text, sarif, junit, markdown (several need -o)."
+        ),
     ] = "json",
     output_dir: Annotated[
         Path | None, typer.Option("--output-dir", "-o", help="Write each report to a file here.")
     ] = None,
     policy_config: Annotated[
-        Path | None, typer.Option("--policy-config", help="Policy pack config (Pulumi's JSON shape).")
+        Path | None,
+        typer.Option(
+            "--policy-config",
+            help="Policy pack config (Pulumi's JSON shape; YAML by extension). Default: the project's "
+            "policy-config.json, if any.",
+        ),
     ] = None,
+    enforce: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--enforce",
+            metavar="RULE=LEVEL",
+            help="Enforcement level for a rule id or policy name, or all=LEVEL "
+            "(advisory, mandatory, remediate, disabled). Repeatable.",
+        ),
+    ] = None,
+    set_values: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="RULE.KEY=VALUE",
+            help="A policy config value, JSON or a plain string (GF-AUD-002.min_days=365). Repeatable.",
+        ),
+    ] = None,
+    rules: Annotated[
+        str | None,
+        typer.Option("--rules", help="Only these rules: ids or policy names, wildcards allowed (GF-COST-*)."),
+    ] = None,
+    stack_refs: StackRefs = None,
 ) -> None:
-    """Run the program offline and judge it with the guardrail policies."""
+    """Run the program offline and judge it with the guardrail policies, and price it."""
     # The policy pack is imported only when judging: `plan` stays quick to start.
-    from gpufleet import evaluate
-    from gpufleet.policy_config import PolicyConfigError, load_policy_config
+    from gpufleet import evaluate, report
+    from gpufleet.policy_config import PolicyConfigError
     from policies.registry import default_registry
 
     try:
         selected = parse_formats(formats)
-        names = _stacks(project_dir, stack, all_stacks)
-        policies = list(default_registry())
-        config = load_policy_config(policy_config, policies, project_dir=project_dir)
-        results = [evaluate.evaluate_stack(_run(project_dir, name), policies, config) for name in names]
-    except (BadInput, PolicyConfigError) as exc:
-        raise fail(str(exc)) from None
-    rendered = {fmt: render_report(results, fmt, policies) for fmt in selected}
+        if len(selected) > 1 and output_dir is None:
+            raise BadInput(
+                f"--format {','.join(selected)} names {len(selected)} reports and stdout takes one: "
+                "pass --output-dir DIR to write each to its file there"
+            )
+        project, names = _stacks(project_dir, stack, all_stacks)
+        everything = list(default_registry())
+        policies = select_rules(everything, rules)
+        config = _policy_config(policy_config, project.root, everything, enforce or (), set_values or ())
+        references = read_stack_references(stack_refs)
+        results = []
+        for name in names:
+            # The program would stop at the first bad spec too, but folded into one paragraph: checking
+            # the spec first lists each problem on its own line.
+            load_fleet(project.root, name)
+            graph = _run(project.root, name, references)
+            result = evaluate.evaluate_stack(graph, policies, config)
+            result.stack_file = _stack_file(project, name)
+            result.cost = cost_block(graph, result.stack_file)
+            results.append(result)
+    except PolicyConfigError as exc:
+        raise fail(_config_problem(exc)) from None
+    except BadInput as exc:
+        raise fail(exc) from None
+
+    try:
+        rendered = report.write_reports(
+            results, selected, output_dir, policies=policies, repo_root=project.root
+        )
+    except OSError as exc:
+        raise fail(BadInput(f"cannot write the reports to {output_dir}: {exc.strerror or exc}")) from None
     if output_dir is None:
-        out.print(rendered[selected[0]], end="", markup=False, highlight=False, soft_wrap=True)
+        text = rendered[selected[0]]
+        if selected[0] == "text":
+            print_text_report(text, out)
+        else:
+            out.print(text, end="", markup=False, highlight=False, soft_wrap=True)
     else:
-        output_dir.mkdir(parents=True, exist_ok=True)
-        for fmt, text in rendered.items():
-            _write_atomic(output_dir / REPORT_FILES[fmt], text)
-        out.print(f"reports written to {escape(str(output_dir))}: {', '.join(selected)}")
-    violated = any(result.mandatory_violations for result in results)
-    raise typer.Exit(EXIT_VIOLATION if violated else EXIT_OK)
+        for fmt in selected:
+            out.print(f"wrote {escape(str(output_dir / report.FILE_NAMES[fmt]))}", soft_wrap=True)
+        total = [f for r in results for f in r.violations]
+        mandatory = sum(1 for f in total if f.enforcement == "mandatory")
+        out.print(
+            f"{len(results)} stack{'' if len(results) == 1 else 's'}: {mandatory} mandatory, "
+            f"{len(total) - mandatory} advisory violations"
+        )
+    raise typer.Exit(EXIT_VIOLATION if report.exit_code(results) else EXIT_OK)
+
+
+def _policy_config(
+    path: Path | None,
+    project_root: Path,
+    policies: Sequence[GfPolicy],
+    enforce: Sequence[str],
+    set_values: Sequence[str],
+) -> dict[str, Any]:
+    """The policy config file overlaid with --enforce/--set; the problems of both are reported together."""
+    from gpufleet.policy_config import PolicyConfigError, apply_overrides, load_policy_config
+
+    try:
+        loaded = load_policy_config(path, policies, project_dir=project_root)
+    except PolicyConfigError as file_error:
+        try:
+            apply_overrides({}, policies, enforce=enforce, set_values=set_values)
+        except PolicyConfigError as override_error:
+            raise PolicyConfigError([*file_error.problems, *override_error.problems]) from None
+        raise
+    return apply_overrides(loaded, policies, enforce=enforce, set_values=set_values)
+
+
+def _config_problem(exc: PolicyConfigError) -> BadInput:
+    if len(exc.problems) == 1:
+        return BadInput(exc.problems[0])
+    return BadInput(f"invalid policy configuration ({len(exc.problems)} problems):", exc.problems)
+
+
+# -- rules ---------------------------------------------------------------------------------------
+
+
+def _config_cell(config: Mapping[str, Mapping[str, Any]]) -> str:
+    if not config:
+        return "-"
+    return "\n".join(f"{key} = {json.dumps(schema.get('default'))}" for key, schema in config.items())
+
+
+_CLOUD_LETTERS = {"aws": "A", "alicloud": "L", "tencentcloud": "T", "kubernetes": "K"}
+_WIDE_TABLE = 120
+_SEVERITY_STYLES = {"critical": "bold white on red", "high": "bold red", "medium": "yellow", "low": "blue"}
+
+
+def render_rules_table(rows: Sequence[Mapping[str, Any]], console: Console) -> None:
+    """The catalogue as a table: one column per attribute on a wide terminal; on a narrow one the rule's
+    attributes share its first cell, so that descriptions keep a readable width."""
+    wide = console.width >= _WIDE_TABLE
+    table = Table(
+        title=f"gpufleet guardrails: {len(rows)} rules",
+        caption="clouds: A AWS, L Alibaba Cloud, T Tencent Cloud, K Kubernetes. "
+        "`gpufleet rules --format json` has the full config schemas.",
+        title_justify="left",
+        caption_justify="left",
+        show_lines=True,
+        expand=True,
+    )
+    table.add_column("rule", min_width=11, max_width=30, overflow="fold")
+    if wide:
+        table.add_column("clouds", no_wrap=True)
+        table.add_column("level", no_wrap=True)
+        table.add_column("config (default)", ratio=1, overflow="fold")
+    table.add_column("checks, and the fix", ratio=3, overflow="fold")
+    for row in rows:
+        level = str(row["enforcement"])
+        severity = str(row["severity"])
+        rule = f"[bold cyan]{escape(str(row['id']))}[/]\n{escape(str(row['policy']))}"
+        clouds = " ".join(_CLOUD_LETTERS.get(c, c) for c in row["clouds"])
+        level_text = ("[bold]mandatory[/]" if level == "mandatory" else escape(level)) + (
+            f"\n[{_SEVERITY_STYLES.get(severity, 'default')}]{escape(severity)}[/]"
+        )
+        config = escape(_config_cell(row["config"]))
+        about = escape(str(row["description"]))
+        if row["config"] and not wide:
+            about += f"\nconfig: {config}".replace("\n", "; ").replace("; config: ", "\nconfig: ", 1)
+        if row["remediation"]:
+            about += f"\n[dim]fix: {escape(str(row['remediation']))}[/]"
+        if row["url"]:
+            about += f"\n[blue]{escape(str(row['url']))}[/]"
+        if wide:
+            table.add_row(rule, clouds, level_text, config, about)
+        else:
+            table.add_row(f"{rule}\n{clouds}\n{level_text}", about)
+    console.print(table)
+
+
+@app.command(
+    epilog="Examples:\n\n"
+    "  [bold]gpufleet rules[/]                          every rule as a table\n\n"
+    "  [bold]gpufleet rules --family storage --cloud alicloud --format json[/]",
+)
+def rules(
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    family: Annotated[
+        str | None,
+        typer.Option(
+            "--family",
+            help="Only this family: storage, kms, access, iam, audit, network, cost, k8s, resilience.",
+        ),
+    ] = None,
+    cloud: Annotated[
+        str | None,
+        typer.Option("--cloud", help="Only rules for this cloud: aws, alicloud, tencentcloud, kubernetes."),
+    ] = None,
+) -> None:
+    """List the guardrail rules as implemented: id, policy, clouds, enforcement, severity, config."""
+    from gpufleet import report
+    from policies.registry import default_registry
+    from policies.rule import CLOUDS, FAMILIES
+
+    try:
+        if fmt not in ("text", "json"):
+            raise BadInput(f"--format {fmt!r} is not a rules format; allowed: text, json")
+        if family is not None and family not in FAMILIES.values():
+            raise BadInput(
+                f"--family {family!r} is not a rule family; allowed: {', '.join(FAMILIES.values())}"
+            )
+        if cloud is not None and cloud not in CLOUDS:
+            raise BadInput(f"--cloud {cloud!r} is not a cloud; allowed: {', '.join(CLOUDS)}")
+    except BadInput as exc:
+        raise fail(exc) from None
+    rows = [
+        row
+        for row in report.rules_table(default_registry())
+        if (family is None or row["family"] == family) and (cloud is None or cloud in row["clouds"])
+    ]
+    if fmt == "json":
+        out.print(report.render_rules(rows, "json"), end="", markup=False, highlight=False, soft_wrap=True)
+    else:
+        render_rules_table(rows, out)
 
 
 def main() -> None:

@@ -146,11 +146,24 @@ def _counts(findings: Sequence[Finding]) -> str:
     return f"{mandatory} mandatory, {advisory} advisory"
 
 
+def cost_summary(cost: Mapping[str, Any]) -> str:
+    """`USD 145.48 a month estimated (4.85% of the 3000.00 budget); 0.00 to 1.70 an hour`."""
+    currency = cost.get("currency") or ""
+    text = f"{currency} {float(cost.get('monthly_estimate') or 0):.2f} a month estimated"
+    budget, used = cost.get("budget"), cost.get("budget_used_percent")
+    if budget is not None and used is not None:
+        text += f" ({float(used):.2f}% of the {float(budget):.2f} budget)"
+    hourly_min, hourly_max = float(cost.get("hourly_min") or 0), float(cost.get("hourly_max") or 0)
+    return text + f"; {hourly_min:.2f} to {hourly_max:.2f} an hour"
+
+
 def render_text(results: Sequence[StackResult]) -> str:
     lines: list[str] = []
     for result in results:
         lines.append(f"stack {result.stack} (project {result.project}): {result.resources} resources, "
                      f"{_counts(result.violations)} violations")
+        if result.cost:
+            lines.append(f"  cost: {cost_summary(result.cost)}")
         if not result.violations:
             lines.append("  passed: no policy violations")
         by_severity: dict[str, list[Finding]] = defaultdict(list)
@@ -183,13 +196,20 @@ def stack_file_of(result: StackResult) -> str:
 
 
 def _name_candidates(urn: str) -> list[str]:
-    """The resource's logical name and its dash-separated prefixes: children are named after their
-    component (`train-a100-asg` belongs to pool `train-a100`), and stack files key pools by that name."""
+    """The resource's logical name and its dash-separated parts, longest first: children are named after
+    their component (`train-a100-asg` belongs to pool `train-a100`; `gpufleet-dev-pool-experiments-asg`
+    to pool `experiments`), and stack files key pools and sections by that name."""
     if not urn:
         return []
-    name = urn.rsplit("::", 1)[-1]
-    parts = name.split("-")
-    return [p for p in ("-".join(parts[:i]) for i in range(len(parts), 0, -1)) if len(p) >= 3]
+    parts = urn.rsplit("::", 1)[-1].split("-")
+    spans = [
+        (end - start, start, "-".join(parts[start:end]))
+        for start in range(len(parts))
+        for end in range(start + 1, len(parts) + 1)
+    ]
+    # Longest first; among equal lengths the leftmost, so a full prefix beats a fragment.
+    ordered = [text for _, _, text in sorted(spans, key=lambda span: (-span[0], span[1]))]
+    return [c for c in dict.fromkeys(ordered) if len(c) >= 3]
 
 
 class _StackFileLines:
@@ -210,7 +230,9 @@ class _StackFileLines:
     def line_of(self, relative: str, urn: str) -> int:
         lines = self.lines(relative)
         for candidate in _name_candidates(urn):
-            pattern = re.compile(rf"^\s*-?\s*['\"]?{re.escape(candidate)}['\"]?\s*:")
+            # A YAML key ends in `: ` or `:` at the end of the line; `gpufleet:fleet:` is a config
+            # namespace, not a key named `gpufleet`.
+            pattern = re.compile(rf"^\s*-?\s*['\"]?{re.escape(candidate)}['\"]?\s*:(\s|$)")
             for number, text in enumerate(lines, start=1):
                 if pattern.match(text):
                     return number
@@ -434,6 +456,8 @@ def render_markdown(
     omitted = 0
     for result in results:
         header = f"\n### Stack `{result.stack}` ({result.project}, {result.resources} resources)\n\n"
+        if result.cost:
+            header += f"Cost: {cost_summary(result.cost)}.\n\n"
         if not result.violations:
             block = header + "✅ No policy violations.\n"
             if used + len(block) <= budget:
@@ -505,12 +529,6 @@ def parse_formats(value: str | Sequence[str]) -> list[str]:
     return formats or ["text"]
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
-
-
 def write_reports(
     results: Sequence[StackResult],
     formats: Sequence[str],
@@ -519,16 +537,29 @@ def write_reports(
     policies: Iterable[GfPolicy] | None = None,
     repo_root: Path | None = None,
 ) -> dict[str, str]:
-    """Render every format; with `output_dir`, also write each to its file (tmp + rename).
+    """Render every format; with `output_dir`, also write each to its file.
 
+    Every report is rendered and staged in a temporary file before the first one is renamed into place,
+    so a failure while rendering or writing leaves the previous reports (if any) untouched.
     Returns format -> rendered text; without an output dir the caller prints the one it wants.
     """
     policy_list = list(policies) if policies is not None else None
     rendered = {fmt: render(results, fmt, policy_list, repo_root=repo_root) for fmt in parse_formats(formats)}
     if output_dir is not None:
         output_dir.mkdir(parents=True, exist_ok=True)
-        for fmt, text in rendered.items():
-            _write_atomic(output_dir / FILE_NAMES[fmt], text)
+        staged: list[tuple[Path, Path]] = []
+        try:
+            for fmt, text in rendered.items():
+                target = output_dir / FILE_NAMES[fmt]
+                tmp = target.with_name(target.name + ".tmp")
+                staged.append((tmp, target))
+                tmp.write_text(text, encoding="utf-8")
+        except BaseException:
+            for tmp, _ in staged:
+                tmp.unlink(missing_ok=True)
+            raise
+        for tmp, target in staged:
+            tmp.replace(target)
     return rendered
 
 

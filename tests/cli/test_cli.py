@@ -183,10 +183,19 @@ def test_check_writes_reports_to_output_dir(monkeypatch: pytest.MonkeyPatch, tmp
                 "resources": 10,
                 "violations": [],
                 "checkov": {"passed": 0, "failed": 0, "findings": []},
-                "cost": None,
+                # The program declares no GPU pool and no budget: nothing to price.
+                "cost": {
+                    "currency": "USD",
+                    "hourly_min": 0,
+                    "hourly_max": 0,
+                    "monthly_estimate": 0,
+                    "budget": None,
+                    "budget_used_percent": None,
+                },
             }
         ],
     }
+    assert sorted(p.name for p in out_dir.iterdir()) == ["gpufleet.json"]
 
 
 def test_check_with_the_real_policies() -> None:
