@@ -36,8 +36,10 @@ def main() -> int:
 
     print(f"gpufleet plan -s {args.stack}: {args.runs} runs")
     print(f"  median {statistics.median(seconds):.2f} s  min {min(seconds):.2f} s  max {max(seconds):.2f} s")
-    print(f"  machine: {os.cpu_count()} cpus (nproc {len(os.sched_getaffinity(0))}), "
-          f"python {platform.python_version()} on {platform.system()} {platform.machine()}")
+    print(
+        f"  machine: {os.cpu_count()} cpus (nproc {len(os.sched_getaffinity(0))}), "
+        f"python {platform.python_version()} on {platform.system()} {platform.machine()}"
+    )
     return 0
 
 

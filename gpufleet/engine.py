@@ -182,9 +182,7 @@ class RecordingMonitor(MockMonitor):
                 parent=request.parent or None,
                 dependencies=tuple(dict.fromkeys(request.dependencies)),
                 property_dependencies={
-                    key: tuple(deps.urns)
-                    for key, deps in request.propertyDependencies.items()
-                    if deps.urns
+                    key: tuple(deps.urns) for key, deps in request.propertyDependencies.items() if deps.urns
                 },
                 provider=_provider_urn(request.provider),
                 id=(response.id or None) if request.custom else None,

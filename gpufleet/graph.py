@@ -90,9 +90,7 @@ class Resource:
             outputs=dict(data.get("outputs") or {}),
             parent=data.get("parent"),
             dependencies=tuple(data.get("dependencies") or ()),
-            property_dependencies={
-                k: tuple(v) for k, v in (data.get("property_dependencies") or {}).items()
-            },
+            property_dependencies={k: tuple(v) for k, v in (data.get("property_dependencies") or {}).items()},
             provider=data.get("provider"),
             id=data.get("id"),
             protect=bool(data.get("protect", False)),

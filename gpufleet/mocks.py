@@ -81,20 +81,22 @@ _AWS_NAMED_MODULES = frozenset(
 )
 
 # AWS resources without an ARN of their own (for types the installed SDK does not describe).
-_AWS_NO_ARN = frozenset({
-    "iam/rolePolicy",
-    "iam/rolePolicyAttachment",
-    "iam/userPolicy",
-    "iam/userPolicyAttachment",
-    "iam/policyAttachment",
-    "ec2/routeTableAssociation",
-    "ec2/route",
-    "ec2/securityGroupRule",
-    "autoscaling/attachment",
-    "autoscaling/schedule",
-    "autoscaling/lifecycleHook",
-    "cloudwatch/logStream",
-})
+_AWS_NO_ARN = frozenset(
+    {
+        "iam/rolePolicy",
+        "iam/rolePolicyAttachment",
+        "iam/userPolicy",
+        "iam/userPolicyAttachment",
+        "iam/policyAttachment",
+        "ec2/routeTableAssociation",
+        "ec2/route",
+        "ec2/securityGroupRule",
+        "autoscaling/attachment",
+        "autoscaling/schedule",
+        "autoscaling/lifecycleHook",
+        "cloudwatch/logStream",
+    }
+)
 
 _ALICLOUD_ID_PREFIX = {
     "vpc/network": "vpc",
@@ -284,21 +286,13 @@ class FleetMocks(Mocks):
     @staticmethod
     def answer(inputs: Mapping[str, Any], outputs: dict[str, Any]) -> dict[str, Any]:
         """What goes back to the SDK: every synthetic or rewritten value, and inputs safe to echo."""
-        return {
-            k: v
-            for k, v in outputs.items()
-            if k not in inputs or inputs[k] != v or _safe_to_return(v)
-        }
+        return {k: v for k, v in outputs.items() if k not in inputs or inputs[k] != v or _safe_to_return(v)}
 
-    def _stack_reference(
-        self, args: MockResourceArgs, inputs: dict[str, Any]
-    ) -> tuple[str, dict[str, Any]]:
+    def _stack_reference(self, args: MockResourceArgs, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         name = str(inputs.get("name") or args.resource_id or args.name)
         known = self._stack_references.get(name)
         if known is None:
-            self.note(
-                f"stack reference {name!r} has no outputs offline: every value read from it is empty"
-            )
+            self.note(f"stack reference {name!r} has no outputs offline: every value read from it is empty")
         return name, {"name": name, "outputs": dict(known or {}), "secretOutputNames": []}
 
     def _aws(self, token: str, args: MockResourceArgs, out: dict[str, Any]) -> str:
@@ -554,8 +548,12 @@ def render_policy_statement(st: Mapping[str, Any]) -> dict[str, Any]:
     if st.get("sid"):
         out["Sid"] = st["sid"]
     out["Effect"] = st.get("effect") or "Allow"
-    for src, dst in (("actions", "Action"), ("notActions", "NotAction"),
-                     ("resources", "Resource"), ("notResources", "NotResource")):
+    for src, dst in (
+        ("actions", "Action"),
+        ("notActions", "NotAction"),
+        ("resources", "Resource"),
+        ("notResources", "NotResource"),
+    ):
         if st.get(src):
             out[dst] = _one_or_list(sorted(set(st[src])) if len(st[src]) > 1 else st[src])
     for src, dst in (("principals", "Principal"), ("notPrincipals", "NotPrincipal")):
@@ -700,8 +698,10 @@ def _tencent_zones(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, 
     return {
         "id": region,
         "product": a.get("product", "cvm"),
-        "zones": [{"id": str(100000 + i), "name": z, "description": z, "state": "AVAILABLE"}
-                  for i, z in enumerate(zones)],
+        "zones": [
+            {"id": str(100000 + i), "name": z, "description": z, "state": "AVAILABLE"}
+            for i, z in enumerate(zones)
+        ],
     }
 
 

@@ -160,8 +160,10 @@ def cost_summary(cost: Mapping[str, Any]) -> str:
 def render_text(results: Sequence[StackResult]) -> str:
     lines: list[str] = []
     for result in results:
-        lines.append(f"stack {result.stack} (project {result.project}): {result.resources} resources, "
-                     f"{_counts(result.violations)} violations")
+        lines.append(
+            f"stack {result.stack} (project {result.project}): {result.resources} resources, "
+            f"{_counts(result.violations)} violations"
+        )
         if result.cost:
             lines.append(f"  cost: {cost_summary(result.cost)}")
         if not result.violations:
@@ -406,8 +408,9 @@ def render_junit(results: Sequence[StackResult], policies: Iterable[GfPolicy] | 
                 for finding in mandatory:
                     kind = f"{finding.enforcement}/{finding.severity}"
                     failure = ET.SubElement(case, "failure", message=finding.message, type=kind)
-                    failure.text = (f"{finding.message}\nresource: {urn or '(stack)'}\n"
-                                    f"remediation: {finding.remediation}")
+                    failure.text = (
+                        f"{finding.message}\nresource: {urn or '(stack)'}\nremediation: {finding.remediation}"
+                    )
                 if mandatory:
                     failures += 1
                 if advisory:
@@ -447,9 +450,11 @@ def render_markdown(
     total = [f for r in results for f in r.violations]
     mandatory_total = sum(1 for f in total if f.enforcement == "mandatory")
     status = "❌ blocked" if mandatory_total else "✅ passing"
-    footer = (f"\n**Total:** {len(results)} stack(s), {mandatory_total} mandatory and "
-              f"{len(total) - mandatory_total} advisory violation(s). Mandatory violations fail the check; "
-              "advisory ones are reported only.\n")
+    footer = (
+        f"\n**Total:** {len(results)} stack(s), {mandatory_total} mandatory and "
+        f"{len(total) - mandatory_total} advisory violation(s). Mandatory violations fail the check; "
+        "advisory ones are reported only.\n"
+    )
     parts: list[str] = [f"## gpufleet policy check: {status}\n"]
     budget = limit - len(footer) - 300
     used = len(parts[0])
@@ -464,8 +469,10 @@ def render_markdown(
                 parts.append(block)
                 used += len(block)
             continue
-        block = header + (f"{_counts(result.violations)} violation(s).\n\n"
-                          "| Severity | Rule | Enforcement | Resource | Message |\n|---|---|---|---|---|\n")
+        block = header + (
+            f"{_counts(result.violations)} violation(s).\n\n"
+            "| Severity | Rule | Enforcement | Resource | Message |\n|---|---|---|---|---|\n"
+        )
         if used + len(block) > budget:
             omitted += len(result.violations)
             continue
@@ -476,16 +483,20 @@ def render_markdown(
             rule = f"[{finding.rule_id}]({info.url})" if info and info.url else finding.rule_id
             enforcement = "**mandatory**" if finding.enforcement == "mandatory" else "advisory"
             icon = _SEVERITY_ICON.get(finding.severity, "")
-            row = (f"| {icon} {finding.severity} | {rule} `{finding.policy}` | {enforcement} | "
-                   f"`{_cell(resource_label(finding.urn))}` | {_cell(finding.message)} |\n")
+            row = (
+                f"| {icon} {finding.severity} | {rule} `{finding.policy}` | {enforcement} | "
+                f"`{_cell(resource_label(finding.urn))}` | {_cell(finding.message)} |\n"
+            )
             if used + len(row) > budget:
                 omitted += 1
                 continue
             parts.append(row)
             used += len(row)
     if omitted:
-        parts.append(f"\n> {omitted} more violation(s) not shown to stay within GitHub's comment size limit; "
-                     "see the SARIF or JSON report for the full list.\n")
+        parts.append(
+            f"\n> {omitted} more violation(s) not shown to stay within GitHub's comment size limit; "
+            "see the SARIF or JSON report for the full list.\n"
+        )
     parts.append(footer)
     return "".join(parts)
 
@@ -612,8 +623,9 @@ def render_rules(rows: Sequence[Mapping[str, Any]], fmt: str = "text") -> str:
         for r in rows
     ]
     widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
-    lines = ["  ".join([*(cell.ljust(w) for cell, w in zip(row[:-1], widths, strict=True)), row[-1]]).rstrip()
-             for row in table]
+    lines = [
+        "  ".join([*(cell.ljust(w) for cell, w in zip(row[:-1], widths, strict=True)), row[-1]]).rstrip()
+        for row in table
+    ]
     lines.append(f"{len(rows)} rules")
     return "\n".join(lines) + "\n"
-

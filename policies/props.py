@@ -54,10 +54,7 @@ def get(obj: Any, path: str, default: Any = None) -> Any:
         if current is None:
             return default
         if isinstance(current, Mapping):
-            try:
-                current = current[part] if part in current else _MISSING
-            except UnknownValueError:
-                raise
+            current = current.get(part, _MISSING)
             if current is _MISSING:
                 return default
         elif isinstance(current, Sequence) and not isinstance(current, str | bytes):
@@ -85,7 +82,7 @@ def get_ref(obj: Any, path: str) -> Any:
 def is_set(obj: Any, path: str) -> bool:
     """True when a reference is given, known or not (an unknown key ARN is still a key)."""
     value = get_ref(obj, path)
-    return value is not None and value != "" and value != [] and value != {}
+    return value is not None and value not in ("", [], {})
 
 
 def truthy(value: Any) -> bool:

@@ -92,8 +92,17 @@ def test_nested_secure_value_marks_key_secret(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("value", "encoded"),
-    [("x", "x"), (True, "true"), (False, "false"), (3, "3"), (2.0, "2"), (1.5, "1.5"), (None, ""),
-     ({"a": [1, 2]}, '{"a":[1,2]}'), ([1, "b"], '[1,"b"]')],
+    [
+        ("x", "x"),
+        (True, "true"),
+        (False, "false"),
+        (3, "3"),
+        (2.0, "2"),
+        (1.5, "1.5"),
+        (None, ""),
+        ({"a": [1, 2]}, '{"a":[1,2]}'),
+        ([1, "b"], '[1,"b"]'),
+    ],
 )
 def test_encode_config_value(value: object, encoded: str) -> None:
     assert encode_config_value(value) == encoded

@@ -25,7 +25,7 @@ from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 from gpufleet.evaluate import Finding, analyzed_resources, default_stack_tags, evaluate_stack, stack_props
 from gpufleet.graph import Resource, ResourceGraph
 from gpufleet.policy_config import resolve_policy_config
-from policies.rule import GfStackPolicy, GfPolicy
+from policies.rule import GfPolicy, GfStackPolicy
 from tests.evaluate.sample_policies import sample_graph, sample_policies
 
 ROOT = Path(__file__).resolve().parents[2]

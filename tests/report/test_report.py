@@ -239,7 +239,9 @@ def test_junit_counts_failures_per_rule() -> None:
     assert dev.get("name") == "gpufleet.gpufleet.dev"
     assert (dev.get("tests"), dev.get("failures")) == ("6", "2")
     assert (prod.get("tests"), prod.get("failures")) == ("6", "0")
-    failing = {case.get("name", ""): case for case in dev.findall("testcase") if case.find("failure") is not None}
+    failing = {
+        case.get("name", ""): case for case in dev.findall("testcase") if case.find("failure") is not None
+    }
     assert sorted(failing) == [
         "GF-AUD-901 sample-log-retention: train-logs (aws:cloudwatch/logGroup:LogGroup)",
         "GF-STOR-901 sample-bucket-kms: train-a100-ckpt (aws:s3/bucket:Bucket)",
