@@ -177,6 +177,20 @@ def _guard(validate: Callable[[Any, ReportViolation], None]) -> Callable[[Any, R
     return guarded
 
 
+def _policy_args(rule: Rule, validate: Callable[[Any, ReportViolation], None]) -> dict[str, Any]:
+    """The catalogue metadata, once, as pulumi_policy's Policy arguments."""
+    return {
+        "name": rule.name,
+        "description": f"{rule.id}: {rule.description}",
+        "validate": _guard(validate),
+        "enforcement_level": rule.enforcement,
+        "config_schema": rule.config_schema(),
+        "severity": rule.severity,
+        "remediation_steps": rule.remediation,
+        "url": rule.url,
+    }
+
+
 class GfResourcePolicy(ResourceValidationPolicy):
     """A resource policy that carries its catalogue rule."""
 
@@ -187,16 +201,7 @@ class GfResourcePolicy(ResourceValidationPolicy):
         rule: Rule,
         validate: Callable[[ResourceValidationArgs, ReportViolation], None],
     ) -> None:
-        super().__init__(
-            name=rule.name,
-            description=f"{rule.id}: {rule.description}",
-            validate=_guard(validate),
-            enforcement_level=rule.enforcement,
-            config_schema=rule.config_schema(),
-            severity=rule.severity,
-            remediation_steps=rule.remediation,
-            url=rule.url,
-        )
+        super().__init__(**_policy_args(rule, validate))
         self.rule = rule
 
 
@@ -214,16 +219,7 @@ class GfStackPolicy(StackValidationPolicy):
         rule: Rule,
         validate: Callable[[StackValidationArgs, ReportViolation], None],
     ) -> None:
-        super().__init__(
-            name=rule.name,
-            description=f"{rule.id}: {rule.description}",
-            validate=_guard(validate),
-            enforcement_level=rule.enforcement,
-            config_schema=rule.config_schema(),
-            severity=rule.severity,
-            remediation_steps=rule.remediation,
-            url=rule.url,
-        )
+        super().__init__(**_policy_args(rule, validate))
         self.rule = rule
 
 
