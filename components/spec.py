@@ -40,6 +40,7 @@ __all__ = [
     "Network",
     "OffHours",
     "Pool",
+    "RegionNetwork",
     "Scaling",
     "Size",
     "SpecError",
@@ -220,6 +221,27 @@ def _pool_checks(
     return found
 
 
+def _network_checks(home_cidr: Any, regions: Any) -> list[tuple[str, str]]:
+    """Overlapping VPC ranges across the fleet's regions (they may be peered or routed to later)."""
+    if not isinstance(regions, Mapping):
+        return []
+    ranges: list[tuple[str, ipaddress.IPv4Network]] = []
+    for path, value in [("vpc_cidr", home_cidr)] + [
+        (f"regions.{region}.vpc_cidr", _get(entry, "vpc_cidr")) for region, entry in regions.items()
+    ]:
+        try:
+            ranges.append((path, _ipv4_network(value)))
+        except ValueError:
+            continue
+    found: list[tuple[str, str]] = []
+    for index, (path, network) in enumerate(ranges):
+        for other_path, other in ranges[:index]:
+            if network.overlaps(other):
+                message = f"{network} overlaps network.{other_path} ({other}); give each region its own range"
+                found.append((path, message))
+    return found
+
+
 def _pool_name_checks(names: Any) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for name in names:
@@ -265,7 +287,9 @@ class BucketSpec(_Model):
     ia_after_days: int = Field(default=7, ge=0, description="days before the infrequent-access class")
     expire_after_days: int = Field(default=30, ge=1, description="days before objects are deleted")
     noncurrent_expire_days: int = Field(default=7, ge=1, description="days noncurrent versions are kept")
-    replicate_to: str | None = Field(default=None, description="region to replicate to")
+    replicate_to: str | None = Field(
+        default=None, description="second AWS region holding a two-way replica of the bucket"
+    )
 
     @model_validator(mode="after")
     def _cross_fields(self) -> BucketSpec:
@@ -291,10 +315,25 @@ class Audit(_Model):
     trail: bool = True
 
 
+class RegionNetwork(_Model):
+    """The private network of a second region the fleet's pools reach."""
+
+    vpc_cidr: Ipv4Net
+    availability_zones: int = Field(default=2, ge=1, le=6)
+
+
 class Network(_Model):
     vpc_cidr: Ipv4Net = ipaddress.IPv4Network("10.40.0.0/16")
     subnet_ids: list[str] | None = None
     availability_zones: int = Field(default=2, ge=1, le=6)
+    regions: dict[str, RegionNetwork] = Field(
+        default_factory=dict, description="networks of the other regions pools run in, by region"
+    )
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> Network:
+        _raise_first(_network_checks(self.vpc_cidr, self.regions))
+        return self
 
 
 class Size(_Model):
@@ -585,6 +624,11 @@ def _field_default(model: type[BaseModel], name: str) -> Any:
 
 
 def _raw_cross_checks(raw: Any) -> Iterator[tuple[str, str]]:
+    network = _get(raw, "network", {})
+    if isinstance(network, Mapping):
+        home_cidr = network.get("vpc_cidr", str(_field_default(Network, "vpc_cidr")))
+        for rel, message in _network_checks(home_cidr, network.get("regions", {})):
+            yield f"{CONFIG_KEY}.network.{rel}", message
     checkpoints = _get(_get(raw, "storage", {}), "checkpoints", {})
     if isinstance(checkpoints, Mapping):
         defaults = {n: _field_default(BucketSpec, n) for n in BucketSpec.model_fields}

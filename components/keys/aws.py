@@ -1,4 +1,10 @@
-"""The fleet's KMS key on AWS: one key encrypts checkpoints, volumes, logs, the trail and alerts."""
+"""The fleet's KMS keys on AWS.
+
+The home region's key encrypts checkpoints, volumes, logs, the trail and the budget alerts. Every
+other region the fleet reaches gets its own key for what lives there (the checkpoint replica, volumes,
+logs): KMS keys never leave their region, and S3, EBS and CloudWatch Logs only use a key of their own
+region.
+"""
 
 from __future__ import annotations
 
@@ -29,13 +35,22 @@ ADMIN_ACTIONS = (
     "kms:ScheduleKeyDeletion",
     "kms:CancelKeyDeletion",
 )
+# Only a multi-Region primary needs these: creating a replica calls ReplicateKey on the primary.
+MULTI_REGION_ADMIN_ACTIONS = ("kms:ReplicateKey", "kms:UpdatePrimaryRegion")
 USE_ACTIONS = ("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey")
 
 
 @dataclass(frozen=True, kw_only=True)
 class FleetKeyArgs:
     """``encryption`` "sse-kms" creates a key with AWS-generated material and yearly rotation;
-    "byok" creates a key whose material the owner imports (origin EXTERNAL), which AWS cannot rotate."""
+    "byok" creates a key whose material the owner imports (origin EXTERNAL), which AWS cannot rotate.
+
+    ``multi_region`` makes the key a multi-Region primary (fixed at creation: changing it replaces the
+    key). ``replica_of`` (byok only) makes the key a replica, in ``region``, of that multi-Region BYOK
+    primary; the same material is then imported into the replica. ``home`` keys also serve the
+    account-wide trail and budget alerts; a second region's key (``home=False``) serves that region's
+    buckets, volumes and logs only.
+    """
 
     encryption: Literal["sse-kms", "byok"]
     account_id: pulumi.Input[str]
@@ -44,11 +59,24 @@ class FleetKeyArgs:
     partition: pulumi.Input[str] = "aws"
     description: str = "gpufleet checkpoints, volumes and logs"
     deletion_window_days: int = 30
+    multi_region: bool = False
+    replica_of: pulumi.Input[str] | None = None
+    home: bool = True
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
         if self.encryption not in ("sse-kms", "byok"):
             problems.append(f"encryption: {self.encryption!r} is not one of 'sse-kms', 'byok'")
+        if self.replica_of is not None:
+            if self.encryption != "byok":
+                problems.append(
+                    "replica_of: only byok keys are replicated; an sse-kms key in a second region is a "
+                    "new key of that region"
+                )
+            if self.multi_region:
+                problems.append("multi_region: a replica cannot itself be a multi-Region primary")
+            if self.home:
+                problems.append("home: a replica key serves a second region; set home=False")
         if not 7 <= self.deletion_window_days <= 30:
             problems.append(f"deletion_window_days: {self.deletion_window_days} is outside 7..30")
         if problems:
@@ -70,11 +98,12 @@ def key_policy_statements(args: FleetKeyArgs) -> list[Statement]:
     log_groups = pulumi.Output.concat("arn:", partition, ":logs:", args.region, ":", account, ":log-group:*")
     trails = pulumi.Output.concat("arn:", partition, ":cloudtrail:*:", account, ":trail/*")
     same_account = {"StringEquals": {"aws:SourceAccount": account}}
-    return [
+    admin = (*ADMIN_ACTIONS, *(MULTI_REGION_ADMIN_ACTIONS if args.multi_region else ()))
+    statements = [
         Statement(
             sid="AccountAdministersKey",
             principals={"AWS": [root]},
-            actions=(*ADMIN_ACTIONS, *USE_ACTIONS, "kms:CreateGrant"),
+            actions=(*admin, *USE_ACTIONS, "kms:CreateGrant"),
             resources=["*"],
         ),
         # Auto Scaling launches instances with volumes encrypted by this key through its linked role.
@@ -98,6 +127,11 @@ def key_policy_statements(args: FleetKeyArgs) -> list[Statement]:
             resources=["*"],
             conditions={"ArnLike": {"kms:EncryptionContext:aws:logs:arn": log_groups}},
         ),
+    ]
+    if not args.home:
+        return statements
+    return [
+        *statements,
         Statement(
             sid="CloudTrailEncryptsLogs",
             principals={"Service": ["cloudtrail.amazonaws.com"]},
@@ -124,8 +158,10 @@ def key_policy_statements(args: FleetKeyArgs) -> list[Statement]:
 
 
 class FleetKey(pulumi.ComponentResource):
-    """A customer-managed KMS key (``aws.kms.Key`` with rotation) or a BYOK key (``aws.kms.ExternalKey``),
-    with an alias ``alias/<name>`` and a policy that names the account and scoped AWS services only."""
+    """A customer-managed KMS key (``aws.kms.Key`` with rotation), a BYOK key (``aws.kms.ExternalKey``)
+    or a replica of a multi-Region BYOK key (``aws.kms.ReplicaExternalKey``), with an alias
+    ``alias/<name>`` in the key's region and a policy that names the account and scoped AWS services
+    only."""
 
     key_arn: pulumi.Output[str]
     key_id: pulumi.Output[str]
@@ -136,8 +172,23 @@ class FleetKey(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         policy = document(key_policy_statements(args))
         self.byok = args.encryption == "byok"
-        key: aws.kms.Key | aws.kms.ExternalKey
-        if self.byok:
+        # Left unset rather than false on single-region keys: an existing key then sees no diff.
+        multi_region = True if args.multi_region else None
+        key: aws.kms.Key | aws.kms.ExternalKey | aws.kms.ReplicaExternalKey
+        if args.replica_of is not None:
+            # A replica shares the primary's key id and must be given the very same material; until it
+            # is imported the replica is PendingImport and unusable, like its primary.
+            key = aws.kms.ReplicaExternalKey(
+                f"{name}-key",
+                primary_key_arn=args.replica_of,
+                description=f"{args.description} (BYOK replica)",
+                policy=policy,
+                deletion_window_in_days=args.deletion_window_days,
+                region=args.region,
+                tags=dict(args.tags),
+                opts=child,
+            )
+        elif self.byok:
             # Key material is imported out of band (aws kms import-key-material); until then the key
             # is PendingImport and unusable, which is the point of holding the material ourselves.
             key = aws.kms.ExternalKey(
@@ -145,6 +196,7 @@ class FleetKey(pulumi.ComponentResource):
                 description=f"{args.description} (BYOK)",
                 policy=policy,
                 deletion_window_in_days=args.deletion_window_days,
+                multi_region=multi_region,
                 region=args.region,
                 tags=dict(args.tags),
                 opts=child,
@@ -156,6 +208,7 @@ class FleetKey(pulumi.ComponentResource):
                 policy=policy,
                 enable_key_rotation=True,
                 deletion_window_in_days=args.deletion_window_days,
+                multi_region=multi_region,
                 region=args.region,
                 tags=dict(args.tags),
                 opts=child,

@@ -1,7 +1,9 @@
-"""Checkpoint storage on S3: a private, TLS-only, KMS-encrypted, versioned bucket with a lifecycle."""
+"""Checkpoint storage on S3: a private, TLS-only, KMS-encrypted, versioned bucket with a lifecycle,
+and two-way replication between the home bucket and its copy in a second region."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -100,6 +102,9 @@ class CheckpointBucket(pulumi.ComponentResource):
     bucket_name: pulumi.Output[str]
     bucket_arn: pulumi.Output[str]
     transition_storage_class: str | None
+    region: str | None
+    # Replication refuses buckets whose versioning is not yet enabled: replication waits on this.
+    versioning: aws.s3.BucketVersioning
 
     def __init__(
         self, name: str, args: CheckpointBucketArgs, opts: pulumi.ResourceOptions | None = None
@@ -196,4 +201,188 @@ class CheckpointBucket(pulumi.ComponentResource):
         )
         self.bucket_name = bucket.bucket
         self.bucket_arn = bucket.arn
+        self.region = args.region
+        self.versioning = versioning
         self.register_outputs({"bucket_name": self.bucket_name, "bucket_arn": self.bucket_arn})
+
+
+# ------------------------------------------------------------------------------------------ replication
+
+AWS_REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
+REPLICATION_RULE_ID = "replicate-everything"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplicatedBucket:
+    """One side of a replication pair: the bucket, the KMS key its objects are encrypted with, and the
+    region both live in (S3 and KMS calls for the side go through that region's endpoints)."""
+
+    bucket: CheckpointBucket
+    kms_key_arn: pulumi.Input[str]
+    region: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckpointReplicationArgs:
+    primary: ReplicatedBucket
+    replica: ReplicatedBucket
+    tags: Mapping[str, str]
+
+    def __post_init__(self) -> None:
+        problems = check_cost_tags(self.tags)
+        for side in ("primary", "replica"):
+            region = getattr(self, side).region
+            if not AWS_REGION_RE.match(region):
+                problems.append(f"{side}.region: {region!r} is not an AWS region name like us-west-2")
+        if self.primary.region == self.replica.region:
+            problems.append(
+                f"replica.region: {self.replica.region} is the primary's region too; a replica must be in "
+                "a second region to survive a regional outage"
+            )
+        if problems:
+            raise ValueError("CheckpointReplicationArgs: " + "; ".join(problems))
+
+
+def replication_trust_statements() -> list[Statement]:
+    # Only a replication configuration of this account can name the role (it takes iam:PassRole here).
+    return [
+        Statement(
+            sid="S3AssumesRoleForReplication",
+            principals={"Service": ["s3.amazonaws.com"]},
+            actions=("sts:AssumeRole",),
+        )
+    ]
+
+
+def _kms_via_s3(side: ReplicatedBucket) -> dict[str, dict[str, object]]:
+    # With S3 Bucket Keys the encryption context is the bucket ARN; without, the object ARN.
+    arn = side.bucket.bucket_arn
+    return {
+        "StringEquals": {"kms:ViaService": f"s3.{side.region}.amazonaws.com"},
+        "StringLike": {"kms:EncryptionContext:aws:s3:arn": [arn, pulumi.Output.concat(arn, "/*")]},
+    }
+
+
+def replication_permission_statements(args: CheckpointReplicationArgs) -> list[Statement]:
+    """Each bucket is a source (read its versions, decrypt with its key) and a destination (write
+    replicas, encrypt with its key), on these two buckets and these two keys only."""
+    sides = (args.primary, args.replica)
+    buckets = [side.bucket.bucket_arn for side in sides]
+    objects = [pulumi.Output.concat(arn, "/*") for arn in buckets]
+    statements = [
+        Statement(
+            sid="ReadReplicationConfiguration",
+            actions=("s3:GetReplicationConfiguration", "s3:ListBucket"),
+            resources=buckets,
+        ),
+        Statement(
+            sid="ReadSourceVersions",
+            actions=(
+                "s3:GetObjectVersionForReplication",
+                "s3:GetObjectVersionAcl",
+                "s3:GetObjectVersionTagging",
+            ),
+            resources=objects,
+        ),
+        Statement(
+            sid="WriteReplicas",
+            actions=("s3:ReplicateObject", "s3:ReplicateDelete", "s3:ReplicateTags"),
+            resources=objects,
+        ),
+    ]
+    for label, side in (("Primary", args.primary), ("Replica", args.replica)):
+        statements.append(
+            Statement(
+                sid=f"Decrypt{label}Objects",
+                actions=("kms:Decrypt",),
+                resources=[side.kms_key_arn],
+                conditions=_kms_via_s3(side),
+            )
+        )
+        statements.append(
+            Statement(
+                sid=f"Encrypt{label}Replicas",
+                actions=("kms:Encrypt", "kms:GenerateDataKey"),
+                resources=[side.kms_key_arn],
+                conditions=_kms_via_s3(side),
+            )
+        )
+    return statements
+
+
+def replication_rule(destination: ReplicatedBucket) -> aws.s3.BucketReplicationConfigRuleArgs:
+    """Every object (datasets and checkpoints: a job resumed in the other region needs both), its
+    deletions and KMS-encrypted objects, re-encrypted with the destination's own key."""
+    return aws.s3.BucketReplicationConfigRuleArgs(
+        id=REPLICATION_RULE_ID,
+        status="Enabled",
+        priority=1,
+        filter=aws.s3.BucketReplicationConfigRuleFilterArgs(prefix=""),
+        delete_marker_replication=aws.s3.BucketReplicationConfigRuleDeleteMarkerReplicationArgs(
+            status="Enabled"
+        ),
+        source_selection_criteria=aws.s3.BucketReplicationConfigRuleSourceSelectionCriteriaArgs(
+            sse_kms_encrypted_objects=aws.s3.BucketReplicationConfigRuleSourceSelectionCriteriaSseKmsEncryptedObjectsArgs(
+                status="Enabled"
+            ),
+            replica_modifications=aws.s3.BucketReplicationConfigRuleSourceSelectionCriteriaReplicaModificationsArgs(
+                status="Enabled"
+            ),
+        ),
+        destination=aws.s3.BucketReplicationConfigRuleDestinationArgs(
+            bucket=destination.bucket.bucket_arn,
+            storage_class="STANDARD",
+            encryption_configuration=aws.s3.BucketReplicationConfigRuleDestinationEncryptionConfigurationArgs(
+                replica_kms_key_id=destination.kms_key_arn
+            ),
+        ),
+    )
+
+
+class CheckpointReplication(pulumi.ComponentResource):
+    """Two-way replication between the home checkpoint bucket and its copy in a second region.
+
+    Children: ``-role`` (trusted by S3 only) with ``-permissions`` scoped to the two buckets and the two
+    keys; ``-to-replica`` on the primary and ``-to-primary`` on the replica, each an
+    ``aws.s3.BucketReplicationConfig`` in its bucket's region. Both directions, because jobs that fail
+    over to the second region write their checkpoints into the replica, and those must flow back to
+    the primary once it recovers (failback); replicas themselves are never replicated again, so the
+    pair does not loop. Lifecycle expiry is not replicated by S3: each bucket carries its own.
+    Objects written before replication was turned on are not copied (use S3 Batch Replication once).
+    """
+
+    role_arn: pulumi.Output[str]
+
+    def __init__(
+        self, name: str, args: CheckpointReplicationArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gpufleet:storage:CheckpointReplication", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        role = aws.iam.Role(
+            f"{name}-role",
+            description="S3 replication between the fleet's checkpoint buckets",
+            assume_role_policy=document(replication_trust_statements()),
+            tags=dict(args.tags),
+            opts=child,
+        )
+        permissions = aws.iam.RolePolicy(
+            f"{name}-permissions",
+            role=role.name,
+            policy=document(replication_permission_statements(args)),
+            opts=child,
+        )
+        versioned = [args.primary.bucket.versioning, args.replica.bucket.versioning, permissions]
+        for suffix, source, destination in (
+            ("to-replica", args.primary, args.replica),
+            ("to-primary", args.replica, args.primary),
+        ):
+            aws.s3.BucketReplicationConfig(
+                f"{name}-{suffix}",
+                bucket=source.bucket.bucket_name,
+                role=role.arn,
+                region=source.region,
+                rules=[replication_rule(destination)],
+                opts=pulumi.ResourceOptions(parent=self, depends_on=versioned),
+            )
+        self.role_arn = role.arn
+        self.register_outputs({"role_arn": self.role_arn})

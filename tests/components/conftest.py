@@ -26,10 +26,17 @@ class Registration:
     parent: str | None = None
 
 
-def _arn(typ: str, name: str) -> str:
+KEY_TYPES = (
+    "aws:kms/key:Key",
+    "aws:kms/externalKey:ExternalKey",
+    "aws:kms/replicaExternalKey:ReplicaExternalKey",
+)
+
+
+def _arn(typ: str, name: str, region: str = REGION) -> str:
     module = typ.split(":")[1].split("/", maxsplit=1)[0]
     service = {"cloudwatch": "logs" if "logGroup" in typ else "cloudwatch"}.get(module, module)
-    return f"arn:aws:{service}:{REGION}:{ACCOUNT}:{typ.rsplit(':', maxsplit=1)[-1].lower()}/{name}"
+    return f"arn:aws:{service}:{region}:{ACCOUNT}:{typ.rsplit(':', maxsplit=1)[-1].lower()}/{name}"
 
 
 class RecordingMocks(pulumi.runtime.Mocks):
@@ -44,16 +51,18 @@ class RecordingMocks(pulumi.runtime.Mocks):
             if isinstance(outputs.get(key), dict | list):
                 outputs[key] = json.dumps(outputs[key])
         physical = outputs.get("name") or f"{args.name}-0a1b2c3"
+        # v7 regional resources say where they live through their ``region`` input.
+        region = str(args.inputs.get("region") or REGION)
         outputs.setdefault("name", physical)
-        outputs.setdefault("arn", _arn(args.typ, physical))
+        outputs.setdefault("arn", _arn(args.typ, physical, region))
         if args.typ == "aws:s3/bucket:Bucket":
             outputs.setdefault("bucket", physical)
             outputs["arn"] = f"arn:aws:s3:::{physical}"
         if args.typ == "aws:cloudwatch/logGroup:LogGroup":
-            outputs["arn"] = f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:{physical}"
-        if args.typ in ("aws:kms/key:Key", "aws:kms/externalKey:ExternalKey"):
+            outputs["arn"] = f"arn:aws:logs:{region}:{ACCOUNT}:log-group:{physical}"
+        if args.typ in KEY_TYPES:
             outputs["keyId"] = f"{args.name}-key-id"
-            outputs["arn"] = f"arn:aws:kms:{REGION}:{ACCOUNT}:key/{args.name}-key-id"
+            outputs["arn"] = f"arn:aws:kms:{region}:{ACCOUNT}:key/{args.name}-key-id"
         if args.typ == "aws:ec2/launchTemplate:LaunchTemplate":
             outputs["latestVersion"] = 1
         if args.typ == "aws:ec2/vpcEndpoint:VpcEndpoint":
@@ -62,6 +71,7 @@ class RecordingMocks(pulumi.runtime.Mocks):
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
         self.calls.append((args.token, dict(args.args)))
+        region = str(args.args.get("region") or REGION)
         answers: dict[str, dict[str, Any]] = {
             "aws:index/getCallerIdentity:getCallerIdentity": {
                 "accountId": ACCOUNT,
@@ -76,9 +86,9 @@ class RecordingMocks(pulumi.runtime.Mocks):
             },
             "aws:index/getRegion:getRegion": {"name": REGION, "region": REGION, "id": REGION},
             "aws:index/getAvailabilityZones:getAvailabilityZones": {
-                "names": [f"{REGION}a", f"{REGION}b", f"{REGION}c"],
-                "zoneIds": ["use1-az1", "use1-az2", "use1-az4"],
-                "id": REGION,
+                "names": [f"{region}a", f"{region}b", f"{region}c"],
+                "zoneIds": ["az1", "az2", "az4"],
+                "id": region,
             },
             "aws:ec2/getAmi:getAmi": {"id": "ami-0dlami000000000", "name": "Deep Learning Base AMI"},
             "aws:ec2/getSubnet:getSubnet": {"id": args.args.get("id", "subnet-1"), "vpcId": "vpc-existing"},

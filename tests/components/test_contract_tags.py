@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from pathlib import Path
+
+import yaml
+
+from components.fleet import HybridGpuFleet
+from components.spec import parse_fleet
 
 from .builders import TAGS, build_everything
 from .conftest import Registration, Runner
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _sdk_class(token: str) -> type:
@@ -40,6 +48,34 @@ def test_every_taggable_child_carries_the_cost_tags(run_pulumi: Runner) -> None:
         f"{r.type} {r.name}": sorted(set(TAGS.items()) - set(_tag_map(r).items()))
         for r in taggable
         if not set(TAGS.items()) <= set(_tag_map(r).items())
+    }
+    assert missing == {}
+
+
+def test_second_region_children_carry_the_cost_tags(run_pulumi: Runner) -> None:
+    config = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())["config"]
+    spec = parse_fleet(config["gpufleet:fleet"], source="test")
+    mocks = run_pulumi(lambda: HybridGpuFleet("gpufleet-prod", spec))
+    new_children = [
+        r
+        for r in mocks.custom()
+        if r.name.startswith(("gpufleet-prod-us-west-2-", "gpufleet-prod-replication-"))
+        or r.name.startswith("gpufleet-prod-pool-burst-a10g-west-")
+    ]
+    taggable = [r for r in new_children if _taggable(r.type)]
+    assert {
+        "aws:kms/replicaExternalKey:ReplicaExternalKey",
+        "aws:s3/bucket:Bucket",
+        "aws:iam/role:Role",
+        "aws:ec2/vpc:Vpc",
+        "aws:autoscaling/group:Group",
+    } <= {r.type for r in taggable}
+    assert "aws:s3/bucketReplicationConfig:BucketReplicationConfig" in {r.type for r in new_children}
+    prod_tags = set(spec.cost_tags.items())
+    missing = {
+        f"{r.type} {r.name}": sorted(prod_tags - set(_tag_map(r).items()))
+        for r in taggable
+        if not prod_tags <= set(_tag_map(r).items())
     }
     assert missing == {}
 

@@ -79,7 +79,8 @@ def test_prod_fleet_uses_byok_and_an_on_demand_base(run_pulumi: Runner) -> None:
     )
     train = asgs["gpufleet-dev-pool-train-a100-asg"]
     assert train["mixedInstancesPolicy"]["launchTemplate"]["overrides"] == [{"instanceType": "p4d.24xlarge"}]
-    assert len(mocks.of_type("aws:ec2/subnet:Subnet")) == 3
+    home_subnets = [r for r in mocks.of_type("aws:ec2/subnet:Subnet") if r.inputs["region"] == "us-east-1"]
+    assert len(home_subnets) == 3
     assert mocks.of_type("aws:autoscaling/schedule:Schedule") == []
 
 
@@ -108,7 +109,8 @@ def test_existing_subnets_skip_the_vpc(run_pulumi: Runner) -> None:
         ),
         (
             {"region": "eu-west-1"},
-            "pools.experiments.region: eu-west-1 differs from the stack's aws:region us-east-1",
+            "pools.experiments.region: eu-west-1 differs from the stack's aws:region us-east-1 and needs "
+            "its own network: add network.regions.eu-west-1.vpc_cidr",
         ),
     ],
 )
@@ -142,12 +144,15 @@ def test_program_builds_the_stack_and_exports_its_outputs(run_pulumi: Runner) ->
     assert sorted(exports) == [
         "budget_name",
         "checkpoint_bucket",
+        "checkpoint_replica_bucket",
         "environment",
         "fleet_key_arn",
         "instance_role_arn",
         "pool_asg_names",
+        "regional_key_arns",
     ]
     assert exports["environment"] == "dev"
+    assert exports["checkpoint_replica_bucket"] is None
 
 
 def test_program_turns_spec_errors_into_a_clean_run_error(run_pulumi: Runner) -> None:

@@ -78,3 +78,97 @@ def test_key_args_report_every_problem_at_once() -> None:
     message = str(raised.value)
     assert "encryption: 'aes' is not one of 'sse-kms', 'byok'" in message
     assert "deletion_window_days: 3 is outside 7..30" in message
+
+
+WEST = "us-west-2"
+PRIMARY_ARN = f"arn:aws:kms:{REGION}:{ACCOUNT}:key/mrk-1234abcd"
+
+
+def test_multi_region_byok_primary_lets_the_account_replicate_it(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(
+        lambda: FleetKey(
+            "fk",
+            FleetKeyArgs(encryption="byok", account_id=ACCOUNT, region=REGION, tags=TAGS, multi_region=True),
+        )
+    )
+    inputs = mocks.one("aws:kms/externalKey:ExternalKey", "fk-key").inputs
+    assert inputs["multiRegion"] is True
+    admin = statements_by_sid(inputs)["AccountAdministersKey"]["Action"]
+    assert {"kms:ReplicateKey", "kms:UpdatePrimaryRegion"} <= set(admin)
+
+
+def test_single_region_keys_leave_multi_region_unset_and_cannot_replicate(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(_build("byok"))
+    inputs = mocks.one("aws:kms/externalKey:ExternalKey", "fk-key").inputs
+    # Unset, not false: an existing key sees no diff.
+    assert "multiRegion" not in inputs
+    admin = statements_by_sid(inputs)["AccountAdministersKey"]["Action"]
+    assert "kms:ReplicateKey" not in admin
+
+
+def test_byok_replica_key_lives_in_its_region_with_a_regional_policy(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(
+        lambda: FleetKey(
+            "west",
+            FleetKeyArgs(
+                encryption="byok",
+                account_id=ACCOUNT,
+                region=WEST,
+                tags=TAGS,
+                home=False,
+                replica_of=PRIMARY_ARN,
+            ),
+        )
+    )
+    assert sorted((r.type, r.name) for r in mocks.custom()) == [
+        ("aws:kms/alias:Alias", "west-alias"),
+        ("aws:kms/replicaExternalKey:ReplicaExternalKey", "west-key"),
+    ]
+    key = mocks.one("aws:kms/replicaExternalKey:ReplicaExternalKey", "west-key").inputs
+    assert (key["primaryKeyArn"], key["region"], key["deletionWindowInDays"]) == (PRIMARY_ARN, WEST, 30)
+    assert "keyMaterialBase64" not in key
+    assert key["tags"] == TAGS
+    alias = mocks.one("aws:kms/alias:Alias", "west-alias").inputs
+    assert (alias["name"], alias["region"]) == ("alias/west", WEST)
+    statements = statements_by_sid(key)
+    # The trail and the budget alerts are the home key's; a second region's key serves its region only.
+    assert sorted(statements) == [
+        "AccountAdministersKey",
+        "AutoScalingGrantsForVolumes",
+        "AutoScalingUsesKeyForVolumes",
+        "LogsEncryptLogGroups",
+    ]
+    assert statements["LogsEncryptLogGroups"]["Principal"] == {"Service": [f"logs.{WEST}.amazonaws.com"]}
+    assert statements["LogsEncryptLogGroups"]["Condition"] == {
+        "ArnLike": {"kms:EncryptionContext:aws:logs:arn": f"arn:aws:logs:{WEST}:{ACCOUNT}:log-group:*"}
+    }
+    assert "kms:ReplicateKey" not in statements["AccountAdministersKey"]["Action"]
+
+
+def test_second_region_sse_kms_key_is_a_new_rotating_key(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(
+        lambda: FleetKey(
+            "west",
+            FleetKeyArgs(encryption="sse-kms", account_id=ACCOUNT, region=WEST, tags=TAGS, home=False),
+        )
+    )
+    key = mocks.one("aws:kms/key:Key", "west-key").inputs
+    assert (key["enableKeyRotation"], key["region"]) == (True, WEST)
+    assert "multiRegion" not in key
+    assert "CloudTrailEncryptsLogs" not in statements_by_sid(key)
+
+
+def test_replica_args_are_checked() -> None:
+    with pytest.raises(ValueError) as raised:
+        FleetKeyArgs(
+            encryption="sse-kms",
+            account_id=ACCOUNT,
+            region=WEST,
+            tags=TAGS,
+            multi_region=True,
+            replica_of=PRIMARY_ARN,
+        )
+    message = str(raised.value)
+    assert "replica_of: only byok keys are replicated" in message
+    assert "multi_region: a replica cannot itself be a multi-Region primary" in message
+    assert "home: a replica key serves a second region; set home=False" in message
