@@ -12,12 +12,19 @@
   (every pool at its minimum size around the clock, on-demand prices: `pools.monthly_estimate`);
   `alicloud_budget_problem` takes any other estimator.
 
+A budget must also be able to hold what the stack is expected to spend: its limit is compared with
+the stack's monthly estimate for that cloud. `gpufleet check` passes the usage-based estimate (usage
+profile and off-hours schedule, `gpufleet cost`) in the `monthly_estimates` config; without it (e.g.
+under `pulumi preview`) the estimate is the committed floor, every pool at its minimum size around
+the clock at on-demand prices, which no real month can undercut.
+
 A cloud is judged when the stack creates at least one resource on it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
@@ -55,6 +62,15 @@ RULE = Rule(
         "budgets": {
             "type": ["object", "null"],
             "properties": {"monthly": {"type": "number"}, "currency": {"type": "string"}},
+            "default": None,
+        },
+        "monthly_estimates": {
+            "type": ["object", "null"],
+            "description": "per cloud, {amount, currency}: the monthly estimate gpufleet check passes",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {"amount": {"type": "number"}, "currency": {"type": "string"}},
+            },
             "default": None,
         },
     },
@@ -128,11 +144,52 @@ def tencent_budget_problem(props: Mapping[str, Any], alert: float) -> str | None
     return f"warns at {', '.join(seen)}; add a warnJsons threshold at or below {fmt(alert)}%"
 
 
+CLOUD_LABELS = {"aws": "AWS", "alicloud": "Alibaba Cloud", "tencentcloud": "Tencent Cloud"}
+
+
+def stack_estimate(
+    settings: Mapping[str, Any],
+    pools: Sequence[Pool],
+    catalog: CatalogLike | None,
+    cloud: str,
+    currency: str,
+) -> tuple[float, str] | None:
+    """The cloud's monthly estimate in `currency` and what it is: the given usage-based one, else the
+    committed floor of its pools (None when the cloud has no pool and no estimate was given)."""
+    given = (settings.get("monthly_estimates") or {}).get(cloud)
+    if isinstance(given, Mapping) and _number(given.get("amount")) is not None:
+        amount = float(given["amount"])
+        given_currency = str(given.get("currency") or currency)
+        if given_currency != currency and catalog is not None:
+            amount = catalog.convert(amount, given_currency, currency)
+        return amount, "the stack's monthly estimate (usage profile and schedules)"
+    cloud_pools = [pool for pool in pools if pool.cloud == cloud]
+    if not cloud_pools:
+        return None
+    return (
+        floor_estimate(cloud_pools, catalog, currency),
+        "the committed floor (every pool at its minimum size, 730 h, on-demand)",
+    )
+
+
+def limit_of(resource_type: str, props: Mapping[str, Any]) -> tuple[float, str] | None:
+    """A fixed monthly budget limit and its currency, when the budget states one."""
+    if resource_type == AWS_BUDGET:
+        limit = _number(get_ref(props, "limitAmount"))
+        unit = get_ref(props, "limitUnit")
+        return (limit, str(unit or "USD")) if limit is not None else None
+    if str(get_ref(props, "planType") or "FIX").upper() != "FIX":
+        return None
+    quota = _number(get_ref(props, "budgetQuota"))
+    return (quota, "CNY") if quota is not None else None
+
+
 def alicloud_budget_problem(
     pools: Sequence[Pool],
     catalog: CatalogLike | None,
     declared: Any,
     estimator: MonthlyEstimator = floor_estimate,
+    basis: str = "every pool at its minimum size, 730 h, on-demand",
 ) -> str | None:
     if not isinstance(declared, Mapping) or _number(declared.get("monthly")) is None:
         return (
@@ -144,8 +201,8 @@ def alicloud_budget_problem(
     estimate = estimator([p for p in pools if p.cloud == "alicloud"], catalog, currency)
     if estimate > monthly:
         return (
-            f"the Alibaba Cloud pools' monthly estimate of {estimate:.2f} {currency} (every pool at "
-            f"its minimum size, 730 h, on-demand) exceeds the declared budget of {fmt(monthly)} {currency}"
+            f"the Alibaba Cloud pools' monthly estimate of {estimate:.2f} {currency} ({basis}) "
+            f"exceeds the declared budget of {fmt(monthly)} {currency}"
         )
     return None
 
@@ -179,7 +236,21 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                 results.append((budget, check(budget.props, alert), None))
             except UnknownValueError as unknown:
                 results.append((budget, None, unknown))
-        if any(problem is None and error is None for _, problem, error in results):
+        satisfied = any(problem is None and error is None for _, problem, error in results)
+        if satisfied:
+            judge(
+                report,
+                None,
+                partial(
+                    _check_spend,
+                    args,
+                    settings=settings,
+                    cloud=cloud,
+                    budgets=budgets,
+                    label=label,
+                    report=report,
+                ),
+            )
             continue
         for budget, problem, failure in results:
             if failure is not None:
@@ -191,11 +262,54 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
 
         def check_alicloud() -> None:
             pools, _ = stack_pools(args)
-            problem = alicloud_budget_problem(pools, current_catalog(), settings["budgets"])
+            given = (settings.get("monthly_estimates") or {}).get("alicloud")
+            if isinstance(given, Mapping) and _number(given.get("amount")) is not None:
+
+                def usage_based(found: Sequence[Pool], catalog: CatalogLike | None, currency: str) -> float:
+                    estimate = stack_estimate(settings, found, catalog, "alicloud", currency)
+                    return estimate[0] if estimate else 0.0
+
+                problem = alicloud_budget_problem(
+                    pools,
+                    current_catalog(),
+                    settings["budgets"],
+                    usage_based,
+                    "usage profile and schedules",
+                )
+            else:
+                problem = alicloud_budget_problem(pools, current_catalog(), settings["budgets"])
             if problem:
                 report(problem, None)
 
         judge(report, None, check_alicloud)
+
+
+def _check_spend(
+    args: StackValidationArgs,
+    *,
+    settings: Mapping[str, Any],
+    cloud: str,
+    budgets: Sequence[Any],
+    label: str,
+    report: ReportViolation,
+) -> None:
+    """The largest fixed limit among the cloud's budgets must hold the cloud's monthly estimate."""
+    limits = [(limit_of(b.resource_type, b.props), b) for b in budgets]
+    fixed = [(limit, b) for limit, b in limits if limit is not None]
+    if not fixed:
+        return
+    (limit, currency), budget = max(fixed, key=lambda item: item[0][0])  # type: ignore[index]
+    pools, _ = stack_pools(args)
+    estimate = stack_estimate(settings, pools, current_catalog(), cloud, currency)
+    if estimate is None:
+        return
+    amount, basis = estimate
+    if amount > limit:
+        report(
+            f"{label} '{budget.name}' limits {CLOUD_LABELS[cloud]} spend to {fmt(limit)} {currency} a month, "
+            f"below {basis} of {amount:.2f} {currency}; raise the limit or shrink the pools",
+            budget.urn,
+        )
 
 
 POLICY = GfStackPolicy(RULE, validate)

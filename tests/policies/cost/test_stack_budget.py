@@ -45,7 +45,7 @@ BUCKET = res("aws:s3/bucket:Bucket", "b", {})
 
 def test_metadata() -> None:
     assert (RULE.id, POLICY.name) == ("GF-COST-002", "stack-has-budget-alert")
-    assert RULE.defaults() == {"alert_percent": 80, "budgets": None}
+    assert RULE.defaults() == {"alert_percent": 80, "budgets": None, "monthly_estimates": None}
 
 
 def test_aws_compliant_and_missing() -> None:
@@ -164,3 +164,38 @@ def test_alicloud_estimator_is_pluggable() -> None:
 
 def test_stack_without_cloud_resources_passes() -> None:
     assert check_stack(POLICY, [res("kubernetes:apps/v1:Deployment", "d", {})]) == []
+
+
+def test_aws_budget_must_hold_the_committed_floor() -> None:
+    # floor: 2 x g5.2xlarge always on, on demand, at the fake catalogue's 1.00 USD/h: 2 x 1.00 x 730 = 1460
+    pool = aws_pool_with_min(2)
+    small = res(AWS_BUDGET, "budget", aws_budget(limitAmount="1000"))
+    assert check_stack(POLICY, [*pool, small]) == [
+        (
+            "AWS budget 'budget' limits AWS spend to 1000 USD a month, below the committed floor (every "
+            "pool at its minimum size, 730 h, on-demand) of 1460.00 USD; raise the limit or shrink the pools",
+            small.urn,
+        )
+    ]
+    assert check_stack(POLICY, [*pool, res(AWS_BUDGET, "budget", aws_budget(limitAmount="2000"))]) == []
+
+
+def test_aws_budget_against_the_usage_based_estimate_given_by_check() -> None:
+    pool = aws_pool_with_min(0)
+    budget = res(AWS_BUDGET, "budget", aws_budget(limitAmount="5000"))
+    given = {"monthly_estimates": {"aws": {"amount": 5200.5, "currency": "USD"}}}
+    assert check_stack(POLICY, [*pool, budget], config=given) == [
+        (
+            "AWS budget 'budget' limits AWS spend to 5000 USD a month, below the stack's monthly "
+            "estimate (usage profile and schedules) of 5200.50 USD; raise the limit or shrink the pools",
+            budget.urn,
+        )
+    ]
+    # a pool at min 0 commits nothing: without an estimate from check the floor is 0
+    assert check_stack(POLICY, [*pool, budget]) == []
+
+
+def aws_pool_with_min(size: int) -> list[PolicyResource]:
+    from .helpers import aws_pool
+
+    return aws_pool(group={"minSize": size})

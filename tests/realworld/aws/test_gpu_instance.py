@@ -14,7 +14,8 @@ PROGRAM = Path(__file__).resolve().parent / "gpu_instance"
 ALWAYS = {"GF-ACC-006"}
 
 VARIANTS: dict[str, tuple[set[str], str, str]] = {
-    "p5-in-dev": ({"GF-COST-003", "GF-COST-007"}, "alice-vm", "uses p5.48xlarge (H100)"),
+    # An always-on p5 also outgrows the dev budget: its committed floor alone is over the limit.
+    "p5-in-dev": ({"GF-COST-002", "GF-COST-003", "GF-COST-007"}, "alice-vm", "uses p5.48xlarge (H100)"),
     "key-pair": ({"GF-ACC-002"}, "alice-vm", "has SSH key pair 'researcher'"),
     "public-ip": ({"GF-ACC-005"}, "alice-vm", "associatePublicIpAddress is true"),
     "eip": ({"GF-ACC-005"}, "alice-ip", "gives EC2 instance 'alice-vm' (g6.xlarge) a public IP"),
