@@ -1,4 +1,5 @@
-"""The `gpufleet` command line: see what a Pulumi program builds, and check it, without a cloud account."""
+"""The `gpufleet` command line: see what a Pulumi program builds, check it and price it, without a cloud
+account."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from pydantic import BaseModel
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
@@ -26,6 +28,7 @@ from gpufleet.project import Project, ProjectError, load_project, load_stack_con
 
 if TYPE_CHECKING:
     from components.spec import FleetSpec
+    from gpufleet.cost import CostDiff, CostReport, TableView
     from gpufleet.policy_config import PolicyConfigError
     from policies.rule import GfPolicy
 
@@ -33,8 +36,8 @@ EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = 0, 1, 2
 
 app = typer.Typer(
     name="gpufleet",
-    help="Hybrid GPU fleets on Pulumi: see what a stack builds and check it against the guardrails, "
-    "offline (no Pulumi CLI, no cloud credentials).",
+    help="Hybrid GPU fleets on Pulumi: see what a stack builds, check it against the guardrails and "
+    "price it, offline (no Pulumi CLI, no cloud credentials).",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode="rich",
@@ -849,6 +852,292 @@ def rules(
         out.print(report.render_rules(rows, "json"), end="", markup=False, highlight=False, soft_wrap=True)
     else:
         render_rules_table(rows, out)
+
+
+# -- cost ------------------------------------------------------------------------------------------
+
+_PRICE_FORMATS = ("text", "json", "markdown")
+_COST_JSON_HINT = "write it on the base branch with `gpufleet cost -s STACK --format json > FILE`"
+
+Currency = Annotated[
+    str | None,
+    typer.Option(
+        "--currency",
+        help="Report in this currency, converted with the catalogue's rates table (USD, CNY). "
+        "Default: the stack's budget currency.",
+    ),
+]
+PriceFormat = Annotated[str, typer.Option("--format", "-f", help="text, json or markdown.")]
+OutputFile = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Write the report to this file instead of stdout.")
+]
+
+
+def _price_format(value: str) -> str:
+    fmt = _FORMAT_ALIASES.get(value.strip().lower(), value.strip().lower())
+    if fmt not in _PRICE_FORMATS:
+        raise BadInput(f"--format {value!r} is not allowed here; allowed: {', '.join(_PRICE_FORMATS)}")
+    return fmt
+
+
+def _currency(value: str | None) -> str | None:
+    """`--currency`, checked against the catalogue's rates before anything runs."""
+    if value is None:
+        return None
+    from components.catalog import CatalogError, load_catalog
+
+    try:
+        known = load_catalog().per_usd
+    except CatalogError as exc:
+        raise BadInput(f"the GPU catalogue cannot be read: {exc}") from None
+    code = value.strip().upper()
+    if code not in known:
+        raise BadInput(
+            f"--currency {value!r}: the catalogue's rates table has no rate for it; "
+            f"known: {', '.join(sorted(known))}"
+        )
+    return code
+
+
+def _priced_stack(project_dir: Path, stack: str, stack_refs: Path | None) -> tuple[ResourceGraph, str]:
+    """The stack's program run and its stack file (relative to the project), as `check` finds them."""
+    references = read_stack_references(stack_refs)
+    try:
+        project = load_project(project_dir)
+    except ProjectError as exc:
+        raise BadInput(str(exc)) from None
+    # A bad spec (a usage profile of 30 h a day) is listed field by field before the program runs.
+    load_fleet(project.root, stack)
+    return _run(project.root, stack, references), _stack_file(project, stack)
+
+
+def read_cost_json(path: Path) -> Any:
+    """`--compare FILE`: the base branch's `gpufleet cost --format json` document, parsed."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"cannot read --compare {path}: {exc.strerror or exc}; {_COST_JSON_HINT}") from None
+    if not text.strip():
+        raise BadInput(f"--compare {path} is empty; {_COST_JSON_HINT}")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(
+            f"--compare {path}:{exc.lineno}: invalid JSON ({exc.msg}); {_COST_JSON_HINT}"
+        ) from None
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Readers of `path` see the old file or the whole new one, never a half-written report."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise BadInput(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _rich_table(view: TableView) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+    for index, name in enumerate(view.header):
+        figure = index >= view.numeric_from
+        # Figures never wrap, so each reads exactly as in the plain report.
+        table.add_column(name, justify="right" if figure else "left", no_wrap=figure, overflow="fold")
+    for row in view.rows:
+        table.add_row(*(escape(cell) for cell in row))
+    return table
+
+
+_UNBOUNDED_WIDTH = 10_000
+_SUMMARY_STYLES = (
+    (r"(?m)^total: .*$", "bold"),
+    (r"OVER BUDGET", "bold white on red"),
+    (r"above the \d+% alert", "bold yellow"),
+    (r"within budget", "green"),
+    (r"UNCONFIRMED", "yellow"),
+)
+
+
+def print_cost_text(report: CostReport, console: Console) -> None:
+    """The text report; on a terminal wide enough for them, its tables drawn by rich, same cells."""
+    from gpufleet.cost import other_table, pool_table, render_text, text_summary, text_title
+
+    tables = [_rich_table(pool_table(report))] if report.pools else []
+    if report.other:
+        tables.append(_rich_table(other_table(report)))
+    # Squeezed below their natural width, rich would wrap the names a character a column; the plain
+    # report soft-wraps whole lines instead, which stays readable.
+    unbounded = console.options.update_width(_UNBOUNDED_WIDTH)
+    fits = all(console.measure(t, options=unbounded).maximum <= console.width for t in tables)
+    if not console.is_terminal or not fits:
+        console.print(render_text(report), end="", markup=False, highlight=False, soft_wrap=True)
+        return
+    console.print(Text(text_title(report), style="bold"), soft_wrap=True)
+    if not report.pools:
+        console.print("no GPU pools found")
+    for table in tables:
+        console.print()
+        console.print(table)
+    summary = Text("\n" + "\n".join(text_summary(report)))
+    for pattern, style in _SUMMARY_STYLES:
+        summary.highlight_regex(pattern, style)
+    console.print(summary, soft_wrap=True)
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        out.print(text, end="", markup=False, highlight=False, soft_wrap=True)
+        return
+    write_atomically(output, text)
+    out.print(f"wrote {escape(str(output))}", soft_wrap=True)
+
+
+@app.command(
+    epilog="Examples:\n\n"
+    "  [bold]gpufleet cost -s prod[/]                            per pool, total, budget, prices used\n\n"
+    "  [bold]gpufleet cost -s prod --currency CNY[/]             converted with the catalogue's rates\n\n"
+    "  [bold]gpufleet cost -s prod --format json > base.json[/]  on the base branch, then on the PR:\n\n"
+    "  [bold]gpufleet cost -s prod --compare base.json --format markdown[/]   what it adds a month\n\n"
+    "Exit status: 0 priced, 2 bad input (stack config, usage profile, compare file, currency).",
+)
+def cost(  # noqa: PLR0917 - typer maps each parameter to an option
+    project_dir: ProjectDir = Path(),
+    stack: Annotated[str, typer.Option("--stack", "-s", help="Stack to price (Pulumi.<stack>.yaml).")] = ...,  # type: ignore[assignment]
+    compare: Annotated[
+        Path | None,
+        typer.Option(
+            "--compare",
+            metavar="BASE.json",
+            help="Show what changes against this `gpufleet cost --format json` of the base branch, per "
+            "line, per month.",
+        ),
+    ] = None,
+    currency: Currency = None,
+    fmt: PriceFormat = "text",
+    output: OutputFile = None,
+    stack_refs: StackRefs = None,
+) -> None:
+    """Price the stack from the GPU catalogue, per pool and in total.
+
+    Hourly and monthly, against the budget, with the catalogue prices and rates used.
+
+    --compare shows what a change adds or saves per line, per month, against the base branch."""
+    from gpufleet.cost import CostError, estimate_stack
+
+    try:
+        selected = _price_format(fmt)
+        code = _currency(currency)
+        base = read_cost_json(compare) if compare is not None else None
+        graph, source = _priced_stack(project_dir, stack, stack_refs)
+        try:
+            report = estimate_stack(graph, currency=code, source=source)
+        except CostError as exc:
+            raise BadInput(str(exc)) from None
+        if compare is not None:
+            change = _cost_diff(base, report, compare)
+            if isinstance(base, Mapping) and base.get("stack") not in (None, "", report.stack):
+                err.print(
+                    f"[yellow]note:[/] {escape(str(compare))} prices stack {escape(str(base['stack']))}, "
+                    f"compared here with stack {escape(report.stack)}",
+                    soft_wrap=True,
+                )
+            _emit(render_cost_diff(change, selected), output)
+        elif selected == "text" and output is None:
+            print_cost_text(report, out)
+        else:
+            _emit(render_cost(report, selected), output)
+    except BadInput as exc:
+        raise fail(exc) from None
+
+
+def render_cost(report: CostReport, fmt: str) -> str:
+    from gpufleet.cost import render_markdown, render_text
+
+    if fmt == "json":
+        return report.dumps()
+    return render_markdown(report) if fmt == "markdown" else render_text(report)
+
+
+def render_cost_diff(change: CostDiff, fmt: str) -> str:
+    from gpufleet.cost import render_diff_markdown, render_diff_text
+
+    if fmt == "json":
+        return json.dumps(change.to_json(), indent=2) + "\n"
+    return render_diff_markdown(change) if fmt == "markdown" else render_diff_text(change)
+
+
+def _cost_diff(base: Any, report: CostReport, path: Path) -> CostDiff:
+    from gpufleet.cost import CostError, diff
+
+    try:
+        return diff(base, report, base_label=f"--compare {path}")
+    except CostError as exc:
+        raise BadInput(str(exc)) from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        # The version matched but a line or total is malformed (a hand-edited or truncated file).
+        problem = f"missing {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
+        raise BadInput(
+            f"--compare {path}: not a gpufleet cost JSON document ({problem}); {_COST_JSON_HINT}"
+        ) from None
+
+
+# -- advise ----------------------------------------------------------------------------------------
+
+advise_app = typer.Typer(
+    name="advise",
+    help="Advice on a stack's fleet, with the numbers behind it.",
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+)
+app.add_typer(advise_app)
+
+
+@advise_app.command(
+    "buy-vs-rent",
+    epilog="Examples:\n\n"
+    "  [bold]gpufleet advise buy-vs-rent -s prod[/]                  per pool: rent, own, ratio, verdict\n\n"
+    "  [bold]gpufleet advise buy-vs-rent -s prod --currency CNY --format markdown[/]\n\n"
+    "Renting is the pool's monthly estimate; owning is the catalogue's purchase price over 36 months "
+    "at the utilisation of the stack's usage profile. Consider buying when renting costs more than "
+    "twice owning.\n\n"
+    "Exit status: 0 advised, 2 bad input (stack config, usage profile, currency).",
+)
+def buy_vs_rent(  # noqa: PLR0917 - typer maps each parameter to an option
+    project_dir: ProjectDir = Path(),
+    stack: Annotated[
+        str, typer.Option("--stack", "-s", help="Stack to advise on (Pulumi.<stack>.yaml).")
+    ] = ...,  # type: ignore[assignment]
+    currency: Currency = None,
+    fmt: PriceFormat = "text",
+    output: OutputFile = None,
+    stack_refs: StackRefs = None,
+) -> None:
+    """Per GPU pool: keep renting, or consider buying the servers.
+
+    Renting at the usage profile's utilisation against owning at the catalogue's purchase price.
+
+    Every number behind each verdict is shown."""
+    from gpufleet.advise import advise_stack, render_advice_markdown, render_advice_text
+    from gpufleet.cost import CostError
+
+    try:
+        selected = _price_format(fmt)
+        code = _currency(currency)
+        graph, source = _priced_stack(project_dir, stack, stack_refs)
+        try:
+            rows = advise_stack(graph, currency=code, source=source)
+        except CostError as exc:
+            raise BadInput(str(exc)) from None
+        if selected == "json":
+            rendered = json.dumps([row.to_json() for row in rows], indent=2) + "\n"
+        elif selected == "markdown":
+            rendered = render_advice_markdown(rows, stack)
+        else:
+            rendered = render_advice_text(rows, stack)
+        _emit(rendered, output)
+    except BadInput as exc:
+        raise fail(exc) from None
 
 
 def main() -> None:

@@ -51,6 +51,7 @@ __all__ = [
     "PoolLine",
     "PriceUsed",
     "PricedPool",
+    "TableView",
     "UsageLevel",
     "UsageProfile",
     "WeeklySchedule",
@@ -59,6 +60,8 @@ __all__ = [
     "diff",
     "estimate_spec",
     "estimate_stack",
+    "other_table",
+    "pool_table",
     "price_pool",
     "price_pools",
     "render_diff_markdown",
@@ -66,6 +69,8 @@ __all__ = [
     "render_markdown",
     "render_text",
     "split_capacity",
+    "text_summary",
+    "text_title",
 ]
 
 HOURS_PER_MONTH = 730.0
@@ -1498,12 +1503,18 @@ def _other_rows(report: CostReport) -> list[list[str]]:
     ]
 
 
-def _table(header: list[str], rows: list[list[str]], numeric_from: int) -> list[str]:
+def _numeric(index: int, numeric_from: int, numeric_to: int | None) -> bool:
+    return numeric_from <= index and (numeric_to is None or index < numeric_to)
+
+
+def _table(
+    header: list[str], rows: list[list[str]], numeric_from: int, numeric_to: int | None = None
+) -> list[str]:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
 
     def fmt(row: list[str]) -> str:
         cells = [
-            c.rjust(w) if i >= numeric_from else c.ljust(w)
+            c.rjust(w) if _numeric(i, numeric_from, numeric_to) else c.ljust(w)
             for i, (c, w) in enumerate(zip(row, widths, strict=True))
         ]
         return "  ".join(cells).rstrip()
@@ -1526,17 +1537,43 @@ def _price_source(price: PriceUsed) -> str:
     return f"{price.label()} ({price.date}, {price.source}{flag})"
 
 
+@dataclass(frozen=True)
+class TableView:
+    """A report table as cells already formatted: every renderer shows the same figures."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    numeric_from: int  # columns from this index on are right-aligned figures
+
+
+def pool_table(report: CostReport) -> TableView:
+    return TableView(tuple(_POOL_HEADER), tuple(tuple(r) for r in _pool_rows(report)), 6)
+
+
+def other_table(report: CostReport) -> TableView:
+    return TableView(tuple(_OTHER_HEADER), tuple(tuple(r) for r in _other_rows(report)), 3)
+
+
+def text_title(report: CostReport) -> str:
+    return f"cost of stack {report.stack or '?'} (amounts in {report.currency}; basis: {report.basis})"
+
+
 def render_text(report: CostReport) -> str:
-    c = report.currency
-    out = [f"cost of stack {report.stack or '?'} (amounts in {c}; basis: {report.basis})", ""]
+    out = [text_title(report), ""]
     if report.pools:
         out.extend(_table(_POOL_HEADER, _pool_rows(report), 6))
     else:
         out.append("no GPU pools found")
     if report.other:
         out += ["", *(_table(_OTHER_HEADER, _other_rows(report), 3))]
-    out += [
-        "",
+    out += ["", *text_summary(report)]
+    return "\n".join(out) + "\n"
+
+
+def text_summary(report: CostReport) -> list[str]:
+    """The lines of the text report below its tables: totals, budget, basis, prices, notes."""
+    c = report.currency
+    out = [
         f"total: hourly {_money(report.hourly_min)} at min, {_money(report.hourly_max)} at max "
         f"({_money(report.hourly_worst)} all on demand); "
         f"monthly estimate {_money(report.monthly_estimate)} {c}; "
@@ -1556,15 +1593,17 @@ def render_text(report: CostReport) -> str:
     notes = [*report.notes, *pool_notes, *other_notes]
     if notes:
         out += ["", "notes:", *(f"  - {n}" for n in notes)]
-    return "\n".join(out) + "\n"
+    return out
 
 
 def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _md_table(header: list[str], rows: list[list[str]], numeric_from: int) -> list[str]:
-    align = ["---:" if i >= numeric_from else "---" for i in range(len(header))]
+def _md_table(
+    header: list[str], rows: list[list[str]], numeric_from: int, numeric_to: int | None = None
+) -> list[str]:
+    align = ["---:" if _numeric(i, numeric_from, numeric_to) else "---" for i in range(len(header))]
     return [
         "| " + " | ".join(header) + " |",
         "| " + " | ".join(align) + " |",
@@ -1615,6 +1654,7 @@ def _diff_rows(result: CostDiff) -> list[list[str]]:
 
 
 _DIFF_HEADER = ["line", "change", "base/mo", "head/mo", "delta/mo", "what changed"]
+_DIFF_DETAIL = _DIFF_HEADER.index("what changed")  # prose after the figures, left-aligned
 
 
 def render_diff_text(result: CostDiff) -> str:
@@ -1622,7 +1662,7 @@ def render_diff_text(result: CostDiff) -> str:
     out = [f"cost change of stack {result.stack or '?'} ({c} per month)", ""]
     rows = _diff_rows(result)
     if rows:
-        out.extend(_table(_DIFF_HEADER, rows, 2))
+        out.extend(_table(_DIFF_HEADER, rows, 2, _DIFF_DETAIL))
     else:
         out.append("no line changes")
     out += [
@@ -1642,7 +1682,7 @@ def render_diff_markdown(result: CostDiff) -> str:
     ]
     rows = _diff_rows(result)
     if rows:
-        out.extend(_md_table(_DIFF_HEADER, rows, 2))
+        out.extend(_md_table(_DIFF_HEADER, rows, 2, _DIFF_DETAIL))
     else:
         out.append("No line changes.")
     out += [
