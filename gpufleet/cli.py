@@ -583,14 +583,32 @@ def _stacks(project_dir: Path, stack: str | None, all_stacks: bool) -> tuple[Pro
     return project, found
 
 
-def cost_block(graph: ResourceGraph, source: str) -> dict[str, Any]:
-    """The check JSON's `cost` block (DESIGN.md contract), priced from the catalogue."""
+BUDGET_POLICY = "stack-has-budget-alert"
+
+
+def stack_cost(graph: ResourceGraph, source: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The check JSON's `cost` block (DESIGN.md contract) and the per-cloud monthly estimates that
+    GF-COST-002 holds each budget against, both from one pricing of the graph."""
     from gpufleet import cost
 
     try:
-        return cost.cost_block(cost.estimate_stack(graph, source=source))
+        priced = cost.estimate_stack(graph, source=source)
     except cost.CostError as exc:
         raise BadInput(str(exc)) from None
+    estimates = {
+        cloud: {"amount": amount, "currency": priced.currency}
+        for cloud, amount in priced.monthly_by_cloud().items()
+    }
+    return cost.cost_block(priced), estimates
+
+
+def with_estimates(config: dict[str, Any], estimates: dict[str, Any]) -> dict[str, Any]:
+    """The policy config for one stack: the usage-based estimates given to the budget rule, unless the
+    config already sets them."""
+    entry = config.get(BUDGET_POLICY)
+    settings = {"enforcementLevel": entry} if isinstance(entry, str) else dict(entry or {})
+    settings.setdefault("monthly_estimates", estimates)
+    return {**config, BUDGET_POLICY: settings}
 
 
 _TEXT_STYLES = (
@@ -692,9 +710,11 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             # the spec first lists each problem on its own line.
             load_fleet(project.root, name)
             graph = _run(project.root, name, references)
-            result = evaluate.evaluate_stack(graph, policies, config)
-            result.stack_file = _stack_file(project, name)
-            result.cost = cost_block(graph, result.stack_file)
+            stack_file = _stack_file(project, name)
+            block, estimates = stack_cost(graph, stack_file)
+            result = evaluate.evaluate_stack(graph, policies, with_estimates(config, estimates))
+            result.stack_file = stack_file
+            result.cost = block
             results.append(result)
     except PolicyConfigError as exc:
         raise fail(_config_problem(exc)) from None

@@ -382,6 +382,7 @@ class OtherLine:
     monthly_estimate: float
     monthly_envelope: float
     notes: tuple[str, ...] = ()
+    cloud: str = ""
 
     @property
     def key(self) -> str:
@@ -485,6 +486,15 @@ class CostReport:
     @property
     def monthly_envelope(self) -> float:
         return sum(p.monthly_envelope for p in self.pools) + sum(o.monthly_envelope for o in self.other)
+
+    def monthly_by_cloud(self) -> dict[str, float]:
+        """The monthly estimate split by cloud (budgets are per cloud account)."""
+        split: dict[str, float] = {}
+        lines: list[PoolLine | OtherLine] = [*self.pools, *self.other]
+        for line in lines:
+            if line.cloud:
+                split[line.cloud] = split.get(line.cloud, 0.0) + line.monthly_estimate
+        return {cloud: round(amount, 2) for cloud, amount in sorted(split.items())}
 
     def totals(self) -> dict[str, float]:
         return {
@@ -690,6 +700,7 @@ def volume_line(pool: PricedPool, line: PoolLine, catalog: Catalog, currency: st
         name=pool.name,
         quantity=f"{_num(pool.disk_gib)} GiB per instance, {_num(line.instance_hours)} instance-h",
         price=PriceUsed.of(f"{pool.cloud} block storage", price, "GiB-month"),
+        cloud=pool.cloud,
         rate=rate,
         currency=currency,
         hourly_min=per_instance_hour * pool.min_size,
@@ -712,6 +723,7 @@ def fixed_hourly_line(
         name=name,
         quantity=f"{count} x {_num(HOURS_PER_MONTH)} h",
         price=PriceUsed.of(f"{cloud} {kind}", price, "h"),
+        cloud=cloud,
         rate=rate,
         currency=currency,
         hourly_min=hourly,
@@ -732,6 +744,7 @@ def standalone_volume_line(
         name=name,
         quantity=f"{_num(gib)} GiB",
         price=PriceUsed.of(f"{cloud} block storage", price, "GiB-month"),
+        cloud=cloud,
         rate=rate,
         currency=currency,
         hourly_min=monthly / HOURS_PER_MONTH,
@@ -795,6 +808,7 @@ def bucket_storage_line(
         name=name,
         quantity=f"{_num(gib_written_per_month)} GiB written a month: " + "; ".join(parts),
         price=summary,
+        cloud=cloud,
         rate=rate,
         currency=currency,
         hourly_min=monthly / HOURS_PER_MONTH,

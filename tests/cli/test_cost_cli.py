@@ -469,3 +469,21 @@ def test_terminal_table_shows_the_plain_reports_cells() -> None:
     narrow = Console(file=io.StringIO(), width=100, force_terminal=True, record=True)
     cli.print_cost_text(report, narrow)
     assert narrow.export_text() == render_text(report)
+
+
+def test_check_holds_the_budget_against_the_usage_based_estimate(tmp_path: Path) -> None:
+    """GF-COST-002 gets the same monthly estimate `check` prints in its cost block."""
+    project = copy_project(tmp_path)
+    stack_file = project / "stacks" / "Pulumi.dev.yaml"
+    stack_file.write_text(stack_file.read_text().replace("budget: {monthly: 3000", "budget: {monthly: 100"))
+    result = invoke("check", str(project), "-s", "dev", "--format", "json")
+    assert result.exit_code == 1, result.stderr
+    [stack] = json.loads(result.stdout)["stacks"]
+    estimate = stack["cost"]["monthly_estimate"]
+    [finding] = [v for v in stack["violations"] if v["rule_id"] == "GF-COST-002"]
+    assert finding["enforcement"] == "mandatory"
+    assert finding["message"] == (
+        "AWS budget 'gpufleet-dev-budget-budget' limits AWS spend to 100 USD a month, below the stack's "
+        f"monthly estimate (usage profile and schedules) of {estimate:.2f} USD; raise the limit or shrink "
+        "the pools"
+    )
