@@ -5,12 +5,14 @@ S3 inline `replicationConfiguration(s)` or `s3.BucketReplicationConfig` with an 
 `oss.BucketReplication`; COS `replicaRules` with an enabled rule. Where the destination's region can
 be told (the destination bucket is in the stack with a known region, the OSS `destination.location`,
 the region inside a COS `qcs::cos:<region>::` destination) and equals the source's region, the
-replica does not survive a regional outage and the rule reports it.
+replica does not survive a regional outage and the rule reports it. A bucket that another bucket of
+the stack replicates into from a different region is that data's second copy and passes on its own.
 """
 
 from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+from pulumi_policy.proxy import UnknownValueError
 
 from policies.props import is_unknown
 from policies.resilience._locations import is_production
@@ -37,20 +39,40 @@ RULE = Rule(
 )
 
 
-def _destination_region(index: BucketIndex, bucket: Bucket, replication: Replication) -> str | None:
-    if replication.destination_region:
-        return replication.destination_region
+def _destination_bucket(index: BucketIndex, bucket: Bucket, replication: Replication) -> Bucket | None:
+    """The replication's destination bucket, when it is in the stack."""
     destination = replication.destination
     if isinstance(destination, str) and not is_unknown(destination):
         name = destination.rsplit(":", 1)[-1]
-        target = index.by_name.get((bucket.cloud, name)) or index.by_name.get((bucket.cloud, destination))
-        return target.region() if target else None
+        return index.by_name.get((bucket.cloud, name)) or index.by_name.get((bucket.cloud, destination))
     for deps in (replication.source.property_dependencies or {}).values():
         for dependency in deps or []:
             target = index.by_urn.get(dependency.urn)
             if target is not None and target is not bucket:
-                return target.region()
+                return target
     return None
+
+
+def _destination_region(index: BucketIndex, bucket: Bucket, replication: Replication) -> str | None:
+    if replication.destination_region:
+        return replication.destination_region
+    target = _destination_bucket(index, bucket, replication)
+    return target.region() if target else None
+
+
+def _replicas(index: BucketIndex) -> dict[str, Bucket]:
+    """Buckets in the stack that another bucket replicates into, by URN, with their source: a replica
+    in another region is itself the second copy of the data it holds."""
+    found: dict[str, Bucket] = {}
+    for source in index.buckets:
+        try:
+            for replication in replications(source):
+                target = _destination_bucket(index, source, replication)
+                if target is not None and target is not source:
+                    found[target.urn] = source
+        except UnknownValueError:
+            continue
+    return found
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
@@ -62,10 +84,14 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     ]
     if not buckets:
         args.not_applicable("no production bucket is tagged purpose=checkpoints")
+    replicas = _replicas(index)
     for bucket in buckets:
 
         def check(bucket: Bucket = bucket) -> None:
             found = replications(bucket)
+            source = replicas.get(bucket.urn)
+            if not found and source is not None and source.region() != bucket.region():
+                return
             if not found:
                 report(
                     f"{bucket.label} is a production checkpoint bucket without replication; replicate it to "

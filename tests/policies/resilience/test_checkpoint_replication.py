@@ -116,5 +116,40 @@ def test_stack_tag_marks_production() -> None:
 
 def test_unknown_and_proxy() -> None:
     bucket = res(COS_BUCKET, "c", {"tags": PROD, "replicaRules": [{"status": UNKNOWN}]})
-    found = run_stack(POLICY, [bucket], proxied=True)
+    found = run_stack(POLICY, [bucket], proxy=True)
     assert [(m.startswith("could not be judged at preview"), u) for m, u in found] == [(True, bucket.urn)]
+
+
+def test_a_cross_region_replica_is_the_second_copy() -> None:
+    # One-way replication: the replica, itself a production checkpoint bucket, needs no replication of
+    # its own; a same-region "replica" still does.
+    def pair(dest_region: str) -> tuple[PolicyResource, list[PolicyResource]]:
+        source = res(AWS_BUCKET, "ckpt", {"tags": PROD}, prov=provider("aws", "us-east-1"))
+        replica = res(AWS_BUCKET, "ckpt-replica", {"tags": PROD}, prov=provider("aws", dest_region, "dr"))
+        config = res(
+            AWS_REPLICATION,
+            "repl",
+            {
+                "bucket": UNKNOWN,
+                "role": UNKNOWN,
+                "rules": [{"status": "Enabled", "destination": {"bucket": UNKNOWN}}],
+            },
+            prop_deps={"bucket": [source], "rules": [replica]},
+        )
+        return replica, [source, replica, config]
+
+    _, resources = pair("us-west-2")
+    assert run_stack(POLICY, resources) == []
+    replica, resources = pair("us-east-1")
+    assert run_stack(POLICY, resources) == [
+        (
+            "S3 bucket 'ckpt' replicates only within its own region us-east-1; replicate it to a second "
+            "region or cloud",
+            resources[0].urn,
+        ),
+        (
+            "S3 bucket 'ckpt-replica' is a production checkpoint bucket without replication; replicate it "
+            "to a bucket in a second region or cloud",
+            replica.urn,
+        ),
+    ]
