@@ -25,7 +25,7 @@ from typing import Any
 from pulumi_policy import PolicyResource, ReportViolation
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.access.gpu import cloud_of, is_gpu_type
+from policies.gpu import cloud_of, is_gpu_type
 from policies.props import get_ref, is_unknown, plain
 from policies.rule import judge
 

@@ -31,8 +31,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.proxy import UnknownValueError
 
 from policies.access import compute as c
-from policies.access.gpu import is_gpu_type
-from policies.network.gpu_types import is_gpu_ami_type
+from policies.gpu import is_gpu_ami_type, is_gpu_type
 from policies.props import is_unknown
 from policies.rule import GfStackPolicy, Rule
 

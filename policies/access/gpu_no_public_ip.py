@@ -28,7 +28,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.proxy import UnknownValueError
 
 from policies.access import compute as c
-from policies.access.gpu import is_gpu_type
+from policies.gpu import is_gpu_type
 from policies.props import as_int, is_unknown, truthy
 from policies.rule import GfStackPolicy, Rule
 

@@ -21,25 +21,39 @@ length 0 (`0.0.0.0/0`, `::/0`); with `strict: true` every source counts. Drop/de
 violate. Network ACLs are stateless subnet filters, not security-group rules: they are out of scope
 here. Tencent Cloud Firewall enterprise rules (`tencentcloud:Sg/rule:Rule`) carry no direction and
 are not judged.
+
+Tencent rules may name templates instead of writing ports and sources. A service (protocol) template
+(`serviceTemplateId`/`serviceTemplateGroup` of a rule-set entry, `protocolTemplate` of a GroupRule)
+holds the protocols and ports: when the template (`tencentcloud:Protocol/template:Template`, or a
+`Protocol/templateGroup:TemplateGroup` of them) is in the stack its `protocols` ("tcp:22",
+"tcp:80,443", "udp:all") are read; otherwise the entry could not be judged (reported like a value
+unknown at preview, never as a pass or a violation), when its sources would otherwise offend. An
+address template (`addressTemplateId`/`addressTemplateGroup`, `addressTemplate`) in the stack
+(`Address/template:Template` `addresses`, `Address/extraTemplate:ExtraTemplate`, or a
+`Address/templateGroup:TemplateGroup`) is read as the CIDR sources it lists; one outside the stack is
+a named source, like an AWS prefix list. Templates are joined by reference, so the rule is a stack
+policy.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pulumi_policy import (
     EnforcementLevel,
+    PolicyResource,
     ReportViolation,
-    ResourceValidationArgs,
     Severity,
+    StackValidationArgs,
 )
-from pulumi_policy.proxy import UnknownValueError
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
-from policies.props import as_int, get, get_ref, is_unknown, plain
-from policies.rule import GfResourcePolicy, Rule
+from policies.cost.pools import ResourceIndex, ResourceView
+from policies.props import as_int, as_list, get, get_ref, is_unknown, plain
+from policies.rule import GfStackPolicy, Rule, judge
 
 AWS_SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
 AWS_DEFAULT_SECURITY_GROUP = "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup"
@@ -49,6 +63,11 @@ ALI_SECURITY_GROUP_RULE = "alicloud:ecs/securityGroupRule:SecurityGroupRule"
 TC_GROUP_RULE_SET = "tencentcloud:Security/groupRuleSet:GroupRuleSet"
 TC_GROUP_RULE = "tencentcloud:Security/groupRule:GroupRule"
 TC_GROUP_LITE_RULE = "tencentcloud:Security/groupLiteRule:GroupLiteRule"
+TC_PROTOCOL_TEMPLATE = "tencentcloud:Protocol/template:Template"
+TC_PROTOCOL_TEMPLATE_GROUP = "tencentcloud:Protocol/templateGroup:TemplateGroup"
+TC_ADDRESS_TEMPLATE = "tencentcloud:Address/template:Template"
+TC_ADDRESS_EXTRA_TEMPLATE = "tencentcloud:Address/extraTemplate:ExtraTemplate"
+TC_ADDRESS_TEMPLATE_GROUP = "tencentcloud:Address/templateGroup:TemplateGroup"
 
 _LABELS = {
     AWS_SECURITY_GROUP: "Security group",
@@ -89,16 +108,139 @@ _RDP = 3389
 _ALL = "all"
 
 
+Ports = list[tuple[int, int]] | None  # None: every port
+
+
 @dataclass(frozen=True)
 class Entry:
     """One ingress permission: protocol (normalised), port span, sources, where it sits."""
 
     protocol: Any  # "tcp" | "udp" | "all" | other | unknown sentinel
-    ports: list[tuple[int, int]] | None  # None: every port
+    ports: Ports
     sources: list[Any]  # CIDRs (str) or non-CIDR sources (security groups, prefix lists)
     cidr_sources: frozenset[int]  # indices in `sources` that are CIDR ranges
     where: str
     path: str = ""
+    # Set when a service template holds the protocols and ports: (protocol, ports) pairs, read only
+    # once the sources offend; raises UnknownValueError when they cannot be known.
+    service: Callable[[], list[tuple[Any, Ports]]] | None = None
+
+
+class TemplateOutsideStack(UnknownValueError):
+    """A template the stack does not manage decides the answer: like a value unknown at preview, the
+    rule cannot be judged, and must neither pass nor fail."""
+
+    def __init__(self, what: str, path: str) -> None:
+        super().__init__(UNKNOWN_STRING_VALUE, [path])
+        self.message = what
+
+
+class Templates:
+    """Tencent protocol and address templates of the stack, joined to the rules that name them."""
+
+    def __init__(self, resources: list[PolicyResource]) -> None:
+        self._resources = resources
+        self._index: ResourceIndex | None = None
+
+    @property
+    def index(self) -> ResourceIndex:
+        if self._index is None:
+            self._index = ResourceIndex(self._resources)
+        return self._index
+
+    def _named(self, rule_urn: str, prop: str, value: Any, types: tuple[str, ...]) -> list[ResourceView]:
+        """The templates of `types` that `value` (an id, possibly unknown) in the rule's `prop` names:
+        by name when it is known and names one, else by property dependency; several when the
+        reference cannot tell them apart (the dependencies of a rule set span all of its entries)."""
+        rule = self.index.by_urn[rule_urn]
+        if isinstance(value, str) and value and not is_unknown(value):
+            by_name = self.index.refs(replace(rule, dependency_urns={}), prop, types, value=value)
+            if by_name:
+                return by_name
+        return self.index.refs(rule, prop, types, value="")
+
+    def _members(self, group: ResourceView, member_types: tuple[str, ...]) -> list[ResourceView] | None:
+        """The templates of a template group, or None when one of them is not in the stack."""
+        members: dict[str, ResourceView] = {}
+        for member_id in as_list(get_ref(group.props, "templateIds")):
+            found = self._named(group.urn, "templateIds", member_id, member_types)
+            if not found:
+                return None
+            members.update((m.urn, m) for m in found)
+        return list(members.values())
+
+    def service(self, rule_urn: str, prop: str, value: Any, path: str, where: str) -> list[tuple[Any, Ports]]:
+        """The (protocol, ports) a service template or template group opens."""
+        candidates = self._named(rule_urn, prop, value, (TC_PROTOCOL_TEMPLATE, TC_PROTOCOL_TEMPLATE_GROUP))
+        if not candidates:
+            if is_unknown(value):
+                raise UnknownValueError(value, [path])
+            raise TemplateOutsideStack(
+                f"ports of service template {value}{where} are not in the stack; manage the "
+                "tencentcloud.protocol.Template here or write the protocol and port on the rule",
+                path,
+            )
+        readings = []
+        for candidate in candidates:
+            templates = [candidate]
+            if candidate.resource_type == TC_PROTOCOL_TEMPLATE_GROUP:
+                members = self._members(candidate, (TC_PROTOCOL_TEMPLATE,))
+                if members is None:
+                    raise TemplateOutsideStack(
+                        f"ports of a template in service template group '{candidate.name}'{where} are not "
+                        "in the stack",
+                        path,
+                    )
+                templates = members
+            readings.append([spec for t in templates for spec in _protocol_specs(t)])
+        if any(reading != readings[0] for reading in readings):
+            raise TemplateOutsideStack(
+                f"ports{where} depend on which of the service templates "
+                f"{', '.join(repr(c.name) for c in candidates)} it names",
+                path,
+            )
+        return readings[0]
+
+    def addresses(self, rule_urn: str, prop: str, value: Any) -> list[Any] | None:
+        """The addresses an address template or group lists, or None when it is not in the stack."""
+        kinds = (TC_ADDRESS_TEMPLATE, TC_ADDRESS_EXTRA_TEMPLATE, TC_ADDRESS_TEMPLATE_GROUP)
+        candidates = self._named(rule_urn, prop, value, kinds)
+        found: list[Any] = []
+        for candidate in candidates:
+            templates: list[ResourceView] | None = [candidate]
+            if candidate.resource_type == TC_ADDRESS_TEMPLATE_GROUP:
+                templates = self._members(candidate, (TC_ADDRESS_TEMPLATE, TC_ADDRESS_EXTRA_TEMPLATE))
+            if not templates:
+                return None
+            for template in templates:
+                found.extend(_template_addresses(template))
+        return found if candidates else None
+
+
+def _protocol_specs(template: ResourceView) -> list[tuple[Any, Ports]]:
+    """`protocols` of a protocol template: "tcp:22", "tcp:80,443", "tcp:3306-20000", "udp:all", "icmp"."""
+    path = f"{template.name}.protocols"
+    protocols = get_ref(template.props, "protocols")
+    if is_unknown(protocols):
+        raise UnknownValueError(protocols, [path])
+    specs: list[tuple[Any, Ports]] = []
+    for spec in as_list(protocols):
+        if is_unknown(spec):
+            raise UnknownValueError(spec, [path])
+        protocol_text, _, port_text = str(spec).partition(":")
+        protocol = _protocol(protocol_text)
+        ports = None if protocol == _ALL else _range_text(port_text, path, "-")
+        specs.append((protocol, ports))
+    return specs
+
+
+def _template_addresses(template: ResourceView) -> list[Any]:
+    if template.resource_type == TC_ADDRESS_EXTRA_TEMPLATE:
+        value = get_ref(template.props, "addressesExtras")
+        if is_unknown(value):
+            return [value]
+        return [get_ref(extra, "address") for extra in as_list(value)]
+    return as_list(get_ref(template.props, "addresses"))
 
 
 def _protocol(value: Any) -> Any:
@@ -272,13 +414,89 @@ def _accepts(action: Any, path: str) -> bool:
     return str(action or "ACCEPT").strip().upper() == "ACCEPT"
 
 
-def _tc_entries(resource_type: str, props: Mapping[str, Any]) -> list[Entry]:
+def _tc_sources(
+    item: Mapping[str, Any],
+    prop: str,
+    cidr_keys: tuple[str, ...],
+    other_keys: tuple[str, ...],
+    address_keys: tuple[str, ...],
+    *,
+    rule: tuple[str, Templates] | None,
+) -> Entry:
+    """Sources of a Tencent rule; an address template in the stack counts as the CIDRs it lists."""
+    base = _sources(item, cidr_keys, other_keys)
+    sources, cidrs = list(base.sources), set(base.cidr_sources)
+    for key in address_keys:
+        value = get_ref(item, key)
+        if value is None or value == "":
+            continue
+        addresses = rule[1].addresses(rule[0], prop, value) if rule else None
+        if addresses is None:
+            sources.append(value)
+            continue
+        for address in addresses:
+            cidrs.add(len(sources))
+            sources.append(address)
+    return Entry(None, None, sources, frozenset(cidrs), "")
+
+
+def _tc_service(
+    item: Mapping[str, Any],
+    prop: str,
+    keys: tuple[str, ...],
+    path: str,
+    where: str,
+    *,
+    rule: tuple[str, Templates] | None,
+) -> Callable[[], list[tuple[Any, Ports]]] | None:
+    """The deferred reading of the service template an entry names, if it names one."""
+    for key in keys:
+        value = get_ref(item, key)
+        if value is None or value == "":
+            continue
+        field = f"{path}.{key}" if path else key
+
+        def read(value: Any = value, field: str = field) -> list[tuple[Any, Ports]]:
+            if rule is None:
+                raise TemplateOutsideStack(
+                    f"ports of service template {value}{where} are not in the stack", field
+                )
+            return rule[1].service(rule[0], prop, value, field, where)
+
+        return read
+    return None
+
+
+def _tc_entries(
+    resource_type: str, props: Mapping[str, Any], rule: tuple[str, Templates] | None = None
+) -> list[Entry]:
     if resource_type == TC_GROUP_RULE:
         if str(get(props, "type")).lower() != "ingress":
             return []
         if not _accepts(get_ref(props, "policy"), "policy"):
             return []
-        base = _sources(props, ("cidrIp",), ("sourceSgid", "addressTemplate"))
+        address = get_ref(props, "addressTemplate")
+        base = _tc_sources(
+            address if isinstance(address, Mapping) else {},
+            "addressTemplate",
+            (),
+            (),
+            ("templateId", "groupId"),
+            rule=rule,
+        )
+        direct = _sources(props, ("cidrIp",), ("sourceSgid",))
+        base = _merge(direct, base)
+        template = get_ref(props, "protocolTemplate")
+        service = _tc_service(
+            template if isinstance(template, Mapping) else {},
+            "protocolTemplate",
+            ("templateId", "groupId"),
+            "protocolTemplate",
+            "",
+            rule=rule,
+        )
+        if service is not None:
+            return [Entry(None, None, base.sources, base.cidr_sources, "", service=service)]
         protocol = _protocol(get_ref(props, "ipProtocol"))
         ports = None if protocol == _ALL else _range_text(get_ref(props, "portRange"), "portRange", "-")
         return [_with(base, protocol, ports, "")]
@@ -304,45 +522,96 @@ def _tc_entries(resource_type: str, props: Mapping[str, Any]) -> list[Entry]:
             continue
         if not _accepts(get_ref(item, "action"), f"{path}.action"):
             continue
-        base = _sources(
+        base = _tc_sources(
             item,
+            "ingresses",
             ("cidrBlock", "ipv6CidrBlock"),
-            ("sourceSecurityId", "addressTemplateId", "addressTemplateGroup"),
+            ("sourceSecurityId",),
+            ("addressTemplateId", "addressTemplateGroup"),
+            rule=rule,
         )
+        service = _tc_service(
+            item, "ingresses", ("serviceTemplateId", "serviceTemplateGroup"), path, where, rule=rule
+        )
+        if service is not None:
+            entries.append(Entry(None, None, base.sources, base.cidr_sources, where, path, service))
+            continue
         protocol = _protocol(get_ref(item, "protocol"))
         ports = None if protocol == _ALL else _range_text(get_ref(item, "port"), f"{path}.port", "-")
         entries.append(_with(base, protocol, ports, where, path))
     return entries
 
 
-def entries_of(resource_type: str, props: Mapping[str, Any]) -> list[Entry]:
-    """The accepting ingress permissions a resource declares (empty for egress/drop rules)."""
+def _merge(first: Entry, second: Entry) -> Entry:
+    offset = len(first.sources)
+    return Entry(
+        None,
+        None,
+        [*first.sources, *second.sources],
+        first.cidr_sources | frozenset(offset + i for i in second.cidr_sources),
+        "",
+    )
+
+
+def entries_of(
+    resource_type: str, props: Mapping[str, Any], rule: tuple[str, Templates] | None = None
+) -> list[Entry]:
+    """The accepting ingress permissions a resource declares (empty for egress/drop rules);
+    `rule` (its URN and the stack's templates) lets Tencent rules read the templates they name."""
     if resource_type.startswith("aws:"):
         return _aws_entries(resource_type, props)
     if resource_type == ALI_SECURITY_GROUP_RULE:
         return _ali_entries(props)
-    return _tc_entries(resource_type, props)
+    return _tc_entries(resource_type, props, rule)
 
 
-def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    if args.resource_type not in _LABELS:
-        return
-    strict = bool(RULE.settings(args)["strict"])
-    props = plain(args.props)
-    label = _LABELS[args.resource_type]
-    for entry in entries_of(args.resource_type, props):
+def _opened(entry: Entry, strict: bool) -> tuple[list[str], list[str]]:
+    """(SSH/RDP labels the entry opens, its offending sources); empty when it does not violate."""
+    if entry.service is None:
         opened = _ports_covered(entry)
-        if not opened:
-            continue
-        sources = _offending_sources(entry, strict)
-        if not sources:
+        return (opened, _offending_sources(entry, strict)) if opened else ([], [])
+    # The template's ports are read only when the sources offend: a template outside the stack
+    # must not leave a rule from a private range unjudged.
+    sources = _offending_sources(entry, strict)
+    if not sources:
+        return [], []
+    opened = []
+    for protocol, ports in entry.service():
+        for label in _ports_covered(Entry(protocol, ports, [], frozenset(), entry.where, entry.path)):
+            if label not in opened:
+                opened.append(label)
+    return sorted(opened, key=_LABEL_ORDER.index), sources
+
+
+_LABEL_ORDER = ("SSH (TCP 22)", "RDP (3389)")
+
+
+def _judge(resource: PolicyResource, strict: bool, templates: Templates, report: ReportViolation) -> None:
+    props = plain(resource.props)
+    label = _LABELS[resource.resource_type]
+    for entry in entries_of(resource.resource_type, props, (resource.urn, templates)):
+        opened, sources = _opened(entry, strict)
+        if not opened or not sources:
             continue
         scope = "from any source" if strict else "from anywhere"
         report(
-            f"{label} '{args.name}' allows {' and '.join(opened)} ingress from {', '.join(sources)}"
+            f"{label} '{resource.name}' allows {' and '.join(opened)} ingress from {', '.join(sources)}"
             f"{entry.where}; allow no SSH or RDP {scope}: reach instances through a session manager",
-            None,
+            resource.urn,
         )
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    strict = bool(RULE.settings(args)["strict"])
+    templates = Templates(list(args.resources))
+    for resource in args.resources:
+        if resource.resource_type not in _LABELS:
+            continue
+
+        def check(resource: PolicyResource = resource) -> None:
+            _judge(resource, strict, templates, report)
+
+        judge(report, resource.urn, check)
+
+
+POLICY = GfStackPolicy(RULE, validate)

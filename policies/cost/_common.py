@@ -8,7 +8,8 @@ from typing import Any
 from pulumi_policy import StackValidationArgs
 
 from policies.context import normalise_env, stack_from_urn
-from policies.cost.pools import Pool, ResourceIndex, current_catalog, discover_pools
+from policies.cost.pools import Pool, ResourceIndex, discover_pools
+from policies.gpu import current_catalog
 
 ENV_HINT = "tag it env=dev|staging|prod (or name the stack after its environment)"
 
@@ -65,10 +66,6 @@ def per_env(value: Any, env: str) -> Any:
     if isinstance(value, Mapping):
         return value.get(env)
     return None
-
-
-def cloud_of(resource_type: str) -> str:
-    return resource_type.split(":", 1)[0]
 
 
 def fmt(number: float) -> str:

@@ -8,7 +8,8 @@ Alibaba ESS scaling groups, Tencent AS scaling groups with min below max):
   Karpenter), which the stack's cloud resources do not show;
 - on the same metric, every scale-out threshold above every scale-in threshold;
 - cooldown at least `min_cooldown_s`: a simple policy's own cooldown, else the group's default
-  cooldown (AWS/Alibaba/Tencent default 300 s); a step policy's estimated warm-up when set;
+  cooldown (AWS/Alibaba/Tencent default 300 s); a step policy's estimated warm-up when set. The
+  finding names the scaling policy (or group) whose setting must change, and the alarms that fire it;
 - the shortest scale-in window (period x evaluation periods of its alarm) no shorter than the longest
   scale-out window.
 
@@ -74,6 +75,49 @@ def _cooldown(signal: ScalingSignal, pool: Pool) -> int | None:
     return None
 
 
+def _cooldown_problems(pool: Pool, min_cooldown: int) -> list[str]:
+    """One problem per scaling policy whose cooldown (or warm-up) is too short, naming that policy:
+    alarms only fire it, so each alarm is mentioned but never blamed."""
+    short: dict[tuple[str, str, bool, int], list[str]] = {}
+    for signal in pool.scaling:
+        cooldown = _cooldown(signal, pool)
+        if cooldown is None or cooldown >= min_cooldown:
+            continue
+        inherited = signal.kind in ("simple", "alarm") and signal.cooldown_s is None
+        # An alarm that fires no policy of the stack scales the group directly: it is the culprit.
+        if signal.policy is None and signal.kind == "alarm":
+            culprit = f"alarm '{signal.name}'"
+        else:
+            culprit = f"scaling policy '{signal.policy or signal.name}'"
+        alarms = short.setdefault((culprit, signal.cooldown_setting, inherited, cooldown), [])
+        if signal.policy is not None and signal.name not in alarms:
+            alarms.append(signal.name)
+    name = describe(pool)
+    problems = []
+    for (culprit, setting, inherited, cooldown), alarms in short.items():
+        fired = f" (fired by {_alarms(alarms)})" if alarms else ""
+        if inherited:
+            problems.append(
+                f"{name}'s {culprit}{fired} has no cooldown of its own, so the group's default "
+                f"cooldown of {cooldown} s applies; set its cooldown or the group's defaultCooldown to "
+                f"at least {min_cooldown} s"
+            )
+        else:
+            article = "an" if setting[0] in "aeiou" else "a"
+            problems.append(
+                f"{name}'s {culprit}{fired} has {article} {setting} of {cooldown} s; set it to at least "
+                f"{min_cooldown} s"
+            )
+    return problems
+
+
+def _alarms(names: list[str]) -> str:
+    quoted = [f"'{n}'" for n in names]
+    if len(quoted) == 1:
+        return f"alarm {quoted[0]}"
+    return f"alarms {', '.join(quoted[:-1])} and {quoted[-1]}"
+
+
 def pool_problems(pool: Pool, min_cooldown: int) -> list[str]:
     name = describe(pool)
     max_size = pool.known("max_size")
@@ -106,13 +150,7 @@ def pool_problems(pool: Pool, min_cooldown: int) -> list[str]:
                 f"{name} scales out at {fmt(min(outs[metric]))} but in at {fmt(max(ins[metric]))} on "
                 f"{metric or 'the same metric'}; the scale-out threshold must be above the scale-in one"
             )
-    for signal in pool.scaling:
-        cooldown = _cooldown(signal, pool)
-        if cooldown is not None and cooldown < min_cooldown:
-            problems.append(
-                f"{name}'s scaling policy '{signal.name}' has a cooldown of {cooldown} s; "
-                f"use at least {min_cooldown} s"
-            )
+    problems.extend(_cooldown_problems(pool, min_cooldown))
     out_windows = [s.window_s for s in pool.scaling if s.direction == "out" and s.window_s is not None]
     in_windows = [s.window_s for s in pool.scaling if s.direction == "in" and s.window_s is not None]
     if out_windows and in_windows and min(in_windows) < max(out_windows):

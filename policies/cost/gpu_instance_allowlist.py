@@ -13,7 +13,8 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
 from policies.cost._common import describe, per_env, stack_pools, unknown_env_message
-from policies.cost.pools import Pool, current_catalog, gpu_class_of
+from policies.cost.pools import Pool
+from policies.gpu import current_catalog, gpu_class_of
 from policies.rule import GfStackPolicy, Rule, judge
 
 DEV_CLASSES = ["T4", "A10G", "A10", "L4"]

@@ -19,16 +19,15 @@ sentinel) so a rule that needs one can say it could not be judged instead of pas
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UnknownValueError
 
 from policies.context import environment, resource_region
+from policies.gpu import CatalogLike, cloud_of, gpu_class_of
 from policies.props import as_list, get_ref, is_unknown, plain, truthy
 
 # --- type tokens (from the installed SDKs) ---------------------------------------------------
@@ -83,48 +82,6 @@ SCALABLE_TYPES = frozenset({AWS_ASG, AWS_EKS_NODE_GROUP, ALI_SCALING_GROUP, TC_S
 
 HOURS_PER_MONTH = 730
 
-# Family prefixes of GPU instance types, used when the catalogue does not list a type. The value is
-# the GPU class the family carries (None: a GPU family whose class is not pinned here).
-_AWS_GPU_FAMILIES: dict[str, str | None] = {
-    "g4dn": "T4",
-    "g4ad": "V520",
-    "g5g": "T4G",
-    "g5": "A10G",
-    "g6e": "L40S",
-    "g6f": "L4",
-    "gr6": "L4",
-    "g6": "L4",
-    "gr6f": "L4",
-    "p3dn": "V100",
-    "p3": "V100",
-    "p4de": "A100",
-    "p4d": "A100",
-    "p5en": "H200",
-    "p5e": "H200",
-    "p5": "H100",
-    "p6": "B200",
-    "g3s": "M60",
-    "g3": "M60",
-    "p2": "K80",
-}
-_ALI_GPU_FAMILIES: dict[str, str] = {
-    "ecs.gn6i": "T4",
-    "ecs.gn6v": "V100",
-    "ecs.gn6e": "V100",
-    "ecs.gn7i": "A10",
-    "ecs.gn7e": "A100",
-    "ecs.gn7": "A100",
-    "ecs.gn8is": "L20",
-}
-_TC_GPU_FAMILIES: dict[str, str] = {
-    "GN7": "T4",
-    "GN10X": "V100",
-    "GNV4": "A10",
-    "PNV4": "A10",
-    "GT4": "A100",
-    "GN10XP": "V100",
-}
-
 
 # --- the catalogue this module reads (components.catalog) -------------------------------------
 class PriceLike(Protocol):
@@ -140,77 +97,6 @@ class InstanceTypeLike(Protocol):
     def on_demand(self) -> Mapping[str, Any]: ...
 
     def hourly(self, region: str, spot: bool = False) -> Any: ...
-
-
-class CatalogLike(Protocol):
-    def find(self, cloud: str, name: str) -> Any: ...
-
-    def convert(self, amount: float, from_cur: str, to_cur: str) -> float: ...
-
-
-_catalog_override: list[CatalogLike | None] = []
-_loaded: list[CatalogLike | None] = []
-
-
-def current_catalog() -> CatalogLike | None:
-    """The GPU catalogue (components.catalog), loaded once; None when it cannot be imported."""
-    if _catalog_override:
-        return _catalog_override[-1]
-    if not _loaded:
-        try:
-            from components.catalog import load_catalog
-
-            _loaded.append(load_catalog())
-        except ImportError:
-            _loaded.append(None)
-    return _loaded[0]
-
-
-@contextmanager
-def use_catalog(catalog: CatalogLike | None) -> Iterator[None]:
-    """Judge with another catalogue (tests, a pinned price list)."""
-    _catalog_override.append(catalog)
-    try:
-        yield
-    finally:
-        _catalog_override.pop()
-
-
-_ALI_GPU_PREFIXES = ("ecs.gn", "ecs.ebmgn", "ecs.sgn", "ecs.vgn")
-_TC_GPU_LETTERS = frozenset({"GN", "GNV", "GT", "PNV", "GI"})
-
-
-def _family_class(cloud: str, name: str) -> tuple[bool, str | None]:
-    """(is a GPU family, its GPU class when pinned) from the type's family prefix."""
-    if cloud == "aws":
-        family = name.split(".", 1)[0].lower()
-        if family in _AWS_GPU_FAMILIES:
-            return True, _AWS_GPU_FAMILIES[family]
-        return False, None
-    if cloud == "alicloud":
-        family = name.lower().split("-", 1)[0]
-        if not family.startswith(_ALI_GPU_PREFIXES):
-            return False, None
-        return True, _ALI_GPU_FAMILIES.get(family)
-    if cloud == "tencentcloud":
-        family = name.split(".", 1)[0].upper()
-        letters = re.match(r"[A-Z]+", family)
-        if letters is None or letters.group(0) not in _TC_GPU_LETTERS:
-            return False, None
-        return True, _TC_GPU_FAMILIES.get(family)
-    return False, None
-
-
-def gpu_class_of(cloud: str, name: str, catalog: CatalogLike | None = None) -> tuple[bool, str | None, str]:
-    """(is a GPU type, its GPU class or None, how it was told: "catalogue" | "family" | "none")."""
-    if catalog is not None:
-        found = catalog.find(cloud, name)
-        if found is not None:
-            gpu_class = getattr(found, "gpu_class", None)
-            count = getattr(found, "gpu_count", 0) or 0
-            return bool(gpu_class) and count > 0, gpu_class, "catalogue"
-    is_gpu, gpu_class = _family_class(cloud, name)
-    return is_gpu, gpu_class, "family" if is_gpu else "none"
 
 
 # --- the model -----------------------------------------------------------------------------------
@@ -230,6 +116,10 @@ class ScalingSignal:
     # False for a rule nothing in the stack fires (an ESS simple/step rule without an alarm task):
     # it only runs when someone executes it by hand.
     automatic: bool = True
+    # When the signal is an alarm, the scaling policy/rule it fires: `cooldown_s` is that policy's
+    # setting (named by `cooldown_setting`), so a finding about it must name the policy, not the alarm.
+    policy: str | None = None
+    cooldown_setting: str = "cooldown"
     # field -> (wire path, sentinel) of the decisive values that were unknown at preview
     unknown: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
@@ -257,7 +147,12 @@ class ScheduledAction:
 
     @property
     def scales_to_zero(self) -> bool:
-        return self.desired == 0 or self.max_size == 0
+        """A stop: the action caps the pool at zero. An action that leaves the maximum alone and sets
+        the desired capacity to zero (an ESS rule to total capacity 0) stops it too; one that sets
+        desired 0 under a positive maximum is the morning start of a pool whose minimum is 0."""
+        if self.max_size is not None:
+            return self.max_size == 0
+        return self.desired == 0
 
 
 @dataclass(frozen=True)
@@ -333,13 +228,7 @@ class _Reader:
         return value
 
     def number(self, path: str, attribute: str | None = None) -> float | None:
-        value = self.value(path, attribute)
-        if value is None or value == "":
-            return None
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            return None
+        return _num(self.value(path, attribute))
 
     def integer(self, path: str, attribute: str | None = None) -> int | None:
         number = self.number(path, attribute)
@@ -638,9 +527,11 @@ class _Attachments:
                 continue
             direction = "unknown"
             cooldown = None
+            fired: str | None = None
             for q in policies.values():
                 direction = _direction_of_adjustment(_num(get_ref(q.props, "adjustmentValue")))
                 cooldown = _int(get_ref(policies_by_urn[q.urn].props, "cooldown"))
+                fired = q.name
             for rule in as_list(get_ref(alarm.props, "conditions.rules")):
                 if not isinstance(rule, Mapping):
                     continue
@@ -655,6 +546,7 @@ class _Attachments:
                     period_s=_int(get_ref(rule, "period")),
                     evaluation_periods=_int(get_ref(rule, "continuePeriod")),
                     cooldown_s=cooldown,
+                    policy=fired,
                 )
                 for group in groups.values():
                     self.signals[group.urn].append(signal)
@@ -672,6 +564,32 @@ def _instance_type(reader: _Reader, obj: Any, path: str) -> str | None:
         reader.unknown.setdefault("instance_types", (path, value))
         return None
     return _str(value)
+
+
+def _instance_type_list(reader: _Reader, obj: Any, prop: str, path: str) -> list[str]:
+    """The known types of a list (`instanceTypes` of a scaling configuration); an unknown list or
+    element is recorded on the reader like `_instance_type` records an unknown single type."""
+    value = get_ref(obj, prop)
+    if is_unknown(value):
+        reader.unknown.setdefault("instance_types", (path, value))
+        return []
+    found = []
+    for item in as_list(value):
+        if is_unknown(item):
+            reader.unknown.setdefault("instance_types", (path, item))
+        elif isinstance(item, str) and item:
+            found.append(item)
+    return found
+
+
+def _template_types(reader: _Reader, templates: Iterable[Any]) -> list[str]:
+    """The instance types launch templates name, in order."""
+    return [t for lt in templates if (t := _instance_type(reader, lt.props, f"{lt.name}.instanceType"))]
+
+
+def _override_types(reader: _Reader, obj: Any, prop: str, path: str) -> list[str]:
+    """The instance types of a list of overrides (`overrides`, `instanceTypeOverrides`)."""
+    return [t for o in as_list(get_ref(obj, prop)) if (t := _instance_type(reader, o, path))]
 
 
 def _join(*parts: str | None) -> str | None:
@@ -746,14 +664,19 @@ def _aws_policy_signals(policy: Any, alarms: list[Any]) -> list[ScalingSignal]:
         adjustments = [_num(get_ref(s, "scalingAdjustment")) for s in as_list(get_ref(p, "stepAdjustments"))]
         signs = {_direction_of_adjustment(a) for a in adjustments} - {"unknown"}
         direction = signs.pop() if len(signs) == 1 else ("both" if signs else "unknown")
-        kind, policy_cooldown = "step", warmup
+        kind, policy_cooldown, setting = "step", warmup, "estimatedInstanceWarmup"
     else:
         direction = _direction_of_adjustment(_num(get_ref(p, "scalingAdjustment")))
-        kind, policy_cooldown = "simple", cooldown
+        kind, policy_cooldown, setting = "simple", cooldown, "cooldown"
     if not alarms:
         return [
             ScalingSignal(
-                urn=policy.urn, name=policy.name, kind=kind, direction=direction, cooldown_s=policy_cooldown
+                urn=policy.urn,
+                name=policy.name,
+                kind=kind,
+                direction=direction,
+                cooldown_s=policy_cooldown,
+                cooldown_setting=setting,
             )
         ]
     signals = []
@@ -782,6 +705,8 @@ def _aws_policy_signals(policy: Any, alarms: list[Any]) -> list[ScalingSignal]:
                 period_s=period,
                 evaluation_periods=_int(get_ref(a, "evaluationPeriods")),
                 cooldown_s=policy_cooldown,
+                policy=policy.name,
+                cooldown_setting=setting,
                 unknown={
                     **policy_unknown,
                     **_unknowns(
@@ -844,11 +769,11 @@ def _ali_rule_signals(rule: Any, alarms: list[Any]) -> list[ScalingSignal]:
                 automatic=False,
             )
         ]
-    return [_ali_alarm_signal(alarm, direction, cooldown, kind) for alarm in alarms]
+    return [_ali_alarm_signal(alarm, direction, cooldown, kind, rule.name) for alarm in alarms]
 
 
 def _ali_alarm_signal(
-    alarm: Any, direction: str | None, cooldown: int | None, kind: str = "alarm"
+    alarm: Any, direction: str | None, cooldown: int | None, kind: str = "alarm", rule: str | None = None
 ) -> ScalingSignal:
     a = alarm.props
     if direction in (None, "unknown"):
@@ -866,14 +791,11 @@ def _ali_alarm_signal(
         period_s=300 if period is None else period,
         evaluation_periods=3 if count is None else count,
         cooldown_s=cooldown,
+        policy=rule,
     )
 
 
 # --- pool builders -------------------------------------------------------------------------------
-def _cloud(resource_type: str) -> str:
-    return resource_type.split(":", 1)[0]
-
-
 def _pool(
     resource: Any,
     reader: _Reader,
@@ -883,7 +805,7 @@ def _pool(
 ) -> Pool:
     values.setdefault("on_demand_base", 0)
     return Pool(
-        cloud=_cloud(resource.resource_type),
+        cloud=cloud_of(resource.resource_type),
         resource_type=resource.resource_type,
         urn=resource.urn,
         name=resource.name,
@@ -958,20 +880,14 @@ def _build_aws_asg(
             if isinstance(spec, Mapping):
                 lts.extend(_aws_launch_template(index, resource, "mixedInstancesPolicy", spec))
         if not instance_types:
-            for lt in lts:
-                t = _instance_type(r, lt.props, f"{lt.name}.instanceType")
-                if t:
-                    instance_types.append(t)
+            instance_types = _template_types(r, lts)
         spot = _spot_share(max_size, base, on_demand_pct)
         role_refs.extend(lt.urn for lt in lts)
     elif get_ref(resource.props, "launchTemplate") is not None:
         lts = _aws_launch_template(
             index, resource, "launchTemplate", get_ref(resource.props, "launchTemplate")
         )
-        for lt in lts:
-            t = _instance_type(r, lt.props, f"{lt.name}.instanceType")
-            if t:
-                instance_types.append(t)
+        instance_types = _template_types(r, lts)
         spot = 100.0 if lts and all(_lt_spot(lt) for lt in lts) else 0.0
         role_refs.extend(lt.urn for lt in lts)
     else:
@@ -999,6 +915,33 @@ def _build_aws_asg(
     )
 
 
+def _standalone_pool(
+    resource: Any,
+    reader: _Reader,
+    attachments: _Attachments,
+    stack_tags: Mapping[str, str],
+    *,
+    instance_types: Sequence[str],
+    count: int,
+    spot: bool,
+    role_refs: tuple[str, ...],
+) -> Pool:
+    """`count` standalone instances of one resource, all spot or all on-demand."""
+    return _pool(
+        resource,
+        reader,
+        attachments,
+        stack_tags,
+        instance_types=tuple(instance_types),
+        min_size=count,
+        max_size=count,
+        desired=count,
+        spot_percent=100.0 if spot else 0.0,
+        on_demand_base=0 if spot else count,
+        role_refs=role_refs,
+    )
+
+
 def _build_aws_instance(
     resource: Any, index: ResourceIndex, attachments: _Attachments, stack_tags: Mapping[str, str]
 ) -> Pool:
@@ -1010,26 +953,34 @@ def _build_aws_instance(
             index, resource, "launchTemplate", get_ref(resource.props, "launchTemplate")
         )
         if not instance_types:
-            instance_types = [
-                t for lt in lts if (t := _instance_type(r, lt.props, f"{lt.name}.instanceType"))
-            ]
+            instance_types = _template_types(r, lts)
     market = r.string("instanceMarketOptions.marketType")
     spot = resource.resource_type == AWS_SPOT_REQUEST or (market or "").lower() == "spot"
     if not spot and lts and all(_lt_spot(lt) for lt in lts):
         spot = True
-    return _pool(
+    return _standalone_pool(
         resource,
         r,
         attachments,
         stack_tags,
-        instance_types=tuple(instance_types),
-        min_size=1,
-        max_size=1,
-        desired=1,
-        spot_percent=100.0 if spot else 0.0,
-        on_demand_base=0 if spot else 1,
+        instance_types=instance_types,
+        count=1,
+        spot=spot,
         role_refs=(resource.urn, *(lt.urn for lt in lts)),
     )
+
+
+def _fleet_templates(resource: Any, index: ResourceIndex, r: _Reader) -> tuple[list[Any], list[str]]:
+    """The launch templates and override instance types of a fleet's `launchTemplateConfigs`."""
+    lts: list[Any] = []
+    instance_types: list[str] = []
+    for config in as_list(get_ref(resource.props, "launchTemplateConfigs")):
+        spec = get_ref(config, "launchTemplateSpecification")
+        lts.extend(_aws_launch_template(index, resource, "launchTemplateConfigs", spec))
+        instance_types.extend(
+            _override_types(r, config, "overrides", "launchTemplateConfigs.overrides.instanceType")
+        )
+    return lts, instance_types
 
 
 def _build_aws_spot_fleet(
@@ -1038,25 +989,11 @@ def _build_aws_spot_fleet(
     r = _Reader(resource.props)
     target = r.integer("targetCapacity", "max_size")
     on_demand = r.integer("onDemandTargetCapacity", "spot_percent") or 0
-    instance_types = [
-        t
-        for spec in as_list(get_ref(resource.props, "launchSpecifications"))
-        if (t := _instance_type(r, spec, "launchSpecifications.instanceType"))
-    ]
-    lts: list[Any] = []
-    for config in as_list(get_ref(resource.props, "launchTemplateConfigs")):
-        lts.extend(
-            _aws_launch_template(
-                index, resource, "launchTemplateConfigs", get_ref(config, "launchTemplateSpecification")
-            )
-        )
-        instance_types.extend(
-            t
-            for o in as_list(get_ref(config, "overrides"))
-            if (t := _instance_type(r, o, "launchTemplateConfigs.overrides.instanceType"))
-        )
-    if not instance_types:
-        instance_types = [t for lt in lts if (t := _instance_type(r, lt.props, f"{lt.name}.instanceType"))]
+    instance_types = _override_types(
+        r, resource.props, "launchSpecifications", "launchSpecifications.instanceType"
+    )
+    lts, override_types = _fleet_templates(resource, index, r)
+    instance_types = [*instance_types, *override_types] or _template_types(r, lts)
     spot = (
         None
         if target is None
@@ -1085,21 +1022,8 @@ def _build_aws_fleet(
     on_demand = r.integer("targetCapacitySpecification.onDemandTargetCapacity", "spot_percent")
     spot_count = r.integer("targetCapacitySpecification.spotTargetCapacity", "spot_percent")
     default_type = (r.string("targetCapacitySpecification.defaultTargetCapacityType") or "on-demand").lower()
-    instance_types: list[str] = []
-    lts: list[Any] = []
-    for config in as_list(get_ref(resource.props, "launchTemplateConfigs")):
-        lts.extend(
-            _aws_launch_template(
-                index, resource, "launchTemplateConfigs", get_ref(config, "launchTemplateSpecification")
-            )
-        )
-        instance_types.extend(
-            t
-            for o in as_list(get_ref(config, "overrides"))
-            if (t := _instance_type(r, o, "launchTemplateConfigs.overrides.instanceType"))
-        )
-    if not instance_types:
-        instance_types = [t for lt in lts if (t := _instance_type(r, lt.props, f"{lt.name}.instanceType"))]
+    lts, instance_types = _fleet_templates(resource, index, r)
+    instance_types = instance_types or _template_types(r, lts)
     spot: float | None = None
     if total:
         if spot_count is not None:
@@ -1137,9 +1061,7 @@ def _build_aws_node_group(
             index, resource, "launchTemplate", get_ref(resource.props, "launchTemplate")
         )
         if not instance_types:
-            instance_types = [
-                t for lt in lts if (t := _instance_type(r, lt.props, f"{lt.name}.instanceType"))
-            ]
+            instance_types = _template_types(r, lts)
     if not instance_types and get_ref(resource.props, "launchTemplate") is None:
         instance_types = ["t3.medium"]  # EKS's default node type
     capacity = (r.string("capacityType") or "ON_DEMAND").upper()
@@ -1172,24 +1094,23 @@ def _build_ali_group(
     instance_types: list[str] = []
     sources_spot: list[bool] = []
     for source in (*configs, *templates):
-        reader = _Reader(source.props)
-        single = reader.string("instanceType")
+        single = _instance_type(r, source.props, f"{source.name}.instanceType")
         if single:
             instance_types.append(single)
-        instance_types.extend(reader.strings("instanceTypes"))
         instance_types.extend(
-            t
-            for o in as_list(get_ref(source.props, "instanceTypeOverrides"))
-            if (t := _str(get_ref(o, "instanceType")))
+            _instance_type_list(r, source.props, "instanceTypes", f"{source.name}.instanceTypes")
+        )
+        instance_types.extend(
+            _override_types(
+                r, source.props, "instanceTypeOverrides", f"{source.name}.instanceTypeOverrides.instanceType"
+            )
         )
         strategy = get_ref(source.props, "spotStrategy")
         if is_unknown(strategy):
             r.unknown.setdefault("spot_percent", (f"{source.name}.spotStrategy", strategy))
         sources_spot.append(_ali_spot(strategy))
     instance_types.extend(
-        t
-        for o in as_list(get_ref(resource.props, "launchTemplateOverrides"))
-        if (t := _str(get_ref(o, "instanceType")))
+        _override_types(r, resource.props, "launchTemplateOverrides", "launchTemplateOverrides.instanceType")
     )
     policy = (r.string("multiAzPolicy") or "PRIORITY").upper()
     base = 0
@@ -1234,17 +1155,14 @@ def _build_ali_instance(
     if resource.resource_type == ALI_INSTANCE_SET:
         count = r.integer("amount", "max_size") or 1
     spot = _ali_spot(r.value("spotStrategy", "spot_percent"))
-    return _pool(
+    return _standalone_pool(
         resource,
         r,
         attachments,
         stack_tags,
-        instance_types=tuple(t for t in [r.string("instanceType")] if t),
-        min_size=count,
-        max_size=count,
-        desired=count,
-        spot_percent=100.0 if spot else 0.0,
-        on_demand_base=0 if spot else count,
+        instance_types=[t for t in [r.string("instanceType")] if t],
+        count=count,
+        spot=spot,
         role_refs=(resource.urn,),
     )
 
@@ -1257,7 +1175,9 @@ def _build_tc_group(
     instance_types: list[str] = []
     spots: list[bool] = []
     for config in configs:
-        instance_types.extend(_Reader(config.props).strings("instanceTypes"))
+        instance_types.extend(
+            _instance_type_list(r, config.props, "instanceTypes", f"{config.name}.instanceTypes")
+        )
         charge = get_ref(config.props, "instanceChargeType")
         if is_unknown(charge):
             r.unknown.setdefault("spot_percent", (f"{config.name}.instanceChargeType", charge))
@@ -1283,17 +1203,14 @@ def _build_tc_instance(
 ) -> Pool:
     r = _Reader(resource.props)
     spot = str(r.value("instanceChargeType", "spot_percent") or "").upper() == "SPOTPAID"
-    return _pool(
+    return _standalone_pool(
         resource,
         r,
         attachments,
         stack_tags,
-        instance_types=tuple(t for t in [r.string("instanceType")] if t),
-        min_size=1,
-        max_size=1,
-        desired=1,
-        spot_percent=100.0 if spot else 0.0,
-        on_demand_base=0 if spot else 1,
+        instance_types=[t for t in [r.string("instanceType")] if t],
+        count=1,
+        spot=spot,
         role_refs=(resource.urn,),
     )
 

@@ -31,7 +31,8 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.proxy import UnknownValueError
 
 from policies.cost._common import fmt, stack_pools
-from policies.cost.pools import CatalogLike, Pool, current_catalog, hourly_envelope, monthly_estimate
+from policies.cost.pools import Pool, hourly_envelope, monthly_estimate
+from policies.gpu import CatalogLike, current_catalog
 from policies.props import as_list, get, get_ref, is_set
 from policies.rule import GfStackPolicy, Rule, judge, not_judged
 

@@ -15,7 +15,8 @@ from collections import defaultdict
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
 from policies.cost._common import fmt, per_env, stack_pools, unknown_env_message
-from policies.cost.pools import Pool, current_catalog, hourly_envelope
+from policies.cost.pools import Pool, hourly_envelope
+from policies.gpu import current_catalog
 from policies.rule import GfStackPolicy, Rule, judge
 
 RULE = Rule(

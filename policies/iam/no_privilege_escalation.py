@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.documents import DocumentError, covered_actions
+from policies.documents import covered_actions
 from policies.iam import sources
 from policies.rule import GfResourcePolicy, Rule
 
@@ -76,25 +76,16 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         args.not_applicable("GF-IAM-006 is AWS-only: Alibaba RAM and Tencent CAM documents are not judged")
     if args.resource_type not in _AWS_IDENTITY:
         return
-    label = f"{sources.LABELS[args.resource_type]} '{args.name}'"
-    try:
-        located = sources.identity_documents(args.resource_type, args.props)
-    except DocumentError as error:
-        report(f"could not be judged: {label}: {error}", None)
-        return
-    for item in located:
-        for where, statement in item.statements():
-            if not statement.is_allow:
-                continue
-            granted = covered_actions(statement, ESCALATION_ACTIONS)
-            if statement.on_any_resource:
-                granted += [f"{a} on '*'" for a in covered_actions(statement, ESCALATION_ON_ANY_RESOURCE)]
-            if granted:
-                report(
-                    f"{label} {item.where} {where} grants privilege-escalation actions {', '.join(granted)}; "
-                    "workload policies must not be able to raise their own privileges",
-                    None,
-                )
+    for place, statement in sources.allow_statements(args, report):
+        granted = covered_actions(statement, ESCALATION_ACTIONS)
+        if statement.on_any_resource:
+            granted += [f"{a} on '*'" for a in covered_actions(statement, ESCALATION_ON_ANY_RESOURCE)]
+        if granted:
+            report(
+                f"{place} grants privilege-escalation actions {', '.join(granted)}; "
+                "workload policies must not be able to raise their own privileges",
+                None,
+            )
 
 
 POLICY = GfResourcePolicy(RULE, validate)

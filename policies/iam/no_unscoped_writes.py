@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.documents import DocumentError, covered_actions
+from policies.documents import covered_actions
 from policies.iam import sources
 from policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
 from policies.rule import GfResourcePolicy, Rule
@@ -41,28 +41,21 @@ _SHOWN = 5
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if args.resource_type not in sources.IDENTITY and args.resource_type != sources.AWS_ROLE:
         return
-    label = f"{sources.LABELS[args.resource_type]} '{args.name}'"
-    try:
-        located = sources.identity_documents(args.resource_type, args.props)
-    except DocumentError as error:
-        report(f"could not be judged: {label}: {error}", None)
-        return
     table = SCOPED_WRITE_ACTIONS[sources.cloud(args.resource_type)]
-    for item in located:
-        for where, statement in item.statements():
-            if not statement.is_allow or not statement.on_any_resource:
-                continue
-            granted = covered_actions(statement, table)
-            if not granted:
-                continue
-            shown = ", ".join(granted[:_SHOWN])
-            more = f" and {len(granted) - _SHOWN} more" if len(granted) > _SHOWN else ""
-            target = "NotResource (every other resource)" if statement.not_resources else "Resource '*'"
-            report(
-                f"{label} {item.where} {where} allows {shown}{more} on {target}; these actions accept "
-                "resource-level scoping: name the resources",
-                None,
-            )
+    for place, statement in sources.allow_statements(args, report):
+        if not statement.on_any_resource:
+            continue
+        granted = covered_actions(statement, table)
+        if not granted:
+            continue
+        shown = ", ".join(granted[:_SHOWN])
+        more = f" and {len(granted) - _SHOWN} more" if len(granted) > _SHOWN else ""
+        target = "NotResource (every other resource)" if statement.not_resources else "Resource '*'"
+        report(
+            f"{place} allows {shown}{more} on {target}; these actions accept resource-level scoping: "
+            "name the resources",
+            None,
+        )
 
 
 POLICY = GfResourcePolicy(RULE, validate)

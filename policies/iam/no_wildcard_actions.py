@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.documents import DocumentError, is_wildcard_action
+from policies.documents import is_wildcard_action
 from policies.iam import sources
 from policies.rule import GfResourcePolicy, Rule
 
@@ -34,31 +34,19 @@ RULE = Rule(
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if args.resource_type not in sources.IDENTITY and args.resource_type != sources.AWS_ROLE:
         return
-    label = f"{sources.LABELS[args.resource_type]} '{args.name}'"
-    try:
-        located = sources.identity_documents(args.resource_type, args.props)
-    except DocumentError as error:
-        report(f"could not be judged: {label}: {error}", None)
-        return
-    for item in located:
-        for where, statement in item.statements():
-            if not statement.is_allow:
-                continue
-            if statement.not_actions:
-                excluded = ", ".join(repr(a) for a in statement.not_actions)
-                report(
-                    f"{label} {item.where} {where} allows every action except {excluded} (Allow with "
-                    "NotAction); list the allowed actions instead",
-                    None,
-                )
-                continue
-            wildcards = [action for action in statement.actions if is_wildcard_action(action)]
-            if wildcards:
-                listed = ", ".join(repr(a) for a in wildcards)
-                report(
-                    f"{label} {item.where} {where} allows wildcard action {listed}; grant named actions only",
-                    None,
-                )
+    for place, statement in sources.allow_statements(args, report):
+        if statement.not_actions:
+            excluded = ", ".join(repr(a) for a in statement.not_actions)
+            report(
+                f"{place} allows every action except {excluded} (Allow with NotAction); "
+                "list the allowed actions instead",
+                None,
+            )
+            continue
+        wildcards = [action for action in statement.actions if is_wildcard_action(action)]
+        if wildcards:
+            listed = ", ".join(repr(a) for a in wildcards)
+            report(f"{place} allows wildcard action {listed}; grant named actions only", None)
 
 
 POLICY = GfResourcePolicy(RULE, validate)

@@ -20,7 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from policies.documents import PolicyDocument, Statement, parse_document
+from pulumi_policy import ReportViolation, ResourceValidationArgs
+
+from policies.documents import DocumentError, PolicyDocument, Statement, parse_document
 from policies.props import get, get_ref, is_unknown
 
 AWS_POLICY = "aws:iam/policy:Policy"
@@ -125,6 +127,24 @@ def identity_documents(resource_type: str, props: Mapping[str, Any]) -> list[Loc
         if document is not None:
             found.append(Located(given[0], document))
     return found
+
+
+def allow_statements(args: ResourceValidationArgs, report: ReportViolation) -> list[tuple[str, Statement]]:
+    """Every Allow statement of the resource's identity documents, each with the words that place it
+    (`AWS IAM policy 'ci' policy statement 1`). A document that cannot be read is reported as could
+    not be judged, and gives no statements."""
+    label = f"{LABELS[args.resource_type]} '{args.name}'"
+    try:
+        located = identity_documents(args.resource_type, args.props)
+    except DocumentError as error:
+        report(f"could not be judged: {label}: {error}", None)
+        return []
+    return [
+        (f"{label} {item.where} {where}", statement)
+        for item in located
+        for where, statement in item.statements()
+        if statement.is_allow
+    ]
 
 
 def trust_document(resource_type: str, props: Mapping[str, Any]) -> Located | None:

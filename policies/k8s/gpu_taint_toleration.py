@@ -7,7 +7,10 @@ GPU node pools (judged where they are declared, since Node objects are rarely ma
 - ACK `alicloud:cs/nodePool:NodePool`: GPU `instanceTypes`; `taints[]` {key, value, effect: NoSchedule}.
 - TKE `tencentcloud:Kubernetes/nodePool:NodePool` (`autoScalingConfig.instanceType`) and
   `tencentcloud:Kubernetes/nativeNodePool:NativeNodePool` (`native.instanceTypes`); `taints[]`.
-A node group whose GPU type comes only from a launch template is not recognised here.
+An EKS node group without `instanceTypes` takes its type from its launch template
+(`launchTemplate {id|name, version}` -> `aws:ec2/launchTemplate:LaunchTemplate.instanceType`): the rule
+is a stack policy so that it can follow that reference. A launch template that is not in the stack
+cannot be read, so such a node group is judged by its `amiType` alone.
 
 Workloads (see `policies.k8s.workloads`): every container, init container or ephemeral container that
 asks for `nvidia.com/gpu` sets it in `resources.limits` (extended resources are allocated from
@@ -17,15 +20,17 @@ limits), and the pod tolerates the taint (`key: nvidia.com/gpu` with `operator: 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
+from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
+from pulumi_policy.proxy import UnknownValueError
 
+from policies.cost.pools import AWS_LAUNCH_TEMPLATE, ResourceIndex
+from policies.gpu import is_gpu_ami_type, is_gpu_type
 from policies.k8s.workloads import GPU_RESOURCE, display, gpu_containers, gpu_quantity, pod_spec
-from policies.network.gpu_types import is_gpu_ami_type, is_gpu_instance_type
-from policies.props import as_list, get
-from policies.rule import GfResourcePolicy, Rule
+from policies.props import as_list, get, get_ref, is_unknown
+from policies.rule import GfStackPolicy, Rule, judge
 
 EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 ACK_NODE_POOL = "alicloud:cs/nodePool:NodePool"
@@ -58,23 +63,26 @@ RULE = Rule(
 )
 
 
-def _gpu_pool_types(resource_type: str, props: Mapping[str, Any]) -> bool:
+def _gpu_pool_types(
+    resource_type: str, props: Mapping[str, Any], template_types: Callable[[], list[str]] = list
+) -> bool:
     if resource_type == EKS_NODE_GROUP:
         if is_gpu_ami_type(get(props, "amiType")):
             return True
-        return any(is_gpu_instance_type("aws", t) for t in as_list(get(props, "instanceTypes")))
+        types = as_list(get(props, "instanceTypes"))
+        if not types and get_ref(props, "launchTemplate") is not None:
+            types = template_types()
+        return any(is_gpu_type("aws", t) for t in types)
     if resource_type == ACK_NODE_POOL:
-        return any(is_gpu_instance_type("alicloud", t) for t in as_list(get(props, "instanceTypes")))
+        return any(is_gpu_type("alicloud", t) for t in as_list(get(props, "instanceTypes")))
     if resource_type == TKE_NODE_POOL:
         types = [
             get(props, "autoScalingConfig.instanceType"),
             *as_list(get(props, "autoScalingConfig.backupInstanceTypes")),
         ]
-        return any(is_gpu_instance_type("tencentcloud", t) for t in types)
+        return any(is_gpu_type("tencentcloud", t) for t in types)
     if resource_type == TKE_NATIVE_NODE_POOL:
-        return any(
-            is_gpu_instance_type("tencentcloud", t) for t in as_list(get(props, "native.instanceTypes"))
-        )
+        return any(is_gpu_type("tencentcloud", t) for t in as_list(get(props, "native.instanceTypes")))
     return False
 
 
@@ -100,35 +108,76 @@ def _tolerates(spec: Mapping[str, Any] | None) -> bool:
     return False
 
 
-def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    kind = args.resource_type
-    props = args.props
+def _launch_template_types(index: ResourceIndex, node_group: PolicyResource) -> list[str]:
+    """The instance types of the launch templates (in the stack) an EKS node group names."""
+    view = index.by_urn[node_group.urn]
+    spec = get_ref(view.props, "launchTemplate")
+    templates: dict[str, Any] = {}
+    for key in ("id", "name"):
+        value = get_ref(spec, key) if isinstance(spec, Mapping) else None
+        # "" joins by property dependencies only, for a reference whose value is unknown or absent.
+        wanted = value if isinstance(value, str) and not is_unknown(value) else ""
+        for template in index.refs(view, "launchTemplate", (AWS_LAUNCH_TEMPLATE,), value=wanted):
+            templates[template.urn] = template
+    types = []
+    for template in templates.values():
+        instance_type = get_ref(template.props, "instanceType")
+        if is_unknown(instance_type):
+            raise UnknownValueError(instance_type, [f"{template.name}.instanceType"])
+        if isinstance(instance_type, str) and instance_type:
+            types.append(instance_type)
+    return types
+
+
+def _judge(resource: PolicyResource, index: Callable[[], ResourceIndex], report: ReportViolation) -> None:
+    kind, props, name, urn = resource.resource_type, resource.props, resource.name, resource.urn
     if kind in (EKS_NODE_GROUP, ACK_NODE_POOL, TKE_NODE_POOL, TKE_NATIVE_NODE_POOL):
-        if _gpu_pool_types(kind, props) and not _has_gpu_taint(kind, props):
+
+        def template_types() -> list[str]:
+            return _launch_template_types(index(), resource)
+
+        if _gpu_pool_types(kind, props, template_types) and not _has_gpu_taint(kind, props):
             effect = "NO_SCHEDULE" if kind == EKS_NODE_GROUP else "NoSchedule"
             report(
-                f"GPU node pool '{args.name}' is not tainted {TAINT}; add taint key nvidia.com/gpu, "
+                f"GPU node pool '{name}' is not tainted {TAINT}; add taint key nvidia.com/gpu, "
                 f"value present, effect {effect}, so only GPU workloads land on it",
-                None,
+                urn,
             )
         return
     gpu = gpu_containers(kind, props)
     if not gpu:
         return
-    what = display(kind, args.name)
+    what = display(kind, name)
     for role, container in gpu:
         if gpu_quantity(container, "limits") is None:
             report(
                 f"{what} {role} '{get(container, 'name')}' requests {GPU_RESOURCE} without a limit; "
                 f"set resources.limits['{GPU_RESOURCE}']",
-                None,
+                urn,
             )
     if not _tolerates(pod_spec(kind, props)):
         report(
             f"{what} uses {GPU_RESOURCE} but does not tolerate the {TAINT} taint; add a toleration "
             "{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}",
-            None,
+            urn,
         )
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    built: list[ResourceIndex] = []
+
+    def index() -> ResourceIndex:
+        # Built on first use: only a node group that names a launch template needs the joins.
+        if not built:
+            built.append(ResourceIndex(args.resources))
+        return built[0]
+
+    for resource in args.resources:
+
+        def check(resource: PolicyResource = resource) -> None:
+            _judge(resource, index, report)
+
+        judge(report, resource.urn, check)
+
+
+POLICY = GfStackPolicy(RULE, validate)

@@ -17,7 +17,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.k8s.workloads import containers, display, is_workload, kind_of, pod_spec
+from policies.k8s.workloads import containers, display, kind_of, workload_pod_spec
 from policies.props import as_list, get, get_ref, is_unknown, plain
 from policies.rule import GfResourcePolicy, Rule
 
@@ -69,10 +69,8 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
                         None,
                     )
         return
-    spec = pod_spec(args.resource_type, args.props)
+    spec = workload_pod_spec(args)
     if spec is None:
-        if is_workload(args.resource_type):
-            args.not_applicable("the resource sets no pod template (a patch of other fields)")
         return
     what = display(args.resource_type, args.name)
     for role, container in containers(spec):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.k8s.workloads import containers, display, is_workload, pod_spec
+from policies.k8s.workloads import containers, display, workload_pod_spec
 from policies.props import as_list, get, truthy
 from policies.rule import GfResourcePolicy, Rule
 
@@ -32,10 +32,8 @@ RULE = Rule(
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    spec = pod_spec(args.resource_type, args.props)
+    spec = workload_pod_spec(args)
     if spec is None:
-        if is_workload(args.resource_type):
-            args.not_applicable("the resource sets no pod template (a patch of other fields)")
         return
     what = display(args.resource_type, args.name)
     for role, container in containers(spec):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pulumi_policy import ResourceValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
 from policies.props import as_list, get, is_unknown
@@ -55,6 +56,15 @@ def pod_spec(resource_type: str, props: Mapping[str, Any]) -> Mapping[str, Any] 
         return None
     spec = get(props, _TEMPLATE_PATHS[kind][0])
     return spec if isinstance(spec, Mapping) else None
+
+
+def workload_pod_spec(args: ResourceValidationArgs) -> Mapping[str, Any] | None:
+    """The pod spec the resource declares, or None; a workload without a pod template (a patch of other
+    fields) is not applicable rather than compliant."""
+    spec = pod_spec(args.resource_type, args.props)
+    if spec is None and is_workload(args.resource_type):
+        args.not_applicable("the resource sets no pod template (a patch of other fields)")
+    return spec
 
 
 def pod_labels(resource_type: str, props: Mapping[str, Any]) -> dict[str, Any]:

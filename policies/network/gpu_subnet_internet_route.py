@@ -37,7 +37,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.policy import PolicyResource
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.network.gpu_types import is_gpu_ami_type, is_gpu_instance_type
+from policies.gpu import is_gpu_ami_type, is_gpu_type
 from policies.props import as_list, get, get_ref, is_unknown
 from policies.rule import GfStackPolicy, Rule, judge
 
@@ -185,7 +185,7 @@ def _template_is_gpu(template: PolicyResource) -> bool:
     cloud = TEMPLATES[template.resource_type]
     types = [get(template.props, "instanceType"), *as_list(get(template.props, "instanceTypes"))]
     types += [get(o, "instanceType") for o in as_list(get(template.props, "instanceTypeOverrides"))]
-    return any(is_gpu_instance_type(cloud, t) for t in types)
+    return any(is_gpu_type(cloud, t) for t in types)
 
 
 def _is_gpu_pool(resource: PolicyResource, index: _Index) -> bool:
@@ -199,7 +199,7 @@ def _is_gpu_pool(resource: PolicyResource, index: _Index) -> bool:
         return True
     if t == TC_NODE_POOL:
         types.append(get(p, "autoScalingConfig.instanceType"))
-    if any(is_gpu_instance_type(cloud, x) for x in types):
+    if any(is_gpu_type(cloud, x) for x in types):
         return True
     templates = [d for d in _all_deps(resource) if d.resource_type in TEMPLATES]
     templates += index.configs_of_group.get(resource.urn, [])

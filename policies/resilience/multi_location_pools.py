@@ -20,6 +20,9 @@ POOL_TYPES = frozenset(
     }
 )
 
+# Names past this many are counted, not listed, so a large fleet still gets a one-line finding.
+MOST_NAMED = 5
+
 RULE = Rule(
     id="GF-DR-002",
     name="fleet-multi-location",
@@ -49,11 +52,22 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     labels = distinct_locations(locations)
     if len(labels) < 2:
         where = labels[0] if labels else "one location"
-        report(
-            f"production GPU pools ({len(pools)}) run only in {where}; add a pool in a second region or "
-            "cloud",
-            pools[0].urn,
+        subject = (
+            f"production GPU pool {_names(pools)} runs"
+            if len(pools) == 1
+            else f"production GPU pools {_names(pools)} run"
         )
+        report(f"{subject} only in {where}; add a pool in a second region or cloud", pools[0].urn)
+
+
+def _names(pools: list[PolicyResource], most: int = MOST_NAMED) -> str:
+    """'a', 'b' and 'c'; past `most` names, the rest as a count ("and 3 more")."""
+    quoted = [f"'{pool.name}'" for pool in pools]
+    if len(quoted) > most:
+        return f"{', '.join(quoted[:most])} and {len(quoted) - most} more"
+    if len(quoted) == 1:
+        return quoted[0]
+    return f"{', '.join(quoted[:-1])} and {quoted[-1]}"
 
 
 POLICY = GfStackPolicy(RULE, validate)

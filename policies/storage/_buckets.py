@@ -17,14 +17,15 @@ replication) so that each rule states its judgement once for all shapes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pulumi_policy import PolicyResource
+from pulumi_policy import PolicyResource, ReportViolation, StackValidationArgs
 
 from policies.context import resource_region, tags_of
 from policies.props import as_int, as_list, get, get_ref, is_unknown, truthy
+from policies.rule import judge
 
 AWS_BUCKET = "aws:s3/bucket:Bucket"
 AWS_BUCKET_V2 = "aws:s3/bucketV2:BucketV2"
@@ -213,6 +214,29 @@ def has_tag(tags: Mapping[str, str], key: str, values: Iterable[str] | None) -> 
     if is_unknown(actual):
         return False
     return actual.strip().lower() in {v.strip().lower() for v in values}
+
+
+def checkpoint_buckets(args: StackValidationArgs, selector: str) -> list[Bucket]:
+    """The stack's buckets tagged as checkpoints (`purpose=checkpoints`); none makes the rule not
+    applicable."""
+    found = [b for b in BucketIndex(args.resources).buckets if is_checkpoint_bucket(b, selector)]
+    if not found:
+        args.not_applicable(f"no bucket is tagged {selector}")
+    return found
+
+
+def judge_buckets(
+    report: ReportViolation, buckets: Iterable[Bucket], problems: Callable[[Bucket], Iterable[str]]
+) -> None:
+    """Report each bucket's problems on its URN; a value unknown at preview makes that bucket
+    "could not be judged" instead of passing."""
+    for bucket in buckets:
+
+        def check(bucket: Bucket = bucket) -> None:
+            for problem in problems(bucket):
+                report(problem, bucket.urn)
+
+        judge(report, bucket.urn, check)
 
 
 def is_checkpoint_bucket(bucket: Bucket, selector: str) -> bool:

@@ -16,8 +16,8 @@ import re
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.rule import GfStackPolicy, Rule, judge
-from policies.storage._buckets import Bucket, BucketIndex, encryptions, is_kms
+from policies.rule import GfStackPolicy, Rule
+from policies.storage._buckets import Bucket, BucketIndex, encryptions, is_kms, judge_buckets
 
 RULE = Rule(
     id="GF-STOR-001",
@@ -90,13 +90,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     index = BucketIndex(args.resources)
     if not index.buckets:
         args.not_applicable("the stack has no S3, OSS or COS bucket")
-    for bucket in index.buckets:
-
-        def check(bucket: Bucket = bucket) -> None:
-            for problem in bucket_problems(bucket):
-                report(problem, bucket.urn)
-
-        judge(report, bucket.urn, check)
+    judge_buckets(report, index.buckets, bucket_problems)
 
 
 POLICY = GfStackPolicy(RULE, validate)

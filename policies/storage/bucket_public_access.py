@@ -18,8 +18,8 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
 
 from policies.props import get, truthy
-from policies.rule import GfStackPolicy, Rule, judge
-from policies.storage._buckets import Bucket, BucketIndex, walk
+from policies.rule import GfStackPolicy, Rule
+from policies.storage._buckets import Bucket, BucketIndex, judge_buckets, walk
 from policies.storage._documents import condition, effect, is_wildcard_principal, statements
 
 RULE = Rule(
@@ -122,20 +122,16 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     index = BucketIndex(args.resources)
     if not index.buckets:
         args.not_applicable("the stack has no S3, OSS or COS bucket")
-    for bucket in index.buckets:
 
-        def check(bucket: Bucket = bucket) -> None:
-            account = index.account_level.get(bucket.cloud, [])
-            if bucket.cloud == "aws":
-                problems = _aws(bucket, account)
-            elif bucket.cloud == "alicloud":
-                problems = _oss(bucket, account)
-            else:
-                problems = _cos(bucket)
-            for problem in problems:
-                report(problem, bucket.urn)
+    def problems(bucket: Bucket) -> list[str]:
+        account = index.account_level.get(bucket.cloud, [])
+        if bucket.cloud == "aws":
+            return _aws(bucket, account)
+        if bucket.cloud == "alicloud":
+            return _oss(bucket, account)
+        return _cos(bucket)
 
-        judge(report, bucket.urn, check)
+    judge_buckets(report, index.buckets, problems)
 
 
 POLICY = GfStackPolicy(RULE, validate)

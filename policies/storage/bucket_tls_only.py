@@ -19,8 +19,8 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
 from policies.props import as_list, get, truthy
-from policies.rule import GfStackPolicy, Rule, judge
-from policies.storage._buckets import Bucket, BucketIndex
+from policies.rule import GfStackPolicy, Rule
+from policies.storage._buckets import Bucket, BucketIndex, judge_buckets
 from policies.storage._documents import actions, condition, effect, is_wildcard_principal, statements
 
 RULE = Rule(
@@ -147,13 +147,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     index = BucketIndex(args.resources)
     if not index.buckets:
         args.not_applicable("the stack has no S3, OSS or COS bucket")
-    for bucket in index.buckets:
-
-        def check(bucket: Bucket = bucket) -> None:
-            for problem in bucket_problems(bucket, min_tls):
-                report(problem, bucket.urn)
-
-        judge(report, bucket.urn, check)
+    judge_buckets(report, index.buckets, lambda bucket: bucket_problems(bucket, min_tls))
 
 
 POLICY = GfStackPolicy(RULE, validate)

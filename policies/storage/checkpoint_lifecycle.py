@@ -20,8 +20,13 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.rule import GfStackPolicy, Rule, judge
-from policies.storage._buckets import Bucket, BucketIndex, bucket_lifecycle, is_checkpoint_bucket
+from policies.rule import GfStackPolicy, Rule
+from policies.storage._buckets import (
+    Bucket,
+    bucket_lifecycle,
+    checkpoint_buckets,
+    judge_buckets,
+)
 from policies.storage._storage_classes import cheapest_fit, storage_class
 
 RULE = Rule(
@@ -89,19 +94,9 @@ def bucket_problems(bucket: Bucket, transition_days: int, expire_days: int) -> l
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     settings = RULE.settings(args)
     selector = str(settings["checkpoint_tag"])
-    index = BucketIndex(args.resources)
-    checkpoints = [b for b in index.buckets if is_checkpoint_bucket(b, selector)]
-    if not checkpoints:
-        args.not_applicable(f"no bucket is tagged {selector}")
-    for bucket in checkpoints:
-
-        def check(bucket: Bucket = bucket) -> None:
-            for problem in bucket_problems(
-                bucket, int(settings["transition_days"]), int(settings["expire_days"])
-            ):
-                report(problem, bucket.urn)
-
-        judge(report, bucket.urn, check)
+    checkpoints = checkpoint_buckets(args, selector)
+    transition_days, expire_days = int(settings["transition_days"]), int(settings["expire_days"])
+    judge_buckets(report, checkpoints, lambda bucket: bucket_problems(bucket, transition_days, expire_days))
 
 
 POLICY = GfStackPolicy(RULE, validate)

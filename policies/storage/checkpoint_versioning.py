@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule
 from policies.storage._buckets import (
     Bucket,
-    BucketIndex,
     bucket_lifecycle,
-    is_checkpoint_bucket,
+    checkpoint_buckets,
     is_versioned,
+    judge_buckets,
 )
 
 RULE = Rule(
@@ -63,17 +63,9 @@ def bucket_problems(bucket: Bucket, noncurrent_days: int) -> list[str]:
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     settings = RULE.settings(args)
     selector = str(settings["checkpoint_tag"])
-    index = BucketIndex(args.resources)
-    checkpoints = [b for b in index.buckets if is_checkpoint_bucket(b, selector)]
-    if not checkpoints:
-        args.not_applicable(f"no bucket is tagged {selector}")
-    for bucket in checkpoints:
-
-        def check(bucket: Bucket = bucket) -> None:
-            for problem in bucket_problems(bucket, int(settings["noncurrent_days"])):
-                report(problem, bucket.urn)
-
-        judge(report, bucket.urn, check)
+    checkpoints = checkpoint_buckets(args, selector)
+    noncurrent_days = int(settings["noncurrent_days"])
+    judge_buckets(report, checkpoints, lambda bucket: bucket_problems(bucket, noncurrent_days))
 
 
 POLICY = GfStackPolicy(RULE, validate)

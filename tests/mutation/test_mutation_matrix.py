@@ -24,17 +24,7 @@ from tests.mutation.mutations import (
 
 # Policy defects found by the matrix: rule id -> what is wrong. Each case is an expected failure, and
 # `strict` makes it fail loudly once the policy is fixed, so the entry gets removed.
-UNNAMED_IN_MESSAGE = {
-    "GF-DR-002": (
-        "GF-DR-002's message ('production GPU pools (1) run only in aws us-east-1; ...') names no pool; "
-        "only the finding's URN points at the first pool"
-    ),
-    "GF-COST-006": (
-        "GF-COST-006 reports a step policy's estimated warm-up as the cooldown of \"scaling policy "
-        "'<alarm name>'\": it names the CloudWatch alarms (gpu-high, queue-deep), not the "
-        "aws:autoscaling/policy:Policy whose estimatedInstanceWarmup is 60 s"
-    ),
-}
+UNNAMED_IN_MESSAGE: dict[str, str] = {}
 
 
 def _rule_ids(result: StackResult) -> set[str]:

@@ -5,6 +5,7 @@ import pytest
 from policies.access.gpu_no_login_credentials import POLICY, RULE
 
 from .helpers import UNKNOWN_STRING_VALUE, check_stack, res
+from .helpers import urn_of as urn
 
 TAIL = "GPU instances carry no SSH key or login password: connect through a session manager"
 INSTANCE = "aws:ec2/instance:Instance"
@@ -20,10 +21,6 @@ ALI_KEY_ATTACH = "alicloud:ecs/keyPairAttachment:KeyPairAttachment"
 TC_INSTANCE = "tencentcloud:Instance/instance:Instance"
 TC_CONFIG = "tencentcloud:As/scalingConfig:ScalingConfig"
 TC_LT = "tencentcloud:Cvm/launchTemplate:LaunchTemplate"
-
-
-def urn(token: str, name: str) -> str:
-    return f"urn:pulumi:dev::gpufleet::{token}::{name}"
 
 
 def test_metadata() -> None:

@@ -5,6 +5,7 @@ import pytest
 from policies.access.gpu_no_public_ip import POLICY, RULE
 
 from .helpers import UNKNOWN_BOOLEAN_VALUE, UNKNOWN_STRING_VALUE, check_stack, res
+from .helpers import urn_of as urn
 
 TAIL = "GPU instances get no public IP: keep them private behind NAT"
 INSTANCE = "aws:ec2/instance:Instance"
@@ -18,10 +19,6 @@ TC_INSTANCE = "tencentcloud:Instance/instance:Instance"
 TC_CONFIG = "tencentcloud:As/scalingConfig:ScalingConfig"
 TC_GROUP = "tencentcloud:As/scalingGroup:ScalingGroup"
 TC_LT = "tencentcloud:Cvm/launchTemplate:LaunchTemplate"
-
-
-def urn(token: str, name: str) -> str:
-    return f"urn:pulumi:dev::gpufleet::{token}::{name}"
 
 
 def test_metadata() -> None:

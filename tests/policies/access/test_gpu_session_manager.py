@@ -7,6 +7,7 @@ from pulumi_policy import PolicyResource
 from policies.access.gpu_session_manager import POLICY, RULE
 
 from .helpers import UNKNOWN_STRING_VALUE, check_stack, res
+from .helpers import urn_of as urn
 
 INSTANCE = "aws:ec2/instance:Instance"
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -23,10 +24,6 @@ TC_INSTANCE = "tencentcloud:Instance/instance:Instance"
 TC_CONFIG = "tencentcloud:As/scalingConfig:ScalingConfig"
 TAT_COMMAND = "tencentcloud:Tat/command:Command"
 CORE = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
-
-
-def urn(token: str, name: str) -> str:
-    return f"urn:pulumi:dev::gpufleet::{token}::{name}"
 
 
 def _aws_chain(policy_arn: str = CORE) -> tuple[list[PolicyResource], PolicyResource]:

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pytest
 
 from policies.access.no_ssh_rdp_ingress import POLICY, RULE
+from policies.rule import GfStackPolicy
 
-from .helpers import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, check
+from .helpers import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, check_stack, res
 
 SG = "aws:ec2/securityGroup:SecurityGroup"
 SG_DEFAULT = "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup"
@@ -16,6 +20,22 @@ TC_RULE = "tencentcloud:Security/groupRule:GroupRule"
 TC_LITE = "tencentcloud:Security/groupLiteRule:GroupLiteRule"
 
 TAIL = "; allow no SSH or RDP from anywhere: reach instances through a session manager"
+
+
+def check(
+    policy: GfStackPolicy,
+    resource_type: str,
+    props: Mapping[str, Any],
+    name: str = "res",
+    *,
+    config: Mapping[str, Any] | None = None,
+    proxy: bool = False,
+) -> list[str]:
+    """Judge one rule resource as a stack of one; every finding must be at that resource's URN."""
+    resource = res(resource_type, name, props, proxy=proxy)
+    found = check_stack(policy, [resource], config)
+    assert {urn for _, urn in found} <= {resource.urn}, found
+    return [message for message, _ in found]
 
 
 def test_metadata() -> None:
@@ -242,4 +262,179 @@ def test_tencent_unknown_port() -> None:
     props = {"ingresses": [_tc_ingress(port=UNKNOWN_STRING_VALUE)]}
     assert check(POLICY, TC_RULE_SET, props, "set") == [
         "could not be judged at preview: the string value at .ingresses.0.port can't be known during preview"
+    ]
+
+
+# Tencent Cloud templates
+PROTOCOL_TEMPLATE = "tencentcloud:Protocol/template:Template"
+PROTOCOL_GROUP = "tencentcloud:Protocol/templateGroup:TemplateGroup"
+ADDRESS_TEMPLATE = "tencentcloud:Address/template:Template"
+
+
+def _service_entry(template_id: object, **over: object) -> dict[str, object]:
+    entry: dict[str, object] = {
+        "action": "ACCEPT",
+        "cidrBlock": "0.0.0.0/0",
+        "serviceTemplateId": template_id,
+    }
+    entry.update(over)
+    return entry
+
+
+def test_tencent_service_template_outside_the_stack_is_not_judged() -> None:
+    props = {"ingresses": [_tc_ingress(), _service_entry("ppm-0abc1234")]}
+    assert check(POLICY, TC_RULE_SET, props, "set") == [
+        "could not be judged at preview: the ports of service template ppm-0abc1234 (ingress rule 2) are "
+        "not in the stack; manage the tencentcloud.protocol.Template here or write the protocol and port "
+        "on the rule"
+    ]
+    # From a private range the ports do not matter: nothing is left unjudged.
+    private = {"ingresses": [_service_entry("ppm-0abc1234", cidrBlock="10.0.0.0/8")]}
+    assert check(POLICY, TC_RULE_SET, private, "set") == []
+
+
+def test_tencent_service_template_unknown_id_without_template_is_unknown_at_preview() -> None:
+    props = {"ingresses": [_service_entry(UNKNOWN_STRING_VALUE)]}
+    assert check(POLICY, TC_RULE_SET, props, "set") == [
+        "could not be judged at preview: the string value at .ingresses.0.serviceTemplateId can't be "
+        "known during preview"
+    ]
+
+
+def test_tencent_service_template_in_the_stack_is_read() -> None:
+    ssh = res(PROTOCOL_TEMPLATE, "admin-ports", {"protocols": ["tcp:80,443", "tcp:20-23"]})
+    rule_set = res(
+        TC_RULE_SET,
+        "set",
+        {"ingresses": [_service_entry(UNKNOWN_STRING_VALUE)]},
+        prop_deps={"ingresses": [ssh]},
+    )
+    assert check_stack(POLICY, [ssh, rule_set]) == [
+        (
+            "Security group rule set 'set' allows SSH (TCP 22) ingress from 0.0.0.0/0 (ingress rule 1)"
+            + TAIL,
+            rule_set.urn,
+        )
+    ]
+    web = res(PROTOCOL_TEMPLATE, "admin-ports", {"protocols": ["tcp:443", "icmp"]})
+    assert check_stack(POLICY, [web, rule_set]) == []
+    everything = res(PROTOCOL_TEMPLATE, "admin-ports", {"protocols": ["udp:all", "tcp:all"]})
+    assert [m for m, _ in check_stack(POLICY, [everything, rule_set])] == [
+        "Security group rule set 'set' allows SSH (TCP 22) and RDP (3389) ingress from 0.0.0.0/0 "
+        f"(ingress rule 1){TAIL}"
+    ]
+    pending = res(PROTOCOL_TEMPLATE, "admin-ports", {"protocols": UNKNOWN_STRING_VALUE})
+    assert check_stack(POLICY, [pending, rule_set]) == [
+        (
+            "could not be judged at preview: the string value at .admin-ports.protocols can't be known "
+            "during preview",
+            rule_set.urn,
+        )
+    ]
+
+
+def test_tencent_service_template_group_and_group_rule_protocol_template() -> None:
+    rdp = res(PROTOCOL_TEMPLATE, "rdp", {"protocols": ["udp:3389"]})
+    group = res(
+        PROTOCOL_GROUP, "remote", {"templateIds": [UNKNOWN_STRING_VALUE]}, prop_deps={"templateIds": [rdp]}
+    )
+    rule_set = res(
+        TC_RULE_SET,
+        "set",
+        {"ingresses": [{"action": "ACCEPT", "cidrBlock": "0.0.0.0/0", "serviceTemplateGroup": "remote"}]},
+    )
+    assert [m for m, _ in check_stack(POLICY, [rdp, group, rule_set])] == [
+        f"Security group rule set 'set' allows RDP (3389) ingress from 0.0.0.0/0 (ingress rule 1){TAIL}"
+    ]
+    rule = res(
+        TC_RULE,
+        "r",
+        {
+            "type": "ingress",
+            "policy": "ACCEPT",
+            "cidrIp": "0.0.0.0/0",
+            "protocolTemplate": {"templateId": UNKNOWN_STRING_VALUE},
+        },
+        prop_deps={"protocolTemplate": [rdp]},
+    )
+    assert check_stack(POLICY, [rdp, rule]) == [
+        (f"Security group rule 'r' allows RDP (3389) ingress from 0.0.0.0/0{TAIL}", rule.urn)
+    ]
+    outside = {
+        "type": "ingress",
+        "policy": "ACCEPT",
+        "cidrIp": "::/0",
+        "protocolTemplate": {"groupId": "ppmg-1"},
+    }
+    assert check(POLICY, TC_RULE, outside, "r") == [
+        "could not be judged at preview: the ports of service template ppmg-1 are not in the stack; manage "
+        "the tencentcloud.protocol.Template here or write the protocol and port on the rule"
+    ]
+
+
+def test_tencent_address_template_in_the_stack_is_read_as_cidrs() -> None:
+    world = res(ADDRESS_TEMPLATE, "world", {"addresses": ["10.0.0.0/8", "0.0.0.0/0"]})
+    entry = {"action": "ACCEPT", "addressTemplateId": "world", "protocol": "TCP", "port": "22"}
+    rule_set = res(TC_RULE_SET, "set", {"ingresses": [entry]})
+    assert check_stack(POLICY, [world, rule_set]) == [
+        (
+            "Security group rule set 'set' allows SSH (TCP 22) ingress from 0.0.0.0/0 (ingress rule 1)"
+            + TAIL,
+            rule_set.urn,
+        )
+    ]
+    office = res(ADDRESS_TEMPLATE, "world", {"addresses": ["203.0.113.0/24"]})
+    assert check_stack(POLICY, [office, rule_set]) == []
+    # Outside the stack an address template is a named source, like an AWS prefix list.
+    outside = {"ingresses": [{**entry, "addressTemplateId": "ipm-7f3k2"}]}
+    assert check(POLICY, TC_RULE_SET, outside, "set") == []
+    assert check(POLICY, TC_RULE_SET, outside, "set", config={"strict": True}) == [
+        "Security group rule set 'set' allows SSH (TCP 22) ingress from ipm-7f3k2 (ingress rule 1); allow no "
+        "SSH or RDP from any source: reach instances through a session manager"
+    ]
+
+
+def test_tencent_templates_that_one_reference_cannot_tell_apart() -> None:
+    ssh = res(PROTOCOL_TEMPLATE, "ssh", {"protocols": ["tcp:22"]})
+    web = res(PROTOCOL_TEMPLATE, "web", {"protocols": ["tcp:443"]})
+    # Both ids are unknown at preview, and the rule set's dependencies span both entries.
+    rule_set = res(
+        TC_RULE_SET,
+        "set",
+        {"ingresses": [_service_entry(UNKNOWN_STRING_VALUE), _service_entry(UNKNOWN_STRING_VALUE)]},
+        prop_deps={"ingresses": [ssh, web]},
+    )
+    assert check_stack(POLICY, [ssh, web, rule_set]) == [
+        (
+            "could not be judged at preview: the ports (ingress rule 1) depend on which of the service "
+            "templates 'ssh', 'web' it names",
+            rule_set.urn,
+        )
+    ]
+    # Named by a known value, each entry reads its own template.
+    named = res(
+        TC_RULE_SET,
+        "set",
+        {"ingresses": [_service_entry("web"), _service_entry("ssh", cidrBlock="10.0.0.0/8")]},
+        prop_deps={"ingresses": [ssh, web]},
+    )
+    assert check_stack(POLICY, [ssh, web, named]) == []
+
+
+def test_tencent_address_template_group_members_are_read() -> None:
+    office = res(ADDRESS_TEMPLATE, "office", {"addresses": ["203.0.113.0/24"]})
+    extra = res(
+        "tencentcloud:Address/extraTemplate:ExtraTemplate",
+        "anywhere",
+        {"addressesExtras": [{"address": "0.0.0.0/0", "description": "temporary"}]},
+    )
+    group = res(
+        "tencentcloud:Address/templateGroup:TemplateGroup",
+        "admins",
+        {"templateIds": ["office", "anywhere"]},
+    )
+    entry = {"action": "ACCEPT", "addressTemplateGroup": "admins", "protocol": "TCP", "port": "3389"}
+    rule_set = res(TC_RULE_SET, "set", {"ingresses": [entry]})
+    assert [m for m, _ in check_stack(POLICY, [office, extra, group, rule_set])] == [
+        f"Security group rule set 'set' allows RDP (3389) ingress from 0.0.0.0/0 (ingress rule 1){TAIL}"
     ]

@@ -7,15 +7,12 @@ import pytest
 from policies.access.session_logs_encrypted import POLICY, RULE
 
 from .helpers import UNKNOWN_STRING_VALUE, NotApplicable, check_stack, res
+from .helpers import urn_of as urn
 
 INSTANCE = "aws:ec2/instance:Instance"
 DOCUMENT = "aws:ssm/document:Document"
 LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"
 GPU = res(INSTANCE, "train", {"instanceType": "p4d.24xlarge"})
-
-
-def urn(token: str, name: str) -> str:
-    return f"urn:pulumi:dev::gpufleet::{token}::{name}"
 
 
 def _prefs(

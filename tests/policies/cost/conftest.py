@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from policies.cost.pools import use_catalog
+from policies.gpu import use_catalog
 
 from .helpers import FakeCatalog
 

@@ -1,4 +1,5 @@
-"""Builders for cost-policy tests: resources, stacks, a small fixed catalogue."""
+"""Builders for cost-policy tests: the shared builders, resources with explicit providers and
+property dependencies, a small fixed catalogue and compliant GPU pools per cloud."""
 
 from __future__ import annotations
 
@@ -6,18 +7,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pulumi_policy import (
-    PolicyCustomTimeouts,
-    PolicyProviderResource,
-    PolicyResource,
-    PolicyResourceOptions,
-    ResourceValidationArgs,
-    StackValidationArgs,
-)
-from pulumi_policy.policy import _NotApplicableError
-from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, unknown_checking_proxy
+from pulumi_policy import PolicyProviderResource, PolicyResource
 
-from policies.rule import validate_collecting
+from policies.gpu import cloud_of
+from policies.rule import GfResourcePolicy
+from tests.policies import support
+from tests.policies.support import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, unknown_checking_proxy
+from tests.policies.support import run_stack as check_stack
 
 UNKNOWN_STR = UNKNOWN_STRING_VALUE
 UNKNOWN_NUM = UNKNOWN_NUMBER_VALUE
@@ -34,18 +30,12 @@ __all__ = [
 ]
 
 
-def _opts() -> PolicyResourceOptions:
-    return PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0), [])
-
-
-def urn(resource_type: str, name: str, stack: str = "dev") -> str:
-    return f"urn:pulumi:{stack}::gpufleet::{resource_type}::{name}"
-
-
 def provider(cloud: str, props: Mapping[str, Any]) -> PolicyProviderResource:
-    return PolicyProviderResource(
-        f"pulumi:providers:{cloud}", dict(props), urn(f"pulumi:providers:{cloud}", cloud), cloud
-    )
+    return support.provider(cloud, props, name=cloud)
+
+
+def _provider_of(resource_type: str, props: Mapping[str, Any] | None) -> PolicyProviderResource | None:
+    return None if props is None else provider(cloud_of(resource_type), props)
 
 
 def res(
@@ -56,38 +46,25 @@ def res(
     deps: Mapping[str, Sequence[PolicyResource]] | None = None,
     stack: str = "dev",
     provider_props: Mapping[str, Any] | None = None,
+    proxy: bool = False,
 ) -> PolicyResource:
-    cloud = resource_type.split(":", 1)[0]
-    prov = provider(cloud, provider_props) if provider_props is not None else None
-    dependency_map = {key: list(value) for key, value in (deps or {}).items()}
-    flat = [r for value in dependency_map.values() for r in value]
-    return PolicyResource(
+    """A resource whose `deps` (input -> referenced resources) are also its dependencies, as the engine
+    sends them; `provider_props` gives it an explicit provider of its cloud."""
+    referenced = [r for value in (deps or {}).values() for r in value]
+    return support.res(
         resource_type,
-        props if props is not None else {},
-        urn(resource_type, name, stack),
         name,
-        _opts(),
-        prov,
-        None,
-        flat,
-        dependency_map,
+        props,
+        stack=stack,
+        deps=referenced,
+        prop_deps=deps,
+        prov=_provider_of(resource_type, provider_props),
+        proxy=proxy,
     )
 
 
-def check_stack(
-    policy: Any,
-    resources: Sequence[PolicyResource],
-    config: Mapping[str, Any] | None = None,
-    stack_tags: Mapping[str, str] | None = None,
-) -> list[tuple[str, str | None]]:
-    found: list[tuple[str, str | None]] = []
-    args = StackValidationArgs(list(resources), dict(config or {}), dict(stack_tags or {}))
-    validate_collecting(policy, args, lambda message, urn=None: found.append((message, urn)))
-    return found
-
-
 def check_resource(
-    policy: Any,
+    policy: GfResourcePolicy,
     resource_type: str,
     props: Mapping[str, Any],
     *,
@@ -97,18 +74,13 @@ def check_resource(
     proxy: bool = False,
 ) -> list[str] | str:
     """Messages reported, or "n/a: reason" when the policy said it does not apply."""
-    found: list[str] = []
-    cloud = resource_type.split(":", 1)[0]
-    prov = provider(cloud, provider_props) if provider_props is not None else None
-    wire = unknown_checking_proxy(dict(props)) if proxy else dict(props)
-    args = ResourceValidationArgs(
-        resource_type, wire, urn(resource_type, name), name, _opts(), prov, dict(config or {})
+    prov = _provider_of(resource_type, provider_props)
+    return support.reason_or(
+        lambda: support.run_resource(
+            policy, resource_type, props, name=name, config=config, prov=prov, proxy=proxy
+        ),
+        "n/a",
     )
-    try:
-        validate_collecting(policy, args, lambda message, urn=None: found.append(message))
-    except _NotApplicableError as error:
-        return f"n/a: {error.reason}"
-    return found
 
 
 @dataclass(frozen=True)

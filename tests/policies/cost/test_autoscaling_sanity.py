@@ -4,7 +4,7 @@ from pulumi_policy import PolicyResource
 
 from policies.cost.autoscaling_sanity import POLICY, RULE
 
-from .helpers import UNKNOWN_NUM, ali_pool, aws_pool, check_stack, res, tc_pool, unknown_checking_proxy
+from .helpers import AWS_ALARM, UNKNOWN_NUM, UNKNOWN_STR, ali_pool, aws_pool, check_stack, res, tc_pool
 
 HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
 KEDA = "kubernetes:keda.sh/v1alpha1:ScaledObject"
@@ -55,11 +55,55 @@ def test_thresholds_inverted() -> None:
 
 def test_short_cooldown_aws_and_group_default() -> None:
     assert [m for m, _ in check_stack(POLICY, aws_pool(out_policy={"cooldown": 60}))] == [
-        "Auto Scaling group 'gpu''s scaling policy 'gpu-high' has a cooldown of 60 s; use at least 300 s"
+        "Auto Scaling group 'gpu''s scaling policy 'gpu-out' (fired by alarm 'gpu-high') has a cooldown "
+        "of 60 s; set it to at least 300 s"
     ]
     stack = aws_pool(out_policy={"cooldown": None}, group={"defaultCooldown": 120})
     assert [m for m, _ in check_stack(POLICY, stack)] == [
-        "Auto Scaling group 'gpu''s scaling policy 'gpu-high' has a cooldown of 120 s; use at least 300 s"
+        "Auto Scaling group 'gpu''s scaling policy 'gpu-out' (fired by alarm 'gpu-high') has no cooldown "
+        "of its own, so the group's default cooldown of 120 s applies; set its cooldown or the group's "
+        "defaultCooldown to at least 300 s"
+    ]
+
+
+def test_short_step_warmup_names_the_policy_once_with_every_alarm() -> None:
+    stack = aws_pool(
+        out_policy={
+            "policyType": "StepScaling",
+            "scalingAdjustment": None,
+            "cooldown": None,
+            "stepAdjustments": [{"scalingAdjustment": 1, "metricIntervalLowerBound": "0"}],
+            "estimatedInstanceWarmup": 60,
+        }
+    )
+    out_policy, high = stack[2], stack[4]
+    queue = res(
+        AWS_ALARM,
+        "queue-deep",
+        {
+            "comparisonOperator": "GreaterThanThreshold",
+            "threshold": 10,
+            "period": 60,
+            "evaluationPeriods": 5,
+            "metricName": "QueueDepth",
+            "alarmActions": [UNKNOWN_STR],
+        },
+        deps={"alarmActions": [out_policy]},
+    )
+    assert high.name == "gpu-high"
+    assert check_stack(POLICY, [*stack, queue]) == [
+        (
+            "Auto Scaling group 'gpu''s scaling policy 'gpu-out' (fired by alarms 'gpu-high' and "
+            "'queue-deep') has an estimatedInstanceWarmup of 60 s; set it to at least 300 s",
+            stack[1].urn,
+        )
+    ]
+
+
+def test_short_cooldown_of_a_policy_without_alarm_names_the_policy() -> None:
+    stack = [r for r in aws_pool(out_policy={"cooldown": 30}) if r.name != "gpu-high"]
+    assert [m for m, _ in check_stack(POLICY, stack)] == [
+        "Auto Scaling group 'gpu''s scaling policy 'gpu-out' has a cooldown of 30 s; set it to at least 300 s"
     ]
 
 
@@ -73,10 +117,32 @@ def test_scale_in_window_shorter_than_scale_out() -> None:
 
 def test_alicloud_and_tencent_negatives() -> None:
     assert [m for m, _ in check_stack(POLICY, ali_pool(rule={"cooldown": 60}))] == [
-        "ESS scaling group 'grp''s scaling policy 'idle' has a cooldown of 60 s; use at least 300 s"
+        "ESS scaling group 'grp''s scaling policy 'scale-in' (fired by alarm 'idle') has a cooldown of "
+        "60 s; set it to at least 300 s"
     ]
     assert [m for m, _ in check_stack(POLICY, tc_pool(policy={"cooldown": 30}))] == [
-        "AS scaling group 'grp''s scaling policy 'out' has a cooldown of 30 s; use at least 300 s"
+        "AS scaling group 'grp''s scaling policy 'out' has a cooldown of 30 s; set it to at least 300 s"
+    ]
+
+
+def test_tencent_monitor_alarm_names_the_as_policy_it_triggers() -> None:
+    stack = tc_pool(policy={"cooldown": 60})
+    group, policy = stack[1], stack[2]
+    alarm = res(
+        "tencentcloud:Monitor/alarmPolicy:AlarmPolicy",
+        "gpu-busy",
+        {
+            "triggerTasks": [{"type": "AS", "taskConfig": UNKNOWN_STR}],
+            "conditions": {
+                "rules": [{"metricName": "GpuUtil", "operator": "gt", "value": "70", "period": 60}]
+            },
+        },
+        deps={"triggerTasks": [group, policy]},
+    )
+    # The AS policy and the alarm that triggers it are one finding about the policy's setting.
+    assert [m for m, _ in check_stack(POLICY, [*stack, alarm])] == [
+        "AS scaling group 'grp''s scaling policy 'out' (fired by alarm 'gpu-busy') has a cooldown of 60 s; "
+        "set it to at least 300 s"
     ]
 
 
@@ -84,7 +150,8 @@ def test_unknown_max_with_proxy() -> None:
     asg = res(
         "aws:autoscaling/group:Group",
         "gpu",
-        unknown_checking_proxy({"minSize": 0, "maxSize": UNKNOWN_NUM, "launchConfiguration": "lc"}),
+        {"minSize": 0, "maxSize": UNKNOWN_NUM, "launchConfiguration": "lc"},
+        proxy=True,
     )
     lc = res("aws:ec2/launchConfiguration:LaunchConfiguration", "lc", {"instanceType": "g5.2xlarge"})
     assert check_stack(POLICY, [lc, asg]) == [

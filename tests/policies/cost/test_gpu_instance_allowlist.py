@@ -79,19 +79,47 @@ def test_unknown_class_and_unknown_environment() -> None:
 
 
 def test_unknown_instance_type_list_and_proxy() -> None:
-    from .helpers import unknown_checking_proxy
-
     ng = res(
         "aws:eks/nodeGroup:NodeGroup",
         "ng",
-        unknown_checking_proxy(
-            {"instanceTypes": ["g5.2xlarge", UNKNOWN_STR], "scalingConfig": {"minSize": 0, "maxSize": 2}}
-        ),
+        {"instanceTypes": ["g5.2xlarge", UNKNOWN_STR], "scalingConfig": {"minSize": 0, "maxSize": 2}},
+        proxy=True,
     )
     assert check_stack(POLICY, [ng]) == [
         (
             "could not be judged at preview: the string value at .instanceTypes can't be known "
             "during preview",
             ng.urn,
+        )
+    ]
+
+
+def test_unknown_type_beside_a_gpu_type_is_not_judged_on_alibaba_and_tencent() -> None:
+    ali = ali_pool()
+    group, config = ali[0], ali[1]
+    config.props = {**config.props, "instanceTypes": [UNKNOWN_STR]}
+    assert check_stack(POLICY, ali) == [
+        (
+            "could not be judged at preview: the string value at .cfg.instanceTypes can't be known "
+            "during preview",
+            group.urn,
+        )
+    ]
+    tencent = tc_pool()
+    tencent[0].props = {**tencent[0].props, "instanceTypes": ["GN7.2XLARGE32", UNKNOWN_STR]}
+    assert check_stack(POLICY, tencent) == [
+        (
+            "could not be judged at preview: the string value at .cfg.instanceTypes can't be known "
+            "during preview",
+            tencent[1].urn,
+        )
+    ]
+    overridden = ali_pool()
+    overridden[0].props = {**overridden[0].props, "launchTemplateOverrides": [{"instanceType": UNKNOWN_STR}]}
+    assert check_stack(POLICY, overridden) == [
+        (
+            "could not be judged at preview: the string value at .launchTemplateOverrides.instanceType "
+            "can't be known during preview",
+            overridden[0].urn,
         )
     ]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from policies.cost.nonprod_off_hours import POLICY, RULE
 
-from .helpers import UNKNOWN_STR, ali_pool, aws_pool, check_stack, res, tc_pool, unknown_checking_proxy
+from .helpers import UNKNOWN_STR, ali_pool, aws_pool, check_stack, res, tc_pool
 
 
 def test_metadata() -> None:
@@ -77,8 +77,9 @@ def test_unknown_environment_with_proxy() -> None:
     box = res(
         "aws:ec2/instance:Instance",
         "box",
-        unknown_checking_proxy({"instanceType": "g5.2xlarge", "tags": {"env": UNKNOWN_STR}}),
+        {"instanceType": "g5.2xlarge", "tags": {"env": UNKNOWN_STR}},
         stack="main",
+        proxy=True,
     )
     assert check_stack(POLICY, [box]) == [
         (
@@ -105,3 +106,26 @@ def test_eks_node_group_scaled_in_by_cluster_autoscaler() -> None:
     ]
     autoscaler = res("kubernetes:helm.sh/v3:Release", "ca", {"chart": "cluster-autoscaler"})
     assert check_stack(POLICY, [ng, autoscaler]) == []
+
+
+def test_morning_start_to_desired_zero_is_not_an_off_hours_stop() -> None:
+    stack = aws_pool(scaling=False, schedule=False)
+    start = res(
+        "aws:autoscaling/schedule:Schedule",
+        "morning",
+        {
+            "autoscalingGroupName": UNKNOWN_STR,
+            "minSize": 0,
+            "maxSize": 4,
+            "desiredCapacity": 0,
+            "recurrence": "0 8 * * 1-5",
+        },
+        deps={"autoscalingGroupName": [stack[1]]},
+    )
+    assert check_stack(POLICY, [*stack, start]) == [
+        (
+            "Auto Scaling group 'gpu' (dev) has no off-hours schedule to zero and no scale-in policy; add a "
+            "scheduled action to zero or a scale-in policy on idle GPUs",
+            stack[1].urn,
+        )
+    ]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from policies.cost.nonprod_spot_share import POLICY, RULE
 
-from .helpers import UNKNOWN_NUM, ali_pool, aws_pool, check_stack, res, tc_pool, unknown_checking_proxy
+from .helpers import UNKNOWN_NUM, ali_pool, aws_pool, check_stack, res, tc_pool
 
 
 def test_metadata() -> None:
@@ -96,7 +96,8 @@ def test_unknown_spot_percentage_with_proxy() -> None:
     asg = res(
         "aws:autoscaling/group:Group",
         "gpu",
-        unknown_checking_proxy({"minSize": 0, "maxSize": 4, "mixedInstancesPolicy": mip}),
+        {"minSize": 0, "maxSize": 4, "mixedInstancesPolicy": mip},
+        proxy=True,
     )
     assert check_stack(POLICY, [asg]) == [
         (

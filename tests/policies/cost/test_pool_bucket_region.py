@@ -6,7 +6,7 @@ from pulumi_policy import EnforcementLevel, PolicyResource
 
 from policies.cost.pool_bucket_region import POLICY, RULE
 
-from .helpers import UNKNOWN_STR, check_stack, res, unknown_checking_proxy
+from .helpers import UNKNOWN_STR, check_stack, res
 
 ROLE = "aws:iam/role:Role"
 PROFILE = "aws:iam/instanceProfile:InstanceProfile"
@@ -110,35 +110,33 @@ def test_instance_profile_on_instance_with_proxy() -> None:
     role = res(
         ROLE,
         "gpu-role",
-        unknown_checking_proxy(
-            {
-                "inlinePolicies": [
-                    {
-                        "name": "read",
-                        "policy": json.dumps(
-                            {
-                                "Statement": [
-                                    {
-                                        "Effect": "Allow",
-                                        "Action": "s3:*",
-                                        "Resource": "arn:aws:s3:::ckpt-bucket",
-                                    }
-                                ]
-                            }
-                        ),
-                    }
-                ]
-            }
-        ),
+        {
+            "inlinePolicies": [
+                {
+                    "name": "read",
+                    "policy": json.dumps(
+                        {
+                            "Statement": [
+                                {
+                                    "Effect": "Allow",
+                                    "Action": "s3:*",
+                                    "Resource": "arn:aws:s3:::ckpt-bucket",
+                                }
+                            ]
+                        }
+                    ),
+                }
+            ]
+        },
+        proxy=True,
     )
     profile = res(PROFILE, "gpu-profile", {"role": UNKNOWN_STR}, deps={"role": [role]})
     box = res(
         "aws:ec2/instance:Instance",
         "box",
-        unknown_checking_proxy(
-            {"instanceType": "g5.2xlarge", "region": "us-east-1", "iamInstanceProfile": UNKNOWN_STR}
-        ),
+        {"instanceType": "g5.2xlarge", "region": "us-east-1", "iamInstanceProfile": UNKNOWN_STR},
         deps={"iamInstanceProfile": [profile]},
+        proxy=True,
     )
     assert check_stack(POLICY, [bucket, role, profile, box]) == [
         (

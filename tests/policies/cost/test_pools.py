@@ -4,7 +4,8 @@ import json
 from typing import Any
 
 from policies.cost import pools as P
-from policies.cost.pools import Pool, discover_pools, gpu_class_of, hourly_envelope, monthly_estimate
+from policies.cost.pools import Pool, discover_pools, hourly_envelope, monthly_estimate
+from policies.gpu import gpu_class_of
 
 from .helpers import UNKNOWN_NUM, UNKNOWN_STR, FakeCatalog, res
 
@@ -344,3 +345,18 @@ def test_index_is_built_once_not_per_pool() -> None:
         for i in range(400)
     ]
     assert len(discover_pools([*lcs, *groups], FakeCatalog.default())) == 400
+
+
+def _action(min_size: int | None, max_size: int | None, desired: int | None) -> P.ScheduledAction:
+    return P.ScheduledAction("urn", "action", min_size, max_size, desired, "0 8 * * 1-5", None)
+
+
+def test_scheduled_action_stop_is_a_zero_maximum_not_a_zero_desired() -> None:
+    assert _action(0, 0, 0).scales_to_zero
+    assert _action(None, 0, None).scales_to_zero
+    # ESS rule to total capacity 0, or a desired-only action: nothing keeps capacity open.
+    assert _action(None, None, 0).scales_to_zero
+    # The morning start of a pool whose minimum is 0: desired 0 under a restored maximum.
+    assert not _action(0, 4, 0).scales_to_zero
+    assert not _action(1, 4, 2).scales_to_zero
+    assert not _action(None, None, None).scales_to_zero

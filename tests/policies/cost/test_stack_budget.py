@@ -5,7 +5,7 @@ from pulumi_policy import PolicyResource
 from policies.cost import pools as P
 from policies.cost.stack_budget import POLICY, RULE, alicloud_budget_problem
 
-from .helpers import UNKNOWN_STR, check_stack, res, unknown_checking_proxy
+from .helpers import UNKNOWN_STR, check_stack, res
 
 AWS_BUDGET = "aws:budgets/budget:Budget"
 TC_BUDGET = "tencentcloud:Billing/budget:Budget"
@@ -96,7 +96,7 @@ def test_one_good_budget_is_enough() -> None:
 
 
 def test_unknown_and_proxy() -> None:
-    budget = res(AWS_BUDGET, "budget", unknown_checking_proxy(aws_budget(n_threshold=UNKNOWN_STR)))
+    budget = res(AWS_BUDGET, "budget", aws_budget(n_threshold=UNKNOWN_STR), proxy=True)
     assert check_stack(POLICY, [budget]) == [
         (
             "could not be judged at preview: the string value at .notifications.0.threshold can't be known "

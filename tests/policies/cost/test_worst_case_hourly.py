@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from policies.cost.worst_case_hourly import POLICY, RULE
 
-from .helpers import UNKNOWN_NUM, ali_pool, aws_pool, check_stack, res, tc_pool, unknown_checking_proxy
+from .helpers import UNKNOWN_NUM, ali_pool, aws_pool, check_stack, res, tc_pool
 
 
 def test_metadata() -> None:
@@ -66,7 +66,8 @@ def test_unknown_max_with_proxy() -> None:
     asg = res(
         "aws:autoscaling/group:Group",
         "gpu",
-        unknown_checking_proxy({"minSize": 0, "maxSize": UNKNOWN_NUM, "launchConfiguration": "lc"}),
+        {"minSize": 0, "maxSize": UNKNOWN_NUM, "launchConfiguration": "lc"},
+        proxy=True,
     )
     assert check_stack(POLICY, [lc, asg]) == [
         (

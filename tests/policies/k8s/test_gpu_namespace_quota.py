@@ -60,8 +60,8 @@ def test_default_namespace_and_cpu_workloads() -> None:
 
 def test_auto_named_namespace_joined_by_reference() -> None:
     ns = res(NS, "train", {"metadata": {}})
-    job = gpu_job("pretrain", namespace=UNKNOWN_STRING_VALUE, property_dependencies={"metadata": [ns]})
-    q = quota(namespace=UNKNOWN_STRING_VALUE, property_dependencies={"metadata": [ns]})
+    job = gpu_job("pretrain", namespace=UNKNOWN_STRING_VALUE, prop_deps={"metadata": [ns]})
+    q = quota(namespace=UNKNOWN_STRING_VALUE, prop_deps={"metadata": [ns]})
     assert run_stack(POLICY, [ns, job, q]) == []
     [(message, urn)] = run_stack(POLICY, [ns, job])
     assert message.startswith("Namespace 'train' runs GPU workloads (Job 'pretrain')")

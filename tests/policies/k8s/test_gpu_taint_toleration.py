@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from policies.k8s.gpu_taint_toleration import POLICY, RULE
+from policies.rule import GfStackPolicy
 
-from .helpers import UNKNOWN_STRING_VALUE, run_resource
+from .helpers import UNKNOWN_STRING_VALUE, res, run_stack
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 JOB = "kubernetes:batch/v1:Job"
@@ -17,6 +19,17 @@ NO_TOLERATION = (
     "Deployment 'trainer' uses nvidia.com/gpu but does not tolerate the nvidia.com/gpu=present:NoSchedule "
     "taint; add a toleration {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}"
 )
+
+
+def run_resource(
+    policy: GfStackPolicy, resource_type: str, props: Mapping[str, Any], *, name: str, proxy: bool = False
+) -> list[str]:
+    """Judge one resource as a stack of one; every finding must be at that resource's URN."""
+    resource = res(resource_type, name, props, proxy=proxy)
+    found = run_stack(policy, [resource])
+    assert not isinstance(found, str), found
+    assert {urn for _, urn in found} <= {resource.urn}, found
+    return [message for message, _ in found]
 
 
 def pod(**changes: Any) -> dict[str, Any]:
@@ -124,4 +137,45 @@ def test_proxied_props() -> None:
     assert run_resource(POLICY, DEPLOYMENT, deployment(pod()), name="trainer", proxy=True) == []
     assert run_resource(POLICY, DEPLOYMENT, deployment(pod(tolerations=[])), name="trainer", proxy=True) == [
         NO_TOLERATION
+    ]
+
+
+LT = "aws:ec2/launchTemplate:LaunchTemplate"
+UNTAINTED_LT_GROUP = (
+    "GPU node pool 'ng' is not tainted nvidia.com/gpu=present:NoSchedule; add taint key nvidia.com/gpu, "
+    "value present, effect NO_SCHEDULE, so only GPU workloads land on it"
+)
+
+
+def test_node_group_gpu_type_from_its_launch_template() -> None:
+    template = res(LT, "gpu-lt", {"instanceType": "g5.2xlarge"})
+    by_reference = res(
+        EKS,
+        "ng",
+        {"launchTemplate": {"id": UNKNOWN_STRING_VALUE, "version": "1"}, "scalingConfig": {"maxSize": 2}},
+        prop_deps={"launchTemplate": [template]},
+    )
+    assert run_stack(POLICY, [template, by_reference]) == [(UNTAINTED_LT_GROUP, by_reference.urn)]
+    by_name = res(EKS, "ng", {"launchTemplate": {"name": "gpu-lt", "version": "$Latest"}})
+    assert run_stack(POLICY, [template, by_name]) == [(UNTAINTED_LT_GROUP, by_name.urn)]
+    taint = {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
+    tainted = res(EKS, "ng", {"launchTemplate": {"name": "gpu-lt", "version": "1"}, "taints": [taint]})
+    assert run_stack(POLICY, [template, tainted]) == []
+
+
+def test_node_group_launch_template_cpu_absent_or_unknown_type() -> None:
+    cpu = res(LT, "cpu-lt", {"instanceType": "m5.large"})
+    group = res(EKS, "ng", {"launchTemplate": {"name": "cpu-lt", "version": "1"}})
+    assert run_stack(POLICY, [cpu, group]) == []
+    # A template outside the stack cannot be read: the node group is judged by its AMI type only.
+    external = res(EKS, "ng", {"launchTemplate": {"id": "lt-0123456789abcdef0", "version": "1"}})
+    assert run_stack(POLICY, [external]) == []
+    pending = res(LT, "gpu-lt", {"instanceType": UNKNOWN_STRING_VALUE})
+    group = res(EKS, "ng", {"launchTemplate": {"name": "gpu-lt", "version": "1"}})
+    assert run_stack(POLICY, [pending, group]) == [
+        (
+            "could not be judged at preview: the string value at .gpu-lt.instanceType can't be known "
+            "during preview",
+            group.urn,
+        )
     ]

@@ -67,6 +67,6 @@ def test_no_policy_and_other_types() -> None:
 
 
 def test_unknown_and_proxy() -> None:
-    found = run_resource(POLICY, AWS_KEY_POLICY, {"keyId": "k", "policy": UNKNOWN}, proxied=True)
+    found = run_resource(POLICY, AWS_KEY_POLICY, {"keyId": "k", "policy": UNKNOWN}, proxy=True)
     assert len(found) == 1
     assert found[0].startswith("could not be judged at preview")

@@ -83,7 +83,7 @@ def test_other_resources_are_ignored() -> None:
 
 
 def test_unknown_and_proxy() -> None:
-    found = run_resource(POLICY, AWS_KEY, {"enableKeyRotation": UNKNOWN}, proxied=True)
+    found = run_resource(POLICY, AWS_KEY, {"enableKeyRotation": UNKNOWN}, proxy=True)
     assert len(found) == 1
     assert found[0].startswith("could not be judged at preview")
-    assert run_resource(POLICY, TC_KEY, {"keyRotationEnabled": True}, proxied=True) == []
+    assert run_resource(POLICY, TC_KEY, {"keyRotationEnabled": True}, proxy=True) == []

@@ -32,13 +32,13 @@ def aws_network(gateway: str) -> tuple[PolicyResource, list[PolicyResource]]:
             "destinationCidrBlock": "0.0.0.0/0",
             prop: UNKNOWN_STRING_VALUE,
         },
-        property_dependencies={"routeTableId": [table], prop: [target]},
+        prop_deps={"routeTableId": [table], prop: [target]},
     )
     assoc = res(
         ASSOC,
         "gpu-a-assoc",
         {"subnetId": UNKNOWN_STRING_VALUE, "routeTableId": UNKNOWN_STRING_VALUE},
-        property_dependencies={"subnetId": [subnet], "routeTableId": [table]},
+        prop_deps={"subnetId": [subnet], "routeTableId": [table]},
     )
     return subnet, [subnet, table, target, route, assoc]
 
@@ -48,7 +48,7 @@ def gpu_instance(subnet: PolicyResource, instance_type: str = "g5.2xlarge") -> P
         INSTANCE,
         "worker",
         {"instanceType": instance_type, "subnetId": UNKNOWN_STRING_VALUE},
-        property_dependencies={"subnetId": [subnet]},
+        prop_deps={"subnetId": [subnet]},
     )
 
 
@@ -83,7 +83,7 @@ def test_cpu_instance_in_public_subnet_is_fine() -> None:
 def test_inline_route_with_literal_igw() -> None:
     subnet = res(SUBNET, "pub", {"cidrBlock": "10.20.0.0/24"})
     table = res(ROUTE_TABLE, "rt", {"routes": [{"cidrBlock": "0.0.0.0/0", "gatewayId": "igw-0abc"}]})
-    assoc = res(ASSOC, "a", {}, property_dependencies={"subnetId": [subnet], "routeTableId": [table]})
+    assoc = res(ASSOC, "a", {}, prop_deps={"subnetId": [subnet], "routeTableId": [table]})
     assert run_stack(POLICY, [subnet, table, assoc, gpu_instance(subnet)]) == [
         (
             "GPU pool 'worker' sits in subnet 'pub', whose route table 'rt' has an inline route "
@@ -100,7 +100,7 @@ def test_autoscaling_group_with_gpu_launch_template() -> None:
         ASG,
         "train",
         {"vpcZoneIdentifiers": [UNKNOWN_STRING_VALUE], "launchTemplate": {"id": UNKNOWN_STRING_VALUE}},
-        property_dependencies={"vpcZoneIdentifiers": [subnet], "launchTemplate": [template]},
+        prop_deps={"vpcZoneIdentifiers": [subnet], "launchTemplate": [template]},
     )
     [(message, urn)] = run_stack(POLICY, [*network, template, group])
     assert message.startswith("GPU pool 'train' sits in subnet 'gpu-a'")
@@ -126,25 +126,25 @@ def test_alibaba_scaling_group_in_vswitch_routed_to_ipv4_gateway() -> None:
         "alicloud:vpc/routeTableAttachment:RouteTableAttachment",
         "att",
         {},
-        property_dependencies={"vswitchId": [vswitch], "routeTableId": [table]},
+        prop_deps={"vswitchId": [vswitch], "routeTableId": [table]},
     )
     entry = res(
         "alicloud:vpc/routeEntry:RouteEntry",
         "default",
         {"destinationCidrblock": "0.0.0.0/0", "nexthopType": "Ipv4Gateway"},
-        property_dependencies={"routeTableId": [table]},
+        prop_deps={"routeTableId": [table]},
     )
     group = res(
         "alicloud:ess/scalingGroup:ScalingGroup",
         "burst",
         {"vswitchIds": [UNKNOWN_STRING_VALUE], "minSize": 0, "maxSize": 4},
-        property_dependencies={"vswitchIds": [vswitch]},
+        prop_deps={"vswitchIds": [vswitch]},
     )
     config = res(
         "alicloud:ess/scalingConfiguration:ScalingConfiguration",
         "cfg",
         {"instanceType": "ecs.gn7i-c8g1.2xlarge"},
-        property_dependencies={"scalingGroupId": [group]},
+        prop_deps={"scalingGroupId": [group]},
     )
     assert run_stack(POLICY, [vswitch, table, attach, entry, group, config]) == [
         (
@@ -157,7 +157,7 @@ def test_alibaba_scaling_group_in_vswitch_routed_to_ipv4_gateway() -> None:
         "alicloud:vpc/routeEntry:RouteEntry",
         "default",
         {"destinationCidrblock": "0.0.0.0/0", "nexthopType": "NatGateway"},
-        property_dependencies={"routeTableId": [table]},
+        prop_deps={"routeTableId": [table]},
     )
     assert run_stack(POLICY, [vswitch, table, attach, nat_entry, group, config]) == []
 
@@ -168,19 +168,19 @@ def test_tencent_instance_subnet_route_table_with_eip_route() -> None:
         "tencentcloud:Subnet/instance:Instance",
         "sn",
         {"cidrBlock": "10.40.1.0/24"},
-        property_dependencies={"routeTableId": [table]},
+        prop_deps={"routeTableId": [table]},
     )
     entry = res(
         "tencentcloud:Route/tableEntry:TableEntry",
         "out",
         {"destinationCidrBlock": "0.0.0.0/0", "nextType": "EIP", "nextHub": "0"},
-        property_dependencies={"routeTableId": [table]},
+        prop_deps={"routeTableId": [table]},
     )
     node = res(
         "tencentcloud:Instance/instance:Instance",
         "gpu",
         {"instanceType": "GN7.2XLARGE32", "subnetId": UNKNOWN_STRING_VALUE},
-        property_dependencies={"subnetId": [subnet]},
+        prop_deps={"subnetId": [subnet]},
     )
     assert run_stack(POLICY, [table, subnet, entry, node]) == [
         (
@@ -197,7 +197,7 @@ def test_unknown_instance_type_is_not_a_pass() -> None:
         INSTANCE,
         "worker",
         {"instanceType": UNKNOWN_STRING_VALUE},
-        property_dependencies={"subnetId": [subnet]},
+        prop_deps={"subnetId": [subnet]},
         proxy=True,
     )
     assert run_stack(POLICY, [*network, instance]) == [
@@ -211,14 +211,12 @@ def test_unknown_instance_type_is_not_a_pass() -> None:
 def test_proxied_props() -> None:
     subnet = res(SUBNET, "pub", {"cidrBlock": "10.20.0.0/24"}, proxy=True)
     table = res(ROUTE_TABLE, "rt", {"routes": [{"cidrBlock": "0.0.0.0/0", "gatewayId": "igw-1"}]}, proxy=True)
-    assoc = res(
-        ASSOC, "a", {}, property_dependencies={"subnetId": [subnet], "routeTableId": [table]}, proxy=True
-    )
+    assoc = res(ASSOC, "a", {}, prop_deps={"subnetId": [subnet], "routeTableId": [table]}, proxy=True)
     instance = res(
         INSTANCE,
         "worker",
         {"instanceType": "g5.xlarge"},
-        property_dependencies={"subnetId": [subnet]},
+        prop_deps={"subnetId": [subnet]},
         proxy=True,
     )
     [(message, _)] = run_stack(POLICY, [subnet, table, assoc, instance])

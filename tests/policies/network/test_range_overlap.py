@@ -95,7 +95,7 @@ def test_two_vpcs_overlap_once() -> None:
 
 def test_secondary_range_and_association_belong_to_their_vpc() -> None:
     vpc = res(AWS_VPC, "main", {"cidrBlock": "10.20.0.0/16"})
-    assoc = res(AWS_VPC_CIDR, "extra", {"cidrBlock": "10.21.0.0/16"}, property_dependencies={"vpcId": [vpc]})
+    assoc = res(AWS_VPC_CIDR, "extra", {"cidrBlock": "10.21.0.0/16"}, prop_deps={"vpcId": [vpc]})
     onprem = res(AWS_VPN_ROUTE, "r", {"destinationCidrBlock": "10.21.4.0/24"})
     assert run_stack(POLICY, [vpc, assoc, onprem]) == [
         (

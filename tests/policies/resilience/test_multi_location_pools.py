@@ -33,7 +33,27 @@ def test_one_region_fails() -> None:
     b = res(ASG, "b", {}, stack="prod", prov=provider("aws", "us-east-1"))
     c = res(ASG, "c", {}, stack="prod")
     assert run_stack(POLICY, [a, b, c]) == [
-        ("production GPU pools (3) run only in aws us-east-1; add a pool in a second region or cloud", a.urn)
+        (
+            "production GPU pools 'a', 'b' and 'c' run only in aws us-east-1; add a pool in a second "
+            "region or cloud",
+            a.urn,
+        )
+    ]
+
+
+def test_many_pools_are_named_up_to_five_then_counted() -> None:
+    pools = [res(ASG, f"pool-{i}", {"availabilityZones": ["us-east-1a"]}, stack="prod") for i in range(7)]
+    assert run_stack(POLICY, pools) == [
+        (
+            "production GPU pools 'pool-0', 'pool-1', 'pool-2', 'pool-3', 'pool-4' and 2 more run only in "
+            "aws us-east-1; add a pool in a second region or cloud",
+            pools[0].urn,
+        )
+    ]
+    two = pools[:2]
+    assert [m for m, _ in run_stack(POLICY, two)] == [
+        "production GPU pools 'pool-0' and 'pool-1' run only in aws us-east-1; add a pool in a second "
+        "region or cloud"
     ]
 
 
@@ -41,16 +61,16 @@ def test_tencent_zones_and_default_region() -> None:
     pool = res(TC_AS, "t", {"zones": ["ap-guangzhou-3"]}, stack="prod")
     assert run_stack(POLICY, [pool]) == [
         (
-            "production GPU pools (1) run only in tencentcloud ap-guangzhou; add a pool in a second region "
-            "or cloud",
+            "production GPU pool 't' runs only in tencentcloud ap-guangzhou; add a pool in a second "
+            "region or cloud",
             pool.urn,
         )
     ]
     lone = res(ESS, "e", {}, stack="prod")
     assert run_stack(POLICY, [lone]) == [
         (
-            "production GPU pools (1) run only in alicloud (default region); add a pool in a second region "
-            "or cloud",
+            "production GPU pool 'e' runs only in alicloud (default region); add a pool in a second "
+            "region or cloud",
             lone.urn,
         )
     ]
@@ -74,12 +94,12 @@ def test_env_tag_beats_stack_name_and_not_applicable() -> None:
 def test_unknown_region_counts_as_the_default_region() -> None:
     # A region that is not known at preview is not decisive: the pool runs somewhere in its cloud.
     pool = res(ASG, "a", {"availabilityZones": UNKNOWN, "region": UNKNOWN}, stack="prod")
-    assert run_stack(POLICY, [pool], proxied=True) == [
+    assert run_stack(POLICY, [pool], proxy=True) == [
         (
-            "production GPU pools (1) run only in aws (default region); add a pool in a second region or "
+            "production GPU pool 'a' runs only in aws (default region); add a pool in a second region or "
             "cloud",
             pool.urn,
         )
     ]
     other = res(ESS, "b", {}, stack="prod")
-    assert run_stack(POLICY, [res(ASG, "c", {"region": UNKNOWN}, stack="prod"), other], proxied=True) == []
+    assert run_stack(POLICY, [res(ASG, "c", {"region": UNKNOWN}, stack="prod"), other], proxy=True) == []

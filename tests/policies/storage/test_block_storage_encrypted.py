@@ -172,5 +172,5 @@ def test_not_applicable() -> None:
 
 def test_unknown_and_proxy() -> None:
     volume = res(b.AWS_VOLUME, "v", {"encrypted": UNKNOWN})
-    found = run_stack(POLICY, [volume], proxied=True)
+    found = run_stack(POLICY, [volume], proxy=True)
     assert [(m.startswith("could not be judged at preview"), u) for m, u in found] == [(True, volume.urn)]

@@ -156,7 +156,7 @@ def test_config_and_not_applicable() -> None:
 
 def test_unknown_algorithm_and_proxy() -> None:
     bucket = res(COS_BUCKET, "ckpt", {"tags": RESTRICTED, "encryptionAlgorithm": UNKNOWN, "kmsId": "kms-1"})
-    found = run_stack(POLICY, [bucket], proxied=True)
+    found = run_stack(POLICY, [bucket], proxy=True)
     assert found == [
         (
             "could not be judged at preview: the string value at .encryptionAlgorithm can't be known during "

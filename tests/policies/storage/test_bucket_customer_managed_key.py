@@ -192,7 +192,7 @@ def test_unknown_algorithm_is_not_passed() -> None:
 def test_wrapped_proxy() -> None:
     bucket = res(COS_BUCKET, "a", {"encryptionAlgorithm": UNKNOWN, "kmsId": "k"})
     good = res(COS_BUCKET, "b", {"encryptionAlgorithm": "KMS", "kmsId": UNKNOWN})
-    found = run_stack(POLICY, [bucket, good], proxied=True)
+    found = run_stack(POLICY, [bucket, good], proxy=True)
     assert len(found) == 1
     assert found[0][1] == bucket.urn
     assert found[0][0].startswith("could not be judged at preview")

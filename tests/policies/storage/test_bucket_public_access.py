@@ -167,7 +167,7 @@ def test_unknown_flag_and_proxy() -> None:
         {"bucket": UNKNOWN, **ALL_FLAGS, "restrictPublicBuckets": UNKNOWN},
         prop_deps={"bucket": [bucket]},
     )
-    found = run_stack(POLICY, [bucket, pab], proxied=True)
+    found = run_stack(POLICY, [bucket, pab], proxy=True)
     assert len(found) == 1
     assert found[0][0].startswith("could not be judged at preview")
     assert found[0][1] == bucket.urn

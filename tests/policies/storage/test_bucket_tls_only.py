@@ -178,5 +178,5 @@ def test_unknown_policy_and_proxy() -> None:
     policy = res(
         AWS_BUCKET_POLICY, "p", {"bucket": UNKNOWN, "policy": UNKNOWN}, prop_deps={"bucket": [bucket]}
     )
-    found = run_stack(POLICY, [bucket, policy], proxied=True)
+    found = run_stack(POLICY, [bucket, policy], proxy=True)
     assert [(m.startswith("could not be judged at preview"), u) for m, u in found] == [(True, bucket.urn)]

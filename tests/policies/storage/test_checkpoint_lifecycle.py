@@ -150,5 +150,5 @@ def test_not_applicable_without_checkpoint_tag() -> None:
 
 def test_unknown_days_and_proxy() -> None:
     bucket, resources = s3({**OUR_RULE, "expiration": {"days": UNKNOWN}})
-    found = run_stack(POLICY, resources, proxied=True)
+    found = run_stack(POLICY, resources, proxy=True)
     assert [(m.startswith("could not be judged at preview"), u) for m, u in found] == [(True, bucket.urn)]

@@ -117,5 +117,5 @@ def test_not_applicable() -> None:
 
 def test_unknown_and_proxy() -> None:
     bucket = res(COS_BUCKET, "c", {"tags": TAGS, "versioningEnable": UNKNOWN})
-    found = run_stack(POLICY, [bucket], proxied=True)
+    found = run_stack(POLICY, [bucket], proxy=True)
     assert [(m.startswith("could not be judged at preview"), u) for m, u in found] == [(True, bucket.urn)]

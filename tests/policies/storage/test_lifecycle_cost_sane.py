@@ -154,6 +154,6 @@ def test_other_types_and_buckets_without_rules_pass() -> None:
 
 def test_unknown_and_proxy() -> None:
     rule = {**OUR_RULE, "transitions": [{"days": UNKNOWN, "storageClass": "GLACIER"}]}
-    found = run_resource(POLICY, AWS_LIFECYCLE, {"rules": [rule]}, proxied=True)
+    found = run_resource(POLICY, AWS_LIFECYCLE, {"rules": [rule]}, proxy=True)
     assert len(found) == 1
     assert found[0].startswith("could not be judged at preview")
