@@ -15,8 +15,7 @@ when the values are known. The offline evaluator does the same, one advisory fin
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -148,29 +147,23 @@ def not_judged(urn: str | None, error: UnknownValueError, label: str | None = No
     pending.append(UnjudgedEntry(urn, error, label))
 
 
-@contextmanager
-def _collecting() -> Iterator[list[UnjudgedEntry]]:
-    pending: list[UnjudgedEntry] = []
-    token = _PENDING.set(pending)
-    try:
-        yield pending
-    finally:
-        _PENDING.reset(token)
-
-
 def _guard(validate: Callable[[Any, ReportViolation], None]) -> Callable[[Any, ReportViolation], None]:
+    # Runs once per resource and policy: a plain token set/reset, not a context manager.
     def guarded(args: Any, report: ReportViolation) -> None:
-        with _collecting() as pending:
-            try:
-                validate(args, report)
-            except Unjudged as error:
-                pending.extend(error.entries)
-            except UnknownValueError as error:
-                pending.append(UnjudgedEntry(None, error))
-            except _NotApplicableError:
-                # "Nothing here to judge" is only true when nothing was left unjudged.
-                if not pending:
-                    raise
+        pending: list[UnjudgedEntry] = []
+        token = _PENDING.set(pending)
+        try:
+            validate(args, report)
+        except Unjudged as error:
+            pending.extend(error.entries)
+        except UnknownValueError as error:
+            pending.append(UnjudgedEntry(None, error))
+        except _NotApplicableError:
+            # "Nothing here to judge" is only true when nothing was left unjudged.
+            if not pending:
+                raise
+        finally:
+            _PENDING.reset(token)
         if pending:
             raise Unjudged(pending)
 

@@ -32,6 +32,7 @@ from pulumi_policy.proxy import UnknownValueError
 
 from policies.access import compute as c
 from policies.gpu import is_gpu_ami_type, is_gpu_type
+from policies.memo import per_stack
 from policies.props import is_unknown
 from policies.rule import GfStackPolicy, Rule
 
@@ -172,7 +173,7 @@ def _judge_attachment(index: c.ComputeIndex, resource: Any, report: ReportViolat
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    index = c.ComputeIndex(args.resources)
+    index = per_stack(c.ComputeIndex, args.resources)
     for token in _CREDENTIALS:
         for resource in index.of_type(token):
             c.judge_resource(report, resource.urn, partial(_judge_subject, index, resource, report))

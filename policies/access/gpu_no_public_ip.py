@@ -29,6 +29,7 @@ from pulumi_policy.proxy import UnknownValueError
 
 from policies.access import compute as c
 from policies.gpu import is_gpu_type
+from policies.memo import per_stack
 from policies.props import as_int, is_unknown, truthy
 from policies.rule import GfStackPolicy, Rule
 
@@ -175,7 +176,7 @@ def _judge_binding(
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    index = c.ComputeIndex(args.resources)
+    index = per_stack(c.ComputeIndex, args.resources)
     for token in _PUBLIC:
         for resource in index.of_type(token):
             c.judge_resource(report, resource.urn, partial(_judge_subject, index, resource, report))

@@ -47,6 +47,7 @@ from pulumi_policy.proxy import UnknownValueError
 
 from policies.access import compute as c
 from policies.documents import DocumentError, parse_document
+from policies.memo import per_stack
 from policies.props import is_unknown, truthy
 from policies.rule import GfStackPolicy, Rule
 
@@ -345,7 +346,7 @@ def _tencentcloud(index: c.ComputeIndex, report: ReportViolation) -> None:
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    index = c.ComputeIndex(args.resources)
+    index = per_stack(c.ComputeIndex, args.resources)
     _aws(index, report)
     _alicloud(index, report)
     _tencentcloud(index, report)

@@ -52,6 +52,7 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from policies.cost.pools import ResourceIndex, ResourceView
+from policies.memo import per_stack
 from policies.props import as_int, as_list, get, get_ref, is_unknown, plain
 from policies.rule import GfStackPolicy, Rule, judge
 
@@ -145,7 +146,7 @@ class Templates:
     @property
     def index(self) -> ResourceIndex:
         if self._index is None:
-            self._index = ResourceIndex(self._resources)
+            self._index = per_stack(ResourceIndex, self._resources)
         return self._index
 
     def _named(self, rule_urn: str, prop: str, value: Any, types: tuple[str, ...]) -> list[ResourceView]:

@@ -25,6 +25,7 @@ from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Sev
 from pulumi_policy.proxy import UnknownValueError
 
 from policies.access import compute as c
+from policies.memo import per_stack
 from policies.props import get, is_set, truthy
 from policies.rule import GfStackPolicy, Rule
 
@@ -122,7 +123,7 @@ def _judge_preferences(index: c.StackIndex, document: PolicyResource, report: Re
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    index = c.ComputeIndex(args.resources)
+    index = per_stack(c.ComputeIndex, args.resources)
     gpu: list[PolicyResource] = []
     for resource in index.of_type(*_AWS_COMPUTE):
         try:

@@ -10,6 +10,7 @@ from pulumi_policy import StackValidationArgs
 from policies.context import normalise_env, stack_from_urn
 from policies.cost.pools import Pool, ResourceIndex, discover_pools
 from policies.gpu import current_catalog
+from policies.memo import per_stack
 
 ENV_HINT = "tag it env=dev|staging|prod (or name the stack after its environment)"
 
@@ -32,7 +33,7 @@ def stack_pools(args: StackValidationArgs, *, gpu_only: bool = True) -> tuple[li
             and cached_gpu_only == gpu_only
         ):
             return list(result[0]), result[1]
-    index = ResourceIndex(args.resources)
+    index = per_stack(ResourceIndex, args.resources)
     pools = discover_pools(args.resources, catalog, tags, gpu_only=gpu_only, index=index)
     if len(_LAST) >= 2:
         _LAST.pop(0)

@@ -29,6 +29,7 @@ from pulumi_policy.proxy import UnknownValueError
 from policies.cost.pools import AWS_LAUNCH_TEMPLATE, ResourceIndex
 from policies.gpu import is_gpu_ami_type, is_gpu_type
 from policies.k8s.workloads import GPU_RESOURCE, display, gpu_containers, gpu_quantity, pod_spec
+from policies.memo import per_stack
 from policies.props import as_list, get, get_ref, is_unknown
 from policies.rule import GfStackPolicy, Rule, judge
 
@@ -169,7 +170,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     def index() -> ResourceIndex:
         # Built on first use: only a node group that names a launch template needs the joins.
         if not built:
-            built.append(ResourceIndex(args.resources))
+            built.append(per_stack(ResourceIndex, args.resources))
         return built[0]
 
     for resource in args.resources:

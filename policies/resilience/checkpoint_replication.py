@@ -14,6 +14,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
+from policies.memo import per_stack
 from policies.props import is_unknown
 from policies.resilience._locations import is_production
 from policies.rule import GfStackPolicy, Rule, judge
@@ -76,7 +77,7 @@ def _replicas(index: BucketIndex) -> dict[str, Bucket]:
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    index = BucketIndex(args.resources)
+    index = per_stack(BucketIndex, args.resources)
     buckets = [
         b
         for b in index.buckets

@@ -24,6 +24,7 @@ from typing import Any
 from pulumi_policy import PolicyResource, ReportViolation, StackValidationArgs
 
 from policies.context import resource_region, tags_of
+from policies.memo import per_stack
 from policies.props import as_int, as_list, get, get_ref, is_unknown, truthy
 from policies.rule import judge
 
@@ -219,7 +220,7 @@ def has_tag(tags: Mapping[str, str], key: str, values: Iterable[str] | None) -> 
 def checkpoint_buckets(args: StackValidationArgs, selector: str) -> list[Bucket]:
     """The stack's buckets tagged as checkpoints (`purpose=checkpoints`); none makes the rule not
     applicable."""
-    found = [b for b in BucketIndex(args.resources).buckets if is_checkpoint_bucket(b, selector)]
+    found = [b for b in per_stack(BucketIndex, args.resources).buckets if is_checkpoint_bucket(b, selector)]
     if not found:
         args.not_applicable(f"no bucket is tagged {selector}")
     return found

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
 from policies.kms._keys import KeyIndex, is_external, origin_label
+from policies.memo import per_stack
 from policies.props import is_unknown
 from policies.rule import GfStackPolicy, Rule, judge
 from policies.storage._buckets import Bucket, BucketIndex, encryptions, has_tag, is_kms
@@ -45,7 +46,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     settings = RULE.settings(args)
     tag = str(settings["classification_tag"])
     values = [str(v) for v in settings["byok_values"]]
-    buckets = BucketIndex(args.resources)
+    buckets = per_stack(BucketIndex, args.resources)
     restricted = [b for b in buckets.buckets if has_tag(b.tags(), tag, values)]
     if not restricted:
         args.not_applicable(f"no bucket is tagged {tag} = {' or '.join(values)}")

@@ -16,6 +16,7 @@ import re
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
+from policies.memo import per_stack
 from policies.rule import GfStackPolicy, Rule
 from policies.storage._buckets import Bucket, BucketIndex, encryptions, is_kms, judge_buckets
 
@@ -87,7 +88,7 @@ def bucket_problems(bucket: Bucket) -> list[str]:
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    index = BucketIndex(args.resources)
+    index = per_stack(BucketIndex, args.resources)
     if not index.buckets:
         args.not_applicable("the stack has no S3, OSS or COS bucket")
     judge_buckets(report, index.buckets, bucket_problems)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
 
+from policies.memo import per_stack
 from policies.props import get, truthy
 from policies.rule import GfStackPolicy, Rule
 from policies.storage._buckets import Bucket, BucketIndex, judge_buckets, walk
@@ -119,7 +120,7 @@ def _cos(bucket: Bucket) -> list[str]:
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    index = BucketIndex(args.resources)
+    index = per_stack(BucketIndex, args.resources)
     if not index.buckets:
         args.not_applicable("the stack has no S3, OSS or COS bucket")
 

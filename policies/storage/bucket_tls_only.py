@@ -18,6 +18,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
+from policies.memo import per_stack
 from policies.props import as_list, get, truthy
 from policies.rule import GfStackPolicy, Rule
 from policies.storage._buckets import Bucket, BucketIndex, judge_buckets
@@ -144,7 +145,7 @@ def bucket_problems(bucket: Bucket, min_tls: float) -> list[str]:
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     min_tls = tls_number(RULE.settings(args)["min_tls"]) or S3_TLS_FLOOR
-    index = BucketIndex(args.resources)
+    index = per_stack(BucketIndex, args.resources)
     if not index.buckets:
         args.not_applicable("the stack has no S3, OSS or COS bucket")
     judge_buckets(report, index.buckets, lambda bucket: bucket_problems(bucket, min_tls))
