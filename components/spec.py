@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import math
 import re
 import types
 import typing
@@ -46,6 +47,7 @@ __all__ = [
     "SpecError",
     "Storage",
     "Usage",
+    "UsageStep",
     "duration_seconds",
     "load_fleet_from_config",
     "parse_fleet",
@@ -202,7 +204,7 @@ def _scaling_checks(util_out: Any, util_in: Any, out_for: Any, in_for: Any) -> l
 
 
 def _pool_checks(
-    cloud: Any, instance_types: Any, size_max: Any, on_demand_base: Any, average_size: Any
+    cloud: Any, instance_types: Any, size_max: Any, on_demand_base: Any
 ) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     if cloud in CLOUDS and isinstance(instance_types, list):
@@ -216,9 +218,127 @@ def _pool_checks(
     max_ok = _is_int(size_max) and size_max >= 1
     if max_ok and _is_int(on_demand_base) and on_demand_base >= 0 and on_demand_base > size_max:
         found.append(("on_demand_base", f"must be <= size.max ({size_max}), got {on_demand_base}"))
-    if max_ok and _is_number(average_size) and average_size >= 0 and average_size > size_max:
-        found.append(("usage.average_size", f"must be <= size.max ({size_max}), got {average_size}"))
     return found
+
+
+_STEP_FORM = "{size, hours_per_day}"
+
+
+def _usage_form_checks(usage: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """One form or the other: a ``profile`` of steps, or one step as ``hours_per_day`` + ``average_size``."""
+    given = {k for k in ("hours_per_day", "average_size", "profile") if usage.get(k) is not None}
+    if "profile" in given:
+        if given & {"hours_per_day", "average_size"}:
+            return [
+                (
+                    "usage",
+                    "give either profile (hours a day at each size) or hours_per_day with average_size "
+                    "(one size), not both",
+                )
+            ]
+        if usage["profile"] == []:
+            return [
+                (
+                    "usage.profile",
+                    f"must list at least one step {_STEP_FORM}; leave usage out to price the pool at its "
+                    "maximum size",
+                )
+            ]
+        return []
+    if not given:
+        return [
+            ("usage", f"needs a profile (a list of {_STEP_FORM} steps) or hours_per_day with average_size")
+        ]
+    if {"hours_per_day", "average_size"} <= given:
+        return []
+    missing = "average_size" if "hours_per_day" in given else "hours_per_day"
+    written = "hours_per_day" if missing == "average_size" else "average_size"
+    return [(f"usage.{missing}", f"is required with usage.{written} (or give a profile instead)")]
+
+
+def _usage_steps(usage: Mapping[str, Any]) -> tuple[str, list[tuple[str, Any, Any]]]:
+    """The path that holds the day's hours, and each step as written: (path of its size, size, hours)."""
+    profile = usage.get("profile")
+    if profile is None:
+        return "usage.hours_per_day", [
+            ("usage.average_size", usage.get("average_size"), usage.get("hours_per_day"))
+        ]
+    if not isinstance(profile, list):
+        return "usage.profile", []
+    return "usage.profile", [
+        (f"usage.profile[{i}].size", _get(step, "size"), _get(step, "hours_per_day"))
+        for i, step in enumerate(profile)
+    ]
+
+
+def _finite(value: Any) -> bool:
+    return _is_number(value) and math.isfinite(value)
+
+
+def _usage_hours_per_day(usage: Mapping[str, Any]) -> float | None:
+    """The day's hours the steps add up to, or None while a step's hours are themselves invalid."""
+    _, steps = _usage_steps(usage)
+    hours = [h for _, _, h in steps]
+    if not steps or not all(_finite(h) and 0 <= h <= 24 for h in hours):
+        return None
+    return float(sum(hours))
+
+
+def _usage_checks(usage: Any, size_min: Any, size_max: Any) -> list[tuple[str, str]]:
+    """A usage profile on its own and against the pool's size: every step within size.min..size.max,
+    the steps' hours at most the 24 of a day."""
+    if not isinstance(usage, Mapping):
+        return []
+    found = _usage_form_checks(usage)
+    hours_path, steps = _usage_steps(usage)
+    sizes_ok = _is_int(size_min) and _is_int(size_max) and 0 <= size_min <= size_max and size_max >= 1
+    for size_path, size, _ in steps:
+        if sizes_ok and _finite(size) and size >= 0 and not size_min <= size <= size_max:
+            found.append(
+                (
+                    size_path,
+                    f"must be between size.min ({size_min}) and size.max ({size_max}), got {_show(size)}",
+                )
+            )
+    total = _usage_hours_per_day(usage)
+    if total is not None and total > 24 + 1e-9:
+        found.append(
+            (
+                hours_path,
+                f"the steps add up to {_show(total)} h a day; a day has 24 h, so at most 24 are allowed",
+            )
+        )
+    return found
+
+
+def _running_hours_per_day(scale_to_zero: Any) -> float | None:
+    """Hours a day an off-hours window leaves running: 24 less the window ("20:00-08:00" leaves 12)."""
+    match = _WINDOW_RE.match(scale_to_zero.strip()) if isinstance(scale_to_zero, str) else None
+    if match is None:
+        return None
+    h1, m1, h2, m2 = (int(g) for g in match.groups())
+    off_minutes = (h2 * 60 + m2 - h1 * 60 - m1) % 1440
+    return None if off_minutes == 0 else (1440 - off_minutes) / 60
+
+
+def _usage_schedule_checks(usage: Any, off_hours: Any, environment: Any) -> list[tuple[str, str]]:
+    """The day's hours in use must fit in the hours the off-hours schedule leaves running. Production
+    fleets ignore off_hours (their capacity is never switched off by a timetable), so there is no limit."""
+    if environment == "prod" or not isinstance(usage, Mapping) or not isinstance(off_hours, Mapping):
+        return []
+    running = _running_hours_per_day(off_hours.get("scale_to_zero"))
+    total = _usage_hours_per_day(usage)
+    if running is None or total is None or total > 24 + 1e-9 or total <= running + 1e-9:
+        return []
+    hours_path, _ = _usage_steps(usage)
+    window = str(off_hours["scale_to_zero"]).strip()
+    return [
+        (
+            hours_path,
+            f"{_show(total)} h a day in use, but the off-hours schedule (scale_to_zero {window}) leaves the "
+            f"pool running at most {_show(running)} h a day",
+        )
+    ]
 
 
 def _network_checks(home_cidr: Any, regions: Any) -> list[tuple[str, str]]:
@@ -440,10 +560,48 @@ class OffHours(_Model):
         return f"{self.end_minute} {self.end_hour} * * {days}"
 
 
+class UsageStep(_Model):
+    """Hours a day a pool runs at one size."""
+
+    size: float = Field(ge=0, description="instances running, within size.min..size.max")
+    hours_per_day: float = Field(ge=0, le=24, description="hours a day at this size")
+
+
 class Usage(_Model):
-    hours_per_day: float = Field(ge=0, le=24)
-    average_size: float = Field(ge=0, description="average instances running while in use")
-    days_per_month: float = Field(default=30, ge=1, le=31)
+    """How much a pool runs, for the monthly estimate: hours a day at each size.
+
+    Either ``profile``, a list of steps, or the one-step form ``hours_per_day`` with ``average_size``.
+    The steps' hours add up to at most 24 and to at most the hours the off-hours schedule leaves
+    running; the scheduled hours no step covers are priced at size.min.
+    """
+
+    hours_per_day: float | None = Field(default=None, ge=0, le=24, description="one step: hours a day in use")
+    average_size: float | None = Field(
+        default=None, ge=0, description="one step: average instances running while in use"
+    )
+    days_per_month: float = Field(default=30, ge=1, le=31, description="days a month the pool is in use")
+    profile: list[UsageStep] | None = Field(
+        default=None, description="hours a day at each size; the rest of the scheduled hours at size.min"
+    )
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> Usage:
+        _raise_first(_usage_form_checks(self.model_dump()))
+        return self
+
+    @property
+    def steps(self) -> tuple[UsageStep, ...]:
+        """The profile's steps; the one-step form as one step."""
+        if self.profile is not None:
+            return tuple(self.profile)
+        if self.hours_per_day is None or self.average_size is None:  # validated on construction
+            raise AssertionError("usage has neither a profile nor hours_per_day with average_size")
+        return (UsageStep(size=self.average_size, hours_per_day=self.hours_per_day),)
+
+    @property
+    def is_profile(self) -> bool:
+        """True when written as a ``profile`` list (errors and reports name usage.profile[i])."""
+        return self.profile is not None
 
 
 class Pool(_Model):
@@ -460,10 +618,10 @@ class Pool(_Model):
 
     @model_validator(mode="after")
     def _cross_fields(self) -> Pool:
-        average = self.usage.average_size if self.usage else None
-        _raise_first(
-            _pool_checks(self.cloud, self.instance_types, self.size.max, self.on_demand_base, average)
-        )
+        found = _pool_checks(self.cloud, self.instance_types, self.size.max, self.on_demand_base)
+        if self.usage is not None:
+            found += _usage_checks(self.usage.model_dump(), self.size.min, self.size.max)
+        _raise_first(found)
         return self
 
 
@@ -494,6 +652,16 @@ class FleetSpec(_Model):
         found = _pool_name_checks(self.pools)
         if found:
             raise _cross(f"pools.{found[0][0]}: {found[0][1]}")
+        return self
+
+    @model_validator(mode="after")
+    def _usage_within_schedules(self) -> FleetSpec:
+        for name, pool in self.pools.items():
+            if pool.usage is not None and pool.off_hours is not None:
+                found = _usage_schedule_checks(
+                    pool.usage.model_dump(), pool.off_hours.model_dump(), self.environment
+                )
+                _raise_first([(f"pools.{name}.{path}", message) for path, message in found])
         return self
 
     @property
@@ -665,8 +833,12 @@ def _raw_cross_checks(raw: Any) -> Iterator[tuple[str, str]]:
             pool.get("instance_types"),
             size_max,
             pool.get("on_demand_base", _field_default(Pool, "on_demand_base")),
-            _get(pool.get("usage"), "average_size"),
         ):
+            yield f"{prefix}.{rel}", message
+        usage = pool.get("usage")
+        found = _usage_checks(usage, size_min, size_max)
+        found += _usage_schedule_checks(usage, pool.get("off_hours"), _get(raw, "environment"))
+        for rel, message in found:
             yield f"{prefix}.{rel}", message
 
 

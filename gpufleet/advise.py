@@ -6,9 +6,13 @@ renting costs more than twice owning.
 
 Per pool, from its cost line:
 
-- instances: the busiest size the usage profile names (the servers one would have to own), or the
-  maximum size without a profile;
-- hours a month per instance: the pool's instance-hours a month / instances; utilisation = hours / 730;
+- instances: the largest size the pool runs at, of its usage profile's steps with hours (and size.min
+  where the profile leaves scheduled hours to it): the servers one would have to own; the maximum size
+  without a profile;
+- hours a month per instance: the pool's instance-hours a month / instances; utilisation = hours / 730.
+  The instance-hours are the cost estimate's own: every step's size x its hours a month, plus size.min
+  x the scheduled hours no step covers, so a profile with a daytime peak and a night floor owns the
+  peak and spreads the floor's hours over it;
 - hourly price: the pool's monthly estimate / its instance-hours, i.e. the on-demand and spot prices
   blended by the pool's spot share, so renting equals the pool's monthly estimate;
 - purchase price: the catalogue's (a quoted system price, or gpu_count x card street price + host).
@@ -57,6 +61,7 @@ class BuyVsRent:
     own_per_hour: float | None
     verdict: str
     notes: tuple[str, ...] = ()
+    hours_formula: str = ""  # how the hours per instance follow from the estimate's instance-hours
 
     @property
     def ratio(self) -> float | None:
@@ -89,6 +94,7 @@ class BuyVsRent:
             "own_per_hour": None if self.own_per_hour is None else round(self.own_per_hour, 4),
             "ratio": None if self.ratio is None else round(self.ratio, 3),
             "verdict": self.verdict,
+            "hours_formula": self.hours_formula,
             "notes": list(self.notes),
         }
 
@@ -105,6 +111,11 @@ def _advise(line: PoolLine, catalog: Catalog, currency: str) -> BuyVsRent:
         )  # fmt: skip
     hours = line.instance_hours / instances
     utilisation = hours / HOURS_PER_MONTH
+    terms = " + ".join(f"{_n(step.size)} x {_n(step.hours)} h" for step in line.steps if step.size)
+    formula = (
+        f"{terms} = {_n(line.instance_hours)} instance-h / {_n(instances)} instances = {_n(hours)} h each "
+        f"({utilisation * 100:.1f}% of {HOURS_PER_MONTH:g} h)"
+    )
     hourly = line.monthly_estimate / line.instance_hours
     rent = hourly * hours * instances
     instance_type = catalog.get(line.cloud, line.instance_type)
@@ -113,7 +124,7 @@ def _advise(line: PoolLine, catalog: Catalog, currency: str) -> BuyVsRent:
         notes.append(f"the catalogue has no purchase price for GPU class {instance_type.gpu_class}")
         return BuyVsRent(
             line.pool, line.instance_type, currency, hourly, hours, instances, utilisation, None, None, "",
-            rent, None, None, "no purchase price", tuple(notes),
+            rent, None, None, "no purchase price", tuple(notes), formula,
         )  # fmt: skip
     price = purchase.price
     converted = catalog.convert(price.amount, price.currency, currency)
@@ -138,6 +149,7 @@ def _advise(line: PoolLine, catalog: Catalog, currency: str) -> BuyVsRent:
         own_per_hour=own_per_hour,
         verdict=verdict,
         notes=tuple(notes),
+        hours_formula=formula,
     )
 
 
@@ -163,7 +175,8 @@ def _n(value: float) -> str:
 
 def _explain(row: BuyVsRent) -> list[str]:
     c = row.currency
-    lines = [
+    lines = [f"hours: {row.hours_formula}"] if row.hours_formula else []
+    lines += [
         f"rent: {row.hourly:.4f} {c}/h x {_n(row.hours_per_month)} h x {_n(row.instances)} instances "
         f"= {_n(row.rent_monthly)} {c}/month"
     ]

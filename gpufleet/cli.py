@@ -395,6 +395,8 @@ def _spec_value(value: Any) -> str:
         return str(int(value))
     if isinstance(value, list):
         return "[" + ", ".join(_spec_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_spec_value(v)}" for k, v in value.items()) + "}"
     return _fmt(value)
 
 

@@ -11,10 +11,17 @@ Conventions, stated once and shown in every report:
 
 - A month is 730 hours (8,760 h / 12), i.e. 30.42 days of 24 h. A weekly schedule's running hours per
   month are its running hours per week x 730 / 168.
-- A usage profile's ``days_per_month`` counts calendar days. A schedule that stops the pool on some days
-  of the week (weekends) removes those days in proportion: 30 days with weekends off are 30 x 5/7 in-use
-  days. ``hours_per_day`` must fit in the longest running day the schedule leaves.
-- Outside its in-use hours a pool sits at its minimum size; during them at the profile's size.
+- A usage profile is a list of steps, hours a day at a size (the spec's ``usage.profile``; its one-step
+  form ``hours_per_day`` at ``average_size`` is one step). The month of a pool with a profile is
+
+      sum over steps of (cost an hour at the step's size) x hours_per_day x in-use days
+      + (cost an hour at size.min) x (scheduled hours a month - the steps' hours a month)
+
+  i.e. every scheduled hour that no step covers is priced at size.min. The cost an hour at a size splits
+  it into on-demand and spot instances as below, so it is not proportional to the size.
+- ``days_per_month`` counts calendar days. A schedule that stops the pool on some days of the week
+  (weekends) removes those days in proportion: 30 days with weekends off are 30 x 5/7 in-use days. The
+  steps' hours a day must fit in the longest running day the schedule leaves.
 - Spot share: the on-demand base runs on demand; of the instances above it, ``spot_percent`` run at the
   spot price (catalogue on-demand less the type's typical spot discount), the rest on demand. Counts are
   not rounded: 5 instances at 50% spot cost 2.5 x on-demand + 2.5 x spot.
@@ -43,6 +50,7 @@ __all__ = [
     "DAYS_PER_MONTH",
     "HOURS_PER_MONTH",
     "HOURS_PER_WEEK",
+    "PROFILE_RULE",
     "CostDiff",
     "CostError",
     "CostReport",
@@ -51,6 +59,7 @@ __all__ = [
     "PoolLine",
     "PriceUsed",
     "PricedPool",
+    "StepCost",
     "TableView",
     "UsageLevel",
     "UsageProfile",
@@ -69,6 +78,7 @@ __all__ = [
     "render_markdown",
     "render_text",
     "split_capacity",
+    "step_lines",
     "text_summary",
     "text_title",
 ]
@@ -77,6 +87,11 @@ HOURS_PER_MONTH = 730.0
 HOURS_PER_WEEK = 168.0
 DAYS_PER_MONTH = HOURS_PER_MONTH / 24.0
 REPORT_VERSION = 1
+PROFILE_RULE = (
+    "a usage profile's month: each step's hours a day x days a month (days the schedule stops the pool "
+    "taken out in proportion), at the pool's cost an hour at that step's size; every scheduled hour no "
+    "step covers at size.min"
+)
 _MINUTES_PER_DAY = 1440
 _MINUTES_PER_WEEK = 7 * _MINUTES_PER_DAY
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -235,10 +250,19 @@ class UsageLevel:
 
 @dataclass(frozen=True)
 class UsageProfile:
-    """Hours per day at each size while the pool is in use; at its minimum size the rest of the time."""
+    """Hours per day at each size while the pool is in use; at its minimum size the rest of the time.
+
+    ``profile_form`` says how the spec wrote it: a ``usage.profile`` list (errors name
+    ``usage.profile[i]``), or one step as ``usage.hours_per_day`` at ``usage.average_size``.
+    """
 
     levels: tuple[UsageLevel, ...]
     days_per_month: float = 30.0
+    profile_form: bool = False
+
+    @property
+    def named_as_profile(self) -> bool:
+        return self.profile_form or len(self.levels) != 1
 
 
 @dataclass(frozen=True)
@@ -311,6 +335,36 @@ class PriceUsed:
 
 
 @dataclass(frozen=True)
+class StepCost:
+    """One term of a pool's month: ``size`` instances for ``hours`` a month at ``hourly`` (the pool's cost
+    an hour at that size, in the report's currency)."""
+
+    label: str  # usage.profile[0], in use, size.min, max size
+    size: float
+    hours_per_day: float | None  # None for the hours no step covers
+    hours: float
+    hourly: float
+
+    @property
+    def monthly(self) -> float:
+        return self.hourly * self.hours
+
+    @property
+    def instance_hours(self) -> float:
+        return self.size * self.hours
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "size": self.size,
+            "hours_per_day": self.hours_per_day,
+            "hours": round(self.hours, 2),
+            "hourly": round(self.hourly, 4),
+            "monthly": round(self.monthly, 2),
+        }
+
+
+@dataclass(frozen=True)
 class PoolLine:
     """One pool's figures, in the report's currency (prices in their own)."""
 
@@ -338,6 +392,7 @@ class PoolLine:
     schedule: str
     peak_size: float = 0.0
     notes: tuple[str, ...] = ()
+    steps: tuple[StepCost, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -363,6 +418,7 @@ class PoolLine:
             "basis": self.basis,
             "schedule": self.schedule,
             "peak_size": self.peak_size,
+            "steps": [step.to_json() for step in self.steps],
             "notes": list(self.notes),
         }
 
@@ -560,17 +616,17 @@ def _validate_usage(pool: PricedPool, schedule: WeeklySchedule) -> list[tuple[Us
     if usage is None:
         return []
     if not usage.levels:
-        raise CostError(f"{pool.where('usage')}: needs at least one size with its hours per day")
+        raise CostError(f"{pool.where('usage.profile')}: needs at least one size with its hours per day")
     if not 1 <= usage.days_per_month <= 31:
         raise CostError(
             f"{pool.where('usage.days_per_month')}: must be between 1 and 31, "
             f"got {_num(usage.days_per_month)}"
         )
-    single = len(usage.levels) == 1
+    single = not usage.named_as_profile
     total_hours_per_day = 0.0
     for i, level in enumerate(usage.levels):
-        size_field = "usage.average_size" if single else f"usage.levels[{i}].size"
-        hours_field = "usage.hours_per_day" if single else f"usage.levels[{i}].hours_per_day"
+        size_field = "usage.average_size" if single else f"usage.profile[{i}].size"
+        hours_field = "usage.hours_per_day" if single else f"usage.profile[{i}].hours_per_day"
         if not pool.min_size <= level.size <= pool.max_size:
             raise CostError(
                 f"{pool.where(size_field)}: must be between size.min ({pool.min_size}) and size.max "
@@ -583,7 +639,7 @@ def _validate_usage(pool: PricedPool, schedule: WeeklySchedule) -> list[tuple[Us
         total_hours_per_day += level.hours_per_day
     longest = schedule.longest_day_hours
     if total_hours_per_day > longest + 1e-9:
-        field_name = "usage.hours_per_day" if single else "usage.levels"
+        field_name = "usage.hours_per_day" if single else "usage.profile"
         raise CostError(
             f"{pool.where(field_name)}: {_num(total_hours_per_day)} h a day in use, but the schedule "
             f"({schedule.description}) lets the pool run at most {_num(longest)} h a day"
@@ -629,18 +685,33 @@ def price_pool(pool: PricedPool, catalog: Catalog, currency: str) -> PoolLine:
     schedule = pool.schedule or WeeklySchedule.always()
     scheduled = schedule.on_hours_per_month
     levels = _validate_usage(pool, schedule)
-    if levels:
+    steps: list[StepCost] = []
+    if pool.usage is not None and levels:
         usage_hours = sum(hours for _, hours in levels)
-        idle_hours = scheduled - usage_hours
-        monthly = per_hour(pool.min_size) * idle_hours + sum(per_hour(lv.size) * h for lv, h in levels)
-        instance_hours = pool.min_size * idle_hours + sum(lv.size * h for lv, h in levels)
-        parts = " + ".join(f"{_num(lv.size)} x {_num(h)} h" for lv, h in levels)
-        basis = f"usage profile: {parts}, min {pool.min_size} for the other {_num(idle_hours)} h"
+        idle_hours = max(0.0, scheduled - usage_hours)
+        named = pool.usage.named_as_profile
+        for i, (level, hours) in enumerate(levels):
+            label = f"usage.profile[{i}]" if named else "in use"
+            steps.append(StepCost(label, level.size, level.hours_per_day, hours, per_hour(level.size)))
+        if idle_hours > 1e-9:
+            steps.append(StepCost("size.min", pool.min_size, None, idle_hours, per_hour(pool.min_size)))
+        basis = _profile_basis(
+            pool.usage,
+            levels=levels,
+            schedule=schedule,
+            min_size=pool.min_size,
+            idle_hours=idle_hours,
+            scheduled=scheduled,
+        )
     else:
         usage_hours = 0.0
-        monthly = per_hour(pool.max_size) * scheduled
-        instance_hours = pool.max_size * scheduled
+        steps.append(StepCost("max size", pool.max_size, None, scheduled, per_hour(pool.max_size)))
         basis = f"no usage profile: max size {pool.max_size} for all {_num(scheduled)} scheduled h"
+    monthly = sum(step.monthly for step in steps)
+    instance_hours = sum(step.instance_hours for step in steps)
+    # The servers one would own: the largest size the pool actually runs at.
+    used = [step.size for step in steps if step.hours > 1e-9]
+    peak = max(used) if used else float(pool.min_size)
     return PoolLine(
         pool=pool.name,
         cloud=pool.cloud,
@@ -669,8 +740,32 @@ def price_pool(pool: PricedPool, catalog: Catalog, currency: str) -> PoolLine:
         monthly_envelope=per_hour(pool.max_size) * HOURS_PER_MONTH,
         basis=basis,
         schedule=schedule.description,
-        peak_size=max(lv.size for lv, _ in levels) if levels else float(pool.max_size),
+        peak_size=peak,
         notes=tuple(notes),
+        steps=tuple(steps),
+    )
+
+
+def _profile_basis(
+    usage: UsageProfile,
+    *,
+    levels: Sequence[tuple[UsageLevel, float]],
+    schedule: WeeklySchedule,
+    min_size: int,
+    idle_hours: float,
+    scheduled: float,
+) -> str:
+    """The rule applied to this pool, with its figures: 'usage profile over 30 days: 8 x 4 h/day
+    (120 h), 3 x 10 h/day (300 h); size.min 2 for the other 310 of 730 scheduled h'."""
+    days = f"{_num(usage.days_per_month)} days"
+    running = schedule.running_days_per_week
+    if running < 7:
+        in_use_days = usage.days_per_month * running / 7
+        days += f" x {running}/7 running days ({_num(in_use_days)} days)"
+    parts = ", ".join(f"{_num(lv.size)} x {_num(lv.hours_per_day)} h/day ({_num(h)} h)" for lv, h in levels)
+    return (
+        f"usage profile over {days}: {parts}; size.min {min_size} for the other {_num(idle_hours)} of "
+        f"{_num(scheduled)} scheduled h"
     )
 
 
@@ -881,6 +976,7 @@ def price_pools(
         notes=(
             f"a month is {_num(HOURS_PER_MONTH)} h ({_num(DAYS_PER_MONTH)} days); schedules count "
             f"their running hours per week x {_num(HOURS_PER_MONTH)} / {_num(HOURS_PER_WEEK)}",
+            *((PROFILE_RULE,) if any(pool.usage is not None for pool in pools) else ()),
             *notes,
         ),
         conversions=_conversions(catalog, currency, used),
@@ -943,11 +1039,13 @@ def budget_status(report: CostReport) -> str | None:
 
 
 def _usage_of(spec_usage: Any) -> UsageProfile | None:
+    """The spec's ``usage`` (a profile, or its one-step form) as the pricing's profile."""
     if spec_usage is None:
         return None
     return UsageProfile(
-        levels=(UsageLevel(float(spec_usage.average_size), float(spec_usage.hours_per_day)),),
+        levels=tuple(UsageLevel(float(step.size), float(step.hours_per_day)) for step in spec_usage.steps),
         days_per_month=float(spec_usage.days_per_month),
+        profile_form=bool(spec_usage.is_profile),
     )
 
 
@@ -1480,6 +1578,7 @@ def _pool_rows(report: CostReport) -> list[list[str]]:
                 _money(line.hourly_min),
                 _money(line.hourly_max),
                 _num(line.scheduled_hours),
+                _num(line.instance_hours),
                 _money(line.monthly_estimate),
                 _money(line.monthly_envelope),
             ]
@@ -1497,6 +1596,7 @@ _POOL_HEADER = [
     "hourly min",
     "hourly max",
     "sched h/mo",
+    "inst-h/mo",
     "monthly est",
     "envelope/mo",
 ]
@@ -1584,6 +1684,18 @@ def render_text(report: CostReport) -> str:
     return "\n".join(out) + "\n"
 
 
+def step_lines(line: PoolLine) -> list[str]:
+    """A pool's month term by term, each checkable by hand: instances x hours at the cost an hour."""
+    c = line.currency
+    out = [
+        f"{step.label}: {_num(step.size)} x {_num(step.hours)} h at {_num(step.hourly, 4)} {c}/h "
+        f"= {_money(step.monthly)} {c}"
+        for step in line.steps
+    ]
+    out.append(f"= {_num(line.instance_hours)} instance-h, {_money(line.monthly_estimate)} {c}")
+    return out
+
+
 def text_summary(report: CostReport) -> list[str]:
     """The lines of the text report below its tables: totals, budget, basis, prices, notes."""
     c = report.currency
@@ -1596,8 +1708,14 @@ def text_summary(report: CostReport) -> list[str]:
     status = budget_status(report)
     if status:
         out.append(status)
-    out += ["", "how each pool's month was estimated:"]
-    out += [f"  {line.pool}: {line.basis}; schedule {line.schedule}" for line in report.pools]
+    out += [
+        "",
+        "how each pool's month was estimated (instances x hours a month at the pool's cost an hour "
+        "at that size):",
+    ]
+    for line in report.pools:
+        out.append(f"  {line.pool}: {line.basis}; schedule {line.schedule}")
+        out += [f"    {text}" for text in step_lines(line)]
     out += ["", "prices used:"]
     out += [f"  {_price_source(price)}" for _, price in _sources(report)]
     for conversion in report.conversions:
@@ -1644,7 +1762,9 @@ def render_markdown(report: CostReport) -> str:
     if status:
         out += ["", f"**Budget:** {status}"]
     out += ["", "<details><summary>How it was priced</summary>", ""]
-    out += [f"- `{line.pool}`: {line.basis}; schedule {line.schedule}" for line in report.pools]
+    for line in report.pools:
+        out.append(f"- `{line.pool}`: {line.basis}; schedule {line.schedule}")
+        out += [f"  - {text}" for text in step_lines(line)]
     out += [f"- {_price_source(price)}" for _, price in _sources(report)]
     out += [f"- {conversion.label()}" for conversion in report.conversions]
     out += [f"- {n}" for n in report.notes]

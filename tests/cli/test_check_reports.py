@@ -319,7 +319,9 @@ def test_a_usage_profile_the_schedule_cannot_hold_exits_2(tmp_path: Path) -> Non
     project = copy_project(tmp_path / "p", {"dev": stack})
     stderr = _stack_error(invoke("check", str(project), "-s", "dev"))
     # The off-hours window 20:00-08:00 leaves at most 12 running hours a day.
-    assert stderr.startswith(
-        "error: stacks/Pulumi.dev.yaml: gpufleet:fleet.pools.experiments.usage.hours_per_day: 20 h a day"
-    )
-    assert "at most 12 h a day" in stderr
+    # The spec refuses it before the program runs, with the spec's own error listing.
+    assert stderr.startswith("error: stacks/Pulumi.dev.yaml: invalid gpufleet:fleet (1 problem):")
+    assert (
+        "stacks/Pulumi.dev.yaml: gpufleet:fleet.pools.experiments.usage.hours_per_day: 20 h a day in use, "
+        "but the off-hours schedule (scale_to_zero 20:00-08:00) leaves the pool running at most 12 h a day"
+    ) in stderr

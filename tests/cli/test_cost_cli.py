@@ -34,6 +34,7 @@ PROD_FILE = ROOT / "stacks" / "Pulumi.prod.yaml"
 DEV_FILE = ROOT / "stacks" / "Pulumi.dev.yaml"
 FLEET = "gpufleet:fleet"
 TRAIN = "train-a100"  # the pool the by-hand checks and the diff are about
+INFERENCE = "inference-a10g"  # the pool with a two-step profile: a daytime peak and a night floor
 CATALOG = load_catalog()
 
 
@@ -99,9 +100,21 @@ def _money(value: float) -> str:
     return f"{value:,.2f}"
 
 
+def _steps(pool: Mapping[str, Any], average_size: float | None = None) -> list[tuple[float, float]]:
+    """(size, hours a month) of each step of a pool's usage as the stack file writes it (around the
+    clock: no prod pool has a schedule)."""
+    usage = pool["usage"]
+    days = float(usage.get("days_per_month", 30))
+    if "profile" in usage:
+        return [(float(step["size"]), step["hours_per_day"] * days) for step in usage["profile"]]
+    size = float(usage["average_size"] if average_size is None else average_size)
+    return [(size, usage["hours_per_day"] * days)]
+
+
 def _hand_monthly(pool: Mapping[str, Any], region: str, *, average_size: float | None = None) -> float:
     """A pool's month from the stack file and the catalogue alone: price x instances x hours, the
-    on-demand base on demand, spot_percent of the instances above it at the spot price."""
+    on-demand base on demand, spot_percent of the instances above it at the spot price; size.min for
+    the hours of the 730 h month that no step covers."""
     instance_type = CATALOG.get("aws", pool["instance_types"][0])
     on_demand = instance_type.hourly(region).amount
     spot = instance_type.hourly(region, spot=True).amount
@@ -112,10 +125,10 @@ def _hand_monthly(pool: Mapping[str, Any], region: str, *, average_size: float |
         above = size - min(size, base)
         return (size - above * spot_share) * on_demand + above * spot_share * spot
 
-    usage = pool["usage"]
-    size = float(usage["average_size"] if average_size is None else average_size)
-    in_use = float(usage["hours_per_day"] * usage.get("days_per_month", 30))
-    return per_hour(size) * in_use + per_hour(pool["size"]["min"]) * (HOURS_PER_MONTH - in_use)
+    steps = _steps(pool, average_size)
+    in_use = sum(hours for _, hours in steps)
+    idle = HOURS_PER_MONTH - in_use
+    return sum(per_hour(size) * hours for size, hours in steps) + per_hour(pool["size"]["min"]) * idle
 
 
 def _region(fleet: Mapping[str, Any], name: str) -> str:
@@ -194,9 +207,54 @@ def test_a_pool_checks_by_hand_against_the_catalogue(
     assert line["hourly_worst"] == pytest.approx(
         spec["size"]["max"] * instance_type.hourly(region).amount, abs=0.0001
     )
-    in_use = spec["usage"]["hours_per_day"] * spec["usage"].get("days_per_month", 30)
+    usage = spec["usage"]
+    in_use = usage["hours_per_day"] * usage.get("days_per_month", 30)
     assert line["usage_hours"] == pytest.approx(in_use)
-    assert line["basis"].startswith(f"usage profile: {spec['usage']['average_size']} x {in_use:g} h")
+    assert line["basis"].startswith(
+        f"usage profile over {usage.get('days_per_month', 30)} days: {usage['average_size']} x "
+        f"{usage['hours_per_day']} h/day ({in_use:g} h); size.min {spec['size']['min']} for the other "
+        f"{HOURS_PER_MONTH - in_use:g} of 730 scheduled h"
+    )
+
+
+def test_the_inference_profile_checks_by_hand(prod_json: dict[str, Any], prod_fleet: dict[str, Any]) -> None:
+    spec = prod_fleet["pools"][INFERENCE]
+    profile = spec["usage"]["profile"]
+    # A daytime peak above a night floor, both above size.min.
+    assert len(profile) == 2 and profile[0]["size"] > profile[1]["size"] > spec["size"]["min"]
+    line = _pools(prod_json)[INFERENCE]
+    region = _region(prod_fleet, INFERENCE)
+    assert line["monthly_estimate"] == pytest.approx(_hand_monthly(spec, region), abs=0.005)
+    steps = _steps(spec)
+    idle = HOURS_PER_MONTH - sum(hours for _, hours in steps)
+    assert [(s["label"], s["size"], s["hours"]) for s in line["steps"]] == [
+        *((f"usage.profile[{i}]", size, pytest.approx(hours)) for i, (size, hours) in enumerate(steps)),
+        ("size.min", spec["size"]["min"], pytest.approx(idle)),
+    ]
+    instance_hours = sum(size * hours for size, hours in steps) + spec["size"]["min"] * idle
+    assert line["instance_hours"] == pytest.approx(instance_hours)
+    # Each term is the pool's cost an hour at that size times its hours; the terms add up to the month,
+    # to the cent each is rounded to (and the hourly cost to its 4 places).
+    cents = 0.005 * len(line["steps"]) + 1e-9
+    assert sum(s["monthly"] for s in line["steps"]) == pytest.approx(line["monthly_estimate"], abs=cents)
+    for step in line["steps"]:
+        assert step["monthly"] == pytest.approx(
+            step["hourly"] * step["hours"], abs=0.00005 * step["hours"] + 0.005
+        )
+
+    text = _ok(invoke("cost", str(ROOT), "-s", "prod")).stdout
+    assert _table_column(text, "pool", "inst-h/mo")[INFERENCE] == pytest.approx(instance_hours)
+    lines = text.splitlines()
+    start = lines.index(f"  {INFERENCE}: {line['basis']}; schedule around the clock")
+    shown = lines[start + 1 : start + 2 + len(line["steps"])]
+    assert shown == [
+        *(
+            f"    {s['label']}: {s['size']:g} x {s['hours']:g} h at {s['hourly']:g} USD/h "
+            f"= {_money(s['monthly'])} USD"
+            for s in line["steps"]
+        ),
+        f"    = {instance_hours:g} instance-h, {_money(line['monthly_estimate'])} USD",
+    ]
 
 
 def test_currency_converts_with_the_catalogue_rate(prod_json: dict[str, Any]) -> None:
@@ -415,11 +473,11 @@ def test_a_usage_profile_longer_than_the_schedule_exits_2(tmp_path: Path) -> Non
     project = copy_project(tmp_path, {"dev": _with_fleet(DEV_FILE.read_text(), fleet)})
     for command in (["cost"], ["advise", "buy-vs-rent"]):
         message = _bad(invoke(*command, str(project), "-s", "dev"))
-        assert message.startswith(
-            f"error: stacks/Pulumi.dev.yaml: {FLEET}.pools.{name}.usage.hours_per_day: 14 h a day in use, "
-            "but the schedule"
+        # The spec refuses it, before the program runs.
+        assert message.endswith(
+            f"stacks/Pulumi.dev.yaml: {FLEET}.pools.{name}.usage.hours_per_day: 14 h a day in use, but the "
+            "off-hours schedule (scale_to_zero 20:00-08:00) leaves the pool running at most 12 h a day"
         )
-        assert message.endswith("lets the pool run at most 12 h a day")
 
 
 def test_unknown_currency_format_and_stack() -> None:

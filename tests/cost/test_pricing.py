@@ -212,7 +212,7 @@ def test_unknown_currency_is_refused() -> None:
          "gpufleet:fleet.pools.p.usage.hours_per_day: must be between 0 and 24, got 25"),
         ({"usage": usage(1, 24, 31)},
          "gpufleet:fleet.pools.p.usage.days_per_month: 744 h a month in use exceeds the 730 h"),
-        ({"usage": UsageProfile(())}, "gpufleet:fleet.pools.p.usage: needs at least one size"),
+        ({"usage": UsageProfile(())}, "gpufleet:fleet.pools.p.usage.profile: needs at least one size"),
         ({"region": "ap-south-1"},
          "gpufleet:fleet.pools.p.region: the catalogue has no price for aws g5.2xlarge in 'ap-south-1'; "
          "priced regions: eu-west-1, us-east-1"),

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from gpufleet.cost import (
+    PROFILE_RULE,
     CostError,
     PricedPool,
     UsageLevel,
@@ -66,11 +67,12 @@ def test_text_table_shows_each_pool_the_total_and_the_prices_used() -> None:
     assert lines[0] == "cost of stack dev (amounts in USD; basis: spec)"
     assert lines[2].split() == [
         "pool", "cloud", "region", "type", "size", "spot", "price/h", "od", "/", "spot", "hourly", "min",
-        "hourly", "max", "sched", "h/mo", "monthly", "est", "envelope/mo",
+        "hourly", "max", "sched", "h/mo", "inst-h/mo", "monthly", "est", "envelope/mo",
     ]  # fmt: skip
     train = next(line for line in lines if line.startswith("train"))
+    # 2 instances for 300 h: 600 instance-hours.
     assert train.split() == ["train", "aws", "us-east-1", "g5.2xlarge", "0-4", "50%", "1", "/", "0.4", "USD",
-                             "0.00", "2.80", "730", "420.00", "2,044.00"]  # fmt: skip
+                             "0.00", "2.80", "730", "600", "420.00", "2,044.00"]  # fmt: skip
     assert "monthly estimate 630.00 USD" in text
     assert "within budget: monthly estimate 630.00 USD is 63.0% of the budget 1,000.00 USD" in text
     assert (
@@ -94,8 +96,17 @@ def test_markdown_has_a_table_and_the_sources() -> None:
     md = render_markdown(price_pools([_pool("train", 4)], CATALOG, currency="USD", stack="dev"))
     assert md.startswith("### Cost of `dev` (USD per month unless marked /h)")
     assert (
-        "| train | aws us-east-1 | g5.2xlarge | 0-4 | 50% | 1 / 0.4 USD | 0.00 | 2.80 | 730 | 420.00 |" in md
+        "| train | aws us-east-1 | g5.2xlarge | 0-4 | 50% | 1 / 0.4 USD | 0.00 | 2.80 | 730 | 600 | 420.00 |"
+        in md
     )
+    # How it was priced: the rule, then each pool's terms.
+    assert (
+        "- `train`: usage profile over 30 days: 2 x 10 h/day (300 h); size.min 0 for the other 430 of 730 "
+        "scheduled h; schedule around the clock" in md
+    )
+    assert "  - in use: 2 x 300 h at 1.4 USD/h = 420.00 USD" in md
+    assert "  - = 600 instance-h, 420.00 USD" in md
+    assert f"- {PROFILE_RULE}" in md
     assert "**monthly estimate 420.00 USD**" in md
     assert "<details><summary>How it was priced</summary>" in md
 

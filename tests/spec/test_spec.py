@@ -71,6 +71,10 @@ def full() -> dict[str, Any]:
                 "size": {"max": 40},
                 "spot_percent": 100,
                 "off_hours": {"timezone": "Asia/Shanghai", "scale_to_zero": "20:00-08:00", "weekends": True},
+                "usage": {
+                    "days_per_month": 22,
+                    "profile": [{"size": 8, "hours_per_day": 4}, {"size": 3, "hours_per_day": 6}],
+                },
             },
             "cn-infer": {
                 "cloud": "alicloud",
@@ -144,6 +148,9 @@ def test_full_spec_parses_and_resolves() -> None:
     assert spec.pools["cn-infer"].cloud == "alicloud"
     assert spec.pools["train-a100"].usage is not None
     assert spec.pools["train-a100"].usage.days_per_month == 30
+    experiments = spec.pools["experiments"].usage
+    assert experiments is not None and experiments.is_profile
+    assert [(step.size, step.hours_per_day) for step in experiments.steps] == [(8, 4), (3, 6)]
 
 
 def test_cost_tags_add_env_from_environment() -> None:
@@ -260,7 +267,7 @@ ALLOWED_POOL = (
         (["pools", "train", "usage"], {"hours_per_day": 25, "average_size": 2},
          ".pools.train.usage.hours_per_day: must be <= 24, got 25"),
         (["pools", "train", "usage"], {"hours_per_day": 8, "average_size": 6},
-         ".pools.train.usage.average_size: must be <= size.max (4), got 6"),
+         ".pools.train.usage.average_size: must be between size.min (0) and size.max (4), got 6"),
         (["pools", "Train_1"], {"instance_types": ["g5.xlarge"], "size": {"max": 1}},
          ".pools.Train_1: pool names must be lower-case letters, digits and '-', start and end "
          "with a letter or digit, at most 40 characters; got 'Train_1'"),
