@@ -10,7 +10,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.identity.documents import Statement, document
-from components.storage.aws import tls_only_statements
+from components.storage.aws import harden_bucket, tls_only_statements
 from components.tags import check_cost_tags
 
 # Session Manager reads its account-wide preferences from a Session document with exactly this name.
@@ -142,26 +142,8 @@ class FleetAudit(pulumi.ComponentResource):
             tags=dict(args.tags) | {"purpose": "audit"},
             opts=child,
         )
-        aws.s3.BucketServerSideEncryptionConfiguration(
-            f"{name}-trail-bucket-encryption",
-            bucket=bucket.id,
-            region=args.region,
-            rules=[
-                aws.s3.BucketServerSideEncryptionConfigurationRuleArgs(
-                    apply_server_side_encryption_by_default=aws.s3.BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultArgs(
-                        sse_algorithm="aws:kms", kms_master_key_id=args.kms_key_arn
-                    ),
-                    bucket_key_enabled=True,
-                )
-            ],
-            opts=child,
-        )
-        aws.s3.BucketVersioning(
-            f"{name}-trail-bucket-versioning",
-            bucket=bucket.id,
-            region=args.region,
-            versioning_configuration=aws.s3.BucketVersioningVersioningConfigurationArgs(status="Enabled"),
-            opts=child,
+        hardened = harden_bucket(
+            f"{name}-trail-bucket", bucket, kms_key_arn=args.kms_key_arn, region=args.region, parent=self
         )
         keep_forever = args.log_retention_days == 0
         aws.s3.BucketLifecycleConfiguration(
@@ -188,16 +170,7 @@ class FleetAudit(pulumi.ComponentResource):
             ],
             opts=child,
         )
-        public_access = aws.s3.BucketPublicAccessBlock(
-            f"{name}-trail-bucket-public-access",
-            bucket=bucket.id,
-            region=args.region,
-            block_public_acls=True,
-            block_public_policy=True,
-            ignore_public_acls=True,
-            restrict_public_buckets=True,
-            opts=child,
-        )
+        public_access = hardened.public_access
         from_this_trail = {"aws:SourceArn": trail_arn}
         statements = [
             *tls_only_statements(bucket.arn),

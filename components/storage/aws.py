@@ -61,6 +61,60 @@ def tls_only_statements(bucket_arn: pulumi.Input[str]) -> list[Statement]:
     ]
 
 
+@dataclass(frozen=True)
+class HardenedBucket:
+    """What `harden_bucket` created that callers order other resources after."""
+
+    versioning: aws.s3.BucketVersioning
+    public_access: aws.s3.BucketPublicAccessBlock
+
+
+def harden_bucket(
+    prefix: str,
+    bucket: aws.s3.Bucket,
+    *,
+    kms_key_arn: pulumi.Input[str],
+    region: str | None,
+    parent: pulumi.Resource,
+) -> HardenedBucket:
+    """SSE-KMS under `kms_key_arn` with a bucket key, versioning and all four public-access blocks, as
+    the separate v7 resources, named `{prefix}-encryption`, `{prefix}-versioning` and
+    `{prefix}-public-access`. Every bucket the fleet creates gets these; lifecycle and policy differ."""
+    child = pulumi.ResourceOptions(parent=parent)
+    aws.s3.BucketServerSideEncryptionConfiguration(
+        f"{prefix}-encryption",
+        bucket=bucket.id,
+        region=region,
+        rules=[
+            aws.s3.BucketServerSideEncryptionConfigurationRuleArgs(
+                apply_server_side_encryption_by_default=aws.s3.BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultArgs(
+                    sse_algorithm="aws:kms", kms_master_key_id=kms_key_arn
+                ),
+                bucket_key_enabled=True,
+            )
+        ],
+        opts=child,
+    )
+    versioning = aws.s3.BucketVersioning(
+        f"{prefix}-versioning",
+        bucket=bucket.id,
+        region=region,
+        versioning_configuration=aws.s3.BucketVersioningVersioningConfigurationArgs(status="Enabled"),
+        opts=child,
+    )
+    public_access = aws.s3.BucketPublicAccessBlock(
+        f"{prefix}-public-access",
+        bucket=bucket.id,
+        region=region,
+        block_public_acls=True,
+        block_public_policy=True,
+        ignore_public_acls=True,
+        restrict_public_buckets=True,
+        opts=child,
+    )
+    return HardenedBucket(versioning=versioning, public_access=public_access)
+
+
 @dataclass(frozen=True, kw_only=True)
 class CheckpointBucketArgs:
     kms_key_arn: pulumi.Input[str]
@@ -118,27 +172,8 @@ class CheckpointBucket(pulumi.ComponentResource):
             tags=with_tags(args.tags, purpose="checkpoints", data_classification=args.classification),
             opts=child,
         )
-        aws.s3.BucketServerSideEncryptionConfiguration(
-            f"{name}-encryption",
-            bucket=bucket.id,
-            region=args.region,
-            rules=[
-                aws.s3.BucketServerSideEncryptionConfigurationRuleArgs(
-                    apply_server_side_encryption_by_default=aws.s3.BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultArgs(
-                        sse_algorithm="aws:kms", kms_master_key_id=args.kms_key_arn
-                    ),
-                    bucket_key_enabled=True,
-                )
-            ],
-            opts=child,
-        )
-        versioning = aws.s3.BucketVersioning(
-            f"{name}-versioning",
-            bucket=bucket.id,
-            region=args.region,
-            versioning_configuration=aws.s3.BucketVersioningVersioningConfigurationArgs(status="Enabled"),
-            opts=child,
-        )
+        hardened = harden_bucket(name, bucket, kms_key_arn=args.kms_key_arn, region=args.region, parent=self)
+        versioning = hardened.versioning
         self.transition_storage_class = transition_storage_class(args.ia_after_days, args.expire_after_days)
         transitions = (
             [
@@ -182,16 +217,7 @@ class CheckpointBucket(pulumi.ComponentResource):
             ],
             opts=pulumi.ResourceOptions(parent=self, depends_on=[versioning]),
         )
-        public_access = aws.s3.BucketPublicAccessBlock(
-            f"{name}-public-access",
-            bucket=bucket.id,
-            region=args.region,
-            block_public_acls=True,
-            block_public_policy=True,
-            ignore_public_acls=True,
-            restrict_public_buckets=True,
-            opts=child,
-        )
+        public_access = hardened.public_access
         aws.s3.BucketPolicy(
             f"{name}-policy",
             bucket=bucket.id,
