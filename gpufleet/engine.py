@@ -361,6 +361,11 @@ def _run_isolated(run: _Run) -> None:
 
         for name, original in originals.items():
             setattr(pulumi_resource, name, in_order(original))
+        reference_originals = {
+            name: getattr(pulumi.StackReference, name) for name in ("get_output", "require_output")
+        }
+        for name, lookup in _stack_reference_lookups(run.mocks).items():
+            setattr(pulumi.StackReference, name, lookup)
         try:
             pulumi.runtime.set_mocks(
                 run.mocks,
@@ -385,6 +390,8 @@ def _run_isolated(run: _Run) -> None:
         finally:
             for name, original in originals.items():
                 setattr(pulumi_resource, name, original)
+            for name, original_lookup in reference_originals.items():
+                setattr(pulumi.StackReference, name, original_lookup)
             lines = [line.rstrip() for line in printed.getvalue().splitlines() if line.strip()]
             run.notes.extend(f"program printed: {line}" for line in lines[:_PRINTED_LINES_KEPT])
             if len(lines) > _PRINTED_LINES_KEPT:
@@ -397,6 +404,40 @@ def _run_isolated(run: _Run) -> None:
         sys.path[:] = saved_path
         sys.argv[:] = saved_argv
         _forget_program_modules(saved_modules, program_dir)
+
+
+def _stack_reference_lookups(mocks: FleetMocks) -> dict[str, Callable[..., Any]]:
+    """`get_output` and `require_output` that answer from the given stack outputs, else placeholders.
+
+    A stack the engine was given outputs for behaves as with the CLI (a missing output is None, or an
+    error naming it); for any other stack every output read is a plausible placeholder and a note.
+    """
+
+    def lookup(self: pulumi.StackReference, name: pulumi.Input[str], required: bool) -> pulumi.Output[Any]:
+        def pick(args: list[Any]) -> Any:
+            output, outputs, stack = args
+            outputs = outputs or {}
+            if output in outputs:
+                return outputs[output]
+            if not mocks.has_stack_reference(stack):
+                return mocks.stack_output_placeholder(stack, output)
+            if required:
+                known = ", ".join(sorted(outputs)) or "none"
+                raise pulumi.RunError(
+                    f"stack reference {stack!r} has no output {output!r} in the stack references given "
+                    f"(outputs given: {known}); add it there"
+                )
+            return None
+
+        return pulumi.Output.all(pulumi.Output.from_input(name), self.outputs, self.name).apply(pick)
+
+    def get_output(self: pulumi.StackReference, name: pulumi.Input[str]) -> pulumi.Output[Any]:
+        return lookup(self, name, required=False)
+
+    def require_output(self: pulumi.StackReference, name: pulumi.Input[str]) -> pulumi.Output[Any]:
+        return lookup(self, name, required=True)
+
+    return {"get_output": get_output, "require_output": require_output}
 
 
 def _ignore_unretrieved(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
@@ -445,6 +486,9 @@ def _program_frame(exc: BaseException, project: Project) -> str:
     root = str(project.root) + os.sep
     found = ""
     for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename.startswith("<"):
+            # `<frozen importlib._bootstrap>`, `<string>`: no file, and relative to the program's cwd.
+            continue
         filename = str(Path(frame.filename).resolve())
         if filename.startswith(root) and "site-packages" not in filename:
             found = f"{os.path.relpath(filename, project.root)}:{frame.lineno}"
@@ -479,6 +523,12 @@ def _program_error(exc: BaseException, project: Project, stack_file: Path) -> Ba
         )
     if isinstance(exc, pulumi.RunError):
         return EngineError(f"the program {program} stopped with an error{at}: {one_paragraph(str(exc))}")
+    if isinstance(exc, SyntaxError) and exc.filename and not exc.filename.startswith("<"):
+        source = Path(exc.filename).resolve()
+        shown = os.path.relpath(source, project.root) if source.is_relative_to(project.root) else str(source)
+        line = f":{exc.lineno}" if exc.lineno else ""
+        kind = "an indentation error" if isinstance(exc, IndentationError) else "a syntax error"
+        return EngineError(f"the program {program} has {kind} at {shown}{line}: {exc.msg}")
     if isinstance(exc, ModuleNotFoundError) and exc.name:
         top = exc.name.split(".")[0]
         local = (project.program_dir / top).exists() or (project.program_dir / f"{top}.py").exists()

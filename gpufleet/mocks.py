@@ -292,8 +292,20 @@ class FleetMocks(Mocks):
         name = str(inputs.get("name") or args.resource_id or args.name)
         known = self._stack_references.get(name)
         if known is None:
-            self.note(f"stack reference {name!r} has no outputs offline: every value read from it is empty")
+            self.note(
+                f"stack reference {name!r} has no outputs offline (give them with --stack-refs FILE): "
+                "every output read from it is a synthetic placeholder"
+            )
         return name, {"name": name, "outputs": dict(known or {}), "secretOutputNames": []}
+
+    def has_stack_reference(self, stack: str) -> bool:
+        return stack in self._stack_references
+
+    def stack_output_placeholder(self, stack: str, output: str) -> Any:
+        """A plausible stand-in for output `output` of a stack whose outputs are not known offline."""
+        value = stack_output_placeholder(stack, output, self.region("aws"))
+        self.note(f"stack reference {stack!r}: output {output!r} read as the placeholder {json.dumps(value)}")
+        return value
 
     def _aws(self, token: str, args: MockResourceArgs, out: dict[str, Any]) -> str:
         _pkg, module, resource = split_token(token)
@@ -337,6 +349,12 @@ class FleetMocks(Mocks):
             out.setdefault("region", region)
         if module == "iam" and resource in ("role", "user", "policy", "instanceProfile"):
             out.setdefault("uniqueId", f"AROA{stable_hex('uid', hexid, length=17).upper()}")
+        if module == "rds" and resource in ("instance", "cluster"):
+            port = 5432 if "postgres" in str(out.get("engine", "")) else 3306
+            host = f"{resource_id}.c{stable_hex('rds', region, length=11)}.{region}.rds.amazonaws.com"
+            out.setdefault("address", host)
+            out.setdefault("port", port)
+            out.setdefault("endpoint", f"{host}:{port}")
         if module == "ec2" and resource == "launchTemplate":
             out.setdefault("latestVersion", 1)
             out.setdefault("defaultVersion", 1)
@@ -443,6 +461,65 @@ class FleetMocks(Mocks):
         if package != "kubernetes":
             self.note(f"invoke {token} has no offline answer: the program got an empty result")
         return {}, []
+
+
+# Id prefixes for stack outputs named after the thing they identify (`vpc_id`, `subnet_ids`, ...).
+_OUTPUT_ID_PREFIX = {
+    "vpc": "vpc",
+    "subnet": "subnet",
+    "private_subnet": "subnet",
+    "public_subnet": "subnet",
+    "security_group": "sg",
+    "sg": "sg",
+    "route_table": "rtb",
+    "internet_gateway": "igw",
+    "nat_gateway": "nat",
+    "transit_gateway": "tgw",
+    "instance": "i",
+    "ami": "ami",
+    "image": "ami",
+    "volume": "vol",
+    "eni": "eni",
+    "network_interface": "eni",
+    "vswitch": "vsw",
+}
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).replace("-", "_").lower()
+
+
+def stack_output_placeholder(stack: str, output: str, region: str) -> Any:
+    """A value shaped by the output's name: `vpc_id` -> `vpc-...`, `subnet_ids` -> two subnet ids, ..."""
+    key = _snake(output)
+    hexid = stable_hex("stack-output", stack, output)
+
+    def identifier(stem: str, index: int = 0) -> str:
+        prefix = _OUTPUT_ID_PREFIX.get(
+            stem, _OUTPUT_ID_PREFIX.get(stem.rsplit("_", 1)[-1], stem.replace("_", "-"))
+        )
+        return f"{prefix}-{stable_hex('stack-output', stack, output, str(index))}"
+
+    if "cidr" in key:
+        return ["10.0.0.0/16"] if key.endswith("s") else "10.0.0.0/16"
+    if key.endswith("_ids") or key == "ids":
+        stem = key[: -len("_ids")] or "resource"
+        return [identifier(stem, i) for i in range(2)]
+    if key.endswith("_id") or key == "id":
+        return identifier(key[: -len("_id")] or "resource")
+    if key.endswith("arns"):
+        return [f"arn:aws:iam::{ACCOUNT_ID}:role/{key}-{hexid[:7]}-{i}" for i in range(2)]
+    if key.endswith("arn"):
+        stem = key[: -len("arn")].rstrip("_") or "resource"
+        return f"arn:aws:{stem.split('_')[0]}:{region}:{ACCOUNT_ID}:{stem.replace('_', '-')}/{hexid[:12]}"
+    if key.endswith(("url", "endpoint", "hostname", "host", "dns_name")):
+        host = f"{key.replace('_', '-')}-{hexid[:7]}.placeholder.invalid"
+        return f"https://{host}" if key.endswith("url") else host
+    if key.endswith(("port", "count", "size")):
+        return 443 if key.endswith("port") else 1
+    if key.endswith("s") and not key.endswith(("ss", "us")):
+        return [f"{key[:-1].replace('_', '-')}-{hexid[:7]}-{i}" for i in range(2)]
+    return f"{key.replace('_', '-')}-{hexid[:7]}"
 
 
 def _private_ip(hexid: str) -> str:
