@@ -248,8 +248,8 @@ def test_stack_refs_feed_stack_references(tmp_path: Path) -> None:
     without = invoke("plan", str(project), "-s", "dev")
     assert without.exit_code == 0
     assert (
-        "note: stack reference 'acme/network/prod' has no outputs offline (give them with --stack-refs FILE): "
-        "every output read from it is a synthetic placeholder"
+        "note: stack reference 'acme/network/prod' has no outputs offline "
+        "(give them with --stack-refs FILE): every output read from it is a synthetic placeholder"
     ) in " ".join(without.stdout.split())
 
 
