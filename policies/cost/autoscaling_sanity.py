@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+from pulumi_policy.proxy import UnknownValueError
 
 from policies.cost._common import describe, fmt, stack_pools
 from policies.cost.pools import AWS_EKS_NODE_GROUP, Pool, ScalingSignal
@@ -170,16 +171,28 @@ def _requests_gpu(workload: Any) -> bool:
     return False
 
 
+def _may_request_gpu(workload: Any) -> bool:
+    """False only for a workload known to request no GPU: one whose containers are unknown may."""
+    try:
+        return _requests_gpu(workload)
+    except UnknownValueError:
+        return True
+
+
 def _k8s_problems(args: StackValidationArgs, min_cooldown: int, report: ReportViolation) -> None:
     workloads: dict[tuple[str, str, str | None], Any] = {}
     scalers = []
     for resource in args.resources:
-        if resource.resource_type in K8S_WORKLOADS:
+        # Autoscalers of CPU workloads are not judged, so their names and namespaces (often unknown
+        # at preview: a Namespace's generated name) are never read.
+        if resource.resource_type in K8S_WORKLOADS and _may_request_gpu(resource):
             kind = resource.resource_type.rsplit(":", 1)[-1]
             name = get(resource.props, "metadata.name") or resource.name
             workloads[(kind, str(name), get(resource.props, "metadata.namespace"))] = resource
         elif resource.resource_type in (*K8S_HPA_TYPES, K8S_SCALED_OBJECT):
             scalers.append(resource)
+    if not workloads:
+        return
     for scaler in scalers:
 
         def check(scaler: Any = scaler) -> None:

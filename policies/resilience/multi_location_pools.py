@@ -2,12 +2,20 @@
 
 Pools: `aws:autoscaling/group:Group`, `aws:eks/nodeGroup:NodeGroup`, `alicloud:ess/scalingGroup:ScalingGroup`,
 `tencentcloud:As/scalingGroup:ScalingGroup`. Production and region are told as in `_locations`.
+
+Only GPU pools count: a pool whose instance types are known (on the group, its launch template or
+scaling configuration, as the cost rules read them) and none of them a GPU type is left out, so an
+ordinary CPU web tier is not asked to span regions. A pool whose types cannot be read still counts.
 """
 
 from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
+from pulumi_policy.proxy import UnknownValueError
 
+from policies.cost._common import stack_pools
+from policies.gpu import is_gpu_ami_type, is_gpu_type
+from policies.props import get_ref
 from policies.resilience._locations import cloud_of, distinct_locations, is_production, region_of
 from policies.rule import GfStackPolicy, Rule, judge
 
@@ -38,8 +46,34 @@ RULE = Rule(
 )
 
 
+def _cpu_only_pools(args: StackValidationArgs) -> set[str]:
+    """URNs of the pools whose instance types are all known and none of them a GPU type."""
+    try:
+        pools, _ = stack_pools(args, gpu_only=False)
+    except UnknownValueError:
+        return set()  # every pool keeps counting, as when its types cannot be read
+    return {
+        pool.urn
+        for pool in pools
+        if pool.instance_types
+        and "instance_types" not in pool.unknown
+        and not any(is_gpu_type(pool.cloud, t) for t in pool.instance_types)
+    }
+
+
+def _gpu_ami(resource: PolicyResource) -> bool:
+    return is_gpu_ami_type(get_ref(resource.props, "amiType"))
+
+
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    pools = [r for r in args.resources if r.resource_type in POOL_TYPES and is_production(r, args.stack_tags)]
+    cpu_only = _cpu_only_pools(args)
+    pools = [
+        r
+        for r in args.resources
+        if r.resource_type in POOL_TYPES
+        and (r.urn not in cpu_only or _gpu_ami(r))
+        and is_production(r, args.stack_tags)
+    ]
     if not pools:
         args.not_applicable("the stack has no production GPU pool")
     locations: list[tuple[str, str | None]] = []

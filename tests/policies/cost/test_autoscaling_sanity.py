@@ -236,3 +236,51 @@ def test_kubernetes_non_gpu_target_not_judged() -> None:
         },
     )
     assert check_stack(POLICY, [plain, hpa]) == []
+
+
+def test_kubernetes_cpu_workloads_with_unknown_namespace_are_not_read() -> None:
+    # At preview a Deployment and its HPA both sit in a Namespace whose name is not known yet; a CPU
+    # workload's autoscaler is not judged, so nothing about it may be "could not be judged".
+    plain = res(
+        "kubernetes:apps/v1:Deployment",
+        "web",
+        {
+            "metadata": {"name": UNKNOWN_STR, "namespace": UNKNOWN_STR},
+            "spec": {
+                "template": {"spec": {"containers": [{"name": "web", "resources": {"limits": {"cpu": "1"}}}]}}
+            },
+        },
+    )
+    hpa = res(
+        HPA,
+        "web",
+        {
+            "metadata": {"namespace": UNKNOWN_STR},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": UNKNOWN_STR}, "maxReplicas": 4},
+        },
+    )
+    assert check_stack(POLICY, [plain, hpa], proxy=True) == []
+
+
+def test_kubernetes_gpu_workload_with_unknown_namespace_is_not_passed() -> None:
+    deployment = _gpu_deployment()
+    unknown_ns = res(
+        "kubernetes:apps/v1:Deployment",
+        "serve",
+        {**dict(deployment.props), "metadata": {"name": "serve", "namespace": UNKNOWN_STR}},
+    )
+    hpa = res(
+        HPA,
+        "serve",
+        {
+            "metadata": {"namespace": "ml"},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "serve"}},
+        },
+    )
+    assert check_stack(POLICY, [unknown_ns, hpa], proxy=True) == [
+        (
+            "could not be judged at preview: the string value at .metadata.namespace can't be known "
+            "during preview",
+            None,
+        )
+    ]

@@ -11,6 +11,7 @@ ASG = "aws:autoscaling/group:Group"
 ESS = "alicloud:ess/scalingGroup:ScalingGroup"
 TC_AS = "tencentcloud:As/scalingGroup:ScalingGroup"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 
 
 def test_metadata() -> None:
@@ -24,8 +25,60 @@ def test_two_clouds_pass() -> None:
 
 def test_two_regions_of_one_cloud_pass() -> None:
     east = res(ASG, "a", {"availabilityZones": ["us-east-1a"]}, stack="prod")
-    west = res(NODE_GROUP, "b", {}, stack="prod", prov=provider("aws", "us-west-2"))
+    west = res(
+        NODE_GROUP, "b", {"instanceTypes": ["g5.xlarge"]}, stack="prod", prov=provider("aws", "us-west-2")
+    )
     assert run_stack(POLICY, [east, west]) == []
+
+
+def test_cpu_only_pools_are_not_gpu_pools() -> None:
+    # An ordinary web tier on CPU types (on the group or through its launch template) is not a GPU pool.
+    template = res(LAUNCH_TEMPLATE, "web", {"instanceType": "m7i.large"}, stack="prod")
+    by_template = res(
+        ASG,
+        "web",
+        {"launchTemplate": {"id": template.name}, "availabilityZones": ["us-east-1a"]},
+        stack="prod",
+    )
+    mixed = res(
+        ASG,
+        "api",
+        {
+            "mixedInstancesPolicy": {
+                "launchTemplate": {
+                    "launchTemplateSpecification": {"launchTemplateId": template.name},
+                    "overrides": [{"instanceType": "c7g.large"}, {"instanceType": "t3.large"}],
+                }
+            }
+        },
+        stack="prod",
+    )
+    eks_default = res(NODE_GROUP, "system", {}, stack="prod")
+    with pytest.raises(NotApplicable):
+        run_stack(POLICY, [template, by_template, mixed, eks_default])
+
+
+def test_gpu_ami_node_group_and_one_gpu_override_count_as_gpu_pools() -> None:
+    gpu_ami = res(NODE_GROUP, "gpu", {"amiType": "AL2023_x86_64_NVIDIA"}, stack="prod")
+    one_gpu = res(
+        ASG,
+        "mixed",
+        {
+            "mixedInstancesPolicy": {
+                "launchTemplate": {
+                    "overrides": [{"instanceType": "m7i.large"}, {"instanceType": "g5.xlarge"}]
+                }
+            }
+        },
+        stack="prod",
+    )
+    assert run_stack(POLICY, [gpu_ami, one_gpu]) == [
+        (
+            "production GPU pools 'gpu' and 'mixed' run only in aws (default region); add a pool in a second "
+            "region or cloud",
+            gpu_ami.urn,
+        )
+    ]
 
 
 def test_one_region_fails() -> None:
