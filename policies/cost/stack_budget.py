@@ -194,8 +194,9 @@ def alicloud_budget_problem(
 ) -> str | None:
     if not isinstance(declared, Mapping) or _number(declared.get("monthly")) is None:
         return (
-            "the stack creates Alibaba Cloud resources, which have no budget resource, and could not "
-            "be judged: declare the budget in the policy config (budgets: {monthly, currency})"
+            "the stack creates Alibaba Cloud resources but declares no budget (Alibaba Cloud has no budget "
+            "resource): declare it in the fleet spec (gpufleet:fleet.budget) or the policy config "
+            "(budgets: {monthly, currency})"
         )
     monthly = float(declared["monthly"])
     currency = str(declared.get("currency") or "USD")

@@ -137,9 +137,9 @@ def test_alicloud_declared_budget_against_estimate() -> None:
     stack = _ali_stack()
     assert check_stack(POLICY, stack) == [
         (
-            "the stack creates Alibaba Cloud resources, which have no budget resource, and could not "
-            "be judged: "
-            "declare the budget in the policy config (budgets: {monthly, currency})",
+            "the stack creates Alibaba Cloud resources but declares no budget (Alibaba Cloud has no budget "
+            "resource): declare it in the fleet spec (gpufleet:fleet.budget) or the policy config "
+            "(budgets: {monthly, currency})",
             None,
         )
     ]

@@ -138,4 +138,4 @@ def test_alicloud_without_a_declared_budget_is_told_to_declare_one() -> None:
     # since the cloud has no budget resource to create.
     result = evaluate_stack(graph_of("alicloud"), list(default_registry()))
     assert [(v.enforcement, v.rule_id) for v in result.violations] == [("mandatory", "GF-COST-002")]
-    assert "declare the budget in the policy config" in result.violations[0].message
+    assert "declares no budget (Alibaba Cloud has no budget resource)" in result.violations[0].message
