@@ -46,6 +46,7 @@ __all__ = [
     "Size",
     "SpecError",
     "Storage",
+    "Transfer",
     "Usage",
     "UsageStep",
     "duration_seconds",
@@ -410,6 +411,12 @@ class BucketSpec(_Model):
     replicate_to: str | None = Field(
         default=None, description="second AWS region holding a two-way replica of the bucket"
     )
+    written_gib_per_month: float | None = Field(
+        default=None,
+        ge=0,
+        allow_inf_nan=False,
+        description="GiB of checkpoints written a month, fleet-wide (prices storage over the lifecycle)",
+    )
 
     @model_validator(mode="after")
     def _cross_fields(self) -> BucketSpec:
@@ -423,6 +430,26 @@ class Storage(_Model):
     checkpoints: BucketSpec = BucketSpec()
     data_prefix: str = "data/"
     checkpoint_prefix: str = "checkpoints/"
+    datasets_gib: float | None = Field(
+        default=None,
+        ge=0,
+        allow_inf_nan=False,
+        description="GiB of datasets kept under data_prefix (prices their storage at STANDARD)",
+    )
+
+
+class Transfer(_Model):
+    """Data a pool moves a month that the cloud bills by volume, for the monthly estimate."""
+
+    egress_gib_per_month: float | None = Field(
+        default=None, ge=0, allow_inf_nan=False, description="GiB a month sent to the internet"
+    )
+    cross_region_gib_per_month: float | None = Field(
+        default=None,
+        ge=0,
+        allow_inf_nan=False,
+        description="GiB a month sent from the pool's region to another region of its cloud",
+    )
 
 
 class Access(_Model):
@@ -615,6 +642,7 @@ class Pool(_Model):
     off_hours: OffHours | None = None
     usage: Usage | None = None
     disk_gib: int = Field(default=200, ge=20, le=16384)
+    transfer: Transfer | None = None
 
     @model_validator(mode="after")
     def _cross_fields(self) -> Pool:

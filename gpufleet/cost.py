@@ -69,6 +69,7 @@ __all__ = [
     "diff",
     "estimate_spec",
     "estimate_stack",
+    "lifecycle_stages",
     "other_table",
     "pool_table",
     "price_pool",
@@ -81,6 +82,7 @@ __all__ = [
     "step_lines",
     "text_summary",
     "text_title",
+    "transfer_line",
 ]
 
 HOURS_PER_MONTH = 730.0
@@ -439,6 +441,7 @@ class OtherLine:
     monthly_envelope: float
     notes: tuple[str, ...] = ()
     cloud: str = ""
+    prices: tuple[PriceUsed, ...] = ()  # each price a blended line used, with its own date and source
 
     @property
     def key(self) -> str:
@@ -455,6 +458,7 @@ class OtherLine:
             "hourly_max": round(self.hourly_max, 4),
             "monthly_estimate": round(self.monthly_estimate, 2),
             "monthly_envelope": round(self.monthly_envelope, 2),
+            "prices": [p.to_json() for p in self.prices],
             "notes": list(self.notes),
         }
 
@@ -849,6 +853,56 @@ def standalone_volume_line(
     )
 
 
+# S3 Intelligent-Tiering moves an object down a tier after this many consecutive days without access.
+IT_TIERS = (("frequent", 0), ("infrequent", 30), ("archive_instant", 90))
+IT_CLASS = "INTELLIGENT_TIERING"
+IT_RULE = (
+    "INTELLIGENT_TIERING objects are taken as not read once there: its frequent tier for their first "
+    "30 days in the class, infrequent from day 30, archive instant from day 90 (a read moves an object "
+    "back to frequent, which only the frequent price covers); its monitoring fee of 0.0025 USD per "
+    "1,000 objects a month is left out: the spec gives no object count"
+)
+
+
+def lifecycle_stages(
+    first_class: str, transitions: Sequence[tuple[int, str]], expire_days: int, noncurrent_days: int = 0
+) -> list[tuple[str, int]]:
+    """(storage class, days) an object spends in each class from its write to its deletion.
+
+    Transitions at or after ``expire_days`` never happen. In a versioned bucket expiry only makes the
+    object noncurrent: it stays ``noncurrent_days`` more in the class it had reached, still billed.
+    """
+    stages: list[tuple[str, int]] = []
+    start, current = 0, first_class
+    for days, storage_class in sorted(transitions):
+        if days >= expire_days:
+            break
+        if days > start:
+            stages.append((current, days - start))
+        start, current = days, storage_class
+    stages.append((current, expire_days - start + noncurrent_days))
+    return stages
+
+
+def _tiered(stages: Sequence[tuple[str, int]], services: Any) -> list[tuple[str, str, int]]:
+    """(storage class, price key, days) with INTELLIGENT_TIERING split into its access tiers where the
+    catalogue prices them."""
+    split: list[tuple[str, str, int]] = []
+    for storage_class, days in stages:
+        tiers_priced = services is not None and all(
+            services.price(f"intelligent_tiering_gib_month.{tier}") is not None for tier, _ in IT_TIERS
+        )
+        if storage_class != IT_CLASS or not tiers_priced:
+            split.append((storage_class, f"object_gib_month.{storage_class}", days))
+            continue
+        bounds = [after for _, after in IT_TIERS[1:]] + [days]
+        for (tier, after), until in zip(IT_TIERS, bounds, strict=True):
+            held = min(days, until) - after
+            if held > 0:
+                split.append((f"{IT_CLASS} {tier}", f"intelligent_tiering_gib_month.{tier}", held))
+    return split
+
+
 def bucket_storage_line(
     name: str,
     *,
@@ -860,48 +914,73 @@ def bucket_storage_line(
     catalog: Catalog,
     currency: str,
     where: str = "storage",
+    noncurrent_days: int = 0,
+    kept_gib: float = 0.0,
+    kept_class: str = "STANDARD",
+    region: str = "",
+    notes: Sequence[str] = (),
+    explain_tiers: bool = True,
 ) -> OtherLine:
-    """Steady-state storage of a bucket written at a constant rate, by class over the lifecycle.
+    """Steady-state storage of a bucket written at a constant rate, by class over the lifecycle, plus
+    ``kept_gib`` that no lifecycle rule deletes (datasets) in ``kept_class``.
 
     Objects spend ``transitions[0].days`` days in ``first_class``, then the days to the next transition
-    in each later class, and are deleted at ``expire_days``. At a constant write rate W GiB a month the
-    bucket holds W x (days in class) / 30.42 GiB in each class. Early-deletion minimums are not added.
+    in each later class, and are deleted at ``expire_days`` (plus ``noncurrent_days`` in a versioned
+    bucket). At a constant write rate W GiB a month the bucket holds W x (days in class) / 30.42 GiB in
+    each class. Early-deletion minimums are not added.
     """
     if gib_written_per_month < 0:
         raise CostError(f"{where}: GiB written per month must be >= 0, got {_num(gib_written_per_month)}")
-    stages: list[tuple[str, int]] = []
-    start, current = 0, first_class
-    for days, storage_class in sorted(transitions):
-        if days >= expire_days:
-            break
-        stages.append((current, days - start))
-        start, current = days, storage_class
-    stages.append((current, expire_days - start))
+    if kept_gib < 0:
+        raise CostError(f"{where}: GiB kept must be >= 0, got {_num(kept_gib)}")
     services = catalog.service(cloud)
-    amount = 0.0
-    parts = []
-    price: Price | None = None
-    for storage_class, days in stages:
-        price = _service_price(catalog, cloud, f"object_gib_month.{storage_class}", where)
-        held = gib_written_per_month * days / DAYS_PER_MONTH
-        amount += held * price.amount
-        parts.append(f"{_num(held)} GiB {storage_class} ({days} d at {_num(price.amount, 5)})")
-    assert price is not None  # stages is never empty
-    rate = _rate(catalog, price.currency, currency, where)
+    held_by_class: list[tuple[str, float, int | None, Price]] = []
+    if gib_written_per_month > 0 or kept_gib == 0:
+        stages = lifecycle_stages(first_class, transitions, expire_days, noncurrent_days)
+        for label, key, days in _tiered(stages, services):
+            price = _service_price(catalog, cloud, key, where)
+            held_by_class.append((label, gib_written_per_month * days / DAYS_PER_MONTH, days, price))
+    if kept_gib > 0:
+        price = _service_price(catalog, cloud, f"object_gib_month.{kept_class}", where)
+        held_by_class.append((f"{kept_class} kept", kept_gib, None, price))
+    amount = sum(held * price.amount for _, held, _, price in held_by_class)
+    held_total = sum(held for _, held, _, _ in held_by_class)
+    first_price = held_by_class[0][3]
+    if any(price.currency != first_price.currency for _, _, _, price in held_by_class):
+        raise CostError(f"{where}: the {cloud} object storage prices are in more than one currency")
+    rate = _rate(catalog, first_price.currency, currency, where)
     monthly = amount * rate
+    parts = [
+        f"{_num(held)} GiB {label} ({f'{days} d' if days is not None else 'no expiry'} "
+        f"at {_num(price.amount, 5)})"
+        for label, held, days, price in held_by_class
+    ]
+    prices: dict[str, PriceUsed] = {}
+    for label, _, _, price in held_by_class:
+        what = f"{cloud} object storage {label.removesuffix(' kept')}"
+        prices.setdefault(what, PriceUsed.of(what, price, "GiB-month"))
     summary = PriceUsed(
         f"{cloud} object storage by class",
-        amount / max(sum(gib_written_per_month * d / DAYS_PER_MONTH for _, d in stages), 1e-12),
-        price.currency,
+        amount / max(held_total, 1e-12),
+        first_price.currency,
         "GiB-month (blended)",
-        price.date,
-        services.sources.get("object_gib_month", services.source) if services else price.source,
-        price.confirmed,
+        first_price.date,
+        services.sources.get("object_gib_month", services.source) if services else first_price.source,
+        all(p.confirmed for p in prices.values()),
     )
+    written = f"{_num(gib_written_per_month)} GiB written a month"
+    kept = f"{_num(kept_gib)} GiB kept" if kept_gib > 0 else ""
+    line_notes = list(notes)
+    if region and services is not None and services.region != region:
+        line_notes.append(f"list price of {services.region} used for {region}")
+    if explain_tiers and any(label.startswith(IT_CLASS) for label, _, _, _ in held_by_class):
+        line_notes.append(IT_RULE)
     return OtherLine(
         kind="bucket",
         name=name,
-        quantity=f"{_num(gib_written_per_month)} GiB written a month: " + "; ".join(parts),
+        quantity=", ".join(x for x in (written if gib_written_per_month > 0 else "", kept) if x)
+        + (": " if held_by_class else "")
+        + "; ".join(parts),
         price=summary,
         cloud=cloud,
         rate=rate,
@@ -910,6 +989,49 @@ def bucket_storage_line(
         hourly_max=monthly / HOURS_PER_MONTH,
         monthly_estimate=monthly,
         monthly_envelope=monthly,
+        notes=tuple(line_notes),
+        prices=tuple(prices.values()),
+    )
+
+
+def transfer_line(
+    kind: str,
+    name: str,
+    *,
+    cloud: str,
+    region: str,
+    key: str,
+    gib_per_month: float,
+    catalog: Catalog,
+    currency: str,
+    where: str,
+    notes: Sequence[str] = (),
+) -> OtherLine:
+    """Data billed by volume (``transfer_out_gib`` to the internet, ``transfer_inter_region_gib`` to
+    another region), sent from ``region`` at a constant rate over the month."""
+    if gib_per_month < 0:
+        raise CostError(f"{where}: GiB a month must be >= 0, got {_num(gib_per_month)}")
+    price = _service_price(catalog, cloud, key, where)
+    rate = _rate(catalog, price.currency, currency, where)
+    monthly = gib_per_month * price.amount * rate
+    services = catalog.service(cloud)
+    line_notes = list(notes)
+    if services is not None and services.region != region:
+        line_notes.append(f"list price of {services.region} used for {region}")
+    what = "to the internet" if key == "transfer_out_gib" else "to another region"
+    return OtherLine(
+        kind=kind,
+        name=name,
+        quantity=f"{_num(gib_per_month)} GiB a month from {region} {what}",
+        price=PriceUsed.of(f"{cloud} data transfer {what}", price, "GiB"),
+        cloud=cloud,
+        rate=rate,
+        currency=currency,
+        hourly_min=monthly / HOURS_PER_MONTH,
+        hourly_max=monthly / HOURS_PER_MONTH,
+        monthly_estimate=monthly,
+        monthly_envelope=monthly,
+        notes=tuple(line_notes),
     )
 
 
@@ -1106,11 +1228,20 @@ def estimate_spec(
                 notes=(note,) if note else (),
             )
         )
+    notes: list[str] = []
+    other = _transfer_lines(spec, pools, catalog, currency, notes)
+    if spec.storage.checkpoints.written_gib_per_month is not None or spec.storage.datasets_gib is not None:
+        notes.append(
+            "bucket storage is priced from the lifecycle the program builds: see the stack's estimate "
+            "(gpufleet cost -s STACK), not this spec-only one"
+        )
     return price_pools(
         pools,
         catalog,
         currency=currency,
         stack=stack,
+        other=other,
+        notes=notes,
         basis="spec",
         budget=spec.budget,
         budget_where=f"{source}: {CONFIG_KEY}.budget.currency",
@@ -1330,6 +1461,8 @@ def estimate_stack(
                 notes.append(f"spec pool {spec_name} has no GPU pool in the program's resources: not priced")
     report_currency = currency or (spec.budget.currency if spec else None) or "USD"
     other = _other_lines(graph, catalog, report_currency, source, notes)
+    other += _storage_lines(graph, spec, catalog, report_currency, source=source, notes=notes)
+    other += _transfer_lines(spec, priced, catalog, report_currency, notes)
     return price_pools(
         priced,
         catalog,
@@ -1380,11 +1513,270 @@ def _other_lines(
                 )
             else:
                 notes.append(f"volume {resource.name}: size unknown: not priced")
-    buckets = [r.name for r in graph.of_type(*_BUCKETS)]
-    if buckets:
+    return lines
+
+
+_LIFECYCLES = (
+    "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration",
+    "aws:s3/bucketLifecycleConfigurationV2:BucketLifecycleConfigurationV2",
+)
+_VERSIONINGS = ("aws:s3/bucketVersioning:BucketVersioning", "aws:s3/bucketVersioningV2:BucketVersioningV2")
+_REPLICATIONS = ("aws:s3/bucketReplicationConfig:BucketReplicationConfig",)
+_CLOUD_OF_BUCKET = {
+    "aws:s3/bucket:Bucket": "aws",
+    "aws:s3/bucketV2:BucketV2": "aws",
+    "alicloud:oss/bucket:Bucket": "alicloud",
+    "tencentcloud:Cos/bucket:Bucket": "tencentcloud",
+}
+
+
+@dataclass(frozen=True)
+class _Lifecycle:
+    transitions: tuple[tuple[int, str], ...]
+    expire_days: int
+    noncurrent_days: int
+
+
+def _bucket_refs(bucket: Any) -> set[str]:
+    """The values other resources use to point at a bucket: its name, id and ARN."""
+    refs = {bucket.outputs.get("bucket"), bucket.outputs.get("id"), bucket.outputs.get("arn"), bucket.id}
+    return {r for r in refs if isinstance(r, str) and r}
+
+
+def _targets(resource: Any, bucket: Any, refs: set[str]) -> bool:
+    """True when a bucket's sub-resource (lifecycle, versioning) belongs to ``bucket``: by the bucket it
+    names, else (a name unknown before deploy) by sharing the bucket's component parent."""
+    named = resource.inputs.get("bucket")
+    if isinstance(named, str) and named in refs:
+        return True
+    return not (isinstance(named, str) and named) and resource.parent == bucket.parent
+
+
+def _whole_days(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _checkpoint_lifecycle(graph: Any, bucket: Any, prefix: str) -> _Lifecycle | None:
+    """The enabled lifecycle rule that expires ``prefix`` (the checkpoints), as the program builds it."""
+    refs = _bucket_refs(bucket)
+    versioned = any(
+        _targets(v, bucket, refs)
+        and (v.inputs.get("versioningConfiguration") or {}).get("status") == "Enabled"
+        for v in graph.of_type(*_VERSIONINGS)
+    )
+    for lifecycle in graph.of_type(*_LIFECYCLES):
+        if not _targets(lifecycle, bucket, refs):
+            continue
+        for rule in lifecycle.inputs.get("rules") or []:
+            if not isinstance(rule, Mapping) or rule.get("status") != "Enabled":
+                continue
+            rule_prefix = (rule.get("filter") or {}).get("prefix", rule.get("prefix"))
+            expire = _whole_days((rule.get("expiration") or {}).get("days"))
+            if rule_prefix != prefix or expire is None:
+                continue
+            transitions = tuple(
+                (days, str(t["storageClass"]))
+                for t in rule.get("transitions") or []
+                if isinstance(t, Mapping) and (days := _whole_days(t.get("days"))) is not None
+            )
+            noncurrent = _whole_days((rule.get("noncurrentVersionExpiration") or {}).get("noncurrentDays"))
+            return _Lifecycle(transitions, expire, noncurrent or 0 if versioned else 0)
+    return None
+
+
+def _replicas(graph: Any, source: Any, buckets: Sequence[Any]) -> list[tuple[Any, Any]]:
+    """(replication config, destination bucket) for each enabled rule copying ``source`` elsewhere."""
+    refs = _bucket_refs(source)
+    found = []
+    for config in graph.of_type(*_REPLICATIONS):
+        if config.inputs.get("bucket") not in refs:
+            continue
+        for rule in config.inputs.get("rules") or []:
+            if not isinstance(rule, Mapping) or rule.get("status") != "Enabled":
+                continue
+            arn = (rule.get("destination") or {}).get("bucket")
+            for other in buckets:
+                if other is not source and arn in _bucket_refs(other):
+                    found.append((config, other))
+    return found
+
+
+def _bucket_region(bucket: Any, graph: Any, cloud: str) -> str:
+    region = bucket.inputs.get("region")
+    return region if isinstance(region, str) and region else (_default_region(graph.config, cloud) or "")
+
+
+def _storage_lines(
+    graph: Any, spec: Any, catalog: Catalog, currency: str, *, source: str, notes: list[str]
+) -> list[OtherLine]:
+    """The checkpoint bucket and its replicas, priced from the lifecycle the program builds and the
+    spec's volumes; replication traffic at the inter-region price. Other buckets are named unpriced."""
+    from components.spec import CONFIG_KEY
+
+    buckets = graph.of_type(*_BUCKETS)
+    if spec is None:
+        if buckets:
+            notes.append(
+                "bucket storage is not priced: there is no gpufleet:fleet spec to give the stored volume "
+                f"({', '.join(b.name for b in buckets)})"
+            )
+        return []
+    storage = spec.storage
+    written = storage.checkpoints.written_gib_per_month
+    datasets = storage.datasets_gib
+    field_path = f"{CONFIG_KEY}.storage"
+    checkpoint_buckets = [b for b in buckets if _tags(b.inputs).get("purpose") == "checkpoints"]
+    others = [b for b in buckets if b not in checkpoint_buckets]
+    if others:
         notes.append(
-            f"bucket storage and data transfer are not priced: the spec gives no stored volume "
-            f"({', '.join(buckets)})"
+            "bucket storage not priced where the spec gives no volume for it: "
+            + ", ".join(f"{b.name} ({_tags(b.inputs).get('purpose', 'no purpose tag')})" for b in others)
+        )
+    if not checkpoint_buckets:
+        return []
+    missing = [
+        f"{field_path}.{name}"
+        for name, value in (("checkpoints.written_gib_per_month", written), ("datasets_gib", datasets))
+        if value is None
+    ]
+    if written is None and datasets is None:
+        notes.append(
+            f"checkpoint bucket storage and replication are not priced: set {' and '.join(missing)} "
+            f"({', '.join(b.name for b in checkpoint_buckets)})"
+        )
+        return []
+    if missing:
+        notes.append(f"{' and '.join(missing)} not set: that part of bucket storage is not priced")
+    home_region = _default_region(graph.config, "aws")
+    home = next(
+        (b for b in checkpoint_buckets if _bucket_region(b, graph, "aws") == home_region),
+        checkpoint_buckets[0],
+    )
+    # Data lands in the home bucket; replication copies it into each bucket downstream of it.
+    holders, transfers, queue = [home], [], [home]
+    while queue:
+        current = queue.pop()
+        for config, replica in _replicas(graph, current, checkpoint_buckets):
+            if replica not in holders:
+                holders.append(replica)
+                queue.append(replica)
+                transfers.append((config, current, replica))
+    lines: list[OtherLine] = []
+    for bucket in holders:
+        cloud = _CLOUD_OF_BUCKET[bucket.type]
+        region = _bucket_region(bucket, graph, cloud)
+        where = f"{source}: {bucket.urn}"
+        lifecycle = _checkpoint_lifecycle(graph, bucket, storage.checkpoint_prefix)
+        if lifecycle is None and written:
+            notes.append(
+                f"bucket {bucket.name}: no enabled lifecycle rule expires {storage.checkpoint_prefix!r}: "
+                "checkpoint storage not priced (it would grow without end)"
+            )
+        bucket_notes = []
+        if bucket is not home:
+            bucket_notes.append(f"a replica of {home.name}: it holds the same objects, on its own lifecycle")
+        if lifecycle is not None and lifecycle.noncurrent_days:
+            bucket_notes.append(
+                f"the bucket is versioned: an expired checkpoint stays {lifecycle.noncurrent_days} d more as "
+                "a noncurrent version, in the class it had reached"
+            )
+        lines.append(
+            bucket_storage_line(
+                bucket.name,
+                cloud=cloud,
+                gib_written_per_month=float(written or 0.0) if lifecycle is not None else 0.0,
+                first_class="STANDARD",
+                transitions=lifecycle.transitions if lifecycle else (),
+                expire_days=lifecycle.expire_days if lifecycle else 1,
+                noncurrent_days=lifecycle.noncurrent_days if lifecycle else 0,
+                kept_gib=float(datasets or 0.0),
+                catalog=catalog,
+                currency=currency,
+                where=where,
+                region=region,
+                notes=bucket_notes,
+                explain_tiers=False,
+            )
+        )
+        uses_tiers = lifecycle is not None and any(IT_CLASS in t for _, t in lifecycle.transitions)
+        if uses_tiers and written and IT_RULE not in notes:
+            notes.append(IT_RULE)
+    for config, origin, replica in transfers:
+        if not written:
+            continue
+        cloud = _CLOUD_OF_BUCKET[origin.type]
+        region = _bucket_region(origin, graph, cloud)
+        replication_notes = [
+            "checkpoints written in either region cross once: the spec's volume is fleet-wide",
+        ]
+        if datasets:
+            replication_notes.append(
+                f"the first copy of the {_num(datasets)} GiB of datasets is one-off (S3 Batch Replication), "
+                "not monthly"
+            )
+        lines.append(
+            transfer_line(
+                "replication",
+                config.name,
+                cloud=cloud,
+                region=region,
+                key="transfer_inter_region_gib",
+                gib_per_month=float(written),
+                catalog=catalog,
+                currency=currency,
+                where=f"{source}: {config.urn}",
+                notes=(f"{origin.name} -> {replica.name}", *replication_notes),
+            )
+        )
+    return lines
+
+
+def _transfer_lines(
+    spec: Any, priced: Sequence[PricedPool], catalog: Catalog, currency: str, notes: list[str]
+) -> list[OtherLine]:
+    """Each priced spec pool's data transfer, where the spec gives its volume."""
+    if spec is None:
+        return []
+    lines: list[OtherLine] = []
+    missing: list[str] = []
+    fields = (
+        ("egress", "egress_gib_per_month", "transfer_out_gib"),
+        ("cross-region", "cross_region_gib_per_month", "transfer_inter_region_gib"),
+    )
+    for pool in priced:
+        spec_pool = spec.pools.get(pool.name)
+        if spec_pool is None:
+            continue
+        transfer = spec_pool.transfer
+        for kind, field_name, key in fields:
+            gib = getattr(transfer, field_name) if transfer is not None else None
+            if gib is None:
+                missing.append(f"{pool.name}.transfer.{field_name}")
+                continue
+            if gib == 0:
+                continue
+            services = catalog.service(pool.cloud)
+            if services is None or services.price(key) is None:
+                notes.append(
+                    f"{pool.name}: {kind} transfer not priced: the catalogue has no {pool.cloud} {key}"
+                )
+                continue
+            lines.append(
+                transfer_line(
+                    kind,
+                    pool.name,
+                    cloud=pool.cloud,
+                    region=pool.region,
+                    key=key,
+                    gib_per_month=float(gib),
+                    catalog=catalog,
+                    currency=currency,
+                    where=pool.where(f"transfer.{field_name}"),
+                )
+            )
+    if missing:
+        notes.append(
+            f"data transfer not priced where the spec gives no volume: pools.{', pools.'.join(missing)}"
         )
     return lines
 
@@ -1642,7 +2034,8 @@ def _sources(report: CostReport) -> list[tuple[str, PriceUsed]]:
         seen.setdefault(line.on_demand.what, line.on_demand)
         seen.setdefault(line.spot.what, line.spot)
     for other in report.other:
-        seen.setdefault(other.price.what, other.price)
+        for price in other.prices or (other.price,):
+            seen.setdefault(price.what, price)
     return list(seen.items())
 
 

@@ -99,7 +99,11 @@ class ServicePrices:
     """One cloud's list prices for what a fleet needs beside its GPUs (storage, NAT, VPN, transfer).
 
     ``amounts`` keys: ``block_gib_month``, ``nat_gateway_hour``, ``vpn_connection_hour``,
-    ``transfer_out_gib`` and ``object_gib_month.<storage class>``.
+    ``transfer_out_gib`` (to the internet, first tier), ``transfer_inter_region_gib`` (to another region
+    of the same cloud), ``object_gib_month.<storage class>`` and ``intelligent_tiering_gib_month.<tier>``
+    (S3 Intelligent-Tiering's access tiers: ``frequent``, ``infrequent``, ``archive_instant``).
+    ``unconfirmed`` names the keys (before the first dot) whose figures could not be checked on their
+    source even where the block as a whole is confirmed.
     """
 
     cloud: str
@@ -110,13 +114,16 @@ class ServicePrices:
     amounts: Mapping[str, float]
     sources: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     confirmed: bool = True
+    unconfirmed: frozenset[str] = frozenset()
 
     def price(self, key: str) -> Price | None:
         amount = self.amounts.get(key)
         if amount is None:
             return None
-        source = self.sources.get(key.split(".", 1)[0], self.source)
-        return Price(amount, self.currency, self.date, source, self.confirmed)
+        group = key.split(".", 1)[0]
+        source = self.sources.get(group, self.source)
+        confirmed = self.confirmed and group not in self.unconfirmed
+        return Price(amount, self.currency, self.date, source, confirmed)
 
     def object_classes(self) -> list[str]:
         prefix = "object_gib_month."
@@ -295,6 +302,16 @@ def _purchase_formula(block: Any) -> tuple[dict[str, Price], Price | None]:
     return prices, host
 
 
+_SERVICE_KEYS = (
+    "block_gib_month",
+    "nat_gateway_hour",
+    "vpn_connection_hour",
+    "transfer_out_gib",
+    "transfer_inter_region_gib",
+)
+_SERVICE_GROUPS = ("object_gib_month", "intelligent_tiering_gib_month")
+
+
 def _services(block: Any) -> dict[str, ServicePrices]:
     if not block:
         return {}
@@ -311,12 +328,17 @@ def _services(block: Any) -> dict[str, ServicePrices]:
         if currency not in CURRENCIES:
             raise CatalogError(f"{where}: unknown currency {currency!r}; known: {', '.join(CURRENCIES)}")
         amounts: dict[str, float] = {}
-        for key in ("block_gib_month", "nat_gateway_hour", "vpn_connection_hour", "transfer_out_gib"):
+        for key in _SERVICE_KEYS:
             if entry.get(key) is not None:
                 amounts[key] = _number(entry[key], where, key)
-        for storage_class, amount in (entry.get("object_gib_month") or {}).items():
-            key = f"object_gib_month.{storage_class}"
-            amounts[key] = _number(amount, where, key)
+        for group in _SERVICE_GROUPS:
+            for name, amount in (entry.get(group) or {}).items():
+                key = f"{group}.{name}"
+                amounts[key] = _number(amount, where, key)
+        unconfirmed = entry.get("unconfirmed") or []
+        known = {*_SERVICE_KEYS, *_SERVICE_GROUPS}
+        if not isinstance(unconfirmed, list) or any(k not in known for k in unconfirmed):
+            raise CatalogError(f"{where}.unconfirmed: must list price keys among {', '.join(sorted(known))}")
         if any(amount < 0 for amount in amounts.values()):
             raise CatalogError(f"{where}: prices must be >= 0")
         found[str(cloud)] = ServicePrices(
@@ -328,6 +350,7 @@ def _services(block: Any) -> dict[str, ServicePrices]:
             amounts=MappingProxyType(amounts),
             sources=MappingProxyType({str(k): str(v) for k, v in (entry.get("sources") or {}).items()}),
             confirmed=bool(entry.get("confirmed", True)),
+            unconfirmed=frozenset(str(k) for k in unconfirmed),
         )
     return found
 

@@ -51,8 +51,12 @@ def catalog_data() -> dict[str, Any]:
         "services": {
             "aws": {"currency": "USD", "region": "us-east-1", "date": DATE, "source": USD_SOURCE,
                     "block_gib_month": 0.1, "nat_gateway_hour": 0.05, "vpn_connection_hour": 0.05,
-                    "transfer_out_gib": 0.09,
-                    "object_gib_month": {"STANDARD": 0.02, "STANDARD_IA": 0.01}},
+                    "transfer_out_gib": 0.09, "transfer_inter_region_gib": 0.02,
+                    "object_gib_month": {"STANDARD": 0.02, "STANDARD_IA": 0.01},
+                    # Intelligent-Tiering's tiers, each distinct from STANDARD so a test sees which applied.
+                    "intelligent_tiering_gib_month": {"frequent": 0.018, "infrequent": 0.01,
+                                                      "archive_instant": 0.004},
+                    "unconfirmed": ["transfer_inter_region_gib"]},
             "alicloud": {"currency": "CNY", "region": "cn-hangzhou", "date": DATE, "source": CNY_SOURCE,
                          "confirmed": False, "block_gib_month": 0.5, "nat_gateway_hour": 0.4,
                          "object_gib_month": {"Standard": 0.12, "IA": 0.08}},

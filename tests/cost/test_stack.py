@@ -74,7 +74,19 @@ def test_our_program_priced_with_the_spec_usage(dev_graph: ResourceGraph) -> Non
     block = cost_block(report)
     assert block["currency"] == "USD" and block["budget"] == 20000.0
     assert block["monthly_estimate"] == round(report.monthly_estimate, 2)
-    assert "bucket storage and data transfer are not priced" in " ".join(report.notes)
+    # The stack gives no volumes: no bucket or transfer line, and the notes name the missing fields.
+    assert not [o for o in report.other if o.kind in ("bucket", "replication", "egress", "cross-region")]
+    assert (
+        "checkpoint bucket storage and replication are not priced: set "
+        "gpufleet:fleet.storage.checkpoints.written_gib_per_month and gpufleet:fleet.storage.datasets_gib "
+        "(gpufleet-dev-storage-bucket)"
+    ) in report.notes
+    assert (
+        "data transfer not priced where the spec gives no volume: "
+        "pools.train.transfer.egress_gib_per_month, pools.train.transfer.cross_region_gib_per_month, "
+        "pools.experiments.transfer.egress_gib_per_month, "
+        "pools.experiments.transfer.cross_region_gib_per_month"
+    ) in report.notes
     text = render_text(report)
     assert text.splitlines()[0] == "cost of stack dev (amounts in USD; basis: graph+spec)"
 

@@ -203,7 +203,8 @@ def test_models_check_cross_fields_on_direct_construction() -> None:
 # ------------------------------------------------------------------------------------------ errors
 
 ALLOWED_POOL = (
-    "cloud, region, instance_types, size, spot_percent, on_demand_base, scaling, off_hours, usage, disk_gib"
+    "cloud, region, instance_types, size, spot_percent, on_demand_base, scaling, off_hours, usage, disk_gib, "
+    "transfer"
 )
 
 
