@@ -38,6 +38,7 @@ from sarif_pydantic.sarif import (
     ToolDriver,
 )
 
+from gpufleet.docs import rule_doc_url
 from gpufleet.evaluate import SEVERITY_ORDER, Finding, StackResult
 from policies.rule import GfPolicy
 
@@ -270,6 +271,11 @@ def build_sarif(
                 markdown=(
                     f"**{info.id}** {info.description.split(': ', 1)[-1]}\n\nRemediation: {info.remediation}"
                     + (f"\n\n[{info.url}]({info.url})" if info.url else "")
+                    + (
+                        f"\n\n[{info.id} in the rules reference]({rule_doc_url(info.id)})"
+                        if info.family
+                        else ""
+                    )
                 ),
             ),
             default_configuration=ReportingConfiguration(level=_level(info.enforcement).value),
@@ -480,7 +486,9 @@ def render_markdown(
         used += len(block)
         for finding in result.violations:
             info = infos.get(finding.rule_id)
-            rule = f"[{finding.rule_id}]({info.url})" if info and info.url else finding.rule_id
+            # Only rules of the evaluated pack carry a family, and each has a section in the reference.
+            documented = info is not None and bool(info.family)
+            rule = f"[{finding.rule_id}]({rule_doc_url(finding.rule_id)})" if documented else finding.rule_id
             enforcement = "**mandatory**" if finding.enforcement == "mandatory" else "advisory"
             icon = _SEVERITY_ICON.get(finding.severity, "")
             row = (

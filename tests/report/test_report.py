@@ -261,12 +261,12 @@ def test_markdown_comment() -> None:
     assert text.startswith("## gpufleet policy check: ❌ blocked\n")
     assert "### Stack `dev` (gpufleet, 12 resources)" in text
     assert (
-        "| 🟧 high | [GF-STOR-901](https://docs.aws.amazon.com/AmazonS3/latest/userguide/UsingKMSEncryption.html) "
+        "| 🟧 high | [GF-STOR-901](https://github.com/gpufleet/gpufleet/blob/main/docs/rules.md#gf-stor-901) "
         "`sample-bucket-kms` | **mandatory** | `train-a100-ckpt (aws:s3/bucket:Bucket)` | "
         "bucket uses AES256 \\| not KMS |"
     ) in text
     assert (
-        "| 🟨 medium | [GF-COST-902](https://www.pulumi.com/registry/packages/aws/api-docs/budgets/budget/) "
+        "| 🟨 medium | [GF-COST-902](https://github.com/gpufleet/gpufleet/blob/main/docs/rules.md#gf-cost-902) "
         in text
     )
     assert "| advisory | `(stack)` | the stack has no budget |" in text

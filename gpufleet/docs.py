@@ -1,0 +1,243 @@
+"""The rules reference (docs/rules.md), rendered from the policy registry and the rule modules.
+
+Everything on the page comes from the code: each policy's catalogue metadata (`policy.rule`) and the
+docstring of the module that implements it, which says what the rule judges per cloud, what it does not
+apply to and how it treats values it cannot know. The checked-in page is compared with this output in
+the tests, so it cannot drift from the pack; regenerate it with `REGENERATE`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from types import ModuleType
+from typing import Any
+
+from pulumi_policy import ResourceValidationPolicy
+
+from policies.rule import CLOUD_LETTERS, CLOUDS, FAMILIES, GfPolicy
+
+RULES_DOC = "docs/rules.md"
+RULES_DOC_URL = f"https://github.com/gpufleet/gpufleet/blob/main/{RULES_DOC}"
+REGENERATE = f"gpufleet rules --format markdown > {RULES_DOC}"
+
+CLOUD_NAMES = {
+    "aws": "AWS",
+    "alicloud": "Alibaba Cloud",
+    "tencentcloud": "Tencent Cloud",
+    "kubernetes": "Kubernetes",
+}
+FAMILY_TITLES = {
+    "storage": "Storage",
+    "kms": "KMS keys",
+    "access": "Access",
+    "iam": "IAM",
+    "audit": "Audit",
+    "network": "Network",
+    "cost": "Cost",
+    "k8s": "Kubernetes",
+    "resilience": "Resilience",
+}
+
+
+class RuleDocError(ValueError):
+    """A policy cannot be documented: its module is not found or has no docstring."""
+
+
+def rule_anchor(rule_id: str) -> str:
+    """`GF-STOR-001` -> `gf-stor-001`: the anchor GitHub derives from the heading `### GF-STOR-001`."""
+    return rule_id.lower()
+
+
+def rule_doc_url(rule_id: str) -> str:
+    """The rule's section in the published rules reference (absolute, so it works in PR comments).
+    `GPUFLEET_DOCS_URL` points the links at a fork or a pinned commit (the PR workflow sets it)."""
+    base = os.environ.get("GPUFLEET_DOCS_URL") or RULES_DOC_URL
+    return f"{base}#{rule_anchor(rule_id)}"
+
+
+def rule_module(policy: GfPolicy) -> ModuleType:
+    """The `policies.<family>.<rule>` module whose `POLICY` is this policy object."""
+    for name, module in sorted(sys.modules.items()):
+        if name.startswith("policies.") and getattr(module, "POLICY", None) is policy:
+            return module
+    raise RuleDocError(
+        f"{policy.rule.id} ({policy.rule.name}): no imported policies.<family>.<rule> module has this "
+        "policy as its POLICY; each rule lives in its own module"
+    )
+
+
+def rule_notes(policy: GfPolicy) -> str:
+    """The rule module's docstring, without its first paragraph when that only restates the rule."""
+    module = rule_module(policy)
+    doc = inspect.cleandoc(module.__doc__ or "")
+    if not doc:
+        raise RuleDocError(
+            f"{policy.rule.id} ({policy.rule.name}): module {module.__name__} has no docstring; it must say "
+            "what the rule judges per cloud, what it does not apply to, and how unknown values are handled"
+        )
+    paragraphs = doc.split("\n\n")
+    if paragraphs[0].startswith(f"{policy.rule.id}:"):
+        paragraphs = paragraphs[1:]
+    return _outside_code("\n\n".join(paragraphs).strip(), _NOTE_SPECIALS)
+
+
+_CODE_SPAN = re.compile(r"(`[^`]*`)")
+_PLAIN_SPECIALS = re.compile(r"([\\*_<\[\]])")
+# Docstrings are Markdown already (`-` bullets, code spans); only a bare `*` (`Attach*Policy`) or a `_`
+# at a word's edge (`RSA_*`) would start emphasis there.
+_NOTE_SPECIALS = re.compile(r"\*|(?<!\w)_|_(?!\w)")
+
+
+def _outside_code(text: str, escape: re.Pattern[str]) -> str:
+    parts = _CODE_SPAN.split(text)
+    return "".join(
+        part if index % 2 else escape.sub(lambda m: "\\" + m.group(0), part)
+        for index, part in enumerate(parts)
+    )
+
+
+def plain(text: str) -> str:
+    """Plain text (descriptions, remediation steps) made literal in Markdown; code spans are kept."""
+    return _outside_code(text, _PLAIN_SPECIALS)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ").strip()
+
+
+def _clouds(clouds: Iterable[str]) -> str:
+    return ", ".join(CLOUD_NAMES.get(cloud, cloud) for cloud in clouds)
+
+
+def _schema_text(schema: Mapping[str, Any]) -> str:
+    kind = str(schema.get("type", "any"))
+    if kind == "array" and isinstance(schema.get("items"), Mapping):
+        kind = f"array of {schema['items'].get('type', 'any')}"
+    limits = [
+        f"{word} {schema[key]}"
+        for key, word in (("minimum", "minimum"), ("maximum", "maximum"), ("enum", "one of"))
+        if key in schema
+    ]
+    return ", ".join([kind, *limits])
+
+
+def _config_table(config: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    lines = ["| config key | type | default |", "|---|---|---|"]
+    for key, schema in config.items():
+        default = json.dumps(schema.get("default"), ensure_ascii=False)
+        lines.append(f"| `{key}` | {_cell(_schema_text(schema))} | `{_cell(default)}` |")
+    return lines
+
+
+def _kind(policy: GfPolicy) -> str:
+    if isinstance(policy, ResourceValidationPolicy):
+        return "resource policy (judges one resource at a time)"
+    return "stack policy (joins resources across the stack)"
+
+
+def rule_section(policy: GfPolicy) -> str:
+    rule = policy.rule
+    lines = [
+        f"### {rule.id}",
+        "",
+        f"**`{policy.name}`**: {plain(rule.description)}",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| clouds | {_clouds(rule.clouds)} |",
+    ]
+    outside = [cloud for cloud in CLOUDS if cloud not in rule.clouds]
+    if outside:
+        lines.append(f"| not applicable to | {_clouds(outside)} |")
+    lines += [
+        f"| enforcement | {rule.enforcement.value} (default; set per rule in `policy-config.json`) |",
+        f"| severity | {rule.severity.value} |",
+        f"| kind | {_kind(policy)} |",
+        f"| nearest checkov ids | {', '.join(rule.checkov) if rule.checkov else 'none'} |",
+        f"| reference | <{rule.url}> |" if rule.url else "| reference | none |",
+        "",
+    ]
+    if rule.config:
+        lines += [*_config_table(rule.config), ""]
+    else:
+        lines += ["No configuration.", ""]
+    lines += [f"**Remediation.** {plain(rule.remediation)}", "", rule_notes(policy), ""]
+    return "\n".join(lines)
+
+
+def _summary(policies: list[GfPolicy]) -> list[str]:
+    letters = {cloud: letter for letter, cloud in CLOUD_LETTERS.items()}
+    lines = [
+        "| id | policy | clouds | enforcement | severity | checks |",
+        "|---|---|---|---|---|---|",
+    ]
+    for policy in policies:
+        rule = policy.rule
+        clouds = " ".join(letters[cloud] for cloud in rule.clouds)
+        lines.append(
+            f"| [{rule.id}](#{rule_anchor(rule.id)}) | `{policy.name}` | {clouds} | {rule.enforcement.value} "
+            f"| {rule.severity.value} | {_cell(plain(rule.description))} |"
+        )
+    return lines
+
+
+_INTRO = """\
+# gpufleet rules reference
+
+Every rule of the gpufleet CrossGuard policy pack, as implemented. The same pack runs offline
+(`gpufleet check`) and in `pulumi preview --policy-pack policies`; `gpufleet rules` lists the rules in a
+terminal and `gpufleet rules --format json` gives their config schemas.
+
+This page is built from the code: the catalogue metadata on each policy object and the docstring of the
+module that implements it. Do not edit it by hand; after changing a rule, run
+
+```sh
+{regenerate}
+```
+
+Enforcement and config come from `policy-config.json` (Pulumi's `--policy-pack-config` format) and
+can be overridden per run (`gpufleet check --enforce GF-COST-004=advisory --set GF-AUD-002.min_days=365`).
+A rule judges only resources of the clouds listed for it.
+
+**Values unknown at preview.** A value the engine cannot know before deployment (an ARN or id of a
+resource not yet created, a document built with `apply()` from one) never makes a rule pass and never
+blocks a preview: the rule reports every violation it could judge, and each resource whose decisive
+value is unknown gets one advisory "could not be judged at preview" naming the field. The Pulumi engine
+shows that as its "can't run policy during preview" diagnostic and judges the resource during
+`pulumi up`, when the value is known. The rule sections below say where a rule treats unknown or
+unset values differently (for example a key reference that counts as set).
+
+Clouds: A AWS, L Alibaba Cloud, T Tencent Cloud, K Kubernetes.
+"""
+
+
+def render_rules_markdown(policies: Iterable[GfPolicy]) -> str:
+    """The whole rules reference: a summary table, then one section per rule, grouped by family."""
+    ordered = sorted(policies, key=lambda policy: policy.rule.id)
+    by_family: dict[str, list[GfPolicy]] = {family: [] for family in FAMILIES.values()}
+    for policy in ordered:
+        by_family[policy.rule.family].append(policy)
+    parts = [_INTRO.format(regenerate=REGENERATE), f"## Summary ({len(ordered)} rules)\n"]
+    for family, members in by_family.items():
+        if not members:
+            continue
+        parts.append(f"**{FAMILY_TITLES[family]}**\n")
+        parts.append("\n".join(_summary(members)) + "\n")
+    for family, members in by_family.items():
+        if not members:
+            continue
+        parts.append(f"## {FAMILY_TITLES[family]}\n")
+        parts.extend(rule_section(policy) for policy in members)
+    return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def default_rules_markdown() -> str:
+    """The rules reference for the default registry: the content of docs/rules.md."""
+    from policies.registry import default_registry
+
+    return render_rules_markdown(default_registry())
