@@ -597,19 +597,26 @@ def stack_cost(graph: ResourceGraph, source: str) -> tuple[dict[str, Any], dict[
         priced = cost.estimate_stack(graph, source=source)
     except cost.CostError as exc:
         raise BadInput(str(exc)) from None
-    estimates = {
-        cloud: {"amount": amount, "currency": priced.currency}
-        for cloud, amount in priced.monthly_by_cloud().items()
+    given: dict[str, Any] = {
+        "monthly_estimates": {
+            cloud: {"amount": amount, "currency": priced.currency}
+            for cloud, amount in priced.monthly_by_cloud().items()
+        }
     }
-    return cost.cost_block(priced), estimates
+    if priced.budget is not None:
+        # Alibaba Cloud has no budget resource: the spec's declared budget is what GF-COST-002 checks there.
+        given["budgets"] = {"monthly": priced.budget.monthly, "currency": priced.budget.currency}
+    return cost.cost_block(priced), given
 
 
-def with_estimates(config: dict[str, Any], estimates: dict[str, Any]) -> dict[str, Any]:
-    """The policy config for one stack: the usage-based estimates given to the budget rule, unless the
-    config already sets them."""
+def with_estimates(config: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """The policy config for one stack: the budget rule gets the usage-based estimates and the spec's
+    declared budget, unless the config already sets them."""
     entry = config.get(BUDGET_POLICY)
     settings = {"enforcementLevel": entry} if isinstance(entry, str) else dict(entry or {})
-    settings.setdefault("monthly_estimates", estimates)
+    for key, value in given.items():
+        if settings.get(key) is None:
+            settings[key] = value
     return {**config, BUDGET_POLICY: settings}
 
 
@@ -833,10 +840,11 @@ def render_rules_table(rows: Sequence[Mapping[str, Any]], console: Console) -> N
 @app.command(
     epilog="Examples:\n\n"
     "  [bold]gpufleet rules[/]                          every rule as a table\n\n"
-    "  [bold]gpufleet rules --family storage --cloud alicloud --format json[/]",
+    "  [bold]gpufleet rules --family storage --cloud alicloud --format json[/]\n\n"
+    "  [bold]gpufleet rules --format markdown > docs/rules.md[/]   the rules reference page",
 )
 def rules(
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or markdown.")] = "text",
     family: Annotated[
         str | None,
         typer.Option(
@@ -855,8 +863,8 @@ def rules(
     from policies.rule import CLOUDS, FAMILIES
 
     try:
-        if fmt not in ("text", "json"):
-            raise BadInput(f"--format {fmt!r} is not a rules format; allowed: text, json")
+        if fmt not in ("text", "json", "markdown"):
+            raise BadInput(f"--format {fmt!r} is not a rules format; allowed: text, json, markdown")
         if family is not None and family not in FAMILIES.values():
             raise BadInput(
                 f"--family {family!r} is not a rule family; allowed: {', '.join(FAMILIES.values())}"
@@ -872,6 +880,12 @@ def rules(
     ]
     if fmt == "json":
         out.print(report.render_rules(rows, "json"), end="", markup=False, highlight=False, soft_wrap=True)
+    elif fmt == "markdown":
+        from gpufleet.docs import render_rules_markdown
+
+        wanted = {row["id"] for row in rows}
+        # Written verbatim: the page is compared byte for byte with docs/rules.md.
+        typer.echo(render_rules_markdown(p for p in default_registry() if p.rule.id in wanted), nl=False)
     else:
         render_rules_table(rows, out)
 
@@ -1160,6 +1174,100 @@ def buy_vs_rent(  # noqa: PLR0917 - typer maps each parameter to an option
         _emit(rendered, output)
     except BadInput as exc:
         raise fail(exc) from None
+
+
+# -- new -----------------------------------------------------------------------------------------
+
+
+def _shell_arg(value: str) -> str:
+    import shlex
+
+    return shlex.quote(value)
+
+
+@app.command(
+    "new",
+    epilog="Examples:\n\n"
+    "  [bold]gpufleet new --list[/]                   the golden templates\n\n"
+    "  [bold]gpufleet new ml-dev --from dev-sandbox --project vision --team ml-platform "
+    "--cost-center cc-042 --budget 3000 --region us-east-1[/]\n\n"
+    "  [bold]gpufleet new llm-train --from training ... --region us-east-1 --replica-region us-west-2[/]\n\n"
+    "Nothing is asked interactively: every value is an option, so CI can run it.\n\n"
+    "Exit status: 0 written, 2 bad input (nothing written).",
+)
+def new(  # noqa: PLR0917 - typer maps each parameter to an option
+    stack: Annotated[
+        str | None, typer.Argument(help="Name of the new stack (Pulumi.<stack>.yaml).", show_default=False)
+    ] = None,
+    project_dir: ProjectDir = Path(),
+    template: Annotated[
+        str | None, typer.Option("--from", metavar="TEMPLATE", help="Golden template (see --list).")
+    ] = None,
+    list_templates: Annotated[
+        bool, typer.Option("--list", help="List the templates with a one-line description and exit.")
+    ] = False,
+    project: Annotated[str | None, typer.Option("--project", help="Cost tag `project`.")] = None,
+    team: Annotated[str | None, typer.Option("--team", help="Cost tag `team`.")] = None,
+    cost_center: Annotated[str | None, typer.Option("--cost-center", help="Cost tag `cost-center`.")] = None,
+    budget: Annotated[
+        float | None, typer.Option("--budget", help="Monthly budget in USD (alerts at 80%).")
+    ] = None,
+    region: Annotated[str | None, typer.Option("--region", help="AWS region of the fleet.")] = None,
+    replica_region: Annotated[
+        str | None,
+        typer.Option("--replica-region", help="Second AWS region for the checkpoint replica (training)."),
+    ] = None,
+    timezone: Annotated[
+        str | None,
+        typer.Option("--timezone", help="IANA zone of the off-hours schedule. Default: the region's."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing stack file.")] = False,
+) -> None:
+    """Write a new stack file from a golden template, validated before it is written."""
+    from gpufleet import new as templates
+
+    if list_templates:
+        rows = templates.list_templates()
+        width = max(len(t.name) for t in rows)
+        for row in rows:
+            out.print(f"{row.name.ljust(width)}  {row.description}", markup=False, soft_wrap=True)
+            needs = ", ".join(row.required_options)
+            out.print(f"{'':{width}}  needs {needs}", markup=False, soft_wrap=True)
+        raise typer.Exit(EXIT_OK)
+    try:
+        if stack is None:
+            raise BadInput("pass the new stack's name: gpufleet new STACK --from TEMPLATE, or --list")
+        if template is None:
+            known = ", ".join(t.name for t in templates.list_templates())
+            raise BadInput(f"pass --from TEMPLATE; known templates: {known}")
+        values: dict[str, str | float | None] = {
+            "project": project,
+            "team": team,
+            "cost_center": cost_center,
+            "budget": budget,
+            "region": region,
+            "replica_region": replica_region,
+            "timezone": timezone,
+        }
+        try:
+            created = templates.create_stack(project_dir, stack, template, values, force=force)
+        except templates.NewStackError as exc:
+            raise BadInput(str(exc), exc.details) from None
+    except BadInput as exc:
+        raise fail(exc) from None
+    where = "" if project_dir == Path() else f" {_shell_arg(str(project_dir))}"
+    name = _shell_arg(stack)
+    cwd = f" --cwd{where}" if where else ""
+    steps = [
+        (f"gpufleet plan{where} -s {name}", "see what it builds, every default filled in"),
+        (f"gpufleet check{where} -s {name}", "judge it against the guardrails and price it"),
+        (f"pulumi stack init {name}{cwd}", "then pulumi up, where the CLI and credentials are"),
+    ]
+    width = max(len(command) for command, _ in steps)
+    lines = [f"wrote {created.relative} from template {template}", "next:"]
+    lines += [f"  {command.ljust(width)}   {why}" for command, why in steps]
+    for line in lines:
+        out.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def main() -> None:

@@ -116,7 +116,10 @@ def test_rules_text_is_a_table_on_any_width(monkeypatch: pytest.MonkeyPatch) -> 
             ["--cloud", "gcp"],
             "error: --cloud 'gcp' is not a cloud; allowed: aws, alicloud, tencentcloud, kubernetes\n",
         ),
-        (["--format", "yaml"], "error: --format 'yaml' is not a rules format; allowed: text, json\n"),
+        (
+            ["--format", "yaml"],
+            "error: --format 'yaml' is not a rules format; allowed: text, json, markdown\n",
+        ),
     ],
 )
 def test_rules_bad_options_exit_2(args: list[str], message: str) -> None:

@@ -1,0 +1,283 @@
+"""`gpufleet new`: a new stack file from a golden template.
+
+A template is a commented stack file with `{{ name }}` placeholders for what the team must decide (cost
+tags, budget, region). Rendering fills them from command-line options only, never prompts, so CI can run
+it; the result is validated as a fleet spec and priced against the catalogue before anything is written,
+and written atomically, so a failed `new` leaves the stack directory as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpufleet.project import ProjectError, load_project
+
+__all__ = [
+    "OPTION_NAMES",
+    "CreatedStack",
+    "NewStackError",
+    "Template",
+    "create_stack",
+    "default_timezone",
+    "get_template",
+    "list_templates",
+    "render",
+]
+
+# Pulumi's own rule for a stack name (the last part of org/project/stack), which also names the file.
+_STACK_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
+_PLACEHOLDER_RE = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
+_DESCRIPTION_PREFIX = "# template:"
+_REGION_RE = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
+# AWS tag values: letters, digits, spaces and `_ . : / = + - @`, at most 256 characters.
+_TAG_VALUE_RE = re.compile(r"^[\w .:/=+\-@]{1,256}$")
+_TAG_PARAMETERS = ("project", "team", "cost_center")
+
+OPTION_NAMES: Mapping[str, str] = {
+    "project": "--project",
+    "team": "--team",
+    "cost_center": "--cost-center",
+    "budget": "--budget",
+    "region": "--region",
+    "replica_region": "--replica-region",
+    "timezone": "--timezone",
+}
+"""Template parameter -> the `gpufleet new` option that gives it."""
+_PARAMETER_OF = {option: name for name, option in OPTION_NAMES.items()}
+
+# Filled by `create_stack` itself, never by an option.
+_DERIVED = frozenset({"stack_file"})
+
+# Off-hours windows are local working hours; a region's usual zone is a better guess than UTC.
+_REGION_TIMEZONES: Mapping[str, str] = {
+    "us-east-1": "America/New_York",
+    "us-east-2": "America/New_York",
+    "us-west-1": "America/Los_Angeles",
+    "us-west-2": "America/Los_Angeles",
+    "ca-central-1": "America/Toronto",
+    "eu-west-1": "Europe/Dublin",
+    "eu-west-2": "Europe/London",
+    "eu-central-1": "Europe/Berlin",
+    "ap-northeast-1": "Asia/Tokyo",
+    "ap-northeast-2": "Asia/Seoul",
+    "ap-southeast-1": "Asia/Singapore",
+    "ap-southeast-2": "Australia/Sydney",
+    "ap-south-1": "Asia/Kolkata",
+}
+
+
+class NewStackError(Exception):
+    """A stack that cannot be created; nothing was written. `details` holds one line per problem."""
+
+    def __init__(self, message: str, details: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.details = list(details)
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str
+    description: str
+    text: str
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The placeholders the template uses, in order of first use."""
+        return tuple(dict.fromkeys(_PLACEHOLDER_RE.findall(self.text)))
+
+    @property
+    def required_options(self) -> tuple[str, ...]:
+        """The options a team must pass; the time zone has a default derived from the region."""
+        used = set(self.parameters)
+        return tuple(option for name, option in OPTION_NAMES.items() if name in used and name != "timezone")
+
+
+@dataclass(frozen=True)
+class CreatedStack:
+    path: Path
+    relative: str
+    """The stack file relative to the project directory, POSIX form (`stacks/Pulumi.dev.yaml`)."""
+
+
+def list_templates() -> list[Template]:
+    """Every shipped template, sorted by name."""
+    found = []
+    for entry in resources.files("gpufleet.templates").iterdir():
+        if not entry.name.endswith(".yaml"):
+            continue
+        text = entry.read_text(encoding="utf-8")
+        first = text.splitlines()[0] if text else ""
+        if not first.startswith(_DESCRIPTION_PREFIX):
+            raise AssertionError(
+                f"template {entry.name} must start with '{_DESCRIPTION_PREFIX} <description>'"
+            )
+        found.append(
+            Template(
+                name=entry.name.removesuffix(".yaml"),
+                description=first.removeprefix(_DESCRIPTION_PREFIX).strip(),
+                text=text,
+            )
+        )
+    return sorted(found, key=lambda t: t.name)
+
+
+def get_template(name: str) -> Template:
+    templates = list_templates()
+    for template in templates:
+        if template.name == name:
+            return template
+    known = ", ".join(t.name for t in templates)
+    raise NewStackError(f"unknown template {name!r}; known templates: {known}")
+
+
+def default_timezone(region: str) -> str:
+    return _REGION_TIMEZONES.get(region, "UTC")
+
+
+def _yaml_scalar(value: str | float) -> str:
+    """`value` as a YAML scalar that reads back as the same value (quoted only where YAML needs it)."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    # Values are at most 256 characters (tag rules), so this width never folds one over two lines.
+    dumped = yaml.safe_dump(value, default_flow_style=True, width=1000)
+    return str(dumped).removesuffix("\n").removesuffix("\n...").strip()
+
+
+def render(template: Template, values: Mapping[str, str | float]) -> str:
+    """The template with every placeholder replaced; KeyError names a placeholder without a value."""
+
+    def replace(match: re.Match[str]) -> str:
+        return _yaml_scalar(values[match.group(1)])
+
+    # The description line is for `--list`; the stack file starts with its own header.
+    body = template.text.split("\n", 1)[1] if "\n" in template.text else ""
+    return _PLACEHOLDER_RE.sub(replace, body)
+
+
+def _check_values(template: Template, values: Mapping[str, str | float | None]) -> dict[str, str | float]:
+    """The template's parameters from `values`, or NewStackError listing every missing or bad one."""
+    missing = [
+        option for option in template.required_options if values.get(_PARAMETER_OF[option]) in (None, "")
+    ]
+    if missing:
+        raise NewStackError(f"template {template.name!r} needs {', '.join(missing)}: pass each as an option")
+    problems = []
+    for name in _TAG_PARAMETERS:
+        value = values.get(name)
+        if name in template.parameters and not _TAG_VALUE_RE.fullmatch(str(value)):
+            problems.append(
+                f"{OPTION_NAMES[name]} {value!r}: a tag value holds 1-256 letters, digits, spaces "
+                "and _ . : / = + - @"
+            )
+    for name in ("region", "replica_region"):
+        value = values.get(name)
+        if name in template.parameters and not _REGION_RE.fullmatch(str(value)):
+            problems.append(f"{OPTION_NAMES[name]} {value!r}: an AWS region name like us-east-1")
+    if "replica_region" in template.parameters and values.get("replica_region") == values.get("region"):
+        problems.append(
+            f"--replica-region {values.get('replica_region')!r}: must differ from --region, "
+            "the replica is the copy that survives the loss of the first region"
+        )
+    if problems:
+        raise NewStackError(f"cannot render template {template.name!r}:", problems)
+    chosen: dict[str, str | float] = {}
+    for name in template.parameters:
+        value = values.get(name)
+        if name == "timezone" and value in (None, ""):
+            value = default_timezone(str(values.get("region", "")))
+        if value is not None:
+            chosen[name] = value
+    return chosen
+
+
+def _price_problems(spec_pools: Mapping[str, Any], region: str) -> list[str]:
+    """Pool instance types the catalogue has no price for in the pool's region: `check` and `cost`
+    could not price the stack, so the template does not fit that region."""
+    from components.catalog import load_catalog
+
+    catalog = load_catalog()
+    problems = []
+    for name, pool in spec_pools.items():
+        pool_region = pool.region or region
+        for instance_type in pool.instance_types:
+            found = catalog.find(pool.cloud, instance_type)
+            if found is not None and pool_region not in found.on_demand:
+                priced = ", ".join(sorted(found.on_demand))
+                problems.append(
+                    f"pools.{name}: {instance_type} is not offered in {pool_region} "
+                    f"(the catalogue prices it in {priced})"
+                )
+    return problems
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Readers see no stack file or the whole new one; a failure leaves no temporary file behind."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise NewStackError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def create_stack(
+    project_dir: Path,
+    stack: str,
+    template_name: str,
+    values: Mapping[str, str | float | None],
+    *,
+    force: bool = False,
+) -> CreatedStack:
+    """Render `template_name` into the project's `Pulumi.<stack>.yaml`, or raise NewStackError with
+    nothing written."""
+    from components.spec import SpecError, load_fleet_from_config
+
+    if not _STACK_NAME_RE.fullmatch(stack):
+        raise NewStackError(
+            f"invalid stack name {stack!r}: use 1-100 letters, digits, '-', '_' or '.' "
+            "(the stack file is named Pulumi.<stack>.yaml)"
+        )
+    template = get_template(template_name)
+    try:
+        project = load_project(project_dir)
+    except ProjectError as exc:
+        raise NewStackError(str(exc)) from None
+    path = project.stack_file(stack)
+    try:
+        relative = path.relative_to(project.root).as_posix()
+    except ValueError:
+        relative = path.as_posix()
+    if path.exists() and not force:
+        raise NewStackError(f"{relative} already exists; pass --force to overwrite it")
+
+    chosen = _check_values(template, values)
+    text = render(template, {**chosen, "stack_file": relative})
+    data = yaml.safe_load(text)
+    config = data["config"]
+    try:
+        spec = load_fleet_from_config(config, source=relative)
+    except SpecError as exc:
+        count = len(exc.errors)
+        raise NewStackError(
+            f"template {template.name!r} with these options is not a valid fleet "
+            f"({count} problem{'' if count == 1 else 's'}); nothing written:",
+            exc.format().splitlines(),
+        ) from None
+    problems = _price_problems(spec.pools, str(config["aws:region"]))
+    if problems:
+        raise NewStackError(
+            f"template {template.name!r} does not fit region {config['aws:region']}; nothing written:",
+            problems,
+        )
+    _write_atomically(path, text)
+    return CreatedStack(path=path, relative=relative)

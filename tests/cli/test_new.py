@@ -1,0 +1,238 @@
+"""`gpufleet new`: golden templates render to valid, guardrail-clean stacks; bad input writes nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from components.spec import load_fleet_from_config
+from gpufleet.new import list_templates, render
+from tests.cli.helpers import copy_project, invoke
+
+TEAM = ("--project", "vision", "--team", "ml-platform", "--cost-center", "cc-042")
+WHERE = ("--region", "us-east-1")
+REQUIRED = (*TEAM, "--budget", "60000", *WHERE)
+TRAINING = (*REQUIRED, "--replica-region", "us-west-2")
+OPTIONS = {"dev-sandbox": REQUIRED, "training": TRAINING, "inference": REQUIRED}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return copy_project(tmp_path / "fleet", stacks={})
+
+
+def _stack_dir(project: Path) -> list[str]:
+    return sorted(p.name for p in (project / "stacks").iterdir())
+
+
+def test_list_names_every_template_with_its_description_and_options() -> None:
+    result = invoke("new", "--list")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.split()[0] for line in lines if not line.startswith(" ")] == [
+        "dev-sandbox",
+        "inference",
+        "training",
+    ]
+    assert lines[0].startswith("dev-sandbox  small T4/A10G all-spot pool")
+    assert lines[1].strip() == "needs --project, --team, --cost-center, --budget, --region"
+    assert lines[5].strip() == "needs --project, --team, --cost-center, --budget, --region, --replica-region"
+
+
+@pytest.mark.parametrize("template", ["dev-sandbox", "training", "inference"])
+def test_each_template_writes_a_stack_that_check_passes(project: Path, template: str) -> None:
+    result = invoke("new", "team-a", "--from", template, str(project), *OPTIONS[template])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[0] == f"wrote stacks/Pulumi.team-a.yaml from template {template}"
+    assert f"gpufleet plan {project} -s team-a" in result.stdout
+    assert f"gpufleet check {project} -s team-a" in result.stdout
+    assert f"pulumi stack init team-a --cwd {project}" in result.stdout
+    assert _stack_dir(project) == ["Pulumi.team-a.yaml"]  # no temporary file left behind
+
+    text = (project / "stacks" / "Pulumi.team-a.yaml").read_text()
+    assert text.startswith("# stacks/Pulumi.team-a.yaml: the ml-platform team's ")
+    assert "{{" not in text
+    config = yaml.safe_load(text)["config"]
+    assert config["aws:region"] == "us-east-1"
+    spec = load_fleet_from_config(config)
+    assert spec.tags == {"project": "vision", "team": "ml-platform", "cost-center": "cc-042"}
+    assert spec.budget.monthly == 60000
+    assert spec.budget.alert_percent == 80
+
+    checked = invoke("check", str(project), "-s", "team-a")
+    document = json.loads(checked.stdout)
+    mandatory = [v for v in document["stacks"][0]["violations"] if v["enforcement"] == "mandatory"]
+    assert mandatory == []
+    assert checked.exit_code == 0
+    assert document["stacks"][0]["cost"]["budget"] == 60000
+
+
+def test_templates_carry_what_their_kind_of_fleet_needs(project: Path) -> None:
+    """The shape each template promises: what makes it a sandbox, a training or a serving fleet."""
+    values = {
+        "project": "vision",
+        "team": "ml",
+        "cost_center": "cc-1",
+        "budget": 5000.0,
+        "region": "us-east-1",
+        "replica_region": "us-west-2",
+        "timezone": "America/New_York",
+        "stack_file": "stacks/Pulumi.x.yaml",
+    }
+    specs = {
+        t.name: load_fleet_from_config(yaml.safe_load(render(t, values))["config"]) for t in list_templates()
+    }
+    sandbox = specs["dev-sandbox"]
+    assert sandbox.environment == "dev"
+    (pool,) = sandbox.pools.values()
+    assert pool.instance_types == ["g4dn.xlarge", "g5.xlarge"]
+    assert pool.spot_percent == 100
+    assert pool.off_hours is not None
+    assert pool.off_hours.timezone == "America/New_York"
+
+    training = specs["training"]
+    assert training.environment == "prod"
+    assert training.storage.checkpoints.encryption == "byok"
+    assert training.storage.checkpoints.classification == "restricted"
+    assert training.storage.checkpoints.replicate_to == "us-west-2"
+    (pool,) = training.pools.values()
+    assert pool.instance_types == ["p4d.24xlarge"]
+    assert pool.on_demand_base == 1
+
+    inference = specs["inference"]
+    (pool,) = inference.pools.values()
+    assert pool.instance_types == ["g5.12xlarge", "g6.12xlarge"]
+    assert (pool.size.min, pool.on_demand_base, pool.spot_percent) == (2, 2, 30)
+    assert pool.usage is not None
+    assert [(s.size, s.hours_per_day) for s in pool.usage.steps] == [(6, 10), (3, 14)]
+
+
+def test_off_hours_zone_follows_the_region_unless_given(project: Path) -> None:
+    opts = (*TEAM, "--budget", "3000", "--region", "ap-northeast-1")
+    assert invoke("new", "a", "--from", "dev-sandbox", str(project), *opts).exit_code == 0
+    assert "timezone: Asia/Tokyo," in (project / "stacks" / "Pulumi.a.yaml").read_text()
+    given = (*opts, "--timezone", "Asia/Shanghai")
+    assert invoke("new", "b", "--from", "dev-sandbox", str(project), *given).exit_code == 0
+    assert "timezone: Asia/Shanghai," in (project / "stacks" / "Pulumi.b.yaml").read_text()
+
+
+def test_values_that_yaml_would_misread_are_quoted(project: Path) -> None:
+    opts = ("--project", "yes", "--team", "ml: core", "--cost-center", "042", "--budget", "3000", *WHERE)
+    assert invoke("new", "q", "--from", "dev-sandbox", str(project), *opts).exit_code == 0
+    config = yaml.safe_load((project / "stacks" / "Pulumi.q.yaml").read_text())["config"]
+    assert config["gpufleet:fleet"]["tags"] == {"project": "yes", "team": "ml: core", "cost-center": "042"}
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ("new", "x", "--from", "training", "--team", "ml"),
+            "error: template 'training' needs --project, --cost-center, --budget, --region, "
+            "--replica-region: pass each as an option\n",
+        ),
+        (
+            ("new", "x", "--from", "nope", *REQUIRED),
+            "error: unknown template 'nope'; known templates: dev-sandbox, inference, training\n",
+        ),
+        (
+            ("new", "x", *REQUIRED),
+            "error: pass --from TEMPLATE; known templates: dev-sandbox, inference, training\n",
+        ),
+        (
+            ("new", "a b", "--from", "dev-sandbox", *REQUIRED),
+            "error: invalid stack name 'a b': use 1-100 letters, digits, '-', '_' or '.' "
+            "(the stack file is named Pulumi.<stack>.yaml)\n",
+        ),
+        (
+            ("new", "dev\n", "--from", "dev-sandbox", *REQUIRED),
+            "error: invalid stack name 'dev\\n': use 1-100 letters, digits, '-', '_' or '.' "
+            "(the stack file is named Pulumi.<stack>.yaml)\n",
+        ),
+        (
+            ("new", "a/b", "--from", "dev-sandbox", *REQUIRED),
+            "error: invalid stack name 'a/b': use 1-100 letters, digits, '-', '_' or '.' "
+            "(the stack file is named Pulumi.<stack>.yaml)\n",
+        ),
+        (
+            ("new", "x", "--from", "dev-sandbox", *TEAM, "--budget", "0", *WHERE),
+            "error: template 'dev-sandbox' with these options is not a valid fleet (1 problem); "
+            "nothing written:\n"
+            "  stacks/Pulumi.x.yaml: gpufleet:fleet.budget.monthly: must be > 0, got 0\n",
+        ),
+        (
+            ("new", "x", "--from", "inference", *TEAM, "--budget", "10", "--region", "eu-west-1"),
+            "error: template 'inference' does not fit region eu-west-1; nothing written:\n"
+            "  pools.serve: g6.12xlarge is not offered in eu-west-1 (the catalogue prices it in "
+            "ap-northeast-1, us-east-1, us-west-2)\n",
+        ),
+        (
+            ("new", "x", "--from", "training", *REQUIRED, "--replica-region", "us-east-1"),
+            "error: cannot render template 'training':\n"
+            "  --replica-region 'us-east-1': must differ from --region, the replica is the copy that "
+            "survives the loss of the first region\n",
+        ),
+        (
+            (
+                "new",
+                "x",
+                "--from",
+                "dev-sandbox",
+                "--project",
+                "a$",
+                "--team",
+                "ml",
+                "--cost-center",
+                "c",
+                "--budget",
+                "5",
+                "--region",
+                "us-east",
+            ),
+            "error: cannot render template 'dev-sandbox':\n"
+            "  --project 'a$': a tag value holds 1-256 letters, digits, spaces and _ . : / = + - @\n"
+            "  --region 'us-east': an AWS region name like us-east-1\n",
+        ),
+    ],
+)
+def test_bad_input_exits_2_and_writes_nothing(project: Path, args: tuple[str, ...], expected: str) -> None:
+    # The project directory goes right after the stack name, where the command reads it.
+    result = invoke(*args[:2], str(project), *args[2:])
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr == expected
+    assert result.stdout == ""
+    assert _stack_dir(project) == []
+
+
+def test_an_existing_stack_file_is_kept_unless_force(project: Path) -> None:
+    existing = project / "stacks" / "Pulumi.dev.yaml"
+    existing.write_text("config: {}\n")
+    result = invoke("new", "dev", str(project), "--from", "dev-sandbox", *REQUIRED)
+    assert result.exit_code == 2
+    assert result.stderr == "error: stacks/Pulumi.dev.yaml already exists; pass --force to overwrite it\n"
+    assert existing.read_text() == "config: {}\n"
+
+    forced = invoke("new", "dev", str(project), "--from", "dev-sandbox", *REQUIRED, "--force")
+    assert forced.exit_code == 0, forced.stderr
+    assert "gpufleet:fleet:" in existing.read_text()
+    assert _stack_dir(project) == ["Pulumi.dev.yaml"]
+
+
+def test_stack_files_go_to_the_projects_stack_config_dir(tmp_path: Path) -> None:
+    project = copy_project(tmp_path / "fleet", stacks={})
+    pulumi_yaml = project / "Pulumi.yaml"
+    pulumi_yaml.write_text(pulumi_yaml.read_text().replace("stackConfigDir: stacks", "stackConfigDir: env"))
+    result = invoke("new", "dev", str(project), "--from", "dev-sandbox", *REQUIRED)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "wrote env/Pulumi.dev.yaml from template dev-sandbox"
+    assert (project / "env" / "Pulumi.dev.yaml").is_file()
+
+
+def test_not_a_project_is_bad_input(tmp_path: Path) -> None:
+    result = invoke("new", "dev", str(tmp_path), "--from", "dev-sandbox", *REQUIRED)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: no Pulumi.yaml in {tmp_path.resolve()}")
+    assert list(tmp_path.iterdir()) == []
