@@ -6,7 +6,8 @@
   hold imported material (rotation does not apply); `kms.ReplicaKey` follows its primary key.
 - Alibaba Cloud `kms.Key`: `automaticRotation` "Enabled". Not applicable with `origin` EXTERNAL or an
   asymmetric `keySpec` (RSA_*, EC_*).
-- Tencent Cloud `Kms.Key`: `keyRotationEnabled` true. `Kms.ExternalKey` holds imported material.
+- Tencent Cloud `Kms.Key`: `keyRotationEnabled` true. Not applicable to asymmetric keys (`keyUsage`
+  ASYMMETRIC_*), which Tencent KMS does not rotate. `Kms.ExternalKey` holds imported material.
 """
 
 from __future__ import annotations
@@ -85,7 +86,14 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
                 "Enabled",
                 None,
             )
-    elif kind == TC_KEY and not truthy(get(props, "keyRotationEnabled")):
+    elif kind == TC_KEY:
+        usage = get(props, "keyUsage")
+        if isinstance(usage, str) and usage.upper().startswith("ASYMMETRIC"):
+            args.not_applicable(
+                f"Tencent KMS key '{name}' is asymmetric ({usage}); Tencent KMS rotates only symmetric keys"
+            )
+        if truthy(get(props, "keyRotationEnabled")):
+            return
         report(
             f"Tencent KMS key '{name}' does not rotate (keyRotationEnabled is not true); enable rotation",
             None,

@@ -8,7 +8,8 @@
   later change or an account-level setting cannot silently turn them off.
 - Alibaba OSS: ACL `private` (inline `acl` or `oss.BucketAcl`; OSS defaults to private) and a
   public-access block (`oss.BucketPublicAccessBlock` or `oss.AccountPublicAccessBlock`,
-  `blockPublicAccess` true).
+  `blockPublicAccess` true). With the block on, OSS refuses public bucket policies, so the policy is
+  judged only without one.
 - Tencent COS has no public-access-block resource: the bucket's ACL is `private` (the default), its
   `aclBody` grants nothing to AllUsers, and no `Cos.BucketPolicy` allows anyone without a condition.
 """
@@ -92,11 +93,14 @@ def _oss(bucket: Bucket, account: list[PolicyResource]) -> list[str]:
         if isinstance(acl, str) and acl.lower() != "private":
             problems.append(f"{bucket.label} has the ACL {acl}; use private")
     blocks = [r.props for r in bucket.of("public_access_block")] + [r.props for r in account]
-    if not any(truthy(get(block, "blockPublicAccess")) for block in blocks):
-        problems.append(
-            f"{bucket.label} has no public access block (oss.BucketPublicAccessBlock or "
-            "oss.AccountPublicAccessBlock with blockPublicAccess = true); add one"
-        )
+    if any(truthy(get(block, "blockPublicAccess")) for block in blocks):
+        # The block makes OSS refuse public bucket policies, so the policy is not read (at preview
+        # it is usually an unknown document built from the bucket's name).
+        return problems
+    problems.append(
+        f"{bucket.label} has no public access block (oss.BucketPublicAccessBlock or "
+        "oss.AccountPublicAccessBlock with blockPublicAccess = true); add one"
+    )
     documents = [(get(bucket.props, "policy"), "policy")] + [
         (get(r.props, "policy"), "policy") for r in bucket.of("policy")
     ]

@@ -71,6 +71,9 @@ def test_negatives(kind: str, props: Mapping[str, object], message: str) -> None
         (AWS_KEY, {"customKeyStoreId": "cks-1"}, "custom key store"),
         (ALI_KEY, {"origin": "EXTERNAL"}, "origin EXTERNAL"),
         (ALI_KEY, {"keySpec": "EC_P256"}, "asymmetric"),
+        # A signing key written without keyRotationEnabled was reported as not rotating.
+        (TC_KEY, {"keyUsage": "ASYMMETRIC_SIGN_VERIFY_ECC"}, "asymmetric"),
+        (TC_KEY, {"keyUsage": "ASYMMETRIC_DECRYPT_SM2", "keyRotationEnabled": False}, "asymmetric"),
     ],
 )
 def test_not_applicable(kind: str, props: Mapping[str, object], reason: str) -> None:

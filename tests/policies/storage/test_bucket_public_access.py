@@ -14,6 +14,7 @@ from policies.storage._buckets import (
     OSS_ACCOUNT_PUBLIC_ACCESS_BLOCK,
     OSS_ACL,
     OSS_BUCKET,
+    OSS_POLICY,
     OSS_PUBLIC_ACCESS_BLOCK,
 )
 from policies.storage.bucket_public_access import FLAGS, POLICY, RULE
@@ -125,6 +126,29 @@ def test_oss() -> None:
         ),
         ("OSS bucket 'pub' has a bucket policy that allows any principal without a condition", public.urn),
     ]
+
+
+def test_oss_block_covers_an_unknown_or_public_policy() -> None:
+    # The bucket policy, built at preview from the bucket's name, made a blocked bucket unjudgeable.
+    for document in (
+        UNKNOWN,
+        json.dumps({"Statement": [{"Effect": "Allow", "Principal": ["*"], "Action": ["oss:GetObject"]}]}),
+    ):
+        bucket = res(OSS_BUCKET, "b", {"acl": "private"})
+        policy = res(
+            OSS_POLICY, "b-policy", {"bucket": UNKNOWN, "policy": document}, prop_deps={"bucket": [bucket]}
+        )
+        block = res(
+            OSS_PUBLIC_ACCESS_BLOCK,
+            "b-pab",
+            {"bucket": UNKNOWN, "blockPublicAccess": True},
+            prop_deps={"bucket": [bucket]},
+        )
+        assert run_stack(POLICY, [bucket, policy, block]) == []
+        found = run_stack(POLICY, [bucket, policy])
+        assert [urn for _, urn in found] == [bucket.urn] * len(found)
+        if document is UNKNOWN:
+            assert len(found) == 1 and "could not be judged at preview" in found[0][0]
 
 
 def test_cos() -> None:
