@@ -45,6 +45,8 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         return
     label, owner_prop = _KEYS[args.resource_type]
     owner = get_ref(args.props, owner_prop)
+    if isinstance(owner, float) and owner.is_integer():
+        owner = int(owner)  # a Tencent sub-account UIN arrives as a float number
     owner_text = "" if owner in (None, "") or is_unknown(owner) else f" for {owner!r}"
     report(
         f"{label} '{args.name}' creates a long-lived access key{owner_text}; use a role with temporary "

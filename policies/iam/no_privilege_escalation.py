@@ -6,15 +6,18 @@ administrator's, so an administrator policy that needs these actions takes a per
 The actions are the well-known IAM escalation paths (Rhino Security Labs' list): changing policy
 versions and attachments, writing inline policies, minting credentials for other users, editing
 trust policies and permission boundaries, joining groups - on any resource - and `iam:PassRole` or
-`sts:AssumeRole` on every resource (`*`). Patterns (`iam:Put*`, `iam:*`, `*`) and NotAction count
+`sts:AssumeRole` on every resource (`*`, or every role of an account: `arn:aws:iam::<account>:role/*`,
+`arn:aws:iam::*:role/*`, in any partition). Patterns (`iam:Put*`, `iam:*`, `*`) and NotAction count
 when they grant one of them. Alibaba Cloud and Tencent Cloud documents are not applicable.
 """
 
 from __future__ import annotations
 
+import re
+
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.documents import covered_actions
+from policies.documents import Statement, covered_actions
 from policies.iam import sources
 from policies.rule import GfResourcePolicy, Rule
 
@@ -38,6 +41,10 @@ ESCALATION_ACTIONS = (
     "iam:PutUserPermissionsBoundary",
 )
 ESCALATION_ON_ANY_RESOURCE = ("iam:PassRole", "sts:AssumeRole")
+
+# Every role of an account (or of every account) is as good as `*` for a role to pass or assume; a
+# path (`role/training/*`) is a real scope and passes.
+_ANY_ROLE = re.compile(r"^arn:[a-z-]+:iam::[^:]*:role/\*$", re.IGNORECASE)
 
 _AWS_IDENTITY = frozenset(
     {
@@ -71,6 +78,13 @@ RULE = Rule(
 )
 
 
+def _any_role(statement: Statement) -> str | None:
+    """`'*'` (or the all-roles ARN) when the statement's resources cover every role, else None."""
+    if statement.on_any_resource:
+        return "'*'"
+    return next((repr(r) for r in statement.resources if _ANY_ROLE.match(r)), None)
+
+
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if args.resource_type in _OTHER_IDENTITY:
         args.not_applicable("GF-IAM-006 is AWS-only: Alibaba RAM and Tencent CAM documents are not judged")
@@ -78,8 +92,11 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         return
     for place, statement in sources.allow_statements(args, report):
         granted = covered_actions(statement, ESCALATION_ACTIONS)
-        if statement.on_any_resource:
-            granted += [f"{a} on '*'" for a in covered_actions(statement, ESCALATION_ON_ANY_RESOURCE)]
+        every_role = _any_role(statement)
+        if every_role:
+            granted += [
+                f"{a} on {every_role}" for a in covered_actions(statement, ESCALATION_ON_ANY_RESOURCE)
+            ]
         if granted:
             report(
                 f"{place} grants privilege-escalation actions {', '.join(granted)}; "

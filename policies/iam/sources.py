@@ -4,12 +4,14 @@ Identity documents (what a principal may do):
 
 - AWS: `policy` of `aws:iam/policy:Policy`, `rolePolicy`, `userPolicy`, `groupPolicy`;
   `inlinePolicies[].policy` of `aws:iam/role:Role`.
-- Alibaba Cloud: `policyDocument` (or the deprecated `document`) of `alicloud:ram/policy:Policy`.
+- Alibaba Cloud: `policyDocument` (or the deprecated `document`, or the older still `statements`
+  list of `{effect, actions, resources}`) of `alicloud:ram/policy:Policy`.
 - Tencent Cloud: `document` of `tencentcloud:Cam/policy:Policy` and `Cam/policyByName:PolicyByName`;
   `policyDocument` of `Cam/policyVersion:PolicyVersion`.
 
 Trust documents (who may assume a role): `assumeRolePolicy` of `aws:iam/role:Role`;
-`assumeRolePolicyDocument` (or `document`) of `alicloud:ram/role:Role` and
+`assumeRolePolicyDocument` (or `document`, or the older `ramUsers`/`services` principal lists) of
+`alicloud:ram/role:Role` and
 `alicloud:resourcemanager/role:Role`; `document` of `tencentcloud:Cam/role:Role` and
 `Cam/roleByName:RoleByName`.
 """
@@ -122,11 +124,42 @@ def identity_documents(resource_type: str, props: Mapping[str, Any]) -> list[Loc
     if not paths:
         return found
     given = _first(props, paths)
+    if given is None and resource_type == ALI_POLICY:
+        given = _ali_statements(props)
     if given is not None:
         document = parse_document(given[1], given[0], cloud(resource_type))
         if document is not None:
             found.append(Located(given[0], document))
     return found
+
+
+def _ali_statements(props: Mapping[str, Any]) -> tuple[str, Any] | None:
+    """The deprecated `statements` list of a RAM policy, as the document the provider builds from it."""
+    items = get(props, "statements") or []
+    if not items:
+        return None
+    statements = [
+        {
+            "Effect": get(props, f"statements.{i}.effect"),
+            "Action": get(props, f"statements.{i}.actions"),
+            "Resource": get_ref(props, f"statements.{i}.resources"),
+        }
+        for i in range(len(items))
+    ]
+    return "statements", {"Version": "1", "Statement": statements}
+
+
+def _ali_trust_lists(props: Mapping[str, Any]) -> tuple[str, Any] | None:
+    """The deprecated `ramUsers`/`services` lists of a RAM role, as the trust document they stand for."""
+    principal = {
+        kind: value
+        for kind, path in (("RAM", "ramUsers"), ("Service", "services"))
+        if (value := get_ref(props, path)) not in (None, [], "")
+    }
+    if not principal:
+        return None
+    statement = {"Effect": "Allow", "Action": "sts:AssumeRole", "Principal": principal}
+    return "ramUsers/services", {"Version": "1", "Statement": [statement]}
 
 
 def allow_statements(args: ResourceValidationArgs, report: ReportViolation) -> list[tuple[str, Statement]]:
@@ -152,6 +185,8 @@ def trust_document(resource_type: str, props: Mapping[str, Any]) -> Located | No
     if not paths:
         return None
     given = _first(props, paths)
+    if given is None and resource_type == ALI_ROLE:
+        given = _ali_trust_lists(props)
     if given is None:
         return None
     document = parse_document(given[1], given[0], cloud(resource_type))

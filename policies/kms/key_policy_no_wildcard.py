@@ -2,17 +2,20 @@
 
 Documents read: `policy` of `kms.Key`, `kms.ExternalKey`, `kms.ReplicaKey`, `kms.ReplicaExternalKey`
 and `kms.KeyPolicy`, as JSON strings or objects. A violation is an Allow whose actions include `kms:*`
-or `*` and whose principal is `*` or `{"AWS": "*"}`, unless a condition restricts the caller
+or `*` (in any letter case), or that uses `NotAction` (every action but the listed ones), and whose
+principal is `*` or `{"AWS": "*"}`, unless a condition restricts the caller
 (`aws:PrincipalAccount`, `aws:PrincipalOrgID`, `aws:PrincipalArn`, `aws:SourceAccount`,
 `kms:CallerAccount`, `aws:PrincipalOrgPaths`): such a statement only reaches named accounts.
-Alibaba Cloud and Tencent Cloud key policies are not modelled by their SDKs' key resources in the
-same way, so the rule is AWS only, as in the catalogue.
+An unknown action list or effect cannot be judged; an unknown principal is a reference to a
+named role or account, never a wildcard. Alibaba Cloud and Tencent Cloud key policies are not
+modelled by their SDKs' key resources in the same way, so the rule is AWS only, as in the catalogue.
 """
 
 from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
+from policies.documents import DocumentError, parse_document
 from policies.kms._keys import (
     AWS_EXTERNAL_KEY,
     AWS_KEY,
@@ -20,9 +23,8 @@ from policies.kms._keys import (
     AWS_REPLICA_EXTERNAL_KEY,
     AWS_REPLICA_KEY,
 )
-from policies.props import get
+from policies.props import get_ref
 from policies.rule import GfResourcePolicy, Rule
-from policies.storage._documents import actions, condition, effect, is_wildcard_principal, statements
 
 RULE = Rule(
     id="GF-KMS-002",
@@ -63,22 +65,36 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     kind = KINDS.get(args.resource_type)
     if kind is None:
         return
-    document = get(args.props, "policy")
-    for index, statement in enumerate(statements(document)):
-        if effect(statement) != "allow" or not is_wildcard_principal(statement):
+    try:
+        document = parse_document(get_ref(args.props, "policy"), "policy", "aws")
+    except DocumentError as error:
+        report(f"could not be judged: {kind} '{args.name}': {error}", None)
+        return
+    if document is None:
+        return
+    for index, statement in enumerate(document.statements):
+        if not statement.is_allow or not any(p.is_wildcard for p in statement.principals):
             continue
-        broad = [a for a in actions(statement) if a.strip().lower() in ("*", "kms:*")]
-        if not broad:
+        if statement.condition_keys() & RESTRICTING_KEYS:
             continue
-        keys = {key for clauses in condition(statement).values() for key in clauses}
-        if keys & RESTRICTING_KEYS:
+        sid = statement.sid or f"#{index}"
+        if statement.not_actions:
+            if statement.grants("kms:*"):
+                excluded = ", ".join(statement.not_actions)
+                report(
+                    f"{kind} '{args.name}' policy statement {sid} allows every action except {excluded} "
+                    "(Allow with NotAction) to any principal (*); name the principals or restrict them with "
+                    "aws:PrincipalAccount or kms:CallerAccount",
+                    None,
+                )
             continue
-        sid = statement.get("Sid") or f"#{index}"
-        report(
-            f"{kind} '{args.name}' policy statement {sid} allows {broad[0]} to any principal (*); name the "
-            "principals or restrict them with aws:PrincipalAccount or kms:CallerAccount",
-            None,
-        )
+        broad = [a for a in statement.actions if a.strip().lower() in ("*", "kms:*")]
+        if broad:
+            report(
+                f"{kind} '{args.name}' policy statement {sid} allows {broad[0]} to any principal (*); "
+                "name the principals or restrict them with aws:PrincipalAccount or kms:CallerAccount",
+                None,
+            )
 
 
 POLICY = GfResourcePolicy(RULE, validate)

@@ -47,3 +47,11 @@ def test_unknown_owner_still_fails_with_proxy() -> None:
 def test_compliant_other_resources() -> None:
     assert check(POLICY, "aws:iam/user:User", {"name": "ci"}) == []
     assert check(POLICY, "aws:iam/userLoginProfile:UserLoginProfile", {"user": "ci"}) == []
+
+
+def test_tencent_target_uin_number_is_shown_as_an_integer() -> None:
+    # The engine sends numbers as floats: the UIN must not read as 100037718101.0.
+    props = {"targetUin": 100037718101.0}
+    assert check(POLICY, "tencentcloud:Cam/accessKey:AccessKey", props, "k", proxy=True) == [
+        f"CAM access key 'k' creates a long-lived access key for 100037718101; {TAIL}"
+    ]

@@ -55,3 +55,20 @@ def test_role_inline_sts_assume_role_on_star() -> None:
 def test_other_clouds_not_applicable(token: str) -> None:
     with pytest.raises(NotApplicable):
         check(POLICY, token, {"document": _doc("ram:*")})
+
+
+@pytest.mark.parametrize(
+    "resource", ["arn:aws:iam::123456789012:role/*", "arn:aws-cn:iam::*:role/*", "ARN:AWS:IAM::1:ROLE/*"]
+)
+def test_pass_role_on_every_role_of_an_account_fails(resource: str) -> None:
+    condition = {"StringEquals": {"iam:PassedToService": "ec2.amazonaws.com"}}
+    statement = {"Effect": "Allow", "Action": "iam:PassRole", "Resource": resource, "Condition": condition}
+    assert check(POLICY, AWS_POLICY, {"policy": json.dumps({"Statement": statement})}, "p") == [
+        "IAM policy 'p' policy statement 1 grants privilege-escalation actions "
+        f"iam:PassRole on {resource!r}; {TAIL}"
+    ]
+
+
+def test_pass_role_on_a_role_path_passes() -> None:
+    props = {"policy": _doc("iam:PassRole", ["arn:aws:iam::1:role/training/*", "arn:aws:iam::1:role/ci"])}
+    assert check(POLICY, AWS_POLICY, props) == []

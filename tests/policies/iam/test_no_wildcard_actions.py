@@ -96,3 +96,20 @@ def test_invalid_json() -> None:
 
 def test_other_types_ignored() -> None:
     assert check(POLICY, "aws:s3/bucketPolicy:BucketPolicy", {"policy": _aws("*")}) == []
+
+
+def test_alicloud_deprecated_statements_list_is_judged() -> None:
+    props = {
+        "policyName": "legacy",
+        "statements": [
+            {"effect": "Deny", "actions": ["ram:*"], "resources": ["*"]},
+            {"effect": "Allow", "actions": ["oss:GetObject", "oss:*"], "resources": ["acs:oss:*:*:data/*"]},
+        ],
+    }
+    assert check(POLICY, "alicloud:ram/policy:Policy", props, "legacy", proxy=True) == [
+        "RAM policy 'legacy' statements statement 2 allows wildcard action 'oss:*'; grant named actions only"
+    ]
+    narrow = {
+        "statements": [{"effect": "Allow", "actions": ["oss:GetObject"], "resources": ["acs:oss:*:*:d/*"]}]
+    }
+    assert check(POLICY, "alicloud:ram/policy:Policy", narrow) == []

@@ -123,3 +123,12 @@ def test_tencent_role() -> None:
     assert check(POLICY, TC_ROLE, {"document": bad}, "r") == [
         f"CAM role 'r' trust policy statement 1 trusts any principal (qcs: '*') {TAIL}"
     ]
+
+
+def test_alicloud_deprecated_principal_lists_are_judged() -> None:
+    token = "alicloud:ram/role:Role"
+    assert check(POLICY, token, {"services": ["ecs.aliyuncs.com"], "ramUsers": ["acs:ram::1234:root"]}) == []
+    assert check(POLICY, token, {"ramUsers": ["acs:ram::*:root"]}, "legacy", proxy=True) == [
+        "RAM role 'legacy' trust policy statement 1 trusts any principal (RAM: 'acs:ram::*:root') without a "
+        "restricting condition; name specific accounts, roles or services"
+    ]

@@ -70,3 +70,36 @@ def test_unknown_and_proxy() -> None:
     found = run_resource(POLICY, AWS_KEY_POLICY, {"keyId": "k", "policy": UNKNOWN}, proxy=True)
     assert len(found) == 1
     assert found[0].startswith("could not be judged at preview")
+
+
+def test_allow_not_action_to_anyone_fails() -> None:
+    # Allow + NotAction grants every kms action but the excluded ones: as broad as kms:*.
+    statement = {
+        "Sid": "Open",
+        "Effect": "Allow",
+        "Principal": {"AWS": ["*"]},
+        "NotAction": "kms:ScheduleKeyDeletion",
+    }
+    assert run_resource(POLICY, AWS_KEY, {"policy": doc(statement)}, name="k", proxy=True) == [
+        "AWS KMS key 'k' policy statement Open allows every action except kms:ScheduleKeyDeletion "
+        "(Allow with NotAction) to any principal (*); name the principals or restrict them with "
+        "aws:PrincipalAccount or kms:CallerAccount"
+    ]
+
+
+def test_not_action_excluding_all_kms_and_mixed_case_star() -> None:
+    excluded = {"Effect": "Allow", "Principal": "*", "NotAction": ["kms:*"], "Resource": "*"}
+    assert run_resource(POLICY, AWS_KEY, {"policy": doc(excluded)}) == []
+    shouting = {"Effect": "Allow", "Principal": "*", "Action": "KMS:*"}
+    assert run_resource(POLICY, AWS_KEY, {"policy": doc(shouting)}, name="k") == [
+        "AWS KMS key 'k' policy statement #0 allows KMS:* to any principal (*); name the principals or "
+        "restrict them with aws:PrincipalAccount or kms:CallerAccount"
+    ]
+
+
+def test_unknown_principal_reference_passes_but_unknown_action_is_not_judged() -> None:
+    reference = {**ROOT, "Principal": {"AWS": UNKNOWN}}
+    assert run_resource(POLICY, AWS_KEY, {"policy": {"Statement": [reference]}}, proxy=True) == []
+    unknown_action = {**ROOT, "Principal": "*", "Action": UNKNOWN}
+    found = run_resource(POLICY, AWS_KEY, {"policy": {"Statement": [unknown_action]}}, proxy=True)
+    assert len(found) == 1 and found[0].startswith("could not be judged at preview"), found
