@@ -42,6 +42,10 @@ AWS_SPOT_REQUEST = "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
 AWS_SPOT_FLEET = "aws:ec2/spotFleetRequest:SpotFleetRequest"
 AWS_FLEET = "aws:ec2/fleet:Fleet"
 AWS_EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+AWS_APPAS_TARGET = "aws:appautoscaling/target:Target"
+AWS_APPAS_SCHEDULED_ACTION = "aws:appautoscaling/scheduledAction:ScheduledAction"
+AWS_APPAS_POLICY = "aws:appautoscaling/policy:Policy"
+SPOT_FLEET_DIMENSION = "ec2:spot-fleet-request:TargetCapacity"
 
 ALI_SCALING_GROUP = "alicloud:ess/scalingGroup:ScalingGroup"
 ALI_SCALING_CONFIGURATION = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
@@ -322,6 +326,7 @@ class ResourceIndex:
         "policyName",
         "launchTemplateName",
         "roleName",
+        "resourceId",
     )
 
     @classmethod
@@ -433,6 +438,45 @@ class _Attachments:
             )
             for target in index.refs(schedule, "autoscalingGroupName", groups):
                 self.schedules[target.urn].append(action)
+        self._aws_spot_fleet_scaling(index)
+
+    def _aws_spot_fleet_scaling(self, index: ResourceIndex) -> None:
+        """Spot fleet requests scale through Application Auto Scaling: a scalable target on
+        `ec2:spot-fleet-request:TargetCapacity` whose resourceId (`spot-fleet-request/<id>`) names the
+        fleet, scheduled actions and policies that name the target by the same resourceId."""
+        fleets_by_target: dict[str, list[Any]] = {}
+        for target in index.of_type(AWS_APPAS_TARGET):
+            if not _spot_fleet_dimension(target):
+                continue
+            fleets = index.refs(target, "resourceId", (AWS_SPOT_FLEET,))
+            if fleets:
+                fleets_by_target[target.urn] = fleets
+
+        def fleets_of(resource: Any) -> list[Any]:
+            if not _spot_fleet_dimension(resource):
+                return []
+            found = {f.urn: f for f in index.refs(resource, "resourceId", (AWS_SPOT_FLEET,))}
+            for target in index.refs(resource, "resourceId", (AWS_APPAS_TARGET,)):
+                found.update((f.urn, f) for f in fleets_by_target.get(target.urn, ()))
+            return list(found.values())
+
+        for scheduled in index.of_type(AWS_APPAS_SCHEDULED_ACTION):
+            p = scheduled.props
+            action = ScheduledAction(
+                urn=scheduled.urn,
+                name=scheduled.name,
+                min_size=_int(get_ref(p, "scalableTargetAction.minCapacity")),
+                max_size=_int(get_ref(p, "scalableTargetAction.maxCapacity")),
+                desired=None,
+                recurrence=_str(get_ref(p, "schedule")),
+                timezone=_str(get_ref(p, "timezone")),
+            )
+            for fleet in fleets_of(scheduled):
+                self.schedules[fleet.urn].append(action)
+        for policy in index.of_type(AWS_APPAS_POLICY):
+            signal = _appas_policy_signal(policy)
+            for fleet in fleets_of(policy):
+                self.signals[fleet.urn].append(signal)
 
     # Alibaba --------------------------------------------------------------------------------
     def _alicloud(self, index: ResourceIndex) -> None:
@@ -556,6 +600,31 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value and not is_unknown(value) else None
 
 
+# Attribute-based selection (`instanceRequirements.acceleratorNames`) names GPUs, not instance types:
+# each name stands for the smallest current AWS type carrying that GPU, so the rules that judge GPU
+# classes, spot shares and prices see the pool as the GPU pool it is.
+_AWS_ACCELERATOR_TYPES = {
+    "t4": "g4dn.xlarge",
+    "t4g": "g5g.xlarge",
+    "a10g": "g5.xlarge",
+    "l4": "g6.xlarge",
+    "l40s": "g6e.xlarge",
+    "v100": "p3.2xlarge",
+    "a100": "p4d.24xlarge",
+    "h100": "p5.48xlarge",
+    "h200": "p5e.48xlarge",
+    "k80": "p2.xlarge",
+    "m60": "g3s.xlarge",
+}
+
+
+def _types_by_attributes(requirements: Any) -> list[str]:
+    if not isinstance(requirements, Mapping):
+        return []
+    names = [_str(n) for n in as_list(get_ref(requirements, "acceleratorNames"))]
+    return [_AWS_ACCELERATOR_TYPES[n.lower()] for n in names if n and n.lower() in _AWS_ACCELERATOR_TYPES]
+
+
 def _instance_type(reader: _Reader, obj: Any, path: str) -> str | None:
     """`obj.instanceType` (an override, a launch specification, a launch template); an unknown type
     is recorded on the reader so that the rules judging instance types say it could not be judged."""
@@ -607,6 +676,44 @@ def _json(value: Any) -> dict[str, Any]:
             return {}
         return loaded if isinstance(loaded, dict) else {}
     return {}
+
+
+def _spot_fleet_dimension(resource: Any) -> bool:
+    """True unless the Application Auto Scaling resource names another dimension (an unknown one may
+    still be the fleet's: the join by resourceId decides)."""
+    dimension = get_ref(resource.props, "scalableDimension")
+    return not isinstance(dimension, str) or is_unknown(dimension) or dimension == SPOT_FLEET_DIMENSION
+
+
+def _appas_policy_signal(policy: Any) -> ScalingSignal:
+    p = policy.props
+    if (_str(get_ref(p, "policyType")) or "StepScaling") == "TargetTrackingScaling":
+        config = "targetTrackingScalingPolicyConfiguration"
+        disable_in = get_ref(p, f"{config}.disableScaleIn")
+        metric = _str(get_ref(p, f"{config}.predefinedMetricSpecification.predefinedMetricType")) or _str(
+            get_ref(p, f"{config}.customizedMetricSpecification.metricName")
+        )
+        return ScalingSignal(
+            urn=policy.urn,
+            name=policy.name,
+            kind="target",
+            direction="out" if disable_in is not None and truthy(disable_in) else "both",
+            metric=metric,
+            threshold=_num(get_ref(p, f"{config}.targetValue")),
+        )
+    config = "stepScalingPolicyConfiguration"
+    adjustments = [
+        _num(get_ref(step, "scalingAdjustment")) for step in as_list(get_ref(p, f"{config}.stepAdjustments"))
+    ]
+    signs = {_direction_of_adjustment(a) for a in adjustments} - {"unknown"}
+    direction = signs.pop() if len(signs) == 1 else ("both" if signs else "unknown")
+    return ScalingSignal(
+        urn=policy.urn,
+        name=policy.name,
+        kind="step",
+        direction=direction,
+        cooldown_s=_int(get_ref(p, f"{config}.cooldown")),
+    )
 
 
 def _direction_of_adjustment(adjustment: float | None) -> str:
@@ -876,6 +983,7 @@ def _build_aws_asg(
             t = _instance_type(r, override, "mixedInstancesPolicy.launchTemplate.overrides.instanceType")
             if t:
                 instance_types.append(t)
+            instance_types.extend(_types_by_attributes(get_ref(override, "instanceRequirements")))
             spec = get_ref(override, "launchTemplateSpecification")
             if isinstance(spec, Mapping):
                 lts.extend(_aws_launch_template(index, resource, "mixedInstancesPolicy", spec))

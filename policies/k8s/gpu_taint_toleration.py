@@ -7,6 +7,11 @@ GPU node pools (judged where they are declared, since Node objects are rarely ma
 - ACK `alicloud:cs/nodePool:NodePool`: GPU `instanceTypes`; `taints[]` {key, value, effect: NoSchedule}.
 - TKE `tencentcloud:Kubernetes/nodePool:NodePool` (`autoScalingConfig.instanceType`) and
   `tencentcloud:Kubernetes/nativeNodePool:NativeNodePool` (`native.instanceTypes`); `taints[]`.
+- Karpenter `kubernetes:karpenter.sh/v1:NodePool` (and `v1beta1`), written as a CustomResource: a GPU
+  pool when its `spec.template.spec.requirements` select GPUs (`karpenter.k8s.aws/instance-gpu-*`,
+  GPU instance types, families or the `g`/`p` categories with operator In/Exists/Gt) or its
+  `spec.limits` cap `nvidia.com/gpu`; `spec.template.spec.taints[]` {key, value, effect: NoSchedule}
+  (startupTaints are removed once a node is ready, so they do not count).
 An EKS node group without `instanceTypes` takes its type from its launch template
 (`launchTemplate {id|name, version}` -> `aws:ec2/launchTemplate:LaunchTemplate.instanceType`): the rule
 is a stack policy so that it can follow that reference. A launch template that is not in the stack
@@ -37,6 +42,15 @@ EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 ACK_NODE_POOL = "alicloud:cs/nodePool:NodePool"
 TKE_NODE_POOL = "tencentcloud:Kubernetes/nodePool:NodePool"
 TKE_NATIVE_NODE_POOL = "tencentcloud:Kubernetes/nativeNodePool:NativeNodePool"
+KARPENTER_NODE_POOLS = ("kubernetes:karpenter.sh/v1:NodePool", "kubernetes:karpenter.sh/v1beta1:NodePool")
+_KARPENTER_GPU_KEYS = (
+    "karpenter.k8s.aws/instance-gpu-name",
+    "karpenter.k8s.aws/instance-gpu-count",
+    "karpenter.k8s.aws/instance-gpu-manufacturer",
+    "karpenter.k8s.aws/instance-gpu-memory",
+)
+_KARPENTER_TYPE_KEYS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
+_GPU_CATEGORIES = frozenset({"g", "p"})
 
 TAINT_KEY = GPU_RESOURCE
 TAINT_VALUE = "present"
@@ -84,14 +98,42 @@ def _gpu_pool_types(
         return any(is_gpu_type("tencentcloud", t) for t in types)
     if resource_type == TKE_NATIVE_NODE_POOL:
         return any(is_gpu_type("tencentcloud", t) for t in as_list(get(props, "native.instanceTypes")))
+    if resource_type in KARPENTER_NODE_POOLS:
+        return _karpenter_selects_gpus(props)
+    return False
+
+
+def _karpenter_selects_gpus(props: Mapping[str, Any]) -> bool:
+    limits = get(props, "spec.limits")
+    if isinstance(limits, Mapping) and GPU_RESOURCE in limits:
+        return True
+    for requirement in as_list(get(props, "spec.template.spec.requirements")):
+        key = get(requirement, "key")
+        operator = get(requirement, "operator")
+        if operator not in ("In", "Exists", "Gt"):
+            continue
+        values = [v for v in as_list(get(requirement, "values")) if isinstance(v, str)]
+        if key in _KARPENTER_GPU_KEYS:
+            if key == "karpenter.k8s.aws/instance-gpu-count" and operator == "In" and values == ["0"]:
+                continue
+            return True
+        if key in _KARPENTER_TYPE_KEYS and any(is_gpu_type("aws", v) for v in values):
+            return True
+        if key == "karpenter.k8s.aws/instance-family" and any(
+            is_gpu_type("aws", f"{v}.xlarge") for v in values
+        ):
+            return True
+        if key == "karpenter.k8s.aws/instance-category" and _GPU_CATEGORIES & set(values):
+            return True
     return False
 
 
 def _has_gpu_taint(resource_type: str, props: Mapping[str, Any]) -> bool:
     effect = "NO_SCHEDULE" if resource_type == EKS_NODE_GROUP else "NoSchedule"
+    path = "spec.template.spec.taints" if resource_type in KARPENTER_NODE_POOLS else "taints"
     return any(
         get(t, "key") == TAINT_KEY and get(t, "value") == TAINT_VALUE and get(t, "effect") == effect
-        for t in as_list(get(props, "taints"))
+        for t in as_list(get(props, path))
     )
 
 
@@ -132,15 +174,16 @@ def _launch_template_types(index: ResourceIndex, node_group: PolicyResource) -> 
 
 def _judge(resource: PolicyResource, index: Callable[[], ResourceIndex], report: ReportViolation) -> None:
     kind, props, name, urn = resource.resource_type, resource.props, resource.name, resource.urn
-    if kind in (EKS_NODE_GROUP, ACK_NODE_POOL, TKE_NODE_POOL, TKE_NATIVE_NODE_POOL):
+    if kind in (EKS_NODE_GROUP, ACK_NODE_POOL, TKE_NODE_POOL, TKE_NATIVE_NODE_POOL, *KARPENTER_NODE_POOLS):
 
         def template_types() -> list[str]:
             return _launch_template_types(index(), resource)
 
         if _gpu_pool_types(kind, props, template_types) and not _has_gpu_taint(kind, props):
             effect = "NO_SCHEDULE" if kind == EKS_NODE_GROUP else "NoSchedule"
+            where = " (spec.template.spec.taints)" if kind in KARPENTER_NODE_POOLS else ""
             report(
-                f"GPU node pool '{name}' is not tainted {TAINT}; add taint key nvidia.com/gpu, "
+                f"GPU node pool '{name}'{where} is not tainted {TAINT}; add taint key nvidia.com/gpu, "
                 f"value present, effect {effect}, so only GPU workloads land on it",
                 urn,
             )
