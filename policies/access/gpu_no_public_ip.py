@@ -5,7 +5,10 @@ A stack policy (GPU templates and elastic IP bindings are joins, see `policies.a
 - AWS: `associatePublicIpAddress` on `aws:ec2/instance:Instance`, `spotInstanceRequest`,
   `launchConfiguration`, spot fleet `launchSpecifications[]`; `networkInterfaces[].associatePublicIpAddress`
   (a string "true") on `aws:ec2/launchTemplate:LaunchTemplate`; `aws:ec2/eip:Eip` (`instance`) and
-  `aws:ec2/eipAssociation:EipAssociation` (`instanceId`) bound to a GPU instance. A GPU instance or
+  `aws:ec2/eipAssociation:EipAssociation` (`instanceId`) bound to a GPU instance, or bound to an
+  `aws:ec2/networkInterface:NetworkInterface` (`networkInterface`, `networkInterfaceId`) that a GPU
+  instance is launched with (`primaryNetworkInterface`, `networkInterfaces[]`) or that an
+  `aws:ec2/networkInterfaceAttachment:NetworkInterfaceAttachment` attaches to one. A GPU instance or
   Auto Scaling group launched into an `aws:ec2/subnet:Subnet` with `mapPublicIpOnLaunch` true gets a
   public IP too, unless the instance, its launch template's network interfaces or its launch
   configuration set `associatePublicIpAddress` explicitly (false overrides the subnet).
@@ -21,6 +24,7 @@ A stack policy (GPU templates and elastic IP bindings are joins, see `policies.a
 
 from __future__ import annotations
 
+from collections import defaultdict
 from functools import partial
 from typing import Any
 
@@ -38,6 +42,8 @@ AWS_SUBNET = "aws:ec2/subnet:Subnet"
 AWS_EIP_ASSOCIATION = "aws:ec2/eipAssociation:EipAssociation"
 ALI_EIP_ASSOCIATION = "alicloud:ecs/eipAssociation:EipAssociation"
 TC_EIP_ASSOCIATION = "tencentcloud:Eip/association:Association"
+AWS_ENI = "aws:ec2/networkInterface:NetworkInterface"
+AWS_ENI_ATTACHMENT = "aws:ec2/networkInterfaceAttachment:NetworkInterfaceAttachment"
 
 RULE = Rule(
     id="GF-ACC-005",
@@ -84,6 +90,22 @@ _BINDINGS = (
     (ALI_EIP_ASSOCIATION, "EIP association", c.Link(("instanceId",), "instanceId", (c.ALI_INSTANCE,))),
     (TC_EIP_ASSOCIATION, "EIP association", c.Link(("instanceId",), "instanceId", (c.TC_INSTANCE,))),
 )
+
+# Elastic IPs bound to a network interface rather than to the instance itself.
+_ENI_BINDINGS = (
+    (AWS_EIP, "Elastic IP", c.Link(("networkInterface",), "networkInterface", (AWS_ENI,))),
+    (
+        AWS_EIP_ASSOCIATION,
+        "Elastic IP association",
+        c.Link(("networkInterfaceId",), "networkInterfaceId", (AWS_ENI,)),
+    ),
+)
+_INSTANCE_ENI_LINKS = (
+    c.Link(("primaryNetworkInterface.networkInterfaceId",), "primaryNetworkInterface", (AWS_ENI,)),
+    c.Link(("networkInterfaces.*.networkInterfaceId",), "networkInterfaces", (AWS_ENI,)),
+)
+_ATTACHMENT_INSTANCE = c.Link(("instanceId",), "instanceId", (c.AWS_INSTANCE,))
+_ATTACHMENT_ENI = c.Link(("networkInterfaceId",), "networkInterfaceId", (AWS_ENI,))
 
 _EXPECTED = "GPU instances get no public IP: keep them private behind NAT"
 
@@ -175,6 +197,41 @@ def _judge_binding(
         report(f"{label} '{resource.name}' gives {names} a public IP; {_EXPECTED}", resource.urn)
 
 
+def _instances_by_interface(index: c.ComputeIndex) -> dict[str, list[Any]]:
+    """Network interface URN -> the instances it is attached to."""
+    found: dict[str, list[Any]] = defaultdict(list)
+    for instance in index.of_type(c.AWS_INSTANCE):
+        for link in _INSTANCE_ENI_LINKS:
+            for interface in index.follow(instance, link)[0]:
+                found[interface.urn].append(instance)
+    for attachment in index.of_type(AWS_ENI_ATTACHMENT):
+        instances = index.follow(attachment, _ATTACHMENT_INSTANCE)[0]
+        for interface in index.follow(attachment, _ATTACHMENT_ENI)[0]:
+            found[interface.urn].extend(instances)
+    return found
+
+
+def _judge_interface_binding(
+    index: c.ComputeIndex,
+    by_interface: dict[str, list[Any]],
+    resource: Any,
+    *,
+    label: str,
+    link: c.Link,
+    report: ReportViolation,
+) -> None:
+    for interface in index.follow(resource, link)[0]:
+        instances = {i.urn: i for i in by_interface.get(interface.urn, [])}.values()
+        gpu = [instance for instance in instances if index.is_gpu(instance)]
+        if gpu:
+            names = ", ".join(index.describe(instance) for instance in gpu)
+            report(
+                f"{label} '{resource.name}' gives {names} a public IP through network interface "
+                f"'{interface.name}'; {_EXPECTED}",
+                resource.urn,
+            )
+
+
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     index = per_stack(c.ComputeIndex, args.resources)
     for token in _PUBLIC:
@@ -189,6 +246,22 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         for resource in index.of_type(token):
             c.judge_resource(
                 report, resource.urn, partial(_judge_binding, index, resource, label, link, report)
+            )
+    by_interface = _instances_by_interface(index)
+    for token, label, link in _ENI_BINDINGS:
+        for resource in index.of_type(token):
+            c.judge_resource(
+                report,
+                resource.urn,
+                partial(
+                    _judge_interface_binding,
+                    index,
+                    by_interface,
+                    resource,
+                    label=label,
+                    link=link,
+                    report=report,
+                ),
             )
 
 

@@ -23,8 +23,13 @@ Tencent `tencentcloud:Route/tableEntry:TableEntry` with next type `EIP`, associa
 
 Resources are joined by property dependencies (how references arrive from the engine). A subnet given
 as a literal id that is not in the stack cannot be judged: that is reported, as this rule is advisory.
-A subnet without an explicit association uses its VPC's main route table, which only has the local
-route unless changed outside the stack. Kubernetes has no subnet resources: not applicable there.
+A subnet without an explicit association uses its VPC's main (system, default) route table: routes
+added to it through the VPC's own output (AWS `mainRouteTableId`/`defaultRouteTableId`, Alibaba
+`routeTableId`, Tencent `defaultRouteTableId`, joined by the property dependency on the VPC), the
+inline routes of an `aws:ec2/defaultRouteTable:DefaultRouteTable`, and the table an
+`aws:ec2/mainRouteTableAssociation:MainRouteTableAssociation` makes main are read for it. Without any
+of those the main table only has the local route, unless changed outside the stack. Kubernetes has
+no subnet resources: not applicable there.
 """
 
 from __future__ import annotations
@@ -51,6 +56,11 @@ AWS_ROUTE_TABLE = "aws:ec2/routeTable:RouteTable"
 AWS_ROUTE = "aws:ec2/route:Route"
 AWS_ASSOCIATION = "aws:ec2/routeTableAssociation:RouteTableAssociation"
 AWS_IGW = "aws:ec2/internetGateway:InternetGateway"
+AWS_VPC = "aws:ec2/vpc:Vpc"
+AWS_DEFAULT_ROUTE_TABLE = "aws:ec2/defaultRouteTable:DefaultRouteTable"
+AWS_MAIN_ASSOCIATION = "aws:ec2/mainRouteTableAssociation:MainRouteTableAssociation"
+ALI_VPC = "alicloud:vpc/network:Network"
+TC_VPC = "tencentcloud:Vpc/instance:Instance"
 ALI_INSTANCE = "alicloud:ecs/instance:Instance"
 ALI_SCALING_GROUP = "alicloud:ess/scalingGroup:ScalingGroup"
 ALI_SCALING_CONFIGURATION = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
@@ -71,6 +81,7 @@ TC_ROUTE_ENTRY = "tencentcloud:Route/tableEntry:TableEntry"
 TC_ASSOCIATION = "tencentcloud:Route/tableAssociation:TableAssociation"
 
 SUBNETS = (AWS_SUBNET, ALI_SWITCH, TC_SUBNET)
+VPCS = (AWS_VPC, ALI_VPC, TC_VPC)
 DEFAULT_ROUTES = ("0.0.0.0/0", "::/0")
 # pool type -> (cloud, subnet property)
 POOLS = {
@@ -116,6 +127,10 @@ class _Index:
     tables_of_subnet: dict[str, list[str]]
     internet_routes: dict[str, list[str]]  # route table urn -> description of the internet route
     configs_of_group: dict[str, list[PolicyResource]]
+    vpc_of_subnet: dict[str, str]
+    # VPC urn -> tables that replace or manage its main route table
+    main_associations: dict[str, list[str]]
+    default_tables: dict[str, list[str]]
 
 
 def _refs(resource: PolicyResource, prop: str) -> list[str]:
@@ -139,9 +154,27 @@ def _aws_gateway_is_igw(gateway: object, dep_types: set[str]) -> bool:
 
 
 def _build_index(resources: list[PolicyResource]) -> _Index:
-    index = _Index({r.urn: r for r in resources}, defaultdict(list), defaultdict(list), defaultdict(list))
+    index = _Index(
+        {r.urn: r for r in resources},
+        defaultdict(list),
+        defaultdict(list),
+        defaultdict(list),
+        {},
+        defaultdict(list),
+        defaultdict(list),
+    )
     for r in resources:
         t, p = r.resource_type, r.props
+        if t in SUBNETS:
+            for vpc in _refs(r, "vpcId"):
+                index.vpc_of_subnet[r.urn] = vpc
+        if t == AWS_MAIN_ASSOCIATION:
+            for vpc in _refs(r, "vpcId"):
+                index.main_associations[vpc].extend(_refs(r, "routeTableId"))
+            continue
+        if t == AWS_DEFAULT_ROUTE_TABLE:
+            for vpc in _refs(r, "defaultRouteTableId"):
+                index.default_tables[vpc].append(r.urn)
         if t in (AWS_ASSOCIATION, ALI_ATTACHMENT, TC_ASSOCIATION):
             subnet_prop = "vswitchId" if t == ALI_ATTACHMENT else "subnetId"
             for subnet in _refs(r, subnet_prop):
@@ -156,7 +189,7 @@ def _build_index(resources: list[PolicyResource]) -> _Index:
                     index.internet_routes[table].append(
                         f"route '{r.name}' ({destination} to an internet gateway)"
                     )
-        elif t == AWS_ROUTE_TABLE:
+        elif t in (AWS_ROUTE_TABLE, AWS_DEFAULT_ROUTE_TABLE):
             dep_types = {d.resource_type for d in r.property_dependencies.get("routes", []) or []}
             for route in as_list(get_ref(p, "routes")):
                 destination = get_ref(route, "cidrBlock") or get_ref(route, "ipv6CidrBlock")
@@ -206,6 +239,30 @@ def _is_gpu_pool(resource: PolicyResource, index: _Index) -> bool:
     return any(_template_is_gpu(index.by_urn.get(d.urn, d)) for d in templates)
 
 
+def _tables_of(subnet_urn: str, index: _Index) -> list[str]:
+    """The route tables a subnet uses: its explicit ones, else its VPC's main table (see module doc)."""
+    explicit = index.tables_of_subnet.get(subnet_urn, [])
+    if explicit:
+        return list(dict.fromkeys(explicit))
+    vpc = index.vpc_of_subnet.get(subnet_urn)
+    if vpc is None:
+        return []
+    if index.main_associations.get(vpc):
+        return list(dict.fromkeys(index.main_associations[vpc]))
+    return [vpc, *dict.fromkeys(index.default_tables.get(vpc, []))]
+
+
+def _table_text(table_urn: str, index: _Index) -> str:
+    table = index.by_urn.get(table_urn)
+    if table is None:
+        return f"route table '{table_urn}'"
+    if table.resource_type in VPCS:
+        return f"main route table of VPC '{table.name}'"
+    if table.resource_type == AWS_DEFAULT_ROUTE_TABLE:
+        return f"default route table '{table.name}'"
+    return f"route table '{table.name}'"
+
+
 def _judge_pool(resource: PolicyResource, index: _Index, report: ReportViolation) -> bool:
     """Judge one pool; False when it is not a GPU pool."""
     if not _is_gpu_pool(resource, index):
@@ -217,14 +274,14 @@ def _judge_pool(resource: PolicyResource, index: _Index, report: ReportViolation
     if subnet_urns:
         for subnet_urn in dict.fromkeys(subnet_urns):
             subnet = index.by_urn[subnet_urn]
-            for table_urn in dict.fromkeys(index.tables_of_subnet.get(subnet_urn, [])):
-                table = index.by_urn.get(table_urn)
-                table_name = table.name if table else table_urn
+            explicit = bool(index.tables_of_subnet.get(subnet_urn))
+            for table_urn in _tables_of(subnet_urn, index):
+                whose = "whose" if explicit else "which has no route table association, so its"
                 for route in index.internet_routes.get(table_urn, []):
                     report(
-                        f"GPU pool '{resource.name}' sits in subnet '{subnet.name}', whose route table "
-                        f"'{table_name}' has {route}; use a private subnet that reaches the internet "
-                        "through a NAT gateway",
+                        f"GPU pool '{resource.name}' sits in subnet '{subnet.name}', {whose} "
+                        f"{_table_text(table_urn, index)} has {route}; use a private subnet that reaches "
+                        "the internet through a NAT gateway",
                         resource.urn,
                     )
         return True
