@@ -358,6 +358,12 @@ class FleetMocks(Mocks):
         if module == "ec2" and resource == "launchTemplate":
             out.setdefault("latestVersion", 1)
             out.setdefault("defaultVersion", 1)
+        if module == "ec2" and resource == "vpc":
+            # AWS creates these with every VPC; programs route and secure through them.
+            out.setdefault("mainRouteTableId", f"rtb-{stable_hex('main-rtb', hexid)}")
+            out.setdefault("defaultRouteTableId", out["mainRouteTableId"])
+            out.setdefault("defaultSecurityGroupId", f"sg-{stable_hex('default-sg', hexid)}")
+            out.setdefault("defaultNetworkAclId", f"acl-{stable_hex('default-acl', hexid)}")
         if isinstance(out.get("tags"), dict):
             out.setdefault("tagsAll", dict(out["tags"]))
         return resource_id
