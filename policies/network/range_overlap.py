@@ -18,7 +18,11 @@ Ranges collected from the stack, each tagged with the network it belongs to:
   `gpufleet.io/service-cidr` annotations (or labels) of a Namespace or ConfigMap.
 
 Reported: a cloud range overlapping any range of another network, and a pod range overlapping a
-service range. Not reported: on-prem ranges against each other or against cluster ranges (VPN routes
+service range. Two cloud networks conflict only when the stack is a hybrid fleet: it joins networks
+(a VPN, peering, transit gateway, CEN/CCN or dedicated-line resource), has an on-prem or cluster
+range, or spans more than one cloud. Separate VPCs of one cloud that nothing routes together may
+reuse a range, as a copied per-region network often does.
+Not reported: on-prem ranges against each other or against cluster ranges (VPN routes
 commonly advertise routable pod ranges), the VPN's own local (cloud-side) subnets, `0.0.0.0/0`-style
 "any" ranges, and ranges an IPAM pool allocates (not known before deployment). Each overlapping pair
 is reported once; ranges are swept in address order, not compared pairwise.
@@ -170,16 +174,45 @@ def _collect(resource: PolicyResource, vpc_urns: set[str]) -> list[Range]:
     return []
 
 
-def _conflicts(a: Range, b: Range) -> bool:
+# Resources that route one network into another: with any of them (or an on-prem or cluster range) the
+# stack is a hybrid fleet and its VPCs must not reuse each other's ranges either.
+LINK_TOKEN_PREFIXES = (
+    "aws:ec2/vpnConnection",
+    "aws:ec2/vpnGateway",
+    "aws:ec2/customerGateway",
+    "aws:ec2/vpcPeeringConnection",
+    "aws:ec2transitgateway/",
+    "aws:directconnect/",
+    "alicloud:vpn/",
+    "alicloud:cen/",
+    "alicloud:expressconnect/",
+    "alicloud:vpc/peerConnection",
+    "tencentcloud:Vpn/",
+    "tencentcloud:Ccn/",
+    "tencentcloud:Dc/",
+    "tencentcloud:Dcg/",
+    "tencentcloud:Vpc/peerConnect",
+)
+
+
+def joins_networks(resources: Iterable[PolicyResource]) -> bool:
+    return any(r.resource_type.startswith(LINK_TOKEN_PREFIXES) for r in resources)
+
+
+def _conflicts(a: Range, b: Range, *, joined: bool = True) -> bool:
     if a.group == b.group:
         return False
-    if a.group.startswith("cloud:") or b.group.startswith("cloud:"):
+    a_cloud, b_cloud = a.group.startswith("cloud:"), b.group.startswith("cloud:")
+    if a_cloud and b_cloud:
+        return joined
+    if a_cloud or b_cloud:
         return True
     return {a.group, b.group} == {"k8s-pod", "k8s-service"}
 
 
-def overlapping_pairs(ranges: list[Range]) -> list[tuple[Range, Range]]:
-    """Pairs of conflicting overlapping ranges, each once, found by a sweep in address order."""
+def overlapping_pairs(ranges: list[Range], *, joined: bool = True) -> list[tuple[Range, Range]]:
+    """Pairs of conflicting overlapping ranges, each once, found by a sweep in address order. With
+    `joined` false, two cloud networks never conflict (nothing routes between them)."""
     pairs: list[tuple[Range, Range]] = []
     for version in (4, 6):
         ordered = sorted(
@@ -190,7 +223,9 @@ def overlapping_pairs(ranges: list[Range]) -> list[tuple[Range, Range]]:
         for current in ordered:
             start = int(current.network.network_address)
             active = [r for r in active if int(r.network.broadcast_address) >= start]
-            pairs.extend((earlier, current) for earlier in active if _conflicts(earlier, current))
+            pairs.extend(
+                (earlier, current) for earlier in active if _conflicts(earlier, current, joined=joined)
+            )
             active.append(current)
     return pairs
 
@@ -206,7 +241,13 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(report, resource.urn, collect)
     configured = RULE.settings(args)["onprem_cidrs"] or []
     ranges += _ranges(as_list(configured), ONPREM, "policy config onprem_cidrs", None)
-    for a, b in overlapping_pairs(ranges):
+    clouds = {r.resource_type.split(":", 1)[0] for r in args.resources if r.urn in vpc_urns}
+    hybrid = (
+        joins_networks(args.resources)
+        or len(clouds) > 1
+        or any(not r.group.startswith("cloud:") for r in ranges)
+    )
+    for a, b in overlapping_pairs(ranges, joined=hybrid):
         # Name the cloud range first: that is the one the stack can change.
         swap = b.group.startswith("cloud:") and not a.group.startswith("cloud:")
         first, second = (b, a) if swap else (a, b)

@@ -93,6 +93,22 @@ def test_two_vpcs_overlap_once() -> None:
     ]
 
 
+def test_vpcs_of_one_cloud_conflict_only_when_the_stack_joins_networks() -> None:
+    east = res(AWS_VPC, "east", {"cidrBlock": "10.20.0.0/16"})
+    west = res(AWS_VPC, "west", {"cidrBlock": "10.20.0.0/16"})
+    # Two separate VPCs, nothing routed between them: a copied per-region network is fine.
+    assert run_stack(POLICY, [east, west]) == []
+    peering = res("aws:ec2/vpcPeeringConnection:VpcPeeringConnection", "peer", {"vpcId": "vpc-1"})
+    assert run_stack(POLICY, [east, west, peering]) == [
+        (
+            "VPC 'east' range 10.20.0.0/16 overlaps VPC 'west' range 10.20.0.0/16" + FIX,
+            urn_of(AWS_VPC, "east"),
+        )
+    ]
+    # An on-prem range makes it a hybrid fleet too.
+    assert len(run_stack(POLICY, [east, west], config={"onprem_cidrs": ["192.168.0.0/16"]})) == 1
+
+
 def test_secondary_range_and_association_belong_to_their_vpc() -> None:
     vpc = res(AWS_VPC, "main", {"cidrBlock": "10.20.0.0/16"})
     assoc = res(AWS_VPC_CIDR, "extra", {"cidrBlock": "10.21.0.0/16"}, prop_deps={"vpcId": [vpc]})
