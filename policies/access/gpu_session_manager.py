@@ -13,8 +13,12 @@ A stack policy: reachability is a join across resources.
   attached customer `aws:iam/policy:Policy`) that allow `ssm:UpdateInstanceInformation` and the four
   `ssmmessages:*Channel` actions (the documented Session Manager minimum). An
   `aws:ssm/serviceSetting:ServiceSetting` for Default Host Management Configuration makes every
-  instance managed without a profile role, so all pass. A reference that the stack cannot resolve
-  (a profile or role created elsewhere) is reported as "could not be judged".
+  instance managed without a profile role, so all pass. EKS managed node groups
+  (`aws:eks/nodeGroup:NodeGroup`) are not judged: their nodes are operated through the Kubernetes
+  API (`kubectl debug node/...`), and SSH to them (`remoteAccess`) is the SSH rules' concern; a
+  launch template that only a node group uses is judged through the group, i.e. not here. A
+  reference that the stack cannot resolve (a profile or role created elsewhere) is reported as
+  "could not be judged".
 - Alibaba Cloud (Cloud Assistant, preinstalled on ECS public images): Session Manager is a
   per-account/region switch. GPU `alicloud:ecs/instance`, `ecsInstanceSet` and GPU
   `alicloud:ess/scalingGroup`s pass when the stack enables `alicloud:ecs/ecsSessionManagerStatus:
