@@ -16,7 +16,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
+from pulumi_policy.proxy import UnknownValueError
 
 from policies.memo import per_stack
 from policies.props import get, truthy
@@ -86,6 +89,20 @@ def _anonymous_allows(policy_sources: list[tuple[object, str]]) -> bool:
     )
 
 
+def _anonymous_allows_unless_failing(
+    policy_sources: Callable[[], list[tuple[object, str]]], problems: list[str]
+) -> bool:
+    """Whether a policy allows anyone; a policy unknown at preview (built with `apply` from the
+    bucket's or a key's id) leaves the bucket unjudged only when no known setting already fails it,
+    so a public ACL or a missing block is still reported at preview."""
+    try:
+        return _anonymous_allows(policy_sources())
+    except UnknownValueError:
+        if problems:
+            return False
+        raise
+
+
 def _oss(bucket: Bucket, account: list[PolicyResource]) -> list[str]:
     problems = []
     for source in [bucket.resource, *bucket.of("acl")]:
@@ -101,10 +118,13 @@ def _oss(bucket: Bucket, account: list[PolicyResource]) -> list[str]:
         f"{bucket.label} has no public access block (oss.BucketPublicAccessBlock or "
         "oss.AccountPublicAccessBlock with blockPublicAccess = true); add one"
     )
-    documents = [(get(bucket.props, "policy"), "policy")] + [
-        (get(r.props, "policy"), "policy") for r in bucket.of("policy")
-    ]
-    if _anonymous_allows(documents):
+
+    def documents() -> list[tuple[object, str]]:
+        return [(get(bucket.props, "policy"), "policy")] + [
+            (get(r.props, "policy"), "policy") for r in bucket.of("policy")
+        ]
+
+    if _anonymous_allows_unless_failing(documents, problems):
         problems.append(f"{bucket.label} has a bucket policy that allows any principal without a condition")
     return problems
 
@@ -117,8 +137,11 @@ def _cos(bucket: Bucket) -> list[str]:
     body = get(bucket.props, "aclBody")
     if isinstance(body, str) and "allusers" in body.lower():
         problems.append(f"{bucket.label} has an aclBody that grants access to AllUsers; remove the grant")
-    documents = [(get(r.props, "policy"), "policy") for r in bucket.of("policy")]
-    if _anonymous_allows(documents):
+
+    def documents() -> list[tuple[object, str]]:
+        return [(get(r.props, "policy"), "policy") for r in bucket.of("policy")]
+
+    if _anonymous_allows_unless_failing(documents, problems):
         problems.append(f"{bucket.label} has a bucket policy that allows any principal without a condition")
     return problems
 
