@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from policies.props import as_list, get, get_ref, is_unknown
+from policies.props import as_list, get_ref, is_unknown
 
 ENV_TAG_KEYS = ("env", "environment", "Environment", "Env", "stage")
 PROD_NAMES = frozenset({"prod", "production", "prd", "live"})
@@ -123,7 +123,6 @@ def resource_region(props: Mapping[str, Any], provider: Any = None) -> str | Non
 
 __all__ = [
     "environment",
-    "get",
     "normalise_env",
     "provider_region",
     "resource_region",
