@@ -4,7 +4,9 @@ Every GPU pool of the pool model (AWS auto scaling groups, fleets, spot fleets, 
 instances and spot requests; Alibaba ESS scaling groups, ECS instances and instance sets; Tencent AS
 scaling groups and CVM instances) is judged by the GPU class of each of its instance types: from the
 GPU catalogue first, then from the instance family (`g5` -> A10G, `ecs.gn7i` -> A10, `GN7` -> T4).
-A GPU type whose class neither tells is reported as not judged. `allowed` maps each environment
+A GPU type whose class neither tells is reported as not judged, and so is an AWS pool that
+selects instances by attributes (`instanceRequirements.acceleratorTypes: ["gpu"]`) without naming
+its GPUs in `acceleratorNames`. `allowed` maps each environment
 to GPU classes, `"*"` allowing any.
 """
 
@@ -54,6 +56,12 @@ def pool_problems(pool: Pool, allowed: list[str]) -> list[str]:
     catalog = current_catalog()
     wanted = {cls.upper() for cls in allowed}
     problems = []
+    if pool.gpu_class_unknown:
+        problems.append(
+            f"could not be judged: {describe(pool)} selects GPU instances by attributes "
+            "(instanceRequirements.acceleratorTypes gpu) without acceleratorNames, so its GPU class is "
+            "unknown; name the allowed GPUs in acceleratorNames"
+        )
     for instance_type in pool.instance_types:
         is_gpu, gpu_class, _ = gpu_class_of(pool.cloud, instance_type, catalog)
         if not is_gpu:

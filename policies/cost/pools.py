@@ -178,6 +178,9 @@ class Pool:
     default_cooldown_s: int | None = None
     scalable: bool = False
     role_refs: tuple[str, ...] = ()  # URNs of the resources naming the instance role/profile
+    # True when the pool asks for GPUs by attributes (`acceleratorTypes: ["gpu"]`) without naming
+    # any GPU the model knows: a GPU pool whose GPU class (and so price) is unknown.
+    gpu_class_unknown: bool = False
     unknown: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
@@ -394,6 +397,8 @@ def discover_pools(
 
 
 def _is_gpu_pool(pool: Pool, catalog: CatalogLike | None) -> bool:
+    if pool.gpu_class_unknown:
+        return True
     return any(gpu_class_of(pool.cloud, t, catalog)[0] for t in pool.instance_types)
 
 
@@ -404,6 +409,9 @@ class _Attachments:
         self.signals: dict[str, list[ScalingSignal]] = defaultdict(list)
         self.schedules: dict[str, list[ScheduledAction]] = defaultdict(list)
         self.ali_configs: dict[str, list[Any]] = defaultdict(list)
+        # Spot fleet URN -> the `maxCapacity` values of the scalable targets that scale it (an
+        # unknown one kept as its sentinel).
+        self.fleet_max_capacity: dict[str, list[tuple[str, Any]]] = defaultdict(list)
         for config in index.of_type(ALI_SCALING_CONFIGURATION):
             for group in index.refs(config, "scalingGroupId", (ALI_SCALING_GROUP,)):
                 self.ali_configs[group.urn].append(config)
@@ -451,6 +459,8 @@ class _Attachments:
             fleets = index.refs(target, "resourceId", (AWS_SPOT_FLEET,))
             if fleets:
                 fleets_by_target[target.urn] = fleets
+            for fleet in fleets:
+                self.fleet_max_capacity[fleet.urn].append((target.name, get_ref(target.props, "maxCapacity")))
 
         def fleets_of(resource: Any) -> list[Any]:
             if not _spot_fleet_dimension(resource):
@@ -616,6 +626,15 @@ _AWS_ACCELERATOR_TYPES = {
     "k80": "p2.xlarge",
     "m60": "g3s.xlarge",
 }
+
+
+def _asks_for_gpus(requirements: Any) -> bool:
+    """`instanceRequirements.acceleratorTypes` includes "gpu" (an unknown list is not read as GPUs)."""
+    if not isinstance(requirements, Mapping):
+        return False
+    return any(
+        _str(t) and str(t).lower() == "gpu" for t in as_list(get_ref(requirements, "acceleratorTypes"))
+    )
 
 
 def _types_by_attributes(requirements: Any) -> list[str]:
@@ -964,6 +983,7 @@ def _build_aws_asg(
     spot: float | None = 0.0
     base = 0
     role_refs: list[str] = []
+    gpus_by_attributes = False
     mip = get_ref(resource.props, "mixedInstancesPolicy")
     if isinstance(mip, Mapping):
         base = (
@@ -983,7 +1003,10 @@ def _build_aws_asg(
             t = _instance_type(r, override, "mixedInstancesPolicy.launchTemplate.overrides.instanceType")
             if t:
                 instance_types.append(t)
-            instance_types.extend(_types_by_attributes(get_ref(override, "instanceRequirements")))
+            requirements = get_ref(override, "instanceRequirements")
+            named = _types_by_attributes(requirements)
+            instance_types.extend(named)
+            gpus_by_attributes = gpus_by_attributes or (not named and _asks_for_gpus(requirements))
             spec = get_ref(override, "launchTemplateSpecification")
             if isinstance(spec, Mapping):
                 lts.extend(_aws_launch_template(index, resource, "mixedInstancesPolicy", spec))
@@ -1020,6 +1043,7 @@ def _build_aws_asg(
         default_cooldown_s=r.integer("defaultCooldown"),
         scalable=True,
         role_refs=tuple(role_refs),
+        gpu_class_unknown=gpus_by_attributes,
     )
 
 
@@ -1097,6 +1121,13 @@ def _build_aws_spot_fleet(
     r = _Reader(resource.props)
     target = r.integer("targetCapacity", "max_size")
     on_demand = r.integer("onDemandTargetCapacity", "spot_percent") or 0
+    # Application Auto Scaling may grow the fleet up to its scalable target's maxCapacity.
+    maximum = target
+    for target_name, capacity in attachments.fleet_max_capacity.get(resource.urn, ()):
+        if is_unknown(capacity):
+            r.unknown.setdefault("max_size", (f"{target_name}.maxCapacity", capacity))
+        elif (number := _int(capacity)) is not None and (maximum is None or number > maximum):
+            maximum = number
     instance_types = _override_types(
         r, resource.props, "launchSpecifications", "launchSpecifications.instanceType"
     )
@@ -1114,7 +1145,7 @@ def _build_aws_spot_fleet(
         stack_tags,
         instance_types=tuple(dict.fromkeys(instance_types)),
         min_size=target,
-        max_size=target,
+        max_size=maximum,
         desired=target,
         spot_percent=spot,
         on_demand_base=on_demand,
@@ -1251,7 +1282,7 @@ def _build_ali_group(
         on_demand_base=base,
         default_cooldown_s=r.integer("defaultCooldown"),
         scalable=True,
-        role_refs=tuple(c.urn for c in configs),
+        role_refs=tuple(source.urn for source in (*configs, *templates)),
     )
 
 

@@ -1,11 +1,14 @@
 """GF-COST-007: the stack's worst-case hourly spend stays under the cap for its environment.
 
-Worst case: every GPU pool at its maximum size, every instance at its on-demand price (the spot share
-too: spot capacity can fall back to on-demand or be reclaimed and re-bought), a pool of several
-instance types at its most expensive one, priced from the GPU catalogue in the pool's region (the
-highest listed region when the region is unknown) and converted to the cap's currency. Pools are
-summed per environment and compared with `max_hourly[env]`. A pool the catalogue cannot price makes
-the total "not judged" unless the priced pools already exceed the cap.
+Worst case: every GPU pool at its maximum size (for a spot fleet request scaled by an Application
+Auto Scaling target on `ec2:spot-fleet-request:TargetCapacity`, the target's `maxCapacity` when it
+is larger than `targetCapacity`; an unknown one makes the pool not judged), every instance at its
+on-demand price (the spot share too: spot capacity can fall back to on-demand or be reclaimed and
+re-bought), a pool of several instance types at its most expensive one, priced from the GPU
+catalogue in the pool's region (the highest listed region when the region is unknown) and converted
+to the cap's currency. Pools are summed per environment and compared with `max_hourly[env]`. A pool
+the catalogue cannot price makes the total "not judged" unless the priced pools already exceed the
+cap.
 """
 
 from __future__ import annotations

@@ -63,8 +63,9 @@ def test_on_demand_attribute_based_gpu_pool_fails_the_spot_share() -> None:
     ]
 
 
-def test_asg_without_accelerator_names_is_not_read_as_gpu() -> None:
-    assert _pools([_asg([])]) == []
+def test_asg_without_accelerator_names_is_a_gpu_pool_of_unknown_class() -> None:
+    (pool,) = _pools([_asg([])])
+    assert (pool.name, pool.instance_types, pool.gpu_class_unknown) == ("batch", (), True)
 
 
 def _spot_fleet_stack(*, night_max: int | None, dimension: str = P.SPOT_FLEET_DIMENSION) -> list[Any]:
