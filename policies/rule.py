@@ -219,15 +219,19 @@ class GfStackPolicy(StackValidationPolicy):
 GfPolicy = GfResourcePolicy | GfStackPolicy
 
 
-def judge(report: ReportViolation, urn: str | None, check: Callable[[], None]) -> None:
-    """Run one resource's judgement inside a policy; an unknown value defers it, it never passes it."""
+def judge(urn: str | None, check: Callable[[], None]) -> bool:
+    """Run one resource's judgement inside a policy; an unknown value defers it (reported as not judged
+    when the policy ends), it never passes it. False when the judgement was deferred."""
     try:
         check()
     except Unjudged as error:
         for entry in error.entries:
             not_judged(entry.urn or urn, entry.error, entry.label)
+        return False
     except UnknownValueError as error:
         not_judged(urn, error)
+        return False
+    return True
 
 
 def validate_collecting(policy: GfPolicy, args: Any, report: Callable[[str, str | None], None]) -> None:

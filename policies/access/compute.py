@@ -196,7 +196,7 @@ def judge_resource(report: ReportViolation, urn: str, check: Callable[[], None])
         except NotJudgeable as error:
             report(f"could not be judged: {error}", urn)
 
-    judge(report, urn, guarded)
+    judge(urn, guarded)
 
 
 def values_at(obj: Any, path: str) -> list[Any]:

@@ -612,7 +612,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         def check(resource: PolicyResource = resource) -> None:
             _judge(resource, strict, templates, report)
 
-        judge(report, resource.urn, check)
+        judge(resource.urn, check)
 
 
 POLICY = GfStackPolicy(RULE, validate)

@@ -223,7 +223,7 @@ def _k8s_problems(args: StackValidationArgs, min_cooldown: int, report: ReportVi
                         scaler.urn,
                     )
 
-        judge(report, scaler.urn, check)
+        judge(scaler.urn, check)
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
@@ -237,7 +237,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             for problem in pool_problems(pool, min_cooldown):
                 report(problem, pool.urn)
 
-        judge(report, pool.urn, check)
+        judge(pool.urn, check)
     _k8s_problems(args, min_cooldown, report)
 
 

@@ -95,7 +95,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             for problem in pool_problems(pool, [str(a) for a in allowed]):
                 report(problem, pool.urn)
 
-        judge(report, pool.urn, check)
+        judge(pool.urn, check)
 
 
 POLICY = GfStackPolicy(RULE, validate)

@@ -106,7 +106,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                 pool.urn,
             )
 
-        judge(report, pool.urn, check)
+        judge(pool.urn, check)
 
 
 POLICY = GfStackPolicy(RULE, validate)

@@ -61,7 +61,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                     pool.urn,
                 )
 
-        judge(report, pool.urn, check)
+        judge(pool.urn, check)
 
 
 POLICY = GfStackPolicy(RULE, validate)

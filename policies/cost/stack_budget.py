@@ -241,7 +241,6 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         satisfied = any(problem is None and error is None for _, problem, error in results)
         if satisfied:
             judge(
-                report,
                 None,
                 partial(
                     _check_spend,
@@ -283,7 +282,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             if problem:
                 report(problem, None)
 
-        judge(report, None, check_alicloud)
+        judge(None, check_alicloud)
 
 
 def _check_spend(

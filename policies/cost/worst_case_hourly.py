@@ -60,7 +60,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             else:
                 by_env[pool.env].append(pool)
 
-        judge(report, pool.urn, place)
+        judge(pool.urn, place)
     catalog = current_catalog()
     for env, env_pools in sorted(by_env.items()):
         cap = per_env(settings["max_hourly"], env)

@@ -50,11 +50,7 @@ def _namespace_key(resource: PolicyResource, names_by_urn: Mapping[str, Any]) ->
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    unjudged: list[str] = []
-
-    def report_unknown(message: str, urn: str | None = None) -> None:
-        unjudged.append(message)
-        report(message, urn)
+    deferred = 0
 
     names_by_urn: dict[str, Any] = {}
     namespace_urns: dict[str, str] = {}
@@ -73,15 +69,15 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                 if item(get(r.props, "spec.hard"), QUOTA_KEY) is not None:
                     quotas.add(_namespace_key(r, names_by_urn))
 
-            judge(report_unknown, r.urn, quota)
+            deferred += not judge(r.urn, quota)
         elif is_workload(r.resource_type):
 
             def workload(r: PolicyResource = r) -> None:
                 if gpu_containers(r.resource_type, r.props):
                     gpu_work[_namespace_key(r, names_by_urn)].append(r)
 
-            judge(report_unknown, r.urn, workload)
-    if not gpu_work and not unjudged:
+            deferred += not judge(r.urn, workload)
+    if not gpu_work and not deferred:
         args.not_applicable("the stack runs no workload that asks for nvidia.com/gpu")
     for namespace, workloads in gpu_work.items():
         if namespace in quotas:

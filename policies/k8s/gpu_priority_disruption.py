@@ -73,11 +73,7 @@ def selects(budget: PolicyResource, labels: Mapping[str, Any]) -> bool:
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    unjudged: list[str] = []
-
-    def report_unknown(message: str, urn: str | None = None) -> None:
-        unjudged.append(message)
-        report(message, urn)
+    deferred = 0
 
     priority_classes = 0
     budgets: dict[Any, list[PolicyResource]] = defaultdict(list)
@@ -94,9 +90,9 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                 if gpu_containers(r.resource_type, r.props):
                     gpu_workloads.append(r)
 
-            judge(report_unknown, r.urn, collect)
+            deferred += not judge(r.urn, collect)
     if not gpu_workloads:
-        if not unjudged:
+        if not deferred:
             args.not_applicable("the stack runs no workload that asks for nvidia.com/gpu")
         return
     if priority_classes == 0:
@@ -121,7 +117,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                     workload.urn,
                 )
 
-        judge(report, workload.urn, check)
+        judge(workload.urn, check)
 
 
 POLICY = GfStackPolicy(RULE, validate)

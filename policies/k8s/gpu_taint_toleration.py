@@ -221,7 +221,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         def check(resource: PolicyResource = resource) -> None:
             _judge(resource, index, report)
 
-        judge(report, resource.urn, check)
+        judge(resource.urn, check)
 
 
 POLICY = GfStackPolicy(RULE, validate)

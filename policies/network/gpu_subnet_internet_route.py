@@ -317,7 +317,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             judged += 1 if _judge_pool(resource, index, report) else 0
 
         before = judged
-        judge(report, resource.urn, check)
+        judge(resource.urn, check)
         if judged == before and _unjudged(resource, index):
             judged += 1
     if judged == 0:

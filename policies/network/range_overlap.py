@@ -238,7 +238,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         def collect(resource: PolicyResource = resource) -> None:
             ranges.extend(_collect(resource, vpc_urns))
 
-        judge(report, resource.urn, collect)
+        judge(resource.urn, collect)
     configured = RULE.settings(args)["onprem_cidrs"] or []
     ranges += _ranges(as_list(configured), ONPREM, "policy config onprem_cidrs", None)
     clouds = {r.resource_type.split(":", 1)[0] for r in args.resources if r.urn in vpc_urns}

@@ -109,7 +109,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                     bucket.urn,
                 )
 
-        judge(report, bucket.urn, check)
+        judge(bucket.urn, check)
 
 
 POLICY = GfStackPolicy(RULE, validate)

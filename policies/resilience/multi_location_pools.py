@@ -82,7 +82,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         def locate(pool: PolicyResource = pool) -> None:
             locations.append((cloud_of(pool.resource_type), region_of(pool)))
 
-        judge(report, pool.urn, locate)
+        judge(pool.urn, locate)
     labels = distinct_locations(locations)
     if len(labels) < 2:
         where = labels[0] if labels else "one location"

@@ -237,7 +237,7 @@ def judge_buckets(
             for problem in problems(bucket):
                 report(problem, bucket.urn)
 
-        judge(report, bucket.urn, check)
+        judge(bucket.urn, check)
 
 
 def is_checkpoint_bucket(bucket: Bucket, selector: str) -> bool:

@@ -203,7 +203,7 @@ def _defaults(resources: list[PolicyResource]) -> dict[str, list[str | None]]:
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     defaults: dict[str, list[str | None]] = {}
-    judge(report, None, lambda: defaults.update(_defaults(args.resources)))
+    judge(None, lambda: defaults.update(_defaults(args.resources)))
     volumes = [r for r in args.resources if r.resource_type in VOLUME_CARRIERS]
     if not volumes:
         args.not_applicable("the stack has no instance, volume, launch template or scaling configuration")
@@ -223,7 +223,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                         resource.urn,
                     )
 
-        judge(report, resource.urn, check)
+        judge(resource.urn, check)
 
 
 POLICY = GfStackPolicy(RULE, validate)
