@@ -312,3 +312,29 @@ def test_real_pack_matches_offline_evaluation(real_pack: analyzer_pb2_grpc.Analy
     graph = sample_graph()
     configure(real_pack, registry, None, graph)
     assert over_grpc(real_pack, graph) == offline(graph, registry, None)
+
+
+def test_real_pack_matches_offline_evaluation_on_a_mutated_golden_stack(
+    real_pack: analyzer_pb2_grpc.AnalyzerStub,
+) -> None:
+    """The dev stack as the program builds it, with every dev mutation of the matrix applied at once: the
+    engine path and the offline path must return the same violations, and there must be many."""
+    from gpufleet.engine import run_program
+    from policies.registry import default_registry
+    from tests.mutation.edits import apply
+    from tests.mutation.mutations import MUTATIONS
+
+    registry = list(default_registry())
+    graph = run_program(ROOT, "dev")
+    for rule_id in ("GF-STOR-001", "GF-ACC-004", "GF-COST-004", "GF-AUD-002", "GF-IAM-001"):
+        mutation = MUTATIONS[rule_id]
+        assert mutation.stack == "dev"
+        graph, _ = apply(graph, mutation.mutate)
+    configure(real_pack, registry, None, graph)
+    engine = over_grpc(real_pack, graph)
+    assert engine == offline(graph, registry, None)
+    found = {by_name for by_name, *_ in engine}
+    names = {p.rule.id: p.name for p in registry}
+    assert {
+        names[r] for r in ("GF-STOR-001", "GF-ACC-004", "GF-COST-004", "GF-AUD-002", "GF-IAM-001")
+    } <= found
