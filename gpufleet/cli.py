@@ -708,6 +708,12 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
                 f"--format {','.join(selected)} names {len(selected)} reports and stdout takes one: "
                 "pass --output-dir DIR to write each to its file there"
             )
+        # Checked before any stack runs so a mistyped path does not cost a whole evaluation.
+        if output_dir is not None and output_dir.exists() and not output_dir.is_dir():
+            raise BadInput(
+                f"--output-dir {output_dir} is a file; pass a directory (created if missing) "
+                "to write the reports in"
+            )
         project, names = _stacks(project_dir, stack, all_stacks)
         everything = list(default_registry())
         policies = select_rules(everything, rules)

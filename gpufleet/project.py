@@ -99,6 +99,11 @@ def _read_yaml(path: Path) -> Any:
 def load_project(project_dir: Path) -> Project:
     """Read `<project_dir>/Pulumi.yaml` (or `Pulumi.yml`)."""
     root = project_dir.resolve()
+    if root.exists() and not root.is_dir():
+        raise ProjectError(
+            f"project directory {project_dir} is a file; pass the directory of a Pulumi project "
+            "(the one holding Pulumi.yaml)"
+        )
     if not root.is_dir():
         raise ProjectError(f"project directory {project_dir} does not exist")
     path = root / "Pulumi.yaml"

@@ -186,7 +186,8 @@ def render_text(results: Sequence[StackResult]) -> str:
                     lines.append(f"      - {resource_label(finding.urn)}: {finding.message}")
         lines.append("")
     total = [f for r in results for f in r.violations]
-    lines.append(f"total: {len(results)} stacks, {_counts(total)} violations")
+    stacks = f"{len(results)} stack{'' if len(results) == 1 else 's'}"
+    lines.append(f"total: {stacks}, {_counts(total)} violations")
     return "\n".join(lines) + "\n"
 
 

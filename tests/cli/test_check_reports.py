@@ -212,7 +212,7 @@ def test_text_report_on_stdout(no_spot_project: Path) -> None:
     )
     assert lines[1].startswith("  cost: USD ") and "of the 3000.00 budget" in lines[1]
     assert lines[2:4] == ["  MEDIUM", f"    {SPOT_RULE} non-prod-gpu-pools-on-spot [mandatory] (1)"]
-    assert lines[-1] == "total: 1 stacks, 1 mandatory, 0 advisory violations"
+    assert lines[-1] == "total: 1 stack, 1 mandatory, 0 advisory violations"
 
 
 def _stack_error(run: Run) -> str:
