@@ -63,6 +63,16 @@ def test_plan_prints_the_tree(stack: str, tmp_path: Path) -> None:
     assert "synthetic" in result.stdout
     assert "component gpufleet:fleet:HybridGpuFleet" in result.stdout
     assert json.loads(out.read_text())["stack"] == stack
+    # The heading counts what the tree draws, and the tree hangs from the stack's one fleet.
+    written = ResourceGraph.read(out)
+    components = [r for r in written.components() if r.type != "pulumi:pulumi:Stack"]
+    lines = result.stdout.splitlines()
+    heading = next(i for i, line in enumerate(lines) if line.startswith(f"stack {stack} "))
+    assert lines[heading] == (
+        f"stack {stack} (project gpufleet): {len(written.custom_resources())} resources "
+        f"in {len(components)} components"
+    )
+    assert lines[heading + 1] == f"└── component gpufleet:fleet:HybridGpuFleet gpufleet-{stack}"
 
 
 def test_check_all_stacks_json() -> None:

@@ -84,11 +84,18 @@ def test_prod_fleet_uses_byok_and_an_on_demand_base(run_pulumi: Runner) -> None:
     assert mocks.of_type("aws:autoscaling/schedule:Schedule") == []
 
 
-def test_prod_ignores_off_hours(run_pulumi: Runner) -> None:
+def test_prod_ignores_off_hours(run_pulumi: Runner, caplog: pytest.LogCaptureFixture) -> None:
     raw = copy.deepcopy(_stack_fleet("prod"))
     raw["pools"]["train-a100"]["off_hours"] = {"timezone": "UTC", "scale_to_zero": "20:00-08:00"}
     mocks = run_pulumi(_build(raw))
+    # The pool itself is still built: no schedule must mean "ignored", not "pool dropped".
+    assert sorted(r.name for r in mocks.of_type("aws:autoscaling/group:Group")) == sorted(
+        f"gpufleet-dev-pool-{name}-asg" for name in raw["pools"]
+    )
     assert mocks.of_type("aws:autoscaling/schedule:Schedule") == []
+    # Ignoring a setting the stack file asks for is said out loud, once, naming the pool.
+    warnings = [r.getMessage() for r in caplog.records if "off_hours" in r.getMessage()]
+    assert warnings == ["pools.train-a100.off_hours is ignored in prod"]
 
 
 def test_existing_subnets_skip_the_vpc(run_pulumi: Runner) -> None:

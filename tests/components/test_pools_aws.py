@@ -200,6 +200,7 @@ def test_off_hours_schedule_scales_to_zero_in_its_time_zone(run_pulumi: Runner) 
 
 def test_no_schedule_without_off_hours(run_pulumi: Runner) -> None:
     mocks = run_pulumi(_build(pool_args()))
+    mocks.one("aws:autoscaling/group:Group", "pool-asg")
     assert mocks.of_type("aws:autoscaling/schedule:Schedule") == []
 
 

@@ -33,7 +33,11 @@ def test_stack_has_no_violation_at_all(stack: str) -> None:
 def test_prod_resilience_rules_judged_the_replica_and_the_second_region() -> None:
     result = _check("prod")
     skipped = {n["rule_id"] for n in result.not_applicable}
-    assert {"GF-DR-001", "GF-DR-002", "GF-COST-008", "GF-STOR-002"}.isdisjoint(skipped)
+    resilience = {"GF-DR-001", "GF-DR-002", "GF-COST-008", "GF-STOR-002"}
+    # A rule missing from the pack is neither skipped nor violated: make sure all four were run.
+    assert resilience <= set(default_registry().ids())
+    assert resilience.isdisjoint(skipped)
+    assert [v.rule_id for v in result.violations if v.rule_id in resilience] == []
 
 
 def test_prod_without_its_second_region_is_reported_by_both_resilience_rules() -> None:

@@ -240,7 +240,10 @@ def test_json_lists_the_steps() -> None:
 
 def test_no_profile_no_rule_note() -> None:
     report = price_pools([pool()], CATALOG, currency="USD")
-    assert PROFILE_RULE not in report.notes
+    with_profile = price_pools([pool(usage=FOUR_AT_8_TEN_AT_3)], CATALOG, currency="USD")
+    # The positive control: the same pool with a profile carries the note, after the month note.
+    assert with_profile.notes[1:] == (PROFILE_RULE,)
+    assert report.notes == with_profile.notes[:1]
 
 
 # ------------------------------------------------------------------------------------ buy vs rent

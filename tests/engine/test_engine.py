@@ -340,11 +340,13 @@ def test_alicloud_tencent_and_kubernetes_programs(tmp_path: Path) -> None:
 def test_process_state_restored_after_a_failure(tmp_path: Path) -> None:
     from gpufleet.engine import EngineError
 
-    cwd, path = Path.cwd(), list(sys.path)
+    cwd, path, argv = Path.cwd(), list(sys.path), list(sys.argv)
     root = write_project(tmp_path / "p", "raise ValueError('boom')\n")
-    with pytest.raises(EngineError):
+    with pytest.raises(
+        EngineError, match=r"^the program __main__\.py failed \(at __main__\.py:1\): ValueError: boom$"
+    ):
         run_program(root, "dev")
-    assert Path.cwd() == cwd and sys.path == path
+    assert Path.cwd() == cwd and sys.path == path and sys.argv == argv
 
 
 def test_program_output_becomes_notes_not_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

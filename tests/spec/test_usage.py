@@ -63,12 +63,16 @@ def test_profile_steps_at_the_size_limits_and_filling_the_day_are_allowed() -> N
     # size.min and size.max themselves, 24 h in all.
     usage = parse_fleet(fleet({"profile": steps((8, 12), (2, 12))})).pools["train"].usage
     assert usage is not None and sum(step.hours_per_day for step in usage.steps) == 24
+    assert usage.profile == [UsageStep(size=8, hours_per_day=12), UsageStep(size=2, hours_per_day=12)]
 
 
 def test_a_profile_filling_the_running_hours_of_the_off_hours_schedule_is_allowed() -> None:
     # 20:00-08:00 off leaves 08:00-20:00: 4 + 8 = 12 h.
     spec = parse_fleet(fleet({"profile": steps((8, 4), (3, 8))}, off_hours=NIGHTS_AND_WEEKENDS))
-    assert spec.pools["train"].off_hours is not None
+    train = spec.pools["train"]
+    assert train.off_hours is not None and train.off_hours.scale_to_zero == "20:00-08:00"
+    assert train.usage is not None
+    assert train.usage.profile == [UsageStep(size=8, hours_per_day=4), UsageStep(size=3, hours_per_day=8)]
 
 
 def test_prod_ignores_off_hours_so_the_profile_is_not_held_to_them() -> None:
@@ -77,7 +81,9 @@ def test_prod_ignores_off_hours_so_the_profile_is_not_held_to_them() -> None:
     spec = parse_fleet(
         fleet({"profile": steps((8, 4), (3, 10))}, environment="prod", off_hours=NIGHTS_AND_WEEKENDS)
     )
-    assert spec.pools["train"].usage is not None
+    usage = spec.pools["train"].usage
+    assert usage is not None
+    assert usage.profile == [UsageStep(size=8, hours_per_day=4), UsageStep(size=3, hours_per_day=10)]
 
 
 def test_models_check_the_form_on_direct_construction() -> None:
