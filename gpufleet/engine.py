@@ -41,7 +41,7 @@ from pulumi.runtime.mocks import MockMonitor
 from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
 
 from gpufleet.graph import SECRET_SIG_KEY, UNKNOWN_STRING, Resource, ResourceGraph
-from gpufleet.mocks import FleetMocks, encode_documents
+from gpufleet.mocks import FleetMocks, encode_documents, recorded_outputs
 from gpufleet.project import SECRET_PLACEHOLDER, Project, ProjectError, load_project, load_stack_config
 
 STACK_TYPE = "pulumi:pulumi:Stack"
@@ -120,6 +120,7 @@ class _Record:
     provider: str | None = None
     id: str | None = None
     protect: bool = False
+    remote: bool = False
 
     def freeze(self) -> Resource:
         return Resource(
@@ -135,6 +136,7 @@ class _Record:
             provider=self.provider,
             id=self.id,
             protect=self.protect,
+            remote=self.remote,
         )
 
 
@@ -170,13 +172,14 @@ class RecordingMonitor(MockMonitor):
             self._keep(_Record(urn=urn, type=STACK_TYPE, name=request.name, custom=False, inputs={}))
             return response
         registration = self.resources.get(urn)
-        state = _from_python(registration.state) if registration is not None else {}
+        state = _from_python(recorded_outputs(registration.state)) if registration is not None else {}
         self._keep(
             _Record(
                 urn=urn,
                 type=request.type,
                 name=request.name,
                 custom=bool(request.custom),
+                remote=bool(getattr(request, "remote", False)),
                 inputs=inputs,
                 outputs={**encode_documents(inputs), **state},
                 parent=request.parent or None,
@@ -194,7 +197,10 @@ class RecordingMonitor(MockMonitor):
     def ReadResource(self, request: Any) -> Any:
         response = super().ReadResource(request)  # type: ignore[no-untyped-call]
         registration = self.resources.get(response.urn)
-        state = _from_python(registration.state) if registration is not None else {}
+        if not response.id:
+            # In a preview the SDK takes an empty id from a read as unknown; the engine returns it.
+            response.id = (registration.id if registration is not None else None) or request.id
+        state = _from_python(recorded_outputs(registration.state)) if registration is not None else {}
         self._keep(
             _Record(
                 urn=response.urn,
@@ -341,7 +347,7 @@ def _run_isolated(run: _Run) -> None:
         sys.argv = [target]
         asyncio_logger.setLevel(logging.CRITICAL)
 
-        pulumi_settings.reset_options(project=project.name, stack=stack, preview=False)
+        pulumi_settings.reset_options(project=project.name, stack=stack, preview=True)
         pulumi.runtime.set_all_config(run.config, run.secret_keys)
 
         def program() -> Awaitable[None]:
@@ -371,7 +377,7 @@ def _run_isolated(run: _Run) -> None:
                 run.mocks,
                 project=project.name,
                 stack=stack,
-                preview=False,
+                preview=True,
                 logger=program_logger,
                 monitor=run.monitor,
             )

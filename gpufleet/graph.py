@@ -47,6 +47,8 @@ class Resource:
     provider: str | None = None
     id: str | None = None
     protect: bool = False
+    remote: bool = False
+    """Registered as a remote component: its children are built by a provider plugin."""
 
     @property
     def is_provider(self) -> bool:
@@ -73,6 +75,7 @@ class Resource:
             "parent": self.parent,
             "provider": self.provider,
             "protect": self.protect,
+            "remote": self.remote,
             "dependencies": list(self.dependencies),
             "property_dependencies": {k: list(v) for k, v in self.property_dependencies.items()},
             "inputs": self.inputs,
@@ -94,6 +97,7 @@ class Resource:
             provider=data.get("provider"),
             id=data.get("id"),
             protect=bool(data.get("protect", False)),
+            remote=bool(data.get("remote", False)),
         )
 
 

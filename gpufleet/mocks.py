@@ -7,24 +7,24 @@ runs of the same program give the same graph, and so that a value passed from on
 
 from __future__ import annotations
 
-import functools
+import base64
+import datetime
 import hashlib
-import importlib
 import json
-import keyword
+import math
 import re
 import threading
 from collections.abc import Mapping
 from typing import Any
 
-from pulumi import _types
+import yaml
 from pulumi.runtime import Mocks
 from pulumi.runtime.mocks import MockCallArgs, MockResourceArgs
 
-ACCOUNT_ID = "123456789012"
-ALICLOUD_ACCOUNT_ID = "1234567890123456"
+from gpufleet import sdktypes
+from gpufleet.sdktypes import ACCOUNT_ID, ALICLOUD_ACCOUNT_ID
+
 TENCENT_APP_ID = "1250000000"
-TENCENT_UIN = "100000000001"
 
 DEFAULT_REGIONS = {"aws": "us-east-1", "alicloud": "cn-hangzhou", "tencentcloud": "ap-guangzhou"}
 
@@ -131,34 +131,32 @@ _TENCENT_ID_PREFIX = {
 }
 
 
-_SDK_PACKAGES = {
-    "aws": "pulumi_aws",
-    "alicloud": "pulumi_alicloud",
-    "tencentcloud": "tencentcloud_iac_pulumi",
-    "kubernetes": "pulumi_kubernetes",
-}
-
-
-@functools.cache
 def sdk_output_names(token: str) -> frozenset[str] | None:
     """Wire names of the properties the installed SDK declares for `token`, or None if unknown."""
-    parts = token.split(":")
-    if len(parts) != 3 or parts[0] not in _SDK_PACKAGES:
-        return None
-    package, module_path, class_name = parts
-    if package == "kubernetes":
-        group, _, version = module_path.partition("/")
-        python_module = f"{group.split('.')[0]}.{version}" if version else group
-    else:
-        python_module = module_path.split("/")[0].lower()
-        if keyword.iskeyword(python_module):
-            python_module += "_"
-    name = _SDK_PACKAGES[package] if python_module == "index" else f"{_SDK_PACKAGES[package]}.{python_module}"
-    try:
-        cls = getattr(importlib.import_module(name), class_name)
-        return frozenset(_types.resource_types(cls))
-    except (ImportError, AttributeError, TypeError):
-        return None
+    cls = sdktypes.resource_class(token)
+    return None if cls is None else frozenset(sdktypes.declared_types(cls))
+
+
+class MockAnswer(dict[str, Any]):
+    """The outputs given back to the SDK; `placeholders` names those that are typed placeholders.
+
+    The graph records the inputs and the modelled outputs only (`recorded_outputs`): a placeholder is
+    there for the program to run on, not a value a policy should judge.
+    """
+
+    placeholders: frozenset[str] = frozenset()
+
+
+def recorded_outputs(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The outputs of a mock answer without its typed placeholders."""
+    skip = state.placeholders if isinstance(state, MockAnswer) else frozenset()
+    return {k: v for k, v in state.items() if k not in skip}
+
+
+def _answer(values: dict[str, Any], placeholders: frozenset[str]) -> MockAnswer:
+    answer = MockAnswer(values)
+    answer.placeholders = placeholders
+    return answer
 
 
 def stable_hex(*parts: str, length: int = 17) -> str:
@@ -202,19 +200,6 @@ def encode_documents(value: Any) -> Any:
     if isinstance(value, list):
         return [encode_documents(v) for v in value]
     return value
-
-
-def _safe_to_return(value: Any) -> bool:
-    """Values the SDK can take back whatever the output's declared type.
-
-    Structured inputs are left out of the mock's answer: for those the SDK falls back to the input
-    value itself, and tolerates a shape that does not match the output type.
-    """
-    if isinstance(value, dict):
-        return False
-    if isinstance(value, list):
-        return all(not isinstance(v, dict | list) for v in value)
-    return True
 
 
 class FleetMocks(Mocks):
@@ -264,9 +249,9 @@ class FleetMocks(Mocks):
             if isinstance(region, str):
                 with self._lock:
                     self._provider_regions[provider_id] = region
-            return provider_id, self.answer(inputs, outputs)
+            return provider_id, self.answer(token, args, outputs)
         if args.custom is False:
-            return None, self.answer(inputs, outputs)
+            return None, self.answer(token, args, outputs)
         package = token.split(":", 1)[0]
         if args.resource_id:
             resource_id = args.resource_id
@@ -281,12 +266,23 @@ class FleetMocks(Mocks):
         else:
             resource_id = f"{args.name}-{stable_hex(token, args.name, length=8)}"
         outputs.setdefault("id", resource_id)
-        return resource_id, self.answer(inputs, outputs)
+        return resource_id, self.answer(token, args, outputs)
 
-    @staticmethod
-    def answer(inputs: Mapping[str, Any], outputs: dict[str, Any]) -> dict[str, Any]:
-        """What goes back to the SDK: every synthetic or rewritten value, and inputs safe to echo."""
-        return {k: v for k, v in outputs.items() if k not in inputs or inputs[k] != v or _safe_to_return(v)}
+    def placeholder_region(self, package: str, provider_ref: str | None = None) -> str:
+        """The region placeholders name, without a note when a package has no region setting."""
+        if package in DEFAULT_REGIONS:
+            return self.region(package, provider_ref)
+        return str(self._config.get(f"{package}:region") or "local")
+
+    def answer(self, token: str, args: MockResourceArgs, outputs: dict[str, Any]) -> MockAnswer:
+        """What goes back to the SDK: the inputs echoed and the modelled outputs, each in the shape of
+        the output's declared type, and a typed placeholder for every other declared output.
+
+        In a preview the SDK fills nothing from the inputs, and leaves unknown what is not returned."""
+        region = self.placeholder_region(token.split(":", 1)[0], args.provider)
+        owner = sdktypes.Owner(token, args.name, region)
+        values, filled = sdktypes.complete(sdktypes.resource_class(token), owner, outputs)
+        return _answer(values, filled)
 
     def _stack_reference(self, args: MockResourceArgs, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         name = str(inputs.get("name") or args.resource_id or args.name)
@@ -461,12 +457,83 @@ class FleetMocks(Mocks):
         a = dict(args.args or {})
         package = token.split(":", 1)[0]
         region = self.region(package, args.provider) if package in DEFAULT_REGIONS else ""
+        if token == YAML_DECODE:
+            return decode_yaml(a.get("text"))
         handler = _INVOKES.get(token)
+        result_class = sdktypes.invoke_result_class(token)
         if handler is not None:
-            return handler(self, a, region), []
-        if package != "kubernetes":
-            self.note(f"invoke {token} has no offline answer: the program got an empty result")
-        return {}, []
+            result = handler(self, a, region)
+        else:
+            if result_class is not None:
+                self.note(
+                    f"invoke {token} has no offline answer: the program got typed placeholders "
+                    "(synthetic values of the declared result types)"
+                )
+            elif package != "kubernetes":
+                self.note(f"invoke {token} has no offline answer: the program got an empty result")
+            result = {}
+        if result_class is None:
+            return result, []
+        # A provider echoes the arguments it was given (`get_subnet(id=...)` has that `id`).
+        declared = sdktypes.declared_types(result_class)
+        given = {k: v for k, v in a.items() if k in declared and v is not None}
+        name = token.rsplit(":", 1)[-1]
+        owner = sdktypes.Owner(token, name, region or self.placeholder_region(package))
+        values, _filled = sdktypes.complete(result_class, owner, {**given, **result})
+        return values, []
+
+
+YAML_DECODE = "kubernetes:yaml:decode"
+
+# A manifest that expands past this many values (YAML aliases nest copies) is refused, not expanded.
+_YAML_MAX_VALUES = 200_000
+
+
+class _ManifestTooLarge(ValueError):
+    pass
+
+
+def _plain(value: Any, budget: list[int]) -> Any:
+    """YAML data as the JSON the provider's decoder returns: dates as text, keys as strings."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _ManifestTooLarge
+    if isinstance(value, dict):
+        return {str(k): _plain(v, budget) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [_plain(v, budget) for v in value]
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def decode_yaml(text: Any) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """`kubernetes:yaml:decode`, as the provider answers it: every document of a YAML stream.
+
+    `yaml.ConfigFile` and `yaml.ConfigGroup` (v1) parse their manifests through this invoke and build
+    the child resources in the program itself, so answering it expands them offline faithfully.
+    """
+    if not isinstance(text, str):
+        return {}, [("text", f"expected YAML text, got {type(text).__name__}")]
+    try:
+        documents = [d for d in yaml.safe_load_all(text) if d is not None]
+        result = _plain(documents, [_YAML_MAX_VALUES])
+    except _ManifestTooLarge:
+        return {}, [
+            ("text", f"the manifest expands to more than {_YAML_MAX_VALUES:,} values (YAML aliases?)")
+        ]
+    except RecursionError:
+        return {}, [("text", "the manifest is nested too deeply to decode")]
+    except yaml.YAMLError as exc:
+        return {}, [("text", f"the manifest is not valid YAML: {' '.join(str(exc).split())[:200]}")]
+    bad = [type(d).__name__ for d in result if not isinstance(d, dict)]
+    if bad:
+        return {}, [("text", f"a Kubernetes manifest document must be a mapping, got {bad[0]}")]
+    return {"result": result}, []
 
 
 # Id prefixes for stack outputs named after the thing they identify (`vpc_id`, `subnet_ids`, ...).

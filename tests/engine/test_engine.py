@@ -283,7 +283,8 @@ def test_unknown_invoke_and_stack_reference_leave_notes(tmp_path: Path) -> None:
     vpc = graph.outputs["vpc"]
     assert vpc.startswith("vpc-")
     assert sorted(graph.notes) == [
-        "invoke aws:kms/getKey:getKey has no offline answer: the program got an empty result",
+        "invoke aws:kms/getKey:getKey has no offline answer: the program got typed placeholders "
+        "(synthetic values of the declared result types)",
         "stack reference 'acme/network/prod' has no outputs offline (give them with --stack-refs FILE): "
         "every output read from it is a synthetic placeholder",
         f"stack reference 'acme/network/prod': output 'vpc_id' read as the placeholder \"{vpc}\"",

@@ -75,12 +75,12 @@ def test_policy_documents_become_json_strings_but_other_objects_do_not() -> None
     _id, role = _new(mocks, "aws:iam/role:Role", "r", {"assumeRolePolicy": document, "tags": {"a": "b"}})
     assert json.loads(role["assumeRolePolicy"]) == document
     assert role["tagsAll"] == {"a": "b"}
-    # structured inputs are not echoed back to the SDK (it keeps the input value itself)
+    # in a preview the SDK keeps no input as an output: structured inputs come back as they are
     _gid, group = _new(
-        mocks, "aws:autoscaling/group:Group", "g", {"mixedInstancesPolicy": mixed, "maxSize": 4}
+        mocks, "aws:autoscaling/group:Group", "g", {"mixedInstancesPolicy": mixed, "maxSize": 4.0}
     )
-    assert "mixedInstancesPolicy" not in group
-    assert group["maxSize"] == 4
+    assert group["mixedInstancesPolicy"] == mixed
+    assert group["maxSize"] == 4 and isinstance(group["maxSize"], int)
 
 
 def test_render_policy_statement_like_the_provider() -> None:
@@ -119,10 +119,15 @@ def test_invokes() -> None:
     assert zones["ids"] == ["cn-shanghai-h", "cn-shanghai-i", "cn-shanghai-j"]
     assert call("kubernetes:helm:template", {}) == {}
     assert mocks.notes == []
-    assert call("aws:rds/getEngineVersion:getEngineVersion", {}) == {}
+    engine = call("aws:rds/getEngineVersion:getEngineVersion", {"engine": "postgres"})
+    # the argument is echoed as the provider does; every other declared field is a typed placeholder
+    assert engine["engine"] == "postgres"
+    assert engine["version"] == "getEngineVersion-version"
+    assert engine["defaultOnly"] is False
+    assert engine["exportableLogTypes"] == ["getEngineVersion-exportable-log-types"]
     assert mocks.notes == [
         "invoke aws:rds/getEngineVersion:getEngineVersion has no offline answer: "
-        "the program got an empty result"
+        "the program got typed placeholders (synthetic values of the declared result types)"
     ]
 
 
