@@ -649,6 +649,7 @@ def print_text_report(text: str, console: Console) -> None:
     "  [bold]gpufleet check --all-stacks --format sarif,junit,markdown --output-dir reports[/]\n\n"
     "  [bold]gpufleet check -s dev --enforce GF-COST-004=advisory --set GF-AUD-002.min_days=365[/]\n\n"
     "  [bold]gpufleet check -s prod --rules 'GF-STOR-*,GF-KMS-001'[/]   quote wildcards from the shell\n\n"
+    "  [bold]gpufleet check -s prod --strict[/]   fail on components that could not be looked inside\n\n"
     "Exit status: 0 no mandatory violation, 1 a mandatory violation, 2 bad input.",
 )
 def check(  # noqa: PLR0917 - typer maps each parameter to an option
@@ -694,6 +695,14 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         typer.Option("--rules", help="Only these rules: ids or policy names, wildcards allowed (GF-COST-*)."),
     ] = None,
     stack_refs: StackRefs = None,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="Fail (exit 1) when a component could not be looked inside offline (GF-ENGINE-001: "
+            "remote components, Helm charts and releases, kustomize): its children were not judged.",
+        ),
+    ] = False,
 ) -> None:
     """Run the program offline and judge it with the guardrail policies, and price it."""
     # The policy pack is imported only when judging: `plan` stays quick to start.
@@ -728,6 +737,8 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             stack_file = _stack_file(project, name)
             block, estimates = stack_cost(graph, stack_file)
             result = evaluate.evaluate_stack(graph, policies, with_estimates(config, estimates))
+            if strict:
+                evaluate.strict_opaque(result)
             result.stack_file = stack_file
             result.cost = block
             results.append(result)
@@ -891,7 +902,12 @@ def rules(
 
         wanted = {row["id"] for row in rows}
         # Written verbatim: the page is compared byte for byte with docs/rules.md.
-        typer.echo(render_rules_markdown(p for p in default_registry() if p.rule.id in wanted), nl=False)
+        typer.echo(
+            render_rules_markdown(
+                (p for p in default_registry() if p.rule.id in wanted), engine="GF-ENGINE-001" in wanted
+            ),
+            nl=False,
+        )
     else:
         render_rules_table(rows, out)
 

@@ -216,8 +216,56 @@ Clouds: A AWS, L Alibaba Cloud, T Tencent Cloud, K Kubernetes.
 """
 
 
-def render_rules_markdown(policies: Iterable[GfPolicy]) -> str:
-    """The whole rules reference: a summary table, then one section per rule, grouped by family."""
+def engine_section() -> str:
+    """GF-ENGINE-001: what the offline engine itself reports, apart from the pack's rules."""
+    from gpufleet.evaluate import (
+        OPAQUE_DESCRIPTION,
+        OPAQUE_POLICY,
+        OPAQUE_REMEDIATION,
+        OPAQUE_RULE_ID,
+        OPAQUE_SEVERITY,
+    )
+
+    return "\n".join(
+        [
+            "## Engine checks",
+            "",
+            "Not rules of the policy pack: `gpufleet check` reports these about the offline run itself.",
+            "",
+            f"### {OPAQUE_RULE_ID}",
+            "",
+            f"**`{OPAQUE_POLICY}`**: {plain(OPAQUE_DESCRIPTION)}",
+            "",
+            "| | |",
+            "|---|---|",
+            f"| clouds | {_clouds(CLOUDS)} |",
+            "| enforcement | advisory (`gpufleet check --strict` makes it mandatory) |",
+            f"| severity | {OPAQUE_SEVERITY} |",
+            "| kind | engine check (offline runs only: under `pulumi preview` the provider plugin builds the "
+            "children and the pack judges them) |",
+            "",
+            f"**Remediation.** {plain(OPAQUE_REMEDIATION)}",
+            "",
+            "A component is not inspected when its registration is remote (pulumi-eks `Cluster`, awsx "
+            "components, Kubernetes Helm v4 `Chart`, YAML v2 `ConfigFile` and `ConfigGroup`, kustomize v2 "
+            "`Directory`), when it is a Helm v3 `Chart` or a kustomize v1 `Directory` (rendered by `helm "
+            "template` or kustomize inside the provider plugin), a Helm v3 `Release` (the provider "
+            "installs the chart's objects without registering them), or any component of a provider "
+            "package that registered no children. Kubernetes YAML v1 `ConfigFile` and `ConfigGroup` are "
+            "expanded offline: the SDK parses the manifests in the program, and the engine answers the "
+            "`kubernetes:yaml:decode` call it makes, so their objects are judged like any other.",
+            "",
+            "The text, JSON (`opaque` under each stack), SARIF (run property `opaqueComponents`), JUnit "
+            "(testsuite property `gpufleet.not-inspected`) and Markdown reports list every component "
+            "that was not inspected, with the reason.",
+            "",
+        ]
+    )
+
+
+def render_rules_markdown(policies: Iterable[GfPolicy], *, engine: bool = False) -> str:
+    """The whole rules reference: a summary table, then one section per rule, grouped by family;
+    with `engine`, the engine's own checks at the end."""
     ordered = sorted(policies, key=lambda policy: policy.rule.id)
     by_family: dict[str, list[GfPolicy]] = {family: [] for family in FAMILIES.values()}
     for policy in ordered:
@@ -233,6 +281,8 @@ def render_rules_markdown(policies: Iterable[GfPolicy]) -> str:
             continue
         parts.append(f"## {FAMILY_TITLES[family]}\n")
         parts.extend(rule_section(policy) for policy in members)
+    if engine:
+        parts.append(engine_section())
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
@@ -240,4 +290,4 @@ def default_rules_markdown() -> str:
     """The rules reference for the default registry: the content of docs/rules.md."""
     from policies.registry import default_registry
 
-    return render_rules_markdown(default_registry())
+    return render_rules_markdown(default_registry(), engine=True)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from importlib import metadata
 from inspect import isawaitable
@@ -69,6 +69,24 @@ _PROVIDER_DISTRIBUTIONS = {
 }
 
 
+# The engine's own finding: a component it could not look inside (see `ResourceGraph.opaque`).
+OPAQUE_RULE_ID = "GF-ENGINE-001"
+OPAQUE_POLICY = "component-not-inspected"
+OPAQUE_SEVERITY = "medium"
+OPAQUE_ENGINE = "gpufleet"
+OPAQUE_DESCRIPTION = (
+    "A component whose children are built by a provider plugin (a remote component such as pulumi-eks, "
+    "awsx, Helm v4 `Chart` or YAML v2 `ConfigFile`; a Helm v3 `Chart` or `Release`; a kustomize "
+    "`Directory`) could not be looked inside offline, so no policy judged its children."
+)
+OPAQUE_REMEDIATION = (
+    "Judge the children where they are built: run `pulumi preview --policy-pack policies` with the "
+    "provider plugin installed, or build them in the program (render a chart with `helm template` and "
+    "load the YAML with `kubernetes.yaml.ConfigFile`, which is expanded offline). "
+    "`gpufleet check --strict` makes this finding mandatory."
+)
+
+
 @dataclass(frozen=True)
 class Finding:
     """One violation, in the DESIGN.md output contract's shape."""
@@ -106,6 +124,8 @@ class StackResult:
     checkov: dict[str, Any] = field(default_factory=lambda: {"passed": 0, "failed": 0, "findings": []})
     cost: dict[str, Any] | None = None
     stack_file: str | None = None
+    opaque: list[dict[str, str]] = field(default_factory=list)
+    """Components that could not be looked inside offline (`ResourceGraph.opaque`)."""
 
     @property
     def mandatory_violations(self) -> list[Finding]:
@@ -117,6 +137,7 @@ class StackResult:
             "project": self.project,
             "resources": self.resources,
             "violations": [v.to_json() for v in self.violations],
+            "opaque": [dict(item) for item in self.opaque],
             "checkov": self.checkov,
             "cost": self.cost,
         }
@@ -390,8 +411,12 @@ def evaluate_stack(
     policy_config: Mapping[str, Any] | None = None,
     *,
     stack_tags: Mapping[str, str] | None = None,
+    strict: bool = False,
 ) -> StackResult:
     """Evaluate `policies` on `graph`; `policy_config` is Pulumi's policy-pack config shape.
+
+    Each component the engine could not look inside gets a GF-ENGINE-001 finding: advisory, or
+    mandatory with `strict`.
 
     Raises `gpufleet.policy_config.PolicyConfigError` for an invalid enforcement level or config value.
     """
@@ -422,15 +447,54 @@ def evaluate_stack(
     if stack_policies:
         _analyze_stack(context, stack_policies)
 
+    opaque = graph.opaque
+    collector.findings.extend(opaque_findings(opaque))
     collector.findings.sort(key=Finding.sort_key)
     collector.not_applicable.sort(key=lambda n: (n["rule_id"], n["urn"], n["reason"]))
-    return StackResult(
+    result = StackResult(
         stack=graph.stack,
         project=graph.project,
         resources=len(graph),
         violations=collector.findings,
         not_applicable=collector.not_applicable,
+        opaque=opaque,
     )
+    if strict:
+        strict_opaque(result)
+    return result
+
+
+def strict_opaque(result: StackResult) -> None:
+    """`check --strict`: a component that could not be looked inside is a mandatory finding."""
+    result.violations = sorted(
+        (
+            replace(f, enforcement=EnforcementLevel.MANDATORY.value) if f.rule_id == OPAQUE_RULE_ID else f
+            for f in result.violations
+        ),
+        key=Finding.sort_key,
+    )
+
+
+def opaque_findings(opaque: Iterable[Mapping[str, str]]) -> list[Finding]:
+    """One advisory GF-ENGINE-001 finding per component the engine could not look inside."""
+    enforcement = EnforcementLevel.ADVISORY
+    return [
+        Finding(
+            rule_id=OPAQUE_RULE_ID,
+            policy=OPAQUE_POLICY,
+            enforcement=enforcement.value,
+            severity=OPAQUE_SEVERITY,
+            engine=OPAQUE_ENGINE,
+            urn=item["urn"],
+            resource_type=item["type"],
+            message=(
+                f"{item['type']} {item.get('name') or item['urn'].rsplit('::', 1)[-1]!r} could not be "
+                f"looked inside offline: {item['why']}; no policy judged what it creates"
+            ),
+            remediation=OPAQUE_REMEDIATION,
+        )
+        for item in opaque
+    ]
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,30 @@ UNKNOWN_STRING = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 
 GRAPH_VERSION = 1
 
+# Components whose children a provider plugin builds outside the program, and why they stay opaque.
+# Remote components (helm v4 `Chart`, yaml v2 `ConfigFile`/`ConfigGroup`, kustomize v2 `Directory`,
+# pulumi-eks, awsx, ...) are recognised by their registration's `remote` flag instead.
+OPAQUE_TYPES = {
+    "kubernetes:helm.sh/v2:Chart": "its objects are rendered by `helm template` inside the Kubernetes "
+    "provider plugin, which does not run offline",
+    "kubernetes:helm.sh/v3:Chart": "its objects are rendered by `helm template` inside the Kubernetes "
+    "provider plugin, which does not run offline",
+    "kubernetes:kustomize:Directory": "its objects are rendered by kustomize inside the Kubernetes "
+    "provider plugin, which does not run offline",
+}
+# Custom resources that create objects of their own that are never registered as resources.
+OPAQUE_RESOURCES = {
+    "kubernetes:helm.sh/v3:Release": "a Helm release: the Kubernetes provider installs the chart's "
+    "objects itself and never registers them as resources, so no policy sees them",
+}
+# Components expanded in the program itself (the mocks answer the invoke they parse YAML with): no
+# children means an empty manifest, not an opaque component.
+EXPANDED_OFFLINE = frozenset({"kubernetes:yaml:ConfigFile", "kubernetes:yaml:ConfigGroup"})
+# Packages known to ship provider plugins, besides those the graph has resources or providers of.
+_PROVIDER_PACKAGES = frozenset(
+    {"aws", "alicloud", "tencentcloud", "kubernetes", "eks", "awsx", "azure-native", "gcp", "random"}
+)
+
 
 def make_secret(value: Any) -> dict[str, Any]:
     """Wrap a value in the engine's secret signature."""
@@ -170,6 +194,35 @@ class ResourceGraph:
             yield child
             yield from self.descendants(child.urn)
 
+    @property
+    def opaque(self) -> list[dict[str, str]]:
+        """Components (and Helm releases) whose children could not be looked inside offline: URN, type
+        and why. Their children are built by a provider plugin, so no policy judged them."""
+        providers = _PROVIDER_PACKAGES | {r.package for r in self.resources if r.custom or r.is_provider}
+        found: list[dict[str, str]] = []
+        for r in self.resources:
+            if r.is_provider or r.type == "pulumi:pulumi:Stack":
+                continue
+            why = ""
+            if r.remote:
+                why = (
+                    f"a remote component: the {r.package} provider plugin builds its children, "
+                    "and it does not run offline"
+                )
+            elif r.custom:
+                why = OPAQUE_RESOURCES.get(r.type, "")
+            elif r.type in OPAQUE_TYPES:
+                if not self._children.get(r.urn):
+                    why = OPAQUE_TYPES[r.type]
+            elif r.type not in EXPANDED_OFFLINE and r.package in providers and not self._children.get(r.urn):
+                why = (
+                    f"a component of the {r.package} package that registered no children offline: "
+                    "a provider plugin builds them"
+                )
+            if why:
+                found.append({"urn": r.urn, "type": r.type, "name": r.name, "why": why})
+        return found
+
     def to_json(self) -> dict[str, Any]:
         return {
             "version": GRAPH_VERSION,
@@ -177,6 +230,7 @@ class ResourceGraph:
             "stack": self.stack,
             "synthetic": self.synthetic,
             "notes": list(self.notes),
+            "opaque": self.opaque,
             "config": self.config,
             "outputs": self.outputs,
             "resources": [r.to_json() for r in self.resources],

@@ -202,6 +202,14 @@ def encode_documents(value: Any) -> Any:
     return value
 
 
+def _scalar_or_list(value: Any) -> bool:
+    if isinstance(value, dict):
+        return False
+    if isinstance(value, list):
+        return all(not isinstance(v, dict | list) for v in value)
+    return True
+
+
 class FleetMocks(Mocks):
     """Resource and invoke answers for aws, alicloud, tencentcloud and kubernetes programs."""
 
@@ -280,8 +288,12 @@ class FleetMocks(Mocks):
 
         In a preview the SDK fills nothing from the inputs, and leaves unknown what is not returned."""
         region = self.placeholder_region(token.split(":", 1)[0], args.provider)
-        owner = sdktypes.Owner(token, args.name, region)
-        values, filled = sdktypes.complete(sdktypes.resource_class(token), owner, outputs)
+        cls = sdktypes.resource_class(token)
+        if cls is None:
+            # No SDK class describes the outputs (a program's own component, a package not installed):
+            # structured values are left out, as a class's annotations may declare another shape.
+            return _answer({k: v for k, v in outputs.items() if _scalar_or_list(v)}, frozenset())
+        values, filled = sdktypes.complete(cls, sdktypes.Owner(token, args.name, region), outputs)
         return _answer(values, filled)
 
     def _stack_reference(self, args: MockResourceArgs, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:

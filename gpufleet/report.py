@@ -39,7 +39,16 @@ from sarif_pydantic.sarif import (
 )
 
 from gpufleet.docs import rule_doc_url
-from gpufleet.evaluate import SEVERITY_ORDER, Finding, StackResult
+from gpufleet.evaluate import (
+    OPAQUE_DESCRIPTION,
+    OPAQUE_POLICY,
+    OPAQUE_REMEDIATION,
+    OPAQUE_RULE_ID,
+    OPAQUE_SEVERITY,
+    SEVERITY_ORDER,
+    Finding,
+    StackResult,
+)
 from policies.rule import GfPolicy
 
 REPORT_VERSION = 1
@@ -88,9 +97,25 @@ class RuleInfo:
     family: str = ""
 
 
+ENGINE_FAMILY = "engine"
+ENGINE_RULE = RuleInfo(
+    id=OPAQUE_RULE_ID,
+    policy=OPAQUE_POLICY,
+    description=OPAQUE_DESCRIPTION,
+    severity=OPAQUE_SEVERITY,
+    enforcement="advisory",
+    remediation=OPAQUE_REMEDIATION,
+    url="",
+    clouds=("aws", "alicloud", "tencentcloud", "kubernetes"),
+    family=ENGINE_FAMILY,
+)
+
+
 def rule_infos(results: Sequence[StackResult], policies: Iterable[GfPolicy] | None) -> dict[str, RuleInfo]:
     """Rule metadata by rule id: from the policies when given, else from the findings."""
     infos: dict[str, RuleInfo] = {}
+    if any(f.rule_id == OPAQUE_RULE_ID for result in results for f in result.violations):
+        infos[OPAQUE_RULE_ID] = ENGINE_RULE
     for policy in policies or ():
         rule = policy.rule
         infos[rule.id] = RuleInfo(
@@ -158,6 +183,19 @@ def cost_summary(cost: Mapping[str, Any]) -> str:
     return text + f"; {hourly_min:.2f} to {hourly_max:.2f} an hour"
 
 
+def opaque_lines(result: StackResult) -> list[str]:
+    """`not inspected: N components ...` and one line per component the engine could not look inside."""
+    if not result.opaque:
+        return []
+    count = len(result.opaque)
+    lines = [
+        f"not inspected: {count} component{'' if count == 1 else 's'} built by a provider plugin "
+        f"could not be looked inside offline ({OPAQUE_RULE_ID})"
+    ]
+    lines.extend(f"  - {resource_label(item['urn'])}: {item['why']}" for item in result.opaque)
+    return lines
+
+
 def render_text(results: Sequence[StackResult]) -> str:
     lines: list[str] = []
     for result in results:
@@ -167,6 +205,7 @@ def render_text(results: Sequence[StackResult]) -> str:
         )
         if result.cost:
             lines.append(f"  cost: {cost_summary(result.cost)}")
+        lines.extend(f"  {line}" for line in opaque_lines(result))
         if not result.violations:
             lines.append("  passed: no policy violations")
         by_severity: dict[str, list[Finding]] = defaultdict(list)
@@ -364,7 +403,11 @@ def build_sarif(
             )
         ],
         results=sarif_results,
-        properties={"stacks": [r.stack for r in results], "totalFindings": total},
+        properties={
+            "stacks": [r.stack for r in results],
+            "totalFindings": total,
+            "opaqueComponents": [{"stack": r.stack, **item} for r in results for item in r.opaque],
+        },
     )
     return Sarif(version=SARIF_VERSION, schema_uri=SARIF_SCHEMA, runs=[run])
 
@@ -396,6 +439,15 @@ def render_junit(results: Sequence[StackResult], policies: Iterable[GfPolicy] | 
     all_tests = all_failures = 0
     for result in results:
         suite = ET.SubElement(root, "testsuite", name=f"gpufleet.{result.project}.{result.stack}")
+        if result.opaque:
+            properties = ET.SubElement(suite, "properties")
+            for item in result.opaque:
+                ET.SubElement(
+                    properties,
+                    "property",
+                    name="gpufleet.not-inspected",
+                    value=f"{item['urn']}: {item['why']}",
+                )
         by_rule: dict[str, dict[str, list[Finding]]] = defaultdict(lambda: defaultdict(list))
         for finding in result.violations:
             by_rule[finding.rule_id][finding.urn].append(finding)
@@ -470,6 +522,12 @@ def render_markdown(
         header = f"\n### Stack `{result.stack}` ({result.project}, {result.resources} resources)\n\n"
         if result.cost:
             header += f"Cost: {cost_summary(result.cost)}.\n\n"
+        if result.opaque:
+            names = ", ".join(f"`{_cell(resource_label(item['urn']))}`" for item in result.opaque)
+            header += (
+                f"⚠️ Not inspected: {len(result.opaque)} component(s) built by a provider plugin could not "
+                f"be looked inside offline ({OPAQUE_RULE_ID}): {names}.\n\n"
+            )
         if not result.violations:
             block = header + "✅ No policy violations.\n"
             if used + len(block) <= budget:
@@ -607,7 +665,26 @@ def rules_table(registry: Iterable[GfPolicy]) -> list[dict[str, Any]]:
                 "checkov": list(rule.checkov),
             }
         )
+    rows.append(engine_rule_row())
     return sorted(rows, key=lambda row: row["id"])
+
+
+def engine_rule_row() -> dict[str, Any]:
+    """GF-ENGINE-001, the engine's own check (not a policy of the pack), as a `gpufleet rules` row."""
+    return {
+        "id": ENGINE_RULE.id,
+        "policy": ENGINE_RULE.policy,
+        "family": ENGINE_FAMILY,
+        "kind": "engine",
+        "clouds": list(ENGINE_RULE.clouds),
+        "enforcement": ENGINE_RULE.enforcement,
+        "severity": ENGINE_RULE.severity,
+        "config": {},
+        "description": ENGINE_RULE.description,
+        "remediation": ENGINE_RULE.remediation,
+        "url": ENGINE_RULE.url,
+        "checkov": [],
+    }
 
 
 def _config_summary(config: Mapping[str, Mapping[str, Any]]) -> str:

@@ -55,20 +55,34 @@ _PLACEHOLDER_DATE = "2025-01-01T00:00:00Z"
 # -- finding the SDK classes ------------------------------------------------------------------------
 
 
-def _registered_module(package: str, module_path: str) -> str | None:
-    """The Python module the installed SDK registered for `package:module_path`, if imported."""
-    for key in (f"{package}:{module_path}",):
-        for module in rpc._RESOURCE_MODULES.get(key, []):
-            info = getattr(module, "mod_info", None)
-            if isinstance(info, Mapping) and isinstance(info.get("fqn"), str):
-                return str(info["fqn"])
-    prefix = f"{package}:{module_path.split('/', maxsplit=1)[0]}/"
+def _module_infos(package: str) -> list[Mapping[str, Any]]:
+    """What the installed SDK of `package` registered about its modules (`fqn`, `classes`), once
+    the program imported it."""
+    infos: list[Mapping[str, Any]] = []
     for key, modules in list(rpc._RESOURCE_MODULES.items()):
-        if key.startswith(prefix):
+        if key.startswith(f"{package}:"):
             for module in modules:
                 info = getattr(module, "mod_info", None)
                 if isinstance(info, Mapping) and isinstance(info.get("fqn"), str):
-                    return str(info["fqn"])
+                    infos.append(info)
+    return infos
+
+
+def _registered_class(token: str) -> tuple[str, str] | None:
+    """(Python module, class name) the SDK registered for resource `token`."""
+    for info in _module_infos(token.split(":", 1)[0]):
+        classes = info.get("classes")
+        if isinstance(classes, Mapping) and isinstance(classes.get(token), str):
+            return str(info["fqn"]), str(classes[token])
+    return None
+
+
+def _registered_module(package: str, module_path: str) -> str | None:
+    """The Python module of the SDK's module `module_path` (`ecr/getCredentials` -> `pulumi_aws.ecr`)."""
+    prefix = module_path.split("/", maxsplit=1)[0]
+    for info in _module_infos(package):
+        if str(info.get("mod", "")).split("/", maxsplit=1)[0] == prefix:
+            return str(info["fqn"])
     return None
 
 
@@ -104,13 +118,10 @@ def resource_class(token: str) -> type | None:
     if len(parts) != 3 or not all(parts):
         return None
     package, module_path, class_name = parts
-    for module_name in dict.fromkeys(
-        m for m in (_registered_module(package, module_path), _guessed_module(package, module_path)) if m
-    ):
-        found = _import_attr(module_name, class_name)
-        if isinstance(found, type):
-            return found
-    return None
+    registered = _registered_class(token)
+    module_name, class_name = registered or (_guessed_module(package, module_path), class_name)
+    found = _import_attr(module_name, class_name)
+    return found if isinstance(found, type) else None
 
 
 @functools.cache

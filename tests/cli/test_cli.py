@@ -182,6 +182,7 @@ def test_check_writes_reports_to_output_dir(monkeypatch: pytest.MonkeyPatch, tmp
                 "project": "photo-archive",
                 "resources": 10,
                 "violations": [],
+                "opaque": [],
                 "checkov": {"passed": 0, "failed": 0, "findings": []},
                 # The program declares no GPU pool and no budget: nothing to price.
                 "cost": {

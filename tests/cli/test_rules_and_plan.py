@@ -36,7 +36,9 @@ def test_rules_json_lists_every_implemented_rule() -> None:
     document = json.loads(run.stdout)
     assert document["version"] == 1
     rows = {row["id"]: row for row in document["rules"]}
-    assert list(rows) == default_registry().ids()
+    # the pack's rules and the engine's own check (GF-ENGINE-001), in id order
+    assert list(rows) == sorted([*default_registry().ids(), "GF-ENGINE-001"])
+    assert rows["GF-ENGINE-001"]["policy"] == "component-not-inspected"
     assert all(set(row) == ROW_KEYS for row in rows.values())
     assert rows["GF-AUD-002"]["policy"] == "log-retention-minimum"
     assert rows["GF-AUD-002"]["config"]["min_days"]["default"] == 180
@@ -63,7 +65,8 @@ def test_rules_filters_by_family_and_cloud(args: list[str], family: str | None, 
     expected = default_registry().select(
         families=[family] if family else None, clouds=[cloud] if cloud else None
     )
-    assert ids == [policy.rule.id for policy in expected]
+    engine = ["GF-ENGINE-001"] if family is None else []
+    assert ids == sorted([*(policy.rule.id for policy in expected), *engine])
     assert ids, "the filter selects no rule"
 
 

@@ -105,6 +105,7 @@ def test_json_is_the_output_contract() -> None:
                         "remediation": "Fix it.",
                     },
                 ],
+                "opaque": [],
                 "checkov": {"passed": 0, "failed": 0, "findings": []},
                 "cost": None,
             },
@@ -113,6 +114,7 @@ def test_json_is_the_output_contract() -> None:
                 "project": "gpufleet",
                 "resources": 30,
                 "violations": [],
+                "opaque": [],
                 "checkov": {"passed": 0, "failed": 0, "findings": []},
                 "cost": None,
             },
@@ -317,7 +319,8 @@ def test_unknown_format_is_rejected() -> None:
 
 def test_rules_table_and_rendering() -> None:
     rows = rules_table(POLICIES)
-    assert [r["id"] for r in rows] == sorted(p.rule.id for p in POLICIES)
+    # the engine's own check is listed with the pack's rules
+    assert [r["id"] for r in rows] == sorted([*(p.rule.id for p in POLICIES), "GF-ENGINE-001"])
     retention = next(r for r in rows if r["id"] == "GF-AUD-901")
     assert retention == {
         "id": "GF-AUD-901",
@@ -345,4 +348,4 @@ def test_rules_table_and_rendering() -> None:
         "medium",
         "min_days=180",
     ]
-    assert text[-1] == "6 rules"
+    assert text[-1] == "7 rules"
