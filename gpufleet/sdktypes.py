@@ -22,6 +22,7 @@ import importlib
 import json
 import keyword
 import re
+import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -162,7 +163,7 @@ def _shape(typ: Any) -> tuple[str, Any]:
     if typ is None or typ is Any:
         return "any", None
     origin = typing.get_origin(typ)
-    if origin is typing.Union:
+    if origin is typing.Union or origin is types.UnionType:
         members = [a for a in typing.get_args(typ) if a is not type(None)]
         return _shape(members[0]) if members else ("any", None)
     if origin is typing.Literal:
@@ -293,6 +294,9 @@ def placeholder(typ: Any, prop: str, owner: Owner) -> Any:
 # -- conforming known values to the declared type ---------------------------------------------------
 
 
+_PLAIN = (dict, list, str, int, float, bool)
+
+
 def _is_secret(value: Any) -> bool:
     return isinstance(value, dict) and SECRET_SIG_KEY in value and "value" in value
 
@@ -303,9 +307,10 @@ def conform(value: Any, typ: Any, prop: str, owner: Owner, depth: int = 0) -> An
     A value of the wrong shape is replaced by a placeholder of the right one: under a real engine the
     provider returns the declared type, and the SDK raises on a dict where a string is declared.
     """
-    if value is None or depth > MAX_DEPTH * 2:
+    if value is None or depth > MAX_DEPTH * 2 or not isinstance(value, _PLAIN):
+        # A resource passed as an input, an unknown: the SDK takes them back as they are.
         return value
-    if _is_secret(value):
+    if isinstance(value, dict) and _is_secret(value):
         return {**value, "value": conform(value["value"], typ, prop, owner, depth)}
     kind, arg = _shape(typ)
     if kind == "any":
@@ -347,7 +352,7 @@ def conform(value: Any, typ: Any, prop: str, owner: Owner, depth: int = 0) -> An
         if isinstance(value, str | int | float) and not isinstance(value, bool):
             try:
                 arg(value)
-            except (ValueError, TypeError):
+            except Exception:  # an enum's own constructor may raise anything
                 pass
             else:
                 return value
