@@ -15,6 +15,7 @@ element (programs index `[0]`), maps are empty and nested objects are filled to 
 
 from __future__ import annotations
 
+import base64
 import collections.abc
 import enum
 import functools
@@ -51,6 +52,11 @@ _LIST_ORIGINS = (list, collections.abc.Sequence, typing.Sequence, typing.List)  
 _MAP_ORIGINS = (dict, collections.abc.Mapping, typing.Mapping, typing.Dict)  # noqa: UP006
 
 _PLACEHOLDER_DATE = "2025-01-01T00:00:00Z"
+# Base64 values programs decode: a `user:password` token and a PEM certificate.
+_PLACEHOLDER_TOKEN = base64.b64encode(b"AWS:offline-placeholder-password").decode()
+_PLACEHOLDER_CERTIFICATE = base64.b64encode(
+    b"-----BEGIN CERTIFICATE-----\nb2ZmbGluZSBwbGFjZWhvbGRlcg==\n-----END CERTIFICATE-----\n"
+).decode()
 
 
 # -- finding the SDK classes ------------------------------------------------------------------------
@@ -199,6 +205,11 @@ def _string(token: str, prop: str) -> str:
     resource = module_path.split("/")[1] if "/" in module_path else module
     key = prop.lower()
     slug = f"{_NAME}-{_kebab(prop)}"
+    if key.endswith("authorizationtoken"):
+        # Programs decode it and split `user:password` (ECR credentials for a docker login).
+        return _PLACEHOLDER_TOKEN
+    if key == "data" or key.endswith(("base64", "certificatedata", "cadata")):
+        return _PLACEHOLDER_CERTIFICATE
     if key.endswith("arn"):
         if package == "alicloud":
             return f"acs:{module}:{_REGION}:{ALICLOUD_ACCOUNT_ID}:{_kebab(resource)}/{slug}"
