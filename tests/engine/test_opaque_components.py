@@ -53,6 +53,7 @@ k8s.helm.v3.Chart("nginx", k8s.helm.v3.ChartOpts(chart="ingress-nginx", fetch_op
 k8s.helm.v4.Chart("metrics", chart="metrics-server", repository_opts={"repo": "https://example.invalid"})
 k8s.helm.v3.Release("dcgm", chart="dcgm-exporter", namespace="monitoring")
 k8s.yaml.v2.ConfigFile("crds", file="crds.yaml")
+k8s.yaml.v2.ConfigGroup("group", yaml="apiVersion: v1\\nkind: Namespace\\nmetadata:\\n  name: x\\n")
 k8s.kustomize.Directory("base", directory="./base")
 k8s.kustomize.v2.Directory("overlay", directory="./overlay")
 
@@ -98,6 +99,7 @@ def test_every_component_built_by_a_provider_plugin_is_recorded(opaque_graph: Re
             "registers them as resources, so no policy sees them",
         ),
         ("kubernetes:yaml/v2:ConfigFile", "crds", f"a remote component: the kubernetes {plugin}"),
+        ("kubernetes:yaml/v2:ConfigGroup", "group", f"a remote component: the kubernetes {plugin}"),
         (
             "kubernetes:kustomize:Directory",
             "base",
@@ -113,7 +115,7 @@ def test_every_component_built_by_a_provider_plugin_is_recorded(opaque_graph: Re
             "builds them",
         ),
     ]
-    assert opaque_graph.opaque[6]["urn"] == f"{STACK}eks:index:Cluster::gpu"
+    assert opaque_graph.opaque[7]["urn"] == f"{STACK}eks:index:Cluster::gpu"
 
 
 def test_the_remote_flag_is_recorded_and_survives_the_graph_file(opaque_graph: ResourceGraph) -> None:

@@ -28,8 +28,17 @@ VARIANTS: dict[str, tuple[set[str], str, str]] = {
 }
 
 
+# The program installs the cluster autoscaler with a Helm v3 Release: the Kubernetes provider installs
+# its objects without registering them, so the engine reports it as not inspected (advisory).
+RELEASE = (
+    "GF-ENGINE-001 cluster-autoscaler: kubernetes:helm.sh/v3:Release 'cluster-autoscaler' could not be "
+    "looked inside offline: a Helm release: the Kubernetes provider installs the chart's objects itself "
+    "and never registers them as resources, so no policy sees them; no policy judged what it creates"
+)
+
+
 def test_compliant_program_has_no_findings() -> None:
-    assert outcome(PROGRAM).summary() == []
+    assert outcome(PROGRAM).summary() == [RELEASE]
 
 
 def test_workloads_go_through_the_explicit_kubernetes_provider() -> None:
@@ -46,7 +55,7 @@ def test_workloads_go_through_the_explicit_kubernetes_provider() -> None:
 def test_each_break_is_reported_by_its_rule(variant: str) -> None:
     rule_ids, resource, words = VARIANTS[variant]
     found = outcome(PROGRAM, variant)
-    assert found.ids() == rule_ids, found.summary()
+    assert found.ids() == rule_ids | {"GF-ENGINE-001"}, found.summary()
     matching = [v for v in found.violations if words in v.message]
     assert matching, found.summary()
     if resource:
@@ -55,9 +64,9 @@ def test_each_break_is_reported_by_its_rule(variant: str) -> None:
 
 def test_preview_with_unknown_cluster_and_role_references_stays_compliant() -> None:
     preview = judge(as_preview(run_variant(PROGRAM)))
-    assert preview.summary() == []
+    assert preview.summary() == [RELEASE]
 
 
 def test_preview_ssh_key_on_gpu_node_group_is_still_caught() -> None:
     preview = judge(as_preview(run_variant(PROGRAM, "nodes-ssh-key")))
-    assert preview.ids() == {"GF-ACC-002"}
+    assert preview.ids() == {"GF-ACC-002", "GF-ENGINE-001"}
