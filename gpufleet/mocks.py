@@ -7,22 +7,18 @@ runs of the same program give the same graph, and so that a value passed from on
 
 from __future__ import annotations
 
-import base64
-import datetime
-import hashlib
 import json
-import math
 import re
 import threading
 from collections.abc import Mapping
 from typing import Any
 
-import yaml
 from pulumi.runtime import Mocks
 from pulumi.runtime.mocks import MockCallArgs, MockResourceArgs
 
 from gpufleet import sdktypes
-from gpufleet.sdktypes import ACCOUNT_ID, ALICLOUD_ACCOUNT_ID
+from gpufleet.invokes import INVOKES, YAML_DECODE, decode_yaml, render_policy_statement
+from gpufleet.sdktypes import ACCOUNT_ID, ALICLOUD_ACCOUNT_ID, stable_hex, stable_uuid
 
 TENCENT_APP_ID = "1250000000"
 
@@ -157,16 +153,6 @@ def _answer(values: dict[str, Any], placeholders: frozenset[str]) -> MockAnswer:
     answer = MockAnswer(values)
     answer.placeholders = placeholders
     return answer
-
-
-def stable_hex(*parts: str, length: int = 17) -> str:
-    digest = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
-    return digest[:length]
-
-
-def stable_uuid(*parts: str) -> str:
-    h = stable_hex(*parts, length=32)
-    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:32]}"
 
 
 def _kebab(name: str) -> str:
@@ -471,7 +457,7 @@ class FleetMocks(Mocks):
         region = self.region(package, args.provider) if package in DEFAULT_REGIONS else ""
         if token == YAML_DECODE:
             return decode_yaml(a.get("text"))
-        handler = _INVOKES.get(token)
+        handler = INVOKES.get(token)
         result_class = sdktypes.invoke_result_class(token)
         if handler is not None:
             result = handler(self, a, region)
@@ -493,59 +479,6 @@ class FleetMocks(Mocks):
         owner = sdktypes.Owner(token, name, region or self.placeholder_region(package))
         values, _filled = sdktypes.complete(result_class, owner, {**given, **result})
         return values, []
-
-
-YAML_DECODE = "kubernetes:yaml:decode"
-
-# A manifest that expands past this many values (YAML aliases nest copies) is refused, not expanded.
-_YAML_MAX_VALUES = 200_000
-
-
-class _ManifestTooLarge(ValueError):
-    pass
-
-
-def _plain(value: Any, budget: list[int]) -> Any:
-    """YAML data as the JSON the provider's decoder returns: dates as text, keys as strings."""
-    budget[0] -= 1
-    if budget[0] < 0:
-        raise _ManifestTooLarge
-    if isinstance(value, dict):
-        return {str(k): _plain(v, budget) for k, v in value.items()}
-    if isinstance(value, list | tuple | set):
-        return [_plain(v, budget) for v in value]
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode()
-    if isinstance(value, datetime.date):
-        return value.isoformat()
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return value
-
-
-def decode_yaml(text: Any) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-    """`kubernetes:yaml:decode`, as the provider answers it: every document of a YAML stream.
-
-    `yaml.ConfigFile` and `yaml.ConfigGroup` (v1) parse their manifests through this invoke and build
-    the child resources in the program itself, so answering it expands them offline faithfully.
-    """
-    if not isinstance(text, str):
-        return {}, [("text", f"expected YAML text, got {type(text).__name__}")]
-    try:
-        documents = [d for d in yaml.safe_load_all(text) if d is not None]
-        result = _plain(documents, [_YAML_MAX_VALUES])
-    except _ManifestTooLarge:
-        return {}, [
-            ("text", f"the manifest expands to more than {_YAML_MAX_VALUES:,} values (YAML aliases?)")
-        ]
-    except RecursionError:
-        return {}, [("text", "the manifest is nested too deeply to decode")]
-    except yaml.YAMLError as exc:
-        return {}, [("text", f"the manifest is not valid YAML: {' '.join(str(exc).split())[:200]}")]
-    bad = [type(d).__name__ for d in result if not isinstance(d, dict)]
-    if bad:
-        return {}, [("text", f"a Kubernetes manifest document must be a mapping, got {bad[0]}")]
-    return {"result": result}, []
 
 
 # Id prefixes for stack outputs named after the thing they identify (`vpc_id`, `subnet_ids`, ...).
@@ -612,306 +545,16 @@ def _private_ip(hexid: str) -> str:
     return f"10.0.{(n >> 8) % 256}.{n % 250 + 4}"
 
 
-def _aws_caller_identity(_m: FleetMocks, _a: dict[str, Any], _region: str) -> dict[str, Any]:
-    return {
-        "accountId": ACCOUNT_ID,
-        "arn": f"arn:aws:iam::{ACCOUNT_ID}:user/offline",
-        "userId": "AIDAOFFLINEOFFLINE0000",
-        "id": ACCOUNT_ID,
-    }
-
-
-def _aws_region(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    name = a.get("region") or a.get("name") or region
-    return {
-        "name": name,
-        "region": name,
-        "id": name,
-        "description": name,
-        "endpoint": f"ec2.{name}.amazonaws.com",
-    }
-
-
-def _aws_partition(_m: FleetMocks, _a: dict[str, Any], _region: str) -> dict[str, Any]:
-    return {
-        "partition": "aws",
-        "dnsSuffix": "amazonaws.com",
-        "reverseDnsPrefix": "com.amazonaws",
-        "id": "aws",
-    }
-
-
-def _aws_azs(_m: FleetMocks, _a: dict[str, Any], region: str) -> dict[str, Any]:
-    names = [f"{region}{s}" for s in "abc"]
-    return {
-        "names": names,
-        "zoneIds": [f"use1-az{i}" if region == "us-east-1" else f"{region}-az{i}" for i in (1, 2, 3)],
-        "groupNames": [region] * 3,
-        "id": region,
-        "state": "available",
-    }
-
-
-def _aws_ami(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    ami = f"ami-{stable_hex('ami', json.dumps(a, sort_keys=True, default=str))}"
-    return {
-        "id": ami,
-        "imageId": ami,
-        "arn": f"arn:aws:ec2:{region}::image/{ami}",
-        "name": "offline-image",
-        "architecture": "x86_64",
-        "rootDeviceName": "/dev/xvda",
-        "rootDeviceType": "ebs",
-        "virtualizationType": "hvm",
-        "ownerId": ACCOUNT_ID,
-        "owners": a.get("owners") or [],
-        "mostRecent": bool(a.get("mostRecent")),
-        "blockDeviceMappings": [],
-        "filters": a.get("filters") or [],
-        "tags": {},
-        "state": "available",
-    }
-
-
-def _aws_ami_ids(_m: FleetMocks, a: dict[str, Any], _region: str) -> dict[str, Any]:
-    seed = json.dumps(a, sort_keys=True, default=str)
-    return {
-        "ids": [f"ami-{stable_hex('ami', seed, str(i))}" for i in range(2)],
-        "id": stable_hex("amiids", seed, length=8),
-        "owners": a.get("owners") or [],
-        "filters": a.get("filters") or [],
-    }
-
-
-def _aws_ssm_parameter(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    name = str(a.get("name", "offline"))
-    # Public AMI parameters (/aws/service/.../image_id) are the common use in fleet programs.
-    value = f"ami-{stable_hex('ssm', name)}" if re.search(r"(?i)ami|image", name) else "offline-value"
-    return {
-        "name": name,
-        "value": value,
-        "insecureValue": value,
-        "type": "String",
-        "version": 1,
-        "arn": f"arn:aws:ssm:{region}:{ACCOUNT_ID}:parameter/{name.lstrip('/')}",
-        "id": name,
-        "withDecryption": a.get("withDecryption", True),
-    }
-
-
-def _one_or_list(values: Any) -> Any:
-    items = list(values or [])
-    return items[0] if len(items) == 1 else items
-
-
-def render_policy_statement(st: Mapping[str, Any]) -> dict[str, Any]:
-    """One `getPolicyDocument` statement (wire names) as IAM JSON, as the provider renders it."""
-    out: dict[str, Any] = {}
-    if st.get("sid"):
-        out["Sid"] = st["sid"]
-    out["Effect"] = st.get("effect") or "Allow"
-    for src, dst in (
-        ("actions", "Action"),
-        ("notActions", "NotAction"),
-        ("resources", "Resource"),
-        ("notResources", "NotResource"),
-    ):
-        if st.get(src):
-            out[dst] = _one_or_list(sorted(set(st[src])) if len(st[src]) > 1 else st[src])
-    for src, dst in (("principals", "Principal"), ("notPrincipals", "NotPrincipal")):
-        principals = st.get(src) or []
-        if principals:
-            rendered: dict[str, Any] = {}
-            for p in principals:
-                ptype, ids = p.get("type"), list(p.get("identifiers") or [])
-                if ptype == "*" and ids == ["*"]:
-                    rendered = {"*": "*"}
-                    break
-                rendered.setdefault(ptype, []).extend(ids)
-            out[dst] = "*" if rendered == {"*": "*"} else {k: _one_or_list(v) for k, v in rendered.items()}
-    conditions = st.get("conditions") or []
-    if conditions:
-        cond: dict[str, dict[str, Any]] = {}
-        for c in conditions:
-            cond.setdefault(c["test"], {})[c["variable"]] = _one_or_list(c.get("values"))
-        out["Condition"] = cond
-    return out
-
-
-def _aws_policy_document(_m: FleetMocks, a: dict[str, Any], _region: str) -> dict[str, Any]:
-    statements: list[dict[str, Any]] = []
-    for source in a.get("sourcePolicyDocuments") or []:
-        try:
-            doc = json.loads(source)
-        except (TypeError, ValueError):
-            continue
-        found = doc.get("Statement") or []
-        statements.extend(found if isinstance(found, list) else [found])
-    own = [render_policy_statement(st) for st in a.get("statements") or []]
-    by_sid = {st.get("Sid"): i for i, st in enumerate(statements) if st.get("Sid")}
-    for st in own:
-        sid = st.get("Sid")
-        if sid and sid in by_sid:
-            statements[by_sid[sid]] = st
-        else:
-            statements.append(st)
-    for override in a.get("overridePolicyDocuments") or []:
-        try:
-            doc = json.loads(override)
-        except (TypeError, ValueError):
-            continue
-        for st in doc.get("Statement") or []:
-            sid = st.get("Sid")
-            index = next((i for i, s in enumerate(statements) if sid and s.get("Sid") == sid), None)
-            if index is None:
-                statements.append(st)
-            else:
-                statements[index] = st
-    document: dict[str, Any] = {"Version": a.get("version") or "2012-10-17"}
-    if a.get("policyId"):
-        document["Id"] = a["policyId"]
-    document["Statement"] = statements
-    text = json.dumps(document, indent=2)
-    return {
-        "json": text,
-        "minifiedJson": json.dumps(document, separators=(",", ":")),
-        "id": stable_hex("policy", text, length=10),
-        "statements": a.get("statements") or [],
-        "version": document["Version"],
-    }
-
-
-def _aws_vpc(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    vpc_id = a.get("id") or f"vpc-{stable_hex('vpc', json.dumps(a, sort_keys=True, default=str))}"
-    return {
-        "id": vpc_id,
-        "arn": f"arn:aws:ec2:{region}:{ACCOUNT_ID}:vpc/{vpc_id}",
-        "cidrBlock": "10.0.0.0/16",
-        "default": bool(a.get("default", False)),
-        "state": "available",
-        "ownerId": ACCOUNT_ID,
-        "tags": a.get("tags") or {},
-        "cidrBlockAssociations": [],
-    }
-
-
-def _aws_subnets(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    seed = json.dumps(a, sort_keys=True, default=str)
-    return {
-        "ids": [f"subnet-{stable_hex('subnet', seed, str(i))}" for i in range(3)],
-        "id": region,
-        "filters": a.get("filters") or [],
-        "tags": a.get("tags") or {},
-    }
-
-
-def _alicloud_zones(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    ids = [f"{region}-{s}" for s in ("h", "i", "j")]
-    return {
-        "ids": ids,
-        "id": region,
-        "zones": [
-            {
-                "id": z,
-                "localName": z,
-                "availableInstanceTypes": [],
-                "availableResourceCreations": ["Instance", "VSwitch", "IoOptimized"],
-                "availableDiskCategories": ["cloud_essd", "cloud_efficiency"],
-                "multiZoneIds": [],
-                "slbSlaveZoneIds": [],
-            }
-            for z in ids
-        ],
-    }
-
-
-def _alicloud_images(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    image = f"m-bp1{stable_hex('image', region, json.dumps(a, sort_keys=True, default=str), length=17)}"
-    return {
-        "ids": [image],
-        "id": image,
-        "images": [
-            {
-                "id": image,
-                "imageId": image,
-                "name": a.get("nameRegex") or "offline-gpu-image",
-                "osType": "linux",
-                "osName": "Alibaba Cloud Linux 3",
-                "architecture": "x86_64",
-                "status": "Available",
-                "imageOwnerAlias": a.get("owners") or "system",
-                "size": 40,
-            }
-        ],
-    }
-
-
-def _alicloud_instance_types(_m: FleetMocks, a: dict[str, Any], _region: str) -> dict[str, Any]:
-    family = a.get("instanceTypeFamily") or "ecs.gn7i"
-    return {
-        "ids": [f"{family}-c8g1.2xlarge"],
-        "id": family,
-        "instanceTypes": [],
-    }
-
-
-def _tencent_zones(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    zones = [f"{region}-{i}" for i in (3, 4, 6)]
-    return {
-        "id": region,
-        "product": a.get("product", "cvm"),
-        "zones": [
-            {"id": str(100000 + i), "name": z, "description": z, "state": "AVAILABLE"}
-            for i, z in enumerate(zones)
-        ],
-    }
-
-
-def _tencent_images(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    image = f"img-{stable_hex('image', region, json.dumps(a, sort_keys=True, default=str), length=8)}"
-    return {
-        "id": image,
-        "imageId": image,
-        "imageName": "offline-gpu-image",
-        "osName": a.get("osName") or "TencentOS Server 3.1",
-        "images": [
-            {
-                "imageId": image,
-                "imageName": "offline-gpu-image",
-                "osName": "TencentOS Server 3.1",
-                "imageType": "PUBLIC_IMAGE",
-                "architecture": "x86_64",
-                "platform": "TencentOS",
-                "imageSize": 50,
-                "imageCreator": "",
-                "imageDescription": "",
-                "imageState": "NORMAL",
-                "createdTime": "2025-01-01T00:00:00Z",
-                "snapshots": [],
-                "support_cloud_init": True,
-                "supportCloudInit": True,
-                "syncPercent": 100,
-                "isSupportCloudinit": True,
-            }
-        ],
-    }
-
-
-_INVOKES = {
-    "aws:index/getCallerIdentity:getCallerIdentity": _aws_caller_identity,
-    "aws:index/getRegion:getRegion": _aws_region,
-    "aws:index/getPartition:getPartition": _aws_partition,
-    "aws:index/getAvailabilityZones:getAvailabilityZones": _aws_azs,
-    "aws:ec2/getAmi:getAmi": _aws_ami,
-    "aws:ec2/getAmiIds:getAmiIds": _aws_ami_ids,
-    "aws:ssm/getParameter:getParameter": _aws_ssm_parameter,
-    "aws:iam/getPolicyDocument:getPolicyDocument": _aws_policy_document,
-    "aws:ec2/getVpc:getVpc": _aws_vpc,
-    "aws:ec2/getSubnets:getSubnets": _aws_subnets,
-    "alicloud:index/getZones:getZones": _alicloud_zones,
-    "alicloud:ecs/getImages:getImages": _alicloud_images,
-    "alicloud:ecs/getInstanceTypes:getInstanceTypes": _alicloud_instance_types,
-    "tencentcloud:Availability/getZonesByProduct:getZonesByProduct": _tencent_zones,
-    "tencentcloud:Images/getInstance:getInstance": _tencent_images,
-    "tencentcloud:Image/getInstance:getInstance": _tencent_images,
-}
+__all__ = [
+    "ACCOUNT_ID",
+    "ALICLOUD_ACCOUNT_ID",
+    "FleetMocks",
+    "MockAnswer",
+    "decode_yaml",
+    "encode_documents",
+    "recorded_outputs",
+    "render_policy_statement",
+    "stable_hex",
+    "stable_uuid",
+    "stack_output_placeholder",
+]

@@ -19,6 +19,7 @@ import base64
 import collections.abc
 import enum
 import functools
+import hashlib
 import importlib
 import json
 import keyword
@@ -57,6 +58,16 @@ _PLACEHOLDER_TOKEN = base64.b64encode(b"AWS:offline-placeholder-password").decod
 _PLACEHOLDER_CERTIFICATE = base64.b64encode(
     b"-----BEGIN CERTIFICATE-----\nb2ZmbGluZSBwbGFjZWhvbGRlcg==\n-----END CERTIFICATE-----\n"
 ).decode()
+
+
+def stable_hex(*parts: str, length: int = 17) -> str:
+    digest = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+    return digest[:length]
+
+
+def stable_uuid(*parts: str) -> str:
+    h = stable_hex(*parts, length=32)
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:32]}"
 
 
 # -- finding the SDK classes ------------------------------------------------------------------------
