@@ -21,6 +21,7 @@ from components.identity.aws import InstanceIdentity, InstanceIdentityArgs
 from components.keys.aws import FleetKey, FleetKeyArgs
 from components.network.aws import FleetNetwork, FleetNetworkArgs
 from components.pools.aws import GpuPool, GpuPoolArgs, OffHours
+from components.pools.queue import ExistingQueue, NewQueue, QueueSource
 from components.pools.scaling import ScalingRules
 from components.storage.aws import (
     AWS_REGION_RE,
@@ -30,6 +31,7 @@ from components.storage.aws import (
     CheckpointReplicationArgs,
     ReplicatedBucket,
 )
+from components.tags import STACK_TAG, current_stack
 
 if TYPE_CHECKING:
     from components.spec import FleetSpec, Pool, RegionNetwork
@@ -67,6 +69,13 @@ def _scaling(pool: Pool) -> ScalingRules:
         in_for_s=rules.in_for_s,
         cooldown_s=rules.cooldown_s,
     )
+
+
+def _queue(pool: Pool) -> QueueSource:
+    queue = pool.queue
+    if queue.existing:
+        return ExistingQueue(name=queue.name, arn=queue.arn)
+    return NewQueue(visibility_timeout_s=queue.visibility_timeout_s, max_receives=queue.max_receives)
 
 
 @dataclass(frozen=True)
@@ -122,7 +131,7 @@ class RegionalSite(pulumi.ComponentResource):
         super().__init__("gpufleet:fleet:RegionalSite", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         spec = args.spec
-        tags = dict(spec.cost_tags)
+        tags = {**spec.cost_tags, STACK_TAG: current_stack()}
         checkpoints = spec.storage.checkpoints
         self.key = self._key(name, args, tags, child)
         self.storage = None
@@ -246,7 +255,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
         caller = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self))
         partition = aws.get_partition_output(opts=pulumi.InvokeOutputOptions(parent=self)).partition
         account_id = caller.account_id
-        tags = dict(spec.cost_tags)
+        tags = {**spec.cost_tags, STACK_TAG: current_stack()}
         checkpoints = spec.storage.checkpoints
         replica_region = checkpoints.replicate_to
         pool_regions = {r for r in aws_pools.values() if r != region}
@@ -301,7 +310,8 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 monthly_limit=spec.budget.monthly,
                 currency=spec.budget.currency,
                 alert_percent=spec.budget.alert_percent,
-                project=spec.cost_tags["project"],
+                stack=current_stack(),
+                activate_stack_tag=spec.budget.activate_stack_tag,
                 account_id=account_id,
                 kms_key_arn=key.key_arn,
                 tags=tags,
@@ -387,6 +397,9 @@ class HybridGpuFleet(pulumi.ComponentResource):
                     subnet_ids=where.network.subnet_ids,
                     security_group_id=where.network.security_group_id,
                     instance_profile_arn=where.identity.instance_profile_arn,
+                    role_name=where.identity.role_name,
+                    stack=current_stack(),
+                    queue=_queue(pool),
                     agent_log_group_name=where.audit.agent_log_group_name,
                     kms_key_arn=where.key.key_arn,
                     tags=tags,
