@@ -117,6 +117,11 @@ class ScalingSignal:
     period_s: int | None = None
     evaluation_periods: int | None = None
     cooldown_s: int | None = None
+    # False for an EC2 Auto Scaling step policy: it takes no cooldown (the group's default does not
+    # apply either) and is re-run every minute while its alarm holds. Its `warmup_s`
+    # (estimatedInstanceWarmup) paces scale-out only: warming instances count as capacity already added.
+    takes_cooldown: bool = True
+    warmup_s: int | None = None
     # False for a rule nothing in the stack fires (an ESS simple/step rule without an alarm task):
     # it only runs when someone executes it by hand.
     automatic: bool = True
@@ -757,7 +762,13 @@ def _direction_of_operator(operator: Any) -> str:
 def _aws_policy_signals(policy: Any, alarms: list[Any]) -> list[ScalingSignal]:
     p = policy.props
     policy_type = _str(get_ref(p, "policyType")) or "SimpleScaling"
-    policy_unknown = _unknowns(policy, {"cooldown_s": "cooldown", "warmup_s": "estimatedInstanceWarmup"})
+    # Only the setting that paces the policy decides: a step policy's warm-up, a simple one's cooldown.
+    decisive = (
+        {"warmup_s": "estimatedInstanceWarmup"}
+        if policy_type == "StepScaling"
+        else {"cooldown_s": "cooldown"}
+    )
+    policy_unknown = _unknowns(policy, decisive)
     cooldown = _int(get_ref(p, "cooldown"))
     warmup = _int(get_ref(p, "estimatedInstanceWarmup"))
     if policy_type == "TargetTrackingScaling":
@@ -790,10 +801,10 @@ def _aws_policy_signals(policy: Any, alarms: list[Any]) -> list[ScalingSignal]:
         adjustments = [_num(get_ref(s, "scalingAdjustment")) for s in as_list(get_ref(p, "stepAdjustments"))]
         signs = {_direction_of_adjustment(a) for a in adjustments} - {"unknown"}
         direction = signs.pop() if len(signs) == 1 else ("both" if signs else "unknown")
-        kind, policy_cooldown, setting = "step", warmup, "estimatedInstanceWarmup"
+        kind, policy_cooldown, setting, takes_cooldown = "step", None, "estimatedInstanceWarmup", False
     else:
         direction = _direction_of_adjustment(_num(get_ref(p, "scalingAdjustment")))
-        kind, policy_cooldown, setting = "simple", cooldown, "cooldown"
+        kind, policy_cooldown, setting, takes_cooldown = "simple", cooldown, "cooldown", True
     if not alarms:
         return [
             ScalingSignal(
@@ -803,6 +814,8 @@ def _aws_policy_signals(policy: Any, alarms: list[Any]) -> list[ScalingSignal]:
                 direction=direction,
                 cooldown_s=policy_cooldown,
                 cooldown_setting=setting,
+                takes_cooldown=takes_cooldown,
+                warmup_s=warmup,
             )
         ]
     signals = []
@@ -833,6 +846,8 @@ def _aws_policy_signals(policy: Any, alarms: list[Any]) -> list[ScalingSignal]:
                 cooldown_s=policy_cooldown,
                 policy=policy.name,
                 cooldown_setting=setting,
+                takes_cooldown=takes_cooldown,
+                warmup_s=warmup,
                 unknown={
                     **policy_unknown,
                     **_unknowns(
