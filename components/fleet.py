@@ -240,6 +240,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
     bucket_name: pulumi.Output[str]
     key_arn: pulumi.Output[str]
     pool_asg_names: pulumi.Output[dict[str, str]]
+    pool_queue_names: pulumi.Output[dict[str, str]]
     role_arn: pulumi.Output[str] | None
     budget_name: pulumi.Output[str]
     replica_bucket_name: pulumi.Output[str] | None
@@ -379,6 +380,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
             self.replica_bucket_name = replica.storage.bucket_name
 
         asg_names: dict[str, pulumi.Output[str]] = {}
+        queue_names: dict[str, pulumi.Output[str]] = {}
         for pool_name, pool_region in aws_pools.items():
             pool = spec.pools[pool_name]
             where = placements[pool_region]
@@ -408,11 +410,15 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 opts=child,
             )
             asg_names[pool_name] = group.asg_name
+            queue_names[pool_name] = group.queue_name
 
         self.bucket_name = storage.bucket_name
         self.key_arn = key.key_arn
         self.budget_name = budget.budget_name
         self.pool_asg_names = pulumi.Output.all(**asg_names) if asg_names else pulumi.Output.from_input({})
+        self.pool_queue_names = (
+            pulumi.Output.all(**queue_names) if queue_names else pulumi.Output.from_input({})
+        )
         self.regional_key_arns = pulumi.Output.all(
             **{region: key.key_arn, **{r: site.key.key_arn for r, site in sites.items()}}
         )
@@ -421,6 +427,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 "bucket_name": self.bucket_name,
                 "key_arn": self.key_arn,
                 "pool_asg_names": self.pool_asg_names,
+                "pool_queue_names": self.pool_queue_names,
                 "role_arn": self.role_arn,
                 "budget_name": self.budget_name,
                 "replica_bucket_name": self.replica_bucket_name,

@@ -161,6 +161,7 @@ def test_program_builds_the_stack_and_exports_its_outputs(run_pulumi: Runner) ->
         "fleet_key_arn",
         "instance_role_arn",
         "pool_asg_names",
+        "pool_queue_names",
         "regional_key_arns",
     ]
     assert exports["environment"] == "dev"
