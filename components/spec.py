@@ -505,7 +505,11 @@ class Size(_Model):
 class Scaling(_Model):
     gpu_util_out: int = Field(default=70, ge=1, le=100, description="% GPU utilisation to scale out")
     out_for: Duration = "5m"
-    queue_out: int = Field(default=10, ge=1, description="queue depth to scale out")
+    queue_out: int = Field(
+        default=10,
+        ge=1,
+        description="messages waiting in the pool's queue to scale out (size.min 0: any message wakes it)",
+    )
     gpu_util_in: int = Field(default=30, ge=0, le=99, description="% GPU utilisation to scale in")
     in_for: Duration = "30m"
     cooldown: Duration = "300s"
