@@ -138,10 +138,13 @@ class GpuPool(pulumi.ComponentResource):
             )
         )
         queue = self._queue(name, args, tags, child)
+        region: pulumi.Input[str] = (
+            args.region or aws.get_region_output(opts=pulumi.InvokeOutputOptions(parent=self)).region
+        )
         queue_access = aws.iam.RolePolicy(
             f"{name}-queue-access",
             role=args.role_name,
-            policy=document(consumer_statements([queue.arn])),
+            policy=document(consumer_statements([queue.arn], queue.kms_key_arn, region)),
             opts=child,
         )
 

@@ -91,8 +91,11 @@ QueueSource = NewQueue | ExistingQueue
 
 @dataclass(frozen=True)
 class PoolQueueRefs:
+    """``kms_key_arn``: the key the fleet encrypted the queue with (None for a queue made elsewhere)."""
+
     name: pulumi.Output[str]
     arn: pulumi.Output[str]
+    kms_key_arn: pulumi.Input[str] | None = None
 
 
 def _deny_plain_transport(queue_arn: pulumi.Input[str]) -> pulumi.Output[str]:
@@ -147,7 +150,7 @@ def create_queue(
             region=region,
             opts=opts,
         )
-    return PoolQueueRefs(name=queue.name, arn=queue.arn)
+    return PoolQueueRefs(name=queue.name, arn=queue.arn, kms_key_arn=kms_key_arn)
 
 
 def existing_queue(source: ExistingQueue, *, region: str | None, parent: pulumi.Resource) -> PoolQueueRefs:
@@ -164,6 +167,24 @@ def existing_queue(source: ExistingQueue, *, region: str | None, parent: pulumi.
     return PoolQueueRefs(name=pulumi.Output.from_input(source.queue_name), arn=arn)
 
 
-def consumer_statements(queue_arns: list[pulumi.Input[str]]) -> list[Statement]:
-    """What a pool's instances may do on their own queue: take work, finish it, extend it."""
-    return [Statement(sid="ConsumeOwnPoolQueue", actions=CONSUMER_ACTIONS, resources=queue_arns)]
+def consumer_statements(
+    queue_arns: list[pulumi.Input[str]],
+    kms_key_arn: pulumi.Input[str] | None = None,
+    region: pulumi.Input[str] | None = None,
+) -> list[Statement]:
+    """What a pool's instances may do on their own queue: take work, finish it, extend it; and, for a
+    queue encrypted with ``kms_key_arn``, decrypt its messages through SQS in ``region`` only (the
+    region's instance role may hold no other grant on that key)."""
+    statements = [Statement(sid="ConsumeOwnPoolQueue", actions=CONSUMER_ACTIONS, resources=queue_arns)]
+    if kms_key_arn is not None and region is not None:
+        statements.append(
+            Statement(
+                sid="DecryptOwnPoolQueue",
+                actions=("kms:Decrypt",),
+                resources=[kms_key_arn],
+                conditions={
+                    "StringEquals": {"kms:ViaService": pulumi.Output.concat("sqs.", region, ".amazonaws.com")}
+                },
+            )
+        )
+    return statements

@@ -74,6 +74,10 @@ def test_each_pool_gets_a_queue_in_its_region_under_its_regions_key(run_pulumi: 
     assert west_queue["ConsumeOwnPoolQueue"]["Resource"] == [
         f"arn:aws:sqs:{WEST}:{ACCOUNT}:queue/gpufleet-prod-pool-burst-a10g-west-queue-0a1b2c3"
     ]
+    assert west_queue["DecryptOwnPoolQueue"]["Resource"] == [west_key]
+    assert west_queue["DecryptOwnPoolQueue"]["Condition"] == {
+        "StringEquals": {"kms:ViaService": f"sqs.{WEST}.amazonaws.com"}
+    }
 
 
 def test_a_pool_may_scale_on_a_queue_made_elsewhere(run_pulumi: Runner) -> None:

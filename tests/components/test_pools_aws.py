@@ -268,7 +268,15 @@ def test_instances_consume_their_own_queue_and_no_other(run_pulumi: Runner) -> N
             "Effect": "Allow",
             "Action": SQS_CONSUMER,
             "Resource": [QUEUE_ARN],
-        }
+        },
+        # The queue's messages are encrypted with the pool's key: decrypt them, through SQS only.
+        "DecryptOwnPoolQueue": {
+            "Sid": "DecryptOwnPoolQueue",
+            "Effect": "Allow",
+            "Action": ["kms:Decrypt"],
+            "Resource": [KEY_ARN],
+            "Condition": {"StringEquals": {"kms:ViaService": "sqs.us-east-1.amazonaws.com"}},
+        },
     }
     # No instance boots before its role may take work from the queue.
     assert recorder.depends_on("pool-asg") == ["pool-queue-access"]
@@ -283,6 +291,8 @@ def test_an_existing_queue_by_name_is_read_not_created(run_pulumi: Runner) -> No
     access = mocks.one("aws:iam/rolePolicy:RolePolicy", "pool-queue-access").inputs
     resources = statements_by_sid(access)["ConsumeOwnPoolQueue"]["Resource"]
     assert resources == [f"arn:aws:sqs:us-east-1:{ACCOUNT}:render-jobs"]
+    # Its owner's key, if any, is not the fleet's to grant.
+    assert "DecryptOwnPoolQueue" not in statements_by_sid(access)
 
 
 def test_an_existing_queue_by_arn(run_pulumi: Runner) -> None:

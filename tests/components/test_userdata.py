@@ -128,3 +128,22 @@ def test_a_missing_agent_is_installed_skipping_unreachable_repositories(tmp_path
 
 def test_agent_path_is_the_one_the_script_runs() -> None:
     assert AGENT_CTL.startswith(AGENT_ROOT) and AGENT_CONFIG_PATH.startswith(AGENT_ROOT)
+
+
+def test_the_gpu_alarms_read_the_series_the_agent_rolls_up(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(lambda: GpuPool("pool", pool_args(agent_log_group_name=LOG_GROUP)))
+    lt = mocks.one("aws:ec2/launchTemplate:LaunchTemplate", "pool-lt").inputs
+    metrics = _config(base64.b64decode(lt["userData"]).decode())["metrics"]
+    assert isinstance(metrics, dict)
+    gpu = metrics["metrics_collected"]["nvidia_gpu"]
+    gpu_alarms = [
+        a.inputs
+        for a in mocks.of_type("aws:cloudwatch/metricAlarm:MetricAlarm")
+        if a.inputs["namespace"] == metrics["namespace"]
+    ]
+    assert len(gpu_alarms) == 2
+    for alarm in gpu_alarms:
+        # The agent names its GPU metrics nvidia_smi_<measurement>.
+        assert alarm["metricName"].removeprefix("nvidia_smi_") in gpu["measurement"]
+        assert [sorted(alarm["dimensions"])] == [sorted(d) for d in metrics["aggregation_dimensions"]]
+        assert alarm["dimensions"]["Stack"] == gpu["append_dimensions"]["Stack"] == STACK
