@@ -181,6 +181,8 @@ class Pool:
     schedules: tuple[ScheduledAction, ...] = ()
     env: str | None = None
     default_cooldown_s: int | None = None
+    # An EC2 Auto Scaling group's defaultInstanceWarmup: what a step policy without its own warm-up uses.
+    default_instance_warmup_s: int | None = None
     scalable: bool = False
     role_refs: tuple[str, ...] = ()  # URNs of the resources naming the instance role/profile
     # True when the pool asks for GPUs by attributes (`acceleratorTypes: ["gpu"]`) without naming
@@ -1056,6 +1058,7 @@ def _build_aws_asg(
         spot_percent=spot,
         on_demand_base=base,
         default_cooldown_s=r.integer("defaultCooldown"),
+        default_instance_warmup_s=r.integer("defaultInstanceWarmup"),
         scalable=True,
         role_refs=tuple(role_refs),
         gpu_class_unknown=gpus_by_attributes,

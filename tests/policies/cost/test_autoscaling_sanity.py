@@ -139,6 +139,34 @@ def test_simple_scale_in_with_its_cooldown_and_step_scale_out_with_warmup_pass()
     assert check_stack(POLICY, aws_pool(out_policy=step_out)) == []
 
 
+STEP_OUT_NO_WARMUP = {
+    "policyType": "StepScaling",
+    "scalingAdjustment": None,
+    "cooldown": None,
+    "stepAdjustments": [{"scalingAdjustment": 1, "metricIntervalLowerBound": "0"}],
+}
+
+
+def test_step_scale_out_without_its_own_warmup_uses_the_groups() -> None:
+    # AWS: the group's defaultInstanceWarmup, else its defaultCooldown (300 s when unset).
+    assert check_stack(POLICY, aws_pool(out_policy=STEP_OUT_NO_WARMUP)) == []
+    assert check_stack(POLICY, aws_pool(out_policy=STEP_OUT_NO_WARMUP, group={"defaultCooldown": 600})) == []
+    stack = aws_pool(
+        out_policy=STEP_OUT_NO_WARMUP, group={"defaultInstanceWarmup": 60, "defaultCooldown": 600}
+    )
+    assert [m for m, _ in check_stack(POLICY, stack)] == [
+        "Auto Scaling group 'gpu''s scaling policy 'gpu-out' (fired by alarm 'gpu-high') has no "
+        "estimatedInstanceWarmup of its own, so the group's defaultInstanceWarmup of 60 s paces its "
+        "scale-out; set its estimatedInstanceWarmup or the group's defaultInstanceWarmup to at least 300 s"
+    ]
+    stack = aws_pool(out_policy=STEP_OUT_NO_WARMUP, group={"defaultCooldown": 120})
+    assert [m for m, _ in check_stack(POLICY, stack)] == [
+        "Auto Scaling group 'gpu''s scaling policy 'gpu-out' (fired by alarm 'gpu-high') has no "
+        "estimatedInstanceWarmup of its own, so the group's defaultCooldown of 120 s paces its "
+        "scale-out; set its estimatedInstanceWarmup or the group's defaultInstanceWarmup to at least 300 s"
+    ]
+
+
 def test_a_step_scale_in_no_alarm_fires_is_not_rerun() -> None:
     stack = [r for r in aws_pool(in_policy=STEP_IN) if r.name != "gpu-low"]
     assert check_stack(POLICY, stack) == []
