@@ -122,7 +122,9 @@ def create_queue(
     region: str | None,
     opts: pulumi.ResourceOptions,
 ) -> PoolQueueRefs:
-    """``-dlq`` and ``-queue`` (SSE-KMS, redrive to the DLQ), each with a TLS-only queue policy."""
+    """``-dlq`` and ``-queue`` (SSE-KMS, redrive to the DLQ), each with a TLS-only queue policy, and
+    ``-dlq-redrive-allow``: only this pool's queue may send its failures to the DLQ (by default any
+    queue of the account may)."""
     dead_letters = aws.sqs.Queue(
         f"{name}-dlq",
         kms_master_key_id=kms_key_arn,
@@ -140,6 +142,15 @@ def create_queue(
         ),
         region=region,
         tags=dict(tags),
+        opts=opts,
+    )
+    aws.sqs.RedriveAllowPolicy(
+        f"{name}-dlq-redrive-allow",
+        queue_url=dead_letters.url,
+        redrive_allow_policy=queue.arn.apply(
+            lambda arn: json.dumps({"redrivePermission": "byQueue", "sourceQueueArns": [arn]})
+        ),
+        region=region,
         opts=opts,
     )
     for suffix, each in (("queue", queue), ("dlq", dead_letters)):

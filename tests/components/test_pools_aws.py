@@ -45,6 +45,7 @@ def test_children(run_pulumi: Runner) -> None:
         ("aws:sqs/queue:Queue", "pool-queue"),
         ("aws:sqs/queuePolicy:QueuePolicy", "pool-dlq-policy"),
         ("aws:sqs/queuePolicy:QueuePolicy", "pool-queue-policy"),
+        ("aws:sqs/redriveAllowPolicy:RedriveAllowPolicy", "pool-dlq-redrive-allow"),
         ("gpufleet:pools:GpuPool", "pool"),
     ]
 
@@ -242,6 +243,11 @@ def test_the_pool_creates_an_encrypted_queue_with_a_dead_letter_queue(run_pulumi
     assert json.loads(queue["redrivePolicy"]) == {"deadLetterTargetArn": DLQ_ARN, "maxReceiveCount": 3}
     assert queue["visibilityTimeoutSeconds"] == 3600
     assert dlq["messageRetentionSeconds"] == 1_209_600
+    allow = mocks.one("aws:sqs/redriveAllowPolicy:RedriveAllowPolicy", "pool-dlq-redrive-allow").inputs
+    assert json.loads(allow["redriveAllowPolicy"]) == {
+        "redrivePermission": "byQueue",
+        "sourceQueueArns": [QUEUE_ARN],
+    }
     assert queue["tags"] == {**TAGS, "gpufleet:pool": "experiments"}
     for name, arn in (("pool-queue-policy", QUEUE_ARN), ("pool-dlq-policy", DLQ_ARN)):
         policy = mocks.one("aws:sqs/queuePolicy:QueuePolicy", name).inputs
