@@ -646,7 +646,7 @@ class Usage(_Model):
 
 # ------------------------------------------------------------------------------------- pool queue
 _QUEUE_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,75}\.fifo$|^[A-Za-z0-9_-]{1,80}$")
-_QUEUE_ARN_RE = re.compile(r"^arn:aws[a-z-]*:sqs:[a-z]{2}(-[a-z]+)+-\d:\d{12}:[A-Za-z0-9_.-]{1,80}$")
+_QUEUE_ARN_RE = re.compile(r"^arn:aws[a-z-]*:sqs:[a-z]{2}(-[a-z]+)+-\d:\d{12}:(?P<name>[^:]+)$")
 _MAX_VISIBILITY_S = 43_200
 
 
@@ -678,7 +678,8 @@ class PoolQueue(_Model):
     @field_validator("arn")
     @classmethod
     def _queue_arn(cls, value: str | None) -> str | None:
-        if value is not None and not _QUEUE_ARN_RE.match(value):
+        match = _QUEUE_ARN_RE.match(value) if value is not None else None
+        if value is not None and (match is None or not _QUEUE_NAME_RE.match(match.group("name"))):
             raise ValueError(
                 f"must be an SQS queue ARN like arn:aws:sqs:us-east-1:123456789012:jobs, got {value!r}"
             )

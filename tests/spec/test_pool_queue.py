@@ -82,6 +82,14 @@ def test_an_existing_queue_by_name_or_arn(given: dict[str, str]) -> None:
             ),
         ),
         (
+            {"arn": "arn:aws:sqs:us-east-1:123456789012:jobs.v2"},
+            (
+                f"{PATH}.arn",
+                "must be an SQS queue ARN like arn:aws:sqs:us-east-1:123456789012:jobs, got "
+                "'arn:aws:sqs:us-east-1:123456789012:jobs.v2'",
+            ),
+        ),
+        (
             {"visibility_timeout": "13h"},
             (f"{PATH}.visibility_timeout", "must be at most 12h (SQS's longest visibility timeout), got 13h"),
         ),
