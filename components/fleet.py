@@ -21,6 +21,7 @@ from components.identity.aws import InstanceIdentity, InstanceIdentityArgs
 from components.keys.aws import FleetKey, FleetKeyArgs
 from components.network.aws import FleetNetwork, FleetNetworkArgs
 from components.pools.aws import GpuPool, GpuPoolArgs, OffHours
+from components.pools.queue import ExistingQueue, NewQueue, QueueSource
 from components.pools.scaling import ScalingRules
 from components.storage.aws import (
     AWS_REGION_RE,
@@ -30,6 +31,7 @@ from components.storage.aws import (
     CheckpointReplicationArgs,
     ReplicatedBucket,
 )
+from components.tags import STACK_TAG, current_stack
 
 if TYPE_CHECKING:
     from components.spec import FleetSpec, Pool, RegionNetwork
@@ -67,6 +69,13 @@ def _scaling(pool: Pool) -> ScalingRules:
         in_for_s=rules.in_for_s,
         cooldown_s=rules.cooldown_s,
     )
+
+
+def _queue(pool: Pool) -> QueueSource:
+    queue = pool.queue
+    if queue.existing:
+        return ExistingQueue(name=queue.name, arn=queue.arn)
+    return NewQueue(visibility_timeout_s=queue.visibility_timeout_s, max_receives=queue.max_receives)
 
 
 @dataclass(frozen=True)
@@ -122,7 +131,7 @@ class RegionalSite(pulumi.ComponentResource):
         super().__init__("gpufleet:fleet:RegionalSite", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         spec = args.spec
-        tags = dict(spec.cost_tags)
+        tags = {**spec.cost_tags, STACK_TAG: current_stack()}
         checkpoints = spec.storage.checkpoints
         self.key = self._key(name, args, tags, child)
         self.storage = None
@@ -231,6 +240,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
     bucket_name: pulumi.Output[str]
     key_arn: pulumi.Output[str]
     pool_asg_names: pulumi.Output[dict[str, str]]
+    pool_queue_names: pulumi.Output[dict[str, str]]
     role_arn: pulumi.Output[str] | None
     budget_name: pulumi.Output[str]
     replica_bucket_name: pulumi.Output[str] | None
@@ -246,7 +256,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
         caller = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self))
         partition = aws.get_partition_output(opts=pulumi.InvokeOutputOptions(parent=self)).partition
         account_id = caller.account_id
-        tags = dict(spec.cost_tags)
+        tags = {**spec.cost_tags, STACK_TAG: current_stack()}
         checkpoints = spec.storage.checkpoints
         replica_region = checkpoints.replicate_to
         pool_regions = {r for r in aws_pools.values() if r != region}
@@ -301,7 +311,8 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 monthly_limit=spec.budget.monthly,
                 currency=spec.budget.currency,
                 alert_percent=spec.budget.alert_percent,
-                project=spec.cost_tags["project"],
+                stack=current_stack(),
+                activate_stack_tag=spec.budget.activate_stack_tag,
                 account_id=account_id,
                 kms_key_arn=key.key_arn,
                 tags=tags,
@@ -369,6 +380,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
             self.replica_bucket_name = replica.storage.bucket_name
 
         asg_names: dict[str, pulumi.Output[str]] = {}
+        queue_names: dict[str, pulumi.Output[str]] = {}
         for pool_name, pool_region in aws_pools.items():
             pool = spec.pools[pool_name]
             where = placements[pool_region]
@@ -387,6 +399,9 @@ class HybridGpuFleet(pulumi.ComponentResource):
                     subnet_ids=where.network.subnet_ids,
                     security_group_id=where.network.security_group_id,
                     instance_profile_arn=where.identity.instance_profile_arn,
+                    role_name=where.identity.role_name,
+                    stack=current_stack(),
+                    queue=_queue(pool),
                     agent_log_group_name=where.audit.agent_log_group_name,
                     kms_key_arn=where.key.key_arn,
                     tags=tags,
@@ -395,11 +410,15 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 opts=child,
             )
             asg_names[pool_name] = group.asg_name
+            queue_names[pool_name] = group.queue_name
 
         self.bucket_name = storage.bucket_name
         self.key_arn = key.key_arn
         self.budget_name = budget.budget_name
         self.pool_asg_names = pulumi.Output.all(**asg_names) if asg_names else pulumi.Output.from_input({})
+        self.pool_queue_names = (
+            pulumi.Output.all(**queue_names) if queue_names else pulumi.Output.from_input({})
+        )
         self.regional_key_arns = pulumi.Output.all(
             **{region: key.key_arn, **{r: site.key.key_arn for r, site in sites.items()}}
         )
@@ -408,6 +427,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 "bucket_name": self.bucket_name,
                 "key_arn": self.key_arn,
                 "pool_asg_names": self.pool_asg_names,
+                "pool_queue_names": self.pool_queue_names,
                 "role_arn": self.role_arn,
                 "budget_name": self.budget_name,
                 "replica_bucket_name": self.replica_bucket_name,

@@ -41,6 +41,7 @@ __all__ = [
     "Network",
     "OffHours",
     "Pool",
+    "PoolQueue",
     "RegionNetwork",
     "Scaling",
     "Size",
@@ -400,6 +401,14 @@ class Budget(_Model):
     monthly: float = Field(gt=0, description="monthly budget, in `currency`")
     currency: Literal["USD", "CNY"] = "USD"
     alert_percent: int = Field(default=80, ge=1, le=100, description="alert at this % of the budget")
+    activate_stack_tag: bool = Field(
+        default=False,
+        description=(
+            "activate the gpufleet:stack cost-allocation tag the budget filters on, from this stack; "
+            "AWS offers a new tag key for activation about a day after resources first carry it, so "
+            "turn this on for the second deploy, or activate the tag in the payer account"
+        ),
+    )
 
 
 class BucketSpec(_Model):
@@ -496,7 +505,11 @@ class Size(_Model):
 class Scaling(_Model):
     gpu_util_out: int = Field(default=70, ge=1, le=100, description="% GPU utilisation to scale out")
     out_for: Duration = "5m"
-    queue_out: int = Field(default=10, ge=1, description="queue depth to scale out")
+    queue_out: int = Field(
+        default=10,
+        ge=1,
+        description="messages waiting in the pool's queue to scale out (size.min 0: any message wakes it)",
+    )
     gpu_util_in: int = Field(default=30, ge=0, le=99, description="% GPU utilisation to scale in")
     in_for: Duration = "30m"
     cooldown: Duration = "300s"
@@ -631,6 +644,75 @@ class Usage(_Model):
         return self.profile is not None
 
 
+# ------------------------------------------------------------------------------------- pool queue
+_QUEUE_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,75}\.fifo$|^[A-Za-z0-9_-]{1,80}$")
+_QUEUE_ARN_RE = re.compile(r"^arn:aws[a-z-]*:sqs:[a-z]{2}(-[a-z]+)+-\d:\d{12}:(?P<name>[^:]+)$")
+_MAX_VISIBILITY_S = 43_200
+
+
+class PoolQueue(_Model):
+    """The SQS queue a pool takes work from and scales out on (AWS/SQS
+    ApproximateNumberOfMessagesVisible). Left out, the fleet creates one, encrypted with the fleet key,
+    with a dead-letter queue; ``name`` or ``arn`` names an existing queue in the stack's account and
+    the pool's region instead, whose encryption and dead-letter queue are its owner's."""
+
+    name: str | None = Field(default=None, description="an existing queue's name")
+    arn: str | None = Field(default=None, description="an existing queue's ARN")
+    visibility_timeout: Duration = Field(
+        default="15m", description="how long a received message stays hidden (a created queue)"
+    )
+    max_receives: int = Field(
+        default=5, ge=1, le=1000, description="receives before a message moves to the dead-letter queue"
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _queue_name(cls, value: str | None) -> str | None:
+        if value is not None and not _QUEUE_NAME_RE.match(value):
+            raise ValueError(
+                "must be an SQS queue name: 1-80 letters, digits, '-' or '_' (a FIFO queue ends in .fifo), "
+                f"got {value!r}"
+            )
+        return value
+
+    @field_validator("arn")
+    @classmethod
+    def _queue_arn(cls, value: str | None) -> str | None:
+        match = _QUEUE_ARN_RE.match(value) if value is not None else None
+        if value is not None and (match is None or not _QUEUE_NAME_RE.match(match.group("name"))):
+            raise ValueError(
+                f"must be an SQS queue ARN like arn:aws:sqs:us-east-1:123456789012:jobs, got {value!r}"
+            )
+        return value
+
+    @field_validator("visibility_timeout")
+    @classmethod
+    def _visibility(cls, value: str) -> str:
+        if duration_seconds(value) > _MAX_VISIBILITY_S:
+            raise ValueError(f"must be at most 12h (SQS's longest visibility timeout), got {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _one_source(self) -> PoolQueue:
+        if self.name is not None and self.arn is not None:
+            raise ValueError("give either name or arn of an existing queue, not both")
+        settings = sorted(self.model_fields_set & {"visibility_timeout", "max_receives"})
+        if settings and (self.name is not None or self.arn is not None):
+            raise ValueError(
+                f"{' and '.join(settings)} apply to a queue the fleet creates; an existing queue "
+                "(name or arn) keeps its own settings"
+            )
+        return self
+
+    @property
+    def existing(self) -> bool:
+        return self.name is not None or self.arn is not None
+
+    @property
+    def visibility_timeout_s(self) -> int:
+        return duration_seconds(self.visibility_timeout)
+
+
 class Pool(_Model):
     cloud: Literal["aws", "alicloud", "tencentcloud"] = "aws"
     region: str | None = Field(default=None, description="None: the stack's provider region")
@@ -643,6 +725,7 @@ class Pool(_Model):
     usage: Usage | None = None
     disk_gib: int = Field(default=200, ge=20, le=16384)
     transfer: Transfer | None = None
+    queue: PoolQueue = PoolQueue()
 
     @model_validator(mode="after")
     def _cross_fields(self) -> Pool:

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import pulumi
+
 REQUIRED_COST_TAGS = ("project", "team", "cost-center", "env")
+# Unique to one stack of one project: what the budget filters on, so dev and prod in one account never
+# count each other's spend (the `project` tag is the same in both).
+STACK_TAG = "gpufleet:stack"
 
 
 def check_cost_tags(tags: Mapping[str, str], path: str = "tags") -> list[str]:
@@ -17,3 +22,8 @@ def with_tags(tags: Mapping[str, str], **extra: str) -> dict[str, str]:
     merged = dict(tags)
     merged.update({key.replace("_", "-"): value for key, value in extra.items()})
     return merged
+
+
+def current_stack() -> str:
+    """``<project>/<stack>`` of the running program: the value of :data:`STACK_TAG`."""
+    return f"{pulumi.get_project()}/{pulumi.get_stack()}"

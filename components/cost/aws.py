@@ -10,19 +10,20 @@ import pulumi
 import pulumi_aws as aws
 
 from components.identity.documents import Statement, document
-from components.tags import check_cost_tags
+from components.tags import STACK_TAG, check_cost_tags
 
 
 @dataclass(frozen=True, kw_only=True)
 class FleetBudgetArgs:
     monthly_limit: float
-    project: str
+    stack: str
     account_id: pulumi.Input[str]
     kms_key_arn: pulumi.Input[str]
     tags: Mapping[str, str]
     currency: Literal["USD", "CNY"] = "USD"
     alert_percent: float = 80
     alert_emails: Sequence[str] = ()
+    activate_stack_tag: bool = False
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -32,17 +33,28 @@ class FleetBudgetArgs:
             problems.append(f"alert_percent: {self.alert_percent} must be within 1..100")
         if self.currency not in ("USD", "CNY"):
             problems.append(f"currency: {self.currency!r} is not one of 'USD', 'CNY'")
-        if not self.project:
-            problems.append("project: the project tag value scopes the budget and cannot be empty")
+        if not self.stack:
+            problems.append(f"stack: the {STACK_TAG} tag value scopes the budget and cannot be empty")
+        elif self.tags.get(STACK_TAG) not in (None, self.stack):
+            problems.append(
+                f"stack: {self.stack!r} differs from the {STACK_TAG} tag {self.tags[STACK_TAG]!r} the "
+                "fleet's resources carry; the budget would count none of them"
+            )
         if problems:
             raise ValueError("FleetBudgetArgs: " + "; ".join(problems))
 
 
 class FleetBudget(pulumi.ComponentResource):
-    """A monthly COST budget filtered to the fleet's ``project`` cost-allocation tag (the tag must be
-    activated for cost allocation in the billing console), alerting at ``alert_percent`` of the limit on
-    actual and forecast spend, to a KMS-encrypted SNS topic (``-alerts``) that only Budgets may publish
-    to, plus any e-mail addresses given."""
+    """A monthly COST budget filtered to this stack's ``gpufleet:stack`` cost-allocation tag
+    (``<project>/<stack>``: dev and prod share the ``project`` tag, so filtering on that would count
+    each other's spend), alerting at ``alert_percent`` of the limit on actual and forecast spend, to a
+    KMS-encrypted SNS topic (``-alerts``) that only Budgets may publish to, plus any e-mail addresses.
+
+    A tag counts only once activated for cost allocation. With ``activate_stack_tag`` the stack does it
+    (``-stack-tag``, an ``aws.costexplorer.CostAllocationTag``). AWS refuses to activate a key it has
+    not yet seen on a resource (about a day after the first deploy), and only the payer account of an
+    organization may; the activation is kept when a stack is destroyed, because every stack of the
+    account shares the key."""
 
     budget_name: pulumi.Output[str]
     alert_topic_arn: pulumi.Output[str]
@@ -53,7 +65,7 @@ class FleetBudget(pulumi.ComponentResource):
         topic = aws.sns.Topic(
             f"{name}-alerts", kms_master_key_id=args.kms_key_arn, tags=dict(args.tags), opts=child
         )
-        aws.sns.TopicPolicy(
+        topic_policy = aws.sns.TopicPolicy(
             f"{name}-alerts-policy",
             arn=topic.arn,
             policy=document(
@@ -87,12 +99,22 @@ class FleetBudget(pulumi.ComponentResource):
             limit_amount=f"{args.monthly_limit:.2f}",
             limit_unit=args.currency,
             cost_filters=[
-                aws.budgets.BudgetCostFilterArgs(name="TagKeyValue", values=[f"user:project${args.project}"])
+                aws.budgets.BudgetCostFilterArgs(
+                    name="TagKeyValue", values=[f"user:{STACK_TAG}${args.stack}"]
+                )
             ],
             notifications=notifications,
             tags=dict(args.tags),
-            opts=child,
+            # Budgets checks it may publish to the topic when the budget is created.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[topic_policy]),
         )
+        if args.activate_stack_tag:
+            aws.costexplorer.CostAllocationTag(
+                f"{name}-stack-tag",
+                tag_key=STACK_TAG,
+                status="Active",
+                opts=pulumi.ResourceOptions(parent=self, retain_on_delete=True),
+            )
         self.budget_name = budget.name
         self.alert_topic_arn = topic.arn
         self.register_outputs({"budget_name": self.budget_name, "alert_topic_arn": self.alert_topic_arn})

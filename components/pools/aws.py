@@ -1,5 +1,6 @@
-"""A GPU burst pool on AWS: hardened launch template, mixed spot/on-demand Auto Scaling group,
-step scaling from GPU utilisation and queue depth, and an optional off-hours schedule."""
+"""A GPU burst pool on AWS: hardened launch template, mixed spot/on-demand Auto Scaling group, its own
+SQS work queue, step scale-out on GPU utilisation and queue backlog, simple scale-in with a cooldown,
+and an optional off-hours schedule."""
 
 from __future__ import annotations
 
@@ -9,7 +10,24 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
-from components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
+from components.identity.documents import document
+from components.pools.queue import (
+    ExistingQueue,
+    NewQueue,
+    PoolQueueRefs,
+    QueueSource,
+    consumer_statements,
+    create_queue,
+    existing_queue,
+)
+from components.pools.scaling import (
+    GROUP_DIMENSION,
+    QUEUE_DIMENSION,
+    STACK_DIMENSION,
+    AlarmSpec,
+    ScalingRules,
+    compile_alarms,
+)
 from components.pools.userdata import encoded_user_data
 from components.tags import check_cost_tags, with_tags
 
@@ -38,7 +56,10 @@ class GpuPoolArgs:
     security_group_id: pulumi.Input[str]
     instance_profile_arn: pulumi.Input[str]
     kms_key_arn: pulumi.Input[str]
+    role_name: pulumi.Input[str]
     tags: Mapping[str, str]
+    stack: str
+    queue: QueueSource = field(default_factory=NewQueue)
     spot_percent: int = 100
     on_demand_base: int = 0
     scaling: ScalingRules = field(default_factory=ScalingRules)
@@ -63,6 +84,9 @@ class GpuPoolArgs:
         if not 8 <= self.disk_gib <= 16_384:
             problems.append(f"disk_gib: {self.disk_gib} is outside gp3's 8..16384 GiB")
         problems.extend(f"scaling.{p}" for p in self.scaling.problems())
+        if not self.stack:
+            problems.append("stack: the '<project>/<stack>' value of the Stack dimension cannot be empty")
+        problems.extend(self.queue.problems(self.region))
         if problems:
             raise ValueError(f"GpuPoolArgs({self.pool}): " + "; ".join(problems))
 
@@ -70,20 +94,29 @@ class GpuPoolArgs:
 class GpuPool(pulumi.ComponentResource):
     """Children: ``-lt`` launch template (IMDSv2 only, hop limit 2, encrypted gp3 root volume with the
     fleet key, no public IP, no key pair), ``-asg`` Auto Scaling group (spot share above an on-demand
-    base, price-capacity-optimized, one override per instance type), ``-scale-out``/``-scale-in`` step
-    policies, one alarm per compiled rule, and ``-stop``/``-start`` schedules when off-hours are set.
-    With ``agent_log_group_name`` the instances boot the CloudWatch agent that publishes the GPU metric
-    the alarms watch (:mod:`components.pools.userdata`)."""
+    base, price-capacity-optimized, one override per instance type), the work queue (``-queue`` and
+    its ``-dlq``, see :mod:`components.pools.queue`, unless the spec names an existing queue) with
+    ``-queue-access`` letting the instance role consume it, a ``-scale-out`` step policy (paced by the
+    instance warm-up), a ``-scale-in`` simple policy with the cooldown, one alarm per compiled rule,
+    and ``-stop``/``-start`` schedules when off-hours are set. With ``agent_log_group_name`` the
+    instances boot the CloudWatch agent that publishes the GPU metric the alarms watch
+    (:mod:`components.pools.userdata`).
+
+    Scale-in is simple scaling on purpose: AWS re-runs an Auto Scaling alarm action every minute
+    while the alarm stays in ALARM, and a step policy takes no cooldown, so 30 minutes below the
+    threshold would remove one instance a minute; a simple policy waits ``cooldown`` between steps."""
 
     asg_name: pulumi.Output[str]
     launch_template_id: pulumi.Output[str]
+    queue_name: pulumi.Output[str]
+    queue_arn: pulumi.Output[str]
     alarms: tuple[AlarmSpec, ...]
 
     def __init__(self, name: str, args: GpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpufleet:pools:GpuPool", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         rules = args.scaling
-        self.alarms = compile_alarms(rules)
+        self.alarms = compile_alarms(rules, args.min_size)
         tags = with_tags(args.tags, **{"gpufleet:pool": args.pool})
         image_id = args.image_id
         if image_id is None:
@@ -100,7 +133,19 @@ class GpuPool(pulumi.ComponentResource):
         user_data = (
             None
             if args.agent_log_group_name is None
-            else pulumi.Output.from_input(args.agent_log_group_name).apply(encoded_user_data)
+            else pulumi.Output.from_input(args.agent_log_group_name).apply(
+                lambda group: encoded_user_data(group, args.stack)
+            )
+        )
+        queue = self._queue(name, args, tags, child)
+        region: pulumi.Input[str] = (
+            args.region or aws.get_region_output(opts=pulumi.InvokeOutputOptions(parent=self)).region
+        )
+        queue_access = aws.iam.RolePolicy(
+            f"{name}-queue-access",
+            role=args.role_name,
+            policy=document(consumer_statements([queue.arn], queue.kms_key_arn, region)),
+            opts=child,
         )
 
         template = aws.ec2.LaunchTemplate(
@@ -176,7 +221,8 @@ class GpuPool(pulumi.ComponentResource):
                 aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
                 for k, v in sorted(tags.items())
             ],
-            opts=child,
+            # Instances never boot unable to take work from their queue.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[queue_access]),
         )
 
         policies = {
@@ -198,29 +244,26 @@ class GpuPool(pulumi.ComponentResource):
             "in": aws.autoscaling.Policy(
                 f"{name}-scale-in",
                 autoscaling_group_name=group.name,
-                policy_type="StepScaling",
+                policy_type="SimpleScaling",
                 adjustment_type="ChangeInCapacity",
-                metric_aggregation_type="Average",
-                estimated_instance_warmup=rules.cooldown_s,
+                scaling_adjustment=-1,
+                cooldown=rules.cooldown_s,
                 region=args.region,
-                step_adjustments=[
-                    aws.autoscaling.PolicyStepAdjustmentArgs(
-                        scaling_adjustment=-1, metric_interval_upper_bound="0"
-                    )
-                ],
                 opts=child,
             ),
         }
+        dimension_values: dict[str, pulumi.Input[str]] = {
+            GROUP_DIMENSION: group.name,
+            STACK_DIMENSION: args.stack,
+            QUEUE_DIMENSION: queue.name,
+        }
         for alarm in self.alarms:
-            dimension_value: pulumi.Input[str] = (
-                group.name if alarm.dimension == "AutoScalingGroupName" else args.pool
-            )
             aws.cloudwatch.MetricAlarm(
                 f"{name}-{alarm.suffix}",
                 alarm_description=alarm.description,
                 namespace=alarm.namespace,
                 metric_name=alarm.metric_name,
-                dimensions={alarm.dimension: dimension_value},
+                dimensions={dimension: dimension_values[dimension] for dimension in alarm.dimensions},
                 statistic=alarm.statistic,
                 comparison_operator=alarm.comparison_operator,
                 threshold=alarm.threshold,
@@ -263,4 +306,22 @@ class GpuPool(pulumi.ComponentResource):
 
         self.asg_name = group.name
         self.launch_template_id = template.id
-        self.register_outputs({"asg_name": self.asg_name, "launch_template_id": self.launch_template_id})
+        self.queue_name = queue.name
+        self.queue_arn = queue.arn
+        self.register_outputs(
+            {
+                "asg_name": self.asg_name,
+                "launch_template_id": self.launch_template_id,
+                "queue_name": self.queue_name,
+                "queue_arn": self.queue_arn,
+            }
+        )
+
+    def _queue(
+        self, name: str, args: GpuPoolArgs, tags: Mapping[str, str], opts: pulumi.ResourceOptions
+    ) -> PoolQueueRefs:
+        if isinstance(args.queue, ExistingQueue):
+            return existing_queue(args.queue, region=args.region, parent=self)
+        return create_queue(
+            name, args.queue, kms_key_arn=args.kms_key_arn, tags=tags, region=args.region, opts=opts
+        )

@@ -8,8 +8,13 @@ Alibaba ESS scaling groups, Tencent AS scaling groups with min below max):
   Karpenter), which the stack's cloud resources do not show;
 - on the same metric, every scale-out threshold above every scale-in threshold;
 - cooldown at least `min_cooldown_s`: a simple policy's own cooldown, else the group's default
-  cooldown (AWS/Alibaba/Tencent default 300 s); a step policy's estimated warm-up when set. The
-  finding names the scaling policy (or group) whose setting must change, and the alarms that fire it;
+  cooldown (AWS/Alibaba/Tencent default 300 s). The finding names the scaling policy (or group) whose
+  setting must change, and the alarms that fire it. An AWS step policy takes no cooldown at all (the
+  group's default does not apply to it) and AWS re-runs it every minute while its alarm holds: its
+  estimated warm-up is not a cooldown. It paces scale-out (instances warming up count as capacity
+  already added), so a step scale-out needs a warm-up of at least `min_cooldown_s` (its own, else
+  the group's defaultInstanceWarmup, else its defaultCooldown); a step policy that an alarm fires to
+  scale in removes capacity once a minute, and is reported;
 - the shortest scale-in window (period x evaluation periods of its alarm) no shorter than the longest
   scale-out window.
 
@@ -55,7 +60,9 @@ RULE = Rule(
     remediation=(
         "Give the pool a maxSize and scaling policies: scale out above 70% GPU utilisation for 5 "
         "minutes, scale in below 30% for 30 minutes, cooldown 300 s (AWS autoscaling.Policy `cooldown` "
-        "+ cloudwatch.MetricAlarm `threshold`/`period`/`evaluationPeriods`; Alibaba ess.ScalingRule "
+        "+ cloudwatch.MetricAlarm `threshold`/`period`/`evaluationPeriods`; scale in with policyType "
+        "SimpleScaling or target tracking, since a StepScaling policy takes no cooldown and its "
+        "`estimatedInstanceWarmup` paces scale-out only; Alibaba ess.ScalingRule "
         "`cooldown` + ess.Alarm `threshold`/`period`/`evaluationCount`; Tencent As.ScalingPolicy "
         "`cooldown`/`threshold`/`period`/`continuousTime` or a Monitor AlarmPolicy with an AS trigger). "
         "Kubernetes: spec.behavior.scaleDown.stabilizationWindowSeconds >= 300 on the HPA, "
@@ -72,8 +79,47 @@ def _cooldown(signal: ScalingSignal, pool: Pool) -> int | None:
             return signal.cooldown_s
         return pool.default_cooldown_s if pool.default_cooldown_s is not None else DEFAULT_COOLDOWN_S
     if signal.kind == "step":
+        if not signal.takes_cooldown:
+            # Warm-up paces scale-out only; a step scale-in is judged by _step_scale_in_problems.
+            return _warmup(signal, pool)[0] if signal.direction == "out" else None
         return signal.cooldown_s
     return None
+
+
+def _warmup(signal: ScalingSignal, pool: Pool) -> tuple[int, str | None]:
+    """A step policy's warm-up and the group setting it comes from (None: its own). AWS: the policy's
+    estimatedInstanceWarmup, else the group's defaultInstanceWarmup, else its defaultCooldown."""
+    if signal.warmup_s is not None:
+        return signal.warmup_s, None
+    if pool.default_instance_warmup_s is not None:
+        return pool.default_instance_warmup_s, "defaultInstanceWarmup"
+    if pool.default_cooldown_s is not None:
+        return pool.default_cooldown_s, "defaultCooldown"
+    return DEFAULT_COOLDOWN_S, "defaultCooldown"
+
+
+def _steps_in_every_minute(signal: ScalingSignal) -> bool:
+    """An alarm-fired step policy without a cooldown that removes capacity."""
+    return (
+        signal.kind == "step"
+        and not signal.takes_cooldown
+        and signal.policy is not None
+        and signal.direction in ("in", "both")
+    )
+
+
+def _step_scale_in_problems(pool: Pool, min_cooldown: int) -> list[str]:
+    fired_by: dict[str, list[str]] = {}
+    for signal in pool.scaling:
+        if _steps_in_every_minute(signal) and signal.policy is not None:
+            fired_by.setdefault(signal.policy, []).append(signal.name)
+    return [
+        f"{describe(pool)}'s scaling policy '{policy}' (fired by {_alarms(alarms)}) scales in by step "
+        "scaling, which takes no cooldown: AWS re-runs it every minute while the alarm holds, removing "
+        "capacity each time (estimatedInstanceWarmup paces scale-out only); scale in with a "
+        f"SimpleScaling policy whose cooldown is at least {min_cooldown} s, or with target tracking"
+        for policy, alarms in fired_by.items()
+    ]
 
 
 def _cooldown_problems(pool: Pool, min_cooldown: int) -> list[str]:
@@ -85,19 +131,32 @@ def _cooldown_problems(pool: Pool, min_cooldown: int) -> list[str]:
         if cooldown is None or cooldown >= min_cooldown:
             continue
         inherited = signal.kind in ("simple", "alarm") and signal.cooldown_s is None
+        if signal.kind == "step" and not signal.takes_cooldown:
+            source = _warmup(signal, pool)[1]
+            inherited = source is not None
+            setting = f"{signal.cooldown_setting}:{source}" if source else signal.cooldown_setting
+        else:
+            setting = signal.cooldown_setting
         # An alarm that fires no policy of the stack scales the group directly: it is the culprit.
         if signal.policy is None and signal.kind == "alarm":
             culprit = f"alarm '{signal.name}'"
         else:
             culprit = f"scaling policy '{signal.policy or signal.name}'"
-        alarms = short.setdefault((culprit, signal.cooldown_setting, inherited, cooldown), [])
+        alarms = short.setdefault((culprit, setting, inherited, cooldown), [])
         if signal.policy is not None and signal.name not in alarms:
             alarms.append(signal.name)
     name = describe(pool)
     problems = []
     for (culprit, setting, inherited, cooldown), alarms in short.items():
         fired = f" (fired by {_alarms(alarms)})" if alarms else ""
-        if inherited:
+        if inherited and ":" in setting:
+            own, source = setting.split(":")
+            problems.append(
+                f"{name}'s {culprit}{fired} has no {own} of its own, so the group's {source} of "
+                f"{cooldown} s paces its scale-out; set its {own} or the group's defaultInstanceWarmup to "
+                f"at least {min_cooldown} s"
+            )
+        elif inherited:
             problems.append(
                 f"{name}'s {culprit}{fired} has no cooldown of its own, so the group's default "
                 f"cooldown of {cooldown} s applies; set its cooldown or the group's defaultCooldown to "
@@ -152,6 +211,7 @@ def pool_problems(pool: Pool, min_cooldown: int) -> list[str]:
                 f"{metric or 'the same metric'}; the scale-out threshold must be above the scale-in one"
             )
     problems.extend(_cooldown_problems(pool, min_cooldown))
+    problems.extend(_step_scale_in_problems(pool, min_cooldown))
     out_windows = [s.window_s for s in pool.scaling if s.direction == "out" and s.window_s is not None]
     in_windows = [s.window_s for s in pool.scaling if s.direction == "in" and s.window_s is not None]
     if out_windows and in_windows and min(in_windows) < max(out_windows):

@@ -117,6 +117,11 @@ class ScalingSignal:
     period_s: int | None = None
     evaluation_periods: int | None = None
     cooldown_s: int | None = None
+    # False for an EC2 Auto Scaling step policy: it takes no cooldown (the group's default does not
+    # apply either) and is re-run every minute while its alarm holds. Its `warmup_s`
+    # (estimatedInstanceWarmup) paces scale-out only: warming instances count as capacity already added.
+    takes_cooldown: bool = True
+    warmup_s: int | None = None
     # False for a rule nothing in the stack fires (an ESS simple/step rule without an alarm task):
     # it only runs when someone executes it by hand.
     automatic: bool = True
@@ -176,6 +181,8 @@ class Pool:
     schedules: tuple[ScheduledAction, ...] = ()
     env: str | None = None
     default_cooldown_s: int | None = None
+    # An EC2 Auto Scaling group's defaultInstanceWarmup: what a step policy without its own warm-up uses.
+    default_instance_warmup_s: int | None = None
     scalable: bool = False
     role_refs: tuple[str, ...] = ()  # URNs of the resources naming the instance role/profile
     # True when the pool asks for GPUs by attributes (`acceleratorTypes: ["gpu"]`) without naming
@@ -757,7 +764,13 @@ def _direction_of_operator(operator: Any) -> str:
 def _aws_policy_signals(policy: Any, alarms: list[Any]) -> list[ScalingSignal]:
     p = policy.props
     policy_type = _str(get_ref(p, "policyType")) or "SimpleScaling"
-    policy_unknown = _unknowns(policy, {"cooldown_s": "cooldown", "warmup_s": "estimatedInstanceWarmup"})
+    # Only the setting that paces the policy decides: a step policy's warm-up, a simple one's cooldown.
+    decisive = (
+        {"warmup_s": "estimatedInstanceWarmup"}
+        if policy_type == "StepScaling"
+        else {"cooldown_s": "cooldown"}
+    )
+    policy_unknown = _unknowns(policy, decisive)
     cooldown = _int(get_ref(p, "cooldown"))
     warmup = _int(get_ref(p, "estimatedInstanceWarmup"))
     if policy_type == "TargetTrackingScaling":
@@ -790,10 +803,10 @@ def _aws_policy_signals(policy: Any, alarms: list[Any]) -> list[ScalingSignal]:
         adjustments = [_num(get_ref(s, "scalingAdjustment")) for s in as_list(get_ref(p, "stepAdjustments"))]
         signs = {_direction_of_adjustment(a) for a in adjustments} - {"unknown"}
         direction = signs.pop() if len(signs) == 1 else ("both" if signs else "unknown")
-        kind, policy_cooldown, setting = "step", warmup, "estimatedInstanceWarmup"
+        kind, policy_cooldown, setting, takes_cooldown = "step", None, "estimatedInstanceWarmup", False
     else:
         direction = _direction_of_adjustment(_num(get_ref(p, "scalingAdjustment")))
-        kind, policy_cooldown, setting = "simple", cooldown, "cooldown"
+        kind, policy_cooldown, setting, takes_cooldown = "simple", cooldown, "cooldown", True
     if not alarms:
         return [
             ScalingSignal(
@@ -803,6 +816,8 @@ def _aws_policy_signals(policy: Any, alarms: list[Any]) -> list[ScalingSignal]:
                 direction=direction,
                 cooldown_s=policy_cooldown,
                 cooldown_setting=setting,
+                takes_cooldown=takes_cooldown,
+                warmup_s=warmup,
             )
         ]
     signals = []
@@ -833,6 +848,8 @@ def _aws_policy_signals(policy: Any, alarms: list[Any]) -> list[ScalingSignal]:
                 cooldown_s=policy_cooldown,
                 policy=policy.name,
                 cooldown_setting=setting,
+                takes_cooldown=takes_cooldown,
+                warmup_s=warmup,
                 unknown={
                     **policy_unknown,
                     **_unknowns(
@@ -1041,6 +1058,7 @@ def _build_aws_asg(
         spot_percent=spot,
         on_demand_base=base,
         default_cooldown_s=r.integer("defaultCooldown"),
+        default_instance_warmup_s=r.integer("defaultInstanceWarmup"),
         scalable=True,
         role_refs=tuple(role_refs),
         gpu_class_unknown=gpus_by_attributes,

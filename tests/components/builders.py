@@ -14,6 +14,7 @@ ACCOUNT = "123456789012"
 REGION = "us-east-1"
 TAGS = {"project": "vision", "team": "ml-platform", "cost-center": "cc-042", "env": "dev"}
 KEY_ARN = f"arn:aws:kms:{REGION}:{ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+STACK = "gpufleet/test"  # <project>/<stack> of the test mocks
 OFF_HOURS = OffHours(timezone="Asia/Shanghai", stop_cron="0 20 * * *", start_cron="0 8 * * 1-5")
 
 
@@ -28,7 +29,9 @@ def pool_args(**overrides: object) -> GpuPoolArgs:
         "security_group_id": "sg-1",
         "instance_profile_arn": f"arn:aws:iam::{ACCOUNT}:instance-profile/gpu",
         "kms_key_arn": KEY_ARN,
+        "role_name": "gpu-role",
         "tags": TAGS,
+        "stack": STACK,
     }
     values.update(overrides)
     return GpuPoolArgs(**values)  # type: ignore[arg-type]
@@ -64,6 +67,7 @@ def build_everything() -> None:
             subnet_ids=network.subnet_ids,
             security_group_id=network.security_group_id,
             instance_profile_arn=identity.instance_profile_arn,
+            role_name=identity.role_name,
             kms_key_arn=key.key_arn,
             off_hours=OFF_HOURS,
         ),
@@ -71,6 +75,6 @@ def build_everything() -> None:
     FleetBudget(
         "budget",
         FleetBudgetArgs(
-            monthly_limit=3000, project="vision", account_id=ACCOUNT, kms_key_arn=key.key_arn, tags=TAGS
+            monthly_limit=3000, stack=STACK, account_id=ACCOUNT, kms_key_arn=key.key_arn, tags=TAGS
         ),
     )

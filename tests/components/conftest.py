@@ -145,3 +145,24 @@ def document(inputs: dict[str, Any], key: str = "policy") -> dict[str, Any]:
 
 def statements_by_sid(inputs: dict[str, Any], key: str = "policy") -> dict[str, dict[str, Any]]:
     return {s["Sid"]: s for s in document(inputs, key)["Statement"]}
+
+
+class OptionsRecorder:
+    """A transformation that keeps each child's resource options, so tests can read ``depends_on``
+    and ``retain_on_delete`` (the mocks see only inputs). Pass ``recorder.opts()`` to the component."""
+
+    def __init__(self) -> None:
+        self.by_name: dict[str, pulumi.ResourceOptions] = {}
+        self._names: dict[int, str] = {}
+
+    def __call__(self, args: pulumi.ResourceTransformationArgs) -> None:
+        self.by_name[args.name] = args.opts
+        self._names[id(args.resource)] = args.name
+
+    def opts(self) -> pulumi.ResourceOptions:
+        return pulumi.ResourceOptions(transformations=[self])
+
+    def depends_on(self, name: str) -> list[str]:
+        found = self.by_name[name].depends_on or []
+        items = found if isinstance(found, list) else [found]
+        return [self._names.get(id(item), "?") for item in items]

@@ -4,22 +4,23 @@ import pytest
 
 from components.cost.aws import FleetBudget, FleetBudgetArgs
 
-from .builders import ACCOUNT, KEY_ARN, TAGS
-from .conftest import Runner, statements_by_sid
+from .builders import ACCOUNT, KEY_ARN, STACK, TAGS
+from .conftest import OptionsRecorder, Runner, statements_by_sid
 
 TOPIC_ARN = "arn:aws:sns:us-east-1:123456789012:topic/budget-alerts-0a1b2c3"
 
 
-def _build(**overrides: object):  # type: ignore[no-untyped-def]
+def _build(recorder: OptionsRecorder | None = None, **overrides: object):  # type: ignore[no-untyped-def]
+    opts = recorder.opts() if recorder else None
     values: dict[str, object] = {
         "monthly_limit": 3000,
-        "project": "vision",
+        "stack": STACK,
         "account_id": ACCOUNT,
         "kms_key_arn": KEY_ARN,
         "tags": TAGS,
     }
     values.update(overrides)
-    return lambda: FleetBudget("budget", FleetBudgetArgs(**values))  # type: ignore[arg-type]
+    return lambda: FleetBudget("budget", FleetBudgetArgs(**values), opts)  # type: ignore[arg-type]
 
 
 def test_children(run_pulumi: Runner) -> None:
@@ -32,7 +33,7 @@ def test_children(run_pulumi: Runner) -> None:
     ]
 
 
-def test_monthly_cost_budget_on_the_project_tag_alerts_actual_and_forecast(run_pulumi: Runner) -> None:
+def test_monthly_cost_budget_on_the_stack_tag_alerts_actual_and_forecast(run_pulumi: Runner) -> None:
     mocks = run_pulumi(_build(alert_emails=["finops@example.com"]))
     budget = mocks.one("aws:budgets/budget:Budget", "budget-budget").inputs
     assert {k: budget[k] for k in ("budgetType", "timeUnit", "limitAmount", "limitUnit")} == {
@@ -41,7 +42,9 @@ def test_monthly_cost_budget_on_the_project_tag_alerts_actual_and_forecast(run_p
         "limitAmount": "3000.00",
         "limitUnit": "USD",
     }
-    assert budget["costFilters"] == [{"name": "TagKeyValue", "values": ["user:project$vision"]}]
+    # dev and prod of one project share the `project` tag: only the stack's own tag keeps their
+    # spend apart.
+    assert budget["costFilters"] == [{"name": "TagKeyValue", "values": ["user:gpufleet:stack$gpufleet/test"]}]
     assert budget["notifications"] == [
         {
             "notificationType": kind,
@@ -77,9 +80,45 @@ def test_alert_topic_is_encrypted_and_only_budgets_publish(run_pulumi: Runner) -
 def test_args_report_every_problem() -> None:
     with pytest.raises(ValueError) as raised:
         FleetBudgetArgs(
-            monthly_limit=0, project="", account_id=ACCOUNT, kms_key_arn=KEY_ARN, tags=TAGS, alert_percent=120
+            monthly_limit=0, stack="", account_id=ACCOUNT, kms_key_arn=KEY_ARN, tags=TAGS, alert_percent=120
         )
     assert str(raised.value) == (
         "FleetBudgetArgs: monthly_limit: 0 must be positive; alert_percent: 120 must be within 1..100; "
-        "project: the project tag value scopes the budget and cannot be empty"
+        "stack: the gpufleet:stack tag value scopes the budget and cannot be empty"
     )
+
+
+def test_a_stack_value_other_than_the_resources_tag_is_refused() -> None:
+    with pytest.raises(ValueError) as raised:
+        FleetBudgetArgs(
+            monthly_limit=10,
+            stack="vision/dev",
+            account_id=ACCOUNT,
+            kms_key_arn=KEY_ARN,
+            tags={**TAGS, "gpufleet:stack": "vision/prod"},
+        )
+    assert str(raised.value) == (
+        "FleetBudgetArgs: stack: 'vision/dev' differs from the gpufleet:stack tag 'vision/prod' the "
+        "fleet's resources carry; the budget would count none of them"
+    )
+
+
+def test_budget_is_created_after_the_topic_policy_that_lets_budgets_publish(run_pulumi: Runner) -> None:
+    recorder = OptionsRecorder()
+    run_pulumi(_build(recorder))
+    assert recorder.depends_on("budget-budget") == ["budget-alerts-policy"]
+
+
+def test_stack_tag_is_not_activated_unless_asked(run_pulumi: Runner) -> None:
+    # AWS refuses to activate a tag key it has not yet seen on a resource: a first deploy would fail.
+    mocks = run_pulumi(_build())
+    assert mocks.of_type("aws:costexplorer/costAllocationTag:CostAllocationTag") == []
+
+
+def test_stack_tag_activation_outlives_the_stack(run_pulumi: Runner) -> None:
+    recorder = OptionsRecorder()
+    mocks = run_pulumi(_build(recorder, activate_stack_tag=True))
+    tag = mocks.one("aws:costexplorer/costAllocationTag:CostAllocationTag", "budget-stack-tag")
+    assert tag.inputs == {"tagKey": "gpufleet:stack", "status": "Active"}
+    # Every stack of the account shares the key: destroying one must not switch it off for the others.
+    assert recorder.by_name["budget-stack-tag"].retain_on_delete is True

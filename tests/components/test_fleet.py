@@ -51,7 +51,10 @@ def test_dev_fleet_composes_every_concern(run_pulumi: Runner) -> None:
     stop = mocks.one("aws:autoscaling/schedule:Schedule", "gpufleet-dev-pool-experiments-stop").inputs
     assert (stop["recurrence"], stop["timeZone"]) == ("0 20 * * *", "America/New_York")
     budget = mocks.one("aws:budgets/budget:Budget", "gpufleet-dev-budget-budget").inputs
-    assert (budget["limitAmount"], budget["costFilters"][0]["values"]) == ("3000.00", ["user:project$vision"])
+    assert (budget["limitAmount"], budget["costFilters"][0]["values"]) == (
+        "3000.00",
+        ["user:gpufleet:stack$gpufleet/test"],
+    )
     rule = mocks.one(
         "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "gpufleet-dev-storage-lifecycle"
     ).inputs["rules"][0]
@@ -61,6 +64,8 @@ def test_dev_fleet_composes_every_concern(run_pulumi: Runner) -> None:
         "team": "ml-platform",
         "cost-center": "cc-042",
         "env": "dev",
+        # Unique to the stack: what the budget filters on.
+        "gpufleet:stack": "gpufleet/test",
         "purpose": "checkpoints",
         "data-classification": "internal",
     }
@@ -156,6 +161,7 @@ def test_program_builds_the_stack_and_exports_its_outputs(run_pulumi: Runner) ->
         "fleet_key_arn",
         "instance_role_arn",
         "pool_asg_names",
+        "pool_queue_names",
         "regional_key_arns",
     ]
     assert exports["environment"] == "dev"

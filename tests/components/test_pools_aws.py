@@ -1,18 +1,31 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from components.pools.aws import DLAMI_NAME_FILTER, GpuPool, GpuPoolArgs
+from components.pools.queue import ExistingQueue, NewQueue
 from components.pools.scaling import ScalingRules
 
-from .builders import KEY_ARN, OFF_HOURS, TAGS, pool_args
-from .conftest import Runner
+from .builders import ACCOUNT, KEY_ARN, OFF_HOURS, STACK, TAGS, pool_args
+from .conftest import OptionsRecorder, Runner, statements_by_sid
 
 ASG = "pool-asg-0a1b2c3"
+QUEUE = "pool-queue-0a1b2c3"
+QUEUE_ARN = f"arn:aws:sqs:us-east-1:{ACCOUNT}:queue/{QUEUE}"
+DLQ_ARN = f"arn:aws:sqs:us-east-1:{ACCOUNT}:queue/pool-dlq-0a1b2c3"
+SQS_CONSUMER = [
+    "sqs:ReceiveMessage",
+    "sqs:DeleteMessage",
+    "sqs:ChangeMessageVisibility",
+    "sqs:GetQueueAttributes",
+    "sqs:GetQueueUrl",
+]
 
 
-def _build(args: GpuPoolArgs):  # type: ignore[no-untyped-def]
-    return lambda: GpuPool("pool", args)
+def _build(args: GpuPoolArgs, recorder: OptionsRecorder | None = None):  # type: ignore[no-untyped-def]
+    return lambda: GpuPool("pool", args, recorder.opts() if recorder else None)
 
 
 def test_children(run_pulumi: Runner) -> None:
@@ -27,6 +40,12 @@ def test_children(run_pulumi: Runner) -> None:
         ("aws:cloudwatch/metricAlarm:MetricAlarm", "pool-gpu-low"),
         ("aws:cloudwatch/metricAlarm:MetricAlarm", "pool-queue-deep"),
         ("aws:ec2/launchTemplate:LaunchTemplate", "pool-lt"),
+        ("aws:iam/rolePolicy:RolePolicy", "pool-queue-access"),
+        ("aws:sqs/queue:Queue", "pool-dlq"),
+        ("aws:sqs/queue:Queue", "pool-queue"),
+        ("aws:sqs/queuePolicy:QueuePolicy", "pool-dlq-policy"),
+        ("aws:sqs/queuePolicy:QueuePolicy", "pool-queue-policy"),
+        ("aws:sqs/redriveAllowPolicy:RedriveAllowPolicy", "pool-dlq-redrive-allow"),
         ("gpufleet:pools:GpuPool", "pool"),
     ]
 
@@ -110,18 +129,30 @@ def test_group_size_overrides_subnets_and_tag_list(run_pulumi: Runner) -> None:
     assert (group["defaultCooldown"], group["defaultInstanceWarmup"]) == (300, 300)
 
 
-def test_alarms_and_step_policies_follow_the_rules(run_pulumi: Runner) -> None:
+def test_scale_out_steps_with_warmup_and_scale_in_is_simple_with_the_cooldown(run_pulumi: Runner) -> None:
     mocks = run_pulumi(_build(pool_args(scaling=ScalingRules(cooldown_s=600))))
     out = mocks.one("aws:autoscaling/policy:Policy", "pool-scale-out").inputs
     scale_in = mocks.one("aws:autoscaling/policy:Policy", "pool-scale-in").inputs
-    assert (out["policyType"], out["adjustmentType"], out["estimatedInstanceWarmup"]) == (
-        "StepScaling",
-        "ChangeInCapacity",
-        600,
-    )
-    assert out["stepAdjustments"] == [{"scalingAdjustment": 1, "metricIntervalLowerBound": "0"}]
-    assert scale_in["stepAdjustments"] == [{"scalingAdjustment": -1, "metricIntervalUpperBound": "0"}]
-    assert out["autoscalingGroupName"] == ASG
+    # A step policy re-runs every minute its alarm holds; instances warming up pace its scale-out.
+    assert {k: out[k] for k in out if k != "autoscalingGroupName"} == {
+        "policyType": "StepScaling",
+        "adjustmentType": "ChangeInCapacity",
+        "metricAggregationType": "Average",
+        "estimatedInstanceWarmup": 600,
+        "stepAdjustments": [{"scalingAdjustment": 1, "metricIntervalLowerBound": "0"}],
+    }
+    # Scale-in is simple scaling: one instance per cooldown, not one a minute while the alarm holds.
+    assert {k: scale_in[k] for k in scale_in if k != "autoscalingGroupName"} == {
+        "policyType": "SimpleScaling",
+        "adjustmentType": "ChangeInCapacity",
+        "scalingAdjustment": -1,
+        "cooldown": 600,
+    }
+    assert out["autoscalingGroupName"] == scale_in["autoscalingGroupName"] == ASG
+
+
+def test_alarms_read_metrics_that_are_published(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(_build(pool_args(min_size=1)))
     alarms = {r.name: r.inputs for r in mocks.of_type("aws:cloudwatch/metricAlarm:MetricAlarm")}
     summary = {
         name: (
@@ -133,48 +164,183 @@ def test_alarms_and_step_policies_follow_the_rules(run_pulumi: Runner) -> None:
             a["threshold"],
             a["period"],
             a["evaluationPeriods"],
+            a["datapointsToAlarm"],
+            a["treatMissingData"],
             a["alarmActions"],
         )
         for name, a in alarms.items()
     }
     out_arn = "arn:aws:autoscaling:us-east-1:123456789012:policy/pool-scale-out-0a1b2c3"
     in_arn = "arn:aws:autoscaling:us-east-1:123456789012:policy/pool-scale-in-0a1b2c3"
+    gpu_dimensions = {"AutoScalingGroupName": ASG, "Stack": STACK}
     assert summary == {
+        # The CloudWatch agent's rolled-up series (see test_userdata): group and stack.
         "pool-gpu-high": (
             "CWAgent",
             "nvidia_smi_utilization_gpu",
-            {"AutoScalingGroupName": ASG},
+            gpu_dimensions,
             "Average",
             "GreaterThanThreshold",
             70,
             60,
             5,
+            5,
+            "notBreaching",
             [out_arn],
         ),
+        # SQS publishes this itself, every five minutes: a shorter period would never get a datapoint.
         "pool-queue-deep": (
-            "gpufleet",
-            "QueueDepth",
-            {"Pool": "experiments"},
+            "AWS/SQS",
+            "ApproximateNumberOfMessagesVisible",
+            {"QueueName": QUEUE},
             "Maximum",
             "GreaterThanThreshold",
             10,
-            60,
-            5,
+            300,
+            1,
+            1,
+            "notBreaching",
             [out_arn],
         ),
         "pool-gpu-low": (
             "CWAgent",
             "nvidia_smi_utilization_gpu",
-            {"AutoScalingGroupName": ASG},
+            gpu_dimensions,
             "Average",
             "LessThanThreshold",
             30,
             60,
             30,
+            30,
+            "notBreaching",
             [in_arn],
         ),
     }
-    assert alarms["pool-gpu-low"]["treatMissingData"] == "notBreaching"
+
+
+def test_a_pool_at_zero_leaves_zero_when_work_is_queued(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(_build(pool_args(min_size=0, scaling=ScalingRules(queue_out=10))))
+    queue_alarm = mocks.one("aws:cloudwatch/metricAlarm:MetricAlarm", "pool-queue-deep").inputs
+    # Any visible message for one SQS period; an empty or idle queue (no datapoint) is no work.
+    assert (queue_alarm["threshold"], queue_alarm["treatMissingData"]) == (0, "notBreaching")
+    out = mocks.one("aws:autoscaling/policy:Policy", "pool-scale-out").inputs
+    assert queue_alarm["alarmActions"] == [
+        "arn:aws:autoscaling:us-east-1:123456789012:policy/pool-scale-out-0a1b2c3"
+    ]
+    # From 0 a percentage change adds nothing; a change in capacity of +1 adds one instance.
+    assert out["adjustmentType"] == "ChangeInCapacity"
+    assert [step["scalingAdjustment"] for step in out["stepAdjustments"]] == [1]
+    # With no instance there is no GPU metric: its alarms must not count the silence as idleness.
+    low = mocks.one("aws:cloudwatch/metricAlarm:MetricAlarm", "pool-gpu-low").inputs
+    assert low["treatMissingData"] == "notBreaching"
+
+
+def test_the_pool_creates_an_encrypted_queue_with_a_dead_letter_queue(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(_build(pool_args(queue=NewQueue(visibility_timeout_s=3600, max_receives=3))))
+    queue = mocks.one("aws:sqs/queue:Queue", "pool-queue").inputs
+    dlq = mocks.one("aws:sqs/queue:Queue", "pool-dlq").inputs
+    assert queue["kmsMasterKeyId"] == dlq["kmsMasterKeyId"] == KEY_ARN
+    assert json.loads(queue["redrivePolicy"]) == {"deadLetterTargetArn": DLQ_ARN, "maxReceiveCount": 3}
+    assert queue["visibilityTimeoutSeconds"] == 3600
+    assert dlq["messageRetentionSeconds"] == 1_209_600
+    allow = mocks.one("aws:sqs/redriveAllowPolicy:RedriveAllowPolicy", "pool-dlq-redrive-allow").inputs
+    assert json.loads(allow["redriveAllowPolicy"]) == {
+        "redrivePermission": "byQueue",
+        "sourceQueueArns": [QUEUE_ARN],
+    }
+    assert queue["tags"] == {**TAGS, "gpufleet:pool": "experiments"}
+    for name, arn in (("pool-queue-policy", QUEUE_ARN), ("pool-dlq-policy", DLQ_ARN)):
+        policy = mocks.one("aws:sqs/queuePolicy:QueuePolicy", name).inputs
+        assert statements_by_sid(policy) == {
+            "DenyInsecureTransport": {
+                "Sid": "DenyInsecureTransport",
+                "Effect": "Deny",
+                "Action": ["sqs:*"],
+                "Principal": "*",
+                "Resource": [arn],
+                "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+            }
+        }
+
+
+def test_instances_consume_their_own_queue_and_no_other(run_pulumi: Runner) -> None:
+    recorder = OptionsRecorder()
+    mocks = run_pulumi(_build(pool_args(), recorder))
+    access = mocks.one("aws:iam/rolePolicy:RolePolicy", "pool-queue-access").inputs
+    assert access["role"] == "gpu-role"
+    assert statements_by_sid(access) == {
+        "ConsumeOwnPoolQueue": {
+            "Sid": "ConsumeOwnPoolQueue",
+            "Effect": "Allow",
+            "Action": SQS_CONSUMER,
+            "Resource": [QUEUE_ARN],
+        },
+        # The queue's messages are encrypted with the pool's key: decrypt them, through SQS only.
+        "DecryptOwnPoolQueue": {
+            "Sid": "DecryptOwnPoolQueue",
+            "Effect": "Allow",
+            "Action": ["kms:Decrypt"],
+            "Resource": [KEY_ARN],
+            "Condition": {"StringEquals": {"kms:ViaService": "sqs.us-east-1.amazonaws.com"}},
+        },
+    }
+    # No instance boots before its role may take work from the queue.
+    assert recorder.depends_on("pool-asg") == ["pool-queue-access"]
+
+
+def test_an_existing_queue_by_name_is_read_not_created(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(_build(pool_args(queue=ExistingQueue(name="render-jobs"))))
+    assert mocks.of_type("aws:sqs/queue:Queue") == []
+    assert mocks.of_type("aws:sqs/queuePolicy:QueuePolicy") == []
+    alarm = mocks.one("aws:cloudwatch/metricAlarm:MetricAlarm", "pool-queue-deep").inputs
+    assert alarm["dimensions"] == {"QueueName": "render-jobs"}
+    access = mocks.one("aws:iam/rolePolicy:RolePolicy", "pool-queue-access").inputs
+    resources = statements_by_sid(access)["ConsumeOwnPoolQueue"]["Resource"]
+    assert resources == [f"arn:aws:sqs:us-east-1:{ACCOUNT}:render-jobs"]
+    # Its owner's key, if any, is not the fleet's to grant.
+    assert "DecryptOwnPoolQueue" not in statements_by_sid(access)
+
+
+def test_an_existing_queue_by_arn(run_pulumi: Runner) -> None:
+    arn = f"arn:aws:sqs:us-west-2:{ACCOUNT}:train.fifo"
+    mocks = run_pulumi(_build(pool_args(region="us-west-2", queue=ExistingQueue(arn=arn))))
+    alarm = mocks.one("aws:cloudwatch/metricAlarm:MetricAlarm", "pool-queue-deep").inputs
+    assert alarm["dimensions"] == {"QueueName": "train.fifo"}
+    access = mocks.one("aws:iam/rolePolicy:RolePolicy", "pool-queue-access").inputs
+    assert statements_by_sid(access)["ConsumeOwnPoolQueue"]["Resource"] == [arn]
+
+
+@pytest.mark.parametrize(
+    ("queue", "problem"),
+    [
+        (ExistingQueue(), "queue: name one existing queue by name or by arn (exactly one of them)"),
+        (
+            ExistingQueue(name="a", arn=f"arn:aws:sqs:us-east-1:{ACCOUNT}:a"),
+            "queue: name one existing queue by name or by arn (exactly one of them)",
+        ),
+        (
+            ExistingQueue(arn=f"arn:aws:sqs:eu-west-1:{ACCOUNT}:jobs"),
+            "queue.arn: the queue is in eu-west-1 but the pool runs in us-east-1; AWS/SQS metrics stay in "
+            "the queue's region, so the pool's alarm could never see them",
+        ),
+        (
+            ExistingQueue(arn="arn:aws:sns:us-east-1:123456789012:jobs"),
+            "queue.arn: 'arn:aws:sns:us-east-1:123456789012:jobs' is not an SQS queue ARN like "
+            "arn:aws:sqs:us-east-1:123456789012:jobs",
+        ),
+        (
+            ExistingQueue(name="jobs queue"),
+            "queue.name: 'jobs queue' is not an SQS queue name (1-80 letters, digits, '-' or '_', a FIFO "
+            "queue ending in .fifo)",
+        ),
+        (NewQueue(max_receives=0), "max_receives: 0 must be within 1..1000"),
+        (NewQueue(visibility_timeout_s=50_000), "visibility_timeout_s: 50000 must be within 0..43200"),
+    ],
+)
+def test_bad_queue_sources_are_refused(queue: ExistingQueue | NewQueue, problem: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        pool_args(region="us-east-1", queue=queue)
+    assert str(raised.value) == f"GpuPoolArgs(experiments): {problem}"
 
 
 def test_off_hours_schedule_scales_to_zero_in_its_time_zone(run_pulumi: Runner) -> None:

@@ -6,38 +6,42 @@ from hypothesis import strategies as st
 
 from components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
 
+GPU_DIMENSIONS = ("AutoScalingGroupName", "Stack")
+
 
 def test_defaults_compile_to_the_seed_thresholds() -> None:
-    assert compile_alarms(ScalingRules()) == (
+    assert compile_alarms(ScalingRules(), min_size=1) == (
         AlarmSpec(
             suffix="gpu-high",
             direction="out",
             namespace="CWAgent",
             metric_name="nvidia_smi_utilization_gpu",
-            dimension="AutoScalingGroupName",
+            dimensions=GPU_DIMENSIONS,
             comparison_operator="GreaterThanThreshold",
             threshold=70,
             period_s=60,
             evaluation_periods=5,
         ),
+        # SQS publishes its own metric, by queue name, every five minutes: one 300 s period.
         AlarmSpec(
             suffix="queue-deep",
             direction="out",
-            namespace="gpufleet",
-            metric_name="QueueDepth",
-            dimension="Pool",
+            namespace="AWS/SQS",
+            metric_name="ApproximateNumberOfMessagesVisible",
+            dimensions=("QueueName",),
             comparison_operator="GreaterThanThreshold",
             threshold=10,
-            period_s=60,
-            evaluation_periods=5,
+            period_s=300,
+            evaluation_periods=1,
             statistic="Maximum",
+            treat_missing_data="notBreaching",
         ),
         AlarmSpec(
             suffix="gpu-low",
             direction="in",
             namespace="CWAgent",
             metric_name="nvidia_smi_utilization_gpu",
-            dimension="AutoScalingGroupName",
+            dimensions=GPU_DIMENSIONS,
             comparison_operator="LessThanThreshold",
             threshold=30,
             period_s=60,
@@ -46,12 +50,26 @@ def test_defaults_compile_to_the_seed_thresholds() -> None:
     )
 
 
+def test_a_pool_at_zero_wakes_on_any_waiting_message() -> None:
+    # With no instance there is no GPU metric; a backlog below queue_out would wait at zero forever.
+    queue = compile_alarms(ScalingRules(queue_out=10), min_size=0)[1]
+    assert (queue.suffix, queue.threshold, queue.treat_missing_data) == ("queue-deep", 0, "notBreaching")
+    assert compile_alarms(ScalingRules(queue_out=10), min_size=2)[1].threshold == 10
+
+
+def test_no_alarm_on_an_sqs_metric_has_a_period_under_five_minutes() -> None:
+    for rules in (ScalingRules(out_for_s=60, in_for_s=300), ScalingRules(out_for_s=900, in_for_s=3600)):
+        for alarm in compile_alarms(rules):
+            if alarm.namespace == "AWS/SQS":
+                assert alarm.period_s == 300
+
+
 @pytest.mark.parametrize(
     ("rules", "periods"),
     [
-        (ScalingRules(out_for_s=60, in_for_s=60), (1, 1, 1)),
-        (ScalingRules(out_for_s=600, in_for_s=3600), (10, 10, 60)),
-        (ScalingRules(out_for_s=120, in_for_s=86_400), (2, 2, 1440)),
+        (ScalingRules(out_for_s=60, in_for_s=300), (1, 1, 5)),
+        (ScalingRules(out_for_s=600, in_for_s=3600), (10, 2, 60)),
+        (ScalingRules(out_for_s=420, in_for_s=86_400), (7, 1, 1440)),
     ],
 )
 def test_windows_become_evaluation_periods(rules: ScalingRules, periods: tuple[int, int, int]) -> None:
@@ -69,6 +87,10 @@ def test_windows_become_evaluation_periods(rules: ScalingRules, periods: tuple[i
         ),
         (ScalingRules(in_for_s=90_000), "in_for_s: 90000s must be a whole number of minutes"),
         (ScalingRules(out_for_s=600, in_for_s=300), "in_for_s must not be shorter than out_for_s"),
+        (
+            ScalingRules(out_for_s=60, in_for_s=120),
+            "in_for_s: 120s must be at least 300s, the queue alarm's shortest window",
+        ),
         (ScalingRules(queue_out=-1), "queue_out: -1 must not be negative"),
         (ScalingRules(cooldown_s=-5), "cooldown_s: -5 must not be negative"),
     ],
@@ -80,7 +102,7 @@ def test_bad_rules_are_refused_with_the_field(rules: ScalingRules, problem: str)
 
 
 @given(
-    out_minutes=st.integers(1, 60),
+    out_minutes=st.integers(5, 60),
     extra_minutes=st.integers(0, 600),
     util_in=st.integers(0, 98),
     gap=st.integers(1, 50),
@@ -94,8 +116,10 @@ def test_valid_rules_scale_in_slower_and_lower_than_out(
         gpu_util_in=util_in,
         gpu_util_out=min(util_in + gap, 100),
     )
-    high, queue, low = compile_alarms(rules)
+    high, queue, low = compile_alarms(rules, min_size=1)
     assert low.threshold < high.threshold
     assert low.evaluation_periods * low.period_s >= high.evaluation_periods * high.period_s
+    assert low.evaluation_periods * low.period_s >= queue.evaluation_periods * queue.period_s
     assert high.evaluation_periods * high.period_s == rules.out_for_s
-    assert queue.evaluation_periods == high.evaluation_periods
+    # The queue alarm never fires later than asked, and never sooner than SQS's five minutes.
+    assert 300 <= queue.evaluation_periods * queue.period_s <= rules.out_for_s

@@ -158,6 +158,7 @@ def aws_pool(
     out_alarm: Mapping[str, Any] | None = None,
     in_alarm: Mapping[str, Any] | None = None,
     out_policy: Mapping[str, Any] | None = None,
+    in_policy: Mapping[str, Any] | None = None,
     schedule: bool = True,
     scaling: bool = True,
 ) -> list[PolicyResource]:
@@ -197,7 +198,12 @@ def aws_pool(
         inn = res(
             AWS_POLICY,
             "gpu-in",
-            {"autoscalingGroupName": UNKNOWN_STR, "scalingAdjustment": -1, "cooldown": 300},
+            {
+                "autoscalingGroupName": UNKNOWN_STR,
+                "scalingAdjustment": -1,
+                "cooldown": 300,
+                **(in_policy or {}),
+            },
             deps={"autoscalingGroupName": [asg]},
             stack=stack,
         )

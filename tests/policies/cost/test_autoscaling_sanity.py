@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import pytest
 from pulumi_policy import PolicyResource
 
 from policies.cost.autoscaling_sanity import POLICY, RULE
@@ -98,6 +99,88 @@ def test_short_step_warmup_names_the_policy_once_with_every_alarm() -> None:
             stack[1].urn,
         )
     ]
+
+
+STEP_IN = {
+    "policyType": "StepScaling",
+    "scalingAdjustment": None,
+    "cooldown": None,
+    "stepAdjustments": [{"scalingAdjustment": -1, "metricIntervalUpperBound": "0"}],
+}
+STEP_IN_MESSAGE = (
+    "Auto Scaling group 'gpu''s scaling policy 'gpu-in' (fired by alarm 'gpu-low') scales in by step "
+    "scaling, which takes no cooldown: AWS re-runs it every minute while the alarm holds, removing "
+    "capacity each time (estimatedInstanceWarmup paces scale-out only); scale in with a SimpleScaling "
+    "policy whose cooldown is at least 300 s, or with target tracking"
+)
+
+
+@pytest.mark.parametrize("warmup", [None, 300, 3600])
+def test_step_scale_in_has_no_cooldown_whatever_its_warmup(warmup: int | None) -> None:
+    # Warm-up is not a cooldown: 30 minutes under the threshold would remove one instance a minute.
+    stack = aws_pool(in_policy={**STEP_IN, "estimatedInstanceWarmup": warmup})
+    assert check_stack(POLICY, stack) == [(STEP_IN_MESSAGE, stack[1].urn)]
+
+
+def test_step_scale_in_that_the_group_default_cooldown_would_cover_is_still_reported() -> None:
+    # The group's defaultCooldown applies to simple policies only.
+    stack = aws_pool(in_policy=STEP_IN, group={"defaultCooldown": 900})
+    assert [m for m, _ in check_stack(POLICY, stack)] == [STEP_IN_MESSAGE]
+
+
+def test_simple_scale_in_with_its_cooldown_and_step_scale_out_with_warmup_pass() -> None:
+    step_out = {
+        "policyType": "StepScaling",
+        "scalingAdjustment": None,
+        "cooldown": None,
+        "estimatedInstanceWarmup": 300,
+        "stepAdjustments": [{"scalingAdjustment": 1, "metricIntervalLowerBound": "0"}],
+    }
+    assert check_stack(POLICY, aws_pool(out_policy=step_out)) == []
+
+
+STEP_OUT_NO_WARMUP = {
+    "policyType": "StepScaling",
+    "scalingAdjustment": None,
+    "cooldown": None,
+    "stepAdjustments": [{"scalingAdjustment": 1, "metricIntervalLowerBound": "0"}],
+}
+
+
+def test_step_scale_out_without_its_own_warmup_uses_the_groups() -> None:
+    # AWS: the group's defaultInstanceWarmup, else its defaultCooldown (300 s when unset).
+    assert check_stack(POLICY, aws_pool(out_policy=STEP_OUT_NO_WARMUP)) == []
+    assert check_stack(POLICY, aws_pool(out_policy=STEP_OUT_NO_WARMUP, group={"defaultCooldown": 600})) == []
+    stack = aws_pool(
+        out_policy=STEP_OUT_NO_WARMUP, group={"defaultInstanceWarmup": 60, "defaultCooldown": 600}
+    )
+    assert [m for m, _ in check_stack(POLICY, stack)] == [
+        "Auto Scaling group 'gpu''s scaling policy 'gpu-out' (fired by alarm 'gpu-high') has no "
+        "estimatedInstanceWarmup of its own, so the group's defaultInstanceWarmup of 60 s paces its "
+        "scale-out; set its estimatedInstanceWarmup or the group's defaultInstanceWarmup to at least 300 s"
+    ]
+    stack = aws_pool(out_policy=STEP_OUT_NO_WARMUP, group={"defaultCooldown": 120})
+    assert [m for m, _ in check_stack(POLICY, stack)] == [
+        "Auto Scaling group 'gpu''s scaling policy 'gpu-out' (fired by alarm 'gpu-high') has no "
+        "estimatedInstanceWarmup of its own, so the group's defaultCooldown of 120 s paces its "
+        "scale-out; set its estimatedInstanceWarmup or the group's defaultInstanceWarmup to at least 300 s"
+    ]
+
+
+def test_a_step_scale_in_no_alarm_fires_is_not_rerun() -> None:
+    stack = [r for r in aws_pool(in_policy=STEP_IN) if r.name != "gpu-low"]
+    assert check_stack(POLICY, stack) == []
+
+
+def test_an_unknown_cooldown_on_a_step_policy_is_not_decisive() -> None:
+    step_out = {
+        "policyType": "StepScaling",
+        "scalingAdjustment": None,
+        "cooldown": UNKNOWN_NUM,
+        "estimatedInstanceWarmup": 300,
+        "stepAdjustments": [{"scalingAdjustment": 1, "metricIntervalLowerBound": "0"}],
+    }
+    assert check_stack(POLICY, aws_pool(out_policy=step_out)) == []
 
 
 def test_short_cooldown_of_a_policy_without_alarm_names_the_policy() -> None:

@@ -67,6 +67,11 @@ VARIANTS: dict[str, tuple[set[str], str, str]] = {
     # An A100 pool at max size also breaks the dev hourly cap.
     "a100-in-dev": ({"GF-COST-003", "GF-COST-007"}, "gpu-burst", "uses p4d.24xlarge (A100)"),
     "thresholds-inverted": ({"GF-COST-006"}, "gpu-burst", "scales out at 70 but in at 80"),
+    "step-scale-in": (
+        {"GF-COST-006"},
+        "gpu-burst",
+        "'gpu-scale-in' (fired by alarm 'gpu-idle') scales in by step",
+    ),
     "no-schedule-no-idle": ({"GF-COST-005"}, "gpu-burst", "no off-hours schedule to zero and no scale-in"),
     "no-budget": ({"GF-COST-002"}, "", "no budget"),
     "budget-95": ({"GF-COST-002"}, "vision-dev", "alerts at 95%"),

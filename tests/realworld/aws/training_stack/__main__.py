@@ -437,12 +437,23 @@ scale_out = aws.autoscaling.Policy(
 scale_in = (
     None
     if BREAK == "no-schedule-no-idle"
+    # A step policy takes no cooldown and is re-run every minute its alarm holds; the break shows it.
     else aws.autoscaling.Policy(
         "gpu-scale-in",
         autoscaling_group_name=asg.name,
         policy_type="StepScaling",
         adjustment_type="ChangeInCapacity",
         step_adjustments=[{"metric_interval_upper_bound": "0", "scaling_adjustment": -1}],
+        opts=opts,
+    )
+    if BREAK == "step-scale-in"
+    else aws.autoscaling.Policy(
+        "gpu-scale-in",
+        autoscaling_group_name=asg.name,
+        policy_type="SimpleScaling",
+        adjustment_type="ChangeInCapacity",
+        scaling_adjustment=-1,
+        cooldown=300,
         opts=opts,
     )
 )
