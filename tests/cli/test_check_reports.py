@@ -279,10 +279,11 @@ def test_several_config_problems_are_listed_one_per_line(tmp_path: Path) -> None
     ]
 
 
-def test_unknown_stack_and_unreadable_config_exit_2(tmp_path: Path) -> None:
+def test_a_stack_without_a_file_and_unreadable_config_exit_2(tmp_path: Path) -> None:
+    # No stack file: the fleet program runs with empty config and asks for its spec.
     stderr = _stack_error(invoke("check", str(ROOT), "-s", "staging"))
-    assert stderr.startswith("error: unknown stack 'staging': there is no ")
-    assert stderr.rstrip().endswith("Stacks found in " + str(ROOT / "stacks") + ": dev, prod")
+    assert stderr.startswith("error: the program infra/__main__.py requires config 'gpufleet:fleet' ")
+    assert str(ROOT / "stacks" / "Pulumi.staging.yaml") in stderr
     missing = tmp_path / "missing.json"
     stderr = _stack_error(invoke("check", str(ROOT), "-s", "dev", "--policy-config", str(missing)))
     assert stderr == f"error: {missing}: cannot read the policy config (No such file or directory)\n"
