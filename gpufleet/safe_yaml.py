@@ -3,9 +3,9 @@
 A stack file is data a program gets as config, and every config value is JSON-encoded on its way to
 the program. So a file is refused (with the field and line) when it could not be handed over
 faithfully or cheaply: bytes that are not UTF-8, nesting deeper than `MAX_DEPTH`, more than
-`MAX_NODES` values once aliases are expanded (an alias bomb expands exponentially), an integer a
-JSON number cannot hold exactly, `.inf`/`.nan`, a value longer than `MAX_VALUE_CHARS`, a key given
-twice in one mapping, an invalid date.
+`MAX_NODES` values, or more than `MAX_EXPANDED` once aliases are expanded (an alias bomb expands
+exponentially), an integer a JSON number cannot hold exactly, `.inf`/`.nan`, a value longer than
+`MAX_VALUE_CHARS`, a key given twice in one mapping, an invalid date.
 
 Events come from libyaml when it is installed (PyYAML's own parser is about six times slower); the
 nodes are composed here, counting depth and nodes as they are made, before anything is constructed.
@@ -40,8 +40,10 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_VALUE_CHARS = 1024 * 1024
 """Longest string (or key) a file may hold: 1 MiB of characters."""
 MAX_DEPTH = 64
-MAX_NODES = 100_000
-"""Values (scalars, lists, mappings, keys) in a file, each alias counted at its full size."""
+MAX_NODES = 20_000
+"""Values (scalars, lists, mappings, keys) written in a file; a large stack file holds a few hundred."""
+MAX_EXPANDED = 100_000
+"""Values once every alias is expanded: what the program's JSON-encoded config would hold."""
 MAX_SAFE_INTEGER = 2**53
 """Beyond this a JSON number (a double, which is how the Pulumi engine carries numbers) is inexact."""
 QUOTE_LIMIT = 200
@@ -126,7 +128,7 @@ def _expanded_size(root: Node) -> tuple[int, int]:
                 child_total, child_depth = size[id(child)]
                 total += child_total
                 depth = max(depth, child_depth)
-                if total > MAX_NODES:
+                if total > MAX_EXPANDED:
                     break
             size[key] = (total, depth + 1)
             continue
@@ -235,9 +237,9 @@ def load(path: Path, text: str) -> Any:
             total, depth = _expanded_size(node)
         except YamlLimitError as exc:
             raise YamlLimitError(f"{path}: {exc}") from None
-        if total > MAX_NODES:
+        if total > MAX_EXPANDED:
             raise YamlLimitError(
-                f"{path}: more than {MAX_NODES:,} values once its aliases (*name) are expanded; a stack "
+                f"{path}: more than {MAX_EXPANDED:,} values once its aliases (*name) are expanded; a stack "
                 "file this size is almost certainly an alias bomb"
             )
         if depth > MAX_DEPTH:
@@ -279,6 +281,7 @@ def read_text(path: Path) -> str:
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_EXPANDED",
     "MAX_NODES",
     "MAX_SAFE_INTEGER",
     "MAX_VALUE_CHARS",

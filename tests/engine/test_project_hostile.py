@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpufleet.project import ProjectError, encode_config_value, load_project, load_stack_config
-from gpufleet.safe_yaml import MAX_NODES, MAX_VALUE_CHARS
+from gpufleet.safe_yaml import MAX_EXPANDED, MAX_NODES, MAX_VALUE_CHARS
 from tests.engine.projects import write_project
 
 # Nine-way aliases eight deep: 9^9 (387 million) values once expanded.
@@ -50,7 +50,7 @@ def test_nesting_600_deep_is_refused_in_flow_and_block_style(tmp_path: Path) -> 
 
 def test_an_alias_bomb_is_refused_before_it_is_expanded(tmp_path: Path) -> None:
     assert _stack_error(tmp_path, ALIAS_BOMB) == (
-        f": more than {MAX_NODES:,} values once its aliases (*name) are expanded; a stack file this size "
+        f": more than {MAX_EXPANDED:,} values once its aliases (*name) are expanded; a stack file this size "
         "is almost certainly an alias bomb"
     )
 
