@@ -189,6 +189,13 @@ def _is_relative_path(text: str) -> bool:
     return bool(text) and "\0" not in text and len(text) <= _MAX_PATH_CHARS and not Path(text).is_absolute()
 
 
+def key_text(key: Any) -> str:
+    """A YAML mapping key as the Pulumi CLI spells it (Go's `%v`): `on:` and `true:` are "true"."""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
 def qualify_key(key: str, project: str) -> str:
     """`fleet` -> `<project>:fleet`; `aws:region` stays."""
     return key if ":" in key else f"{project}:{key}"
@@ -201,7 +208,7 @@ def _project_config_defaults(path: Path, project: str, config: Any) -> dict[str,
         raise ProjectError(f"{path}: `config` must be a mapping of keys to values or declarations")
     defaults: dict[str, Any] = {}
     for key, declared in config.items():
-        full = qualify_key(str(key), project)
+        full = qualify_key(key_text(key), project)
         # A declaration (`{type, default, value, ...}`) or a shorthand value; a mapping made only of
         # declaration keys is a declaration, anything else is a structured value.
         if isinstance(declared, dict) and declared and set(declared) <= _SCHEMA_KEYS:
@@ -243,16 +250,20 @@ def load_stack_config(
         raise ProjectError(f"{path}: `config` must be a mapping of keys to values")
 
     env = data.get("environment")
-    if isinstance(env, list):
-        result.environments = [str(e) for e in env]
-    elif isinstance(env, dict):
-        result.environments = [str(e) for e in env.get("imports") or []]
+    imports = env.get("imports") if isinstance(env, dict) else env
+    if isinstance(imports, list):
+        result.environments = [safe_yaml.clip(str(e), 100) for e in imports]
+    elif imports is not None:
+        raise ProjectError(
+            f"{path}: `environment` must be a list of Pulumi ESC environments (or imports: [...]), got "
+            f"{safe_yaml.quote(imports, 60)}"
+        )
 
     merged: dict[str, Any] = dict(project.config_defaults)
     for key, value in stack_values.items():
-        merged[qualify_key(str(key), project.name)] = value
+        merged[qualify_key(key_text(key), project.name)] = value
     for key, value in (overrides or {}).items():
-        merged[qualify_key(str(key), project.name)] = value
+        merged[qualify_key(key_text(key), project.name)] = value
 
     for key, value in merged.items():
         plain, had_secret = _strip_secure(value)
@@ -270,7 +281,7 @@ def _strip_secure(value: Any) -> tuple[Any, bool]:
         found = False
         out: dict[str, Any] = {}
         for k, v in value.items():
-            out[str(k)], inner = _strip_secure(v)
+            out[key_text(k)], inner = _strip_secure(v)
             found = found or inner
         return out, found
     if isinstance(value, list):

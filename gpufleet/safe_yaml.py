@@ -14,13 +14,14 @@ nodes are composed here, counting depth and nodes as they are made, before anyth
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-from yaml.resolver import Resolver
+from yaml.resolver import BaseResolver
 
 try:
     from yaml._yaml import CParser as _EventParser
@@ -75,14 +76,38 @@ def quote(value: Any, limit: int = QUOTE_LIMIT) -> str:
     return clip(repr(value), limit)
 
 
-class _LimitedLoader(Composer, _EventParser, SafeConstructor, Resolver):
+class _StackResolver(BaseResolver):
+    """Plain scalars typed as the Pulumi CLI types them (Go's yaml.v2), not as PyYAML's YAML 1.1 does:
+    `12:30` stays the string "12:30" (PyYAML reads base 60: 750), dates and times stay the text
+    written (PyYAML makes `datetime` objects), and `1e3` is a number."""
+
+
+for _tag, _pattern, _first in (
+    ("bool", r"yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF", "yYnNtTfFoO"),
+    ("int", r"[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+", "-+0123456789"),
+    (
+        "float",
+        r"[-+]?(?:\.[0-9]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
+        "-+0123456789.",
+    ),
+    ("merge", r"<<", "<"),
+    ("null", r"~|null|Null|NULL|", "~nN"),
+):
+    _StackResolver.add_implicit_resolver(
+        f"tag:yaml.org,2002:{_tag}",
+        re.compile(f"^(?:{_pattern})$"),
+        [*_first, *([""] if _tag == "null" else [])],
+    )
+
+
+class _LimitedLoader(Composer, _EventParser, SafeConstructor, _StackResolver):
     """libyaml events, composed here with a depth and node budget, constructed as `yaml.safe_load` does."""
 
     def __init__(self, text: str) -> None:
         _EventParser.__init__(self, text)
         Composer.__init__(self)
         SafeConstructor.__init__(self)
-        Resolver.__init__(self)
+        _StackResolver.__init__(self)
         self.depth = 0
         self.nodes = 0
 

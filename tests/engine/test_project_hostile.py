@@ -123,8 +123,27 @@ def test_a_key_given_twice_names_both_lines(tmp_path: Path) -> None:
     )
 
 
-def test_an_impossible_date_and_unknown_tags_are_clear_errors(tmp_path: Path) -> None:
-    assert _stack_error(tmp_path / "date", "config:\n  since: 2024-02-30\n") == (
+def test_scalars_are_typed_as_the_pulumi_cli_types_them(tmp_path: Path) -> None:
+    # PyYAML's YAML 1.1 reads 12:30 in base 60 (750) and dates as datetime objects; the Pulumi CLI
+    # (Go yaml.v2) hands the program the text as written.
+    text = (
+        "config:\n  window: 12:30\n  since: 2024-02-30\n  at: 2001-12-14t21:59:43.10-05:00\n"
+        "  big: 1e3\n  mode: 0755\n  on: yes\n  list: [12:30, 2024-01-01]\n"
+    )
+    root = write_project(tmp_path, "import pulumi\n", stacks={"dev": text})
+    assert load_stack_config(load_project(root), "dev").encoded() == {
+        "scratch:window": "12:30",
+        "scratch:since": "2024-02-30",
+        "scratch:at": "2001-12-14t21:59:43.10-05:00",
+        "scratch:big": "1000",
+        "scratch:mode": "493",
+        "scratch:true": "true",
+        "scratch:list": '["12:30","2024-01-01"]',
+    }
+
+
+def test_an_impossible_explicit_date_and_unknown_tags_are_clear_errors(tmp_path: Path) -> None:
+    assert _stack_error(tmp_path / "date", "config:\n  since: !!timestamp 2024-02-30\n") == (
         ": config.since (line 2): '2024-02-30' reads as a date but is not one "
         "(day is out of range for month); quote it"
     )
@@ -175,3 +194,14 @@ def test_encoded_config_never_holds_nan_or_infinity() -> None:
     with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
         encode_config_value({"a": float("nan")})
     assert json.loads(encode_config_value({"d": "2024-01-01"})) == {"d": "2024-01-01"}
+
+
+def test_esc_environments_of_the_wrong_shape_are_clear_errors(tmp_path: Path) -> None:
+    assert _stack_error(tmp_path / "a", "environment: {imports: 5}\nconfig: {}\n") == (
+        ": `environment` must be a list of Pulumi ESC environments (or imports: [...]), got 5"
+    )
+    assert _stack_error(tmp_path / "b", "environment: yes\n") == (
+        ": `environment` must be a list of Pulumi ESC environments (or imports: [...]), got True"
+    )
+    root = write_project(tmp_path / "c", "import pulumi\n", stacks={"dev": "environment: [org/base]\n"})
+    assert load_stack_config(load_project(root), "dev").environments == ["org/base"]
