@@ -60,6 +60,10 @@ def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
 
 
 def clip(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters; escaped (as `repr`) when it holds a line break or other
+    control character, so a message naming it stays on one line."""
+    if not text.isprintable():
+        text = repr(text)
     return text if len(text) <= limit else f"{text[:limit]}…"
 
 

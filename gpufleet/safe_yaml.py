@@ -49,6 +49,8 @@ MAX_SAFE_INTEGER = 2**53
 """Beyond this a JSON number (a double, which is how the Pulumi engine carries numbers) is inexact."""
 QUOTE_LIMIT = 200
 _MAX_PROBLEMS = 10
+# What PyYAML's constructors raise on a scalar that does not fit its tag (`!!float ""`, `!!int x`).
+_CONSTRUCTION_ERRORS = (ValueError, TypeError, OverflowError, IndexError, KeyError, AttributeError)
 
 _INT = "tag:yaml.org,2002:int"
 _FLOAT = "tag:yaml.org,2002:float"
@@ -133,7 +135,9 @@ def _line(node: Node) -> int:
 
 def _key_text(node: Node) -> str:
     if isinstance(node, ScalarNode):
-        return clip(str(node.value), 60)
+        text = str(node.value)
+        # A key with a line break or other control character is shown escaped: messages stay one line.
+        return clip(text if text.isprintable() else repr(text), 60)
     return "<a complex key>"
 
 
@@ -222,6 +226,16 @@ class _Checker:
                 path, node, f"a value of {len(text):,} characters; at most {MAX_VALUE_CHARS:,} are allowed"
             )
             return
+        if node.tag in (_INT, _FLOAT, _TIMESTAMP):
+            try:
+                self.number(node, path, text)
+            except _CONSTRUCTION_ERRORS as exc:
+                kind = {_INT: "an integer", _FLOAT: "a number", _TIMESTAMP: "a date"}[node.tag]
+                self.add(
+                    path, node, f"{quote(text, 40)} is tagged as {kind} but is not one ({clip(str(exc), 80)})"
+                )
+
+    def number(self, node: ScalarNode, path: str, text: str) -> None:
         if node.tag == _INT:
             digits = text.lstrip("+-").replace("_", "")
             value = self.loader.construct_yaml_int(node) if len(digits) <= 64 else None
@@ -241,11 +255,8 @@ class _Checker:
                     f"{quote(text, 40)} is not a finite number (JSON has no infinity or NaN); "
                     "give a number, or quote it to pass it as a string",
                 )
-        elif node.tag == _TIMESTAMP:
-            try:
-                self.loader.construct_yaml_timestamp(node)
-            except ValueError as exc:
-                self.add(path, node, f"{quote(text, 40)} reads as a date but is not one ({exc}); quote it")
+        else:
+            self.loader.construct_yaml_timestamp(node)
 
 
 def load(path: Path, text: str) -> Any:
@@ -279,7 +290,7 @@ def load(path: Path, text: str) -> Any:
             raise YamlLimitError(f"{path}: {'; '.join(checker.problems)}{more}")
         try:
             return loader.construct_document(node)
-        except (ValueError, TypeError, OverflowError) as exc:
+        except _CONSTRUCTION_ERRORS as exc:
             raise YamlLimitError(f"{path}: a value cannot be read: {clip(str(exc))}") from None
     finally:
         loader.dispose()
