@@ -144,8 +144,11 @@ def test_scalars_are_typed_as_the_pulumi_cli_types_them(tmp_path: Path) -> None:
 
 def test_an_impossible_explicit_date_and_unknown_tags_are_clear_errors(tmp_path: Path) -> None:
     assert _stack_error(tmp_path / "date", "config:\n  since: !!timestamp 2024-02-30\n") == (
-        ": config.since (line 2): '2024-02-30' reads as a date but is not one "
-        "(day is out of range for month); quote it"
+        ": config.since (line 2): '2024-02-30' is tagged as a date but is not one "
+        "(day is out of range for month)"
+    )
+    assert _stack_error(tmp_path / "float", "config:\n  ratio: !!float ''\n") == (
+        ": config.ratio (line 2): '' is tagged as a number but is not one (string index out of range)"
     )
     assert _stack_error(tmp_path / "tag", "config:\n  run: !!python/object/apply:os.system [id]\n") == (
         " is not valid YAML at line 2, column 8: could not determine a constructor for the tag "
