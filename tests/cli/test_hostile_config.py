@@ -129,6 +129,7 @@ SECRET_PROGRAM = """\
     # The mocks derive plain outputs (arn, id) from a secret name: no secret marker survives there.
     named = aws.s3.Bucket("named", bucket=pulumi.Output.secret("bucket-hunter2"))
     pulumi.export("arn", named.arn)
+    password.apply(lambda value: print("connecting with", value))
     pulumi.export("password", password)
     pulumi.export("db_password", db.password)
     pulumi.export("nested", {"a": password, "b": [password]})
@@ -160,6 +161,8 @@ def test_plan_never_shows_or_writes_a_secret(tmp_path: Path) -> None:
     assert resources["b"]["inputs"]["tags"] == {"pw": "[secret]", "team": "data"}
     assert resources["named"]["inputs"]["bucket"] == "[secret]"
     assert "│ nested      │ a=[secret],b=[secret]" in result.stdout
+    assert "note: program printed: connecting with [secret]" in result.stdout
+    assert "program printed: connecting with [secret]" in graph["notes"]
     assert not list(tmp_path.glob("*.tmp")) and not list(tmp_path.glob(".*.tmp"))
 
 
