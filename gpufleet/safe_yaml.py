@@ -41,7 +41,7 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_VALUE_CHARS = 1024 * 1024
 """Longest string (or key) a file may hold: 1 MiB of characters."""
 MAX_DEPTH = 64
-MAX_NODES = 20_000
+MAX_NODES = 10_000
 """Values (scalars, lists, mappings, keys) written in a file; a large stack file holds a few hundred."""
 MAX_EXPANDED = 100_000
 """Values once every alias is expanded: what the program's JSON-encoded config would hold."""
