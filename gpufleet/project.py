@@ -239,6 +239,8 @@ def load_stack_config(
     projects ship none); `StackConfig.stack_file` is then None."""
     check_stack_name(stack)
     path = project.stack_file(stack)
+    if not path.is_file() and (path.exists() or path.is_symlink()):
+        raise ProjectError(f"{path} is not a regular file; a stack file is a YAML file")
     result = StackConfig(stack_file=path if path.is_file() else None)
     data = _read_yaml(path) if result.stack_file is not None else None
     if data is None:

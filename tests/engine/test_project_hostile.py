@@ -208,3 +208,17 @@ def test_esc_environments_of_the_wrong_shape_are_clear_errors(tmp_path: Path) ->
     )
     root = write_project(tmp_path / "c", "import pulumi\n", stacks={"dev": "environment: [org/base]\n"})
     assert load_stack_config(load_project(root), "dev").environments == ["org/base"]
+
+
+def test_a_stack_file_that_is_not_a_file_is_an_error_not_a_missing_stack(tmp_path: Path) -> None:
+    root = write_project(tmp_path, "import pulumi\n", stacks={})
+    (root / "Pulumi.dir.yaml").mkdir()
+    (root / "Pulumi.loop.yaml").symlink_to(root / "Pulumi.loop.yaml")
+    project = load_project(root)
+    for stack in ("dir", "loop"):
+        with pytest.raises(ProjectError) as info:
+            load_stack_config(project, stack)
+        assert (
+            str(info.value)
+            == f"{root / f'Pulumi.{stack}.yaml'} is not a regular file; a stack file is a YAML file"
+        )
