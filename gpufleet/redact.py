@@ -13,6 +13,7 @@ uses (`"NaN"`, `"Infinity"`, `"-Infinity"`), so a written graph is always valid 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from gpufleet.graph import SECRET_SIG_KEY, ResourceGraph, is_secret
@@ -50,17 +51,24 @@ def secret_strings(value: Any) -> set[str]:
 def redact(value: Any, secrets: set[str] | frozenset[str] = frozenset()) -> Any:
     """`value` with every secret replaced by `[secret]`, the text of `secrets` cut out of other strings,
     and non-finite floats spelled as strings."""
+    # One pattern for all secret texts, longest first so a secret inside another is not cut first.
+    pattern = (
+        re.compile("|".join(re.escape(t) for t in sorted(secrets, key=len, reverse=True)))
+        if secrets
+        else None
+    )
+    return _redact(value, pattern)
+
+
+def _redact(value: Any, pattern: re.Pattern[str] | None) -> Any:
     if _is_secret(value):
         return REDACTED
     if isinstance(value, dict):
-        return {key: redact(item, secrets) for key, item in value.items()}
+        return {key: _redact(item, pattern) for key, item in value.items()}
     if isinstance(value, list):
-        return [redact(item, secrets) for item in value]
+        return [_redact(item, pattern) for item in value]
     if isinstance(value, str):
-        for text in secrets:
-            if text in value:
-                value = value.replace(text, REDACTED)
-        return value
+        return pattern.sub(REDACTED, value) if pattern is not None else value
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     return value

@@ -245,3 +245,35 @@ def test_check_reports_keep_the_default_file_mode(tmp_path: Path) -> None:
 @pytest.mark.parametrize("root", [ROOT])
 def test_the_repository_stacks_still_load(root: Path) -> None:
     assert invoke("plan", str(root), "-s", "dev").exit_code == 0
+
+
+def test_redact_cuts_every_secret_form_and_spells_non_finite_numbers() -> None:
+    from gpufleet.graph import SECRET_SIG_KEY, make_secret
+    from gpufleet.redact import redact, secret_strings
+
+    output_value = {
+        SECRET_SIG_KEY: "d0e6a833031e9bbcd3f4e8bde6ca49a4",
+        "value": "token-abcdef",
+        "secret": True,
+    }
+    plain_output = {SECRET_SIG_KEY: "d0e6a833031e9bbcd3f4e8bde6ca49a4", "value": "visible", "secret": False}
+    document = {
+        "a": make_secret({"nested": ["pass-word-1", 5]}),
+        "b": output_value,
+        "c": plain_output,
+        "d": "url https://u:pass-word-1@host and pass-word-1-extended",
+        "e": [float("nan"), float("-inf"), 1.5],
+        "f": make_secret("short"),
+        "g": "short stays: too short to cut out of other text",
+    }
+    secrets = secret_strings(document)
+    assert secrets == {"pass-word-1", "token-abcdef"}
+    assert redact(document, secrets) == {
+        "a": "[secret]",
+        "b": "[secret]",
+        "c": plain_output,
+        "d": "url https://u:[secret]@host and [secret]-extended",
+        "e": ["NaN", "-Infinity", 1.5],
+        "f": "[secret]",
+        "g": "short stays: too short to cut out of other text",
+    }
