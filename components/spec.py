@@ -68,6 +68,7 @@ _WINDOW_RE = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d)$"
 # The error type of checks that parse_fleet re-runs on the raw input with field-level paths.
 _CROSS = "gf_cross"
 _MAX_SHOWN_INT = 10**15
+_INSTANCE_TYPE_MAX = 64  # longer than any instance type name (or network): not looked up, quoted short
 
 
 class SpecError(Exception):
@@ -150,7 +151,9 @@ def _ipv4_network(value: Any) -> ipaddress.IPv4Network:
     try:
         return ipaddress.IPv4Network(value.strip())
     except ValueError as exc:
-        raise ValueError(f"must be an IPv4 network like 10.40.0.0/16, got {_show(value)} ({exc})") from None
+        # The parser's reason quotes the value again: only worth adding for a short one.
+        reason = f" ({exc})" if len(value) <= _INSTANCE_TYPE_MAX else ""
+        raise ValueError(f"must be an IPv4 network like 10.40.0.0/16, got {_show(value)}{reason}") from None
 
 
 _T = typing.TypeVar("_T")
@@ -226,7 +229,9 @@ def _pool_checks(
     if cloud in CLOUDS and isinstance(instance_types, list):
         catalog = load_catalog()
         for index, name in enumerate(instance_types):
-            if isinstance(name, str) and catalog.find(cloud, name) is None:
+            if isinstance(name, str) and len(name) > _INSTANCE_TYPE_MAX:
+                found.append((f"instance_types[{index}]", f"unknown {cloud} instance type {_show(name)}"))
+            elif isinstance(name, str) and catalog.find(cloud, name) is None:
                 try:
                     catalog.get(cloud, name)
                 except KeyError as exc:

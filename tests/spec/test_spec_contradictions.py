@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -319,3 +320,33 @@ def test_the_json_form_refuses_what_the_yaml_form_refuses() -> None:
     assert load_json('"' + "x" * (1024 * 1024 + 1) + '"') == [
         (CONFIG_KEY, "a JSON string of 1,048,579 characters; at most 1,048,576 are allowed")
     ]
+
+
+def _leaf_paths(node: Any, path: list[Any]) -> list[list[Any]]:
+    if isinstance(node, dict):
+        return [p for key, value in node.items() for p in _leaf_paths(value, [*path, key])]
+    if isinstance(node, list):
+        return [p for index, value in enumerate(node) for p in _leaf_paths(value, [*path, index])]
+    return [path]
+
+
+def test_a_5000_character_value_anywhere_is_quoted_short() -> None:
+    from tests.spec.test_spec import full
+
+    long = "x" * 5000
+    base = full()
+    refused: list[list[Any]] = []
+    for path in [*_leaf_paths(base, []), ["pools", long], ["tags", long], ["network", "regions", long]]:
+        config = copy.deepcopy(base)
+        node: Any = config
+        for key in path[:-1]:
+            node = node[key] if not isinstance(node, dict) or key in node else node.setdefault(key, {})
+        node[path[-1]] = {"a": 1} if path[-1] == long else long
+        try:
+            parse_fleet(config)
+        except SpecError as error:
+            for field, message in error.errors:
+                assert len(field) + len(message) < 500, (path, field, message[:300])
+            refused.append(path)
+    assert ["network", "vpc_cidr"] in refused
+    assert ["pools", "train-a100", "instance_types", 0] in refused
