@@ -97,7 +97,7 @@ def _show(value: Any) -> str:
         return "a mapping"
     if isinstance(value, list | tuple):
         return "a list"
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and abs(value) <= _MAX_SHOWN_INT:
         return str(int(value))
     if isinstance(value, int) and abs(value) > _MAX_SHOWN_INT:
         return f"an integer of {len(str(abs(value)))} digits"
@@ -417,7 +417,7 @@ def _raise_first(found: list[tuple[str, str]]) -> None:
 
 
 class Budget(_Model):
-    monthly: float = Field(gt=0, description="monthly budget, in `currency`")
+    monthly: float = Field(gt=0, le=limits.MAX_MONTHLY_BUDGET, description="monthly budget, in `currency`")
     currency: Literal["USD", "CNY"] = "USD"
     alert_percent: int = Field(default=80, ge=1, le=100, description="alert at this % of the budget")
 
@@ -434,6 +434,7 @@ class BucketSpec(_Model):
     written_gib_per_month: float | None = Field(
         default=None,
         ge=0,
+        le=limits.MAX_GIB,
         allow_inf_nan=False,
         description="GiB of checkpoints written a month, fleet-wide (prices storage over the lifecycle)",
     )
@@ -453,6 +454,7 @@ class Storage(_Model):
     datasets_gib: float | None = Field(
         default=None,
         ge=0,
+        le=limits.MAX_GIB,
         allow_inf_nan=False,
         description="GiB of datasets kept under data_prefix (prices their storage at STANDARD)",
     )
@@ -462,11 +464,16 @@ class Transfer(_Model):
     """Data a pool moves a month that the cloud bills by volume, for the monthly estimate."""
 
     egress_gib_per_month: float | None = Field(
-        default=None, ge=0, allow_inf_nan=False, description="GiB a month sent to the internet"
+        default=None,
+        ge=0,
+        le=limits.MAX_GIB,
+        allow_inf_nan=False,
+        description="GiB a month sent to the internet",
     )
     cross_region_gib_per_month: float | None = Field(
         default=None,
         ge=0,
+        le=limits.MAX_GIB,
         allow_inf_nan=False,
         description="GiB a month sent from the pool's region to another region of its cloud",
     )
@@ -534,7 +541,7 @@ class Network(_Model):
 
 class Size(_Model):
     min: int = Field(default=0, ge=0)
-    max: int = Field(ge=1)
+    max: int = Field(ge=1, le=limits.MAX_POOL_SIZE)
 
     @model_validator(mode="after")
     def _cross_fields(self) -> Size:

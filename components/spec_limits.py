@@ -21,6 +21,11 @@ from collections.abc import Mapping
 from typing import Any
 
 QUOTE_LIMIT = 200
+# Ceilings far above any real fleet, below what turns the cost model's sums into infinity (a budget or
+# a GiB figure of 1.7e308 is finite on its own and priced to Infinity).
+MAX_MONTHLY_BUDGET = 1e12
+MAX_GIB = 1e9  # an exbibyte
+MAX_POOL_SIZE = 100_000
 MAX_SAFE_INTEGER = 2**53
 MAX_JSON_CHARS = 1024 * 1024
 

@@ -350,3 +350,20 @@ def test_a_5000_character_value_anywhere_is_quoted_short() -> None:
             refused.append(path)
     assert ["network", "vpc_cidr"] in refused
     assert ["pools", "train-a100", "instance_types", 0] in refused
+
+
+def test_figures_too_large_to_price_are_refused() -> None:
+    # Each is finite, but the cost model's sums of them were Infinity in the cost and check JSON.
+    config = with_change(["budget"], {"monthly": 1.7e308})
+    config["storage"] = {"datasets_gib": 1.7e308, "checkpoints": {"written_gib_per_month": 1e10}}
+    config["pools"]["train"]["size"] = {"max": 10**6}
+    config["pools"]["train"]["transfer"] = {"egress_gib_per_month": 2e9}
+    assert errors_of(config) == [
+        f"{SOURCE}: gpufleet:fleet.budget.monthly: must be <= 1000000000000, got 1.7e+308",
+        f"{SOURCE}: gpufleet:fleet.storage.checkpoints.written_gib_per_month: must be <= 1000000000, got "
+        "10000000000",
+        f"{SOURCE}: gpufleet:fleet.storage.datasets_gib: must be <= 1000000000, got 1.7e+308",
+        f"{SOURCE}: gpufleet:fleet.pools.train.size.max: must be <= 100000, got 1000000",
+        f"{SOURCE}: gpufleet:fleet.pools.train.transfer.egress_gib_per_month: must be <= 1000000000, got "
+        "2000000000",
+    ]
