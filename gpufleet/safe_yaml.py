@@ -5,7 +5,8 @@ the program. So a file is refused (with the field and line) when it could not be
 faithfully or cheaply: bytes that are not UTF-8, nesting deeper than `MAX_DEPTH`, more than
 `MAX_NODES` values, or more than `MAX_EXPANDED` once aliases are expanded (an alias bomb expands
 exponentially), an integer a JSON number cannot hold exactly, `.inf`/`.nan`, a value longer than
-`MAX_VALUE_CHARS`, a key given twice in one mapping, an invalid date.
+`MAX_VALUE_CHARS`, a key given twice in one mapping, a scalar that does not fit its explicit tag
+(`!!timestamp 2024-02-30`, `!!float ""`).
 
 Events come from libyaml when it is installed (PyYAML's own parser is about six times slower); the
 nodes are composed here, counting depth and nodes as they are made, before anything is constructed.
@@ -54,8 +55,6 @@ _CONSTRUCTION_ERRORS = (ValueError, TypeError, OverflowError, IndexError, KeyErr
 
 _INT = "tag:yaml.org,2002:int"
 _FLOAT = "tag:yaml.org,2002:float"
-_STR = "tag:yaml.org,2002:str"
-_BINARY = "tag:yaml.org,2002:binary"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _MERGE = "tag:yaml.org,2002:merge"
 
