@@ -8,7 +8,6 @@ shows everything a stack file gets wrong.
 from __future__ import annotations
 
 import ipaddress
-import json
 import math
 import re
 import types
@@ -28,7 +27,9 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from components import spec_limits as limits
 from components.catalog import CLOUDS, load_catalog
+from components.spec_limits import IANA_AREAS
 
 __all__ = [
     "CONFIG_KEY",
@@ -59,7 +60,7 @@ CONFIG_KEY = "gpufleet:fleet"
 REQUIRED_COST_TAGS = ("project", "team", "cost-center")
 NO_SSH_MESSAGE = "there is no SSH switch: access is through the cloud's session manager only"
 
-_DURATION_RE = re.compile(r"^(\d+)\s*([smh])$")
+_DURATION_RE = re.compile(r"^(\d{1,12})\s*([smh])$")
 _DURATION_UNITS = {"s": 1, "m": 60, "h": 3600}
 _DURATION_FORM = "a duration like 90s, 5m or 1h (or a whole number of seconds)"
 _POOL_NAME_RE = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
@@ -67,6 +68,8 @@ _POOL_NAME_MAX = 40
 _WINDOW_RE = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d)$")
 # The error type of checks that parse_fleet re-runs on the raw input with field-level paths.
 _CROSS = "gf_cross"
+_MAX_SHOWN_INT = 10**15
+_INSTANCE_TYPE_MAX = 64  # longer than any instance type name (or network): not looked up, quoted short
 
 
 class SpecError(Exception):
@@ -90,13 +93,15 @@ def _show(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return repr(value)
+        return limits.quote(value)
     if isinstance(value, Mapping):
         return "a mapping"
     if isinstance(value, list | tuple):
         return "a list"
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and abs(value) <= _MAX_SHOWN_INT:
         return str(int(value))
+    if isinstance(value, int) and abs(value) > _MAX_SHOWN_INT:
+        return f"an integer of {len(str(abs(value)))} digits"
     if isinstance(value, int | float):
         return str(value)
     return type(value).__name__
@@ -147,7 +152,19 @@ def _ipv4_network(value: Any) -> ipaddress.IPv4Network:
     try:
         return ipaddress.IPv4Network(value.strip())
     except ValueError as exc:
-        raise ValueError(f"must be an IPv4 network like 10.40.0.0/16, got {_show(value)} ({exc})") from None
+        # The parser's reason quotes the value again: only worth adding for a short one.
+        reason = f" ({exc})" if len(value) <= _INSTANCE_TYPE_MAX else ""
+        raise ValueError(f"must be an IPv4 network like 10.40.0.0/16, got {_show(value)}{reason}") from None
+
+
+_T = typing.TypeVar("_T")
+
+
+def _checked(value: _T, problem: str | None) -> _T:
+    """`value`, or a field error when a check found a problem with it."""
+    if problem is not None:
+        raise ValueError(problem)
+    return value
 
 
 def _reserved(message: str) -> Callable[[Any], None]:
@@ -167,7 +184,8 @@ def _cross(message: str) -> PydanticCustomError:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    # No infinities or NaN anywhere: JSON (reports, the program's config) cannot carry them.
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
 
 
 # -------------------------------------------------------------------------------------- cross checks
@@ -212,7 +230,9 @@ def _pool_checks(
     if cloud in CLOUDS and isinstance(instance_types, list):
         catalog = load_catalog()
         for index, name in enumerate(instance_types):
-            if isinstance(name, str) and catalog.find(cloud, name) is None:
+            if isinstance(name, str) and len(name) > _INSTANCE_TYPE_MAX:
+                found.append((f"instance_types[{index}]", f"unknown {cloud} instance type {_show(name)}"))
+            elif isinstance(name, str) and catalog.find(cloud, name) is None:
                 try:
                     catalog.get(cloud, name)
                 except KeyError as exc:
@@ -372,9 +392,9 @@ def _pool_name_checks(names: Any) -> list[tuple[str, str]]:
         if len(name) > _POOL_NAME_MAX or not _POOL_NAME_RE.match(name):
             found.append(
                 (
-                    name,
+                    limits.clip(name, 60),
                     "pool names must be lower-case letters, digits and '-', start and end with a letter "
-                    f"or digit, at most {_POOL_NAME_MAX} characters; got {name!r}",
+                    f"or digit, at most {_POOL_NAME_MAX} characters; got {_show(name)}",
                 )
             )
     return found
@@ -398,7 +418,7 @@ def _raise_first(found: list[tuple[str, str]]) -> None:
 
 
 class Budget(_Model):
-    monthly: float = Field(gt=0, description="monthly budget, in `currency`")
+    monthly: float = Field(gt=0, le=limits.MAX_MONTHLY_BUDGET, description="monthly budget, in `currency`")
     currency: Literal["USD", "CNY"] = "USD"
     alert_percent: int = Field(default=80, ge=1, le=100, description="alert at this % of the budget")
     activate_stack_tag: bool = Field(
@@ -423,6 +443,7 @@ class BucketSpec(_Model):
     written_gib_per_month: float | None = Field(
         default=None,
         ge=0,
+        le=limits.MAX_GIB,
         allow_inf_nan=False,
         description="GiB of checkpoints written a month, fleet-wide (prices storage over the lifecycle)",
     )
@@ -442,6 +463,7 @@ class Storage(_Model):
     datasets_gib: float | None = Field(
         default=None,
         ge=0,
+        le=limits.MAX_GIB,
         allow_inf_nan=False,
         description="GiB of datasets kept under data_prefix (prices their storage at STANDARD)",
     )
@@ -451,11 +473,16 @@ class Transfer(_Model):
     """Data a pool moves a month that the cloud bills by volume, for the monthly estimate."""
 
     egress_gib_per_month: float | None = Field(
-        default=None, ge=0, allow_inf_nan=False, description="GiB a month sent to the internet"
+        default=None,
+        ge=0,
+        le=limits.MAX_GIB,
+        allow_inf_nan=False,
+        description="GiB a month sent to the internet",
     )
     cross_region_gib_per_month: float | None = Field(
         default=None,
         ge=0,
+        le=limits.MAX_GIB,
         allow_inf_nan=False,
         description="GiB a month sent from the pool's region to another region of its cloud",
     )
@@ -463,12 +490,28 @@ class Transfer(_Model):
 
 class Access(_Model):
     session_manager: Literal[True] = True
-    session_log_retention_days: int = Field(default=180, ge=1)
+    session_log_retention_days: int = Field(
+        default=180, ge=1, description="days the Session Manager log group (CloudWatch Logs) keeps sessions"
+    )
+
+    @field_validator("session_log_retention_days")
+    @classmethod
+    def _allowed_retention(cls, value: int) -> int:
+        return _checked(value, limits.retention_problem(value, forever=False))
 
 
 class Audit(_Model):
-    log_retention_days: int = Field(default=180, ge=0, description="days; 0 keeps logs forever")
+    log_retention_days: int = Field(
+        default=180,
+        ge=0,
+        description="days the audit log group and trail bucket keep logs; 0 keeps them forever",
+    )
     trail: bool = True
+
+    @field_validator("log_retention_days")
+    @classmethod
+    def _allowed_retention(cls, value: int) -> int:
+        return _checked(value, limits.retention_problem(value, forever=True))
 
 
 class RegionNetwork(_Model):
@@ -477,24 +520,37 @@ class RegionNetwork(_Model):
     vpc_cidr: Ipv4Net
     availability_zones: int = Field(default=2, ge=1, le=6)
 
+    @model_validator(mode="after")
+    def _cross_fields(self) -> RegionNetwork:
+        _raise_first(limits.vpc_cidr_checks(self.vpc_cidr, self.availability_zones))
+        return self
+
 
 class Network(_Model):
     vpc_cidr: Ipv4Net = ipaddress.IPv4Network("10.40.0.0/16")
-    subnet_ids: list[str] | None = None
+    subnet_ids: list[str] | None = Field(
+        default=None, description="existing private subnets to run pools in, instead of a new VPC"
+    )
     availability_zones: int = Field(default=2, ge=1, le=6)
     regions: dict[str, RegionNetwork] = Field(
         default_factory=dict, description="networks of the other regions pools run in, by region"
     )
 
+    @field_validator("subnet_ids")
+    @classmethod
+    def _subnets(cls, value: list[str] | None) -> list[str] | None:
+        return value if value is None else _checked(value, limits.subnet_ids_problem(value))
+
     @model_validator(mode="after")
     def _cross_fields(self) -> Network:
-        _raise_first(_network_checks(self.vpc_cidr, self.regions))
+        found = [] if self.subnet_ids else limits.vpc_cidr_checks(self.vpc_cidr, self.availability_zones)
+        _raise_first(found + _network_checks(self.vpc_cidr, self.regions))
         return self
 
 
 class Size(_Model):
     min: int = Field(default=0, ge=0)
-    max: int = Field(ge=1)
+    max: int = Field(ge=1, le=limits.MAX_POOL_SIZE)
 
     @model_validator(mode="after")
     def _cross_fields(self) -> Size:
@@ -517,7 +573,13 @@ class Scaling(_Model):
     @field_validator("out_for", "in_for")
     @classmethod
     def _whole_minutes(cls, value: str) -> str:
-        return _minute_multiple(value)
+        _minute_multiple(value)
+        return _checked(value, limits.alarm_window_problem(duration_seconds(value), value))
+
+    @field_validator("cooldown")
+    @classmethod
+    def _sane_cooldown(cls, value: str) -> str:
+        return _checked(value, limits.cooldown_problem(duration_seconds(value), value))
 
     @model_validator(mode="after")
     def _cross_fields(self) -> Scaling:
@@ -545,12 +607,18 @@ class OffHours(_Model):
     @field_validator("timezone")
     @classmethod
     def _known_zone(cls, value: str) -> str:
-        try:
-            zoneinfo.ZoneInfo(value)
-        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        # AWS scheduled actions take the canonical IANA names only: see spec_limits.is_area_zone_name.
+        known = limits.is_area_zone_name(value)
+        if known:
+            try:
+                zoneinfo.ZoneInfo(value)
+            except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+                known = False
+        if not known:
             raise ValueError(
-                f"must be an IANA time zone name like Asia/Shanghai or America/New_York, got {value!r}"
-            ) from None
+                "must be an IANA time zone name Area/Location like Asia/Shanghai or America/New_York, or "
+                f"UTC (areas: {', '.join(IANA_AREAS)}), got {_show(value)}"
+            )
         return value
 
     @field_validator("scale_to_zero")
@@ -558,9 +626,9 @@ class OffHours(_Model):
     def _window(cls, value: str) -> str:
         match = _WINDOW_RE.match(value.strip())
         if not match:
-            raise ValueError(f'must be a window "HH:MM-HH:MM" like "20:00-08:00", got {value!r}')
+            raise ValueError(f'must be a window "HH:MM-HH:MM" like "20:00-08:00", got {_show(value)}')
         if match.group(1, 2) == match.group(3, 4):
-            raise ValueError(f"must have different start and end times, got {value!r}")
+            raise ValueError(f"must have different start and end times, got {_show(value)}")
         return value.strip()
 
     def _parts(self) -> tuple[int, int, int, int]:
@@ -759,6 +827,12 @@ class FleetSpec(_Model):
         return value
 
     @model_validator(mode="after")
+    def _consistent_tags(self) -> FleetSpec:
+        found = limits.tag_checks(self.tags, self.environment)
+        _raise_first([(f"tags{rel}", message) for rel, message in found])
+        return self
+
+    @model_validator(mode="after")
     def _pool_names(self) -> FleetSpec:
         found = _pool_name_checks(self.pools)
         if found:
@@ -830,7 +904,7 @@ def _path(loc: tuple[Any, ...]) -> str:
         if isinstance(part, int) and not isinstance(part, bool):
             path += f"[{part}]"
         else:
-            path += f".{part}"
+            path += f".{limits.clip(str(part), 60)}"
     return path
 
 
@@ -866,7 +940,7 @@ def _message(error: Mapping[str, Any]) -> tuple[tuple[Any, ...], str]:
     if kind == "extra_forbidden":
         model = _model_at(loc[:-1])
         allowed = ", ".join(model.model_fields) if model else "none"
-        return loc[:-1], f"unknown field {loc[-1]!r}; allowed: {allowed}"
+        return loc[:-1], f"unknown field {limits.quote(str(loc[-1]), 60)}; allowed: {allowed}"
     if kind == "literal_error":
         if loc[-2:] == ("access", "session_manager"):
             return loc, NO_SSH_MESSAGE
@@ -903,10 +977,21 @@ def _field_default(model: type[BaseModel], name: str) -> Any:
 
 
 def _raw_cross_checks(raw: Any) -> Iterator[tuple[str, str]]:
+    for rel, message in limits.tag_checks(_get(raw, "tags"), _get(raw, "environment")):
+        yield f"{CONFIG_KEY}.tags{rel}", message
     network = _get(raw, "network", {})
     if isinstance(network, Mapping):
         home_cidr = network.get("vpc_cidr", str(_field_default(Network, "vpc_cidr")))
-        for rel, message in _network_checks(home_cidr, network.get("regions", {})):
+        zones = network.get("availability_zones", _field_default(Network, "availability_zones"))
+        if not network.get("subnet_ids"):
+            for rel, message in limits.vpc_cidr_checks(home_cidr, zones):
+                yield f"{CONFIG_KEY}.network.{rel}", message
+        regions = network.get("regions", {})
+        for region, entry in regions.items() if isinstance(regions, Mapping) else ():
+            zones = _get(entry, "availability_zones", _field_default(RegionNetwork, "availability_zones"))
+            for rel, message in limits.vpc_cidr_checks(_get(entry, "vpc_cidr"), zones):
+                yield f"{CONFIG_KEY}.network.regions.{limits.clip(str(region), 60)}.{rel}", message
+        for rel, message in _network_checks(home_cidr, regions):
             yield f"{CONFIG_KEY}.network.{rel}", message
     checkpoints = _get(_get(raw, "storage", {}), "checkpoints", {})
     if isinstance(checkpoints, Mapping):
@@ -925,7 +1010,7 @@ def _raw_cross_checks(raw: Any) -> Iterator[tuple[str, str]]:
     for name, pool in pools.items():
         if not isinstance(pool, Mapping):
             continue
-        prefix = f"{CONFIG_KEY}.pools.{name}"
+        prefix = f"{CONFIG_KEY}.pools.{limits.clip(str(name), 60)}"
         size = pool.get("size")
         size_min = _get(size, "min", _field_default(Size, "min"))
         size_max = _get(size, "max")
@@ -987,8 +1072,7 @@ def load_fleet_from_config(config: Mapping[str, Any], source: str = "stack confi
     if isinstance(value, str):
         # The Pulumi engine hands structured config to programs as a JSON string.
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
-            message = "must be a mapping of fleet settings, got a string that is not JSON"
-            raise SpecError([(CONFIG_KEY, message)], source) from None
+            value = limits.parse_json(value)
+        except limits.JsonProblem as exc:
+            raise SpecError([(CONFIG_KEY, str(exc))], source) from None
     return parse_fleet(value, source=source)

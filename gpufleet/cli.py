@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
+import secrets
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ from gpufleet import __version__
 from gpufleet.engine import STACK_TYPE, EngineError, run_program
 from gpufleet.graph import Resource, ResourceGraph, is_secret
 from gpufleet.project import Project, ProjectError, load_project, load_stack_config
+from gpufleet.redact import redacted_graph, redacted_json
 
 if TYPE_CHECKING:
     from components.spec import FleetSpec
@@ -275,6 +278,8 @@ def _label(resource: Resource) -> str:
 
 
 def render_plan(graph: ResourceGraph, console: Console) -> None:
+    """The resource tree, counts, outputs and notes; secrets are shown as `[secret]`."""
+    graph = redacted_graph(graph)
     stack = next((r for r in graph if r.type == STACK_TYPE), None)
     counted = [r for r in graph if r.type != STACK_TYPE]
     components = sum(1 for r in counted if r.is_component)
@@ -511,10 +516,7 @@ def plan(
         fleet = load_fleet(project_dir, stack)
         graph = _run(project_dir, stack, references)
         if json_file is not None:
-            try:
-                graph.write(json_file)
-            except OSError as exc:
-                raise BadInput(f"cannot write {json_file}: {exc.strerror or exc}") from None
+            write_graph_json(json_file, graph)
     except BadInput as exc:
         raise fail(exc) from None
     render_plan(graph, out)
@@ -748,9 +750,10 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         raise fail(exc) from None
 
     try:
-        rendered = report.write_reports(
-            results, selected, output_dir, policies=policies, repo_root=project.root
-        )
+        rendered = report.write_reports(results, selected, None, policies=policies, repo_root=project.root)
+        if output_dir is not None:
+            output_dir.mkdir(parents=True, exist_ok=True)
+            write_files_atomically({output_dir / report.FILE_NAMES[fmt]: rendered[fmt] for fmt in selected})
     except OSError as exc:
         raise fail(BadInput(f"cannot write the reports to {output_dir}: {exc.strerror or exc}")) from None
     if output_dir is None:
@@ -985,15 +988,43 @@ def read_cost_json(path: Path) -> Any:
         ) from None
 
 
+def write_files_atomically(files: Mapping[Path, str]) -> None:
+    """Write every file, all or none: each is staged under a name of its own in its directory, then
+    renamed into place. Readers see the old file or the whole new one; concurrent runs writing the
+    same files never share a staging file; a failure while staging leaves every previous file as it was."""
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for target, text in files.items():
+            tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
+            # O_EXCL: never write into a file someone else made; 0o666 less the umask, as open() does.
+            handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            staged.append((tmp, target))
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(text)
+        for tmp, target in staged:
+            tmp.replace(target)
+    finally:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Readers of `path` see the old file or the whole new one, never a half-written report."""
-    tmp = path.with_name(path.name + ".tmp")
     try:
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        write_files_atomically({path: text})
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise BadInput(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def write_graph_json(path: Path, graph: ResourceGraph) -> None:
+    """`plan --json`: the graph with every secret as `[secret]`, strict JSON (no NaN or Infinity)."""
+    try:
+        text = json.dumps(redacted_json(graph), indent=2, default=str, allow_nan=False) + "\n"
+    except RecursionError:
+        raise BadInput(
+            f"cannot write {path}: the program registered a value nested too deeply for JSON"
+        ) from None
+    write_atomically(path, text)
 
 
 def _rich_table(view: TableView) -> Table:

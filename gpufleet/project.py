@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,10 +18,15 @@ from typing import Any
 
 import yaml
 
+from gpufleet import safe_yaml
+
 # `secure:` values are encrypted with the stack's secrets provider; without it (and without the
 # Pulumi CLI) they cannot be read, so the program gets this marked stand-in instead.
 SECRET_PLACEHOLDER = "[secret: not decrypted offline]"
 
+_STACK_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+_PROJECT_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+_MAX_PATH_CHARS = 1024
 _SCHEMA_KEYS = frozenset({"type", "description", "default", "value", "secret", "items"})
 
 
@@ -74,6 +80,8 @@ class StackConfig:
     undecrypted: list[str] = field(default_factory=list)
     """Keys holding at least one `secure:` value that could not be decrypted offline."""
     environments: list[str] = field(default_factory=list)
+    stack_file: Path | None = None
+    """The stack file read, or None for a stack without one (project defaults only)."""
 
     def encoded(self) -> dict[str, str]:
         """The config as the Pulumi CLI passes it to a Python program."""
@@ -82,18 +90,18 @@ class StackConfig:
 
 def _read_yaml(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        return safe_yaml.load(path, safe_yaml.read_text(path))
     except OSError as exc:
         raise ProjectError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        return yaml.safe_load(text)
+    except safe_yaml.YamlLimitError as exc:
+        raise ProjectError(str(exc)) from None
     except yaml.YAMLError as exc:
         where = ""
         mark = getattr(exc, "problem_mark", None)
         if mark is not None:
             where = f" at line {mark.line + 1}, column {mark.column + 1}"
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ProjectError(f"{path} is not valid YAML{where}: {problem}") from None
+        raise ProjectError(f"{path} is not valid YAML{where}: {safe_yaml.clip(str(problem))}") from None
 
 
 def load_project(project_dir: Path) -> Project:
@@ -117,26 +125,37 @@ def load_project(project_dir: Path) -> Project:
     if not isinstance(data, dict):
         raise ProjectError(f"{path} must be a mapping with at least `name` and `runtime`")
     name = data.get("name")
-    if not isinstance(name, str) or not name:
-        raise ProjectError(f"{path}: `name` is missing or not a string")
+    if not isinstance(name, str) or not _PROJECT_NAME_RE.fullmatch(name):
+        raise ProjectError(
+            f"{path}: `name` must be a project name (letters, digits, '-', '_' and '.', at most 100 "
+            f"characters), got {safe_yaml.quote(name, 60)}"
+        )
 
     runtime_raw = data.get("runtime")
     runtime_options: dict[str, Any] = {}
     if isinstance(runtime_raw, dict):
         runtime = runtime_raw.get("name")
-        runtime_options = dict(runtime_raw.get("options") or {})
+        options = runtime_raw.get("options")
+        if options is not None and not isinstance(options, dict):
+            raise ProjectError(
+                f"{path}: `runtime.options` must be a mapping, got {safe_yaml.quote(options, 60)}"
+            )
+        runtime_options = dict(options or {})
     else:
         runtime = runtime_raw
     if runtime != "python":
         raise ProjectError(
-            f"{path}: runtime is {runtime!r}; the offline engine runs Python programs only (runtime: python)"
+            f"{path}: runtime is {safe_yaml.quote(runtime, 60)}; the offline engine runs Python programs "
+            "only (runtime: python)"
         )
 
     main = root
     main_raw = data.get("main")
     if main_raw is not None:
-        if not isinstance(main_raw, str) or Path(main_raw).is_absolute():
-            raise ProjectError(f"{path}: `main` must be a path relative to the project, got {main_raw!r}")
+        if not isinstance(main_raw, str) or not _is_relative_path(main_raw):
+            raise ProjectError(
+                f"{path}: `main` must be a path relative to the project, got {safe_yaml.quote(main_raw, 100)}"
+            )
         main = (root / main_raw).resolve()
         if not main.exists():
             raise ProjectError(f"{path}: `main` points to {main}, which does not exist")
@@ -145,8 +164,12 @@ def load_project(project_dir: Path) -> Project:
         raise ProjectError(f"{path}: the program {program_file} does not exist")
 
     config_dir_raw = data.get("stackConfigDir")
-    if config_dir_raw is not None and not isinstance(config_dir_raw, str):
-        raise ProjectError(f"{path}: `stackConfigDir` must be a relative path, got {config_dir_raw!r}")
+    if config_dir_raw is not None and not (
+        isinstance(config_dir_raw, str) and _is_relative_path(config_dir_raw)
+    ):
+        raise ProjectError(
+            f"{path}: `stackConfigDir` must be a relative path, got {safe_yaml.quote(config_dir_raw, 100)}"
+        )
     stack_config_dir = (root / config_dir_raw).resolve() if config_dir_raw else root
 
     defaults = _project_config_defaults(path, name, data.get("config"))
@@ -161,6 +184,18 @@ def load_project(project_dir: Path) -> Project:
     )
 
 
+def _is_relative_path(text: str) -> bool:
+    """A path a project file may name: relative, without NUL bytes, of a length the OS accepts."""
+    return bool(text) and "\0" not in text and len(text) <= _MAX_PATH_CHARS and not Path(text).is_absolute()
+
+
+def key_text(key: Any) -> str:
+    """A YAML mapping key as the Pulumi CLI spells it (Go's `%v`): `on:` and `true:` are "true"."""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
 def qualify_key(key: str, project: str) -> str:
     """`fleet` -> `<project>:fleet`; `aws:region` stays."""
     return key if ":" in key else f"{project}:{key}"
@@ -173,7 +208,7 @@ def _project_config_defaults(path: Path, project: str, config: Any) -> dict[str,
         raise ProjectError(f"{path}: `config` must be a mapping of keys to values or declarations")
     defaults: dict[str, Any] = {}
     for key, declared in config.items():
-        full = qualify_key(str(key), project)
+        full = qualify_key(key_text(key), project)
         # A declaration (`{type, default, value, ...}`) or a shorthand value; a mapping made only of
         # declaration keys is a declaration, anything else is a structured value.
         if isinstance(declared, dict) and declared and set(declared) <= _SCHEMA_KEYS:
@@ -186,19 +221,28 @@ def _project_config_defaults(path: Path, project: str, config: Any) -> dict[str,
     return defaults
 
 
+def check_stack_name(stack: str) -> None:
+    """Stack names as the Pulumi CLI allows them: letters, digits, `-`, `_` and `.`, at most 100."""
+    if not _STACK_NAME_RE.fullmatch(stack) or stack in (".", ".."):
+        raise ProjectError(
+            f"stack name {safe_yaml.quote(stack, 60)} is not valid: use letters, digits, '-', '_' and '.' "
+            "(at most 100 characters), the name alone (dev, not org/project/dev)"
+        )
+
+
 def load_stack_config(
     project: Project, stack: str, overrides: Mapping[str, Any] | None = None
 ) -> StackConfig:
-    """Project defaults, then the stack file, then `overrides` (keys may omit the project namespace)."""
+    """Project defaults, then the stack file, then `overrides` (keys may omit the project namespace).
+
+    A stack without a stack file has the project's defaults only, as with the Pulumi CLI (most example
+    projects ship none); `StackConfig.stack_file` is then None."""
+    check_stack_name(stack)
     path = project.stack_file(stack)
-    if not path.is_file():
-        known = project.stacks()
-        listing = ", ".join(known) if known else "none"
-        raise ProjectError(
-            f"unknown stack {stack!r}: there is no {path}. "
-            f"Stacks found in {project.stack_config_dir}: {listing}"
-        )
-    data = _read_yaml(path)
+    if not path.is_file() and (path.exists() or path.is_symlink()):
+        raise ProjectError(f"{path} is not a regular file; a stack file is a YAML file")
+    result = StackConfig(stack_file=path if path.is_file() else None)
+    data = _read_yaml(path) if result.stack_file is not None else None
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -207,18 +251,21 @@ def load_stack_config(
     if not isinstance(stack_values, dict):
         raise ProjectError(f"{path}: `config` must be a mapping of keys to values")
 
-    result = StackConfig()
     env = data.get("environment")
-    if isinstance(env, list):
-        result.environments = [str(e) for e in env]
-    elif isinstance(env, dict):
-        result.environments = [str(e) for e in env.get("imports") or []]
+    imports = env.get("imports") if isinstance(env, dict) else env
+    if isinstance(imports, list):
+        result.environments = [safe_yaml.clip(str(e), 100) for e in imports]
+    elif imports is not None:
+        raise ProjectError(
+            f"{path}: `environment` must be a list of Pulumi ESC environments (or imports: [...]), got "
+            f"{safe_yaml.quote(imports, 60)}"
+        )
 
     merged: dict[str, Any] = dict(project.config_defaults)
     for key, value in stack_values.items():
-        merged[qualify_key(str(key), project.name)] = value
+        merged[qualify_key(key_text(key), project.name)] = value
     for key, value in (overrides or {}).items():
-        merged[qualify_key(str(key), project.name)] = value
+        merged[qualify_key(key_text(key), project.name)] = value
 
     for key, value in merged.items():
         plain, had_secret = _strip_secure(value)
@@ -236,7 +283,7 @@ def _strip_secure(value: Any) -> tuple[Any, bool]:
         found = False
         out: dict[str, Any] = {}
         for k, v in value.items():
-            out[str(k)], inner = _strip_secure(v)
+            out[key_text(k)], inner = _strip_secure(v)
             found = found or inner
         return out, found
     if isinstance(value, list):
@@ -257,4 +304,5 @@ def encode_config_value(value: Any) -> str:
         return str(value)
     if isinstance(value, float):
         return str(int(value)) if math.isfinite(value) and value.is_integer() else repr(value)
-    return json.dumps(value, separators=(",", ":"), default=str)
+    # Non-finite numbers are refused when the file is read; allow_nan=False keeps them out regardless.
+    return json.dumps(value, separators=(",", ":"), default=str, allow_nan=False)

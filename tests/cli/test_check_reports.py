@@ -3,10 +3,13 @@ the policy-config switches (--enforce, --set, --rules, --policy-config)."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -279,10 +282,11 @@ def test_several_config_problems_are_listed_one_per_line(tmp_path: Path) -> None
     ]
 
 
-def test_unknown_stack_and_unreadable_config_exit_2(tmp_path: Path) -> None:
+def test_a_stack_without_a_file_and_unreadable_config_exit_2(tmp_path: Path) -> None:
+    # No stack file: the fleet program runs with empty config and asks for its spec.
     stderr = _stack_error(invoke("check", str(ROOT), "-s", "staging"))
-    assert stderr.startswith("error: unknown stack 'staging': there is no ")
-    assert stderr.rstrip().endswith("Stacks found in " + str(ROOT / "stacks") + ": dev, prod")
+    assert stderr.startswith("error: the program infra/__main__.py requires config 'gpufleet:fleet' ")
+    assert str(ROOT / "stacks" / "Pulumi.staging.yaml") in stderr
     missing = tmp_path / "missing.json"
     stderr = _stack_error(invoke("check", str(ROOT), "-s", "dev", "--policy-config", str(missing)))
     assert stderr == f"error: {missing}: cannot read the policy config (No such file or directory)\n"
@@ -301,17 +305,26 @@ def test_invalid_fleet_spec_lists_every_problem(tmp_path: Path) -> None:
     ]
 
 
-def test_reports_are_not_half_written(no_spot_project: Path, tmp_path: Path) -> None:
+def test_reports_are_not_half_written(
+    no_spot_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "reports"
     out.mkdir()
     (out / "gpufleet.json").write_text("previous run\n")
-    # A directory where the Markdown report's staging file goes: that write fails.
-    (out / "gpufleet.md.tmp").mkdir()
+    real_open = os.open
+
+    def disk_full_for_markdown(path: Any, flags: int, mode: int = 0o777) -> int:
+        if ".gpufleet.md." in str(path):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_open(path, flags, mode)
+
+    # The Markdown report's staging file cannot be written: no report may change.
+    monkeypatch.setattr("gpufleet.cli.os.open", disk_full_for_markdown)
     run = invoke("check", str(no_spot_project), "-s", "dev", "-f", "json,sarif,markdown", "-o", str(out))
     assert run.exit_code == 2
-    assert run.stderr.startswith(f"error: cannot write the reports to {out}: ")
+    assert run.stderr == f"error: cannot write the reports to {out}: No space left on device\n"
     assert (out / "gpufleet.json").read_text() == "previous run\n"
-    assert sorted(p.name for p in out.iterdir()) == ["gpufleet.json", "gpufleet.md.tmp"]
+    assert sorted(p.name for p in out.iterdir()) == ["gpufleet.json"]
 
 
 def test_a_usage_profile_the_schedule_cannot_hold_exits_2(tmp_path: Path) -> None:

@@ -79,11 +79,10 @@ def test_key_settings_table_walks_lists_and_skips_missing() -> None:
 
 
 def test_bad_input_exits_2_with_one_paragraph_and_no_traceback(tmp_path: Path) -> None:
-    unknown = _invoke("plan", str(PHOTO_ARCHIVE), "-s", "staging")
+    unknown = _invoke("plan", str(PHOTO_ARCHIVE), "-s", "org/staging")
     assert unknown.exit_code == 2
     assert "Traceback" not in unknown.output
-    assert "unknown stack 'staging'" in unknown.stderr
-    assert "dev, prod" in unknown.stderr
+    assert "stack name 'org/staging' is not valid" in unknown.stderr
 
     failing = write_project(tmp_path / "failing", "raise RuntimeError('no GPU quota in region')\n")
     result = _invoke("plan", str(failing), "-s", "dev")

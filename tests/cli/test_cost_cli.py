@@ -487,7 +487,7 @@ def test_unknown_currency_format_and_stack() -> None:
     assert _bad(invoke("advise", "buy-vs-rent", str(ROOT), "-s", "prod", "--format", "sarif")) == (
         "error: --format 'sarif' is not allowed here; allowed: text, json, markdown"
     )
-    assert "error: unknown stack 'qa': there is no " in _bad(invoke("cost", str(ROOT), "-s", "qa"))
+    assert "requires config 'gpufleet:fleet'" in _bad(invoke("cost", str(ROOT), "-s", "qa"))
 
 
 def test_help_has_examples() -> None:

@@ -105,11 +105,11 @@ def test_prod_ignores_off_hours(run_pulumi: Runner, caplog: pytest.LogCaptureFix
 
 def test_existing_subnets_skip_the_vpc(run_pulumi: Runner) -> None:
     raw = copy.deepcopy(_stack_fleet("dev"))
-    raw["network"] = {"subnet_ids": ["subnet-1", "subnet-2"]}
+    raw["network"] = {"subnet_ids": ["subnet-0a1b2c3d", "subnet-0123456789abcdef0"]}
     mocks = run_pulumi(_build(raw))
     assert mocks.of_type("aws:ec2/vpc:Vpc") == []
     group = mocks.one("aws:autoscaling/group:Group", "gpufleet-dev-pool-experiments-asg").inputs
-    assert group["vpcZoneIdentifiers"] == ["subnet-1", "subnet-2"]
+    assert group["vpcZoneIdentifiers"] == ["subnet-0a1b2c3d", "subnet-0123456789abcdef0"]
 
 
 @pytest.mark.parametrize(

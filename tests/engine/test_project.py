@@ -108,14 +108,14 @@ def test_encode_config_value(value: object, encoded: str) -> None:
     assert encode_config_value(value) == encoded
 
 
-def test_unknown_stack_lists_the_stacks_found() -> None:
+def test_a_stack_without_a_stack_file_has_the_project_defaults_only() -> None:
+    # As with the Pulumi CLI: most example projects ship no stack file at all.
     project = load_project(PHOTO_ARCHIVE)
-    with pytest.raises(ProjectError) as info:
-        load_stack_config(project, "staging")
-    message = str(info.value)
-    assert "unknown stack 'staging'" in message
-    assert "Pulumi.staging.yaml" in message
-    assert message.endswith(": dev, prod")
+    config = load_stack_config(project, "staging")
+    assert config.stack_file is None
+    assert config.values == project.config_defaults
+    assert config.encoded() == {"photo-archive:tier": "standard", "photo-archive:retention_days": "14"}
+    assert load_stack_config(project, "dev").stack_file == PHOTO_ARCHIVE / "Pulumi.dev.yaml"
 
 
 def test_missing_pulumi_yaml(tmp_path: Path) -> None:

@@ -260,8 +260,9 @@ ALLOWED_POOL = (
          ".pools.train.scaling.cooldown: must be a duration like 90s, 5m or 1h "
          "(or a whole number of seconds), got 'five minutes'"),
         (["pools", "train", "off_hours"], {"timezone": "Mars/Base", "scale_to_zero": "20:00-08:00"},
-         ".pools.train.off_hours.timezone: must be an IANA time zone name like Asia/Shanghai "
-         "or America/New_York, got 'Mars/Base'"),
+         ".pools.train.off_hours.timezone: must be an IANA time zone name Area/Location like "
+         "Asia/Shanghai or America/New_York, or UTC (areas: Africa, America, Antarctica, Arctic, Asia, "
+         "Atlantic, Australia, Etc, Europe, Indian, Pacific), got 'Mars/Base'"),
         (["pools", "train", "off_hours"], {"timezone": "UTC", "scale_to_zero": "8pm-8am"},
          ".pools.train.off_hours.scale_to_zero: must be a window \"HH:MM-HH:MM\" like "
          "\"20:00-08:00\", got '8pm-8am'"),
