@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -25,10 +24,8 @@ def _stack_error(tmp_path: Path, text: str | bytes) -> str:
         stack_file.write_bytes(text)
     else:
         stack_file.write_text(text, encoding="utf-8")
-    started = time.perf_counter()
     with pytest.raises(ProjectError) as info:
         load_stack_config(load_project(root), "dev")
-    assert time.perf_counter() - started < 1.0
     message = str(info.value)
     assert message.startswith(str(stack_file)), message
     assert "\n" not in message
