@@ -573,6 +573,39 @@ def _aws_azs(_m: FleetMocks, _a: dict[str, Any], region: str) -> dict[str, Any]:
     }
 
 
+def _aws_instance_type_offerings(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
+    """Every instance type the filters name, offered in each zone `_aws_azs` lists (or in the region,
+    for location type "region")."""
+    wanted = [
+        str(value)
+        for item in a.get("filters") or []
+        if isinstance(item, dict) and item.get("name") == "instance-type"
+        for value in item.get("values") or []
+    ]
+    location_type = str(a.get("locationType") or "region")
+    places = _aws_azs(_m, a, region)["names"] if location_type == "availability-zone" else [region]
+    pairs = [(kind, place) for place in places for kind in wanted]
+    return {
+        "instanceTypes": [kind for kind, _ in pairs],
+        "locations": [place for _, place in pairs],
+        "locationTypes": [location_type] * len(pairs),
+        "locationType": location_type,
+        "id": region,
+    }
+
+
+def _aws_kms_alias(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
+    name = str(a.get("name") or "alias/offline")
+    key_id = stable_uuid("kms-alias", region, name)
+    return {
+        "name": name,
+        "arn": f"arn:aws:kms:{region}:{ACCOUNT_ID}:{name}",
+        "targetKeyId": key_id,
+        "targetKeyArn": f"arn:aws:kms:{region}:{ACCOUNT_ID}:key/{key_id}",
+        "id": name,
+    }
+
+
 def _aws_ami(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
     ami = f"ami-{stable_hex('ami', json.dumps(a, sort_keys=True, default=str))}"
     return {
@@ -824,6 +857,8 @@ _INVOKES = {
     "aws:index/getPartition:getPartition": _aws_partition,
     "aws:index/getAvailabilityZones:getAvailabilityZones": _aws_azs,
     "aws:ec2/getAmi:getAmi": _aws_ami,
+    "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _aws_instance_type_offerings,
+    "aws:kms/getAlias:getAlias": _aws_kms_alias,
     "aws:ec2/getAmiIds:getAmiIds": _aws_ami_ids,
     "aws:ssm/getParameter:getParameter": _aws_ssm_parameter,
     "aws:iam/getPolicyDocument:getPolicyDocument": _aws_policy_document,

@@ -282,7 +282,7 @@ def test_several_config_problems_are_listed_one_per_line(tmp_path: Path) -> None
 def test_unknown_stack_and_unreadable_config_exit_2(tmp_path: Path) -> None:
     stderr = _stack_error(invoke("check", str(ROOT), "-s", "staging"))
     assert stderr.startswith("error: unknown stack 'staging': there is no ")
-    assert stderr.rstrip().endswith("Stacks found in " + str(ROOT / "stacks") + ": dev, prod")
+    assert stderr.rstrip().endswith("Stacks found in " + str(ROOT / "stacks") + ": account, dev, prod")
     missing = tmp_path / "missing.json"
     stderr = _stack_error(invoke("check", str(ROOT), "-s", "dev", "--policy-config", str(missing)))
     assert stderr == f"error: {missing}: cannot read the policy config (No such file or directory)\n"
