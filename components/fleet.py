@@ -328,7 +328,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
     key_arn: pulumi.Output[str]
     pool_asg_names: pulumi.Output[dict[str, str]]
     role_arn: pulumi.Output[str] | None
-    budget_name: pulumi.Output[str] | None
+    budget_name: pulumi.Output[str]
     replica_bucket_name: pulumi.Output[str] | None
     regional_key_arns: pulumi.Output[dict[str, str]]
     keys_pending_import: bool
@@ -385,17 +385,34 @@ class HybridGpuFleet(pulumi.ComponentResource):
             ),
             opts=child,
         )
+        # The budget watches spend from the first deploy on. Its alert topic names the key without
+        # using it until an alert is published, so it is created while BYOK material is pending
+        # (alerts published before the import fail; see docs/first-deploy.md).
+        budget = FleetBudget(
+            f"{name}-budget",
+            FleetBudgetArgs(
+                monthly_limit=spec.budget.monthly,
+                currency=spec.budget.currency,
+                alert_percent=spec.budget.alert_percent,
+                project=spec.cost_tags["project"],
+                account_id=account_id,
+                kms_key_arn=key.key_arn,
+                tags=tags,
+            ),
+            opts=child,
+        )
         sites: dict[str, RegionalSite] = {}
         self.key_arn = key.key_arn
+        self.budget_name = budget.budget_name
         self.role_arn = None
         self.replica_bucket_name = None
         if self.keys_pending_import:
-            # Nothing may use a key before its material is in: the first deploy builds the keys only.
+            # Nothing may use a key before its material is in: the first deploy builds the keys (and
+            # the budget) only.
             keys = Home(name, spec, account_id, partition, key, None, region, account)
             for site_region in other_regions:
                 sites[site_region] = self._site(keys, site_region, keys_only=True)
             self.bucket_name = None
-            self.budget_name = None
             self.pool_asg_names = pulumi.Output.from_input({})
             self._finish(region, key, sites)
             return
@@ -438,19 +455,6 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 trail=spec.audit.trail,
                 session_manager=account.in_stack,
                 singleton_tags=account.singleton_tags or {},
-            ),
-            opts=child,
-        )
-        budget = FleetBudget(
-            f"{name}-budget",
-            FleetBudgetArgs(
-                monthly_limit=spec.budget.monthly,
-                currency=spec.budget.currency,
-                alert_percent=spec.budget.alert_percent,
-                project=spec.cost_tags["project"],
-                account_id=account_id,
-                kms_key_arn=key.key_arn,
-                tags=tags,
             ),
             opts=child,
         )
@@ -555,7 +559,6 @@ class HybridGpuFleet(pulumi.ComponentResource):
             asg_names[pool_name] = group.asg_name
 
         self.bucket_name = storage.bucket_name
-        self.budget_name = budget.budget_name
         self.pool_asg_names = pulumi.Output.all(**asg_names) if asg_names else pulumi.Output.from_input({})
         self._finish(region, key, sites)
 
