@@ -454,3 +454,17 @@ def test_zones_are_those_that_offer_the_pools_instance_types(run_pulumi: Any) ->
     asked = [a for t, a in mocks.calls if t == "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings"]
     assert asked[0]["locationType"] == "availability-zone"
     assert asked[0]["filters"] == [{"name": "instance-type", "values": ["g4dn.xlarge", "g5.xlarge"]}]
+
+
+def test_interface_endpoints_are_priced_per_zone_and_gateways_are_free() -> None:
+    from gpufleet.cost import estimate_stack
+
+    report = estimate_stack(shipped("dev"))
+    endpoints = {o.name: o for o in report.other if o.kind == "endpoint"}
+    # Eight interface endpoints in two zones at 0.01 USD an hour each; the S3 gateway costs nothing.
+    assert sorted(endpoints) == sorted(
+        f"gpufleet-dev-network-{s}"
+        for s in ("ssm", "ssmmessages", "ec2messages", "logs", "kms", "monitoring", "ec2", "sqs")
+    )
+    assert all(o.quantity == "2 x 730 h" for o in endpoints.values())
+    assert sum(o.monthly_estimate for o in endpoints.values()) == pytest.approx(8 * 2 * 0.01 * 730)
