@@ -468,3 +468,40 @@ def test_interface_endpoints_are_priced_per_zone_and_gateways_are_free() -> None
     )
     assert all(o.quantity == "2 x 730 h" for o in endpoints.values())
     assert sum(o.monthly_estimate for o in endpoints.values()) == pytest.approx(8 * 2 * 0.01 * 730)
+
+
+# ---- every way the spec can deploy passes the policy pack -----------------------------------------
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+@pytest.mark.parametrize(
+    ("variant", "change"),
+    [
+        ("in-stack", {"account": {"baseline": "in-stack"}}),
+        ("endpoints", {"network": "endpoints"}),
+        ("nat", {"network": "nat"}),
+    ],
+)
+def test_spec_variants_pass_every_rule(stack: str, variant: str, change: dict[str, Any]) -> None:
+    from gpufleet.evaluate import evaluate_stack
+    from policies.registry import default_registry
+
+    raw = fleet(stack)
+    overrides: dict[str, Any] = {"gpufleet:fleet": raw}
+    if "account" in change:
+        raw["account"] = change["account"]
+        overrides["pulumi:tags"] = {}  # the fleet owns its preferences: no baseline stack to name
+    else:
+        raw["network"]["egress"] = change["network"]
+    result = evaluate_stack(run_program(ROOT, stack, config_overrides=overrides), list(default_registry()))
+    assert [(v.rule_id, v.message) for v in result.violations] == [], variant
+
+
+def test_byok_pending_phase_raises_only_the_missing_trail() -> None:
+    from gpufleet.evaluate import evaluate_stack
+    from policies.registry import default_registry
+
+    graph = run_program(ROOT, "prod", config_overrides={"gpufleet:fleet": _prod_with("pending")})
+    result = evaluate_stack(graph, list(default_registry()))
+    # The trail is encrypted with the key, so it waits for phase two; nothing mandatory fails meanwhile.
+    assert [(v.rule_id, v.enforcement) for v in result.violations] == [("GF-AUD-001", "advisory")]
