@@ -27,7 +27,7 @@ from components.audit.aws import FleetAudit, FleetAuditArgs
 from components.cost.aws import FleetBudget, FleetBudgetArgs
 from components.identity.aws import InstanceIdentity, InstanceIdentityArgs
 from components.keys.aws import FleetKey, FleetKeyArgs
-from components.network.aws import FleetNetwork, FleetNetworkArgs
+from components.network.aws import FleetNetwork, FleetNetworkArgs, interface_endpoint_services
 from components.network.zones import zones_for_pools
 from components.pools.aws import GpuPool, GpuPoolArgs, OffHours
 from components.pools.scaling import ScalingRules
@@ -691,7 +691,13 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 )
             args = FleetNetworkArgs(region=region, tags=tags, subnet_ids=list(net.subnet_ids))
         else:
-            zones = zones_for_pools(self, region, net.availability_zones, _pool_types(spec, pools, region))
+            zones = zones_for_pools(
+                self,
+                region,
+                net.availability_zones,
+                _pool_types(spec, pools, region),
+                endpoint_services=interface_endpoint_services(net.egress),
+            )
             args = FleetNetworkArgs(
                 region=region,
                 tags=tags,

@@ -594,6 +594,21 @@ def _aws_instance_type_offerings(_m: FleetMocks, a: dict[str, Any], region: str)
     }
 
 
+def _aws_vpc_endpoint_service(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
+    """An AWS interface endpoint service available in every zone `_aws_azs` lists."""
+    name = str(a.get("serviceName") or f"com.amazonaws.{region}.{a.get('service') or 'offline'}")
+    return {
+        "serviceName": name,
+        "serviceType": str(a.get("serviceType") or "Interface"),
+        "availabilityZones": _aws_azs(_m, a, region)["names"],
+        "acceptanceRequired": False,
+        "owner": "amazon",
+        "privateDnsName": name.removeprefix("com.amazonaws.").split(".", 1)[-1] + f".{region}.amazonaws.com",
+        "serviceId": f"vpce-svc-{stable_hex('vpce-svc', name)}",
+        "id": name,
+    }
+
+
 def _aws_kms_alias(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
     name = str(a.get("name") or "alias/offline")
     key_id = stable_uuid("kms-alias", region, name)
@@ -859,6 +874,7 @@ _INVOKES = {
     "aws:ec2/getAmi:getAmi": _aws_ami,
     "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _aws_instance_type_offerings,
     "aws:kms/getAlias:getAlias": _aws_kms_alias,
+    "aws:ec2/getVpcEndpointService:getVpcEndpointService": _aws_vpc_endpoint_service,
     "aws:ec2/getAmiIds:getAmiIds": _aws_ami_ids,
     "aws:ssm/getParameter:getParameter": _aws_ssm_parameter,
     "aws:iam/getPolicyDocument:getPolicyDocument": _aws_policy_document,

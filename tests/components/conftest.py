@@ -42,6 +42,7 @@ def _arn(typ: str, name: str, region: str = REGION) -> str:
 class RecordingMocks(pulumi.runtime.Mocks):
     def __init__(self) -> None:
         self.missing_offerings = {}
+        self.missing_endpoints: dict[str, set[str]] = {}
         self.registrations: list[Registration] = []
         self.calls: list[tuple[str, dict[str, Any]]] = []
 
@@ -107,6 +108,15 @@ class RecordingMocks(pulumi.runtime.Mocks):
                 "locations": [z for _, z in offered],
                 "locationTypes": ["availability-zone"] * len(offered),
                 "id": region,
+            },
+            "aws:ec2/getVpcEndpointService:getVpcEndpointService": {
+                "serviceName": args.args.get("serviceName"),
+                "availabilityZones": [
+                    z
+                    for z in zones
+                    if args.args.get("serviceName") not in self.missing_endpoints.get(z, set())
+                ],
+                "id": args.args.get("serviceName"),
             },
             "aws:kms/getAlias:getAlias": {
                 "name": args.args.get("name"),

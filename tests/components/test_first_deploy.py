@@ -505,3 +505,37 @@ def test_byok_pending_phase_raises_only_the_missing_trail() -> None:
     result = evaluate_stack(graph, list(default_registry()))
     # The trail is encrypted with the key, so it waits for phase two; nothing mandatory fails meanwhile.
     assert [(v.rule_id, v.enforcement) for v in result.violations] == [("GF-AUD-001", "advisory")]
+
+
+def test_zones_skip_those_an_endpoint_service_does_not_support(run_pulumi: Any) -> None:
+    from components.fleet import HybridGpuFleet
+    from components.network.zones import ZoneError, pick_zones
+    from components.spec import parse_fleet
+
+    zones = ["us-east-1a", "us-east-1b", "us-east-1c"]
+    offered = [("g5.xlarge", z) for z in zones]
+    endpoints = {"ssm": ["us-east-1b", "us-east-1c"], "kms": zones}
+    assert pick_zones(zones, offered, [["g5.xlarge"]], 2, "us-east-1", endpoint_zones=endpoints) == [
+        "us-east-1b",
+        "us-east-1c",
+    ]
+    with pytest.raises(ZoneError) as raised:
+        pick_zones(zones, offered, [["g5.xlarge"]], 3, "us-east-1", endpoint_zones=endpoints)
+    assert str(raised.value) == (
+        "us-east-1: 3 availability zones asked for, but only 2 offer the pools' instance types (g5.xlarge) "
+        "and the endpoint services (kms, ssm): us-east-1b, us-east-1c; ssm not in every zone. Lower the "
+        "network's availability_zones or choose types offered in more zones"
+    )
+    mocks = run_pulumi(lambda: None)
+    mocks.missing_endpoints = {"us-east-1a": {"com.amazonaws.us-east-1.ec2messages"}}
+    spec = parse_fleet(fleet("dev"), source="test")
+    run_pulumi(lambda: HybridGpuFleet("gpufleet-dev", spec))
+    subnets = sorted(r.inputs["availabilityZone"] for r in mocks.of_type("aws:ec2/subnet:Subnet"))
+    assert subnets == ["us-east-1b", "us-east-1c"]
+    asked = sorted(
+        a["serviceName"] for t, a in mocks.calls if t == "aws:ec2/getVpcEndpointService:getVpcEndpointService"
+    )
+    assert asked == sorted(
+        f"com.amazonaws.us-east-1.{s}"
+        for s in ("ssm", "ssmmessages", "ec2messages", "logs", "kms", "monitoring", "ec2", "sqs")
+    )
