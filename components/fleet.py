@@ -15,11 +15,20 @@ from typing import TYPE_CHECKING, Literal
 import pulumi
 import pulumi_aws as aws
 
+from components.account.aws import (
+    BASELINE_TAG,
+    AccountSettings,
+    AccountSettingsArgs,
+    autoscaling_service_linked_role,
+    baseline_key_alias,
+    session_log_group_arn,
+)
 from components.audit.aws import FleetAudit, FleetAuditArgs
 from components.cost.aws import FleetBudget, FleetBudgetArgs
 from components.identity.aws import InstanceIdentity, InstanceIdentityArgs
 from components.keys.aws import FleetKey, FleetKeyArgs
-from components.network.aws import FleetNetwork, FleetNetworkArgs
+from components.network.aws import FleetNetwork, FleetNetworkArgs, interface_endpoint_services
+from components.network.zones import zones_for_pools
 from components.pools.aws import GpuPool, GpuPoolArgs, OffHours
 from components.pools.queue import ExistingQueue, NewQueue, QueueSource
 from components.pools.scaling import ScalingRules
@@ -31,7 +40,7 @@ from components.storage.aws import (
     CheckpointReplicationArgs,
     ReplicatedBucket,
 )
-from components.tags import STACK_TAG, current_stack
+from components.tags import STACK_TAG, current_stack, with_tags
 
 if TYPE_CHECKING:
     from components.spec import FleetSpec, Pool, RegionNetwork
@@ -41,22 +50,6 @@ SUPPORTED_CLOUDS = ("aws",)
 
 class FleetError(Exception):
     """The spec asks for something this version of the fleet cannot build."""
-
-
-def _zone(names: list[str], index: int, region: str) -> str:
-    # The offline engine may answer with fewer zones than asked for; a real account never does.
-    return names[index] if index < len(names) else f"{region}{'abcdef'[index]}"
-
-
-def _zone_at(names: pulumi.Output[list[str]], index: int, region: str) -> pulumi.Output[str]:
-    return names.apply(lambda resolved: _zone(resolved, index, region))
-
-
-def _zones(parent: pulumi.Resource, region: str, count: int) -> list[pulumi.Output[str]]:
-    names = aws.get_availability_zones_output(
-        state="available", region=region, opts=pulumi.InvokeOutputOptions(parent=parent)
-    ).names
-    return [_zone_at(names, index, region) for index in range(count)]
 
 
 def _scaling(pool: Pool) -> ScalingRules:
@@ -89,6 +82,63 @@ class Placement:
 
 
 @dataclass(frozen=True, kw_only=True)
+class AccountPlan:
+    """What the fleet makes of the account's once-only resources (``account`` in the spec).
+
+    ``in_stack``: this fleet owns the Session Manager preferences and the account settings of the
+    regions it reaches. ``key_principals``: the resources creating principals that key policies name
+    (the Auto Scaling service-linked role, when this stack creates it)."""
+
+    in_stack: bool
+    key_principals: Sequence[pulumi.Resource] = ()
+    singleton_tags: dict[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Home:
+    """What every other region's site takes from the home region."""
+
+    fleet: str
+    spec: FleetSpec
+    account_id: pulumi.Input[str]
+    partition: pulumi.Input[str]
+    key: FleetKey
+    storage: CheckpointBucket | None
+    region: str
+    account: AccountPlan
+
+
+def _session_access(
+    plan: AccountPlan,
+    parent: pulumi.Resource,
+    *,
+    audit: FleetAudit,
+    key: FleetKey,
+    region: str,
+    account_id: pulumi.Input[str],
+    partition: pulumi.Input[str],
+) -> tuple[pulumi.Input[str], pulumi.Input[str]]:
+    """The session log group and session key of ``region``: the fleet's own in-stack, else the
+    account baseline's, found by their fixed names."""
+    if plan.in_stack and audit.session_log_group_arn is not None:
+        return audit.session_log_group_arn, key.key_arn
+    baseline_key = aws.kms.get_alias_output(
+        name=baseline_key_alias(region), region=region, opts=pulumi.InvokeOutputOptions(parent=parent)
+    ).target_key_arn
+    return session_log_group_arn(partition, region, account_id), baseline_key
+
+
+def _agent_logs(audit: FleetAudit) -> pulumi.Output[str]:
+    if audit.agent_log_group_arn is None:  # fleets always build it (FleetAuditArgs.agent_logs)
+        raise AssertionError("the fleet's audit has no agent log group")
+    return audit.agent_log_group_arn
+
+
+def _pool_types(spec: FleetSpec, pools: dict[str, str], region: str) -> list[list[str]]:
+    return [list(spec.pools[name].instance_types) for name, where in sorted(pools.items()) if where == region]
+
+
+@dataclass(frozen=True, kw_only=True)
 class RegionalSiteArgs:
     """``replicate_here`` puts the checkpoint replica in this region; ``network`` (the region's entry
     of ``network.regions``) is given where pools run here, and builds their network, logs and role."""
@@ -100,14 +150,21 @@ class RegionalSiteArgs:
     partition: pulumi.Input[str]
     home_key_arn: pulumi.Input[str]
     home_bucket_arn: pulumi.Input[str]
+    home_region: str
     replicate_here: bool = False
     network: RegionNetwork | None = None
+    pool_types: Sequence[Sequence[str]] = ()
+    key_material_base64: pulumi.Input[str] | None = None
+    account: AccountPlan = AccountPlan(in_stack=True)
+    keys_only: bool = False
 
     def __post_init__(self) -> None:
         problems = []
         if not AWS_REGION_RE.match(self.region):
             problems.append(f"region: {self.region!r} is not an AWS region name like us-west-2")
-        if not self.replicate_here and self.network is None:
+        if self.network is not None and not self.pool_types:
+            problems.append("pool_types: a site with a network runs pools; give their instance types")
+        if not self.keys_only and not self.replicate_here and self.network is None:
             problems.append("a site holds the checkpoint replica, pools, or both; this one holds neither")
         if problems:
             raise ValueError(f"RegionalSiteArgs({self.region}): " + "; ".join(problems))
@@ -135,6 +192,19 @@ class RegionalSite(pulumi.ComponentResource):
         checkpoints = spec.storage.checkpoints
         self.key = self._key(name, args, tags, child)
         self.storage = None
+        self.placement = None
+        if args.keys_only:
+            self.register_outputs({"key_arn": self.key.key_arn})
+            return
+        if args.account.in_stack:
+            AccountSettings(
+                f"{name}-account",
+                AccountSettingsArgs(
+                    region=args.region,
+                    ebs_kms_key_arn=None if self.key.byok else self.key.key_arn,
+                ),
+                opts=child,
+            )
         if args.replicate_here:
             self.storage = CheckpointBucket(
                 f"{name}-storage",
@@ -150,15 +220,26 @@ class RegionalSite(pulumi.ComponentResource):
                 ),
                 opts=child,
             )
-        self.placement = None
         if args.network is not None:
+            # Pools read the copy in their own region when there is one (no cross-region transfer);
+            # otherwise the home bucket, which only the home key decrypts.
+            bucket_arn, bucket_key_arn, bucket_region = (
+                (self.storage.bucket_arn, self.key.key_arn, args.region)
+                if self.storage is not None
+                else (args.home_bucket_arn, args.home_key_arn, args.home_region)
+            )
             network = FleetNetwork(
                 f"{name}-network",
                 FleetNetworkArgs(
                     region=args.region,
                     tags=tags,
                     vpc_cidr=str(args.network.vpc_cidr),
-                    availability_zones=_zones(self, args.region, args.network.availability_zones),
+                    availability_zones=zones_for_pools(
+                        self, args.region, args.network.availability_zones, args.pool_types
+                    ),
+                    egress=spec.network.egress,
+                    bucket_arns=[bucket_arn],
+                    partition=args.partition,
                 ),
                 opts=child,
             )
@@ -174,23 +255,28 @@ class RegionalSite(pulumi.ComponentResource):
                     log_retention_days=spec.audit.log_retention_days,
                     session_log_retention_days=spec.access.session_log_retention_days,
                     trail=False,
-                    session_manager=spec.access.session_manager,
+                    session_manager=args.account.in_stack,
+                    singleton_tags=args.account.singleton_tags or {},
                 ),
                 opts=child,
             )
-            # Pools read the copy in their own region when there is one (no cross-region transfer);
-            # otherwise the home bucket, which only the home key decrypts.
-            bucket_arn, bucket_key_arn = (
-                (self.storage.bucket_arn, self.key.key_arn)
-                if self.storage is not None
-                else (args.home_bucket_arn, args.home_key_arn)
+            session_logs, session_key = _session_access(
+                args.account,
+                self,
+                audit=audit,
+                key=self.key,
+                region=args.region,
+                account_id=args.account_id,
+                partition=args.partition,
             )
             identity = InstanceIdentity(
                 f"{name}-identity",
                 InstanceIdentityArgs(
                     bucket_arn=bucket_arn,
+                    bucket_region=bucket_region,
                     kms_key_arns=[bucket_key_arn],
-                    log_group_arns=[audit.agent_log_group_arn, audit.session_log_group_arn],
+                    session_kms_key_arns=[session_key],
+                    log_group_arns=[_agent_logs(audit), session_logs],
                     tags=tags,
                     data_prefix=spec.storage.data_prefix,
                     checkpoint_prefix=spec.storage.checkpoint_prefix,
@@ -227,6 +313,9 @@ class RegionalSite(pulumi.ComponentResource):
                 tags=tags,
                 home=False,
                 replica_of=args.home_key_arn if encryption == "byok" else None,
+                log_group_prefix=f"/gpufleet/{args.fleet}/",
+                principals_created_by=args.account.key_principals,
+                key_material_base64=args.key_material_base64 if encryption == "byok" else None,
             ),
             opts=opts,
         )
@@ -235,9 +324,15 @@ class RegionalSite(pulumi.ComponentResource):
 class HybridGpuFleet(pulumi.ComponentResource):
     """The fleet's key, checkpoint bucket, audit trail and logs, budget, and for its AWS pools the
     private network, the instance identity and one GpuPool per pool; one RegionalSite per other
-    region, and two-way checkpoint replication when ``storage.checkpoints.replicate_to`` is set."""
+    region, and two-way checkpoint replication when ``storage.checkpoints.replicate_to`` is set.
 
-    bucket_name: pulumi.Output[str]
+    ``account.baseline`` in-stack also builds the account's once-only resources of every region the
+    fleet reaches (:class:`components.account.aws.AccountSettings`, the Session Manager preferences,
+    the Auto Scaling service-linked role unless it exists); separate leaves them to the account's
+    baseline stack. With BYOK material ``pending`` only the keys are built (see docs/first-deploy.md);
+    with ``config`` the material comes in ``byok_material_base64`` (a secret)."""
+
+    bucket_name: pulumi.Output[str] | None
     key_arn: pulumi.Output[str]
     pool_asg_names: pulumi.Output[dict[str, str]]
     pool_queue_names: pulumi.Output[dict[str, str]]
@@ -245,22 +340,43 @@ class HybridGpuFleet(pulumi.ComponentResource):
     budget_name: pulumi.Output[str]
     replica_bucket_name: pulumi.Output[str] | None
     regional_key_arns: pulumi.Output[dict[str, str]]
+    keys_pending_import: bool
 
-    def __init__(self, name: str, spec: FleetSpec, opts: pulumi.ResourceOptions | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        spec: FleetSpec,
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        byok_material_base64: pulumi.Input[str] | None = None,
+    ) -> None:
         super().__init__("gpufleet:fleet:HybridGpuFleet", name, None, opts)
         region = aws.config.region
         if not region:
             raise FleetError("set aws:region in the stack's config: the fleet needs a home region")
         aws_pools = self._aws_pools(spec, region)
+        checkpoints = spec.storage.checkpoints
+        material = checkpoints.material
+        if material == "config" and byok_material_base64 is None:
+            raise FleetError(
+                "storage.checkpoints.byok_material: config needs the key material as a secret: "
+                "pulumi config set --secret gpufleet:byokMaterial <base64 of the 256-bit key>"
+            )
+        if material != "config" and byok_material_base64 is not None:
+            raise FleetError(
+                "gpufleet:byokMaterial is set but storage.checkpoints.byok_material is not config: remove "
+                "the secret or set byok_material: config"
+            )
         child = pulumi.ResourceOptions(parent=self)
         caller = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self))
         partition = aws.get_partition_output(opts=pulumi.InvokeOutputOptions(parent=self)).partition
         account_id = caller.account_id
         tags = {**spec.cost_tags, STACK_TAG: current_stack()}
-        checkpoints = spec.storage.checkpoints
         replica_region = checkpoints.replicate_to
         pool_regions = {r for r in aws_pools.values() if r != region}
         other_regions = sorted(pool_regions | ({replica_region} if replica_region else set()))
+        account = self._account_plan(name, spec, tags)
+        self.keys_pending_import = material == "pending"
 
         key = FleetKey(
             f"{name}-key",
@@ -272,9 +388,56 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 tags=tags,
                 # Second regions replicate the imported key; see RegionalSite._key.
                 multi_region=checkpoints.encryption == "byok" and bool(other_regions),
+                log_group_prefix=f"/gpufleet/{name}/",
+                principals_created_by=account.key_principals,
+                key_material_base64=byok_material_base64,
             ),
             opts=child,
         )
+        # The budget watches spend from the first deploy on. Its alert topic names the key without
+        # using it until an alert is published, so it is created while BYOK material is pending
+        # (alerts published before the import fail; see docs/first-deploy.md).
+        budget = FleetBudget(
+            f"{name}-budget",
+            FleetBudgetArgs(
+                monthly_limit=spec.budget.monthly,
+                currency=spec.budget.currency,
+                alert_percent=spec.budget.alert_percent,
+                stack=current_stack(),
+                activate_stack_tag=spec.budget.activate_stack_tag,
+                account_id=account_id,
+                kms_key_arn=key.key_arn,
+                tags=tags,
+            ),
+            opts=child,
+        )
+        sites: dict[str, RegionalSite] = {}
+        self.key_arn = key.key_arn
+        self.budget_name = budget.budget_name
+        self.role_arn = None
+        self.replica_bucket_name = None
+        if self.keys_pending_import:
+            # Nothing may use a key before its material is in: the first deploy builds the keys (and
+            # the budget) only.
+            keys = Home(name, spec, account_id, partition, key, None, region, account)
+            for site_region in other_regions:
+                sites[site_region] = self._site(keys, site_region, keys_only=True)
+            self.bucket_name = None
+            self.pool_asg_names = pulumi.Output.from_input({})
+            self.pool_queue_names = pulumi.Output.from_input({})
+            self._finish(region, key, sites)
+            return
+
+        if account.in_stack:
+            AccountSettings(
+                f"{name}-account",
+                AccountSettingsArgs(
+                    region=region,
+                    ebs_kms_key_arn=None if key.byok else key.key_arn,
+                    account_wide=True,
+                ),
+                opts=child,
+            )
         storage = CheckpointBucket(
             f"{name}-storage",
             CheckpointBucketArgs(
@@ -301,35 +464,40 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 log_retention_days=spec.audit.log_retention_days,
                 session_log_retention_days=spec.access.session_log_retention_days,
                 trail=spec.audit.trail,
-                session_manager=spec.access.session_manager,
-            ),
-            opts=child,
-        )
-        budget = FleetBudget(
-            f"{name}-budget",
-            FleetBudgetArgs(
-                monthly_limit=spec.budget.monthly,
-                currency=spec.budget.currency,
-                alert_percent=spec.budget.alert_percent,
-                stack=current_stack(),
-                activate_stack_tag=spec.budget.activate_stack_tag,
-                account_id=account_id,
-                kms_key_arn=key.key_arn,
-                tags=tags,
+                session_manager=account.in_stack,
+                singleton_tags=account.singleton_tags or {},
             ),
             opts=child,
         )
 
         placements: dict[str, Placement] = {}
-        self.role_arn = None
         if region in aws_pools.values():
-            network = self._network(name, spec, region, tags)
+            network = self._network(
+                name,
+                spec,
+                region=region,
+                tags=tags,
+                pools=aws_pools,
+                bucket_arn=storage.bucket_arn,
+                partition=partition,
+            )
+            session_logs, session_key = _session_access(
+                account,
+                self,
+                audit=audit,
+                key=key,
+                region=region,
+                account_id=account_id,
+                partition=partition,
+            )
             identity = InstanceIdentity(
                 f"{name}-identity",
                 InstanceIdentityArgs(
                     bucket_arn=storage.bucket_arn,
+                    bucket_region=region,
                     kms_key_arns=[key.key_arn],
-                    log_group_arns=[audit.agent_log_group_arn, audit.session_log_group_arn],
+                    session_kms_key_arns=[session_key],
+                    log_group_arns=[_agent_logs(audit), session_logs],
                     tags=tags,
                     data_prefix=spec.storage.data_prefix,
                     checkpoint_prefix=spec.storage.checkpoint_prefix,
@@ -340,28 +508,20 @@ class HybridGpuFleet(pulumi.ComponentResource):
             self.role_arn = identity.role_arn
             placements[region] = Placement(network, identity, audit, key)
 
-        sites: dict[str, RegionalSite] = {}
+        home = Home(name, spec, account_id, partition, key, storage, region, account)
         for site_region in other_regions:
-            sites[site_region] = RegionalSite(
-                f"{name}-{site_region}",
-                RegionalSiteArgs(
-                    fleet=name,
-                    region=site_region,
-                    spec=spec,
-                    account_id=account_id,
-                    partition=partition,
-                    home_key_arn=key.key_arn,
-                    home_bucket_arn=storage.bucket_arn,
-                    replicate_here=site_region == replica_region,
-                    network=spec.network.regions.get(site_region) if site_region in pool_regions else None,
-                ),
-                opts=child,
+            sites[site_region] = self._site(
+                home,
+                site_region,
+                byok_material_base64=byok_material_base64,
+                replicate_here=site_region == replica_region,
+                network=spec.network.regions.get(site_region) if site_region in pool_regions else None,
+                pool_types=_pool_types(spec, aws_pools, site_region),
             )
             placement = sites[site_region].placement
             if placement is not None:
                 placements[site_region] = placement
 
-        self.replica_bucket_name = None
         if replica_region:
             replica = sites[replica_region]
             if replica.storage is None:  # RegionalSiteArgs(replicate_here=True) always builds it
@@ -374,6 +534,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
                         bucket=replica.storage, kms_key_arn=replica.key.key_arn, region=replica_region
                     ),
                     tags=tags,
+                    account_id=account_id,
                 ),
                 opts=child,
             )
@@ -396,6 +557,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
                     scaling=_scaling(pool),
                     off_hours=self._off_hours(spec, pool_name, pool),
                     disk_gib=pool.disk_gib,
+                    image_id=pool.image.image_id if pool.image is not None else None,
                     subnet_ids=where.network.subnet_ids,
                     security_group_id=where.network.security_group_id,
                     instance_profile_arn=where.identity.instance_profile_arn,
@@ -413,12 +575,13 @@ class HybridGpuFleet(pulumi.ComponentResource):
             queue_names[pool_name] = group.queue_name
 
         self.bucket_name = storage.bucket_name
-        self.key_arn = key.key_arn
-        self.budget_name = budget.budget_name
         self.pool_asg_names = pulumi.Output.all(**asg_names) if asg_names else pulumi.Output.from_input({})
         self.pool_queue_names = (
             pulumi.Output.all(**queue_names) if queue_names else pulumi.Output.from_input({})
         )
+        self._finish(region, key, sites)
+
+    def _finish(self, region: str, key: FleetKey, sites: dict[str, RegionalSite]) -> None:
         self.regional_key_arns = pulumi.Output.all(
             **{region: key.key_arn, **{r: site.key.key_arn for r, site in sites.items()}}
         )
@@ -433,6 +596,49 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 "replica_bucket_name": self.replica_bucket_name,
                 "regional_key_arns": self.regional_key_arns,
             }
+        )
+
+    def _account_plan(self, name: str, spec: FleetSpec, tags: dict[str, str]) -> AccountPlan:
+        if spec.account.baseline == "separate":
+            return AccountPlan(in_stack=False)
+        singleton_tags = with_tags(tags, **{BASELINE_TAG: name})
+        principals: list[pulumi.Resource] = []
+        if spec.account.creates_service_linked_roles:
+            principals.append(
+                autoscaling_service_linked_role(name, singleton_tags, pulumi.ResourceOptions(parent=self))
+            )
+        return AccountPlan(in_stack=True, key_principals=principals, singleton_tags=singleton_tags)
+
+    def _site(
+        self,
+        home: Home,
+        site_region: str,
+        *,
+        keys_only: bool = False,
+        byok_material_base64: pulumi.Input[str] | None = None,
+        replicate_here: bool = False,
+        network: RegionNetwork | None = None,
+        pool_types: Sequence[Sequence[str]] = (),
+    ) -> RegionalSite:
+        return RegionalSite(
+            f"{home.fleet}-{site_region}",
+            RegionalSiteArgs(
+                fleet=home.fleet,
+                region=site_region,
+                spec=home.spec,
+                account_id=home.account_id,
+                partition=home.partition,
+                home_key_arn=home.key.key_arn,
+                home_bucket_arn=home.storage.bucket_arn if home.storage is not None else "",
+                home_region=home.region,
+                replicate_here=replicate_here,
+                network=network,
+                pool_types=pool_types,
+                key_material_base64=byok_material_base64,
+                account=home.account,
+                keys_only=keys_only,
+            ),
+            opts=pulumi.ResourceOptions(parent=self),
         )
 
     @staticmethod
@@ -485,14 +691,41 @@ class HybridGpuFleet(pulumi.ComponentResource):
             raise FleetError("\n".join(problems))
         return pools
 
-    def _network(self, name: str, spec: FleetSpec, region: str, tags: dict[str, str]) -> FleetNetwork:
+    def _network(
+        self,
+        name: str,
+        spec: FleetSpec,
+        *,
+        region: str,
+        tags: dict[str, str],
+        pools: dict[str, str],
+        bucket_arn: pulumi.Input[str],
+        partition: pulumi.Input[str],
+    ) -> FleetNetwork:
         net = spec.network
         if net.subnet_ids:
+            if net.egress != "none":
+                raise FleetError(
+                    f"network.egress: {net.egress} builds endpoints or a NAT gateway in a network the fleet "
+                    "creates; with network.subnet_ids the existing network brings its own way out: use none"
+                )
             args = FleetNetworkArgs(region=region, tags=tags, subnet_ids=list(net.subnet_ids))
         else:
-            zones: Sequence[pulumi.Input[str]] = _zones(self, region, net.availability_zones)
+            zones = zones_for_pools(
+                self,
+                region,
+                net.availability_zones,
+                _pool_types(spec, pools, region),
+                endpoint_services=interface_endpoint_services(net.egress),
+            )
             args = FleetNetworkArgs(
-                region=region, tags=tags, vpc_cidr=str(net.vpc_cidr), availability_zones=zones
+                region=region,
+                tags=tags,
+                vpc_cidr=str(net.vpc_cidr),
+                availability_zones=zones,
+                egress=net.egress,
+                bucket_arns=[bucket_arn],
+                partition=partition,
             )
         return FleetNetwork(f"{name}-network", args, opts=pulumi.ResourceOptions(parent=self))
 

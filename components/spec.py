@@ -32,13 +32,17 @@ from components.catalog import CLOUDS, load_catalog
 from components.spec_limits import IANA_AREAS
 
 __all__ = [
+    "ACCOUNT_CONFIG_KEY",
     "CONFIG_KEY",
     "REQUIRED_COST_TAGS",
     "Access",
+    "Account",
+    "AccountBaselineSpec",
     "Audit",
     "BucketSpec",
     "Budget",
     "FleetSpec",
+    "Image",
     "Network",
     "OffHours",
     "Pool",
@@ -53,10 +57,12 @@ __all__ = [
     "UsageStep",
     "duration_seconds",
     "load_fleet_from_config",
+    "parse_account_baseline",
     "parse_fleet",
 ]
 
 CONFIG_KEY = "gpufleet:fleet"
+ACCOUNT_CONFIG_KEY = "gpufleet:account"
 REQUIRED_COST_TAGS = ("project", "team", "cost-center")
 NO_SSH_MESSAGE = "there is no SSH switch: access is through the cloud's session manager only"
 
@@ -417,6 +423,98 @@ def _raise_first(found: list[tuple[str, str]]) -> None:
 # -------------------------------------------------------------------------------------------- models
 
 
+# ------------------------------------------------------------- account, first deploy and images (AWS)
+
+_AMI_RE = re.compile(r"^ami-[0-9a-f]{8}([0-9a-f]{9})?$")
+_SSM_PARAMETER_RE = re.compile(r"^/[A-Za-z0-9_.\-/]+:\d+$")
+
+
+def _byok_material_checks(encryption: Any, material: Any) -> list[tuple[str, str]]:
+    if material is not None and encryption != "byok":
+        return [("byok_material", f"applies to encryption byok only; leave it out with {_show(encryption)}")]
+    return []
+
+
+def _account_checks(baseline: Any, roles: Any) -> list[tuple[str, str]]:
+    if baseline == "separate" and roles == "create":
+        return [
+            (
+                "service_linked_roles",
+                "must be left out (or existing) with baseline separate: the account-baseline stack creates "
+                "them, and a second create fails",
+            )
+        ]
+    return []
+
+
+def _image_checks(ami: Any, parameter: Any) -> list[tuple[str, str]]:
+    if (ami is None) == (parameter is None):
+        return [("image", "give exactly one of ami (an AMI id) or ssm_parameter (a name with :version)")]
+    return []
+
+
+class Account(_Model):
+    """Where the account's once-only resources live (AWS): ``in-stack`` (this fleet creates them:
+    single-stack accounts) or ``separate`` (the account-baseline stack does; see docs/first-deploy.md)."""
+
+    baseline: Literal["in-stack", "separate"] = "in-stack"
+    service_linked_roles: Literal["create", "existing"] | None = Field(
+        default=None,
+        description=(
+            "the Auto Scaling service-linked role: create (in-stack default) or existing (the account "
+            "already has it); with baseline separate the account-baseline stack owns it"
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> Account:
+        _raise_first(_account_checks(self.baseline, self.service_linked_roles))
+        return self
+
+    @property
+    def creates_service_linked_roles(self) -> bool:
+        return self.baseline == "in-stack" and self.service_linked_roles != "existing"
+
+
+class Image(_Model):
+    """The pool's machine image, pinned: an AMI id, or an SSM parameter name with its version
+    (``/aws/service/...:42``), resolved by EC2 at each launch (``resolve:ssm:``)."""
+
+    ami: str | None = Field(default=None, description="an AMI id like ami-0123456789abcdef0")
+    ssm_parameter: str | None = Field(default=None, description="a parameter name with :version")
+
+    @field_validator("ami")
+    @classmethod
+    def _ami_id(cls, value: str | None) -> str | None:
+        if value is not None and not _AMI_RE.match(value):
+            raise ValueError(f"must be an AMI id like ami-0123456789abcdef0, got {value!r}")
+        return value
+
+    @field_validator("ssm_parameter")
+    @classmethod
+    def _pinned(cls, value: str | None) -> str | None:
+        if value is not None and not _SSM_PARAMETER_RE.match(value):
+            raise ValueError(
+                "must be an SSM parameter name with its version, like /aws/service/deeplearning/ami/"
+                f"x86_64/base-oss-nvidia-driver-gpu-amazon-linux-2023/latest/ami-id:42, got {value!r}"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> Image:
+        if _image_checks(self.ami, self.ssm_parameter):
+            raise _cross(_image_checks(self.ami, self.ssm_parameter)[0][1])
+        return self
+
+    @property
+    def image_id(self) -> str:
+        """What a launch template's ``image_id`` takes."""
+        return self.ami if self.ami is not None else f"resolve:ssm:{self.ssm_parameter}"
+
+
+_AWS_REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
+
+
 class Budget(_Model):
     monthly: float = Field(gt=0, le=limits.MAX_MONTHLY_BUDGET, description="monthly budget, in `currency`")
     currency: Literal["USD", "CNY"] = "USD"
@@ -447,13 +545,29 @@ class BucketSpec(_Model):
         allow_inf_nan=False,
         description="GiB of checkpoints written a month, fleet-wide (prices storage over the lifecycle)",
     )
+    byok_material: Literal["pending", "imported", "config"] | None = Field(
+        default=None,
+        description=(
+            "byok only: pending (first deploy builds the keys alone), imported (material is in; build "
+            "everything; the default), config (material in the secret config gpufleet:byokMaterial)"
+        ),
+    )
 
     @model_validator(mode="after")
     def _cross_fields(self) -> BucketSpec:
-        _raise_first(
-            _bucket_checks(self.encryption, self.classification, self.ia_after_days, self.expire_after_days)
+        found = _bucket_checks(
+            self.encryption, self.classification, self.ia_after_days, self.expire_after_days
         )
+        found += _byok_material_checks(self.encryption, self.byok_material)
+        _raise_first(found)
         return self
+
+    @property
+    def material(self) -> Literal["pending", "imported", "config"] | None:
+        """How a byok key gets its material (None for sse-kms keys, whose material AWS makes)."""
+        if self.encryption != "byok":
+            return None
+        return self.byok_material or "imported"
 
 
 class Storage(_Model):
@@ -534,6 +648,13 @@ class Network(_Model):
     availability_zones: int = Field(default=2, ge=1, le=6)
     regions: dict[str, RegionNetwork] = Field(
         default_factory=dict, description="networks of the other regions pools run in, by region"
+    )
+    egress: Literal["none", "endpoints", "nat"] = Field(
+        default="none",
+        description=(
+            "the private subnets' way out: none (the fleet's own VPC endpoints), endpoints (also ECR and "
+            "STS, for containers), nat (a NAT gateway: HTTPS anywhere, billed hourly)"
+        ),
     )
 
     @field_validator("subnet_ids")
@@ -794,6 +915,7 @@ class Pool(_Model):
     disk_gib: int = Field(default=200, ge=20, le=16384)
     transfer: Transfer | None = None
     queue: PoolQueue = PoolQueue()
+    image: Image | None = Field(default=None, description="None: the newest Deep Learning Base AMI")
 
     @model_validator(mode="after")
     def _cross_fields(self) -> Pool:
@@ -812,6 +934,7 @@ class FleetSpec(_Model):
     access: Access = Access()
     audit: Audit = Audit()
     network: Network = Network()
+    account: Account = Account()
     pools: dict[str, Pool] = Field(min_length=1)
     onprem: Annotated[None, BeforeValidator(_reserved("on-prem baseline is not supported yet"))] = None
     links: Annotated[None, BeforeValidator(_reserved("private links are not supported yet"))] = None
@@ -864,6 +987,46 @@ class FleetSpec(_Model):
         return self.model_dump(mode="json")
 
 
+class AccountBaselineSpec(_Model):
+    """``gpufleet:account``: the account-baseline stack (one per account), see components.account.aws."""
+
+    tags: dict[str, str]
+    budget: Budget
+    audit: Audit = Audit()
+    regions: list[str] = Field(
+        default_factory=list, description="regions that get the per-region settings; none: aws:region"
+    )
+    session_log_retention_days: int = Field(
+        default=180, ge=1, description="days Session Manager logs are kept"
+    )
+    service_linked_roles: Literal["create", "existing"] = "create"
+
+    @field_validator("tags")
+    @classmethod
+    def _cost_tags_present(cls, value: dict[str, str]) -> dict[str, str]:
+        missing = [tag for tag in REQUIRED_COST_TAGS if not value.get(tag)]
+        if missing:
+            raise ValueError(
+                f"must contain the cost tags {', '.join(REQUIRED_COST_TAGS)}; missing: {', '.join(missing)}"
+            )
+        return value
+
+    @field_validator("regions")
+    @classmethod
+    def _region_names(cls, value: list[str]) -> list[str]:
+        bad = [r for r in value if not _AWS_REGION_RE.match(r)]
+        if bad:
+            raise ValueError(f"must list AWS region names like us-east-1, got {', '.join(map(repr, bad))}")
+        if len(set(value)) != len(value):
+            raise ValueError("must not list a region twice")
+        return value
+
+    @property
+    def cost_tags(self) -> dict[str, str]:
+        """The spec's tags plus ``env: shared`` unless given: the baseline serves every environment."""
+        return {**self.tags, "env": self.tags.get("env", "shared")}
+
+
 # ------------------------------------------------------------------------------------ error mapping
 
 
@@ -878,8 +1041,8 @@ def _unwrap(annotation: Any) -> Any:
             return annotation
 
 
-def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
-    annotation: Any = FleetSpec
+def _model_at(loc: tuple[Any, ...], root: type[BaseModel] | None = None) -> type[BaseModel] | None:
+    annotation: Any = root or FleetSpec
     for part in loc:
         annotation = _unwrap(annotation)
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
@@ -898,8 +1061,8 @@ def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
     return None
 
 
-def _path(loc: tuple[Any, ...]) -> str:
-    path = CONFIG_KEY
+def _path(loc: tuple[Any, ...], key: str = CONFIG_KEY) -> str:
+    path = key
     for part in loc:
         if isinstance(part, int) and not isinstance(part, bool):
             path += f"[{part}]"
@@ -930,7 +1093,7 @@ _SIMPLE_MESSAGES = {
 }
 
 
-def _message(error: Mapping[str, Any]) -> tuple[tuple[Any, ...], str]:
+def _message(error: Mapping[str, Any], root: type[BaseModel] | None = None) -> tuple[tuple[Any, ...], str]:
     kind: str = error["type"]
     loc: tuple[Any, ...] = tuple(error["loc"])
     ctx: Mapping[str, Any] = error.get("ctx") or {}
@@ -938,7 +1101,7 @@ def _message(error: Mapping[str, Any]) -> tuple[tuple[Any, ...], str]:
     if loc and loc[-1] == "[key]":
         return loc[:-1], f"names must be strings, got {shown}"
     if kind == "extra_forbidden":
-        model = _model_at(loc[:-1])
+        model = _model_at(loc[:-1], root)
         allowed = ", ".join(model.model_fields) if model else "none"
         return loc[:-1], f"unknown field {limits.quote(str(loc[-1]), 60)}; allowed: {allowed}"
     if kind == "literal_error":
@@ -1000,8 +1163,18 @@ def _raw_cross_checks(raw: Any) -> Iterator[tuple[str, str]]:
             *(checkpoints.get(n, defaults[n]) for n in ("encryption", "classification")),
             *(checkpoints.get(n, defaults[n]) for n in ("ia_after_days", "expire_after_days")),
         )
+        found += _byok_material_checks(
+            checkpoints.get("encryption", defaults["encryption"]), checkpoints.get("byok_material")
+        )
         for rel, message in found:
             yield f"{CONFIG_KEY}.storage.checkpoints.{rel}", message
+    account = _get(raw, "account", {})
+    if isinstance(account, Mapping):
+        found = _account_checks(
+            account.get("baseline", _field_default(Account, "baseline")), account.get("service_linked_roles")
+        )
+        for rel, message in found:
+            yield f"{CONFIG_KEY}.account.{rel}", message
     pools = _get(raw, "pools")
     if not isinstance(pools, Mapping):
         return
@@ -1031,6 +1204,10 @@ def _raw_cross_checks(raw: Any) -> Iterator[tuple[str, str]]:
             pool.get("on_demand_base", _field_default(Pool, "on_demand_base")),
         ):
             yield f"{prefix}.{rel}", message
+        image = pool.get("image")
+        if isinstance(image, Mapping):
+            for _, message in _image_checks(image.get("ami"), image.get("ssm_parameter")):
+                yield f"{prefix}.image", message
         usage = pool.get("usage")
         found = _usage_checks(usage, size_min, size_max)
         found += _usage_schedule_checks(usage, pool.get("off_hours"), _get(raw, "environment"))
@@ -1059,6 +1236,24 @@ def parse_fleet(config_value: Any, *, source: str = "stack config") -> FleetSpec
     if errors or spec is None:
         raise SpecError(errors or [(CONFIG_KEY, "is not a valid fleet spec")], source)
     return spec
+
+
+def parse_account_baseline(config_value: Any, *, source: str = "stack config") -> AccountBaselineSpec:
+    """Parse ``gpufleet:account`` into an AccountBaselineSpec, or raise SpecError listing every problem."""
+    if isinstance(config_value, str):
+        try:
+            config_value = json.loads(config_value)
+        except json.JSONDecodeError:
+            message = "must be a mapping of account-baseline settings, got a string that is not JSON"
+            raise SpecError([(ACCOUNT_CONFIG_KEY, message)], source) from None
+    try:
+        return AccountBaselineSpec.model_validate(config_value)
+    except ValidationError as exc:
+        errors = []
+        for error in exc.errors():
+            loc, message = _message(error, AccountBaselineSpec)
+            errors.append((_path(loc, ACCOUNT_CONFIG_KEY), message))
+        raise SpecError(errors, source) from None
 
 
 def load_fleet_from_config(config: Mapping[str, Any], source: str = "stack config") -> FleetSpec:

@@ -1497,6 +1497,7 @@ def _other_lines(
                         where=where,
                     )
                 )
+    lines.extend(_endpoint_lines(graph, catalog, currency, source, notes))
     for token, (cloud, size_prop) in _VOLUMES.items():
         for resource in graph.of_type(token):
             size = resource.inputs.get(size_prop)
@@ -1513,6 +1514,43 @@ def _other_lines(
                 )
             else:
                 notes.append(f"volume {resource.name}: size unknown: not priced")
+    return lines
+
+
+_VPC_ENDPOINT = "aws:ec2/vpcEndpoint:VpcEndpoint"
+_ENDPOINT_PRICE = "interface_endpoint_az_hour"
+
+
+def _endpoint_lines(
+    graph: Any, catalog: Catalog, currency: str, source: str, notes: list[str]
+) -> list[OtherLine]:
+    """VPC interface endpoints bill per availability zone (one network interface per subnet) and
+    hour; gateway endpoints (S3, DynamoDB) are free. Data processed is not priced."""
+    endpoints = [
+        r
+        for r in graph.of_type(_VPC_ENDPOINT)
+        if str(r.inputs.get("vpcEndpointType", "")).lower() == "interface"
+    ]
+    services = catalog.service("aws")
+    if endpoints and (services is None or services.price(_ENDPOINT_PRICE) is None):
+        notes.append(f"VPC interface endpoints not priced: the catalogue has no aws {_ENDPOINT_PRICE}")
+        return []
+    lines = []
+    for resource in endpoints:
+        subnets = resource.inputs.get("subnetIds")
+        zones = len(subnets) if isinstance(subnets, list) and subnets else 1
+        lines.append(
+            fixed_hourly_line(
+                "endpoint",
+                resource.name,
+                cloud="aws",
+                key=_ENDPOINT_PRICE,
+                count=zones,
+                catalog=catalog,
+                currency=currency,
+                where=f"{source}: {resource.urn}",
+            )
+        )
     return lines
 
 

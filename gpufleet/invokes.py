@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from gpufleet.sdktypes import ACCOUNT_ID, stable_hex
+from gpufleet.sdktypes import ACCOUNT_ID, stable_hex, stable_uuid
 
 if TYPE_CHECKING:
     from gpufleet.mocks import FleetMocks
@@ -112,6 +112,54 @@ def _aws_azs(_m: FleetMocks, _a: dict[str, Any], region: str) -> dict[str, Any]:
         "groupNames": [region] * 3,
         "id": region,
         "state": "available",
+    }
+
+
+def _aws_instance_type_offerings(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
+    """Every instance type the filters name, offered in each zone `_aws_azs` lists (or in the region,
+    for location type "region")."""
+    wanted = [
+        str(value)
+        for item in a.get("filters") or []
+        if isinstance(item, dict) and item.get("name") == "instance-type"
+        for value in item.get("values") or []
+    ]
+    location_type = str(a.get("locationType") or "region")
+    places = _aws_azs(_m, a, region)["names"] if location_type == "availability-zone" else [region]
+    pairs = [(kind, place) for place in places for kind in wanted]
+    return {
+        "instanceTypes": [kind for kind, _ in pairs],
+        "locations": [place for _, place in pairs],
+        "locationTypes": [location_type] * len(pairs),
+        "locationType": location_type,
+        "id": region,
+    }
+
+
+def _aws_vpc_endpoint_service(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
+    """An AWS interface endpoint service available in every zone `_aws_azs` lists."""
+    name = str(a.get("serviceName") or f"com.amazonaws.{region}.{a.get('service') or 'offline'}")
+    return {
+        "serviceName": name,
+        "serviceType": str(a.get("serviceType") or "Interface"),
+        "availabilityZones": _aws_azs(_m, a, region)["names"],
+        "acceptanceRequired": False,
+        "owner": "amazon",
+        "privateDnsName": name.removeprefix("com.amazonaws.").split(".", 1)[-1] + f".{region}.amazonaws.com",
+        "serviceId": f"vpce-svc-{stable_hex('vpce-svc', name)}",
+        "id": name,
+    }
+
+
+def _aws_kms_alias(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
+    name = str(a.get("name") or "alias/offline")
+    key_id = stable_uuid("kms-alias", region, name)
+    return {
+        "name": name,
+        "arn": f"arn:aws:kms:{region}:{ACCOUNT_ID}:{name}",
+        "targetKeyId": key_id,
+        "targetKeyArn": f"arn:aws:kms:{region}:{ACCOUNT_ID}:key/{key_id}",
+        "id": name,
     }
 
 
@@ -366,6 +414,9 @@ INVOKES: dict[str, Callable[[FleetMocks, dict[str, Any], str], dict[str, Any]]] 
     "aws:index/getPartition:getPartition": _aws_partition,
     "aws:index/getAvailabilityZones:getAvailabilityZones": _aws_azs,
     "aws:ec2/getAmi:getAmi": _aws_ami,
+    "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _aws_instance_type_offerings,
+    "aws:kms/getAlias:getAlias": _aws_kms_alias,
+    "aws:ec2/getVpcEndpointService:getVpcEndpointService": _aws_vpc_endpoint_service,
     "aws:ec2/getAmiIds:getAmiIds": _aws_ami_ids,
     "aws:ssm/getParameter:getParameter": _aws_ssm_parameter,
     "aws:iam/getPolicyDocument:getPolicyDocument": _aws_policy_document,

@@ -54,7 +54,7 @@ OPTION_NAMES: Mapping[str, str] = {
 _PARAMETER_OF = {option: name for name, option in OPTION_NAMES.items()}
 
 # Filled by `create_stack` itself, never by an option.
-_DERIVED = frozenset({"stack_file"})
+_DERIVED = frozenset({"stack_file", "stack_name"})
 
 # Off-hours windows are local working hours; a region's usual zone is a better guess than UTC.
 _REGION_TIMEZONES: Mapping[str, str] = {
@@ -240,7 +240,7 @@ def create_stack(
 ) -> CreatedStack:
     """Render `template_name` into the project's `Pulumi.<stack>.yaml`, or raise NewStackError with
     nothing written."""
-    from components.spec import SpecError, load_fleet_from_config
+    from components.spec import ACCOUNT_CONFIG_KEY, SpecError, load_fleet_from_config, parse_account_baseline
 
     if not _STACK_NAME_RE.fullmatch(stack):
         raise NewStackError(
@@ -261,9 +261,21 @@ def create_stack(
         raise NewStackError(f"{relative} already exists; pass --force to overwrite it")
 
     chosen = _check_values(template, values)
-    text = render(template, {**chosen, "stack_file": relative})
+    text = render(template, {**chosen, "stack_file": relative, "stack_name": stack})
     data = yaml.safe_load(text)
     config = data["config"]
+    if ACCOUNT_CONFIG_KEY in config:
+        # The account baseline: no pools to price, its own spec.
+        try:
+            parse_account_baseline(config[ACCOUNT_CONFIG_KEY], source=relative)
+        except SpecError as exc:
+            raise NewStackError(
+                f"template {template.name!r} with these options is not a valid account baseline; "
+                "nothing written:",
+                exc.format().splitlines(),
+            ) from None
+        _write_atomically(path, text)
+        return CreatedStack(path=path, relative=relative)
     try:
         spec = load_fleet_from_config(config, source=relative)
     except SpecError as exc:

@@ -1,4 +1,6 @@
-"""The gpufleet Pulumi program: one HybridGpuFleet from the stack's ``gpufleet:fleet`` config.
+"""The gpufleet Pulumi program: one HybridGpuFleet from the stack's ``gpufleet:fleet`` config, or the
+account's baseline (:class:`components.account.aws.AccountBaseline`) from ``gpufleet:account``: one
+project, and the stack's config says which kind of stack it is.
 
 Bad input ends the run with ``pulumi.RunError``: the Python language host prints its message alone,
 without the traceback and program listing an unhandled exception gets, so ``pulumi up`` shows the
@@ -12,32 +14,78 @@ from __future__ import annotations
 import re
 
 import pulumi
+import pulumi_aws as aws
 
+from components.account.aws import BASELINE_NAME, AccountBaseline, AccountBaselineArgs
 from components.fleet import FleetError, HybridGpuFleet
-from components.spec import SpecError, parse_fleet
+from components.spec import ACCOUNT_CONFIG_KEY, CONFIG_KEY, SpecError, parse_account_baseline, parse_fleet
 
 stack = pulumi.get_stack()
 source = f"stacks/Pulumi.{stack}.yaml"
-raw = pulumi.Config("gpufleet").require_object("fleet")
-try:
-    spec = parse_fleet(raw, source=source)
-except SpecError as error:
-    raise pulumi.RunError(f"invalid gpufleet:fleet\n{error.format()}") from None
+config = pulumi.Config("gpufleet")
+account_raw = config.get_object("account")
+fleet_raw = config.get_object("fleet")
+if account_raw is not None and fleet_raw is not None:
+    raise pulumi.RunError(
+        f"{source}: give {CONFIG_KEY} (a fleet) or {ACCOUNT_CONFIG_KEY} (the account baseline), not both: "
+        "the baseline is a stack of its own, deployed once per account before its fleets"
+    )
 
-# Physical names (trail, log groups, key alias) derive from this, so it must be unique per stack
-# within an account and use only characters every AWS name accepts.
-fleet_name = re.sub(r"[^A-Za-z0-9-]+", "-", f"gpufleet-{stack}").strip("-").lower()
-try:
-    fleet = HybridGpuFleet(fleet_name, spec)
-except (FleetError, ValueError) as error:
-    raise pulumi.RunError(f"{source}: {error}") from None
+if account_raw is not None:
+    try:
+        baseline_spec = parse_account_baseline(account_raw, source=source)
+    except SpecError as error:
+        raise pulumi.RunError(f"invalid {ACCOUNT_CONFIG_KEY}\n{error.format()}") from None
+    home = pulumi.Config("aws").get("region")
+    regions = list(baseline_spec.regions) or ([home] if home else [])
+    caller = aws.get_caller_identity_output()
+    try:
+        baseline = AccountBaseline(
+            BASELINE_NAME,
+            AccountBaselineArgs(
+                regions=regions,
+                tags=baseline_spec.cost_tags,
+                account_id=caller.account_id,
+                partition=aws.get_partition_output().partition,
+                owner=stack,
+                monthly_budget=baseline_spec.budget.monthly,
+                currency=baseline_spec.budget.currency,
+                alert_percent=baseline_spec.budget.alert_percent,
+                session_log_retention_days=baseline_spec.session_log_retention_days,
+                service_linked_roles=baseline_spec.service_linked_roles,
+                trail=baseline_spec.audit.trail,
+                trail_retention_days=baseline_spec.audit.log_retention_days,
+            ),
+        )
+    except ValueError as error:
+        raise pulumi.RunError(f"{source}: {error}") from None
+    pulumi.export("account_baseline_regions", regions)
+    pulumi.export("account_baseline_key_arns", baseline.key_arns)
+else:
+    raw = config.require_object("fleet")
+    try:
+        spec = parse_fleet(raw, source=source)
+    except SpecError as error:
+        raise pulumi.RunError(f"invalid gpufleet:fleet\n{error.format()}") from None
 
-pulumi.export("environment", spec.environment)
-pulumi.export("checkpoint_bucket", fleet.bucket_name)
-pulumi.export("fleet_key_arn", fleet.key_arn)
-pulumi.export("instance_role_arn", fleet.role_arn)
-pulumi.export("pool_asg_names", fleet.pool_asg_names)
-pulumi.export("pool_queue_names", fleet.pool_queue_names)  # where producers send a pool's work
-pulumi.export("budget_name", fleet.budget_name)
-pulumi.export("checkpoint_replica_bucket", fleet.replica_bucket_name)
-pulumi.export("regional_key_arns", fleet.regional_key_arns)
+    # Physical names (trail, log groups, key alias) derive from this, so it must be unique per stack
+    # within an account and use only characters every AWS name accepts.
+    fleet_name = re.sub(r"[^A-Za-z0-9-]+", "-", f"gpufleet-{stack}").strip("-").lower()
+    material = config.get_secret("byokMaterial")
+    try:
+        fleet = HybridGpuFleet(fleet_name, spec, byok_material_base64=material)
+    except (FleetError, ValueError) as error:
+        raise pulumi.RunError(f"{source}: {error}") from None
+
+    pulumi.export("environment", spec.environment)
+    pulumi.export("checkpoint_bucket", fleet.bucket_name)
+    pulumi.export("fleet_key_arn", fleet.key_arn)
+    pulumi.export("instance_role_arn", fleet.role_arn)
+    pulumi.export("pool_asg_names", fleet.pool_asg_names)
+    pulumi.export("pool_queue_names", fleet.pool_queue_names)  # where producers send a pool's work
+    pulumi.export("budget_name", fleet.budget_name)
+    pulumi.export("checkpoint_replica_bucket", fleet.replica_bucket_name)
+    pulumi.export("regional_key_arns", fleet.regional_key_arns)
+    if fleet.keys_pending_import:
+        # Phase one of a BYOK first deploy: import into each of these, then set byok_material: imported.
+        pulumi.export("byok_keys_pending_import", fleet.regional_key_arns)

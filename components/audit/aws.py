@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_aws as aws
@@ -30,6 +30,8 @@ class FleetAuditArgs:
     session_log_retention_days: int = 180  # 0 keeps logs forever
     trail: bool = True
     session_manager: bool = True
+    agent_logs: bool = True
+    singleton_tags: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -69,42 +71,53 @@ def session_preferences(log_group_name: str, kms_key_arn: str) -> str:
 
 
 class FleetAudit(pulumi.ComponentResource):
-    """Children: the agent (``-agent-logs``) and session (``-session-logs``) log groups, encrypted with
-    the fleet key and retained ``log_retention_days``/``session_log_retention_days``; the Session Manager
-    preferences document (``-session-prefs``; an account/region holds one, so an existing one must be
-    imported); and, when ``trail`` is on, a multi-region CloudTrail with log-file validation, encrypted
+    """Children: the agent log group (``-agent-logs``, unless ``agent_logs`` is off) and, with
+    ``session_manager``, the session log group (``-session-logs``), both encrypted with the fleet key
+    and retained ``log_retention_days``/``session_log_retention_days``, and the Session Manager
+    preferences document (``-session-prefs``, tagged ``singleton_tags``: an account/region holds one,
+    so this is for a stack that owns the account's baseline; otherwise the account-baseline stack holds
+    both); and, when ``trail`` is on, a multi-region CloudTrail with log-file validation, encrypted
     with the fleet key, writing to a dedicated bucket (``-trail-bucket`` with SSE-KMS, versioning,
     public-access block, expiry after the retention period and a TLS-only policy plus CloudTrail's
     write statements scoped to this trail)."""
 
-    agent_log_group_arn: pulumi.Output[str]
-    agent_log_group_name: pulumi.Output[str]
-    session_log_group_arn: pulumi.Output[str]
-    session_log_group_name: pulumi.Output[str]
+    agent_log_group_arn: pulumi.Output[str] | None
+    agent_log_group_name: pulumi.Output[str] | None
+    session_log_group_arn: pulumi.Output[str] | None
+    session_log_group_name: pulumi.Output[str] | None
     trail_arn: pulumi.Output[str] | None
 
     def __init__(self, name: str, args: FleetAuditArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpufleet:audit:FleetAudit", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        agent_logs = aws.cloudwatch.LogGroup(
-            f"{name}-agent-logs",
-            name=f"/gpufleet/{args.fleet}/agent",
-            retention_in_days=args.log_retention_days or None,
-            kms_key_id=args.kms_key_arn,
-            region=args.region,
-            tags=dict(args.tags),
-            opts=child,
-        )
-        session_logs = aws.cloudwatch.LogGroup(
-            f"{name}-session-logs",
-            name=f"/gpufleet/{args.fleet}/sessions",
-            retention_in_days=args.session_log_retention_days or None,
-            kms_key_id=args.kms_key_arn,
-            region=args.region,
-            tags=dict(args.tags),
-            opts=child,
-        )
+        self.agent_log_group_arn = None
+        self.agent_log_group_name = None
+        if args.agent_logs:
+            agent_logs = aws.cloudwatch.LogGroup(
+                f"{name}-agent-logs",
+                name=f"/gpufleet/{args.fleet}/agent",
+                retention_in_days=args.log_retention_days or None,
+                kms_key_id=args.kms_key_arn,
+                region=args.region,
+                tags=dict(args.tags),
+                opts=child,
+            )
+            self.agent_log_group_arn = agent_logs.arn
+            self.agent_log_group_name = agent_logs.name
+        self.session_log_group_arn = None
+        self.session_log_group_name = None
         if args.session_manager:
+            session_logs = aws.cloudwatch.LogGroup(
+                f"{name}-session-logs",
+                name=f"/gpufleet/{args.fleet}/sessions",
+                retention_in_days=args.session_log_retention_days or None,
+                kms_key_id=args.kms_key_arn,
+                region=args.region,
+                tags=dict(args.tags),
+                opts=child,
+            )
+            self.session_log_group_arn = session_logs.arn
+            self.session_log_group_name = session_logs.name
             aws.ssm.Document(
                 f"{name}-session-prefs",
                 name=SESSION_PREFERENCES_DOCUMENT,
@@ -114,14 +127,10 @@ class FleetAudit(pulumi.ComponentResource):
                 content=pulumi.Output.all(session_logs.name, args.kms_key_arn).apply(
                     lambda values: session_preferences(values[0], values[1])
                 ),
-                tags=dict(args.tags),
+                tags={**args.tags, **args.singleton_tags},
                 opts=child,
             )
         self.trail_arn = self._trail(name, args) if args.trail else None
-        self.agent_log_group_arn = agent_logs.arn
-        self.agent_log_group_name = agent_logs.name
-        self.session_log_group_arn = session_logs.arn
-        self.session_log_group_name = session_logs.name
         self.register_outputs(
             {
                 "agent_log_group_arn": self.agent_log_group_arn,
@@ -168,7 +177,8 @@ class FleetAudit(pulumi.ComponentResource):
                     ),
                 )
             ],
-            opts=child,
+            # S3 rejects noncurrent-version rules on a bucket whose versioning is not yet on.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[hardened.versioning]),
         )
         public_access = hardened.public_access
         from_this_trail = {"aws:SourceArn": trail_arn}

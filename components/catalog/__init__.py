@@ -98,7 +98,8 @@ class Purchase:
 class ServicePrices:
     """One cloud's list prices for what a fleet needs beside its GPUs (storage, NAT, VPN, transfer).
 
-    ``amounts`` keys: ``block_gib_month``, ``nat_gateway_hour``, ``vpn_connection_hour``,
+    ``amounts`` keys: ``block_gib_month``, ``nat_gateway_hour``, ``interface_endpoint_az_hour`` (one
+    VPC interface endpoint in one availability zone), ``vpn_connection_hour``,
     ``transfer_out_gib`` (to the internet, first tier), ``transfer_inter_region_gib`` (to another region
     of the same cloud), ``object_gib_month.<storage class>`` and ``intelligent_tiering_gib_month.<tier>``
     (S3 Intelligent-Tiering's access tiers: ``frequent``, ``infrequent``, ``archive_instant``).
@@ -305,6 +306,7 @@ def _purchase_formula(block: Any) -> tuple[dict[str, Price], Price | None]:
 _SERVICE_KEYS = (
     "block_gib_month",
     "nat_gateway_hour",
+    "interface_endpoint_az_hour",
     "vpn_connection_hour",
     "transfer_out_gib",
     "transfer_inter_region_gib",

@@ -9,6 +9,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.identity.documents import Statement, document
+from components.storage.aws import AWS_REGION_RE
 from components.tags import check_cost_tags
 
 SSM_CORE_POLICY = "AmazonSSMManagedInstanceCore"
@@ -17,10 +18,16 @@ CLOUDWATCH_AGENT_NAMESPACE = "CWAgent"
 
 @dataclass(frozen=True, kw_only=True)
 class InstanceIdentityArgs:
+    """``kms_key_arns`` encrypt the bucket, which lives in ``bucket_region``: the role may use them
+    through S3 there only. ``session_kms_key_arns`` encrypt Session Manager sessions, which the SSM
+    agent decrypts itself (no service in between)."""
+
     bucket_arn: pulumi.Input[str]
+    bucket_region: str
     kms_key_arns: Sequence[pulumi.Input[str]]
     log_group_arns: Sequence[pulumi.Input[str]]
     tags: Mapping[str, str]
+    session_kms_key_arns: Sequence[pulumi.Input[str]] = ()
     data_prefix: str = "data/"
     checkpoint_prefix: str = "checkpoints/"
     partition: pulumi.Input[str] = "aws"
@@ -35,6 +42,8 @@ class InstanceIdentityArgs:
             prefix = getattr(self, field_name)
             if not prefix.endswith("/") or prefix.startswith("/") or "*" in prefix:
                 problems.append(f"{field_name}: {prefix!r} must look like 'name/' without wildcards")
+        if not AWS_REGION_RE.match(self.bucket_region):
+            problems.append(f"bucket_region: {self.bucket_region!r} is not an AWS region name like us-west-2")
         if problems:
             raise ValueError("InstanceIdentityArgs: " + "; ".join(problems))
 
@@ -63,15 +72,29 @@ def permission_statements(args: InstanceIdentityArgs) -> list[Statement]:
             actions=("s3:GetObject",),
             resources=[pulumi.Output.concat(bucket, "/", args.data_prefix, "*")],
         ),
+        # Deleting and aborting let a job replace its own checkpoints and clean up a failed upload.
         Statement(
             sid="ReadWriteCheckpoints",
-            actions=("s3:GetObject", "s3:PutObject"),
+            actions=("s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"),
             resources=[pulumi.Output.concat(bucket, "/", args.checkpoint_prefix, "*")],
         ),
+        # S3 encrypts with a data key (GenerateDataKey) and decrypts it (Decrypt); it never calls Encrypt.
         Statement(
-            sid="UseFleetKey",
-            actions=("kms:Decrypt", "kms:GenerateDataKey", "kms:Encrypt"),
+            sid="UseBucketKeyThroughS3",
+            actions=("kms:Decrypt", "kms:GenerateDataKey"),
             resources=list(args.kms_key_arns),
+            conditions={"StringEquals": {"kms:ViaService": f"s3.{args.bucket_region}.amazonaws.com"}},
+        ),
+        *(
+            [
+                Statement(
+                    sid="DecryptSessions",
+                    actions=("kms:Decrypt",),
+                    resources=list(args.session_kms_key_arns),
+                )
+            ]
+            if args.session_kms_key_arns
+            else []
         ),
         Statement(
             sid="WriteOwnLogs",
@@ -87,12 +110,16 @@ def permission_statements(args: InstanceIdentityArgs) -> list[Statement]:
             resources=["*"],
             conditions={"StringEquals": {"cloudwatch:namespace": CLOUDWATCH_AGENT_NAMESPACE}},
         ),
+        # The agent reads the instance's tags to append AutoScalingGroupName and drops every metric
+        # until this succeeds. DescribeTags takes no resource scoping.
+        Statement(sid="ReadInstanceTags", actions=("ec2:DescribeTags",), resources=["*"]),
     ]
 
 
 class InstanceIdentity(pulumi.ComponentResource):
     """An EC2-only role with ``AmazonSSMManagedInstanceCore`` (Session Manager, never SSH), one inline
-    policy scoped to the fleet's bucket prefixes, key and log groups, and its instance profile."""
+    policy scoped to the fleet's bucket prefixes, key and log groups, and its instance profile, whose
+    ARN output resolves only after both policies are attached (what uses it is created after them)."""
 
     role_arn: pulumi.Output[str]
     role_name: pulumi.Output[str]
@@ -111,13 +138,13 @@ class InstanceIdentity(pulumi.ComponentResource):
             tags=dict(args.tags),
             opts=child,
         )
-        aws.iam.RolePolicyAttachment(
+        core = aws.iam.RolePolicyAttachment(
             f"{name}-ssm-core",
             role=role.name,
             policy_arn=pulumi.Output.concat("arn:", args.partition, ":iam::aws:policy/", SSM_CORE_POLICY),
             opts=child,
         )
-        aws.iam.RolePolicy(
+        permissions = aws.iam.RolePolicy(
             f"{name}-permissions",
             role=role.name,
             policy=document(permission_statements(args)),
@@ -126,6 +153,10 @@ class InstanceIdentity(pulumi.ComponentResource):
         profile = aws.iam.InstanceProfile(f"{name}-profile", role=role.name, tags=dict(args.tags), opts=child)
         self.role_arn = role.arn
         self.role_name = role.name
-        self.instance_profile_arn = profile.arn
+        # Groups launch with the profile: handing it out only once the policies exist keeps the first
+        # instances from booting without Session Manager, logs or the agent's DescribeTags.
+        self.instance_profile_arn = pulumi.Output.all(profile.arn, core.id, permissions.id).apply(
+            lambda values: str(values[0])
+        )
         self.instance_profile_name = profile.name
         self.register_outputs({"role_arn": self.role_arn, "instance_profile_arn": self.instance_profile_arn})

@@ -16,6 +16,7 @@ import pulumi
 UNSCOPED_ACTIONS = frozenset(
     {
         "cloudwatch:PutMetricData",
+        "ec2:DescribeTags",
         "logs:DescribeLogGroups",
         "sts:GetCallerIdentity",
     }
@@ -49,17 +50,20 @@ class Statement:
         return doc
 
 
-def document(statements: Sequence[Statement]) -> pulumi.Output[str]:
-    """The JSON policy document, resolving any Output inside the statements."""
-    problems = lint(statements)
+def document(statements: Sequence[Statement], *, endpoint_policy: bool = False) -> pulumi.Output[str]:
+    """The JSON policy document, resolving any Output inside the statements. An ``endpoint_policy``
+    (a VPC endpoint's) names any principal by design: it limits what passes the endpoint, and the
+    caller's own IAM policy still decides what the caller may do."""
+    problems = lint(statements, any_principal=endpoint_policy)
     if problems:
         raise ValueError("policy document is not least-privilege:\n  " + "\n  ".join(problems))
     body = {"Version": "2012-10-17", "Statement": [s.to_dict() for s in statements]}
     return pulumi.Output.json_dumps(body)
 
 
-def lint(statements: Sequence[Statement]) -> list[str]:
-    """Every least-privilege problem in the statements (empty when the document is acceptable)."""
+def lint(statements: Sequence[Statement], *, any_principal: bool = False) -> list[str]:
+    """Every least-privilege problem in the statements (empty when the document is acceptable).
+    ``any_principal`` accepts Allow statements to ``"*"`` (VPC endpoint policies), nothing else."""
     problems: list[str] = []
     sids = [s.sid for s in statements]
     for sid in sorted({s for s in sids if sids.count(s) > 1}):
@@ -71,13 +75,14 @@ def lint(statements: Sequence[Statement]) -> list[str]:
             if action == "*" or action.endswith(":*"):
                 problems.append(f"{s.sid}: wildcard action {action!r}")
         if s.principals == "*":
-            problems.append(f"{s.sid}: Allow to any principal")
+            if not any_principal:
+                problems.append(f"{s.sid}: Allow to any principal")
         elif s.principals is not None:
             for kind, values in s.principals.items():
                 if any(v == "*" for v in values):
                     problems.append(f"{s.sid}: wildcard {kind} principal")
         if "*" in [r for r in s.resources if isinstance(r, str)]:
             scoped = [a for a in s.actions if a not in UNSCOPED_ACTIONS]
-            if scoped and s.principals is None:
+            if scoped and (s.principals is None or s.principals == "*"):
                 problems.append(f"{s.sid}: Resource '*' for resource-scoped actions {scoped}")
     return problems

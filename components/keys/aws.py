@@ -8,7 +8,7 @@ region.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -45,6 +45,13 @@ class FleetKeyArgs:
     """``encryption`` "sse-kms" creates a key with AWS-generated material and yearly rotation;
     "byok" creates a key whose material the owner imports (origin EXTERNAL), which AWS cannot rotate.
 
+    ``log_group_prefix`` scopes CloudWatch Logs' use of the key to the log groups whose names start with
+    it. ``key_material_base64`` (byok only, a secret) imports the material when the key is created, so
+    the key is usable in the same deployment. ``principals_created_by`` are the resources that create
+    principals the policy names (the Auto Scaling service-linked role): KMS rejects a policy naming a
+    principal that does not exist yet, so the key is created after them. ``alias`` replaces the default
+    ``alias/<component name>`` where others find the key by a fixed name.
+
     ``multi_region`` makes the key a multi-Region primary (fixed at creation: changing it replaces the
     key). ``replica_of`` (byok only) makes the key a replica, in ``region``, of that multi-Region BYOK
     primary; the same material is then imported into the replica. ``home`` keys also serve the
@@ -62,6 +69,10 @@ class FleetKeyArgs:
     multi_region: bool = False
     replica_of: pulumi.Input[str] | None = None
     home: bool = True
+    log_group_prefix: str = "/gpufleet/"
+    key_material_base64: pulumi.Input[str] | None = None
+    principals_created_by: Sequence[pulumi.Resource] = ()
+    alias: str | None = None
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -77,6 +88,12 @@ class FleetKeyArgs:
                 problems.append("multi_region: a replica cannot itself be a multi-Region primary")
             if self.home:
                 problems.append("home: a replica key serves a second region; set home=False")
+        if self.key_material_base64 is not None and self.encryption != "byok":
+            problems.append("key_material_base64: only byok keys take imported material")
+        if not self.log_group_prefix.startswith("/") or "*" in self.log_group_prefix:
+            problems.append(f"log_group_prefix: {self.log_group_prefix!r} must start with '/', no wildcards")
+        if self.alias is not None and not self.alias.startswith("alias/"):
+            problems.append(f"alias: {self.alias!r} must start with 'alias/'")
         if not 7 <= self.deletion_window_days <= 30:
             problems.append(f"deletion_window_days: {self.deletion_window_days} is outside 7..30")
         if problems:
@@ -95,7 +112,9 @@ def key_policy_statements(args: FleetKeyArgs) -> list[Statement]:
         account,
         ":role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling",
     )
-    log_groups = pulumi.Output.concat("arn:", partition, ":logs:", args.region, ":", account, ":log-group:*")
+    log_groups = pulumi.Output.concat(
+        "arn:", partition, ":logs:", args.region, ":", account, ":log-group:", args.log_group_prefix, "*"
+    )
     trails = pulumi.Output.concat("arn:", partition, ":cloudtrail:*:", account, ":trail/*")
     same_account = {"StringEquals": {"aws:SourceAccount": account}}
     admin = (*ADMIN_ACTIONS, *(MULTI_REGION_ADMIN_ACTIONS if args.multi_region else ()))
@@ -106,7 +125,8 @@ def key_policy_statements(args: FleetKeyArgs) -> list[Statement]:
             actions=(*admin, *USE_ACTIONS, "kms:CreateGrant"),
             resources=["*"],
         ),
-        # Auto Scaling launches instances with volumes encrypted by this key through its linked role.
+        # Auto Scaling launches instances with volumes encrypted by this key through its linked role;
+        # these are the actions and the grant condition AWS documents for that role.
         Statement(
             sid="AutoScalingUsesKeyForVolumes",
             principals={"AWS": [asg_role]},
@@ -175,6 +195,7 @@ class FleetKey(pulumi.ComponentResource):
         # Left unset rather than false on single-region keys: an existing key then sees no diff.
         multi_region = True if args.multi_region else None
         key: aws.kms.Key | aws.kms.ExternalKey | aws.kms.ReplicaExternalKey
+        key_opts = pulumi.ResourceOptions(parent=self, depends_on=list(args.principals_created_by))
         if args.replica_of is not None:
             # A replica shares the primary's key id and must be given the very same material; until it
             # is imported the replica is PendingImport and unusable, like its primary.
@@ -184,22 +205,25 @@ class FleetKey(pulumi.ComponentResource):
                 description=f"{args.description} (BYOK replica)",
                 policy=policy,
                 deletion_window_in_days=args.deletion_window_days,
+                key_material_base64=args.key_material_base64,
                 region=args.region,
                 tags=dict(args.tags),
-                opts=child,
+                opts=key_opts,
             )
         elif self.byok:
-            # Key material is imported out of band (aws kms import-key-material); until then the key
-            # is PendingImport and unusable, which is the point of holding the material ourselves.
+            # Without key_material_base64 the material is imported out of band (aws kms
+            # import-key-material); until then the key is PendingImport and unusable, which is the
+            # point of holding the material ourselves (see docs/first-deploy.md).
             key = aws.kms.ExternalKey(
                 f"{name}-key",
                 description=f"{args.description} (BYOK)",
                 policy=policy,
                 deletion_window_in_days=args.deletion_window_days,
                 multi_region=multi_region,
+                key_material_base64=args.key_material_base64,
                 region=args.region,
                 tags=dict(args.tags),
-                opts=child,
+                opts=key_opts,
             )
         else:
             key = aws.kms.Key(
@@ -211,10 +235,14 @@ class FleetKey(pulumi.ComponentResource):
                 multi_region=multi_region,
                 region=args.region,
                 tags=dict(args.tags),
-                opts=child,
+                opts=key_opts,
             )
         aws.kms.Alias(
-            f"{name}-alias", name=f"alias/{name}", target_key_id=key.id, region=args.region, opts=child
+            f"{name}-alias",
+            name=args.alias or f"alias/{name}",
+            target_key_id=key.id,
+            region=args.region,
+            opts=child,
         )
         self.key_arn = key.arn
         self.key_id = key.id

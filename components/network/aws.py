@@ -1,4 +1,16 @@
-"""A private network for GPU pools on AWS: no internet route, AWS services through VPC endpoints."""
+"""A private network for GPU pools on AWS: AWS services through VPC endpoints, and a way out to the
+internet only when the fleet's egress asks for one.
+
+Egress (``FleetNetworkArgs.egress``):
+
+- ``none``: no route out. The interface endpoints the fleet itself needs (:data:`BASE_ENDPOINT_SERVICES`)
+  and the S3 gateway endpoint, whose policy admits the fleet's buckets and the OS and agent
+  repositories AWS serves from S3 (:func:`repository_bucket_arns`). Images must bring their workload.
+- ``endpoints``: also what a container fleet needs to pull from ECR (:data:`CONTAINER_ENDPOINT_SERVICES`;
+  ECR serves image layers from an S3 bucket the gateway policy admits).
+- ``nat``: also a NAT gateway in a public subnet, and HTTPS to anywhere (registries, package mirrors
+  that are not in S3, such as Ubuntu's). Billed per hour and per GiB; the cost model prices the hours.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +18,89 @@ import ipaddress
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 import pulumi
 import pulumi_aws as aws
 
+from components.identity.documents import Statement, document
 from components.tags import check_cost_tags, with_tags
 
 HTTPS = 443
-# What Session Manager, the CloudWatch agent, KMS-encrypted volumes and logs reach from a private subnet.
-INTERFACE_ENDPOINT_SERVICES = ("ssm", "ssmmessages", "ec2messages", "logs", "kms", "monitoring")
+Egress = Literal["none", "endpoints", "nat"]
+EGRESS_MODES: tuple[str, ...] = get_args(Egress)
+# What the instances reach from a private subnet: Session Manager (ssm, ssmmessages, ec2messages), the
+# CloudWatch agent (monitoring for metrics, logs, and ec2 for the DescribeTags call that appends
+# AutoScalingGroupName), KMS (session encryption) and SQS (workers take work from the pool's queue).
+BASE_ENDPOINT_SERVICES = ("ssm", "ssmmessages", "ec2messages", "logs", "kms", "monitoring", "ec2", "sqs")
+# What a container runtime needs besides: the ECR API and registry, and STS for the registry's token.
+CONTAINER_ENDPOINT_SERVICES = ("ecr.api", "ecr.dkr", "sts")
+INTERFACE_ENDPOINT_SERVICES = BASE_ENDPOINT_SERVICES
+# What the fleet's own workers do in its buckets through the gateway endpoint.
+BUCKET_ACTIONS = (
+    "s3:GetObject",
+    "s3:PutObject",
+    "s3:DeleteObject",
+    "s3:AbortMultipartUpload",
+    "s3:ListBucket",
+    "s3:ListMultipartUploadParts",
+    "s3:GetBucketLocation",
+)
+
+
+def interface_endpoint_services(egress: str) -> tuple[str, ...]:
+    """The interface endpoints a network with this egress gets."""
+    if egress == "none":
+        return BASE_ENDPOINT_SERVICES
+    return BASE_ENDPOINT_SERVICES + CONTAINER_ENDPOINT_SERVICES
+
+
+def repository_bucket_arns(
+    partition: pulumi.Input[str], region: str, egress: str
+) -> list[pulumi.Output[str]]:
+    """Objects in the S3 buckets AWS serves packages and agents from, in ``region``: the Amazon Linux
+    2023 and 2 repositories, the SSM agent and its updater, the CloudWatch agent, and with container
+    egress ECR's image layers. Ubuntu (and Ubuntu-based Deep Learning AMIs) mirror their archives
+    outside S3: those need ``nat``, or an image that enables no repository at boot."""
+    names = [
+        f"al2023-repos-{region}-*",
+        f"amazonlinux-2-repos-{region}",
+        f"amazon-ssm-{region}",
+        f"amazon-ssm-packages-{region}",
+        f"{region}-birdwatcher-prod",
+        f"aws-ssm-{region}",
+        f"amazoncloudwatch-agent-{region}",
+    ]
+    if egress != "none":
+        names.append(f"prod-{region}-starport-layer-bucket")
+    return [pulumi.Output.concat("arn:", partition, ":s3:::", name, "/*") for name in names]
+
+
+def gateway_policy_statements(
+    bucket_arns: Sequence[pulumi.Input[str]], partition: pulumi.Input[str], region: str, egress: str
+) -> list[Statement]:
+    """The S3 gateway endpoint admits the fleet's buckets and the repositories, nothing else."""
+    statements = [
+        Statement(
+            sid="RepositoriesAndAgents",
+            principals="*",
+            actions=("s3:GetObject",),
+            resources=repository_bucket_arns(partition, region, egress),
+        )
+    ]
+    if bucket_arns:
+        objects = [pulumi.Output.concat(arn, "/*") for arn in bucket_arns]
+        statements.append(
+            Statement(
+                sid="FleetBuckets",
+                principals="*",
+                actions=BUCKET_ACTIONS,
+                resources=[*bucket_arns, *objects],
+            )
+        )
+    return statements
+
+
 # Room to add subnets (another AZ, a second tier) later without renumbering the existing ones.
 MIN_SUBNET_SLOTS = 4
 
@@ -32,15 +118,33 @@ def plan_subnets(vpc_cidr: str, count: int) -> list[str]:
     return [str(next(subnets)) for _ in range(count)]
 
 
+def public_subnet(vpc_cidr: str, count: int) -> str:
+    """The NAT gateway's subnet: the first slot after the ``count`` private subnets (the private ones
+    keep their ranges when NAT is turned on or off)."""
+    network = ipaddress.ip_network(vpc_cidr, strict=True)
+    extra_bits = max(math.ceil(math.log2(max(count, 1))), math.ceil(math.log2(MIN_SUBNET_SLOTS)))
+    slots = list(network.subnets(new_prefix=network.prefixlen + extra_bits))
+    if count >= len(slots):
+        raise ValueError(
+            f"{vpc_cidr} has no free subnet slot for the NAT gateway after {count} private subnets; "
+            "use fewer availability zones or a larger range"
+        )
+    return str(slots[count])
+
+
 @dataclass(frozen=True, kw_only=True)
 class FleetNetworkArgs:
-    """Either ``availability_zones`` (names; a VPC is created) or ``subnet_ids`` (existing subnets)."""
+    """Either ``availability_zones`` (names; a VPC is created) or ``subnet_ids`` (existing subnets).
+    ``bucket_arns`` are the buckets the S3 gateway endpoint admits besides the repositories."""
 
     region: str
     tags: Mapping[str, str]
     vpc_cidr: str = "10.40.0.0/16"
     availability_zones: Sequence[pulumi.Input[str]] = ()
     subnet_ids: Sequence[str] | None = None
+    egress: Egress = "none"
+    bucket_arns: Sequence[pulumi.Input[str]] = ()
+    partition: pulumi.Input[str] = "aws"
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -49,10 +153,19 @@ class FleetNetworkArgs:
                 problems.append("availability_zones: give at least one, or subnet_ids")
             try:
                 plan_subnets(self.vpc_cidr, max(len(self.availability_zones), 1))
+                if self.egress == "nat":
+                    public_subnet(self.vpc_cidr, len(self.availability_zones))
             except ValueError as error:
                 problems.append(f"vpc_cidr: {error}")
         elif not self.subnet_ids:
             problems.append("subnet_ids: an empty list leaves the pools nowhere to run")
+        elif self.egress != "none":
+            problems.append(
+                f"egress: {self.egress!r} is built in a network the fleet creates; existing subnets bring "
+                "their own way out"
+            )
+        if self.egress not in EGRESS_MODES:
+            problems.append(f"egress: {self.egress!r} is not one of {', '.join(EGRESS_MODES)}")
         if problems:
             raise ValueError("FleetNetworkArgs: " + "; ".join(problems))
 
@@ -148,15 +261,33 @@ class FleetNetwork(pulumi.ComponentResource):
             service_name=f"com.amazonaws.{args.region}.s3",
             vpc_endpoint_type="Gateway",
             route_table_ids=[route_table.id],
+            policy=document(
+                gateway_policy_statements(args.bucket_arns, args.partition, args.region, args.egress),
+                endpoint_policy=True,
+            ),
             region=args.region,
             tags=dict(args.tags),
             opts=child,
+        )
+        anywhere = (
+            [
+                aws.ec2.SecurityGroupEgressArgs(
+                    protocol="tcp",
+                    from_port=HTTPS,
+                    to_port=HTTPS,
+                    cidr_blocks=["0.0.0.0/0"],
+                    description="HTTPS to the internet through the NAT gateway",
+                )
+            ]
+            if args.egress == "nat"
+            else []
         )
         instances_sg = self._instances_group(
             name,
             args,
             vpc.id,
             [
+                *anywhere,
                 aws.ec2.SecurityGroupEgressArgs(
                     protocol="tcp",
                     from_port=HTTPS,
@@ -192,7 +323,7 @@ class FleetNetwork(pulumi.ComponentResource):
             opts=child,
         )
         subnet_ids = [s.id for s in subnets]
-        for service in INTERFACE_ENDPOINT_SERVICES:
+        for service in interface_endpoint_services(args.egress):
             aws.ec2.VpcEndpoint(
                 f"{name}-{service}",
                 vpc_id=vpc.id,
@@ -205,6 +336,8 @@ class FleetNetwork(pulumi.ComponentResource):
                 tags=dict(args.tags),
                 opts=child,
             )
+        if args.egress == "nat":
+            self._nat(name, args, vpc, route_table)
         self.vpc_id = vpc.id
         self.subnet_ids = pulumi.Output.all(*subnet_ids)
         self.security_group_id = instances_sg.id
@@ -214,6 +347,65 @@ class FleetNetwork(pulumi.ComponentResource):
                 "subnet_ids": self.subnet_ids,
                 "security_group_id": self.security_group_id,
             }
+        )
+
+    def _nat(
+        self, name: str, args: FleetNetworkArgs, vpc: aws.ec2.Vpc, private_routes: aws.ec2.RouteTable
+    ) -> None:
+        """One NAT gateway in a public subnet of the first zone (one per zone would survive a zone's
+        loss at three times the hourly price), and the private subnets' default route through it."""
+        child = pulumi.ResourceOptions(parent=self)
+        gateway = aws.ec2.InternetGateway(
+            f"{name}-igw",
+            vpc_id=vpc.id,
+            region=args.region,
+            tags=with_tags(args.tags, Name=f"{name}-igw"),
+            opts=child,
+        )
+        public = aws.ec2.Subnet(
+            f"{name}-public-0",
+            vpc_id=vpc.id,
+            cidr_block=public_subnet(args.vpc_cidr, len(args.availability_zones)),
+            availability_zone=args.availability_zones[0],
+            map_public_ip_on_launch=False,
+            region=args.region,
+            tags=with_tags(args.tags, Name=f"{name}-public-0"),
+            opts=child,
+        )
+        public_routes = aws.ec2.RouteTable(
+            f"{name}-public-rt",
+            vpc_id=vpc.id,
+            routes=[aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", gateway_id=gateway.id)],
+            region=args.region,
+            tags=with_tags(args.tags, Name=f"{name}-public"),
+            opts=child,
+        )
+        aws.ec2.RouteTableAssociation(
+            f"{name}-public-0-rt",
+            subnet_id=public.id,
+            route_table_id=public_routes.id,
+            region=args.region,
+            opts=child,
+        )
+        address = aws.ec2.Eip(
+            f"{name}-nat-ip", domain="vpc", region=args.region, tags=dict(args.tags), opts=child
+        )
+        nat = aws.ec2.NatGateway(
+            f"{name}-nat",
+            allocation_id=address.id,
+            subnet_id=public.id,
+            connectivity_type="public",
+            region=args.region,
+            tags=with_tags(args.tags, Name=f"{name}-nat"),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[gateway]),
+        )
+        aws.ec2.Route(
+            f"{name}-private-default",
+            route_table_id=private_routes.id,
+            destination_cidr_block="0.0.0.0/0",
+            nat_gateway_id=nat.id,
+            region=args.region,
+            opts=child,
         )
 
     def _instances_group(

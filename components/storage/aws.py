@@ -17,25 +17,32 @@ from components.tags import check_cost_tags, with_tags
 # classes for at least 30 days of storage.
 S3_IA_MIN_AGE_DAYS = 30
 S3_IA_MIN_STORAGE_DAYS = 30
+# Intelligent-Tiering moves an object to its infrequent tier after this many days without access.
+INTELLIGENT_TIERING_IA_AFTER_DAYS = 30
 MIN_TLS_VERSION = "1.2"
 
 
 def transition_storage_class(ia_after_days: int, expire_after_days: int) -> str | None:
     """The storage class to move checkpoints into after ``ia_after_days``, or None for no transition.
 
-    S3 cannot honour "infrequent access after 7 days, delete after 30" literally: STANDARD_IA and
+    A transition is made only where it can pay off before the objects expire. STANDARD_IA and
     ONEZONE_IA accept objects only from 30 days of age and bill 30 days minimum; GLACIER_IR bills 90
-    days, so an object deleted at day 30 is billed 60 days it never used. INTELLIGENT_TIERING accepts
-    objects at any age, has no minimum storage duration and no retrieval fee; it moves an object to its
-    infrequent tier after 30 days without access, so a checkpoint that is never read again costs
-    Standard for its life and nothing extra, and one read while resuming stays hot. STANDARD_IA is
-    used only when the transition day and the remaining lifetime both meet its 30-day rules.
+    days. INTELLIGENT_TIERING accepts objects at any age with no minimum storage duration, but moves an
+    object to its cheaper infrequent tier only after 30 days without access, and charges a transition
+    fee and a monthly monitoring fee per object meanwhile: objects deleted within 30 days of the move
+    never reach the cheaper tier and only pay the fees. So the seeds' "infrequent access after 7 days,
+    delete after 30" is built as no transition at all (Standard for the checkpoints' 30 days, then
+    deleted); INTELLIGENT_TIERING is used when objects live more than 30 days after the move, and
+    STANDARD_IA when the transition day and the remaining lifetime both meet its 30-day rules.
     """
     if ia_after_days >= expire_after_days:
         return None
-    if ia_after_days >= S3_IA_MIN_AGE_DAYS and expire_after_days - ia_after_days >= S3_IA_MIN_STORAGE_DAYS:
+    remaining = expire_after_days - ia_after_days
+    if ia_after_days >= S3_IA_MIN_AGE_DAYS and remaining >= S3_IA_MIN_STORAGE_DAYS:
         return "STANDARD_IA"
-    return "INTELLIGENT_TIERING"
+    if remaining > INTELLIGENT_TIERING_IA_AFTER_DAYS:
+        return "INTELLIGENT_TIERING"
+    return None
 
 
 def tls_only_statements(bucket_arn: pulumi.Input[str]) -> list[Statement]:
@@ -253,6 +260,7 @@ class CheckpointReplicationArgs:
     primary: ReplicatedBucket
     replica: ReplicatedBucket
     tags: Mapping[str, str]
+    account_id: pulumi.Input[str]
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -269,13 +277,15 @@ class CheckpointReplicationArgs:
             raise ValueError("CheckpointReplicationArgs: " + "; ".join(problems))
 
 
-def replication_trust_statements() -> list[Statement]:
-    # Only a replication configuration of this account can name the role (it takes iam:PassRole here).
+def replication_trust_statements(account_id: pulumi.Input[str]) -> list[Statement]:
+    """S3 may assume the role only for this account's buckets (no confused deputy: another account's
+    replication configuration cannot borrow it)."""
     return [
         Statement(
             sid="S3AssumesRoleForReplication",
             principals={"Service": ["s3.amazonaws.com"]},
             actions=("sts:AssumeRole",),
+            conditions={"StringEquals": {"aws:SourceAccount": account_id}},
         )
     ]
 
@@ -387,7 +397,7 @@ class CheckpointReplication(pulumi.ComponentResource):
         role = aws.iam.Role(
             f"{name}-role",
             description="S3 replication between the fleet's checkpoint buckets",
-            assume_role_policy=document(replication_trust_statements()),
+            assume_role_policy=document(replication_trust_statements(args.account_id)),
             tags=dict(args.tags),
             opts=child,
         )

@@ -11,6 +11,11 @@ Session`, whose `content` (JSON or YAML, per `documentFormat`) has `inputs` that
   lifecycle are judged by the storage rules).
 Retention length is GF-AUD-002's concern (an unset retention keeps logs forever). A Session
 document with another name is a custom session type that plain `start-session` does not use.
+A stack whose preferences are its account's baseline stack's (AWS keeps one preferences document per
+account and region, so with several stacks in an account only one may own it) says so with the stack
+tag `baseline_stack_tag` (default `gpufleet:account-baseline-stack`, e.g. set from `pulumi:tags`
+config), whose value names the stack that owns it; the rule is then not applicable here and judges
+the document in that stack.
 Alibaba Cloud and Tencent Cloud are not judged (AWS-only rule).
 """
 
@@ -54,9 +59,12 @@ RULE = Rule(
         "Add aws.ssm.Document `SSM-SessionManagerRunShell` (documentType Session, schemaVersion 1.0, "
         "sessionType Standard_Stream) whose inputs set `cloudWatchLogGroupName` with "
         "`cloudWatchEncryptionEnabled: true` (and give that aws.cloudwatch.LogGroup a `kmsKeyId` and a "
-        "retention) or `s3BucketName` with `s3EncryptionEnabled: true`."
+        "retention) or `s3BucketName` with `s3EncryptionEnabled: true`. Where another stack of the "
+        "account owns the preferences (an account-baseline stack), tag this stack "
+        "`gpufleet:account-baseline-stack: <that stack>` instead."
     ),
     url="https://docs.aws.amazon.com/systems-manager/latest/userguide/session-manager-logging.html",
+    config={"baseline_stack_tag": {"type": "string", "default": "gpufleet:account-baseline-stack"}},
     checkov=("CKV_AWS_112", "CKV_AWS_113"),
 )
 
@@ -137,6 +145,12 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         d for d in index.of_type(AWS_SSM_DOCUMENT) if str(index.p(d).get("documentType") or "") == "Session"
     ]
     preferences = [d for d in session_documents if index.p(d).get("name") == PREFERENCES_NAME]
+    baseline_tag = str(RULE.settings(args)["baseline_stack_tag"])
+    owner = (args.stack_tags or {}).get(baseline_tag)
+    if not preferences and owner:
+        args.not_applicable(
+            f"the Session Manager preferences are the account baseline's (stack tag {baseline_tag}: {owner})"
+        )
     if not preferences:
         others = ", ".join(f"'{d.name}'" for d in session_documents)
         hint = f" (Session document {others} is not named {PREFERENCES_NAME})" if others else ""

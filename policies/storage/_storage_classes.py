@@ -3,8 +3,9 @@ storage duration billed after the move.
 
 S3: STANDARD_IA and ONEZONE_IA need objects at least 30 days old (the API rejects earlier
 transitions) and bill 30 days; GLACIER_IR and GLACIER bill 90 days, DEEP_ARCHIVE 180;
-INTELLIGENT_TIERING has neither limit. It moves objects to its own infrequent tier after 30 days
-without access, which is why it is the infrequent-access capable class for early transitions.
+INTELLIGENT_TIERING has neither limit, but moves objects to its own cheaper infrequent tier only after
+30 days without access, charging a transition fee and a monitoring fee per object meanwhile: a move
+pays off only for objects kept more than 30 days after it (`cheaper_after_days`).
 OSS: IA 30 days, Archive 60, ColdArchive and DeepColdArchive 180, any age accepted.
 COS: STANDARD_IA, MAZ_STANDARD_IA and INTELLIGENT_TIERING 30 days, ARCHIVE 90, DEEP_ARCHIVE 180,
 any age accepted.
@@ -20,15 +21,21 @@ class StorageClass:
     name: str
     min_age_days: int
     min_duration_days: int
+    # Days after the move before an object is billed less than in the class it came from (0: at once).
+    cheaper_after_days: int = 0
+
+    def pays_off(self, transition_days: int, expire_days: int) -> bool:
+        """Whether an object moved at `transition_days` and deleted at `expire_days` is ever cheaper."""
+        return self.cheaper_after_days == 0 or transition_days + self.cheaper_after_days < expire_days
 
 
-def _table(*classes: tuple[str, int, int]) -> dict[str, StorageClass]:
-    return {name.upper(): StorageClass(name, age, duration) for name, age, duration in classes}
+def _table(*classes: tuple[str, int, int] | tuple[str, int, int, int]) -> dict[str, StorageClass]:
+    return {entry[0].upper(): StorageClass(*entry) for entry in classes}
 
 
 CLASSES: dict[str, dict[str, StorageClass]] = {
     "aws": _table(
-        ("INTELLIGENT_TIERING", 0, 0),
+        ("INTELLIGENT_TIERING", 0, 0, 30),
         ("STANDARD_IA", 30, 30),
         ("ONEZONE_IA", 30, 30),
         ("GLACIER_IR", 0, 90),
@@ -56,12 +63,14 @@ def storage_class(cloud: str, name: str) -> StorageClass | None:
 
 
 def cheapest_fit(cloud: str, transition_days: int, expire_days: int) -> StorageClass | None:
-    """An infrequent-access capable class that accepts a move at `transition_days` and whose minimum
-    storage duration ends by `expire_days`; None when the cloud has none."""
+    """An infrequent-access capable class that accepts a move at `transition_days`, whose minimum
+    storage duration ends by `expire_days` and which pays off before then; None when the cloud has
+    none."""
     for candidate in CLASSES[cloud].values():
         if (
             candidate.min_age_days <= transition_days
             and transition_days + candidate.min_duration_days <= expire_days
+            and candidate.pays_off(transition_days, expire_days)
         ):
             return candidate
     return None

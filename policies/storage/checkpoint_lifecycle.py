@@ -9,11 +9,12 @@ lifecycle rules (inline or on joined lifecycle configurations, any filter):
 
 Infrequent-access capable means any class colder than standard (`_storage_classes`); on S3 this
 includes INTELLIGENT_TIERING, which takes objects at any age, has no minimum storage duration and
-moves them to its infrequent tier after 30 days without access: it is how a 7-day move is done on
+moves them to its infrequent tier after 30 days without access: it is how an early move is done on
 S3, where STANDARD_IA needs 30 days. A transition is required only where the cloud has such a class
-that fits between `transition_days` and the bucket's expiry without billing beyond it (see
-GF-STOR-006): OSS and COS bill at least 30 days in IA, so with a 30-day expiry no transition is
-asked for there, only the expiry and the multipart cleanup.
+that fits between `transition_days` and the bucket's expiry without billing beyond it and that pays
+off before the expiry (see GF-STOR-006): with a 30-day expiry no class does on S3 (Intelligent-Tiering
+would reach its cheaper tier after the objects are gone), OSS or COS (30-day minimums), so only the
+expiry and the multipart cleanup are asked for there.
 """
 
 from __future__ import annotations
@@ -40,9 +41,10 @@ RULE = Rule(
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.MEDIUM,
     remediation=(
-        "AWS: add an aws.s3.BucketLifecycleConfiguration rule with status 'Enabled', "
-        "transitions [{days: 7, storageClass: 'INTELLIGENT_TIERING'}], expiration {days: 30} and "
-        "abortIncompleteMultipartUpload {daysAfterInitiation: 1}. Alibaba Cloud: lifecycleRules with "
+        "AWS: add an aws.s3.BucketLifecycleConfiguration rule with status 'Enabled', expiration "
+        "{days: 30} and abortIncompleteMultipartUpload {daysAfterInitiation: 1}, plus transitions "
+        "[{days: 7, storageClass: 'INTELLIGENT_TIERING'}] where objects live more than 30 days after "
+        "the move. Alibaba Cloud: lifecycleRules with "
         "enabled = true, expirations [{days: 30}], abortMultipartUploads [{days: 1}]. Tencent Cloud: "
         "lifecycleRules with expiration {days: 30} and abortIncompleteMultipartUpload {daysAfterInitiation: "
         "1}."

@@ -8,7 +8,10 @@ noncurrent versions:
   DEEP_ARCHIVE less than 30 days after a STANDARD_IA/ONEZONE_IA transition; an S3 expiration that is
   not later than a transition;
 - a transition into a class whose minimum storage duration outlives the expiry of the same rule
-  (the object is billed to the end of the minimum even though it is deleted earlier).
+  (the object is billed to the end of the minimum even though it is deleted earlier);
+- a transition that cannot pay off before the expiry: S3 INTELLIGENT_TIERING moves an object to its
+  cheaper tier only after 30 days without access and charges transition and monitoring fees per
+  object, so objects expired within 30 days of the move pay the fees and are never billed less.
 
 The minimums are in `policies.storage._storage_classes`. Classes not listed there (e.g. STANDARD)
 have no minimum and are not judged.
@@ -38,7 +41,8 @@ RULE = Rule(
     description=(
         "Lifecycle rules are valid and cost-sane for the cloud: no transition that the cloud rejects (e.g. "
         "S3 STANDARD_IA before 30 days), no transition into a class whose minimum storage duration "
-        "outlives the expiry."
+        "outlives the expiry, no transition that cannot pay off before the expiry (S3 Intelligent-Tiering "
+        "reaches its cheaper tier only after 30 days)."
     ),
     clouds=("aws", "alicloud", "tencentcloud"),
     enforcement=EnforcementLevel.MANDATORY,
@@ -46,7 +50,8 @@ RULE = Rule(
     remediation=(
         "Move objects only into classes whose minimum age and minimum storage duration fit before the "
         "rule's expiry. S3: STANDARD_IA/ONEZONE_IA need >= 30 days; for earlier moves use "
-        "INTELLIGENT_TIERING (no minimum); GLACIER_IR/GLACIER bill 90 days, DEEP_ARCHIVE 180. OSS: IA 30, "
+        "INTELLIGENT_TIERING (no minimum) only when objects are kept more than 30 days after the move, "
+        "otherwise drop the transition; GLACIER_IR/GLACIER bill 90 days, DEEP_ARCHIVE 180. OSS: IA 30, "
         "Archive 60, ColdArchive/DeepColdArchive 180 days. COS: STANDARD_IA/INTELLIGENT_TIERING 30, "
         "ARCHIVE 90, DEEP_ARCHIVE 180 days. Otherwise drop the transition and keep the expiry."
     ),
@@ -83,6 +88,14 @@ def _judge(
             problems.append(
                 f"{where} expires {age} after {expiry} days, not later than its {target.name} transition "
                 f"at {transition.days} days, which S3 rejects"
+            )
+        elif not target.pays_off(transition.days, expiry):
+            cheaper = transition.days + target.cheaper_after_days
+            problems.append(
+                f"{where} moves {age} to {target.name} after {transition.days} days but expires them after "
+                f"{expiry} days: {target.name} bills less only after {target.cheaper_after_days} days "
+                f"without access (day {cheaper}), so the move pays transition and monitoring fees and never "
+                "reaches a cheaper tier; drop the transition or keep them longer"
             )
         elif transition.days + target.min_duration_days > expiry:
             problems.append(

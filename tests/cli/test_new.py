@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from components.spec import load_fleet_from_config
+from components.spec import load_fleet_from_config, parse_account_baseline
 from gpufleet.new import list_templates, render
 from tests.cli.helpers import copy_project, invoke
 
@@ -33,13 +33,16 @@ def test_list_names_every_template_with_its_description_and_options() -> None:
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
     assert [line.split()[0] for line in lines if not line.startswith(" ")] == [
+        "account-baseline",
         "dev-sandbox",
         "inference",
         "training",
     ]
-    assert lines[0].startswith("dev-sandbox  small T4/A10G all-spot pool")
-    assert lines[1].strip() == "needs --project, --team, --cost-center, --budget, --region"
-    assert lines[5].strip() == "needs --project, --team, --cost-center, --budget, --region, --replica-region"
+    assert lines[0].startswith("account-baseline  the account's once-only resources (Session Manager")
+    assert lines[1].strip() == "needs --project, --team, --cost-center, --region"
+    assert lines[2].startswith("dev-sandbox       small T4/A10G all-spot pool")
+    assert lines[3].strip() == "needs --project, --team, --cost-center, --budget, --region"
+    assert lines[7].strip() == "needs --project, --team, --cost-center, --budget, --region, --replica-region"
 
 
 @pytest.mark.parametrize("template", ["dev-sandbox", "training", "inference"])
@@ -81,9 +84,12 @@ def test_templates_carry_what_their_kind_of_fleet_needs(project: Path) -> None:
         "replica_region": "us-west-2",
         "timezone": "America/New_York",
         "stack_file": "stacks/Pulumi.x.yaml",
+        "stack_name": "x",
     }
     specs = {
-        t.name: load_fleet_from_config(yaml.safe_load(render(t, values))["config"]) for t in list_templates()
+        t.name: load_fleet_from_config(yaml.safe_load(render(t, values))["config"])
+        for t in list_templates()
+        if t.name != "account-baseline"
     }
     sandbox = specs["dev-sandbox"]
     assert sandbox.environment == "dev"
@@ -108,6 +114,35 @@ def test_templates_carry_what_their_kind_of_fleet_needs(project: Path) -> None:
     assert (pool.size.min, pool.on_demand_base, pool.spot_percent) == (2, 2, 30)
     assert pool.usage is not None
     assert [(s.size, s.hours_per_day) for s in pool.usage.steps] == [(6, 10), (3, 14)]
+
+
+def test_account_baseline_template_writes_the_baseline_stack_that_check_passes(project: Path) -> None:
+    result = invoke("new", "acct", "--from", "account-baseline", str(project), *TEAM, *WHERE)
+    assert result.exit_code == 0, result.stderr
+    config = yaml.safe_load((project / "stacks" / "Pulumi.acct.yaml").read_text())["config"]
+    assert config["pulumi:tags"] == {"gpufleet:account-baseline": "acct"}
+    spec = parse_account_baseline(config["gpufleet:account"])
+    assert (spec.regions, spec.service_linked_roles, spec.session_log_retention_days) == (
+        ["us-east-1"],
+        "create",
+        180,
+    )
+    checked = invoke("check", str(project), "-s", "acct")
+    document = json.loads(checked.stdout)
+    assert document["stacks"][0]["violations"] == []
+    assert checked.exit_code == 0
+    # Fleet templates leave the account's singletons to it.
+    assert invoke("new", "team-a", "--from", "dev-sandbox", str(project), *REQUIRED).exit_code == 0
+    fleet = yaml.safe_load((project / "stacks" / "Pulumi.team-a.yaml").read_text())["config"]
+    assert fleet["gpufleet:fleet"]["account"] == {"baseline": "separate"}
+    assert fleet["pulumi:tags"] == {"gpufleet:account-baseline-stack": "account"}
+
+
+def test_account_baseline_template_refuses_a_bad_region(project: Path) -> None:
+    result = invoke("new", "acct", "--from", "account-baseline", str(project), *TEAM, "--region", "moon")
+    assert result.exit_code == 2
+    assert "--region 'moon': an AWS region name like us-east-1" in result.stderr
+    assert _stack_dir(project) == []
 
 
 def test_off_hours_zone_follows_the_region_unless_given(project: Path) -> None:
@@ -136,11 +171,13 @@ def test_values_that_yaml_would_misread_are_quoted(project: Path) -> None:
         ),
         (
             ("new", "x", "--from", "nope", *REQUIRED),
-            "error: unknown template 'nope'; known templates: dev-sandbox, inference, training\n",
+            "error: unknown template 'nope'; known templates: account-baseline, dev-sandbox, inference, "
+            "training\n",
         ),
         (
             ("new", "x", *REQUIRED),
-            "error: pass --from TEMPLATE; known templates: dev-sandbox, inference, training\n",
+            "error: pass --from TEMPLATE; known templates: account-baseline, dev-sandbox, inference, "
+            "training\n",
         ),
         (
             ("new", "a b", "--from", "dev-sandbox", *REQUIRED),

@@ -52,6 +52,7 @@ def build_everything() -> None:
         "ident",
         InstanceIdentityArgs(
             bucket_arn=bucket.bucket_arn,
+            bucket_region=REGION,
             kms_key_arns=[key.key_arn],
             log_group_arns=[audit.agent_log_group_arn, audit.session_log_group_arn],
             tags=TAGS,

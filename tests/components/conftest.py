@@ -41,6 +41,8 @@ def _arn(typ: str, name: str, region: str = REGION) -> str:
 
 class RecordingMocks(pulumi.runtime.Mocks):
     def __init__(self) -> None:
+        self.missing_offerings = {}
+        self.missing_endpoints: dict[str, set[str]] = {}
         self.registrations: list[Registration] = []
         self.calls: list[tuple[str, dict[str, Any]]] = []
 
@@ -69,9 +71,18 @@ class RecordingMocks(pulumi.runtime.Mocks):
             outputs["prefixListId"] = "pl-63a5400a"
         return f"{args.name}-id", outputs
 
+    # Zones that do not offer an instance type, per region: {region: {zone: {types}}}.
+    missing_offerings: dict[str, dict[str, set[str]]]
+
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
         self.calls.append((args.token, dict(args.args)))
         region = str(args.args.get("region") or REGION)
+        zones = [f"{region}a", f"{region}b", f"{region}c"]
+        wanted = [
+            v for f in args.args.get("filters") or [] if f.get("name") == "instance-type" for v in f["values"]
+        ]
+        gaps = getattr(self, "missing_offerings", {}).get(region, {})
+        offered = [(t, z) for z in zones for t in wanted if t not in gaps.get(z, set())]
         answers: dict[str, dict[str, Any]] = {
             "aws:index/getCallerIdentity:getCallerIdentity": {
                 "accountId": ACCOUNT,
@@ -92,6 +103,28 @@ class RecordingMocks(pulumi.runtime.Mocks):
             },
             "aws:ec2/getAmi:getAmi": {"id": "ami-0dlami000000000", "name": "Deep Learning Base AMI"},
             "aws:ec2/getSubnet:getSubnet": {"id": args.args.get("id", "subnet-1"), "vpcId": "vpc-existing"},
+            "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": {
+                "instanceTypes": [t for t, _ in offered],
+                "locations": [z for _, z in offered],
+                "locationTypes": ["availability-zone"] * len(offered),
+                "id": region,
+            },
+            "aws:ec2/getVpcEndpointService:getVpcEndpointService": {
+                "serviceName": args.args.get("serviceName"),
+                "availabilityZones": [
+                    z
+                    for z in zones
+                    if args.args.get("serviceName") not in self.missing_endpoints.get(z, set())
+                ],
+                "id": args.args.get("serviceName"),
+            },
+            "aws:kms/getAlias:getAlias": {
+                "name": args.args.get("name"),
+                "targetKeyArn": f"arn:aws:kms:{region}:{ACCOUNT}:key/baseline-{region}",
+                "targetKeyId": f"baseline-{region}",
+                "arn": f"arn:aws:kms:{region}:{ACCOUNT}:{args.args.get('name')}",
+                "id": args.args.get("name"),
+            },
         }
         return answers.get(args.token, {}), []
 

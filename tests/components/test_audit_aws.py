@@ -152,8 +152,11 @@ def test_session_preferences_stream_encrypted_logs(run_pulumi: Runner) -> None:
 
 
 def test_trail_and_session_document_can_be_left_to_the_organisation(run_pulumi: Runner) -> None:
+    # Session logs then go to the account baseline's log group, named in its preferences.
     mocks = run_pulumi(_build(trail=False, session_manager=False))
-    assert [r.type for r in mocks.custom()] == ["aws:cloudwatch/logGroup:LogGroup"] * 2
+    assert [(r.type, r.name) for r in mocks.custom()] == [
+        ("aws:cloudwatch/logGroup:LogGroup", "audit-agent-logs")
+    ]
 
 
 def test_args_report_every_problem() -> None:

@@ -113,7 +113,7 @@ def test_every_regional_resource_says_which_region_it_lives_in(run_pulumi: Runne
     )
     assert services == sorted(
         f"com.amazonaws.{WEST}.{s}"
-        for s in ("s3", "ssm", "ssmmessages", "ec2messages", "logs", "kms", "monitoring")
+        for s in ("s3", "ssm", "ssmmessages", "ec2messages", "logs", "kms", "monitoring", "ec2", "sqs")
     )
 
 
@@ -194,8 +194,12 @@ def test_west_pool_runs_on_the_site_with_the_same_hardening(run_pulumi: Runner) 
     assert group["mixedInstancesPolicy"]["instancesDistribution"]["onDemandPercentageAboveBaseCapacity"] == 30
 
 
-def test_site_logs_sessions_in_its_region_under_its_own_key(run_pulumi: Runner) -> None:
-    mocks = _run(run_pulumi, _prod())
+def test_site_logs_sessions_in_its_region_under_its_own_key_when_the_fleet_owns_the_baseline(
+    run_pulumi: Runner,
+) -> None:
+    raw = _prod()
+    raw["account"] = {"baseline": "in-stack"}
+    mocks = _run(run_pulumi, raw)
     groups = {
         r.name: (r.inputs["name"], r.inputs["kmsKeyId"], r.inputs["retentionInDays"], r.inputs["region"])
         for r in mocks.of_type("aws:cloudwatch/logGroup:LogGroup")
@@ -207,11 +211,35 @@ def test_site_logs_sessions_in_its_region_under_its_own_key(run_pulumi: Runner) 
     }
     prefs = mocks.one("aws:ssm/document:Document", f"{SITE}-audit-session-prefs").inputs
     assert (prefs["name"], prefs["region"]) == ("SSM-SessionManagerRunShell", WEST)
+    assert prefs["tags"]["gpufleet:account-baseline"] == NAME
     content = json.loads(prefs["content"])["inputs"]
     assert (content["cloudWatchLogGroupName"], content["kmsKeyId"]) == (
         f"/gpufleet/{NAME}/sessions",
         WEST_KEY_ARN,
     )
+    statements = statements_by_sid(
+        mocks.one("aws:iam/rolePolicy:RolePolicy", f"{SITE}-identity-permissions").inputs
+    )
+    assert statements["DecryptSessions"]["Resource"] == [WEST_KEY_ARN]
+
+
+def test_site_of_a_baselined_account_uses_the_baselines_session_logs_and_key(run_pulumi: Runner) -> None:
+    mocks = _run(run_pulumi, _prod())
+    assert mocks.of_type("aws:ssm/document:Document") == []
+    assert [r.name for r in mocks.of_type("aws:cloudwatch/logGroup:LogGroup") if r.name.startswith(SITE)] == [
+        f"{SITE}-audit-agent-logs"
+    ]
+    statements = statements_by_sid(
+        mocks.one("aws:iam/rolePolicy:RolePolicy", f"{SITE}-identity-permissions").inputs
+    )
+    baseline_logs = f"arn:aws:logs:{WEST}:{ACCOUNT}:log-group:/gpufleet/account/sessions"
+    assert baseline_logs in statements["WriteOwnLogs"]["Resource"]
+    assert f"{baseline_logs}:log-stream:*" in statements["WriteOwnLogs"]["Resource"]
+    # The baseline's key in the site's region, found by its fixed alias.
+    assert statements["DecryptSessions"]["Resource"] == [f"arn:aws:kms:{WEST}:{ACCOUNT}:key/baseline-{WEST}"]
+    assert ("aws:kms/getAlias:getAlias", {"name": f"alias/gpufleet-account-{WEST}", "region": WEST}) in [
+        (t, {k: v for k, v in a.items() if k in ("name", "region")}) for t, a in mocks.calls
+    ]
 
 
 def test_site_role_reads_the_replica_in_its_own_region_only(run_pulumi: Runner) -> None:
@@ -221,17 +249,21 @@ def test_site_role_reads_the_replica_in_its_own_region_only(run_pulumi: Runner) 
     )
     assert statements["ReadWriteCheckpoints"]["Resource"] == [f"{WEST_BUCKET_ARN}/checkpoints/*"]
     assert statements["ReadData"]["Resource"] == [f"{WEST_BUCKET_ARN}/data/*"]
-    assert statements["UseFleetKey"]["Resource"] == [WEST_KEY_ARN]
+    assert statements["UseBucketKeyThroughS3"]["Resource"] == [WEST_KEY_ARN]
+    assert statements["UseBucketKeyThroughS3"]["Condition"] == {
+        "StringEquals": {"kms:ViaService": f"s3.{WEST}.amazonaws.com"}
+    }
     home = statements_by_sid(
         mocks.one("aws:iam/rolePolicy:RolePolicy", f"{NAME}-identity-permissions").inputs
     )
-    assert home["UseFleetKey"]["Resource"] == [HOME_KEY_ARN]
+    assert home["UseBucketKeyThroughS3"]["Resource"] == [HOME_KEY_ARN]
 
 
 def test_sse_kms_replica_gets_a_new_rotating_key_and_no_pool_network(run_pulumi: Runner) -> None:
     raw = _prod()
     raw.update(environment="dev")
     raw["storage"]["checkpoints"].update(encryption="sse-kms", classification="internal")
+    del raw["storage"]["checkpoints"]["byok_material"]
     del raw["pools"]["burst-a10g-west"]
     del raw["network"]["regions"]
     mocks = _run(run_pulumi, raw)
@@ -257,7 +289,15 @@ def test_pool_in_a_region_without_a_replica_reads_the_home_bucket(run_pulumi: Ru
         mocks.one("aws:iam/rolePolicy:RolePolicy", f"{SITE}-identity-permissions").inputs
     )
     assert statements["ReadWriteCheckpoints"]["Resource"] == [f"{HOME_BUCKET_ARN}/checkpoints/*"]
-    assert statements["UseFleetKey"]["Resource"] == [HOME_KEY_ARN]
+    # The home bucket is reached through S3 in the home region, so that is where the key is used.
+    assert statements["UseBucketKeyThroughS3"]["Resource"] == [HOME_KEY_ARN]
+    assert statements["UseBucketKeyThroughS3"]["Condition"] == {
+        "StringEquals": {"kms:ViaService": f"s3.{HOME}.amazonaws.com"}
+    }
+    # Its own region still gets a key, for its volumes and logs.
+    assert (
+        mocks.one("aws:kms/replicaExternalKey:ReplicaExternalKey", f"{SITE}-key-key").inputs["region"] == WEST
+    )
     template = mocks.one("aws:ec2/launchTemplate:LaunchTemplate", f"{WEST_POOL}-lt").inputs
     assert template["blockDeviceMappings"][0]["ebs"]["kmsKeyId"] == WEST_KEY_ARN
 

@@ -16,6 +16,7 @@ SESSION_LOGS = f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:/gpufleet/dev/session
 def _args(**overrides: object) -> InstanceIdentityArgs:
     values: dict[str, object] = {
         "bucket_arn": BUCKET_ARN,
+        "bucket_region": REGION,
         "kms_key_arns": [KEY_ARN],
         "log_group_arns": [AGENT_LOGS, SESSION_LOGS],
         "tags": TAGS,
@@ -61,14 +62,22 @@ def test_permissions_are_scoped_to_prefixes_key_and_log_groups(run_pulumi: Runne
     assert {sid: (s["Action"], s["Resource"]) for sid, s in statements.items()} == {
         "ListOwnPrefixes": (["s3:ListBucket"], [BUCKET_ARN]),
         "ReadData": (["s3:GetObject"], [f"{BUCKET_ARN}/data/*"]),
-        "ReadWriteCheckpoints": (["s3:GetObject", "s3:PutObject"], [f"{BUCKET_ARN}/checkpoints/*"]),
-        "UseFleetKey": (["kms:Decrypt", "kms:GenerateDataKey", "kms:Encrypt"], [KEY_ARN]),
+        "ReadWriteCheckpoints": (
+            ["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"],
+            [f"{BUCKET_ARN}/checkpoints/*"],
+        ),
+        "UseBucketKeyThroughS3": (["kms:Decrypt", "kms:GenerateDataKey"], [KEY_ARN]),
         "WriteOwnLogs": (
             ["logs:CreateLogStream", "logs:PutLogEvents"],
             [AGENT_LOGS, SESSION_LOGS, f"{AGENT_LOGS}:log-stream:*", f"{SESSION_LOGS}:log-stream:*"],
         ),
         "FindLogGroups": (["logs:DescribeLogGroups"], ["*"]),
         "PublishGpuMetrics": (["cloudwatch:PutMetricData"], ["*"]),
+        "ReadInstanceTags": (["ec2:DescribeTags"], ["*"]),
+    }
+    # S3 is the only way the role may use the bucket's key, and never to Encrypt (S3 does not need it).
+    assert statements["UseBucketKeyThroughS3"]["Condition"] == {
+        "StringEquals": {"kms:ViaService": f"s3.{REGION}.amazonaws.com"}
     }
     assert statements["ListOwnPrefixes"]["Condition"] == {
         "StringLike": {"s3:prefix": ["data/*", "checkpoints/*"]}
@@ -76,6 +85,19 @@ def test_permissions_are_scoped_to_prefixes_key_and_log_groups(run_pulumi: Runne
     assert statements["PublishGpuMetrics"]["Condition"] == {
         "StringEquals": {"cloudwatch:namespace": "CWAgent"}
     }
+
+
+def test_session_key_is_decrypt_only(run_pulumi: Runner) -> None:
+    session_key = f"arn:aws:kms:{REGION}:{ACCOUNT}:key/sessions"
+    mocks = run_pulumi(lambda: InstanceIdentity("id", _args(session_kms_key_arns=[session_key])))
+    statements = statements_by_sid(mocks.one("aws:iam/rolePolicy:RolePolicy", "id-permissions").inputs)
+    assert statements["DecryptSessions"] == {
+        "Sid": "DecryptSessions",
+        "Effect": "Allow",
+        "Action": ["kms:Decrypt"],
+        "Resource": [session_key],
+    }
+    assert not any("kms:Encrypt" in s["Action"] for s in statements.values())
 
 
 def test_permission_statements_pass_the_linter(run_pulumi: Runner) -> None:
@@ -91,3 +113,5 @@ def test_args_reject_wildcard_prefixes_and_missing_keys() -> None:
         "InstanceIdentityArgs: kms_key_arns: at least one key is needed to read encrypted checkpoints; "
         "data_prefix: '*' must look like 'name/' without wildcards"
     )
+    with pytest.raises(ValueError, match="bucket_region: 'east' is not an AWS region name"):
+        _args(bucket_region="east")

@@ -55,7 +55,9 @@ def test_key_policy_names_the_account_and_scopes_services(run_pulumi: Runner) ->
     assert statements["AccountAdministersKey"]["Principal"] == {"AWS": [f"arn:aws:iam::{ACCOUNT}:root"]}
     assert statements["LogsEncryptLogGroups"]["Principal"] == {"Service": [f"logs.{REGION}.amazonaws.com"]}
     assert statements["LogsEncryptLogGroups"]["Condition"] == {
-        "ArnLike": {"kms:EncryptionContext:aws:logs:arn": f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:*"}
+        "ArnLike": {
+            "kms:EncryptionContext:aws:logs:arn": f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:/gpufleet/*"
+        }
     }
     assert statements["CloudTrailEncryptsLogs"]["Condition"] == {
         "StringLike": {"kms:EncryptionContext:aws:cloudtrail:arn": f"arn:aws:cloudtrail:*:{ACCOUNT}:trail/*"},
@@ -140,7 +142,9 @@ def test_byok_replica_key_lives_in_its_region_with_a_regional_policy(run_pulumi:
     ]
     assert statements["LogsEncryptLogGroups"]["Principal"] == {"Service": [f"logs.{WEST}.amazonaws.com"]}
     assert statements["LogsEncryptLogGroups"]["Condition"] == {
-        "ArnLike": {"kms:EncryptionContext:aws:logs:arn": f"arn:aws:logs:{WEST}:{ACCOUNT}:log-group:*"}
+        "ArnLike": {
+            "kms:EncryptionContext:aws:logs:arn": f"arn:aws:logs:{WEST}:{ACCOUNT}:log-group:/gpufleet/*"
+        }
     }
     assert "kms:ReplicateKey" not in statements["AccountAdministersKey"]["Action"]
 
@@ -172,3 +176,60 @@ def test_replica_args_are_checked() -> None:
     assert "replica_of: only byok keys are replicated" in message
     assert "multi_region: a replica cannot itself be a multi-Region primary" in message
     assert "home: a replica key serves a second region; set home=False" in message
+
+
+def test_logs_use_the_key_for_the_fleets_log_groups_only(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(
+        lambda: FleetKey(
+            "fk",
+            FleetKeyArgs(
+                encryption="sse-kms",
+                account_id=ACCOUNT,
+                region=REGION,
+                tags=TAGS,
+                log_group_prefix="/gpufleet/gpufleet-dev/",
+            ),
+        )
+    )
+    statements = statements_by_sid(mocks.one("aws:kms/key:Key", "fk-key").inputs)
+    assert statements["LogsEncryptLogGroups"]["Condition"] == {
+        "ArnLike": {
+            "kms:EncryptionContext:aws:logs:arn": (
+                f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:/gpufleet/gpufleet-dev/*"
+            )
+        }
+    }
+
+
+def test_byok_material_from_config_is_imported_at_creation(run_pulumi: Runner) -> None:
+    material = "q" * 43 + "="
+    mocks = run_pulumi(
+        lambda: FleetKey(
+            "bk",
+            FleetKeyArgs(
+                encryption="byok", account_id=ACCOUNT, region=REGION, tags=TAGS, key_material_base64=material
+            ),
+        )
+    )
+    # The SDK marks the material secret: it reaches the engine (and the state) encrypted.
+    assert mocks.one("aws:kms/externalKey:ExternalKey", "bk-key").inputs["keyMaterialBase64"] == {
+        "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+        "value": material,
+    }
+
+
+def test_key_args_refuse_material_for_generated_keys_and_bad_prefixes() -> None:
+    with pytest.raises(ValueError) as raised:
+        FleetKeyArgs(
+            encryption="sse-kms",
+            account_id=ACCOUNT,
+            region=REGION,
+            tags=TAGS,
+            key_material_base64="abc",
+            log_group_prefix="gpufleet/*",
+            alias="gpufleet",
+        )
+    assert str(raised.value) == (
+        "FleetKeyArgs: key_material_base64: only byok keys take imported material; log_group_prefix: "
+        "'gpufleet/*' must start with '/', no wildcards; alias: 'gpufleet' must start with 'alias/'"
+    )

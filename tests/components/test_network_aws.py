@@ -2,12 +2,15 @@ from __future__ import annotations
 
 import pytest
 
-from components.network.aws import FleetNetwork, FleetNetworkArgs, plan_subnets
+from components.network.aws import FleetNetwork, FleetNetworkArgs, plan_subnets, public_subnet
 
 from .builders import REGION, TAGS
-from .conftest import Runner
+from .conftest import Runner, document, statements_by_sid
 
-ENDPOINTS = ("ssm", "ssmmessages", "ec2messages", "logs", "kms", "monitoring")
+# ec2: the CloudWatch agent's DescribeTags; sqs: workers take work from their pool's queue.
+ENDPOINTS = ("ssm", "ssmmessages", "ec2messages", "logs", "kms", "monitoring", "ec2", "sqs")
+CONTAINER_ENDPOINTS = ("ecr.api", "ecr.dkr", "sts")
+BUCKET = "arn:aws:s3:::gpufleet-dev-storage-bucket"
 
 
 @pytest.mark.parametrize(
@@ -39,10 +42,17 @@ def test_plan_subnets_refuses_a_range_too_small() -> None:
         plan_subnets("10.0.0.0/27", 2)
 
 
-def _vpc(run_pulumi: Runner):  # type: ignore[no-untyped-def]
+def _vpc(run_pulumi: Runner, egress: str = "none"):  # type: ignore[no-untyped-def]
     return run_pulumi(
         lambda: FleetNetwork(
-            "net", FleetNetworkArgs(region=REGION, tags=TAGS, availability_zones=["us-east-1a", "us-east-1b"])
+            "net",
+            FleetNetworkArgs(
+                region=REGION,
+                tags=TAGS,
+                availability_zones=["us-east-1a", "us-east-1b"],
+                egress=egress,  # type: ignore[arg-type]
+                bucket_arns=[BUCKET],
+            ),
         )
     )
 
@@ -139,3 +149,83 @@ def test_args_need_zones_or_subnets() -> None:
         FleetNetworkArgs(region=REGION, tags=TAGS)
     with pytest.raises(ValueError, match="subnet_ids: an empty list"):
         FleetNetworkArgs(region=REGION, tags=TAGS, subnet_ids=[])
+
+
+def test_s3_gateway_admits_the_fleets_buckets_and_the_os_repositories_only(run_pulumi: Runner) -> None:
+    mocks = _vpc(run_pulumi)
+    inputs = mocks.one("aws:ec2/vpcEndpoint:VpcEndpoint", "net-s3").inputs
+    statements = statements_by_sid(inputs)
+    assert sorted(statements) == ["FleetBuckets", "RepositoriesAndAgents"]
+    assert statements["FleetBuckets"]["Resource"] == [BUCKET, f"{BUCKET}/*"]
+    assert "s3:DeleteBucket" not in statements["FleetBuckets"]["Action"]
+    assert statements["RepositoriesAndAgents"]["Action"] == ["s3:GetObject"]
+    assert statements["RepositoriesAndAgents"]["Resource"] == [
+        f"arn:aws:s3:::al2023-repos-{REGION}-*/*",
+        f"arn:aws:s3:::amazonlinux-2-repos-{REGION}/*",
+        f"arn:aws:s3:::amazon-ssm-{REGION}/*",
+        f"arn:aws:s3:::amazon-ssm-packages-{REGION}/*",
+        f"arn:aws:s3:::{REGION}-birdwatcher-prod/*",
+        f"arn:aws:s3:::aws-ssm-{REGION}/*",
+        f"arn:aws:s3:::amazoncloudwatch-agent-{REGION}/*",
+    ]
+    assert document(inputs)["Version"] == "2012-10-17"
+
+
+def test_container_egress_adds_ecr_sts_and_the_layer_bucket(run_pulumi: Runner) -> None:
+    mocks = _vpc(run_pulumi, "endpoints")
+    names = sorted(r.name for r in mocks.of_type("aws:ec2/vpcEndpoint:VpcEndpoint"))
+    assert names == sorted(["net-s3", *(f"net-{s}" for s in ENDPOINTS + CONTAINER_ENDPOINTS)])
+    assert mocks.one("aws:ec2/vpcEndpoint:VpcEndpoint", "net-ecr.dkr").inputs["serviceName"] == (
+        f"com.amazonaws.{REGION}.ecr.dkr"
+    )
+    layers = statements_by_sid(mocks.one("aws:ec2/vpcEndpoint:VpcEndpoint", "net-s3").inputs)
+    assert (
+        f"arn:aws:s3:::prod-{REGION}-starport-layer-bucket/*" in layers["RepositoriesAndAgents"]["Resource"]
+    )
+    assert mocks.of_type("aws:ec2/natGateway:NatGateway") == []
+
+
+def test_nat_egress_routes_the_private_subnets_through_one_nat_gateway(run_pulumi: Runner) -> None:
+    mocks = _vpc(run_pulumi, "nat")
+    nat = mocks.one("aws:ec2/natGateway:NatGateway", "net-nat").inputs
+    assert (nat["subnetId"], nat["allocationId"], nat["connectivityType"]) == (
+        "net-public-0-id",
+        "net-nat-ip-id",
+        "public",
+    )
+    public = mocks.one("aws:ec2/subnet:Subnet", "net-public-0").inputs
+    # The slot after the two private /18s: turning NAT on renumbers nothing.
+    assert (public["cidrBlock"], public["availabilityZone"], public["mapPublicIpOnLaunch"]) == (
+        "10.40.128.0/18",
+        "us-east-1a",
+        False,
+    )
+    route = mocks.one("aws:ec2/route:Route", "net-private-default").inputs
+    assert (route["routeTableId"], route["destinationCidrBlock"], route["natGatewayId"]) == (
+        "net-private-rt-id",
+        "0.0.0.0/0",
+        "net-nat-id",
+    )
+    public_routes = mocks.one("aws:ec2/routeTable:RouteTable", "net-public-rt").inputs["routes"]
+    assert public_routes == [{"cidrBlock": "0.0.0.0/0", "gatewayId": "net-igw-id"}]
+    egress = mocks.one("aws:ec2/securityGroup:SecurityGroup", "net-instances-sg").inputs["egress"]
+    assert egress[0] == {
+        "protocol": "tcp",
+        "fromPort": 443,
+        "toPort": 443,
+        "cidrBlocks": ["0.0.0.0/0"],
+        "description": "HTTPS to the internet through the NAT gateway",
+    }
+    group = mocks.one("aws:ec2/securityGroup:SecurityGroup", "net-instances-sg").inputs
+    assert group.get("ingress", []) == []
+
+
+def test_nat_needs_a_free_subnet_slot_and_a_network_of_our_own() -> None:
+    assert public_subnet("10.40.0.0/16", 3) == "10.40.192.0/18"
+    zones = ["us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d"]
+    with pytest.raises(ValueError, match="no free subnet slot for the NAT gateway after 4 private subnets"):
+        FleetNetworkArgs(region=REGION, tags=TAGS, availability_zones=zones, egress="nat")
+    with pytest.raises(ValueError, match="egress: 'nat' is built in a network the fleet creates"):
+        FleetNetworkArgs(region=REGION, tags=TAGS, subnet_ids=["subnet-1"], egress="nat")
+    with pytest.raises(ValueError, match="egress: 'open' is not one of none, endpoints, nat"):
+        FleetNetworkArgs(region=REGION, tags=TAGS, availability_zones=zones[:1], egress="open")  # type: ignore[arg-type]

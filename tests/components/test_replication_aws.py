@@ -39,6 +39,7 @@ def _build() -> None:
             primary=ReplicatedBucket(bucket=home, kms_key_arn=KEY_ARN, region=REGION),
             replica=ReplicatedBucket(bucket=west, kms_key_arn=WEST_KEY_ARN, region=WEST),
             tags=TAGS,
+            account_id=ACCOUNT,
         ),
     )
 
@@ -96,15 +97,17 @@ def test_each_direction_replicates_deletes_and_kms_objects_into_the_other_key(ru
     }
 
 
-def test_role_is_trusted_by_s3_only(run_pulumi: Runner) -> None:
+def test_role_is_trusted_by_s3_only_for_this_account(run_pulumi: Runner) -> None:
     mocks = run_pulumi(_build)
     trust = document(mocks.one("aws:iam/role:Role", "repl-role").inputs, "assumeRolePolicy")
+    # aws:SourceAccount: another account's replication configuration cannot borrow the role.
     assert trust["Statement"] == [
         {
             "Sid": "S3AssumesRoleForReplication",
             "Effect": "Allow",
             "Action": ["sts:AssumeRole"],
             "Principal": {"Service": ["s3.amazonaws.com"]},
+            "Condition": {"StringEquals": {"aws:SourceAccount": ACCOUNT}},
         }
     ]
 
@@ -188,4 +191,5 @@ def _args_in(primary_region: str, replica_region: str) -> CheckpointReplicationA
         primary=ReplicatedBucket(bucket=bucket, kms_key_arn=KEY_ARN, region=primary_region),
         replica=ReplicatedBucket(bucket=bucket, kms_key_arn=WEST_KEY_ARN, region=replica_region),
         tags=TAGS,
+        account_id=ACCOUNT,
     )

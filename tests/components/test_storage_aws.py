@@ -14,11 +14,15 @@ BUCKET_ARN = f"arn:aws:s3:::{BUCKET}"
 @pytest.mark.parametrize(
     ("ia_after", "expire_after", "expected"),
     [
-        (0, 30, "INTELLIGENT_TIERING"),
-        (7, 30, "INTELLIGENT_TIERING"),  # the seeds' numbers: S3 rejects STANDARD_IA before day 30
+        # Intelligent-Tiering bills less only 30 days after the move: with 30 days or fewer left, never.
+        (0, 30, None),
+        (7, 30, None),  # the seeds' numbers: STANDARD_IA is refused before day 30, IT cannot pay off
+        (7, 37, None),
+        (7, 38, "INTELLIGENT_TIERING"),
         (29, 90, "INTELLIGENT_TIERING"),
         (30, 60, "STANDARD_IA"),
-        (30, 59, "INTELLIGENT_TIERING"),  # 29 days left: STANDARD_IA would bill 30
+        (30, 59, None),  # 29 days left: STANDARD_IA would bill 30, IT would never reach its cheaper tier
+        (30, 61, "STANDARD_IA"),
         (45, 365, "STANDARD_IA"),
         (30, 30, None),  # expires before it could move
         (40, 30, None),
@@ -84,7 +88,6 @@ def test_versioning_and_lifecycle(run_pulumi: Runner) -> None:
         "id": "checkpoints",
         "status": "Enabled",
         "filter": {"prefix": "checkpoints/"},
-        "transitions": [{"days": 7, "storageClass": "INTELLIGENT_TIERING"}],
         "expiration": {"days": 30},
         "noncurrentVersionExpiration": {"noncurrentDays": 7},
         "abortIncompleteMultipartUpload": {"daysAfterInitiation": 7},

@@ -194,16 +194,16 @@ def test_replication_doubles_storage_and_adds_the_transfer(report: CostReport) -
     lines = _other(report)
     home = lines["bucket:gpufleet-prod-storage-bucket"]
     replica = lines["bucket:gpufleet-prod-eu-west-1-storage-bucket"]
-    # The lifecycle built: STANDARD to day 7, INTELLIGENT_TIERING to expiry on day 30, then 7 d more as
-    # a noncurrent version (the bucket is versioned): 30 d in the class, all in its frequent tier.
-    # 3000 x 7 / 30.4167 = 690.41 GiB x 0.02 = 13.81; 3000 x 30 / 30.4167 = 2,958.90 GiB x 0.018 = 53.26;
-    # datasets 1,000 GiB x 0.02 = 20: 87.07 USD a month in each bucket.
-    per_bucket = 3000 * 7 / DAYS * 0.02 + 3000 * 30 / DAYS * 0.018 + 1000 * 0.02
+    # The lifecycle built: no transition (7 then 30 days: no class pays off before the expiry), so
+    # STANDARD to expiry on day 30, then 7 d more as a noncurrent version (the bucket is versioned).
+    # 3000 x 37 / 30.4167 = 3,649.32 GiB x 0.02 = 72.99; datasets 1,000 GiB x 0.02 = 20: 92.99 USD a
+    # month in each bucket.
+    per_bucket = 3000 * 37 / DAYS * 0.02 + 1000 * 0.02
     assert home.monthly_estimate == pytest.approx(per_bucket)
     assert replica.monthly_estimate == pytest.approx(per_bucket)
     assert home.quantity == (
-        "3000 GiB written a month, 1000 GiB kept: 690.41 GiB STANDARD (7 d at 0.02); "
-        "2958.9 GiB INTELLIGENT_TIERING frequent (30 d at 0.018); 1000 GiB STANDARD kept (no expiry at 0.02)"
+        "3000 GiB written a month, 1000 GiB kept: 3649.32 GiB STANDARD (37 d at 0.02); "
+        "1000 GiB STANDARD kept (no expiry at 0.02)"
     )
     assert (
         replica.notes[0]
@@ -215,7 +215,7 @@ def test_replication_doubles_storage_and_adds_the_transfer(report: CostReport) -
     assert replication.monthly_estimate == pytest.approx(60.0)
     assert not replication.price.confirmed and replication.price.what == "aws data transfer to another region"
     assert "replication:gpufleet-prod-replication-to-primary" not in lines
-    assert IT_RULE in report.notes
+    assert IT_RULE not in report.notes
 
 
 def test_pool_transfer_lines_and_the_missing_field_named(report: CostReport) -> None:
@@ -240,15 +240,11 @@ def test_the_total_sums_every_line_and_the_text_lists_each_price(report: CostRep
         sum(p.monthly_estimate for p in report.pools) + sum(o.monthly_estimate for o in report.other)
     )
     text = render_text(report)
-    assert (
-        f"aws object storage INTELLIGENT_TIERING frequent: 0.018 USD/GiB-month ({DATE}, {USD_SOURCE})" in text
-    )
+    assert f"aws object storage STANDARD: 0.02 USD/GiB-month ({DATE}, {USD_SOURCE})" in text
+    assert "INTELLIGENT_TIERING" not in text
     assert f"aws data transfer to another region: 0.02 USD/GiB ({DATE}, {USD_SOURCE}, UNCONFIRMED)" in text
     bucket_json = next(o for o in report.to_json()["other"] if o["kind"] == "bucket")
-    assert [p["what"] for p in bucket_json["prices"]] == [
-        "aws object storage STANDARD",
-        "aws object storage INTELLIGENT_TIERING frequent",
-    ]
+    assert [p["what"] for p in bucket_json["prices"]] == ["aws object storage STANDARD"]
 
 
 def test_only_datasets_given_prices_them_and_names_the_missing_checkpoint_volume(

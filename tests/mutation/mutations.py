@@ -22,6 +22,7 @@ the production spend envelope) change prod, judged on top of its baseline.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -201,10 +202,26 @@ def acc_005(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
 
 
 def acc_006(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
-    preferences = find(graph, "audit-session-prefs")
-    content = document(preferences, "content")
-    content["inputs"]["cloudWatchEncryptionEnabled"] = False
-    set_document(preferences, content, "content")
+    # dev leaves its account's preferences to the account-baseline stack (stack tag); a preferences
+    # document of its own is judged all the same.
+    logs = find(graph, "audit-agent-logs")
+    content = {
+        "schemaVersion": "1.0",
+        "sessionType": "Standard_Stream",
+        "inputs": {"cloudWatchLogGroupName": logs.inputs["name"], "cloudWatchEncryptionEnabled": False},
+    }
+    preferences = add(
+        graph,
+        "aws:ssm/document:Document",
+        "session-prefs",
+        {
+            "name": "SSM-SessionManagerRunShell",
+            "documentType": "Session",
+            "documentFormat": "JSON",
+            "content": json.dumps(content),
+            "tags": cost_tags(graph),
+        },
+    )
     return graph, preferences.name
 
 
@@ -604,7 +621,7 @@ MUTATIONS: dict[str, Mutation] = {
     "GF-ACC-003": Mutation("dev", "SSM core policy detached from the instance role", acc_003),
     "GF-ACC-004": Mutation("dev", "launch template metadata tokens optional (IMDSv1)", acc_004),
     "GF-ACC-005": Mutation("dev", "launch template assigns public IPs", acc_005),
-    "GF-ACC-006": Mutation("dev", "Session Manager preferences stop encrypting session logs", acc_006),
+    "GF-ACC-006": Mutation("dev", "Session Manager preferences that do not encrypt session logs", acc_006),
     "GF-IAM-001": Mutation("dev", "instance role allowed s3:* on the checkpoint bucket", iam_001),
     "GF-IAM-002": Mutation("dev", "instance role allowed s3:PutObject on every resource", iam_002),
     "GF-IAM-003": Mutation("dev", "AdministratorAccess attached to the instance role", iam_003),

@@ -204,7 +204,7 @@ def test_models_check_cross_fields_on_direct_construction() -> None:
 
 ALLOWED_POOL = (
     "cloud, region, instance_types, size, spot_percent, on_demand_base, scaling, off_hours, usage, disk_gib, "
-    "transfer, queue"
+    "transfer, queue, image"
 )
 
 
@@ -281,7 +281,7 @@ ALLOWED_POOL = (
         (["links"], [{"type": "vpn"}], ".links: private links are not supported yet; leave it out"),
         (["spto"], 1,
          ": unknown field 'spto'; allowed: environment, tags, budget, storage, access, "
-         "audit, network, pools, onprem, links"),
+         "audit, network, account, pools, onprem, links"),
     ],
 )  # fmt: skip
 def test_error_messages(path: list[str], value: Any, expected: str) -> None:

@@ -139,6 +139,27 @@ def test_log_group_elsewhere_and_unknown_content_with_proxy() -> None:
     ]
 
 
+def test_preferences_owned_by_the_account_baseline_stack() -> None:
+    tags = {"gpufleet:account-baseline-stack": "account"}
+    with pytest.raises(
+        NotApplicable, match=r"account baseline's \(stack tag gpufleet:account-baseline-stack: account\)"
+    ):
+        check_stack(POLICY, [GPU], stack_tags=tags)
+    # The tag vouches for a missing document only; a document in the stack is still judged.
+    doc = res(DOCUMENT, "prefs", _prefs({"s3BucketName": "logs", "s3EncryptionEnabled": False}))
+    assert check_stack(POLICY, [GPU, doc], stack_tags=tags) == [
+        (
+            "Session Manager preferences 'prefs' logs sessions to bucket 'logs' with s3EncryptionEnabled "
+            "off; set it to true",
+            doc.urn,
+        )
+    ]
+    # Another tag name, from the pack's config.
+    with pytest.raises(NotApplicable):
+        check_stack(POLICY, [GPU], {"baseline_stack_tag": "landing-zone"}, {"landing-zone": "core"})
+    assert len(check_stack(POLICY, [GPU], stack_tags={"landing-zone": "core"})) == 1
+
+
 def test_not_applicable_without_gpu() -> None:
     with pytest.raises(NotApplicable):
         check_stack(POLICY, [res(INSTANCE, "web", {"instanceType": "t3.micro"})])

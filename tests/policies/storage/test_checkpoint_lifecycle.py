@@ -11,14 +11,15 @@ from policies.storage.checkpoint_lifecycle import POLICY, RULE
 from .helpers import UNKNOWN, NotApplicable, res, run_stack
 
 TAGS = {"purpose": "checkpoints"}
+# No transition: with a 30-day expiry no S3 class pays off (see GF-STOR-006), so none is asked for.
 OUR_RULE = {
     "id": "checkpoints",
     "status": "Enabled",
     "filter": {"prefix": ""},
-    "transitions": [{"days": 7, "storageClass": "INTELLIGENT_TIERING"}],
     "expiration": {"days": 30},
     "abortIncompleteMultipartUpload": {"daysAfterInitiation": 1},
 }
+LONG_LIVED = {"transition_days": 7, "expire_days": 90}
 
 
 def s3(rule: Mapping[str, object]) -> tuple[PolicyResource, list[PolicyResource]]:
@@ -46,9 +47,6 @@ def test_s3_disabled_rule_does_not_count() -> None:
     assert [m for m, _ in run_stack(POLICY, resources)] == [
         "S3 bucket 'ckpt' is a checkpoint bucket but its lifecycle has no expiration; expire them after at "
         "most 30 days",
-        "S3 bucket 'ckpt' is a checkpoint bucket but its lifecycle moves nothing to an infrequent-access "
-        "class "
-        "within 7 days; transition to INTELLIGENT_TIERING after at most 7 days",
         "S3 bucket 'ckpt' is a checkpoint bucket but its lifecycle does not abort incomplete multipart "
         "uploads; add an abort after a few days",
     ]
@@ -63,11 +61,6 @@ def test_s3_disabled_rule_does_not_count() -> None:
             "them after at most 30 days",
         ),
         (
-            {"transitions": [{"days": 14, "storageClass": "INTELLIGENT_TIERING"}]},
-            "S3 bucket 'ckpt' is a checkpoint bucket but its lifecycle moves nothing to an infrequent-access "
-            "class within 7 days; transition to INTELLIGENT_TIERING after at most 7 days",
-        ),
-        (
             {"abortIncompleteMultipartUpload": None},
             "S3 bucket 'ckpt' is a checkpoint bucket but its lifecycle does not abort incomplete multipart "
             "uploads; add an abort after a few days",
@@ -77,6 +70,31 @@ def test_s3_disabled_rule_does_not_count() -> None:
 def test_s3_one_change_negatives(change: Mapping[str, object], message: str) -> None:
     bucket, resources = s3({**OUR_RULE, **change})
     assert run_stack(POLICY, resources) == [(message, bucket.urn)]
+
+
+def test_s3_asks_for_no_transition_that_cannot_pay_off_before_a_30_day_expiry() -> None:
+    # Intelligent-Tiering reaches its cheaper tier 30 days after the move: day 37, after the expiry.
+    _, resources = s3({**OUR_RULE, "transitions": None})
+    assert run_stack(POLICY, resources) == []
+
+
+def test_s3_long_lived_checkpoints_need_a_transition() -> None:
+    rule = {
+        **OUR_RULE,
+        "expiration": {"days": 90},
+        "transitions": [{"days": 14, "storageClass": "INTELLIGENT_TIERING"}],
+    }
+    bucket, resources = s3(rule)
+    assert run_stack(POLICY, resources, LONG_LIVED) == [
+        (
+            "S3 bucket 'ckpt' is a checkpoint bucket but its lifecycle moves nothing to an infrequent-access "
+            "class within 7 days; transition to INTELLIGENT_TIERING after at most 7 days",
+            bucket.urn,
+        )
+    ]
+    moved = {**rule, "transitions": [{"days": 7, "storageClass": "INTELLIGENT_TIERING"}]}
+    _, resources = s3(moved)
+    assert run_stack(POLICY, resources, LONG_LIVED) == []
 
 
 def test_s3_inline_v2_shape() -> None:

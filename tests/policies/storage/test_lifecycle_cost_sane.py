@@ -11,7 +11,7 @@ OUR_RULE = {
     "id": "checkpoints",
     "status": "Enabled",
     "transitions": [{"days": 7, "storageClass": "INTELLIGENT_TIERING"}],
-    "expiration": {"days": 30},
+    "expiration": {"days": 60},
     "abortIncompleteMultipartUpload": {"daysAfterInitiation": 1},
 }
 
@@ -23,6 +23,19 @@ def test_metadata() -> None:
 @pytest.mark.parametrize("kind", [AWS_LIFECYCLE, AWS_LIFECYCLE_V2])
 def test_our_s3_lifecycle_passes(kind: str) -> None:
     assert run_resource(POLICY, kind, {"rules": [OUR_RULE]}, name="lc") == []
+
+
+def test_s3_intelligent_tiering_that_expires_before_its_cheaper_tier_never_pays_off() -> None:
+    rule = {**OUR_RULE, "expiration": {"days": 30}}
+    assert run_resource(POLICY, AWS_LIFECYCLE, {"rules": [rule]}, name="lc") == [
+        "S3 lifecycle configuration 'lc' lifecycle rule checkpoints moves objects to INTELLIGENT_TIERING "
+        "after 7 days but expires them after 30 days: INTELLIGENT_TIERING bills less only after 30 days "
+        "without access (day 37), so the move pays transition and monitoring fees and never reaches a "
+        "cheaper tier; drop the transition or keep them longer"
+    ]
+    # One day past the cheaper tier's start is enough to be judged worth it; no transition always is.
+    assert run_resource(POLICY, AWS_LIFECYCLE, {"rules": [{**rule, "expiration": {"days": 38}}]}) == []
+    assert run_resource(POLICY, AWS_LIFECYCLE, {"rules": [{**rule, "transitions": None}]}) == []
 
 
 def test_s3_standard_ia_before_30_days_is_rejected() -> None:
@@ -39,7 +52,7 @@ def test_s3_standard_ia_before_30_days_is_rejected() -> None:
 
 
 def test_s3_glacier_outlives_expiry() -> None:
-    rule = {**OUR_RULE, "transitions": [{"days": 7, "storageClass": "GLACIER"}]}
+    rule = {**OUR_RULE, "transitions": [{"days": 7, "storageClass": "GLACIER"}], "expiration": {"days": 30}}
     assert run_resource(POLICY, AWS_LIFECYCLE, {"rules": [rule]}, name="lc") == [
         "S3 lifecycle configuration 'lc' lifecycle rule checkpoints moves objects to GLACIER after 7 days "
         "but "

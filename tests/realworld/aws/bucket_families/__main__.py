@@ -73,11 +73,10 @@ aws.s3.BucketLifecycleConfigurationV2(
             id="ckpt",
             status="Enabled",
             transitions=[
-                aws.s3.BucketLifecycleConfigurationV2RuleTransitionArgs(
-                    days=1 if BREAK == "v2-glacier" else 0,
-                    storage_class="GLACIER" if BREAK == "v2-glacier" else "INTELLIGENT_TIERING",
-                )
-            ],
+                aws.s3.BucketLifecycleConfigurationV2RuleTransitionArgs(days=1, storage_class="GLACIER")
+            ]
+            if BREAK == "v2-glacier"
+            else None,
             expiration=aws.s3.BucketLifecycleConfigurationV2RuleExpirationArgs(days=30),
             noncurrent_version_expiration=aws.s3.BucketLifecycleConfigurationV2RuleNoncurrentVersionExpirationArgs(
                 noncurrent_days=7
@@ -137,9 +136,6 @@ inline = aws.s3.Bucket(
         aws.s3.BucketLifecycleRuleArgs(
             enabled=True,
             abort_incomplete_multipart_upload_days=None if BREAK == "inline-no-abort" else 3,
-            transitions=[
-                aws.s3.BucketLifecycleRuleTransitionArgs(days=0, storage_class="INTELLIGENT_TIERING")
-            ],
             expiration=aws.s3.BucketLifecycleRuleExpirationArgs(days=30),
             noncurrent_version_expiration=aws.s3.BucketLifecycleRuleNoncurrentVersionExpirationArgs(days=7),
         )
@@ -199,7 +195,6 @@ legacy = aws.s3.BucketV2(
         {
             "enabled": True,
             "abort_incomplete_multipart_upload_days": 3,
-            "transitions": [{"days": 0, "storage_class": "INTELLIGENT_TIERING"}],
             "expirations": [{"days": 90 if BREAK == "legacy-expire-90" else 30}],
             "noncurrent_version_expirations": [{"days": 7}],
         }

@@ -223,11 +223,10 @@ aws.s3.BucketLifecycleConfiguration(
             "id": "checkpoints",
             "status": "Disabled" if BREAK == "lifecycle-disabled" else "Enabled",
             "filter": {},
-            "transitions": [
-                {"days": 7, "storage_class": "STANDARD_IA"}
-                if BREAK == "lifecycle-ia-7"
-                else {"days": 0, "storage_class": "INTELLIGENT_TIERING"}
-            ],
+            # No move with a 30-day expiry: no S3 class pays off before it (GF-STOR-006).
+            "transitions": [{"days": 7, "storage_class": "STANDARD_IA"}]
+            if BREAK == "lifecycle-ia-7"
+            else None,
             "expiration": {"days": expire_days},
             "noncurrent_version_expiration": {"noncurrent_days": 7},
             "abort_incomplete_multipart_upload": {"days_after_initiation": 1},

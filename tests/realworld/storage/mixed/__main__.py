@@ -60,7 +60,8 @@ aws.s3.BucketVersioning(
     opts=aws_opts,
 )
 expiration = {"date": "2027-01-01T00:00:00Z"} if BREAK == "expire-by-date" else {"days": 30}
-transitions = [{"days": 0, "storage_class": "INTELLIGENT_TIERING"}]
+# No move with a 30-day expiry: no S3 class pays off before it (GF-STOR-006).
+transitions = None
 if BREAK == "glacier-7":
     transitions = [{"days": 7, "storage_class": "GLACIER"}]
 # Noncurrent versions expire after 7 days; moving them to STANDARD_IA first is a mistake S3 rejects.

@@ -1,0 +1,1 @@
+"""What exists once per cloud account (and region): account-wide settings and service-linked roles."""
