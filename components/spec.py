@@ -1242,8 +1242,8 @@ def parse_account_baseline(config_value: Any, *, source: str = "stack config") -
     """Parse ``gpufleet:account`` into an AccountBaselineSpec, or raise SpecError listing every problem."""
     if isinstance(config_value, str):
         try:
-            config_value = json.loads(config_value)
-        except json.JSONDecodeError:
+            config_value = limits.parse_json(config_value)
+        except ValueError:
             message = "must be a mapping of account-baseline settings, got a string that is not JSON"
             raise SpecError([(ACCOUNT_CONFIG_KEY, message)], source) from None
     try:

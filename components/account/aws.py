@@ -35,7 +35,7 @@ from components.audit.aws import (
 from components.cost.aws import FleetBudget, FleetBudgetArgs
 from components.keys.aws import FleetKey, FleetKeyArgs
 from components.storage.aws import AWS_REGION_RE
-from components.tags import check_cost_tags, with_tags
+from components.tags import STACK_TAG, check_cost_tags, current_stack, with_tags
 
 BASELINE_TAG = "gpufleet:account-baseline"
 AUTOSCALING_SERVICE = "autoscaling.amazonaws.com"
@@ -178,7 +178,7 @@ class AccountBaseline(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gpufleet:account:AccountBaseline", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        tags = with_tags(args.tags, **{BASELINE_TAG: args.owner})
+        tags = with_tags(args.tags, **{BASELINE_TAG: args.owner, STACK_TAG: current_stack()})
         created: list[pulumi.Resource] = []
         if args.service_linked_roles == "create":
             created.append(autoscaling_service_linked_role(name, tags, child))
@@ -260,7 +260,7 @@ class AccountBaseline(pulumi.ComponentResource):
                 monthly_limit=args.monthly_budget,
                 currency=args.currency,
                 alert_percent=args.alert_percent,
-                project=args.tags["project"],
+                stack=current_stack(),
                 account_id=args.account_id,
                 kms_key_arn=key.key_arn,
                 tags=tags,
