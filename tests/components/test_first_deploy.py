@@ -394,7 +394,7 @@ def test_role_endpoints_and_agent_config_agree(stack: str, pool: str, site: str)
     config = _agent_config(template)
     region = template.inputs["region"]
     assert config == agent_config(
-        config["logs"]["logs_collected"]["files"]["collect_list"][0]["log_group_name"]
+        config["logs"]["logs_collected"]["files"]["collect_list"][0]["log_group_name"], f"gpufleet/{stack}"
     )
     role = statements(one(graph, "aws:iam/rolePolicy:RolePolicy", f"{site}-identity-permissions"))
     endpoints = {
