@@ -30,7 +30,7 @@ from typing import Any
 
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.props import Malformed, excerpt, is_unknown, json_value, kind_of
+from policies.props import Malformed, excerpt, is_unknown, json_kind, json_value
 
 UNKNOWN = "<unknown at preview>"
 """Stands for a resource or principal whose value is an unknown reference at preview."""
@@ -182,7 +182,7 @@ def _strings(value: Any, path: str, *, decisive: bool, scalars: bool = False) ->
             out.append(excerpt(item))
         elif item is not None:
             where = path if items is not value else f"{path}.{index}"
-            raise DocumentError(f"{where} is {kind_of(item)}, not a string", item)
+            raise DocumentError(f"{where} is {json_kind(item)}, not a string", item)
     return tuple(out)
 
 
@@ -218,14 +218,14 @@ def _conditions(value: Any, path: str) -> dict[str, dict[str, tuple[str, ...]]]:
     if value is None or is_unknown(value):
         return {}
     if not isinstance(value, Mapping):
-        raise DocumentError(f"{path} is {kind_of(value)}, not an object", value)
+        raise DocumentError(f"{path} is {json_kind(value)}, not an object", value)
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     for operator in value:
         body = _entry(value, operator)
         if body is None or is_unknown(body):
             continue
         if not isinstance(body, Mapping):
-            raise DocumentError(f"{path}.{operator} is {kind_of(body)}, not an object", body)
+            raise DocumentError(f"{path}.{operator} is {json_kind(body)}, not an object", body)
         out[str(operator)] = {
             str(key): _strings(_entry(body, key), f"{path}.{operator}.{key}", decisive=False, scalars=True)
             for key in body
@@ -237,13 +237,13 @@ def _statement(raw: Any, path: str) -> Statement:
     if is_unknown(raw):
         raise UnknownValueError(raw, [path])
     if not isinstance(raw, Mapping):
-        raise DocumentError(f"{path} is {kind_of(raw)}, not an object", raw)
+        raise DocumentError(f"{path} is {json_kind(raw)}, not an object", raw)
     fields = _lower_keys(raw)
     effect_value = fields.get("effect")
     if is_unknown(effect_value):
         raise UnknownValueError(str(effect_value), [f"{path}.Effect"])
     if effect_value is not None and not isinstance(effect_value, str):
-        raise DocumentError(f"{path}.Effect is {kind_of(effect_value)}, not a string", effect_value)
+        raise DocumentError(f"{path}.Effect is {json_kind(effect_value)}, not a string", effect_value)
     # A statement without an effect is rejected by every cloud; reading it as an allow never
     # hides a grant.
     effect = "deny" if str(effect_value or "allow").strip().lower() == "deny" else "allow"
@@ -287,7 +287,7 @@ def parse_document(value: Any, path: str = "policy", cloud: str | None = None) -
     except Malformed as error:
         raise DocumentError(error.what, value) from None
     if not isinstance(document, Mapping):
-        raise DocumentError(f"the document at .{path} is {kind_of(document)}, not a JSON object", value)
+        raise DocumentError(f"the document at .{path} is {json_kind(document)}, not a JSON object", value)
     fields = _lower_keys(document)
     statements_value = fields.get("statement")
     if is_unknown(statements_value):

@@ -50,7 +50,7 @@ class Malformed(ValueError):
         return f"cannot be parsed: {label}: {self.detail}"
 
 
-def kind_of(value: Any) -> str:
+def json_kind(value: Any) -> str:
     """What a value is, in the words of JSON: a string, a number, a boolean, a list, an object."""
     if value is None:
         return "null"
@@ -85,6 +85,8 @@ def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
             emit("...")
         elif isinstance(item, str):
             emit(json.dumps(item[: limit + 1]))
+        elif isinstance(item, float) and item.is_integer() and abs(item) < 1e16:
+            emit(str(int(item)))  # numbers cross the wire as floats: 22.0 was written 22
         elif item is None or isinstance(item, bool | float):
             emit(json.dumps(item))
         elif isinstance(item, int):
@@ -184,12 +186,21 @@ def get_objects(obj: Any, path: str) -> list[Any]:
     if not isinstance(value, Sequence) or isinstance(value, str | bytes):
         if value is None:
             return []
-        raise Malformed(f".{path} is {kind_of(value)}, not a list of objects", value)
+        raise Malformed(f".{path} is {json_kind(value)}, not a list of objects", value)
     items = as_list(value)
     for index, item in enumerate(items):
         if item is not None and not isinstance(item, Mapping) and not is_unknown(item):
-            raise Malformed(f".{path}.{index} is {kind_of(item)}, not an object", item)
+            raise Malformed(f".{path}.{index} is {json_kind(item)}, not an object", item)
     return [item for item in items if item is not None]
+
+
+def get_list(obj: Any, path: str) -> list[Any]:
+    """The list at `path` ([] when absent, a single value as a one-item list); an unknown list raises
+    `UnknownValueError`, an object is `Malformed`. Entries are returned as they are."""
+    value = get(obj, path)
+    if isinstance(value, Mapping):
+        raise Malformed(f".{path} is an object, not a list", value)
+    return as_list(value)
 
 
 def get_map(obj: Any, path: str) -> Mapping[str, Any]:
@@ -199,7 +210,7 @@ def get_map(obj: Any, path: str) -> Mapping[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise Malformed(f".{path} is {kind_of(value)}, not an object", value)
+        raise Malformed(f".{path} is {json_kind(value)}, not an object", value)
     return value
 
 
@@ -214,7 +225,7 @@ def get_text(obj: Any, path: str) -> str | None:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return excerpt(value)
-    raise Malformed(f".{path} is {kind_of(value)}, not a string", value)
+    raise Malformed(f".{path} is {json_kind(value)}, not a string", value)
 
 
 def get_ref(obj: Any, path: str) -> Any:
@@ -286,7 +297,7 @@ def json_value(value: Any, path: str = "") -> Any:
             raise Malformed(f"{where} is not valid JSON", value) from None
             raise Malformed(f"{where} nests too deeply to read", value) from None
     if isinstance(value, bytes) or not isinstance(value, Mapping | Sequence):
-        raise Malformed(f"{where} is {kind_of(value)}, not a JSON document", value)
+        raise Malformed(f"{where} is {json_kind(value)}, not a JSON document", value)
     try:
         return plain(value)
     except RecursionError:

@@ -157,6 +157,7 @@ class _Validation:
 
     report: ReportViolation
     pending: list[UnjudgedEntry] = field(default_factory=list)
+    failures: int = 0
 
 
 _PENDING: ContextVar[_Validation | None] = ContextVar("gpufleet_unjudged", default=None)
@@ -176,6 +177,7 @@ def _failed(urn: str | None, error: Exception) -> None:
     if running is None:
         raise error
     message = error.message if isinstance(error, Malformed) else internal_error_message(error)
+    running.failures += 1
     running.report(message, urn)
 
 
@@ -192,8 +194,8 @@ def _guard(validate: Callable[[Any, ReportViolation], None]) -> Callable[[Any, R
         except UnknownValueError as error:
             pending.append(UnjudgedEntry(None, error))
         except _NotApplicableError:
-            # "Nothing here to judge" is only true when nothing was left unjudged.
-            if not pending:
+            # "Nothing here to judge" is only true when nothing was left unjudged or failed.
+            if not pending and not running.failures:
                 raise
         except Exception as error:  # a malformed value, or the last resort: never abort the run
             _failed(None, error)

@@ -16,7 +16,7 @@ from typing import Any
 from pulumi_policy import ResourceValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.props import as_list, get, is_unknown
+from policies.props import Malformed, as_list, get, get_map, get_ref, is_unknown, json_kind, raw
 
 GPU_RESOURCE = "nvidia.com/gpu"
 
@@ -71,8 +71,7 @@ def pod_labels(resource_type: str, props: Mapping[str, Any]) -> dict[str, Any]:
     kind = kind_of(resource_type)
     if kind not in _TEMPLATE_PATHS:
         return {}
-    labels = get(props, _TEMPLATE_PATHS[kind][1] + ".labels")
-    return dict(labels) if isinstance(labels, Mapping) else {}
+    return dict(get_map(props, _TEMPLATE_PATHS[kind][1] + ".labels"))
 
 
 def containers(spec: Mapping[str, Any] | None) -> list[tuple[str, Mapping[str, Any]]]:
@@ -117,14 +116,18 @@ def gpu_containers(resource_type: str, props: Mapping[str, Any]) -> list[tuple[s
     return [(role, c) for role, c in containers(pod_spec(resource_type, props)) if uses_gpu(c)]
 
 
-def namespace_of(props: Mapping[str, Any]) -> Any:
-    """metadata.namespace (unknown sentinels returned as-is), "default" when unset."""
-    metadata = get(props, "metadata")
-    if not isinstance(metadata, Mapping) or "namespace" not in metadata:
+def namespace_of(props: Mapping[str, Any]) -> str:
+    """metadata.namespace (an unknown sentinel returned as-is), "default" when unset; a namespace that
+    is not a string (an object, a number) is `Malformed`."""
+    metadata = get_ref(props, "metadata")
+    if not isinstance(metadata, Mapping):
         return "default"
-    target = metadata.get("__target") if type(metadata).__name__ == "_DictProxy" else metadata
-    value = target.get("namespace") if isinstance(target, Mapping) else None
-    return value or "default"
+    value = raw(metadata, "namespace")
+    if value is None or value == "":
+        return "default"
+    if not isinstance(value, str):
+        raise Malformed(f".metadata.namespace is {json_kind(value)}, not a name", value)
+    return value
 
 
 def display(resource_type: str, name: str) -> str:

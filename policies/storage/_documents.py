@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from policies.props import Malformed, as_list, excerpt, json_value, kind_of, plain
+from policies.props import Malformed, as_list, excerpt, json_kind, json_value, plain
 
 
 def _field(obj: Mapping[str, Any], name: str) -> Any:
@@ -26,19 +26,27 @@ def statements(document: Any, path: str = "policy") -> list[dict[str, Any]]:
     if doc is None:
         return []
     if not isinstance(doc, Mapping):
-        raise Malformed(f"the document at .{path} is {kind_of(doc)}, not a JSON object", doc)
+        raise Malformed(f"the document at .{path} is {json_kind(doc)}, not a JSON object", doc)
     found = []
     for index, statement in enumerate(as_list(_field(doc, "Statement"))):
+        where = f".{path} statement {index}"
         if not isinstance(statement, Mapping):
-            raise Malformed(f".{path} statement {index} is {kind_of(statement)}, not an object", statement)
+            raise Malformed(f"{where} is {json_kind(statement)}, not an object", statement)
+        # The fields rules read are checked here, where the place can be named.
+        for name in ("Principal", "NotPrincipal", "Action", "NotAction"):
+            strings(_field(statement, name), f"{where} {name}")
+        _effect(_field(statement, "Effect"), f"{where} Effect")
         found.append(plain(statement))
     return found
 
 
 def effect(statement: Mapping[str, Any]) -> str:
-    value = _field(statement, "Effect")
+    return _effect(_field(statement, "Effect"), "Effect")
+
+
+def _effect(value: Any, what: str) -> str:
     if value is not None and not isinstance(value, str):
-        raise Malformed(f"Effect is {kind_of(value)}, not a string", value)
+        raise Malformed(f"{what} is {json_kind(value)}, not a string", value)
     return (value or "").lower()
 
 
@@ -61,7 +69,7 @@ def _flat(value: Any, what: str) -> list[str]:
         if isinstance(item, str):
             out.append(item)
         elif item is not None:
-            raise Malformed(f"{what} holds {kind_of(item)}, not a string", item)
+            raise Malformed(f"{what} holds {json_kind(item)}, not a string", item)
     return out
 
 
