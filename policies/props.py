@@ -16,6 +16,7 @@ accessors (`get_objects`, `get_map`, `get_text`) raise it on the spot; the polic
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -258,15 +259,23 @@ def as_list(value: Any) -> list[Any]:
     return [value]
 
 
-def as_int(value: Any) -> int | None:
-    """An integer from a number or a numeric string; None when absent or not a finite number."""
+def as_number(value: Any) -> float | None:
+    """A finite number from a number or a numeric string; None when absent, not a number, NaN, infinite
+    or too large for a float (no engine value can be: numbers cross the wire as doubles)."""
     if value is None or value == "":
         return None
     _check(value, [])
     try:
-        return int(float(value))
+        number = float(value)
     except (TypeError, ValueError, OverflowError):
         return None
+    return number if math.isfinite(number) else None
+
+
+def as_int(value: Any) -> int | None:
+    """An integer from a number or a numeric string; None when absent or not a finite number."""
+    number = as_number(value)
+    return None if number is None else int(number)
 
 
 def plain(value: Any) -> Any:

@@ -33,7 +33,7 @@ from pulumi_policy.proxy import UnknownValueError
 from policies.cost._common import fmt, stack_pools
 from policies.cost.pools import Pool, hourly_envelope, monthly_estimate
 from policies.gpu import CatalogLike, current_catalog
-from policies.props import Malformed, as_list, get, get_ref, is_set, json_kind
+from policies.props import Malformed, as_list, as_number, get, get_ref, is_set, is_unknown, json_kind
 from policies.rule import GfStackPolicy, Rule, judge, not_judged
 
 AWS_BUDGET = "aws:budgets/budget:Budget"
@@ -85,12 +85,7 @@ def floor_estimate(pools: Sequence[Pool], catalog: CatalogLike | None, currency:
 
 
 def _number(value: Any) -> float | None:
-    if value is None or value == "":
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
+    return None if is_unknown(value) else as_number(value)
 
 
 def aws_budget_problem(props: Mapping[str, Any], alert: float) -> str | None:

@@ -440,3 +440,32 @@ def test_the_policy_server_survives_a_policy_that_raises() -> None:
     [diagnostic] = servicer.Analyze(request, None).diagnostics
     assert diagnostic.policyName == "crash-test"
     assert diagnostic.message.endswith("could not be judged: internal error ZeroDivisionError")
+
+
+class _Unwrapped(GfResourcePolicy):
+    """A policy whose own `validate` bypasses the pack's wrapper (as a third-party policy would)."""
+
+    def validate(self, args: Any, report_violation: Any) -> None:
+        raise ValueError("boom")
+
+
+class _UnwrappedStack(GfStackPolicy):
+    def validate(self, args: Any, report_violation: Any) -> None:
+        raise RecursionError("deep")
+
+
+def test_the_offline_evaluator_survives_a_policy_outside_the_wrapper() -> None:
+    stack_rule = Rule(**{**CRASH_RULE.__dict__, "id": "GF-STOR-998", "name": "crash-stack"})
+    policies = [_Unwrapped(CRASH_RULE, _crash), _UnwrappedStack(stack_rule, _crash), NO_WILDCARD]
+    role = _resource(ROLE, "gpu", {"inlinePolicies": True})
+    result = evaluate_stack(ResourceGraph(project="gpufleet", stack="dev", resources=[role]), policies)
+    found = {(f.rule_id, f.urn.rsplit("::", 1)[-1], f.enforcement, f.message) for f in result.violations}
+    assert ("GF-STOR-999", "gpu", "mandatory", "could not be judged: internal error ValueError") in found
+    assert ("GF-STOR-998", "", "mandatory", "could not be judged: internal error RecursionError") in found
+    # The other policy's verdict on the same resource is still there.
+    assert (
+        "GF-IAM-001",
+        "gpu",
+        "mandatory",
+        "cannot be parsed: IAM role 'gpu': .inlinePolicies is a boolean, not a list of objects, true",
+    ) in found
