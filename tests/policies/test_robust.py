@@ -469,3 +469,37 @@ def test_the_offline_evaluator_survives_a_policy_outside_the_wrapper() -> None:
         "mandatory",
         "cannot be parsed: IAM role 'gpu': .inlinePolicies is a boolean, not a list of objects, true",
     ) in found
+
+
+def test_the_same_fields_unknown_at_preview_are_advisory_not_malformed() -> None:
+    unknown = UNKNOWN_STRING_VALUE  # gpufleet.graph.UNKNOWN_STRING, as the engine sends it
+    graph = ResourceGraph(
+        project="gpufleet",
+        stack="dev",
+        resources=[
+            _resource(SECURITY_GROUP, "gpu", {"ingress": unknown}),
+            _resource(
+                ROLE, "gpu", {"assumeRolePolicy": json.dumps({"Statement": []}), "inlinePolicies": unknown}
+            ),
+            _resource(DEPLOYMENT, "train", gpu_deployment(namespace=unknown)),
+            _resource(
+                PDB,
+                "train-pdb",
+                {"metadata": {"namespace": "ml"}, "spec": {"selector": {"matchLabels": unknown}}},
+            ),
+        ],
+    )
+    result = evaluate_stack(graph, list(default_registry()))
+    assert not [
+        f for f in result.violations if "cannot be parsed" in f.message or "internal error" in f.message
+    ]
+    unjudged = {
+        (f.rule_id, f.urn.rsplit("::", 1)[-1])
+        for f in result.violations
+        if "during preview" in f.message and f.enforcement == "advisory"
+    }
+    assert {
+        ("GF-ACC-001", "gpu"),
+        ("GF-IAM-001", "gpu"),
+        ("GF-K8S-004", "train-pdb"),
+    } <= unjudged
