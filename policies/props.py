@@ -85,7 +85,7 @@ def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
         if depth > _EXCERPT_DEPTH:
             emit("...")
         elif isinstance(item, str):
-            emit(json.dumps(item[: limit + 1]))
+            emit(json.dumps(item[: limit + 1], ensure_ascii=False))
         elif isinstance(item, float) and item.is_integer() and abs(item) < 1e16:
             emit(str(int(item)))  # numbers cross the wire as floats: 22.0 was written 22
         elif item is None or isinstance(item, bool | float):
@@ -97,7 +97,11 @@ def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
             for position, key in enumerate(item):
                 if size > limit:
                     break
-                emit(("" if position == 0 else ", ") + json.dumps(str(key)[: limit + 1]) + ": ")
+                emit(
+                    ("" if position == 0 else ", ")
+                    + json.dumps(str(key)[: limit + 1], ensure_ascii=False)
+                    + ": "
+                )
                 walk(item[key], depth + 1)
             emit("}")
         elif isinstance(item, Sequence) and not isinstance(item, bytes):

@@ -2,23 +2,25 @@
 produce, at any property path of any resource type it handles.
 
 For every registered policy, the resource types it handles are the type tokens its module (and the
-`policies` modules it uses directly) names, plus every baseline type of the clouds its rule covers
-(Kubernetes rules match workloads by kind, in any API group). Each example starts from a compliant
+`policies` modules it uses directly) names; a rule that matches types by pattern (Kubernetes kinds in
+any API group) and names none gets every baseline type of its clouds. Each example starts from a compliant
 baseline resource of that type, recorded from the project's golden stacks and the compliant real-world
 test programs in `hostile_baselines.json` (regenerate with `python -m tests.policies.test_hostile_values`),
 and writes random JSON-like values (None, booleans, integers up to 400 digits, floats with NaN and
 infinities, strings with `*` and unicode, the unknown sentinel, JSON text nested 1,000 deep, nested lists
 and objects) at random paths: paths the baseline has (the ones the policy reads) and new ones below them.
 Resource policies judge one resource; stack policies judge a small random graph of such resources.
-Half the examples wrap the properties in pulumi_policy's unknown-checking proxy, as the engine does.
+One resource in four has an explicit provider whose config (region, default tags) is edited the same
+way, and half the examples wrap the properties in pulumi_policy's unknown-checking proxy, as the engine
+does.
 
 A policy may report findings, say it does not apply, or raise `UnknownValueError` (the engine's
 advisory "could not be judged"). It may not raise anything else, and it may not reach
 `policies.rule`'s last resort ("could not be judged: internal error"): that guard is there for the
 engine's sake, and a value that reaches it is a bug to fix at its root.
 
-Fixed seed (`derandomize`), no deadline, and `EXAMPLES` per policy (25: about 4 s of CPU for the whole
-pack here; set GPUFLEET_HOSTILE_EXAMPLES to search deeper, 400 takes about a minute).
+Fixed seed (`derandomize`), no deadline, and `EXAMPLES` per policy (25: about 3 s of CPU for the whole
+pack here; set GPUFLEET_HOSTILE_EXAMPLES to search deeper, 400 takes under a minute).
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ from .support import opts, res, urn_of
 
 BASELINES_FILE = Path(__file__).with_name("hostile_baselines.json")
 TOKEN = re.compile(r"^(aws|alicloud|tencentcloud|kubernetes):[A-Za-z0-9./-]+:[A-Za-z0-9]+$")
-# Per policy; about 4 s of CPU for the whole pack here. GPUFLEET_HOSTILE_EXAMPLES=400 searches deeper.
+# Per policy; about 3 s of CPU for the whole pack here. GPUFLEET_HOSTILE_EXAMPLES=400 searches deeper.
 EXAMPLES = int(os.environ.get("GPUFLEET_HOSTILE_EXAMPLES", "25"))
 
 POLICIES = list(default_registry())

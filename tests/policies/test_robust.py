@@ -100,6 +100,7 @@ def test_malformed_message_quotes_at_most_200_characters() -> None:
         (float("nan"), "NaN"),
         (10**400, "<a 1329-bit integer>"),
         ({"AWS": [1.5, "a"]}, '{"AWS": [1.5, "a"]}'),
+        ("é中🚀", '"é中🚀"'),
     ],
 )
 def test_excerpt_is_json_like_and_safe(value: Any, shown: str) -> None:
