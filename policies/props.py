@@ -46,6 +46,13 @@ class Malformed(ValueError):
     def detail(self) -> str:
         return self.what if self.excerpt is None else f"{self.what}, {self.excerpt}"
 
+    def within(self, prefix: str) -> Malformed:
+        """The same problem, its field placed under `prefix` (`.spec.template.spec` + `.containers`)."""
+        placed = Malformed(f"{prefix}{self.what}")
+        placed.excerpt = self.excerpt
+        placed.args = (placed.message,)
+        return placed
+
     def about(self, label: str) -> str:
         """The message for one named thing (`IAM policy 'ci'`)."""
         return f"cannot be parsed: {label}: {self.detail}"

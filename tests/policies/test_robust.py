@@ -25,6 +25,7 @@ from policies.cost.stack_budget import POLICY as BUDGET
 from policies.iam.no_wildcard_actions import POLICY as NO_WILDCARD
 from policies.k8s.gpu_namespace_quota import POLICY as NS_QUOTA
 from policies.k8s.gpu_priority_disruption import POLICY as PRIORITY
+from policies.k8s.pod_host_isolation import POLICY as HOST_ISOLATION
 from policies.props import EXCERPT_CHARS, Malformed, excerpt, get_objects, json_value
 from policies.registry import default_registry
 from policies.rule import GfResourcePolicy, GfStackPolicy, Rule, judge, validate_collecting
@@ -504,3 +505,24 @@ def test_the_same_fields_unknown_at_preview_are_advisory_not_malformed() -> None
         ("GF-IAM-001", "gpu"),
         ("GF-K8S-004", "train-pdb"),
     } <= unjudged
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (5, "cannot be parsed: .spec.template.spec is a number, not an object, 5"),
+        (
+            {"containers": "c"},
+            'cannot be parsed: .spec.template.spec.containers is a string, not a list of objects, "c"',
+        ),
+        (
+            {"containers": [{"name": "c"}], "initContainers": [True]},
+            "cannot be parsed: .spec.template.spec.initContainers.0 is a boolean, not an object, true",
+        ),
+    ],
+)
+def test_a_malformed_pod_spec_is_a_finding_not_a_skip(spec: Any, message: str) -> None:
+    props = {"metadata": {"name": "w"}, "spec": {"template": {"spec": spec}}}
+    assert run_resource(HOST_ISOLATION, DEPLOYMENT, props, "w") == [message]
+    workload = res(DEPLOYMENT, "w", props)
+    assert (message, workload.urn) in run_stack(NS_QUOTA, [workload])
