@@ -17,7 +17,9 @@ the real engine and the other way round:
 - numbers are floats, as every value that crosses the Analyzer protocol in a protobuf Struct is;
 - enforcement and config are reconciled like the Pulumi CLI (`gpufleet.policy_config`); disabled policies
   do not run; `remediate` reports as mandatory; `not_applicable` is recorded, not reported; an
-  `UnknownValueError` that escapes a policy becomes the servicer's advisory "can't run policy" diagnostic.
+  `UnknownValueError` that escapes a policy becomes the servicer's advisory "can't run policy" diagnostic;
+- any other exception a policy raises (the pack's own policies never do: `policies.rule` wraps them) is the
+  finding "could not be judged: internal error <type>" for that policy and resource, not the end of the run.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from gpufleet.graph import Resource, ResourceGraph
 from gpufleet.policy_config import resolve_policy_config
-from policies.rule import GfPolicy, Unjudged
+from policies.rule import GfPolicy, Unjudged, internal_error_message
 
 ENGINE = "crossguard"
 PACK_NAME = "gpufleet"
@@ -552,6 +554,8 @@ def _analyze_resources(context: _Context, policies: _Active) -> None:
                 collector.unknown(policy, resource.urn, resource.type, error)
             except _NotApplicableError as error:
                 collector.skipped(policy, resource.urn, error.reason or "")
+            except Exception as error:  # a policy outside the pack's wrapper: never abort the run
+                report(internal_error_message(error))
 
 
 def _analyze_stack(context: _Context, policies: _Active) -> None:
@@ -566,6 +570,8 @@ def _analyze_stack(context: _Context, policies: _Active) -> None:
             collector.unknown(policy, "", "", error, context.types)
         except _NotApplicableError as error:
             collector.skipped(policy, "", error.reason or "")
+        except Exception as error:  # as above
+            report(internal_error_message(error))
 
 
 def build_policy_resources(

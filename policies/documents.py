@@ -10,11 +10,14 @@ Three dialects reach the pack, as JSON strings or as objects (proxied by the eng
 - Tencent Cloud CAM: lower-case keys (`version: "2.0"`, `statement`, `effect`, `action`, `resource`,
   `principal` with `{"qcs": [...]}` / `{"service": [...]}`, `condition`).
 
-Keys are matched case-insensitively, so mixed spellings parse the same way. A document whose value
-is unknown at preview raises `UnknownValueError` (through `policies.props`); so does an unknown
-action list, because actions decide every rule that reads a document. Unknown resources and
-principals are references to other resources (an ARN, a role) and are kept as `UNKNOWN` markers: they
-are never a wildcard.
+Keys are matched case-insensitively, so mixed spellings parse the same way. Actions, resources and
+principals are strings (or lists of strings) in every dialect: a number, a boolean or a nested object
+there is a `DocumentError` (a `policies.props.Malformed`), as is JSON that does not parse or nests too
+deeply to read; condition values may also be numbers and booleans (read as their JSON text). A
+document whose value is unknown at preview raises `UnknownValueError` (through `policies.props`); so
+does an unknown action list, because actions decide every rule that reads a document. Unknown
+resources and principals are references to other resources (an ARN, a role) and are kept as `UNKNOWN`
+markers: they are never a wildcard.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Any
 
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.props import is_unknown, json_value
+from policies.props import Malformed, excerpt, is_unknown, json_kind, json_value
 
 UNKNOWN = "<unknown at preview>"
 """Stands for a resource or principal whose value is an unknown reference at preview."""
@@ -44,8 +47,9 @@ _PRINCIPAL_KINDS = {
 }
 
 
-class DocumentError(ValueError):
-    """A document that is present but is not a policy document (bad JSON, no statements)."""
+class DocumentError(Malformed):
+    """A document that is present but is not a policy document (bad JSON, no statements, a number
+    where an action belongs)."""
 
 
 @dataclass(frozen=True)
@@ -150,11 +154,14 @@ def is_any_resource(resource: str) -> bool:
 
 
 def _lower_keys(obj: Mapping[str, Any]) -> dict[str, Any]:
-    return {str(key).lower(): obj[key] for key in obj}
+    return {str(key).lower(): _entry(obj, key) for key in obj}
 
 
-def _strings(value: Any, path: str, *, decisive: bool) -> tuple[str, ...]:
-    """A single string or a list of strings; unknown entries raise (decisive) or become UNKNOWN."""
+def _strings(value: Any, path: str, *, decisive: bool, scalars: bool = False) -> tuple[str, ...]:
+    """A single string or a list of strings; unknown entries raise (decisive) or become UNKNOWN.
+
+    Anything but a string is a `DocumentError`, except that `scalars` (condition values) also reads
+    numbers and booleans as their JSON text."""
     if value is None:
         return ()
     if is_unknown(value):
@@ -163,13 +170,19 @@ def _strings(value: Any, path: str, *, decisive: bool) -> tuple[str, ...]:
         return (UNKNOWN,)
     items = value if isinstance(value, Sequence) and not isinstance(value, str | bytes) else [value]
     out: list[str] = []
-    for index, item in enumerate(items):
+    for index in range(len(items)):
+        item = _entry(items, index)
         if is_unknown(item):
             if decisive:
                 raise UnknownValueError(item, [f"{path}.{index}"])
             out.append(UNKNOWN)
+        elif isinstance(item, str):
+            out.append(item)
+        elif scalars and isinstance(item, bool | int | float):
+            out.append(excerpt(item))
         elif item is not None:
-            out.append(str(item))
+            where = path if items is not value else f"{path}.{index}"
+            raise DocumentError(f"{where} is {json_kind(item)}, not a string", item)
     return tuple(out)
 
 
@@ -184,7 +197,7 @@ def _principals(value: Any, path: str) -> tuple[Principal, ...]:
         out: list[Principal] = []
         for key in value:
             kind = _PRINCIPAL_KINDS.get(str(key).lower(), str(key))
-            for item in _strings(value[key], f"{path}.{key}", decisive=False):
+            for item in _strings(_entry(value, key), f"{path}.{key}", decisive=False):
                 out.append(Principal(kind, item))
         return tuple(out)
     out_list: list[Principal] = []
@@ -193,15 +206,30 @@ def _principals(value: Any, path: str) -> tuple[Principal, ...]:
     return tuple(out_list)
 
 
-def _conditions(value: Any) -> dict[str, dict[str, tuple[str, ...]]]:
-    if not isinstance(value, Mapping):
+def _entry(obj: Any, key: Any) -> Any:
+    """`obj[key]`, an unknown entry returned as its sentinel rather than raised."""
+    try:
+        return obj[key]
+    except UnknownValueError as error:
+        return error.unknown_type_sentinel
+
+
+def _conditions(value: Any, path: str) -> dict[str, dict[str, tuple[str, ...]]]:
+    if value is None or is_unknown(value):
         return {}
+    if not isinstance(value, Mapping):
+        raise DocumentError(f"{path} is {json_kind(value)}, not an object", value)
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     for operator in value:
-        body = value[operator]
-        if not isinstance(body, Mapping):
+        body = _entry(value, operator)
+        if body is None or is_unknown(body):
             continue
-        out[str(operator)] = {str(key): _strings(body[key], str(key), decisive=False) for key in body}
+        if not isinstance(body, Mapping):
+            raise DocumentError(f"{path}.{operator} is {json_kind(body)}, not an object", body)
+        out[str(operator)] = {
+            str(key): _strings(_entry(body, key), f"{path}.{operator}.{key}", decisive=False, scalars=True)
+            for key in body
+        }
     return out
 
 
@@ -209,11 +237,13 @@ def _statement(raw: Any, path: str) -> Statement:
     if is_unknown(raw):
         raise UnknownValueError(raw, [path])
     if not isinstance(raw, Mapping):
-        raise DocumentError(f"{path} is not an object")
+        raise DocumentError(f"{path} is {json_kind(raw)}, not an object", raw)
     fields = _lower_keys(raw)
     effect_value = fields.get("effect")
     if is_unknown(effect_value):
         raise UnknownValueError(str(effect_value), [f"{path}.Effect"])
+    if effect_value is not None and not isinstance(effect_value, str):
+        raise DocumentError(f"{path}.Effect is {json_kind(effect_value)}, not a string", effect_value)
     # A statement without an effect is rejected by every cloud; reading it as an allow never
     # hides a grant.
     effect = "deny" if str(effect_value or "allow").strip().lower() == "deny" else "allow"
@@ -226,7 +256,7 @@ def _statement(raw: Any, path: str) -> Statement:
         not_resources=_strings(fields.get("notresource"), f"{path}.NotResource", decisive=False),
         principals=_principals(fields.get("principal"), f"{path}.Principal"),
         not_principals=_principals(fields.get("notprincipal"), f"{path}.NotPrincipal"),
-        conditions=_conditions(fields.get("condition")),
+        conditions=_conditions(fields.get("condition"), f"{path}.Condition"),
         sid=sid if isinstance(sid, str) else None,
     )
 
@@ -250,17 +280,20 @@ def parse_document(value: Any, path: str = "policy", cloud: str | None = None) -
     """
     if value is None or value == "":
         return None
-    document = json_value(value, path)
-    if document is None:
-        raise DocumentError(f"the document at .{path} is not valid JSON")
+    try:
+        document = json_value(value, path)
+    except DocumentError:
+        raise
+    except Malformed as error:
+        raise DocumentError(error.what, value) from None
     if not isinstance(document, Mapping):
-        raise DocumentError(f"the document at .{path} is not a JSON object")
+        raise DocumentError(f"the document at .{path} is {json_kind(document)}, not a JSON object", value)
     fields = _lower_keys(document)
     statements_value = fields.get("statement")
     if is_unknown(statements_value):
         raise UnknownValueError(str(statements_value), [path, "Statement"])
     if statements_value is None:
-        raise DocumentError(f"the document at .{path} has no Statement")
+        raise DocumentError(f"the document at .{path} has no Statement", value)
     items = (
         list(statements_value)
         if isinstance(statements_value, Sequence) and not isinstance(statements_value, str | bytes)

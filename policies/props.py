@@ -6,17 +6,133 @@ known at preview; plain dicts (tests, direct calls) carry the raw unknown sentin
 helpers treat both the same way: an unknown decisive value raises `UnknownValueError`, and
 `is_unknown()` lets a rule accept an unknown *reference* (a key ARN of a key created in the same
 program) as "set".
+
+A value that is present but not of the shape a rule reads (`ingress: 5`, `inlinePolicies: true`, a
+number where a name belongs, a JSON document that does not parse) raises `Malformed`. The typed
+accessors (`get_objects`, `get_map`, `get_text`) raise it on the spot; the policy wrappers in
+`policies.rule` turn it into a "cannot be parsed" finding of the rule for that resource.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pulumi_policy.proxy import UnknownValueError, _is_unknown
 
 _MISSING = object()
+EXCERPT_CHARS = 200
+_EXCERPT_DEPTH = 12
+
+
+class Malformed(ValueError):
+    """A value present but not of the shape the rule reads: a finding, never a pass or a crash.
+
+    `what` names the field and what is wrong with it; the message quotes at most `EXCERPT_CHARS`
+    characters of the value."""
+
+    def __init__(self, what: str, value: Any = _MISSING) -> None:
+        self.what = what
+        self.excerpt = None if value is _MISSING else excerpt(value)
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        return f"cannot be parsed: {self.detail}"
+
+    @property
+    def detail(self) -> str:
+        return self.what if self.excerpt is None else f"{self.what}, {self.excerpt}"
+
+    def within(self, prefix: str) -> Malformed:
+        """The same problem, its field placed under `prefix` (`.spec.template.spec` + `.containers`)."""
+        placed = Malformed(f"{prefix}{self.what}")
+        placed.excerpt = self.excerpt
+        placed.args = (placed.message,)
+        return placed
+
+    def about(self, label: str) -> str:
+        """The message for one named thing (`IAM policy 'ci'`)."""
+        return f"cannot be parsed: {label}: {self.detail}"
+
+
+def json_kind(value: Any) -> str:
+    """What a value is, in the words of JSON: a string, a number, a boolean, a list, an object."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str | bytes):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, Sequence):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
+    """At most `limit` characters of a value, JSON-like; safe on huge, deep or proxied values."""
+    parts: list[str] = []
+    size = 0
+
+    def emit(text: str) -> None:
+        nonlocal size
+        parts.append(text)
+        size += len(text)
+
+    def walk(item: Any, depth: int) -> None:
+        if size > limit:
+            return
+        item = _target(item)
+        if depth > _EXCERPT_DEPTH:
+            emit("...")
+        elif isinstance(item, str):
+            emit(json.dumps(item[: limit + 1], ensure_ascii=False))
+        elif isinstance(item, float) and item.is_integer() and abs(item) < 1e16:
+            emit(str(int(item)))  # numbers cross the wire as floats: 22.0 was written 22
+        elif item is None or isinstance(item, bool | float):
+            emit(json.dumps(item))
+        elif isinstance(item, int):
+            emit(str(item) if item.bit_length() < 256 else f"<a {item.bit_length()}-bit integer>")
+        elif isinstance(item, Mapping):
+            emit("{")
+            for position, key in enumerate(item):
+                if size > limit:
+                    break
+                emit(
+                    ("" if position == 0 else ", ")
+                    + json.dumps(str(key)[: limit + 1], ensure_ascii=False)
+                    + ": "
+                )
+                walk(item[key], depth + 1)
+            emit("}")
+        elif isinstance(item, Sequence) and not isinstance(item, bytes):
+            emit("[")
+            for position in range(len(item)):
+                if size > limit:
+                    break
+                if position:
+                    emit(", ")
+                walk(item[position], depth + 1)
+            emit("]")
+        else:
+            emit(f"<{type(item).__name__}>")
+
+    walk(value, 0)
+    text = "".join(parts)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _target(value: Any) -> Any:
+    """The plain value behind an unknown-checking proxy (reading it never raises)."""
+    if _is_proxy(value):
+        return value["__target"]
+    return value
 
 
 def is_unknown(value: Any) -> bool:
@@ -71,6 +187,59 @@ def get(obj: Any, path: str, default: Any = None) -> Any:
     return default if current is None else current
 
 
+def get_objects(obj: Any, path: str) -> list[Any]:
+    """The objects at `path`: a list of objects (or one object, as providers accept), [] when absent.
+
+    An unknown list raises `UnknownValueError`; anything else (a number, a string, a list holding
+    one) raises `Malformed`. Unknown entries are kept as sentinels (a reference to judge later)."""
+    value = get(obj, path)
+    if isinstance(value, Mapping):
+        return [value]
+    if not isinstance(value, Sequence) or isinstance(value, str | bytes):
+        if value is None:
+            return []
+        raise Malformed(f".{path} is {json_kind(value)}, not a list of objects", value)
+    items = as_list(value)
+    for index, item in enumerate(items):
+        if item is not None and not isinstance(item, Mapping) and not is_unknown(item):
+            raise Malformed(f".{path}.{index} is {json_kind(item)}, not an object", item)
+    return [item for item in items if item is not None]
+
+
+def get_list(obj: Any, path: str) -> list[Any]:
+    """The list at `path` ([] when absent, a single value as a one-item list); an unknown list raises
+    `UnknownValueError`, an object is `Malformed`. Entries are returned as they are."""
+    value = get(obj, path)
+    if isinstance(value, Mapping):
+        raise Malformed(f".{path} is an object, not a list", value)
+    return as_list(value)
+
+
+def get_map(obj: Any, path: str) -> Mapping[str, Any]:
+    """The object at `path` ({} when absent); an unknown raises `UnknownValueError`, any other
+    shape `Malformed`."""
+    value = get(obj, path)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise Malformed(f".{path} is {json_kind(value)}, not an object", value)
+    return value
+
+
+def get_text(obj: Any, path: str) -> str | None:
+    """The string at `path` (None when absent); an unknown raises, a list or object is `Malformed`.
+
+    Numbers and booleans read as their JSON text, since providers accept them where a string goes."""
+    value = get(obj, path)
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return excerpt(value)
+    raise Malformed(f".{path} is {json_kind(value)}, not a string", value)
+
+
 def get_ref(obj: Any, path: str) -> Any:
     """Like `get`, but an unknown value is returned as-is: use for references (ids, ARNs)."""
     try:
@@ -101,14 +270,23 @@ def as_list(value: Any) -> list[Any]:
     return [value]
 
 
-def as_int(value: Any) -> int | None:
+def as_number(value: Any) -> float | None:
+    """A finite number from a number or a numeric string; None when absent, not a number, NaN, infinite
+    or too large for a float (no engine value can be: numbers cross the wire as doubles)."""
     if value is None or value == "":
         return None
     _check(value, [])
     try:
-        return int(float(value))
-    except (TypeError, ValueError):
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
         return None
+    return number if math.isfinite(number) else None
+
+
+def as_int(value: Any) -> int | None:
+    """An integer from a number or a numeric string; None when absent or not a finite number."""
+    number = as_number(value)
+    return None if number is None else int(number)
 
 
 def plain(value: Any) -> Any:
@@ -123,13 +301,24 @@ def plain(value: Any) -> Any:
 
 
 def json_value(value: Any, path: str = "") -> Any:
-    """A JSON document given as a string or as an object (IAM documents, bucket policies)."""
-    if value is None:
+    """A JSON document given as a string or as an object (IAM documents, bucket policies).
+
+    None (or "") when absent; `Malformed` when the string is not JSON or nests too deeply to read."""
+    if value is None or value == "":
         return None
     _check(value, [path] if path else [])
+    where = f"the document at .{path}" if path else "the document"
     if isinstance(value, str):
         try:
             return json.loads(value)
-        except json.JSONDecodeError:
-            return None
-    return plain(value)
+        except RecursionError:
+            raise Malformed(f"{where} nests too deeply to read", value) from None
+        except ValueError:  # not JSON, or an integer longer than Python reads
+            raise Malformed(f"{where} is not valid JSON", value) from None
+            raise Malformed(f"{where} nests too deeply to read", value) from None
+    if isinstance(value, bytes) or not isinstance(value, Mapping | Sequence):
+        raise Malformed(f"{where} is {json_kind(value)}, not a JSON document", value)
+    try:
+        return plain(value)
+    except RecursionError:
+        raise Malformed(f"{where} nests too deeply to read", value) from None

@@ -10,6 +10,15 @@ unknown, report every violation they could judge, and then raise one `Unjudged` 
 `UnknownValueError`). The Pulumi engine turns that into its advisory "can't run policy during preview"
 diagnostic, as it does for any unknown value, and judges the resource for real during `pulumi up`,
 when the values are known. The offline evaluator does the same, one advisory finding per resource.
+
+A rule never raises anything else either. A value that is present but not of the shape the rule reads
+(`policies.props.Malformed`) is a finding of the rule, at the rule's enforcement, reading "cannot be
+parsed: <field and problem>, <at most 200 characters of the value>". Any other exception escaping a
+rule's judgement of one resource becomes the finding "could not be judged: internal error <type>" for
+that rule and resource, and the other rules and resources are still judged. Without this, the Pulumi
+engine's policy server would let the exception end the whole `Analyze` call, and with it every verdict
+for the resource. Both findings go through `report_violation`, so `pulumi preview --policy-pack` and
+`gpufleet check` report them alike.
 """
 
 from __future__ import annotations
@@ -32,6 +41,8 @@ from pulumi_policy import (
 )
 from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UnknownValueError
+
+from policies.props import Malformed
 
 CLOUDS = ("aws", "alicloud", "tencentcloud", "kubernetes")
 CLOUD_LETTERS = {"A": "aws", "L": "alicloud", "T": "tencentcloud", "K": "kubernetes"}
@@ -136,22 +147,46 @@ def _unjudged_text(entry: UnjudgedEntry) -> str:
     return unknown_message(entry.error, entry.label or (f"'{name}'" if name else None))
 
 
-_PENDING: ContextVar[list[UnjudgedEntry] | None] = ContextVar("gpufleet_unjudged", default=None)
+def internal_error_message(error: BaseException) -> str:
+    return f"could not be judged: internal error {type(error).__name__}"
+
+
+@dataclass
+class _Validation:
+    """What one running validation collects: the resources it could not judge, and its reporter."""
+
+    report: ReportViolation
+    pending: list[UnjudgedEntry] = field(default_factory=list)
+    failures: int = 0
+
+
+_PENDING: ContextVar[_Validation | None] = ContextVar("gpufleet_unjudged", default=None)
 
 
 def not_judged(urn: str | None, error: UnknownValueError, label: str | None = None) -> None:
     """Record that `urn` could not be judged because of `error`; raised after validation ends."""
-    pending = _PENDING.get()
-    if pending is None:
+    running = _PENDING.get()
+    if running is None:
         raise error
-    pending.append(UnjudgedEntry(urn, error, label))
+    running.pending.append(UnjudgedEntry(urn, error, label))
+
+
+def _failed(urn: str | None, error: Exception) -> None:
+    """Report a malformed value or an internal error of one judgement, or raise it outside a policy."""
+    running = _PENDING.get()
+    if running is None:
+        raise error
+    message = error.message if isinstance(error, Malformed) else internal_error_message(error)
+    running.failures += 1
+    running.report(message, urn)
 
 
 def _guard(validate: Callable[[Any, ReportViolation], None]) -> Callable[[Any, ReportViolation], None]:
     # Runs once per resource and policy: a plain token set/reset, not a context manager.
     def guarded(args: Any, report: ReportViolation) -> None:
-        pending: list[UnjudgedEntry] = []
-        token = _PENDING.set(pending)
+        running = _Validation(report)
+        pending = running.pending
+        token = _PENDING.set(running)
         try:
             validate(args, report)
         except Unjudged as error:
@@ -159,9 +194,11 @@ def _guard(validate: Callable[[Any, ReportViolation], None]) -> Callable[[Any, R
         except UnknownValueError as error:
             pending.append(UnjudgedEntry(None, error))
         except _NotApplicableError:
-            # "Nothing here to judge" is only true when nothing was left unjudged.
-            if not pending:
+            # "Nothing here to judge" is only true when nothing was left unjudged or failed.
+            if not pending and not running.failures:
                 raise
+        except Exception as error:  # a malformed value, or the last resort: never abort the run
+            _failed(None, error)
         finally:
             _PENDING.reset(token)
         if pending:
@@ -221,7 +258,8 @@ GfPolicy = GfResourcePolicy | GfStackPolicy
 
 def judge(urn: str | None, check: Callable[[], None]) -> bool:
     """Run one resource's judgement inside a policy; an unknown value defers it (reported as not judged
-    when the policy ends), it never passes it. False when the judgement was deferred."""
+    when the policy ends), it never passes it. A malformed value or an internal error is reported for
+    this resource and the policy goes on to the next. False when the judgement did not complete."""
     try:
         check()
     except Unjudged as error:
@@ -230,6 +268,11 @@ def judge(urn: str | None, check: Callable[[], None]) -> bool:
         return False
     except UnknownValueError as error:
         not_judged(urn, error)
+        return False
+    except _NotApplicableError:
+        raise
+    except Exception as error:
+        _failed(urn, error)
         return False
     return True
 

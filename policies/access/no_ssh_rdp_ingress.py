@@ -53,7 +53,18 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from policies.cost.pools import ResourceIndex, ResourceView
 from policies.memo import per_stack
-from policies.props import as_int, as_list, get, get_ref, is_unknown, plain
+from policies.props import (
+    Malformed,
+    as_int,
+    as_list,
+    get,
+    get_list,
+    get_objects,
+    get_ref,
+    is_unknown,
+    json_kind,
+    plain,
+)
 from policies.rule import GfStackPolicy, Rule, judge
 
 AWS_SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
@@ -367,11 +378,8 @@ def _with(
 
 def _aws_entries(resource_type: str, props: Mapping[str, Any]) -> list[Entry]:
     if resource_type in (AWS_SECURITY_GROUP, AWS_DEFAULT_SECURITY_GROUP):
-        ingress = get_ref(props, "ingress")
-        if is_unknown(ingress):
-            raise UnknownValueError(ingress, ["ingress"])
         entries = []
-        for index, item in enumerate(ingress or []):
+        for index, item in enumerate(get_objects(props, "ingress")):
             path = f"ingress.{index}"
             base = _sources(
                 item, ("cidrBlocks", "ipv6CidrBlocks"), ("prefixListIds", "securityGroups", "self")
@@ -501,17 +509,19 @@ def _tc_entries(
         protocol = _protocol(get_ref(props, "ipProtocol"))
         ports = None if protocol == _ALL else _range_text(get_ref(props, "portRange"), "portRange", "-")
         return [_with(base, protocol, ports, "")]
-    ingresses = get_ref(props, "ingresses")
-    if is_unknown(ingresses):
-        raise UnknownValueError(ingresses, ["ingresses"])
+    lite = resource_type == TC_GROUP_LITE_RULE
     entries: list[Entry] = []
-    for index, item in enumerate(ingresses or []):
+    for index, item in enumerate(get_list(props, "ingresses") if lite else get_objects(props, "ingresses")):
         path = f"ingresses.{index}"
         where = f" (ingress rule {index + 1})"
-        if resource_type == TC_GROUP_LITE_RULE:
+        if lite:
             if is_unknown(item):
                 raise UnknownValueError(item, [path])
-            parts = str(item).split("#")
+            if not isinstance(item, str):
+                raise Malformed(
+                    f".{path} is {json_kind(item)}, not an ACTION#SOURCE#PORT#PROTOCOL string", item
+                )
+            parts = item.split("#")
             if len(parts) != 4 or not _accepts(parts[0], path):
                 continue
             source, port, proto = parts[1], parts[2], parts[3]

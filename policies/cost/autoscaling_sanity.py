@@ -36,7 +36,8 @@ from pulumi_policy.proxy import UnknownValueError
 
 from policies.cost._common import describe, fmt, stack_pools
 from policies.cost.pools import AWS_EKS_NODE_GROUP, Pool, ScalingSignal
-from policies.props import as_list, get
+from policies.k8s.workloads import namespace_of
+from policies.props import as_int, as_list, get, get_text, is_unknown
 from policies.rule import GfStackPolicy, Rule, judge
 
 K8S_HPA_TYPES = (
@@ -247,8 +248,15 @@ def _k8s_problems(args: StackValidationArgs, min_cooldown: int, report: ReportVi
         # at preview: a Namespace's generated name) are never read.
         if resource.resource_type in K8S_WORKLOADS and _may_request_gpu(resource):
             kind = resource.resource_type.rsplit(":", 1)[-1]
-            name = get(resource.props, "metadata.name") or resource.name
-            workloads[(kind, str(name), get(resource.props, "metadata.namespace"))] = resource
+
+            def collect(resource: Any = resource, kind: str = kind) -> None:
+                name = get_text(resource.props, "metadata.name") or resource.name
+                namespace = namespace_of(resource.props)
+                if is_unknown(namespace):  # an autoscaler may target it: it cannot be judged
+                    raise UnknownValueError(namespace, ["metadata", "namespace"])
+                workloads[(kind, name, namespace)] = resource
+
+            judge(resource.urn, collect)
         elif resource.resource_type in (*K8S_HPA_TYPES, K8S_SCALED_OBJECT):
             scalers.append(resource)
     if not workloads:
@@ -258,27 +266,26 @@ def _k8s_problems(args: StackValidationArgs, min_cooldown: int, report: ReportVi
         def check(scaler: Any = scaler) -> None:
             keda = scaler.resource_type == K8S_SCALED_OBJECT
             ref = "spec.scaleTargetRef"
-            kind = get(scaler.props, f"{ref}.kind") or "Deployment"
-            target_name = get(scaler.props, f"{ref}.name")
-            namespace = get(scaler.props, "metadata.namespace")
-            target = workloads.get((str(kind), str(target_name), namespace))
+            kind = get_text(scaler.props, f"{ref}.kind") or "Deployment"
+            target_name = get_text(scaler.props, f"{ref}.name")
+            target = workloads.get((kind, str(target_name), namespace_of(scaler.props)))
             if target is None or not _requests_gpu(target):
                 return
             label = "KEDA ScaledObject" if keda else "HorizontalPodAutoscaler"
             name = f"{label} '{scaler.name}'"
             behavior = "spec.advanced.horizontalPodAutoscalerConfig.behavior" if keda else "spec.behavior"
-            window = get(scaler.props, f"{behavior}.scaleDown.stabilizationWindowSeconds")
-            if window is not None and int(float(window)) < min_cooldown:
+            window = as_int(get(scaler.props, f"{behavior}.scaleDown.stabilizationWindowSeconds"))
+            if window is not None and window < min_cooldown:
                 report(
-                    f"{name} scales GPU workload '{target_name}' down after a {int(float(window))} s "
+                    f"{name} scales GPU workload '{target_name}' down after a {window} s "
                     f"stabilization window; use at least {min_cooldown} s",
                     scaler.urn,
                 )
             if keda:
-                cooldown = get(scaler.props, "spec.cooldownPeriod")
-                if cooldown is not None and int(float(cooldown)) < min_cooldown:
+                cooldown = as_int(get(scaler.props, "spec.cooldownPeriod"))
+                if cooldown is not None and cooldown < min_cooldown:
                     report(
-                        f"{name} has a cooldownPeriod of {int(float(cooldown))} s for GPU workload "
+                        f"{name} has a cooldownPeriod of {cooldown} s for GPU workload "
                         f"'{target_name}'; use at least {min_cooldown} s",
                         scaler.urn,
                     )

@@ -28,7 +28,7 @@ from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UnknownValueError
 
 from policies.context import environment, resource_region
 from policies.gpu import CatalogLike, cloud_of, gpu_class_of
-from policies.props import as_list, get_ref, is_unknown, plain, truthy
+from policies.props import as_list, as_number, get_ref, is_unknown, plain, truthy
 
 # --- type tokens (from the installed SDKs) ---------------------------------------------------
 AWS_ASG = "aws:autoscaling/group:Group"
@@ -266,12 +266,9 @@ class _Reader:
 
 
 def _num(value: Any) -> float | None:
-    if value is None or value == "" or is_unknown(value):
+    if is_unknown(value):
         return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
+    return as_number(value)
 
 
 def _int(value: Any) -> int | None:

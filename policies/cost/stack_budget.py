@@ -33,7 +33,7 @@ from pulumi_policy.proxy import UnknownValueError
 from policies.cost._common import fmt, stack_pools
 from policies.cost.pools import Pool, hourly_envelope, monthly_estimate
 from policies.gpu import CatalogLike, current_catalog
-from policies.props import as_list, get, get_ref, is_set
+from policies.props import Malformed, as_list, as_number, get, get_ref, is_set, is_unknown, json_kind
 from policies.rule import GfStackPolicy, Rule, judge, not_judged
 
 AWS_BUDGET = "aws:budgets/budget:Budget"
@@ -85,12 +85,7 @@ def floor_estimate(pools: Sequence[Pool], catalog: CatalogLike | None, currency:
 
 
 def _number(value: Any) -> float | None:
-    if value is None or value == "":
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
+    return None if is_unknown(value) else as_number(value)
 
 
 def aws_budget_problem(props: Mapping[str, Any], alert: float) -> str | None:
@@ -174,11 +169,18 @@ def stack_estimate(
 
 
 def limit_of(resource_type: str, props: Mapping[str, Any]) -> tuple[float, str] | None:
-    """A fixed monthly budget limit and its currency, when the budget states one."""
+    """A fixed monthly budget limit and its currency, when the budget states one.
+
+    Only an AWS budget of type COST limits spend: a USAGE (or RI, Savings Plans) budget's limit is in
+    its own unit (`GB`, `Hrs`), not money."""
     if resource_type == AWS_BUDGET:
+        if get_ref(props, "budgetType") != "COST":
+            return None
         limit = _number(get_ref(props, "limitAmount"))
         unit = get_ref(props, "limitUnit")
-        return (limit, str(unit or "USD")) if limit is not None else None
+        if unit is not None and not isinstance(unit, str):
+            raise Malformed(f".limitUnit is {json_kind(unit)}, not a currency code", unit)
+        return (limit, unit or "USD") if limit is not None else None
     if str(get_ref(props, "planType") or "FIX").upper() != "FIX":
         return None
     quota = _number(get_ref(props, "budgetQuota"))
@@ -295,13 +297,21 @@ def _check_spend(
     report: ReportViolation,
 ) -> None:
     """The largest fixed limit among the cloud's budgets must hold the cloud's monthly estimate."""
-    limits = [(limit_of(b.resource_type, b.props), b) for b in budgets]
-    fixed = [(limit, b) for limit, b in limits if limit is not None]
+    catalog = current_catalog()
+    fixed: list[tuple[tuple[float, str], Any]] = []
+    for budget in budgets:
+        try:
+            found = limit_of(budget.resource_type, budget.props)
+            if found is not None:
+                _convertible(catalog, found[1])
+                fixed.append((found, budget))
+        except Malformed as error:
+            report(error.about(f"{label} '{budget.name}'"), budget.urn)
     if not fixed:
         return
-    (limit, currency), budget = max(fixed, key=lambda item: item[0][0])  # type: ignore[index]
+    (limit, currency), budget = max(fixed, key=lambda item: item[0][0])
     pools, _ = stack_pools(args)
-    estimate = stack_estimate(settings, pools, current_catalog(), cloud, currency)
+    estimate = stack_estimate(settings, pools, catalog, cloud, currency)
     if estimate is None:
         return
     amount, basis = estimate
@@ -311,6 +321,16 @@ def _check_spend(
             f"below {basis} of {amount:.2f} {currency}; raise the limit or shrink the pools",
             budget.urn,
         )
+
+
+def _convertible(catalog: CatalogLike | None, currency: str) -> None:
+    """A budget's currency must be one the price catalogue converts, or the limit cannot be compared."""
+    if catalog is None:
+        return
+    try:
+        catalog.convert(1.0, "USD", currency)
+    except KeyError:
+        raise Malformed(".limitUnit is not a currency the price catalogue knows", currency) from None
 
 
 POLICY = GfStackPolicy(RULE, validate)

@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs
+from pulumi_policy.proxy import UnknownValueError
 
-from policies.documents import DocumentError, PolicyDocument, Statement, parse_document
-from policies.props import get, get_ref, is_unknown
+from policies.documents import PolicyDocument, Statement, parse_document
+from policies.props import Malformed, get, get_objects, get_ref, get_text, is_unknown
 
 AWS_POLICY = "aws:iam/policy:Policy"
 AWS_ROLE_POLICY = "aws:iam/rolePolicy:RolePolicy"
@@ -108,15 +109,15 @@ def _first(props: Mapping[str, Any], paths: tuple[str, ...]) -> tuple[str, Any] 
 
 
 def identity_documents(resource_type: str, props: Mapping[str, Any]) -> list[Located]:
-    """Identity documents of a resource; raises UnknownValueError/DocumentError like parse_document."""
+    """Identity documents of a resource; raises UnknownValueError/Malformed like parse_document."""
     found: list[Located] = []
     if resource_type == AWS_ROLE:
-        inline = get(props, "inlinePolicies") or []
-        for index in range(len(inline)):
-            name = get(props, f"inlinePolicies.{index}.name")
-            document = parse_document(
-                get_ref(props, f"inlinePolicies.{index}.policy"), f"inlinePolicies.{index}.policy", "aws"
-            )
+        for index, inline in enumerate(get_objects(props, "inlinePolicies")):
+            if is_unknown(inline):
+                raise UnknownValueError(inline, [f"inlinePolicies.{index}"])
+            name = get_text(inline, "name")
+            path = f"inlinePolicies.{index}.policy"
+            document = parse_document(get_ref(inline, "policy"), path, "aws")
             if document is not None:
                 found.append(Located(f"inline policy '{name}'" if name else "inline policy", document))
         return found
@@ -135,16 +136,16 @@ def identity_documents(resource_type: str, props: Mapping[str, Any]) -> list[Loc
 
 def _ali_statements(props: Mapping[str, Any]) -> tuple[str, Any] | None:
     """The deprecated `statements` list of a RAM policy, as the document the provider builds from it."""
-    items = get(props, "statements") or []
+    items = get_objects(props, "statements")
     if not items:
         return None
     statements = [
         {
-            "Effect": get(props, f"statements.{i}.effect"),
-            "Action": get(props, f"statements.{i}.actions"),
-            "Resource": get_ref(props, f"statements.{i}.resources"),
+            "Effect": get(item, "effect"),
+            "Action": get(item, "actions"),
+            "Resource": get_ref(item, "resources"),
         }
-        for i in range(len(items))
+        for item in items
     ]
     return "statements", {"Version": "1", "Statement": statements}
 
@@ -169,8 +170,8 @@ def allow_statements(args: ResourceValidationArgs, report: ReportViolation) -> l
     label = f"{LABELS[args.resource_type]} '{args.name}'"
     try:
         located = identity_documents(args.resource_type, args.props)
-    except DocumentError as error:
-        report(f"could not be judged: {label}: {error}", None)
+    except Malformed as error:
+        report(error.about(label), None)
         return []
     return [
         (f"{label} {item.where} {where}", statement)

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.documents import DocumentError, Principal
+from policies.documents import Principal
 from policies.iam import sources
+from policies.props import Malformed
 from policies.rule import GfResourcePolicy, Rule
 
 RULE = Rule(
@@ -79,8 +80,8 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     label = f"{sources.LABELS[args.resource_type]} '{args.name}'"
     try:
         located = sources.trust_document(args.resource_type, args.props)
-    except DocumentError as error:
-        report(f"could not be judged: {label}: {error}", None)
+    except Malformed as error:
+        report(error.about(label), None)
         return
     if located is None:
         return

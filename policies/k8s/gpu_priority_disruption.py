@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.policy import PolicyResource
 
 from policies.k8s.workloads import display, gpu_containers, is_workload, kind_of, namespace_of, pod_labels
-from policies.props import as_list, get
+from policies.props import Malformed, as_list, get, get_map, get_objects, get_text, json_kind
 from policies.rule import GfStackPolicy, Rule, judge
 
 RULE = Rule(
@@ -44,7 +45,9 @@ RULE = Rule(
 
 
 def _expression_holds(expression: Any, labels: Mapping[str, Any]) -> bool:
-    key = get(expression, "key")
+    key = get_text(expression, "key")
+    if key is None:  # the API server rejects an expression without a key
+        return False
     operator = get(expression, "operator")
     values = [str(v) for v in as_list(get(expression, "values"))]
     if operator == "In":
@@ -58,32 +61,55 @@ def _expression_holds(expression: Any, labels: Mapping[str, Any]) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class Selector:
+    """A PodDisruptionBudget's `spec.selector`, read once; `None` fields mean no selector at all."""
+
+    match: Mapping[str, Any] | None
+    expressions: tuple[Any, ...] = ()
+
+    @classmethod
+    def of(cls, budget: PolicyResource) -> Selector:
+        selector = get(budget.props, "spec.selector")
+        if selector is None:
+            return cls(None)
+        if not isinstance(selector, Mapping):
+            raise Malformed(f".spec.selector is {json_kind(selector)}, not an object", selector)
+        props = budget.props
+        match = get_map(props, "spec.selector.matchLabels")
+        return cls(dict(match), tuple(get_objects(props, "spec.selector.matchExpressions")))
+
+    def selects(self, labels: Mapping[str, Any]) -> bool:
+        if self.match is None:
+            return False
+        if not self.match and not self.expressions:
+            # An empty selector selects every pod of the namespace in policy/v1.
+            return True
+        if any(labels.get(k) != self.match[k] for k in self.match):
+            return False
+        return all(_expression_holds(e, labels) for e in self.expressions)
+
+
 def selects(budget: PolicyResource, labels: Mapping[str, Any]) -> bool:
-    selector = get(budget.props, "spec.selector")
-    if not isinstance(selector, Mapping):
-        return False
-    match = get(selector, "matchLabels") or {}
-    expressions = as_list(get(selector, "matchExpressions"))
-    if not match and not expressions:
-        # An empty selector selects every pod of the namespace in policy/v1.
-        return True
-    if any(labels.get(k) != match[k] for k in match):
-        return False
-    return all(_expression_holds(e, labels) for e in expressions)
+    return Selector.of(budget).selects(labels)
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     deferred = 0
 
     priority_classes = 0
-    budgets: dict[Any, list[PolicyResource]] = defaultdict(list)
+    budgets: dict[str, list[Selector]] = defaultdict(list)
     gpu_workloads: list[PolicyResource] = []
     for r in args.resources:
         kind = kind_of(r.resource_type)
         if kind == "PriorityClass":
             priority_classes += 1
         elif kind == "PodDisruptionBudget":
-            budgets[namespace_of(r.props)].append(r)
+
+            def budget(r: PolicyResource = r) -> None:
+                budgets[namespace_of(r.props)].append(Selector.of(r))
+
+            judge(r.urn, budget)
         elif is_workload(r.resource_type):
 
             def collect(r: PolicyResource = r) -> None:
@@ -109,7 +135,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         def check(workload: PolicyResource = workload) -> None:
             labels = pod_labels(workload.resource_type, workload.props)
             namespace = namespace_of(workload.props)
-            if not any(selects(b, labels) for b in budgets.get(namespace, [])):
+            if not any(selector.selects(labels) for selector in budgets.get(namespace, [])):
                 report(
                     f"{display(workload.resource_type, workload.name)} runs GPU work but no "
                     f"PodDisruptionBudget in namespace '{namespace}' selects its pods; add one whose "

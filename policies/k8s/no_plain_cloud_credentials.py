@@ -17,7 +17,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.k8s.workloads import containers, display, kind_of, workload_pod_spec
+from policies.k8s.workloads import containers, display, kind_of, spec_path, workload_pod_spec
 from policies.props import as_list, get, get_ref, is_unknown, plain
 from policies.rule import GfResourcePolicy, Rule
 
@@ -73,7 +73,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if spec is None:
         return
     what = display(args.resource_type, args.name)
-    for role, container in containers(spec):
+    for role, container in containers(spec, spec_path(args.resource_type)):
         for env in as_list(get(container, "env")):
             if not isinstance(env, Mapping) or get_ref(env, "value") is None:
                 continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.k8s.workloads import containers, display, workload_pod_spec
+from policies.k8s.workloads import containers, display, spec_path, workload_pod_spec
 from policies.props import as_list, get, truthy
 from policies.rule import GfResourcePolicy, Rule
 
@@ -36,7 +36,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if spec is None:
         return
     what = display(args.resource_type, args.name)
-    for role, container in containers(spec):
+    for role, container in containers(spec, spec_path(args.resource_type)):
         if truthy(get(container, "securityContext.privileged", False)):
             report(
                 f"{what} {role} '{get(container, 'name')}' is privileged; remove securityContext.privileged",

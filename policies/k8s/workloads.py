@@ -16,7 +16,7 @@ from typing import Any
 from pulumi_policy import ResourceValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.props import as_list, get, is_unknown
+from policies.props import Malformed, get, get_map, get_objects, get_ref, is_unknown, json_kind, raw
 
 GPU_RESOURCE = "nvidia.com/gpu"
 
@@ -54,8 +54,10 @@ def pod_spec(resource_type: str, props: Mapping[str, Any]) -> Mapping[str, Any] 
     kind = kind_of(resource_type)
     if kind not in _TEMPLATE_PATHS:
         return None
-    spec = get(props, _TEMPLATE_PATHS[kind][0])
-    return spec if isinstance(spec, Mapping) else None
+    path = _TEMPLATE_PATHS[kind][0]
+    if get(props, path) is None:
+        return None
+    return get_map(props, path)  # a pod spec that is not an object is Malformed, never skipped
 
 
 def workload_pod_spec(args: ResourceValidationArgs) -> Mapping[str, Any] | None:
@@ -71,19 +73,30 @@ def pod_labels(resource_type: str, props: Mapping[str, Any]) -> dict[str, Any]:
     kind = kind_of(resource_type)
     if kind not in _TEMPLATE_PATHS:
         return {}
-    labels = get(props, _TEMPLATE_PATHS[kind][1] + ".labels")
-    return dict(labels) if isinstance(labels, Mapping) else {}
+    return dict(get_map(props, _TEMPLATE_PATHS[kind][1] + ".labels"))
 
 
-def containers(spec: Mapping[str, Any] | None) -> list[tuple[str, Mapping[str, Any]]]:
-    """(role, container) for every container, init container and ephemeral container."""
+def spec_path(resource_type: str) -> str:
+    """Where the pod spec of a workload type is (`spec.template.spec`); "" for other types."""
+    kind = kind_of(resource_type)
+    return _TEMPLATE_PATHS[kind][0] if kind in _TEMPLATE_PATHS else ""
+
+
+def containers(spec: Mapping[str, Any] | None, where: str = "") -> list[tuple[str, Mapping[str, Any]]]:
+    """(role, container) for every container, init container and ephemeral container; `where` is the
+    pod spec's path, for the message when a container list is malformed."""
     if spec is None:
         return []
     found = []
     for prop, role in CONTAINER_LISTS:
-        for container in as_list(get(spec, prop)):
-            if isinstance(container, Mapping):
-                found.append((role, container))
+        try:
+            listed = get_objects(spec, prop)
+        except Malformed as error:
+            raise error.within(f".{where}" if where else "") from None
+        for container in listed:
+            if is_unknown(container):
+                raise UnknownValueError(container, [where, prop] if where else [prop])
+            found.append((role, container))
     return found
 
 
@@ -114,17 +127,22 @@ def uses_gpu(container: Mapping[str, Any]) -> bool:
 
 
 def gpu_containers(resource_type: str, props: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
-    return [(role, c) for role, c in containers(pod_spec(resource_type, props)) if uses_gpu(c)]
+    found = containers(pod_spec(resource_type, props), spec_path(resource_type))
+    return [(role, c) for role, c in found if uses_gpu(c)]
 
 
-def namespace_of(props: Mapping[str, Any]) -> Any:
-    """metadata.namespace (unknown sentinels returned as-is), "default" when unset."""
-    metadata = get(props, "metadata")
-    if not isinstance(metadata, Mapping) or "namespace" not in metadata:
+def namespace_of(props: Mapping[str, Any]) -> str:
+    """metadata.namespace (an unknown sentinel returned as-is), "default" when unset; a namespace that
+    is not a string (an object, a number) is `Malformed`."""
+    metadata = get_ref(props, "metadata")
+    if not isinstance(metadata, Mapping):
         return "default"
-    target = metadata.get("__target") if type(metadata).__name__ == "_DictProxy" else metadata
-    value = target.get("namespace") if isinstance(target, Mapping) else None
-    return value or "default"
+    value = raw(metadata, "namespace")
+    if value is None or value == "":
+        return "default"
+    if not isinstance(value, str):
+        raise Malformed(f".metadata.namespace is {json_kind(value)}, not a name", value)
+    return value
 
 
 def display(resource_type: str, name: str) -> str:

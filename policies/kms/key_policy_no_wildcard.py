@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.documents import DocumentError, parse_document
+from policies.documents import parse_document
 from policies.kms._keys import (
     AWS_EXTERNAL_KEY,
     AWS_KEY,
@@ -23,7 +23,7 @@ from policies.kms._keys import (
     AWS_REPLICA_EXTERNAL_KEY,
     AWS_REPLICA_KEY,
 )
-from policies.props import get_ref
+from policies.props import Malformed, get_ref
 from policies.rule import GfResourcePolicy, Rule
 
 RULE = Rule(
@@ -67,8 +67,8 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         return
     try:
         document = parse_document(get_ref(args.props, "policy"), "policy", "aws")
-    except DocumentError as error:
-        report(f"could not be judged: {kind} '{args.name}': {error}", None)
+    except Malformed as error:
+        report(error.about(f"{kind} '{args.name}'"), None)
         return
     if document is None:
         return

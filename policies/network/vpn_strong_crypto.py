@@ -27,7 +27,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.props import as_list, get
+from policies.props import as_list, excerpt, get
 from policies.rule import GfResourcePolicy, Rule
 
 AWS_VPN = "aws:ec2/vpnConnection:VpnConnection"
@@ -73,8 +73,9 @@ RULE = Rule(
 
 
 def _group_number(value: Any) -> int | None:
-    match = re.search(r"(\d+)", str(value))
-    return int(match.group(1)) if match else None
+    """The DH group number in `14`, `group14`, `DH-GROUP14`; None when there is none (or it is absurd)."""
+    match = re.search(r"\d+", value if isinstance(value, str) else excerpt(value))
+    return int(match.group()) if match and len(match.group()) <= 6 else None
 
 
 def _weak_dh(values: list[Any]) -> list[str]:

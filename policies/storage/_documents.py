@@ -2,6 +2,8 @@
 
 Documents arrive as JSON strings or as objects; keys are case-insensitive across clouds (`Statement`
 on AWS and OSS, `statement` in some COS documents), and single values stand for one-element lists.
+Principals and actions are strings in every cloud's grammar: anything else (`{"AWS": 123456789012}`,
+`"Action": true`) is `Malformed`, as is a document that is not JSON or nests too deeply to read.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from policies.props import as_list, json_value, plain
+from policies.props import Malformed, as_list, excerpt, json_kind, json_value, plain
 
 
 def _field(obj: Mapping[str, Any], name: str) -> Any:
@@ -21,30 +23,62 @@ def _field(obj: Mapping[str, Any], name: str) -> Any:
 
 def statements(document: Any, path: str = "policy") -> list[dict[str, Any]]:
     doc = json_value(document, path)
-    if not isinstance(doc, Mapping):
+    if doc is None:
         return []
-    return [plain(s) for s in as_list(_field(doc, "Statement")) if isinstance(s, Mapping)]
+    if not isinstance(doc, Mapping):
+        raise Malformed(f"the document at .{path} is {json_kind(doc)}, not a JSON object", doc)
+    found = []
+    for index, statement in enumerate(as_list(_field(doc, "Statement"))):
+        where = f".{path} statement {index}"
+        if not isinstance(statement, Mapping):
+            raise Malformed(f"{where} is {json_kind(statement)}, not an object", statement)
+        # The fields rules read are checked here, where the place can be named.
+        for name in ("Principal", "NotPrincipal", "Action", "NotAction"):
+            strings(_field(statement, name), f"{where} {name}")
+        _effect(_field(statement, "Effect"), f"{where} Effect")
+        found.append(plain(statement))
+    return found
 
 
 def effect(statement: Mapping[str, Any]) -> str:
-    return str(_field(statement, "Effect") or "").lower()
+    return _effect(_field(statement, "Effect"), "Effect")
 
 
-def strings(value: Any) -> list[str]:
-    """Every string inside a value (principal maps, lists, single strings)."""
+def _effect(value: Any, what: str) -> str:
+    if value is not None and not isinstance(value, str):
+        raise Malformed(f"{what} is {json_kind(value)}, not a string", value)
+    return (value or "").lower()
+
+
+def strings(value: Any, what: str = "value") -> list[str]:
+    """Every string of a principal map (`{"AWS": [...]}`), a list of strings or a single string.
+
+    A principal map holds strings or lists of strings; anything else is `Malformed`."""
+    if value is None:
+        return []
     if isinstance(value, str):
         return [value]
     if isinstance(value, Mapping):
-        return [s for v in value.values() for s in strings(v)]
-    return [s for v in as_list(value) for s in strings(v)]
+        return [s for key, v in value.items() for s in _flat(v, f"{what}.{key}")]
+    return _flat(value, what)
+
+
+def _flat(value: Any, what: str) -> list[str]:
+    out: list[str] = []
+    for item in as_list(value):
+        if isinstance(item, str):
+            out.append(item)
+        elif item is not None:
+            raise Malformed(f"{what} holds {json_kind(item)}, not a string", item)
+    return out
 
 
 def principals(statement: Mapping[str, Any]) -> list[str]:
-    return strings(_field(statement, "Principal"))
+    return strings(_field(statement, "Principal"), "Principal")
 
 
 def actions(statement: Mapping[str, Any]) -> list[str]:
-    return strings(_field(statement, "Action"))
+    return strings(_field(statement, "Action"), "Action")
 
 
 def condition(statement: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -57,7 +91,8 @@ def condition(statement: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         if not isinstance(clauses, Mapping):
             continue
         found[str(operator).lower()] = {
-            str(k).lower(): [str(v).lower() for v in as_list(val)] for k, val in clauses.items()
+            str(k).lower(): [(v if isinstance(v, str) else excerpt(v)).lower() for v in as_list(val)]
+            for k, val in clauses.items()
         }
     return found
 

@@ -360,10 +360,11 @@ def test_kubernetes_gpu_workload_with_unknown_namespace_is_not_passed() -> None:
             "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "serve"}},
         },
     )
+    # Attributed to the workload whose namespace is unknown, so other autoscalers are still judged.
     assert check_stack(POLICY, [unknown_ns, hpa], proxy=True) == [
         (
             "could not be judged at preview: the string value at .metadata.namespace can't be known "
             "during preview",
-            None,
+            unknown_ns.urn,
         )
     ]

@@ -90,7 +90,7 @@ def test_unknown_document_and_unknown_action() -> None:
 
 def test_invalid_json() -> None:
     assert check(POLICY, AWS_POLICY, {"policy": "{not json"}, "p") == [
-        "could not be judged: IAM policy 'p': the document at .policy is not valid JSON"
+        "cannot be parsed: IAM policy 'p': the document at .policy is not valid JSON, \"{not json\""
     ]
 
 
