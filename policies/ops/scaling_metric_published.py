@@ -1,0 +1,352 @@
+"""GF-OPS-001: every alarm that drives scaling watches a metric something in the stack publishes.
+
+An alarm on a metric nobody publishes stays in INSUFFICIENT_DATA (or OK, with missing data treated as
+not breaching) for ever: every guardrail passes and the pool never scales.
+
+AWS: `aws:cloudwatch/metricAlarm:MetricAlarm` whose `alarmActions` fire an `aws:autoscaling/policy`
+or `aws:appautoscaling/policy` (of the stack, or by an Auto Scaling ARN). Each metric it watches (its
+own `namespace`/`metricName`/`dimensions`, or every `metricQueries[].metric`) needs a publisher:
+- `AWS/<service>` namespaces are filled by the service for resources that exist: `AWS/SQS` needs the
+  queue named by `QueueName` in the stack, `AWS/EC2` an instance or Auto Scaling group (the group named
+  by `AutoScalingGroupName`), `AWS/AutoScaling` that group with the metric in its `enabledMetrics`, and
+  the other namespaces in `SERVICE_RESOURCES` a resource of that service. Other `AWS/*` namespaces
+  could not be judged.
+- The CloudWatch agent's namespaces (`CWAgent`, and any `"namespace"` an agent config in a launch
+  template's user data or an SSM parameter sets) need instances that can publish: a role (instance
+  profile -> role) allowed `cloudwatch:PutMetricData` for that namespace, and `ec2:DescribeTags` when
+  the alarm has the `AutoScalingGroupName` dimension (the agent appends it after looking up the
+  instance's tags), and a network path to `monitoring` (and `ec2`) from the pool's subnets. The
+  instances are the group's (by `AutoScalingGroupName`) or else every launch source of the stack.
+- Any other namespace needs a role of the stack allowed to `PutMetricData` into it.
+A namespace (or `namespace:dimension-value`, e.g. `AWS/SQS:jobs`) listed in `published_namespaces` is
+published outside the stack.
+
+Alibaba Cloud: `alicloud:ess/alarm:Alarm` (every ESS alarm fires scaling rules). `metricType: custom`
+metrics are uploaded by someone: a RAM policy of the stack must allow `cms:PutCustomMetricData`, or the
+metric name is listed in `published_namespaces`. System metrics read from the CloudMonitor agent
+(`...Agent`, `MemoryUtilization`, `LoadAverage`) need the agent: public images ship it; a custom image
+(`m-...`) could not be judged unless its user data installs the agent.
+
+Tencent Cloud: `tencentcloud:Monitor/alarmPolicy:AlarmPolicy` with an `AS` trigger task, and
+`tencentcloud:As/scalingPolicy:ScalingPolicy` (its own CPU/memory alarm). The `cvm_device` namespace
+and the CPU and memory metrics come from the Cloud Monitor agent, installed unless the scaling
+configuration sets `enhancedMonitorService: false`; other namespaces could not be judged unless listed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+
+from policies.cost.pools import ResourceIndex, ResourceView
+from policies.ops import _aws_publisher as pub
+from policies.ops._aws_sources import agent_namespaces, group_sources
+from policies.ops._china_metrics import alicloud_problems, tencent_problems
+from policies.ops._common import (
+    ALI_ESS_ALARM,
+    AWS_APPAS_POLICY,
+    AWS_ASG,
+    AWS_ASG_POLICY,
+    AWS_INSTANCE,
+    AWS_LAUNCH_CONFIGURATION,
+    AWS_LAUNCH_TEMPLATE,
+    AWS_METRIC_ALARM,
+    TC_ALARM_POLICY,
+    TC_SCALING_POLICY,
+    quoted,
+    stack_index,
+    unknown,
+)
+from policies.props import as_list, get_ref, is_unknown
+from policies.rule import CannotTell, GfStackPolicy, Rule, judge
+
+AWS_SQS_QUEUE = "aws:sqs/queue:Queue"
+EC2_FLEETS = ("aws:ec2/fleet:Fleet", "aws:ec2/spotFleetRequest:SpotFleetRequest")
+_SCALING_ARN = re.compile(r"^arn:aws[a-z-]*:autoscaling:")
+
+# AWS/<service> namespace -> resource types whose existence makes the service publish it.
+SERVICE_RESOURCES: Mapping[str, tuple[str, ...]] = {
+    "AWS/ApplicationELB": ("aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer"),
+    "AWS/NetworkELB": ("aws:lb/loadBalancer:LoadBalancer",),
+    "AWS/ELB": ("aws:elb/loadBalancer:LoadBalancer",),
+    "AWS/Lambda": ("aws:lambda/function:Function",),
+    "AWS/DynamoDB": ("aws:dynamodb/table:Table",),
+    "AWS/ECS": ("aws:ecs/service:Service", "aws:ecs/cluster:Cluster"),
+    "AWS/Kinesis": ("aws:kinesis/stream:Stream",),
+    "AWS/SNS": ("aws:sns/topic:Topic",),
+    "AWS/RDS": ("aws:rds/instance:Instance", "aws:rds/cluster:Cluster"),
+    "AWS/EBS": ("aws:ebs/volume:Volume", AWS_INSTANCE, AWS_ASG),
+    "AWS/SageMaker": ("aws:sagemaker/endpoint:Endpoint",),
+    "AWS/EC2Spot": ("aws:ec2/spotFleetRequest:SpotFleetRequest",),
+}
+
+RULE = Rule(
+    id="GF-OPS-001",
+    name="scaling-metric-published",
+    description=(
+        "Every alarm that drives scaling watches a metric that something in the stack publishes: a cloud "
+        "namespace the provider fills for a resource in the stack, or an agent metric whose publisher "
+        "has the permissions and network path it needs."
+    ),
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation=(
+        "Scale on a metric with a publisher in the stack: AWS/SQS ApproximateNumberOfMessagesVisible of "
+        "an aws.sqs.Queue the program creates, or a CloudWatch agent metric whose instance role allows "
+        "cloudwatch:PutMetricData for that namespace (and ec2:DescribeTags when the agent appends "
+        "AutoScalingGroupName), with interface endpoints for monitoring and ec2 (private DNS) or a NAT "
+        "route in the pool's subnets. Alibaba: keep the CloudMonitor agent on the image; Tencent: keep "
+        "enhanced_monitor_service on. A namespace published outside the stack goes in "
+        "published_namespaces."
+    ),
+    url="https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/metrics-collected-by-CloudWatch-agent.html",
+    config={"published_namespaces": {"type": "array", "items": {"type": "string"}, "default": []}},
+)
+
+
+def _drives_scaling(index: ResourceIndex, alarm: ResourceView) -> bool:
+    if index.refs(alarm, "alarmActions", (AWS_ASG_POLICY, AWS_APPAS_POLICY)):
+        return True
+    return any(
+        isinstance(action, str) and _SCALING_ARN.match(action)
+        for action in as_list(get_ref(alarm.props, "alarmActions"))
+    )
+
+
+def _metrics(alarm: ResourceView) -> list[tuple[str, str, Mapping[str, Any], str]]:
+    """(namespace, metric name, dimensions, wire path) of each metric the alarm watches."""
+    found: list[tuple[str, str, Mapping[str, Any], str]] = []
+    namespace = get_ref(alarm.props, "namespace")
+    if namespace is not None:
+        if is_unknown(namespace):
+            raise unknown(namespace, "namespace")
+        dims = get_ref(alarm.props, "dimensions")
+        found.append((str(namespace), str(get_ref(alarm.props, "metricName") or ""), _dims(dims), ""))
+    for i, query in enumerate(as_list(get_ref(alarm.props, "metricQueries"))):
+        metric = get_ref(query, "metric") if isinstance(query, Mapping) else None
+        if not isinstance(metric, Mapping):
+            continue
+        ns = get_ref(metric, "namespace")
+        if is_unknown(ns):
+            raise unknown(ns, f"metricQueries.{i}.metric.namespace")
+        if ns:
+            found.append(
+                (str(ns), str(get_ref(metric, "metricName") or ""), _dims(get_ref(metric, "dimensions")), "")
+            )
+    return found
+
+
+def _dims(value: Any) -> dict[str, Any]:
+    if isinstance(value, Mapping):
+        return {str(k): value[k] for k in value}
+    return {}
+
+
+def _listed(namespace: str, dims: Mapping[str, Any], listed: list[str]) -> bool:
+    if namespace in listed:
+        return True
+    return any(f"{namespace}:{value}" in listed for value in dims.values() if isinstance(value, str))
+
+
+def _by_dimension(index: ResourceIndex, alarm: ResourceView, types: tuple[str, ...], value: Any) -> list[Any]:
+    """Resources of `types` a dimension value names (by dependency or by name)."""
+    if value is None:
+        return []
+    return index.refs(alarm, "dimensions", types, value=value)
+
+
+def _aws_service(
+    index: ResourceIndex, alarm: ResourceView, ns: str, metric: str, dims: Mapping[str, Any]
+) -> str | None:
+    label = f"alarm '{alarm.name}'"
+    if ns == "AWS/SQS":
+        queue = dims.get("QueueName")
+        if queue is None:
+            if index.of_type(AWS_SQS_QUEUE):
+                return None
+            return f"{label} scales on AWS/SQS {metric} but the stack has no queue"
+        if _by_dimension(index, alarm, (AWS_SQS_QUEUE,), queue):
+            return None
+        if is_unknown(queue):
+            raise unknown(queue, "dimensions.QueueName")
+        return (
+            f"{label} scales on AWS/SQS {metric} of queue '{queue}', which the stack does not create: SQS "
+            f"publishes metrics only for a queue that exists; create the queue in the stack or list "
+            f"'AWS/SQS:{queue}' in published_namespaces"
+        )
+    if ns in ("AWS/EC2", "AWS/AutoScaling"):
+        group_name = dims.get("AutoScalingGroupName")
+        groups = _by_dimension(index, alarm, (AWS_ASG,), group_name)
+        if group_name is not None and not groups:
+            if is_unknown(group_name):
+                raise unknown(group_name, "dimensions.AutoScalingGroupName")
+            return (
+                f"{label} scales on {ns} {metric} of group '{group_name}', which the stack does not create; "
+                f"create it in the stack or list '{ns}:{group_name}' in published_namespaces"
+            )
+        if ns == "AWS/AutoScaling":
+            for group in groups:
+                enabled = get_ref(group.props, "enabledMetrics")
+                if is_unknown(enabled):
+                    raise unknown(enabled, "enabledMetrics")
+                if metric not in [str(m) for m in as_list(enabled)]:
+                    return (
+                        f"{label} scales on AWS/AutoScaling {metric}, but group '{group.name}' does not "
+                        f"collect it; add '{metric}' to the group's enabledMetrics"
+                    )
+            return None
+        if groups or index.of_type(AWS_ASG, AWS_INSTANCE, *EC2_FLEETS):
+            return None
+        return f"{label} scales on AWS/EC2 {metric} but the stack has no instance or group EC2 reports on"
+    types = SERVICE_RESOURCES.get(ns)
+    if types is None:
+        raise CannotTell(
+            f"{label} scales on {ns} {metric}; which resources publish {ns} is not known to the pack: list "
+            f"'{ns}' in published_namespaces if something publishes it",
+            "namespace",
+        )
+    if index.of_type(*types):
+        return None
+    return f"{label} scales on {ns} {metric} but the stack creates nothing that {ns} reports on"
+
+
+def _agent(
+    index: ResourceIndex, alarm: ResourceView, ns: str, metric: str, dims: Mapping[str, Any]
+) -> list[str]:
+    label = f"alarm '{alarm.name}'"
+    group_name = dims.get("AutoScalingGroupName")
+    needs_tags = group_name is not None
+    groups = _by_dimension(index, alarm, (AWS_ASG,), group_name)
+    if group_name is not None and not groups:
+        raise CannotTell(
+            f"{label} watches group '{group_name}', which is not created in the stack", "dimensions"
+        )
+    sources = (
+        group_sources(index, groups)
+        if groups
+        else [(s, None) for s in index.of_type(AWS_LAUNCH_TEMPLATE, AWS_LAUNCH_CONFIGURATION, AWS_INSTANCE)]
+    )
+    if not sources:
+        return [f"{label} scales on {ns} {metric}, but no instance of the stack runs the agent publishing it"]
+    problems: list[str] = []
+    for source, group in sources:
+        roles = pub.instance_roles(index, source)
+        if roles is None:
+            problems.append(
+                f"{label} scales on {ns} {metric}, published by the CloudWatch agent on '{source.name}', "
+                "which has no instance profile, so the agent cannot call cloudwatch:PutMetricData"
+            )
+            continue
+        grants = [pub.role_grants(index, role) for role in roles]
+        wanted = [(pub.PUT_METRIC_DATA, ns)] + ([(pub.DESCRIBE_TAGS, None)] if needs_tags else [])
+        for action, namespace in wanted:
+            if any(g.allows(action, namespace) for g in grants):
+                continue
+            unreadable = [name for g in grants for name in g.unknown_managed]
+            if unreadable:
+                raise CannotTell(
+                    f"whether role {quoted(g.role for g in grants)} may call {action} depends on "
+                    f"{quoted(unreadable)}, which the pack cannot read",
+                    "policyArn",
+                )
+            problems.append(_grant_problem(label, f"{ns} {metric}", source, grants, action))
+        problems.extend(_network(index, label, source, group, needs_tags))
+    return list(dict.fromkeys(problems))
+
+
+def _grant_problem(
+    label: str, metric: str, source: ResourceView, grants: list[pub.Grants], action: str
+) -> str:
+    roles = quoted(g.role for g in grants)
+    if action == pub.DESCRIBE_TAGS:
+        return (
+            f"{label} watches {metric} by AutoScalingGroupName, which the CloudWatch agent on "
+            f"'{source.name}' appends only after ec2:DescribeTags succeeds, but role {roles} does not allow "
+            "it, so every metric is dropped; allow ec2:DescribeTags"
+        )
+    namespace = metric.split(" ", 1)[0]
+    return (
+        f"{label} scales on {metric}, but role {roles} of '{source.name}' may not call "
+        f"cloudwatch:PutMetricData for namespace {namespace}; allow it (cloudwatch:namespace = {namespace})"
+    )
+
+
+def _network(
+    index: ResourceIndex, label: str, source: ResourceView, group: ResourceView | None, needs_tags: bool
+) -> list[str]:
+    services = ["monitoring"] + (["ec2"] if needs_tags else [])
+    cut_off: dict[str, list[str]] = {}
+    for subnet in pub.subnets_of(index, source, group):
+        if pub.reaches_internet(index, subnet, pub.public_ip(source, subnet)):
+            continue
+        for service in services:
+            if pub.endpoint_for(index, subnet, service) is None:
+                cut_off.setdefault(service, []).append(subnet.name)
+    problems = []
+    for service, subnets in cut_off.items():
+        noun = "subnet" if len(subnets) == 1 else "subnets"
+        problems.append(
+            f"{label}: the CloudWatch agent on '{source.name}' cannot reach {service} from {noun} "
+            f"{quoted(subnets)}: no route out and no interface endpoint for {service} with private DNS in "
+            "the VPC; add the endpoint or a NAT route"
+        )
+    return problems
+
+
+def _custom(index: ResourceIndex, alarm: ResourceView, ns: str, metric: str) -> str | None:
+    for role in index.of_type(pub.ROLE):
+        if pub.role_grants(index, role).allows(pub.PUT_METRIC_DATA, ns):
+            return None
+    return (
+        f"alarm '{alarm.name}' scales on {ns} {metric}, which nothing in the stack may publish (no role "
+        f"allows cloudwatch:PutMetricData for {ns}): the alarm never fires; scale on a metric the stack "
+        f"publishes, or list '{ns}' in published_namespaces if it is published outside the stack"
+    )
+
+
+def _judge_aws(index: ResourceIndex, alarm: ResourceView, listed: list[str], agent: set[str]) -> list[str]:
+    problems: list[str] = []
+    for ns, metric, dims, _ in _metrics(alarm):
+        if _listed(ns, dims, listed):
+            continue
+        if ns.startswith("AWS/"):
+            problem = _aws_service(index, alarm, ns, metric, dims)
+            problems.extend([problem] if problem else [])
+        elif ns in agent:
+            problems.extend(_agent(index, alarm, ns, metric, dims))
+        else:
+            problem = _custom(index, alarm, ns, metric)
+            problems.extend([problem] if problem else [])
+    return problems
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    listed = [str(item) for item in RULE.settings(args)["published_namespaces"] or []]
+    index = stack_index(args)
+    aws_alarms = [a for a in index.of_type(AWS_METRIC_ALARM) if _drives_scaling(index, a)]
+    ali_alarms = index.of_type(ALI_ESS_ALARM)
+    tc = index.of_type(TC_ALARM_POLICY, TC_SCALING_POLICY)
+    if not (aws_alarms or ali_alarms or tc):
+        args.not_applicable("the stack has no alarm that drives scaling")
+    agent = agent_namespaces(index) if aws_alarms else set()
+    for alarm in (*aws_alarms, *ali_alarms, *tc):
+
+        def check(alarm: ResourceView = alarm) -> None:
+            if alarm.resource_type == AWS_METRIC_ALARM:
+                problems = _judge_aws(index, alarm, listed, agent)
+            elif alarm.resource_type == ALI_ESS_ALARM:
+                problems = alicloud_problems(index, alarm, listed)
+            else:
+                problems = tencent_problems(index, alarm, listed)
+            for problem in problems:
+                report(problem, alarm.urn)
+
+        # A CannotTell (or a value unknown at preview) makes the alarm "could not be judged".
+        judge(alarm.urn, check)
+
+
+POLICY = GfStackPolicy(RULE, validate)
