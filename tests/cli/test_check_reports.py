@@ -171,7 +171,9 @@ def test_a_pool_without_spot_breaks_gf_cost_004(no_spot: Run) -> None:
 
 @pytest.mark.parametrize("target", ["GF-COST-004", "non-prod-gpu-pools-on-spot", "all"])
 def test_enforce_advisory_lets_the_check_pass(no_spot_project: Path, target: str) -> None:
-    run = invoke("check", str(no_spot_project), "-s", "dev", "--enforce", f"{target}=advisory", *enforce_args())
+    run = invoke(
+        "check", str(no_spot_project), "-s", "dev", "--enforce", f"{target}=advisory", *enforce_args()
+    )
     assert run.exit_code == 0, run.stderr
     [stack] = json.loads(run.stdout)["stacks"]
     assert [(v["rule_id"], v["enforcement"]) for v in stack["violations"]] == [(SPOT_RULE, "advisory")]
