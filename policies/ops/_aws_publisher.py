@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pulumi_policy.proxy import UnknownValueError
+
 from policies.cost.pools import ResourceIndex, ResourceView
 from policies.documents import DocumentError, Statement, parse_document
 from policies.ops._common import AWS_INSTANCE, AWS_LAUNCH_CONFIGURATION, AWS_LAUNCH_TEMPLATE, known_str
@@ -72,6 +74,9 @@ class Grants:
     statements: tuple[Statement, ...]
     managed: tuple[str, ...]  # AWS managed policy names attached
     unknown_managed: tuple[str, ...]  # attached policies whose grants the pack cannot read
+    # Documents unknown at preview: a grant found elsewhere still counts (an explicit Deny of these
+    # actions is rare); with none found, the role could not be judged.
+    unknown_documents: tuple[UnknownValueError, ...] = ()
 
     def allows(self, action: str, namespace: str | None = None) -> bool:
         if any(action in MANAGED_GRANTS.get(name, frozenset()) for name in self.managed):
@@ -108,69 +113,68 @@ def _matches(pattern: str, value: str, like: bool) -> bool:
     return re.fullmatch(regex, value) is not None
 
 
-def _documents(view: ResourceView, prop: str) -> list[Statement]:
-    try:
-        document = parse_document(get_ref(view.props, prop), prop, cloud="aws")
-    except DocumentError:
-        return []
-    return list(document.statements) if document else []
+class _Collected:
+    """What the documents attached to one role say, and which of them could not be read."""
 
+    def __init__(self) -> None:
+        self.statements: list[Statement] = []
+        self.managed: list[str] = []
+        self.unreadable: list[str] = []
+        self.unknown: list[UnknownValueError] = []
 
-def _attached(
-    index: ResourceIndex, owner: ResourceView, prop: str
-) -> tuple[list[Statement], list[str], list[str]]:
-    """Statements of the policies of the stack that `owner.props[prop]` attaches, the AWS managed
-    policies it names that the pack knows, and those it cannot read."""
-    policies = index.refs(owner, prop, (MANAGED_POLICY,))
-    statements = [statement for policy in policies for statement in _documents(policy, "policy")]
-    own = {str(get_ref(p.props, "arn")) for p in policies} | {
-        f"/{get_ref(p.props, 'name')}" for p in policies if known_str(get_ref(p.props, "name"))
-    }
-    managed: list[str] = []
-    unreadable: list[str] = []
-    for arn in as_list(get_ref(owner.props, prop)):
-        if is_unknown(arn):
-            if not policies:
-                unreadable.append("a policy unknown at preview")
-            continue
-        text = known_str(arn)
-        if not text or text in own or any(text.endswith(tail) for tail in own if tail.startswith("/")):
-            continue
-        match = _MANAGED_ARN.match(text)
-        if match and match.group(1) in MANAGED_GRANTS:
-            managed.append(match.group(1))
-        else:
-            unreadable.append(text)
-    return statements, managed, unreadable
+    def document(self, value: Any, path: str) -> None:
+        try:
+            document = parse_document(value, path, cloud="aws")
+        except DocumentError:
+            return
+        except UnknownValueError as error:  # a document built at apply time: unknown at preview
+            self.unknown.append(error)
+            return
+        self.statements.extend(document.statements if document else ())
+
+    def attached(self, index: ResourceIndex, owner: ResourceView, prop: str) -> None:
+        """The policies of the stack that `owner.props[prop]` attaches, and the AWS managed policies
+        it names (known to the pack, or not)."""
+        policies = index.refs(owner, prop, (MANAGED_POLICY,))
+        for policy in policies:
+            self.document(get_ref(policy.props, "policy"), f"{policy.name}.policy")
+        arns = {str(get_ref(p.props, "arn")) for p in policies}
+        names = {f"/{n}" for p in policies if (n := known_str(get_ref(p.props, "name")))}
+        for arn in as_list(get_ref(owner.props, prop)):
+            if is_unknown(arn):
+                if not policies:
+                    self.unknown.append(UnknownValueError(str(arn), [f"{owner.name}.{prop}"]))
+                continue
+            text = known_str(arn)
+            if not text or text in arns or any(text.endswith(tail) for tail in names):
+                continue
+            match = _MANAGED_ARN.match(text)
+            if match and match.group(1) in MANAGED_GRANTS:
+                self.managed.append(match.group(1))
+            else:
+                self.unreadable.append(text)
 
 
 def role_grants(index: ResourceIndex, role: ResourceView) -> Grants:
-    statements: list[Statement] = []
-    managed: list[str] = []
-    unreadable: list[str] = []
+    found = _Collected()
     for inline in as_list(get_ref(role.props, "inlinePolicies")):
         if isinstance(inline, Mapping):
-            try:
-                document = parse_document(get_ref(inline, "policy"), "inlinePolicies.policy", cloud="aws")
-            except DocumentError:
-                document = None
-            statements.extend(document.statements if document else ())
-    s, m, u = _attached(index, role, "managedPolicyArns")
-    statements += s
-    managed += m
-    unreadable += u
+            found.document(get_ref(inline, "policy"), f"{role.name}.inlinePolicies.policy")
+    found.attached(index, role, "managedPolicyArns")
     for policy in index.of_type(ROLE_POLICY):
         if role.urn in {r.urn for r in index.refs(policy, "role", (ROLE,))}:
-            statements.extend(_documents(policy, "policy"))
+            found.document(get_ref(policy.props, "policy"), f"{policy.name}.policy")
     for attachment in index.of_type(ROLE_POLICY_ATTACHMENT, POLICY_ATTACHMENT):
         prop = "role" if attachment.resource_type == ROLE_POLICY_ATTACHMENT else "roles"
-        if role.urn not in {r.urn for r in index.refs(attachment, prop, (ROLE,))}:
-            continue
-        s, m, u = _attached(index, attachment, "policyArn")
-        statements += s
-        managed += m
-        unreadable += u
-    return Grants(role.name, tuple(statements), tuple(managed), tuple(unreadable))
+        if role.urn in {r.urn for r in index.refs(attachment, prop, (ROLE,))}:
+            found.attached(index, attachment, "policyArn")
+    return Grants(
+        role.name,
+        tuple(found.statements),
+        tuple(found.managed),
+        tuple(found.unreadable),
+        tuple(found.unknown),
+    )
 
 
 def instance_roles(index: ResourceIndex, source: ResourceView) -> list[ResourceView] | None:

@@ -40,6 +40,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+from pulumi_policy.proxy import UnknownValueError
 
 from policies.cost.pools import ResourceIndex, ResourceView
 from policies.ops import _aws_publisher as pub
@@ -246,6 +247,9 @@ def _agent(
         for action, namespace in wanted:
             if any(g.allows(action, namespace) for g in grants):
                 continue
+            for grant in grants:
+                for error in grant.unknown_documents:
+                    raise error
             unreadable = [name for g in grants for name in g.unknown_managed]
             if unreadable:
                 raise CannotTell(
@@ -298,9 +302,14 @@ def _network(
 
 
 def _custom(index: ResourceIndex, alarm: ResourceView, ns: str, metric: str) -> str | None:
+    unknown_documents: list[UnknownValueError] = []
     for role in index.of_type(pub.ROLE):
-        if pub.role_grants(index, role).allows(pub.PUT_METRIC_DATA, ns):
+        grants = pub.role_grants(index, role)
+        if grants.allows(pub.PUT_METRIC_DATA, ns):
             return None
+        unknown_documents.extend(grants.unknown_documents)
+    if unknown_documents:
+        raise unknown_documents[0]
     return (
         f"alarm '{alarm.name}' scales on {ns} {metric}, which nothing in the stack may publish (no role "
         f"allows cloudwatch:PutMetricData for {ns}): the alarm never fires; scale on a metric the stack "
