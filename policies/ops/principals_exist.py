@@ -25,14 +25,15 @@ references unknown at preview (an ARN of a resource of the same program) always 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+from pulumi_policy.proxy import UnknownValueError
 
 from policies.cost.pools import ResourceIndex, ResourceView
-from policies.documents import UNKNOWN, DocumentError, parse_document
 from policies.ops._common import stack_index
-from policies.props import get_ref
+from policies.props import as_list, get_ref, is_unknown, json_value
 from policies.rule import GfStackPolicy, Rule, judge
 
 SERVICE_LINKED_ROLE = "aws:iam/serviceLinkedRole:ServiceLinkedRole"
@@ -97,15 +98,31 @@ def depends_on(view: ResourceView, target: ResourceView) -> bool:
     return target.urn in direct or bool(direct & _ancestors(target))
 
 
+def _lower(obj: Mapping[str, Any]) -> dict[str, Any]:
+    return {str(key).lower(): obj[key] for key in obj}
+
+
 def _principals(view: ResourceView) -> list[str]:
-    document = parse_document(get_ref(view.props, "policy"), "policy", cloud="aws")
-    if document is None:
+    """The known `AWS` principals of the policy. Only principals decide this rule: an action or
+    resource unknown at preview does not stop it; a document unknown as a whole does."""
+    document = json_value(get_ref(view.props, "policy"), "policy")
+    if not isinstance(document, Mapping):
         return []
-    found = []
-    for statement in document.statements:
-        for principal in (*statement.principals, *statement.not_principals):
-            if principal.kind == "AWS" and principal.value != UNKNOWN:
-                found.append(principal.value)
+    statements = _lower(document).get("statement")
+    if is_unknown(statements):
+        raise UnknownValueError(str(statements), ["policy", "Statement"])
+    found: list[str] = []
+    for statement in as_list(statements):
+        if not isinstance(statement, Mapping):
+            continue
+        fields = _lower(statement)
+        for key in ("principal", "notprincipal"):
+            principal = fields.get(key)
+            if not isinstance(principal, Mapping):
+                continue
+            for kind, value in principal.items():
+                if str(kind).lower() == "aws":
+                    found += [v for v in as_list(value) if isinstance(v, str) and not is_unknown(v)]
     return list(dict.fromkeys(found))
 
 
@@ -186,11 +203,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     for holder in holders:
 
         def check(holder: ResourceView = holder) -> None:
-            try:
-                problems = _problems(index, holder, existing)
-            except DocumentError:
-                return  # not a policy document: the IAM rules report documents that do not parse
-            for problem in problems:
+            for problem in _problems(index, holder, existing):
                 report(problem, holder.urn)
 
         judge(holder.urn, check)
