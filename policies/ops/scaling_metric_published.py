@@ -226,11 +226,7 @@ def _agent(
         raise CannotTell(
             f"{label} watches group '{group_name}', which is not created in the stack", "dimensions"
         )
-    sources = (
-        group_sources(index, groups)
-        if groups
-        else [(s, None) for s in index.of_type(AWS_LAUNCH_TEMPLATE, AWS_LAUNCH_CONFIGURATION, AWS_INSTANCE)]
-    )
+    sources = group_sources(index, groups) if groups else _every_source(index)
     if not sources:
         return [f"{label} scales on {ns} {metric}, but no instance of the stack runs the agent publishing it"]
     problems: list[str] = []
@@ -260,6 +256,16 @@ def _agent(
             problems.append(_grant_problem(label, f"{ns} {metric}", source, grants, action))
         problems.extend(_network(index, label, source, group, needs_tags))
     return list(dict.fromkeys(problems))
+
+
+def _every_source(index: ResourceIndex) -> list[tuple[ResourceView, ResourceView | None]]:
+    """Every launch source of the stack, with the group that launches from it when there is one."""
+    sources = group_sources(index, index.of_type(AWS_ASG))
+    used = {source.urn for source, _ in sources}
+    for source in index.of_type(AWS_LAUNCH_TEMPLATE, AWS_LAUNCH_CONFIGURATION, AWS_INSTANCE):
+        if source.urn not in used:
+            sources.append((source, None))
+    return sources
 
 
 def _grant_problem(

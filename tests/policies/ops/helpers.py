@@ -15,7 +15,8 @@ ACCOUNT = "123456789012"
 
 
 def asg_policy_arn(name: str) -> str:
-    return f"arn:aws:autoscaling:us-east-1:{ACCOUNT}:scalingPolicy:0f1e2d3c:autoScalingGroupName/gpu-asg:policyName/{name}"
+    group = "autoScalingGroupName/gpu-asg"
+    return f"arn:aws:autoscaling:us-east-1:{ACCOUNT}:scalingPolicy:0f1e2d3c:{group}:policyName/{name}"
 
 
 __all__ = [

@@ -113,10 +113,10 @@ def test_alibaba_external_key_is_always_pending() -> None:
         {"serverSideEncryptionRule": {"sseAlgorithm": "KMS", "kmsMasterKeyId": "key-hzz62f1cb66fa42qo9m3n"}},
     )
     assert [m for m, _ in run_stack(POLICY, [key, bucket])] == [
-        "OSS bucket 'datasets' encrypts with key 'restricted', pending import in this deployment ('restricted': "
-        "origin EXTERNAL: its material is imported outside Pulumi): a key without material cannot encrypt, so "
-        "'datasets' fails to create; deploy the key first, import its material, then the rest (or give the "
-        "material as a secret config value)"
+        "OSS bucket 'datasets' encrypts with key 'restricted', pending import in this deployment "
+        "('restricted': origin EXTERNAL: its material is imported outside Pulumi): a key without material "
+        "cannot encrypt, so 'datasets' fails to create; deploy the key first, import its material, then the "
+        "rest (or give the material as a secret config value)"
     ]
     key.props["origin"] = "Aliyun_KMS"
     assert run_stack(POLICY, [key, bucket]) == []

@@ -60,10 +60,11 @@ def test_service_linked_role_missing_from_the_stack() -> None:
     [key] = fleet(with_role=False)
     assert run_stack(POLICY, [key]) == [
         (
-            "key 'fleet-key' names the service-linked role AWSServiceRoleForAutoScaling, which a fresh account "
-            "does not have until autoscaling.amazonaws.com first creates it, so the policy is rejected as "
-            "malformed; create aws.iam.ServiceLinkedRole(aws_service_name='autoscaling.amazonaws.com') in the "
-            f"stack and make 'fleet-key' depend on it, or list {AUTOSCALING_SLR} in existing_principals",
+            "key 'fleet-key' names the service-linked role AWSServiceRoleForAutoScaling, which a fresh "
+            "account does not have until autoscaling.amazonaws.com first creates it, so the policy is "
+            "rejected as malformed; create "
+            "aws.iam.ServiceLinkedRole(aws_service_name='autoscaling.amazonaws.com') in the stack and make "
+            f"'fleet-key' depend on it, or list {AUTOSCALING_SLR} in existing_principals",
             key.urn,
         )
     ]
@@ -73,8 +74,8 @@ def test_service_linked_role_created_but_not_waited_for() -> None:
     role, key = fleet(depends=False)
     assert run_stack(POLICY, [role, key]) == [
         (
-            "key 'fleet-key' names the service-linked role AWSServiceRoleForAutoScaling but does not depend on "
-            "'autoscaling-slr', which creates it, so the policy may be set before the role exists; add "
+            "key 'fleet-key' names the service-linked role AWSServiceRoleForAutoScaling but does not depend "
+            "on 'autoscaling-slr', which creates it, so the policy may be set before the role exists; add "
             "depends_on=[autoscaling-slr]",
             key.urn,
         )
@@ -114,9 +115,9 @@ def test_role_by_arn_must_be_created_in_the_stack() -> None:
     )
     assert run_stack(POLICY, [topic]) == [
         (
-            f"topic policy 'alerts-policy' names the role {arn}, which this stack does not create, so the policy "
-            "is rejected on an account where it does not exist yet; create the role in the stack and refer to "
-            "its arn, or list it in existing_principals",
+            f"topic policy 'alerts-policy' names the role {arn}, which this stack does not create, so the "
+            "policy is rejected on an account where it does not exist yet; create the role in the stack "
+            "and refer to its arn, or list it in existing_principals",
             topic.urn,
         )
     ]
@@ -137,7 +138,7 @@ def test_unknown_actions_do_not_stop_the_principal_check() -> None:
     document = json.loads(key_policy(AUTOSCALING_SLR))
     document["Statement"][2]["Action"] = [UNKNOWN_STRING_VALUE]
     key = res(KEY, "fleet-key", {"policy": json.dumps(document)})
-    assert [m for m, _ in run_stack(POLICY, [key])][0].startswith(
+    assert next(m for m, _ in run_stack(POLICY, [key])).startswith(
         "key 'fleet-key' names the service-linked role AWSServiceRoleForAutoScaling, which a fresh account"
     )
 

@@ -79,10 +79,10 @@ def test_step_scale_in_fired_by_an_alarm_is_reported_on_the_policy() -> None:
     )
     assert run_stack(POLICY, stack) == [
         (
-            "step-scaling policy 'scale-in' scales in by 1 and is fired by alarm 'idle': the action is re-run "
-            "every minute while the alarm holds and a step policy takes no cooldown, so the group loses "
-            "capacity every minute; scale in with a SimpleScaling policy whose cooldown is at least 300 s, or "
-            "with target tracking",
+            "step-scaling policy 'scale-in' scales in by 1 and is fired by alarm 'idle': the action is "
+            "re-run every minute while the alarm holds and a step policy takes no cooldown, so the group "
+            "loses capacity every minute; scale in with a SimpleScaling policy whose cooldown is at least "
+            "300 s, or with target tracking",
             stack[2].urn,
         )
     ]
@@ -99,8 +99,8 @@ def test_step_scale_in_that_no_alarm_fires_is_not_reported() -> None:
 
 def test_short_simple_cooldown() -> None:
     assert messages(aws_stack(cooldown=60)) == [
-        "simple-scaling policy 'scale-in' scales in with a cooldown of 60 s; set a cooldown of at least 300 s "
-        "so that one scale-in takes effect before the next"
+        "simple-scaling policy 'scale-in' scales in with a cooldown of 60 s; set a cooldown of at least 300 "
+        "s so that one scale-in takes effect before the next"
     ]
 
 
@@ -119,8 +119,8 @@ def test_group_outside_the_stack_cannot_be_judged() -> None:
     stack[2].property_dependencies = {}
     assert run_stack(POLICY, stack[1:]) == [
         (
-            "could not be judged: simple-scaling policy 'scale-in' has no cooldown and its group is not in the "
-            "stack, so the group's defaultCooldown that applies is not known; set the policy's cooldown",
+            "could not be judged: simple-scaling policy 'scale-in' has no cooldown and its group is not in "
+            "the stack, so the group's defaultCooldown that applies is not known; set the policy's cooldown",
             stack[2].urn,
         )
     ]
@@ -142,8 +142,8 @@ def test_what_is_not_a_step_of_scale_in_passes(change: dict[str, Any]) -> None:
 def test_min_cooldown_comes_from_config() -> None:
     assert messages(aws_stack(), {"scale-in-respects-cooldown": {"min_cooldown_s": 600}}) == []
     assert messages(aws_stack(), {"min_cooldown_s": 600}) == [
-        "simple-scaling policy 'scale-in' scales in with a cooldown of 300 s; set a cooldown of at least 600 s "
-        "so that one scale-in takes effect before the next"
+        "simple-scaling policy 'scale-in' scales in with a cooldown of 300 s; set a cooldown of at least "
+        "600 s so that one scale-in takes effect before the next"
     ]
 
 
@@ -151,7 +151,8 @@ def test_unknown_adjustment_is_not_judged() -> None:
     stack = aws_stack(scalingAdjustment=UNKNOWN_NUMBER_VALUE)
     assert run_stack(POLICY, stack) == [
         (
-            "could not be judged at preview: the number value at .scalingAdjustment can't be known during preview",
+            "could not be judged at preview: the number value at .scalingAdjustment can't be known during "
+            "preview",
             stack[2].urn,
         )
     ]
@@ -172,8 +173,8 @@ def test_application_auto_scaling_step_policy_honours_its_cooldown() -> None:
     assert messages(appas(None)) == []
     assert messages(appas(300)) == []
     assert messages(appas(30)) == [
-        "Application Auto Scaling step policy 'fleet-in' scales in with a cooldown of 30 s; set a cooldown of "
-        "at least 300 s so that one scale-in takes effect before the next"
+        "Application Auto Scaling step policy 'fleet-in' scales in with a cooldown of 30 s; set a cooldown "
+        "of at least 300 s so that one scale-in takes effect before the next"
     ]
 
 
@@ -196,13 +197,13 @@ def test_alibaba_simple_rule() -> None:
     assert messages(ali_stack({**simple, "cooldown": 300})) == []
     assert messages(ali_stack(simple)) == []
     assert messages(ali_stack({**simple, "cooldown": 60})) == [
-        "ESS simple scaling rule 'pool-in' scales in with a cooldown of 60 s; set a cooldown of at least 300 s "
-        "so that one scale-in takes effect before the next"
+        "ESS simple scaling rule 'pool-in' scales in with a cooldown of 60 s; set a cooldown of at least "
+        "300 s so that one scale-in takes effect before the next"
     ]
     # An unset cooldown reads back as 0: the group's default applies.
     assert messages(ali_stack({**simple, "cooldown": 0}, default_cooldown=60)) == [
-        "ESS simple scaling rule 'pool-in' scales in with the default cooldown of group 'pool' of 60 s; set a "
-        "cooldown of at least 300 s so that one scale-in takes effect before the next"
+        "ESS simple scaling rule 'pool-in' scales in with the default cooldown of group 'pool' of 60 s; set "
+        "a cooldown of at least 300 s so that one scale-in takes effect before the next"
     ]
     assert messages(ali_stack({"adjustmentType": "TotalCapacity", "adjustmentValue": 0, "cooldown": 5})) == []
 
@@ -216,10 +217,10 @@ def test_alibaba_step_rule_fired_by_an_alarm() -> None:
     stack = ali_stack(step)
     assert run_stack(POLICY, stack) == [
         (
-            "ESS step scaling rule 'pool-in' scales in by 2 and is fired by alarm 'pool-idle': the action is "
-            "re-run every minute while the alarm holds and a step policy takes no cooldown, so the group loses "
-            "capacity every minute; scale in with a SimpleScalingRule whose cooldown is at least 300 s, or "
-            "target tracking",
+            "ESS step scaling rule 'pool-in' scales in by 2 and is fired by alarm 'pool-idle': the action "
+            "is re-run every minute while the alarm holds and a step policy takes no cooldown, so the group "
+            "loses capacity every minute; scale in with a SimpleScalingRule whose cooldown is at least 300 "
+            "s, or target tracking",
             stack[1].urn,
         )
     ]
@@ -233,8 +234,8 @@ def test_tencent_policy_cooldown_defaults_to_300() -> None:
 
     assert messages(tc()) == []
     assert messages(tc(cooldown=120)) == [
-        "AS scaling policy 'as-in' scales in with a cooldown of 120 s; set a cooldown of at least 300 s so that "
-        "one scale-in takes effect before the next"
+        "AS scaling policy 'as-in' scales in with a cooldown of 120 s; set a cooldown of at least 300 s so "
+        "that one scale-in takes effect before the next"
     ]
     assert messages(tc(adjustmentType="EXACT_CAPACITY", adjustmentValue=0, cooldown=10)) == []
 
