@@ -301,8 +301,8 @@ def _network(
         noun = "subnet" if len(subnets) == 1 else "subnets"
         problems.append(
             f"{label}: the CloudWatch agent on '{source.name}' cannot reach {service} from {noun} "
-            f"{quoted(subnets)}: no route out and no interface endpoint for {service} with private DNS in "
-            "the VPC; add the endpoint or a NAT route"
+            f"{quoted(sorted(subnets))}: no route out and no interface endpoint for {service} with private "
+            "DNS in the VPC; add the endpoint or a NAT route"
         )
     return problems
 
