@@ -9,8 +9,8 @@ own `namespace`/`metricName`/`dimensions`, or every `metricQueries[].metric`) ne
 - `AWS/<service>` namespaces are filled by the service for resources that exist: `AWS/SQS` needs the
   queue named by `QueueName` in the stack, `AWS/EC2` an instance or Auto Scaling group (the group named
   by `AutoScalingGroupName`), `AWS/AutoScaling` that group with the metric in its `enabledMetrics`, and
-  the other namespaces in `SERVICE_RESOURCES` a resource of that service. Other `AWS/*` namespaces
-  could not be judged.
+  `AWS/ApplicationELB`, `NetworkELB`, `ELB`, `Lambda`, `DynamoDB`, `ECS`, `Kinesis`, `SNS`, `RDS`, `EBS`,
+  `SageMaker` and `EC2Spot` a resource of that service. Other `AWS/*` namespaces could not be judged.
 - The CloudWatch agent's namespaces (`CWAgent`, and any `"namespace"` an agent config in a launch
   template's user data or an SSM parameter sets) need instances that can publish: a role (instance
   profile -> role) allowed `cloudwatch:PutMetricData` for that namespace, and `ec2:DescribeTags` when
@@ -18,11 +18,15 @@ own `namespace`/`metricName`/`dimensions`, or every `metricQueries[].metric`) ne
   instance's tags), and a network path to `monitoring` (and `ec2`) from the pool's subnets. The
   instances are the group's (by `AutoScalingGroupName`) or else every launch source of the stack.
 - Any other namespace needs a role of the stack allowed to `PutMetricData` into it.
+A grant found in a document known at preview counts even when another document of the role is still
+unknown; with no grant found and a document unknown, the alarm could not be judged yet. A managed
+policy the pack does not know (not AWS's CloudWatchAgentServerPolicy and the like) makes it could not
+be judged rather than pass or fail.
 A namespace (or `namespace:dimension-value`, e.g. `AWS/SQS:jobs`) listed in `published_namespaces` is
 published outside the stack.
 
 Alibaba Cloud: `alicloud:ess/alarm:Alarm` (every ESS alarm fires scaling rules). `metricType: custom`
-metrics are uploaded by someone: a RAM policy of the stack must allow `cms:PutCustomMetricData`, or the
+metrics are uploaded by someone: a RAM policy of the stack must allow `cms:PutCustomMetric`, or the
 metric name is listed in `published_namespaces`. System metrics read from the CloudMonitor agent
 (`...Agent`, `MemoryUtilization`, `LoadAverage`) need the agent: public images ship it; a custom image
 (`m-...`) could not be judged unless its user data installs the agent.
