@@ -87,8 +87,12 @@ def _steps(view: ResourceView, path: str, field: str = "scalingAdjustment") -> l
         adjustment = get_ref(step, field) if isinstance(step, dict) else None
         if is_unknown(adjustment):
             raise unknown(adjustment, f"{path}.{i}.{field}")
-        if adjustment is not None:
+        if adjustment is None:
+            continue
+        try:
             found.append(float(adjustment))
+        except (TypeError, ValueError):
+            continue  # not a number: the provider rejects the policy before it can scale
     return found
 
 

@@ -146,6 +146,9 @@ def _metrics(alarm: ResourceView) -> list[tuple[str, str, Mapping[str, Any], str
 
 
 def _dims(value: Any) -> dict[str, Any]:
+    # A dimension map unknown at preview may hold AutoScalingGroupName or QueueName: not judged yet.
+    if is_unknown(value):
+        raise unknown(value, "dimensions")
     if isinstance(value, Mapping):
         return {str(k): value[k] for k in value}
     return {}
