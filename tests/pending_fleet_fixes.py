@@ -13,17 +13,26 @@ exactly these ids out, and nothing else. Empty this set when the fleet work land
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
+
+from policies.registry import default_registry
 
 PENDING_FLEET_FIXES = frozenset({"GF-OPS-001", "GF-OPS-002", "GF-OPS-003", "GF-OPS-004", "GF-OPS-005"})
 
 T = TypeVar("T")
 
 
-def pending_disabled() -> dict[str, str]:
-    """Pulumi policy config turning the pending rules off (for `evaluate_stack` and policy-config.json)."""
-    return dict.fromkeys(sorted(PENDING_FLEET_FIXES), "disabled")
+def pending_disabled(config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """`config` (Pulumi policy config, keyed by policy name) with the pending rules turned off, their
+    other settings kept (for `evaluate_stack` and a project's policy-config.json)."""
+    out = dict(config or {})
+    for rule_id in sorted(PENDING_FLEET_FIXES):
+        name = default_registry().get(rule_id).name
+        entry = out.get(name)
+        settings = dict(entry) if isinstance(entry, Mapping) else {}
+        out[name] = {**settings, "enforcementLevel": "disabled"}
+    return out
 
 
 def enforce_args() -> list[str]:

@@ -39,7 +39,7 @@ def copy_project(target: Path, stacks: dict[str, str] | None = None) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "Pulumi.yaml", target / "Pulumi.yaml")
     # The copy leaves out the GF-OPS rules the shipped stacks break until the fleet work lands.
-    config = {**json.loads((ROOT / "policy-config.json").read_text()), **pending_disabled()}
+    config = pending_disabled(json.loads((ROOT / "policy-config.json").read_text()))
     (target / "policy-config.json").write_text(json.dumps(config, indent=2) + "\n")
     shutil.copytree(ROOT / "infra", target / "infra", ignore=shutil.ignore_patterns("__pycache__"))
     (target / "stacks").mkdir()
