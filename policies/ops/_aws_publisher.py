@@ -20,9 +20,11 @@ A `Missing` result says what the stack lacks; `CannotTell` (raised) says what li
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from pulumi_policy.proxy import UnknownValueError
 
@@ -155,26 +157,64 @@ class _Collected:
                 self.unreadable.append(text)
 
 
+class _StackJoins:
+    """The joins this module needs, built in one pass per stack: role -> its policies and
+    attachments, subnet -> its route tables, route table -> its routes, and each role's grants."""
+
+    def __init__(self, index: ResourceIndex) -> None:
+        self.role_policies: dict[str, list[ResourceView]] = defaultdict(list)
+        self.role_attachments: dict[str, list[ResourceView]] = defaultdict(list)
+        for policy in index.of_type(ROLE_POLICY):
+            for role in index.refs(policy, "role", (ROLE,)):
+                self.role_policies[role.urn].append(policy)
+        for attachment in index.of_type(ROLE_POLICY_ATTACHMENT, POLICY_ATTACHMENT):
+            prop = "role" if attachment.resource_type == ROLE_POLICY_ATTACHMENT else "roles"
+            for role in index.refs(attachment, prop, (ROLE,)):
+                self.role_attachments[role.urn].append(attachment)
+        self.subnet_tables: dict[str, dict[str, ResourceView]] = defaultdict(dict)
+        for association in index.of_type(ROUTE_TABLE_ASSOCIATION):
+            tables = index.refs(association, "routeTableId", (ROUTE_TABLE,))
+            for subnet in index.refs(association, "subnetId", (SUBNET,)):
+                self.subnet_tables[subnet.urn].update((t.urn, t) for t in tables)
+        self.table_routes: dict[str, list[ResourceView]] = defaultdict(list)
+        for route in index.of_type(ROUTE):
+            for table in index.refs(route, "routeTableId", (ROUTE_TABLE,)):
+                self.table_routes[table.urn].append(route)
+        self.grants: dict[str, Grants] = {}
+
+
+_JOINS: WeakKeyDictionary[ResourceIndex, _StackJoins] = WeakKeyDictionary()
+
+
+def _joins(index: ResourceIndex) -> _StackJoins:
+    joins = _JOINS.get(index)
+    if joins is None:
+        joins = _JOINS[index] = _StackJoins(index)
+    return joins
+
+
 def role_grants(index: ResourceIndex, role: ResourceView) -> Grants:
+    joins = _joins(index)
+    cached = joins.grants.get(role.urn)
+    if cached is not None:
+        return cached
     found = _Collected()
     for inline in as_list(get_ref(role.props, "inlinePolicies")):
         if isinstance(inline, Mapping):
             found.document(get_ref(inline, "policy"), f"{role.name}.inlinePolicies.policy")
     found.attached(index, role, "managedPolicyArns")
-    for policy in index.of_type(ROLE_POLICY):
-        if role.urn in {r.urn for r in index.refs(policy, "role", (ROLE,))}:
-            found.document(get_ref(policy.props, "policy"), f"{policy.name}.policy")
-    for attachment in index.of_type(ROLE_POLICY_ATTACHMENT, POLICY_ATTACHMENT):
-        prop = "role" if attachment.resource_type == ROLE_POLICY_ATTACHMENT else "roles"
-        if role.urn in {r.urn for r in index.refs(attachment, prop, (ROLE,))}:
-            found.attached(index, attachment, "policyArn")
-    return Grants(
+    for policy in joins.role_policies.get(role.urn, ()):
+        found.document(get_ref(policy.props, "policy"), f"{policy.name}.policy")
+    for attachment in joins.role_attachments.get(role.urn, ()):
+        found.attached(index, attachment, "policyArn")
+    grants = joins.grants[role.urn] = Grants(
         role.name,
         tuple(found.statements),
         tuple(found.managed),
         tuple(found.unreadable),
         tuple(found.unknown),
     )
+    return grants
 
 
 def instance_roles(index: ResourceIndex, source: ResourceView) -> list[ResourceView] | None:
@@ -280,16 +320,11 @@ def _default_route(route: Any, public_ip: bool) -> bool:
 
 
 def reaches_internet(index: ResourceIndex, subnet: ResourceView, public_ip: bool) -> bool:
-    tables: dict[str, ResourceView] = {}
-    for association in index.of_type(ROUTE_TABLE_ASSOCIATION):
-        if subnet.urn in {s.urn for s in index.refs(association, "subnetId", (SUBNET,))}:
-            tables.update((t.urn, t) for t in index.refs(association, "routeTableId", (ROUTE_TABLE,)))
-    for table in tables.values():
+    joins = _joins(index)
+    for table in joins.subnet_tables.get(subnet.urn, {}).values():
         if any(_default_route(route, public_ip) for route in as_list(get_ref(table.props, "routes"))):
             return True
-    for route in index.of_type(ROUTE):
-        targets = {t.urn for t in index.refs(route, "routeTableId", (ROUTE_TABLE,))}
-        if targets & set(tables) and _default_route(route.props, public_ip):
+        if any(_default_route(route.props, public_ip) for route in joins.table_routes.get(table.urn, ())):
             return True
     return False
 

@@ -315,19 +315,27 @@ def _network(
 
 
 def _custom(index: ResourceIndex, alarm: ResourceView, ns: str, metric: str) -> str | None:
-    unknown_documents: list[UnknownValueError] = []
-    for role in index.of_type(pub.ROLE):
-        grants = pub.role_grants(index, role)
-        if grants.allows(pub.PUT_METRIC_DATA, ns):
-            return None
-        unknown_documents.extend(grants.unknown_documents)
-    if unknown_documents:
-        raise unknown_documents[0]
+    if not _nobody_publishes(index, ns):
+        return None
     return (
         f"alarm '{alarm.name}' scales on {ns} {metric}, which nothing in the stack may publish (no role "
         f"allows cloudwatch:PutMetricData for {ns}): the alarm never fires; scale on a metric the stack "
         f"publishes, or list '{ns}' in published_namespaces if it is published outside the stack"
     )
+
+
+def _nobody_publishes(index: ResourceIndex, ns: str) -> bool:
+    """True when no role of the stack may publish to `ns`; raises when none is known to and one of
+    their documents is unknown at preview. Grants are read once per role (`role_grants` keeps them)."""
+    unknown_documents: list[UnknownValueError] = []
+    for role in index.of_type(pub.ROLE):
+        grants = pub.role_grants(index, role)
+        if grants.allows(pub.PUT_METRIC_DATA, ns):
+            return False
+        unknown_documents.extend(grants.unknown_documents)
+    if unknown_documents:
+        raise unknown_documents[0]
+    return True
 
 
 def _judge_aws(index: ResourceIndex, alarm: ResourceView, listed: list[str], agent: set[str]) -> list[str]:
