@@ -4,8 +4,11 @@ An alarm on a metric nobody publishes stays in INSUFFICIENT_DATA (or OK, with mi
 not breaching) for ever: every guardrail passes and the pool never scales.
 
 AWS: `aws:cloudwatch/metricAlarm:MetricAlarm` whose `alarmActions` fire an `aws:autoscaling/policy`
-or `aws:appautoscaling/policy` (of the stack, or by an Auto Scaling ARN). Each metric it watches (its
-own `namespace`/`metricName`/`dimensions`, or every `metricQueries[].metric`) needs a publisher:
+or `aws:appautoscaling/policy` (of the stack, or by an Auto Scaling ARN), and target-tracking policies
+(AWS creates their alarms: `customizedMetricSpecification`, and the predefined
+`ALBRequestCountPerTarget`; the other predefined metrics are the group's own). Each metric watched (an
+alarm's own `namespace`/`metricName`/`dimensions`, every `metricQueries[].metric`, a customized
+metric and its `metrics[].metricStat.metric`) needs a publisher:
 - `AWS/<service>` namespaces are filled by the service for resources that exist: `AWS/SQS` needs the
   queue named by `QueueName` in the stack, `AWS/EC2` an instance or Auto Scaling group (the group named
   by `AutoScalingGroupName`), `AWS/AutoScaling` that group with the metric in its `enabledMetrics`, and
@@ -49,16 +52,14 @@ from pulumi_policy.proxy import UnknownValueError
 from policies.cost.pools import ResourceIndex, ResourceView
 from policies.ops import _aws_publisher as pub
 from policies.ops._aws_sources import agent_namespaces, group_sources
+from policies.ops._aws_watchers import Watcher, candidates, watcher
 from policies.ops._china_metrics import alicloud_problems, tencent_problems
 from policies.ops._common import (
     ALI_ESS_ALARM,
-    AWS_APPAS_POLICY,
     AWS_ASG,
-    AWS_ASG_POLICY,
     AWS_INSTANCE,
     AWS_LAUNCH_CONFIGURATION,
     AWS_LAUNCH_TEMPLATE,
-    AWS_METRIC_ALARM,
     TC_ALARM_POLICY,
     TC_SCALING_POLICY,
     quoted,
@@ -113,71 +114,30 @@ RULE = Rule(
 )
 
 
-def _drives_scaling(index: ResourceIndex, alarm: ResourceView) -> bool:
-    if index.refs(alarm, "alarmActions", (AWS_ASG_POLICY, AWS_APPAS_POLICY)):
-        return True
-    return any(
-        isinstance(action, str) and _SCALING_ARN.match(action)
-        for action in as_list(get_ref(alarm.props, "alarmActions"))
-    )
-
-
-def _metrics(alarm: ResourceView) -> list[tuple[str, str, Mapping[str, Any], str]]:
-    """(namespace, metric name, dimensions, wire path) of each metric the alarm watches."""
-    found: list[tuple[str, str, Mapping[str, Any], str]] = []
-    namespace = get_ref(alarm.props, "namespace")
-    if namespace is not None:
-        if is_unknown(namespace):
-            raise unknown(namespace, "namespace")
-        dims = get_ref(alarm.props, "dimensions")
-        found.append((str(namespace), str(get_ref(alarm.props, "metricName") or ""), _dims(dims), ""))
-    for i, query in enumerate(as_list(get_ref(alarm.props, "metricQueries"))):
-        metric = get_ref(query, "metric") if isinstance(query, Mapping) else None
-        if not isinstance(metric, Mapping):
-            continue
-        ns = get_ref(metric, "namespace")
-        if is_unknown(ns):
-            raise unknown(ns, f"metricQueries.{i}.metric.namespace")
-        if ns:
-            found.append(
-                (str(ns), str(get_ref(metric, "metricName") or ""), _dims(get_ref(metric, "dimensions")), "")
-            )
-    return found
-
-
-def _dims(value: Any) -> dict[str, Any]:
-    # A dimension map unknown at preview may hold AutoScalingGroupName or QueueName: not judged yet.
-    if is_unknown(value):
-        raise unknown(value, "dimensions")
-    if isinstance(value, Mapping):
-        return {str(k): value[k] for k in value}
-    return {}
-
-
 def _listed(namespace: str, dims: Mapping[str, Any], listed: list[str]) -> bool:
     if namespace in listed:
         return True
     return any(f"{namespace}:{value}" in listed for value in dims.values() if isinstance(value, str))
 
 
-def _by_dimension(index: ResourceIndex, alarm: ResourceView, types: tuple[str, ...], value: Any) -> list[Any]:
+def _by_dimension(index: ResourceIndex, w: Watcher, types: tuple[str, ...], value: Any) -> list[Any]:
     """Resources of `types` a dimension value names (by dependency or by name)."""
     if value is None:
         return []
-    return index.refs(alarm, "dimensions", types, value=value)
+    return index.refs(w.view, w.dims_prop, types, value=value)
 
 
 def _aws_service(
-    index: ResourceIndex, alarm: ResourceView, ns: str, metric: str, dims: Mapping[str, Any]
+    index: ResourceIndex, w: Watcher, ns: str, metric: str, dims: Mapping[str, Any]
 ) -> str | None:
-    label = f"alarm '{alarm.name}'"
+    label = w.label
     if ns == "AWS/SQS":
         queue = dims.get("QueueName")
         if queue is None:
             if index.of_type(AWS_SQS_QUEUE):
                 return None
             return f"{label} scales on AWS/SQS {metric} but the stack has no queue"
-        if _by_dimension(index, alarm, (AWS_SQS_QUEUE,), queue):
+        if _by_dimension(index, w, (AWS_SQS_QUEUE,), queue):
             return None
         if is_unknown(queue):
             raise unknown(queue, "dimensions.QueueName")
@@ -188,7 +148,7 @@ def _aws_service(
         )
     if ns in ("AWS/EC2", "AWS/AutoScaling"):
         group_name = dims.get("AutoScalingGroupName")
-        groups = _by_dimension(index, alarm, (AWS_ASG,), group_name)
+        groups = _by_dimension(index, w, (AWS_ASG,), group_name)
         if group_name is not None and not groups:
             if is_unknown(group_name):
                 raise unknown(group_name, "dimensions.AutoScalingGroupName")
@@ -222,17 +182,16 @@ def _aws_service(
     return f"{label} scales on {ns} {metric} but the stack creates nothing that {ns} reports on"
 
 
-def _agent(
-    index: ResourceIndex, alarm: ResourceView, ns: str, metric: str, dims: Mapping[str, Any]
-) -> list[str]:
-    label = f"alarm '{alarm.name}'"
+def _agent(index: ResourceIndex, w: Watcher, ns: str, metric: str, dims: Mapping[str, Any]) -> list[str]:
+    label = w.label
     group_name = dims.get("AutoScalingGroupName")
     needs_tags = group_name is not None
-    groups = _by_dimension(index, alarm, (AWS_ASG,), group_name)
+    groups = _by_dimension(index, w, (AWS_ASG,), group_name)
     if group_name is not None and not groups:
         raise CannotTell(
             f"{label} watches group '{group_name}', which is not created in the stack", "dimensions"
         )
+    groups = groups or list(w.groups)  # a target-tracking policy's metric comes from its own group
     sources = group_sources(index, groups) if groups else _every_source(index)
     if not sources:
         return [f"{label} scales on {ns} {metric}, but no instance of the stack runs the agent publishing it"]
@@ -314,11 +273,11 @@ def _network(
     return problems
 
 
-def _custom(index: ResourceIndex, alarm: ResourceView, ns: str, metric: str) -> str | None:
+def _custom(index: ResourceIndex, w: Watcher, ns: str, metric: str) -> str | None:
     if not _nobody_publishes(index, ns):
         return None
     return (
-        f"alarm '{alarm.name}' scales on {ns} {metric}, which nothing in the stack may publish (no role "
+        f"{w.label} scales on {ns} {metric}, which nothing in the stack may publish (no role "
         f"allows cloudwatch:PutMetricData for {ns}): the alarm never fires; scale on a metric the stack "
         f"publishes, or list '{ns}' in published_namespaces if it is published outside the stack"
     )
@@ -338,18 +297,20 @@ def _nobody_publishes(index: ResourceIndex, ns: str) -> bool:
     return True
 
 
-def _judge_aws(index: ResourceIndex, alarm: ResourceView, listed: list[str], agent: set[str]) -> list[str]:
+def _judge_aws(index: ResourceIndex, view: ResourceView, listed: list[str], agent: set[str]) -> list[str]:
+    w = watcher(index, view)
     problems: list[str] = []
-    for ns, metric, dims, _ in _metrics(alarm):
+    for metric in w.metrics:
+        ns, name, dims = metric.namespace, metric.name, metric.dims
         if _listed(ns, dims, listed):
             continue
         if ns.startswith("AWS/"):
-            problem = _aws_service(index, alarm, ns, metric, dims)
+            problem = _aws_service(index, w, ns, name, dims)
             problems.extend([problem] if problem else [])
         elif ns in agent:
-            problems.extend(_agent(index, alarm, ns, metric, dims))
+            problems.extend(_agent(index, w, ns, name, dims))
         else:
-            problem = _custom(index, alarm, ns, metric)
+            problem = _custom(index, w, ns, name)
             problems.extend([problem] if problem else [])
     return problems
 
@@ -357,16 +318,16 @@ def _judge_aws(index: ResourceIndex, alarm: ResourceView, listed: list[str], age
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     listed = [str(item) for item in RULE.settings(args)["published_namespaces"] or []]
     index = stack_index(args)
-    aws_alarms = [a for a in index.of_type(AWS_METRIC_ALARM) if _drives_scaling(index, a)]
+    aws_alarms = candidates(index)
     ali_alarms = index.of_type(ALI_ESS_ALARM)
     tc = index.of_type(TC_ALARM_POLICY, TC_SCALING_POLICY)
     if not (aws_alarms or ali_alarms or tc):
-        args.not_applicable("the stack has no alarm that drives scaling")
+        args.not_applicable("the stack has no alarm or target-tracking policy that drives scaling")
     agent = agent_namespaces(index) if aws_alarms else set()
     for alarm in (*aws_alarms, *ali_alarms, *tc):
 
         def check(alarm: ResourceView = alarm) -> None:
-            if alarm.resource_type == AWS_METRIC_ALARM:
+            if alarm.resource_type.startswith("aws:"):
                 problems = _judge_aws(index, alarm, listed, agent)
             elif alarm.resource_type == ALI_ESS_ALARM:
                 problems = alicloud_problems(index, alarm, listed)
