@@ -24,6 +24,7 @@ from policies.documents import DocumentError, parse_document
 from policies.ops._common import (
     ALI_SCALING_CONFIGURATION,
     ALI_SCALING_GROUP,
+    ALI_SCALING_RULE,
     TC_SCALING_CONFIG,
     TC_SCALING_GROUP,
     TC_SCALING_POLICY,
@@ -65,7 +66,12 @@ def alicloud_problems(index: ResourceIndex, alarm: ResourceView, listed: list[st
         ]
     if not (metric.endswith("Agent") or metric in ALI_AGENT_METRICS):
         return []
-    groups = index.refs(alarm, "scalingGroupId", (ALI_SCALING_GROUP,))
+    return _agent_on_images(index, label, metric, index.refs(alarm, "scalingGroupId", (ALI_SCALING_GROUP,)))
+
+
+def _agent_on_images(index: ResourceIndex, label: str, metric: str, groups: list[ResourceView]) -> list[str]:
+    """The CloudMonitor agent reads `metric` inside the instances: every image the groups launch must
+    ship it (Alibaba's public images do) or install it in user data; otherwise it cannot be told."""
     sources = [
         config
         for config in index.of_type(ALI_SCALING_CONFIGURATION)
@@ -91,6 +97,55 @@ def alicloud_problems(index: ResourceIndex, alarm: ResourceView, listed: list[st
                 "imageId",
             )
     return []
+
+
+_ESS_TARGET = re.compile(r"^acs:ess:[^:]*:[^:]*:scalingGroupId/([^:]+):scalingRuleId/")
+
+
+def cms_groups(index: ResourceIndex, alarm: ResourceView) -> list[ResourceView] | None:
+    """The scaling groups a CloudMonitor alarm rule scales through its `targets` (None: it scales none)."""
+    groups: dict[str, ResourceView] = {}
+    scales = False
+    for target in as_list(get_ref(alarm.props, "targets")):
+        arn = get_ref(target, "arn") if isinstance(target, Mapping) else None
+        if is_unknown(arn):
+            scales = scales or bool(index.refs(alarm, "targets", (ALI_SCALING_GROUP, ALI_SCALING_RULE)))
+            continue
+        match = _ESS_TARGET.match(arn) if isinstance(arn, str) else None
+        if match:
+            scales = True
+            found = index.refs(alarm, "targets", (ALI_SCALING_GROUP,), value=match.group(1))
+            groups.update((g.urn, g) for g in found)
+    return list(groups.values()) if scales else None
+
+
+def cms_problems(index: ResourceIndex, alarm: ResourceView, listed: list[str]) -> list[str]:
+    """A CloudMonitor alarm rule (`alicloud:cms/alarm:Alarm`) whose target is a scaling rule."""
+    label = f"CloudMonitor alarm '{alarm.name}'"
+    project = str(_value(alarm, "project") or "")
+    metric = str(_value(alarm, "metric") or "")
+    if project in listed or metric in listed:
+        return []
+    if project.startswith("acs_customMetric"):
+        if _ram_allows(index, "cms:PutCustomMetric"):
+            return []
+        return [
+            f"{label} scales on custom metric {metric}, which nothing in the stack may upload (no RAM "
+            "policy allows cms:PutCustomMetric): the alarm never fires; grant the uploader "
+            f"cms:PutCustomMetric, or list '{metric}' in published_namespaces if it is published outside"
+        ]
+    if project != "acs_ecs_dashboard":
+        raise CannotTell(
+            f"{label} scales on {project} {metric}; who publishes {project} is not known to the pack: list "
+            f"'{project}' in published_namespaces if something publishes it",
+            "project",
+        )
+    # The agent's metrics are lower_snake_case (cpu_total, gpu_gpu_usedutilization); the hypervisor's
+    # are CamelCase (CPUUtilization, IntranetInRate).
+    if metric != metric.lower():
+        return []
+    groups = cms_groups(index, alarm) or []
+    return _agent_on_images(index, label, metric, groups)
 
 
 def _ram_allows(index: ResourceIndex, action: str) -> bool:

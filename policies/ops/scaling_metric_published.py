@@ -28,7 +28,11 @@ be judged rather than pass or fail.
 A namespace (or `namespace:dimension-value`, e.g. `AWS/SQS:jobs`) listed in `published_namespaces` is
 published outside the stack.
 
-Alibaba Cloud: `alicloud:ess/alarm:Alarm` (every ESS alarm fires scaling rules). `metricType: custom`
+Alibaba Cloud: `alicloud:ess/alarm:Alarm` (every ESS alarm fires scaling rules), and CloudMonitor
+`alicloud:cms/alarm:Alarm` rules whose `targets[].arn` is a scaling rule (`acs:ess:...:scalingGroupId/
+<id>:scalingRuleId/<id>`): in project `acs_ecs_dashboard` the agent's lower_snake_case metrics need the
+agent, a `acs_customMetric_*` project needs an uploader, other projects could not be judged unless
+listed. For ESS alarms, `metricType: custom`
 metrics are uploaded by someone: a RAM policy of the stack must allow `cms:PutCustomMetric`, or the
 metric name is listed in `published_namespaces`. System metrics read from the CloudMonitor agent
 (`...Agent`, `MemoryUtilization`, `LoadAverage`) need the agent: public images ship it; a custom image
@@ -53,7 +57,7 @@ from policies.cost.pools import ResourceIndex, ResourceView
 from policies.ops import _aws_publisher as pub
 from policies.ops._aws_sources import agent_namespaces, group_sources
 from policies.ops._aws_watchers import Watcher, candidates, watcher
-from policies.ops._china_metrics import alicloud_problems, tencent_problems
+from policies.ops._china_metrics import alicloud_problems, cms_groups, cms_problems, tencent_problems
 from policies.ops._common import (
     ALI_ESS_ALARM,
     AWS_ASG,
@@ -70,6 +74,7 @@ from policies.props import as_list, get_ref, is_unknown
 from policies.rule import CannotTell, GfStackPolicy, Rule, judge
 
 AWS_SQS_QUEUE = "aws:sqs/queue:Queue"
+ALI_CMS_ALARM = "alicloud:cms/alarm:Alarm"
 EC2_FLEETS = ("aws:ec2/fleet:Fleet", "aws:ec2/spotFleetRequest:SpotFleetRequest")
 _SCALING_ARN = re.compile(r"^arn:aws[a-z-]*:autoscaling:")
 
@@ -319,7 +324,9 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     listed = [str(item) for item in RULE.settings(args)["published_namespaces"] or []]
     index = stack_index(args)
     aws_alarms = candidates(index)
-    ali_alarms = index.of_type(ALI_ESS_ALARM)
+    ali_alarms = index.of_type(ALI_ESS_ALARM) + [
+        a for a in index.of_type(ALI_CMS_ALARM) if cms_groups(index, a) is not None
+    ]
     tc = index.of_type(TC_ALARM_POLICY, TC_SCALING_POLICY)
     if not (aws_alarms or ali_alarms or tc):
         args.not_applicable("the stack has no alarm or target-tracking policy that drives scaling")
@@ -331,6 +338,8 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                 problems = _judge_aws(index, alarm, listed, agent)
             elif alarm.resource_type == ALI_ESS_ALARM:
                 problems = alicloud_problems(index, alarm, listed)
+            elif alarm.resource_type == ALI_CMS_ALARM:
+                problems = cms_problems(index, alarm, listed)
             else:
                 problems = tencent_problems(index, alarm, listed)
             for problem in problems:

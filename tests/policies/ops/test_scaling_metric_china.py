@@ -149,3 +149,63 @@ def test_tencent_unknown_namespace_cannot_be_judged() -> None:
     [(message, _)] = run_stack(POLICY, stack)
     assert message.startswith("could not be judged: alarm policy 'gpu-busy' scales on namespace QCE/CKAFKA")
     assert run_stack(POLICY, stack, {"published_namespaces": ["QCE/CKAFKA"]}) == []
+
+
+# --- CloudMonitor alarm rules whose target is a scaling rule -----------------------------------
+
+
+def cms(project: str, metric: str, image: str = "ubuntu_22_04_x64_20G_alibase_20240130.vhd") -> list[Any]:
+    group, config, _ = ess("GpuUtilizationAgent", image=image)
+    group.props["id"] = "asg-bp1gpu"
+    target = "acs:ess:cn-hangzhou:1234567890:scalingGroupId/asg-bp1gpu:scalingRuleId/asr-bp1out"
+    alarm = res(
+        "alicloud:cms/alarm:Alarm",
+        "gpu-hot",
+        {
+            "project": project,
+            "metric": metric,
+            "targets": [{"targetId": "1", "arn": target, "level": "Warn"}],
+        },
+    )
+    return [group, config, alarm]
+
+
+def test_cloudmonitor_rule_on_an_agent_metric_of_a_public_image_passes() -> None:
+    assert run_stack(POLICY, cms("acs_ecs_dashboard", "gpu_gpu_usedutilization")) == []
+    assert run_stack(POLICY, cms("acs_ecs_dashboard", "CPUUtilization", image="m-bp1custom")) == []
+
+
+def test_cloudmonitor_rule_on_an_agent_metric_of_a_custom_image() -> None:
+    stack = cms("acs_ecs_dashboard", "gpu_gpu_usedutilization", image="m-bp1custom")
+    assert run_stack(POLICY, stack) == [
+        (
+            "could not be judged: CloudMonitor alarm 'gpu-hot' scales on gpu_gpu_usedutilization, read by "
+            "the CloudMonitor agent; whether custom image 'm-bp1custom' of 'pool-config' runs the agent "
+            "cannot be told from the stack: install it in user data or list 'gpu_gpu_usedutilization' in "
+            "published_namespaces",
+            stack[2].urn,
+        )
+    ]
+
+
+def test_cloudmonitor_rule_on_a_custom_metric_needs_an_uploader() -> None:
+    stack = cms("acs_customMetric_1234567890", "PendingJobs")
+    assert [m for m, _ in run_stack(POLICY, stack)] == [
+        "CloudMonitor alarm 'gpu-hot' scales on custom metric PendingJobs, which nothing in the stack may "
+        "upload (no RAM policy allows cms:PutCustomMetric): the alarm never fires; grant the uploader "
+        "cms:PutCustomMetric, or list 'PendingJobs' in published_namespaces if it is published outside"
+    ]
+
+
+def test_cloudmonitor_rule_on_another_project_cannot_be_judged() -> None:
+    stack = cms("acs_slb_dashboard", "ActiveConnection")
+    [(message, _)] = run_stack(POLICY, stack)
+    assert message.startswith("could not be judged: CloudMonitor alarm 'gpu-hot' scales on acs_slb_dashboard")
+    assert run_stack(POLICY, stack, {"published_namespaces": ["acs_slb_dashboard"]}) == []
+
+
+def test_cloudmonitor_rule_that_only_notifies_is_not_a_scaling_alarm() -> None:
+    group, config, alarm = cms("acs_customMetric_1234567890", "PendingJobs")
+    alarm.props["targets"] = [{"targetId": "1", "arn": "acs:mns:cn-hangzhou:1234567890:/queues/ops/message"}]
+    ess_alarm = ess("CpuUtilization")[2]
+    assert run_stack(POLICY, [group, config, alarm, ess_alarm]) == []
