@@ -14,7 +14,8 @@ Keys pending import:
 Users of a key (the inputs read): AWS log groups, EBS volumes, the default EBS key, launch templates
 (`blockDeviceMappings`), instances (`rootBlockDevice`, `ebsBlockDevices`), bucket encryption
 (`aws:s3/bucketServerSideEncryptionConfiguration` and its V2 twin, a bucket's own
-`serverSideEncryptionConfiguration`), SNS topics, SQS queues, CloudTrail trails; Alibaba OSS buckets
+`serverSideEncryptionConfiguration`), SNS topics, SQS queues, CloudTrail trails, EFS and FSx for Lustre
+file systems, Secrets Manager secrets, RDS instances and clusters, ECR repositories; Alibaba OSS buckets
 and their `oss.BucketServerSideEncryption`, ECS disks, instances, launch templates and ESS scaling
 configurations (system and data disks), log stores (`encryptConf`); Tencent COS buckets (`kmsId`), CBS
 disks and CVM data disks. A use is a property dependency on the key (or on a KMS alias of it), or the
@@ -66,6 +67,12 @@ USERS: Mapping[str, tuple[str, tuple[str, ...]]] = {
     "aws:sns/topic:Topic": ("topic", ("kmsMasterKeyId",)),
     "aws:sqs/queue:Queue": ("queue", ("kmsMasterKeyId",)),
     "aws:cloudtrail/trail:Trail": ("trail", ("kmsKeyId",)),
+    "aws:efs/fileSystem:FileSystem": ("EFS file system", ("kmsKeyId",)),
+    "aws:fsx/lustreFileSystem:LustreFileSystem": ("FSx for Lustre file system", ("kmsKeyId",)),
+    "aws:secretsmanager/secret:Secret": ("secret", ("kmsKeyId",)),
+    "aws:rds/instance:Instance": ("RDS instance", ("kmsKeyId",)),
+    "aws:rds/cluster:Cluster": ("RDS cluster", ("kmsKeyId",)),
+    "aws:ecr/repository:Repository": ("ECR repository", ("encryptionConfigurations",)),
     "alicloud:oss/bucket:Bucket": ("OSS bucket", ("serverSideEncryptionRule",)),
     "alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption": (
         "OSS bucket encryption",

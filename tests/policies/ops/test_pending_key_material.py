@@ -81,6 +81,19 @@ def test_use_through_an_alias() -> None:
     assert [m for m, _ in run_stack(POLICY, [key, alias, logs])] == [use_message("log group", "jobs")]
 
 
+def test_shared_training_storage_on_a_pending_key() -> None:
+    key = byok()
+    lustre = res(
+        "aws:fsx/lustreFileSystem:LustreFileSystem",
+        "scratch",
+        {"kmsKeyId": KEY_ARN, "storageCapacity": 1200},
+        prop_deps={"kmsKeyId": [key]},
+    )
+    assert run_stack(POLICY, [key, lustre]) == [
+        (use_message("FSx for Lustre file system", "scratch"), lustre.urn)
+    ]
+
+
 def test_group_that_waits_for_capacity_from_a_pending_template() -> None:
     key = byok()
     lt = template(key)
