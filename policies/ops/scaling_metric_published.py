@@ -46,7 +46,6 @@ configuration sets `enhancedMonitorService: false`; other namespaces could not b
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -76,7 +75,6 @@ from policies.rule import CannotTell, GfStackPolicy, Rule, judge
 AWS_SQS_QUEUE = "aws:sqs/queue:Queue"
 ALI_CMS_ALARM = "alicloud:cms/alarm:Alarm"
 EC2_FLEETS = ("aws:ec2/fleet:Fleet", "aws:ec2/spotFleetRequest:SpotFleetRequest")
-_SCALING_ARN = re.compile(r"^arn:aws[a-z-]*:autoscaling:")
 
 # AWS/<service> namespace -> resource types whose existence makes the service publish it.
 SERVICE_RESOURCES: Mapping[str, tuple[str, ...]] = {
