@@ -869,7 +869,7 @@ def rules(
         str | None,
         typer.Option(
             "--family",
-            help="Only this family: storage, kms, access, iam, audit, network, cost, k8s, resilience.",
+            help="Only this family: storage, kms, access, iam, audit, network, cost, k8s, resilience, ops.",
         ),
     ] = None,
     cloud: Annotated[

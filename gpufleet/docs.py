@@ -41,6 +41,7 @@ FAMILY_TITLES = {
     "cost": "Cost",
     "k8s": "Kubernetes",
     "resilience": "Resilience",
+    "ops": "Operability",
 }
 
 

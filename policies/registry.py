@@ -24,6 +24,7 @@ FAMILY_PACKAGES = (
     "policies.cost",
     "policies.k8s",
     "policies.resilience",
+    "policies.ops",
 )
 
 _SEVERITY_ORDER = [Severity.LOW, Severity.MEDIUM, Severity.HIGH, Severity.CRITICAL]

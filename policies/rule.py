@@ -40,7 +40,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 from pulumi_policy.policy import _NotApplicableError
-from pulumi_policy.proxy import UnknownValueError
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from policies.props import Malformed
 
@@ -56,8 +56,9 @@ FAMILIES = {
     "COST": "cost",
     "K8S": "k8s",
     "DR": "resilience",
+    "OPS": "ops",
 }
-_ID = re.compile(r"^GF-(STOR|KMS|ACC|IAM|AUD|NET|COST|K8S|DR)-\d{3}$")
+_ID = re.compile(r"^GF-(STOR|KMS|ACC|IAM|AUD|NET|COST|K8S|DR|OPS)-\d{3}$")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
@@ -110,8 +111,21 @@ class Rule:
         return merged
 
 
+class CannotTell(UnknownValueError):
+    """A known value the pack cannot judge from the SDK or the stack (a namespace no rule knows the
+    publisher of, a managed policy whose grants are not in the stack). Reported like an unknown value,
+    as advisory "could not be judged", never as a pass; `reason` says what is missing."""
+
+    def __init__(self, reason: str, path: str) -> None:
+        super().__init__(UNKNOWN_STRING_VALUE, [path])
+        self.message = reason
+
+
 def unknown_message(error: UnknownValueError, label: str | None = None) -> str:
-    text = f"could not be judged at preview: the {error.message}"
+    if isinstance(error, CannotTell):
+        text = f"could not be judged: {error.message}"
+    else:
+        text = f"could not be judged at preview: the {error.message}"
     return f"{label} {text}" if label else text
 
 

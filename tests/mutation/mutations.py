@@ -53,7 +53,7 @@ class Mutation(NamedTuple):
 
 ACCOUNT = "123456789012"
 
-# The 44 ids of the catalogue (shared RULES.md), copied here so that a rule dropped from the registry
+# The 49 ids of the catalogue (shared RULES.md), copied here so that a rule dropped from the registry
 # is noticed by the coverage test rather than silently losing its mutation.
 CATALOGUE_IDS = (
     "GF-STOR-001", "GF-STOR-002", "GF-STOR-003", "GF-STOR-004", "GF-STOR-005", "GF-STOR-006",
@@ -66,6 +66,7 @@ CATALOGUE_IDS = (
     "GF-COST-007", "GF-COST-008", "GF-COST-009",
     "GF-K8S-001", "GF-K8S-002", "GF-K8S-003", "GF-K8S-004", "GF-K8S-005",
     "GF-DR-001", "GF-DR-002",
+    "GF-OPS-001", "GF-OPS-002", "GF-OPS-003", "GF-OPS-004", "GF-OPS-005",
 )  # fmt: skip
 
 
@@ -605,6 +606,110 @@ def dr_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
     return graph, group.name
 
 
+# --- operability ------------------------------------------------------------------------------------
+# Until the fleet work lands, the golden stacks already break these rules (tests/pending_fleet_fixes.py):
+# each change adds a new instance of its mistake, a finding the baseline does not report.
+
+
+def ops_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    # Scale out on the backlog of a queue the stack does not create: SQS publishes nothing for it.
+    policy = find(graph, "pool-experiments-scale-out")
+    alarm = add(
+        graph,
+        "aws:cloudwatch/metricAlarm:MetricAlarm",
+        "experiments-backlog",
+        {
+            "namespace": "AWS/SQS",
+            "metricName": "ApproximateNumberOfMessagesVisible",
+            "dimensions": {"QueueName": "ml-jobs"},
+            "statistic": "Maximum",
+            "comparisonOperator": "GreaterThanThreshold",
+            "threshold": 10,
+            "period": 60,
+            "evaluationPeriods": 5,
+            "alarmActions": [policy.outputs["arn"]],
+            "tags": cost_tags(graph),
+        },
+        references={"alarmActions": [policy]},
+    )
+    return graph, alarm.name
+
+
+def ops_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    # The bucket policy lets a data team's role read, a role no program of this account creates.
+    policy = find(graph, "storage-policy")
+    bucket = find(graph, "storage-bucket")
+    name = bucket.outputs.get("bucket") or bucket.inputs.get("bucket")
+    add_statement(
+        policy,
+        {
+            "Sid": "DataTeamReads",
+            "Effect": "Allow",
+            "Principal": {"AWS": f"arn:aws:iam::{ACCOUNT}:role/data-science"},
+            "Action": ["s3:GetObject"],
+            "Resource": [f"arn:aws:s3:::{name}/data/*"],
+        },
+    )
+    return graph, policy.name
+
+
+def ops_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    # A second, faster step scale-in fired by the same idle alarm: removes two instances a minute.
+    group = find(graph, "pool-experiments-asg")
+    group_name = group.outputs.get("name") or group.inputs.get("name")
+    policy = add(
+        graph,
+        "aws:autoscaling/policy:Policy",
+        "experiments-scale-in-fast",
+        {
+            "autoscalingGroupName": group_name,
+            "policyType": "StepScaling",
+            "adjustmentType": "ChangeInCapacity",
+            "metricAggregationType": "Average",
+            "estimatedInstanceWarmup": 300,
+            "stepAdjustments": [{"metricIntervalUpperBound": "0", "scalingAdjustment": -2}],
+        },
+        references={"autoscalingGroupName": [group]},
+        resource_id="experiments-scale-in-fast",
+        state={"arn": f"arn:aws:autoscaling:us-east-1:{ACCOUNT}:policy/experiments-scale-in-fast"},
+    )
+    alarm = find(graph, "pool-experiments-gpu-low")
+    alarm.inputs["alarmActions"] = [*alarm.inputs["alarmActions"], policy.outputs["arn"]]
+    deps = alarm.property_dependencies.setdefault("alarmActions", ())
+    alarm.property_dependencies["alarmActions"] = (*deps, policy.urn)
+    return graph, policy.name
+
+
+def ops_004(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    # The fleet stack turns on EBS encryption by default: an account-wide setting it now owns.
+    setting = add(
+        graph, "aws:ebs/encryptionByDefault:EncryptionByDefault", "ebs-default-encryption", {"enabled": True}
+    )
+    return graph, setting.name
+
+
+def ops_005(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    # A BYOK key whose material is imported later, already used by a log group of the same deployment.
+    key_id = "0d1e2f3a-4b5c-4d6e-8f90-a1b2c3d4e5f6"
+    arn = f"arn:aws:kms:us-east-1:{ACCOUNT}:key/{key_id}"
+    key = add(
+        graph,
+        "aws:kms/externalKey:ExternalKey",
+        "jobs-byok-key",
+        {"description": "jobs log key, material imported by the security team", "tags": cost_tags(graph)},
+        resource_id=key_id,
+        state={"arn": arn, "keyId": key_id},
+    )
+    logs = add(
+        graph,
+        "aws:cloudwatch/logGroup:LogGroup",
+        "jobs-logs",
+        {"name": "/gpufleet/jobs", "kmsKeyId": arn, "retentionInDays": 180, "tags": cost_tags(graph)},
+        references={"kmsKeyId": [key]},
+    )
+    return graph, logs.name
+
+
 MUTATIONS: dict[str, Mutation] = {
     "GF-STOR-001": Mutation("dev", "checkpoint bucket encryption switched to SSE-S3 (AES256)", stor_001),
     "GF-STOR-002": Mutation("prod", "restricted checkpoints re-keyed to a new AWS-generated key", stor_002),
@@ -650,4 +755,11 @@ MUTATIONS: dict[str, Mutation] = {
     "GF-K8S-005": Mutation("dev", "AWS access key id in the trainer's plain env", k8s_005),
     "GF-DR-001": Mutation("dev", "checkpoint bucket tagged env=prod, no replication", dr_001),
     "GF-DR-002": Mutation("dev", "the only GPU pool tagged env=prod", dr_002),
+    "GF-OPS-001": Mutation(
+        "dev", "scale-out alarm on the backlog of a queue the stack does not create", ops_001
+    ),
+    "GF-OPS-002": Mutation("dev", "bucket policy names a role no stack of the account creates", ops_002),
+    "GF-OPS-003": Mutation("dev", "second step scale-in policy fired by the idle alarm", ops_003),
+    "GF-OPS-004": Mutation("dev", "fleet stack turns on EBS encryption by default", ops_004),
+    "GF-OPS-005": Mutation("dev", "log group encrypted with a BYOK key pending import", ops_005),
 }

@@ -21,6 +21,7 @@ from tests.mutation.mutations import (
     add_training,
     vpn_connection,
 )
+from tests.pending_fleet_fixes import PENDING_FLEET_FIXES, without_pending
 
 # Policy defects found by the matrix: rule id -> what is wrong. Each case is an expected failure, and
 # `strict` makes it fail loudly once the policy is fixed, so the entry gets removed.
@@ -42,23 +43,32 @@ def _evaluate(
     mutation = MUTATIONS[rule_id]
     graph, name = apply(golden[mutation.stack], mutation.mutate)
     result = evaluate_stack(graph, policies)
-    known = _rule_ids(baseline[mutation.stack])
-    return mutation, name, [f for f in result.violations if f.rule_id not in known]
+    return mutation, name, _new(result, baseline[mutation.stack])
+
+
+def _new(result: StackResult, baseline: StackResult) -> list[Finding]:
+    """Findings of rules the baseline does not report; for the rules the shipped stacks break until the
+    fleet work lands (PENDING_FLEET_FIXES), findings the baseline does not report word for word."""
+    known = _rule_ids(baseline) - PENDING_FLEET_FIXES
+    seen = {(f.rule_id, f.urn, f.message) for f in baseline.violations}
+    return [
+        f for f in result.violations if f.rule_id not in known and (f.rule_id, f.urn, f.message) not in seen
+    ]
 
 
 def test_golden_baselines(baseline: dict[str, StackResult]) -> None:
     """dev is clean. prod may carry only the two advisory resilience findings (one region, no
     replica); the matrix subtracts whatever it carries, so it holds before and after prod gains a
     second region."""
-    assert baseline["dev"].violations == []
-    prod = baseline["prod"].violations
+    assert without_pending(baseline["dev"].violations) == []
+    prod = without_pending(baseline["prod"].violations)
     assert {f.rule_id for f in prod} <= {"GF-DR-001", "GF-DR-002"}
     assert {f.enforcement for f in prod} <= {"advisory"}
 
 
 def test_matrix_covers_every_rule() -> None:
     registry_ids = set(default_registry().ids())
-    assert len(CATALOGUE_IDS) == 44
+    assert len(CATALOGUE_IDS) == 49
     assert set(CATALOGUE_IDS) == registry_ids
     assert set(MUTATIONS) == registry_ids
     assert all(m.stack in ("dev", "prod") for m in MUTATIONS.values())
@@ -121,7 +131,7 @@ def test_additions_are_compliant_on_their_own(
     add_training(graph)
     vpn_connection(graph, "onprem-vpn", STRONG_TUNNEL)
     result = evaluate_stack(graph, policies)
-    assert result.violations == []
+    assert _new(result, baseline["dev"]) == []
     # The trainer is seen as GPU work: the namespace and disruption rules judged it and passed.
     gpu_rules = {"GF-K8S-002", "GF-K8S-004"}
     assert gpu_rules <= _stack_not_applicable(baseline["dev"])

@@ -31,7 +31,6 @@ VARIANTS: dict[str, tuple[set[str], str, str]] = {
 
 COMPLIANT_VARIANTS = (
     "none",
-    "account-pab",  # one AccountPublicAccessBlock instead of per-bucket blocks
     "dsse-own-alias",  # aws:kms:dsse with the ARN of the stack's own alias
 )
 
@@ -39,6 +38,16 @@ COMPLIANT_VARIANTS = (
 @pytest.mark.parametrize("variant", COMPLIANT_VARIANTS)
 def test_compliant_program_has_no_findings(variant: str) -> None:
     assert outcome(PROGRAM, variant).summary() == []
+
+
+def test_account_public_access_block_blocks_buckets_but_is_an_account_singleton() -> None:
+    """One AccountPublicAccessBlock instead of per-bucket blocks satisfies the bucket rules; owning an
+    account-wide setting in this stack is the operability advice, and nothing else is reported."""
+    found = outcome(PROGRAM, "account-pab")
+    assert [(v.rule_id, v.enforcement, v.urn.rsplit("::", 1)[-1]) for v in found.violations] == [
+        ("GF-OPS-004", "advisory", "account")
+    ]
+    assert "creates the S3 account public-access block, one per account" in found.violations[0].message
 
 
 def test_every_bucket_family_is_present() -> None:
@@ -67,6 +76,8 @@ def test_each_break_is_reported_by_its_rule(variant: str) -> None:
 def test_preview_only_leaves_the_apply_built_policies_unjudged() -> None:
     preview = judge(as_preview(run_variant(PROGRAM)))
     assert sorted((v.rule_id, v.urn.rsplit("::", 1)[-1]) for v in preview.violations) == [
+        ("GF-OPS-002", "legacy"),
+        ("GF-OPS-002", "restricted"),
         ("GF-STOR-004", "legacy"),
         ("GF-STOR-004", "restricted"),
     ]

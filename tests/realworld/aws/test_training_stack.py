@@ -60,7 +60,13 @@ VARIANTS: dict[str, tuple[set[str], str, str]] = {
         "gpu-burst",
         "launches into subnet 'public-a', which gives every instance a public IP",
     ),
-    "gpu-public-subnet": ({"GF-NET-003"}, "gpu-burst", "route table 'public' has an inline route"),
+    # Without public IPs the instances in the public subnet have no way out either: the CloudWatch agent
+    # cannot reach ec2 for the tags it appends, so the scaling alarms never see data (GF-OPS-001).
+    "gpu-public-subnet": (
+        {"GF-NET-003", "GF-OPS-001"},
+        "gpu-burst",
+        "route table 'public' has an inline route",
+    ),
     "lt-unencrypted": ({"GF-STOR-008"}, "gpu", "unencrypted volume /dev/xvda"),
     "gp2": ({"GF-COST-009"}, "gpu", "legacy volume type gp2"),
     "half-on-demand": ({"GF-COST-004"}, "gpu-burst", "runs 50% of its capacity on spot"),
@@ -138,6 +144,8 @@ def test_preview_unknown_references_never_fail_and_unknown_documents_are_not_pas
         ("GF-IAM-001", "gpu-node-checkpoints"),
         ("GF-IAM-002", "gpu-node-checkpoints"),
         ("GF-IAM-006", "gpu-node-checkpoints"),
+        ("GF-OPS-002", "checkpoints"),
+        ("GF-OPS-002", "trail"),
         ("GF-STOR-004", "checkpoints"),
         ("GF-STOR-004", "trail"),
     ]

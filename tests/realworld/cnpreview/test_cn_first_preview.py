@@ -55,7 +55,8 @@ Found = list[tuple[str, str]]
 # Advice the compliant programs get whatever the phase: these stacks declare no audit trail of
 # their own (the account stacks do), which GF-AUD-001 reports as advisory for each cloud they use.
 ALWAYS: dict[str, Found] = {
-    "ali-gpu": [],
+    # The OSS bucket encrypted with an EXTERNAL key waits for its imported material (GF-OPS-005).
+    "ali-gpu": [("GF-OPS-005", "datasets")],
     "tc-gpu": [],
     "ali-web": [],
     "tc-web": [],
@@ -77,8 +78,8 @@ UNJUDGED: dict[str, Found] = {
     "ali-web": [],
     "tc-web": [],
     # The S3 bucket is named by `bucket_prefix` (the name is chosen at create) and its policy built
-    # from `ckpt.arn`.
-    "storage-mix": [("GF-STOR-004", "ckpt")],
+    # from `ckpt.arn`: neither its TLS deny nor its principals can be read.
+    "storage-mix": [("GF-OPS-002", "ckpt"), ("GF-STOR-004", "ckpt")],
     # Documents written as literals; only attachments reference new resources.
     "ali-ram": [],
     "tc-cam": [],

@@ -60,13 +60,18 @@ def test_compliant_program_has_no_finding(program: str) -> None:
 
 
 # At a first preview a bucket policy built with `apply` from the bucket's ARN is unknown as a whole,
-# so the TLS-only rule cannot see the deny statement: it says so (advisory) rather than pass or fail.
+# so neither the TLS-only rule (the deny statement) nor the principals rule can read it: each says so
+# (advisory) rather than pass or fail.
 PREVIEW_ADVICE: dict[str, list[tuple[str, str, str]]] = {
     "aws-provider-default-tags": [
+        ("advisory", "GF-OPS-002", "assets"),
+        ("advisory", "GF-OPS-002", "trail"),
         ("advisory", "GF-STOR-004", "assets"),
         ("advisory", "GF-STOR-004", "trail"),
     ],
     "aws-config-default-tags": [
+        ("advisory", "GF-OPS-002", "assets"),
+        ("advisory", "GF-OPS-002", "trail"),
         ("advisory", "GF-STOR-004", "assets"),
         ("advisory", "GF-STOR-004", "trail"),
     ],

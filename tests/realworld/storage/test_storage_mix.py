@@ -43,9 +43,18 @@ COMPLIANT = (
     "none",
     # Principal "*" s3:GetObject in the bucket policy, with all four public-access-block flags on.
     "public-read-policy",
-    # An unencrypted volume in a region where EBS encryption by default is enabled.
-    "volume-plain-default-on",
 )
+
+
+def test_volume_under_encryption_by_default_passes_but_the_setting_is_an_account_singleton() -> None:
+    """An unencrypted volume in a region where EBS encryption by default is enabled passes the volume
+    rule; owning that account-wide setting in this stack is the operability advice."""
+    result = outcome(MIXED, "volume-plain-default-on")
+    found = [v for v in result.violations if v.rule_id not in OTHER]
+    assert [(v.rule_id, v.enforcement, v.urn.rsplit("::", 1)[-1]) for v in found] == [
+        ("GF-OPS-004", "advisory", "default")
+    ]
+    assert "'default' creates EBS encryption by default, one per account and region" in found[0].message
 
 
 def _own(found: list[str]) -> list[str]:
@@ -77,6 +86,7 @@ def test_unknown_references_do_not_fail_the_compliant_program() -> None:
     # Only the TLS deny policies, built with apply from the buckets' names, are decisive and unknown;
     # the OSS public-access block makes its bucket policy irrelevant to GF-STOR-003.
     assert sorted((v.rule_id, v.urn.rsplit("::", 1)[-1]) for v in found) == [
+        ("GF-OPS-002", "ckpt"),
         ("GF-STOR-003", "cos-ckpt"),
         ("GF-STOR-004", "ckpt"),
         ("GF-STOR-004", "cos-ckpt"),

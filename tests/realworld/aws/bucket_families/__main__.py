@@ -36,7 +36,14 @@ def tls_only(arn: str) -> str:
 
 
 # Imported key material for restricted data; a provider-generated, rotated key for the rest.
-byok = aws.kms.ExternalKey("restricted", description="BYOK for restricted checkpoints", opts=opts)
+# The wrapped material comes in as a secret config value, so the key is usable in the same deployment
+# as the buckets it encrypts (without it, the key waits for an import and the buckets fail to create).
+byok = aws.kms.ExternalKey(
+    "restricted",
+    description="BYOK for restricted checkpoints",
+    key_material_base64=pulumi.Config().require_secret("restricted-key-material"),
+    opts=opts,
+)
 cmk = aws.kms.Key("checkpoints", enable_key_rotation=True, opts=opts)
 own_alias = aws.kms.Alias("checkpoints", name="alias/vision-ckpt", target_key_id=cmk.key_id, opts=opts)
 

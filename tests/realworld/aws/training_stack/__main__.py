@@ -332,6 +332,8 @@ metrics_policy = aws.iam.Policy(
             "Version": "2012-10-17",
             "Statement": [
                 {"Effect": "Allow", "Action": ["cloudwatch:PutMetricData"], "Resource": "*"},
+                # The agent appends AutoScalingGroupName after looking up the instance's tags.
+                {"Effect": "Allow", "Action": ["ec2:DescribeTags"], "Resource": "*"},
                 *(
                     [{"Effect": "Allow", "Action": "iam:PassRole", "Resource": "*"}]
                     if BREAK == "passrole-star"
@@ -440,9 +442,11 @@ scale_in = (
     else aws.autoscaling.Policy(
         "gpu-scale-in",
         autoscaling_group_name=asg.name,
-        policy_type="StepScaling",
+        # Simple scaling honours its cooldown; a step policy would remove an instance every minute.
+        policy_type="SimpleScaling",
         adjustment_type="ChangeInCapacity",
-        step_adjustments=[{"metric_interval_upper_bound": "0", "scaling_adjustment": -1}],
+        scaling_adjustment=-1,
+        cooldown=300,
         opts=opts,
     )
     if BREAK == "step-scale-in"
@@ -620,6 +624,8 @@ aws.cloudwatch.LogGroup(
 aws.ssm.Document(
     "session-preferences",
     name="SSM-SessionManagerRunShell",
+    # This stack owns the account's Session Manager preferences (one document per account and region).
+    tags={"gpufleet:account-baseline": "true"},
     document_type="Session",
     document_format="JSON",
     content=session_logs.name.apply(

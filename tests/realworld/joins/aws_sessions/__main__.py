@@ -60,7 +60,8 @@ aws.ssm.Document(
             }
         )
     ),
-    tags=TAGS,
+    # This stack owns the account's Session Manager preferences (one document per account and region).
+    tags={**TAGS, "gpufleet:account-baseline": "true"},
     opts=opts,
 )
 
@@ -177,6 +178,25 @@ aws.iam.RolePolicy(
     ),
     opts=opts,
 )
+# The CloudWatch agent on the workers publishes the GPU metric their target-tracking policy follows.
+aws.iam.RolePolicy(
+    "gpu-node-metrics",
+    role=role.id,
+    policy=json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["cloudwatch:PutMetricData"],
+                    "Resource": "*",
+                    "Condition": {"StringEquals": {"cloudwatch:namespace": "CWAgent"}},
+                }
+            ],
+        }
+    ),
+    opts=opts,
+)
 OWN_GRANT = (
     "alt-managed-arns",
     "alt-inline-policies",
@@ -251,6 +271,18 @@ sg = aws.ec2.SecurityGroup(
     "gpu-nodes",
     vpc_id=vpc.id,
     egress=[{"protocol": "-1", "from_port": 0, "to_port": 0, "cidr_blocks": ["0.0.0.0/0"]}],
+    tags=TAGS,
+    opts=opts,
+)
+# The private subnet has no route out: the agent reaches CloudWatch through an interface endpoint.
+aws.ec2.VpcEndpoint(
+    "monitoring",
+    vpc_id=vpc.id,
+    service_name="com.amazonaws.us-east-1.monitoring",
+    vpc_endpoint_type="Interface",
+    private_dns_enabled=True,
+    subnet_ids=[subnet.id],
+    security_group_ids=[sg.id],
     tags=TAGS,
     opts=opts,
 )

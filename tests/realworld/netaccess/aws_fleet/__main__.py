@@ -250,7 +250,8 @@ aws.ssm.Document(
             }
         )
     ),
-    tags=TAGS,
+    # This stack owns the account's Session Manager preferences (one document per account and region).
+    tags={**TAGS, "gpufleet:account-baseline": "true"},
     opts=opts,
 )
 

@@ -1,0 +1,239 @@
+"""GF-OPS-001 on Alibaba Cloud and Tencent Cloud: who publishes the metric a scaling alarm watches.
+
+Alibaba Cloud ESS alarms (`alicloud:ess/alarm:Alarm`): `metricType` `system` metrics come from
+CloudMonitor; the ones read from the CloudMonitor agent inside the instance (names ending in `Agent`,
+such as `GpuUtilizationAgent`, and `MemoryUtilization`, `LoadAverage`) need the agent, which Alibaba's
+public images ship; a custom image (`m-...`) may not, so unless its user data installs the agent the
+alarm could not be judged. `custom` metrics are uploaded by a program: a RAM policy of the stack must
+allow `cms:PutCustomMetric`.
+
+Tencent Cloud: the `cvm_device` (`QCE/CVM`) namespace of a Cloud Monitor `AlarmPolicy` that triggers
+Auto Scaling, and the CPU and memory metrics of an AS `ScalingPolicy`, are reported by the Cloud Monitor
+agent, installed unless the group's scaling configuration sets `enhancedMonitorService: false`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from policies.cost.pools import ResourceIndex, ResourceView
+from policies.documents import DocumentError, parse_document
+from policies.ops._common import (
+    ALI_SCALING_CONFIGURATION,
+    ALI_SCALING_GROUP,
+    ALI_SCALING_RULE,
+    TC_SCALING_CONFIG,
+    TC_SCALING_GROUP,
+    TC_SCALING_POLICY,
+    known_str,
+    quoted,
+    unknown,
+)
+from policies.props import as_list, get_ref, is_unknown, truthy
+from policies.rule import CannotTell
+
+RAM_POLICY = "alicloud:ram/policy:Policy"
+ALI_LAUNCH_TEMPLATE = "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate"
+ALI_AGENT_METRICS = frozenset({"MemoryUtilization", "LoadAverage"})
+_AGENT_INSTALL = re.compile(r"cloudmonitor|argusagent|cms_go_agent|cloud-monitor", re.IGNORECASE)
+TC_AGENT_NAMESPACES = frozenset({"cvm_device", "QCE/CVM"})
+TC_AGENT_METRICS = frozenset({"CPU_UTILIZATION", "MEM_UTILIZATION"})
+
+
+def _value(view: ResourceView, path: str) -> Any:
+    value = get_ref(view.props, path)
+    if is_unknown(value):
+        raise unknown(value, path)
+    return value
+
+
+def alicloud_problems(index: ResourceIndex, alarm: ResourceView, listed: list[str]) -> list[str]:
+    label = f"ESS alarm '{alarm.name}'"
+    metric = str(_value(alarm, "metricName") or "CpuUtilization")
+    metric_type = str(_value(alarm, "metricType") or "system").lower()
+    if metric in listed:
+        return []
+    if metric_type == "custom":
+        if _ram_allows(index, "cms:PutCustomMetric"):
+            return []
+        return [
+            f"{label} scales on custom metric {metric}, which nothing in the stack may upload (no RAM "
+            "policy allows cms:PutCustomMetric): the alarm never fires; grant the uploader "
+            f"cms:PutCustomMetric, or list '{metric}' in published_namespaces if it is published outside"
+        ]
+    if not (metric.endswith("Agent") or metric in ALI_AGENT_METRICS):
+        return []
+    return _agent_on_images(index, label, metric, index.refs(alarm, "scalingGroupId", (ALI_SCALING_GROUP,)))
+
+
+def _agent_on_images(index: ResourceIndex, label: str, metric: str, groups: list[ResourceView]) -> list[str]:
+    """The CloudMonitor agent reads `metric` inside the instances: every image the groups launch must
+    ship it (Alibaba's public images do) or install it in user data; otherwise it cannot be told."""
+    sources = [
+        config
+        for config in index.of_type(ALI_SCALING_CONFIGURATION)
+        if {g.urn for g in index.refs(config, "scalingGroupId", (ALI_SCALING_GROUP,))}
+        & {g.urn for g in groups}
+    ]
+    for group in groups:
+        sources += index.refs(group, "launchTemplateId", (ALI_LAUNCH_TEMPLATE,))
+    if not sources:
+        raise CannotTell(
+            f"{label} scales on {metric}, read by the CloudMonitor agent, but the image of its group is "
+            "not in the stack",
+            "scalingGroupId",
+        )
+    for source in sources:
+        image = _value(source, "imageId")
+        user_data = known_str(get_ref(source.props, "userData")) or ""
+        if isinstance(image, str) and image.startswith("m-") and not _AGENT_INSTALL.search(user_data):
+            raise CannotTell(
+                f"{label} scales on {metric}, read by the CloudMonitor agent; whether custom image "
+                f"'{image}' of '{source.name}' runs the agent cannot be told from the stack: install it in "
+                f"user data or list '{metric}' in published_namespaces",
+                "imageId",
+            )
+    return []
+
+
+_ESS_TARGET = re.compile(r"^acs:ess:[^:]*:[^:]*:scalingGroupId/([^:]+):scalingRuleId/")
+
+
+def cms_groups(index: ResourceIndex, alarm: ResourceView) -> list[ResourceView] | None:
+    """The scaling groups a CloudMonitor alarm rule scales through its `targets` (None: it scales none)."""
+    groups: dict[str, ResourceView] = {}
+    scales = False
+    for target in as_list(get_ref(alarm.props, "targets")):
+        arn = get_ref(target, "arn") if isinstance(target, Mapping) else None
+        if is_unknown(arn):
+            scales = scales or bool(index.refs(alarm, "targets", (ALI_SCALING_GROUP, ALI_SCALING_RULE)))
+            continue
+        match = _ESS_TARGET.match(arn) if isinstance(arn, str) else None
+        if match:
+            scales = True
+            found = index.refs(alarm, "targets", (ALI_SCALING_GROUP,), value=match.group(1))
+            groups.update((g.urn, g) for g in found)
+    return list(groups.values()) if scales else None
+
+
+def cms_problems(index: ResourceIndex, alarm: ResourceView, listed: list[str]) -> list[str]:
+    """A CloudMonitor alarm rule (`alicloud:cms/alarm:Alarm`) whose target is a scaling rule."""
+    label = f"CloudMonitor alarm '{alarm.name}'"
+    project = str(_value(alarm, "project") or "")
+    metric = str(_value(alarm, "metric") or "")
+    if project in listed or metric in listed:
+        return []
+    if project.startswith("acs_customMetric"):
+        if _ram_allows(index, "cms:PutCustomMetric"):
+            return []
+        return [
+            f"{label} scales on custom metric {metric}, which nothing in the stack may upload (no RAM "
+            "policy allows cms:PutCustomMetric): the alarm never fires; grant the uploader "
+            f"cms:PutCustomMetric, or list '{metric}' in published_namespaces if it is published outside"
+        ]
+    if project != "acs_ecs_dashboard":
+        raise CannotTell(
+            f"{label} scales on {project} {metric}; who publishes {project} is not known to the pack: list "
+            f"'{project}' in published_namespaces if something publishes it",
+            "project",
+        )
+    # The agent's metrics are lower_snake_case (cpu_total, gpu_gpu_usedutilization); the hypervisor's
+    # are CamelCase (CPUUtilization, IntranetInRate).
+    if metric != metric.lower():
+        return []
+    groups = cms_groups(index, alarm) or []
+    return _agent_on_images(index, label, metric, groups)
+
+
+def _ram_allows(index: ResourceIndex, action: str) -> bool:
+    for policy in index.of_type(RAM_POLICY):
+        for prop in ("policyDocument", "document"):
+            try:
+                document = parse_document(get_ref(policy.props, prop), prop, cloud="alicloud")
+            except DocumentError:
+                continue
+            if document and any(s.is_allow and s.grants(action) for s in document.statements):
+                return True
+    return False
+
+
+def _json(value: Any) -> Mapping[str, Any]:
+    if isinstance(value, Mapping):
+        return value
+    if isinstance(value, str) and not is_unknown(value):
+        try:
+            loaded = json.loads(value)
+        except json.JSONDecodeError:
+            return {}
+        return loaded if isinstance(loaded, dict) else {}
+    return {}
+
+
+def _alarm_groups(index: ResourceIndex, alarm: ResourceView) -> tuple[bool, list[ResourceView]]:
+    """Whether the Monitor alarm policy triggers Auto Scaling, and the groups it scales."""
+    groups: dict[str, ResourceView] = {}
+    triggers = False
+    for task in as_list(get_ref(alarm.props, "triggerTasks")):
+        if not isinstance(task, Mapping) or str(get_ref(task, "type") or "").upper() != "AS":
+            continue
+        triggers = True
+        config = _json(get_ref(task, "taskConfig"))
+        for group in index.refs(alarm, "triggerTasks", (TC_SCALING_GROUP,), value=config.get("Group", "")):
+            groups[group.urn] = group
+        for policy in index.refs(alarm, "triggerTasks", (TC_SCALING_POLICY,), value=config.get("Policy", "")):
+            groups.update((g.urn, g) for g in index.refs(policy, "scalingGroupId", (TC_SCALING_GROUP,)))
+    return triggers, list(groups.values())
+
+
+def _tencent_agent(index: ResourceIndex, label: str, metric: str, groups: list[ResourceView]) -> list[str]:
+    configs: dict[str, ResourceView] = {}
+    for group in groups:
+        configs.update((c.urn, c) for c in index.refs(group, "configurationId", (TC_SCALING_CONFIG,)))
+    if not configs:
+        raise CannotTell(
+            f"{label} scales on {metric}, reported by the Cloud Monitor agent, but its group's scaling "
+            "configuration is not in the stack",
+            "scalingGroupId",
+        )
+    off = []
+    for config in configs.values():
+        enabled = _value(config, "enhancedMonitorService")
+        if enabled is not None and not truthy(enabled):
+            off.append(config.name)
+    if not off:
+        return []
+    return [
+        f"{label} scales on {metric}, reported by the Cloud Monitor agent, but scaling configuration "
+        f"{quoted(off)} turns the agent off (enhancedMonitorService false): the alarm never fires; turn it on"
+    ]
+
+
+def tencent_problems(index: ResourceIndex, view: ResourceView, listed: list[str]) -> list[str]:
+    if view.resource_type == TC_SCALING_POLICY:
+        metric = str(_value(view, "metricName") or "")
+        if metric not in TC_AGENT_METRICS or metric in listed:
+            return []
+        groups = index.refs(view, "scalingGroupId", (TC_SCALING_GROUP,))
+        return _tencent_agent(index, f"AS scaling policy '{view.name}'", metric, groups)
+    triggers, groups = _alarm_groups(index, view)
+    if not triggers:
+        return []
+    namespace = str(_value(view, "namespace") or "")
+    if namespace in listed:
+        return []
+    label = f"alarm policy '{view.name}'"
+    metrics = [
+        str(get_ref(rule, "metricName"))
+        for rule in as_list(get_ref(view.props, "conditions.rules"))
+        if isinstance(rule, Mapping) and get_ref(rule, "metricName")
+    ]
+    if namespace not in TC_AGENT_NAMESPACES:
+        raise CannotTell(
+            f"{label} scales on namespace {namespace}; who publishes it is not known to the pack: list "
+            f"'{namespace}' in published_namespaces if something publishes it",
+            "namespace",
+        )
+    return _tencent_agent(index, label, f"{namespace} {', '.join(metrics) or 'metrics'}", groups)

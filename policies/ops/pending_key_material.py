@@ -1,0 +1,245 @@
+"""GF-OPS-005: resources used at creation are usable at creation.
+
+A KMS key waiting for imported material (BYOK before the import) cannot encrypt anything: the log
+groups, volumes and buckets that name it in the same deployment fail to create, and an Auto Scaling
+group that waits for capacity times out, since instances whose volumes use the key never launch.
+
+Keys pending import:
+- AWS `aws:kms/externalKey:ExternalKey` and `aws:kms/replicaExternalKey:ReplicaExternalKey` without
+  `keyMaterialBase64` (a secret config value given there is material: the key is usable at once);
+- Alibaba Cloud `alicloud:kms/key:Key` with `origin: EXTERNAL`: the SDK has no resource that imports
+  material, so such a key is always pending in the deployment that creates it;
+- Tencent Cloud `tencentcloud:Kms/externalKey:ExternalKey` without `keyMaterialBase64`.
+
+Users of a key (the inputs read): AWS log groups, EBS volumes, the default EBS key, launch templates
+(`blockDeviceMappings`), instances (`rootBlockDevice`, `ebsBlockDevices`), bucket encryption
+(`aws:s3/bucketServerSideEncryptionConfiguration` and its V2 twin, a bucket's own
+`serverSideEncryptionConfiguration`), SNS topics, SQS queues, CloudTrail trails, EFS and FSx for Lustre
+file systems, Secrets Manager secrets, RDS instances and clusters, ECR repositories; Alibaba OSS buckets
+and their `oss.BucketServerSideEncryption`, ECS disks, instances, launch templates and ESS scaling
+configurations (system and data disks), log stores (`encryptConf`); Tencent COS buckets (`kmsId`), CBS
+disks and CVM data disks. A use is a property dependency on the key (or on a KMS alias of it), or the
+key's ARN or id written in that input. An Auto Scaling group whose launch template uses a pending key
+and that waits for capacity (`waitForCapacityTimeout` other than "0", min size or desired capacity
+above 0) gets its own finding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+
+from policies.cost.pools import ResourceIndex, ResourceView
+from policies.ops._aws_sources import group_templates
+from policies.ops._common import AWS_ASG, AWS_LAUNCH_TEMPLATE, number, quoted, stack_index, unknown
+from policies.props import get_ref, is_unknown
+from policies.rule import GfStackPolicy, Rule, judge
+
+AWS_ALIAS = "aws:kms/alias:Alias"
+ALI_ALIAS = "alicloud:kms/alias:Alias"
+
+PENDING_TYPES = (
+    "aws:kms/externalKey:ExternalKey",
+    "aws:kms/replicaExternalKey:ReplicaExternalKey",
+    "alicloud:kms/key:Key",
+    "tencentcloud:Kms/externalKey:ExternalKey",
+)
+
+# type token -> (what it is, the inputs that may name a key)
+USERS: Mapping[str, tuple[str, tuple[str, ...]]] = {
+    "aws:cloudwatch/logGroup:LogGroup": ("log group", ("kmsKeyId",)),
+    "aws:ebs/volume:Volume": ("EBS volume", ("kmsKeyId",)),
+    "aws:ebs/defaultKmsKey:DefaultKmsKey": ("default EBS key", ("keyArn",)),
+    AWS_LAUNCH_TEMPLATE: ("launch template", ("blockDeviceMappings",)),
+    "aws:ec2/instance:Instance": ("instance", ("rootBlockDevice", "ebsBlockDevices")),
+    "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": (
+        "bucket encryption",
+        ("rules",),
+    ),
+    "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2": (
+        "bucket encryption",
+        ("rules",),
+    ),
+    "aws:s3/bucket:Bucket": ("bucket", ("serverSideEncryptionConfiguration",)),
+    "aws:s3/bucketV2:BucketV2": ("bucket", ("serverSideEncryptionConfigurations",)),
+    "aws:sns/topic:Topic": ("topic", ("kmsMasterKeyId",)),
+    "aws:sqs/queue:Queue": ("queue", ("kmsMasterKeyId",)),
+    "aws:cloudtrail/trail:Trail": ("trail", ("kmsKeyId",)),
+    "aws:efs/fileSystem:FileSystem": ("EFS file system", ("kmsKeyId",)),
+    "aws:fsx/lustreFileSystem:LustreFileSystem": ("FSx for Lustre file system", ("kmsKeyId",)),
+    "aws:secretsmanager/secret:Secret": ("secret", ("kmsKeyId",)),
+    "aws:rds/instance:Instance": ("RDS instance", ("kmsKeyId",)),
+    "aws:rds/cluster:Cluster": ("RDS cluster", ("kmsKeyId",)),
+    "aws:ecr/repository:Repository": ("ECR repository", ("encryptionConfigurations",)),
+    "alicloud:oss/bucket:Bucket": ("OSS bucket", ("serverSideEncryptionRule",)),
+    "alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption": (
+        "OSS bucket encryption",
+        ("kmsMasterKeyId",),
+    ),
+    "alicloud:ecs/ecsDisk:EcsDisk": ("ECS disk", ("kmsKeyId",)),
+    "alicloud:ecs/disk:Disk": ("ECS disk", ("kmsKeyId",)),
+    "alicloud:ecs/instance:Instance": ("ECS instance", ("systemDiskKmsKeyId", "dataDisks")),
+    "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate": ("ECS launch template", ("systemDisk", "dataDisks")),
+    "alicloud:ess/scalingConfiguration:ScalingConfiguration": (
+        "ESS scaling configuration",
+        ("systemDiskKmsKeyId", "dataDisks"),
+    ),
+    "alicloud:log/store:Store": ("log store", ("encryptConf",)),
+    "tencentcloud:Cos/bucket:Bucket": ("COS bucket", ("kmsId",)),
+    "tencentcloud:Cbs/storage:Storage": ("CBS disk", ("kmsKeyId",)),
+    "tencentcloud:Instance/instance:Instance": ("CVM instance", ("dataDisks",)),
+}
+
+RULE = Rule(
+    id="GF-OPS-005",
+    name="usable-at-creation",
+    description=(
+        "Resources used at creation are usable at creation: a key pending import (BYOK before its "
+        "material is imported) is not the key of log groups, volumes or buckets created in the same "
+        "deployment; a group that waits for capacity has instances that can launch."
+    ),
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.ADVISORY,
+    severity=Severity.MEDIUM,
+    remediation=(
+        "Deploy in two phases: first the keys (pulumi up --target the key), import their material "
+        "(aws kms import-key-material; Alibaba ImportKeyMaterial; Tencent ImportKeyMaterial), then "
+        "the rest. Or give the material as a secret config value (AWS and Tencent ExternalKey "
+        "key_material_base64). Until the material is imported, do not wait for capacity "
+        "(wait_for_capacity_timeout='0')."
+    ),
+    url="https://docs.aws.amazon.com/kms/latest/developerguide/importing-keys.html",
+)
+
+
+def _pending(view: ResourceView) -> str | None:
+    """Why `view` is a key pending import, or None."""
+    if view.resource_type == "alicloud:kms/key:Key":
+        origin = get_ref(view.props, "origin")
+        if is_unknown(origin):
+            raise unknown(origin, "origin")
+        if isinstance(origin, str) and origin.upper() == "EXTERNAL":
+            return "origin EXTERNAL: its material is imported outside Pulumi"
+        return None
+    material = get_ref(view.props, "keyMaterialBase64")
+    if material is None or material == "":
+        return "no keyMaterialBase64"
+    return None
+
+
+def _identifiers(view: ResourceView) -> set[str]:
+    found = set()
+    for prop in ("arn", "id", "keyId"):
+        value = get_ref(view.props, prop)
+        if isinstance(value, str) and len(value) >= 8 and not is_unknown(value):
+            found.add(value)
+    return found
+
+
+def _mentions(value: Any, needles: Iterable[str]) -> bool:
+    if isinstance(value, str):
+        return not is_unknown(value) and any(needle in value for needle in needles)
+    if isinstance(value, Mapping):
+        return any(_mentions(item, needles) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(_mentions(item, needles) for item in value)
+    return False
+
+
+class _Keys:
+    """The stack's pending keys, with the aliases that stand for them."""
+
+    def __init__(self, index: ResourceIndex, pending: Mapping[str, tuple[ResourceView, str]]) -> None:
+        self.pending = pending
+        self.by_alias: dict[str, str] = {}
+        for alias in index.of_type(AWS_ALIAS, ALI_ALIAS):
+            prop = "targetKeyId" if alias.resource_type == AWS_ALIAS else "keyId"
+            for key_urn, (key, _) in pending.items():
+                if key_urn in alias.dependency_urns.get(prop, ()) or _mentions(
+                    get_ref(alias.props, prop), _identifiers(key)
+                ):
+                    self.by_alias[alias.urn] = key_urn
+        self.needles = {urn: _identifiers(key) for urn, (key, _) in pending.items()}
+
+    def used_by(self, view: ResourceView, props: Iterable[str]) -> list[str]:
+        found: dict[str, None] = {}
+        for prop in props:
+            for dep in view.dependency_urns.get(prop, ()):
+                key_urn = dep if dep in self.pending else self.by_alias.get(dep)
+                if key_urn is not None:
+                    found[key_urn] = None
+            value = get_ref(view.props, prop)
+            for key_urn, needles in self.needles.items():
+                if needles and _mentions(value, needles):
+                    found[key_urn] = None
+        return list(found)
+
+
+def _use_message(what: str, view: ResourceView, keys: list[tuple[ResourceView, str]]) -> str:
+    names = quoted(key.name for key, _ in keys)
+    why = "; ".join(f"'{key.name}': {reason}" for key, reason in keys)
+    noun = "key" if len(keys) == 1 else "keys"
+    return (
+        f"{what} '{view.name}' encrypts with {noun} {names}, pending import in this deployment ({why}): "
+        f"a key without material cannot encrypt, so '{view.name}' fails to create; deploy the key first, "
+        "import its material, then the rest (or give the material as a secret config value)"
+    )
+
+
+def _waits_for_capacity(group: ResourceView) -> bool:
+    timeout = get_ref(group.props, "waitForCapacityTimeout")
+    if is_unknown(timeout):
+        raise unknown(timeout, "waitForCapacityTimeout")
+    if isinstance(timeout, str) and timeout.strip() in ("0", "0s", "0m"):
+        return False
+    sizes = [number(group, p) for p in ("minSize", "desiredCapacity", "minElbCapacity", "waitForElbCapacity")]
+    return any(size is not None and size > 0 for size in sizes)
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    index = stack_index(args)
+    candidates = index.of_type(*PENDING_TYPES)
+    if not candidates:
+        args.not_applicable("the stack creates no key whose material is imported")
+    pending: dict[str, tuple[ResourceView, str]] = {}
+    for key in candidates:
+
+        def classify(key: ResourceView = key) -> None:
+            reason = _pending(key)
+            if reason:
+                pending[key.urn] = (key, reason)
+
+        judge(key.urn, classify)
+    if not pending:
+        return
+    keys = _Keys(index, pending)
+    template_keys: dict[str, list[str]] = {}
+    for view in index.of_type(*USERS):
+        what, props = USERS[view.resource_type]
+        used = keys.used_by(view, props)
+        if not used:
+            continue
+        if view.resource_type == AWS_LAUNCH_TEMPLATE:
+            template_keys[view.urn] = used
+        report(_use_message(what, view, [pending[urn] for urn in used]), view.urn)
+    for group in index.of_type(AWS_ASG):
+
+        def check(group: ResourceView = group) -> None:
+            templates = [t for t in group_templates(index, group) if t.urn in template_keys]
+            if not templates or not _waits_for_capacity(group):
+                return
+            timeout = get_ref(group.props, "waitForCapacityTimeout") or "10m"
+            report(
+                f"Auto Scaling group '{group.name}' waits up to {timeout} for capacity, but its launch "
+                f"template {quoted(t.name for t in templates)} encrypts volumes with a key pending import, "
+                "so no instance launches and the deployment times out; set waitForCapacityTimeout to "
+                '"0" until the material is imported',
+                group.urn,
+            )
+
+        judge(group.urn, check)
+
+
+POLICY = GfStackPolicy(RULE, validate)

@@ -1,0 +1,350 @@
+"""GF-OPS-001: every alarm that drives scaling watches a metric something in the stack publishes.
+
+An alarm on a metric nobody publishes stays in INSUFFICIENT_DATA (or OK, with missing data treated as
+not breaching) for ever: every guardrail passes and the pool never scales.
+
+AWS: `aws:cloudwatch/metricAlarm:MetricAlarm` whose `alarmActions` fire an `aws:autoscaling/policy`
+or `aws:appautoscaling/policy` (of the stack, or by an Auto Scaling ARN), and target-tracking policies
+(AWS creates their alarms: `customizedMetricSpecification`, and the predefined
+`ALBRequestCountPerTarget`; the other predefined metrics are the group's own). Each metric watched (an
+alarm's own `namespace`/`metricName`/`dimensions`, every `metricQueries[].metric`, a customized
+metric and its `metrics[].metricStat.metric`) needs a publisher:
+- `AWS/<service>` namespaces are filled by the service for resources that exist: `AWS/SQS` needs the
+  queue named by `QueueName` in the stack, `AWS/EC2` an instance or Auto Scaling group (the group named
+  by `AutoScalingGroupName`), `AWS/AutoScaling` that group with the metric in its `enabledMetrics`, and
+  `AWS/ApplicationELB`, `NetworkELB`, `ELB`, `Lambda`, `DynamoDB`, `ECS`, `Kinesis`, `SNS`, `RDS`, `EBS`,
+  `SageMaker` and `EC2Spot` a resource of that service. Other `AWS/*` namespaces could not be judged.
+- The CloudWatch agent's namespaces (`CWAgent`, and any `"namespace"` an agent config in a launch
+  template's user data or an SSM parameter sets) need instances that can publish: a role (instance
+  profile -> role) allowed `cloudwatch:PutMetricData` for that namespace, and `ec2:DescribeTags` when
+  the alarm has the `AutoScalingGroupName` dimension (the agent appends it after looking up the
+  instance's tags), and a network path to `monitoring` (and `ec2`) from the pool's subnets. The
+  instances are the group's (by `AutoScalingGroupName`) or else every launch source of the stack.
+- Any other namespace needs a role of the stack allowed to `PutMetricData` into it.
+A grant found in a document known at preview counts even when another document of the role is still
+unknown; with no grant found and a document unknown, the alarm could not be judged yet. A managed
+policy the pack does not know (not AWS's CloudWatchAgentServerPolicy and the like) makes it could not
+be judged rather than pass or fail.
+A namespace (or `namespace:dimension-value`, e.g. `AWS/SQS:jobs`) listed in `published_namespaces` is
+published outside the stack.
+
+Alibaba Cloud: `alicloud:ess/alarm:Alarm` (every ESS alarm fires scaling rules), and CloudMonitor
+`alicloud:cms/alarm:Alarm` rules whose `targets[].arn` is a scaling rule (`acs:ess:...:scalingGroupId/
+<id>:scalingRuleId/<id>`): in project `acs_ecs_dashboard` the agent's lower_snake_case metrics need the
+agent, a `acs_customMetric_*` project needs an uploader, other projects could not be judged unless
+listed. For ESS alarms, `metricType: custom`
+metrics are uploaded by someone: a RAM policy of the stack must allow `cms:PutCustomMetric`, or the
+metric name is listed in `published_namespaces`. System metrics read from the CloudMonitor agent
+(`...Agent`, `MemoryUtilization`, `LoadAverage`) need the agent: public images ship it; a custom image
+(`m-...`) could not be judged unless its user data installs the agent.
+
+Tencent Cloud: `tencentcloud:Monitor/alarmPolicy:AlarmPolicy` with an `AS` trigger task, and
+`tencentcloud:As/scalingPolicy:ScalingPolicy` (its own CPU/memory alarm). The `cvm_device` namespace
+and the CPU and memory metrics come from the Cloud Monitor agent, installed unless the scaling
+configuration sets `enhancedMonitorService: false`; other namespaces could not be judged unless listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+from pulumi_policy.proxy import UnknownValueError
+
+from policies.cost.pools import ResourceIndex, ResourceView
+from policies.ops import _aws_publisher as pub
+from policies.ops._aws_sources import agent_namespaces, group_sources
+from policies.ops._aws_watchers import Watcher, candidates, watcher
+from policies.ops._china_metrics import alicloud_problems, cms_groups, cms_problems, tencent_problems
+from policies.ops._common import (
+    ALI_ESS_ALARM,
+    AWS_ASG,
+    AWS_INSTANCE,
+    AWS_LAUNCH_CONFIGURATION,
+    AWS_LAUNCH_TEMPLATE,
+    TC_ALARM_POLICY,
+    TC_SCALING_POLICY,
+    quoted,
+    stack_index,
+    unknown,
+)
+from policies.props import as_list, get_ref, is_unknown
+from policies.rule import CannotTell, GfStackPolicy, Rule, judge
+
+AWS_SQS_QUEUE = "aws:sqs/queue:Queue"
+ALI_CMS_ALARM = "alicloud:cms/alarm:Alarm"
+EC2_FLEETS = ("aws:ec2/fleet:Fleet", "aws:ec2/spotFleetRequest:SpotFleetRequest")
+
+# AWS/<service> namespace -> resource types whose existence makes the service publish it.
+SERVICE_RESOURCES: Mapping[str, tuple[str, ...]] = {
+    "AWS/ApplicationELB": ("aws:lb/loadBalancer:LoadBalancer", "aws:alb/loadBalancer:LoadBalancer"),
+    "AWS/NetworkELB": ("aws:lb/loadBalancer:LoadBalancer",),
+    "AWS/ELB": ("aws:elb/loadBalancer:LoadBalancer",),
+    "AWS/Lambda": ("aws:lambda/function:Function",),
+    "AWS/DynamoDB": ("aws:dynamodb/table:Table",),
+    "AWS/ECS": ("aws:ecs/service:Service", "aws:ecs/cluster:Cluster"),
+    "AWS/Kinesis": ("aws:kinesis/stream:Stream",),
+    "AWS/SNS": ("aws:sns/topic:Topic",),
+    "AWS/RDS": ("aws:rds/instance:Instance", "aws:rds/cluster:Cluster"),
+    "AWS/EBS": ("aws:ebs/volume:Volume", AWS_INSTANCE, AWS_ASG),
+    "AWS/SageMaker": ("aws:sagemaker/endpoint:Endpoint",),
+    "AWS/EC2Spot": ("aws:ec2/spotFleetRequest:SpotFleetRequest",),
+}
+
+RULE = Rule(
+    id="GF-OPS-001",
+    name="scaling-metric-published",
+    description=(
+        "Every alarm that drives scaling watches a metric that something in the stack publishes: a cloud "
+        "namespace the provider fills for a resource in the stack, or an agent metric whose publisher "
+        "has the permissions and network path it needs."
+    ),
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation=(
+        "Scale on a metric with a publisher in the stack: AWS/SQS ApproximateNumberOfMessagesVisible of "
+        "an aws.sqs.Queue the program creates, or a CloudWatch agent metric whose instance role allows "
+        "cloudwatch:PutMetricData for that namespace (and ec2:DescribeTags when the agent appends "
+        "AutoScalingGroupName), with interface endpoints for monitoring and ec2 (private DNS) or a NAT "
+        "route in the pool's subnets. Alibaba: keep the CloudMonitor agent on the image; Tencent: keep "
+        "enhanced_monitor_service on. A namespace published outside the stack goes in "
+        "published_namespaces."
+    ),
+    url="https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/metrics-collected-by-CloudWatch-agent.html",
+    config={"published_namespaces": {"type": "array", "items": {"type": "string"}, "default": []}},
+)
+
+
+def _listed(namespace: str, dims: Mapping[str, Any], listed: list[str]) -> bool:
+    if namespace in listed:
+        return True
+    return any(f"{namespace}:{value}" in listed for value in dims.values() if isinstance(value, str))
+
+
+def _by_dimension(index: ResourceIndex, w: Watcher, types: tuple[str, ...], value: Any) -> list[Any]:
+    """Resources of `types` a dimension value names (by dependency or by name)."""
+    if value is None:
+        return []
+    return index.refs(w.view, w.dims_prop, types, value=value)
+
+
+def _aws_service(
+    index: ResourceIndex, w: Watcher, ns: str, metric: str, dims: Mapping[str, Any]
+) -> str | None:
+    label = w.label
+    if ns == "AWS/SQS":
+        queue = dims.get("QueueName")
+        if queue is None:
+            if index.of_type(AWS_SQS_QUEUE):
+                return None
+            return f"{label} scales on AWS/SQS {metric} but the stack has no queue"
+        if _by_dimension(index, w, (AWS_SQS_QUEUE,), queue):
+            return None
+        if is_unknown(queue):
+            raise unknown(queue, "dimensions.QueueName")
+        return (
+            f"{label} scales on AWS/SQS {metric} of queue '{queue}', which the stack does not create: SQS "
+            f"publishes metrics only for a queue that exists; create the queue in the stack or list "
+            f"'AWS/SQS:{queue}' in published_namespaces"
+        )
+    if ns in ("AWS/EC2", "AWS/AutoScaling"):
+        group_name = dims.get("AutoScalingGroupName")
+        groups = _by_dimension(index, w, (AWS_ASG,), group_name)
+        if group_name is not None and not groups:
+            if is_unknown(group_name):
+                raise unknown(group_name, "dimensions.AutoScalingGroupName")
+            return (
+                f"{label} scales on {ns} {metric} of group '{group_name}', which the stack does not create; "
+                f"create it in the stack or list '{ns}:{group_name}' in published_namespaces"
+            )
+        if ns == "AWS/AutoScaling":
+            for group in groups:
+                enabled = get_ref(group.props, "enabledMetrics")
+                if is_unknown(enabled):
+                    raise unknown(enabled, "enabledMetrics")
+                if metric not in [str(m) for m in as_list(enabled)]:
+                    return (
+                        f"{label} scales on AWS/AutoScaling {metric}, but group '{group.name}' does not "
+                        f"collect it; add '{metric}' to the group's enabledMetrics"
+                    )
+            return None
+        if groups or index.of_type(AWS_ASG, AWS_INSTANCE, *EC2_FLEETS):
+            return None
+        return f"{label} scales on AWS/EC2 {metric} but the stack has no instance or group EC2 reports on"
+    types = SERVICE_RESOURCES.get(ns)
+    if types is None:
+        raise CannotTell(
+            f"{label} scales on {ns} {metric}; which resources publish {ns} is not known to the pack: list "
+            f"'{ns}' in published_namespaces if something publishes it",
+            "namespace",
+        )
+    if index.of_type(*types):
+        return None
+    return f"{label} scales on {ns} {metric} but the stack creates nothing that {ns} reports on"
+
+
+def _agent(index: ResourceIndex, w: Watcher, ns: str, metric: str, dims: Mapping[str, Any]) -> list[str]:
+    label = w.label
+    group_name = dims.get("AutoScalingGroupName")
+    needs_tags = group_name is not None
+    groups = _by_dimension(index, w, (AWS_ASG,), group_name)
+    if group_name is not None and not groups:
+        raise CannotTell(
+            f"{label} watches group '{group_name}', which is not created in the stack", "dimensions"
+        )
+    groups = groups or list(w.groups)  # a target-tracking policy's metric comes from its own group
+    sources = group_sources(index, groups) if groups else _every_source(index)
+    if not sources:
+        return [f"{label} scales on {ns} {metric}, but no instance of the stack runs the agent publishing it"]
+    problems: list[str] = []
+    for source, group in sources:
+        roles = pub.instance_roles(index, source)
+        if roles is None:
+            problems.append(
+                f"{label} scales on {ns} {metric}, published by the CloudWatch agent on '{source.name}', "
+                "which has no instance profile, so the agent cannot call cloudwatch:PutMetricData"
+            )
+            continue
+        grants = [pub.role_grants(index, role) for role in roles]
+        wanted = [(pub.PUT_METRIC_DATA, ns)] + ([(pub.DESCRIBE_TAGS, None)] if needs_tags else [])
+        for action, namespace in wanted:
+            if any(g.allows(action, namespace) for g in grants):
+                continue
+            for grant in grants:
+                for error in grant.unknown_documents:
+                    raise error
+            unreadable = [name for g in grants for name in g.unknown_managed]
+            if unreadable:
+                raise CannotTell(
+                    f"whether role {quoted(g.role for g in grants)} may call {action} depends on "
+                    f"{quoted(unreadable)}, which the pack cannot read",
+                    "policyArn",
+                )
+            problems.append(_grant_problem(label, f"{ns} {metric}", source, grants, action))
+        problems.extend(_network(index, label, source, group, needs_tags))
+    return list(dict.fromkeys(problems))
+
+
+def _every_source(index: ResourceIndex) -> list[tuple[ResourceView, ResourceView | None]]:
+    """Every launch source of the stack, with the group that launches from it when there is one."""
+    sources = group_sources(index, index.of_type(AWS_ASG))
+    used = {source.urn for source, _ in sources}
+    for source in index.of_type(AWS_LAUNCH_TEMPLATE, AWS_LAUNCH_CONFIGURATION, AWS_INSTANCE):
+        if source.urn not in used:
+            sources.append((source, None))
+    return sources
+
+
+def _grant_problem(
+    label: str, metric: str, source: ResourceView, grants: list[pub.Grants], action: str
+) -> str:
+    roles = quoted(g.role for g in grants)
+    if action == pub.DESCRIBE_TAGS:
+        return (
+            f"{label} watches {metric} by AutoScalingGroupName, which the CloudWatch agent on "
+            f"'{source.name}' appends only after ec2:DescribeTags succeeds, but role {roles} does not allow "
+            "it, so every metric is dropped; allow ec2:DescribeTags"
+        )
+    namespace = metric.split(" ", 1)[0]
+    return (
+        f"{label} scales on {metric}, but role {roles} of '{source.name}' may not call "
+        f"cloudwatch:PutMetricData for namespace {namespace}; allow it (cloudwatch:namespace = {namespace})"
+    )
+
+
+def _network(
+    index: ResourceIndex, label: str, source: ResourceView, group: ResourceView | None, needs_tags: bool
+) -> list[str]:
+    services = ["monitoring"] + (["ec2"] if needs_tags else [])
+    cut_off: dict[str, list[str]] = {}
+    for subnet in pub.subnets_of(index, source, group):
+        if pub.reaches_internet(index, subnet, pub.public_ip(source, subnet)):
+            continue
+        for service in services:
+            if pub.endpoint_for(index, subnet, service) is None:
+                cut_off.setdefault(service, []).append(subnet.name)
+    problems = []
+    for service, subnets in cut_off.items():
+        noun = "subnet" if len(subnets) == 1 else "subnets"
+        problems.append(
+            f"{label}: the CloudWatch agent on '{source.name}' cannot reach {service} from {noun} "
+            f"{quoted(sorted(subnets))}: no route out and no interface endpoint for {service} with private "
+            "DNS in the VPC; add the endpoint or a NAT route"
+        )
+    return problems
+
+
+def _custom(index: ResourceIndex, w: Watcher, ns: str, metric: str) -> str | None:
+    if not _nobody_publishes(index, ns):
+        return None
+    return (
+        f"{w.label} scales on {ns} {metric}, which nothing in the stack may publish (no role "
+        f"allows cloudwatch:PutMetricData for {ns}): the alarm never fires; scale on a metric the stack "
+        f"publishes, or list '{ns}' in published_namespaces if it is published outside the stack"
+    )
+
+
+def _nobody_publishes(index: ResourceIndex, ns: str) -> bool:
+    """True when no role of the stack may publish to `ns`; raises when none is known to and one of
+    their documents is unknown at preview. Grants are read once per role (`role_grants` keeps them)."""
+    unknown_documents: list[UnknownValueError] = []
+    for role in index.of_type(pub.ROLE):
+        grants = pub.role_grants(index, role)
+        if grants.allows(pub.PUT_METRIC_DATA, ns):
+            return False
+        unknown_documents.extend(grants.unknown_documents)
+    if unknown_documents:
+        raise unknown_documents[0]
+    return True
+
+
+def _judge_aws(index: ResourceIndex, view: ResourceView, listed: list[str], agent: set[str]) -> list[str]:
+    w = watcher(index, view)
+    problems: list[str] = []
+    for metric in w.metrics:
+        ns, name, dims = metric.namespace, metric.name, metric.dims
+        if _listed(ns, dims, listed):
+            continue
+        if ns.startswith("AWS/"):
+            problem = _aws_service(index, w, ns, name, dims)
+            problems.extend([problem] if problem else [])
+        elif ns in agent:
+            problems.extend(_agent(index, w, ns, name, dims))
+        else:
+            problem = _custom(index, w, ns, name)
+            problems.extend([problem] if problem else [])
+    return problems
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    listed = [str(item) for item in RULE.settings(args)["published_namespaces"] or []]
+    index = stack_index(args)
+    aws_alarms = candidates(index)
+    ali_alarms = index.of_type(ALI_ESS_ALARM) + [
+        a for a in index.of_type(ALI_CMS_ALARM) if cms_groups(index, a) is not None
+    ]
+    tc = index.of_type(TC_ALARM_POLICY, TC_SCALING_POLICY)
+    if not (aws_alarms or ali_alarms or tc):
+        args.not_applicable("the stack has no alarm or target-tracking policy that drives scaling")
+    agent = agent_namespaces(index) if aws_alarms else set()
+    for alarm in (*aws_alarms, *ali_alarms, *tc):
+
+        def check(alarm: ResourceView = alarm) -> None:
+            if alarm.resource_type.startswith("aws:"):
+                problems = _judge_aws(index, alarm, listed, agent)
+            elif alarm.resource_type == ALI_ESS_ALARM:
+                problems = alicloud_problems(index, alarm, listed)
+            elif alarm.resource_type == ALI_CMS_ALARM:
+                problems = cms_problems(index, alarm, listed)
+            else:
+                problems = tencent_problems(index, alarm, listed)
+            for problem in problems:
+                report(problem, alarm.urn)
+
+        # A CannotTell (or a value unknown at preview) makes the alarm "could not be judged".
+        judge(alarm.urn, check)
+
+
+POLICY = GfStackPolicy(RULE, validate)

@@ -1,0 +1,211 @@
+"""GF-OPS-001 on Alibaba Cloud (ESS alarms, the CloudMonitor agent, custom metrics) and Tencent Cloud
+(Cloud Monitor alarm policies and AS scaling policies, the monitor agent)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from policies.ops.scaling_metric_published import POLICY
+
+from .helpers import res, run_stack
+
+# --- Alibaba Cloud -----------------------------------------------------------------------------
+
+
+def ess(
+    metric: str,
+    metric_type: str = "system",
+    image: str = "ubuntu_22_04_x64_20G_alibase_20240130.vhd",
+    user_data: str = "",
+) -> list[Any]:
+    group = res("alicloud:ess/scalingGroup:ScalingGroup", "pool", {"scalingGroupName": "pool"})
+    config = res(
+        "alicloud:ess/scalingConfiguration:ScalingConfiguration",
+        "pool-config",
+        {"scalingGroupId": "pool", "imageId": image, "userData": user_data},
+        prop_deps={"scalingGroupId": [group]},
+    )
+    alarm = res(
+        "alicloud:ess/alarm:Alarm",
+        "pool-busy",
+        {
+            "scalingGroupId": "pool",
+            "metricType": metric_type,
+            "metricName": metric,
+            "alarmActions": ["ari:acs:ess:x:1:scalingrule/r"],
+        },
+        prop_deps={"scalingGroupId": [group]},
+    )
+    return [group, config, alarm]
+
+
+def test_alibaba_agent_metric_on_a_public_image_passes() -> None:
+    assert run_stack(POLICY, ess("GpuUtilizationAgent")) == []
+    assert run_stack(POLICY, ess("CpuUtilization", image="m-custom")) == []
+
+
+def test_alibaba_agent_metric_on_a_custom_image() -> None:
+    stack = ess("GpuUtilizationAgent", image="m-bp1gpu")
+    assert run_stack(POLICY, stack) == [
+        (
+            "could not be judged: ESS alarm 'pool-busy' scales on GpuUtilizationAgent, read by the "
+            "CloudMonitor agent; whether custom image 'm-bp1gpu' of 'pool-config' runs the agent cannot be "
+            "told from the stack: install it in user data or list 'GpuUtilizationAgent' in "
+            "published_namespaces",
+            stack[2].urn,
+        )
+    ]
+    installs = "#!/bin/bash\nbash cloudmonitor_install.sh\n"
+    assert run_stack(POLICY, ess("GpuUtilizationAgent", image="m-bp1gpu", user_data=installs)) == []
+
+
+def test_alibaba_custom_metric_needs_an_uploader() -> None:
+    stack = ess("QueueDepth", metric_type="custom")
+    assert [m for m, _ in run_stack(POLICY, stack)] == [
+        "ESS alarm 'pool-busy' scales on custom metric QueueDepth, which nothing in the stack may upload "
+        "(no RAM policy allows cms:PutCustomMetric): the alarm never fires; grant the uploader "
+        "cms:PutCustomMetric, or list 'QueueDepth' in published_namespaces if it is published outside"
+    ]
+    uploader = res(
+        "alicloud:ram/policy:Policy",
+        "uploader",
+        {
+            "policyDocument": json.dumps(
+                {
+                    "Version": "1",
+                    "Statement": [{"Effect": "Allow", "Action": ["cms:PutCustomMetric"], "Resource": ["*"]}],
+                }
+            )
+        },
+    )
+    assert run_stack(POLICY, [*stack, uploader]) == []
+
+
+# --- Tencent Cloud -----------------------------------------------------------------------------
+
+
+def tencent(monitor: bool | None) -> list[Any]:
+    config_props: dict[str, Any] = {"configurationName": "gpu"}
+    if monitor is not None:
+        config_props["enhancedMonitorService"] = monitor
+    config = res("tencentcloud:As/scalingConfig:ScalingConfig", "gpu-config", config_props)
+    group = res(
+        "tencentcloud:As/scalingGroup:ScalingGroup",
+        "gpu-group",
+        {"configurationId": "asc-1", "scalingGroupName": "gpu-group"},
+        prop_deps={"configurationId": [config]},
+    )
+    alarm = res(
+        "tencentcloud:Monitor/alarmPolicy:AlarmPolicy",
+        "gpu-busy",
+        {
+            "namespace": "cvm_device",
+            "conditions": {"rules": [{"metricName": "GpuUtil", "operator": "gt", "value": "70"}]},
+            "triggerTasks": [{"type": "AS", "taskConfig": json.dumps({"Group": "gpu-group"})}],
+        },
+        prop_deps={"triggerTasks": [group]},
+    )
+    return [config, group, alarm]
+
+
+def test_tencent_agent_on_by_default() -> None:
+    assert run_stack(POLICY, tencent(None)) == []
+    assert run_stack(POLICY, tencent(True)) == []
+
+
+def test_tencent_agent_turned_off() -> None:
+    stack = tencent(False)
+    assert run_stack(POLICY, stack) == [
+        (
+            "alarm policy 'gpu-busy' scales on cvm_device GpuUtil, reported by the Cloud Monitor agent, but "
+            "scaling configuration 'gpu-config' turns the agent off (enhancedMonitorService false): the "
+            "alarm never fires; turn it on",
+            stack[2].urn,
+        )
+    ]
+
+
+def test_tencent_scaling_policy_memory_metric_needs_the_agent() -> None:
+    config, group, _ = tencent(False)
+    policy = res(
+        "tencentcloud:As/scalingPolicy:ScalingPolicy",
+        "mem-high",
+        {"scalingGroupId": "g", "metricName": "MEM_UTILIZATION"},
+        prop_deps={"scalingGroupId": [group]},
+    )
+    traffic = res(
+        "tencentcloud:As/scalingPolicy:ScalingPolicy",
+        "lan-out",
+        {"scalingGroupId": "g", "metricName": "LAN_TRAFFIC_OUT"},
+        prop_deps={"scalingGroupId": [group]},
+    )
+    assert [urn for _, urn in run_stack(POLICY, [config, group, policy, traffic])] == [policy.urn]
+
+
+def test_tencent_unknown_namespace_cannot_be_judged() -> None:
+    stack = tencent(True)
+    stack[2].props["namespace"] = "QCE/CKAFKA"
+    [(message, _)] = run_stack(POLICY, stack)
+    assert message.startswith("could not be judged: alarm policy 'gpu-busy' scales on namespace QCE/CKAFKA")
+    assert run_stack(POLICY, stack, {"published_namespaces": ["QCE/CKAFKA"]}) == []
+
+
+# --- CloudMonitor alarm rules whose target is a scaling rule -----------------------------------
+
+
+def cms(project: str, metric: str, image: str = "ubuntu_22_04_x64_20G_alibase_20240130.vhd") -> list[Any]:
+    group, config, _ = ess("GpuUtilizationAgent", image=image)
+    group.props["id"] = "asg-bp1gpu"
+    target = "acs:ess:cn-hangzhou:1234567890:scalingGroupId/asg-bp1gpu:scalingRuleId/asr-bp1out"
+    alarm = res(
+        "alicloud:cms/alarm:Alarm",
+        "gpu-hot",
+        {
+            "project": project,
+            "metric": metric,
+            "targets": [{"targetId": "1", "arn": target, "level": "Warn"}],
+        },
+    )
+    return [group, config, alarm]
+
+
+def test_cloudmonitor_rule_on_an_agent_metric_of_a_public_image_passes() -> None:
+    assert run_stack(POLICY, cms("acs_ecs_dashboard", "gpu_gpu_usedutilization")) == []
+    assert run_stack(POLICY, cms("acs_ecs_dashboard", "CPUUtilization", image="m-bp1custom")) == []
+
+
+def test_cloudmonitor_rule_on_an_agent_metric_of_a_custom_image() -> None:
+    stack = cms("acs_ecs_dashboard", "gpu_gpu_usedutilization", image="m-bp1custom")
+    assert run_stack(POLICY, stack) == [
+        (
+            "could not be judged: CloudMonitor alarm 'gpu-hot' scales on gpu_gpu_usedutilization, read by "
+            "the CloudMonitor agent; whether custom image 'm-bp1custom' of 'pool-config' runs the agent "
+            "cannot be told from the stack: install it in user data or list 'gpu_gpu_usedutilization' in "
+            "published_namespaces",
+            stack[2].urn,
+        )
+    ]
+
+
+def test_cloudmonitor_rule_on_a_custom_metric_needs_an_uploader() -> None:
+    stack = cms("acs_customMetric_1234567890", "PendingJobs")
+    assert [m for m, _ in run_stack(POLICY, stack)] == [
+        "CloudMonitor alarm 'gpu-hot' scales on custom metric PendingJobs, which nothing in the stack may "
+        "upload (no RAM policy allows cms:PutCustomMetric): the alarm never fires; grant the uploader "
+        "cms:PutCustomMetric, or list 'PendingJobs' in published_namespaces if it is published outside"
+    ]
+
+
+def test_cloudmonitor_rule_on_another_project_cannot_be_judged() -> None:
+    stack = cms("acs_slb_dashboard", "ActiveConnection")
+    [(message, _)] = run_stack(POLICY, stack)
+    assert message.startswith("could not be judged: CloudMonitor alarm 'gpu-hot' scales on acs_slb_dashboard")
+    assert run_stack(POLICY, stack, {"published_namespaces": ["acs_slb_dashboard"]}) == []
+
+
+def test_cloudmonitor_rule_that_only_notifies_is_not_a_scaling_alarm() -> None:
+    group, config, alarm = cms("acs_customMetric_1234567890", "PendingJobs")
+    alarm.props["targets"] = [{"targetId": "1", "arn": "acs:mns:cn-hangzhou:1234567890:/queues/ops/message"}]
+    ess_alarm = ess("CpuUtilization")[2]
+    assert run_stack(POLICY, [group, config, alarm, ess_alarm]) == []
