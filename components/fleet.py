@@ -155,6 +155,7 @@ class RegionalSiteArgs:
     network: RegionNetwork | None = None
     pool_types: Sequence[Sequence[str]] = ()
     key_material_base64: pulumi.Input[str] | None = None
+    material_imported: bool = False
     account: AccountPlan = AccountPlan(in_stack=True)
     keys_only: bool = False
 
@@ -316,6 +317,7 @@ class RegionalSite(pulumi.ComponentResource):
                 log_group_prefix=f"/gpufleet/{args.fleet}/",
                 principals_created_by=args.account.key_principals,
                 key_material_base64=args.key_material_base64 if encryption == "byok" else None,
+                material_imported=encryption == "byok" and args.material_imported,
             ),
             opts=opts,
         )
@@ -391,6 +393,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 log_group_prefix=f"/gpufleet/{name}/",
                 principals_created_by=account.key_principals,
                 key_material_base64=byok_material_base64,
+                material_imported=checkpoints.encryption == "byok" and material == "imported",
             ),
             opts=child,
         )
@@ -635,6 +638,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 network=network,
                 pool_types=pool_types,
                 key_material_base64=byok_material_base64,
+                material_imported=home.spec.storage.checkpoints.material == "imported",
                 account=home.account,
                 keys_only=keys_only,
             ),

@@ -37,6 +37,9 @@ ADMIN_ACTIONS = (
 )
 # Only a multi-Region primary needs these: creating a replica calls ReplicateKey on the primary.
 MULTI_REGION_ADMIN_ACTIONS = ("kms:ReplicateKey", "kms:UpdatePrimaryRegion")
+# What the fleet writes on a BYOK key whose material the owner imported out of band (GF-OPS-005).
+MATERIAL_TAG = "gpufleet:key-material"
+
 USE_ACTIONS = ("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey")
 
 
@@ -50,7 +53,9 @@ class FleetKeyArgs:
     the key is usable in the same deployment. ``principals_created_by`` are the resources that create
     principals the policy names (the Auto Scaling service-linked role): KMS rejects a policy naming a
     principal that does not exist yet, so the key is created after them. ``alias`` replaces the default
-    ``alias/<component name>`` where others find the key by a fixed name.
+    ``alias/<component name>`` where others find the key by a fixed name. ``material_imported`` (byok
+    without ``key_material_base64``) says the owner has imported the material out of band: the key is
+    tagged ``gpufleet:key-material = imported`` so the operability rule GF-OPS-005 knows it is usable.
 
     ``multi_region`` makes the key a multi-Region primary (fixed at creation: changing it replaces the
     key). ``replica_of`` (byok only) makes the key a replica, in ``region``, of that multi-Region BYOK
@@ -73,6 +78,7 @@ class FleetKeyArgs:
     key_material_base64: pulumi.Input[str] | None = None
     principals_created_by: Sequence[pulumi.Resource] = ()
     alias: str | None = None
+    material_imported: bool = False
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -90,6 +96,8 @@ class FleetKeyArgs:
                 problems.append("home: a replica key serves a second region; set home=False")
         if self.key_material_base64 is not None and self.encryption != "byok":
             problems.append("key_material_base64: only byok keys take imported material")
+        if self.material_imported and (self.encryption != "byok" or self.key_material_base64 is not None):
+            problems.append("material_imported: applies to byok keys whose material is imported out of band")
         if not self.log_group_prefix.startswith("/") or "*" in self.log_group_prefix:
             problems.append(f"log_group_prefix: {self.log_group_prefix!r} must start with '/', no wildcards")
         if self.alias is not None and not self.alias.startswith("alias/"):
@@ -196,6 +204,7 @@ class FleetKey(pulumi.ComponentResource):
         multi_region = True if args.multi_region else None
         key: aws.kms.Key | aws.kms.ExternalKey | aws.kms.ReplicaExternalKey
         key_opts = pulumi.ResourceOptions(parent=self, depends_on=list(args.principals_created_by))
+        key_tags = {**args.tags, MATERIAL_TAG: "imported"} if args.material_imported else dict(args.tags)
         if args.replica_of is not None:
             # A replica shares the primary's key id and must be given the very same material; until it
             # is imported the replica is PendingImport and unusable, like its primary.
@@ -207,7 +216,7 @@ class FleetKey(pulumi.ComponentResource):
                 deletion_window_in_days=args.deletion_window_days,
                 key_material_base64=args.key_material_base64,
                 region=args.region,
-                tags=dict(args.tags),
+                tags=key_tags,
                 opts=key_opts,
             )
         elif self.byok:
@@ -222,7 +231,7 @@ class FleetKey(pulumi.ComponentResource):
                 multi_region=multi_region,
                 key_material_base64=args.key_material_base64,
                 region=args.region,
-                tags=dict(args.tags),
+                tags=key_tags,
                 opts=key_opts,
             )
         else:

@@ -11,6 +11,11 @@ Keys pending import:
   material, so such a key is always pending in the deployment that creates it;
 - Tencent Cloud `tencentcloud:Kms/externalKey:ExternalKey` without `keyMaterialBase64`.
 
+An AWS or Tencent external key tagged `gpufleet:key-material = imported` is taken at its word: its
+owner imported the material out of band in an earlier deployment (the second phase of a BYOK first
+deploy), so the key is usable when this deployment runs. The tag is an assertion the program makes,
+as the fleet does for `storage.checkpoints.byok_material: imported`; it changes no cloud behaviour.
+
 Users of a key (the inputs read): AWS log groups, EBS volumes, the default EBS key, launch templates
 (`blockDeviceMappings`), instances (`rootBlockDevice`, `ebsBlockDevices`), bucket encryption
 (`aws:s3/bucketServerSideEncryptionConfiguration` and its V2 twin, a bucket's own
@@ -31,6 +36,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
+from policies.context import tags_of
 from policies.cost.pools import ResourceIndex, ResourceView
 from policies.ops._aws_sources import group_templates
 from policies.ops._common import AWS_ASG, AWS_LAUNCH_TEMPLATE, number, quoted, stack_index, unknown
@@ -39,6 +45,9 @@ from policies.rule import GfStackPolicy, Rule, judge
 
 AWS_ALIAS = "aws:kms/alias:Alias"
 ALI_ALIAS = "alicloud:kms/alias:Alias"
+
+# The tag by which a program says an external key's material was imported out of band.
+MATERIAL_TAG = "gpufleet:key-material"
 
 PENDING_TYPES = (
     "aws:kms/externalKey:ExternalKey",
@@ -108,7 +117,8 @@ RULE = Rule(
         "(aws kms import-key-material; Alibaba ImportKeyMaterial; Tencent ImportKeyMaterial), then "
         "the rest. Or give the material as a secret config value (AWS and Tencent ExternalKey "
         "key_material_base64). Until the material is imported, do not wait for capacity "
-        "(wait_for_capacity_timeout='0')."
+        "(wait_for_capacity_timeout='0'). Once imported, tag the AWS or Tencent external key "
+        "gpufleet:key-material=imported (the fleet does for byok_material: imported)."
     ),
     url="https://docs.aws.amazon.com/kms/latest/developerguide/importing-keys.html",
 )
@@ -125,6 +135,8 @@ def _pending(view: ResourceView) -> str | None:
         return None
     material = get_ref(view.props, "keyMaterialBase64")
     if material is None or material == "":
+        if tags_of(view.resource_type, view.props).get(MATERIAL_TAG) == "imported":
+            return None
         return "no keyMaterialBase64"
     return None
 

@@ -15,7 +15,6 @@ import pytest
 
 from policies.registry import default_registry
 from tests.cli.helpers import DEV_STACK, ROOT, Run, copy_project, invoke, replace_once
-from tests.pending_fleet_fixes import enforce_args
 
 SPOT_RULE = "GF-COST-004"
 ASG_URN = (
@@ -59,7 +58,7 @@ def reports(no_spot_project: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 def test_the_repository_stacks_pass_their_guardrails() -> None:
-    run = invoke("check", str(ROOT), "--all-stacks", *enforce_args())
+    run = invoke("check", str(ROOT), "--all-stacks")
     document = json.loads(run.stdout)
     mandatory = [v for s in document["stacks"] for v in s["violations"] if v["enforcement"] == "mandatory"]
     assert mandatory == []
@@ -174,9 +173,7 @@ def test_a_pool_without_spot_breaks_gf_cost_004(no_spot: Run) -> None:
 
 @pytest.mark.parametrize("target", ["GF-COST-004", "non-prod-gpu-pools-on-spot", "all"])
 def test_enforce_advisory_lets_the_check_pass(no_spot_project: Path, target: str) -> None:
-    run = invoke(
-        "check", str(no_spot_project), "-s", "dev", "--enforce", f"{target}=advisory", *enforce_args()
-    )
+    run = invoke("check", str(no_spot_project), "-s", "dev", "--enforce", f"{target}=advisory")
     assert run.exit_code == 0, run.stderr
     [stack] = json.loads(run.stdout)["stacks"]
     assert [(v["rule_id"], v["enforcement"]) for v in stack["violations"]] == [(SPOT_RULE, "advisory")]
@@ -204,7 +201,7 @@ def test_rules_selects_the_policies_that_run(no_spot_project: Path) -> None:
 def test_policy_config_file_sets_enforcement(no_spot_project: Path, tmp_path: Path) -> None:
     config = tmp_path / "policy.yaml"
     config.write_text("non-prod-gpu-pools-on-spot:\n  enforcementLevel: disabled\n")
-    run = invoke("check", str(no_spot_project), "-s", "dev", "--policy-config", str(config), *enforce_args())
+    run = invoke("check", str(no_spot_project), "-s", "dev", "--policy-config", str(config))
     assert run.exit_code == 0, run.stderr
     assert json.loads(run.stdout)["stacks"][0]["violations"] == []
 

@@ -11,7 +11,7 @@ from gpufleet.engine import run_program
 from gpufleet.evaluate import StackResult, evaluate_stack
 from gpufleet.graph import ResourceGraph
 from policies.registry import default_registry
-from tests.pending_fleet_fixes import pending_disabled
+from tests.project_policy import project_policy_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,7 +22,7 @@ def _graph(stack: str) -> ResourceGraph:
 
 
 def _check(stack: str) -> StackResult:
-    return evaluate_stack(_graph(stack), list(default_registry()), pending_disabled())
+    return evaluate_stack(_graph(stack), list(default_registry()), project_policy_config())
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])
@@ -51,7 +51,7 @@ def test_prod_without_its_second_region_is_reported_by_both_resilience_rules() -
     result = evaluate_stack(
         run_program(ROOT, "prod", config_overrides={"gpufleet:fleet": fleet}),
         list(default_registry()),
-        pending_disabled(),
+        project_policy_config(),
     )
     assert sorted(v.rule_id for v in result.violations) == ["GF-DR-001", "GF-DR-002"]
 

@@ -11,6 +11,7 @@ from gpufleet.evaluate import StackResult, evaluate_stack
 from gpufleet.graph import ResourceGraph
 from policies.registry import default_registry
 from policies.rule import GfPolicy
+from tests.project_policy import project_policy_config
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 GOLDEN_STACKS = ("dev", "prod")
@@ -28,4 +29,6 @@ def golden() -> dict[str, ResourceGraph]:
 
 @pytest.fixture(scope="session")
 def baseline(golden: dict[str, ResourceGraph], policies: list[GfPolicy]) -> dict[str, StackResult]:
-    return {stack: evaluate_stack(graph, policies) for stack, graph in golden.items()}
+    return {
+        stack: evaluate_stack(graph, policies, project_policy_config()) for stack, graph in golden.items()
+    }

@@ -607,8 +607,7 @@ def dr_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
 
 
 # --- operability ------------------------------------------------------------------------------------
-# Until the fleet work lands, the golden stacks already break these rules (tests/pending_fleet_fixes.py):
-# each change adds a new instance of its mistake, a finding the baseline does not report.
+# The golden stacks pass every operability rule; each change adds one instance of its mistake.
 
 
 def ops_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:

@@ -21,7 +21,7 @@ from tests.mutation.mutations import (
     add_training,
     vpn_connection,
 )
-from tests.pending_fleet_fixes import PENDING_FLEET_FIXES, without_pending
+from tests.project_policy import project_policy_config
 
 # Policy defects found by the matrix: rule id -> what is wrong. Each case is an expected failure, and
 # `strict` makes it fail loudly once the policy is fixed, so the entry gets removed.
@@ -42,26 +42,22 @@ def _evaluate(
     baseline does not report."""
     mutation = MUTATIONS[rule_id]
     graph, name = apply(golden[mutation.stack], mutation.mutate)
-    result = evaluate_stack(graph, policies)
+    result = evaluate_stack(graph, policies, project_policy_config())
     return mutation, name, _new(result, baseline[mutation.stack])
 
 
 def _new(result: StackResult, baseline: StackResult) -> list[Finding]:
-    """Findings of rules the baseline does not report; for the rules the shipped stacks break until the
-    fleet work lands (PENDING_FLEET_FIXES), findings the baseline does not report word for word."""
-    known = _rule_ids(baseline) - PENDING_FLEET_FIXES
-    seen = {(f.rule_id, f.urn, f.message) for f in baseline.violations}
-    return [
-        f for f in result.violations if f.rule_id not in known and (f.rule_id, f.urn, f.message) not in seen
-    ]
+    """Findings of rules the baseline does not report."""
+    known = _rule_ids(baseline)
+    return [f for f in result.violations if f.rule_id not in known]
 
 
 def test_golden_baselines(baseline: dict[str, StackResult]) -> None:
     """dev is clean. prod may carry only the two advisory resilience findings (one region, no
     replica); the matrix subtracts whatever it carries, so it holds before and after prod gains a
     second region."""
-    assert without_pending(baseline["dev"].violations) == []
-    prod = without_pending(baseline["prod"].violations)
+    assert baseline["dev"].violations == []
+    prod = baseline["prod"].violations
     assert {f.rule_id for f in prod} <= {"GF-DR-001", "GF-DR-002"}
     assert {f.enforcement for f in prod} <= {"advisory"}
 
@@ -130,7 +126,7 @@ def test_additions_are_compliant_on_their_own(
     graph = clone(golden["dev"])
     add_training(graph)
     vpn_connection(graph, "onprem-vpn", STRONG_TUNNEL)
-    result = evaluate_stack(graph, policies)
+    result = evaluate_stack(graph, policies, project_policy_config())
     assert _new(result, baseline["dev"]) == []
     # The trainer is seen as GPU work: the namespace and disruption rules judged it and passed.
     gpu_rules = {"GF-K8S-002", "GF-K8S-004"}

@@ -148,3 +148,29 @@ def test_tencent_external_key() -> None:
 def test_a_stack_without_imported_keys_is_not_applicable() -> None:
     with pytest.raises(NotApplicable, match="the stack creates no key whose material is imported"):
         run_stack(POLICY, [res(LOG_GROUP, "jobs", {})])
+
+
+def test_a_key_tagged_imported_out_of_band_is_usable() -> None:
+    # Phase two of a BYOK first deploy: the owner imported the material and the program says so.
+    key = byok(tags={"gpufleet:key-material": "imported", "project": "vision"})
+    logs = res(LOG_GROUP, "jobs", {"kmsKeyId": KEY_ARN}, prop_deps={"kmsKeyId": [key]})
+    assert run_stack(POLICY, [key, logs, template(key)]) == []
+
+
+@pytest.mark.parametrize("value", ["pending", "", "yes", "Imported "])
+def test_any_other_material_tag_value_keeps_the_key_pending(value: str) -> None:
+    key = byok(tags={"gpufleet:key-material": value})
+    logs = res(LOG_GROUP, "jobs", {"kmsKeyId": KEY_ARN}, prop_deps={"kmsKeyId": [key]})
+    assert run_stack(POLICY, [key, logs]) == [(use_message("log group", "jobs"), logs.urn)]
+
+
+def test_the_tag_does_not_make_an_alibaba_external_key_usable() -> None:
+    # No SDK resource imports Alibaba material, and the rule does not take a tag's word for it there.
+    key = res(
+        "alicloud:kms/key:Key",
+        "oss-byok",
+        {"id": "key-hzz0000", "origin": "EXTERNAL", "tags": {"gpufleet:key-material": "imported"}},
+    )
+    bucket = res("alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption", "ckpt", {})
+    bucket.props["kmsMasterKeyId"] = "key-hzz0000"
+    assert len(run_stack(POLICY, [key, bucket])) == 1

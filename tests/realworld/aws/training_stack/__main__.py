@@ -442,14 +442,13 @@ scale_in = (
     else aws.autoscaling.Policy(
         "gpu-scale-in",
         autoscaling_group_name=asg.name,
-        # Simple scaling honours its cooldown; a step policy would remove an instance every minute.
-        policy_type="SimpleScaling",
+        policy_type="StepScaling",
         adjustment_type="ChangeInCapacity",
-        scaling_adjustment=-1,
-        cooldown=300,
+        step_adjustments=[{"metric_interval_upper_bound": "0", "scaling_adjustment": -1}],
         opts=opts,
     )
     if BREAK == "step-scale-in"
+    # Simple scaling honours its cooldown; a step policy would remove an instance every minute.
     else aws.autoscaling.Policy(
         "gpu-scale-in",
         autoscaling_group_name=asg.name,
