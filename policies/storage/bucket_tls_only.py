@@ -9,10 +9,18 @@
   `min_tls` (without one, OSS also accepts TLS 1.0 and 1.1).
 - Tencent COS: a `Cos.BucketPolicy` Deny to anyone under `bool_equal` `cos:secure-transport` = false.
   COS has no per-bucket TLS-version setting, so the minimum version is not judged there.
+
+The plain-HTTP deny must cover the bucket and its objects: requests on the bucket itself (listing,
+policy and ACL calls) and on every key. Its `Resource` patterns (or what its `NotResource` leaves) are
+matched against the bucket (`arn:aws:s3:::b`, `acs:oss:*:*:b`, `qcs::cos:<region>:uid/<appid>:b/`) and
+against objects at any key (`b/<key>`), across all the matching deny statements together: a deny of
+`b/*` alone, of `b` alone, or of one prefix (`b/checkpoints/*`) leaves requests without TLS open. (On
+COS a `b/*` pattern also names the bucket itself.)
 """
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from typing import Any
 
@@ -20,10 +28,17 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.proxy import UnknownValueError
 
 from policies.memo import per_stack
-from policies.props import as_list, get, truthy
+from policies.props import as_list, get, get_ref, is_unknown, truthy
 from policies.rule import GfStackPolicy, Rule
 from policies.storage._buckets import Bucket, BucketIndex, judge_buckets
-from policies.storage._documents import actions, condition, effect, is_wildcard_principal, statements
+from policies.storage._documents import (
+    actions,
+    condition,
+    effect,
+    is_wildcard_principal,
+    resources,
+    statements,
+)
 
 RULE = Rule(
     id="GF-STOR-004",
@@ -58,6 +73,13 @@ _POLICY_EXAMPLE = {
 }
 
 
+_RESOURCE_EXAMPLE = {
+    "aws": "both the bucket ARN (arn:aws:s3:::<bucket>) and its objects (arn:aws:s3:::<bucket>/*)",
+    "alicloud": "both the bucket (acs:oss:*:*:<bucket>) and its objects (acs:oss:*:*:<bucket>/*)",
+    "tencentcloud": "the bucket with all its objects (qcs::cos:<region>:uid/<appid>:<bucket>/*)",
+}
+
+
 def tls_number(value: Any) -> float | None:
     match = re.search(r"(\d+(?:\.\d+)?)", str(value))
     return float(match.group(1)) if match else None
@@ -88,14 +110,76 @@ def _denies(bucket: Bucket, matches: Any) -> bool:
     return False
 
 
-def _denies_plain_http(bucket: Bucket) -> bool:
+# What a request on the bucket and on its objects is matched as, per cloud ({} is the bucket's name).
+_TARGETS = {
+    "aws": ("arn:aws:s3:::", "arn:aws:s3:::{}", "arn:aws:s3:::{}/{}"),
+    "alicloud": ("acs:oss:", "acs:oss:cn-hangzhou:1234567890:{}", "acs:oss:cn-hangzhou:1234567890:{}/{}"),
+    "tencentcloud": (
+        "qcs::cos:",
+        "qcs::cos:ap-guangzhou:uid/1250000000:{}/",
+        "qcs::cos:ap-guangzhou:uid/1250000000:{}/{}",
+    ),
+}
+_SAMPLE_KEYS = ("model.pt", "checkpoints/step-100/shard-0.pt")
+
+
+def _bucket_name(bucket: Bucket, patterns: list[str]) -> str:
+    """The bucket's name; when the program leaves it to the cloud, the name the patterns use."""
+    for key in ("bucket", "id"):
+        value = get_ref(bucket.props, key)
+        if isinstance(value, str) and value and not is_unknown(value):
+            return value
+    prefix = _TARGETS[bucket.cloud][0]
+    for pattern in patterns:
+        rest = pattern.split(prefix, 1)[1] if pattern.startswith(prefix) else pattern
+        if bucket.cloud != "aws":
+            rest = rest.rsplit(":", 1)[-1]
+        segment = rest.split("/", 1)[0]
+        if segment:
+            return segment.replace("*", "x").replace("?", "x")
+    return "bucket"
+
+
+def _scope(bucket: Bucket, statement: dict[str, Any]) -> tuple[bool, bool]:
+    """(covers the bucket itself, covers objects at every key) for one statement."""
+    listed, excluded = resources(statement), resources(statement, "NotResource")
+    if not listed and not excluded:
+        return True, True  # a document without resources is read as the bucket's own
+    name = _bucket_name(bucket, listed + excluded)
+    _, bucket_form, object_form = _TARGETS[bucket.cloud]
+    bare = bucket.cloud != "aws"  # OSS and COS documents also name a bucket without the prefix
+
+    def hit(target: str, bare_target: str) -> bool:
+        inside = any(
+            fnmatch.fnmatchcase(target, p) or (bare and fnmatch.fnmatchcase(bare_target, p)) for p in listed
+        )
+        outside = any(
+            fnmatch.fnmatchcase(target, p) or (bare and fnmatch.fnmatchcase(bare_target, p)) for p in excluded
+        )
+        return (inside or not listed) and not outside
+
+    on_bucket = hit(bucket_form.format(name), name)
+    on_objects = all(hit(object_form.format(name, key), f"{name}/{key}") for key in _SAMPLE_KEYS)
+    return on_bucket, on_objects
+
+
+def _plain_http_scope(bucket: Bucket) -> tuple[bool, bool, bool]:
+    """(some deny of plain HTTP exists, the denies cover the bucket, they cover every object)."""
     key = _TRANSPORT_KEY[bucket.cloud]
-    return _denies(
-        bucket,
-        lambda cond: any(
-            op.startswith("bool") and "false" in clauses.get(key, []) for op, clauses in cond.items()
-        ),
-    )
+    found = on_bucket = on_objects = False
+    for document, path in _documents(bucket):
+        for statement in statements(document, path):
+            if effect(statement) != "deny" or not is_wildcard_principal(statement):
+                continue
+            if not _covers_all_actions(bucket.cloud, statement):
+                continue
+            cond = condition(statement)
+            if any(op.startswith("bool") and "false" in clauses.get(key, []) for op, clauses in cond.items()):
+                found = True
+                covers_bucket, covers_objects = _scope(bucket, statement)
+                on_bucket = on_bucket or covers_bucket
+                on_objects = on_objects or covers_objects
+    return found, on_bucket, on_objects
 
 
 def _s3_tls_floor(bucket: Bucket) -> float | None:
@@ -113,10 +197,21 @@ def _s3_tls_floor(bucket: Bucket) -> float | None:
 
 def _policy_problems(bucket: Bucket, min_tls: float) -> list[str]:
     problems = []
-    if not _denies_plain_http(bucket):
+    found, on_bucket, on_objects = _plain_http_scope(bucket)
+    if not found:
         problems.append(
             f"{bucket.label} accepts requests without TLS (no bucket policy statement that would "
             f"{_POLICY_EXAMPLE[bucket.cloud]}); add one"
+        )
+    elif not (on_bucket and on_objects):
+        missing = [
+            what
+            for what, covered in (("the bucket itself", on_bucket), ("every object", on_objects))
+            if not covered
+        ]
+        problems.append(
+            f"{bucket.label} accepts requests without TLS on {' and '.join(missing)}: its deny of plain HTTP "
+            f"does not cover them; list {_RESOURCE_EXAMPLE[bucket.cloud]} in the statement's Resource"
         )
     if bucket.cloud == "aws" and min_tls > S3_TLS_FLOOR:
         floor = _s3_tls_floor(bucket)
