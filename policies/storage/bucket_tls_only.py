@@ -110,32 +110,35 @@ def _denies(bucket: Bucket, matches: Any) -> bool:
     return False
 
 
-# What a request on the bucket and on its objects is matched as, per cloud ({} is the bucket's name).
-_TARGETS = {
-    "aws": ("arn:aws:s3:::", "arn:aws:s3:::{}", "arn:aws:s3:::{}/{}"),
-    "alicloud": ("acs:oss:", "acs:oss:cn-hangzhou:1234567890:{}", "acs:oss:cn-hangzhou:1234567890:{}/{}"),
-    "tencentcloud": (
-        "qcs::cos:",
-        "qcs::cos:ap-guangzhou:uid/1250000000:{}/",
-        "qcs::cos:ap-guangzhou:uid/1250000000:{}/{}",
-    ),
-}
+# Where the bucket-and-key part of a resource pattern starts: after `arn:aws:s3:::`, after the region and
+# account fields of `acs:oss:<region>:<account>:` and of `qcs::cos:<region>:uid/<appid>:`. A bucket
+# policy can only name its own bucket's region and account, so those fields are not compared.
+_PREFIX = {"aws": ("arn:", 5), "alicloud": ("acs:oss:", 4), "tencentcloud": ("qcs::cos:", 5)}
+# The bucket itself as the bucket-and-key part: COS writes it with a trailing slash.
+_BUCKET_FORM = {"aws": "{}", "alicloud": "{}", "tencentcloud": "{}/"}
 _SAMPLE_KEYS = ("model.pt", "checkpoints/step-100/shard-0.pt")
 
 
-def _bucket_name(bucket: Bucket, patterns: list[str]) -> str:
+def _path_part(cloud: str, pattern: str) -> str:
+    """The bucket-and-key part of a resource pattern (`ckpt/*`); a bare pattern is taken as it is."""
+    if pattern == "*":
+        return "*"
+    prefix, fields = _PREFIX[cloud]
+    if not pattern.startswith(prefix):
+        return pattern
+    parts = pattern.split(":", fields)
+    return parts[fields] if len(parts) > fields else ""
+
+
+def _bucket_name(bucket: Bucket, paths: list[str]) -> str:
     """The bucket's name; when the program leaves it to the cloud, the name the patterns use."""
     for key in ("bucket", "id"):
         value = get_ref(bucket.props, key)
         if isinstance(value, str) and value and not is_unknown(value):
             return value
-    prefix = _TARGETS[bucket.cloud][0]
-    for pattern in patterns:
-        rest = pattern.split(prefix, 1)[1] if pattern.startswith(prefix) else pattern
-        if bucket.cloud != "aws":
-            rest = rest.rsplit(":", 1)[-1]
-        segment = rest.split("/", 1)[0]
-        if segment:
+    for path in paths:
+        segment = path.split("/", 1)[0]
+        if segment and segment != "*":
             return segment.replace("*", "x").replace("?", "x")
     return "bucket"
 
@@ -145,21 +148,21 @@ def _scope(bucket: Bucket, statement: dict[str, Any]) -> tuple[bool, bool]:
     listed, excluded = resources(statement), resources(statement, "NotResource")
     if not listed and not excluded:
         return True, True  # a document without resources is read as the bucket's own
-    name = _bucket_name(bucket, listed + excluded)
-    _, bucket_form, object_form = _TARGETS[bucket.cloud]
-    bare = bucket.cloud != "aws"  # OSS and COS documents also name a bucket without the prefix
+    if any(is_unknown(p) for p in listed):
+        # A pattern built from an id unknown at preview (the bucket's ARN, the account's appid) is read
+        # as naming this bucket and its objects, as the program usually writes it.
+        return True, True
+    listed_paths = [_path_part(bucket.cloud, p) for p in listed if not is_unknown(p)]
+    excluded_paths = [_path_part(bucket.cloud, p) for p in excluded if not is_unknown(p)]
+    name = _bucket_name(bucket, listed_paths + excluded_paths)
 
-    def hit(target: str, bare_target: str) -> bool:
-        inside = any(
-            fnmatch.fnmatchcase(target, p) or (bare and fnmatch.fnmatchcase(bare_target, p)) for p in listed
-        )
-        outside = any(
-            fnmatch.fnmatchcase(target, p) or (bare and fnmatch.fnmatchcase(bare_target, p)) for p in excluded
-        )
+    def hit(target: str) -> bool:
+        inside = any(fnmatch.fnmatchcase(target, p) for p in listed_paths)
+        outside = any(fnmatch.fnmatchcase(target, p) for p in excluded_paths)
         return (inside or not listed) and not outside
 
-    on_bucket = hit(bucket_form.format(name), name)
-    on_objects = all(hit(object_form.format(name, key), f"{name}/{key}") for key in _SAMPLE_KEYS)
+    on_bucket = hit(_BUCKET_FORM[bucket.cloud].format(name))
+    on_objects = all(hit(f"{name}/{key}") for key in _SAMPLE_KEYS)
     return on_bucket, on_objects
 
 
