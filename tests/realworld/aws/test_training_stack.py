@@ -68,6 +68,8 @@ VARIANTS: dict[str, tuple[set[str], str, str]] = {
     "a100-in-dev": ({"GF-COST-003", "GF-COST-007"}, "gpu-burst", "uses p4d.24xlarge (A100)"),
     "thresholds-inverted": ({"GF-COST-006"}, "gpu-burst", "scales out at 70 but in at 80"),
     "no-schedule-no-idle": ({"GF-COST-005"}, "gpu-burst", "no off-hours schedule to zero and no scale-in"),
+    # The night schedule alone, restarting the pool every morning: the weekends stay on.
+    "no-idle-weekends-on": ({"GF-COST-005"}, "gpu-burst", "is scaled to zero at night only"),
     "no-budget": ({"GF-COST-002"}, "", "no budget"),
     "budget-95": ({"GF-COST-002"}, "vision-dev", "alerts at 95%"),
     "trail-single-region": ({"GF-AUD-001"}, "account", "is single-region"),
@@ -83,6 +85,7 @@ COMPLIANT_VARIANTS = (
     "kms-caller-account",  # Principal AWS "*" narrowed by kms:CallerAccount
     "budget-absolute",  # an ABSOLUTE_VALUE alert at 80% of the limit
     "no-schedule",  # no off-hours schedule, but idle scale-in
+    "no-idle",  # no idle scale-in, but off nights and weekends
 )
 
 
