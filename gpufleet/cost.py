@@ -744,8 +744,7 @@ def price_pool(pool: PricedPool, catalog: Catalog, currency: str) -> PoolLine:
         on_demand_base=pool.on_demand_base,
         on_demand=PriceUsed.of(f"{pool.cloud} {instance_type.name} {pool.region} on-demand", on_demand, "h"),
         spot=PriceUsed.of(
-            f"{pool.cloud} {instance_type.name} {pool.region} spot "
-            f"(on-demand less {_num(instance_type.spot_discount * 100)}%)",
+            f"{pool.cloud} {instance_type.name} {pool.region} spot ({instance_type.spot_basis(pool.region)})",
             spot,
             "h",
         ),

@@ -74,13 +74,23 @@ class InstanceType:
     on_demand: Mapping[str, Price]
     spot_discount: float
     purchase: Price | None = None
+    # Spot prices per region where the source has them (the median of the region's zones); a region
+    # without one is priced at on-demand less ``spot_discount``.
+    spot: Mapping[str, Price] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def total_vram_gib(self) -> float:
         return self.vram_gib * self.gpu_count
 
+    def spot_basis(self, region: str) -> str:
+        """How the spot price in ``region`` was reached, for reports."""
+        if region in self.spot:
+            return "median of the region's zones"
+        return f"on-demand less {self.spot_discount * 100:g}%"
+
     def hourly(self, region: str, *, spot: bool = False) -> Price:
-        """Hourly price in ``region``; with ``spot`` the typical spot price (on-demand less the discount)."""
+        """Hourly price in ``region``; with ``spot`` the region's spot price where the catalogue has one,
+        else the typical spot price (on-demand less the discount)."""
         try:
             price = self.on_demand[region]
         except KeyError:
@@ -90,6 +100,8 @@ class InstanceType:
             ) from None
         if not spot:
             return price
+        if region in self.spot:
+            return self.spot[region]
         return Price(
             amount=price.amount * (1.0 - self.spot_discount),
             currency=price.currency,
@@ -274,6 +286,15 @@ def _instance_type(entry: Mapping[str, Any], position: int) -> InstanceType:
     purchase = (
         _price(purchase_block, purchase_block.get("amount"), f"{where} purchase") if purchase_block else None
     )
+    spot_block = entry.get("spot")
+    spot_prices: dict[str, Price] = {}
+    if spot_block:
+        if not isinstance(spot_block, Mapping) or not isinstance(spot_block.get("regions"), Mapping):
+            raise CatalogError(f"{where}: spot must be a mapping with regions")
+        for region, amount in spot_block["regions"].items():
+            if str(region) not in on_demand:
+                raise CatalogError(f"{where} spot.{region}: no on-demand price in that region")
+            spot_prices[str(region)] = _price(spot_block, amount, f"{where} spot.{region}")
     spot_discount = _number(_require(entry, "spot_discount", where), where, "spot_discount")
     if not 0.0 <= spot_discount < 1.0:
         raise CatalogError(f"{where}: spot_discount must be in [0, 1), got {spot_discount}")
@@ -295,6 +316,7 @@ def _instance_type(entry: Mapping[str, Any], position: int) -> InstanceType:
         on_demand=MappingProxyType(on_demand),
         spot_discount=spot_discount,
         purchase=purchase,
+        spot=MappingProxyType(spot_prices),
     )
 
 
