@@ -28,7 +28,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from components import spec_limits as limits
-from components.catalog import CLOUDS, load_catalog
+from components.catalog import AWS_REGIONS, CLOUDS, load_catalog
 from components.spec_limits import IANA_AREAS
 
 __all__ = [
@@ -1263,6 +1263,10 @@ def load_fleet_from_config(config: Mapping[str, Any], source: str = "stack confi
             [(CONFIG_KEY, "is missing: describe the fleet under config: gpufleet:fleet in the stack file")],
             source,
         )
+    region = config.get("aws:region")
+    if region is not None and region not in AWS_REGIONS:
+        message = f"unknown AWS region {region!r}; use one of {', '.join(AWS_REGIONS)}"
+        raise SpecError([("aws:region", message)], source)
     value = config[CONFIG_KEY]
     if isinstance(value, str):
         # The Pulumi engine hands structured config to programs as a JSON string.

@@ -83,6 +83,7 @@ __all__ = [
     "text_summary",
     "text_title",
     "transfer_line",
+    "unpriced_types",
 ]
 
 HOURS_PER_MONTH = 730.0
@@ -526,6 +527,9 @@ class CostReport:
     conversions: tuple[Conversion, ...] = ()
     basis: str = "spec"
     budget: BudgetView | None = None
+    # "pool: why" for each GPU pool the catalogue cannot price (type or region it has no price for):
+    # left out of every total, named on the cost line instead of stopping the check.
+    unpriced: tuple[str, ...] = ()
 
     @property
     def hourly_min(self) -> float:
@@ -579,6 +583,7 @@ class CostReport:
             "budget": self.budget.to_json() if self.budget else None,
             "rates": [c.to_json() for c in self.conversions],
             "notes": list(self.notes),
+            "unpriced": list(self.unpriced),
         }
 
     def dumps(self) -> str:
@@ -594,6 +599,18 @@ def _catalog_type(catalog: Catalog, pool: PricedPool, index: int) -> InstanceTyp
         return catalog.get(pool.cloud, name)
     except UnknownInstanceType as exc:
         raise CostError(f"{pool.where(f'instance_types[{index}]')}: {exc}") from None
+
+
+def unpriced_types(catalog: Catalog, cloud: str, region: str, instance_types: Sequence[str]) -> list[str]:
+    """Why the catalogue cannot price these types in ``region``, one phrase each; empty when it can."""
+    reasons: list[str] = []
+    for name in instance_types:
+        found = catalog.find(cloud, name)
+        if found is None:
+            reasons.append(f"{cloud} {name} is not in the catalogue")
+        elif region not in found.on_demand:
+            reasons.append(f"the catalogue has no {cloud} {name} price in {region!r}")
+    return reasons
 
 
 def _hourly(catalog: Catalog, pool: PricedPool, index: int) -> tuple[InstanceType, Price]:
@@ -727,8 +744,7 @@ def price_pool(pool: PricedPool, catalog: Catalog, currency: str) -> PoolLine:
         on_demand_base=pool.on_demand_base,
         on_demand=PriceUsed.of(f"{pool.cloud} {instance_type.name} {pool.region} on-demand", on_demand, "h"),
         spot=PriceUsed.of(
-            f"{pool.cloud} {instance_type.name} {pool.region} spot "
-            f"(on-demand less {_num(instance_type.spot_discount * 100)}%)",
+            f"{pool.cloud} {instance_type.name} {pool.region} spot ({instance_type.spot_basis(pool.region)})",
             spot,
             "h",
         ),
@@ -1066,8 +1082,11 @@ def price_pools(
     basis: str = "spec",
     budget: BudgetLike | None = None,
     budget_where: str = "budget",
+    unpriced: Sequence[str] = (),
 ) -> CostReport:
-    """Price every pool (and its root volumes) into one report in ``currency``."""
+    """Price every pool (and its root volumes) into one report in ``currency``.
+
+    ``unpriced`` names the pools left out because the catalogue has no price for them (``pool: why``)."""
     catalog = catalog or load_catalog()
     if currency not in catalog.per_usd:
         known = ", ".join(sorted(catalog.per_usd))
@@ -1104,6 +1123,7 @@ def price_pools(
         conversions=_conversions(catalog, currency, used),
         basis=basis,
         budget=budget_view,
+        unpriced=tuple(unpriced),
     )
 
 
@@ -1130,7 +1150,7 @@ def cost_block(
     used = None
     if view is not None and view.monthly > 0:
         used = round(report.monthly_estimate / view.monthly * 100.0, 2)
-    return {
+    block: dict[str, Any] = {
         "currency": report.currency,
         "hourly_min": round(report.hourly_min, 4),
         "hourly_max": round(report.hourly_max, 4),
@@ -1138,6 +1158,10 @@ def cost_block(
         "budget": round(view.monthly, 2) if view is not None else None,
         "budget_used_percent": used,
     }
+    if report.unpriced:
+        # Only when some pool could not be priced: the figures above leave it out.
+        block["unpriced"] = list(report.unpriced)
+    return block
 
 
 def budget_status(report: CostReport) -> str | None:
@@ -1409,6 +1433,7 @@ def estimate_stack(
             "schedules (if any) let it run"
         )
     priced: list[PricedPool] = []
+    unpriced: list[str] = []
     matched: set[str] = set()
     for pool in found:
         resource = graph.get(pool.urn)
@@ -1430,6 +1455,12 @@ def estimate_stack(
             raise CostError(f"{source}: {pool.urn}: the pool's region is unknown; set {pool.cloud}:region")
         if pool.max_size is None or not pool.instance_types:
             notes.append(f"{pool.name}: size or instance type unknown at preview: not priced")
+            continue
+        reasons = unpriced_types(catalog, pool.cloud, region, pool.instance_types)
+        if reasons:
+            # A type or region the catalogue does not price never stops a check: the pool is named
+            # as unpriced and left out of every total (the security rules still judge it).
+            unpriced.append(f"{name}: {'; '.join(reasons)}")
             continue
         actions, joined_note = _pool_actions(pool, graph)
         schedule, schedule_note = _graph_schedule(actions)
@@ -1473,6 +1504,7 @@ def estimate_stack(
         basis="graph+spec" if spec else "graph",
         budget=spec.budget if spec else None,
         budget_where=f"{source}: {CONFIG_KEY}.budget.currency",
+        unpriced=unpriced,
     )
 
 
@@ -2139,6 +2171,7 @@ def text_summary(report: CostReport) -> list[str]:
     status = budget_status(report)
     if status:
         out.append(status)
+    out += [f"unpriced (left out of every total): {item}" for item in report.unpriced]
     out += [
         "",
         "how each pool's month was estimated (instances x hours a month at the pool's cost an hour "
@@ -2192,6 +2225,8 @@ def render_markdown(report: CostReport) -> str:
     status = budget_status(report)
     if status:
         out += ["", f"**Budget:** {status}"]
+    if report.unpriced:
+        out += ["", "**Unpriced** (left out of every total):", *(f"- {item}" for item in report.unpriced)]
     out += ["", "<details><summary>How it was priced</summary>", ""]
     for line in report.pools:
         out.append(f"- `{line.pool}`: {line.basis}; schedule {line.schedule}")

@@ -8,6 +8,7 @@ the tests, so it cannot drift from the pack; regenerate it with `REGENERATE`.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import os
@@ -264,6 +265,27 @@ def engine_section() -> str:
     )
 
 
+# Definitions several rules share, rendered once after the rule sections from their modules' docstrings
+# (the rule sections name the module): (title, module, the families whose rules use it).
+SHARED_DEFINITIONS = (
+    ("Kubernetes pod templates", "policies.k8s.templates", ("k8s", "network")),
+    ("Kubernetes GPU requests", "policies.k8s.workloads", ("k8s",)),
+    ("Weekly schedules", "policies.cost._weekly", ("cost",)),
+)
+
+
+def shared_sections(families: Iterable[str]) -> list[str]:
+    """The shared definitions the given rule families use, one section each."""
+    used = set(families)
+    sections = []
+    for title, name, users in SHARED_DEFINITIONS:
+        if not used & set(users):
+            continue
+        doc = inspect.cleandoc(importlib.import_module(name).__doc__ or "")
+        sections.append(f"### {title} (`{name}`)\n\n{_outside_code(doc, _NOTE_SPECIALS)}\n")
+    return sections
+
+
 def render_rules_markdown(policies: Iterable[GfPolicy], *, engine: bool = False) -> str:
     """The whole rules reference: a summary table, then one section per rule, grouped by family;
     with `engine`, the engine's own checks at the end."""
@@ -282,6 +304,12 @@ def render_rules_markdown(policies: Iterable[GfPolicy], *, engine: bool = False)
             continue
         parts.append(f"## {FAMILY_TITLES[family]}\n")
         parts.extend(rule_section(policy) for policy in members)
+    shared = shared_sections(family for family, members in by_family.items() if members)
+    if shared:
+        parts.append(
+            "## Shared definitions\n\nWhat several rules read the same way; their sections name the module.\n"
+        )
+        parts.extend(shared)
     if engine:
         parts.append(engine_section())
     return "\n".join(parts).rstrip("\n") + "\n"

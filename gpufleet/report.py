@@ -180,7 +180,11 @@ def cost_summary(cost: Mapping[str, Any]) -> str:
     if budget is not None and used is not None:
         text += f" ({float(used):.2f}% of the {float(budget):.2f} budget)"
     hourly_min, hourly_max = float(cost.get("hourly_min") or 0), float(cost.get("hourly_max") or 0)
-    return text + f"; {hourly_min:.2f} to {hourly_max:.2f} an hour"
+    text += f"; {hourly_min:.2f} to {hourly_max:.2f} an hour"
+    unpriced = cost.get("unpriced") or []
+    if unpriced:
+        text += f"; warning: unpriced, left out of the estimate: {'; '.join(str(u) for u in unpriced)}"
+    return text
 
 
 def opaque_lines(result: StackResult) -> list[str]:

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 __all__ = [
+    "AWS_REGIONS",
     "CLOUDS",
     "CURRENCIES",
     "GPU_CLASSES_DEV_DEFAULT",
@@ -34,6 +35,18 @@ __all__ = [
 CLOUDS = ("aws", "alicloud", "tencentcloud")
 CURRENCIES = ("USD", "CNY")
 GPU_CLASSES_DEV_DEFAULT = ("T4", "A10G", "A10", "L4")
+# Every region an AWS provider accepts, as pulumi-aws 7 lists them (`pulumi_aws.Region`): an `aws:region`
+# outside it is a typo. The catalogue prices GPUs in fewer; a region it does not price is "unpriced".
+AWS_REGIONS = (
+    "af-south-1", "ap-east-1", "ap-east-2", "ap-northeast-1", "ap-northeast-2", "ap-northeast-3",
+    "ap-south-1", "ap-south-2", "ap-southeast-1", "ap-southeast-2", "ap-southeast-3", "ap-southeast-4",
+    "ap-southeast-5", "ap-southeast-6", "ap-southeast-7", "ca-central-1", "ca-west-1", "eu-central-1",
+    "eu-central-2", "eu-north-1", "eu-south-1", "eu-south-2", "eu-west-1", "eu-west-2", "eu-west-3",
+    "il-central-1", "me-central-1", "me-south-1", "mx-central-1", "sa-east-1", "us-east-1", "us-east-2",
+    "us-west-1", "us-west-2", "cn-north-1", "cn-northwest-1", "eusc-de-east-1", "us-gov-east-1",
+    "us-gov-west-1", "us-iso-east-1", "us-iso-west-1", "us-isob-east-1", "us-isob-west-1",
+    "eu-isoe-west-1", "us-isof-east-1", "us-isof-south-1",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -61,13 +74,23 @@ class InstanceType:
     on_demand: Mapping[str, Price]
     spot_discount: float
     purchase: Price | None = None
+    # Spot prices per region where the source has them (the median of the region's zones); a region
+    # without one is priced at on-demand less ``spot_discount``.
+    spot: Mapping[str, Price] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def total_vram_gib(self) -> float:
         return self.vram_gib * self.gpu_count
 
+    def spot_basis(self, region: str) -> str:
+        """How the spot price in ``region`` was reached, for reports."""
+        if region in self.spot:
+            return "median of the region's zones"
+        return f"on-demand less {self.spot_discount * 100:g}%"
+
     def hourly(self, region: str, *, spot: bool = False) -> Price:
-        """Hourly price in ``region``; with ``spot`` the typical spot price (on-demand less the discount)."""
+        """Hourly price in ``region``; with ``spot`` the region's spot price where the catalogue has one,
+        else the typical spot price (on-demand less the discount)."""
         try:
             price = self.on_demand[region]
         except KeyError:
@@ -77,6 +100,8 @@ class InstanceType:
             ) from None
         if not spot:
             return price
+        if region in self.spot:
+            return self.spot[region]
         return Price(
             amount=price.amount * (1.0 - self.spot_discount),
             currency=price.currency,
@@ -262,6 +287,15 @@ def _instance_type(entry: Mapping[str, Any], position: int) -> InstanceType:
     purchase = (
         _price(purchase_block, purchase_block.get("amount"), f"{where} purchase") if purchase_block else None
     )
+    spot_block = entry.get("spot")
+    spot_prices: dict[str, Price] = {}
+    if spot_block:
+        if not isinstance(spot_block, Mapping) or not isinstance(spot_block.get("regions"), Mapping):
+            raise CatalogError(f"{where}: spot must be a mapping with regions")
+        for region, amount in spot_block["regions"].items():
+            if str(region) not in on_demand:
+                raise CatalogError(f"{where} spot.{region}: no on-demand price in that region")
+            spot_prices[str(region)] = _price(spot_block, amount, f"{where} spot.{region}")
     spot_discount = _number(_require(entry, "spot_discount", where), where, "spot_discount")
     if not 0.0 <= spot_discount < 1.0:
         raise CatalogError(f"{where}: spot_discount must be in [0, 1), got {spot_discount}")
@@ -283,6 +317,7 @@ def _instance_type(entry: Mapping[str, Any], position: int) -> InstanceType:
         on_demand=MappingProxyType(on_demand),
         spot_discount=spot_discount,
         purchase=purchase,
+        spot=MappingProxyType(spot_prices),
     )
 
 

@@ -1,8 +1,11 @@
 """GF-COST-001: every taggable resource carries the cost tags (project, team, cost-center, env).
 
-"Taggable" is decided from the SDKs: a resource type whose SDK class takes a `tags` input (the list in
-`policies/cost/_taggable.py`, generated from the installed pulumi-aws, pulumi-alicloud and
-tencentcloud-iac-pulumi). Tag keys match case-insensitively (`Project` counts as `project`).
+"Taggable" is decided from the SDKs: a resource type whose SDK class takes a `tags` input and that
+carries cost of its own (the list in `policies/cost/_taggable.py`, generated from the installed
+pulumi-aws, pulumi-alicloud and tencentcloud-iac-pulumi). Objects inside a bucket (S3, OSS and COS
+objects: the bucket is billed) and identity entities (IAM, RAM and CAM roles, policies, users,
+instance profiles, identity providers) take tags but are not judged. Tag keys match
+case-insensitively (`Project` counts as `project`).
 
 - AWS: the resource's `tags` plus its provider's `defaultTags.tags`, except on Auto Scaling groups,
   which AWS providers never give default tags (the group's own `tags` list of {key, value,
@@ -83,7 +86,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         where = "metadata.labels"
     else:
         if resource_type not in TAGGABLE:
-            args.not_applicable(f"{resource_type} takes no tags")
+            args.not_applicable(f"{resource_type} takes no tags or carries no cost of its own")
         get(args.props, "tags")  # an unknown tag map cannot be judged
         where = "tags"
     tags: dict[str, Any] = dict(tags_of(resource_type, args.props))

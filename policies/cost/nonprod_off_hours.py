@@ -12,6 +12,13 @@ nodes. A standalone EC2 instance passes when a CloudWatch alarm on it (`dimensio
 or terminates it (an `arn:aws:automate:<region>:ec2:stop|terminate` alarm action): that is its idle
 scale-in. Other standalone instances and fixed fleets cannot scale to zero and fail in
 non-production environments.
+
+Off-hours means nights and weekends (`weekends_off`, default true): a pool that passes on its schedule
+alone (no idle scale-in) must stay at zero from Saturday 00:00 to Monday 00:00 in the schedule's time
+zone. Its stop and start recurrences are replayed over a week (see `policies.cost._weekly`); a
+schedule that stops the pool every night and starts it every morning, weekends included, fails. A
+schedule that cannot be replayed as a week (one that depends on the date, an Alibaba task's
+`Daily`/`Weekly` recurrence) is not judged on its weekends.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import re
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
 from policies.cost._common import describe, stack_pools, unknown_env_message
+from policies.cost._weekly import NotReplayable, weekend_running_minutes
 from policies.cost.pools import AWS_EKS_NODE_GROUP, AWS_INSTANCE, AWS_METRIC_ALARM, Pool, ResourceIndex
 from policies.props import as_list, get_ref, is_unknown
 from policies.rule import GfStackPolicy, Rule, judge
@@ -44,6 +52,7 @@ RULE = Rule(
         "As.ScalingPolicy or a Monitor AlarmPolicy with an AS trigger)."
     ),
     url="https://docs.aws.amazon.com/autoscaling/ec2/userguide/ec2-auto-scaling-scheduled-scaling.html",
+    config={"weekends_off": {"type": "boolean", "default": True}},
 )
 
 NON_PROD = ("dev", "staging")
@@ -78,7 +87,28 @@ def _stopped_when_idle(pool: Pool, index: ResourceIndex) -> bool:
     return False
 
 
+def _weekend_problem(pool: Pool) -> str | None:
+    """Why the pool's schedule leaves it running over the weekend, or None."""
+    stops = [a.recurrence for a in pool.schedules if a.scales_to_zero and a.recurrence]
+    starts = [a.recurrence for a in pool.schedules if not a.scales_to_zero and a.recurrence]
+    if not stops:
+        return None  # a one-off stop (or one unknown at preview) is not a weekly schedule
+    try:
+        minutes = weekend_running_minutes(stops, starts)
+    except NotReplayable:
+        return None
+    if minutes == 0:
+        return None
+    shown = "; ".join(f"start '{s}'" for s in starts)
+    return (
+        f"{describe(pool)} ({pool.env}) is scaled to zero at night only: its schedule ({shown}) brings it "
+        f"back on weekends ({minutes / 60:g} of the weekend's 48 h); start it on weekdays only (day of week "
+        "1-5) so it stays at zero from Saturday to Monday"
+    )
+
+
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    weekends_off = bool(RULE.settings(args)["weekends_off"])
     pools, index = stack_pools(args)
     node_autoscaler = _has_node_autoscaler(args)
     for pool in pools:
@@ -87,7 +117,12 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             if pool.env is None:
                 report(unknown_env_message(pool), pool.urn)
                 return
-            if pool.env not in NON_PROD or pool.scheduled_to_zero or pool.scales_in:
+            if pool.env not in NON_PROD or pool.scales_in:
+                return
+            if pool.scheduled_to_zero:
+                problem = _weekend_problem(pool) if weekends_off else None
+                if problem:
+                    report(problem, pool.urn)
                 return
             if pool.resource_type == AWS_EKS_NODE_GROUP and node_autoscaler and pool.min_size == 0:
                 return

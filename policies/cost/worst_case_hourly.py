@@ -7,8 +7,9 @@ on-demand price (the spot share too: spot capacity can fall back to on-demand or
 re-bought), a pool of several instance types at its most expensive one, priced from the GPU
 catalogue in the pool's region (the highest listed region when the region is unknown) and converted
 to the cap's currency. Pools are summed per environment and compared with `max_hourly[env]`. A pool
-the catalogue cannot price makes the total "not judged" unless the priced pools already exceed the
-cap.
+the catalogue cannot price (a type or region it has no price for) is left out of the sum, never a
+finding of its own: `gpufleet check` names it as "unpriced" on the stack's cost line, and a finding
+over the cap names it as not counted.
 """
 
 from __future__ import annotations
@@ -68,16 +69,12 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             continue
         envelope = hourly_envelope(env_pools, catalog, currency)
         prices = "; ".join(line.render() for line in envelope.lines)
+        if envelope.unpriced:
+            prices += f"; unpriced, not counted: {', '.join(envelope.unpriced)}"
         if envelope.max_hourly > float(cap):
             report(
                 f"the {env} GPU pools can cost {envelope.max_hourly:.2f} {currency}/h at maximum size and "
                 f"on-demand prices, over the {env} cap of {fmt(float(cap))} {currency}/h ({prices})",
-                None,
-            )
-        elif envelope.unpriced:
-            report(
-                f"could not be judged: no catalogue price for {', '.join(envelope.unpriced)}; the priced "
-                f"{env} pools reach {envelope.max_hourly:.2f} of {fmt(float(cap))} {currency}/h",
                 None,
             )
 

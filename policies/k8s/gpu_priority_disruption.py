@@ -1,11 +1,15 @@
 """GF-K8S-004: baseline capacity outranks burst: PriorityClasses exist, and GPU training workloads are
 protected from voluntary disruption.
 
-When the stack has GPU workloads (see `policies.k8s.workloads`):
+When the stack has GPU workloads (every pod template of `policies.k8s.templates`, custom resources
+included; see `policies.k8s.workloads` for the GPU resource names):
 - at least one `kubernetes:scheduling.k8s.io/v1:PriorityClass` (or v1beta1, or Patch) is declared;
 - each GPU workload other than a DaemonSet is selected by a `kubernetes:policy/v1:PodDisruptionBudget`
   (or v1beta1, or Patch) in its namespace: the budget's `spec.selector.matchLabels` are all among the
-  pod template's labels, and its `matchExpressions` (In, NotIn, Exists, DoesNotExist) hold for them.
+  pod template's labels, and its `matchExpressions` (In, NotIn, Exists, DoesNotExist) hold for them;
+  a custom resource's GPU templates each need one, with the labels its operator adds to the pods
+  (`training.kubeflow.org/job-name`, `ray.io/cluster`, `volcano.sh/job-name`, ...) counted where the
+  resource's name is known.
 PriorityClasses or budgets declared outside the stack (Helm charts, other stacks) are not seen, which
 is why this rule is advisory.
 """
@@ -20,7 +24,16 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.policy import PolicyResource
 
-from policies.k8s.workloads import display, gpu_containers, is_workload, kind_of, namespace_of, pod_labels
+from policies.k8s.workloads import (
+    display,
+    gpu_containers,
+    is_workload,
+    kind_of,
+    namespace_of,
+    pod_templates,
+    template_containers,
+    uses_gpu,
+)
 from policies.props import Malformed, as_list, get, get_map, get_objects, get_text, json_kind
 from policies.rule import GfStackPolicy, Rule, judge
 
@@ -90,10 +103,6 @@ class Selector:
         return all(_expression_holds(e, labels) for e in self.expressions)
 
 
-def selects(budget: PolicyResource, labels: Mapping[str, Any]) -> bool:
-    return Selector.of(budget).selects(labels)
-
-
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     deferred = 0
 
@@ -101,7 +110,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     budgets: dict[str, list[Selector]] = defaultdict(list)
     gpu_workloads: list[PolicyResource] = []
     for r in args.resources:
-        kind = kind_of(r.resource_type)
+        kind = kind_of(r.resource_type, r.props)
         if kind == "PriorityClass":
             priority_classes += 1
         elif kind == "PodDisruptionBudget":
@@ -110,7 +119,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                 budgets[namespace_of(r.props)].append(Selector.of(r))
 
             judge(r.urn, budget)
-        elif is_workload(r.resource_type):
+        elif is_workload(r.resource_type, r.props):
 
             def collect(r: PolicyResource = r) -> None:
                 if gpu_containers(r.resource_type, r.props):
@@ -119,10 +128,10 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             deferred += not judge(r.urn, collect)
     if not gpu_workloads:
         if not deferred:
-            args.not_applicable("the stack runs no workload that asks for nvidia.com/gpu")
+            args.not_applicable("the stack runs no workload that asks for a GPU resource")
         return
     if priority_classes == 0:
-        names = ", ".join(display(w.resource_type, w.name) for w in gpu_workloads)
+        names = ", ".join(display(w.resource_type, w.name, w.props) for w in gpu_workloads)
         report(
             f"The stack runs GPU workloads ({names}) but declares no PriorityClass; declare PriorityClasses "
             "so baseline GPU work outranks burst work",
@@ -133,13 +142,17 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             continue
 
         def check(workload: PolicyResource = workload) -> None:
-            labels = pod_labels(workload.resource_type, workload.props)
             namespace = namespace_of(workload.props)
-            if not any(selector.selects(labels) for selector in budgets.get(namespace, [])):
+            what = display(workload.resource_type, workload.name, workload.props)
+            for template in pod_templates(workload.resource_type, workload.props):
+                if not any(uses_gpu(c) for _, c in template_containers(template)):
+                    continue
+                if any(selector.selects(template.labels) for selector in budgets.get(namespace, [])):
+                    continue
+                pods = f"its {template.where} pods" if template.where else "its pods"
                 report(
-                    f"{display(workload.resource_type, workload.name)} runs GPU work but no "
-                    f"PodDisruptionBudget in namespace '{namespace}' selects its pods; add one whose "
-                    "selector matches its pod template labels",
+                    f"{what} runs GPU work but no PodDisruptionBudget in namespace '{namespace}' selects "
+                    f"{pods}; add one whose selector matches its pod template labels",
                     workload.urn,
                 )
 

@@ -17,10 +17,13 @@ An EKS node group without `instanceTypes` takes its type from its launch templat
 is a stack policy so that it can follow that reference. A launch template that is not in the stack
 cannot be read, so such a node group is judged by its `amiType` alone.
 
-Workloads (see `policies.k8s.workloads`): every container, init container or ephemeral container that
-asks for `nvidia.com/gpu` sets it in `resources.limits` (extended resources are allocated from
-limits), and the pod tolerates the taint (`key: nvidia.com/gpu` with `operator: Exists` or
-`value: present`, effect NoSchedule or any; or a key-less `operator: Exists`).
+Workloads (every pod template of `policies.k8s.templates`: built-in workloads, Kubeflow replicas, Ray
+groups, Volcano tasks, JobSet jobs, Argo templates): every container, init container or ephemeral
+container that asks for a GPU resource (`nvidia.com/gpu`, `nvidia.com/gpu.shared`, MIG
+`nvidia.com/mig-*`, `amd.com/gpu`) sets that resource in `resources.limits` (extended resources are
+allocated from limits), and each pod template asking for an NVIDIA resource tolerates the taint
+(`key: nvidia.com/gpu` with `operator: Exists` or `value: present`, effect NoSchedule or any; or a
+key-less `operator: Exists`).
 """
 
 from __future__ import annotations
@@ -33,7 +36,15 @@ from pulumi_policy.proxy import UnknownValueError
 
 from policies.cost.pools import AWS_LAUNCH_TEMPLATE, ResourceIndex
 from policies.gpu import is_gpu_ami_type, is_gpu_type
-from policies.k8s.workloads import GPU_RESOURCE, display, gpu_containers, gpu_quantity, pod_spec
+from policies.k8s.workloads import (
+    AMD_GPU_RESOURCE,
+    GPU_RESOURCE,
+    display,
+    gpu_quantity,
+    gpu_resources,
+    pod_templates,
+    template_containers,
+)
 from policies.memo import per_stack
 from policies.props import as_list, get, get_ref, is_unknown
 from policies.rule import GfStackPolicy, Rule, judge
@@ -188,23 +199,27 @@ def _judge(resource: PolicyResource, index: Callable[[], ResourceIndex], report:
                 urn,
             )
         return
-    gpu = gpu_containers(kind, props)
-    if not gpu:
-        return
-    what = display(kind, name)
-    for role, container in gpu:
-        if gpu_quantity(container, "limits") is None:
+    what = display(kind, name, props)
+    for template in pod_templates(kind, props):
+        requested: list[str] = []
+        for role, container in template_containers(template):
+            for gpu in gpu_resources(container):
+                if gpu not in requested:
+                    requested.append(gpu)
+                if gpu_quantity(container, "limits", gpu) is None:
+                    report(
+                        f"{what} {role} '{get(container, 'name')}' requests {gpu} without a limit; "
+                        f"set resources.limits['{gpu}']",
+                        urn,
+                    )
+        nvidia = [r for r in requested if r.lower() != AMD_GPU_RESOURCE]
+        if nvidia and not _tolerates(template.spec):
+            where = f" ({template.where})" if template.where else ""
             report(
-                f"{what} {role} '{get(container, 'name')}' requests {GPU_RESOURCE} without a limit; "
-                f"set resources.limits['{GPU_RESOURCE}']",
+                f"{what}{where} uses {', '.join(nvidia)} but does not tolerate the {TAINT} taint; add a "
+                "toleration {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}",
                 urn,
             )
-    if not _tolerates(pod_spec(kind, props)):
-        report(
-            f"{what} uses {GPU_RESOURCE} but does not tolerate the {TAINT} taint; add a toleration "
-            "{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}",
-            urn,
-        )
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:

@@ -2,11 +2,11 @@
 
 A credential is an env var or ConfigMap key named like a cloud access key (AWS_ACCESS_KEY_ID,
 AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, ALICLOUD_ACCESS_KEY*, ALICLOUD_SECRET_KEY,
-ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET, TENCENTCLOUD_SECRET_ID/KEY), or any value shaped like an access
-key id (AWS `AKIA`/`ASIA` + 16, Alibaba `LTAI` + 12-20, Tencent `AKID` + 32 characters). Env entries
-that use `valueFrom` (secretKeyRef) are fine. Judged on every workload kind in `policies.k8s.workloads`
-(all container lists) and on `kubernetes:core/v1:ConfigMap` (and its Patch) `data`. Messages never
-repeat the value.
+ALIBABA_CLOUD_ACCESS_KEY_ID/SECRET, TENCENTCLOUD_SECRET_ID/KEY), or any value shaped like an access key id
+(AWS `AKIA`/`ASIA` + 16, Alibaba `LTAI` + 12-20, Tencent `AKID` + 32 characters). Env entries that use
+`valueFrom` (secretKeyRef) are fine. Judged on every pod template of `policies.k8s.templates` (built-in
+workloads and the custom resources that embed pod templates; all container lists) and on
+`kubernetes:core/v1:ConfigMap` (and its Patch) `data`. Messages never repeat the value.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.k8s.workloads import containers, display, kind_of, spec_path, workload_pod_spec
+from policies.k8s.workloads import display, kind_of, template_containers, workload_templates
 from policies.props import as_list, get, get_ref, is_unknown, plain
 from policies.rule import GfResourcePolicy, Rule
 
@@ -56,7 +56,7 @@ def _why(name: Any, value: Any) -> str | None:
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    kind = kind_of(args.resource_type)
+    kind = kind_of(args.resource_type, args.props)
     if kind == "ConfigMap":
         data = plain(get(args.props, "data"))
         if isinstance(data, Mapping):
@@ -69,11 +69,9 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
                         None,
                     )
         return
-    spec = workload_pod_spec(args)
-    if spec is None:
-        return
-    what = display(args.resource_type, args.name)
-    for role, container in containers(spec, spec_path(args.resource_type)):
+    what = display(args.resource_type, args.name, args.props)
+    every = [pair for template in workload_templates(args) for pair in template_containers(template)]
+    for role, container in every:
         for env in as_list(get(container, "env")):
             if not isinstance(env, Mapping) or get_ref(env, "value") is None:
                 continue

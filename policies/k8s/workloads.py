@@ -1,11 +1,10 @@
 """Pod specs inside Kubernetes workload resources, as the engine sends them (camelCase wire names).
 
-Workloads are recognised by kind in any API group and version, including the server-side-apply
-`...Patch` variants: Pod (`spec`), PodTemplate (`template.spec`), Deployment, StatefulSet, DaemonSet,
-ReplicaSet, ReplicationController, Job (`spec.template.spec`) and CronJob
-(`spec.jobTemplate.spec.template.spec`). Manifests applied through `yaml.ConfigFile`, `yaml.ConfigGroup`
-or `helm.v3.Chart`/`helm.v4.Chart` are rendered by the provider plugin and are invisible to a policy
-run under mocks: only workloads declared as resources are judged.
+Which resources run pods, and where their pod templates sit (built-in workloads, Kubeflow, Ray, Volcano,
+JobSet, LeaderWorkerSet and Argo custom resources), is `policies.k8s.templates`. GPU work is a
+container that asks for a GPU extended resource by any of its names: `nvidia.com/gpu`, the shared or
+time-sliced `nvidia.com/gpu.shared` (any `nvidia.com/gpu.<suffix>`), MIG slices `nvidia.com/mig-<profile>`
+(`nvidia.com/mig-1g.5gb`, ...) and `amd.com/gpu`.
 """
 
 from __future__ import annotations
@@ -16,70 +15,77 @@ from typing import Any
 from pulumi_policy import ResourceValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.props import Malformed, get, get_map, get_objects, get_ref, is_unknown, json_kind, raw
+from policies.k8s.templates import PodTemplate, api_of, pod_templates, runs_pods
+from policies.props import Malformed, get, get_objects, get_ref, is_unknown, json_kind, raw
 
 GPU_RESOURCE = "nvidia.com/gpu"
+AMD_GPU_RESOURCE = "amd.com/gpu"
 
-_TEMPLATE_PATHS = {
-    "Pod": ("spec", "metadata"),
-    "PodTemplate": ("template.spec", "template.metadata"),
-    "Deployment": ("spec.template.spec", "spec.template.metadata"),
-    "StatefulSet": ("spec.template.spec", "spec.template.metadata"),
-    "DaemonSet": ("spec.template.spec", "spec.template.metadata"),
-    "ReplicaSet": ("spec.template.spec", "spec.template.metadata"),
-    "ReplicationController": ("spec.template.spec", "spec.template.metadata"),
-    "Job": ("spec.template.spec", "spec.template.metadata"),
-    "CronJob": ("spec.jobTemplate.spec.template.spec", "spec.jobTemplate.spec.template.metadata"),
-}
 CONTAINER_LISTS = (
     ("containers", "container"),
     ("initContainers", "init container"),
     ("ephemeralContainers", "ephemeral container"),
 )
 
+__all__ = [
+    "AMD_GPU_RESOURCE",
+    "CONTAINER_LISTS",
+    "GPU_RESOURCE",
+    "PodTemplate",
+    "containers",
+    "display",
+    "gpu_containers",
+    "gpu_quantity",
+    "gpu_resources",
+    "is_gpu_resource",
+    "is_workload",
+    "item",
+    "kind_of",
+    "namespace_of",
+    "pod_labels",
+    "pod_spec",
+    "pod_templates",
+    "template_containers",
+    "uses_gpu",
+    "workload_pod_spec",
+    "workload_templates",
+]
 
-def kind_of(resource_type: str) -> str | None:
-    """`kubernetes:apps/v1:DeploymentPatch` -> `Deployment`; None for non-Kubernetes types."""
-    if not resource_type.startswith("kubernetes:"):
-        return None
-    kind = resource_type.rsplit(":", 1)[-1]
-    return kind.removesuffix("Patch")
+
+def kind_of(resource_type: str, props: Mapping[str, Any] | None = None) -> str | None:
+    """`kubernetes:apps/v1:DeploymentPatch` -> `Deployment`; None for non-Kubernetes types. A generic
+    `kubernetes:apiextensions.k8s.io:CustomResource` takes its kind from `props` when given."""
+    api = api_of(resource_type, props)
+    return api[1] if api is not None else None
 
 
-def is_workload(resource_type: str) -> bool:
-    return kind_of(resource_type) in _TEMPLATE_PATHS
+def is_workload(resource_type: str, props: Mapping[str, Any] | None = None) -> bool:
+    return runs_pods(resource_type, props)
 
 
 def pod_spec(resource_type: str, props: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    kind = kind_of(resource_type)
-    if kind not in _TEMPLATE_PATHS:
-        return None
-    path = _TEMPLATE_PATHS[kind][0]
-    if get(props, path) is None:
-        return None
-    return get_map(props, path)  # a pod spec that is not an object is Malformed, never skipped
+    """The first pod template's spec (a built-in workload has exactly one), or None."""
+    templates = pod_templates(resource_type, props)
+    return templates[0].spec if templates else None
+
+
+def workload_templates(args: ResourceValidationArgs) -> list[PodTemplate]:
+    """The pod templates the resource declares; a workload without any (a patch of other fields) is not
+    applicable rather than compliant."""
+    templates = pod_templates(args.resource_type, args.props)
+    if not templates and is_workload(args.resource_type, args.props):
+        args.not_applicable("the resource sets no pod template (a patch of other fields)")
+    return templates
 
 
 def workload_pod_spec(args: ResourceValidationArgs) -> Mapping[str, Any] | None:
-    """The pod spec the resource declares, or None; a workload without a pod template (a patch of other
-    fields) is not applicable rather than compliant."""
-    spec = pod_spec(args.resource_type, args.props)
-    if spec is None and is_workload(args.resource_type):
-        args.not_applicable("the resource sets no pod template (a patch of other fields)")
-    return spec
+    templates = workload_templates(args)
+    return templates[0].spec if templates else None
 
 
 def pod_labels(resource_type: str, props: Mapping[str, Any]) -> dict[str, Any]:
-    kind = kind_of(resource_type)
-    if kind not in _TEMPLATE_PATHS:
-        return {}
-    return dict(get_map(props, _TEMPLATE_PATHS[kind][1] + ".labels"))
-
-
-def spec_path(resource_type: str) -> str:
-    """Where the pod spec of a workload type is (`spec.template.spec`); "" for other types."""
-    kind = kind_of(resource_type)
-    return _TEMPLATE_PATHS[kind][0] if kind in _TEMPLATE_PATHS else ""
+    templates = pod_templates(resource_type, props)
+    return dict(templates[0].labels) if templates else {}
 
 
 def containers(spec: Mapping[str, Any] | None, where: str = "") -> list[tuple[str, Mapping[str, Any]]]:
@@ -100,6 +106,13 @@ def containers(spec: Mapping[str, Any] | None, where: str = "") -> list[tuple[st
     return found
 
 
+def template_containers(template: PodTemplate) -> list[tuple[str, Mapping[str, Any]]]:
+    """(role, container) of one template, the role naming the template inside a custom resource
+    ("replica Worker container")."""
+    prefix = f"{template.where} " if template.where else ""
+    return [(prefix + role, c) for role, c in containers(template.spec, template.path)]
+
+
 def item(mapping: Any, key: str) -> Any:
     """`mapping[key]` for keys that contain dots (`nvidia.com/gpu`); an unknown value raises."""
     if not isinstance(mapping, Mapping) or key not in mapping:
@@ -110,9 +123,22 @@ def item(mapping: Any, key: str) -> Any:
     return value
 
 
-def gpu_quantity(container: Mapping[str, Any], section: str) -> Any:
-    """The container's `resources.<limits|requests>["nvidia.com/gpu"]`, or None."""
-    return item(get(container, f"resources.{section}"), GPU_RESOURCE)
+def is_gpu_resource(name: Any) -> bool:
+    """A GPU extended resource name: nvidia.com/gpu, nvidia.com/gpu.<shared|...>, nvidia.com/mig-*,
+    amd.com/gpu."""
+    if not isinstance(name, str):
+        return False
+    lowered = name.lower()
+    return (
+        lowered in (GPU_RESOURCE, AMD_GPU_RESOURCE)
+        or lowered.startswith(GPU_RESOURCE + ".")
+        or lowered.startswith("nvidia.com/mig-")
+    )
+
+
+def gpu_quantity(container: Mapping[str, Any], section: str, resource: str = GPU_RESOURCE) -> Any:
+    """The container's `resources.<limits|requests>[resource]`, or None."""
+    return item(get(container, f"resources.{section}"), resource)
 
 
 def _positive(quantity: Any) -> bool:
@@ -122,13 +148,31 @@ def _positive(quantity: Any) -> bool:
         return quantity is not None
 
 
+def gpu_resources(container: Mapping[str, Any]) -> list[str]:
+    """The GPU resource names the container asks for (limits or requests, a positive quantity)."""
+    names: list[str] = []
+    for section in ("limits", "requests"):
+        block = get(container, f"resources.{section}")
+        if not isinstance(block, Mapping):
+            continue
+        for name in list(block):
+            if is_gpu_resource(name) and name not in names and _positive(item(block, name)):
+                names.append(name)
+    return names
+
+
 def uses_gpu(container: Mapping[str, Any]) -> bool:
-    return any(_positive(gpu_quantity(container, section)) for section in ("limits", "requests"))
+    return bool(gpu_resources(container))
 
 
 def gpu_containers(resource_type: str, props: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
-    found = containers(pod_spec(resource_type, props), spec_path(resource_type))
-    return [(role, c) for role, c in found if uses_gpu(c)]
+    """(role, container) for every container of every pod template that asks for a GPU."""
+    return [
+        (role, c)
+        for template in pod_templates(resource_type, props)
+        for role, c in template_containers(template)
+        if uses_gpu(c)
+    ]
 
 
 def namespace_of(props: Mapping[str, Any]) -> str:
@@ -145,5 +189,5 @@ def namespace_of(props: Mapping[str, Any]) -> str:
     return value
 
 
-def display(resource_type: str, name: str) -> str:
-    return f"{kind_of(resource_type) or resource_type} '{name}'"
+def display(resource_type: str, name: str, props: Mapping[str, Any] | None = None) -> str:
+    return f"{kind_of(resource_type, props) or resource_type} '{name}'"

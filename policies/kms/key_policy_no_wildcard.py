@@ -72,12 +72,13 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         return
     if document is None:
         return
-    for index, statement in enumerate(document.statements):
+    for number, statement in enumerate(document.statements, start=1):
         if not statement.is_allow or not any(p.is_wildcard for p in statement.principals):
             continue
         if statement.condition_keys() & RESTRICTING_KEYS:
             continue
-        sid = statement.sid or f"#{index}"
+        # Numbered from 1, as every rule names statements ("statement 2", or by Sid "statement 'Open'").
+        sid = f"'{statement.sid}'" if statement.sid else str(number)
         if statement.not_actions:
             if statement.grants("kms:*"):
                 excluded = ", ".join(statement.not_actions)

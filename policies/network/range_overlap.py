@@ -16,6 +16,12 @@ Ranges collected from the stack, each tagged with the network it belongs to:
   (or label) of a Kubernetes Namespace or ConfigMap.
 - Kubernetes cluster ranges, which Pulumi resources rarely carry: the `gpufleet.io/pod-cidr` and
   `gpufleet.io/service-cidr` annotations (or labels) of a Namespace or ConfigMap.
+- the on-prem cluster's own address pools, as custom resources (`kubernetes:<group>/<version>:<Kind>`
+  or a generic `apiextensions.k8s.io` CustomResource): Calico `IPPool` (`crd.projectcalico.org` or
+  `projectcalico.org`) `spec.cidr`, unless `spec.disabled`; Cilium (`cilium.io`) `CiliumPodIPPool`
+  `spec.ipv4.cidrs[]` and `spec.ipv6.cidrs[]`, and `CiliumLoadBalancerIPPool` `spec.blocks[].cidr`
+  (older `spec.cidrs[].cidr`), unless `spec.disabled`. They count as on-prem ranges: pods and service
+  addresses of the on-prem cluster that VPN routes reach.
 
 Reported: a cloud range overlapping any range of another network, and a pod range overlapping a
 service range. Two cloud networks conflict only when the stack is a hybrid fleet: it joins networks
@@ -38,7 +44,8 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.policy import PolicyResource
 
-from policies.props import as_list, get, is_unknown
+from policies.k8s.templates import api_of
+from policies.props import as_list, get, is_unknown, truthy
 from policies.rule import GfStackPolicy, Rule, judge
 
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -77,8 +84,9 @@ RULE = Rule(
         "cidr_block) a range disjoint from the on-prem ranges reached over VPN (VpnConnectionRoute "
         "destination_cidr_block, alicloud.vpn.Connection remote_subnets, tencentcloud.vpn.Connection "
         "security_group_policies remote_cidr_blocks), from the other VPCs of the fleet and from the "
-        "Kubernetes pod and service ranges (declare those with the gpufleet.io/pod-cidr and "
-        "gpufleet.io/service-cidr annotations, or list on-prem ranges in the onprem_cidrs policy config)."
+        "Kubernetes pod and service ranges (Calico IPPool and Cilium pool CIDRs, or declare them with the "
+        "gpufleet.io/pod-cidr and gpufleet.io/service-cidr annotations, or list on-prem ranges in the "
+        "onprem_cidrs policy config)."
     ),
     url="https://docs.aws.amazon.com/vpc/latest/userguide/vpc-cidr-blocks.html",
     config={"onprem_cidrs": {"type": "array", "items": {"type": "string"}, "default": []}},
@@ -161,6 +169,9 @@ def _collect(resource: PolicyResource, vpc_urns: set[str]) -> list[Range]:
         return _ranges(remote, ONPREM, f"VPN connection '{name}'", urn)
     if kind == TC_VPN_ROUTE:
         return _ranges([get(props, "destinationCidrBlock")], ONPREM, f"VPN route '{name}'", urn)
+    pool = _cluster_pool(resource)
+    if pool is not None:
+        return pool
     if kind in (K8S_NAMESPACE, K8S_CONFIGMAP):
         label = "Namespace" if kind == K8S_NAMESPACE else "ConfigMap"
         found: list[Range] = []
@@ -172,6 +183,33 @@ def _collect(resource: PolicyResource, vpc_urns: set[str]) -> list[Range]:
             found += _ranges(_metadata_values(props, key), group, f"{label} '{name}' {key}", urn)
         return found
     return []
+
+
+CALICO_GROUPS = ("crd.projectcalico.org", "projectcalico.org")
+CILIUM_GROUP = "cilium.io"
+
+
+def _cluster_pool(resource: PolicyResource) -> list[Range] | None:
+    """The ranges of a Calico or Cilium address pool (on-prem), or None for any other resource."""
+    api = api_of(resource.resource_type, resource.props)
+    if api is None:
+        return None
+    group, kind = api
+    props, name, urn = resource.props, resource.name, resource.urn
+    if group in CALICO_GROUPS and kind == "IPPool":
+        if truthy(get(props, "spec.disabled", False)):
+            return []
+        return _ranges([get(props, "spec.cidr")], ONPREM, f"Calico IPPool '{name}' spec.cidr", urn)
+    if group == CILIUM_GROUP and kind == "CiliumPodIPPool":
+        cidrs = [*as_list(get(props, "spec.ipv4.cidrs")), *as_list(get(props, "spec.ipv6.cidrs"))]
+        return _ranges(cidrs, ONPREM, f"CiliumPodIPPool '{name}'", urn)
+    if group == CILIUM_GROUP and kind == "CiliumLoadBalancerIPPool":
+        if truthy(get(props, "spec.disabled", False)):
+            return []
+        blocks = [*as_list(get(props, "spec.blocks")), *as_list(get(props, "spec.cidrs"))]
+        cidrs = [get(block, "cidr") for block in blocks]
+        return _ranges(cidrs, ONPREM, f"CiliumLoadBalancerIPPool '{name}'", urn)
+    return None
 
 
 # Resources that route one network into another: with any of them (or an on-prem or cluster range) the

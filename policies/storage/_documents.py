@@ -81,6 +81,11 @@ def actions(statement: Mapping[str, Any]) -> list[str]:
     return strings(_field(statement, "Action"), "Action")
 
 
+def resources(statement: Mapping[str, Any], key: str = "Resource") -> list[str]:
+    """The statement's `Resource` (or, with ``key="NotResource"``, `NotResource`) patterns."""
+    return strings(_field(statement, key))
+
+
 def condition(statement: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Condition operators -> {key (lower-case) -> values as a list of lower-case strings}."""
     found: dict[str, dict[str, Any]] = {}

@@ -9,10 +9,18 @@
   `min_tls` (without one, OSS also accepts TLS 1.0 and 1.1).
 - Tencent COS: a `Cos.BucketPolicy` Deny to anyone under `bool_equal` `cos:secure-transport` = false.
   COS has no per-bucket TLS-version setting, so the minimum version is not judged there.
+
+The plain-HTTP deny must cover the bucket and its objects: requests on the bucket itself (listing,
+policy and ACL calls) and on every key. Its `Resource` patterns (or what its `NotResource` leaves) are
+matched against the bucket (`arn:aws:s3:::b`, `acs:oss:*:*:b`, `qcs::cos:<region>:uid/<appid>:b/`) and
+against objects at any key (`b/<key>`), across all the matching deny statements together: a deny of
+`b/*` alone, of `b` alone, or of one prefix (`b/checkpoints/*`) leaves requests without TLS open. (On
+COS a `b/*` pattern also names the bucket itself.)
 """
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from typing import Any
 
@@ -20,10 +28,17 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.proxy import UnknownValueError
 
 from policies.memo import per_stack
-from policies.props import as_list, get, truthy
+from policies.props import as_list, get, get_ref, is_unknown, truthy
 from policies.rule import GfStackPolicy, Rule
 from policies.storage._buckets import Bucket, BucketIndex, judge_buckets
-from policies.storage._documents import actions, condition, effect, is_wildcard_principal, statements
+from policies.storage._documents import (
+    actions,
+    condition,
+    effect,
+    is_wildcard_principal,
+    resources,
+    statements,
+)
 
 RULE = Rule(
     id="GF-STOR-004",
@@ -58,6 +73,13 @@ _POLICY_EXAMPLE = {
 }
 
 
+_RESOURCE_EXAMPLE = {
+    "aws": "both the bucket ARN (arn:aws:s3:::<bucket>) and its objects (arn:aws:s3:::<bucket>/*)",
+    "alicloud": "both the bucket (acs:oss:*:*:<bucket>) and its objects (acs:oss:*:*:<bucket>/*)",
+    "tencentcloud": "the bucket with all its objects (qcs::cos:<region>:uid/<appid>:<bucket>/*)",
+}
+
+
 def tls_number(value: Any) -> float | None:
     match = re.search(r"(\d+(?:\.\d+)?)", str(value))
     return float(match.group(1)) if match else None
@@ -88,14 +110,79 @@ def _denies(bucket: Bucket, matches: Any) -> bool:
     return False
 
 
-def _denies_plain_http(bucket: Bucket) -> bool:
+# Where the bucket-and-key part of a resource pattern starts: after `arn:aws:s3:::`, after the region and
+# account fields of `acs:oss:<region>:<account>:` and of `qcs::cos:<region>:uid/<appid>:`. A bucket
+# policy can only name its own bucket's region and account, so those fields are not compared.
+_PREFIX = {"aws": ("arn:", 5), "alicloud": ("acs:oss:", 4), "tencentcloud": ("qcs::cos:", 5)}
+# The bucket itself as the bucket-and-key part: COS writes it with a trailing slash.
+_BUCKET_FORM = {"aws": "{}", "alicloud": "{}", "tencentcloud": "{}/"}
+_SAMPLE_KEYS = ("model.pt", "checkpoints/step-100/shard-0.pt")
+
+
+def _path_part(cloud: str, pattern: str) -> str:
+    """The bucket-and-key part of a resource pattern (`ckpt/*`); a bare pattern is taken as it is."""
+    if pattern == "*":
+        return "*"
+    prefix, fields = _PREFIX[cloud]
+    if not pattern.startswith(prefix):
+        return pattern
+    parts = pattern.split(":", fields)
+    return parts[fields] if len(parts) > fields else ""
+
+
+def _bucket_name(bucket: Bucket, paths: list[str]) -> str:
+    """The bucket's name; when the program leaves it to the cloud, the name the patterns use."""
+    for key in ("bucket", "id"):
+        value = get_ref(bucket.props, key)
+        if isinstance(value, str) and value and not is_unknown(value):
+            return value
+    for path in paths:
+        segment = path.split("/", 1)[0]
+        if segment and segment != "*":
+            return segment.replace("*", "x").replace("?", "x")
+    return "bucket"
+
+
+def _scope(bucket: Bucket, statement: dict[str, Any]) -> tuple[bool, bool]:
+    """(covers the bucket itself, covers objects at every key) for one statement."""
+    listed, excluded = resources(statement), resources(statement, "NotResource")
+    if not listed and not excluded:
+        return True, True  # a document without resources is read as the bucket's own
+    if any(is_unknown(p) for p in listed):
+        # A pattern built from an id unknown at preview (the bucket's ARN, the account's appid) is read
+        # as naming this bucket and its objects, as the program usually writes it.
+        return True, True
+    listed_paths = [_path_part(bucket.cloud, p) for p in listed if not is_unknown(p)]
+    excluded_paths = [_path_part(bucket.cloud, p) for p in excluded if not is_unknown(p)]
+    name = _bucket_name(bucket, listed_paths + excluded_paths)
+
+    def hit(target: str) -> bool:
+        inside = any(fnmatch.fnmatchcase(target, p) for p in listed_paths)
+        outside = any(fnmatch.fnmatchcase(target, p) for p in excluded_paths)
+        return (inside or not listed) and not outside
+
+    on_bucket = hit(_BUCKET_FORM[bucket.cloud].format(name))
+    on_objects = all(hit(f"{name}/{key}") for key in _SAMPLE_KEYS)
+    return on_bucket, on_objects
+
+
+def _plain_http_scope(bucket: Bucket) -> tuple[bool, bool, bool]:
+    """(some deny of plain HTTP exists, the denies cover the bucket, they cover every object)."""
     key = _TRANSPORT_KEY[bucket.cloud]
-    return _denies(
-        bucket,
-        lambda cond: any(
-            op.startswith("bool") and "false" in clauses.get(key, []) for op, clauses in cond.items()
-        ),
-    )
+    found = on_bucket = on_objects = False
+    for document, path in _documents(bucket):
+        for statement in statements(document, path):
+            if effect(statement) != "deny" or not is_wildcard_principal(statement):
+                continue
+            if not _covers_all_actions(bucket.cloud, statement):
+                continue
+            cond = condition(statement)
+            if any(op.startswith("bool") and "false" in clauses.get(key, []) for op, clauses in cond.items()):
+                found = True
+                covers_bucket, covers_objects = _scope(bucket, statement)
+                on_bucket = on_bucket or covers_bucket
+                on_objects = on_objects or covers_objects
+    return found, on_bucket, on_objects
 
 
 def _s3_tls_floor(bucket: Bucket) -> float | None:
@@ -113,10 +200,21 @@ def _s3_tls_floor(bucket: Bucket) -> float | None:
 
 def _policy_problems(bucket: Bucket, min_tls: float) -> list[str]:
     problems = []
-    if not _denies_plain_http(bucket):
+    found, on_bucket, on_objects = _plain_http_scope(bucket)
+    if not found:
         problems.append(
             f"{bucket.label} accepts requests without TLS (no bucket policy statement that would "
             f"{_POLICY_EXAMPLE[bucket.cloud]}); add one"
+        )
+    elif not (on_bucket and on_objects):
+        missing = [
+            what
+            for what, covered in (("the bucket itself", on_bucket), ("every object", on_objects))
+            if not covered
+        ]
+        problems.append(
+            f"{bucket.label} accepts requests without TLS on {' and '.join(missing)}: its deny of plain HTTP "
+            f"does not cover them; list {_RESOURCE_EXAMPLE[bucket.cloud]} in the statement's Resource"
         )
     if bucket.cloud == "aws" and min_tls > S3_TLS_FLOOR:
         floor = _s3_tls_floor(bucket)

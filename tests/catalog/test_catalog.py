@@ -84,15 +84,64 @@ def test_hourly_on_demand_and_spot_math() -> None:
     on_demand = t.hourly("us-east-1")
     assert on_demand.amount == 1.212
     assert on_demand.currency == "USD"
+    # us-east-1's five zones: 0.4288, 0.4799, 0.5063, 0.5609, 0.6067; the region's spot price is the median.
     spot = t.hourly("us-east-1", spot=True)
-    assert spot.amount == pytest.approx(1.212 * (1 - t.spot_discount))
+    assert spot.amount == 0.5063
     assert spot.source == on_demand.source
+    assert t.spot_basis("us-east-1") == "median of the region's zones"
+
+
+def test_region_without_a_spot_price_falls_back_to_the_discount() -> None:
+    t = load_catalog().get("aws", "p4d.24xlarge")
+    assert "ap-south-1" in t.on_demand and "ap-south-1" not in t.spot  # no zone quoted a spot price
+    spot = t.hourly("ap-south-1", spot=True)
+    assert spot.amount == pytest.approx(39.32 * (1 - t.spot_discount))
+    assert t.spot_basis("ap-south-1") == f"on-demand less {t.spot_discount * 100:g}%"
+
+
+def test_every_aws_gpu_family_in_every_region_that_sells_it() -> None:
+    catalog = load_catalog()
+    families = {t.family for t in catalog.types("aws")}
+    assert {
+        "g4dn",
+        "g4ad",
+        "g5",
+        "g5g",
+        "g6",
+        "g6e",
+        "gr6",
+        "p3",
+        "p3dn",
+        "p4d",
+        "p4de",
+        "p5",
+        "p5en",
+    } <= families
+    assert len(catalog.types("aws")) == 52
+    assert len(catalog.regions("aws")) == 22
+    assert sorted(catalog.get("aws", "g4dn.xlarge").on_demand) == [
+        "af-south-1", "ap-east-1", "ap-northeast-1", "ap-northeast-2", "ap-northeast-3", "ap-south-1",
+        "ap-southeast-1", "ap-southeast-2", "ca-central-1", "eu-central-1", "eu-north-1", "eu-south-1",
+        "eu-west-1", "eu-west-2", "eu-west-3", "me-south-1", "us-east-1", "us-east-2", "us-west-1",
+        "us-west-2",
+    ]  # fmt: skip
+
+
+def test_price_cut_families_are_flagged_unconfirmed() -> None:
+    catalog = load_catalog()
+    for name in ("p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5en.48xlarge"):
+        assert not catalog.get("aws", name).hourly("us-east-1").confirmed, name
+    assert catalog.get("aws", "g5.2xlarge").hourly("us-east-1").confirmed
 
 
 def test_hourly_unknown_region_lists_known_regions() -> None:
     with pytest.raises(KeyError) as excinfo:
         load_catalog().get("aws", "g6.xlarge").hourly("eu-west-1")
-    assert "priced regions: ap-northeast-1, us-east-1, us-west-2" in str(excinfo.value)
+    # The source lists no g6 in eu-west-1.
+    assert (
+        "priced regions: ap-northeast-1, ap-northeast-2, ap-south-1, ap-southeast-2, ca-central-1, "
+        in str(excinfo.value)
+    )
 
 
 def test_unknown_type_suggests_close_matches() -> None:
@@ -152,14 +201,23 @@ def _mutate(path: list[str | int], value: Any) -> dict[str, Any]:
     return data
 
 
+def test_a_spot_price_needs_an_on_demand_price_in_its_region() -> None:
+    data = _raw()
+    data["instance_types"][0]["spot"]["regions"]["mars-north-1"] = 0.1
+    with pytest.raises(
+        CatalogError, match=r"\(aws g4ad.xlarge\) spot.mars-north-1: no on-demand price in that region"
+    ):
+        parse_catalog(data)
+
+
 @pytest.mark.parametrize(
     ("path", "value", "message"),
     [
         (["instance_types", 0, "on_demand", "regions"], {},
-         r"instance_types\[0\] \(aws g4dn.xlarge\): needs at least one on-demand price"),
+         r"instance_types\[0\] \(aws g4ad.xlarge\): needs at least one on-demand price"),
         (["instance_types", 1, "on_demand", "currency"], "EUR",
-         r"\(aws g4dn.2xlarge\) on_demand.us-east-1: unknown currency 'EUR'"),
-        (["instance_types", 2, "cloud"], "gcp", r"\(gcp g4dn.4xlarge\): unknown cloud 'gcp'"),
+         r"\(aws g4ad.2xlarge\) on_demand.ap-northeast-1: unknown currency 'EUR'"),
+        (["instance_types", 2, "cloud"], "gcp", r"\(gcp g4ad.4xlarge\): unknown cloud 'gcp'"),
         (["instance_types", 3, "spot_discount"], 1.5, r"spot_discount must be in \[0, 1\)"),
         (["instance_types", 3, "gpu_count"], 0, r"gpu_count must be a positive integer"),
     ],
@@ -172,5 +230,5 @@ def test_loader_fails_loudly_naming_the_entry(path: list[str | int], value: Any,
 def test_duplicate_entries_rejected() -> None:
     data = _raw()
     data["instance_types"].append(copy.deepcopy(data["instance_types"][0]))
-    with pytest.raises(CatalogError, match=r"aws g4dn\.xlarge is listed twice"):
+    with pytest.raises(CatalogError, match=r"aws g4ad\.xlarge is listed twice"):
         parse_catalog(data)

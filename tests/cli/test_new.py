@@ -204,7 +204,8 @@ def test_values_that_yaml_would_misread_are_quoted(project: Path) -> None:
             ("new", "x", "--from", "inference", *TEAM, "--budget", "10", "--region", "eu-west-1"),
             "error: template 'inference' does not fit region eu-west-1; nothing written:\n"
             "  pools.serve: g6.12xlarge is not offered in eu-west-1 (the catalogue prices it in "
-            "ap-northeast-1, us-east-1, us-west-2)\n",
+            "ap-northeast-1, ap-northeast-2, ap-south-1, ap-southeast-2, ca-central-1, eu-central-1, "
+            "eu-north-1, eu-west-2, eu-west-3, us-east-1, us-east-2, us-west-2)\n",
         ),
         (
             ("new", "x", "--from", "training", *REQUIRED, "--replica-region", "us-east-1"),

@@ -240,7 +240,7 @@ ALLOWED_POOL = (
          ".storage.checkpoints.ia_after_days: must be < expire_after_days (30), got 30"),
         (["pools", "train", "instance_types"], ["g5.2xlarg"],
          ".pools.train.instance_types[0]: unknown aws instance type 'g5.2xlarg'; "
-         "did you mean g5.2xlarge, g5.12xlarge, g5.xlarge?"),
+         "did you mean g5.2xlarge, g5g.2xlarge, g5.24xlarge?"),
         (["pools", "train", "instance_types"], [], ".pools.train.instance_types: "
          "must have at least 1 entry, got none"),
         (["pools", "train", "on_demand_base"], 5,

@@ -64,7 +64,7 @@ def test_asg_tag_list_shape() -> None:
 
 def test_not_applicable() -> None:
     assert check_resource(POLICY, "aws:iam/rolePolicy:RolePolicy", {}) == (
-        "n/a: aws:iam/rolePolicy:RolePolicy takes no tags"
+        "n/a: aws:iam/rolePolicy:RolePolicy takes no tags or carries no cost of its own"
     )
     assert check_resource(POLICY, "kubernetes:core/v1:ConfigMap", {}) == (
         "n/a: Kubernetes ConfigMap objects do not carry cost labels"

@@ -6,7 +6,8 @@ from .helpers import UNKNOWN_STR, ali_pool, aws_pool, check_stack, res, tc_pool
 
 
 def test_metadata() -> None:
-    assert (RULE.id, POLICY.name, RULE.config) == ("GF-COST-005", "non-prod-gpu-pools-scale-to-zero", {})
+    assert (RULE.id, POLICY.name) == ("GF-COST-005", "non-prod-gpu-pools-scale-to-zero")
+    assert RULE.defaults() == {"weekends_off": True}
 
 
 def test_compliant_per_cloud() -> None:

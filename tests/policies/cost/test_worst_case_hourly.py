@@ -49,13 +49,20 @@ def test_environments_are_capped_separately() -> None:
     assert check_stack(POLICY, [*aws_pool(), prod]) == []  # 30 USD/h is under prod's 2000, not counted in dev
 
 
-def test_unpriced_type_is_not_judged() -> None:
+def test_unpriced_type_is_left_out_not_a_finding() -> None:
+    # A type the catalogue does not price is named on the cost line ("unpriced"); the rule judges the rest.
     box = res("aws:ec2/instance:Instance", "box", {"instanceType": "p5.48xlarge"})
-    assert check_stack(POLICY, [box]) == [
+    assert check_stack(POLICY, [box]) == []
+    assert check_stack(POLICY, [box, *aws_pool()]) == []
+
+
+def test_unpriced_pool_is_named_when_the_priced_ones_exceed_the_cap() -> None:
+    box = res("aws:ec2/instance:Instance", "box", {"instanceType": "g7e.48xlarge"})
+    assert check_stack(POLICY, [*aws_pool(group={"maxSize": 60}), box]) == [
         (
-            "could not be judged: no catalogue price for box: p5.48xlarge; the priced dev pools "
-            "reach 0.00 of 50 "
-            "USD/h",
+            "the dev GPU pools can cost 60.00 USD/h at maximum size and on-demand prices, over the dev cap "
+            "of 50 USD/h (gpu: 60 x g5.2xlarge (us-east-1) at 1.00 USD/h; unpriced, not counted: box: "
+            "g7e.48xlarge)",
             None,
         )
     ]

@@ -55,7 +55,7 @@ def test_default_namespace_and_cpu_workloads() -> None:
     [(message, _)] = run_stack(POLICY, [gpu_job("adhoc", namespace=None)])
     assert message.startswith("Namespace 'default' runs GPU workloads (Job 'adhoc')")
     web = res(DEPLOYMENT, "web", {"spec": {"template": {"spec": {"containers": [{"name": "w"}]}}}})
-    assert run_stack(POLICY, [web]) == "N/A: the stack runs no workload that asks for nvidia.com/gpu"
+    assert run_stack(POLICY, [web]) == "N/A: the stack runs no workload that asks for a GPU resource"
 
 
 def test_auto_named_namespace_joined_by_reference() -> None:

@@ -48,7 +48,7 @@ def test_protected_training_passes() -> None:
 
 def test_no_gpu_workloads_not_applicable() -> None:
     db = res(STS, "db", {"spec": {"template": {"spec": {"containers": [{"name": "db"}]}}}})
-    assert run_stack(POLICY, [db]) == "N/A: the stack runs no workload that asks for nvidia.com/gpu"
+    assert run_stack(POLICY, [db]) == "N/A: the stack runs no workload that asks for a GPU resource"
 
 
 def test_missing_priority_class() -> None:

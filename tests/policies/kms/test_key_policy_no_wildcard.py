@@ -36,7 +36,7 @@ def test_named_principal_passes(kind: str) -> None:
 def test_wildcard_principal_fails(principal: object) -> None:
     statement = {**ROOT, "Sid": "Open", "Principal": principal}
     assert run_resource(POLICY, AWS_KEY_POLICY, {"keyId": UNKNOWN, "policy": doc(statement)}, name="kp") == [
-        "AWS KMS key policy 'kp' policy statement Open allows kms:* to any principal (*); name the "
+        "AWS KMS key policy 'kp' policy statement 'Open' allows kms:* to any principal (*); name the "
         "principals "
         "or restrict them with aws:PrincipalAccount or kms:CallerAccount"
     ]
@@ -45,7 +45,7 @@ def test_wildcard_principal_fails(principal: object) -> None:
 def test_star_action_as_dict_document() -> None:
     statement = {"Effect": "Allow", "Principal": "*", "Action": ["kms:Decrypt", "*"]}
     assert run_resource(POLICY, AWS_KEY, {"policy": {"Statement": [statement]}}, name="k") == [
-        "AWS KMS key 'k' policy statement #0 allows * to any principal (*); name the principals or restrict "
+        "AWS KMS key 'k' policy statement 1 allows * to any principal (*); name the principals or restrict "
         "them with aws:PrincipalAccount or kms:CallerAccount"
     ]
 
@@ -81,7 +81,7 @@ def test_allow_not_action_to_anyone_fails() -> None:
         "NotAction": "kms:ScheduleKeyDeletion",
     }
     assert run_resource(POLICY, AWS_KEY, {"policy": doc(statement)}, name="k", proxy=True) == [
-        "AWS KMS key 'k' policy statement Open allows every action except kms:ScheduleKeyDeletion "
+        "AWS KMS key 'k' policy statement 'Open' allows every action except kms:ScheduleKeyDeletion "
         "(Allow with NotAction) to any principal (*); name the principals or restrict them with "
         "aws:PrincipalAccount or kms:CallerAccount"
     ]
@@ -92,7 +92,7 @@ def test_not_action_excluding_all_kms_and_mixed_case_star() -> None:
     assert run_resource(POLICY, AWS_KEY, {"policy": doc(excluded)}) == []
     shouting = {"Effect": "Allow", "Principal": "*", "Action": "KMS:*"}
     assert run_resource(POLICY, AWS_KEY, {"policy": doc(shouting)}, name="k") == [
-        "AWS KMS key 'k' policy statement #0 allows KMS:* to any principal (*); name the principals or "
+        "AWS KMS key 'k' policy statement 1 allows KMS:* to any principal (*); name the principals or "
         "restrict them with aws:PrincipalAccount or kms:CallerAccount"
     ]
 
@@ -103,3 +103,10 @@ def test_unknown_principal_reference_passes_but_unknown_action_is_not_judged() -
     unknown_action = {**ROOT, "Principal": "*", "Action": UNKNOWN}
     found = run_resource(POLICY, AWS_KEY, {"policy": {"Statement": [unknown_action]}}, proxy=True)
     assert len(found) == 1 and found[0].startswith("could not be judged at preview"), found
+
+
+def test_statements_are_numbered_from_one_as_in_every_rule() -> None:
+    # The open statement is the second of the document, without a Sid: "statement 2", never "#1".
+    unnamed = {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "kms:*", "Resource": "*"}
+    (message,) = run_resource(POLICY, AWS_KEY, {"policy": doc(ROOT, unnamed)}, name="k")
+    assert message.startswith("AWS KMS key 'k' policy statement 2 allows kms:* to any principal (*)")

@@ -79,6 +79,8 @@ VARIANTS: dict[str, tuple[set[str], str, str]] = {
         "'gpu-scale-in' (fired by alarm 'gpu-idle') scales in by step",
     ),
     "no-schedule-no-idle": ({"GF-COST-005"}, "gpu-burst", "no off-hours schedule to zero and no scale-in"),
+    # The night schedule alone, restarting the pool every morning: the weekends stay on.
+    "no-idle-weekends-on": ({"GF-COST-005"}, "gpu-burst", "is scaled to zero at night only"),
     "no-budget": ({"GF-COST-002"}, "", "no budget"),
     "budget-95": ({"GF-COST-002"}, "vision-dev", "alerts at 95%"),
     "trail-single-region": ({"GF-AUD-001"}, "account", "is single-region"),
@@ -94,6 +96,7 @@ COMPLIANT_VARIANTS = (
     "kms-caller-account",  # Principal AWS "*" narrowed by kms:CallerAccount
     "budget-absolute",  # an ABSOLUTE_VALUE alert at 80% of the limit
     "no-schedule",  # no off-hours schedule, but idle scale-in
+    "no-idle",  # no idle scale-in, but off nights and weekends
 )
 
 

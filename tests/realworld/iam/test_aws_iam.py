@@ -73,7 +73,7 @@ VARIANTS: dict[str, tuple[set[str], str, str]] = {
         "org-reader",
         "trusts any principal ('*') without a restricting condition",
     ),
-    "kms-wildcard": ({"GF-KMS-002"}, "training-key", "statement Anyone allows kms:* to any principal (*)"),
+    "kms-wildcard": ({"GF-KMS-002"}, "training-key", "statement 'Anyone' allows kms:* to any principal (*)"),
     "kms-not-action": (
         {"GF-KMS-002"},
         "training-key",

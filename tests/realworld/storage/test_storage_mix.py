@@ -37,6 +37,10 @@ VARIANTS: dict[str, tuple[str, str, str]] = {
     "cos-public": ("GF-STOR-003", "cos-ckpt", "has the ACL public-read"),
     "cos-aes256": ("GF-STOR-001", "cos-ckpt", "is encrypted with AES256"),
     "cos-archive-7": ("GF-STOR-006", "cos-ckpt", "before ARCHIVE's 90-day minimum storage duration"),
+    # A TLS deny that covers only part of the bucket leaves the rest open to plain HTTP.
+    "s3-tls-objects-only": ("GF-STOR-004", "ckpt", "without TLS on the bucket itself"),
+    "oss-tls-bucket-only": ("GF-STOR-004", "oss-ckpt", "without TLS on every object"),
+    "cos-tls-prefix-only": ("GF-STOR-004", "cos-ckpt", "without TLS on the bucket itself and every object"),
 }
 
 COMPLIANT = (

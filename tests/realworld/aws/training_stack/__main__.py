@@ -437,7 +437,7 @@ scale_out = aws.autoscaling.Policy(
 )
 scale_in = (
     None
-    if BREAK == "no-schedule-no-idle"
+    if BREAK in ("no-schedule-no-idle", "no-idle", "no-idle-weekends-on")
     # A step policy takes no cooldown and is re-run every minute its alarm holds; the break shows it.
     else aws.autoscaling.Policy(
         "gpu-scale-in",
@@ -505,7 +505,7 @@ if BREAK not in ("no-schedule", "no-schedule-no-idle"):
         min_size=0,
         max_size=8,
         desired_capacity=0,
-        recurrence="0 8 * * 1-5",
+        recurrence="0 8 * * *" if BREAK == "no-idle-weekends-on" else "0 8 * * 1-5",
         time_zone="America/Los_Angeles",
         opts=opts,
     )

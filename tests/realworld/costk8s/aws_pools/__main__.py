@@ -352,20 +352,11 @@ aws.budgets.Budget(
 if BREAK == "untagged":
     # A second provider without default_tags: only the resource's own tags count.
     bare = aws.Provider("bare", region="us-west-2")
-    aws.iam.Role(
+    # A queue carries cost of its own (IAM roles and bucket objects do not, and are not judged).
+    aws.sqs.Queue(
         "scratch",
-        assume_role_policy=json.dumps(
-            {
-                "Version": "2012-10-17",
-                "Statement": [
-                    {
-                        "Effect": "Allow",
-                        "Principal": {"Service": "ec2.amazonaws.com"},
-                        "Action": "sts:AssumeRole",
-                    }
-                ],
-            }
-        ),
+        message_retention_seconds=86400,
+        sqs_managed_sse_enabled=True,
         tags={"project": "research", "team": "ml"},
         opts=ResourceOptions(provider=bare),
     )

@@ -106,7 +106,7 @@ def bucket_policy(arn: str) -> str:
             "Effect": "Deny",
             "Principal": {"AWS": "*"},
             "Action": "s3:*",
-            "Resource": [arn, f"{arn}/*"],
+            "Resource": [f"{arn}/*"] if BREAK == "s3-tls-objects-only" else [arn, f"{arn}/*"],
             "Condition": {"Bool": {"aws:SecureTransport": "false"}},
         }
     ]
@@ -224,7 +224,9 @@ alicloud.oss.BucketPolicy(
                         "Effect": "Deny",
                         "Principal": ["*"],
                         "Action": ["oss:*"],
-                        "Resource": [f"acs:oss:*:*:{name}", f"acs:oss:*:*:{name}/*"],
+                        "Resource": [f"acs:oss:*:*:{name}"]
+                        if BREAK == "oss-tls-bucket-only"
+                        else [f"acs:oss:*:*:{name}", f"acs:oss:*:*:{name}/*"],
                         "Condition": {"Bool": {"acs:SecureTransport": ["false"]}},
                     }
                 ],
@@ -280,7 +282,10 @@ tencentcloud.cos.BucketPolicy(
                         "effect": "deny",
                         "principal": {"qcs": ["*"]},
                         "action": ["name/cos:*"],
-                        "resource": [f"qcs::cos:ap-guangzhou:uid/1250000000:{name}/*"],
+                        "resource": [
+                            f"qcs::cos:ap-guangzhou:uid/1250000000:{name}/"
+                            + ("checkpoints/*" if BREAK == "cos-tls-prefix-only" else "*")
+                        ],
                         "condition": {"bool_equal": {"cos:secure-transport": "false"}},
                     }
                 ],

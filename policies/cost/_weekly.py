@@ -1,0 +1,94 @@
+"""A week of scheduled actions replayed minute by minute: is a pool at zero over the weekend?
+
+Recurrences read: Unix cron (`m h dom mon dow`, Sunday 0 or 7, names SUN-SAT; AWS Auto Scaling and
+Tencent AS schedules, Alibaba ESS tasks of recurrence type `Cron`) and AWS Application Auto Scaling
+`cron(m h dom mon dow year)` (Sunday 1, names SUN-SAT). Day-of-month and month must be `*` or `?`: a
+schedule that depends on the date cannot be replayed as a week. Alibaba ESS `Daily`/`Weekly` tasks
+(their time of day is in their launch time) are not replayed. Each recurrence is read in its own
+time zone, so the weekend is the schedule's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_DAY = 1440
+_WEEK = 7 * _DAY
+_NAMES = {"SUN": 0, "MON": 1, "TUE": 2, "WED": 3, "THU": 4, "FRI": 5, "SAT": 6}
+WEEKEND = range(5 * _DAY, _WEEK)  # Saturday 00:00 to Monday 00:00, the week starting on Monday
+
+
+class NotReplayable(ValueError):
+    """The recurrence is not a weekly cron this module can replay."""
+
+
+def _values(text: str, low: int, high: int, names: dict[str, int] | None = None) -> set[int]:
+    found: set[int] = set()
+    for item in text.split(","):
+        part, _, step_text = item.partition("/")
+        step = int(step_text) if step_text.isdigit() else 1
+        if step_text and not step_text.isdigit():
+            raise NotReplayable(f"step {step_text!r}")
+        if part in ("*", "?"):
+            start, end = low, high
+        elif "-" in part:
+            first, last = part.split("-", 1)
+            start, end = _value(first, names), _value(last, names)
+        else:
+            start = _value(part, names)
+            end = high if step_text else start
+        if start > end:
+            raise NotReplayable(f"range {part!r}")
+        found.update(range(start, end + 1, step))
+    return found
+
+
+def _value(text: str, names: dict[str, int] | None) -> int:
+    if names and text.upper()[:3] in names and not text.isdigit():
+        return names[text.upper()[:3]]
+    if not text.isdigit():
+        raise NotReplayable(f"value {text!r}")
+    return int(text)
+
+
+def fire_minutes(recurrence: str) -> set[int]:
+    """Minutes of the Monday-first week at which the recurrence fires."""
+    text = recurrence.strip()
+    if text.startswith("Cron "):
+        text = text.removeprefix("Cron ")  # an Alibaba ESS task's recurrence type and value
+    aws_form = re.fullmatch(r"cron\((.*)\)", text)
+    fields = (aws_form.group(1) if aws_form else text).split()
+    if aws_form and len(fields) == 6:
+        fields = fields[:5]
+    if len(fields) != 5:
+        raise NotReplayable(f"{recurrence!r} is not a cron expression")
+    minute, hour, dom, month, dow = fields
+    if dom not in ("*", "?") or month not in ("*", "?"):
+        raise NotReplayable(f"{recurrence!r} depends on the date")
+    minutes = _values(minute, 0, 59)
+    hours = _values(hour, 0, 23)
+    if aws_form:
+        # Application Auto Scaling numbers the days 1 (Sunday) to 7 (Saturday).
+        days = {d - 1 for d in _values(dow, 1, 7, {k: v + 1 for k, v in _NAMES.items()})}
+    else:
+        days = {d % 7 for d in _values(dow, 0, 7, _NAMES)}
+    return {((d + 6) % 7) * _DAY + h * 60 + m for d in days for h in hours for m in minutes}
+
+
+def weekend_running_minutes(stops: Sequence[str], starts: Sequence[str]) -> int:
+    """Minutes of the weekend the pool runs: the week replayed twice from running, the second counted.
+    Raises NotReplayable for a recurrence that cannot be replayed."""
+    stop_at = set().union(*(fire_minutes(s) for s in stops)) if stops else set()
+    start_at = set().union(*(fire_minutes(s) for s in starts)) if starts else set()
+    running = True
+    on = 0
+    for minute in range(2 * _WEEK):
+        of_week = minute % _WEEK
+        if of_week in stop_at:
+            running = False
+        if of_week in start_at:
+            running = True
+        if running and minute >= _WEEK and of_week in WEEKEND:
+            on += 1
+    return on
