@@ -7,9 +7,11 @@ the SDK sends (parent, dependencies, provider, component or custom) with its inp
 wire form: camelCase names, unknown and secret sentinels. Outputs come from `gpufleet.mocks` and are
 synthetic.
 
-Each run happens in its own `contextvars` context, event loop and working directory, with
-`sys.path`, `sys.argv` and the program's own modules restored afterwards, so several stacks can be
-run one after another in one process without leaking config or resources into each other.
+Each run happens in a child process (`gpufleet.sandbox`) under a time limit: whatever the program
+does (loop, sleep, fork, `os._exit`, leave threads running, close stdout, crash the interpreter), the
+caller gets a graph or a one-paragraph `EngineError`, and its own process state is untouched. Inside
+the child the run also has its own `contextvars` context, event loop and working directory, with
+`sys.path`, `sys.argv` and the program's own modules restored afterwards.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import importlib
 import io
 import logging
 import os
@@ -24,9 +27,10 @@ import re
 import runpy
 import sys
 import threading
+import time
 import traceback
 import warnings
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,11 +39,14 @@ from typing import Any
 import pulumi
 import pulumi.resource as pulumi_resource
 import pulumi.runtime
+import pulumi.runtime.resource as pulumi_runtime_resource
 from google.protobuf import struct_pb2
 from pulumi.runtime import settings as pulumi_settings
 from pulumi.runtime.mocks import MockMonitor
+from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
 
+from gpufleet import sandbox
 from gpufleet.graph import SECRET_SIG_KEY, UNKNOWN_STRING, Resource, ResourceGraph
 from gpufleet.mocks import FleetMocks, encode_documents
 from gpufleet.project import SECRET_PLACEHOLDER, Project, ProjectError, load_project, load_stack_config
@@ -52,6 +59,12 @@ _GPUFLEET_DIR = Path(__file__).resolve().parent
 _CONSTRUCTION_HOOKS = ("register_resource", "read_resource")
 
 _PRINTED_LINES_KEPT = 20
+
+DEFAULT_TIMEOUT = 300.0
+"""Seconds a program may run before it is stopped (`--timeout`)."""
+
+# Non-daemon threads still running after the program finished get this long to end by themselves.
+_THREAD_GRACE = 2.0
 
 # The run mutates process-wide state (cwd, sys.path, sys.modules): one run at a time.
 _RUN_LOCK = threading.Lock()
@@ -162,7 +175,7 @@ class RecordingMonitor(MockMonitor):
             self.records.setdefault(record.urn, record)
 
     def RegisterResource(self, request: Any) -> Any:
-        response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
+        response = super().RegisterResource(_without_resource_refs(request, "object"))  # type: ignore[no-untyped-call]
         urn = response.urn
         inputs = _from_struct(request.object)
         if request.type == STACK_TYPE:
@@ -192,7 +205,7 @@ class RecordingMonitor(MockMonitor):
         return response
 
     def ReadResource(self, request: Any) -> Any:
-        response = super().ReadResource(request)  # type: ignore[no-untyped-call]
+        response = super().ReadResource(_without_resource_refs(request, "properties"))  # type: ignore[no-untyped-call]
         registration = self.resources.get(response.urn)
         state = _from_python(registration.state) if registration is not None else {}
         self._keep(
@@ -211,6 +224,9 @@ class RecordingMonitor(MockMonitor):
         )
         return response
 
+    def Invoke(self, request: Any) -> Any:
+        return super().Invoke(_without_resource_refs(request, "args"))  # type: ignore[no-untyped-call]
+
     def RegisterResourceOutputs(self, request: Any) -> Any:
         outputs = _from_struct(request.outputs)
         with self._lock:
@@ -218,6 +234,51 @@ class RecordingMonitor(MockMonitor):
             if record is not None:
                 record.outputs = outputs
         return super().RegisterResourceOutputs(request)  # type: ignore[no-untyped-call]
+
+
+_RESOURCE_SIG_BYTES = _RESOURCE_SIG.encode()
+
+
+def _without_resource_refs(request: Any, field_name: str) -> Any:
+    """`request` with every resource reference in its `field_name` Struct replaced by the resource's
+    id (custom) or URN (component), as the engine sends them to a provider without reference support.
+
+    `MockMonitor` deserializes what it is given on the executor thread; a resource reference there
+    is turned back into a resource object (`get_resource`), whose URN and id futures and whose
+    lookup task belong to an event loop `_ensure_event_loop` creates for that thread. The program's
+    loop later awaits that task through `wait_for_rpcs`: if it is still pending then, the run fails
+    with "attached to a different loop", at random. With plain ids nothing is rebuilt off the
+    program's loop. The recorded inputs keep the original request, where `_from_struct` makes the
+    same replacement.
+    """
+    struct = getattr(request, field_name)
+    if _RESOURCE_SIG_BYTES not in struct.SerializeToString():
+        return request
+    copy = type(request)()
+    copy.CopyFrom(request)
+    _replace_resource_refs(getattr(copy, field_name))
+    return copy
+
+
+def _replace_resource_refs(struct: struct_pb2.Struct) -> None:
+    for value in struct.fields.values():
+        _replace_in_value(value)
+
+
+def _replace_in_value(value: struct_pb2.Value) -> None:
+    kind = value.WhichOneof("kind")
+    if kind == "struct_value":
+        fields = value.struct_value.fields
+        if SECRET_SIG_KEY in fields and fields[SECRET_SIG_KEY].string_value == _RESOURCE_SIG:
+            if "id" in fields:
+                value.string_value = fields["id"].string_value or UNKNOWN_STRING
+            else:
+                value.string_value = fields["urn"].string_value
+            return
+        _replace_resource_refs(value.struct_value)
+    elif kind == "list_value":
+        for item in value.list_value.values:
+            _replace_in_value(item)
 
 
 class _NoteHandler(logging.Handler):
@@ -243,11 +304,13 @@ def run_program(
     *,
     config_overrides: Mapping[str, Any] | None = None,
     stack_references: Mapping[str, Mapping[str, Any]] | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> ResourceGraph:
     """Run the Pulumi Python project in `project_dir` for `stack` and return what it registered.
 
     `stack_references` gives outputs for `pulumi.StackReference(name)` by name; without it they
-    read as empty (and a note says so).
+    read as empty (and a note says so). The program runs in a child process and is stopped after
+    `timeout` seconds (None: no limit).
     """
     try:
         project = load_project(Path(project_dir))
@@ -255,9 +318,6 @@ def run_program(
     except ProjectError as exc:
         raise EngineError(str(exc)) from None
 
-    encoded = stack_config.encoded()
-    mocks = FleetMocks(encoded, stack_references)
-    monitor = RecordingMonitor(mocks)
     graph = ResourceGraph(project=project.name, stack=stack, config=dict(stack_config.values))
     for key in stack_config.undecrypted:
         graph.notes.append(
@@ -269,25 +329,209 @@ def run_program(
             "the stack file imports Pulumi ESC environments "
             f"({', '.join(stack_config.environments)}); their values are not available offline"
         )
-    log_notes: list[str] = []
+    job = _Job(
+        project=project,
+        stack=stack,
+        config=stack_config.encoded(),
+        secret_keys=sorted(stack_config.secret_keys),
+        stack_references={k: dict(v) for k, v in (stack_references or {}).items()}
+        if stack_references is not None
+        else None,
+    )
+    _import_sdk_modules()
+    try:
+        recorded: _Recorded | str = sandbox.call(_record, job, timeout=timeout)
+    except sandbox.ChildProblem as exc:
+        raise EngineError(_child_problem(exc, project, timeout)) from None
+    if isinstance(recorded, str):
+        raise EngineError(recorded)
+    _SDK_MODULES.update(dict.fromkeys(recorded.sdk_modules))
 
-    with _RUN_LOCK:
-        context = contextvars.copy_context()
-        run = _Run(project, stack, encoded, sorted(stack_config.secret_keys), mocks, monitor, log_notes)
-        context.run(_run_isolated, run)
+    for resource in recorded.resources:
+        graph.add(resource)
+    graph.outputs = recorded.outputs
+    graph.notes.extend(n for n in recorded.notes if n not in graph.notes)
+    return graph
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What the child process needs to run the program: all of it pickles."""
+
+    project: Project
+    stack: str
+    config: dict[str, str]
+    secret_keys: list[str]
+    stack_references: dict[str, dict[str, Any]] | None
+
+
+@dataclass(frozen=True)
+class _Recorded:
+    """What the child process sends back."""
+
+    resources: list[Resource]
+    outputs: dict[str, Any]
+    notes: list[str]
+    sdk_modules: list[str]
+
+
+def _record(job: _Job) -> _Recorded | str:
+    """Run the program (in the child process): the registrations, or the error message for the user."""
+    project = job.project
+    mocks = FleetMocks(job.config, job.stack_references)
+    monitor = RecordingMonitor(mocks)
+    log_notes: list[str] = []
+    threads_before = set(threading.enumerate())
+    modules_before = set(sys.modules)
+    run = _Run(project, job.stack, job.config, job.secret_keys, mocks, monitor, log_notes)
+    try:
+        with _RUN_LOCK, _quick_registrations(), sandbox.collector_paused():
+            contextvars.copy_context().run(_run_isolated, run)
+    except EngineError as exc:
+        return str(exc)
+    except KeyboardInterrupt as exc:
+        # The child leads its own process group: a Ctrl-C at the terminal never reaches it, so this
+        # was raised by the program.
+        return str(_program_error(exc, project, project.stack_file(job.stack)))
+    problem = _left_behind(project, threads_before)
+    if problem:
+        return problem
 
     # Registrations reach the monitor in an order that depends on thread timing; the graph lists
     # them in the order the program constructed them, so two runs give the same graph.
     position = {urn: index for index, urn in enumerate(run.program_order)}
     records = list(monitor.records.values())
     records.sort(key=lambda r: position.get(r.urn, len(position)))
-    for record in records:
-        graph.add(record.freeze())
+    outputs: dict[str, Any] = {}
     if monitor.stack_urn and monitor.stack_urn in monitor.records:
-        graph.outputs = dict(monitor.records[monitor.stack_urn].outputs)
-    graph.notes.extend(n for n in mocks.notes if n not in graph.notes)
-    graph.notes.extend(n for n in log_notes if n not in graph.notes)
-    return graph
+        outputs = dict(monitor.records[monitor.stack_urn].outputs)
+    return _Recorded(
+        resources=[record.freeze() for record in records],
+        outputs=outputs,
+        notes=[*mocks.notes, *log_notes],
+        sdk_modules=_sdk_modules(n for n in list(sys.modules) if n not in modules_before),
+    )
+
+
+# Provider SDK modules a program used (`pulumi_aws`, `pulumi_aws.s3`): each run loads those it knows
+# of before its child starts, so later children inherit them instead of importing them again (half a
+# second for pulumi_aws alone).
+_SDK_MODULES: dict[str, None] = {}
+
+
+def _sdk_modules(names: Iterator[str]) -> list[str]:
+    """Provider packages and those of their direct submodules that were loaded, not only registered
+    for lazy loading, in import order (`config` modules excluded: they must load as the program
+    loads them)."""
+    found = []
+    for name in names:
+        parts = name.split(".")
+        top = parts[0]
+        if not (top.startswith("pulumi_") or top == "tencentcloud_iac_pulumi"):
+            continue
+        lazy = type(sys.modules.get(name)).__name__ == "_LazyModule"
+        if len(parts) <= 2 and parts[-1] != "config" and not lazy:
+            found.append(name)
+    return found
+
+
+def _import_sdk_modules() -> None:
+    for name in list(_SDK_MODULES):
+        top, _, sub = name.partition(".")
+        try:
+            # As a program does (`aws.s3.Bucket`): reading an attribute loads a lazy module (reading
+            # `__dict__` or `__name__` does not).
+            module = importlib.import_module(top)
+            if sub:
+                getattr(getattr(module, sub), "__all__", None)
+        except Exception:
+            # Only a head start: the child imports what it needs itself.
+            del _SDK_MODULES[name]
+
+
+@contextlib.contextmanager
+def _quick_registrations() -> Iterator[None]:
+    """The SDK captures a stack trace for every registration, for a source position shown by the real
+    engine; the recording monitor never reads it, so for the run it is an empty one."""
+    original = pulumi_runtime_resource._get_stack_trace
+    pulumi_runtime_resource._get_stack_trace = source_pb2.StackTrace
+    try:
+        yield
+    finally:
+        pulumi_runtime_resource._get_stack_trace = original
+
+
+def _left_behind(project: Project, threads_before: set[threading.Thread]) -> str | None:
+    """A fork or non-daemon threads the program left: the language host would not finish either."""
+    program = os.path.relpath(project.program_file, project.root)
+    forks = sandbox.forks()
+    if forks:
+        where = _where(forks[0], project)
+        return (
+            f"the program {program} forked the process (os.fork){where}; a program checked offline must "
+            f"not fork: the forked copy was stopped at once and the run is not trusted"
+        )
+    deadline = time.monotonic() + _THREAD_GRACE
+    running = []
+    for thread in threading.enumerate():
+        if thread in threads_before or thread.daemon or not thread.is_alive() or _pool_worker(thread):
+            continue
+        thread.join(max(0.0, deadline - time.monotonic()))
+        if thread.is_alive():
+            running.append(thread.name)
+    if not running:
+        return None
+    names = ", ".join(repr(name) for name in running[:5]) + (" ..." if len(running) > 5 else "")
+    return (
+        f"the program {program} left {len(running)} non-daemon thread{'s' if len(running) > 1 else ''} "
+        f"running after it finished ({names}); the Pulumi language host waits for them and would not "
+        f"finish: join them, or start them with daemon=True"
+    )
+
+
+def _pool_worker(thread: threading.Thread) -> bool:
+    """An executor's worker: Python ends those itself at exit, so the language host finishes."""
+    target = getattr(thread, "_target", None)
+    return getattr(target, "__module__", None) == "concurrent.futures.thread"
+
+
+def _where(frames: sandbox.Frames, project: Project) -> str:
+    """` (at file:line)` of the innermost frame in the project's own code, or nothing."""
+    root = str(project.root) + os.sep
+    found = ""
+    for filename, lineno in frames:
+        if filename.startswith("<"):
+            continue
+        resolved = str(Path(filename).resolve())
+        if resolved.startswith(root) and "site-packages" not in resolved:
+            found = f"{os.path.relpath(resolved, project.root)}:{lineno}"
+    return f" (at {found})" if found else ""
+
+
+def _child_problem(problem: sandbox.ChildProblem, project: Project, timeout: float | None) -> str:
+    program = os.path.relpath(project.program_file, project.root)
+    if isinstance(problem, sandbox.TimedOut):
+        return (
+            f"the program {program} did not finish within the time limit of {problem.seconds:g} seconds "
+            f"and was stopped (with every process it started); it may loop or wait forever. If it is "
+            f"only slow, raise the limit with --timeout SECONDS"
+        )
+    if isinstance(problem, sandbox.ExitCalled):
+        return (
+            f"the program {program} called os._exit({problem.status}){_where(problem.frames, project)} "
+            f"before it finished; nothing it registered can be trusted, so nothing is reported"
+        )
+    if isinstance(problem, sandbox.Died) and problem.signal is not None:
+        return (
+            f"the program {program} crashed the process running it (signal "
+            f"{sandbox.signal_name(problem.signal)}: a fault in a native extension, memory exhausted, "
+            f"a recursion too deep for the interpreter, or a kill from outside); nothing is reported"
+        )
+    status = problem.status if isinstance(problem, sandbox.Died) else None
+    return (
+        f"the program {program} ended the process running it (exit status {status}) before it "
+        f"finished; nothing is reported"
+    )
 
 
 @dataclass(frozen=True)
@@ -348,7 +592,7 @@ def _run_isolated(run: _Run) -> None:
             runpy.run_path(target, run_name="__main__")
             return _finish_stack()
 
-        printed = io.StringIO()
+        printed = _Printed()
         created: list[pulumi.Resource] = []
         originals = {name: getattr(pulumi_resource, name) for name in _CONSTRUCTION_HOOKS}
 
@@ -392,7 +636,7 @@ def _run_isolated(run: _Run) -> None:
                 setattr(pulumi_resource, name, original)
             for name, original_lookup in reference_originals.items():
                 setattr(pulumi.StackReference, name, original_lookup)
-            lines = [line.rstrip() for line in printed.getvalue().splitlines() if line.strip()]
+            lines = [line.rstrip() for line in printed.text().splitlines() if line.strip()]
             run.notes.extend(f"program printed: {line}" for line in lines[:_PRINTED_LINES_KEPT])
             if len(lines) > _PRINTED_LINES_KEPT:
                 run.notes.append(f"program printed {len(lines) - _PRINTED_LINES_KEPT} more lines")
@@ -404,6 +648,21 @@ def _run_isolated(run: _Run) -> None:
         sys.path[:] = saved_path
         sys.argv[:] = saved_argv
         _forget_program_modules(saved_modules, program_dir)
+
+
+class _Printed(io.StringIO):
+    """What the program prints. Closed by the program, it refuses writes as a closed stdout does (the
+    error is the program's, raised where it writes), and still gives what was printed before."""
+
+    _kept: str | None = None
+
+    def close(self) -> None:
+        if self._kept is None and not self.closed:
+            self._kept = self.getvalue()
+        super().close()
+
+    def text(self) -> str:
+        return self._kept if self._kept is not None else self.getvalue()
 
 
 def _stack_reference_lookups(mocks: FleetMocks) -> dict[str, Callable[..., Any]]:
@@ -537,6 +796,14 @@ def _program_error(exc: BaseException, project: Project, stack_file: Path) -> Ba
                 f"the program {program} imports {exc.name!r}{at}, which is not installed; install it in "
                 f"this environment ({sys.executable}) and run again"
             )
+    if not isinstance(exc, Exception):
+        # KeyboardInterrupt, GeneratorExit, a program's own BaseException subclass.
+        message = one_paragraph(str(exc))
+        detail = f": {message}" if message else ""
+        return EngineError(
+            f"the program {program} raised {type(exc).__name__}{at}{detail}; nothing was recorded past "
+            f"that point"
+        )
     if _raised_in_gpufleet(exc):
         # A fault of the engine itself, not of the program: keep the traceback for the bug report.
         return exc
