@@ -27,6 +27,7 @@ from gpufleet import __version__
 from gpufleet.engine import DEFAULT_TIMEOUT, STACK_TYPE, EngineError, run_program
 from gpufleet.graph import Resource, ResourceGraph, is_secret
 from gpufleet.project import Project, ProjectError, load_project, load_stack_config
+from gpufleet.sandbox import collector_paused
 
 if TYPE_CHECKING:
     from components.spec import FleetSpec
@@ -749,8 +750,11 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             load_fleet(project.root, name)
             graph = _run(project.root, name, references, timeout)
             stack_file = _stack_file(project, name)
-            block, estimates = stack_cost(graph, stack_file)
-            result = evaluate.evaluate_stack(graph, policies, with_estimates(config, estimates))
+            # Pricing and judging allocate much and free little: the collector would walk the whole
+            # graph again and again for nothing.
+            with collector_paused():
+                block, estimates = stack_cost(graph, stack_file)
+                result = evaluate.evaluate_stack(graph, policies, with_estimates(config, estimates))
             result.stack_file = stack_file
             result.cost = block
             results.append(result)

@@ -385,7 +385,7 @@ def _record(job: _Job) -> _Recorded | str:
     modules_before = set(sys.modules)
     run = _Run(project, job.stack, job.config, job.secret_keys, mocks, monitor, log_notes)
     try:
-        with _RUN_LOCK, _quick_registrations(), sandbox.collector_paused():
+        with _RUN_LOCK, _quick_registrations():
             contextvars.copy_context().run(_run_isolated, run)
     except EngineError as exc:
         return str(exc)
@@ -451,14 +451,21 @@ def _import_sdk_modules() -> None:
 
 @contextlib.contextmanager
 def _quick_registrations() -> Iterator[None]:
-    """The SDK captures a stack trace for every registration, for a source position shown by the real
-    engine; the recording monitor never reads it, so for the run it is an empty one."""
-    original = pulumi_runtime_resource._get_stack_trace
+    """Work per registration that nothing offline reads, skipped for the run and restored after: the
+    stack trace the SDK captures for the real engine's source positions, and its debug log messages
+    (the run keeps warnings and errors only)."""
+    trace, debug = pulumi_runtime_resource._get_stack_trace, pulumi.log.debug
     pulumi_runtime_resource._get_stack_trace = source_pb2.StackTrace
+    pulumi.log.debug = _no_debug
     try:
         yield
     finally:
-        pulumi_runtime_resource._get_stack_trace = original
+        pulumi_runtime_resource._get_stack_trace = trace
+        pulumi.log.debug = debug
+
+
+def _no_debug(*_args: Any, **_kwargs: Any) -> None:
+    return None
 
 
 def _left_behind(project: Project, threads_before: set[threading.Thread]) -> str | None:
