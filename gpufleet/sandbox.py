@@ -152,14 +152,15 @@ def _wait_spawned(process: subprocess.Popen[bytes], timeout: float | None) -> En
 
 def _wait(pid: int, timeout: float | None) -> Ended | None:
     """How the forked child ended, or None when the time ran out."""
+    reaped: list[int] = []
     try:
-        finished = _wait_exit(pid, timeout)
+        finished = _wait_exit(pid, timeout, reaped)
     finally:
         # A time-out, whatever the program left behind (a process it started) or the caller being
-        # interrupted: nothing of the child's group outlives the call. The child is reaped only after
-        # that, so its process id (the group's id) cannot have been reused.
+        # interrupted: nothing of the child's group outlives the call. The child is reaped after that
+        # where the platform allows, so its process id (the group's id) cannot have been reused.
         _kill_group(pid)
-        _, status = os.waitpid(pid, 0)
+        status = reaped[0] if reaped else os.waitpid(pid, 0)[1]
     if not finished:
         return None
     if os.WIFSIGNALED(status):
@@ -167,22 +168,25 @@ def _wait(pid: int, timeout: float | None) -> Ended | None:
     return None, os.waitstatus_to_exitcode(status)
 
 
-def _wait_exit(pid: int, timeout: float | None) -> bool:
-    """Block until `pid` exits (True) or `timeout` passes (False), without reaping it."""
+def _wait_exit(pid: int, timeout: float | None, reaped: list[int]) -> bool:
+    """Block until `pid` exits (True) or `timeout` passes (False); its wait status goes to `reaped` if
+    it had to be reaped to be seen."""
     deadline = None if timeout is None else time.monotonic() + timeout
     fd = _pidfd(pid)
     if fd is not None:
         try:
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
             while True:
                 left = _SLICE if deadline is None else min(_SLICE, max(0.0, deadline - time.monotonic()))
-                if select.select([fd], [], [], left)[0]:
+                if poller.poll(left * 1000):
                     return True
                 if deadline is not None and time.monotonic() >= deadline:
                     return False
         finally:
             os.close(fd)
     pause = _POLL_FIRST
-    while not _exited(pid):
+    while not _exited(pid, reaped):
         if deadline is not None and time.monotonic() >= deadline:
             return False
         time.sleep(pause)
@@ -193,7 +197,7 @@ def _wait_exit(pid: int, timeout: float | None) -> bool:
 def _pidfd(pid: int) -> int | None:
     """A descriptor that becomes readable when `pid` exits (Linux 5.3 and later)."""
     pidfd_open = getattr(os, "pidfd_open", None)
-    if pidfd_open is None:
+    if pidfd_open is None or not hasattr(select, "poll"):
         return None
     try:
         fd: int = pidfd_open(pid)
@@ -202,9 +206,15 @@ def _pidfd(pid: int) -> int | None:
     return fd
 
 
-def _exited(pid: int) -> bool:
-    """Whether `pid` has exited, leaving it to be reaped."""
-    return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+def _exited(pid: int, reaped: list[int]) -> bool:
+    """Whether `pid` has exited: left to be reaped where `waitid` exists, else reaped into `reaped`."""
+    waitid = getattr(os, "waitid", None)
+    if waitid is not None:
+        return waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        reaped.append(status)
+    return bool(done)
 
 
 def _kill_group(pid: int) -> None:
@@ -249,8 +259,10 @@ def _child_main(func: Callable[..., Any], args: tuple[Any, ...], workdir: str) -
     """The child's whole life: run `func`, leave its result, exit without returning or cleaning up."""
     me = os.getpid()
     try:
-        with contextlib.suppress(OSError):
-            os.setpgid(0, 0)
+        setpgid = getattr(os, "setpgid", None)
+        if setpgid is not None:
+            with contextlib.suppress(OSError):
+                setpgid(0, 0)
         # The child lives for one run and leaves by os._exit: the cyclic collector, which spends half
         # of a large program's run walking live objects, is off for its whole life. Objects inherited
         # from the caller are frozen first, so nothing of the child touches their pages.
@@ -259,7 +271,8 @@ def _child_main(func: Callable[..., Any], args: tuple[Any, ...], workdir: str) -
         # A crash is reported by the caller in one paragraph, not as a dump of every thread's stack.
         faulthandler.disable()
         _detach_stdio()
-        os.register_at_fork(after_in_child=_stop_forked_child, after_in_parent=_note_fork)
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=_stop_forked_child, after_in_parent=_note_fork)
         os._exit = _exit_called(me, workdir)  # type: ignore[assignment]
         try:
             payload: tuple[Any, ...] = ("ok", func(*args))
