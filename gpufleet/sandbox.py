@@ -35,6 +35,8 @@ from typing import Any, NoReturn
 START_METHOD_ENV = "GPUFLEET_START_METHOD"
 _RESULT = "result.pickle"
 _FORKED_CHILD_STATUS = 70
+_ORPHANED_STATUS = 71
+_PR_SET_PDEATHSIG = 1
 _POLL_FIRST, _POLL_MAX = 0.001, 0.05
 _SLICE = 3600.0  # longest single wait: select() refuses huge time-outs
 
@@ -109,9 +111,10 @@ def _fork(func: Callable[..., Any], args: tuple[Any, ...], workdir: Path) -> int
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child never returns into the caller
-        _child_main(func, args, str(workdir))
+        _child_main(func, args, str(workdir), parent)
     # Also set here, so a time-out right after the fork still finds the group.
     with contextlib.suppress(OSError):
         os.setpgid(pid, pid)
@@ -127,7 +130,8 @@ _SPAWNED = (
 def _spawn(func: Callable[..., Any], args: tuple[Any, ...], workdir: Path) -> subprocess.Popen[bytes]:
     """A fresh interpreter that imports `func` by name (where `os.fork` does not exist)."""
     (workdir / "path.pickle").write_bytes(pickle.dumps(list(sys.path)))
-    (workdir / "job.pickle").write_bytes(pickle.dumps((func, args), protocol=pickle.HIGHEST_PROTOCOL))
+    job = (func, args, os.getpid())
+    (workdir / "job.pickle").write_bytes(pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL))
     return subprocess.Popen(
         [sys.executable, "-c", _SPAWNED, str(workdir)], stdin=subprocess.DEVNULL, start_new_session=True
     )
@@ -255,10 +259,11 @@ def _stack() -> Frames:
     return tuple((frame.filename, frame.lineno or 0) for frame in traceback.extract_stack()[:-2])
 
 
-def _child_main(func: Callable[..., Any], args: tuple[Any, ...], workdir: str) -> NoReturn:
+def _child_main(func: Callable[..., Any], args: tuple[Any, ...], workdir: str, parent: int) -> NoReturn:
     """The child's whole life: run `func`, leave its result, exit without returning or cleaning up."""
     me = os.getpid()
     try:
+        _die_with(parent)
         setpgid = getattr(os, "setpgid", None)
         if setpgid is not None:
             with contextlib.suppress(OSError):
@@ -288,8 +293,20 @@ def _child_main(func: Callable[..., Any], args: tuple[Any, ...], workdir: str) -
 
 
 def _spawned(workdir: str) -> NoReturn:  # pragma: no cover - runs in a spawned interpreter
-    func, args = pickle.loads((Path(workdir) / "job.pickle").read_bytes())
-    _child_main(func, args, workdir)
+    func, args, parent = pickle.loads((Path(workdir) / "job.pickle").read_bytes())
+    _child_main(func, args, workdir, parent)
+
+
+def _die_with(parent: int) -> None:
+    """On Linux the kernel kills the child when the caller dies (a CI job cancelled with SIGTERM): the
+    time limit is the caller's to enforce, so no child may outlive it."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+
+            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the caller died before that took effect
+        _real_exit(_ORPHANED_STATUS)
 
 
 def _detach_stdio() -> None:

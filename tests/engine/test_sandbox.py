@@ -6,6 +6,8 @@ import gc
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import NoReturn
@@ -133,3 +135,46 @@ def test_spawn_where_fork_is_not_wanted(monkeypatch: pytest.MonkeyPatch, tmp_pat
         "aws:s3/bucket:Bucket",
         "aws:s3/bucketVersioning:BucketVersioning",
     ]
+
+
+CALLER = """\
+import os, sys, time
+from gpufleet import sandbox
+
+def sleep_with_pid(path):
+    with open(path + ".part", "w") as handle:
+        handle.write(str(os.getpid()))
+    os.replace(path + ".part", path)
+    time.sleep(600)
+
+sandbox.call(sleep_with_pid, sys.argv[1], timeout=None)
+"""
+
+
+def test_the_child_dies_with_its_caller(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    caller = subprocess.Popen(
+        [sys.executable, "-c", CALLER, str(pid_file)],
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        child = int(pid_file.read_text())
+        assert _running(child)
+    finally:
+        caller.terminate()
+        caller.wait()
+    deadline = time.monotonic() + 5
+    while _running(child) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not _running(child), "the child outlived its caller"
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
