@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import importlib
 import io
 import logging
 import os
@@ -27,10 +26,9 @@ import re
 import runpy
 import sys
 import threading
-import time
 import traceback
 import warnings
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,20 +37,27 @@ from typing import Any
 import pulumi
 import pulumi.resource as pulumi_resource
 import pulumi.runtime
-import pulumi.runtime.resource as pulumi_runtime_resource
 from google.protobuf import struct_pb2
 from pulumi.runtime import settings as pulumi_settings
 from pulumi.runtime.mocks import MockMonitor
-from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
 
 from gpufleet import sandbox
+from gpufleet.childrun import (
+    RESOURCE_SIG,
+    child_problem,
+    import_sdk_modules,
+    left_behind,
+    quick_registrations,
+    remember_sdk_modules,
+    sdk_modules,
+    without_resource_refs,
+)
 from gpufleet.graph import SECRET_SIG_KEY, UNKNOWN_STRING, Resource, ResourceGraph
 from gpufleet.mocks import FleetMocks, encode_documents
 from gpufleet.project import SECRET_PLACEHOLDER, Project, ProjectError, load_project, load_stack_config
 
 STACK_TYPE = "pulumi:pulumi:Stack"
-_RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
 _GPUFLEET_DIR = Path(__file__).resolve().parent
 
 # `pulumi.resource` functions every resource constructor calls, in program order.
@@ -62,9 +67,6 @@ _PRINTED_LINES_KEPT = 20
 
 DEFAULT_TIMEOUT = 300.0
 """Seconds a program may run before it is stopped (`--timeout`)."""
-
-# Non-daemon threads still running after the program finished get this long to end by themselves.
-_THREAD_GRACE = 2.0
 
 # The run mutates process-wide state (cwd, sys.path, sys.modules): one run at a time.
 _RUN_LOCK = threading.Lock()
@@ -81,7 +83,7 @@ def _from_struct(value: Any) -> Any:
     """A protobuf Struct value as JSON-like data, the way CrossGuard receives it."""
     if isinstance(value, struct_pb2.Struct):
         out = {k: _from_struct(v) for k, v in value.items()}
-        if out.get(SECRET_SIG_KEY) == _RESOURCE_SIG:
+        if out.get(SECRET_SIG_KEY) == RESOURCE_SIG:
             # A resource passed as an input: what a policy sees is its id (custom) or URN.
             return out.get("id") or out.get("urn")
         return out
@@ -175,7 +177,7 @@ class RecordingMonitor(MockMonitor):
             self.records.setdefault(record.urn, record)
 
     def RegisterResource(self, request: Any) -> Any:
-        response = super().RegisterResource(_without_resource_refs(request, "object"))  # type: ignore[no-untyped-call]
+        response = super().RegisterResource(without_resource_refs(request, "object"))  # type: ignore[no-untyped-call]
         urn = response.urn
         inputs = _from_struct(request.object)
         if request.type == STACK_TYPE:
@@ -205,7 +207,7 @@ class RecordingMonitor(MockMonitor):
         return response
 
     def ReadResource(self, request: Any) -> Any:
-        response = super().ReadResource(_without_resource_refs(request, "properties"))  # type: ignore[no-untyped-call]
+        response = super().ReadResource(without_resource_refs(request, "properties"))  # type: ignore[no-untyped-call]
         registration = self.resources.get(response.urn)
         state = _from_python(registration.state) if registration is not None else {}
         self._keep(
@@ -225,7 +227,7 @@ class RecordingMonitor(MockMonitor):
         return response
 
     def Invoke(self, request: Any) -> Any:
-        return super().Invoke(_without_resource_refs(request, "args"))  # type: ignore[no-untyped-call]
+        return super().Invoke(without_resource_refs(request, "args"))  # type: ignore[no-untyped-call]
 
     def RegisterResourceOutputs(self, request: Any) -> Any:
         outputs = _from_struct(request.outputs)
@@ -234,51 +236,6 @@ class RecordingMonitor(MockMonitor):
             if record is not None:
                 record.outputs = outputs
         return super().RegisterResourceOutputs(request)  # type: ignore[no-untyped-call]
-
-
-_RESOURCE_SIG_BYTES = _RESOURCE_SIG.encode()
-
-
-def _without_resource_refs(request: Any, field_name: str) -> Any:
-    """`request` with every resource reference in its `field_name` Struct replaced by the resource's
-    id (custom) or URN (component), as the engine sends them to a provider without reference support.
-
-    `MockMonitor` deserializes what it is given on the executor thread; a resource reference there
-    is turned back into a resource object (`get_resource`), whose URN and id futures and whose
-    lookup task belong to an event loop `_ensure_event_loop` creates for that thread. The program's
-    loop later awaits that task through `wait_for_rpcs`: if it is still pending then, the run fails
-    with "attached to a different loop", at random. With plain ids nothing is rebuilt off the
-    program's loop. The recorded inputs keep the original request, where `_from_struct` makes the
-    same replacement.
-    """
-    struct = getattr(request, field_name)
-    if _RESOURCE_SIG_BYTES not in struct.SerializeToString():
-        return request
-    copy = type(request)()
-    copy.CopyFrom(request)
-    _replace_resource_refs(getattr(copy, field_name))
-    return copy
-
-
-def _replace_resource_refs(struct: struct_pb2.Struct) -> None:
-    for value in struct.fields.values():
-        _replace_in_value(value)
-
-
-def _replace_in_value(value: struct_pb2.Value) -> None:
-    kind = value.WhichOneof("kind")
-    if kind == "struct_value":
-        fields = value.struct_value.fields
-        if SECRET_SIG_KEY in fields and fields[SECRET_SIG_KEY].string_value == _RESOURCE_SIG:
-            if "id" in fields:
-                value.string_value = fields["id"].string_value or UNKNOWN_STRING
-            else:
-                value.string_value = fields["urn"].string_value
-            return
-        _replace_resource_refs(value.struct_value)
-    elif kind == "list_value":
-        for item in value.list_value.values:
-            _replace_in_value(item)
 
 
 class _NoteHandler(logging.Handler):
@@ -338,14 +295,14 @@ def run_program(
         if stack_references is not None
         else None,
     )
-    _import_sdk_modules()
+    import_sdk_modules()
     try:
         recorded: _Recorded | str = sandbox.call(_record, job, timeout=timeout)
     except sandbox.ChildProblem as exc:
-        raise EngineError(_child_problem(exc, project, timeout)) from None
+        raise EngineError(child_problem(exc, project)) from None
     if isinstance(recorded, str):
         raise EngineError(recorded)
-    _SDK_MODULES.update(dict.fromkeys(recorded.sdk_modules))
+    remember_sdk_modules(recorded.sdk_modules)
 
     for resource in recorded.resources:
         graph.add(resource)
@@ -385,7 +342,7 @@ def _record(job: _Job) -> _Recorded | str:
     modules_before = set(sys.modules)
     run = _Run(project, job.stack, job.config, job.secret_keys, mocks, monitor, log_notes)
     try:
-        with _RUN_LOCK, _quick_registrations():
+        with _RUN_LOCK, quick_registrations():
             contextvars.copy_context().run(_run_isolated, run)
     except EngineError as exc:
         return str(exc)
@@ -393,7 +350,7 @@ def _record(job: _Job) -> _Recorded | str:
         # The child leads its own process group: a Ctrl-C at the terminal never reaches it, so this
         # was raised by the program.
         return str(_program_error(exc, project, project.stack_file(job.stack)))
-    problem = _left_behind(project, threads_before)
+    problem = left_behind(project, threads_before)
     if problem:
         return problem
 
@@ -409,135 +366,7 @@ def _record(job: _Job) -> _Recorded | str:
         resources=[record.freeze() for record in records],
         outputs=outputs,
         notes=[*mocks.notes, *log_notes],
-        sdk_modules=_sdk_modules(n for n in list(sys.modules) if n not in modules_before),
-    )
-
-
-# Provider SDK modules a program used (`pulumi_aws`, `pulumi_aws.s3`): each run loads those it knows
-# of before its child starts, so later children inherit them instead of importing them again (half a
-# second for pulumi_aws alone).
-_SDK_MODULES: dict[str, None] = {}
-
-
-def _sdk_modules(names: Iterator[str]) -> list[str]:
-    """Provider packages and those of their direct submodules that were loaded, not only registered
-    for lazy loading, in import order (`config` modules excluded: they must load as the program
-    loads them)."""
-    found = []
-    for name in names:
-        parts = name.split(".")
-        top = parts[0]
-        if not (top.startswith("pulumi_") or top == "tencentcloud_iac_pulumi"):
-            continue
-        lazy = type(sys.modules.get(name)).__name__ == "_LazyModule"
-        if len(parts) <= 2 and parts[-1] != "config" and not lazy:
-            found.append(name)
-    return found
-
-
-def _import_sdk_modules() -> None:
-    for name in list(_SDK_MODULES):
-        top, _, sub = name.partition(".")
-        try:
-            # As a program does (`aws.s3.Bucket`): reading an attribute loads a lazy module (reading
-            # `__dict__` or `__name__` does not).
-            module = importlib.import_module(top)
-            if sub:
-                getattr(getattr(module, sub), "__all__", None)
-        except Exception:
-            # Only a head start: the child imports what it needs itself.
-            del _SDK_MODULES[name]
-
-
-@contextlib.contextmanager
-def _quick_registrations() -> Iterator[None]:
-    """Work per registration that nothing offline reads, skipped for the run and restored after: the
-    stack trace the SDK captures for the real engine's source positions, and its debug log messages
-    (the run keeps warnings and errors only)."""
-    trace, debug = pulumi_runtime_resource._get_stack_trace, pulumi.log.debug
-    pulumi_runtime_resource._get_stack_trace = source_pb2.StackTrace
-    pulumi.log.debug = _no_debug
-    try:
-        yield
-    finally:
-        pulumi_runtime_resource._get_stack_trace = trace
-        pulumi.log.debug = debug
-
-
-def _no_debug(*_args: Any, **_kwargs: Any) -> None:
-    return None
-
-
-def _left_behind(project: Project, threads_before: set[threading.Thread]) -> str | None:
-    """A fork or non-daemon threads the program left: the language host would not finish either."""
-    program = os.path.relpath(project.program_file, project.root)
-    forks = sandbox.forks()
-    if forks:
-        where = _where(forks[0], project)
-        return (
-            f"the program {program} forked the process (os.fork){where}; a program checked offline must "
-            f"not fork: the forked copy was stopped at once and the run is not trusted"
-        )
-    deadline = time.monotonic() + _THREAD_GRACE
-    running = []
-    for thread in threading.enumerate():
-        if thread in threads_before or thread.daemon or not thread.is_alive() or _pool_worker(thread):
-            continue
-        thread.join(max(0.0, deadline - time.monotonic()))
-        if thread.is_alive():
-            running.append(thread.name)
-    if not running:
-        return None
-    names = ", ".join(repr(name) for name in running[:5]) + (" ..." if len(running) > 5 else "")
-    return (
-        f"the program {program} left {len(running)} non-daemon thread{'s' if len(running) > 1 else ''} "
-        f"running after it finished ({names}); the Pulumi language host waits for them and would not "
-        f"finish: join them, or start them with daemon=True"
-    )
-
-
-def _pool_worker(thread: threading.Thread) -> bool:
-    """An executor's worker: Python ends those itself at exit, so the language host finishes."""
-    target = getattr(thread, "_target", None)
-    return getattr(target, "__module__", None) == "concurrent.futures.thread"
-
-
-def _where(frames: sandbox.Frames, project: Project) -> str:
-    """` (at file:line)` of the innermost frame in the project's own code, or nothing."""
-    root = str(project.root) + os.sep
-    found = ""
-    for filename, lineno in frames:
-        if filename.startswith("<"):
-            continue
-        resolved = str(Path(filename).resolve())
-        if resolved.startswith(root) and "site-packages" not in resolved:
-            found = f"{os.path.relpath(resolved, project.root)}:{lineno}"
-    return f" (at {found})" if found else ""
-
-
-def _child_problem(problem: sandbox.ChildProblem, project: Project, timeout: float | None) -> str:
-    program = os.path.relpath(project.program_file, project.root)
-    if isinstance(problem, sandbox.TimedOut):
-        return (
-            f"the program {program} did not finish within the time limit of {problem.seconds:g} seconds "
-            f"and was stopped (with every process it started); it may loop or wait forever. If it is "
-            f"only slow, raise the limit with --timeout SECONDS"
-        )
-    if isinstance(problem, sandbox.ExitCalled):
-        return (
-            f"the program {program} called os._exit({problem.status}){_where(problem.frames, project)} "
-            f"before it finished; nothing it registered can be trusted, so nothing is reported"
-        )
-    if isinstance(problem, sandbox.Died) and problem.signal is not None:
-        return (
-            f"the program {program} crashed the process running it (signal "
-            f"{sandbox.signal_name(problem.signal)}: a fault in a native extension, memory exhausted, "
-            f"a recursion too deep for the interpreter, or a kill from outside); nothing is reported"
-        )
-    status = problem.status if isinstance(problem, sandbox.Died) else None
-    return (
-        f"the program {program} ended the process running it (exit status {status}) before it "
-        f"finished; nothing is reported"
+        sdk_modules=sdk_modules(n for n in list(sys.modules) if n not in modules_before),
     )
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet import engine
+from gpufleet import childrun
 from tests.cli.helpers import invoke
 from tests.engine.projects import write_project
 
@@ -107,7 +107,7 @@ def _project(root: Path, program: str) -> Path:
 @pytest.fixture
 def quick_thread_grace(monkeypatch: pytest.MonkeyPatch) -> None:
     """Threads left running get 0.2 s, not 2 s, to end (the forked child inherits the value)."""
-    monkeypatch.setattr(engine, "_THREAD_GRACE", 0.2)
+    monkeypatch.setattr(childrun, "THREAD_GRACE", 0.2)
 
 
 @pytest.mark.usefixtures("quick_thread_grace")
@@ -211,3 +211,17 @@ def test_timeout_must_be_a_positive_number(value: str, tmp_path: Path) -> None:
     assert run.stderr.splitlines() == [
         f"error: --timeout {float(value):g}: give the seconds a program may run, a positive number (300)"
     ]
+
+
+@pytest.mark.parametrize(
+    "command", [("plan",), ("cost",), ("advise", "buy-vs-rent"), ("check", "--format", "sarif")]
+)
+def test_every_command_that_runs_a_program_has_it(command: tuple[str, ...], tmp_path: Path) -> None:
+    root = _project(tmp_path / "p", CASES["sleep"][0])
+    start = time.monotonic()
+    run = invoke(*command, str(root), "-s", "dev", "--timeout", "1")
+    elapsed = time.monotonic() - start
+    assert run.exit_code == 2
+    assert run.stdout == ""
+    assert run.stderr.splitlines() == [f"error: {TIMED_OUT.replace('of 2 seconds', 'of 1 second')}"]
+    assert 1 <= elapsed < 1 + SLACK

@@ -12,7 +12,8 @@ from pathlib import Path
 from google.protobuf import struct_pb2
 from pulumi.runtime.proto import resource_pb2
 
-from gpufleet.engine import _RESOURCE_SIG, _without_resource_refs, run_program
+from gpufleet.childrun import RESOURCE_SIG, without_resource_refs
+from gpufleet.engine import run_program
 from gpufleet.graph import SECRET_SIG_KEY, UNKNOWN_STRING
 from tests.engine.projects import write_project
 
@@ -62,7 +63,7 @@ def test_resource_object_inputs_succeed_with_identical_graphs_every_run(tmp_path
 
 def _reference(urn: str, resource_id: str | None) -> struct_pb2.Struct:
     ref = struct_pb2.Struct()
-    fields: dict[str, str] = {SECRET_SIG_KEY: _RESOURCE_SIG, "urn": urn, "packageVersion": ""}
+    fields: dict[str, str] = {SECRET_SIG_KEY: RESOURCE_SIG, "urn": urn, "packageVersion": ""}
     if resource_id is not None:
         fields["id"] = resource_id
     ref.update(fields)
@@ -79,17 +80,17 @@ def test_the_mock_monitor_gets_ids_and_urns_instead_of_references() -> None:
     request.object["nested"]["items"].append(_reference(component_urn, None))
     request.object["nested"]["items"].append(_reference(role_urn, ""))
 
-    plain = _without_resource_refs(request, "object")
+    plain = without_resource_refs(request, "object")
 
     assert plain is not request
     assert plain.object["role"] == "worker-1a2b"
     assert list(plain.object["nested"]["items"]) == [1.0, component_urn, UNKNOWN_STRING]
     assert plain.object["policyArn"] == "arn:aws:iam::aws:policy/ReadOnlyAccess"
     # The request the SDK sent, which the recorded inputs come from, is untouched.
-    assert request.object["role"][SECRET_SIG_KEY] == _RESOURCE_SIG
+    assert request.object["role"][SECRET_SIG_KEY] == RESOURCE_SIG
 
 
 def test_a_request_without_references_is_passed_on_as_is() -> None:
     request = resource_pb2.RegisterResourceRequest(type=ROLE, name="r", custom=True)
     request.object.update({"name": "worker", "tags": {"team": "ml"}})
-    assert _without_resource_refs(request, "object") is request
+    assert without_resource_refs(request, "object") is request
