@@ -90,6 +90,10 @@ CASES: dict[str, tuple[str, str]] = {
         "the program __main__.py exited early (sys.exit) before finishing (at __main__.py:4); nothing "
         "was recorded past that point",
     ),
+    "reads_stdin": (
+        BUCKET + "answer = input('region? ')\n",
+        "the program __main__.py failed (at __main__.py:3): EOFError: EOF when reading a line",
+    ),
     "segfault": (
         "import ctypes\nctypes.string_at(0)\n",
         "the program __main__.py crashed the process running it (signal SIGSEGV: a fault in a native "
@@ -150,6 +154,18 @@ def test_a_program_that_closes_stdout_and_stderr_still_gets_its_report(tmp_path:
     assert run.exit_code in (0, 1), run.stderr
     report = json.loads(run.stdout)
     assert [s["stack"] for s in report["stacks"]] == ["dev"]
+
+
+def test_what_a_program_writes_to_descriptor_1_never_reaches_the_report(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path / "p", "import os\n" + BUCKET + "os.write(1, b'not json\\n')\n")
+    run = invoke("check", str(root), "-s", "dev", "--rules", "GF-STOR-*")
+    assert run.exit_code in (0, 1), run.stderr
+    assert json.loads(run.stdout)["stacks"][0]["stack"] == "dev"
+    captured = capfd.readouterr()
+    assert "not json" not in captured.out
+    assert "not json" in captured.err
 
 
 def _fresh_cli(root: Path, *extra: str) -> subprocess.CompletedProcess[str]:
