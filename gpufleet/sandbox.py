@@ -5,11 +5,11 @@ The offline engine runs programs it did not write. Whatever such a program does 
 the exception it raised, or one of the `ChildProblem`s below; never a hang, never a half-written
 result, never a second copy of the caller returning from a fork.
 
-The child is a fork of the caller where `os.fork` exists (the SDKs the caller has imported are shared,
-so a run starts in milliseconds), else a fresh interpreter (`spawn`); `GPUFLEET_START_METHOD=spawn`
-forces the latter. The child leads its own process group, so a time-out ends everything the program
-started. Its result travels back pickled through a file in a private temporary directory, renamed
-into place once complete.
+The child is a fork of the caller where `os.fork` exists and the caller runs a single thread (the
+SDKs the caller has imported are shared, so a run starts in milliseconds), else a fresh interpreter
+(`spawn`); `GPUFLEET_START_METHOD=spawn` or `=fork` decides instead. The child leads its own process
+group, so a time-out ends everything the program started. Its result travels back pickled through a
+file in a private temporary directory, renamed into place once complete.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -83,9 +84,23 @@ def signal_name(number: int) -> str:
 
 
 def start_method() -> str:
-    """`fork` where the platform has it, unless GPUFLEET_START_METHOD=spawn."""
+    """`fork` where the platform has it and the caller runs one thread, else `spawn`;
+    GPUFLEET_START_METHOD=spawn or =fork decides instead.
+
+    A fork copies only the calling thread: whatever another thread held at that moment (a gRPC
+    channel's threads, say) stays held in the child, which then hangs or crashes."""
     wanted = os.environ.get(START_METHOD_ENV, "").strip().lower()
-    return "fork" if hasattr(os, "fork") and wanted != "spawn" else "spawn"
+    if not hasattr(os, "fork") or wanted == "spawn":
+        return "spawn"
+    return "fork" if wanted == "fork" or _single_threaded() else "spawn"
+
+
+def _single_threaded() -> bool:
+    """No other thread in this process, Python's or native (Linux lists both in /proc)."""
+    try:
+        return sum(1 for _ in Path("/proc/self/task").iterdir()) == 1
+    except OSError:
+        return threading.active_count() == 1
 
 
 def call(func: Callable[..., Any], *args: Any, timeout: float | None) -> Any:

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import NoReturn
@@ -178,3 +179,20 @@ def _running(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return state != "Z"
+
+
+def test_spawn_while_another_thread_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fork copies only the calling thread; what another one held (a gRPC channel) would stay held."""
+    monkeypatch.delenv(sandbox.START_METHOD_ENV, raising=False)
+    before = sandbox.start_method()
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert sandbox.start_method() == "spawn"
+        total, _, _ = sandbox.call(add, 1, 2, timeout=60)
+        assert total == 3
+    finally:
+        release.set()
+        other.join()
+    assert sandbox.start_method() == before
