@@ -598,6 +598,29 @@ def one_paragraph(text: str) -> str:
     return f"{lines[0]} {'; '.join(lines[1:])}"
 
 
+_SHOWN_CHARACTERS = 400
+"""A program's error message is quoted up to this long: enough for any real one, not a flood in CI."""
+
+
+def _text(value: object) -> str:
+    """`str(value)`, or a description when the program's own `__str__` fails."""
+    try:
+        return str(value)
+    except Exception as exc:  # the program's code, which may raise anything
+        return f"(its message cannot be shown: str() raised {type(exc).__name__})"
+
+
+def _clipped(text: str) -> str:
+    if len(text) <= _SHOWN_CHARACTERS:
+        return text
+    return f"{text[:_SHOWN_CHARACTERS]}... ({len(text) - _SHOWN_CHARACTERS:,} more characters)"
+
+
+def _shown(value: object) -> str:
+    """A program's value or error message as one paragraph, of reasonable length."""
+    return _clipped(one_paragraph(_text(value)))
+
+
 def _program_error(exc: BaseException, project: Project, stack_file: Path) -> BaseException:
     program = os.path.relpath(project.program_file, project.root)
     where = _program_frame(exc, project)
@@ -609,7 +632,7 @@ def _program_error(exc: BaseException, project: Project, stack_file: Path) -> Ba
         elif isinstance(code, int):
             detail = f"exited (sys.exit) with status {code}"
         else:
-            detail = f"exited (sys.exit): {code}"
+            detail = f"exited (sys.exit): {_shown(code)}"
         return EngineError(f"the program {program} {detail}{at}; nothing was recorded past that point")
     if isinstance(exc, pulumi.ConfigMissingError):
         return EngineError(
@@ -617,7 +640,7 @@ def _program_error(exc: BaseException, project: Project, stack_file: Path) -> Ba
             f"add it under `config:` in that file"
         )
     if isinstance(exc, pulumi.RunError):
-        return EngineError(f"the program {program} stopped with an error{at}: {one_paragraph(str(exc))}")
+        return EngineError(f"the program {program} stopped with an error{at}: {_shown(exc)}")
     if isinstance(exc, SyntaxError) and exc.filename and not exc.filename.startswith("<"):
         source = Path(exc.filename).resolve()
         shown = os.path.relpath(source, project.root) if source.is_relative_to(project.root) else str(source)
@@ -634,7 +657,7 @@ def _program_error(exc: BaseException, project: Project, stack_file: Path) -> Ba
             )
     if not isinstance(exc, Exception):
         # KeyboardInterrupt, GeneratorExit, a program's own BaseException subclass.
-        message = one_paragraph(str(exc))
+        message = _shown(exc)
         detail = f": {message}" if message else ""
         return EngineError(
             f"the program {program} raised {type(exc).__name__}{at}{detail}; nothing was recorded past "
@@ -643,14 +666,15 @@ def _program_error(exc: BaseException, project: Project, stack_file: Path) -> Ba
     if _raised_in_gpufleet(exc):
         # A fault of the engine itself, not of the program: keep the traceback for the bug report.
         return exc
-    registering = _REGISTERING.findall(str(exc))
+    text = _text(exc)
+    registering = _REGISTERING.findall(text)
     if registering:
         # The SDK wraps a bad input once per resource on the way down; the innermost names the cause.
         name, token = registering[-1]
-        innermost = str(exc).strip().splitlines()[-1]
-        cause = _RISEN.sub("", innermost).strip()
+        innermost = text.strip().splitlines()[-1]
+        cause = _clipped(_RISEN.sub("", innermost).strip())
         return EngineError(f"the program {program} failed{at} while registering {token} {name!r}: {cause}")
-    message = one_paragraph(str(exc)) or "(no message)"
+    message = _shown(exc) or "(no message)"
     return EngineError(f"the program {program} failed{at}: {type(exc).__name__}: {message}")
 
 

@@ -94,6 +94,18 @@ CASES: dict[str, tuple[str, str]] = {
         BUCKET + "answer = input('region? ')\n",
         "the program __main__.py failed (at __main__.py:3): EOFError: EOF when reading a line",
     ),
+    "unprintable_error": (
+        "class Weird(Exception):\n    def __str__(self):\n        raise RuntimeError('no str')\n\n\n"
+        "raise Weird()\n",
+        "the program __main__.py failed (at __main__.py:6): Weird: (its message cannot be shown: str() "
+        "raised RuntimeError)",
+    ),
+    "huge_error": (
+        "raise ValueError('x' * 100_000)\n",
+        "the program __main__.py failed (at __main__.py:1): ValueError: "
+        + "x" * 400
+        + "... (99,600 more characters)",
+    ),
     "segfault": (
         "import ctypes\nctypes.string_at(0)\n",
         "the program __main__.py crashed the process running it (signal SIGSEGV: a fault in a native "
