@@ -14,7 +14,7 @@ help:
 	@echo "make test   - run the test suite"
 	@echo "make lint   - ruff, mypy and the import-layering contracts"
 	@echo "make check  - run the policy pack on every stack (gpufleet check --all-stacks)"
-	@echo "make bench  - print the plan and policy benchmarks"
+	@echo "make bench  - print the plan, policy and engine benchmarks"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/plan_bench.py
 	$(BIN)/python bench/policy_bench.py
+	$(BIN)/python bench/engine_bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import math
 import os
 import secrets
+import sys
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,10 +26,11 @@ from rich.text import Text
 from rich.tree import Tree
 
 from gpufleet import __version__
-from gpufleet.engine import STACK_TYPE, EngineError, run_program
+from gpufleet.engine import DEFAULT_TIMEOUT, STACK_TYPE, EngineError, run_program
 from gpufleet.graph import Resource, ResourceGraph, is_secret
 from gpufleet.project import Project, ProjectError, load_project, load_stack_config
 from gpufleet.redact import redacted_graph, redacted_json
+from gpufleet.sandbox import collector_paused
 
 if TYPE_CHECKING:
     from components.spec import FleetSpec
@@ -92,12 +95,23 @@ ProjectDir = Annotated[
 
 
 def _run(
-    project_dir: Path, stack: str, stack_references: Mapping[str, Mapping[str, Any]] | None = None
+    project_dir: Path,
+    stack: str,
+    stack_references: Mapping[str, Mapping[str, Any]] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> ResourceGraph:
+    if not 0 < timeout < math.inf:
+        raise BadInput(f"--timeout {timeout:g}: give the seconds a program may run, a positive number (300)")
     try:
-        return run_program(project_dir, stack, stack_references=stack_references)
+        return run_program(project_dir, stack, stack_references=stack_references, timeout=timeout)
     except EngineError as exc:
         raise BadInput(str(exc)) from None
+
+
+def write_stdout(text: str) -> None:
+    """A report exactly as rendered (rich would expand tabs and turn `:name:` into emoji)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 # -- plan ------------------------------------------------------------------------------------------
@@ -493,6 +507,14 @@ StackRefs = Annotated[
         help='JSON file of stack reference outputs: {"org/project/stack": {"output": value}}.',
     ),
 ]
+Timeout = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        metavar="SECONDS",
+        help="Stop the program after this many seconds (exit 2): it runs in a child process.",
+    ),
+]
 
 
 @app.command(
@@ -508,13 +530,14 @@ def plan(
         Path | None, typer.Option("--json", help="Also write the resource graph as JSON to this file.")
     ] = None,
     stack_refs: StackRefs = None,
+    timeout: Timeout = DEFAULT_TIMEOUT,
 ) -> None:
     """Run the program offline and show what it would build, grouped by component, and the effective
     fleet spec with every default filled in."""
     try:
         references = read_stack_references(stack_refs)
         fleet = load_fleet(project_dir, stack)
-        graph = _run(project_dir, stack, references)
+        graph = _run(project_dir, stack, references, timeout)
         if json_file is not None:
             write_graph_json(json_file, graph)
     except BadInput as exc:
@@ -705,6 +728,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             "remote components, Helm charts and releases, kustomize): its children were not judged.",
         ),
     ] = False,
+    timeout: Timeout = DEFAULT_TIMEOUT,
 ) -> None:
     """Run the program offline and judge it with the guardrail policies, and price it."""
     # The policy pack is imported only when judging: `plan` stays quick to start.
@@ -735,10 +759,13 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             # The program would stop at the first bad spec too, but folded into one paragraph: checking
             # the spec first lists each problem on its own line.
             load_fleet(project.root, name)
-            graph = _run(project.root, name, references)
+            graph = _run(project.root, name, references, timeout)
             stack_file = _stack_file(project, name)
-            block, estimates = stack_cost(graph, stack_file)
-            result = evaluate.evaluate_stack(graph, policies, with_estimates(config, estimates))
+            # Pricing and judging allocate much and free little: the collector would walk the whole
+            # graph again and again for nothing.
+            with collector_paused():
+                block, estimates = stack_cost(graph, stack_file)
+                result = evaluate.evaluate_stack(graph, policies, with_estimates(config, estimates))
             if strict:
                 evaluate.strict_opaque(result)
             result.stack_file = stack_file
@@ -761,7 +788,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         if selected[0] == "text":
             print_text_report(text, out)
         else:
-            out.print(text, end="", markup=False, highlight=False, soft_wrap=True)
+            write_stdout(text)
     else:
         for fmt in selected:
             out.print(f"wrote {escape(str(output_dir / report.FILE_NAMES[fmt]))}", soft_wrap=True)
@@ -960,7 +987,9 @@ def _currency(value: str | None) -> str | None:
     return code
 
 
-def _priced_stack(project_dir: Path, stack: str, stack_refs: Path | None) -> tuple[ResourceGraph, str]:
+def _priced_stack(
+    project_dir: Path, stack: str, stack_refs: Path | None, timeout: float
+) -> tuple[ResourceGraph, str]:
     """The stack's program run and its stack file (relative to the project), as `check` finds them."""
     references = read_stack_references(stack_refs)
     try:
@@ -969,7 +998,7 @@ def _priced_stack(project_dir: Path, stack: str, stack_refs: Path | None) -> tup
         raise BadInput(str(exc)) from None
     # A bad spec (a usage profile of 30 h a day) is listed field by field before the program runs.
     load_fleet(project.root, stack)
-    return _run(project.root, stack, references), _stack_file(project, stack)
+    return _run(project.root, stack, references, timeout), _stack_file(project, stack)
 
 
 def read_cost_json(path: Path) -> Any:
@@ -1076,7 +1105,7 @@ def print_cost_text(report: CostReport, console: Console) -> None:
 
 def _emit(text: str, output: Path | None) -> None:
     if output is None:
-        out.print(text, end="", markup=False, highlight=False, soft_wrap=True)
+        write_stdout(text)
         return
     write_atomically(output, text)
     out.print(f"wrote {escape(str(output))}", soft_wrap=True)
@@ -1106,6 +1135,7 @@ def cost(  # noqa: PLR0917 - typer maps each parameter to an option
     fmt: PriceFormat = "text",
     output: OutputFile = None,
     stack_refs: StackRefs = None,
+    timeout: Timeout = DEFAULT_TIMEOUT,
 ) -> None:
     """Price the stack from the GPU catalogue, per pool and in total.
 
@@ -1118,7 +1148,7 @@ def cost(  # noqa: PLR0917 - typer maps each parameter to an option
         selected = _price_format(fmt)
         code = _currency(currency)
         base = read_cost_json(compare) if compare is not None else None
-        graph, source = _priced_stack(project_dir, stack, stack_refs)
+        graph, source = _priced_stack(project_dir, stack, stack_refs, timeout)
         try:
             report = estimate_stack(graph, currency=code, source=source)
         except CostError as exc:
@@ -1201,6 +1231,7 @@ def buy_vs_rent(  # noqa: PLR0917 - typer maps each parameter to an option
     fmt: PriceFormat = "text",
     output: OutputFile = None,
     stack_refs: StackRefs = None,
+    timeout: Timeout = DEFAULT_TIMEOUT,
 ) -> None:
     """Per GPU pool: keep renting, or consider buying the servers.
 
@@ -1213,7 +1244,7 @@ def buy_vs_rent(  # noqa: PLR0917 - typer maps each parameter to an option
     try:
         selected = _price_format(fmt)
         code = _currency(currency)
-        graph, source = _priced_stack(project_dir, stack, stack_refs)
+        graph, source = _priced_stack(project_dir, stack, stack_refs, timeout)
         try:
             rows = advise_stack(graph, currency=code, source=source)
         except CostError as exc:

@@ -7,9 +7,11 @@ the SDK sends (parent, dependencies, provider, component or custom) with its inp
 wire form: camelCase names, unknown and secret sentinels. Outputs come from `gpufleet.mocks` and are
 synthetic.
 
-Each run happens in its own `contextvars` context, event loop and working directory, with
-`sys.path`, `sys.argv` and the program's own modules restored afterwards, so several stacks can be
-run one after another in one process without leaking config or resources into each other.
+Each run happens in a child process (`gpufleet.sandbox`) under a time limit: whatever the program
+does (loop, sleep, fork, `os._exit`, leave threads running, close stdout, crash the interpreter), the
+caller gets a graph or a one-paragraph `EngineError`, and its own process state is untouched. Inside
+the child the run also has its own `contextvars` context, event loop and working directory, with
+`sys.path`, `sys.argv` and the program's own modules restored afterwards.
 """
 
 from __future__ import annotations
@@ -40,18 +42,31 @@ from pulumi.runtime import settings as pulumi_settings
 from pulumi.runtime.mocks import MockMonitor
 from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
 
+from gpufleet import sandbox
+from gpufleet.childrun import (
+    RESOURCE_SIG,
+    child_problem,
+    import_sdk_modules,
+    left_behind,
+    quick_registrations,
+    remember_sdk_modules,
+    sdk_modules,
+    without_resource_refs,
+)
 from gpufleet.graph import SECRET_SIG_KEY, UNKNOWN_STRING, Resource, ResourceGraph
 from gpufleet.mocks import FleetMocks, encode_documents, recorded_outputs
 from gpufleet.project import SECRET_PLACEHOLDER, Project, ProjectError, load_project, load_stack_config
 
 STACK_TYPE = "pulumi:pulumi:Stack"
-_RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
 _GPUFLEET_DIR = Path(__file__).resolve().parent
 
 # `pulumi.resource` functions every resource constructor calls, in program order.
 _CONSTRUCTION_HOOKS = ("register_resource", "read_resource")
 
 _PRINTED_LINES_KEPT = 20
+
+DEFAULT_TIMEOUT = 300.0
+"""Seconds a program may run before it is stopped (`--timeout`)."""
 
 # The run mutates process-wide state (cwd, sys.path, sys.modules): one run at a time.
 _RUN_LOCK = threading.Lock()
@@ -68,7 +83,7 @@ def _from_struct(value: Any) -> Any:
     """A protobuf Struct value as JSON-like data, the way CrossGuard receives it."""
     if isinstance(value, struct_pb2.Struct):
         out = {k: _from_struct(v) for k, v in value.items()}
-        if out.get(SECRET_SIG_KEY) == _RESOURCE_SIG:
+        if out.get(SECRET_SIG_KEY) == RESOURCE_SIG:
             # A resource passed as an input: what a policy sees is its id (custom) or URN.
             return out.get("id") or out.get("urn")
         return out
@@ -164,7 +179,7 @@ class RecordingMonitor(MockMonitor):
             self.records.setdefault(record.urn, record)
 
     def RegisterResource(self, request: Any) -> Any:
-        response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
+        response = super().RegisterResource(without_resource_refs(request, "object"))  # type: ignore[no-untyped-call]
         urn = response.urn
         inputs = _from_struct(request.object)
         if request.type == STACK_TYPE:
@@ -195,7 +210,7 @@ class RecordingMonitor(MockMonitor):
         return response
 
     def ReadResource(self, request: Any) -> Any:
-        response = super().ReadResource(request)  # type: ignore[no-untyped-call]
+        response = super().ReadResource(without_resource_refs(request, "properties"))  # type: ignore[no-untyped-call]
         registration = self.resources.get(response.urn)
         if not response.id:
             # In a preview the SDK takes an empty id from a read as unknown; the engine returns it.
@@ -216,6 +231,9 @@ class RecordingMonitor(MockMonitor):
             )
         )
         return response
+
+    def Invoke(self, request: Any) -> Any:
+        return super().Invoke(without_resource_refs(request, "args"))  # type: ignore[no-untyped-call]
 
     def RegisterResourceOutputs(self, request: Any) -> Any:
         outputs = _from_struct(request.outputs)
@@ -249,11 +267,13 @@ def run_program(
     *,
     config_overrides: Mapping[str, Any] | None = None,
     stack_references: Mapping[str, Mapping[str, Any]] | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> ResourceGraph:
     """Run the Pulumi Python project in `project_dir` for `stack` and return what it registered.
 
     `stack_references` gives outputs for `pulumi.StackReference(name)` by name; without it they
-    read as empty (and a note says so).
+    read as empty (and a note says so). The program runs in a child process and is stopped after
+    `timeout` seconds (None: no limit).
     """
     try:
         project = load_project(Path(project_dir))
@@ -261,9 +281,6 @@ def run_program(
     except ProjectError as exc:
         raise EngineError(str(exc)) from None
 
-    encoded = stack_config.encoded()
-    mocks = FleetMocks(encoded, stack_references)
-    monitor = RecordingMonitor(mocks)
     graph = ResourceGraph(project=project.name, stack=stack, config=dict(stack_config.values))
     for key in stack_config.undecrypted:
         graph.notes.append(
@@ -275,25 +292,88 @@ def run_program(
             "the stack file imports Pulumi ESC environments "
             f"({', '.join(stack_config.environments)}); their values are not available offline"
         )
-    log_notes: list[str] = []
+    job = _Job(
+        project=project,
+        stack=stack,
+        config=stack_config.encoded(),
+        secret_keys=sorted(stack_config.secret_keys),
+        stack_references={k: dict(v) for k, v in (stack_references or {}).items()}
+        if stack_references is not None
+        else None,
+    )
+    import_sdk_modules()
+    try:
+        recorded: _Recorded | str = sandbox.call(_record, job, timeout=timeout)
+    except sandbox.ChildProblem as exc:
+        raise EngineError(child_problem(exc, project)) from None
+    if isinstance(recorded, str):
+        raise EngineError(recorded)
+    remember_sdk_modules(recorded.sdk_modules)
 
-    with _RUN_LOCK:
-        context = contextvars.copy_context()
-        run = _Run(project, stack, encoded, sorted(stack_config.secret_keys), mocks, monitor, log_notes)
-        context.run(_run_isolated, run)
+    for resource in recorded.resources:
+        graph.add(resource)
+    graph.outputs = recorded.outputs
+    graph.notes.extend(n for n in recorded.notes if n not in graph.notes)
+    return graph
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What the child process needs to run the program: all of it pickles."""
+
+    project: Project
+    stack: str
+    config: dict[str, str]
+    secret_keys: list[str]
+    stack_references: dict[str, dict[str, Any]] | None
+
+
+@dataclass(frozen=True)
+class _Recorded:
+    """What the child process sends back."""
+
+    resources: list[Resource]
+    outputs: dict[str, Any]
+    notes: list[str]
+    sdk_modules: list[str]
+
+
+def _record(job: _Job) -> _Recorded | str:
+    """Run the program (in the child process): the registrations, or the error message for the user."""
+    project = job.project
+    mocks = FleetMocks(job.config, job.stack_references)
+    monitor = RecordingMonitor(mocks)
+    log_notes: list[str] = []
+    threads_before = set(threading.enumerate())
+    modules_before = set(sys.modules)
+    run = _Run(project, job.stack, job.config, job.secret_keys, mocks, monitor, log_notes)
+    try:
+        with _RUN_LOCK, quick_registrations():
+            contextvars.copy_context().run(_run_isolated, run)
+    except EngineError as exc:
+        return str(exc)
+    except KeyboardInterrupt as exc:
+        # The child leads its own process group: a Ctrl-C at the terminal never reaches it, so this
+        # was raised by the program.
+        return str(_program_error(exc, project, project.stack_file(job.stack)))
+    problem = left_behind(project, threads_before)
+    if problem:
+        return problem
 
     # Registrations reach the monitor in an order that depends on thread timing; the graph lists
     # them in the order the program constructed them, so two runs give the same graph.
     position = {urn: index for index, urn in enumerate(run.program_order)}
     records = list(monitor.records.values())
     records.sort(key=lambda r: position.get(r.urn, len(position)))
-    for record in records:
-        graph.add(record.freeze())
+    outputs: dict[str, Any] = {}
     if monitor.stack_urn and monitor.stack_urn in monitor.records:
-        graph.outputs = dict(monitor.records[monitor.stack_urn].outputs)
-    graph.notes.extend(n for n in mocks.notes if n not in graph.notes)
-    graph.notes.extend(n for n in log_notes if n not in graph.notes)
-    return graph
+        outputs = dict(monitor.records[monitor.stack_urn].outputs)
+    return _Recorded(
+        resources=[record.freeze() for record in records],
+        outputs=outputs,
+        notes=[*mocks.notes, *log_notes],
+        sdk_modules=sdk_modules(n for n in list(sys.modules) if n not in modules_before),
+    )
 
 
 @dataclass(frozen=True)
@@ -354,7 +434,7 @@ def _run_isolated(run: _Run) -> None:
             runpy.run_path(target, run_name="__main__")
             return _finish_stack()
 
-        printed = io.StringIO()
+        printed = _Printed()
         created: list[pulumi.Resource] = []
         originals = {name: getattr(pulumi_resource, name) for name in _CONSTRUCTION_HOOKS}
 
@@ -398,7 +478,7 @@ def _run_isolated(run: _Run) -> None:
                 setattr(pulumi_resource, name, original)
             for name, original_lookup in reference_originals.items():
                 setattr(pulumi.StackReference, name, original_lookup)
-            lines = [line.rstrip() for line in printed.getvalue().splitlines() if line.strip()]
+            lines = [line.rstrip() for line in printed.text().splitlines() if line.strip()]
             run.notes.extend(f"program printed: {line}" for line in lines[:_PRINTED_LINES_KEPT])
             if len(lines) > _PRINTED_LINES_KEPT:
                 run.notes.append(f"program printed {len(lines) - _PRINTED_LINES_KEPT} more lines")
@@ -410,6 +490,21 @@ def _run_isolated(run: _Run) -> None:
         sys.path[:] = saved_path
         sys.argv[:] = saved_argv
         _forget_program_modules(saved_modules, program_dir)
+
+
+class _Printed(io.StringIO):
+    """What the program prints. Closed by the program, it refuses writes as a closed stdout does (the
+    error is the program's, raised where it writes), and still gives what was printed before."""
+
+    _kept: str | None = None
+
+    def close(self) -> None:
+        if self._kept is None and not self.closed:
+            self._kept = self.getvalue()
+        super().close()
+
+    def text(self) -> str:
+        return self._kept if self._kept is not None else self.getvalue()
 
 
 def _stack_reference_lookups(mocks: FleetMocks) -> dict[str, Callable[..., Any]]:
@@ -509,6 +604,29 @@ def one_paragraph(text: str) -> str:
     return f"{lines[0]} {'; '.join(lines[1:])}"
 
 
+_SHOWN_CHARACTERS = 400
+"""A program's error message is quoted up to this long: enough for any real one, not a flood in CI."""
+
+
+def _text(value: object) -> str:
+    """`str(value)`, or a description when the program's own `__str__` fails."""
+    try:
+        return str(value)
+    except Exception as exc:  # the program's code, which may raise anything
+        return f"(its message cannot be shown: str() raised {type(exc).__name__})"
+
+
+def _clipped(text: str) -> str:
+    if len(text) <= _SHOWN_CHARACTERS:
+        return text
+    return f"{text[:_SHOWN_CHARACTERS]}... ({len(text) - _SHOWN_CHARACTERS:,} more characters)"
+
+
+def _shown(value: object) -> str:
+    """A program's value or error message as one paragraph, of reasonable length."""
+    return _clipped(one_paragraph(_text(value)))
+
+
 def _program_error(exc: BaseException, project: Project, stack_file: Path) -> BaseException:
     program = os.path.relpath(project.program_file, project.root)
     where = _program_frame(exc, project)
@@ -520,7 +638,7 @@ def _program_error(exc: BaseException, project: Project, stack_file: Path) -> Ba
         elif isinstance(code, int):
             detail = f"exited (sys.exit) with status {code}"
         else:
-            detail = f"exited (sys.exit): {code}"
+            detail = f"exited (sys.exit): {_shown(code)}"
         return EngineError(f"the program {program} {detail}{at}; nothing was recorded past that point")
     if isinstance(exc, pulumi.ConfigMissingError):
         return EngineError(
@@ -528,7 +646,7 @@ def _program_error(exc: BaseException, project: Project, stack_file: Path) -> Ba
             f"add it under `config:` in that file"
         )
     if isinstance(exc, pulumi.RunError):
-        return EngineError(f"the program {program} stopped with an error{at}: {one_paragraph(str(exc))}")
+        return EngineError(f"the program {program} stopped with an error{at}: {_shown(exc)}")
     if isinstance(exc, SyntaxError) and exc.filename and not exc.filename.startswith("<"):
         source = Path(exc.filename).resolve()
         shown = os.path.relpath(source, project.root) if source.is_relative_to(project.root) else str(source)
@@ -543,17 +661,26 @@ def _program_error(exc: BaseException, project: Project, stack_file: Path) -> Ba
                 f"the program {program} imports {exc.name!r}{at}, which is not installed; install it in "
                 f"this environment ({sys.executable}) and run again"
             )
+    if not isinstance(exc, Exception):
+        # KeyboardInterrupt, GeneratorExit, a program's own BaseException subclass.
+        message = _shown(exc)
+        detail = f": {message}" if message else ""
+        return EngineError(
+            f"the program {program} raised {type(exc).__name__}{at}{detail}; nothing was recorded past "
+            f"that point"
+        )
     if _raised_in_gpufleet(exc):
         # A fault of the engine itself, not of the program: keep the traceback for the bug report.
         return exc
-    registering = _REGISTERING.findall(str(exc))
+    text = _text(exc)
+    registering = _REGISTERING.findall(text)
     if registering:
         # The SDK wraps a bad input once per resource on the way down; the innermost names the cause.
         name, token = registering[-1]
-        innermost = str(exc).strip().splitlines()[-1]
-        cause = _RISEN.sub("", innermost).strip()
+        innermost = text.strip().splitlines()[-1]
+        cause = _clipped(_RISEN.sub("", innermost).strip())
         return EngineError(f"the program {program} failed{at} while registering {token} {name!r}: {cause}")
-    message = one_paragraph(str(exc)) or "(no message)"
+    message = _shown(exc) or "(no message)"
     return EngineError(f"the program {program} failed{at}: {type(exc).__name__}: {message}")
 
 

@@ -44,7 +44,10 @@ def one_run_per_stack() -> Iterator[None]:
     runs: dict[tuple[Path, str], ResourceGraph] = {}
 
     def cached(
-        project_dir: Path, stack: str, stack_references: Mapping[str, Mapping[str, Any]] | None = None
+        project_dir: Path,
+        stack: str,
+        stack_references: Mapping[str, Mapping[str, Any]] | None = None,
+        timeout: float | None = None,
     ) -> ResourceGraph:
         assert stack_references is None
         key = (Path(project_dir).resolve(), stack)
