@@ -13,8 +13,9 @@ Alibaba ESS scaling groups, Tencent AS scaling groups with min below max):
   group's default does not apply to it) and AWS re-runs it every minute while its alarm holds: its
   estimated warm-up is not a cooldown. It paces scale-out (instances warming up count as capacity
   already added), so a step scale-out needs a warm-up of at least `min_cooldown_s` (its own, else
-  the group's defaultInstanceWarmup, else its defaultCooldown); a step policy that an alarm fires to
-  scale in removes capacity once a minute, and is reported;
+  the group's defaultInstanceWarmup, else its defaultCooldown). A step policy that an alarm fires to
+  scale in removes capacity once a minute: that is GF-OPS-003's verdict (scale-in respects the
+  cooldown), not repeated here;
 - the shortest scale-in window (period x evaluation periods of its alarm) no shorter than the longest
   scale-out window.
 
@@ -97,30 +98,6 @@ def _warmup(signal: ScalingSignal, pool: Pool) -> tuple[int, str | None]:
     if pool.default_cooldown_s is not None:
         return pool.default_cooldown_s, "defaultCooldown"
     return DEFAULT_COOLDOWN_S, "defaultCooldown"
-
-
-def _steps_in_every_minute(signal: ScalingSignal) -> bool:
-    """An alarm-fired step policy without a cooldown that removes capacity."""
-    return (
-        signal.kind == "step"
-        and not signal.takes_cooldown
-        and signal.policy is not None
-        and signal.direction in ("in", "both")
-    )
-
-
-def _step_scale_in_problems(pool: Pool, min_cooldown: int) -> list[str]:
-    fired_by: dict[str, list[str]] = {}
-    for signal in pool.scaling:
-        if _steps_in_every_minute(signal) and signal.policy is not None:
-            fired_by.setdefault(signal.policy, []).append(signal.name)
-    return [
-        f"{describe(pool)}'s scaling policy '{policy}' (fired by {_alarms(alarms)}) scales in by step "
-        "scaling, which takes no cooldown: AWS re-runs it every minute while the alarm holds, removing "
-        "capacity each time (estimatedInstanceWarmup paces scale-out only); scale in with a "
-        f"SimpleScaling policy whose cooldown is at least {min_cooldown} s, or with target tracking"
-        for policy, alarms in fired_by.items()
-    ]
 
 
 def _cooldown_problems(pool: Pool, min_cooldown: int) -> list[str]:
@@ -212,7 +189,6 @@ def pool_problems(pool: Pool, min_cooldown: int) -> list[str]:
                 f"{metric or 'the same metric'}; the scale-out threshold must be above the scale-in one"
             )
     problems.extend(_cooldown_problems(pool, min_cooldown))
-    problems.extend(_step_scale_in_problems(pool, min_cooldown))
     out_windows = [s.window_s for s in pool.scaling if s.direction == "out" and s.window_s is not None]
     in_windows = [s.window_s for s in pool.scaling if s.direction == "in" and s.window_s is not None]
     if out_windows and in_windows and min(in_windows) < max(out_windows):

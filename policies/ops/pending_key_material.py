@@ -189,13 +189,21 @@ class _Keys:
         return list(found)
 
 
+# Messaging services check the key when a message is sent, not when the topic or queue is created.
+_CHECKED_ON_SEND = frozenset({"aws:sns/topic:Topic", "aws:sqs/queue:Queue"})
+
+
 def _use_message(what: str, view: ResourceView, keys: list[tuple[ResourceView, str]]) -> str:
     names = quoted(key.name for key, _ in keys)
     why = "; ".join(f"'{key.name}': {reason}" for key, reason in keys)
     noun = "key" if len(keys) == 1 else "keys"
+    if view.resource_type in _CHECKED_ON_SEND:
+        effect = f"'{view.name}' is created but every message sent to it fails until the material is imported"
+    else:
+        effect = f"'{view.name}' fails to create"
     return (
         f"{what} '{view.name}' encrypts with {noun} {names}, pending import in this deployment ({why}): "
-        f"a key without material cannot encrypt, so '{view.name}' fails to create; deploy the key first, "
+        f"a key without material cannot encrypt, so {effect}; deploy the key first, "
         "import its material, then the rest (or give the material as a secret config value)"
     )
 

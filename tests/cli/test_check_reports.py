@@ -200,7 +200,12 @@ def test_rules_selects_the_policies_that_run(no_spot_project: Path) -> None:
 
 def test_policy_config_file_sets_enforcement(no_spot_project: Path, tmp_path: Path) -> None:
     config = tmp_path / "policy.yaml"
-    config.write_text("non-prod-gpu-pools-on-spot:\n  enforcementLevel: disabled\n")
+    # A config file given on the command line replaces the project's: it keeps the project's note that
+    # the account-baseline stack creates the Auto Scaling service-linked role the keys name.
+    config.write_text(
+        "non-prod-gpu-pools-on-spot:\n  enforcementLevel: disabled\n"
+        "policy-principals-exist:\n  existing_principals: [AWSServiceRoleForAutoScaling]\n"
+    )
     run = invoke("check", str(no_spot_project), "-s", "dev", "--policy-config", str(config))
     assert run.exit_code == 0, run.stderr
     assert json.loads(run.stdout)["stacks"][0]["violations"] == []

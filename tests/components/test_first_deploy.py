@@ -17,6 +17,7 @@ import yaml
 
 from gpufleet.engine import EngineError, run_program
 from gpufleet.graph import Resource, ResourceGraph
+from tests.project_policy import project_policy_config
 
 ROOT = Path(__file__).resolve().parents[2]
 ACCOUNT = "123456789012"
@@ -493,7 +494,11 @@ def test_spec_variants_pass_every_rule(stack: str, variant: str, change: dict[st
         overrides["pulumi:tags"] = {}  # the fleet owns its preferences: no baseline stack to name
     else:
         raw["network"]["egress"] = change["network"]
-    result = evaluate_stack(run_program(ROOT, stack, config_overrides=overrides), list(default_registry()))
+    result = evaluate_stack(
+        run_program(ROOT, stack, config_overrides=overrides),
+        list(default_registry()),
+        project_policy_config(),
+    )
     assert [(v.rule_id, v.message) for v in result.violations] == [], variant
 
 
@@ -502,9 +507,17 @@ def test_byok_pending_phase_raises_only_the_missing_trail() -> None:
     from policies.registry import default_registry
 
     graph = run_program(ROOT, "prod", config_overrides={"gpufleet:fleet": _prod_with("pending")})
-    result = evaluate_stack(graph, list(default_registry()))
+    result = evaluate_stack(graph, list(default_registry()), project_policy_config())
     # The trail is encrypted with the key, so it waits for phase two; nothing mandatory fails meanwhile.
-    assert [(v.rule_id, v.enforcement) for v in result.violations] == [("GF-AUD-001", "advisory")]
+    # The budget's alert topic exists from the first deploy, but its alerts fail until the import (see
+    # docs/first-deploy.md), and the operability rule says so.
+    assert [(v.rule_id, v.enforcement) for v in result.violations] == [
+        ("GF-AUD-001", "advisory"),
+        ("GF-OPS-005", "advisory"),
+    ]
+    [topic] = [v for v in result.violations if v.rule_id == "GF-OPS-005"]
+    assert topic.urn.endswith("aws:sns/topic:Topic::gpufleet-prod-budget-alerts")
+    assert "is created but every message sent to it fails until the material is imported" in topic.message
 
 
 def test_zones_skip_those_an_endpoint_service_does_not_support(run_pulumi: Any) -> None:

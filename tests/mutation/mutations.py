@@ -204,7 +204,8 @@ def acc_005(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
 
 def acc_006(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
     # dev leaves its account's preferences to the account-baseline stack (stack tag); a preferences
-    # document of its own is judged all the same.
+    # document of its own is judged all the same. It is marked as the account baseline's, so only its
+    # unencrypted session logs are wrong (an unmarked one also breaks GF-OPS-004, one per account).
     logs = find(graph, "audit-agent-logs")
     content = {
         "schemaVersion": "1.0",
@@ -220,7 +221,7 @@ def acc_006(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
             "documentType": "Session",
             "documentFormat": "JSON",
             "content": json.dumps(content),
-            "tags": cost_tags(graph),
+            "tags": {**cost_tags(graph), "gpufleet:account-baseline": "gpufleet-dev"},
         },
     )
     return graph, preferences.name

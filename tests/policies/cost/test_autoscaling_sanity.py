@@ -4,6 +4,7 @@ import pytest
 from pulumi_policy import PolicyResource
 
 from policies.cost.autoscaling_sanity import POLICY, RULE
+from policies.ops.scale_in_cooldown import POLICY as SCALE_IN_COOLDOWN
 
 from .helpers import AWS_ALARM, UNKNOWN_NUM, UNKNOWN_STR, ali_pool, aws_pool, check_stack, res, tc_pool
 
@@ -107,25 +108,22 @@ STEP_IN = {
     "cooldown": None,
     "stepAdjustments": [{"scalingAdjustment": -1, "metricIntervalUpperBound": "0"}],
 }
-STEP_IN_MESSAGE = (
-    "Auto Scaling group 'gpu''s scaling policy 'gpu-in' (fired by alarm 'gpu-low') scales in by step "
-    "scaling, which takes no cooldown: AWS re-runs it every minute while the alarm holds, removing "
-    "capacity each time (estimatedInstanceWarmup paces scale-out only); scale in with a SimpleScaling "
-    "policy whose cooldown is at least 300 s, or with target tracking"
+
+
+@pytest.mark.parametrize(
+    ("warmup", "group"), [(None, {}), (300, {}), (3600, {}), (None, {"defaultCooldown": 900})]
 )
-
-
-@pytest.mark.parametrize("warmup", [None, 300, 3600])
-def test_step_scale_in_has_no_cooldown_whatever_its_warmup(warmup: int | None) -> None:
-    # Warm-up is not a cooldown: 30 minutes under the threshold would remove one instance a minute.
-    stack = aws_pool(in_policy={**STEP_IN, "estimatedInstanceWarmup": warmup})
-    assert check_stack(POLICY, stack) == [(STEP_IN_MESSAGE, stack[1].urn)]
-
-
-def test_step_scale_in_that_the_group_default_cooldown_would_cover_is_still_reported() -> None:
-    # The group's defaultCooldown applies to simple policies only.
-    stack = aws_pool(in_policy=STEP_IN, group={"defaultCooldown": 900})
-    assert [m for m, _ in check_stack(POLICY, stack)] == [STEP_IN_MESSAGE]
+def test_step_scale_in_is_judged_by_the_cooldown_rule_not_passed_on_its_warmup(
+    warmup: int | None, group: dict[str, int]
+) -> None:
+    # Warm-up is not a cooldown, and the group's defaultCooldown applies to simple policies only: 30
+    # minutes under the threshold would remove one instance a minute. GF-OPS-003 (scale-in respects the
+    # cooldown) reports it; GF-COST-006 does not repeat the verdict.
+    stack = aws_pool(in_policy={**STEP_IN, "estimatedInstanceWarmup": warmup}, group=group)
+    assert check_stack(POLICY, stack) == []
+    [(message, urn)] = check_stack(SCALE_IN_COOLDOWN, stack)
+    assert urn.endswith("aws:autoscaling/policy:Policy::gpu-in")
+    assert "'gpu-in' scales in by 1 and is fired by alarm 'gpu-low'" in message
 
 
 def test_simple_scale_in_with_its_cooldown_and_step_scale_out_with_warmup_pass() -> None:

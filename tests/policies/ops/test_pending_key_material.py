@@ -174,3 +174,22 @@ def test_the_tag_does_not_make_an_alibaba_external_key_usable() -> None:
     bucket = res("alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption", "ckpt", {})
     bucket.props["kmsMasterKeyId"] = "key-hzz0000"
     assert len(run_stack(POLICY, [key, bucket])) == 1
+
+
+@pytest.mark.parametrize(
+    ("token", "what"), [("aws:sns/topic:Topic", "topic"), ("aws:sqs/queue:Queue", "queue")]
+)
+def test_a_topic_or_queue_on_a_pending_key_is_created_but_cannot_carry_messages(
+    token: str, what: str
+) -> None:
+    key = byok()
+    holder = res(token, "alerts", {"kmsMasterKeyId": KEY_ARN}, prop_deps={"kmsMasterKeyId": [key]})
+    assert run_stack(POLICY, [key, holder]) == [
+        (
+            f"{what} 'alerts' encrypts with key 'byok', pending import in this deployment ({PENDING}): a key "
+            "without material cannot encrypt, so 'alerts' is created but every message sent to it fails "
+            "until the material is imported; deploy the key first, import its material, then the rest (or "
+            "give the material as a secret config value)",
+            holder.urn,
+        )
+    ]

@@ -73,11 +73,8 @@ VARIANTS: dict[str, tuple[set[str], str, str]] = {
     # An A100 pool at max size also breaks the dev hourly cap.
     "a100-in-dev": ({"GF-COST-003", "GF-COST-007"}, "gpu-burst", "uses p4d.24xlarge (A100)"),
     "thresholds-inverted": ({"GF-COST-006"}, "gpu-burst", "scales out at 70 but in at 80"),
-    "step-scale-in": (
-        {"GF-COST-006"},
-        "gpu-burst",
-        "'gpu-scale-in' (fired by alarm 'gpu-idle') scales in by step",
-    ),
+    # A step policy takes no cooldown: the scale-in rule, not the sanity rule, names it.
+    "step-scale-in": ({"GF-OPS-003"}, "gpu-scale-in", "'gpu-scale-in' scales in by 1 and is fired by alarm"),
     "no-schedule-no-idle": ({"GF-COST-005"}, "gpu-burst", "no off-hours schedule to zero and no scale-in"),
     # The night schedule alone, restarting the pool every morning: the weekends stay on.
     "no-idle-weekends-on": ({"GF-COST-005"}, "gpu-burst", "is scaled to zero at night only"),
