@@ -153,6 +153,20 @@ def is_any_resource(resource: str) -> bool:
     return all(part in ("*", "") for part in rest) and "*" in rest
 
 
+def resource_matches(pattern: str, resource: str) -> bool:
+    """IAM-style wildcard match of a resource pattern against a concrete ARN, case-insensitive (`*`
+    spans `:` and `/`, `?` is one character). An `UNKNOWN` pattern (a reference) matches nothing."""
+    if pattern == UNKNOWN:
+        return False
+    return _pattern(pattern).fullmatch(resource) is not None
+
+
+def is_wildcard_only(value: str) -> bool:
+    """`*`, `?*`, `*?`, `**`: a pattern with no literal character, which matches any (non-empty)
+    value."""
+    return bool(value) and set(value) <= {"*", "?"} and "*" in value
+
+
 def _lower_keys(obj: Mapping[str, Any]) -> dict[str, Any]:
     return {str(key).lower(): _entry(obj, key) for key in obj}
 
@@ -323,5 +337,7 @@ __all__ = [
     "covered_actions",
     "is_any_resource",
     "is_wildcard_action",
+    "is_wildcard_only",
     "parse_document",
+    "resource_matches",
 ]

@@ -6,19 +6,20 @@ administrator's, so an administrator policy that needs these actions takes a per
 The actions are the well-known IAM escalation paths (Rhino Security Labs' list): changing policy
 versions and attachments, writing inline policies, minting credentials for other users, editing
 trust policies and permission boundaries, joining groups - on any resource - and `iam:PassRole` or
-`sts:AssumeRole` on every resource (`*`, or every role of an account: `arn:aws:iam::<account>:role/*`,
-`arn:aws:iam::*:role/*`, in any partition). Patterns (`iam:Put*`, `iam:*`, `*`) and NotAction count
+`sts:AssumeRole` on every role: `*`, `NotResource`, or any pattern that reaches every role
+(`arn:*`, `arn:aws:iam::<account>:*`, `arn:aws:iam::<account>:role/*`, `arn:*:iam::*:role/*`,
+`...:role*`, `...:role/?*`; see `policies.iam.resource_scope`). A path (`role/training/*`) or a
+named role is a scope and passes. Patterns (`iam:Put*`, `iam:*`, `*`) and NotAction count
 when they grant one of them. Alibaba Cloud and Tencent Cloud documents are not applicable.
 """
 
 from __future__ import annotations
 
-import re
-
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
 from policies.documents import Statement, covered_actions
 from policies.iam import sources
+from policies.iam.resource_scope import reaching
 from policies.rule import GfResourcePolicy, Rule
 
 ESCALATION_ACTIONS = (
@@ -41,10 +42,6 @@ ESCALATION_ACTIONS = (
     "iam:PutUserPermissionsBoundary",
 )
 ESCALATION_ON_ANY_RESOURCE = ("iam:PassRole", "sts:AssumeRole")
-
-# Every role of an account (or of every account) is as good as `*` for a role to pass or assume; a
-# path (`role/training/*`) is a real scope and passes.
-_ANY_ROLE = re.compile(r"^arn:[a-z-]+:iam::[^:]*:role/\*$", re.IGNORECASE)
 
 _AWS_IDENTITY = frozenset(
     {
@@ -78,11 +75,13 @@ RULE = Rule(
 )
 
 
-def _any_role(statement: Statement) -> str | None:
-    """`'*'` (or the all-roles ARN) when the statement's resources cover every role, else None."""
-    if statement.on_any_resource:
-        return "'*'"
-    return next((repr(r) for r in statement.resources if _ANY_ROLE.match(r)), None)
+def _every_resource(statement: Statement, action: str) -> str | None:
+    """How the statement reaches every role `action` passes or assumes (`'*'`,
+    `'arn:aws:iam::1:role/*'`, `NotResource`), or None when it names roles."""
+    if statement.not_resources:
+        return "NotResource (every other resource)"
+    reached = reaching(statement, "aws", action)
+    return ", ".join(repr(pattern) for pattern in reached) if reached else None
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
@@ -92,11 +91,10 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         return
     for place, statement in sources.allow_statements(args, report):
         granted = covered_actions(statement, ESCALATION_ACTIONS)
-        every_role = _any_role(statement)
-        if every_role:
-            granted += [
-                f"{a} on {every_role}" for a in covered_actions(statement, ESCALATION_ON_ANY_RESOURCE)
-            ]
+        for action in covered_actions(statement, ESCALATION_ON_ANY_RESOURCE):
+            every_role = _every_resource(statement, action)
+            if every_role:
+                granted.append(f"{action} on {every_role}")
         if granted:
             report(
                 f"{place} grants privilege-escalation actions {', '.join(granted)}; "

@@ -3,8 +3,13 @@ supports resource-level scoping.
 
 Judged on every identity document (see `policies.iam.sources`). The actions that accept scoping come
 from the curated table in `policies.iam.scoped_actions`; an action pattern (`s3:Put*`) or NotAction
-counts when it grants a listed action. `Resource: *`, an all-wildcard ARN (`acs:*:*:*:*`) and
-`NotResource` count as every resource.
+counts when it grants a listed action. A statement's resources count as every resource when their
+patterns reach every resource of the kinds the action acts on (see `policies.iam.resource_scope`):
+`*`, `arn:*`, `arn:aws:s3:::*/*` for object writes, `arn:aws:logs:*:*:*`,
+`arn:aws:iam::123456789012:*`, `arn:*:iam::*:role/*` for role actions, `acs:oss:*:*:*`,
+`acs:ecs:*:*:instance/*`, `qcs::cam::uin/1:roleName/*`; `NotResource` counts too. A path, a bucket
+or a name (`role/training/*`, `arn:aws:s3:::ckpt/*`) is a scope; so is naming one subnet, image or
+security group for `ec2:RunInstances`, which acts on all of them.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationA
 
 from policies.documents import covered_actions
 from policies.iam import sources
+from policies.iam.resource_scope import reaching
 from policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
 from policies.rule import GfResourcePolicy, Rule
 
@@ -41,16 +47,24 @@ _SHOWN = 5
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if args.resource_type not in sources.IDENTITY and args.resource_type != sources.AWS_ROLE:
         return
-    table = SCOPED_WRITE_ACTIONS[sources.cloud(args.resource_type)]
+    cloud = sources.cloud(args.resource_type)
+    table = SCOPED_WRITE_ACTIONS[cloud]
     for place, statement in sources.allow_statements(args, report):
-        if not statement.on_any_resource:
-            continue
-        granted = covered_actions(statement, table)
+        granted: list[str] = []
+        reached: list[str] = []
+        for action in covered_actions(statement, table):
+            through = ("",) if statement.not_resources else reaching(statement, cloud, action)
+            if through:
+                granted.append(action)
+                reached.extend(pattern for pattern in through if pattern not in reached)
         if not granted:
             continue
         shown = ", ".join(granted[:_SHOWN])
         more = f" and {len(granted) - _SHOWN} more" if len(granted) > _SHOWN else ""
-        target = "NotResource (every other resource)" if statement.not_resources else "Resource '*'"
+        if statement.not_resources:
+            target = "NotResource (every other resource)"
+        else:
+            target = "Resource " + ", ".join(repr(pattern) for pattern in reached)
         report(
             f"{place} allows {shown}{more} on {target}; these actions accept resource-level scoping: "
             "name the resources",

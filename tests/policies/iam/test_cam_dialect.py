@@ -29,7 +29,13 @@ def test_name_prefixed_write_on_any_resource_fails() -> None:
         "CAM policy 'ops' document statement 1 allows cvm:TerminateInstances on Resource '*'; these actions "
         "accept resource-level scoping: name the resources"
     ]
-    scoped = document("qcs::cvm:ap-guangzhou::instance/*")
+    # Every instance of the region is every resource the action acts on.
+    every = document("qcs::cvm:ap-guangzhou::instance/*")
+    assert check(no_unscoped_writes.POLICY, TC_POLICY, {"document": every}, "ops") == [
+        "CAM policy 'ops' document statement 1 allows cvm:TerminateInstances on Resource "
+        "'qcs::cvm:ap-guangzhou::instance/*'; these actions accept resource-level scoping: name the resources"
+    ]
+    scoped = document("qcs::cvm:ap-guangzhou::instance/ins-1a2b3c4d")
     assert check(no_unscoped_writes.POLICY, TC_POLICY, {"document": scoped}, "ops") == []
 
 

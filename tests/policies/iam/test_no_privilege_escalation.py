@@ -72,3 +72,42 @@ def test_pass_role_on_every_role_of_an_account_fails(resource: str) -> None:
 def test_pass_role_on_a_role_path_passes() -> None:
     props = {"policy": _doc("iam:PassRole", ["arn:aws:iam::1:role/training/*", "arn:aws:iam::1:role/ci"])}
     assert check(POLICY, AWS_POLICY, props) == []
+
+
+@pytest.mark.parametrize(
+    "resource",
+    [
+        "arn:*",
+        "arn:aws:*",
+        "arn:aws:iam::123456789012:*",
+        "arn:aws:iam::123456789012:role*",
+        "arn:aws:iam::123456789012:role/?*",
+        "arn:*:iam::*:role/*",
+    ],
+)
+def test_pass_role_on_patterns_that_reach_every_role_fails(resource: str) -> None:
+    assert check(POLICY, AWS_POLICY, {"policy": _doc("iam:PassRole", resource)}, "p") == [
+        "IAM policy 'p' policy statement 1 grants privilege-escalation actions "
+        f"iam:PassRole on {resource!r}; {TAIL}"
+    ]
+
+
+@pytest.mark.parametrize(
+    "resource",
+    [
+        "arn:aws:iam::123456789012:role/training-*",
+        "arn:aws:iam::123456789012:role/gpufleet/*",
+        "arn:aws:iam::123456789012:instance-profile/*",
+        "arn:aws:s3:::*",
+    ],
+)
+def test_pass_role_on_look_alike_scoped_patterns_passes(resource: str) -> None:
+    assert check(POLICY, AWS_POLICY, {"policy": _doc(["iam:PassRole", "sts:AssumeRole"], resource)}) == []
+
+
+def test_pass_role_on_not_resource_fails() -> None:
+    statement = {"Effect": "Allow", "Action": "iam:PassRole", "NotResource": "arn:aws:iam::1:role/admin"}
+    assert check(POLICY, AWS_POLICY, {"policy": json.dumps({"Statement": [statement]})}, "p") == [
+        "IAM policy 'p' policy statement 1 grants privilege-escalation actions iam:PassRole on NotResource "
+        f"(every other resource); {TAIL}"
+    ]

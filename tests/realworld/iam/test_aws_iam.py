@@ -53,9 +53,24 @@ VARIANTS: dict[str, tuple[set[str], str, str]] = {
     "passrole-any": ({"GF-IAM-002", "GF-IAM-006"}, "ci-deploy", "iam:PassRole on '*'; " + ESCALATION),
     "pass-prefix-any": ({"GF-IAM-002", "GF-IAM-006"}, "ci-deploy", "iam:PassRole on '*'; " + ESCALATION),
     "passrole-account-roles": (
-        {"GF-IAM-006"},
+        {"GF-IAM-002", "GF-IAM-006"},
         "ci-deploy",
         "iam:PassRole on 'arn:aws:iam::123456789012:role/*'",
+    ),
+    "passrole-role-glob": (
+        {"GF-IAM-002", "GF-IAM-006"},
+        "ci-deploy",
+        "iam:PassRole on 'arn:aws:iam::123456789012:role*'; " + ESCALATION,
+    ),
+    "launch-account-wide": (
+        {"GF-IAM-002"},
+        "ci-deploy",
+        "statement 'Launch' allows ec2:RunInstances on Resource 'arn:aws:ec2:us-west-2:123456789012:*'",
+    ),
+    "objects-any-bucket": (
+        {"GF-IAM-002"},
+        "trainer-data",
+        "statement 'Data' allows s3:PutObject, s3:AbortMultipartUpload on Resource 'arn:aws:s3:::*/*'",
     ),
     "user-attach-policy": (
         {"GF-IAM-006"},

@@ -37,10 +37,16 @@ VARIANTS: dict[tuple[str, str], tuple[set[str], str, str]] = {
         "policyDocument statement 1 allows wildcard action 'oss:*'",
     ),
     ("ali", "unscoped-write"): ({"GF-IAM-002"}, "ckpt-rw", "allows oss:PutObject on Resource '*'"),
+    # ecs:* on every instance is also every instance write on every instance.
     ("ali", "legacy-statements"): (
-        {"GF-IAM-001"},
+        {"GF-IAM-001", "GF-IAM-002"},
         "ckpt-rw",
         "statements statement 1 allows wildcard action 'ecs:*'",
+    ),
+    ("ali", "every-bucket-arn"): (
+        {"GF-IAM-002"},
+        "ckpt-rw",
+        "allows oss:PutObject on Resource 'acs:oss:*:*:*/*'",
     ),
     ("ali", "system-full-access"): (
         {"GF-IAM-003"},
@@ -55,6 +61,11 @@ VARIANTS: dict[tuple[str, str], tuple[set[str], str, str]] = {
     ),
     ("tc", "wildcard-action"): ({"GF-IAM-001"}, "ckpt-rw", "allows wildcard action 'name/cos:*'"),
     ("tc", "unscoped-write"): ({"GF-IAM-002"}, "ckpt-rw", "allows cos:PutObject on Resource '*'"),
+    ("tc", "every-bucket-arn"): (
+        {"GF-IAM-002"},
+        "ckpt-rw",
+        "allows cos:PutObject on Resource 'qcs::cos:ap-guangzhou:uid/1250000000:*'",
+    ),
     ("tc", "preset-full-access"): (
         {"GF-IAM-003"},
         "gpu-node-preset",

@@ -35,6 +35,8 @@ if BREAK == "wildcard-action":
     actions = "oss:*"
 if BREAK == "unscoped-write":
     resources = "*"
+if BREAK == "every-bucket-arn":
+    resources = ["acs:oss:*:*:vision-ckpt", "acs:oss:*:*:*/*"]
 policy_args: dict = {}
 if BREAK == "legacy-statements":
     policy_args["statements"] = [

@@ -71,6 +71,8 @@ class TrainerIdentity(pulumi.ComponentResource):
         if BREAK == "not-resource":
             data_resource = None
             statement_extra = {"NotResource": "arn:aws:s3:::acme-secrets/*"}
+        if BREAK == "objects-any-bucket":
+            data_resource = [DATA, "arn:aws:s3:::*/*"]
         if BREAK == "conditioned-write":
             data_resource = "*"
             statement_extra = {"Condition": {"StringEquals": {"aws:ResourceTag/project": "training"}}}
@@ -193,6 +195,20 @@ if BREAK == "passrole-account-roles":
     pass_resource = f"arn:aws:iam::{ACCOUNT}:role/*"
 if BREAK == "pass-prefix-any":
     pass_resource, pass_action = "*", "iam:Pass*"
+if BREAK == "passrole-role-glob":
+    pass_resource = f"arn:aws:iam::{ACCOUNT}:role*"
+# Launching is scoped by the one subnet, security group and image the trainers use.
+REGION_ARN = f"arn:aws:ec2:us-west-2:{ACCOUNT}"
+launch_resources = [
+    f"{REGION_ARN}:instance/*",
+    f"{REGION_ARN}:volume/*",
+    f"{REGION_ARN}:network-interface/*",
+    f"{REGION_ARN}:subnet/subnet-0a1b2c3d4e5f60718",
+    f"{REGION_ARN}:security-group/sg-0a1b2c3d4e5f60718",
+    "arn:aws:ec2:us-west-2::image/ami-0a1b2c3d4e5f60718",
+]
+if BREAK == "launch-account-wide":
+    launch_resources = [f"{REGION_ARN}:*"]
 ci_doc = aws.iam.get_policy_document_output(
     statements=[
         aws.iam.GetPolicyDocumentStatementArgs(
@@ -208,7 +224,7 @@ ci_doc = aws.iam.get_policy_document_output(
         aws.iam.GetPolicyDocumentStatementArgs(
             sid="Launch",
             actions=["ec2:RunInstances", "ec2:CreateTags"],
-            resources=[f"arn:aws:ec2:us-west-2:{ACCOUNT}:*"],
+            resources=launch_resources,
         ),
     ]
 )

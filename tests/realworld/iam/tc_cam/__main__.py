@@ -36,6 +36,8 @@ if BREAK == "wildcard-action":
     actions = ["name/cos:*"]
 if BREAK == "unscoped-write":
     resources = ["*"]
+if BREAK == "every-bucket-arn":
+    resources = ["qcs::cos:ap-guangzhou:uid/1250000000:*"]
 policy = tencentcloud.cam.Policy(
     "ckpt-rw",
     name="ckpt-rw",
