@@ -71,7 +71,13 @@ UNJUDGED: dict[str, Found] = {
     # `datasets-tls` is `Output.all(datasets.bucket, byok_key.id).apply(...)`: the new BYOK key's id is
     # unknown, so the whole TLS-only bucket policy is (the HTTPS config and the block are known and
     # pass; with the block on, GF-STOR-003 does not need the policy).
-    "ali-gpu": [("GF-STOR-004", "datasets")],
+    # The node policy names the program's two new keys (`key/<id>`, not every key of the region), so
+    # it is unknown as a whole too.
+    "ali-gpu": [
+        ("GF-IAM-001", "gpu-node-policy"),
+        ("GF-IAM-002", "gpu-node-policy"),
+        ("GF-STOR-004", "datasets"),
+    ],
     # The same document on COS, where no public-access block exists: both rules need the policy.
     "tc-gpu": [("GF-STOR-003", "datasets"), ("GF-STOR-004", "datasets")],
     # Bucket names given as literals: every document is known.
@@ -90,11 +96,7 @@ UNJUDGED: dict[str, Found] = {
 # Added when a reference to a name-valued id is unknown too: the documents built from the buckets'
 # names (`checkpoints.bucket`, `oss_ckpt.id`) are then unknown as a whole.
 STRICT_EXTRA: dict[str, Found] = {
-    "ali-gpu": [
-        ("GF-IAM-001", "gpu-node-policy"),
-        ("GF-IAM-002", "gpu-node-policy"),
-        ("GF-STOR-004", "checkpoints"),
-    ],
+    "ali-gpu": [("GF-STOR-004", "checkpoints")],
     "tc-gpu": [
         ("GF-IAM-001", "gpu-node-policy"),
         ("GF-IAM-002", "gpu-node-policy"),

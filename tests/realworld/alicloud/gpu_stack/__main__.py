@@ -227,7 +227,7 @@ role = alicloud.ram.Role(
 node_policy = alicloud.ram.Policy(
     "gpu-node-policy",
     policy_name="gpu-node-checkpoints",
-    policy_document=Output.all(checkpoints.bucket, datasets.bucket).apply(
+    policy_document=Output.all(checkpoints.bucket, datasets.bucket, checkpoint_key.id, byok_key.id).apply(
         lambda names: json.dumps(
             {
                 "Version": "1",
@@ -242,7 +242,10 @@ node_policy = alicloud.ram.Policy(
                     {
                         "Effect": "Allow",
                         "Action": ["kms:Decrypt", "kms:GenerateDataKey"],
-                        "Resource": "*" if broken == "kms_unscoped" else "acs:kms:cn-hangzhou:*:key/*",
+                        # The two keys of this program, not every key of the region.
+                        "Resource": "*"
+                        if broken == "kms_unscoped"
+                        else [f"acs:kms:cn-hangzhou:*:key/{key_id}" for key_id in names[2:]],
                     },
                 ],
             }

@@ -228,8 +228,12 @@ node_policy = tencentcloud.cam.Policy(
                     },
                     {
                         "effect": "allow",
-                        "action": ["name/cvm:TerminateInstances", "name/cvm:RunInstances"],
-                        "resource": ["*"] if broken == "cvm_unscoped" else [f"qcs::cvm:{region}::instance/*"],
+                        # Nodes only look instances up; `instance/*` would let them terminate every
+                        # instance of the region.
+                        "action": ["name/cvm:TerminateInstances", "name/cvm:RunInstances"]
+                        if broken == "cvm_unscoped"
+                        else ["name/cvm:DescribeInstances"],
+                        "resource": ["*"],
                     },
                 ],
             }
