@@ -4,20 +4,36 @@ Judged on every trust document (see `policies.iam.sources`): AWS `aws:iam/role:R
 `assumeRolePolicy`, Alibaba `alicloud:ram/role:Role` / `alicloud:resourcemanager/role:Role`
 `assumeRolePolicyDocument`, Tencent `tencentcloud:Cam/role:Role` / `Cam/roleByName` `document`.
 
-An Allow statement fails when a principal is a wildcard (`"*"`, `{"AWS": "*"}`, `{"RAM": ["*"]}`,
-`{"qcs": ["*"]}`, Tencent's `{"qcs": ["qcs::cam::anyone:anyone"]}`, or an ARN with `*` in it such as
-`arn:aws:iam::*:root`) and no condition restricts
-who may use it (`sts:ExternalId`, `aws:PrincipalOrgID`, `aws:PrincipalAccount`, `aws:SourceAccount`,
-`aws:SourceArn`, `aws:SourceOrgID`, `aws:PrincipalArn`, `aws:userid`, web-identity `aud`/`sub`
-keys), or when it uses `NotPrincipal`. Service principals (`ec2.amazonaws.com`, `ecs.aliyuncs.com`,
-`cvm.qcloud.com`) are specific.
+An Allow statement fails when it uses `NotPrincipal`, or when a principal is a wildcard (`"*"`,
+`{"AWS": "*"}`, `{"RAM": ["*"]}`, `{"qcs": ["*"]}`, Tencent's `{"qcs": ["qcs::cam::anyone:anyone"]}`,
+or an ARN with `*` in it such as `arn:aws:iam::*:root`) and no condition pins the caller to known
+accounts or an organisation. A condition pins when its key names the caller's account or
+organisation - `aws:PrincipalAccount`, `aws:SourceAccount` (12 digits), `aws:PrincipalOrgID`,
+`aws:SourceOrgID` (`o-...`), `aws:PrincipalOrgPaths`, `aws:SourceOrgPaths` (`o-.../...`),
+`aws:PrincipalArn` (an ARN with a concrete account), `aws:SourceArn` (a concrete account, or a
+named bucket), `aws:userid`, web-identity `aud`/`sub`, Tencent `qcs:uin`/`qcs:owner_uin`, Alibaba
+`acs:SourceAccount`/`acs:PrincipalArn` - under a positive operator (`StringEquals`, `StringLike`,
+`ArnEquals`, `ArnLike`, their `ForAnyValue:` forms and Tencent's `string_equal`/`string_like`), and
+every value is concrete. These restrict nothing: `sts:ExternalId` (not a secret: whoever knows it
+may pass it), any other key, `Null`, negated operators (`StringNotEquals`), `...IfExists` forms and
+`ForAllValues:` (both pass when the key is absent), empty value lists, and wildcard values
+(`StringLike aws:PrincipalOrgID "*"`, `ArnLike aws:SourceArn "*"`, `o-*`).
+
+Service principals (`ec2.amazonaws.com`, `ecs.aliyuncs.com`, `cvm.qcloud.com`) and named federated
+providers are specific. A GitHub Actions provider (`token.actions.githubusercontent.com`, by its ARN
+or by its condition keys) must also pin the repository: a positive
+`token.actions.githubusercontent.com:sub` condition naming an owner (`repo:acme/training:*`), or any
+GitHub repository may assume the role.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.documents import Principal
+from policies.documents import UNKNOWN, Principal, Statement
 from policies.iam import sources
 from policies.props import Malformed
 from policies.rule import GfResourcePolicy, Rule
@@ -32,36 +48,74 @@ RULE = Rule(
     remediation=(
         "Name the accounts, roles or services that may assume the role in the trust policy (AWS Role "
         "`assumeRolePolicy` Principal, Alibaba RAM Role `assumeRolePolicyDocument` Principal RAM/Service, "
-        "Tencent CAM Role `document` principal qcs/service), or restrict a wildcard with a condition such "
-        "as sts:ExternalId or aws:PrincipalOrgID."
+        "Tencent CAM Role `document` principal qcs/service), or pin a wildcard to your accounts or "
+        "organisation with a positive condition (StringEquals aws:PrincipalOrgID, aws:PrincipalAccount, "
+        "aws:SourceAccount); sts:ExternalId alone is not a restriction. Pin GitHub Actions roles with "
+        "token.actions.githubusercontent.com:sub."
     ),
     url="https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_principal.html",
     checkov=("CKV_AWS_60",),
 )
 
-RESTRICTING_KEYS = frozenset(
+_ACCOUNT = re.compile(r"\d{12}")
+_ORG = re.compile(r"o-[a-z0-9]+", re.IGNORECASE)
+_ORG_PATH = re.compile(r"o-[a-z0-9]+/.*", re.IGNORECASE)
+_GITHUB = "token.actions.githubusercontent.com"
+_GITHUB_SUBJECT = re.compile(r"[a-z_]+:[^*?:/]+", re.IGNORECASE)
+_POSITIVE = frozenset(
     {
-        "sts:externalid",
-        "aws:principalorgid",
-        "aws:principalorgpaths",
-        "aws:principalaccount",
-        "aws:principalarn",
-        "aws:sourceaccount",
-        "aws:sourcearn",
-        "aws:sourceorgid",
-        "aws:sourceorgpaths",
-        "aws:userid",
-        "acs:sourceaccount",
-        "acs:principalarn",
-        "qcs:uin",
-        "qcs:owner_uin",
+        "stringequals",
+        "stringequalsignorecase",
+        "stringlike",
+        "arnequals",
+        "arnlike",
+        "string_equal",
+        "string_like",
     }
 )
-_FEDERATED_SUFFIXES = (":aud", ":sub", ":amr", ":oaud")
-
+_FEDERATED_SUFFIXES = (":aud", ":sub", ":oaud")
 
 # Tencent CAM's spelling of "everyone" carries no `*`.
 ANYONE = frozenset({"qcs::cam::anyone:anyone", "qcs::cam::anyone"})
+
+
+def _literal_start(value: str) -> bool:
+    return value[:1] not in ("", "*", "?")
+
+
+def _arn_fields(value: str) -> list[str] | None:
+    fields = value.split(":", 5)
+    return fields if len(fields) == 6 and fields[0].lower() == "arn" else None
+
+
+def _principal_arn(value: str) -> bool:
+    fields = _arn_fields(value)
+    return fields is not None and _ACCOUNT.fullmatch(fields[4]) is not None
+
+
+def _source_arn(value: str) -> bool:
+    fields = _arn_fields(value)
+    if fields is None:
+        return False
+    return _ACCOUNT.fullmatch(fields[4]) is not None or (fields[4] == "" and _literal_start(fields[5]))
+
+
+# condition key (lower-case) -> whether one value of it names a caller concretely
+PINNING_KEYS: dict[str, Callable[[str], bool]] = {
+    "aws:principalaccount": lambda v: _ACCOUNT.fullmatch(v) is not None,
+    "aws:sourceaccount": lambda v: _ACCOUNT.fullmatch(v) is not None,
+    "aws:principalorgid": lambda v: _ORG.fullmatch(v) is not None,
+    "aws:sourceorgid": lambda v: _ORG.fullmatch(v) is not None,
+    "aws:principalorgpaths": lambda v: _ORG_PATH.fullmatch(v) is not None,
+    "aws:sourceorgpaths": lambda v: _ORG_PATH.fullmatch(v) is not None,
+    "aws:principalarn": _principal_arn,
+    "aws:sourcearn": _source_arn,
+    "aws:userid": _literal_start,
+    "acs:sourceaccount": lambda v: v.isdigit(),
+    "acs:principalarn": _literal_start,
+    "qcs:uin": lambda v: v.isdigit(),
+    "qcs:owner_uin": lambda v: v.isdigit(),
+}
 
 
 def _wildcard(principal: Principal) -> bool:
@@ -70,8 +124,64 @@ def _wildcard(principal: Principal) -> bool:
     return "*" in principal.value or principal.value.strip().lower() in ANYONE
 
 
-def _restricted(keys: set[str]) -> bool:
-    return bool(keys & RESTRICTING_KEYS) or any(key.endswith(_FEDERATED_SUFFIXES) for key in keys)
+def _value_check(key: str) -> Callable[[str], bool] | None:
+    lower = key.lower()
+    if lower == f"{_GITHUB}:sub":
+        return lambda v: _GITHUB_SUBJECT.match(v) is not None
+    if lower in PINNING_KEYS:
+        return PINNING_KEYS[lower]
+    if lower.endswith(_FEDERATED_SUFFIXES):
+        return _literal_start
+    return None
+
+
+def _why_not(operator: str, key: str, values: tuple[str, ...]) -> str | None:
+    """None when this condition pins the caller, else why it does not (one clause)."""
+    lower = operator.lower()
+    if key.lower() == "sts:externalid":
+        return f"{operator} {key} is not a secret and pins no caller"
+    check = _value_check(key)
+    if check is None:
+        return f"{operator} {key} names no account or organisation"
+    if lower.startswith("forallvalues:") or "ifexist" in lower:
+        return f"{operator} {key} also passes when the key is absent"
+    base = lower.removeprefix("foranyvalue:").removeprefix("for_any_value:")
+    if base not in _POSITIVE:
+        return f"{operator} {key} is not a positive match"
+    if not values:
+        return f"{operator} {key} lists no value"
+    loose = [v for v in values if v != UNKNOWN and not check(v)]
+    if loose:
+        shown = ", ".join(repr(v) for v in loose)
+        if _is_github_subject(key):
+            return f"{operator} {key} {shown} names no repository owner"
+        return f"{operator} {key} {shown} names no one account or organisation"
+    return None
+
+
+def _pinning(statement: Statement, keys: Callable[[str], bool]) -> tuple[bool, list[str]]:
+    """(whether a condition on a key selected by `keys` pins the caller, why the others do not)."""
+    reasons: list[str] = []
+    for operator, body in statement.conditions.items():
+        for key, values in body.items():
+            if not keys(key):
+                continue
+            why = _why_not(operator, key, values)
+            if why is None:
+                return True, []
+            reasons.append(why)
+    return False, reasons
+
+
+def _is_github_subject(key: str) -> bool:
+    return key.lower() == f"{_GITHUB}:sub"
+
+
+def _github(statement: Statement) -> bool:
+    federated = [p for p in statement.principals if p.kind == "Federated"]
+    named = any(_GITHUB in p.value.lower() for p in federated)
+    keyed = bool(federated) and any(key.startswith(f"{_GITHUB}:") for key in statement.condition_keys())
+    return named or keyed
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
@@ -96,13 +206,28 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             )
             continue
         wildcards = [p for p in statement.principals if _wildcard(p)]
-        if wildcards and not _restricted(statement.condition_keys()):
-            shown = ", ".join(f"{p.kind}: {p.value!r}" if p.kind != "*" else "'*'" for p in wildcards)
-            report(
-                f"{label} trust policy {where} trusts any principal ({shown}) without a restricting "
-                "condition; name specific accounts, roles or services",
-                None,
-            )
+        if wildcards:
+            pinned, reasons = _pinning(statement, lambda key: True)
+            if not pinned:
+                shown = ", ".join(f"{p.kind}: {p.value!r}" if p.kind != "*" else "'*'" for p in wildcards)
+                note = f" ({'; '.join(reasons)})" if reasons else ""
+                report(
+                    f"{label} trust policy {where} trusts any principal ({shown}) without a restricting "
+                    f"condition{note}; name specific accounts, roles or services",
+                    None,
+                )
+                continue
+        if _github(statement):
+            pinned, reasons = _pinning(statement, _is_github_subject)
+            if not pinned:
+                note = f" ({'; '.join(reasons)})" if reasons else ""
+                report(
+                    f"{label} trust policy {where} trusts GitHub Actions tokens without pinning the "
+                    f"repository{note}; any GitHub repository may assume the role: add a StringEquals or "
+                    f"StringLike condition on {_GITHUB}:sub naming the owner and repository "
+                    "(repo:OWNER/REPO:...)",
+                    None,
+                )
 
 
 POLICY = GfResourcePolicy(RULE, validate)

@@ -88,6 +88,37 @@ VARIANTS: dict[str, tuple[set[str], str, str]] = {
         "org-reader",
         "trusts any principal ('*') without a restricting condition",
     ),
+    "trust-external-id-only": (
+        {"GF-IAM-004"},
+        "org-reader",
+        "without a restricting condition (StringEquals sts:ExternalId is not a secret and pins no caller)",
+    ),
+    "trust-org-like-star": (
+        {"GF-IAM-004"},
+        "org-reader",
+        "(StringLike aws:PrincipalOrgID '*' names no one account or organisation)",
+    ),
+    "trust-org-not-equals": (
+        {"GF-IAM-004"},
+        "org-reader",
+        "(StringNotEquals aws:PrincipalOrgID is not a positive match)",
+    ),
+    "trust-org-if-exists": (
+        {"GF-IAM-004"},
+        "org-reader",
+        "(StringEqualsIfExists aws:PrincipalOrgID also passes when the key is absent)",
+    ),
+    "trust-source-arn-star": (
+        {"GF-IAM-004"},
+        "org-reader",
+        "(ArnLike aws:SourceArn '*' names no one account or organisation)",
+    ),
+    "ci-any-repository": (
+        {"GF-IAM-004"},
+        "ci",
+        "trusts GitHub Actions tokens without pinning the repository (StringLike "
+        "token.actions.githubusercontent.com:sub 'repo:*' names no repository owner)",
+    ),
     "kms-wildcard": ({"GF-KMS-002"}, "training-key", "statement 'Anyone' allows kms:* to any principal (*)"),
     "kms-not-action": (
         {"GF-KMS-002"},

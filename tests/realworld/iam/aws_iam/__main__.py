@@ -179,7 +179,11 @@ ci_trust = oidc.arn.apply(
                     "Action": "sts:AssumeRoleWithWebIdentity",
                     "Condition": {
                         "StringEquals": {"token.actions.githubusercontent.com:aud": "sts.amazonaws.com"},
-                        "StringLike": {"token.actions.githubusercontent.com:sub": "repo:acme/training:*"},
+                        "StringLike": {
+                            "token.actions.githubusercontent.com:sub": "repo:*"
+                            if BREAK == "ci-any-repository"
+                            else "repo:acme/training:*"
+                        },
                     },
                 }
             ],
@@ -240,6 +244,17 @@ reader_trust: dict = {
 }
 if BREAK == "trust-any":
     del reader_trust["Condition"]
+# Conditions that look like restrictions but let any account in.
+if BREAK == "trust-external-id-only":
+    reader_trust["Condition"] = {"StringEquals": {"sts:ExternalId": "acme-reader-7f3a"}}
+if BREAK == "trust-org-like-star":
+    reader_trust["Condition"] = {"StringLike": {"aws:PrincipalOrgID": "*"}}
+if BREAK == "trust-org-not-equals":
+    reader_trust["Condition"] = {"StringNotEquals": {"aws:PrincipalOrgID": "o-zzzzzzzzzz"}}
+if BREAK == "trust-org-if-exists":
+    reader_trust["Condition"] = {"StringEqualsIfExists": {"aws:PrincipalOrgID": ORG}}
+if BREAK == "trust-source-arn-star":
+    reader_trust["Condition"] = {"ArnLike": {"aws:SourceArn": "*"}}
 if BREAK == "trust-star-string":
     reader_trust = {"Effect": "Allow", "Principal": "*", "Action": ["sts:AssumeRole", "sts:TagSession"]}
 reader = aws.iam.Role(
