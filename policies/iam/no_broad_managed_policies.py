@@ -14,7 +14,11 @@ Judged attachments:
   attachments (`Cam/rolePolicyAttachment` etc.) name preset policies by numeric id only, which cannot
   be resolved to a name offline: those are not judged.
 
-`denied_policies` holds case-insensitive name patterns (`*` wildcards).
+`denied_policies` holds case-insensitive name patterns (`*` wildcards). An AWS ARN's name matches
+with and without its path (`SystemAdministrator`, `job-function/SystemAdministrator`). The defaults
+deny the administrator and power-user policies, every `*FullAccess*` policy (AWS-managed, Alibaba
+System, Tencent preset: on Tencent, whose by-name attachment does not say whether the policy is a
+preset, a custom policy with such a name counts too), and the administrator job functions.
 """
 
 from __future__ import annotations
@@ -41,12 +45,20 @@ ALI_GROUP_ATTACHMENT = "alicloud:ram/groupPolicyAttachment:GroupPolicyAttachment
 TC_ROLE_ATTACHMENT_BY_NAME = "tencentcloud:Cam/rolePolicyAttachmentByName:RolePolicyAttachmentByName"
 
 DEFAULT_DENIED = [
-    "AdministratorAccess",
+    "AdministratorAccess*",
     "PowerUserAccess",
     "IAMFullAccess",
+    "*FullAccess*",
     "Aliyun*FullAccess",
     "Qcloud*FullAccess",
+    "job-function/SystemAdministrator",
+    "job-function/NetworkAdministrator",
+    "job-function/DatabaseAdministrator",
 ]
+"""AWS-managed `*FullAccess` policies (AmazonS3FullAccess, AWSLambda_FullAccess, CloudWatchFullAccessV2,
+AmazonDynamoDBFullAccesswithDataPipeline) count as Alibaba's Aliyun*FullAccess and Tencent's
+Qcloud*FullAccess do; so do the administrator variants (AdministratorAccess-Amplify) and the
+administrator job functions."""
 
 # token -> (label, arn props (single), arn list props)
 _AWS: dict[str, tuple[str, str | None, str | None]] = {
@@ -64,7 +76,7 @@ _ALI = {
     ALI_USER_ATTACHMENT: "RAM user policy attachment",
     ALI_GROUP_ATTACHMENT: "RAM group policy attachment",
 }
-_AWS_MANAGED = re.compile(r"^arn:[a-z-]+:iam::aws:policy/(?:.*/)?(?P<name>[^/]+)$")
+_AWS_MANAGED = re.compile(r"^arn:[a-z-]+:iam::aws:policy/(?P<path>(?:.*/)?)(?P<name>[^/]+)$")
 
 RULE = Rule(
     id="GF-IAM-003",
@@ -93,11 +105,14 @@ RULE = Rule(
 )
 
 
-def _denied(name: str, patterns: list[str]) -> bool:
-    return any(fnmatch.fnmatchcase(name.lower(), pattern.lower()) for pattern in patterns)
+def _denied(name: str, patterns: list[str], path: str = "") -> bool:
+    """`name` or, for AWS, `path/name` (`job-function/SystemAdministrator`) matches a pattern."""
+    names = [name.lower()] + ([f"{path}{name}".lower()] if path else [])
+    return any(fnmatch.fnmatchcase(n, pattern.lower()) for n in names for pattern in patterns)
 
 
-def _aws_names(props: object, single: str | None, many: str | None) -> list[str]:
+def _aws_names(props: object, single: str | None, many: str | None) -> list[tuple[str, str]]:
+    """(path, name) of every AWS-managed policy ARN given (`job-function/`, `SystemAdministrator`)."""
     arns: list[object] = []
     if single:
         arns.append(get_ref(props, single))
@@ -110,7 +125,7 @@ def _aws_names(props: object, single: str | None, many: str | None) -> list[str]
             continue  # an unknown ARN is a customer policy created in the program, not an AWS one
         match = _AWS_MANAGED.match(arn)
         if match:
-            names.append(match.group("name"))
+            names.append((match.group("path"), match.group("name")))
     return names
 
 
@@ -119,7 +134,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     props = args.props
     if args.resource_type in _AWS:
         label, single, many = _AWS[args.resource_type]
-        names = [n for n in _aws_names(props, single, many) if _denied(n, patterns)]
+        names = [n for p, n in _aws_names(props, single, many) if _denied(n, patterns, p)]
     elif args.resource_type in _ALI:
         label = _ALI[args.resource_type]
         system = str(get(props, "policyType") or "").lower() == "system"

@@ -11,7 +11,12 @@ TAIL = "attach a least-privilege policy instead"
 
 def test_metadata() -> None:
     assert RULE.id == "GF-IAM-003"
-    assert "AdministratorAccess" in RULE.defaults()["denied_policies"]
+    assert RULE.defaults()["denied_policies"][:4] == [
+        "AdministratorAccess*",
+        "PowerUserAccess",
+        "IAMFullAccess",
+        "*FullAccess*",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -79,10 +84,55 @@ def test_compliant() -> None:
 def test_config_overrides_patterns() -> None:
     attach = "aws:iam/userPolicyAttachment:UserPolicyAttachment"
     props = {"policyArn": "arn:aws:iam::aws:policy/AmazonS3FullAccess"}
-    assert check(POLICY, attach, props) == []
+    assert check(POLICY, attach, props, config={"denied_policies": ["AdministratorAccess"]}) == []
     assert check(POLICY, attach, props, "u", config={"denied_policies": ["Amazon*FullAccess"]}) == [
         f"IAM user policy attachment 'u' attaches the broad managed policy 'AmazonS3FullAccess'; {TAIL}"
     ]
+    job = {"policyArn": "arn:aws:iam::aws:policy/job-function/DataScientist"}
+    assert check(POLICY, attach, job, "u", config={"denied_policies": ["job-function/*"]}) == [
+        f"IAM user policy attachment 'u' attaches the broad managed policy 'DataScientist'; {TAIL}"
+    ]
+
+
+@pytest.mark.parametrize(
+    "arn",
+    [
+        "arn:aws:iam::aws:policy/AmazonS3FullAccess",
+        "arn:aws:iam::aws:policy/AmazonEC2FullAccess",
+        "arn:aws:iam::aws:policy/AWSLambda_FullAccess",
+        "arn:aws:iam::aws:policy/CloudWatchFullAccessV2",
+        "arn:aws:iam::aws:policy/AmazonDynamoDBFullAccesswithDataPipeline",
+        "arn:aws-cn:iam::aws:policy/AmazonSageMakerFullAccess",
+        "arn:aws:iam::aws:policy/AdministratorAccess-Amplify",
+        "arn:aws:iam::aws:policy/job-function/SystemAdministrator",
+        "arn:aws:iam::aws:policy/job-function/NetworkAdministrator",
+        "arn:aws:iam::aws:policy/service-role/AmazonSSMFullAccess",
+    ],
+)
+def test_aws_managed_full_access_and_administrators_fail(arn: str) -> None:
+    attach = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
+    name = arn.rsplit("/", 1)[1]
+    assert check(POLICY, attach, {"role": "r", "policyArn": arn}, "x") == [
+        f"IAM role policy attachment 'x' attaches the broad managed policy {name!r}; {TAIL}"
+    ]
+
+
+@pytest.mark.parametrize(
+    "arn",
+    [
+        "arn:aws:iam::aws:policy/AmazonS3ReadOnlyAccess",
+        "arn:aws:iam::aws:policy/ReadOnlyAccess",
+        "arn:aws:iam::aws:policy/job-function/ViewOnlyAccess",
+        "arn:aws:iam::aws:policy/service-role/AmazonEC2SpotFleetTaggingRole",
+        "arn:aws:iam::aws:policy/CloudWatchAgentServerPolicy",
+        # A customer policy that borrows the name is judged by its document.
+        "arn:aws:iam::123456789012:policy/AmazonS3FullAccess",
+        "arn:aws:iam::123456789012:policy/job-function/SystemAdministrator",
+    ],
+)
+def test_narrow_and_customer_look_alikes_pass(arn: str) -> None:
+    attach = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
+    assert check(POLICY, attach, {"role": "r", "policyArn": arn}) == []
 
 
 def test_unknown_policy_type_cannot_be_judged() -> None:

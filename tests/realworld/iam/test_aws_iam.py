@@ -23,6 +23,12 @@ VARIANTS: dict[str, tuple[set[str], str, str]] = {
     "admin-attachment-govcloud": ({"GF-IAM-003"}, "ci-admin", "broad managed policy 'AdministratorAccess'"),
     "admin-group-china": ({"GF-IAM-003"}, "operators-admin", "broad managed policy 'AdministratorAccess'"),
     "poweruser-users": ({"GF-IAM-003"}, "power", "broad managed policy 'PowerUserAccess'"),
+    "s3-full-access": ({"GF-IAM-003"}, "trainer-role", "broad managed policy 'AmazonS3FullAccess'"),
+    "sysadmin-job-function": (
+        {"GF-IAM-003"},
+        "operators-sysadmin",
+        "broad managed policy 'SystemAdministrator'",
+    ),
     "iamfull-exclusive": ({"GF-IAM-003"}, "org-reader-only", "broad managed policy 'IAMFullAccess'"),
     # ec2:* on '*' is also every instance write on every resource.
     "inline-wildcard": (

@@ -40,6 +40,8 @@ class TrainerIdentity(pulumi.ComponentResource):
         managed = ["arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"]
         if BREAK == "admin-managed-arns":
             managed.append("arn:aws:iam::aws:policy/AdministratorAccess")
+        if BREAK == "s3-full-access":
+            managed.append("arn:aws:iam::aws:policy/AmazonS3FullAccess")
         inline_actions = ["ec2:DescribeInstances", "ec2:DescribeTags"]
         if BREAK == "inline-wildcard":
             inline_actions = ["ec2:*"]
@@ -339,6 +341,13 @@ if BREAK == "admin-group-china":
         "operators-admin",
         group=operators.name,
         policy_arn="arn:aws-cn:iam::aws:policy/AdministratorAccess",
+        opts=opts,
+    )
+if BREAK == "sysadmin-job-function":
+    aws.iam.GroupPolicyAttachment(
+        "operators-sysadmin",
+        group=operators.name,
+        policy_arn="arn:aws:iam::aws:policy/job-function/SystemAdministrator",
         opts=opts,
     )
 if BREAK == "access-key":
