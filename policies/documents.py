@@ -161,12 +161,6 @@ def resource_matches(pattern: str, resource: str) -> bool:
     return _pattern(pattern).fullmatch(resource) is not None
 
 
-def is_wildcard_only(value: str) -> bool:
-    """`*`, `?*`, `*?`, `**`: a pattern with no literal character, which matches any (non-empty)
-    value."""
-    return bool(value) and set(value) <= {"*", "?"} and "*" in value
-
-
 def _lower_keys(obj: Mapping[str, Any]) -> dict[str, Any]:
     return {str(key).lower(): _entry(obj, key) for key in obj}
 
@@ -337,7 +331,6 @@ __all__ = [
     "covered_actions",
     "is_any_resource",
     "is_wildcard_action",
-    "is_wildcard_only",
     "parse_document",
     "resource_matches",
 ]

@@ -122,6 +122,13 @@ _ALICLOUD: dict[str, tuple[str, ...]] = {
         "ecs:ModifyInstanceAttribute",
         ("instance/i-zq9probe",),
     ),
+    # Launching needs these; naming one image, security group or vSwitch scopes it.
+    "ecs:runinstances": (
+        "instance/i-zq9probe",
+        "image/m-zq9probe",
+        "securitygroup/sg-zq9probe",
+        "vpc|vswitch/vsw-zq9probe",
+    ),
     **_names("kms:Encrypt kms:Decrypt kms:GenerateDataKey kms:ScheduleKeyDeletion kms:DisableKey", _KEY),
     **_names("ram:AttachPolicyToRole ram:PassRole ram:UpdateRole ram:DeleteRole", ("role/zq9probe",)),
     **_names("ram:AttachPolicyToUser ram:CreateAccessKey", ("user/zq9probe",)),

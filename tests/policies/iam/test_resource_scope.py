@@ -6,6 +6,7 @@ import pytest
 
 from policies.documents import Statement
 from policies.iam.resource_scope import covers_all, probes, reaching
+from policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
 
 EVERY = [
     # (pattern, cloud, action)
@@ -104,3 +105,20 @@ def test_probes_name_the_service_of_each_resource() -> None:
     assert probes("aws", "ssm:SendCommand") == (("ec2", "instance/i-0zq9probe"), ("ssm", "document/zq9probe"))
     assert probes("alicloud", "kms:Encrypt") == (("kms", "key/0zq9probe-0000"),)
     assert probes("tencentcloud", "cvm:DescribeInstances") == (("cvm", "zq9type/zq9probe"),)
+
+
+def test_every_scoped_write_action_has_its_resource_kinds() -> None:
+    fallback = [
+        action
+        for cloud, actions in SCOPED_WRITE_ACTIONS.items()
+        for action in actions
+        if probes(cloud, action) == ((action.split(":")[0], "zq9type/zq9probe"),)
+    ]
+    assert fallback == []
+
+
+def test_alibaba_run_instances_is_scoped_by_one_vswitch() -> None:
+    every = ("acs:ecs:*:*:instance/*", "acs:ecs:*:*:image/*", "acs:ecs:*:*:securitygroup/*", "acs:vpc:*:*:*")
+    assert reaching(Statement("allow", resources=every), "alicloud", "ecs:RunInstances") == every
+    scoped = (*every[:3], "acs:vpc:*:*:vswitch/vsw-bp1a2b3c")
+    assert reaching(Statement("allow", resources=scoped), "alicloud", "ecs:RunInstances") == ()
