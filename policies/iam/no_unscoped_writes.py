@@ -9,7 +9,8 @@ patterns reach every resource of the kinds the action acts on (see `policies.iam
 `arn:aws:iam::123456789012:*`, `arn:*:iam::*:role/*` for role actions, `acs:oss:*:*:*`,
 `acs:ecs:*:*:instance/*`, `qcs::cam::uin/1:roleName/*`; `NotResource` counts too. A path, a bucket
 or a name (`role/training/*`, `arn:aws:s3:::ckpt/*`) is a scope; so is naming one subnet, image or
-security group for `ec2:RunInstances`, which acts on all of them.
+security group for `ec2:RunInstances`, which acts on all of them. Conditions
+(`aws:ResourceTag/...`) are not read as a scope: a statement on `*` with a tag condition still fails.
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ RULE = Rule(
     remediation=(
         "Name the resources in `Resource` (bucket and object ARNs, key ARNs, role ARNs, log group ARNs; "
         "`acs:oss:*:*:bucket/*` on Alibaba, `qcs::cos:...` on Tencent) for write and permissions actions; "
-        "keep `*` only for actions without resource-level scoping."
+        "keep `*` only for actions without resource-level scoping. A pattern that covers a whole service or "
+        "type (`arn:aws:s3:::*/*`, `arn:aws:iam::<account>:role/*`, `acs:ecs:*:*:instance/*`) is not a "
+        "scope: name a bucket, a path or the resources themselves."
     ),
     url="https://docs.aws.amazon.com/service-authorization/latest/reference/reference_policies_actions-resources-contextkeys.html",
     checkov=("CKV_AWS_355", "CKV_AWS_290", "CKV_AWS_289"),
