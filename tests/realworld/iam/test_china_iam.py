@@ -59,6 +59,12 @@ VARIANTS: dict[tuple[str, str], tuple[set[str], str, str]] = {
         "gpu-node",
         "trusts any principal (qcs: 'qcs::cam::anyone:anyone')",
     ),
+    ("tc", "trust-anyone-any-uin"): (
+        {"GF-IAM-004"},
+        "gpu-node",
+        "trusts any principal (qcs: 'qcs::cam::anyone:anyone') without a restricting condition (string_like "
+        "qcs:uin '*' names no one account or organisation)",
+    ),
     ("tc", "wildcard-action"): ({"GF-IAM-001"}, "ckpt-rw", "allows wildcard action 'name/cos:*'"),
     ("tc", "unscoped-write"): ({"GF-IAM-002"}, "ckpt-rw", "allows cos:PutObject on Resource '*'"),
     ("tc", "every-bucket-arn"): (

@@ -17,13 +17,18 @@ opts = ResourceOptions(provider=provider)
 principal: dict = {"service": ["cvm.qcloud.com"]}
 if BREAK == "trust-anyone":
     principal = {"qcs": ["qcs::cam::anyone:anyone"]}
+trust: dict = {"action": ["name/sts:AssumeRole"], "effect": "allow", "principal": principal}
+# Anyone, "restricted" to every account.
+if BREAK == "trust-anyone-any-uin":
+    trust["principal"] = {"qcs": ["qcs::cam::anyone:anyone"]}
+    trust["condition"] = {"string_like": {"qcs:uin": ["*"]}}
 role = tencentcloud.cam.Role(
     "gpu-node",
     name="gpu-node",
     document=json.dumps(
         {
             "version": "2.0",
-            "statement": [{"action": ["name/sts:AssumeRole"], "effect": "allow", "principal": principal}],
+            "statement": [trust],
         }
     ),
     console_login=False,
