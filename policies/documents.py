@@ -22,10 +22,8 @@ markers: they are never a wildcard.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from pulumi_policy.proxy import UnknownValueError
@@ -117,7 +115,7 @@ def action_matches(pattern: str, action: str) -> bool:
     """
     if pattern == UNKNOWN:
         return False
-    return _pattern(_without_name_prefix(pattern)).fullmatch(_without_name_prefix(action)) is not None
+    return glob_match(_without_name_prefix(pattern), _without_name_prefix(action))
 
 
 def _without_name_prefix(action: str) -> str:
@@ -128,10 +126,30 @@ def _without_name_prefix(action: str) -> str:
 _CAM_NAME_PREFIX = "name/"
 
 
-@lru_cache(maxsize=1024)
-def _pattern(pattern: str) -> re.Pattern[str]:
-    parts = [".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern]
-    return re.compile("".join(parts), re.IGNORECASE)
+def glob_match(pattern: str, text: str) -> bool:
+    """IAM wildcard match, case-insensitive: `*` is any run of characters (across `:` and `/`), `?`
+    one character. Linear-time backtracking over the last `*`, so a pattern of many wildcards
+    (`*?*?*?...x`) cannot stall the pack as a regular expression would."""
+    pattern, text = pattern.lower(), text.lower()
+    p = t = 0
+    star = -1
+    resume = 0
+    while t < len(text):
+        if p < len(pattern) and pattern[p] in ("?", text[t]):
+            p += 1
+            t += 1
+        elif p < len(pattern) and pattern[p] == "*":
+            star, resume = p, t
+            p += 1
+        elif star >= 0:
+            p = star + 1
+            resume += 1
+            t = resume
+        else:
+            return False
+    while p < len(pattern) and pattern[p] == "*":
+        p += 1
+    return p == len(pattern)
 
 
 def is_wildcard_action(action: str) -> bool:
@@ -158,7 +176,7 @@ def resource_matches(pattern: str, resource: str) -> bool:
     spans `:` and `/`, `?` is one character). An `UNKNOWN` pattern (a reference) matches nothing."""
     if pattern == UNKNOWN:
         return False
-    return _pattern(pattern).fullmatch(resource) is not None
+    return glob_match(pattern, resource)
 
 
 def _lower_keys(obj: Mapping[str, Any]) -> dict[str, Any]:
@@ -329,6 +347,7 @@ __all__ = [
     "Statement",
     "action_matches",
     "covered_actions",
+    "glob_match",
     "is_any_resource",
     "is_wildcard_action",
     "parse_document",

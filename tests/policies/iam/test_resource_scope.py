@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import random
+import re
+import time
+
 import pytest
 
-from policies.documents import Statement
+from policies.documents import Statement, action_matches, glob_match
 from policies.iam.resource_scope import covers_all, probes, reaching
 from policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
 
@@ -122,3 +126,24 @@ def test_alibaba_run_instances_is_scoped_by_one_vswitch() -> None:
     assert reaching(Statement("allow", resources=every), "alicloud", "ecs:RunInstances") == every
     scoped = (*every[:3], "acs:vpc:*:*:vswitch/vsw-bp1a2b3c")
     assert reaching(Statement("allow", resources=scoped), "alicloud", "ecs:RunInstances") == ()
+
+
+def _reference(pattern: str, text: str) -> bool:
+    regex = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
+    return re.fullmatch(regex, text, re.IGNORECASE | re.DOTALL) is not None
+
+
+def test_glob_match_agrees_with_a_regular_expression() -> None:
+    rng = random.Random(9)
+    for _ in range(3000):
+        pattern = "".join(rng.choice("aB*?:/") for _ in range(rng.randint(0, 7)))
+        text = "".join(rng.choice("abAB:/") for _ in range(rng.randint(0, 8)))
+        assert glob_match(pattern, text) is _reference(pattern, text), (pattern, text)
+
+
+def test_many_wildcards_do_not_stall_the_pack() -> None:
+    started = time.monotonic()
+    for hostile in ("*" * 300 + "q", "*?" * 150 + "q", "arn:aws:iam::1:" + "*z" * 100 + "*q"):
+        assert not covers_all(hostile, "aws", "ec2:RunInstances")
+        assert not action_matches(hostile, "iam:PassRole")
+    assert time.monotonic() - started < 2
