@@ -45,7 +45,8 @@ def test_optional_and_hop_limit() -> None:
     props = {"metadataOptions": {"httpTokens": "optional", "httpPutResponseHopLimit": 3.0}}
     assert one(LT, props, "tpl") == [
         (
-            f"EC2 launch template 'tpl' allows IMDSv1 (httpTokens is optional) and has metadata hop limit 3{TAIL}",
+            "EC2 launch template 'tpl' allows IMDSv1 (httpTokens is optional) and has metadata hop limit "
+            f"3{TAIL}",
             urn(LT, "tpl"),
         )
     ]
