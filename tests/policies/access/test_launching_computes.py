@@ -4,6 +4,8 @@ Each must-fire case has a compliant look-alike beside it."""
 
 from __future__ import annotations
 
+from pulumi_policy import PolicyResource
+
 from policies.access import gpu_no_login_credentials as creds
 from policies.access import gpu_no_public_ip as public_ip
 
@@ -21,7 +23,7 @@ ACK_POOL = "alicloud:cs/nodePool:NodePool"
 TKE_POOL = "tencentcloud:Kubernetes/nodePool:NodePool"
 
 
-def _batch(name: str, **compute: object) -> object:
+def _batch(name: str, **compute: object) -> PolicyResource:
     resources = {"type": "SPOT", "maxVcpus": 64, "subnets": ["subnet-1"], **compute}
     return res(BATCH, name, {"type": "MANAGED", "computeResources": resources})
 
@@ -93,7 +95,7 @@ def test_batch_gpu_in_public_subnet_fires_private_passes() -> None:
 # --- EC2 Fleet -----------------------------------------------------------------------------------------
 
 
-def _fleet(template: object, instance_type: str) -> object:
+def _fleet(template: PolicyResource, instance_type: str) -> PolicyResource:
     return res(
         FLEET,
         "burst",
