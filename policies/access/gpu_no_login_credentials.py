@@ -18,15 +18,16 @@ alone (it launches no GPU instance from this program). Credentials judged:
   `alicloud:ecs/ecsInstanceSet:EcsInstanceSet`; `keyPairName` on `alicloud:ecs/launchTemplate` and
   `alicloud:ecs/ecsLaunchTemplate`; `keyName`/`password`/`kmsEncryptedPassword` on ACK node pools
   (`alicloud:cs/nodePool:NodePool`, GPU by `instanceTypes`); and key pairs bound afterwards to GPU
-  instances through
-  `alicloud:ecs/keyPairAttachment:KeyPairAttachment` / `ecsKeyPairAttachment:EcsKeyPairAttachment`.
+  instances through `alicloud:ecs/keyPairAttachment:KeyPairAttachment` /
+  `ecsKeyPairAttachment:EcsKeyPairAttachment`.
 - Tencent Cloud: `keyIds`/`keyName`/`password` on `tencentcloud:Instance/instance:Instance`,
   `keyName`/`password` on `tencentcloud:Instance/set:Set`, `keyIds`/`password` on
   `tencentcloud:As/scalingConfig:ScalingConfig`, `loginSettings.keyIds`/`loginSettings.password` on
-  `tencentcloud:Cvm/launchTemplate:LaunchTemplate`, `autoScalingConfig.keyIds`/`autoScalingConfig.password`
-  on TKE node pools (`tencentcloud:Kubernetes/nodePool:NodePool`, GPU by `autoScalingConfig.instanceType`
-  or `backupInstanceTypes`). A Tencent instance given neither gets a random
-  password sent to the console owner; that is not a credential in the program and is not judged.
+  `tencentcloud:Cvm/launchTemplate:LaunchTemplate`; `autoScalingConfig.keyIds` and
+  `autoScalingConfig.password` on TKE node pools (`tencentcloud:Kubernetes/nodePool:NodePool`, GPU by
+  `autoScalingConfig.instanceType` or `backupInstanceTypes`). A Tencent instance given neither gets a
+  random password sent to the console owner; that is not a credential in the program and is not
+  judged.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 AWS only. Judged: `metadataOptions` of `aws:ec2/instance:Instance`,
 `aws:ec2/spotInstanceRequest:SpotInstanceRequest`, `aws:ec2/launchTemplate:LaunchTemplate`,
 `aws:ec2/launchConfiguration:LaunchConfiguration`, and the account-wide
-`aws:ec2/instanceMetadataDefaults:InstanceMetadataDefaults`. An unset hop limit passes (1, or what
+`aws:ec2/instanceMetadataDefaults:InstanceMetadataDefaults`. Unset `httpTokens` means "optional"
+(IMDSv1 allowed) and fails, unless it is set elsewhere (below). An unset hop limit passes (1, or what
 the image or the account default sets); `httpEndpoint: disabled` turns the metadata service off,
 which passes. An instance launched from a launch template without metadata options of its own takes
 them from the template, which is judged instead.
@@ -11,11 +12,11 @@ them from the template, which is judged instead.
 A stack policy, because an unset `httpTokens` takes its value from elsewhere, and two such sources
 are provable from the stack itself:
 
-- **Account defaults.** An `InstanceMetadataDefaults` with `httpTokens: required` (and a hop limit
+- Account defaults: an `InstanceMetadataDefaults` with `httpTokens: required` (and a hop limit
   within the maximum, or none) in the same stack makes every launch in its region (or in any region,
   when either region is unknown) that leaves `httpTokens` unset require tokens. A launch that sets
   `httpTokens: optional` itself overrides the default and still fails, and so does its own hop limit.
-- **The image.** An AMI whose `ImdsSupport` is `v2.0` makes its instances require tokens with a hop
+- The image: an AMI whose `ImdsSupport` is `v2.0` makes its instances require tokens with a hop
   limit of 2. Provable here: an image referenced as the public SSM parameter of Amazon Linux 2023
   (`resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-...`, resolved by EC2 at launch; every
   AL2023 AMI is registered with `ImdsSupport: v2.0`), or an `aws:ec2/ami:Ami` (or `amiCopy`,

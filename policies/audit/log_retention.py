@@ -11,9 +11,15 @@
 Audit delivered to a bucket is kept as long as that bucket's lifecycle allows: a CloudTrail trail
 (`s3BucketName`), an ActionTrail trail (`ossBucketName`) or a CloudAudit track with COS storage whose
 bucket is in the stack is a finding on the trail, naming the bucket and the rule, when a lifecycle
-rule that reaches the trail's files expires them in fewer than `min_days` days or on a fixed date
-(see `policies.audit._delivery` for how rules are matched). A bucket with no such expiry keeps the
-files for ever and passes. A bucket not managed in the stack is not judged here.
+rule that reaches the trail's files expires them in fewer than `min_days` days or on a fixed date.
+A rule reaches them when it is enabled, has no tag filter (the services write untagged objects), and
+its prefix and the trail's key path start one with the other: `<s3KeyPrefix>/AWSLogs/` for
+CloudTrail, `<ossKeyPrefix>/AliyunLogs/Actiontrail/` for ActionTrail, `<storagePrefix>/` for
+CloudAudit (a rule narrower than the path still deletes part of the logs). The bucket's inline
+`lifecycleRules` and the separate `aws:s3/bucketLifecycleConfiguration[V2]` resources count; only
+expiry of current objects deletes logs (noncurrent-version expiry and transitions do not). A bucket
+with no such expiry keeps the files for ever and passes. A trail whose bucket is not managed in the
+stack (a literal name of another stack's bucket) is not judged here: its lifecycle is not visible.
 
 Kubernetes has no log-retention resource of its own; the rule does not apply to it.
 """
