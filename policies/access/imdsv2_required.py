@@ -45,6 +45,7 @@ from pulumi_policy import (
     Severity,
     StackValidationArgs,
 )
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from policies.context import resource_region
 from policies.props import as_int, get, get_ref, is_set, is_unknown
@@ -98,10 +99,15 @@ RULE = Rule(
 
 @dataclass(frozen=True)
 class Default:
-    """An account default that requires tokens, in a region (None = not known)."""
+    """An account default in a region (None = not known): it requires tokens, or whether it does is
+    not known at preview (`unknown`)."""
 
     name: str
     region: str | None
+    unknown: bool = False
+
+    def covers(self, region: str | None) -> bool:
+        return self.region is None or region is None or self.region == region
 
 
 def _account_defaults(resources: list[PolicyResource], max_hop: int) -> list[Default]:
@@ -110,12 +116,16 @@ def _account_defaults(resources: list[PolicyResource], max_hop: int) -> list[Def
         if resource.resource_type != AWS_METADATA_DEFAULTS:
             continue
         tokens = get_ref(resource.props, "httpTokens")
-        if is_unknown(tokens) or str(tokens or "").lower() != "required":
-            continue
         limit = get_ref(resource.props, "httpPutResponseHopLimit")
-        if is_unknown(limit) or (as_int(limit) is not None and (as_int(limit) or 0) > max_hop):
+        region = resource_region(resource.props, resource.provider)
+        if is_unknown(tokens) or is_unknown(limit):
+            found.append(Default(resource.name, region, unknown=True))
             continue
-        found.append(Default(resource.name, resource_region(resource.props, resource.provider)))
+        if str(tokens or "").lower() != "required":
+            continue
+        if as_int(limit) is not None and (as_int(limit) or 0) > max_hop:
+            continue
+        found.append(Default(resource.name, region))
     return found
 
 
@@ -197,8 +207,14 @@ def _judge_launch(
     tokens = get(props, "metadataOptions.httpTokens")
     if tokens in (None, ""):
         region = resource_region(props, resource.provider)
-        covered = any(d.region is None or region is None or d.region == region for d in defaults)
-        if not covered and _image_requires_tokens(resource, images) is None:
+        covering = [d for d in defaults if d.covers(region)]
+        if not any(not d.unknown for d in covering) and _image_requires_tokens(resource, images) is None:
+            pending = next((d for d in covering if d.unknown), None)
+            if pending is not None:
+                # Whether the account default requires tokens is known only once it is created.
+                raise UnknownValueError(
+                    UNKNOWN_STRING_VALUE, [f"httpTokens of instance metadata defaults '{pending.name}'"]
+                )
             problems.append("allows IMDSv1 (httpTokens is unset (optional))")
     elif str(tokens).lower() != "required":
         problems.append(f"allows IMDSv1 (httpTokens is {tokens})")

@@ -191,3 +191,25 @@ def test_image_registered_with_imds_v2_in_stack_passes() -> None:
     assert check_stack(POLICY, [plain_image, other]) == [
         (f"EC2 instance 'gpu' allows IMDSv1 (httpTokens is unset (optional)){TAIL}", urn(INSTANCE, "gpu"))
     ]
+
+
+def test_account_default_unknown_at_preview_defers_the_launches_it_would_cover() -> None:
+    resources = [
+        res(DEFAULTS, "acct", {"httpTokens": UNKNOWN_STRING_VALUE, "region": "us-east-1"}),
+        res(INSTANCE, "east", {"region": "us-east-1"}),
+        res(INSTANCE, "west", {"region": "us-west-2"}),
+        res(INSTANCE, "pinned", {"region": "us-east-1", "metadataOptions": {"httpTokens": "required"}}),
+    ]
+    found = check_stack(POLICY, resources, proxy=True)
+    assert set(found) == {
+        (
+            "could not be judged at preview: the string value at .httpTokens can't be known during preview",
+            urn(DEFAULTS, "acct"),
+        ),
+        (
+            "could not be judged at preview: the string value at .httpTokens of instance metadata defaults "
+            "'acct' can't be known during preview",
+            urn(INSTANCE, "east"),
+        ),
+        (f"EC2 instance 'west' allows IMDSv1 (httpTokens is unset (optional)){TAIL}", urn(INSTANCE, "west")),
+    }
