@@ -15,7 +15,9 @@ A stack policy (GPU templates and elastic IP bindings are joins, see `policies.a
   subnet default applies to GPU EKS managed node groups (`subnetIds`; a launch template's network
   interfaces override it) and GPU Batch compute environments (`computeResources.subnets`; Batch
   ignores launch-template network interfaces, so only the subnet decides). An `aws:ec2/fleet:Fleet`
-  launches from its launch templates, whose network interfaces are judged as GPU templates.
+  launches from its launch templates, whose network interfaces are judged as GPU templates, into the
+  subnets of its overrides (`launchTemplateConfigs[].overrides[].subnetId`), whose default applies
+  unless those templates set `associatePublicIpAddress`.
 - Alibaba Cloud: `internetMaxBandwidthOut` > 0 (which allocates a public IP) or the deprecated
   `allocatePublicIp` on `alicloud:ecs/instance:Instance`, `ecsInstanceSet`, the launch templates and
   `alicloud:ess/scalingConfiguration:ScalingConfiguration`; on ACK node pools
@@ -129,6 +131,9 @@ _SUBNET_LINKS = {
     c.AWS_AUTOSCALING_GROUP: c.Link(("vpcZoneIdentifiers.*",), "vpcZoneIdentifiers", (AWS_SUBNET,)),
     c.AWS_EKS_NODE_GROUP: c.Link(("subnetIds.*",), "subnetIds", (AWS_SUBNET,)),
     c.AWS_BATCH_COMPUTE: c.Link(("computeResources.subnets.*",), "computeResources", (AWS_SUBNET,)),
+    c.AWS_FLEET: c.Link(
+        ("launchTemplateConfigs.*.overrides.*.subnetId",), "launchTemplateConfigs", (AWS_SUBNET,)
+    ),
 }
 # Settings that, when given at all, decide the address instead of the subnet's default.
 _EXPLICIT = {

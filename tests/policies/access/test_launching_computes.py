@@ -326,3 +326,33 @@ def test_tke_compliant_look_alikes_pass() -> None:
     )
     assert check_stack(creds.POLICY, [gpu, cpu]) == []
     assert check_stack(public_ip.POLICY, [gpu, cpu]) == []
+
+
+def test_fleet_override_in_public_subnet_fires_unless_its_template_sets_the_address() -> None:
+    subnet = res(SUBNET, "public", {"id": "subnet-pub", "mapPublicIpOnLaunch": True})
+    template = res(LT, "fleet-tpl", {"imageId": "ami-1"})
+
+    def fleet(tpl: PolicyResource) -> PolicyResource:
+        config = {
+            "launchTemplateSpecification": {"launchTemplateId": UNKNOWN_STRING_VALUE},
+            "overrides": [{"instanceType": "p5.48xlarge", "subnetId": "subnet-pub"}],
+        }
+        return res(
+            FLEET,
+            "burst",
+            {"launchTemplateConfigs": [config], "targetCapacitySpecification": {"totalTargetCapacity": 1}},
+            prop_deps={"launchTemplateConfigs": [tpl]},
+        )
+
+    assert check_stack(public_ip.POLICY, [subnet, template, fleet(template)]) == [
+        (
+            "EC2 fleet 'burst' (p5.48xlarge) launches into subnet 'public', which gives every instance a "
+            "public IP (mapPublicIpOnLaunch is true), and nothing sets associatePublicIpAddress to false"
+            f"; {IP_TAIL}",
+            urn(FLEET, "burst"),
+        )
+    ]
+    private = res(
+        LT, "fleet-tpl", {"imageId": "ami-1", "networkInterfaces": [{"associatePublicIpAddress": "false"}]}
+    )
+    assert check_stack(public_ip.POLICY, [subnet, private, fleet(private)]) == []
