@@ -19,7 +19,8 @@ are provable from the stack itself:
 - The image: an AMI whose `ImdsSupport` is `v2.0` makes its instances require tokens with a hop
   limit of 2. Provable here: an image referenced as the public SSM parameter of Amazon Linux 2023
   (`resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-...`, resolved by EC2 at launch; every
-  AL2023 AMI is registered with `ImdsSupport: v2.0`), or an `aws:ec2/ami:Ami` (or `amiCopy`,
+  AL2023 AMI is registered with `ImdsSupport: v2.0`; instances, spot requests and launch templates take
+  such a reference, launch configurations only AMI ids), or an `aws:ec2/ami:Ami` (or `amiCopy`,
   `amiFromInstance`) in the stack with `imdsSupport: v2.0`.
 
 Not provable, and so not credited: an AMI id looked up at deployment time (`aws.ec2.get_ami` with an
