@@ -1,5 +1,10 @@
 """What a rule may need to know about a resource beyond its own settings: tags, environment, region.
 
+Tags set elsewhere count: an AWS provider's `defaultTags.tags` apply to every taggable resource that
+provider creates (the resource's own tag wins on the same key), except Auto Scaling groups, which
+the AWS provider never gives default tags. `effective_tags` is what every tag-based rule reads.
+Alibaba Cloud and Tencent Cloud providers have no default tags.
+
 Environments come from the resource's own `env`/`environment` tag first (the cost tags put one on
 every taggable resource), then the stack tags, then the stack name in the URN
 (`urn:pulumi:<stack>::<project>::...`) when that name is itself an environment.
@@ -7,6 +12,7 @@ every taggable resource), then the stack tags, then the stack name in the URN
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -49,6 +55,45 @@ def tags_of(resource_type: str, props: Mapping[str, Any]) -> dict[str, str]:
     return _as_map(value)
 
 
+AWS_ASG = "aws:autoscaling/group:Group"
+
+
+def provider_default_tags(provider: Any) -> dict[str, str]:
+    """An AWS provider's `defaultTags.tags`, {} when it sets none or they cannot be read.
+
+    Provider inputs cross the wire with every non-string value JSON-encoded (the SDK serialises a
+    provider's nested config that way), so `defaultTags` usually arrives as the string
+    `'{"tags": {...}}'`; a plain object (tests, other engines) is read the same way."""
+    props = getattr(provider, "props", None)
+    if not isinstance(props, Mapping) or not str(getattr(provider, "resource_type", "")).startswith(
+        "pulumi:providers:aws"
+    ):
+        return {}
+    default_tags = get_ref(props, "defaultTags")
+    if isinstance(default_tags, str) and not is_unknown(default_tags):
+        try:
+            default_tags = json.loads(default_tags)
+        except ValueError:
+            return {}
+    tags = get_ref(default_tags, "tags") if isinstance(default_tags, Mapping) else None
+    if isinstance(tags, str) and not is_unknown(tags):
+        try:
+            tags = json.loads(tags)
+        except ValueError:
+            return {}
+    if not isinstance(tags, Mapping) or is_unknown(tags):
+        return {}
+    return _as_map(tags)
+
+
+def effective_tags(resource_type: str, props: Mapping[str, Any], provider: Any = None) -> dict[str, str]:
+    """The tags a resource ends up with: its provider's default tags (AWS), overlaid by its own."""
+    own = tags_of(resource_type, props)
+    if not resource_type.startswith("aws:") or resource_type == AWS_ASG:
+        return own
+    return {**provider_default_tags(provider), **own}
+
+
 def _as_map(value: Any) -> dict[str, str]:
     if value is None or is_unknown(value):
         return {}
@@ -88,9 +133,11 @@ def environment(
     props: Mapping[str, Any],
     urn: str = "",
     stack_tags: Mapping[str, str] | None = None,
+    provider: Any = None,
 ) -> str | None:
-    """dev, staging or prod, when it can be told; None otherwise."""
-    tags = tags_of(resource_type, props)
+    """dev, staging or prod, when it can be told; None otherwise. Given the resource's provider, an
+    AWS provider's default `env` tag counts as the resource's own."""
+    tags = effective_tags(resource_type, props, provider)
     for key in ENV_TAG_KEYS:
         env = normalise_env(tags.get(key))
         if env:
@@ -122,8 +169,10 @@ def resource_region(props: Mapping[str, Any], provider: Any = None) -> str | Non
 
 
 __all__ = [
+    "effective_tags",
     "environment",
     "normalise_env",
+    "provider_default_tags",
     "provider_region",
     "resource_region",
     "stack_from_urn",

@@ -145,6 +145,17 @@ def is_gpu_type(cloud: str, instance_type: Any) -> bool:
     return gpu_class_of(cloud, instance_type, current_catalog())[0]
 
 
+_AWS_BARE_FAMILY = re.compile(r"^(g\d|gr\d|p\d)[a-z0-9-]*$", re.IGNORECASE)
+
+
+def is_gpu_family_or_type(cloud: str, value: Any) -> bool:
+    """`is_gpu_type`, plus bare AWS family names (`g5`, `p4d`) as AWS Batch compute environments take
+    them in `instanceTypes` ("optimal" and "default_*" pick general-purpose families: not GPU)."""
+    if is_gpu_type(cloud, value):
+        return True
+    return cloud == "aws" and isinstance(value, str) and bool(_AWS_BARE_FAMILY.match(value.strip()))
+
+
 def is_gpu_ami_type(ami_type: Any) -> bool:
     """True for an EKS AMI type that ships the NVIDIA driver."""
     return isinstance(ami_type, str) and bool(_GPU_AMI_TYPES.search(ami_type))

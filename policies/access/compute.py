@@ -25,7 +25,7 @@ from typing import Any
 from pulumi_policy import PolicyResource, ReportViolation
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.gpu import cloud_of, is_gpu_type
+from policies.gpu import cloud_of, is_gpu_ami_type, is_gpu_family_or_type, is_gpu_type
 from policies.props import get_ref, is_unknown, plain
 from policies.rule import judge
 
@@ -47,6 +47,10 @@ TC_INSTANCE_SET = "tencentcloud:Instance/set:Set"
 TC_LAUNCH_TEMPLATE = "tencentcloud:Cvm/launchTemplate:LaunchTemplate"
 TC_SCALING_CONFIG = "tencentcloud:As/scalingConfig:ScalingConfig"
 TC_SCALING_GROUP = "tencentcloud:As/scalingGroup:ScalingGroup"
+AWS_BATCH_COMPUTE = "aws:batch/computeEnvironment:ComputeEnvironment"
+AWS_EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+ALI_NODE_POOL = "alicloud:cs/nodePool:NodePool"
+TC_NODE_POOL = "tencentcloud:Kubernetes/nodePool:NodePool"
 
 LABELS = {
     AWS_INSTANCE: "EC2 instance",
@@ -67,6 +71,10 @@ LABELS = {
     TC_LAUNCH_TEMPLATE: "CVM launch template",
     TC_SCALING_CONFIG: "AS launch configuration",
     TC_SCALING_GROUP: "AS scaling group",
+    AWS_BATCH_COMPUTE: "Batch compute environment",
+    AWS_EKS_NODE_GROUP: "EKS node group",
+    ALI_NODE_POOL: "ACK node pool",
+    TC_NODE_POOL: "TKE node pool",
 }
 
 # Where each kind keeps its own instance types ("*" walks a list).
@@ -92,6 +100,11 @@ _TYPE_PATHS: dict[str, tuple[str, ...]] = {
     TC_LAUNCH_TEMPLATE: ("instanceType",),
     TC_SCALING_CONFIG: ("instanceTypes.*",),
     TC_SCALING_GROUP: (),
+    # Batch takes instance families ("g5") as well as types ("g5.xlarge"), and "optimal".
+    AWS_BATCH_COMPUTE: ("computeResources.instanceTypes.*",),
+    AWS_EKS_NODE_GROUP: ("instanceTypes.*",),
+    ALI_NODE_POOL: ("instanceTypes.*",),
+    TC_NODE_POOL: ("autoScalingConfig.instanceType", "autoScalingConfig.backupInstanceTypes.*"),
 }
 
 _REQUIREMENT_PATHS: dict[str, tuple[str, ...]] = {
@@ -166,6 +179,17 @@ _LINKS: dict[str, tuple[Link, ...]] = {
     ALI_SCALING_CONFIGURATION: (Link(("scalingGroupId",), "scalingGroupId", (ALI_SCALING_GROUP,)),),
     TC_INSTANCE: (Link(("launchTemplateId",), "launchTemplateId", (TC_LAUNCH_TEMPLATE,)),),
     TC_SCALING_GROUP: (Link(("configurationId",), "configurationId", (TC_SCALING_CONFIG,)),),
+    AWS_BATCH_COMPUTE: (
+        Link(
+            (
+                "computeResources.launchTemplate.launchTemplateId",
+                "computeResources.launchTemplate.launchTemplateName",
+            ),
+            "computeResources",
+            (AWS_LAUNCH_TEMPLATE,),
+        ),
+    ),
+    AWS_EKS_NODE_GROUP: (_AWS_TEMPLATE_LINK,),
 }
 
 # Props under which a resource is referred to by others.
@@ -303,6 +327,8 @@ class ComputeIndex(StackIndex):
         for value in types:
             if is_unknown(value):
                 raise UnknownValueError(value, ["instanceType"])
+        if resource.resource_type == AWS_BATCH_COMPUTE:
+            return any(isinstance(value, str) and is_gpu_family_or_type(cloud, value) for value in types)
         return any(isinstance(value, str) and is_gpu_type(cloud, value) for value in types)
 
     def _template_types(self, resource: PolicyResource) -> list[Any]:
@@ -345,6 +371,12 @@ class ComputeIndex(StackIndex):
 
     def _asks_for_gpu(self, resource: PolicyResource) -> bool:
         """AWS attribute-based selection: `instanceRequirements.acceleratorTypes` includes "gpu"."""
+        if resource.resource_type == AWS_EKS_NODE_GROUP:
+            ami_type = self.p(resource).get("amiType")
+            if is_unknown(ami_type):
+                raise UnknownValueError(str(ami_type), ["amiType"])
+            if is_gpu_ami_type(ami_type):
+                return True
         paths = _REQUIREMENT_PATHS.get(resource.resource_type, ())
         for path in paths:
             for value in values_at(self.p(resource), path):
@@ -360,7 +392,12 @@ class ComputeIndex(StackIndex):
         types = self._template_types(resource)
         if not types:
             types = [t for user in self.users.get(resource.urn, []) for t in self.own_types(user)]
-        return [t for t in types if isinstance(t, str) and is_gpu_type(cloud, t)]
+        check = is_gpu_family_or_type if resource.resource_type == AWS_BATCH_COMPUTE else is_gpu_type
+        found = [t for t in types if isinstance(t, str) and check(cloud, t)]
+        ami_type = self.p(resource).get("amiType") if resource.resource_type == AWS_EKS_NODE_GROUP else None
+        if not found and isinstance(ami_type, str) and is_gpu_ami_type(ami_type):
+            found = [ami_type]
+        return found
 
     def describe(self, resource: PolicyResource) -> str:
         """`EC2 instance 'train' (p4d.24xlarge)` for messages."""

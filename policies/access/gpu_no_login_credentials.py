@@ -7,19 +7,27 @@ alone (it launches no GPU instance from this program). Credentials judged:
 
 - AWS: `keyName` on `aws:ec2/instance:Instance`, `aws:ec2/spotInstanceRequest:SpotInstanceRequest`,
   `aws:ec2/launchTemplate:LaunchTemplate`, `aws:ec2/launchConfiguration:LaunchConfiguration`, and
-  `launchSpecifications[].keyName` of `aws:ec2/spotFleetRequest:SpotFleetRequest`; and
-  `remoteAccess.ec2SshKey` of an `aws:eks/nodeGroup:NodeGroup` whose `instanceTypes` or `amiType`
-  (`*_GPU`, `*_NVIDIA`) make it a GPU node group.
+  `launchSpecifications[].keyName` of `aws:ec2/spotFleetRequest:SpotFleetRequest`;
+  `remoteAccess.ec2SshKey` of an `aws:eks/nodeGroup:NodeGroup` whose `instanceTypes`, `amiType`
+  (`*_GPU`, `*_NVIDIA`) or launch template make it a GPU node group; `computeResources.ec2KeyPair` of
+  an `aws:batch/computeEnvironment:ComputeEnvironment` whose `computeResources.instanceTypes` (types
+  or bare families such as `g5`) or launch template are GPU. An `aws:ec2/fleet:Fleet` has no key of
+  its own: its launch templates are judged as GPU templates through the fleet's overrides.
 - Alibaba Cloud: `keyName`/`password`/`kmsEncryptedPassword` on `alicloud:ecs/instance:Instance`
   and `alicloud:ess/scalingConfiguration:ScalingConfiguration`; `keyPairName`/`password` on
   `alicloud:ecs/ecsInstanceSet:EcsInstanceSet`; `keyPairName` on `alicloud:ecs/launchTemplate` and
-  `alicloud:ecs/ecsLaunchTemplate`; and key pairs bound afterwards to GPU instances through
-  `alicloud:ecs/keyPairAttachment:KeyPairAttachment` / `ecsKeyPairAttachment:EcsKeyPairAttachment`.
+  `alicloud:ecs/ecsLaunchTemplate`; `keyName`/`password`/`kmsEncryptedPassword` on ACK node pools
+  (`alicloud:cs/nodePool:NodePool`, GPU by `instanceTypes`); and key pairs bound afterwards to GPU
+  instances through `alicloud:ecs/keyPairAttachment:KeyPairAttachment` /
+  `ecsKeyPairAttachment:EcsKeyPairAttachment`.
 - Tencent Cloud: `keyIds`/`keyName`/`password` on `tencentcloud:Instance/instance:Instance`,
   `keyName`/`password` on `tencentcloud:Instance/set:Set`, `keyIds`/`password` on
   `tencentcloud:As/scalingConfig:ScalingConfig`, `loginSettings.keyIds`/`loginSettings.password` on
-  `tencentcloud:Cvm/launchTemplate:LaunchTemplate`. A Tencent instance given neither gets a random
-  password sent to the console owner; that is not a credential in the program and is not judged.
+  `tencentcloud:Cvm/launchTemplate:LaunchTemplate`; `autoScalingConfig.keyIds` and
+  `autoScalingConfig.password` on TKE node pools (`tencentcloud:Kubernetes/nodePool:NodePool`, GPU by
+  `autoScalingConfig.instanceType` or `backupInstanceTypes`). A Tencent instance given neither gets a
+  random password sent to the console owner; that is not a credential in the program and is not
+  judged.
 """
 
 from __future__ import annotations
@@ -31,12 +39,11 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.proxy import UnknownValueError
 
 from policies.access import compute as c
-from policies.gpu import is_gpu_ami_type, is_gpu_type
+from policies.gpu import is_gpu_type
 from policies.memo import per_stack
 from policies.props import is_unknown
 from policies.rule import GfStackPolicy, Rule
 
-AWS_EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 ALI_KEY_PAIR_ATTACHMENT = "alicloud:ecs/keyPairAttachment:KeyPairAttachment"
 ALI_ECS_KEY_PAIR_ATTACHMENT = "alicloud:ecs/ecsKeyPairAttachment:EcsKeyPairAttachment"
 
@@ -50,10 +57,13 @@ RULE = Rule(
     remediation=(
         "Remove login credentials from GPU instances and everything that launches them, and connect "
         "through a session manager. AWS: unset `keyName` on the Instance, LaunchTemplate, "
-        "LaunchConfiguration or spot fleet launch specification. Alibaba: unset `keyName`/`keyPairName`, "
-        "`password` and `kmsEncryptedPassword` on the ecs Instance, EcsInstanceSet, LaunchTemplate or ess "
-        "ScalingConfiguration, and drop KeyPairAttachments to GPU instances. Tencent: unset `keyIds`, "
-        "`keyName` and `password` on the Instance, As ScalingConfig or Cvm LaunchTemplate `loginSettings` "
+        "LaunchConfiguration or spot fleet launch specification, `remoteAccess` on EKS node groups and "
+        "`computeResources.ec2KeyPair` on Batch compute environments. Alibaba: unset "
+        "`keyName`/`keyPairName`, `password` and `kmsEncryptedPassword` on the ecs Instance, "
+        "EcsInstanceSet, LaunchTemplate, ess ScalingConfiguration or cs NodePool, and drop "
+        "KeyPairAttachments to GPU instances. Tencent: unset `keyIds`, "
+        "`keyName` and `password` on the Instance, As ScalingConfig, Cvm LaunchTemplate `loginSettings` or "
+        "Kubernetes NodePool `autoScalingConfig` "
         "(use `keepImageLogin` with a hardened image)."
     ),
     url="https://docs.aws.amazon.com/systems-manager/latest/userguide/session-manager.html",
@@ -87,6 +97,17 @@ _CREDENTIALS: dict[str, tuple[tuple[str, str, bool], ...]] = {
     c.TC_LAUNCH_TEMPLATE: (
         ("loginSettings.keyIds", _KEY, True),
         ("loginSettings.password", _PASSWORD, False),
+    ),
+    c.AWS_BATCH_COMPUTE: (("computeResources.ec2KeyPair", _KEY, True),),
+    c.AWS_EKS_NODE_GROUP: (("remoteAccess.ec2SshKey", _KEY, True),),
+    c.ALI_NODE_POOL: (
+        ("keyName", _KEY, True),
+        ("password", _PASSWORD, False),
+        ("kmsEncryptedPassword", _PASSWORD, False),
+    ),
+    c.TC_NODE_POOL: (
+        ("autoScalingConfig.keyIds", _KEY, True),
+        ("autoScalingConfig.password", _PASSWORD, False),
     ),
 }
 
@@ -137,27 +158,6 @@ def _judge_spot_fleet(index: c.ComputeIndex, resource: Any, report: ReportViolat
             )
 
 
-def _judge_node_group(index: c.ComputeIndex, resource: Any, report: ReportViolation) -> None:
-    props = index.p(resource)
-    keys = c.values_at(props, "remoteAccess.ec2SshKey")
-    if not keys:
-        return
-    types = c.values_at(props, "instanceTypes.*")
-    ami_type = props.get("amiType")
-    for value in (*types, ami_type):
-        if is_unknown(value):
-            raise UnknownValueError(str(value), ["instanceTypes" if value is not ami_type else "amiType"])
-    gpu_types = [t for t in types if isinstance(t, str) and is_gpu_type("aws", t)]
-    if not gpu_types and not is_gpu_ami_type(ami_type):
-        return
-    shown = f" ({', '.join(gpu_types)})" if gpu_types else f" ({ami_type})"
-    report(
-        f"EKS node group '{resource.name}'{shown} has {_KEY} {c.display(keys[0])!r} "
-        f"(remoteAccess.ec2SshKey); {_EXPECTED}",
-        resource.urn,
-    )
-
-
 def _judge_attachment(index: c.ComputeIndex, resource: Any, report: ReportViolation) -> None:
     link = c.Link(("instanceIds.*",), "instanceIds", (c.ALI_INSTANCE,))
     instances, _ = index.follow(resource, link)
@@ -179,8 +179,6 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             c.judge_resource(report, resource.urn, partial(_judge_subject, index, resource, report))
     for resource in index.of_type(c.AWS_SPOT_FLEET):
         c.judge_resource(report, resource.urn, partial(_judge_spot_fleet, index, resource, report))
-    for resource in index.of_type(AWS_EKS_NODE_GROUP):
-        c.judge_resource(report, resource.urn, partial(_judge_node_group, index, resource, report))
     for resource in index.of_type(ALI_KEY_PAIR_ATTACHMENT, ALI_ECS_KEY_PAIR_ATTACHMENT):
         c.judge_resource(report, resource.urn, partial(_judge_attachment, index, resource, report))
 

@@ -11,14 +11,24 @@ A stack policy (GPU templates and elastic IP bindings are joins, see `policies.a
   `aws:ec2/networkInterfaceAttachment:NetworkInterfaceAttachment` attaches to one. A GPU instance or
   Auto Scaling group launched into an `aws:ec2/subnet:Subnet` with `mapPublicIpOnLaunch` true gets a
   public IP too, unless the instance, its launch template's network interfaces or its launch
-  configuration set `associatePublicIpAddress` explicitly (false overrides the subnet).
+  configuration set `associatePublicIpAddress` explicitly (false overrides the subnet). The same
+  subnet default applies to GPU EKS managed node groups (`subnetIds`; a launch template's network
+  interfaces override it) and GPU Batch compute environments (`computeResources.subnets`; Batch
+  ignores launch-template network interfaces, so only the subnet decides). An `aws:ec2/fleet:Fleet`
+  launches from its launch templates, whose network interfaces are judged as GPU templates, into the
+  subnets of its overrides (`launchTemplateConfigs[].overrides[].subnetId`), whose default applies
+  unless those templates set `associatePublicIpAddress`.
 - Alibaba Cloud: `internetMaxBandwidthOut` > 0 (which allocates a public IP) or the deprecated
   `allocatePublicIp` on `alicloud:ecs/instance:Instance`, `ecsInstanceSet`, the launch templates and
-  `alicloud:ess/scalingConfiguration:ScalingConfiguration`; `alicloud:ecs/eipAssociation:EipAssociation`
+  `alicloud:ess/scalingConfiguration:ScalingConfiguration`; on ACK node pools
+  (`alicloud:cs/nodePool:NodePool`) `internetMaxBandwidthOut` > 0 or `scalingConfig.isBondEip` (an EIP
+  per node; `internetChargeType` alone is only the billing method and assigns no address);
+  `alicloud:ecs/eipAssociation:EipAssociation`
   (`instanceId`) bound to a GPU instance.
 - Tencent Cloud: `allocatePublicIp` on `tencentcloud:Instance/instance:Instance` and `Instance/set:Set`
   (bandwidth alone assigns no address), `publicIpAssigned` on `tencentcloud:As/scalingConfig:ScalingConfig`,
-  `internetAccessible.publicIpAssigned` on `tencentcloud:Cvm/launchTemplate:LaunchTemplate`;
+  `internetAccessible.publicIpAssigned` on `tencentcloud:Cvm/launchTemplate:LaunchTemplate`,
+  `autoScalingConfig.publicIpAssigned` on TKE node pools (`tencentcloud:Kubernetes/nodePool:NodePool`);
   `tencentcloud:Eip/association:Association` (`instanceId`) bound to a GPU instance.
 """
 
@@ -56,9 +66,12 @@ RULE = Rule(
         "Keep GPU instances private and reach the internet through a NAT gateway. AWS: set "
         "`associatePublicIpAddress: false` on the Instance/LaunchConfiguration and on LaunchTemplate "
         "`networkInterfaces`, and bind no Eip to GPU instances. Alibaba: set `internetMaxBandwidthOut: 0` "
-        "on the ecs Instance, launch template or ess ScalingConfiguration and bind no EIP. Tencent: set "
+        "on the ecs Instance, launch template, ess ScalingConfiguration or cs NodePool (and no "
+        "`scalingConfig.isBondEip`) and bind no EIP. Tencent: set "
         "`allocatePublicIp: false` on the Instance, `publicIpAssigned: false` on the As ScalingConfig and "
-        "the Cvm LaunchTemplate `internetAccessible`, and bind no EIP."
+        "the Cvm LaunchTemplate `internetAccessible` and the Kubernetes NodePool "
+        "`autoScalingConfig`, and bind no EIP. GPU EKS node groups and Batch compute environments: "
+        "launch into subnets without `mapPublicIpOnLaunch`."
     ),
     url="https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-instance-addressing.html",
     checkov=("CKV_AWS_88",),
@@ -82,6 +95,8 @@ _PUBLIC: dict[str, tuple[tuple[str, str], ...]] = {
     c.TC_INSTANCE_SET: (("allocatePublicIp", _BOOL),),
     c.TC_SCALING_CONFIG: (("publicIpAssigned", _BOOL),),
     c.TC_LAUNCH_TEMPLATE: (("internetAccessible.publicIpAssigned", _BOOL),),
+    c.ALI_NODE_POOL: (("internetMaxBandwidthOut", _BANDWIDTH), ("scalingConfig.isBondEip", _BOOL)),
+    c.TC_NODE_POOL: (("autoScalingConfig.publicIpAssigned", _BOOL),),
 }
 
 _BINDINGS = (
@@ -114,6 +129,11 @@ _SUBNET_LINKS = {
     c.AWS_INSTANCE: c.Link(("subnetId",), "subnetId", (AWS_SUBNET,)),
     c.AWS_SPOT_INSTANCE: c.Link(("subnetId",), "subnetId", (AWS_SUBNET,)),
     c.AWS_AUTOSCALING_GROUP: c.Link(("vpcZoneIdentifiers.*",), "vpcZoneIdentifiers", (AWS_SUBNET,)),
+    c.AWS_EKS_NODE_GROUP: c.Link(("subnetIds.*",), "subnetIds", (AWS_SUBNET,)),
+    c.AWS_BATCH_COMPUTE: c.Link(("computeResources.subnets.*",), "computeResources", (AWS_SUBNET,)),
+    c.AWS_FLEET: c.Link(
+        ("launchTemplateConfigs.*.overrides.*.subnetId",), "launchTemplateConfigs", (AWS_SUBNET,)
+    ),
 }
 # Settings that, when given at all, decide the address instead of the subnet's default.
 _EXPLICIT = {
@@ -144,7 +164,9 @@ def _judge_subject(index: c.ComputeIndex, resource: Any, report: ReportViolation
 
 
 def _sets_address_explicitly(index: c.ComputeIndex, resource: Any) -> bool:
-    for subject in (resource, *index.templates.get(resource.urn, [])):
+    # AWS Batch ignores a launch template's network interfaces: only the subnet decides there.
+    templates = [] if resource.resource_type == c.AWS_BATCH_COMPUTE else index.templates.get(resource.urn, [])
+    for subject in (resource, *templates):
         path = _EXPLICIT.get(subject.resource_type)
         if path and c.values_at(index.p(subject), path):
             return True

@@ -8,16 +8,33 @@
 - Tencent Cloud `tencentcloud:Cls/topic:Topic.period` (CLS topic, where CloudAudit tracks deliver):
   unset means the log set's period, 30 days by default; 3640 means permanent.
 
-Kubernetes has no log-retention resource of its own; the rule does not apply to it. Audit logs
-delivered to buckets (S3, OSS, COS) are kept by the bucket lifecycle, which the storage rules judge.
+Audit delivered to a bucket is kept as long as that bucket's lifecycle allows: a CloudTrail trail
+(`s3BucketName`), an ActionTrail trail (`ossBucketName`) or a CloudAudit track with COS storage whose
+bucket is in the stack is a finding on the trail, naming the bucket and the rule, when a lifecycle
+rule that reaches the trail's files expires them in fewer than `min_days` days or on a fixed date.
+A rule reaches them when it is enabled, has no tag filter (the services write untagged objects), and
+its prefix and the trail's key path start one with the other: `<s3KeyPrefix>/AWSLogs/` for
+CloudTrail, `<ossKeyPrefix>/AliyunLogs/Actiontrail/` for ActionTrail, `<storagePrefix>/` for
+CloudAudit (a rule narrower than the path still deletes part of the logs). The bucket's inline
+`lifecycleRules` and the separate `aws:s3/bucketLifecycleConfiguration[V2]` resources count; only
+expiry of current objects deletes logs (noncurrent-version expiry and transitions do not). A bucket
+with no such expiry keeps the files for ever and passes. A trail whose bucket is not managed in the
+stack (a literal name of another stack's bucket) is not judged here: its lifecycle is not visible.
+
+Kubernetes has no log-retention resource of its own; the rule does not apply to it.
 """
 
 from __future__ import annotations
 
-from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
+from functools import partial
 
+from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
+
+from policies.audit._delivery import TRAILS, delivery, expiries
+from policies.memo import per_stack
 from policies.props import as_int, get
-from policies.rule import GfResourcePolicy, Rule
+from policies.rule import GfStackPolicy, Rule, judge
+from policies.storage._buckets import BucketIndex
 
 AWS_LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"
 AWS_EVENT_DATA_STORE = "aws:cloudtrail/eventDataStore:EventDataStore"
@@ -40,6 +57,8 @@ RULE = Rule(
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.MEDIUM,
     remediation=(
+        "Audit trails delivered to a bucket (CloudTrail to S3, ActionTrail to OSS, CloudAudit to COS): "
+        "expire the trail's files no sooner than min_days, or not at all, in the bucket's lifecycle. "
         "AWS: set aws.cloudwatch.LogGroup retention_in_days to at least min_days (e.g. 180, or leave it "
         "unset to never expire) and keep CloudTrail event data store retention_period at least that. "
         "Alibaba Cloud: set alicloud.log.Store retention_period >= min_days (3650 keeps logs forever). "
@@ -51,26 +70,56 @@ RULE = Rule(
 )
 
 
-def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    spec = RETAINED.get(args.resource_type)
-    if spec is None:
-        return
-    kind, prop, unset_means, unset_days = spec
-    min_days = int(RULE.settings(args)["min_days"])
-    days = as_int(get(args.props, prop))
-    if days is None or (args.resource_type == AWS_LOG_GROUP and days == 0):
+def _judge_store(resource: PolicyResource, min_days: int, report: ReportViolation) -> None:
+    kind, prop, unset_means, unset_days = RETAINED[resource.resource_type]
+    days = as_int(get(resource.props, prop))
+    if days is None or (resource.resource_type == AWS_LOG_GROUP and days == 0):
         if unset_days is not None and unset_days < min_days:
             report(
-                f"{kind} '{args.name}' has no {prop}, so it keeps logs for {unset_means}; "
+                f"{kind} '{resource.name}' has no {prop}, so it keeps logs for {unset_means}; "
                 f"set {prop} to at least {min_days} days",
-                None,
+                resource.urn,
             )
         return
     if days < min_days:
         report(
-            f"{kind} '{args.name}' keeps logs for {days} days ({prop}); keep them at least {min_days} days",
-            None,
+            f"{kind} '{resource.name}' keeps logs for {days} days ({prop}); "
+            f"keep them at least {min_days} days",
+            resource.urn,
         )
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+def _judge_trail(
+    resource: PolicyResource, buckets: BucketIndex, min_days: int, report: ReportViolation
+) -> None:
+    target = delivery(resource, buckets)
+    if target is None:
+        return
+    kind = TRAILS[resource.resource_type][0]
+    for expiry in expiries(target):
+        if expiry.days is not None and expiry.days >= min_days:
+            continue
+        when = f"after {expiry.days} days" if expiry.days is not None else f"on {expiry.date}"
+        report(
+            f"{kind} '{resource.name}' delivers to {target.bucket.label}, whose lifecycle rule "
+            f"'{expiry.rule}' expires the trail's files {when}; keep audit logs at least {min_days} days "
+            "(expire them later, or not at all)",
+            resource.urn,
+        )
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    stores = [r for r in args.resources if r.resource_type in RETAINED]
+    trails = [r for r in args.resources if r.resource_type in TRAILS]
+    if not stores and not trails:
+        args.not_applicable("the stack has no log group, log store, log topic or audit trail")
+    min_days = int(RULE.settings(args)["min_days"])
+    for resource in stores:
+        judge(resource.urn, partial(_judge_store, resource, min_days, report))
+    if trails:
+        buckets = per_stack(BucketIndex, args.resources)
+        for resource in trails:
+            judge(resource.urn, partial(_judge_trail, resource, buckets, min_days, report))
+
+
+POLICY = GfStackPolicy(RULE, validate)

@@ -23,7 +23,7 @@ from typing import Any
 
 from pulumi_policy import PolicyResource, ReportViolation, StackValidationArgs
 
-from policies.context import resource_region, tags_of
+from policies.context import effective_tags, resource_region
 from policies.memo import per_stack
 from policies.props import as_int, as_list, get, get_ref, is_unknown, truthy
 from policies.rule import judge
@@ -132,7 +132,9 @@ class Bucket:
         return f"{BUCKET_KINDS[self.cloud]} '{self.resource.name}'"
 
     def tags(self) -> dict[str, str]:
-        return tags_of(self.resource.resource_type, self.props)
+        """The bucket's tags, its AWS provider's `defaultTags` included (classification and
+        checkpoint selectors set once on the provider count)."""
+        return effective_tags(self.resource.resource_type, self.props, self.resource.provider)
 
     def region(self) -> str | None:
         return resource_region(self.props, self.resource.provider)

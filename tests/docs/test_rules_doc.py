@@ -96,8 +96,10 @@ def test_sections_carry_the_metadata_of_the_rule() -> None:
         in retention
     )
     assert "| nearest checkov ids | CKV_AWS_338 |" in retention
-    assert "| kind | resource policy (judges one resource at a time) |" in retention
+    # Retention follows the audit into the bucket it is delivered to: a join across the stack.
+    assert "| kind | stack policy (joins resources across the stack) |" in retention
     tags = section(text, "GF-COST-001")
+    assert "| kind | resource policy (judges one resource at a time) |" in tags
     assert '| `required` | array of string | `["project", "team", "cost-center", "env"]` |' in tags
     assert "not applicable to" not in tags  # all four clouds
     kms = section(text, "GF-KMS-002")

@@ -1,10 +1,27 @@
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pytest
 
 from policies.audit.log_retention import POLICY, RULE
 
-from .helpers import UNKNOWN_NUMBER_VALUE, run_resource
+from .helpers import UNKNOWN_NUMBER_VALUE, res, run_stack
+
+
+def run_resource(
+    policy: object, resource_type: str, props: Mapping[str, object], name: str = "r", **kwargs: Any
+) -> list[str] | str:
+    """The messages the stack policy reports for a stack of this one resource (or `N/A: ...`)."""
+    proxy = bool(kwargs.pop("proxy", False))
+    resource = res(resource_type, name, props, proxy=proxy)
+    found = run_stack(POLICY, [resource], **kwargs)
+    if isinstance(found, str):
+        return found
+    assert all(urn == resource.urn for _, urn in found)
+    return [message for message, _ in found]
+
 
 LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"
 EDS = "aws:cloudtrail/eventDataStore:EventDataStore"
@@ -92,6 +109,7 @@ def test_proxied_props() -> None:
     ]
 
 
-def test_other_resources_are_ignored() -> None:
-    assert run_resource(POLICY, "aws:s3/bucket:Bucket", {"bucket": "b"}) == []
-    assert run_resource(POLICY, "kubernetes:core/v1:ConfigMap", {"data": {}}) == []
+def test_other_resources_are_not_applicable() -> None:
+    reason = "N/A: the stack has no log group, log store, log topic or audit trail"
+    assert run_resource(POLICY, "aws:s3/bucket:Bucket", {"bucket": "b"}) == reason
+    assert run_resource(POLICY, "kubernetes:core/v1:ConfigMap", {"data": {}}) == reason
