@@ -12,6 +12,38 @@ from gpufleet.cost.model import CostError, OtherLine, PoolLine, PricedPool, Pric
 from gpufleet.cost.units import DAYS_PER_MONTH, HOURS_PER_MONTH, _num
 
 
+def _monthly_line(
+    kind: str,
+    name: str,
+    *,
+    quantity: str,
+    price: PriceUsed,
+    cloud: str,
+    rate: float,
+    currency: str,
+    monthly: float,
+    notes: Sequence[str] = (),
+    prices: Sequence[PriceUsed] = (),
+) -> OtherLine:
+    """A line that bills the same every hour whatever the pools do (storage held, data sent at a
+    constant rate): its month is its estimate and its envelope, its hourly figures the month / 730 h."""
+    return OtherLine(
+        kind=kind,
+        name=name,
+        quantity=quantity,
+        price=price,
+        cloud=cloud,
+        rate=rate,
+        currency=currency,
+        hourly_min=monthly / HOURS_PER_MONTH,
+        hourly_max=monthly / HOURS_PER_MONTH,
+        monthly_estimate=monthly,
+        monthly_envelope=monthly,
+        notes=tuple(notes),
+        prices=tuple(prices),
+    )
+
+
 def volume_line(pool: PricedPool, line: PoolLine, catalog: Catalog, currency: str) -> OtherLine | None:
     """Each instance's root volume, billed while the instance exists (scale-in deletes it)."""
     if not pool.disk_gib:
@@ -69,18 +101,15 @@ def standalone_volume_line(
     price = _service_price(catalog, cloud, "block_gib_month", where)
     rate = _rate(catalog, price.currency, currency, where)
     monthly = gib * price.amount * rate
-    return OtherLine(
-        kind="volume",
-        name=name,
+    return _monthly_line(
+        "volume",
+        name,
         quantity=f"{_num(gib)} GiB",
         price=PriceUsed.of(f"{cloud} block storage", price, "GiB-month"),
         cloud=cloud,
         rate=rate,
         currency=currency,
-        hourly_min=monthly / HOURS_PER_MONTH,
-        hourly_max=monthly / HOURS_PER_MONTH,
-        monthly_estimate=monthly,
-        monthly_envelope=monthly,
+        monthly=monthly,
     )
 
 
@@ -206,9 +235,9 @@ def bucket_storage_line(
         line_notes.append(f"list price of {services.region} used for {region}")
     if explain_tiers and any(label.startswith(IT_CLASS) for label, _, _, _ in held_by_class):
         line_notes.append(IT_RULE)
-    return OtherLine(
-        kind="bucket",
-        name=name,
+    return _monthly_line(
+        "bucket",
+        name,
         quantity=", ".join(x for x in (written if gib_written_per_month > 0 else "", kept) if x)
         + (": " if held_by_class else "")
         + "; ".join(parts),
@@ -216,12 +245,9 @@ def bucket_storage_line(
         cloud=cloud,
         rate=rate,
         currency=currency,
-        hourly_min=monthly / HOURS_PER_MONTH,
-        hourly_max=monthly / HOURS_PER_MONTH,
-        monthly_estimate=monthly,
-        monthly_envelope=monthly,
-        notes=tuple(line_notes),
-        prices=tuple(prices.values()),
+        monthly=monthly,
+        notes=line_notes,
+        prices=list(prices.values()),
     )
 
 
@@ -250,17 +276,14 @@ def transfer_line(
     if services is not None and services.region != region:
         line_notes.append(f"list price of {services.region} used for {region}")
     what = "to the internet" if key == "transfer_out_gib" else "to another region"
-    return OtherLine(
-        kind=kind,
-        name=name,
+    return _monthly_line(
+        kind,
+        name,
         quantity=f"{_num(gib_per_month)} GiB a month from {region} {what}",
         price=PriceUsed.of(f"{cloud} data transfer {what}", price, "GiB"),
         cloud=cloud,
         rate=rate,
         currency=currency,
-        hourly_min=monthly / HOURS_PER_MONTH,
-        hourly_max=monthly / HOURS_PER_MONTH,
-        monthly_estimate=monthly,
-        monthly_envelope=monthly,
-        notes=tuple(line_notes),
+        monthly=monthly,
+        notes=line_notes,
     )

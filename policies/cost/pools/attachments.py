@@ -42,6 +42,21 @@ from policies.cost.pools.tokens import (
 )
 from policies.props import as_list, get_ref
 
+# The (min, max, desired) size paths of an AWS Auto Scaling or Tencent AS scheduled action.
+_GROUP_SIZES = ("minSize", "maxSize", "desiredCapacity")
+
+
+def _scheduled_action(
+    resource: Any,
+    sizes: tuple[str | None, str | None, str | None],
+    recurrence: str | None,
+    timezone: str | None,
+) -> ScheduledAction:
+    """A scheduled action read from the wire paths of its (min, max, desired) sizes; None where the
+    cloud's action has no such size."""
+    min_size, max_size, desired = (_int(get_ref(resource.props, path)) if path else None for path in sizes)
+    return ScheduledAction(resource.urn, resource.name, min_size, max_size, desired, recurrence, timezone)
+
 
 class _Attachments:
     """Scaling policies, alarms and schedules, grouped by the pool URN they attach to (built once)."""
@@ -76,14 +91,8 @@ class _Attachments:
                     self.signals[target.urn].append(signal)
         for schedule in index.of_type(AWS_ASG_SCHEDULE):
             p = schedule.props
-            action = ScheduledAction(
-                urn=schedule.urn,
-                name=schedule.name,
-                min_size=_int(get_ref(p, "minSize")),
-                max_size=_int(get_ref(p, "maxSize")),
-                desired=_int(get_ref(p, "desiredCapacity")),
-                recurrence=_str(get_ref(p, "recurrence")),
-                timezone=_str(get_ref(p, "timeZone")),
+            action = _scheduled_action(
+                schedule, _GROUP_SIZES, _str(get_ref(p, "recurrence")), _str(get_ref(p, "timeZone"))
             )
             for target in index.refs(schedule, "autoscalingGroupName", groups):
                 self.schedules[target.urn].append(action)
@@ -113,14 +122,11 @@ class _Attachments:
 
         for scheduled in index.of_type(AWS_APPAS_SCHEDULED_ACTION):
             p = scheduled.props
-            action = ScheduledAction(
-                urn=scheduled.urn,
-                name=scheduled.name,
-                min_size=_int(get_ref(p, "scalableTargetAction.minCapacity")),
-                max_size=_int(get_ref(p, "scalableTargetAction.maxCapacity")),
-                desired=None,
-                recurrence=_str(get_ref(p, "schedule")),
-                timezone=_str(get_ref(p, "timezone")),
+            action = _scheduled_action(
+                scheduled,
+                ("scalableTargetAction.minCapacity", "scalableTargetAction.maxCapacity", None),
+                _str(get_ref(p, "schedule")),
+                _str(get_ref(p, "timezone")),
             )
             for fleet in fleets_of(scheduled):
                 self.schedules[fleet.urn].append(action)
@@ -147,14 +153,11 @@ class _Attachments:
             self.signals[group_urn].extend(_ali_alarm_signal(alarm, None, None) for alarm in alarms)
         for task in index.of_type(ALI_SCHEDULED_TASK, ALI_SCHEDULE):
             p = task.props
-            action = ScheduledAction(
-                urn=task.urn,
-                name=task.name,
-                min_size=_int(get_ref(p, "minValue")),
-                max_size=_int(get_ref(p, "maxValue")),
-                desired=_int(get_ref(p, "desiredCapacity")),
-                recurrence=_join(_str(get_ref(p, "recurrenceType")), _str(get_ref(p, "recurrenceValue"))),
-                timezone="UTC",
+            action = _scheduled_action(
+                task,
+                ("minValue", "maxValue", "desiredCapacity"),
+                _join(_str(get_ref(p, "recurrenceType")), _str(get_ref(p, "recurrenceValue"))),
+                "UTC",
             )
             groups = index.refs(task, "scalingGroupId", (ALI_SCALING_GROUP,))
             # A task that runs a scaling rule (scheduledAction = rule ARI) acts on that rule's group.
@@ -188,15 +191,7 @@ class _Attachments:
                 self.signals[group.urn].append(signal)
         for schedule in index.of_type(TC_SCHEDULE):
             p = schedule.props
-            action = ScheduledAction(
-                urn=schedule.urn,
-                name=schedule.name,
-                min_size=_int(get_ref(p, "minSize")),
-                max_size=_int(get_ref(p, "maxSize")),
-                desired=_int(get_ref(p, "desiredCapacity")),
-                recurrence=_str(get_ref(p, "recurrence")),
-                timezone=None,
-            )
+            action = _scheduled_action(schedule, _GROUP_SIZES, _str(get_ref(p, "recurrence")), None)
             for group in index.refs(schedule, "scalingGroupId", (TC_SCALING_GROUP,)):
                 self.schedules[group.urn].append(action)
         policies_by_urn = {p.urn: p for p in index.of_type(TC_SCALING_POLICY)}

@@ -32,21 +32,16 @@ def _appas_policy_signal(policy: Any) -> ScalingSignal:
             urn=policy.urn,
             name=policy.name,
             kind="target",
-            direction="out" if disable_in is not None and truthy(disable_in) else "both",
+            direction=_direction_of_target(disable_in),
             metric=metric,
             threshold=_num(get_ref(p, f"{config}.targetValue")),
         )
     config = "stepScalingPolicyConfiguration"
-    adjustments = [
-        _num(get_ref(step, "scalingAdjustment")) for step in as_list(get_ref(p, f"{config}.stepAdjustments"))
-    ]
-    signs = {_direction_of_adjustment(a) for a in adjustments} - {"unknown"}
-    direction = signs.pop() if len(signs) == 1 else ("both" if signs else "unknown")
     return ScalingSignal(
         urn=policy.urn,
         name=policy.name,
         kind="step",
-        direction=direction,
+        direction=_direction_of_steps(get_ref(p, f"{config}.stepAdjustments")),
         cooldown_s=_int(get_ref(p, f"{config}.cooldown")),
     )
 
@@ -59,6 +54,18 @@ def _direction_of_adjustment(adjustment: float | None) -> str:
     if adjustment < 0:
         return "in"
     return "unknown"
+
+
+def _direction_of_steps(steps: Any) -> str:
+    """A step policy's direction from the signs of its steps' adjustments; both when they disagree."""
+    adjustments = [_num(get_ref(step, "scalingAdjustment")) for step in as_list(steps)]
+    signs = {_direction_of_adjustment(a) for a in adjustments} - {"unknown"}
+    return signs.pop() if len(signs) == 1 else ("both" if signs else "unknown")
+
+
+def _direction_of_target(disable_in: Any) -> str:
+    """Target tracking scales both ways unless its scale-in is disabled."""
+    return "out" if disable_in is not None and truthy(disable_in) else "both"
 
 
 def _direction_of_operator(operator: Any) -> str:
@@ -100,7 +107,7 @@ def _aws_policy_signals(policy: Any, alarms: list[Any]) -> list[ScalingSignal]:
                 urn=policy.urn,
                 name=policy.name,
                 kind="target",
-                direction="out" if disable_in is not None and truthy(disable_in) else "both",
+                direction=_direction_of_target(disable_in),
                 metric=metric,
                 threshold=_num(get_ref(p, "targetTrackingConfiguration.targetValue")),
                 cooldown_s=warmup,
@@ -109,9 +116,7 @@ def _aws_policy_signals(policy: Any, alarms: list[Any]) -> list[ScalingSignal]:
     if policy_type == "PredictiveScaling":
         return [ScalingSignal(urn=policy.urn, name=policy.name, kind="predictive", direction="out")]
     if policy_type == "StepScaling":
-        adjustments = [_num(get_ref(s, "scalingAdjustment")) for s in as_list(get_ref(p, "stepAdjustments"))]
-        signs = {_direction_of_adjustment(a) for a in adjustments} - {"unknown"}
-        direction = signs.pop() if len(signs) == 1 else ("both" if signs else "unknown")
+        direction = _direction_of_steps(get_ref(p, "stepAdjustments"))
         kind, policy_cooldown, setting, takes_cooldown = "step", None, "estimatedInstanceWarmup", False
     else:
         direction = _direction_of_adjustment(_num(get_ref(p, "scalingAdjustment")))
@@ -192,7 +197,7 @@ def _ali_rule_signals(rule: Any, alarms: list[Any]) -> list[ScalingSignal]:
                 urn=rule.urn,
                 name=rule.name,
                 kind="target",
-                direction="out" if disable_in is not None and truthy(disable_in) else "both",
+                direction=_direction_of_target(disable_in),
                 metric=_str(get_ref(p, "metricName")),
                 threshold=_num(get_ref(p, "targetValue")),
                 cooldown_s=_int(get_ref(p, "estimatedInstanceWarmup")),
@@ -201,9 +206,7 @@ def _ali_rule_signals(rule: Any, alarms: list[Any]) -> list[ScalingSignal]:
     if rule_type == "PredictiveScalingRule":
         return [ScalingSignal(urn=rule.urn, name=rule.name, kind="predictive", direction="out")]
     if rule_type == "StepScalingRule":
-        adjustments = [_num(get_ref(s, "scalingAdjustment")) for s in as_list(get_ref(p, "stepAdjustments"))]
-        signs = {_direction_of_adjustment(a) for a in adjustments} - {"unknown"}
-        direction = signs.pop() if len(signs) == 1 else ("both" if signs else "unknown")
+        direction = _direction_of_steps(get_ref(p, "stepAdjustments"))
         kind = "step"
     else:
         direction = _direction_of_adjustment(_num(get_ref(p, "adjustmentValue")))
