@@ -1,5 +1,5 @@
 """Cost guardrails (GF-COST-001..009): tags, budgets, GPU choice, spot, off-hours, autoscaling,
-worst-case spend, data locality and volume types. The pool model they share is `pools.py`."""
+worst-case spend, data locality and volume types. The pool model they share is the `pools` package."""
 
 from policies.cost import (
     autoscaling_sanity,

@@ -1,0 +1,71 @@
+"""The typed fleet spec, parsed from the stack's structured config key ``gpufleet:fleet``.
+
+``parse_fleet`` reports every problem at once: pydantic's field errors (rephrased to say what is allowed)
+plus the cross-field and catalogue checks, each with its full field path, so one run of ``gpufleet plan``
+shows everything a stack file gets wrong.
+
+The parts, one a file: `values` (config keys, SpecError, durations, networks, the base model), `checks`
+(the cross-field checks), `account` (account baseline switches and images), `settings` (budget,
+storage, access, audit, network), `pool` (a pool and its parts), `specs` (FleetSpec and
+AccountBaselineSpec), `messages` (pydantic's errors rephrased) and `parsing` (parse_fleet and friends).
+"""
+
+from __future__ import annotations
+
+from components.spec.account import Account, Image
+from components.spec.parsing import load_fleet_from_config, parse_account_baseline, parse_fleet
+from components.spec.pool import (
+    OffHours,
+    Pool,
+    PoolQueue,
+    Scaling,
+    Size,
+    Transfer,
+    Usage,
+    UsageStep,
+)
+from components.spec.settings import Access, Audit, BucketSpec, Budget, Network, RegionNetwork, Storage
+from components.spec.specs import AccountBaselineSpec, FleetSpec
+from components.spec.values import (
+    ACCOUNT_CONFIG_KEY,
+    CONFIG_KEY,
+    NO_SSH_MESSAGE,
+    REQUIRED_COST_TAGS,
+    Duration,
+    Ipv4Net,
+    SpecError,
+    duration_seconds,
+)
+
+__all__ = [
+    "ACCOUNT_CONFIG_KEY",
+    "CONFIG_KEY",
+    "NO_SSH_MESSAGE",
+    "REQUIRED_COST_TAGS",
+    "Access",
+    "Account",
+    "AccountBaselineSpec",
+    "Audit",
+    "BucketSpec",
+    "Budget",
+    "Duration",
+    "FleetSpec",
+    "Image",
+    "Ipv4Net",
+    "Network",
+    "OffHours",
+    "Pool",
+    "PoolQueue",
+    "RegionNetwork",
+    "Scaling",
+    "Size",
+    "SpecError",
+    "Storage",
+    "Transfer",
+    "Usage",
+    "UsageStep",
+    "duration_seconds",
+    "load_fleet_from_config",
+    "parse_account_baseline",
+    "parse_fleet",
+]

@@ -1,0 +1,173 @@
+"""Parsing the stack config: every field error and every cross-field check on the raw input, reported
+at once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from components import spec_limits as limits
+from components.catalog import AWS_REGIONS
+from components.spec.account import Account, _account_checks, _byok_material_checks, _image_checks
+from components.spec.checks import (
+    _bucket_checks,
+    _get,
+    _network_checks,
+    _pool_checks,
+    _pool_name_checks,
+    _scaling_checks,
+    _size_checks,
+    _usage_checks,
+    _usage_schedule_checks,
+)
+from components.spec.messages import _message, _path
+from components.spec.pool import Pool, Scaling, Size
+from components.spec.settings import BucketSpec, Network, RegionNetwork
+from components.spec.specs import AccountBaselineSpec, FleetSpec
+from components.spec.values import _CROSS, ACCOUNT_CONFIG_KEY, CONFIG_KEY, SpecError
+
+# -------------------------------------------------------------------------------------- raw checks
+
+
+def _field_default(model: type[BaseModel], name: str) -> Any:
+    return model.model_fields[name].default
+
+
+def _raw_cross_checks(raw: Any) -> Iterator[tuple[str, str]]:
+    for rel, message in limits.tag_checks(_get(raw, "tags"), _get(raw, "environment")):
+        yield f"{CONFIG_KEY}.tags{rel}", message
+    network = _get(raw, "network", {})
+    if isinstance(network, Mapping):
+        home_cidr = network.get("vpc_cidr", str(_field_default(Network, "vpc_cidr")))
+        zones = network.get("availability_zones", _field_default(Network, "availability_zones"))
+        if not network.get("subnet_ids"):
+            for rel, message in limits.vpc_cidr_checks(home_cidr, zones):
+                yield f"{CONFIG_KEY}.network.{rel}", message
+        regions = network.get("regions", {})
+        for region, entry in regions.items() if isinstance(regions, Mapping) else ():
+            zones = _get(entry, "availability_zones", _field_default(RegionNetwork, "availability_zones"))
+            for rel, message in limits.vpc_cidr_checks(_get(entry, "vpc_cidr"), zones):
+                yield f"{CONFIG_KEY}.network.regions.{limits.clip(str(region), 60)}.{rel}", message
+        for rel, message in _network_checks(home_cidr, regions):
+            yield f"{CONFIG_KEY}.network.{rel}", message
+    checkpoints = _get(_get(raw, "storage", {}), "checkpoints", {})
+    if isinstance(checkpoints, Mapping):
+        defaults = {n: _field_default(BucketSpec, n) for n in BucketSpec.model_fields}
+        found = _bucket_checks(
+            *(checkpoints.get(n, defaults[n]) for n in ("encryption", "classification")),
+            *(checkpoints.get(n, defaults[n]) for n in ("ia_after_days", "expire_after_days")),
+        )
+        found += _byok_material_checks(
+            checkpoints.get("encryption", defaults["encryption"]), checkpoints.get("byok_material")
+        )
+        for rel, message in found:
+            yield f"{CONFIG_KEY}.storage.checkpoints.{rel}", message
+    account = _get(raw, "account", {})
+    if isinstance(account, Mapping):
+        found = _account_checks(
+            account.get("baseline", _field_default(Account, "baseline")), account.get("service_linked_roles")
+        )
+        for rel, message in found:
+            yield f"{CONFIG_KEY}.account.{rel}", message
+    pools = _get(raw, "pools")
+    if not isinstance(pools, Mapping):
+        return
+    for rel, message in _pool_name_checks(pools):
+        yield f"{CONFIG_KEY}.pools.{rel}", message
+    for name, pool in pools.items():
+        if not isinstance(pool, Mapping):
+            continue
+        prefix = f"{CONFIG_KEY}.pools.{limits.clip(str(name), 60)}"
+        size = pool.get("size")
+        size_min = _get(size, "min", _field_default(Size, "min"))
+        size_max = _get(size, "max")
+        for rel, message in _size_checks(size_min, size_max):
+            yield f"{prefix}.size.{rel}", message
+        scaling = pool.get("scaling", {})
+        if isinstance(scaling, Mapping):
+            values = {n: scaling.get(n, _field_default(Scaling, n)) for n in Scaling.model_fields}
+            found = _scaling_checks(
+                values["gpu_util_out"], values["gpu_util_in"], values["out_for"], values["in_for"]
+            )
+            for rel, message in found:
+                yield f"{prefix}.scaling.{rel}", message
+        for rel, message in _pool_checks(
+            pool.get("cloud", _field_default(Pool, "cloud")),
+            pool.get("instance_types"),
+            size_max,
+            pool.get("on_demand_base", _field_default(Pool, "on_demand_base")),
+        ):
+            yield f"{prefix}.{rel}", message
+        image = pool.get("image")
+        if isinstance(image, Mapping):
+            for _, message in _image_checks(image.get("ami"), image.get("ssm_parameter")):
+                yield f"{prefix}.image", message
+        usage = pool.get("usage")
+        found = _usage_checks(usage, size_min, size_max)
+        found += _usage_schedule_checks(usage, pool.get("off_hours"), _get(raw, "environment"))
+        for rel, message in found:
+            yield f"{prefix}.{rel}", message
+
+
+# ----------------------------------------------------------------------------------------- parsing
+
+
+def parse_fleet(config_value: Any, *, source: str = "stack config") -> FleetSpec:
+    """Parse ``gpufleet:fleet`` into a FleetSpec, or raise SpecError listing every problem."""
+    errors: list[tuple[str, str]] = []
+    spec: FleetSpec | None = None
+    try:
+        spec = FleetSpec.model_validate(config_value)
+    except ValidationError as exc:
+        for error in exc.errors():
+            if error["type"] == _CROSS:
+                continue
+            loc, message = _message(error)
+            errors.append((_path(loc), message))
+    for item in _raw_cross_checks(config_value):
+        if item not in errors:
+            errors.append(item)
+    if errors or spec is None:
+        raise SpecError(errors or [(CONFIG_KEY, "is not a valid fleet spec")], source)
+    return spec
+
+
+def parse_account_baseline(config_value: Any, *, source: str = "stack config") -> AccountBaselineSpec:
+    """Parse ``gpufleet:account`` into an AccountBaselineSpec, or raise SpecError listing every problem."""
+    if isinstance(config_value, str):
+        try:
+            config_value = limits.parse_json(config_value)
+        except ValueError:
+            message = "must be a mapping of account-baseline settings, got a string that is not JSON"
+            raise SpecError([(ACCOUNT_CONFIG_KEY, message)], source) from None
+    try:
+        return AccountBaselineSpec.model_validate(config_value)
+    except ValidationError as exc:
+        errors = []
+        for error in exc.errors():
+            loc, message = _message(error, AccountBaselineSpec)
+            errors.append((_path(loc, ACCOUNT_CONFIG_KEY), message))
+        raise SpecError(errors, source) from None
+
+
+def load_fleet_from_config(config: Mapping[str, Any], source: str = "stack config") -> FleetSpec:
+    """Read the fleet from a stack's config mapping (keys like ``gpufleet:fleet``, ``aws:region``)."""
+    if CONFIG_KEY not in config:
+        raise SpecError(
+            [(CONFIG_KEY, "is missing: describe the fleet under config: gpufleet:fleet in the stack file")],
+            source,
+        )
+    region = config.get("aws:region")
+    if region is not None and region not in AWS_REGIONS:
+        message = f"unknown AWS region {region!r}; use one of {', '.join(AWS_REGIONS)}"
+        raise SpecError([("aws:region", message)], source)
+    value = config[CONFIG_KEY]
+    if isinstance(value, str):
+        # The Pulumi engine hands structured config to programs as a JSON string.
+        try:
+            value = limits.parse_json(value)
+        except limits.JsonProblem as exc:
+            raise SpecError([(CONFIG_KEY, str(exc))], source) from None
+    return parse_fleet(value, source=source)

@@ -1,0 +1,306 @@
+"""A pool and its parts: size, scaling, off-hours, usage profile, data transfer, work queue, image."""
+
+from __future__ import annotations
+
+import re
+import zoneinfo
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from components import spec_limits as limits
+from components.spec.account import Image
+from components.spec.checks import (
+    _pool_checks,
+    _raise_first,
+    _scaling_checks,
+    _size_checks,
+    _usage_checks,
+    _usage_form_checks,
+)
+from components.spec.values import (
+    _WINDOW_RE,
+    Duration,
+    _checked,
+    _minute_multiple,
+    _Model,
+    _show,
+    duration_seconds,
+)
+from components.spec_limits import IANA_AREAS
+
+
+class Transfer(_Model):
+    """Data a pool moves a month that the cloud bills by volume, for the monthly estimate."""
+
+    egress_gib_per_month: float | None = Field(
+        default=None,
+        ge=0,
+        le=limits.MAX_GIB,
+        allow_inf_nan=False,
+        description="GiB a month sent to the internet",
+    )
+    cross_region_gib_per_month: float | None = Field(
+        default=None,
+        ge=0,
+        le=limits.MAX_GIB,
+        allow_inf_nan=False,
+        description="GiB a month sent from the pool's region to another region of its cloud",
+    )
+
+
+class Size(_Model):
+    min: int = Field(default=0, ge=0)
+    max: int = Field(ge=1, le=limits.MAX_POOL_SIZE)
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> Size:
+        _raise_first(_size_checks(self.min, self.max))
+        return self
+
+
+class Scaling(_Model):
+    gpu_util_out: int = Field(default=70, ge=1, le=100, description="% GPU utilisation to scale out")
+    out_for: Duration = "5m"
+    queue_out: int = Field(
+        default=10,
+        ge=1,
+        description="messages waiting in the pool's queue to scale out (size.min 0: any message wakes it)",
+    )
+    gpu_util_in: int = Field(default=30, ge=0, le=99, description="% GPU utilisation to scale in")
+    in_for: Duration = "30m"
+    cooldown: Duration = "300s"
+
+    @field_validator("out_for", "in_for")
+    @classmethod
+    def _whole_minutes(cls, value: str) -> str:
+        _minute_multiple(value)
+        return _checked(value, limits.alarm_window_problem(duration_seconds(value), value))
+
+    @field_validator("cooldown")
+    @classmethod
+    def _sane_cooldown(cls, value: str) -> str:
+        return _checked(value, limits.cooldown_problem(duration_seconds(value), value))
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> Scaling:
+        _raise_first(_scaling_checks(self.gpu_util_out, self.gpu_util_in, self.out_for, self.in_for))
+        return self
+
+    @property
+    def out_for_s(self) -> int:
+        return duration_seconds(self.out_for)
+
+    @property
+    def in_for_s(self) -> int:
+        return duration_seconds(self.in_for)
+
+    @property
+    def cooldown_s(self) -> int:
+        return duration_seconds(self.cooldown)
+
+
+class OffHours(_Model):
+    timezone: str
+    scale_to_zero: str = Field(description='window with no capacity, "HH:MM-HH:MM", e.g. "20:00-08:00"')
+    weekends: bool = True
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        # AWS scheduled actions take the canonical IANA names only: see spec_limits.is_area_zone_name.
+        known = limits.is_area_zone_name(value)
+        if known:
+            try:
+                zoneinfo.ZoneInfo(value)
+            except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+                known = False
+        if not known:
+            raise ValueError(
+                "must be an IANA time zone name Area/Location like Asia/Shanghai or America/New_York, or "
+                f"UTC (areas: {', '.join(IANA_AREAS)}), got {_show(value)}"
+            )
+        return value
+
+    @field_validator("scale_to_zero")
+    @classmethod
+    def _window(cls, value: str) -> str:
+        match = _WINDOW_RE.match(value.strip())
+        if not match:
+            raise ValueError(f'must be a window "HH:MM-HH:MM" like "20:00-08:00", got {_show(value)}')
+        if match.group(1, 2) == match.group(3, 4):
+            raise ValueError(f"must have different start and end times, got {_show(value)}")
+        return value.strip()
+
+    def _parts(self) -> tuple[int, int, int, int]:
+        match = _WINDOW_RE.match(self.scale_to_zero)
+        if match is None:  # validated on construction
+            raise AssertionError(self.scale_to_zero)
+        h1, m1, h2, m2 = (int(g) for g in match.groups())
+        return h1, m1, h2, m2
+
+    @property
+    def start_hour(self) -> int:
+        """Hour the scale-to-zero window starts (capacity goes to zero)."""
+        return self._parts()[0]
+
+    @property
+    def start_minute(self) -> int:
+        return self._parts()[1]
+
+    @property
+    def end_hour(self) -> int:
+        """Hour the window ends (capacity comes back)."""
+        return self._parts()[2]
+
+    @property
+    def end_minute(self) -> int:
+        return self._parts()[3]
+
+    @property
+    def stop_cron(self) -> str:
+        """Cron recurrence, in ``timezone``, that scales the pool to zero (every day)."""
+        return f"{self.start_minute} {self.start_hour} * * *"
+
+    @property
+    def start_cron(self) -> str:
+        """Cron recurrence, in ``timezone``, that restores capacity; weekdays only when weekends are off."""
+        days = "1-5" if self.weekends else "*"
+        return f"{self.end_minute} {self.end_hour} * * {days}"
+
+
+class UsageStep(_Model):
+    """Hours a day a pool runs at one size."""
+
+    size: float = Field(ge=0, description="instances running, within size.min..size.max")
+    hours_per_day: float = Field(ge=0, le=24, description="hours a day at this size")
+
+
+class Usage(_Model):
+    """How much a pool runs, for the monthly estimate: hours a day at each size.
+
+    Either ``profile``, a list of steps, or the one-step form ``hours_per_day`` with ``average_size``.
+    The steps' hours add up to at most 24 and to at most the hours the off-hours schedule leaves
+    running; the scheduled hours no step covers are priced at size.min.
+    """
+
+    hours_per_day: float | None = Field(default=None, ge=0, le=24, description="one step: hours a day in use")
+    average_size: float | None = Field(
+        default=None, ge=0, description="one step: average instances running while in use"
+    )
+    days_per_month: float = Field(default=30, ge=1, le=31, description="days a month the pool is in use")
+    profile: list[UsageStep] | None = Field(
+        default=None, description="hours a day at each size; the rest of the scheduled hours at size.min"
+    )
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> Usage:
+        _raise_first(_usage_form_checks(self.model_dump()))
+        return self
+
+    @property
+    def steps(self) -> tuple[UsageStep, ...]:
+        """The profile's steps; the one-step form as one step."""
+        if self.profile is not None:
+            return tuple(self.profile)
+        if self.hours_per_day is None or self.average_size is None:  # validated on construction
+            raise AssertionError("usage has neither a profile nor hours_per_day with average_size")
+        return (UsageStep(size=self.average_size, hours_per_day=self.hours_per_day),)
+
+    @property
+    def is_profile(self) -> bool:
+        """True when written as a ``profile`` list (errors and reports name usage.profile[i])."""
+        return self.profile is not None
+
+
+# ------------------------------------------------------------------------------------- pool queue
+_QUEUE_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,75}\.fifo$|^[A-Za-z0-9_-]{1,80}$")
+_QUEUE_ARN_RE = re.compile(r"^arn:aws[a-z-]*:sqs:[a-z]{2}(-[a-z]+)+-\d:\d{12}:(?P<name>[^:]+)$")
+_MAX_VISIBILITY_S = 43_200
+
+
+class PoolQueue(_Model):
+    """The SQS queue a pool takes work from and scales out on (AWS/SQS
+    ApproximateNumberOfMessagesVisible). Left out, the fleet creates one, encrypted with the fleet key,
+    with a dead-letter queue; ``name`` or ``arn`` names an existing queue in the stack's account and
+    the pool's region instead, whose encryption and dead-letter queue are its owner's."""
+
+    name: str | None = Field(default=None, description="an existing queue's name")
+    arn: str | None = Field(default=None, description="an existing queue's ARN")
+    visibility_timeout: Duration = Field(
+        default="15m", description="how long a received message stays hidden (a created queue)"
+    )
+    max_receives: int = Field(
+        default=5, ge=1, le=1000, description="receives before a message moves to the dead-letter queue"
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _queue_name(cls, value: str | None) -> str | None:
+        if value is not None and not _QUEUE_NAME_RE.match(value):
+            raise ValueError(
+                "must be an SQS queue name: 1-80 letters, digits, '-' or '_' (a FIFO queue ends in .fifo), "
+                f"got {value!r}"
+            )
+        return value
+
+    @field_validator("arn")
+    @classmethod
+    def _queue_arn(cls, value: str | None) -> str | None:
+        match = _QUEUE_ARN_RE.match(value) if value is not None else None
+        if value is not None and (match is None or not _QUEUE_NAME_RE.match(match.group("name"))):
+            raise ValueError(
+                f"must be an SQS queue ARN like arn:aws:sqs:us-east-1:123456789012:jobs, got {value!r}"
+            )
+        return value
+
+    @field_validator("visibility_timeout")
+    @classmethod
+    def _visibility(cls, value: str) -> str:
+        if duration_seconds(value) > _MAX_VISIBILITY_S:
+            raise ValueError(f"must be at most 12h (SQS's longest visibility timeout), got {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _one_source(self) -> PoolQueue:
+        if self.name is not None and self.arn is not None:
+            raise ValueError("give either name or arn of an existing queue, not both")
+        settings = sorted(self.model_fields_set & {"visibility_timeout", "max_receives"})
+        if settings and (self.name is not None or self.arn is not None):
+            raise ValueError(
+                f"{' and '.join(settings)} apply to a queue the fleet creates; an existing queue "
+                "(name or arn) keeps its own settings"
+            )
+        return self
+
+    @property
+    def existing(self) -> bool:
+        return self.name is not None or self.arn is not None
+
+    @property
+    def visibility_timeout_s(self) -> int:
+        return duration_seconds(self.visibility_timeout)
+
+
+class Pool(_Model):
+    cloud: Literal["aws", "alicloud", "tencentcloud"] = "aws"
+    region: str | None = Field(default=None, description="None: the stack's provider region")
+    instance_types: list[str] = Field(min_length=1)
+    size: Size
+    spot_percent: int = Field(default=0, ge=0, le=100)
+    on_demand_base: int = Field(default=0, ge=0)
+    scaling: Scaling = Scaling()
+    off_hours: OffHours | None = None
+    usage: Usage | None = None
+    disk_gib: int = Field(default=200, ge=20, le=16384)
+    transfer: Transfer | None = None
+    queue: PoolQueue = PoolQueue()
+    image: Image | None = Field(default=None, description="None: the newest Deep Learning Base AMI")
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> Pool:
+        found = _pool_checks(self.cloud, self.instance_types, self.size.max, self.on_demand_base)
+        if self.usage is not None:
+            found += _usage_checks(self.usage.model_dump(), self.size.min, self.size.max)
+        _raise_first(found)
+        return self

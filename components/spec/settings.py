@@ -1,0 +1,148 @@
+"""The fleet-wide sections: budget, storage (the checkpoint bucket), access, audit and network."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from components import spec_limits as limits
+from components.spec.account import _byok_material_checks
+from components.spec.checks import _bucket_checks, _network_checks, _raise_first
+from components.spec.values import Ipv4Net, _checked, _Model
+
+
+class Budget(_Model):
+    monthly: float = Field(gt=0, le=limits.MAX_MONTHLY_BUDGET, description="monthly budget, in `currency`")
+    currency: Literal["USD", "CNY"] = "USD"
+    alert_percent: int = Field(default=80, ge=1, le=100, description="alert at this % of the budget")
+    activate_stack_tag: bool = Field(
+        default=False,
+        description=(
+            "activate the gpufleet:stack cost-allocation tag the budget filters on, from this stack; "
+            "AWS offers a new tag key for activation about a day after resources first carry it, so "
+            "turn this on for the second deploy, or activate the tag in the payer account"
+        ),
+    )
+
+
+class BucketSpec(_Model):
+    encryption: Literal["sse-kms", "byok"] = "sse-kms"
+    classification: Literal["public", "internal", "confidential", "restricted"] = "internal"
+    ia_after_days: int = Field(default=7, ge=0, description="days before the infrequent-access class")
+    expire_after_days: int = Field(default=30, ge=1, description="days before objects are deleted")
+    noncurrent_expire_days: int = Field(default=7, ge=1, description="days noncurrent versions are kept")
+    replicate_to: str | None = Field(
+        default=None, description="second AWS region holding a two-way replica of the bucket"
+    )
+    written_gib_per_month: float | None = Field(
+        default=None,
+        ge=0,
+        le=limits.MAX_GIB,
+        allow_inf_nan=False,
+        description="GiB of checkpoints written a month, fleet-wide (prices storage over the lifecycle)",
+    )
+    byok_material: Literal["pending", "imported", "config"] | None = Field(
+        default=None,
+        description=(
+            "byok only: pending (first deploy builds the keys alone), imported (material is in; build "
+            "everything; the default), config (material in the secret config gpufleet:byokMaterial)"
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> BucketSpec:
+        found = _bucket_checks(
+            self.encryption, self.classification, self.ia_after_days, self.expire_after_days
+        )
+        found += _byok_material_checks(self.encryption, self.byok_material)
+        _raise_first(found)
+        return self
+
+    @property
+    def material(self) -> Literal["pending", "imported", "config"] | None:
+        """How a byok key gets its material (None for sse-kms keys, whose material AWS makes)."""
+        if self.encryption != "byok":
+            return None
+        return self.byok_material or "imported"
+
+
+class Storage(_Model):
+    checkpoints: BucketSpec = BucketSpec()
+    data_prefix: str = "data/"
+    checkpoint_prefix: str = "checkpoints/"
+    datasets_gib: float | None = Field(
+        default=None,
+        ge=0,
+        le=limits.MAX_GIB,
+        allow_inf_nan=False,
+        description="GiB of datasets kept under data_prefix (prices their storage at STANDARD)",
+    )
+
+
+class Access(_Model):
+    session_manager: Literal[True] = True
+    session_log_retention_days: int = Field(
+        default=180, ge=1, description="days the Session Manager log group (CloudWatch Logs) keeps sessions"
+    )
+
+    @field_validator("session_log_retention_days")
+    @classmethod
+    def _allowed_retention(cls, value: int) -> int:
+        return _checked(value, limits.retention_problem(value, forever=False))
+
+
+class Audit(_Model):
+    log_retention_days: int = Field(
+        default=180,
+        ge=0,
+        description="days the audit log group and trail bucket keep logs; 0 keeps them forever",
+    )
+    trail: bool = True
+
+    @field_validator("log_retention_days")
+    @classmethod
+    def _allowed_retention(cls, value: int) -> int:
+        return _checked(value, limits.retention_problem(value, forever=True))
+
+
+class RegionNetwork(_Model):
+    """The private network of a second region the fleet's pools reach."""
+
+    vpc_cidr: Ipv4Net
+    availability_zones: int = Field(default=2, ge=1, le=6)
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> RegionNetwork:
+        _raise_first(limits.vpc_cidr_checks(self.vpc_cidr, self.availability_zones))
+        return self
+
+
+class Network(_Model):
+    vpc_cidr: Ipv4Net = ipaddress.IPv4Network("10.40.0.0/16")
+    subnet_ids: list[str] | None = Field(
+        default=None, description="existing private subnets to run pools in, instead of a new VPC"
+    )
+    availability_zones: int = Field(default=2, ge=1, le=6)
+    regions: dict[str, RegionNetwork] = Field(
+        default_factory=dict, description="networks of the other regions pools run in, by region"
+    )
+    egress: Literal["none", "endpoints", "nat"] = Field(
+        default="none",
+        description=(
+            "the private subnets' way out: none (the fleet's own VPC endpoints), endpoints (also ECR and "
+            "STS, for containers), nat (a NAT gateway: HTTPS anywhere, billed hourly)"
+        ),
+    )
+
+    @field_validator("subnet_ids")
+    @classmethod
+    def _subnets(cls, value: list[str] | None) -> list[str] | None:
+        return value if value is None else _checked(value, limits.subnet_ids_problem(value))
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> Network:
+        found = [] if self.subnet_ids else limits.vpc_cidr_checks(self.vpc_cidr, self.availability_zones)
+        _raise_first(found + _network_checks(self.vpc_cidr, self.regions))
+        return self

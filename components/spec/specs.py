@@ -1,0 +1,119 @@
+"""The two top-level specs: `FleetSpec` (``gpufleet:fleet``) and `AccountBaselineSpec`
+(``gpufleet:account``)."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field, field_validator, model_validator
+
+from components import spec_limits as limits
+from components.spec.account import Account
+from components.spec.checks import _pool_name_checks, _raise_first, _usage_schedule_checks
+from components.spec.pool import Pool
+from components.spec.settings import Access, Audit, Budget, Network, Storage
+from components.spec.values import REQUIRED_COST_TAGS, _cross, _Model, _reserved
+
+_AWS_REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
+
+
+class FleetSpec(_Model):
+    environment: Literal["dev", "staging", "prod"]
+    tags: dict[str, str]
+    budget: Budget
+    storage: Storage = Storage()
+    access: Access = Access()
+    audit: Audit = Audit()
+    network: Network = Network()
+    account: Account = Account()
+    pools: dict[str, Pool] = Field(min_length=1)
+    onprem: Annotated[None, BeforeValidator(_reserved("on-prem baseline is not supported yet"))] = None
+    links: Annotated[None, BeforeValidator(_reserved("private links are not supported yet"))] = None
+
+    @field_validator("tags")
+    @classmethod
+    def _cost_tags_present(cls, value: dict[str, str]) -> dict[str, str]:
+        missing = [tag for tag in REQUIRED_COST_TAGS if not value.get(tag)]
+        if missing:
+            raise ValueError(
+                f"must contain the cost tags {', '.join(REQUIRED_COST_TAGS)}; missing: {', '.join(missing)}"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _consistent_tags(self) -> FleetSpec:
+        found = limits.tag_checks(self.tags, self.environment)
+        _raise_first([(f"tags{rel}", message) for rel, message in found])
+        return self
+
+    @model_validator(mode="after")
+    def _pool_names(self) -> FleetSpec:
+        found = _pool_name_checks(self.pools)
+        if found:
+            raise _cross(f"pools.{found[0][0]}: {found[0][1]}")
+        return self
+
+    @model_validator(mode="after")
+    def _usage_within_schedules(self) -> FleetSpec:
+        for name, pool in self.pools.items():
+            if pool.usage is not None and pool.off_hours is not None:
+                found = _usage_schedule_checks(
+                    pool.usage.model_dump(), pool.off_hours.model_dump(), self.environment
+                )
+                _raise_first([(f"pools.{name}.{path}", message) for path, message in found])
+        return self
+
+    @property
+    def cost_tags(self) -> dict[str, str]:
+        """The tags every taggable resource carries: the spec's tags plus ``env`` from the environment."""
+        return {**self.tags, "env": self.tags.get("env", self.environment)}
+
+    def pool_region(self, name: str, default: str) -> str:
+        """The pool's region, or ``default`` (the stack's provider region) where the pool names none."""
+        region = self.pools[name].region
+        return region if region is not None else default
+
+    def defaults_view(self) -> dict[str, Any]:
+        """The whole spec with every default filled in, as plain data (for `gpufleet plan`)."""
+        return self.model_dump(mode="json")
+
+
+class AccountBaselineSpec(_Model):
+    """``gpufleet:account``: the account-baseline stack (one per account), see components.account.aws."""
+
+    tags: dict[str, str]
+    budget: Budget
+    audit: Audit = Audit()
+    regions: list[str] = Field(
+        default_factory=list, description="regions that get the per-region settings; none: aws:region"
+    )
+    session_log_retention_days: int = Field(
+        default=180, ge=1, description="days Session Manager logs are kept"
+    )
+    service_linked_roles: Literal["create", "existing"] = "create"
+
+    @field_validator("tags")
+    @classmethod
+    def _cost_tags_present(cls, value: dict[str, str]) -> dict[str, str]:
+        missing = [tag for tag in REQUIRED_COST_TAGS if not value.get(tag)]
+        if missing:
+            raise ValueError(
+                f"must contain the cost tags {', '.join(REQUIRED_COST_TAGS)}; missing: {', '.join(missing)}"
+            )
+        return value
+
+    @field_validator("regions")
+    @classmethod
+    def _region_names(cls, value: list[str]) -> list[str]:
+        bad = [r for r in value if not _AWS_REGION_RE.match(r)]
+        if bad:
+            raise ValueError(f"must list AWS region names like us-east-1, got {', '.join(map(repr, bad))}")
+        if len(set(value)) != len(value):
+            raise ValueError("must not list a region twice")
+        return value
+
+    @property
+    def cost_tags(self) -> dict[str, str]:
+        """The spec's tags plus ``env: shared`` unless given: the baseline serves every environment."""
+        return {**self.tags, "env": self.tags.get("env", "shared")}

@@ -1,0 +1,106 @@
+"""What a program registers beside its GPU pools that bills by the hour or by size: NAT gateways, VPN
+connections, VPC interface endpoints, standalone volumes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from components.catalog import Catalog
+from gpufleet.cost.model import OtherLine
+from gpufleet.cost.other_lines import fixed_hourly_line, standalone_volume_line
+
+# Type tokens of what bills by the hour or by size beside the pools (from the installed SDKs).
+_NAT_GATEWAYS = {
+    "aws:ec2/natGateway:NatGateway": "aws",
+    "alicloud:vpc/natGateway:NatGateway": "alicloud",
+    "tencentcloud:Nat/gateway:Gateway": "tencentcloud",
+}
+_VPN_CONNECTIONS = {
+    "aws:ec2/vpnConnection:VpnConnection": "aws",
+    "alicloud:vpn/gateway:Gateway": "alicloud",
+    "tencentcloud:Vpn/gateway:Gateway": "tencentcloud",
+}
+_VOLUMES = {
+    "aws:ebs/volume:Volume": ("aws", "size"),
+    "alicloud:ecs/ecsDisk:EcsDisk": ("alicloud", "size"),
+    "alicloud:ecs/disk:Disk": ("alicloud", "size"),
+    "tencentcloud:Cbs/storage:Storage": ("tencentcloud", "storageSize"),
+}
+
+
+def _other_lines(
+    graph: Any, catalog: Catalog, currency: str, source: str, notes: list[str]
+) -> list[OtherLine]:
+    lines: list[OtherLine] = []
+    hourly = [("nat", "nat_gateway_hour", _NAT_GATEWAYS), ("vpn", "vpn_connection_hour", _VPN_CONNECTIONS)]
+    for kind, key, tokens in hourly:
+        for token, cloud in tokens.items():
+            for resource in graph.of_type(token):
+                where = f"{source}: {resource.urn}"
+                lines.append(
+                    fixed_hourly_line(
+                        kind,
+                        resource.name,
+                        cloud=cloud,
+                        key=key,
+                        count=1,
+                        catalog=catalog,
+                        currency=currency,
+                        where=where,
+                    )
+                )
+    lines.extend(_endpoint_lines(graph, catalog, currency, source, notes))
+    for token, (cloud, size_prop) in _VOLUMES.items():
+        for resource in graph.of_type(token):
+            size = resource.inputs.get(size_prop)
+            if isinstance(size, int | float) and not isinstance(size, bool) and size > 0:
+                lines.append(
+                    standalone_volume_line(
+                        resource.name,
+                        cloud=cloud,
+                        gib=float(size),
+                        catalog=catalog,
+                        currency=currency,
+                        where=f"{source}: {resource.urn}",
+                    )
+                )
+            else:
+                notes.append(f"volume {resource.name}: size unknown: not priced")
+    return lines
+
+
+_VPC_ENDPOINT = "aws:ec2/vpcEndpoint:VpcEndpoint"
+_ENDPOINT_PRICE = "interface_endpoint_az_hour"
+
+
+def _endpoint_lines(
+    graph: Any, catalog: Catalog, currency: str, source: str, notes: list[str]
+) -> list[OtherLine]:
+    """VPC interface endpoints bill per availability zone (one network interface per subnet) and
+    hour; gateway endpoints (S3, DynamoDB) are free. Data processed is not priced."""
+    endpoints = [
+        r
+        for r in graph.of_type(_VPC_ENDPOINT)
+        if str(r.inputs.get("vpcEndpointType", "")).lower() == "interface"
+    ]
+    services = catalog.service("aws")
+    if endpoints and (services is None or services.price(_ENDPOINT_PRICE) is None):
+        notes.append(f"VPC interface endpoints not priced: the catalogue has no aws {_ENDPOINT_PRICE}")
+        return []
+    lines = []
+    for resource in endpoints:
+        subnets = resource.inputs.get("subnetIds")
+        zones = len(subnets) if isinstance(subnets, list) and subnets else 1
+        lines.append(
+            fixed_hourly_line(
+                "endpoint",
+                resource.name,
+                cloud="aws",
+                key=_ENDPOINT_PRICE,
+                count=zones,
+                catalog=catalog,
+                currency=currency,
+                where=f"{source}: {resource.urn}",
+            )
+        )
+    return lines

@@ -1,0 +1,236 @@
+"""The checkpoint bucket and its replicas, priced from the lifecycle the program builds and the spec's
+volumes; replication traffic at the inter-region price."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from components.catalog import Catalog
+from gpufleet.cost.model import OtherLine
+from gpufleet.cost.other_lines import IT_CLASS, IT_RULE, bucket_storage_line, transfer_line
+from gpufleet.cost.props import _default_region, _tags
+from gpufleet.cost.units import _num
+
+_BUCKETS = (
+    "aws:s3/bucket:Bucket",
+    "aws:s3/bucketV2:BucketV2",
+    "alicloud:oss/bucket:Bucket",
+    "tencentcloud:Cos/bucket:Bucket",
+)
+
+
+_LIFECYCLES = (
+    "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration",
+    "aws:s3/bucketLifecycleConfigurationV2:BucketLifecycleConfigurationV2",
+)
+_VERSIONINGS = ("aws:s3/bucketVersioning:BucketVersioning", "aws:s3/bucketVersioningV2:BucketVersioningV2")
+_REPLICATIONS = ("aws:s3/bucketReplicationConfig:BucketReplicationConfig",)
+_CLOUD_OF_BUCKET = {
+    "aws:s3/bucket:Bucket": "aws",
+    "aws:s3/bucketV2:BucketV2": "aws",
+    "alicloud:oss/bucket:Bucket": "alicloud",
+    "tencentcloud:Cos/bucket:Bucket": "tencentcloud",
+}
+
+
+@dataclass(frozen=True)
+class _Lifecycle:
+    transitions: tuple[tuple[int, str], ...]
+    expire_days: int
+    noncurrent_days: int
+
+
+def _bucket_refs(bucket: Any) -> set[str]:
+    """The values other resources use to point at a bucket: its name, id and ARN."""
+    refs = {bucket.outputs.get("bucket"), bucket.outputs.get("id"), bucket.outputs.get("arn"), bucket.id}
+    return {r for r in refs if isinstance(r, str) and r}
+
+
+def _targets(resource: Any, bucket: Any, refs: set[str]) -> bool:
+    """True when a bucket's sub-resource (lifecycle, versioning) belongs to ``bucket``: by the bucket it
+    names, else (a name unknown before deploy) by sharing the bucket's component parent."""
+    named = resource.inputs.get("bucket")
+    if isinstance(named, str) and named in refs:
+        return True
+    return not (isinstance(named, str) and named) and resource.parent == bucket.parent
+
+
+def _whole_days(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _checkpoint_lifecycle(graph: Any, bucket: Any, prefix: str) -> _Lifecycle | None:
+    """The enabled lifecycle rule that expires ``prefix`` (the checkpoints), as the program builds it."""
+    refs = _bucket_refs(bucket)
+    versioned = any(
+        _targets(v, bucket, refs)
+        and (v.inputs.get("versioningConfiguration") or {}).get("status") == "Enabled"
+        for v in graph.of_type(*_VERSIONINGS)
+    )
+    for lifecycle in graph.of_type(*_LIFECYCLES):
+        if not _targets(lifecycle, bucket, refs):
+            continue
+        for rule in lifecycle.inputs.get("rules") or []:
+            if not isinstance(rule, Mapping) or rule.get("status") != "Enabled":
+                continue
+            rule_prefix = (rule.get("filter") or {}).get("prefix", rule.get("prefix"))
+            expire = _whole_days((rule.get("expiration") or {}).get("days"))
+            if rule_prefix != prefix or expire is None:
+                continue
+            transitions = tuple(
+                (days, str(t["storageClass"]))
+                for t in rule.get("transitions") or []
+                if isinstance(t, Mapping) and (days := _whole_days(t.get("days"))) is not None
+            )
+            noncurrent = _whole_days((rule.get("noncurrentVersionExpiration") or {}).get("noncurrentDays"))
+            return _Lifecycle(transitions, expire, noncurrent or 0 if versioned else 0)
+    return None
+
+
+def _replicas(graph: Any, source: Any, buckets: Sequence[Any]) -> list[tuple[Any, Any]]:
+    """(replication config, destination bucket) for each enabled rule copying ``source`` elsewhere."""
+    refs = _bucket_refs(source)
+    found = []
+    for config in graph.of_type(*_REPLICATIONS):
+        if config.inputs.get("bucket") not in refs:
+            continue
+        for rule in config.inputs.get("rules") or []:
+            if not isinstance(rule, Mapping) or rule.get("status") != "Enabled":
+                continue
+            arn = (rule.get("destination") or {}).get("bucket")
+            for other in buckets:
+                if other is not source and arn in _bucket_refs(other):
+                    found.append((config, other))
+    return found
+
+
+def _bucket_region(bucket: Any, graph: Any, cloud: str) -> str:
+    region = bucket.inputs.get("region")
+    return region if isinstance(region, str) and region else (_default_region(graph.config, cloud) or "")
+
+
+def _storage_lines(
+    graph: Any, spec: Any, catalog: Catalog, currency: str, *, source: str, notes: list[str]
+) -> list[OtherLine]:
+    """The checkpoint bucket and its replicas, priced from the lifecycle the program builds and the
+    spec's volumes; replication traffic at the inter-region price. Other buckets are named unpriced."""
+    from components.spec import CONFIG_KEY
+
+    buckets = graph.of_type(*_BUCKETS)
+    if spec is None:
+        if buckets:
+            notes.append(
+                "bucket storage is not priced: there is no gpufleet:fleet spec to give the stored volume "
+                f"({', '.join(b.name for b in buckets)})"
+            )
+        return []
+    storage = spec.storage
+    written = storage.checkpoints.written_gib_per_month
+    datasets = storage.datasets_gib
+    field_path = f"{CONFIG_KEY}.storage"
+    checkpoint_buckets = [b for b in buckets if _tags(b.inputs).get("purpose") == "checkpoints"]
+    others = [b for b in buckets if b not in checkpoint_buckets]
+    if others:
+        notes.append(
+            "bucket storage not priced where the spec gives no volume for it: "
+            + ", ".join(f"{b.name} ({_tags(b.inputs).get('purpose', 'no purpose tag')})" for b in others)
+        )
+    if not checkpoint_buckets:
+        return []
+    missing = [
+        f"{field_path}.{name}"
+        for name, value in (("checkpoints.written_gib_per_month", written), ("datasets_gib", datasets))
+        if value is None
+    ]
+    if written is None and datasets is None:
+        notes.append(
+            f"checkpoint bucket storage and replication are not priced: set {' and '.join(missing)} "
+            f"({', '.join(b.name for b in checkpoint_buckets)})"
+        )
+        return []
+    if missing:
+        notes.append(f"{' and '.join(missing)} not set: that part of bucket storage is not priced")
+    home_region = _default_region(graph.config, "aws")
+    home = next(
+        (b for b in checkpoint_buckets if _bucket_region(b, graph, "aws") == home_region),
+        checkpoint_buckets[0],
+    )
+    # Data lands in the home bucket; replication copies it into each bucket downstream of it.
+    holders, transfers, queue = [home], [], [home]
+    while queue:
+        current = queue.pop()
+        for config, replica in _replicas(graph, current, checkpoint_buckets):
+            if replica not in holders:
+                holders.append(replica)
+                queue.append(replica)
+                transfers.append((config, current, replica))
+    lines: list[OtherLine] = []
+    for bucket in holders:
+        cloud = _CLOUD_OF_BUCKET[bucket.type]
+        region = _bucket_region(bucket, graph, cloud)
+        where = f"{source}: {bucket.urn}"
+        lifecycle = _checkpoint_lifecycle(graph, bucket, storage.checkpoint_prefix)
+        if lifecycle is None and written:
+            notes.append(
+                f"bucket {bucket.name}: no enabled lifecycle rule expires {storage.checkpoint_prefix!r}: "
+                "checkpoint storage not priced (it would grow without end)"
+            )
+        bucket_notes = []
+        if bucket is not home:
+            bucket_notes.append(f"a replica of {home.name}: it holds the same objects, on its own lifecycle")
+        if lifecycle is not None and lifecycle.noncurrent_days:
+            bucket_notes.append(
+                f"the bucket is versioned: an expired checkpoint stays {lifecycle.noncurrent_days} d more as "
+                "a noncurrent version, in the class it had reached"
+            )
+        lines.append(
+            bucket_storage_line(
+                bucket.name,
+                cloud=cloud,
+                gib_written_per_month=float(written or 0.0) if lifecycle is not None else 0.0,
+                first_class="STANDARD",
+                transitions=lifecycle.transitions if lifecycle else (),
+                expire_days=lifecycle.expire_days if lifecycle else 1,
+                noncurrent_days=lifecycle.noncurrent_days if lifecycle else 0,
+                kept_gib=float(datasets or 0.0),
+                catalog=catalog,
+                currency=currency,
+                where=where,
+                region=region,
+                notes=bucket_notes,
+                explain_tiers=False,
+            )
+        )
+        uses_tiers = lifecycle is not None and any(IT_CLASS in t for _, t in lifecycle.transitions)
+        if uses_tiers and written and IT_RULE not in notes:
+            notes.append(IT_RULE)
+    for config, origin, replica in transfers:
+        if not written:
+            continue
+        cloud = _CLOUD_OF_BUCKET[origin.type]
+        region = _bucket_region(origin, graph, cloud)
+        replication_notes = [
+            "checkpoints written in either region cross once: the spec's volume is fleet-wide",
+        ]
+        if datasets:
+            replication_notes.append(
+                f"the first copy of the {_num(datasets)} GiB of datasets is one-off (S3 Batch Replication), "
+                "not monthly"
+            )
+        lines.append(
+            transfer_line(
+                "replication",
+                config.name,
+                cloud=cloud,
+                region=region,
+                key="transfer_inter_region_gib",
+                gib_per_month=float(written),
+                catalog=catalog,
+                currency=currency,
+                where=f"{source}: {config.urn}",
+                notes=(f"{origin.name} -> {replica.name}", *replication_notes),
+            )
+        )
+    return lines

@@ -1,0 +1,109 @@
+"""Alibaba Cloud pools: ESS scaling groups (scaling configurations, launch templates, the spot split
+of a cost-optimised multi-AZ policy) and standalone ECS instances and instance sets."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from policies.cost.pools.attachments import _Attachments
+from policies.cost.pools.builders import (
+    _instance_type,
+    _instance_type_list,
+    _override_types,
+    _pool,
+    _spot_share,
+    _standalone_pool,
+)
+from policies.cost.pools.index import ResourceIndex
+from policies.cost.pools.model import Pool
+from policies.cost.pools.reading import _Reader
+from policies.cost.pools.tokens import ALI_INSTANCE_SET, ALI_LAUNCH_TEMPLATES
+from policies.props import get_ref, is_unknown
+
+
+def _ali_spot(strategy: Any) -> bool:
+    return isinstance(strategy, str) and strategy in ("SpotAsPriceGo", "SpotWithPriceLimit")
+
+
+def _build_ali_group(
+    resource: Any, index: ResourceIndex, attachments: _Attachments, stack_tags: Mapping[str, str]
+) -> Pool:
+    r = _Reader(resource.props)
+    max_size = r.integer("maxSize", "max_size")
+    configs = attachments.ali_configs.get(resource.urn, [])
+    templates = index.refs(resource, "launchTemplateId", ALI_LAUNCH_TEMPLATES)
+    instance_types: list[str] = []
+    sources_spot: list[bool] = []
+    for source in (*configs, *templates):
+        single = _instance_type(r, source.props, f"{source.name}.instanceType")
+        if single:
+            instance_types.append(single)
+        instance_types.extend(
+            _instance_type_list(r, source.props, "instanceTypes", f"{source.name}.instanceTypes")
+        )
+        instance_types.extend(
+            _override_types(
+                r, source.props, "instanceTypeOverrides", f"{source.name}.instanceTypeOverrides.instanceType"
+            )
+        )
+        strategy = get_ref(source.props, "spotStrategy")
+        if is_unknown(strategy):
+            r.unknown.setdefault("spot_percent", (f"{source.name}.spotStrategy", strategy))
+        sources_spot.append(_ali_spot(strategy))
+    instance_types.extend(
+        _override_types(r, resource.props, "launchTemplateOverrides", "launchTemplateOverrides.instanceType")
+    )
+    policy = (r.string("multiAzPolicy") or "PRIORITY").upper()
+    base = 0
+    if policy in ("COST_OPTIMIZED", "COMPOSABLE"):
+        base = (
+            r.integer("onDemandBaseCapacity", "spot_percent")
+            or r.integer("capacityOptionsOnDemandBaseCapacity")
+            or 0
+        )
+        pct = r.number("onDemandPercentageAboveBaseCapacity", "spot_percent")
+        if pct is None:
+            pct = r.number("capacityOptionsOnDemandPercentageAboveBaseCapacity", "spot_percent")
+        spot = _spot_share(max_size, base, 100.0 if pct is None else pct)
+        # The percentages split capacity only when the configuration asks for spot at all
+        # (spotStrategy); a NoSpot configuration launches on-demand whatever the split says.
+        if sources_spot and not any(sources_spot):
+            spot = 0.0
+    else:
+        spot = 100.0 if sources_spot and all(sources_spot) else 0.0
+    return _pool(
+        resource,
+        r,
+        attachments,
+        stack_tags,
+        instance_types=tuple(dict.fromkeys(instance_types)),
+        min_size=r.integer("minSize", "min_size"),
+        max_size=max_size,
+        desired=r.integer("desiredCapacity", "desired"),
+        spot_percent=spot,
+        on_demand_base=base,
+        default_cooldown_s=r.integer("defaultCooldown"),
+        scalable=True,
+        role_refs=tuple(source.urn for source in (*configs, *templates)),
+    )
+
+
+def _build_ali_instance(
+    resource: Any, index: ResourceIndex, attachments: _Attachments, stack_tags: Mapping[str, str]
+) -> Pool:
+    r = _Reader(resource.props)
+    count = 1
+    if resource.resource_type == ALI_INSTANCE_SET:
+        count = r.integer("amount", "max_size") or 1
+    spot = _ali_spot(r.value("spotStrategy", "spot_percent"))
+    return _standalone_pool(
+        resource,
+        r,
+        attachments,
+        stack_tags,
+        instance_types=[t for t in [r.string("instanceType")] if t],
+        count=count,
+        spot=spot,
+        role_refs=(resource.urn,),
+    )

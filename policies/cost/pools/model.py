@@ -1,0 +1,162 @@
+"""The pool model: `Pool`, the `ScalingSignal`s and `ScheduledAction`s joined to it, and the shape of
+the catalogue entries it is priced from."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pulumi_policy.proxy import UnknownValueError
+
+from policies.cost.pools.tokens import (
+    ALI_INSTANCE,
+    ALI_INSTANCE_SET,
+    ALI_SCALING_GROUP,
+    AWS_ASG,
+    AWS_EKS_NODE_GROUP,
+    AWS_FLEET,
+    AWS_INSTANCE,
+    AWS_SPOT_FLEET,
+    AWS_SPOT_REQUEST,
+    TC_INSTANCE,
+    TC_SCALING_GROUP,
+)
+
+
+# --- the catalogue this module reads (components.catalog) -------------------------------------
+class PriceLike(Protocol):
+    amount: float
+    currency: str
+
+
+class InstanceTypeLike(Protocol):
+    gpu_class: str
+    gpu_count: int
+
+    @property
+    def on_demand(self) -> Mapping[str, Any]: ...
+
+    def hourly(self, region: str, spot: bool = False) -> Any: ...
+
+
+# --- the model -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ScalingSignal:
+    """One way a pool scales: a policy/rule, with the alarm that fires it when there is one."""
+
+    urn: str
+    name: str
+    kind: str  # simple | step | target | predictive | alarm
+    direction: str  # out | in | both | unknown
+    metric: str | None = None
+    threshold: float | None = None
+    period_s: int | None = None
+    evaluation_periods: int | None = None
+    cooldown_s: int | None = None
+    # False for an EC2 Auto Scaling step policy: it takes no cooldown (the group's default does not
+    # apply either) and is re-run every minute while its alarm holds. Its `warmup_s`
+    # (estimatedInstanceWarmup) paces scale-out only: warming instances count as capacity already added.
+    takes_cooldown: bool = True
+    warmup_s: int | None = None
+    # False for a rule nothing in the stack fires (an ESS simple/step rule without an alarm task):
+    # it only runs when someone executes it by hand.
+    automatic: bool = True
+    # When the signal is an alarm, the scaling policy/rule it fires: `cooldown_s` is that policy's
+    # setting (named by `cooldown_setting`), so a finding about it must name the policy, not the alarm.
+    policy: str | None = None
+    cooldown_setting: str = "cooldown"
+    # field -> (wire path, sentinel) of the decisive values that were unknown at preview
+    unknown: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+
+    def require_known(self) -> None:
+        """Raise UnknownValueError when a threshold, window or cooldown was unknown at preview."""
+        for path, sentinel in self.unknown.values():
+            raise UnknownValueError(sentinel, [path])
+
+    @property
+    def window_s(self) -> int | None:
+        if self.period_s is None or self.evaluation_periods is None:
+            return None
+        return self.period_s * self.evaluation_periods
+
+
+@dataclass(frozen=True)
+class ScheduledAction:
+    urn: str
+    name: str
+    min_size: int | None
+    max_size: int | None
+    desired: int | None
+    recurrence: str | None
+    timezone: str | None
+
+    @property
+    def scales_to_zero(self) -> bool:
+        """A stop: the action caps the pool at zero. An action that leaves the maximum alone and sets
+        the desired capacity to zero (an ESS rule to total capacity 0) stops it too; one that sets
+        desired 0 under a positive maximum is the morning start of a pool whose minimum is 0."""
+        if self.max_size is not None:
+            return self.max_size == 0
+        return self.desired == 0
+
+
+@dataclass(frozen=True)
+class Pool:
+    cloud: str
+    resource_type: str
+    urn: str
+    name: str
+    region: str | None
+    instance_types: tuple[str, ...]
+    min_size: int | None
+    max_size: int | None
+    desired: int | None
+    spot_percent: float | None
+    on_demand_base: int
+    scaling: tuple[ScalingSignal, ...] = ()
+    schedules: tuple[ScheduledAction, ...] = ()
+    env: str | None = None
+    default_cooldown_s: int | None = None
+    # An EC2 Auto Scaling group's defaultInstanceWarmup: what a step policy without its own warm-up uses.
+    default_instance_warmup_s: int | None = None
+    scalable: bool = False
+    role_refs: tuple[str, ...] = ()  # URNs of the resources naming the instance role/profile
+    # True when the pool asks for GPUs by attributes (`acceleratorTypes: ["gpu"]`) without naming
+    # any GPU the model knows: a GPU pool whose GPU class (and so price) is unknown.
+    gpu_class_unknown: bool = False
+    unknown: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return POOL_KINDS.get(self.resource_type, self.resource_type)
+
+    def known(self, attribute: str) -> Any:
+        """The attribute's value, or raise UnknownValueError when it was unknown at preview."""
+        if attribute in self.unknown:
+            path, sentinel = self.unknown[attribute]
+            raise UnknownValueError(sentinel, [path])
+        return getattr(self, attribute)
+
+    @property
+    def scales_in(self) -> bool:
+        return any(s.direction in ("in", "both") and s.automatic for s in self.scaling)
+
+    @property
+    def scheduled_to_zero(self) -> bool:
+        return any(s.scales_to_zero for s in self.schedules)
+
+
+POOL_KINDS = {
+    AWS_ASG: "Auto Scaling group",
+    AWS_INSTANCE: "EC2 instance",
+    AWS_SPOT_REQUEST: "EC2 spot instance request",
+    AWS_SPOT_FLEET: "EC2 spot fleet request",
+    AWS_FLEET: "EC2 fleet",
+    AWS_EKS_NODE_GROUP: "EKS node group",
+    ALI_SCALING_GROUP: "ESS scaling group",
+    ALI_INSTANCE: "ECS instance",
+    ALI_INSTANCE_SET: "ECS instance set",
+    TC_SCALING_GROUP: "AS scaling group",
+    TC_INSTANCE: "CVM instance",
+}

@@ -1,0 +1,63 @@
+"""Tencent Cloud pools: AS scaling groups (all-spot or on-demand launch configurations) and
+standalone CVM instances."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from policies.cost.pools.attachments import _Attachments
+from policies.cost.pools.builders import _instance_type_list, _pool, _standalone_pool
+from policies.cost.pools.index import ResourceIndex
+from policies.cost.pools.model import Pool
+from policies.cost.pools.reading import _Reader
+from policies.cost.pools.tokens import TC_SCALING_CONFIG
+from policies.props import get_ref, is_unknown
+
+
+def _build_tc_group(
+    resource: Any, index: ResourceIndex, attachments: _Attachments, stack_tags: Mapping[str, str]
+) -> Pool:
+    r = _Reader(resource.props)
+    configs = index.refs(resource, "configurationId", (TC_SCALING_CONFIG,))
+    instance_types: list[str] = []
+    spots: list[bool] = []
+    for config in configs:
+        instance_types.extend(
+            _instance_type_list(r, config.props, "instanceTypes", f"{config.name}.instanceTypes")
+        )
+        charge = get_ref(config.props, "instanceChargeType")
+        if is_unknown(charge):
+            r.unknown.setdefault("spot_percent", (f"{config.name}.instanceChargeType", charge))
+        spots.append(str(charge or "").upper() == "SPOTPAID")
+    return _pool(
+        resource,
+        r,
+        attachments,
+        stack_tags,
+        instance_types=tuple(dict.fromkeys(instance_types)),
+        min_size=r.integer("minSize", "min_size"),
+        max_size=r.integer("maxSize", "max_size"),
+        desired=r.integer("desiredCapacity", "desired"),
+        spot_percent=100.0 if spots and all(spots) else 0.0,
+        default_cooldown_s=r.integer("defaultCooldown"),
+        scalable=True,
+        role_refs=tuple(c.urn for c in configs),
+    )
+
+
+def _build_tc_instance(
+    resource: Any, index: ResourceIndex, attachments: _Attachments, stack_tags: Mapping[str, str]
+) -> Pool:
+    r = _Reader(resource.props)
+    spot = str(r.value("instanceChargeType", "spot_percent") or "").upper() == "SPOTPAID"
+    return _standalone_pool(
+        resource,
+        r,
+        attachments,
+        stack_tags,
+        instance_types=[t for t in [r.string("instanceType")] if t],
+        count=1,
+        spot=spot,
+        role_refs=(resource.urn,),
+    )
