@@ -41,12 +41,14 @@ __all__ = [
     "Audit",
     "BucketSpec",
     "Budget",
+    "Container",
     "FleetSpec",
     "Image",
     "Network",
     "OffHours",
     "Pool",
     "PoolQueue",
+    "PoolWorkload",
     "RegionNetwork",
     "Scaling",
     "Size",
@@ -902,6 +904,67 @@ class PoolQueue(_Model):
         return duration_seconds(self.visibility_timeout)
 
 
+# ----------------------------------------------------------------------------------------- workload
+_MAX_SNIPPET_CHARS = 12_000  # components.pools.workload.MAX_SNIPPET_CHARS
+
+
+class Container(_Model):
+    """A container the pool's instances run with every GPU (Docker, or nerdctl), restarted when it
+    stops. ``env`` is readable by anyone who can read the launch template: no secrets."""
+
+    image: str = Field(description="an image reference; in ECR (pulled through endpoints), or any registry")
+    command: list[str] | None = Field(default=None, description="replaces the image's command")
+    env: dict[str, str] = Field(default_factory=dict, description="environment variables (no secrets)")
+
+    @field_validator("image")
+    @classmethod
+    def _reference(cls, value: str) -> str:
+        if not limits.IMAGE_RE.match(value):
+            raise ValueError(f"must be an image reference like {limits.IMAGE_EXAMPLES}, got {_show(value)}")
+        return value
+
+    @field_validator("env")
+    @classmethod
+    def _names(cls, value: dict[str, str]) -> dict[str, str]:
+        bad = [name for name in value if not limits.ENV_NAME_RE.match(name)]
+        if bad:
+            raise ValueError(
+                "names must be environment variable names (letters, digits and _, not starting with a "
+                f"digit), got {', '.join(_show(name) for name in bad[:5])}"
+            )
+        return value
+
+
+class PoolWorkload(_Model):
+    """What a pool's instances run after the CloudWatch agent starts: ``user_data`` (a shell
+    snippet, run by bash as root) or ``container``; exactly one."""
+
+    user_data: str | None = Field(default=None, description="a shell snippet run after the agent starts")
+    container: Container | None = None
+
+    @field_validator("user_data")
+    @classmethod
+    def _snippet(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        if not value.strip():
+            raise ValueError("must not be empty; leave workload out instead")
+        if len(value) > _MAX_SNIPPET_CHARS:
+            raise ValueError(
+                f"must be at most {_MAX_SNIPPET_CHARS} characters (EC2 takes 16 KB of user data, the "
+                f"agent's setup included), got {len(value)}: fetch a longer script from S3 instead"
+            )
+        if "\x00" in value:
+            raise ValueError("must not contain a NUL character")
+        return value
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> PoolWorkload:
+        if (self.user_data is None) == (self.container is None):
+            raise ValueError("give exactly one of user_data (a shell snippet) or container (an image)")
+        return self
+
+
 class Pool(_Model):
     cloud: Literal["aws", "alicloud", "tencentcloud"] = "aws"
     region: str | None = Field(default=None, description="None: the stack's provider region")
@@ -916,6 +979,7 @@ class Pool(_Model):
     transfer: Transfer | None = None
     queue: PoolQueue = PoolQueue()
     image: Image | None = Field(default=None, description="None: the newest Deep Learning Base AMI")
+    workload: PoolWorkload | None = Field(default=None, description="None: the image brings its own")
 
     @model_validator(mode="after")
     def _cross_fields(self) -> Pool:
@@ -960,6 +1024,17 @@ class FleetSpec(_Model):
         found = _pool_name_checks(self.pools)
         if found:
             raise _cross(f"pools.{found[0][0]}: {found[0][1]}")
+        return self
+
+    @model_validator(mode="after")
+    def _workload_routes(self) -> FleetSpec:
+        for name, pool in self.pools.items():
+            if pool.workload is not None:
+                found = limits.workload_route_checks(
+                    pool.workload.model_dump(), self.network.egress, self.network.subnet_ids
+                )
+                if found:
+                    raise _cross(f"pools.{name}.workload.{found[0][0]}: {found[0][1]}")
         return self
 
     @model_validator(mode="after")
@@ -1204,6 +1279,11 @@ def _raw_cross_checks(raw: Any) -> Iterator[tuple[str, str]]:
             pool.get("on_demand_base", _field_default(Pool, "on_demand_base")),
         ):
             yield f"{prefix}.{rel}", message
+        egress = _get(network, "egress", _field_default(Network, "egress"))
+        for rel, message in limits.workload_route_checks(
+            pool.get("workload"), egress, _get(network, "subnet_ids")
+        ):
+            yield f"{prefix}.workload.{rel}", message
         image = pool.get("image")
         if isinstance(image, Mapping):
             for _, message in _image_checks(image.get("ami"), image.get("ssm_parameter")):
