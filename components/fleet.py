@@ -69,7 +69,7 @@ def _scaling(pool: Pool) -> ScalingRules:
 def _queue(pool: Pool) -> QueueSource:
     queue = pool.queue
     if queue.existing:
-        return ExistingQueue(name=queue.name, arn=queue.arn)
+        return ExistingQueue(name=queue.name, arn=queue.arn, kms_key_arn=queue.kms_key_arn)
     return NewQueue(visibility_timeout_s=queue.visibility_timeout_s, max_receives=queue.max_receives)
 
 

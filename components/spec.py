@@ -838,6 +838,7 @@ class Usage(_Model):
 # ------------------------------------------------------------------------------------- pool queue
 _QUEUE_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,75}\.fifo$|^[A-Za-z0-9_-]{1,80}$")
 _QUEUE_ARN_RE = re.compile(r"^arn:aws[a-z-]*:sqs:[a-z]{2}(-[a-z]+)+-\d:\d{12}:(?P<name>[^:]+)$")
+_KMS_KEY_ARN_RE = re.compile(r"^arn:aws[a-z-]*:kms:[a-z]{2}(-[a-z]+)+-\d:\d{12}:key/[A-Za-z0-9-]{1,128}$")
 _MAX_VISIBILITY_S = 43_200
 
 
@@ -845,10 +846,14 @@ class PoolQueue(_Model):
     """The SQS queue a pool takes work from and scales out on (AWS/SQS
     ApproximateNumberOfMessagesVisible). Left out, the fleet creates one, encrypted with the fleet key,
     with a dead-letter queue; ``name`` or ``arn`` names an existing queue in the stack's account and
-    the pool's region instead, whose encryption and dead-letter queue are its owner's."""
+    the pool's region instead, whose encryption and dead-letter queue are its owner's (with a
+    customer-managed key, name it in ``kms_key_arn`` so the pool's role may decrypt through SQS)."""
 
     name: str | None = Field(default=None, description="an existing queue's name")
-    arn: str | None = Field(default=None, description="an existing queue's ARN")
+    arn: str | None = Field(default=None, description="an existing queue's ARN, in the stack's account")
+    kms_key_arn: str | None = Field(
+        default=None, description="an existing queue's customer-managed key: the pool's role may decrypt"
+    )
     visibility_timeout: Duration = Field(
         default="15m", description="how long a received message stays hidden (a created queue)"
     )
@@ -876,6 +881,16 @@ class PoolQueue(_Model):
             )
         return value
 
+    @field_validator("kms_key_arn")
+    @classmethod
+    def _key_arn(cls, value: str | None) -> str | None:
+        if value is not None and not _KMS_KEY_ARN_RE.match(value):
+            raise ValueError(
+                "must be a KMS key ARN like arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-"
+                f"1234567890ab (not an alias), got {_show(value)}"
+            )
+        return value
+
     @field_validator("visibility_timeout")
     @classmethod
     def _visibility(cls, value: str) -> str:
@@ -887,6 +902,11 @@ class PoolQueue(_Model):
     def _one_source(self) -> PoolQueue:
         if self.name is not None and self.arn is not None:
             raise ValueError("give either name or arn of an existing queue, not both")
+        if self.kms_key_arn is not None and self.name is None and self.arn is None:
+            raise ValueError(
+                "kms_key_arn is the key of an existing queue (name or arn); a queue the fleet creates is "
+                "encrypted with the fleet's key"
+            )
         settings = sorted(self.model_fields_set & {"visibility_timeout", "max_receives"})
         if settings and (self.name is not None or self.arn is not None):
             raise ValueError(

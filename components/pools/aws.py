@@ -369,7 +369,7 @@ class GpuPool(pulumi.ComponentResource):
         self, name: str, args: GpuPoolArgs, tags: Mapping[str, str], opts: pulumi.ResourceOptions
     ) -> PoolQueueRefs:
         if isinstance(args.queue, ExistingQueue):
-            return existing_queue(args.queue, region=args.region, parent=self)
+            return existing_queue(args.queue, pool=args.pool, region=args.region, parent=self)
         return create_queue(
             name, args.queue, kms_key_arn=args.kms_key_arn, tags=tags, region=args.region, opts=opts
         )

@@ -607,3 +607,24 @@ def test_a_pool_name_too_long_for_its_role_is_a_clean_error() -> None:
         f"pools.{'e' * 40}: the pool's IAM role would be named gpufleet-dev-pool-{'e' * 40}-role "
         "plus 8 random characters, longer than IAM's 64: shorten the pool's name (or the stack's)"
     ) in str(raised.value)
+
+
+# ---- an existing queue of another account: its metrics never reach this account's alarm -----------
+
+
+def test_an_existing_queue_in_another_account_is_a_clean_error() -> None:
+    raw = fleet("dev")
+    raw["pools"]["experiments"]["queue"] = {"arn": "arn:aws:sqs:us-east-1:999999999999:jobs"}
+    with pytest.raises(EngineError) as raised:
+        run_program(ROOT, "dev", config_overrides={"gpufleet:fleet": raw})
+    assert (
+        f"pools.experiments.queue.arn: the queue is in account 999999999999 but the stack deploys to "
+        f"account {ACCOUNT}; AWS/SQS metrics stay in the queue's account, so the pool's alarm could never "
+        f"see them: name a queue of account {ACCOUNT}, or leave queue out and the fleet creates one"
+    ) in str(raised.value)
+    raw["pools"]["experiments"]["queue"] = {"arn": f"arn:aws:sqs:us-east-1:{ACCOUNT}:jobs"}
+    graph = run_program(ROOT, "dev", config_overrides={"gpufleet:fleet": raw})
+    access = one(graph, "aws:iam/rolePolicy:RolePolicy", "gpufleet-dev-pool-experiments-queue-access")
+    assert json.loads(access.inputs["policy"])["Statement"][0]["Resource"] == [
+        f"arn:aws:sqs:us-east-1:{ACCOUNT}:jobs"
+    ]
