@@ -628,3 +628,18 @@ def test_an_existing_queue_in_another_account_is_a_clean_error() -> None:
     assert json.loads(access.inputs["policy"])["Statement"][0]["Resource"] == [
         f"arn:aws:sqs:us-east-1:{ACCOUNT}:jobs"
     ]
+
+
+# ---- the runbook reads the stack outputs the program exports ---------------------------------------
+
+
+def test_every_stack_output_the_runbook_reads_is_exported() -> None:
+    import re
+
+    runbook = (ROOT / "docs" / "first-deploy.md").read_text()
+    read = set(re.findall(r"pulumi stack output (\w+)", runbook))
+    assert {"pool_queue_names", "pool_asg_names"} <= read
+    assert read <= set(shipped("dev").outputs)
+    # The scale-out walk-through names the alarm, the dead-letter queue and the budget's tag switch.
+    for phrase in ("-queue-deep", "-dlq", "activate_stack_tag", "pool_role_arns"):
+        assert phrase in runbook
