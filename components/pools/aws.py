@@ -152,16 +152,20 @@ class GpuPool(pulumi.ComponentResource):
         region: pulumi.Input[str] = (
             args.region or aws.get_region_output(opts=pulumi.InvokeOutputOptions(parent=self)).region
         )
-        user_data = None
-        if args.agent_log_group_name is not None:
-            workload = args.workload
+        user_data: pulumi.Output[str] | None = None
+        workload = args.workload
+        if args.agent_log_group_name is not None and workload is None:
+            # Known at preview (the log group's name is fixed), so rules can read the agent config.
+            user_data = pulumi.Output.from_input(args.agent_log_group_name).apply(
+                lambda group: encoded_user_data(group, args.stack)
+            )
+        elif args.agent_log_group_name is not None and workload is not None:
+            # The workload is told its queue, whose name a created queue gets at deploy.
             user_data = pulumi.Output.all(args.agent_log_group_name, queue.name, region).apply(
                 lambda values: encoded_user_data(
                     values[0],
                     args.stack,
-                    None
-                    if workload is None
-                    else WorkloadContext(workload=workload, queue_name=values[1], region=values[2]),
+                    WorkloadContext(workload=workload, queue_name=values[1], region=values[2]),
                 )
             )
         profile_arn, role_name = self._identity(name, args, child)

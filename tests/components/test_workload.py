@@ -3,11 +3,14 @@ tools, and the pool's own role allowed to pull an ECR image and nothing else."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
+import pulumi
 import pytest
 
 from components.fleet import FleetError, HybridGpuFleet
@@ -233,3 +236,47 @@ def test_an_ecr_image_of_another_region_cannot_come_through_the_endpoints(run_pu
         "us-east-1, whose ECR endpoints reach only us-east-1's registry: replicate the repository to "
         "us-east-1 (ECR replication) or set network.egress: nat"
     )
+
+
+class _PreviewMocks(pulumi.runtime.Mocks):
+    """A preview: a created resource's outputs (a queue's name) are unknown."""
+
+    def __init__(self) -> None:
+        self.templates: list[dict[str, Any]] = []
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        if args.typ == "aws:ec2/launchTemplate:LaunchTemplate":
+            self.templates.append(dict(args.inputs))
+        return None, {}
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        return {}, []
+
+
+@pytest.mark.parametrize("workload", [None, CONTAINER])
+def test_the_boot_script_is_known_at_preview_unless_a_workload_needs_the_queue(
+    workload: ContainerWorkload | None,
+) -> None:
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    mocks = _PreviewMocks()
+    pulumi.runtime.set_mocks(mocks, project="gpufleet", stack="test", preview=True)
+    try:
+        args = pool_args(
+            agent_log_group_name=LOG_GROUP,
+            workload=workload,
+            image_id="ami-0123456789abcdef0",
+            region="us-east-1",
+        )
+        GpuPool("pool", args)
+        loop.run_until_complete(pulumi.runtime.stack.wait_for_rpcs())
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
+    (template,) = mocks.templates
+    if workload is None:
+        # The rules that read the agent's configuration judge it in `pulumi preview` too.
+        assert base64.b64decode(template["userData"]).decode() == render_user_data(LOG_GROUP, STACK)
+    else:
+        # The script names the queue, which a created queue gets at deploy: unknown until then.
+        assert isinstance(template["userData"], pulumi.output.Unknown)
