@@ -925,7 +925,7 @@ class PoolQueue(_Model):
 
 
 # ----------------------------------------------------------------------------------------- workload
-_MAX_SNIPPET_CHARS = 12_000  # components.pools.workload.MAX_SNIPPET_CHARS
+_MAX_SNIPPET_CHARS = limits.MAX_WORKLOAD_CHARS
 
 
 class Container(_Model):
@@ -953,6 +953,17 @@ class Container(_Model):
                 f"digit), got {', '.join(_show(name) for name in bad[:5])}"
             )
         return value
+
+    @model_validator(mode="after")
+    def _fits_user_data(self) -> Container:
+        size = limits.container_size(self.image, self.command or [], self.env)
+        if size > limits.MAX_WORKLOAD_CHARS:
+            raise ValueError(
+                f"image, command and env take about {size} characters of user data; at most "
+                f"{limits.MAX_WORKLOAD_CHARS} fit in EC2's 16 KB beside the agent's setup: keep large "
+                "settings in S3 or SSM Parameter Store and read them in the container"
+            )
+        return self
 
 
 class PoolWorkload(_Model):

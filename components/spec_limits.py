@@ -65,6 +65,8 @@ ECR_IMAGE_RE = re.compile(
     r"^(?P<account>\d{12})\.dkr\.ecr\.(?P<region>[a-z]{2}(?:-[a-z]+)+-\d)\.amazonaws\.com(?P<china>\.cn)?/"
     rf"(?P<repository>{_REPOSITORY}){_TAG_OR_DIGEST}$"
 )
+# What a workload may add to the boot script: EC2 takes 16 KB of user data, the agent's setup included.
+MAX_WORKLOAD_CHARS = 12_000
 ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 IMAGE_EXAMPLES = (
     "123456789012.dkr.ecr.us-east-1.amazonaws.com/trainer:1.4 or nvcr.io/nvidia/pytorch:24.05-py3"
@@ -202,6 +204,12 @@ def subnet_ids_problem(value: list[str]) -> str | None:
 
 
 # ------------------------------------------------------------------------------ retention, time
+
+
+def container_size(image: str, command: list[str] | tuple[str, ...], env: Mapping[str, str]) -> int:
+    """About the characters a container workload adds to the boot script (quoting included)."""
+    words = [image, *command, *(f"{name}={value}" for name, value in env.items())]
+    return sum(len(word) + 6 for word in words)
 
 
 def workload_route_checks(workload: Any, egress: Any, subnet_ids: Any) -> list[tuple[str, str]]:

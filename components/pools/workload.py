@@ -12,11 +12,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from components.identity.documents import Statement
-from components.spec_limits import ECR_IMAGE_RE, ENV_NAME_RE, IMAGE_EXAMPLES, IMAGE_RE
+from components.spec_limits import (
+    ECR_IMAGE_RE,
+    ENV_NAME_RE,
+    IMAGE_EXAMPLES,
+    IMAGE_RE,
+    MAX_WORKLOAD_CHARS,
+    container_size,
+)
 
 # EC2 takes at most 16 KB of user data before base64; the agent's part of the script takes about 2.
 MAX_USER_DATA_BYTES = 16_384
-MAX_SNIPPET_CHARS = 12_000
+MAX_SNIPPET_CHARS = MAX_WORKLOAD_CHARS
 ECR_PULL_ACTIONS = ("ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer", "ecr:BatchCheckLayerAvailability")
 
 
@@ -71,6 +78,12 @@ class ContainerWorkload:
             for name in self.env
             if not ENV_NAME_RE.match(name)
         )
+        size = container_size(self.image, tuple(self.command), self.env)
+        if size > MAX_WORKLOAD_CHARS:
+            found.append(
+                f"container: image, command and env take about {size} characters of user data; at most "
+                f"{MAX_WORKLOAD_CHARS} fit in EC2's 16 KB beside the agent's setup"
+            )
         return found
 
     def statements(self) -> list[Statement]:

@@ -136,6 +136,15 @@ def test_an_image_the_network_cannot_pull_is_refused(image: str, egress: str | N
             (f"{PATH}.container.command", "must be a list, got 'python train.py'"),
         ),
         (
+            {"container": {"image": ECR, "env": {f"V{i}": "x" * 100 for i in range(120)}}},
+            (
+                f"{PATH}.container",
+                "image, command and env take about 13272 characters of user data; at most 12000 fit in "
+                "EC2's 16 KB beside the agent's setup: keep large settings in S3 or SSM Parameter Store "
+                "and read them in the container",
+            ),
+        ),
+        (
             {"container": {"image": ECR, "ports": [80]}},
             (f"{PATH}.container", "unknown field 'ports'; allowed: image, command, env"),
         ),
