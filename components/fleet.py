@@ -3,7 +3,8 @@
 The stack's ``aws:region`` is the fleet's home: its key, checkpoint bucket, trail, budget and the
 pools that name no other region live there. Each other region the fleet reaches (a pool's ``region``,
 ``storage.checkpoints.replicate_to``) gets one :class:`RegionalSite`: that region's key, its copy of
-the checkpoints, and, where pools run, its own private network, encrypted logs and instance role.
+the checkpoints, and, where pools run, its own private network and encrypted logs (each pool builds
+its own instance role from what the region's site says it may read).
 """
 
 from __future__ import annotations
@@ -25,13 +26,14 @@ from components.account.aws import (
 )
 from components.audit.aws import FleetAudit, FleetAuditArgs
 from components.cost.aws import FleetBudget, FleetBudgetArgs
-from components.identity.aws import InstanceIdentity, InstanceIdentityArgs
+from components.identity.aws import InstanceIdentityArgs
 from components.keys.aws import FleetKey, FleetKeyArgs
 from components.network.aws import FleetNetwork, FleetNetworkArgs, interface_endpoint_services
 from components.network.zones import zones_for_pools
 from components.pools.aws import GpuPool, GpuPoolArgs, OffHours
 from components.pools.queue import ExistingQueue, NewQueue, QueueSource
 from components.pools.scaling import ScalingRules
+from components.pools.workload import ContainerWorkload, ScriptWorkload, Workload
 from components.storage.aws import (
     AWS_REGION_RE,
     CheckpointBucket,
@@ -67,8 +69,36 @@ def _scaling(pool: Pool) -> ScalingRules:
 def _queue(pool: Pool) -> QueueSource:
     queue = pool.queue
     if queue.existing:
-        return ExistingQueue(name=queue.name, arn=queue.arn)
+        return ExistingQueue(name=queue.name, arn=queue.arn, kms_key_arn=queue.kms_key_arn)
     return NewQueue(visibility_timeout_s=queue.visibility_timeout_s, max_receives=queue.max_receives)
+
+
+def _workload(pool: Pool) -> Workload | None:
+    workload = pool.workload
+    if workload is None:
+        return None
+    if workload.container is not None:
+        container = workload.container
+        return ContainerWorkload(image=container.image, command=container.command or (), env=container.env)
+    if workload.user_data is None:  # PoolWorkload holds exactly one
+        raise AssertionError("workload without user_data or container")
+    return ScriptWorkload(user_data=workload.user_data)
+
+
+def _workload_problems(spec: FleetSpec, pools: dict[str, str]) -> list[str]:
+    """An ECR image in another region than its pool: the pool's ECR endpoints serve their own region."""
+    problems = []
+    for pool_name, pool_region in sorted(pools.items()):
+        workload = _workload(spec.pools[pool_name])
+        if not isinstance(workload, ContainerWorkload) or workload.ecr is None or spec.network.subnet_ids:
+            continue
+        if spec.network.egress == "endpoints" and workload.ecr.region != pool_region:
+            problems.append(
+                f"pools.{pool_name}.workload.container.image: is in ECR in {workload.ecr.region} but the "
+                f"pool runs in {pool_region}, whose ECR endpoints reach only {pool_region}'s registry: "
+                f"replicate the repository to {pool_region} (ECR replication) or set network.egress: nat"
+            )
+    return problems
 
 
 @dataclass(frozen=True)
@@ -76,7 +106,7 @@ class Placement:
     """What a pool needs from the region it runs in."""
 
     network: FleetNetwork
-    identity: InstanceIdentity
+    identity: InstanceIdentityArgs  # each pool builds its own role from these
     audit: FleetAudit
     key: FleetKey
 
@@ -179,7 +209,8 @@ class RegionalSite(pulumi.ComponentResource):
     primary (same classification, lifecycle, versioning, public-access block, TLS-only policy) and
     encrypted with this region's key; with ``network`` a private ``-network`` like the home one, the
     ``-audit`` log groups and Session Manager preferences of this region (the trail is multi-region
-    already), and an ``-identity`` whose role reads the bucket in this region when there is one."""
+    already), and the grants its pools' own roles get (:attr:`Placement.identity`): the bucket in
+    this region when there is one."""
 
     key: FleetKey
     storage: CheckpointBucket | None
@@ -270,20 +301,16 @@ class RegionalSite(pulumi.ComponentResource):
                 account_id=args.account_id,
                 partition=args.partition,
             )
-            identity = InstanceIdentity(
-                f"{name}-identity",
-                InstanceIdentityArgs(
-                    bucket_arn=bucket_arn,
-                    bucket_region=bucket_region,
-                    kms_key_arns=[bucket_key_arn],
-                    session_kms_key_arns=[session_key],
-                    log_group_arns=[_agent_logs(audit), session_logs],
-                    tags=tags,
-                    data_prefix=spec.storage.data_prefix,
-                    checkpoint_prefix=spec.storage.checkpoint_prefix,
-                    partition=args.partition,
-                ),
-                opts=child,
+            identity = InstanceIdentityArgs(
+                bucket_arn=bucket_arn,
+                bucket_region=bucket_region,
+                kms_key_arns=[bucket_key_arn],
+                session_kms_key_arns=[session_key],
+                log_group_arns=[_agent_logs(audit), session_logs],
+                tags=tags,
+                data_prefix=spec.storage.data_prefix,
+                checkpoint_prefix=spec.storage.checkpoint_prefix,
+                partition=args.partition,
             )
             self.placement = Placement(network, identity, audit, self.key)
         outputs: dict[str, pulumi.Input[str] | None] = {
@@ -325,8 +352,8 @@ class RegionalSite(pulumi.ComponentResource):
 
 class HybridGpuFleet(pulumi.ComponentResource):
     """The fleet's key, checkpoint bucket, audit trail and logs, budget, and for its AWS pools the
-    private network, the instance identity and one GpuPool per pool; one RegionalSite per other
-    region, and two-way checkpoint replication when ``storage.checkpoints.replicate_to`` is set.
+    private network and one GpuPool per pool (each with its own instance role); one RegionalSite per
+    other region, and two-way checkpoint replication when ``storage.checkpoints.replicate_to`` is set.
 
     ``account.baseline`` in-stack also builds the account's once-only resources of every region the
     fleet reaches (:class:`components.account.aws.AccountSettings`, the Session Manager preferences,
@@ -338,7 +365,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
     key_arn: pulumi.Output[str]
     pool_asg_names: pulumi.Output[dict[str, str]]
     pool_queue_names: pulumi.Output[dict[str, str]]
-    role_arn: pulumi.Output[str] | None
+    pool_role_arns: pulumi.Output[dict[str, str]]
     budget_name: pulumi.Output[str]
     replica_bucket_name: pulumi.Output[str] | None
     regional_key_arns: pulumi.Output[dict[str, str]]
@@ -417,7 +444,6 @@ class HybridGpuFleet(pulumi.ComponentResource):
         sites: dict[str, RegionalSite] = {}
         self.key_arn = key.key_arn
         self.budget_name = budget.budget_name
-        self.role_arn = None
         self.replica_bucket_name = None
         if self.keys_pending_import:
             # Nothing may use a key before its material is in: the first deploy builds the keys (and
@@ -428,6 +454,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
             self.bucket_name = None
             self.pool_asg_names = pulumi.Output.from_input({})
             self.pool_queue_names = pulumi.Output.from_input({})
+            self.pool_role_arns = pulumi.Output.from_input({})
             self._finish(region, key, sites)
             return
 
@@ -493,22 +520,17 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 account_id=account_id,
                 partition=partition,
             )
-            identity = InstanceIdentity(
-                f"{name}-identity",
-                InstanceIdentityArgs(
-                    bucket_arn=storage.bucket_arn,
-                    bucket_region=region,
-                    kms_key_arns=[key.key_arn],
-                    session_kms_key_arns=[session_key],
-                    log_group_arns=[_agent_logs(audit), session_logs],
-                    tags=tags,
-                    data_prefix=spec.storage.data_prefix,
-                    checkpoint_prefix=spec.storage.checkpoint_prefix,
-                    partition=partition,
-                ),
-                opts=child,
+            identity = InstanceIdentityArgs(
+                bucket_arn=storage.bucket_arn,
+                bucket_region=region,
+                kms_key_arns=[key.key_arn],
+                session_kms_key_arns=[session_key],
+                log_group_arns=[_agent_logs(audit), session_logs],
+                tags=tags,
+                data_prefix=spec.storage.data_prefix,
+                checkpoint_prefix=spec.storage.checkpoint_prefix,
+                partition=partition,
             )
-            self.role_arn = identity.role_arn
             placements[region] = Placement(network, identity, audit, key)
 
         home = Home(name, spec, account_id, partition, key, storage, region, account)
@@ -545,6 +567,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
 
         asg_names: dict[str, pulumi.Output[str]] = {}
         queue_names: dict[str, pulumi.Output[str]] = {}
+        role_arns: dict[str, pulumi.Output[str]] = {}
         for pool_name, pool_region in aws_pools.items():
             pool = spec.pools[pool_name]
             where = placements[pool_region]
@@ -563,8 +586,8 @@ class HybridGpuFleet(pulumi.ComponentResource):
                     image_id=pool.image.image_id if pool.image is not None else None,
                     subnet_ids=where.network.subnet_ids,
                     security_group_id=where.network.security_group_id,
-                    instance_profile_arn=where.identity.instance_profile_arn,
-                    role_name=where.identity.role_name,
+                    identity=where.identity,
+                    workload=_workload(pool),
                     stack=current_stack(),
                     queue=_queue(pool),
                     agent_log_group_name=where.audit.agent_log_group_name,
@@ -576,12 +599,15 @@ class HybridGpuFleet(pulumi.ComponentResource):
             )
             asg_names[pool_name] = group.asg_name
             queue_names[pool_name] = group.queue_name
+            if group.role_arn is not None:
+                role_arns[pool_name] = group.role_arn
 
         self.bucket_name = storage.bucket_name
         self.pool_asg_names = pulumi.Output.all(**asg_names) if asg_names else pulumi.Output.from_input({})
         self.pool_queue_names = (
             pulumi.Output.all(**queue_names) if queue_names else pulumi.Output.from_input({})
         )
+        self.pool_role_arns = pulumi.Output.all(**role_arns) if role_arns else pulumi.Output.from_input({})
         self._finish(region, key, sites)
 
     def _finish(self, region: str, key: FleetKey, sites: dict[str, RegionalSite]) -> None:
@@ -594,7 +620,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 "key_arn": self.key_arn,
                 "pool_asg_names": self.pool_asg_names,
                 "pool_queue_names": self.pool_queue_names,
-                "role_arn": self.role_arn,
+                "pool_role_arns": self.pool_role_arns,
                 "budget_name": self.budget_name,
                 "replica_bucket_name": self.replica_bucket_name,
                 "regional_key_arns": self.regional_key_arns,
@@ -691,6 +717,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
                     f"network.regions.{network_region}: no pool runs in {network_region}; remove the entry "
                     "or add a pool with that region"
                 )
+        problems.extend(_workload_problems(spec, pools))
         if problems:
             raise FleetError("\n".join(problems))
         return pools

@@ -55,6 +55,22 @@ ENV_NAMES = {
 }
 ENV_TAG_KEYS = ("env", "environment", "Environment", "Env", "stage")
 SUBNET_ID_RE = re.compile(r"^subnet-([0-9a-f]{8}|[0-9a-f]{17})$")
+# A container image reference as Docker parses one: [registry[:port]/]repository[:tag][@sha256:digest].
+_REPOSITORY = r"[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*"
+_TAG_OR_DIGEST = r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?"
+IMAGE_RE = re.compile(
+    rf"^(?:[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?::\d{{1,5}})?/)?{_REPOSITORY}{_TAG_OR_DIGEST}$"
+)
+ECR_IMAGE_RE = re.compile(
+    r"^(?P<account>\d{12})\.dkr\.ecr\.(?P<region>[a-z]{2}(?:-[a-z]+)+-\d)\.amazonaws\.com(?P<china>\.cn)?/"
+    rf"(?P<repository>{_REPOSITORY}){_TAG_OR_DIGEST}$"
+)
+# What a workload may add to the boot script: EC2 takes 16 KB of user data, the agent's setup included.
+MAX_WORKLOAD_CHARS = 12_000
+ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+IMAGE_EXAMPLES = (
+    "123456789012.dkr.ecr.us-east-1.amazonaws.com/trainer:1.4 or nvcr.io/nvidia/pytorch:24.05-py3"
+)
 
 
 def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
@@ -188,6 +204,44 @@ def subnet_ids_problem(value: list[str]) -> str | None:
 
 
 # ------------------------------------------------------------------------------ retention, time
+
+
+def container_size(image: str, command: list[str] | tuple[str, ...], env: Mapping[str, str]) -> int:
+    """About the characters a container workload adds to the boot script (quoting included)."""
+    words = [image, *command, *(f"{name}={value}" for name, value in env.items())]
+    return sum(len(word) + 6 for word in words)
+
+
+def workload_route_checks(workload: Any, egress: Any, subnet_ids: Any) -> list[tuple[str, str]]:
+    """A container image the pool's private subnets cannot pull. A network of the fleet's own has no
+    route out but its endpoints (``none``: none for ECR; ``endpoints``: ECR only); existing subnets
+    (``network.subnet_ids``) bring their own way out and are not judged."""
+    image = _mapping_get(_mapping_get(workload, "container"), "image")
+    if not isinstance(image, str) or not IMAGE_RE.match(image) or subnet_ids:
+        return []
+    in_ecr = ECR_IMAGE_RE.match(image) is not None
+    if egress == "none" and in_ecr:
+        return [
+            (
+                "container.image",
+                "is in ECR, but network.egress none builds no ecr.api or ecr.dkr endpoint to pull it "
+                "through: set network.egress: endpoints (or nat)",
+            )
+        ]
+    if egress in ("none", "endpoints") and not in_ecr:
+        return [
+            (
+                "container.image",
+                f"is not in ECR, and network.egress {egress} gives the private subnets no route to "
+                "another registry: set network.egress: nat, or push the image to ECR in the pool's "
+                "region and use endpoints",
+            )
+        ]
+    return []
+
+
+def _mapping_get(node: Any, key: str) -> Any:
+    return node.get(key) if isinstance(node, Mapping) else None
 
 
 def retention_problem(value: int, *, forever: bool) -> str | None:

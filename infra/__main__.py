@@ -80,9 +80,9 @@ else:
     pulumi.export("environment", spec.environment)
     pulumi.export("checkpoint_bucket", fleet.bucket_name)
     pulumi.export("fleet_key_arn", fleet.key_arn)
-    pulumi.export("instance_role_arn", fleet.role_arn)
     pulumi.export("pool_asg_names", fleet.pool_asg_names)
     pulumi.export("pool_queue_names", fleet.pool_queue_names)  # where producers send a pool's work
+    pulumi.export("pool_role_arns", fleet.pool_role_arns)  # each pool's instances' own role
     pulumi.export("budget_name", fleet.budget_name)
     pulumi.export("checkpoint_replica_bucket", fleet.replica_bucket_name)
     pulumi.export("regional_key_arns", fleet.regional_key_arns)

@@ -31,6 +31,8 @@ class InstanceIdentityArgs:
     data_prefix: str = "data/"
     checkpoint_prefix: str = "checkpoints/"
     partition: pulumi.Input[str] = "aws"
+    # What one pool's instances need besides (pulling its container image, for one).
+    extra_statements: Sequence[Statement] = ()
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -113,11 +115,13 @@ def permission_statements(args: InstanceIdentityArgs) -> list[Statement]:
         # The agent reads the instance's tags to append AutoScalingGroupName and drops every metric
         # until this succeeds. DescribeTags takes no resource scoping.
         Statement(sid="ReadInstanceTags", actions=("ec2:DescribeTags",), resources=["*"]),
+        *args.extra_statements,
     ]
 
 
 class InstanceIdentity(pulumi.ComponentResource):
-    """An EC2-only role with ``AmazonSSMManagedInstanceCore`` (Session Manager, never SSH), one inline
+    """One pool's instances' identity (each pool has its own, so no pool reads another's queue):
+    an EC2-only role with ``AmazonSSMManagedInstanceCore`` (Session Manager, never SSH), one inline
     policy scoped to the fleet's bucket prefixes, key and log groups, and its instance profile, whose
     ARN output resolves only after both policies are attached (what uses it is created after them)."""
 

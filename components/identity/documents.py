@@ -17,6 +17,7 @@ UNSCOPED_ACTIONS = frozenset(
     {
         "cloudwatch:PutMetricData",
         "ec2:DescribeTags",
+        "ecr:GetAuthorizationToken",
         "logs:DescribeLogGroups",
         "sts:GetCallerIdentity",
     }

@@ -5,11 +5,12 @@ and an optional off-hours schedule."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pulumi
 import pulumi_aws as aws
 
+from components.identity.aws import InstanceIdentity, InstanceIdentityArgs
 from components.identity.documents import document
 from components.pools.queue import (
     ExistingQueue,
@@ -28,13 +29,16 @@ from components.pools.scaling import (
     ScalingRules,
     compile_alarms,
 )
-from components.pools.userdata import encoded_user_data
+from components.pools.userdata import WorkloadContext, encoded_user_data
+from components.pools.workload import Workload
 from components.tags import check_cost_tags, with_tags
 
 # AWS Deep Learning Base AMI with the NVIDIA driver, CUDA and the CloudWatch agent.
 DLAMI_NAME_FILTER = "Deep Learning Base OSS Nvidia Driver GPU AMI (Amazon Linux 2023) *"
 ROOT_DEVICE = "/dev/xvda"
 IMDS_HOP_LIMIT = 2  # containers on the instance sit one hop further away than the host
+# IAM role names take 64 characters; Pulumi appends "-" and 7 random characters to the logical name.
+MAX_ROLE_LOGICAL_NAME = 64 - 8
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,11 +58,14 @@ class GpuPoolArgs:
     max_size: int
     subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
     security_group_id: pulumi.Input[str]
-    instance_profile_arn: pulumi.Input[str]
     kms_key_arn: pulumi.Input[str]
-    role_name: pulumi.Input[str]
     tags: Mapping[str, str]
     stack: str
+    # The pool's own role is built from ``identity``; or the instances take an existing role's profile.
+    identity: InstanceIdentityArgs | None = None
+    instance_profile_arn: pulumi.Input[str] | None = None
+    role_name: pulumi.Input[str] | None = None
+    workload: Workload | None = None
     queue: QueueSource = field(default_factory=NewQueue)
     spot_percent: int = 100
     on_demand_base: int = 0
@@ -87,6 +94,14 @@ class GpuPoolArgs:
         if not self.stack:
             problems.append("stack: the '<project>/<stack>' value of the Stack dimension cannot be empty")
         problems.extend(self.queue.problems(self.region))
+        existing_role = (self.instance_profile_arn is not None, self.role_name is not None)
+        own_role = self.identity is not None and not any(existing_role)
+        if not own_role and not (self.identity is None and all(existing_role)):
+            problems.append("identity: give the pool's identity, or both instance_profile_arn and role_name")
+        if self.workload is not None:
+            problems.extend(f"workload.{p}" for p in self.workload.problems())
+            if self.agent_log_group_name is None:
+                problems.append("workload: runs from the boot script, which needs agent_log_group_name")
         if problems:
             raise ValueError(f"GpuPoolArgs({self.pool}): " + "; ".join(problems))
 
@@ -95,12 +110,14 @@ class GpuPool(pulumi.ComponentResource):
     """Children: ``-lt`` launch template (IMDSv2 only, hop limit 2, encrypted gp3 root volume with the
     fleet key, no public IP, no key pair), ``-asg`` Auto Scaling group (spot share above an on-demand
     base, price-capacity-optimized, one override per instance type), the work queue (``-queue`` and
-    its ``-dlq``, see :mod:`components.pools.queue`, unless the spec names an existing queue) with
-    ``-queue-access`` letting the instance role consume it, a ``-scale-out`` step policy (paced by the
-    instance warm-up), a ``-scale-in`` simple policy with the cooldown, one alarm per compiled rule,
+    its ``-dlq``, see :mod:`components.pools.queue`, unless the spec names an existing queue), the
+    pool's own identity (:class:`components.identity.aws.InstanceIdentity` of the same name: ``-role``,
+    ``-permissions``, ``-ssm-core``, ``-profile``; no other pool's instances share the role) with
+    ``-queue-access`` letting that role consume this queue only, a ``-scale-out`` step policy (paced
+    by the instance warm-up), a ``-scale-in`` simple policy with the cooldown, one alarm per rule,
     and ``-stop``/``-start`` schedules when off-hours are set. With ``agent_log_group_name`` the
-    instances boot the CloudWatch agent that publishes the GPU metric the alarms watch
-    (:mod:`components.pools.userdata`).
+    instances boot the CloudWatch agent that publishes the GPU metric the alarms watch, then the
+    ``workload`` if any (:mod:`components.pools.userdata`).
 
     Scale-in is simple scaling on purpose: AWS re-runs an Auto Scaling alarm action every minute
     while the alarm stays in ALARM, and a step policy takes no cooldown, so 30 minutes below the
@@ -110,6 +127,7 @@ class GpuPool(pulumi.ComponentResource):
     launch_template_id: pulumi.Output[str]
     queue_name: pulumi.Output[str]
     queue_arn: pulumi.Output[str]
+    role_arn: pulumi.Output[str] | None
     alarms: tuple[AlarmSpec, ...]
 
     def __init__(self, name: str, args: GpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -130,20 +148,30 @@ class GpuPool(pulumi.ComponentResource):
                 ],
                 opts=pulumi.InvokeOutputOptions(parent=self),
             ).id
-        user_data = (
-            None
-            if args.agent_log_group_name is None
-            else pulumi.Output.from_input(args.agent_log_group_name).apply(
-                lambda group: encoded_user_data(group, args.stack)
-            )
-        )
         queue = self._queue(name, args, tags, child)
         region: pulumi.Input[str] = (
             args.region or aws.get_region_output(opts=pulumi.InvokeOutputOptions(parent=self)).region
         )
+        user_data: pulumi.Output[str] | None = None
+        workload = args.workload
+        if args.agent_log_group_name is not None and workload is None:
+            # Known at preview (the log group's name is fixed), so rules can read the agent config.
+            user_data = pulumi.Output.from_input(args.agent_log_group_name).apply(
+                lambda group: encoded_user_data(group, args.stack)
+            )
+        elif args.agent_log_group_name is not None and workload is not None:
+            # The workload is told its queue, whose name a created queue gets at deploy.
+            user_data = pulumi.Output.all(args.agent_log_group_name, queue.name, region).apply(
+                lambda values: encoded_user_data(
+                    values[0],
+                    args.stack,
+                    WorkloadContext(workload=workload, queue_name=values[1], region=values[2]),
+                )
+            )
+        profile_arn, role_name = self._identity(name, args, child)
         queue_access = aws.iam.RolePolicy(
             f"{name}-queue-access",
-            role=args.role_name,
+            role=role_name,
             policy=document(consumer_statements([queue.arn], queue.kms_key_arn, region)),
             opts=child,
         )
@@ -155,7 +183,7 @@ class GpuPool(pulumi.ComponentResource):
             update_default_version=True,
             user_data=user_data,
             region=args.region,
-            iam_instance_profile=aws.ec2.LaunchTemplateIamInstanceProfileArgs(arn=args.instance_profile_arn),
+            iam_instance_profile=aws.ec2.LaunchTemplateIamInstanceProfileArgs(arn=profile_arn),
             metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
                 http_endpoint="enabled",
                 http_tokens="required",
@@ -314,14 +342,38 @@ class GpuPool(pulumi.ComponentResource):
                 "launch_template_id": self.launch_template_id,
                 "queue_name": self.queue_name,
                 "queue_arn": self.queue_arn,
+                "role_arn": self.role_arn,
             }
         )
+
+    def _identity(
+        self, name: str, args: GpuPoolArgs, opts: pulumi.ResourceOptions
+    ) -> tuple[pulumi.Input[str], pulumi.Input[str]]:
+        """The instance profile ARN and role name the pool's instances run under."""
+        self.role_arn = None
+        if args.identity is None:
+            if args.instance_profile_arn is None or args.role_name is None:  # refused by GpuPoolArgs
+                raise AssertionError("GpuPoolArgs without identity or an existing role")
+            return args.instance_profile_arn, args.role_name
+        if len(f"{name}-role") > MAX_ROLE_LOGICAL_NAME:
+            raise ValueError(
+                f"pools.{args.pool}: the pool's IAM role would be named {name}-role plus 8 "
+                "random characters, longer than IAM's 64: shorten the pool's name (or the stack's)"
+            )
+        statements = [*args.identity.extra_statements]
+        if args.workload is not None:
+            statements += args.workload.statements()
+        # Named like the pool (a component of another type): its role is ``<pool>-role``, the
+        # shortest name that says whose it is, since IAM role names take 64 characters only.
+        identity = InstanceIdentity(name, replace(args.identity, extra_statements=statements), opts=opts)
+        self.role_arn = identity.role_arn
+        return identity.instance_profile_arn, identity.role_name
 
     def _queue(
         self, name: str, args: GpuPoolArgs, tags: Mapping[str, str], opts: pulumi.ResourceOptions
     ) -> PoolQueueRefs:
         if isinstance(args.queue, ExistingQueue):
-            return existing_queue(args.queue, region=args.region, parent=self)
+            return existing_queue(args.queue, pool=args.pool, region=args.region, parent=self)
         return create_queue(
             name, args.queue, kms_key_arn=args.kms_key_arn, tags=tags, region=args.region, opts=opts
         )

@@ -19,6 +19,9 @@ from components.identity.documents import Statement, document
 
 QUEUE_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,75}(\.fifo)?$|^[A-Za-z0-9_-]{1,80}$")
 QUEUE_ARN_RE = re.compile(r"^arn:aws[a-z-]*:sqs:([a-z]{2}(?:-[a-z]+)+-\d):(\d{12}):([^:]+)$")
+KMS_KEY_ARN_RE = re.compile(
+    r"^arn:aws[a-z-]*:kms:([a-z]{2}(?:-[a-z]+)+-\d):(\d{12}):key/[A-Za-z0-9-]{1,128}$"
+)
 MAX_VISIBILITY_TIMEOUT_S = 43_200  # SQS: at most 12 hours
 DLQ_RETENTION_S = 1_209_600  # 14 days, SQS's longest: time to look at what failed
 CONSUMER_ACTIONS = (
@@ -51,11 +54,13 @@ class NewQueue:
 @dataclass(frozen=True, kw_only=True)
 class ExistingQueue:
     """A queue made elsewhere, in the stack's account and the pool's region, named by ``name`` or
-    ``arn``. Its encryption and dead-letter queue are its owner's; a customer-managed key on it must
-    also let the instance role decrypt."""
+    ``arn``. Its encryption and dead-letter queue are its owner's. Encrypted with a customer-managed
+    key, the queue's ``kms_key_arn`` lets the pool's role decrypt its messages through SQS (the key's
+    own policy must allow the account's IAM policies, as the default key policy does)."""
 
     name: str | None = None
     arn: str | None = None
+    kms_key_arn: str | None = None
 
     @property
     def queue_name(self) -> str:
@@ -82,6 +87,22 @@ class ExistingQueue:
             return [
                 f"queue.name: {self.queue_name!r} is not an SQS queue name (1-80 letters, digits, '-' or "
                 "'_', a FIFO queue ending in .fifo)"
+            ]
+        return self._key_problems(region)
+
+    def _key_problems(self, region: str | None) -> list[str]:
+        if self.kms_key_arn is None:
+            return []
+        key = KMS_KEY_ARN_RE.match(self.kms_key_arn)
+        if key is None:
+            example = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+            return [f"queue.kms_key_arn: {self.kms_key_arn[:200]!r} is not a KMS key ARN like {example}"]
+        queue = QUEUE_ARN_RE.match(self.arn) if self.arn is not None else None
+        queue_region = queue.group(1) if queue is not None else region
+        if queue_region is not None and key.group(1) != queue_region:
+            return [
+                f"queue.kms_key_arn: the key is in {key.group(1)} but the queue in {queue_region}; SQS "
+                "encrypts with a key of the queue's own region"
             ]
         return []
 
@@ -164,18 +185,34 @@ def create_queue(
     return PoolQueueRefs(name=queue.name, arn=queue.arn, kms_key_arn=kms_key_arn)
 
 
-def existing_queue(source: ExistingQueue, *, region: str | None, parent: pulumi.Resource) -> PoolQueueRefs:
-    """The name and ARN of a queue made elsewhere; an ARN from its name, this account and region."""
-    if source.arn is not None:
-        return PoolQueueRefs(
-            name=pulumi.Output.from_input(source.queue_name), arn=pulumi.Output.from_input(source.arn)
+def _in_account(pool: str, arn: str, account: str) -> str:
+    match = QUEUE_ARN_RE.match(arn)
+    if match is not None and match.group(2) != account:
+        raise pulumi.RunError(
+            f"pools.{pool}.queue.arn: the queue is in account {match.group(2)} but the stack deploys to "
+            f"account {account}; AWS/SQS metrics stay in the queue's account, so the pool's alarm could "
+            f"never see them: name a queue of account {account}, or leave queue out and the fleet "
+            "creates one"
         )
+    return arn
+
+
+def existing_queue(
+    source: ExistingQueue, *, pool: str, region: str | None, parent: pulumi.Resource
+) -> PoolQueueRefs:
+    """The name and ARN of a queue made elsewhere: an ARN of this account (checked when the stack's
+    account is known), or one made from its name, this account and region."""
     invoke = pulumi.InvokeOutputOptions(parent=parent)
-    partition = aws.get_partition_output(opts=invoke).partition
     account = aws.get_caller_identity_output(opts=invoke).account_id
+    name = pulumi.Output.from_input(source.queue_name)
+    if source.arn is not None:
+        given = source.arn
+        arn = account.apply(lambda account_id: _in_account(pool, given, account_id))
+        return PoolQueueRefs(name=name, arn=arn, kms_key_arn=source.kms_key_arn)
+    partition = aws.get_partition_output(opts=invoke).partition
     where = aws.get_region_output(region=region, opts=invoke).region
     arn = pulumi.Output.concat("arn:", partition, ":sqs:", where, ":", account, ":", source.queue_name)
-    return PoolQueueRefs(name=pulumi.Output.from_input(source.queue_name), arn=arn)
+    return PoolQueueRefs(name=name, arn=arn, kms_key_arn=source.kms_key_arn)
 
 
 def consumer_statements(

@@ -16,12 +16,30 @@ from __future__ import annotations
 
 import base64
 import json
+import shlex
+from dataclasses import dataclass
 
 from components.pools.scaling import GROUP_DIMENSION, STACK_DIMENSION
+from components.pools.workload import MAX_USER_DATA_BYTES, ContainerWorkload, ScriptWorkload, Workload
 
 AGENT_CONFIG_PATH = "/opt/aws/amazon-cloudwatch-agent/etc/amazon-cloudwatch-agent.json"
 AGENT_CTL = "/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl"
 AGENT_PACKAGE = "amazon-cloudwatch-agent"
+WORKLOAD_DIR = "/var/lib/gpufleet"
+WORKLOAD_SCRIPT = f"{WORKLOAD_DIR}/workload.sh"
+CONTAINER_NAME = "gpufleet-workload"
+QUEUE_ENV = "GPUFLEET_QUEUE_NAME"
+REGION_ENV = "AWS_REGION"
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkloadContext:
+    """What the workload is told about where it runs: its pool's queue and region (as environment
+    variables ``GPUFLEET_QUEUE_NAME`` and ``AWS_REGION``)."""
+
+    workload: Workload
+    queue_name: str
+    region: str
 
 
 def agent_config(log_group_name: str, stack: str) -> dict[str, object]:
@@ -57,10 +75,79 @@ def agent_config(log_group_name: str, stack: str) -> dict[str, object]:
     }
 
 
-def render_user_data(log_group_name: str, stack: str) -> str:
+def _heredoc_end(body: str, base: str) -> str:
+    """A here-document delimiter that no line of ``body`` equals."""
+    lines = set(body.splitlines())
+    end, n = base, 0
+    while end in lines:
+        n += 1
+        end = f"{base}_{n}"
+    return end
+
+
+def _script_workload(workload: ScriptWorkload, env: dict[str, str]) -> str:
+    body = workload.user_data.rstrip("\n") + "\n"
+    end = _heredoc_end(body, "GPUFLEET_WORKLOAD")
+    assignments = " ".join(f"{name}={shlex.quote(value)}" for name, value in env.items())
+    return (
+        f"mkdir -p {WORKLOAD_DIR}\n"
+        f"cat > {WORKLOAD_SCRIPT} <<'{end}'\n"
+        f"{body}"
+        f"{end}\n"
+        f"chmod 700 {WORKLOAD_SCRIPT}\n"
+        f"{assignments} bash {WORKLOAD_SCRIPT} \\\n"
+        '  || log "the workload user_data exited with status $?"\n'
+    )
+
+
+def _container_workload(workload: ContainerWorkload, env: dict[str, str]) -> str:
+    image = shlex.quote(workload.image)
+    variables = {**env, **workload.env}
+    flags = "".join(f" -e {shlex.quote(f'{name}={value}')}" for name, value in variables.items())
+    command = "".join(f" {shlex.quote(part)}" for part in workload.command)
+    lines = [
+        "runtime=''",
+        "if command -v docker >/dev/null 2>&1; then",
+        "  runtime=docker",
+        '  systemctl start docker || log "docker did not start"',
+        "elif command -v nerdctl >/dev/null 2>&1; then",
+        "  runtime=nerdctl",
+        '  systemctl start containerd || log "containerd did not start"',
+        "else",
+        '  log "no docker or nerdctl on the image: the container workload does not start"',
+        "fi",
+        'if [ -n "$runtime" ]; then',
+    ]
+    ecr = workload.ecr
+    if ecr is not None:
+        registry = shlex.quote(ecr.registry)
+        lines += [
+            f"  aws ecr get-login-password --region {ecr.region} \\",
+            f'    | "$runtime" login --username AWS --password-stdin {registry} \\',
+            f'    || log "could not log in to {ecr.registry}: the image cannot be pulled"',
+        ]
+    lines += [
+        f'  "$runtime" run -d --name {CONTAINER_NAME} --restart always --gpus all{flags} \\',
+        f"    {image}{command} \\",
+        '    || log "the container workload did not start"',
+        "fi",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def render_workload(context: WorkloadContext) -> str:
+    """The workload's part of the boot script."""
+    env = {QUEUE_ENV: context.queue_name, REGION_ENV: context.region}
+    if isinstance(context.workload, ContainerWorkload):
+        return _container_workload(context.workload, env)
+    return _script_workload(context.workload, env)
+
+
+def render_user_data(log_group_name: str, stack: str, workload: WorkloadContext | None = None) -> str:
     """The shell script, plain text. The images ship the agent; when one does not, it is installed
     from the distribution's repositories (S3 buckets, reachable through the VPC's S3 gateway
-    endpoint), skipping any other repository the image enables rather than failing on it."""
+    endpoint), skipping any other repository the image enables rather than failing on it. The
+    workload, if any, starts after the agent."""
     config = json.dumps(agent_config(log_group_name, stack), indent=2, sort_keys=True)
     install = f"install -y --setopt=skip_if_unavailable=True {AGENT_PACKAGE}"
     return (
@@ -87,9 +174,15 @@ def render_user_data(log_group_name: str, stack: str) -> str:
         "else\n"
         '  log "no CloudWatch agent: no GPU metric, the GPU alarms stay silent"\n'
         "fi\n"
-    )
+    ) + (render_workload(workload) if workload is not None else "")
 
 
-def encoded_user_data(log_group_name: str, stack: str) -> str:
-    """Launch templates take user data base64-encoded."""
-    return base64.b64encode(render_user_data(log_group_name, stack).encode()).decode()
+def encoded_user_data(log_group_name: str, stack: str, workload: WorkloadContext | None = None) -> str:
+    """Launch templates take user data base64-encoded, at most 16 KB before encoding."""
+    script = render_user_data(log_group_name, stack, workload).encode()
+    if len(script) > MAX_USER_DATA_BYTES:
+        raise ValueError(
+            f"the boot script is {len(script)} bytes; EC2 takes at most {MAX_USER_DATA_BYTES}: shorten "
+            "the workload's user_data or container env"
+        )
+    return base64.b64encode(script).decode()

@@ -6,7 +6,7 @@ shows everything a stack file gets wrong.
 
 The parts, one a file: `values` (config keys, SpecError, durations, networks, the base model), `checks`
 (the cross-field checks), `account` (account baseline switches and images), `settings` (budget,
-storage, access, audit, network), `pool` (a pool and its parts), `specs` (FleetSpec and
+storage, access, audit, network), `pool` (a pool and its parts: queue, workload), `specs` (FleetSpec and
 AccountBaselineSpec), `messages` (pydantic's errors rephrased) and `parsing` (parse_fleet and friends).
 """
 
@@ -15,9 +15,11 @@ from __future__ import annotations
 from components.spec.account import Account, Image
 from components.spec.parsing import load_fleet_from_config, parse_account_baseline, parse_fleet
 from components.spec.pool import (
+    Container,
     OffHours,
     Pool,
     PoolQueue,
+    PoolWorkload,
     Scaling,
     Size,
     Transfer,
@@ -48,6 +50,7 @@ __all__ = [
     "Audit",
     "BucketSpec",
     "Budget",
+    "Container",
     "Duration",
     "FleetSpec",
     "Image",
@@ -56,6 +59,7 @@ __all__ = [
     "OffHours",
     "Pool",
     "PoolQueue",
+    "PoolWorkload",
     "RegionNetwork",
     "Scaling",
     "Size",

@@ -100,6 +100,11 @@ def _raw_cross_checks(raw: Any) -> Iterator[tuple[str, str]]:
             pool.get("on_demand_base", _field_default(Pool, "on_demand_base")),
         ):
             yield f"{prefix}.{rel}", message
+        egress = _get(network, "egress", _field_default(Network, "egress"))
+        for rel, message in limits.workload_route_checks(
+            pool.get("workload"), egress, _get(network, "subnet_ids")
+        ):
+            yield f"{prefix}.workload.{rel}", message
         image = pool.get("image")
         if isinstance(image, Mapping):
             for _, message in _image_checks(image.get("ami"), image.get("ssm_parameter")):

@@ -216,6 +216,7 @@ class Usage(_Model):
 # ------------------------------------------------------------------------------------- pool queue
 _QUEUE_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,75}\.fifo$|^[A-Za-z0-9_-]{1,80}$")
 _QUEUE_ARN_RE = re.compile(r"^arn:aws[a-z-]*:sqs:[a-z]{2}(-[a-z]+)+-\d:\d{12}:(?P<name>[^:]+)$")
+_KMS_KEY_ARN_RE = re.compile(r"^arn:aws[a-z-]*:kms:[a-z]{2}(-[a-z]+)+-\d:\d{12}:key/[A-Za-z0-9-]{1,128}$")
 _MAX_VISIBILITY_S = 43_200
 
 
@@ -223,10 +224,14 @@ class PoolQueue(_Model):
     """The SQS queue a pool takes work from and scales out on (AWS/SQS
     ApproximateNumberOfMessagesVisible). Left out, the fleet creates one, encrypted with the fleet key,
     with a dead-letter queue; ``name`` or ``arn`` names an existing queue in the stack's account and
-    the pool's region instead, whose encryption and dead-letter queue are its owner's."""
+    the pool's region instead, whose encryption and dead-letter queue are its owner's (with a
+    customer-managed key, name it in ``kms_key_arn`` so the pool's role may decrypt through SQS)."""
 
     name: str | None = Field(default=None, description="an existing queue's name")
-    arn: str | None = Field(default=None, description="an existing queue's ARN")
+    arn: str | None = Field(default=None, description="an existing queue's ARN, in the stack's account")
+    kms_key_arn: str | None = Field(
+        default=None, description="an existing queue's customer-managed key: the pool's role may decrypt"
+    )
     visibility_timeout: Duration = Field(
         default="15m", description="how long a received message stays hidden (a created queue)"
     )
@@ -254,6 +259,16 @@ class PoolQueue(_Model):
             )
         return value
 
+    @field_validator("kms_key_arn")
+    @classmethod
+    def _key_arn(cls, value: str | None) -> str | None:
+        if value is not None and not _KMS_KEY_ARN_RE.match(value):
+            raise ValueError(
+                "must be a KMS key ARN like arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-"
+                f"1234567890ab (not an alias), got {_show(value)}"
+            )
+        return value
+
     @field_validator("visibility_timeout")
     @classmethod
     def _visibility(cls, value: str) -> str:
@@ -265,6 +280,11 @@ class PoolQueue(_Model):
     def _one_source(self) -> PoolQueue:
         if self.name is not None and self.arn is not None:
             raise ValueError("give either name or arn of an existing queue, not both")
+        if self.kms_key_arn is not None and self.name is None and self.arn is None:
+            raise ValueError(
+                "kms_key_arn is the key of an existing queue (name or arn); a queue the fleet creates is "
+                "encrypted with the fleet's key"
+            )
         settings = sorted(self.model_fields_set & {"visibility_timeout", "max_receives"})
         if settings and (self.name is not None or self.arn is not None):
             raise ValueError(
@@ -282,6 +302,78 @@ class PoolQueue(_Model):
         return duration_seconds(self.visibility_timeout)
 
 
+# ----------------------------------------------------------------------------------------- workload
+_MAX_SNIPPET_CHARS = limits.MAX_WORKLOAD_CHARS
+
+
+class Container(_Model):
+    """A container the pool's instances run with every GPU (Docker, or nerdctl), restarted when it
+    stops. ``env`` is readable by anyone who can read the launch template: no secrets."""
+
+    image: str = Field(description="an image reference; in ECR (pulled through endpoints), or any registry")
+    command: list[str] | None = Field(default=None, description="replaces the image's command")
+    env: dict[str, str] = Field(default_factory=dict, description="environment variables (no secrets)")
+
+    @field_validator("image")
+    @classmethod
+    def _reference(cls, value: str) -> str:
+        if not limits.IMAGE_RE.match(value):
+            raise ValueError(f"must be an image reference like {limits.IMAGE_EXAMPLES}, got {_show(value)}")
+        return value
+
+    @field_validator("env")
+    @classmethod
+    def _names(cls, value: dict[str, str]) -> dict[str, str]:
+        bad = [name for name in value if not limits.ENV_NAME_RE.match(name)]
+        if bad:
+            raise ValueError(
+                "names must be environment variable names (letters, digits and _, not starting with a "
+                f"digit), got {', '.join(_show(name) for name in bad[:5])}"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _fits_user_data(self) -> Container:
+        size = limits.container_size(self.image, self.command or [], self.env)
+        if size > limits.MAX_WORKLOAD_CHARS:
+            raise ValueError(
+                f"image, command and env take about {size} characters of user data; at most "
+                f"{limits.MAX_WORKLOAD_CHARS} fit in EC2's 16 KB beside the agent's setup: keep large "
+                "settings in S3 or SSM Parameter Store and read them in the container"
+            )
+        return self
+
+
+class PoolWorkload(_Model):
+    """What a pool's instances run after the CloudWatch agent starts: ``user_data`` (a shell
+    snippet, run by bash as root) or ``container``; exactly one."""
+
+    user_data: str | None = Field(default=None, description="a shell snippet run after the agent starts")
+    container: Container | None = None
+
+    @field_validator("user_data")
+    @classmethod
+    def _snippet(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        if not value.strip():
+            raise ValueError("must not be empty; leave workload out instead")
+        if len(value) > _MAX_SNIPPET_CHARS:
+            raise ValueError(
+                f"must be at most {_MAX_SNIPPET_CHARS} characters (EC2 takes 16 KB of user data, the "
+                f"agent's setup included), got {len(value)}: fetch a longer script from S3 instead"
+            )
+        if "\x00" in value:
+            raise ValueError("must not contain a NUL character")
+        return value
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> PoolWorkload:
+        if (self.user_data is None) == (self.container is None):
+            raise ValueError("give exactly one of user_data (a shell snippet) or container (an image)")
+        return self
+
+
 class Pool(_Model):
     cloud: Literal["aws", "alicloud", "tencentcloud"] = "aws"
     region: str | None = Field(default=None, description="None: the stack's provider region")
@@ -296,6 +388,7 @@ class Pool(_Model):
     transfer: Transfer | None = None
     queue: PoolQueue = PoolQueue()
     image: Image | None = Field(default=None, description="None: the newest Deep Learning Base AMI")
+    workload: PoolWorkload | None = Field(default=None, description="None: the image brings its own")
 
     @model_validator(mode="after")
     def _cross_fields(self) -> Pool:

@@ -55,6 +55,17 @@ class FleetSpec(_Model):
         return self
 
     @model_validator(mode="after")
+    def _workload_routes(self) -> FleetSpec:
+        for name, pool in self.pools.items():
+            if pool.workload is not None:
+                found = limits.workload_route_checks(
+                    pool.workload.model_dump(), self.network.egress, self.network.subnet_ids
+                )
+                if found:
+                    raise _cross(f"pools.{name}.workload.{found[0][0]}: {found[0][1]}")
+        return self
+
+    @model_validator(mode="after")
     def _usage_within_schedules(self) -> FleetSpec:
         for name, pool in self.pools.items():
             if pool.usage is not None and pool.off_hours is not None:

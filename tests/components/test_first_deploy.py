@@ -203,7 +203,9 @@ def test_baseline_sessions_are_encrypted_and_logged_for_180_days_under_its_own_k
 
 def test_baselined_fleet_reads_sessions_through_the_baseline_by_its_fixed_names() -> None:
     graph = shipped("dev")
-    role = statements(one(graph, "aws:iam/rolePolicy:RolePolicy", "gpufleet-dev-identity-permissions"))
+    role = statements(
+        one(graph, "aws:iam/rolePolicy:RolePolicy", "gpufleet-dev-pool-experiments-permissions")
+    )
     logs = f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:/gpufleet/account/sessions"
     assert logs in role["WriteOwnLogs"]["Resource"]
     assert role["DecryptSessions"]["Resource"][0].startswith(f"arn:aws:kms:us-east-1:{ACCOUNT}:key/")
@@ -311,8 +313,12 @@ def test_creation_order_follows_what_aws_checks() -> None:
     assert versioning.urn in lifecycle.dependencies
     template = one(graph, "aws:ec2/launchTemplate:LaunchTemplate", "gpufleet-dev-pool-experiments-lt")
     for policy in (
-        one(graph, "aws:iam/rolePolicy:RolePolicy", "gpufleet-dev-identity-permissions"),
-        one(graph, "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "gpufleet-dev-identity-ssm-core"),
+        one(graph, "aws:iam/rolePolicy:RolePolicy", "gpufleet-dev-pool-experiments-permissions"),
+        one(
+            graph,
+            "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+            "gpufleet-dev-pool-experiments-ssm-core",
+        ),
     ):
         assert policy.urn in template.dependencies
 
@@ -353,13 +359,18 @@ def test_nat_egress_is_built_and_priced() -> None:
 
 # Deliberately gone: the fleets' own Session Manager preferences and session log groups, now the
 # account baseline's (stacks/Pulumi.account.yaml). Moving them is in docs/first-deploy.md.
+_SESSIONS = ("audit-session-logs", "audit-session-prefs")
+# Deliberately gone: each region's one instance role (component, role, inline policy, SSM attachment,
+# profile), which every pool of the region shared, so each pool's instances could read every other
+# pool's queue. Each pool has its own now (`<fleet>-pool-<pool>-identity-*`); a deploy creates those,
+# moves the launch templates to them, then deletes the shared one.
+_SHARED_ROLE = ("identity", "identity-role", "identity-permissions", "identity-ssm-core", "identity-profile")
 REMOVED = {
-    "dev": {"gpufleet-dev-audit-session-logs", "gpufleet-dev-audit-session-prefs"},
+    "dev": {f"gpufleet-dev-{suffix}" for suffix in (*_SESSIONS, *_SHARED_ROLE)},
     "prod": {
-        "gpufleet-prod-audit-session-logs",
-        "gpufleet-prod-audit-session-prefs",
-        "gpufleet-prod-us-west-2-audit-session-logs",
-        "gpufleet-prod-us-west-2-audit-session-prefs",
+        f"gpufleet-prod{site}-{suffix}"
+        for site in ("", "-us-west-2")
+        for suffix in (*_SESSIONS, *_SHARED_ROLE)
     },
 }
 
@@ -397,7 +408,9 @@ def test_role_endpoints_and_agent_config_agree(stack: str, pool: str, site: str)
     assert config == agent_config(
         config["logs"]["logs_collected"]["files"]["collect_list"][0]["log_group_name"], f"gpufleet/{stack}"
     )
-    role = statements(one(graph, "aws:iam/rolePolicy:RolePolicy", f"{site}-identity-permissions"))
+    role = statements(
+        one(graph, "aws:iam/rolePolicy:RolePolicy", f"gpufleet-{stack}-pool-{pool}-permissions")
+    )
     endpoints = {
         r.inputs["serviceName"].removeprefix(f"com.amazonaws.{region}.")
         for r in graph.of_type("aws:ec2/vpcEndpoint:VpcEndpoint")
@@ -552,3 +565,81 @@ def test_zones_skip_those_an_endpoint_service_does_not_support(run_pulumi: Any) 
         f"com.amazonaws.us-east-1.{s}"
         for s in ("ssm", "ssmmessages", "ec2messages", "logs", "kms", "monitoring", "ec2", "sqs")
     )
+
+
+# ---- each pool's own role fits IAM's inline policy quota --------------------------------------------
+
+# IAM: the inline policies of one role total at most 10,240 characters, whitespace not counted.
+INLINE_POLICY_QUOTA = 10_240
+
+
+def _inline_sizes(graph: ResourceGraph) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for policy in graph.of_type("aws:iam/rolePolicy:RolePolicy"):
+        body = json.loads(policy.inputs["policy"])
+        role = policy.inputs["role"]
+        sizes[role] = sizes.get(role, 0) + len(json.dumps(body, separators=(",", ":")))
+    return sizes
+
+
+def test_each_pool_role_stays_well_inside_the_inline_policy_quota() -> None:
+    raw = fleet("prod")
+    # The largest a pool's role gets: the longest pool name the spec takes, a container from ECR.
+    long_name = "p" * 32  # gpufleet-prod-pool-<32>-role: 56 characters, the most a role's logical name takes
+    raw["pools"][long_name] = copy.deepcopy(raw["pools"]["burst-a10g-west"])
+    raw["network"]["egress"] = "endpoints"
+    image = f"{ACCOUNT}.dkr.ecr.us-west-2.amazonaws.com/team/a-long-repository-name:2024.06.01"
+    raw["pools"][long_name]["workload"] = {"container": {"image": image}}
+    graph = run_program(ROOT, "prod", config_overrides={"gpufleet:fleet": raw})
+    sizes = _inline_sizes(graph)
+    pool_roles = {role: size for role, size in sizes.items() if "-pool-" in role}
+    assert len(pool_roles) == 4
+    # Real ARNs are a little longer than the mocks' (key ids, random suffixes): keep half as margin.
+    assert max(pool_roles.values()) < INLINE_POLICY_QUOTA // 2, pool_roles
+
+
+def test_a_pool_name_too_long_for_its_role_is_a_clean_error() -> None:
+    raw = fleet("dev")
+    raw["pools"]["e" * 40] = raw["pools"].pop("experiments")
+    with pytest.raises(EngineError) as raised:
+        run_program(ROOT, "dev", config_overrides={"gpufleet:fleet": raw})
+    assert (
+        f"pools.{'e' * 40}: the pool's IAM role would be named gpufleet-dev-pool-{'e' * 40}-role "
+        "plus 8 random characters, longer than IAM's 64: shorten the pool's name (or the stack's)"
+    ) in str(raised.value)
+
+
+# ---- an existing queue of another account: its metrics never reach this account's alarm -----------
+
+
+def test_an_existing_queue_in_another_account_is_a_clean_error() -> None:
+    raw = fleet("dev")
+    raw["pools"]["experiments"]["queue"] = {"arn": "arn:aws:sqs:us-east-1:999999999999:jobs"}
+    with pytest.raises(EngineError) as raised:
+        run_program(ROOT, "dev", config_overrides={"gpufleet:fleet": raw})
+    assert (
+        f"pools.experiments.queue.arn: the queue is in account 999999999999 but the stack deploys to "
+        f"account {ACCOUNT}; AWS/SQS metrics stay in the queue's account, so the pool's alarm could never "
+        f"see them: name a queue of account {ACCOUNT}, or leave queue out and the fleet creates one"
+    ) in str(raised.value)
+    raw["pools"]["experiments"]["queue"] = {"arn": f"arn:aws:sqs:us-east-1:{ACCOUNT}:jobs"}
+    graph = run_program(ROOT, "dev", config_overrides={"gpufleet:fleet": raw})
+    access = one(graph, "aws:iam/rolePolicy:RolePolicy", "gpufleet-dev-pool-experiments-queue-access")
+    assert json.loads(access.inputs["policy"])["Statement"][0]["Resource"] == [
+        f"arn:aws:sqs:us-east-1:{ACCOUNT}:jobs"
+    ]
+
+
+# ---- the runbook reads the stack outputs the program exports ---------------------------------------
+
+
+def test_every_stack_output_the_runbook_reads_is_exported() -> None:
+    import re
+
+    runbook = (ROOT / "docs" / "first-deploy.md").read_text()
+    read = set(re.findall(r"pulumi stack output (\w+)", runbook))
+    assert {"pool_queue_names", "pool_asg_names"} <= read
+    assert read <= set(shipped("dev").outputs)
+    # The scale-out walk-through names the alarm, the dead-letter queue and the budget's tag switch.
+    for phrase in ("-queue-deep", "-dlq", "activate_stack_tag", "pool_role_arns"):
+        assert phrase in runbook

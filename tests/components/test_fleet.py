@@ -35,7 +35,7 @@ def test_dev_fleet_composes_every_concern(run_pulumi: Runner) -> None:
         ("gpufleet:audit:FleetAudit", "gpufleet-dev-audit"),
         ("gpufleet:cost:FleetBudget", "gpufleet-dev-budget"),
         ("gpufleet:fleet:HybridGpuFleet", "gpufleet-dev"),
-        ("gpufleet:identity:InstanceIdentity", "gpufleet-dev-identity"),
+        ("gpufleet:identity:InstanceIdentity", "gpufleet-dev-pool-experiments"),
         ("gpufleet:keys:FleetKey", "gpufleet-dev-key"),
         ("gpufleet:network:FleetNetwork", "gpufleet-dev-network"),
         ("gpufleet:pools:GpuPool", "gpufleet-dev-pool-experiments"),
@@ -160,9 +160,9 @@ def test_program_builds_the_stack_and_exports_its_outputs(run_pulumi: Runner) ->
         "checkpoint_replica_bucket",
         "environment",
         "fleet_key_arn",
-        "instance_role_arn",
         "pool_asg_names",
         "pool_queue_names",
+        "pool_role_arns",
         "regional_key_arns",
     ]
     assert exports["environment"] == "dev"

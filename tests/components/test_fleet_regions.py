@@ -58,8 +58,10 @@ def test_prod_has_one_site_in_the_second_region_and_replication(run_pulumi: Runn
         ("gpufleet:cost:FleetBudget", f"{NAME}-budget"),
         ("gpufleet:fleet:HybridGpuFleet", NAME),
         ("gpufleet:fleet:RegionalSite", SITE),
-        ("gpufleet:identity:InstanceIdentity", f"{NAME}-identity"),
-        ("gpufleet:identity:InstanceIdentity", f"{SITE}-identity"),
+        # Each pool's own role: no pool's instances read another pool's queue.
+        ("gpufleet:identity:InstanceIdentity", WEST_POOL),
+        ("gpufleet:identity:InstanceIdentity", f"{NAME}-pool-inference-a10g"),
+        ("gpufleet:identity:InstanceIdentity", f"{NAME}-pool-train-a100"),
         ("gpufleet:keys:FleetKey", f"{NAME}-key"),
         ("gpufleet:keys:FleetKey", f"{SITE}-key"),
         ("gpufleet:network:FleetNetwork", f"{NAME}-network"),
@@ -90,11 +92,15 @@ def test_every_regional_resource_says_which_region_it_lives_in(run_pulumi: Runne
     }
     assert in_west == expected_west
     assert len(in_west) == 41  # with the pool's queue, dead-letter queue and their policies
-    # Only IAM, which is global, is built in the site without a region.
+    # Only IAM, which is global, is built without a region: the west pool's own role, none in the site.
     global_types = {
         r.type for r in mocks.custom() if r.name.startswith(f"{SITE}-") and not _takes_region(r.type)
     }
-    assert global_types == {
+    assert global_types == set()
+    pool_global = {
+        r.type for r in mocks.custom() if r.name.startswith(f"{WEST_POOL}-") and not _takes_region(r.type)
+    }
+    assert pool_global == {
         "aws:iam/instanceProfile:InstanceProfile",
         "aws:iam/role:Role",
         "aws:iam/rolePolicy:RolePolicy",
@@ -184,7 +190,7 @@ def test_west_pool_runs_on_the_site_with_the_same_hardening(run_pulumi: Runner) 
     assert "keyName" not in template
     ebs = template["blockDeviceMappings"][0]["ebs"]
     assert (ebs["encrypted"], ebs["kmsKeyId"], ebs["volumeType"]) == ("true", WEST_KEY_ARN, "gp3")
-    profile = f"arn:aws:iam:{HOME}:{ACCOUNT}:instanceprofile/{SITE}-identity-profile-0a1b2c3"
+    profile = f"arn:aws:iam:{HOME}:{ACCOUNT}:instanceprofile/{WEST_POOL}-profile-0a1b2c3"
     assert template["iamInstanceProfile"] == {"arn": profile}
     ami_regions = [str(a.get("region")) for t, a in mocks.calls if t == "aws:ec2/getAmi:getAmi"]
     assert sorted(ami_regions) == [HOME, HOME, WEST]
@@ -218,7 +224,7 @@ def test_site_logs_sessions_in_its_region_under_its_own_key_when_the_fleet_owns_
         WEST_KEY_ARN,
     )
     statements = statements_by_sid(
-        mocks.one("aws:iam/rolePolicy:RolePolicy", f"{SITE}-identity-permissions").inputs
+        mocks.one("aws:iam/rolePolicy:RolePolicy", f"{WEST_POOL}-permissions").inputs
     )
     assert statements["DecryptSessions"]["Resource"] == [WEST_KEY_ARN]
 
@@ -230,7 +236,7 @@ def test_site_of_a_baselined_account_uses_the_baselines_session_logs_and_key(run
         f"{SITE}-audit-agent-logs"
     ]
     statements = statements_by_sid(
-        mocks.one("aws:iam/rolePolicy:RolePolicy", f"{SITE}-identity-permissions").inputs
+        mocks.one("aws:iam/rolePolicy:RolePolicy", f"{WEST_POOL}-permissions").inputs
     )
     baseline_logs = f"arn:aws:logs:{WEST}:{ACCOUNT}:log-group:/gpufleet/account/sessions"
     assert baseline_logs in statements["WriteOwnLogs"]["Resource"]
@@ -245,7 +251,7 @@ def test_site_of_a_baselined_account_uses_the_baselines_session_logs_and_key(run
 def test_site_role_reads_the_replica_in_its_own_region_only(run_pulumi: Runner) -> None:
     mocks = _run(run_pulumi, _prod())
     statements = statements_by_sid(
-        mocks.one("aws:iam/rolePolicy:RolePolicy", f"{SITE}-identity-permissions").inputs
+        mocks.one("aws:iam/rolePolicy:RolePolicy", f"{WEST_POOL}-permissions").inputs
     )
     assert statements["ReadWriteCheckpoints"]["Resource"] == [f"{WEST_BUCKET_ARN}/checkpoints/*"]
     assert statements["ReadData"]["Resource"] == [f"{WEST_BUCKET_ARN}/data/*"]
@@ -254,7 +260,7 @@ def test_site_role_reads_the_replica_in_its_own_region_only(run_pulumi: Runner) 
         "StringEquals": {"kms:ViaService": f"s3.{WEST}.amazonaws.com"}
     }
     home = statements_by_sid(
-        mocks.one("aws:iam/rolePolicy:RolePolicy", f"{NAME}-identity-permissions").inputs
+        mocks.one("aws:iam/rolePolicy:RolePolicy", f"{NAME}-pool-inference-a10g-permissions").inputs
     )
     assert home["UseBucketKeyThroughS3"]["Resource"] == [HOME_KEY_ARN]
 
@@ -286,7 +292,7 @@ def test_pool_in_a_region_without_a_replica_reads_the_home_bucket(run_pulumi: Ru
         f"{NAME}-storage-bucket",
     ]
     statements = statements_by_sid(
-        mocks.one("aws:iam/rolePolicy:RolePolicy", f"{SITE}-identity-permissions").inputs
+        mocks.one("aws:iam/rolePolicy:RolePolicy", f"{WEST_POOL}-permissions").inputs
     )
     assert statements["ReadWriteCheckpoints"]["Resource"] == [f"{HOME_BUCKET_ARN}/checkpoints/*"]
     # The home bucket is reached through S3 in the home region, so that is where the key is used.

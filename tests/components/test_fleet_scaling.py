@@ -1,5 +1,5 @@
 """The fleet's wiring of what makes pools scale: a queue per pool, in the pool's region, under its key,
-consumed by its region's role; one stack tag on everything, which the budget filters on."""
+consumed by the pool's own role; one stack tag on everything, which the budget filters on."""
 
 from __future__ import annotations
 
@@ -64,12 +64,10 @@ def test_each_pool_gets_a_queue_in_its_region_under_its_regions_key(run_pulumi: 
         for r in mocks.of_type("aws:iam/rolePolicy:RolePolicy")
         if r.name.endswith("-queue-access")
     }
-    assert access["gpufleet-prod-pool-burst-a10g-west-queue-access"]["role"] == (
-        f"gpufleet-prod-{WEST}-identity-role-0a1b2c3"
-    )
-    assert (
-        access["gpufleet-prod-pool-train-a100-queue-access"]["role"] == "gpufleet-prod-identity-role-0a1b2c3"
-    )
+    for pool in pools:
+        assert access[f"gpufleet-prod-pool-{pool}-queue-access"]["role"] == (
+            f"gpufleet-prod-pool-{pool}-role-0a1b2c3"
+        )
     west_queue = statements_by_sid(access["gpufleet-prod-pool-burst-a10g-west-queue-access"])
     assert west_queue["ConsumeOwnPoolQueue"]["Resource"] == [
         f"arn:aws:sqs:{WEST}:{ACCOUNT}:queue/gpufleet-prod-pool-burst-a10g-west-queue-0a1b2c3"
@@ -77,6 +75,53 @@ def test_each_pool_gets_a_queue_in_its_region_under_its_regions_key(run_pulumi: 
     assert west_queue["DecryptOwnPoolQueue"]["Resource"] == [west_key]
     assert west_queue["DecryptOwnPoolQueue"]["Condition"] == {
         "StringEquals": {"kms:ViaService": f"sqs.{WEST}.amazonaws.com"}
+    }
+
+
+def _sqs_grants(mocks: RecordingMocks, role_name: str) -> dict[str, list[str]]:
+    """Every SQS action the role's inline policies allow, with the resources it is allowed on."""
+    grants: dict[str, list[str]] = {}
+    for policy in mocks.of_type("aws:iam/rolePolicy:RolePolicy"):
+        if policy.inputs["role"] != role_name:
+            continue
+        for statement in statements_by_sid(policy.inputs).values():
+            for action in statement["Action"]:
+                if action.startswith("sqs:") and statement["Effect"] == "Allow":
+                    grants.setdefault(action, []).extend(statement["Resource"])
+    return grants
+
+
+def test_each_pools_instances_receive_and_delete_only_from_their_own_queue(run_pulumi: Runner) -> None:
+    mocks = _run(run_pulumi, "gpufleet-prod", _fleet("prod"))
+    profiles = {
+        f"arn:aws:iam:{HOME}:{ACCOUNT}:instanceprofile/{r.name}-0a1b2c3": r.inputs["role"]
+        for r in mocks.of_type("aws:iam/instanceProfile:InstanceProfile")
+    }
+    roles = {}
+    for pool, region in (("inference-a10g", HOME), ("train-a100", HOME), ("burst-a10g-west", WEST)):
+        template = mocks.one("aws:ec2/launchTemplate:LaunchTemplate", f"gpufleet-prod-pool-{pool}-lt")
+        role = profiles[template.inputs["iamInstanceProfile"]["arn"]]
+        own_queue = f"arn:aws:sqs:{region}:{ACCOUNT}:queue/gpufleet-prod-pool-{pool}-queue-0a1b2c3"
+        grants = _sqs_grants(mocks, role)
+        assert grants == {
+            action: [own_queue]
+            for action in (
+                "sqs:ReceiveMessage",
+                "sqs:DeleteMessage",
+                "sqs:ChangeMessageVisibility",
+                "sqs:GetQueueAttributes",
+                "sqs:GetQueueUrl",
+            )
+        }
+        roles[pool] = role
+    # Three pools, three roles: two pools of one region no longer share one.
+    assert len(set(roles.values())) == 3
+    attachments = {
+        r.inputs["role"]: r.inputs["policyArn"]
+        for r in mocks.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+    }
+    assert {attachments[role] for role in roles.values()} == {
+        "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
     }
 
 

@@ -310,10 +310,35 @@ def test_an_existing_queue_by_arn(run_pulumi: Runner) -> None:
     assert statements_by_sid(access)["ConsumeOwnPoolQueue"]["Resource"] == [arn]
 
 
+def test_an_existing_queues_customer_key_is_decrypted_through_sqs_only(run_pulumi: Runner) -> None:
+    key = f"arn:aws:kms:us-east-1:{ACCOUNT}:key/mrk-0123456789abcdef"
+    mocks = run_pulumi(
+        _build(pool_args(region="us-east-1", queue=ExistingQueue(name="jobs", kms_key_arn=key)))
+    )
+    access = statements_by_sid(mocks.one("aws:iam/rolePolicy:RolePolicy", "pool-queue-access").inputs)
+    assert access["DecryptOwnPoolQueue"] == {
+        "Sid": "DecryptOwnPoolQueue",
+        "Effect": "Allow",
+        "Action": ["kms:Decrypt"],
+        "Resource": [key],
+        "Condition": {"StringEquals": {"kms:ViaService": "sqs.us-east-1.amazonaws.com"}},
+    }
+
+
 @pytest.mark.parametrize(
     ("queue", "problem"),
     [
         (ExistingQueue(), "queue: name one existing queue by name or by arn (exactly one of them)"),
+        (
+            ExistingQueue(name="jobs", kms_key_arn=f"arn:aws:kms:eu-west-1:{ACCOUNT}:key/abc"),
+            "queue.kms_key_arn: the key is in eu-west-1 but the queue in us-east-1; SQS encrypts with a key "
+            "of the queue's own region",
+        ),
+        (
+            ExistingQueue(name="jobs", kms_key_arn="alias/jobs"),
+            "queue.kms_key_arn: 'alias/jobs' is not a KMS key ARN like "
+            "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
+        ),
         (
             ExistingQueue(name="a", arn=f"arn:aws:sqs:us-east-1:{ACCOUNT}:a"),
             "queue: name one existing queue by name or by arn (exactly one of them)",

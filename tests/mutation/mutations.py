@@ -187,7 +187,7 @@ def acc_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
 
 
 def acc_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
-    return without(graph, "identity-ssm-core"), find(graph, "identity-role").name
+    return without(graph, "pool-experiments-ssm-core"), find(graph, "pool-experiments-role").name
 
 
 def acc_004(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
@@ -232,7 +232,7 @@ def _bucket_arn(graph: ResourceGraph) -> str:
 
 
 def iam_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
-    policy = find(graph, "identity-permissions")
+    policy = find(graph, "pool-experiments-permissions")
     arn = _bucket_arn(graph)
     add_statement(
         policy,
@@ -242,7 +242,7 @@ def iam_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
 
 
 def iam_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
-    policy = find(graph, "identity-permissions")
+    policy = find(graph, "pool-experiments-permissions")
     add_statement(
         policy, {"Sid": "WriteAnyBucket", "Effect": "Allow", "Action": ["s3:PutObject"], "Resource": ["*"]}
     )
@@ -250,7 +250,7 @@ def iam_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
 
 
 def iam_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
-    role = find(graph, "identity-role")
+    role = find(graph, "pool-experiments-role")
     attachment = add(
         graph,
         "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
@@ -262,7 +262,7 @@ def iam_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
 
 
 def iam_004(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
-    role = find(graph, "identity-role")
+    role = find(graph, "pool-experiments-role")
     trust = document(role, "assumeRolePolicy")
     trust["Statement"][0]["Principal"] = {"AWS": "*"}
     set_document(role, trust, "assumeRolePolicy")
@@ -275,8 +275,8 @@ def iam_005(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
 
 
 def iam_006(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
-    policy = find(graph, "identity-permissions")
-    role = find(graph, "identity-role")
+    policy = find(graph, "pool-experiments-permissions")
+    role = find(graph, "pool-experiments-role")
     add_statement(
         policy,
         {

@@ -9,6 +9,7 @@ import pytest
 from components.spec import PoolQueue, SpecError, parse_fleet
 
 PATH = "gpufleet:fleet.pools.train.queue"
+KEY = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
 
 
 def _fleet(queue: Any = None, budget: Any = None) -> dict[str, Any]:
@@ -95,13 +96,34 @@ def test_an_existing_queue_by_name_or_arn(given: dict[str, str]) -> None:
         ),
         ({"max_receives": 0}, (f"{PATH}.max_receives", "must be >= 1, got 0")),
         (
+            {"kms_key_arn": KEY},
+            (
+                PATH,
+                "kms_key_arn is the key of an existing queue (name or arn); a queue the fleet creates is "
+                "encrypted with the fleet's key",
+            ),
+        ),
+        (
+            {"name": "jobs", "kms_key_arn": "arn:aws:kms:us-east-1:123456789012:alias/jobs"},
+            (
+                f"{PATH}.kms_key_arn",
+                "must be a KMS key ARN like arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-"
+                "1234567890ab (not an alias), got 'arn:aws:kms:us-east-1:123456789012:alias/jobs'",
+            ),
+        ),
+        (
             {"url": "https://sqs"},
-            (PATH, "unknown field 'url'; allowed: name, arn, visibility_timeout, max_receives"),
+            (PATH, "unknown field 'url'; allowed: name, arn, kms_key_arn, visibility_timeout, max_receives"),
         ),
     ],
 )
 def test_bad_queues_name_the_field(queue: dict[str, Any], error: tuple[str, str]) -> None:
     assert _errors(_fleet(queue)) == [error]
+
+
+def test_an_existing_queues_customer_key() -> None:
+    queue = parse_fleet(_fleet({"name": "jobs", "kms_key_arn": KEY}), source="test").pools["train"].queue
+    assert (queue.name, queue.kms_key_arn) == ("jobs", KEY)
 
 
 def test_stack_tag_activation_is_off_unless_asked() -> None:

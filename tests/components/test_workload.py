@@ -1,0 +1,282 @@
+"""The workload hook: rendered into the boot script after the agent, run for real under bash with stub
+tools, and the pool's own role allowed to pull an ECR image and nothing else."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import pytest
+
+from components.fleet import FleetError, HybridGpuFleet
+from components.identity.aws import InstanceIdentityArgs
+from components.pools.aws import GpuPool
+from components.pools.userdata import WorkloadContext, encoded_user_data, render_user_data
+from components.pools.workload import ContainerWorkload, ScriptWorkload, ecr_image
+from components.spec import parse_fleet
+
+from .builders import ACCOUNT, KEY_ARN, STACK, TAGS, pool_args
+from .conftest import Runner, statements_by_sid
+
+GOLDEN = Path(__file__).parent / "golden" / "user_data_container.sh"
+LOG_GROUP = "/gpufleet/gpufleet-dev/agent"
+AGENT_ROOT = "/opt/aws/amazon-cloudwatch-agent"
+ECR = f"{ACCOUNT}.dkr.ecr.us-east-1.amazonaws.com/trainer:1.4"
+REGISTRY = f"{ACCOUNT}.dkr.ecr.us-east-1.amazonaws.com"
+CONTAINER = ContainerWorkload(
+    image=ECR, command=("python", "train.py", "--out", "s3://b/it's here"), env={"EPOCHS": "3"}
+)
+BASH = shutil.which("bash")
+
+
+def _context(workload: ContainerWorkload | ScriptWorkload) -> WorkloadContext:
+    return WorkloadContext(workload=workload, queue_name="jobs-0a1b2c3", region="us-east-1")
+
+
+def test_container_script_matches_the_golden_file() -> None:
+    script = render_user_data(LOG_GROUP, STACK, _context(CONTAINER))
+    assert script == GOLDEN.read_text()
+    # The agent's part is the same as without a workload: the workload only follows it.
+    assert script.startswith(render_user_data(LOG_GROUP, STACK))
+
+
+def test_ecr_images_are_recognised() -> None:
+    found = ecr_image(ECR)
+    assert found is not None
+    assert (found.registry, found.repository_arn) == (
+        REGISTRY,
+        f"arn:aws:ecr:us-east-1:{ACCOUNT}:repository/trainer",
+    )
+    china = ecr_image(f"{ACCOUNT}.dkr.ecr.cn-north-1.amazonaws.com.cn/team/trainer@sha256:{'a' * 64}")
+    assert china is not None
+    assert china.repository_arn == f"arn:aws-cn:ecr:cn-north-1:{ACCOUNT}:repository/team/trainer"
+    assert ecr_image("nvcr.io/nvidia/pytorch:24.05-py3") is None
+    assert ecr_image(f"public.ecr.aws/{ACCOUNT}/trainer") is None
+
+
+def test_a_boot_script_over_ec2s_16_kb_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"the boot script is \d+ bytes; EC2 takes at most 16384"):
+        encoded_user_data(LOG_GROUP, STACK, _context(ScriptWorkload(user_data="#" * 16_000)))
+
+
+# --- the script run for real: stub docker, aws, systemctl; the agent already on the image ------------
+
+STUB = '#!/bin/bash\nprintf "%s\\n" "$*" >> "@LOG@/@NAME@.calls"\n@EXTRA@\n'
+
+
+def _tools(tmp_path: Path, stubs: dict[str, str]) -> Path:
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    for tool in ("cat", "chmod", "dirname", "mkdir", "printf", "bash"):
+        found = shutil.which(tool)
+        assert found is not None
+        (tools / tool).symlink_to(found)
+    for name, extra in stubs.items():
+        (tools / name).write_text(
+            STUB.replace("@LOG@", str(tmp_path)).replace("@NAME@", name).replace("@EXTRA@", extra)
+        )
+        (tools / name).chmod(0o755)
+    return tools
+
+
+def _boot(
+    tmp_path: Path, context: WorkloadContext, stubs: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    root = tmp_path / "agent"
+    (root / "bin").mkdir(parents=True)
+    ctl = root / "bin" / "amazon-cloudwatch-agent-ctl"
+    ctl.write_text("#!/bin/bash\n")
+    ctl.chmod(0o755)
+    script = render_user_data(LOG_GROUP, STACK, context).replace(AGENT_ROOT, str(root))
+    script = script.replace("/var/lib/gpufleet", str(tmp_path / "workload"))
+    assert BASH is not None
+    return subprocess.run(
+        [BASH, "-c", script],
+        env={"PATH": str(_tools(tmp_path, stubs))},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def _calls(tmp_path: Path, name: str) -> list[str]:
+    path = tmp_path / f"{name}.calls"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+def test_an_ecr_container_logs_in_then_runs_with_every_gpu(tmp_path: Path) -> None:
+    result = _boot(
+        tmp_path,
+        _context(CONTAINER),
+        {"docker": "cat > /dev/null", "aws": 'echo "token"', "systemctl": ""},
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+    assert _calls(tmp_path, "systemctl") == ["start docker"]
+    assert _calls(tmp_path, "aws") == ["ecr get-login-password --region us-east-1"]
+    assert _calls(tmp_path, "docker") == [
+        f"login --username AWS --password-stdin {REGISTRY}",
+        "run -d --name gpufleet-workload --restart always --gpus all -e GPUFLEET_QUEUE_NAME=jobs-0a1b2c3 "
+        f"-e AWS_REGION=us-east-1 -e EPOCHS=3 {ECR} python train.py --out s3://b/it's here",
+    ]
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+def test_a_failed_login_is_logged_and_nerdctl_serves_without_docker(tmp_path: Path) -> None:
+    result = _boot(tmp_path, _context(CONTAINER), {"nerdctl": "", "aws": "exit 255", "systemctl": ""})
+    assert result.returncode == 0
+    assert f"gpufleet-boot: could not log in to {REGISTRY}: the image cannot be pulled" in result.stderr
+    assert _calls(tmp_path, "systemctl") == ["start containerd"]
+    assert _calls(tmp_path, "nerdctl")[-1].startswith("run -d --name gpufleet-workload --restart always")
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+def test_no_container_runtime_is_logged_not_fatal(tmp_path: Path) -> None:
+    result = _boot(tmp_path, _context(ContainerWorkload(image="nvcr.io/nvidia/pytorch:24.05-py3")), {})
+    assert result.returncode == 0
+    assert "gpufleet-boot: no docker or nerdctl on the image: the container workload does not start" in (
+        result.stderr
+    )
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+def test_a_snippet_runs_with_its_queue_and_region_and_its_failure_is_logged(tmp_path: Path) -> None:
+    snippet = (
+        'printf "%s %s\\n" "$GPUFLEET_QUEUE_NAME" "$AWS_REGION" > "@OUT@/seen"\n'
+        "GPUFLEET_WORKLOAD\n"
+        "echo $UNSET_BY_DESIGN >> @OUT@/seen\n"
+        "exit 3"
+    ).replace("@OUT@", str(tmp_path))
+    result = _boot(tmp_path, _context(ScriptWorkload(user_data=snippet)), {})
+    # The snippet keeps its own shell options (no -u from the boot script) and its own exit status.
+    assert (tmp_path / "seen").read_text() == "jobs-0a1b2c3 us-east-1\n\n"
+    assert result.returncode == 0
+    assert "gpufleet-boot: the workload user_data exited with status 3" in result.stderr
+    assert "GPUFLEET_WORKLOAD: command not found" in result.stderr  # a line of the snippet, not the end
+
+
+# --- the pool's own role ---------------------------------------------------------------------------
+
+
+def _identity() -> InstanceIdentityArgs:
+    return InstanceIdentityArgs(
+        bucket_arn="arn:aws:s3:::ckpt",
+        bucket_region="us-east-1",
+        kms_key_arns=[KEY_ARN],
+        log_group_arns=[f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:{LOG_GROUP}"],
+        tags=TAGS,
+    )
+
+
+def _pool(
+    run_pulumi: Runner, workload: ContainerWorkload | ScriptWorkload | None
+) -> dict[str, dict[str, object]]:
+    args = pool_args(
+        instance_profile_arn=None,
+        role_name=None,
+        identity=_identity(),
+        agent_log_group_name=LOG_GROUP,
+        workload=workload,
+    )
+    mocks = run_pulumi(lambda: GpuPool("pool", args))
+    template = mocks.one("aws:ec2/launchTemplate:LaunchTemplate", "pool-lt").inputs
+    script = base64.b64decode(template["userData"]).decode()
+    assert ("gpufleet-workload" in script) == isinstance(workload, ContainerWorkload)
+    assert template["iamInstanceProfile"] == {
+        "arn": f"arn:aws:iam:us-east-1:{ACCOUNT}:instanceprofile/pool-profile-0a1b2c3"
+    }
+    return statements_by_sid(mocks.one("aws:iam/rolePolicy:RolePolicy", "pool-permissions").inputs)
+
+
+def test_an_ecr_workload_lets_the_pools_role_pull_that_repository_only(run_pulumi: Runner) -> None:
+    statements = _pool(run_pulumi, CONTAINER)
+    assert statements["LogInToEcr"] == {
+        "Sid": "LogInToEcr",
+        "Effect": "Allow",
+        "Action": ["ecr:GetAuthorizationToken"],
+        "Resource": ["*"],
+    }
+    assert statements["PullWorkloadImage"] == {
+        "Sid": "PullWorkloadImage",
+        "Effect": "Allow",
+        "Action": ["ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer", "ecr:BatchCheckLayerAvailability"],
+        "Resource": [f"arn:aws:ecr:us-east-1:{ACCOUNT}:repository/trainer"],
+    }
+
+
+@pytest.mark.parametrize(
+    "workload",
+    [None, ScriptWorkload(user_data="echo hi"), ContainerWorkload(image="nvcr.io/nvidia/pytorch:24.05-py3")],
+)
+def test_other_workloads_grant_no_ecr(
+    run_pulumi: Runner, workload: ContainerWorkload | ScriptWorkload | None
+) -> None:
+    statements = _pool(run_pulumi, workload)
+    assert not {"LogInToEcr", "PullWorkloadImage"} & set(statements)
+
+
+def test_an_ecr_image_of_another_region_cannot_come_through_the_endpoints(run_pulumi: Runner) -> None:
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    raw = yaml.safe_load((root / "stacks" / "Pulumi.dev.yaml").read_text())["config"]["gpufleet:fleet"]
+    raw["network"]["egress"] = "endpoints"
+    image = f"{ACCOUNT}.dkr.ecr.eu-west-1.amazonaws.com/trainer:1"
+    raw["pools"]["experiments"]["workload"] = {"container": {"image": image}}
+    spec = parse_fleet(raw, source="test")
+    with pytest.raises(FleetError) as raised:
+        run_pulumi(lambda: HybridGpuFleet("gpufleet-dev", spec))
+    assert str(raised.value) == (
+        "pools.experiments.workload.container.image: is in ECR in eu-west-1 but the pool runs in "
+        "us-east-1, whose ECR endpoints reach only us-east-1's registry: replicate the repository to "
+        "us-east-1 (ECR replication) or set network.egress: nat"
+    )
+
+
+class _PreviewMocks(pulumi.runtime.Mocks):
+    """A preview: a created resource's outputs (a queue's name) are unknown."""
+
+    def __init__(self) -> None:
+        self.templates: list[dict[str, Any]] = []
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        if args.typ == "aws:ec2/launchTemplate:LaunchTemplate":
+            self.templates.append(dict(args.inputs))
+        return None, {}
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        return {}, []
+
+
+@pytest.mark.parametrize("workload", [None, CONTAINER])
+def test_the_boot_script_is_known_at_preview_unless_a_workload_needs_the_queue(
+    workload: ContainerWorkload | None,
+) -> None:
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    mocks = _PreviewMocks()
+    pulumi.runtime.set_mocks(mocks, project="gpufleet", stack="test", preview=True)
+    try:
+        args = pool_args(
+            agent_log_group_name=LOG_GROUP,
+            workload=workload,
+            image_id="ami-0123456789abcdef0",
+            region="us-east-1",
+        )
+        GpuPool("pool", args)
+        loop.run_until_complete(pulumi.runtime.stack.wait_for_rpcs())
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
+    (template,) = mocks.templates
+    if workload is None:
+        # The rules that read the agent's configuration judge it in `pulumi preview` too.
+        assert base64.b64decode(template["userData"]).decode() == render_user_data(LOG_GROUP, STACK)
+    else:
+        # The script names the queue, which a created queue gets at deploy: unknown until then.
+        assert isinstance(template["userData"], pulumi.output.Unknown)
