@@ -571,11 +571,17 @@ def parse_formats(value: str) -> list[str]:
     return formats
 
 
-def select_rules(policies: Sequence[GfPolicy], value: str | None) -> list[GfPolicy]:
-    """`--rules GF-STOR-001,GF-COST-*`: rule ids or policy names, shell-style wildcards allowed."""
+def select_rules(policies: Sequence[GfPolicy], value: str | None) -> tuple[list[GfPolicy], bool]:
+    """`--rules GF-STOR-001,GF-COST-*`: rule ids or policy names, shell-style wildcards allowed.
+
+    The selected policies, and whether the engine's own GF-ENGINE-001 (component-not-inspected) is
+    among the rules asked for."""
+    from gpufleet.policy_config import ENGINE_POLICY, ENGINE_RULE_ID
+
     if value is None:
-        return list(policies)
+        return list(policies), True
     wanted: set[str] = set()
+    engine = False
     for pattern in (part.strip() for part in value.split(",")):
         if not pattern:
             continue
@@ -584,15 +590,19 @@ def select_rules(policies: Sequence[GfPolicy], value: str | None) -> list[GfPoli
             for p in policies
             if fnmatch.fnmatchcase(p.rule.id, pattern.upper()) or fnmatch.fnmatchcase(p.name, pattern.lower())
         }
-        if not matched:
+        engine_matched = fnmatch.fnmatchcase(ENGINE_RULE_ID, pattern.upper()) or fnmatch.fnmatchcase(
+            ENGINE_POLICY, pattern.lower()
+        )
+        if not matched and not engine_matched:
             raise BadInput(
                 f"--rules {pattern}: matches no rule id or policy name; rule ids look like GF-STOR-001 "
                 "(wildcards allowed: GF-COST-*); run `gpufleet rules` for the list"
             )
         wanted |= matched
-    if not wanted:
+        engine = engine or engine_matched
+    if not wanted and not engine:
         raise BadInput("--rules is empty; give rule ids or policy names, e.g. GF-STOR-001,GF-COST-*")
-    return [p for p in policies if p.rule.id in wanted]
+    return [p for p in policies if p.rule.id in wanted], engine
 
 
 def _stacks(project_dir: Path, stack: str | None, all_stacks: bool) -> tuple[Project, list[str]]:
@@ -725,7 +735,8 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         typer.Option(
             "--strict",
             help="Fail (exit 1) when a component could not be looked inside offline (GF-ENGINE-001: "
-            "remote components, Helm charts and releases, kustomize): its children were not judged.",
+            "remote components, Helm charts and releases, kustomize): its children were not judged. "
+            "Same as --enforce GF-ENGINE-001=mandatory.",
         ),
     ] = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
@@ -751,7 +762,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             )
         project, names = _stacks(project_dir, stack, all_stacks)
         everything = list(default_registry())
-        policies = select_rules(everything, rules)
+        policies, engine_rule = select_rules(everything, rules)
         config = _policy_config(policy_config, project.root, everything, enforce or (), set_values or ())
         references = read_stack_references(stack_refs)
         results = []
@@ -765,9 +776,9 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             # graph again and again for nothing.
             with collector_paused():
                 block, estimates = stack_cost(graph, stack_file)
-                result = evaluate.evaluate_stack(graph, policies, with_estimates(config, estimates))
-            if strict:
-                evaluate.strict_opaque(result)
+                result = evaluate.evaluate_stack(
+                    graph, policies, with_estimates(config, estimates), strict=strict, engine_rule=engine_rule
+                )
             result.stack_file = stack_file
             result.cost = block
             results.append(result)

@@ -49,7 +49,12 @@ from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from gpufleet.graph import Resource, ResourceGraph
-from gpufleet.policy_config import resolve_policy_config
+from gpufleet.policy_config import (
+    ENGINE_POLICY,
+    ENGINE_RULE_ID,
+    engine_enforcement,
+    resolve_policy_config,
+)
 from policies.rule import GfPolicy, Unjudged, internal_error_message
 
 ENGINE = "crossguard"
@@ -72,8 +77,8 @@ _PROVIDER_DISTRIBUTIONS = {
 
 
 # The engine's own finding: a component it could not look inside (see `ResourceGraph.opaque`).
-OPAQUE_RULE_ID = "GF-ENGINE-001"
-OPAQUE_POLICY = "component-not-inspected"
+OPAQUE_RULE_ID = ENGINE_RULE_ID
+OPAQUE_POLICY = ENGINE_POLICY
 OPAQUE_SEVERITY = "medium"
 OPAQUE_ENGINE = "gpufleet"
 OPAQUE_DESCRIPTION = (
@@ -85,7 +90,8 @@ OPAQUE_REMEDIATION = (
     "Judge the children where they are built: run `pulumi preview --policy-pack policies` with the "
     "provider plugin installed, or build them in the program (render a chart with `helm template` and "
     "load the YAML with `kubernetes.yaml.ConfigFile`, which is expanded offline). "
-    "`gpufleet check --strict` makes this finding mandatory."
+    "`gpufleet check --strict` (or `--enforce GF-ENGINE-001=mandatory`, or "
+    "`component-not-inspected: mandatory` in the policy config) makes this finding mandatory."
 )
 
 
@@ -414,16 +420,20 @@ def evaluate_stack(
     *,
     stack_tags: Mapping[str, str] | None = None,
     strict: bool = False,
+    engine_rule: bool = True,
 ) -> StackResult:
     """Evaluate `policies` on `graph`; `policy_config` is Pulumi's policy-pack config shape.
 
-    Each component the engine could not look inside gets a GF-ENGINE-001 finding: advisory, or
-    mandatory with `strict`.
+    Each component the engine could not look inside gets a GF-ENGINE-001 finding (unless `engine_rule`
+    is off, as with `--rules` naming other rules only) at the level `policy_config` gives
+    `component-not-inspected` (advisory by default; `disabled` drops the finding, the reports still list
+    the component); `strict` makes it mandatory.
 
     Raises `gpufleet.policy_config.PolicyConfigError` for an invalid enforcement level or config value.
     """
     policy_list = list(policies)
     resolved = resolve_policy_config(policy_list, policy_config)
+    engine_level = engine_enforcement(policy_config)
     tags = {**default_stack_tags(graph), **(stack_tags or {})}
 
     active: list[tuple[GfPolicy, EnforcementLevel, dict[str, Any]]] = []
@@ -450,10 +460,13 @@ def evaluate_stack(
         _analyze_stack(context, stack_policies)
 
     opaque = graph.opaque
-    collector.findings.extend(opaque_findings(opaque))
+    if strict:
+        engine_level = EnforcementLevel.MANDATORY
+    if engine_rule and engine_level != EnforcementLevel.DISABLED:
+        collector.findings.extend(opaque_findings(opaque, engine_level))
     collector.findings.sort(key=Finding.sort_key)
     collector.not_applicable.sort(key=lambda n: (n["rule_id"], n["urn"], n["reason"]))
-    result = StackResult(
+    return StackResult(
         stack=graph.stack,
         project=graph.project,
         resources=len(graph),
@@ -461,9 +474,6 @@ def evaluate_stack(
         not_applicable=collector.not_applicable,
         opaque=opaque,
     )
-    if strict:
-        strict_opaque(result)
-    return result
 
 
 def strict_opaque(result: StackResult) -> None:
@@ -477,9 +487,10 @@ def strict_opaque(result: StackResult) -> None:
     )
 
 
-def opaque_findings(opaque: Iterable[Mapping[str, str]]) -> list[Finding]:
-    """One advisory GF-ENGINE-001 finding per component the engine could not look inside."""
-    enforcement = EnforcementLevel.ADVISORY
+def opaque_findings(
+    opaque: Iterable[Mapping[str, str]], enforcement: EnforcementLevel = EnforcementLevel.ADVISORY
+) -> list[Finding]:
+    """One GF-ENGINE-001 finding (advisory by default) per component the engine could not look inside."""
     return [
         Finding(
             rule_id=OPAQUE_RULE_ID,

@@ -34,6 +34,14 @@ ALL_KEY = "all"
 ENFORCEMENT_KEY = "enforcementLevel"
 DEFAULT_FILE_NAMES = ("policy-config.json", "policy-config.yaml", "policy-config.yml")
 
+# The engine's own finding (a component it could not look inside), not a policy of the pack: it takes an
+# enforcement level by its id or name (`--enforce GF-ENGINE-001=mandatory`, or
+# `component-not-inspected: {enforcementLevel: mandatory}` in the file), and no config. `all` leaves it
+# alone: `all` speaks for the pack's policies, as under `pulumi preview --policy-pack`.
+ENGINE_RULE_ID = "GF-ENGINE-001"
+ENGINE_POLICY = "component-not-inspected"
+ENGINE_DEFAULT = EnforcementLevel.ADVISORY
+
 PolicyConfig = dict[str, Any]
 """Pulumi's shape: policy name (or `all`) -> enforcement level string or {enforcementLevel?, key: value}."""
 
@@ -233,6 +241,15 @@ def normalize_policy_config(
                 continue
             result[ALL_KEY] = _level(level).value
             continue
+        if _is_engine(key):
+            level = _engine_level(value, f"{source}: {key}", problems)
+            if level is None:
+                continue
+            if ENGINE_POLICY in result:
+                problems.append(f"{source}: {key}: configures {ENGINE_POLICY} twice (by name and by rule id)")
+                continue
+            result[ENGINE_POLICY] = level
+            continue
         policy = index.find(key)
         if policy is None:
             if strict_names:
@@ -249,6 +266,43 @@ def normalize_policy_config(
     if problems:
         raise PolicyConfigError(problems)
     return result
+
+
+def _is_engine(key: str) -> bool:
+    return key.upper() == ENGINE_RULE_ID or key == ENGINE_POLICY
+
+
+def _engine_level(value: Any, where: str, problems: list[str]) -> str | None:
+    """The engine rule's level from a file entry: a level, or an object with `enforcementLevel` only."""
+    if isinstance(value, Mapping):
+        extra = sorted(str(k) for k in value if k != ENFORCEMENT_KEY)
+        if extra:
+            problems.append(f"{where}.{extra[0]}: unknown key; {ENGINE_RULE_ID} takes {ENFORCEMENT_KEY} only")
+            return None
+        if ENFORCEMENT_KEY not in value:
+            return ENGINE_DEFAULT.value
+        value, where = value[ENFORCEMENT_KEY], f"{where}.{ENFORCEMENT_KEY}"
+    problem = _level_problem(value, where)
+    if problem:
+        problems.append(problem)
+        return None
+    return _level(value).value
+
+
+def engine_enforcement(*layers: Mapping[str, Any] | None) -> EnforcementLevel:
+    """GF-ENGINE-001's level after every layer (file, then command line): advisory unless one names it.
+    `remediate` means mandatory, as for the pack's policies."""
+    level = ENGINE_DEFAULT
+    for layer in layers:
+        for key, value in (layer or {}).items():
+            if isinstance(key, str) and _is_engine(key):
+                problems: list[str] = []
+                found = _engine_level(value, key, problems)
+                if problems:
+                    raise PolicyConfigError(problems)
+                if found is not None:
+                    level = _level(found)
+    return EnforcementLevel.MANDATORY if level == EnforcementLevel.REMEDIATE else level
 
 
 def _normalize_entry(value: Any, policy: GfPolicy, where: str, problems: list[str]) -> Any:
@@ -344,8 +398,13 @@ def apply_overrides(
             for name, entry in list(result.items()):
                 if isinstance(entry, Mapping):
                     result[name] = {k: v for k, v in entry.items() if k != ENFORCEMENT_KEY}
-                elif name != ALL_KEY:
+                elif name not in (ALL_KEY, ENGINE_POLICY):
                     del result[name]
+            continue
+        if _is_engine(target):
+            for key in [k for k in result if isinstance(k, str) and _is_engine(k)]:
+                del result[key]
+            result[ENGINE_POLICY] = _level(level).value
             continue
         policy = index.find(target)
         if policy is None:
@@ -363,6 +422,9 @@ def apply_overrides(
         target, dot, key_path = path.strip().partition(".")
         if not sep or not dot or not key_path:
             problems.append(f"{where}: expected POLICY.KEY=VALUE (e.g. GF-AUD-002.min_days=365)")
+            continue
+        if _is_engine(target):
+            problems.append(f"{where}: {ENGINE_RULE_ID} takes no config, only a level (--enforce)")
             continue
         policy = index.find(target)
         if policy is None:
@@ -435,7 +497,7 @@ def resolve_policy_config(
             level = _level(normalized[ALL_KEY])
             resolved = {name: (level, props) for name, (_, props) in resolved.items()}
         for name, entry in normalized.items():
-            if name == ALL_KEY:
+            if name in (ALL_KEY, ENGINE_POLICY):
                 continue
             level, props = resolved[name]
             if isinstance(entry, Mapping):
