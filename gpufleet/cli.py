@@ -342,6 +342,18 @@ def render_plan(graph: ResourceGraph, console: Console) -> None:
         for name, value in graph.outputs.items():
             outputs.add_row(escape(name), escape("[secret]" if is_secret(value) else _fmt(value)))
         console.print(outputs)
+    opaque = graph.opaque
+    if opaque:
+        console.print(
+            f"[yellow]not inspected:[/] {len(opaque)} component{'' if len(opaque) == 1 else 's'} built by a "
+            "provider plugin could not be looked inside offline (GF-ENGINE-001); no policy judges what "
+            "they create",
+            soft_wrap=True,
+        )
+        for item in opaque:
+            name = item.get("name") or item["urn"].rsplit("::", 1)[-1]
+            line = f"  - {name} ({item['type']}): {item['why']}"
+            console.print(escape(line), soft_wrap=True)
     for note in graph.notes:
         console.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True)
 
