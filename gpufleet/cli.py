@@ -487,16 +487,27 @@ def read_stack_references(path: Path | None) -> dict[str, dict[str, Any]] | None
     if path is None:
         return None
     example = 'e.g. {"acme/network/prod": {"vpc_id": "vpc-0abc"}}'
+    from gpufleet.safe_json import MAX_DEPTH, JsonLimitError, loads_limited
+
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise BadInput(f"cannot read --stack-refs {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise BadInput(
+            f"--stack-refs {path}: byte {exc.start} is not UTF-8; write the file as UTF-8 JSON, {example}"
+        ) from None
     try:
-        data = json.loads(text)
+        data = loads_limited(text)
     except json.JSONDecodeError as exc:
         raise BadInput(
             f"--stack-refs {path}:{exc.lineno}: invalid JSON ({exc.msg}); expected an object of "
             f"stack name -> outputs, {example}"
+        ) from None
+    except JsonLimitError as exc:
+        raise BadInput(
+            f"--stack-refs {path}: {exc}; expected an object of stack name -> outputs (finite numbers, "
+            f"at most {MAX_DEPTH} levels deep), {example}"
         ) from None
     if not isinstance(data, dict):
         raise BadInput(
