@@ -252,7 +252,7 @@ def wire_form(value: Any) -> Any:
     if kind is str or kind is bool or kind is float or value is None:
         return value
     if kind is int:
-        return float(value)
+        return _wire_int(value)
     if kind is dict:
         return {k: wire_form(v) for k, v in value.items()}
     if kind is list or kind is tuple:
@@ -260,12 +260,20 @@ def wire_form(value: Any) -> Any:
     if isinstance(value, bool):
         return value
     if isinstance(value, int):
-        return float(value)
+        return _wire_int(value)
     if isinstance(value, Mapping):
         return {k: wire_form(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [wire_form(v) for v in value]
     return value
+
+
+def _wire_int(value: int) -> float | int:
+    """An integer as a double; one beyond a double's range (10**400) stays exact: no OverflowError."""
+    try:
+        return float(value)
+    except OverflowError:
+        return value
 
 
 def _deserialized(values: Mapping[str, Any]) -> dict[str, Any]:

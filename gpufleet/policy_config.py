@@ -19,6 +19,8 @@ from __future__ import annotations
 import copy
 import difflib
 import json
+import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,9 @@ from typing import Any
 import yaml
 from pulumi_policy import EnforcementLevel
 
+from gpufleet import safe_yaml
+from gpufleet.safe_json import JsonLimitError, loads_limited
+from gpufleet.safe_yaml import MAX_SAFE_INTEGER, quote
 from policies.rule import GfPolicy
 
 ENFORCEMENT_LEVELS = tuple(level.value for level in EnforcementLevel)
@@ -101,6 +106,13 @@ def _describe(schema: Mapping[str, Any]) -> str:
     return text + (f" ({', '.join(bounds)})" if bounds else "")
 
 
+def _finite(value: float) -> bool:
+    """A number the engine carries exactly as a double: not NaN or infinite, not beyond ±2**53."""
+    if isinstance(value, int):
+        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+    return math.isfinite(value) and abs(value) <= sys.float_info.max
+
+
 def schema_problems(value: Any, schema: Mapping[str, Any], path: str) -> list[str]:
     """Type problems of `value` against the JSON-schema subset policy configs use (type, enum, items,
     properties, additionalProperties, minimum, maximum)."""
@@ -113,6 +125,11 @@ def schema_problems(value: Any, schema: Mapping[str, Any], path: str) -> list[st
     if "enum" in schema and value not in schema["enum"]:
         return [f"{path}: {json.dumps(value, default=str)} is not allowed; expected {_describe(schema)}"]
     if isinstance(value, int | float) and not isinstance(value, bool):
+        if not _finite(value):
+            return [
+                f"{path}: {quote(value, 60)} is not allowed; expected a finite number within ±2**53 "
+                f"({_describe(schema)})"
+            ]
         if "minimum" in schema and value < schema["minimum"]:
             problems.append(f"{path}: {value} is below the minimum {schema['minimum']}")
         if "maximum" in schema and value > schema["maximum"]:
@@ -188,16 +205,22 @@ def find_policy_config(project_dir: Path) -> Path | None:
 def read_policy_config_file(path: Path) -> dict[str, Any]:
     """Parse a policy config file (JSON, or YAML by extension) into a plain mapping."""
     try:
-        text = path.read_text()
+        text = safe_yaml.read_text(path)
     except OSError as error:
         raise PolicyConfigError([f"{path}: cannot read the policy config ({error.strerror})"]) from None
+    except safe_yaml.YamlLimitError as error:
+        raise PolicyConfigError([f"{error}; expected a policy config (JSON, or YAML by extension)"]) from None
     if not text.strip():
         return {}
     try:
-        data = yaml.safe_load(text) if path.suffix.lower() in (".yaml", ".yml") else json.loads(text)
+        data = safe_yaml.load(path, text) if path.suffix.lower() in (".yaml", ".yml") else loads_limited(text)
     except json.JSONDecodeError as error:
         expected = "expected an object of policy name -> config"
         raise PolicyConfigError([f"{path}:{error.lineno}: invalid JSON ({error.msg}); {expected}"]) from None
+    except JsonLimitError as error:
+        raise PolicyConfigError([f"{path}: {error}; expected an object of policy name -> config"]) from None
+    except safe_yaml.YamlLimitError as error:
+        raise PolicyConfigError([f"{error}; expected a mapping of policy name -> config"]) from None
     except yaml.YAMLError as error:
         expected = "expected a mapping of policy name -> config"
         raise PolicyConfigError([f"{path}: invalid YAML ({error}); {expected}"]) from None
@@ -356,9 +379,11 @@ def load_policy_config(
 
 
 def _parse_value(text: str) -> Any:
-    """`365` -> 365, `true` -> True, `["a"]` -> list; anything that is not JSON stays a string."""
+    """`365` -> 365, `true` -> True, `["a"]` -> list; anything that is not JSON stays a string.
+
+    Raises JsonLimitError for NaN, Infinity, numbers beyond a double and integers beyond ±2**53."""
     try:
-        return json.loads(text)
+        return loads_limited(text)
     except json.JSONDecodeError:
         return text
 
@@ -436,7 +461,12 @@ def apply_overrides(
             allowed = ", ".join(sorted(schema)) or "none (this policy takes no config)"
             problems.append(f"{where}: {policy.name} has no config key {keys[0]}; allowed: {allowed}")
             continue
-        value = _parse_value(text.strip())
+        try:
+            value = _parse_value(text.strip())
+        except JsonLimitError as exc:
+            expected = _describe(schema[keys[0]]) if len(keys) == 1 else "a finite JSON value"
+            problems.append(f"{where[:200]}: {exc}; expected {expected}")
+            continue
         entry = result.get(policy.name)
         merged: dict[str, Any] = (
             dict(entry) if isinstance(entry, Mapping) else ({ENFORCEMENT_KEY: entry} if entry else {})
