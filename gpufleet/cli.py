@@ -25,7 +25,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from gpufleet import __version__
+from gpufleet import __version__, finite
 from gpufleet.engine import DEFAULT_TIMEOUT, STACK_TYPE, EngineError, run_program
 from gpufleet.graph import Resource, ResourceGraph, is_secret
 from gpufleet.project import Project, ProjectError, load_project, load_stack_config
@@ -655,16 +655,23 @@ def stack_cost(graph: ResourceGraph, source: str) -> tuple[dict[str, Any], dict[
         priced = cost.estimate_stack(graph, source=source)
     except cost.CostError as exc:
         raise BadInput(str(exc)) from None
+    by_cloud = priced.monthly_by_cloud()
     given: dict[str, Any] = {
+        # A non-finite estimate (a pool of 10**307 instances) is no estimate GF-COST-002 can hold a budget
+        # against: left out, and the cost block says why.
         "monthly_estimates": {
             cloud: {"amount": amount, "currency": priced.currency}
-            for cloud, amount in priced.monthly_by_cloud().items()
+            for cloud, amount in by_cloud.items()
+            if math.isfinite(amount)
         }
     }
     if priced.budget is not None:
         # Alibaba Cloud has no budget resource: the spec's declared budget is what GF-COST-002 checks there.
         given["budgets"] = {"monthly": priced.budget.monthly, "currency": priced.budget.currency}
-    return cost.cost_block(priced), given
+    block, replaced = finite.finite(cost.cost_block(priced), "cost")
+    if replaced:
+        block["notes"] = [finite.note(replaced)]
+    return block, given
 
 
 def with_estimates(config: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
@@ -1082,7 +1089,7 @@ def write_atomically(path: Path, text: str) -> None:
 def write_graph_json(path: Path, graph: ResourceGraph) -> None:
     """`plan --json`: the graph with every secret as `[secret]`, strict JSON (no NaN or Infinity)."""
     try:
-        text = json.dumps(redacted_json(graph), indent=2, default=str, allow_nan=False) + "\n"
+        text = finite.dumps(redacted_json(graph), default=str)
     except RecursionError:
         raise BadInput(
             f"cannot write {path}: the program registered a value nested too deeply for JSON"
@@ -1208,7 +1215,8 @@ def render_cost(report: CostReport, fmt: str) -> str:
     from gpufleet.cost import render_markdown, render_text
 
     if fmt == "json":
-        return report.dumps()
+        # Not `report.dumps()`: that writes NaN/Infinity as Python's json does.
+        return finite.dumps(report.to_json())
     return render_markdown(report) if fmt == "markdown" else render_text(report)
 
 
@@ -1216,7 +1224,7 @@ def render_cost_diff(change: CostDiff, fmt: str) -> str:
     from gpufleet.cost import render_diff_markdown, render_diff_text
 
     if fmt == "json":
-        return json.dumps(change.to_json(), indent=2) + "\n"
+        return finite.dumps(change.to_json())
     return render_diff_markdown(change) if fmt == "markdown" else render_diff_text(change)
 
 
@@ -1284,7 +1292,7 @@ def buy_vs_rent(  # noqa: PLR0917 - typer maps each parameter to an option
         except CostError as exc:
             raise BadInput(str(exc)) from None
         if selected == "json":
-            rendered = json.dumps([row.to_json() for row in rows], indent=2) + "\n"
+            rendered = finite.dumps([row.to_json() for row in rows])
         elif selected == "markdown":
             rendered = render_advice_markdown(rows, stack)
         else:

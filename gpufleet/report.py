@@ -38,6 +38,7 @@ from sarif_pydantic.sarif import (
     ToolDriver,
 )
 
+from gpufleet import finite
 from gpufleet.docs import rule_doc_url
 from gpufleet.evaluate import (
     OPAQUE_DESCRIPTION,
@@ -160,7 +161,7 @@ def resource_label(urn: str) -> str:
 
 def render_json(results: Sequence[StackResult]) -> str:
     document = {"version": REPORT_VERSION, "stacks": [result.to_json() for result in results]}
-    return json.dumps(document, indent=2, default=str) + "\n"
+    return finite.dumps(document, default=str)
 
 
 # --- text --------------------------------------------------------------------------------------------
@@ -427,8 +428,11 @@ def render_sarif(
     repo_root: Path | None = None,
 ) -> str:
     sarif = build_sarif(results, policies, repo_root=repo_root)
-    document = sarif.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return json.dumps(document, indent=2) + "\n"
+    document, replaced = finite.finite(sarif.model_dump(mode="json", by_alias=True, exclude_none=True))
+    if replaced:
+        for run in document.get("runs", []):
+            run.setdefault("properties", {}).setdefault("notes", []).append(finite.note(replaced))
+    return json.dumps(document, indent=2, allow_nan=False) + "\n"
 
 
 # --- junit -------------------------------------------------------------------------------------------
@@ -697,7 +701,7 @@ def _config_summary(config: Mapping[str, Mapping[str, Any]]) -> str:
 
 def render_rules(rows: Sequence[Mapping[str, Any]], fmt: str = "text") -> str:
     if fmt == "json":
-        return json.dumps({"version": REPORT_VERSION, "rules": list(rows)}, indent=2) + "\n"
+        return finite.dumps({"version": REPORT_VERSION, "rules": list(rows)})
     if fmt != "text":
         raise ValueError(f"unknown rules format {fmt!r}; allowed: json, text")
     header = ("ID", "POLICY", "CLOUDS", "ENFORCEMENT", "SEVERITY", "CONFIG")
