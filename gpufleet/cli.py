@@ -6,8 +6,6 @@ from __future__ import annotations
 import fnmatch
 import json
 import math
-import os
-import secrets
 import sys
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
@@ -26,6 +24,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from gpufleet import __version__, finite
+from gpufleet.atomic import write_files_atomically
 from gpufleet.engine import DEFAULT_TIMEOUT, STACK_TYPE, EngineError, run_program
 from gpufleet.graph import Resource, ResourceGraph, is_secret
 from gpufleet.project import Project, ProjectError, load_project, load_stack_config
@@ -1056,26 +1055,6 @@ def read_cost_json(path: Path) -> Any:
         raise BadInput(
             f"--compare {path}:{exc.lineno}: invalid JSON ({exc.msg}); {_COST_JSON_HINT}"
         ) from None
-
-
-def write_files_atomically(files: Mapping[Path, str]) -> None:
-    """Write every file, all or none: each is staged under a name of its own in its directory, then
-    renamed into place. Readers see the old file or the whole new one; concurrent runs writing the
-    same files never share a staging file; a failure while staging leaves every previous file as it was."""
-    staged: list[tuple[Path, Path]] = []
-    try:
-        for target, text in files.items():
-            tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
-            # O_EXCL: never write into a file someone else made; 0o666 less the umask, as open() does.
-            handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            staged.append((tmp, target))
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(text)
-        for tmp, target in staged:
-            tmp.replace(target)
-    finally:
-        for tmp, _ in staged:
-            tmp.unlink(missing_ok=True)
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -253,10 +253,13 @@ class ResourceGraph:
         )
 
     def write(self, path: Path) -> None:
-        """Write atomically: a failed write never leaves half a file behind."""
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2, sort_keys=False, default=str) + "\n")
-        tmp.replace(path)
+        """Write atomically under a staging name of its own, every secret as `[secret]` and strict JSON,
+        as `plan --json` writes it: a failed write never leaves half a file behind."""
+        from gpufleet import finite
+        from gpufleet.atomic import write_files_atomically
+        from gpufleet.redact import redacted_json
+
+        write_files_atomically({path: finite.dumps(redacted_json(self), default=str)})
 
     @classmethod
     def read(cls, path: Path) -> ResourceGraph:

@@ -39,6 +39,7 @@ from sarif_pydantic.sarif import (
 )
 
 from gpufleet import finite
+from gpufleet.atomic import write_files_atomically
 from gpufleet.docs import rule_doc_url
 from gpufleet.evaluate import (
     OPAQUE_DESCRIPTION,
@@ -633,19 +634,7 @@ def write_reports(
     rendered = {fmt: render(results, fmt, policy_list, repo_root=repo_root) for fmt in parse_formats(formats)}
     if output_dir is not None:
         output_dir.mkdir(parents=True, exist_ok=True)
-        staged: list[tuple[Path, Path]] = []
-        try:
-            for fmt, text in rendered.items():
-                target = output_dir / FILE_NAMES[fmt]
-                tmp = target.with_name(target.name + ".tmp")
-                staged.append((tmp, target))
-                tmp.write_text(text, encoding="utf-8")
-        except BaseException:
-            for tmp, _ in staged:
-                tmp.unlink(missing_ok=True)
-            raise
-        for tmp, target in staged:
-            tmp.replace(target)
+        write_files_atomically({output_dir / FILE_NAMES[fmt]: text for fmt, text in rendered.items()})
     return rendered
 
 
