@@ -697,6 +697,13 @@ def _program_error(exc: BaseException, project: Project, stack_file: Path) -> Ba
             detail = f"exited (sys.exit): {_shown(code)}"
         return EngineError(f"the program {program} {detail}{at}; nothing was recorded past that point")
     if isinstance(exc, pulumi.ConfigMissingError):
+        if not stack_file.is_file():
+            stack = stack_file.name.removeprefix("Pulumi.").removesuffix(".yaml")
+            return EngineError(
+                f"the program {program} requires config {exc.key!r}{at}, and stack {stack!r} has no stack "
+                f"file ({stack_file} does not exist); create it with `gpufleet new {stack} --from TEMPLATE` "
+                f"(`gpufleet new --list` shows the templates), or write it with {exc.key!r} under `config:`"
+            )
         return EngineError(
             f"the program {program} requires config {exc.key!r}{at}, which {stack_file} does not set; "
             f"add it under `config:` in that file"
