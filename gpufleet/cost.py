@@ -38,6 +38,7 @@ Conventions, stated once and shown in every report:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -172,6 +173,26 @@ class _Cron:
         )
 
 
+@functools.lru_cache(maxsize=256)
+def _replayed_week(stops: tuple[str, ...], starts: tuple[str, ...]) -> tuple[int, ...]:
+    """Minutes on per weekday of `WeeklySchedule.from_crons`, replayed once per distinct set of
+    recurrences: a fleet's pools mostly share one off-hours schedule, and a replay is 20,160 steps."""
+    stop_crons = [_Cron.parse(s) for s in stops]
+    start_crons = [_Cron.parse(s) for s in starts]
+    running = True
+    on = [0] * 7
+    # The first week settles the state the schedule leaves at Monday 00:00; the second is counted.
+    for minute in range(2 * _MINUTES_PER_WEEK):
+        day, minute_of_day = (minute // _MINUTES_PER_DAY) % 7, minute % _MINUTES_PER_DAY
+        if any(c.fires(day, minute_of_day) for c in stop_crons):
+            running = False
+        if any(c.fires(day, minute_of_day) for c in start_crons):
+            running = True
+        if running and minute >= _MINUTES_PER_WEEK:
+            on[day] += 1
+    return tuple(on)
+
+
 @dataclass(frozen=True)
 class WeeklySchedule:
     """When a pool may run: the minutes it runs on each day of the week, Monday first."""
@@ -193,20 +214,7 @@ class WeeklySchedule:
 
         Raises ValueError for a recurrence this cannot replay (day-of-month or month fields).
         """
-        stop_crons = [_Cron.parse(s) for s in stops]
-        start_crons = [_Cron.parse(s) for s in starts]
-        running = True
-        on = [0] * 7
-        # The first week settles the state the schedule leaves at Monday 00:00; the second is counted.
-        for minute in range(2 * _MINUTES_PER_WEEK):
-            day, minute_of_day = (minute // _MINUTES_PER_DAY) % 7, minute % _MINUTES_PER_DAY
-            if any(c.fires(day, minute_of_day) for c in stop_crons):
-                running = False
-            if any(c.fires(day, minute_of_day) for c in start_crons):
-                running = True
-            if running and minute >= _MINUTES_PER_WEEK:
-                on[day] += 1
-        return cls(tuple(on), description)
+        return cls(_replayed_week(tuple(stops), tuple(starts)), description)
 
     @classmethod
     def from_off_hours(cls, scale_to_zero: str, weekends: bool, timezone: str = "") -> WeeklySchedule:
@@ -1412,7 +1420,7 @@ def estimate_stack(
     shape (types, sizes, spot share, schedules) comes from the graph: that is what would be deployed.
     """
     from components.spec import CONFIG_KEY, SpecError, load_fleet_from_config
-    from gpufleet.evaluate import analyzed_resources, build_policy_resources, default_stack_tags
+    from gpufleet.evaluate import default_stack_tags, stack_policy_resources
     from policies.cost.pools import discover_pools
 
     catalog = catalog or load_catalog()
@@ -1423,9 +1431,8 @@ def estimate_stack(
             spec = load_fleet_from_config(graph.config, source)
         except SpecError as exc:
             raise CostError(str(exc)) from None
-    resources, provider_of = analyzed_resources(graph)
-    policy_resources = build_policy_resources(resources, provider_of)
-    found = discover_pools(policy_resources, catalog, default_stack_tags(graph))
+    # Built once per graph: `check` judges the same objects with the stack policies.
+    found = discover_pools(stack_policy_resources(graph), catalog, default_stack_tags(graph))
     notes: list[str] = []
     if spec is None:
         notes.append(

@@ -461,7 +461,7 @@ def evaluate_stack(
     resource_policies = [(p, lvl, cfg) for p, lvl, cfg in active if isinstance(p, ResourceValidationPolicy)]
     stack_policies = [(p, lvl, cfg) for p, lvl, cfg in active if isinstance(p, StackValidationPolicy)]
 
-    context = _Context(resources, provider_of, tags, types, collector)
+    context = _Context(graph, resources, provider_of, tags, types, collector)
     if resource_policies:
         _analyze_resources(context, resource_policies)
     if stack_policies:
@@ -520,6 +520,7 @@ def opaque_findings(
 
 @dataclass(frozen=True)
 class _Context:
+    graph: ResourceGraph
     resources: Sequence[Resource]
     provider_of: Mapping[str, Resource | None]
     stack_tags: Mapping[str, str]
@@ -579,7 +580,7 @@ def _analyze_resources(context: _Context, policies: _Active) -> None:
 
 def _analyze_stack(context: _Context, policies: _Active) -> None:
     collector = context.collector
-    policy_resources = build_policy_resources(context.resources, context.provider_of)
+    policy_resources = stack_policy_resources(context.graph)
     for policy, level, config in policies:
         args = StackValidationArgs(policy_resources, config or None, context.stack_tags)
         report = collector.reporter(policy, level, context.types)
@@ -591,6 +592,16 @@ def _analyze_stack(context: _Context, policies: _Active) -> None:
             collector.skipped(policy, "", error.reason or "")
         except Exception as error:  # as above
             report(internal_error_message(error))
+
+
+def stack_policy_resources(graph: ResourceGraph) -> list[PolicyResource]:
+    """The `PolicyResource` objects of `graph` as `AnalyzeStack` builds them, built once per graph: the
+    cost estimate (pool discovery) and the stack policies read the same objects."""
+
+    def build() -> list[PolicyResource]:
+        return build_policy_resources(*analyzed_resources(graph))
+
+    return graph.derived("policy_resources", build)
 
 
 def build_policy_resources(
