@@ -12,7 +12,7 @@ plain `set_mocks` a resource object as input fails at random with "attached to a
   and drained as a test would, in a forked child so each run starts from the same process state;
 - check: `gpufleet check DIR -s dev` through the CLI's own entry point, in-process (the engine forks
   its child as it does from the command line), report written to /dev/null;
-- pack: the policy evaluation alone on the graph of that program.
+- pack: pricing and the policy evaluation on the graph of that program, as `check` runs them.
 
 Medians of --runs runs are printed, wall and CPU seconds (CPU time, children included, is what a
 shared machine leaves stable), with resources/s and the ratio check / floor (target: at most 1.0 at
@@ -166,8 +166,9 @@ def check(project: Path) -> Timing:
 
 
 def pack(project: Path) -> tuple[Timing, int]:
-    """The whole pack on the program's graph, as `check` runs it, and the number of resources judged."""
-    from gpufleet import evaluate
+    """Pricing and the whole pack on the program's graph, as `check` runs them (one build of the pack's
+    resources serves both), and the number of resources judged."""
+    from gpufleet import cli, evaluate
     from gpufleet.engine import run_program
     from policies.registry import default_registry
 
@@ -175,7 +176,8 @@ def pack(project: Path) -> tuple[Timing, int]:
     policies = list(default_registry())
     wall, cpu = time.perf_counter(), time.process_time()
     with sandbox.collector_paused():
-        evaluate.evaluate_stack(graph, policies, {})
+        _block, estimates = cli.stack_cost(graph, "Pulumi.dev.yaml")
+        evaluate.evaluate_stack(graph, policies, cli.with_estimates({}, estimates))
     return (time.perf_counter() - wall, time.process_time() - cpu), len(graph.resources)
 
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import fnmatch
 import json
 import math
-import os
-import secrets
 import sys
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
@@ -25,7 +23,8 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from gpufleet import __version__
+from gpufleet import __version__, finite
+from gpufleet.atomic import write_files_atomically
 from gpufleet.engine import DEFAULT_TIMEOUT, STACK_TYPE, EngineError, run_program
 from gpufleet.graph import Resource, ResourceGraph, is_secret
 from gpufleet.project import Project, ProjectError, load_project, load_stack_config
@@ -342,6 +341,18 @@ def render_plan(graph: ResourceGraph, console: Console) -> None:
         for name, value in graph.outputs.items():
             outputs.add_row(escape(name), escape("[secret]" if is_secret(value) else _fmt(value)))
         console.print(outputs)
+    opaque = graph.opaque
+    if opaque:
+        console.print(
+            f"[yellow]not inspected:[/] {len(opaque)} component{'' if len(opaque) == 1 else 's'} built by a "
+            "provider plugin could not be looked inside offline (GF-ENGINE-001); no policy judges what "
+            "they create",
+            soft_wrap=True,
+        )
+        for item in opaque:
+            name = item.get("name") or item["urn"].rsplit("::", 1)[-1]
+            line = f"  - {name} ({item['type']}): {item['why']}"
+            console.print(escape(line), soft_wrap=True)
     for note in graph.notes:
         console.print(f"[yellow]note:[/] {escape(note)}", soft_wrap=True)
 
@@ -475,16 +486,27 @@ def read_stack_references(path: Path | None) -> dict[str, dict[str, Any]] | None
     if path is None:
         return None
     example = 'e.g. {"acme/network/prod": {"vpc_id": "vpc-0abc"}}'
+    from gpufleet.safe_json import MAX_DEPTH, JsonLimitError, loads_limited
+
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise BadInput(f"cannot read --stack-refs {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise BadInput(
+            f"--stack-refs {path}: byte {exc.start} is not UTF-8; write the file as UTF-8 JSON, {example}"
+        ) from None
     try:
-        data = json.loads(text)
+        data = loads_limited(text)
     except json.JSONDecodeError as exc:
         raise BadInput(
             f"--stack-refs {path}:{exc.lineno}: invalid JSON ({exc.msg}); expected an object of "
             f"stack name -> outputs, {example}"
+        ) from None
+    except JsonLimitError as exc:
+        raise BadInput(
+            f"--stack-refs {path}: {exc}; expected an object of stack name -> outputs (finite numbers, "
+            f"at most {MAX_DEPTH} levels deep), {example}"
         ) from None
     if not isinstance(data, dict):
         raise BadInput(
@@ -571,11 +593,17 @@ def parse_formats(value: str) -> list[str]:
     return formats
 
 
-def select_rules(policies: Sequence[GfPolicy], value: str | None) -> list[GfPolicy]:
-    """`--rules GF-STOR-001,GF-COST-*`: rule ids or policy names, shell-style wildcards allowed."""
+def select_rules(policies: Sequence[GfPolicy], value: str | None) -> tuple[list[GfPolicy], bool]:
+    """`--rules GF-STOR-001,GF-COST-*`: rule ids or policy names, shell-style wildcards allowed.
+
+    The selected policies, and whether the engine's own GF-ENGINE-001 (component-not-inspected) is
+    among the rules asked for."""
+    from gpufleet.policy_config import ENGINE_POLICY, ENGINE_RULE_ID
+
     if value is None:
-        return list(policies)
+        return list(policies), True
     wanted: set[str] = set()
+    engine = False
     for pattern in (part.strip() for part in value.split(",")):
         if not pattern:
             continue
@@ -584,15 +612,19 @@ def select_rules(policies: Sequence[GfPolicy], value: str | None) -> list[GfPoli
             for p in policies
             if fnmatch.fnmatchcase(p.rule.id, pattern.upper()) or fnmatch.fnmatchcase(p.name, pattern.lower())
         }
-        if not matched:
+        engine_matched = fnmatch.fnmatchcase(ENGINE_RULE_ID, pattern.upper()) or fnmatch.fnmatchcase(
+            ENGINE_POLICY, pattern.lower()
+        )
+        if not matched and not engine_matched:
             raise BadInput(
                 f"--rules {pattern}: matches no rule id or policy name; rule ids look like GF-STOR-001 "
                 "(wildcards allowed: GF-COST-*); run `gpufleet rules` for the list"
             )
         wanted |= matched
-    if not wanted:
+        engine = engine or engine_matched
+    if not wanted and not engine:
         raise BadInput("--rules is empty; give rule ids or policy names, e.g. GF-STOR-001,GF-COST-*")
-    return [p for p in policies if p.rule.id in wanted]
+    return [p for p in policies if p.rule.id in wanted], engine
 
 
 def _stacks(project_dir: Path, stack: str | None, all_stacks: bool) -> tuple[Project, list[str]]:
@@ -622,16 +654,23 @@ def stack_cost(graph: ResourceGraph, source: str) -> tuple[dict[str, Any], dict[
         priced = cost.estimate_stack(graph, source=source)
     except cost.CostError as exc:
         raise BadInput(str(exc)) from None
+    by_cloud = priced.monthly_by_cloud()
     given: dict[str, Any] = {
+        # A non-finite estimate (a pool of 10**307 instances) is no estimate GF-COST-002 can hold a budget
+        # against: left out, and the cost block says why.
         "monthly_estimates": {
             cloud: {"amount": amount, "currency": priced.currency}
-            for cloud, amount in priced.monthly_by_cloud().items()
+            for cloud, amount in by_cloud.items()
+            if math.isfinite(amount)
         }
     }
     if priced.budget is not None:
         # Alibaba Cloud has no budget resource: the spec's declared budget is what GF-COST-002 checks there.
         given["budgets"] = {"monthly": priced.budget.monthly, "currency": priced.budget.currency}
-    return cost.cost_block(priced), given
+    block, replaced = finite.finite(cost.cost_block(priced), "cost")
+    if replaced:
+        block["notes"] = [finite.note(replaced)]
+    return block, given
 
 
 def with_estimates(config: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
@@ -725,7 +764,8 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         typer.Option(
             "--strict",
             help="Fail (exit 1) when a component could not be looked inside offline (GF-ENGINE-001: "
-            "remote components, Helm charts and releases, kustomize): its children were not judged.",
+            "remote components, Helm charts and releases, kustomize): its children were not judged. "
+            "Same as --enforce GF-ENGINE-001=mandatory.",
         ),
     ] = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
@@ -751,7 +791,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             )
         project, names = _stacks(project_dir, stack, all_stacks)
         everything = list(default_registry())
-        policies = select_rules(everything, rules)
+        policies, engine_rule = select_rules(everything, rules)
         config = _policy_config(policy_config, project.root, everything, enforce or (), set_values or ())
         references = read_stack_references(stack_refs)
         results = []
@@ -765,9 +805,9 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             # graph again and again for nothing.
             with collector_paused():
                 block, estimates = stack_cost(graph, stack_file)
-                result = evaluate.evaluate_stack(graph, policies, with_estimates(config, estimates))
-            if strict:
-                evaluate.strict_opaque(result)
+                result = evaluate.evaluate_stack(
+                    graph, policies, with_estimates(config, estimates), strict=strict, engine_rule=engine_rule
+                )
             result.stack_file = stack_file
             result.cost = block
             results.append(result)
@@ -1017,26 +1057,6 @@ def read_cost_json(path: Path) -> Any:
         ) from None
 
 
-def write_files_atomically(files: Mapping[Path, str]) -> None:
-    """Write every file, all or none: each is staged under a name of its own in its directory, then
-    renamed into place. Readers see the old file or the whole new one; concurrent runs writing the
-    same files never share a staging file; a failure while staging leaves every previous file as it was."""
-    staged: list[tuple[Path, Path]] = []
-    try:
-        for target, text in files.items():
-            tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
-            # O_EXCL: never write into a file someone else made; 0o666 less the umask, as open() does.
-            handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            staged.append((tmp, target))
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(text)
-        for tmp, target in staged:
-            tmp.replace(target)
-    finally:
-        for tmp, _ in staged:
-            tmp.unlink(missing_ok=True)
-
-
 def write_atomically(path: Path, text: str) -> None:
     """Readers of `path` see the old file or the whole new one, never a half-written report."""
     try:
@@ -1048,7 +1068,7 @@ def write_atomically(path: Path, text: str) -> None:
 def write_graph_json(path: Path, graph: ResourceGraph) -> None:
     """`plan --json`: the graph with every secret as `[secret]`, strict JSON (no NaN or Infinity)."""
     try:
-        text = json.dumps(redacted_json(graph), indent=2, default=str, allow_nan=False) + "\n"
+        text = finite.dumps(redacted_json(graph), default=str)
     except RecursionError:
         raise BadInput(
             f"cannot write {path}: the program registered a value nested too deeply for JSON"
@@ -1174,7 +1194,8 @@ def render_cost(report: CostReport, fmt: str) -> str:
     from gpufleet.cost import render_markdown, render_text
 
     if fmt == "json":
-        return report.dumps()
+        # Not `report.dumps()`: that writes NaN/Infinity as Python's json does.
+        return finite.dumps(report.to_json())
     return render_markdown(report) if fmt == "markdown" else render_text(report)
 
 
@@ -1182,7 +1203,7 @@ def render_cost_diff(change: CostDiff, fmt: str) -> str:
     from gpufleet.cost import render_diff_markdown, render_diff_text
 
     if fmt == "json":
-        return json.dumps(change.to_json(), indent=2) + "\n"
+        return finite.dumps(change.to_json())
     return render_diff_markdown(change) if fmt == "markdown" else render_diff_text(change)
 
 
@@ -1250,7 +1271,7 @@ def buy_vs_rent(  # noqa: PLR0917 - typer maps each parameter to an option
         except CostError as exc:
             raise BadInput(str(exc)) from None
         if selected == "json":
-            rendered = json.dumps([row.to_json() for row in rows], indent=2) + "\n"
+            rendered = finite.dumps([row.to_json() for row in rows])
         elif selected == "markdown":
             rendered = render_advice_markdown(rows, stack)
         else:

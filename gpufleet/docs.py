@@ -241,7 +241,8 @@ def engine_section() -> str:
             "| | |",
             "|---|---|",
             f"| clouds | {_clouds(CLOUDS)} |",
-            "| enforcement | advisory (`gpufleet check --strict` makes it mandatory) |",
+            "| enforcement | advisory (`gpufleet check --strict` or `--enforce GF-ENGINE-001=mandatory` "
+            "makes it mandatory; `all=LEVEL` leaves it as it is) |",
             f"| severity | {OPAQUE_SEVERITY} |",
             "| kind | engine check (offline runs only: under `pulumi preview` the provider plugin builds the "
             "children and the pack judges them) |",

@@ -21,6 +21,7 @@ import contextlib
 import contextvars
 import io
 import logging
+import math
 import os
 import re
 import runpy
@@ -89,9 +90,38 @@ def _from_struct(value: Any) -> Any:
         return out
     if isinstance(value, struct_pb2.ListValue):
         return [_from_struct(v) for v in value]
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
+    if isinstance(value, float):
+        if value.is_integer():
+            return int(value)
+        if not math.isfinite(value):
+            return _non_finite(value)
     return value
+
+
+class NonFinite(str):
+    """A NaN or infinite number from the program, kept as protobuf's JSON text for it (`"NaN"`,
+    `"Infinity"`, `"-Infinity"`): JSON cannot carry it, nor can an int. The run names each in a note."""
+
+    __slots__ = ()
+
+
+_seen = threading.local()
+
+
+def _non_finite(value: float) -> NonFinite:
+    _seen.flag = True
+    return NonFinite("NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity"))
+
+
+def _marker_paths(value: Any, path: str) -> list[str]:
+    """Where `NonFinite` markers sit in `value`, as `ingress[0].fromPort`."""
+    if isinstance(value, NonFinite):
+        return [path]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _marker_paths(v, f"{path}.{k}" if path else str(k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _marker_paths(v, f"{path}[{i}]")]
+    return []
 
 
 def _from_python(value: Any) -> Any:
@@ -103,7 +133,9 @@ def _from_python(value: Any) -> Any:
     if isinstance(value, bool) or value is None or isinstance(value, str | int):
         return value
     if isinstance(value, float):
-        return int(value) if value.is_integer() else value
+        if value.is_integer():
+            return int(value)
+        return value if math.isfinite(value) else _non_finite(value)
     if isinstance(value, pulumi.Resource):
         return getattr(value, "_name", None) or repr(value)
     if type(value).__name__ == "Unknown":
@@ -181,6 +213,7 @@ class RecordingMonitor(MockMonitor):
     def RegisterResource(self, request: Any) -> Any:
         response = super().RegisterResource(without_resource_refs(request, "object"))  # type: ignore[no-untyped-call]
         urn = response.urn
+        _seen.flag = False
         inputs = _from_struct(request.object)
         if request.type == STACK_TYPE:
             self.stack_urn = urn
@@ -188,6 +221,8 @@ class RecordingMonitor(MockMonitor):
             return response
         registration = self.resources.get(urn)
         state = _from_python(recorded_outputs(registration.state)) if registration is not None else {}
+        if _seen.flag:
+            self._note_non_finite(request.type, request.name, {"inputs": inputs, "outputs": state})
         self._keep(
             _Record(
                 urn=urn,
@@ -235,8 +270,29 @@ class RecordingMonitor(MockMonitor):
     def Invoke(self, request: Any) -> Any:
         return super().Invoke(without_resource_refs(request, "args"))  # type: ignore[no-untyped-call]
 
+    def _note_non_finite(self, type_: str, name: str, values: dict[str, Any]) -> None:
+        paths = _marker_paths(values, "")
+        if not paths:
+            return
+        shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+        note = (
+            f"{type_} {name!r}: {shown} {'is' if len(paths) == 1 else 'are'} not a finite number (NaN or "
+            'infinity), which JSON and the Pulumi engine cannot carry; kept as the string "NaN" or '
+            '"Infinity", so policies judge it as malformed: fix the program'
+        )
+        with self._lock:
+            notes: list[str] = self.mocks.notes  # type: ignore[attr-defined]
+            if note not in notes:
+                notes.append(note)
+
     def RegisterResourceOutputs(self, request: Any) -> Any:
+        _seen.flag = False
         outputs = _from_struct(request.outputs)
+        if _seen.flag:
+            record = self.records.get(request.urn)
+            self._note_non_finite(
+                record.type if record else "component", request.urn.rsplit("::", 1)[-1], {"outputs": outputs}
+            )
         with self._lock:
             record = self.records.get(request.urn)
             if record is not None:
@@ -641,6 +697,13 @@ def _program_error(exc: BaseException, project: Project, stack_file: Path) -> Ba
             detail = f"exited (sys.exit): {_shown(code)}"
         return EngineError(f"the program {program} {detail}{at}; nothing was recorded past that point")
     if isinstance(exc, pulumi.ConfigMissingError):
+        if not stack_file.is_file():
+            stack = stack_file.name.removeprefix("Pulumi.").removesuffix(".yaml")
+            return EngineError(
+                f"the program {program} requires config {exc.key!r}{at}, and stack {stack!r} has no stack "
+                f"file ({stack_file} does not exist); create it with `gpufleet new {stack} --from TEMPLATE` "
+                f"(`gpufleet new --list` shows the templates), or write it with {exc.key!r} under `config:`"
+            )
         return EngineError(
             f"the program {program} requires config {exc.key!r}{at}, which {stack_file} does not set; "
             f"add it under `config:` in that file"

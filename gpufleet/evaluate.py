@@ -49,7 +49,12 @@ from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from gpufleet.graph import Resource, ResourceGraph
-from gpufleet.policy_config import resolve_policy_config
+from gpufleet.policy_config import (
+    ENGINE_POLICY,
+    ENGINE_RULE_ID,
+    engine_enforcement,
+    resolve_policy_config,
+)
 from policies.rule import GfPolicy, Unjudged, internal_error_message
 
 ENGINE = "crossguard"
@@ -72,8 +77,8 @@ _PROVIDER_DISTRIBUTIONS = {
 
 
 # The engine's own finding: a component it could not look inside (see `ResourceGraph.opaque`).
-OPAQUE_RULE_ID = "GF-ENGINE-001"
-OPAQUE_POLICY = "component-not-inspected"
+OPAQUE_RULE_ID = ENGINE_RULE_ID
+OPAQUE_POLICY = ENGINE_POLICY
 OPAQUE_SEVERITY = "medium"
 OPAQUE_ENGINE = "gpufleet"
 OPAQUE_DESCRIPTION = (
@@ -85,7 +90,8 @@ OPAQUE_REMEDIATION = (
     "Judge the children where they are built: run `pulumi preview --policy-pack policies` with the "
     "provider plugin installed, or build them in the program (render a chart with `helm template` and "
     "load the YAML with `kubernetes.yaml.ConfigFile`, which is expanded offline). "
-    "`gpufleet check --strict` makes this finding mandatory."
+    "`gpufleet check --strict` (or `--enforce GF-ENGINE-001=mandatory`, or "
+    "`component-not-inspected: mandatory` in the policy config) makes this finding mandatory."
 )
 
 
@@ -246,7 +252,7 @@ def wire_form(value: Any) -> Any:
     if kind is str or kind is bool or kind is float or value is None:
         return value
     if kind is int:
-        return float(value)
+        return _wire_int(value)
     if kind is dict:
         return {k: wire_form(v) for k, v in value.items()}
     if kind is list or kind is tuple:
@@ -254,12 +260,20 @@ def wire_form(value: Any) -> Any:
     if isinstance(value, bool):
         return value
     if isinstance(value, int):
-        return float(value)
+        return _wire_int(value)
     if isinstance(value, Mapping):
         return {k: wire_form(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [wire_form(v) for v in value]
     return value
+
+
+def _wire_int(value: int) -> float | int:
+    """An integer as a double; one beyond a double's range (10**400) stays exact: no OverflowError."""
+    try:
+        return float(value)
+    except OverflowError:
+        return value
 
 
 def _deserialized(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -414,16 +428,20 @@ def evaluate_stack(
     *,
     stack_tags: Mapping[str, str] | None = None,
     strict: bool = False,
+    engine_rule: bool = True,
 ) -> StackResult:
     """Evaluate `policies` on `graph`; `policy_config` is Pulumi's policy-pack config shape.
 
-    Each component the engine could not look inside gets a GF-ENGINE-001 finding: advisory, or
-    mandatory with `strict`.
+    Each component the engine could not look inside gets a GF-ENGINE-001 finding (unless `engine_rule`
+    is off, as with `--rules` naming other rules only) at the level `policy_config` gives
+    `component-not-inspected` (advisory by default; `disabled` drops the finding, the reports still list
+    the component); `strict` makes it mandatory.
 
     Raises `gpufleet.policy_config.PolicyConfigError` for an invalid enforcement level or config value.
     """
     policy_list = list(policies)
     resolved = resolve_policy_config(policy_list, policy_config)
+    engine_level = engine_enforcement(policy_config)
     tags = {**default_stack_tags(graph), **(stack_tags or {})}
 
     active: list[tuple[GfPolicy, EnforcementLevel, dict[str, Any]]] = []
@@ -443,17 +461,20 @@ def evaluate_stack(
     resource_policies = [(p, lvl, cfg) for p, lvl, cfg in active if isinstance(p, ResourceValidationPolicy)]
     stack_policies = [(p, lvl, cfg) for p, lvl, cfg in active if isinstance(p, StackValidationPolicy)]
 
-    context = _Context(resources, provider_of, tags, types, collector)
+    context = _Context(graph, resources, provider_of, tags, types, collector)
     if resource_policies:
         _analyze_resources(context, resource_policies)
     if stack_policies:
         _analyze_stack(context, stack_policies)
 
     opaque = graph.opaque
-    collector.findings.extend(opaque_findings(opaque))
+    if strict:
+        engine_level = EnforcementLevel.MANDATORY
+    if engine_rule and engine_level != EnforcementLevel.DISABLED:
+        collector.findings.extend(opaque_findings(opaque, engine_level))
     collector.findings.sort(key=Finding.sort_key)
     collector.not_applicable.sort(key=lambda n: (n["rule_id"], n["urn"], n["reason"]))
-    result = StackResult(
+    return StackResult(
         stack=graph.stack,
         project=graph.project,
         resources=len(graph),
@@ -461,9 +482,6 @@ def evaluate_stack(
         not_applicable=collector.not_applicable,
         opaque=opaque,
     )
-    if strict:
-        strict_opaque(result)
-    return result
 
 
 def strict_opaque(result: StackResult) -> None:
@@ -477,9 +495,10 @@ def strict_opaque(result: StackResult) -> None:
     )
 
 
-def opaque_findings(opaque: Iterable[Mapping[str, str]]) -> list[Finding]:
-    """One advisory GF-ENGINE-001 finding per component the engine could not look inside."""
-    enforcement = EnforcementLevel.ADVISORY
+def opaque_findings(
+    opaque: Iterable[Mapping[str, str]], enforcement: EnforcementLevel = EnforcementLevel.ADVISORY
+) -> list[Finding]:
+    """One GF-ENGINE-001 finding (advisory by default) per component the engine could not look inside."""
     return [
         Finding(
             rule_id=OPAQUE_RULE_ID,
@@ -501,6 +520,7 @@ def opaque_findings(opaque: Iterable[Mapping[str, str]]) -> list[Finding]:
 
 @dataclass(frozen=True)
 class _Context:
+    graph: ResourceGraph
     resources: Sequence[Resource]
     provider_of: Mapping[str, Resource | None]
     stack_tags: Mapping[str, str]
@@ -560,7 +580,7 @@ def _analyze_resources(context: _Context, policies: _Active) -> None:
 
 def _analyze_stack(context: _Context, policies: _Active) -> None:
     collector = context.collector
-    policy_resources = build_policy_resources(context.resources, context.provider_of)
+    policy_resources = stack_policy_resources(context.graph)
     for policy, level, config in policies:
         args = StackValidationArgs(policy_resources, config or None, context.stack_tags)
         report = collector.reporter(policy, level, context.types)
@@ -572,6 +592,16 @@ def _analyze_stack(context: _Context, policies: _Active) -> None:
             collector.skipped(policy, "", error.reason or "")
         except Exception as error:  # as above
             report(internal_error_message(error))
+
+
+def stack_policy_resources(graph: ResourceGraph) -> list[PolicyResource]:
+    """The `PolicyResource` objects of `graph` as `AnalyzeStack` builds them, built once per graph: the
+    cost estimate (pool discovery) and the stack policies read the same objects."""
+
+    def build() -> list[PolicyResource]:
+        return build_policy_resources(*analyzed_resources(graph))
+
+    return graph.derived("policy_resources", build)
 
 
 def build_policy_resources(

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
 
 SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"
 SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
@@ -143,6 +145,19 @@ class ResourceGraph:
     _children: dict[str, list[Resource]] = field(
         default_factory=lambda: defaultdict(list), init=False, repr=False
     )
+    _derived: dict[str, tuple[int, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def derived(self, key: str, build: Callable[[], _T]) -> _T:
+        """`build()`, computed once per graph (again after resources are added): what pricing and judging
+        both need of the same graph, such as the pack's `PolicyResource` objects."""
+        stamp = len(self.resources)
+        hit = self._derived.get(key)
+        if hit is not None and hit[0] == stamp:
+            value: _T = hit[1]
+            return value
+        built = build()
+        self._derived[key] = (stamp, built)
+        return built
 
     def __post_init__(self) -> None:
         existing, self.resources = self.resources, []
@@ -253,10 +268,13 @@ class ResourceGraph:
         )
 
     def write(self, path: Path) -> None:
-        """Write atomically: a failed write never leaves half a file behind."""
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2, sort_keys=False, default=str) + "\n")
-        tmp.replace(path)
+        """Write atomically under a staging name of its own, every secret as `[secret]` and strict JSON,
+        as `plan --json` writes it: a failed write never leaves half a file behind."""
+        from gpufleet import finite
+        from gpufleet.atomic import write_files_atomically
+        from gpufleet.redact import redacted_json
+
+        write_files_atomically({path: finite.dumps(redacted_json(self), default=str)})
 
     @classmethod
     def read(cls, path: Path) -> ResourceGraph:

@@ -17,6 +17,7 @@ from pulumi.runtime import Mocks
 from pulumi.runtime.mocks import MockCallArgs, MockResourceArgs
 
 from gpufleet import sdktypes
+from gpufleet.graph import SECRET_SIG_KEY
 from gpufleet.invokes import INVOKES, YAML_DECODE, decode_yaml, render_policy_statement
 from gpufleet.sdktypes import ACCOUNT_ID, ALICLOUD_ACCOUNT_ID, stable_hex, stable_uuid
 
@@ -188,6 +189,36 @@ def encode_documents(value: Any) -> Any:
     return value
 
 
+def _is_secret_wire(value: Any) -> bool:
+    return isinstance(value, dict) and SECRET_SIG_KEY in value and "value" in value
+
+
+def unwrap_secrets(value: Any) -> Any:
+    """`value` with each secret's wire wrapper (`{<sig>: ..., "value": v}`) replaced by `v`."""
+    if _is_secret_wire(value):
+        return unwrap_secrets(value["value"])
+    if isinstance(value, dict):
+        return {key: unwrap_secrets(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [unwrap_secrets(item) for item in value]
+    return value
+
+
+def keep_secrets(original: Any, derived: Any) -> Any:
+    """`derived` (the outputs, secrets unwrapped and derived values added) with every value that was a
+    secret in `original` wrapped again."""
+    if _is_secret_wire(original):
+        return original
+    if isinstance(original, dict) and isinstance(derived, dict):
+        return {
+            key: keep_secrets(original[key], item) if key in original else item
+            for key, item in derived.items()
+        }
+    if isinstance(original, list) and isinstance(derived, list) and len(original) == len(derived):
+        return [keep_secrets(o, d) for o, d in zip(original, derived, strict=True)]
+    return derived
+
+
 def _scalar_or_list(value: Any) -> bool:
     if isinstance(value, dict):
         return False
@@ -247,18 +278,22 @@ class FleetMocks(Mocks):
         if args.custom is False:
             return None, self.answer(token, args, outputs)
         package = token.split(":", 1)[0]
+        # Ids, ARNs and names are derived from the secret's value, not its wire wrapper; the echoed
+        # inputs keep their wrappers so the program still sees secrets (redaction hides the values).
+        derived = unwrap_secrets(outputs)
         if args.resource_id:
             resource_id = args.resource_id
         elif package == "aws":
-            resource_id = self._aws(token, args, outputs)
+            resource_id = self._aws(token, args, derived)
         elif package == "alicloud":
-            resource_id = self._alicloud(token, args, outputs)
+            resource_id = self._alicloud(token, args, derived)
         elif package == "tencentcloud":
-            resource_id = self._tencentcloud(token, args, outputs)
+            resource_id = self._tencentcloud(token, args, derived)
         elif package == "kubernetes":
-            resource_id = self._kubernetes(token, args, outputs)
+            resource_id = self._kubernetes(token, args, derived)
         else:
             resource_id = f"{args.name}-{stable_hex(token, args.name, length=8)}"
+        outputs = keep_secrets(outputs, derived)
         outputs.setdefault("id", resource_id)
         return resource_id, self.answer(token, args, outputs)
 

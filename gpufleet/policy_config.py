@@ -19,6 +19,8 @@ from __future__ import annotations
 import copy
 import difflib
 import json
+import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,12 +29,23 @@ from typing import Any
 import yaml
 from pulumi_policy import EnforcementLevel
 
+from gpufleet import safe_yaml
+from gpufleet.safe_json import JsonLimitError, loads_limited
+from gpufleet.safe_yaml import MAX_SAFE_INTEGER, quote
 from policies.rule import GfPolicy
 
 ENFORCEMENT_LEVELS = tuple(level.value for level in EnforcementLevel)
 ALL_KEY = "all"
 ENFORCEMENT_KEY = "enforcementLevel"
 DEFAULT_FILE_NAMES = ("policy-config.json", "policy-config.yaml", "policy-config.yml")
+
+# The engine's own finding (a component it could not look inside), not a policy of the pack: it takes an
+# enforcement level by its id or name (`--enforce GF-ENGINE-001=mandatory`, or
+# `component-not-inspected: {enforcementLevel: mandatory}` in the file), and no config. `all` leaves it
+# alone: `all` speaks for the pack's policies, as under `pulumi preview --policy-pack`.
+ENGINE_RULE_ID = "GF-ENGINE-001"
+ENGINE_POLICY = "component-not-inspected"
+ENGINE_DEFAULT = EnforcementLevel.ADVISORY
 
 PolicyConfig = dict[str, Any]
 """Pulumi's shape: policy name (or `all`) -> enforcement level string or {enforcementLevel?, key: value}."""
@@ -93,6 +106,13 @@ def _describe(schema: Mapping[str, Any]) -> str:
     return text + (f" ({', '.join(bounds)})" if bounds else "")
 
 
+def _finite(value: float) -> bool:
+    """A number the engine carries exactly as a double: not NaN or infinite, not beyond ±2**53."""
+    if isinstance(value, int):
+        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+    return math.isfinite(value) and abs(value) <= sys.float_info.max
+
+
 def schema_problems(value: Any, schema: Mapping[str, Any], path: str) -> list[str]:
     """Type problems of `value` against the JSON-schema subset policy configs use (type, enum, items,
     properties, additionalProperties, minimum, maximum)."""
@@ -105,6 +125,11 @@ def schema_problems(value: Any, schema: Mapping[str, Any], path: str) -> list[st
     if "enum" in schema and value not in schema["enum"]:
         return [f"{path}: {json.dumps(value, default=str)} is not allowed; expected {_describe(schema)}"]
     if isinstance(value, int | float) and not isinstance(value, bool):
+        if not _finite(value):
+            return [
+                f"{path}: {quote(value, 60)} is not allowed; expected a finite number within ±2**53 "
+                f"({_describe(schema)})"
+            ]
         if "minimum" in schema and value < schema["minimum"]:
             problems.append(f"{path}: {value} is below the minimum {schema['minimum']}")
         if "maximum" in schema and value > schema["maximum"]:
@@ -180,16 +205,22 @@ def find_policy_config(project_dir: Path) -> Path | None:
 def read_policy_config_file(path: Path) -> dict[str, Any]:
     """Parse a policy config file (JSON, or YAML by extension) into a plain mapping."""
     try:
-        text = path.read_text()
+        text = safe_yaml.read_text(path)
     except OSError as error:
         raise PolicyConfigError([f"{path}: cannot read the policy config ({error.strerror})"]) from None
+    except safe_yaml.YamlLimitError as error:
+        raise PolicyConfigError([f"{error}; expected a policy config (JSON, or YAML by extension)"]) from None
     if not text.strip():
         return {}
     try:
-        data = yaml.safe_load(text) if path.suffix.lower() in (".yaml", ".yml") else json.loads(text)
+        data = safe_yaml.load(path, text) if path.suffix.lower() in (".yaml", ".yml") else loads_limited(text)
     except json.JSONDecodeError as error:
         expected = "expected an object of policy name -> config"
         raise PolicyConfigError([f"{path}:{error.lineno}: invalid JSON ({error.msg}); {expected}"]) from None
+    except JsonLimitError as error:
+        raise PolicyConfigError([f"{path}: {error}; expected an object of policy name -> config"]) from None
+    except safe_yaml.YamlLimitError as error:
+        raise PolicyConfigError([f"{error}; expected a mapping of policy name -> config"]) from None
     except yaml.YAMLError as error:
         expected = "expected a mapping of policy name -> config"
         raise PolicyConfigError([f"{path}: invalid YAML ({error}); {expected}"]) from None
@@ -233,6 +264,15 @@ def normalize_policy_config(
                 continue
             result[ALL_KEY] = _level(level).value
             continue
+        if _is_engine(key):
+            level = _engine_level(value, f"{source}: {key}", problems)
+            if level is None:
+                continue
+            if ENGINE_POLICY in result:
+                problems.append(f"{source}: {key}: configures {ENGINE_POLICY} twice (by name and by rule id)")
+                continue
+            result[ENGINE_POLICY] = level
+            continue
         policy = index.find(key)
         if policy is None:
             if strict_names:
@@ -249,6 +289,43 @@ def normalize_policy_config(
     if problems:
         raise PolicyConfigError(problems)
     return result
+
+
+def _is_engine(key: str) -> bool:
+    return key.upper() == ENGINE_RULE_ID or key == ENGINE_POLICY
+
+
+def _engine_level(value: Any, where: str, problems: list[str]) -> str | None:
+    """The engine rule's level from a file entry: a level, or an object with `enforcementLevel` only."""
+    if isinstance(value, Mapping):
+        extra = sorted(str(k) for k in value if k != ENFORCEMENT_KEY)
+        if extra:
+            problems.append(f"{where}.{extra[0]}: unknown key; {ENGINE_RULE_ID} takes {ENFORCEMENT_KEY} only")
+            return None
+        if ENFORCEMENT_KEY not in value:
+            return ENGINE_DEFAULT.value
+        value, where = value[ENFORCEMENT_KEY], f"{where}.{ENFORCEMENT_KEY}"
+    problem = _level_problem(value, where)
+    if problem:
+        problems.append(problem)
+        return None
+    return _level(value).value
+
+
+def engine_enforcement(*layers: Mapping[str, Any] | None) -> EnforcementLevel:
+    """GF-ENGINE-001's level after every layer (file, then command line): advisory unless one names it.
+    `remediate` means mandatory, as for the pack's policies."""
+    level = ENGINE_DEFAULT
+    for layer in layers:
+        for key, value in (layer or {}).items():
+            if isinstance(key, str) and _is_engine(key):
+                problems: list[str] = []
+                found = _engine_level(value, key, problems)
+                if problems:
+                    raise PolicyConfigError(problems)
+                if found is not None:
+                    level = _level(found)
+    return EnforcementLevel.MANDATORY if level == EnforcementLevel.REMEDIATE else level
 
 
 def _normalize_entry(value: Any, policy: GfPolicy, where: str, problems: list[str]) -> Any:
@@ -302,9 +379,11 @@ def load_policy_config(
 
 
 def _parse_value(text: str) -> Any:
-    """`365` -> 365, `true` -> True, `["a"]` -> list; anything that is not JSON stays a string."""
+    """`365` -> 365, `true` -> True, `["a"]` -> list; anything that is not JSON stays a string.
+
+    Raises JsonLimitError for NaN, Infinity, numbers beyond a double and integers beyond ±2**53."""
     try:
-        return json.loads(text)
+        return loads_limited(text)
     except json.JSONDecodeError:
         return text
 
@@ -344,8 +423,13 @@ def apply_overrides(
             for name, entry in list(result.items()):
                 if isinstance(entry, Mapping):
                     result[name] = {k: v for k, v in entry.items() if k != ENFORCEMENT_KEY}
-                elif name != ALL_KEY:
+                elif name not in (ALL_KEY, ENGINE_POLICY):
                     del result[name]
+            continue
+        if _is_engine(target):
+            for key in [k for k in result if isinstance(k, str) and _is_engine(k)]:
+                del result[key]
+            result[ENGINE_POLICY] = _level(level).value
             continue
         policy = index.find(target)
         if policy is None:
@@ -364,6 +448,9 @@ def apply_overrides(
         if not sep or not dot or not key_path:
             problems.append(f"{where}: expected POLICY.KEY=VALUE (e.g. GF-AUD-002.min_days=365)")
             continue
+        if _is_engine(target):
+            problems.append(f"{where}: {ENGINE_RULE_ID} takes no config, only a level (--enforce)")
+            continue
         policy = index.find(target)
         if policy is None:
             problems.append(f"{where}: no such policy or rule id {target}; {index.close_to(target)}")
@@ -374,7 +461,12 @@ def apply_overrides(
             allowed = ", ".join(sorted(schema)) or "none (this policy takes no config)"
             problems.append(f"{where}: {policy.name} has no config key {keys[0]}; allowed: {allowed}")
             continue
-        value = _parse_value(text.strip())
+        try:
+            value = _parse_value(text.strip())
+        except JsonLimitError as exc:
+            expected = _describe(schema[keys[0]]) if len(keys) == 1 else "a finite JSON value"
+            problems.append(f"{where[:200]}: {exc}; expected {expected}")
+            continue
         entry = result.get(policy.name)
         merged: dict[str, Any] = (
             dict(entry) if isinstance(entry, Mapping) else ({ENFORCEMENT_KEY: entry} if entry else {})
@@ -435,7 +527,7 @@ def resolve_policy_config(
             level = _level(normalized[ALL_KEY])
             resolved = {name: (level, props) for name, (_, props) in resolved.items()}
         for name, entry in normalized.items():
-            if name == ALL_KEY:
+            if name in (ALL_KEY, ENGINE_POLICY):
                 continue
             level, props = resolved[name]
             if isinstance(entry, Mapping):

@@ -38,6 +38,8 @@ from sarif_pydantic.sarif import (
     ToolDriver,
 )
 
+from gpufleet import finite
+from gpufleet.atomic import write_files_atomically
 from gpufleet.docs import rule_doc_url
 from gpufleet.evaluate import (
     OPAQUE_DESCRIPTION,
@@ -160,7 +162,7 @@ def resource_label(urn: str) -> str:
 
 def render_json(results: Sequence[StackResult]) -> str:
     document = {"version": REPORT_VERSION, "stacks": [result.to_json() for result in results]}
-    return json.dumps(document, indent=2, default=str) + "\n"
+    return finite.dumps(document, default=str)
 
 
 # --- text --------------------------------------------------------------------------------------------
@@ -427,8 +429,11 @@ def render_sarif(
     repo_root: Path | None = None,
 ) -> str:
     sarif = build_sarif(results, policies, repo_root=repo_root)
-    document = sarif.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return json.dumps(document, indent=2) + "\n"
+    document, replaced = finite.finite(sarif.model_dump(mode="json", by_alias=True, exclude_none=True))
+    if replaced:
+        for run in document.get("runs", []):
+            run.setdefault("properties", {}).setdefault("notes", []).append(finite.note(replaced))
+    return json.dumps(document, indent=2, allow_nan=False) + "\n"
 
 
 # --- junit -------------------------------------------------------------------------------------------
@@ -629,19 +634,7 @@ def write_reports(
     rendered = {fmt: render(results, fmt, policy_list, repo_root=repo_root) for fmt in parse_formats(formats)}
     if output_dir is not None:
         output_dir.mkdir(parents=True, exist_ok=True)
-        staged: list[tuple[Path, Path]] = []
-        try:
-            for fmt, text in rendered.items():
-                target = output_dir / FILE_NAMES[fmt]
-                tmp = target.with_name(target.name + ".tmp")
-                staged.append((tmp, target))
-                tmp.write_text(text, encoding="utf-8")
-        except BaseException:
-            for tmp, _ in staged:
-                tmp.unlink(missing_ok=True)
-            raise
-        for tmp, target in staged:
-            tmp.replace(target)
+        write_files_atomically({output_dir / FILE_NAMES[fmt]: text for fmt, text in rendered.items()})
     return rendered
 
 
@@ -697,7 +690,7 @@ def _config_summary(config: Mapping[str, Mapping[str, Any]]) -> str:
 
 def render_rules(rows: Sequence[Mapping[str, Any]], fmt: str = "text") -> str:
     if fmt == "json":
-        return json.dumps({"version": REPORT_VERSION, "rules": list(rows)}, indent=2) + "\n"
+        return finite.dumps({"version": REPORT_VERSION, "rules": list(rows)})
     if fmt != "text":
         raise ValueError(f"unknown rules format {fmt!r}; allowed: json, text")
     header = ("ID", "POLICY", "CLOUDS", "ENFORCEMENT", "SEVERITY", "CONFIG")

@@ -208,7 +208,7 @@ def estimate_stack(
     shape (types, sizes, spot share, schedules) comes from the graph: that is what would be deployed.
     """
     from components.spec import CONFIG_KEY, SpecError, load_fleet_from_config
-    from gpufleet.evaluate import analyzed_resources, build_policy_resources, default_stack_tags
+    from gpufleet.evaluate import default_stack_tags, stack_policy_resources
     from policies.cost.pools import discover_pools
 
     catalog = catalog or load_catalog()
@@ -219,9 +219,8 @@ def estimate_stack(
             spec = load_fleet_from_config(graph.config, source)
         except SpecError as exc:
             raise CostError(str(exc)) from None
-    resources, provider_of = analyzed_resources(graph)
-    policy_resources = build_policy_resources(resources, provider_of)
-    found = discover_pools(policy_resources, catalog, default_stack_tags(graph))
+    # Built once per graph: `check` judges the same objects with the stack policies.
+    found = discover_pools(stack_policy_resources(graph), catalog, default_stack_tags(graph))
     notes: list[str] = []
     if spec is None:
         notes.append(

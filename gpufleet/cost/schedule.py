@@ -3,6 +3,7 @@ spec's off-hours window."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -77,6 +78,26 @@ class _Cron:
         )
 
 
+@functools.lru_cache(maxsize=256)
+def _replayed_week(stops: tuple[str, ...], starts: tuple[str, ...]) -> tuple[int, ...]:
+    """Minutes on per weekday of `WeeklySchedule.from_crons`, replayed once per distinct set of
+    recurrences: a fleet's pools mostly share one off-hours schedule, and a replay is 20,160 steps."""
+    stop_crons = [_Cron.parse(s) for s in stops]
+    start_crons = [_Cron.parse(s) for s in starts]
+    running = True
+    on = [0] * 7
+    # The first week settles the state the schedule leaves at Monday 00:00; the second is counted.
+    for minute in range(2 * _MINUTES_PER_WEEK):
+        day, minute_of_day = (minute // _MINUTES_PER_DAY) % 7, minute % _MINUTES_PER_DAY
+        if any(c.fires(day, minute_of_day) for c in stop_crons):
+            running = False
+        if any(c.fires(day, minute_of_day) for c in start_crons):
+            running = True
+        if running and minute >= _MINUTES_PER_WEEK:
+            on[day] += 1
+    return tuple(on)
+
+
 @dataclass(frozen=True)
 class WeeklySchedule:
     """When a pool may run: the minutes it runs on each day of the week, Monday first."""
@@ -98,20 +119,7 @@ class WeeklySchedule:
 
         Raises ValueError for a recurrence this cannot replay (day-of-month or month fields).
         """
-        stop_crons = [_Cron.parse(s) for s in stops]
-        start_crons = [_Cron.parse(s) for s in starts]
-        running = True
-        on = [0] * 7
-        # The first week settles the state the schedule leaves at Monday 00:00; the second is counted.
-        for minute in range(2 * _MINUTES_PER_WEEK):
-            day, minute_of_day = (minute // _MINUTES_PER_DAY) % 7, minute % _MINUTES_PER_DAY
-            if any(c.fires(day, minute_of_day) for c in stop_crons):
-                running = False
-            if any(c.fires(day, minute_of_day) for c in start_crons):
-                running = True
-            if running and minute >= _MINUTES_PER_WEEK:
-                on[day] += 1
-        return cls(tuple(on), description)
+        return cls(_replayed_week(tuple(stops), tuple(starts)), description)
 
     @classmethod
     def from_off_hours(cls, scale_to_zero: str, weekends: bool, timezone: str = "") -> WeeklySchedule:

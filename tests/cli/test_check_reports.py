@@ -324,7 +324,7 @@ def test_reports_are_not_half_written(
         return real_open(path, flags, mode)
 
     # The Markdown report's staging file cannot be written: no report may change.
-    monkeypatch.setattr("gpufleet.cli.os.open", disk_full_for_markdown)
+    monkeypatch.setattr("gpufleet.atomic.os.open", disk_full_for_markdown)
     run = invoke("check", str(no_spot_project), "-s", "dev", "-f", "json,sarif,markdown", "-o", str(out))
     assert run.exit_code == 2
     assert run.stderr == f"error: cannot write the reports to {out}: No space left on device\n"

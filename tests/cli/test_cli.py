@@ -130,8 +130,12 @@ def test_check_json_document_and_exit_code(
     seen: list[tuple[str, int, Mapping[str, Any] | None]] = []
 
     def fake_evaluate(
-        graph: ResourceGraph, policies: Sequence[object], policy_config: Mapping[str, Any] | None = None
+        graph: ResourceGraph,
+        policies: Sequence[object],
+        policy_config: Mapping[str, Any] | None = None,
+        **options: bool,
     ) -> StackResult:
+        assert options == {"strict": False, "engine_rule": True}
         seen.append((graph.stack, len(graph), policy_config))
         bucket = graph.of_type("aws:s3/bucket:Bucket")[0]
         return StackResult(
@@ -163,7 +167,9 @@ def test_check_json_document_and_exit_code(
 
 
 def test_check_writes_reports_to_output_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    def fake_evaluate(graph: ResourceGraph, policies: object, policy_config: object = None) -> StackResult:
+    def fake_evaluate(
+        graph: ResourceGraph, policies: object, policy_config: object = None, **options: bool
+    ) -> StackResult:
         return StackResult(stack=graph.stack, project=graph.project, resources=len(graph))
 
     monkeypatch.setattr(evaluate, "evaluate_stack", fake_evaluate)

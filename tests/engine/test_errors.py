@@ -86,8 +86,10 @@ def test_error_inside_an_apply_is_reported(tmp_path: Path) -> None:
 def test_a_stack_without_a_stack_file_runs_with_empty_config() -> None:
     # The program runs (as under the Pulumi CLI) and stops at the first config it requires.
     assert _error(PHOTO_ARCHIVE, "staging") == (
-        "the program app/__main__.py requires config 'photo-archive:owner' (at app/__main__.py:8), which "
-        f"{PHOTO_ARCHIVE / 'Pulumi.staging.yaml'} does not set; add it under `config:` in that file"
+        "the program app/__main__.py requires config 'photo-archive:owner' (at app/__main__.py:8), "
+        f"and stack 'staging' has no stack file ({PHOTO_ARCHIVE / 'Pulumi.staging.yaml'} does not exist); "
+        "create it with `gpufleet new staging --from TEMPLATE` (`gpufleet new --list` shows the templates), "
+        "or write it with 'photo-archive:owner' under `config:`"
     )
 
 
