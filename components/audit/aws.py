@@ -70,6 +70,22 @@ def session_preferences(log_group_name: str, kms_key_arn: str) -> str:
     )
 
 
+def _log_group(
+    resource_name: str, kind: str, retention_days: int, args: FleetAuditArgs, opts: pulumi.ResourceOptions
+) -> aws.cloudwatch.LogGroup:
+    """The fleet's ``/gpufleet/<fleet>/<kind>`` log group, encrypted with the fleet key; a retention of 0
+    keeps logs forever (CloudWatch's own "never expire")."""
+    return aws.cloudwatch.LogGroup(
+        resource_name,
+        name=f"/gpufleet/{args.fleet}/{kind}",
+        retention_in_days=retention_days or None,
+        kms_key_id=args.kms_key_arn,
+        region=args.region,
+        tags=dict(args.tags),
+        opts=opts,
+    )
+
+
 class FleetAudit(pulumi.ComponentResource):
     """Children: the agent log group (``-agent-logs``, unless ``agent_logs`` is off) and, with
     ``session_manager``, the session log group (``-session-logs``), both encrypted with the fleet key
@@ -93,28 +109,14 @@ class FleetAudit(pulumi.ComponentResource):
         self.agent_log_group_arn = None
         self.agent_log_group_name = None
         if args.agent_logs:
-            agent_logs = aws.cloudwatch.LogGroup(
-                f"{name}-agent-logs",
-                name=f"/gpufleet/{args.fleet}/agent",
-                retention_in_days=args.log_retention_days or None,
-                kms_key_id=args.kms_key_arn,
-                region=args.region,
-                tags=dict(args.tags),
-                opts=child,
-            )
+            agent_logs = _log_group(f"{name}-agent-logs", "agent", args.log_retention_days, args, child)
             self.agent_log_group_arn = agent_logs.arn
             self.agent_log_group_name = agent_logs.name
         self.session_log_group_arn = None
         self.session_log_group_name = None
         if args.session_manager:
-            session_logs = aws.cloudwatch.LogGroup(
-                f"{name}-session-logs",
-                name=f"/gpufleet/{args.fleet}/sessions",
-                retention_in_days=args.session_log_retention_days or None,
-                kms_key_id=args.kms_key_arn,
-                region=args.region,
-                tags=dict(args.tags),
-                opts=child,
+            session_logs = _log_group(
+                f"{name}-session-logs", "sessions", args.session_log_retention_days, args, child
             )
             self.session_log_group_arn = session_logs.arn
             self.session_log_group_name = session_logs.name
