@@ -55,7 +55,7 @@ from gpufleet.policy_config import (
     engine_enforcement,
     resolve_policy_config,
 )
-from policies.rule import GfPolicy, Unjudged, internal_error_message
+from policies.rule import GfPolicy, GfResourcePolicy, Unjudged, internal_error_message
 
 ENGINE = "crossguard"
 PACK_NAME = "gpufleet"
@@ -535,6 +535,7 @@ def _analyze_resources(context: _Context, policies: _Active) -> None:
     collector, types, stack_tags = context.collector, context.types, context.stack_tags
     providers: dict[str, PolicyProviderResource | None] = {}
     reporters = {policy.name: collector.reporter(policy, level, types) for policy, level, _ in policies}
+    plans: dict[str, list[tuple[GfPolicy, dict[str, Any], str | None]]] = {}
     for resource in context.resources:
         # Built once per resource: the servicer rebuilds them per policy, but from the same request,
         # so every policy sees equal values.
@@ -548,9 +549,12 @@ def _analyze_resources(context: _Context, policies: _Active) -> None:
                 providers[provider.urn] = provider_resource(provider)
             provider_args = providers[provider.urn]
         shared: dict[int, ResourceValidationArgs] = {}
-        for policy, _level, config in policies:
-            if not policy.has_validation():  # type: ignore[union-attr]
-                collector.skipped(policy, resource.urn, "Policy does not implement validate")
+        plan = plans.get(resource.type)
+        if plan is None:
+            plan = plans[resource.type] = _plan(policies, resource.type)
+        for policy, config, skip in plan:
+            if skip is not None:
+                collector.skipped(policy, resource.urn, skip)
                 continue
             key = id(config) if config else 0
             args = shared.get(key)
@@ -576,6 +580,25 @@ def _analyze_resources(context: _Context, policies: _Active) -> None:
                 collector.skipped(policy, resource.urn, error.reason or "")
             except Exception as error:  # a policy outside the pack's wrapper: never abort the run
                 report(internal_error_message(error))
+
+
+def _plan(policies: _Active, resource_type: str) -> list[tuple[GfPolicy, dict[str, Any], str | None]]:
+    """The policies that judge `resource_type`, in order, each with its config and, when it is not
+    called, the not-applicable reason recorded in its place. A policy is not called for a type its
+    `judges` leaves out: for such a type it would do nothing, or only give `judges.not_applicable`."""
+    plan: list[tuple[GfPolicy, dict[str, Any], str | None]] = []
+    for policy, _level, config in policies:
+        if not policy.has_validation():  # type: ignore[union-attr]
+            plan.append((policy, config, "Policy does not implement validate"))
+            continue
+        judged = policy.judges if isinstance(policy, GfResourcePolicy) else None
+        if judged is None or resource_type in judged:
+            plan.append((policy, config, None))
+            continue
+        reason = judged.not_applicable(resource_type)
+        if reason is not None:
+            plan.append((policy, config, reason))
+    return plan
 
 
 def _analyze_stack(context: _Context, policies: _Active) -> None:

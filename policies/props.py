@@ -20,9 +20,11 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pulumi_policy.proxy import UnknownValueError, _is_unknown
+from pulumi_policy.proxy import UnknownValueError, _DictProxy, _is_unknown, _ListProxy
 
 _MISSING = object()
+_MAPPINGS = frozenset({dict, _DictProxy})
+_SEQUENCES = frozenset({list, _ListProxy})
 EXCERPT_CHARS = 200
 _EXCERPT_DEPTH = 12
 
@@ -163,27 +165,31 @@ def get(obj: Any, path: str, default: Any = None) -> Any:
     Missing keys and out-of-range indices give `default`; an unknown value on the way raises
     `UnknownValueError` naming the path.
     """
-    walked: list[str] = []
+    # The hottest function of the pack: plain and proxied dicts and lists are told apart by their
+    # exact type first, before the (slower) abstract-base-class checks any other mapping needs.
     current: Any = obj
-    for part in path.split("."):
-        walked.append(part)
+    parts = path.split(".")
+    for index, part in enumerate(parts):
         if current is None:
             return default
-        if isinstance(current, Mapping):
+        kind = type(current)
+        if kind in _MAPPINGS or (kind not in _SEQUENCES and isinstance(current, Mapping)):
             current = current.get(part, _MISSING)
             if current is _MISSING:
                 return default
-        elif isinstance(current, Sequence) and not isinstance(current, str | bytes):
+        elif kind in _SEQUENCES or (isinstance(current, Sequence) and not isinstance(current, str | bytes)):
             if not part.lstrip("-").isdigit():
                 return default
-            index = int(part)
-            if index >= len(current) or index < -len(current):
+            position = int(part)
+            if position >= len(current) or position < -len(current):
                 return default
-            current = current[index]
+            current = current[position]
         else:
-            _check(current, walked)
+            if _is_unknown(current):
+                raise UnknownValueError(current, parts[: index + 1])
             return default
-        _check(current, walked)
+        if _is_unknown(current):
+            raise UnknownValueError(current, parts[: index + 1])
     return default if current is None else current
 
 
@@ -291,7 +297,10 @@ def as_int(value: Any) -> int | None:
 
 def plain(value: Any) -> Any:
     """A plain copy (dicts and lists) of a possibly proxied value; unknowns stay sentinels."""
-    if isinstance(value, Mapping):
+    kind = type(value)
+    if kind is str or kind is float or kind is bool or value is None:
+        return value
+    if kind in _MAPPINGS or isinstance(value, Mapping):
         target = value["__target"] if _is_proxy(value) else value
         return {k: plain(target[k]) for k in target}
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):

@@ -24,7 +24,7 @@ for the resource. Both findings go through `report_violation`, so `pulumi previe
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -235,18 +235,57 @@ def _policy_args(rule: Rule, validate: Callable[[Any, ReportViolation], None]) -
     }
 
 
+@dataclass(frozen=True)
+class Judges:
+    """The resource types a resource policy judges: exact type tokens, token prefixes, or a predicate.
+
+    An optimisation only, for the offline evaluator: it does not call the policy for any other type.
+    The policy's own type check stays, because the CrossGuard gRPC path calls it for every resource;
+    so for every other type the policy must do nothing, or (with `others`) do nothing but call
+    `args.not_applicable(others(resource_type))`, which the evaluator then records in its place.
+    """
+
+    tokens: frozenset[str] = frozenset()
+    prefixes: tuple[str, ...] = ()
+    predicate: Callable[[str], bool] | None = None
+    others: Callable[[str], str] | None = None
+
+    def __contains__(self, resource_type: object) -> bool:
+        if not isinstance(resource_type, str):
+            return False
+        if resource_type in self.tokens or resource_type.startswith(self.prefixes):
+            return True
+        return self.predicate is not None and self.predicate(resource_type)
+
+    def not_applicable(self, resource_type: str) -> str | None:
+        """The reason the policy gives a type it does not judge, or None when it says nothing."""
+        return None if self.others is None else self.others(resource_type)
+
+
+def judges(*tokens: str | Iterable[str], prefixes: tuple[str, ...] = ()) -> Judges:
+    """`Judges` from type tokens and collections of them (the constants a policy module already uses)."""
+    found: set[str] = set()
+    for item in tokens:
+        found.update((item,) if isinstance(item, str) else item)
+    return Judges(tokens=frozenset(found), prefixes=prefixes)
+
+
 class GfResourcePolicy(ResourceValidationPolicy):
-    """A resource policy that carries its catalogue rule."""
+    """A resource policy that carries its catalogue rule and, optionally, the types it judges
+    (`judges`; None: every type)."""
 
     rule: Rule
+    judges: Judges | None
 
     def __init__(
         self,
         rule: Rule,
         validate: Callable[[ResourceValidationArgs, ReportViolation], None],
+        judges: Judges | None = None,
     ) -> None:
         super().__init__(**_policy_args(rule, validate))
         self.rule = rule
+        self.judges = judges
 
 
 class GfStackPolicy(StackValidationPolicy):

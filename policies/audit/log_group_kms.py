@@ -10,7 +10,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
 from policies.props import is_set
-from policies.rule import GfResourcePolicy, Rule
+from policies.rule import GfResourcePolicy, Rule, judges
 
 AWS_LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"
 OTHER_CLOUD_LOGS = ("alicloud:log/store:Store", "tencentcloud:Cls/topic:Topic")
@@ -45,4 +45,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         )
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+POLICY = GfResourcePolicy(RULE, validate, judges(AWS_LOG_GROUP, OTHER_CLOUD_LOGS))

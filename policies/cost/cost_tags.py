@@ -27,7 +27,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationA
 from policies.context import tags_of
 from policies.cost._taggable import TAGGABLE
 from policies.props import get, get_ref, is_unknown
-from policies.rule import GfResourcePolicy, Rule
+from policies.rule import GfResourcePolicy, Judges, Rule
 
 AWS_ASG = "aws:autoscaling/group:Group"
 K8S_COST_KINDS = frozenset(
@@ -76,17 +76,29 @@ def _provider_default_tags(provider: Any) -> dict[str, Any]:
     return {str(key): get_ref(tags, str(key)) for key in tags}
 
 
-def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    resource_type = args.resource_type
+def _uncosted(resource_type: str) -> str | None:
+    """Why a type carries no cost tags or labels, or None when the policy judges it."""
     if resource_type.startswith("kubernetes:"):
         kind = resource_type.rsplit(":", 1)[-1]
-        if kind not in K8S_COST_KINDS:
-            args.not_applicable(f"Kubernetes {kind} objects do not carry cost labels")
+        return None if kind in K8S_COST_KINDS else f"Kubernetes {kind} objects do not carry cost labels"
+    if resource_type in TAGGABLE:
+        return None
+    return f"{resource_type} takes no tags or carries no cost of its own"
+
+
+def _no_cost_reason(resource_type: str) -> str:
+    return _uncosted(resource_type) or ""
+
+
+def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    resource_type = args.resource_type
+    reason = _uncosted(resource_type)
+    if reason is not None:
+        args.not_applicable(reason)
+    if resource_type.startswith("kubernetes:"):
         get(args.props, "metadata.labels")  # an unknown label map cannot be judged
         where = "metadata.labels"
     else:
-        if resource_type not in TAGGABLE:
-            args.not_applicable(f"{resource_type} takes no tags or carries no cost of its own")
         get(args.props, "tags")  # an unknown tag map cannot be judged
         where = "tags"
     tags: dict[str, Any] = dict(tags_of(resource_type, args.props))
@@ -107,4 +119,6 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     )
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+POLICY = GfResourcePolicy(
+    RULE, validate, Judges(predicate=lambda t: _uncosted(t) is None, others=_no_cost_reason)
+)

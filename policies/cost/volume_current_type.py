@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
 from policies.props import as_list, get
-from policies.rule import GfResourcePolicy, Rule
+from policies.rule import GfResourcePolicy, Judges, Rule
 
 AWS_LEGACY = {"gp2": "gp3", "standard": "gp3", "io1": "io2 (or gp3)"}
 ALI_LEGACY = {"cloud": "cloud_essd", "cloud_efficiency": "cloud_essd", "cloud_ssd": "cloud_essd"}
@@ -105,9 +105,13 @@ def _values(args: ResourceValidationArgs) -> Iterator[tuple[str, str, bool]]:
                 yield where, value, False
 
 
+def _no_volume(resource_type: str) -> str:
+    return f"{resource_type} has no volume type"
+
+
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if args.resource_type not in _FIELDS:
-        args.not_applicable(f"{args.resource_type} has no volume type")
+        args.not_applicable(_no_volume(args.resource_type))
     cloud = args.resource_type.split(":", 1)[0]
     legacy = AWS_LEGACY if cloud == "aws" else ALI_LEGACY if cloud == "alicloud" else TC_LEGACY
     for where, value, defaulted in _values(args):
@@ -121,4 +125,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             )
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+POLICY = GfResourcePolicy(RULE, validate, Judges(tokens=frozenset(_FIELDS), others=_no_volume))

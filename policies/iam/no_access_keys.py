@@ -11,7 +11,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
 from policies.props import get_ref, is_unknown
-from policies.rule import GfResourcePolicy, Rule
+from policies.rule import GfResourcePolicy, Rule, judges
 
 AWS_ACCESS_KEY = "aws:iam/accessKey:AccessKey"
 ALI_ACCESS_KEY = "alicloud:ram/accessKey:AccessKey"
@@ -55,4 +55,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     )
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+POLICY = GfResourcePolicy(RULE, validate, judges(_KEYS))

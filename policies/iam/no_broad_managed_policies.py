@@ -29,7 +29,7 @@ import re
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
 from policies.props import get, get_ref, is_unknown, plain
-from policies.rule import GfResourcePolicy, Rule
+from policies.rule import GfResourcePolicy, Rule, judges
 
 AWS_ROLE = "aws:iam/role:Role"
 AWS_ROLE_ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
@@ -154,4 +154,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         )
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+POLICY = GfResourcePolicy(RULE, validate, judges(_AWS, _ALI, TC_ROLE_ATTACHMENT_BY_NAME))

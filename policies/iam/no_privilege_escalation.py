@@ -20,7 +20,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationA
 from policies.documents import Statement, covered_actions
 from policies.iam import sources
 from policies.iam.resource_scope import reaching
-from policies.rule import GfResourcePolicy, Rule
+from policies.rule import GfResourcePolicy, Rule, judges
 
 ESCALATION_ACTIONS = (
     "iam:CreatePolicyVersion",
@@ -103,4 +103,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             )
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+POLICY = GfResourcePolicy(RULE, validate, judges(_OTHER_IDENTITY, _AWS_IDENTITY))

@@ -21,7 +21,7 @@ from policies.documents import covered_actions
 from policies.iam import sources
 from policies.iam.resource_scope import reaching
 from policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
-from policies.rule import GfResourcePolicy, Rule
+from policies.rule import GfResourcePolicy, Rule, judges
 
 RULE = Rule(
     id="GF-IAM-002",
@@ -75,4 +75,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         )
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+POLICY = GfResourcePolicy(RULE, validate, judges(sources.IDENTITY, sources.AWS_ROLE))

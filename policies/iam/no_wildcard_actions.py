@@ -12,7 +12,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationA
 
 from policies.documents import is_wildcard_action
 from policies.iam import sources
-from policies.rule import GfResourcePolicy, Rule
+from policies.rule import GfResourcePolicy, Rule, judges
 
 RULE = Rule(
     id="GF-IAM-001",
@@ -49,4 +49,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             report(f"{place} allows wildcard action {listed}; grant named actions only", None)
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+POLICY = GfResourcePolicy(RULE, validate, judges(sources.IDENTITY, sources.AWS_ROLE))

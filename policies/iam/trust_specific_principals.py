@@ -36,7 +36,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationA
 from policies.documents import UNKNOWN, Principal, Statement
 from policies.iam import sources
 from policies.props import Malformed
-from policies.rule import GfResourcePolicy, Rule
+from policies.rule import GfResourcePolicy, Rule, judges
 
 RULE = Rule(
     id="GF-IAM-004",
@@ -230,4 +230,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
                 )
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+POLICY = GfResourcePolicy(RULE, validate, judges(sources.TRUST))

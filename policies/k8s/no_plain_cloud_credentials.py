@@ -19,7 +19,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationA
 
 from policies.k8s.workloads import display, kind_of, template_containers, workload_templates
 from policies.props import as_list, get, get_ref, is_unknown, plain
-from policies.rule import GfResourcePolicy, Rule
+from policies.rule import GfResourcePolicy, Rule, judges
 
 CREDENTIAL_NAMES = re.compile(
     r"^(AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY|AWS_SESSION_TOKEN|ALICLOUD_ACCESS_KEY\w*|ALICLOUD_SECRET_KEY"
@@ -85,4 +85,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
                 )
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+POLICY = GfResourcePolicy(RULE, validate, judges(prefixes=("kubernetes:",)))

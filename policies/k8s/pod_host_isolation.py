@@ -14,7 +14,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationA
 
 from policies.k8s.workloads import PodTemplate, display, template_containers, workload_templates
 from policies.props import as_list, get, truthy
-from policies.rule import GfResourcePolicy, Rule
+from policies.rule import GfResourcePolicy, Rule, judges
 
 RULE = Rule(
     id="GF-K8S-003",
@@ -61,4 +61,4 @@ def _judge(what: str, template: PodTemplate, report: ReportViolation) -> None:
             )
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+POLICY = GfResourcePolicy(RULE, validate, judges(prefixes=("kubernetes:",)))

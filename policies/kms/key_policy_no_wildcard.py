@@ -24,7 +24,7 @@ from policies.kms._keys import (
     AWS_REPLICA_KEY,
 )
 from policies.props import Malformed, get_ref
-from policies.rule import GfResourcePolicy, Rule
+from policies.rule import GfResourcePolicy, Rule, judges
 
 RULE = Rule(
     id="GF-KMS-002",
@@ -98,4 +98,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             )
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+POLICY = GfResourcePolicy(RULE, validate, judges(KINDS))

@@ -24,7 +24,7 @@ from policies.kms._keys import (
     TC_KEY,
 )
 from policies.props import get, is_set, truthy
-from policies.rule import GfResourcePolicy, Rule
+from policies.rule import GfResourcePolicy, Rule, judges
 
 RULE = Rule(
     id="GF-KMS-001",
@@ -100,4 +100,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         )
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+POLICY = GfResourcePolicy(RULE, validate, judges(IMPORTED, AWS_REPLICA_KEY, AWS_KEY, ALI_KEY, TC_KEY))

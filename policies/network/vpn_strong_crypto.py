@@ -28,7 +28,7 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
 from policies.props import as_list, excerpt, get
-from policies.rule import GfResourcePolicy, Rule
+from policies.rule import GfResourcePolicy, Rule, judges
 
 AWS_VPN = "aws:ec2/vpnConnection:VpnConnection"
 ALI_VPN = "alicloud:vpn/connection:Connection"
@@ -191,4 +191,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             )
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+POLICY = GfResourcePolicy(RULE, validate, judges(AWS_VPN, ALI_VPN, ALI_VPN_ATTACHMENT, TC_VPN))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.rule import GfResourcePolicy, Rule
+from policies.rule import GfResourcePolicy, Rule, judges
 from policies.storage._buckets import (
     AWS_BUCKET,
     AWS_BUCKET_V2,
@@ -133,4 +133,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             report(problem, None)
 
 
-POLICY = GfResourcePolicy(RULE, validate)
+POLICY = GfResourcePolicy(RULE, validate, judges(CARRIERS))
