@@ -22,6 +22,7 @@ markers: they are never a wildcard.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,6 +116,15 @@ def action_matches(pattern: str, action: str) -> bool:
     """
     if pattern == UNKNOWN:
         return False
+    if isinstance(pattern, str) and isinstance(action, str):
+        return _action_matches(pattern, action)
+    return glob_match(_without_name_prefix(pattern), _without_name_prefix(action))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _action_matches(pattern: str, action: str) -> bool:
+    """The match of two strings, remembered: a stack's documents repeat the same patterns against the
+    same catalogue of actions (GF-IAM-001/002/006 each ask), and a glob match is not free."""
     return glob_match(_without_name_prefix(pattern), _without_name_prefix(action))
 
 
