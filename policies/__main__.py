@@ -20,6 +20,10 @@ from typing import Any
 PACK_NAME = "gpufleet"
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 POLICY_CONFIG_FILE = PROJECT_ROOT / "policy-config.json"
+# The offline engine's own check (gpufleet.policy_config.ENGINE_RULE_ID / ENGINE_POLICY; the pack may not
+# import gpufleet). Under `pulumi preview` the provider plugin builds a component's children and the pack
+# judges them, so there is no such policy to configure: its entry in policy-config.json is left out.
+ENGINE_KEYS = frozenset({"GF-ENGINE-001", "component-not-inspected"})
 
 
 def _ensure_project_importable() -> None:
@@ -38,6 +42,8 @@ def initial_config(path: Path, policies: list[Any]) -> dict[str, Any] | None:
     names = {policy.rule.id: policy.name for policy in policies if hasattr(policy, "rule")}
     config: dict[str, Any] = {}
     for key, value in raw.items():
+        if key in ENGINE_KEYS:
+            continue
         name = names.get(key, key)
         if isinstance(value, dict):
             entry = dict(value)
