@@ -1043,18 +1043,24 @@ def _priced_stack(
 
 def read_cost_json(path: Path) -> Any:
     """`--compare FILE`: the base branch's `gpufleet cost --format json` document, parsed."""
+    from gpufleet.safe_json import JsonLimitError, loads_limited
+
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise BadInput(f"cannot read --compare {path}: {exc.strerror or exc}; {_COST_JSON_HINT}") from None
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"--compare {path}: byte {exc.start} is not UTF-8; {_COST_JSON_HINT}") from None
     if not text.strip():
         raise BadInput(f"--compare {path} is empty; {_COST_JSON_HINT}")
     try:
-        return json.loads(text)
+        return loads_limited(text)
     except json.JSONDecodeError as exc:
         raise BadInput(
             f"--compare {path}:{exc.lineno}: invalid JSON ({exc.msg}); {_COST_JSON_HINT}"
         ) from None
+    except JsonLimitError as exc:
+        raise BadInput(f"--compare {path}: {exc}; {_COST_JSON_HINT}") from None
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -550,3 +550,23 @@ def test_check_holds_the_budget_against_the_usage_based_estimate(tmp_path: Path)
         f"monthly estimate (usage profile and schedules) of {estimate:.2f} USD; raise the limit or shrink "
         "the pools"
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b'{"version": 1, "monthly_estimate": NaN}', "NaN"),
+        (b'{"version": 1, "monthly_estimate": 1e400}', "1e400"),
+        (b"[" * 5000 + b"]" * 5000, "deep"),
+        (b'{"version": 1, "stack": "\xff"}', "not UTF-8"),
+    ],
+)
+def test_compare_files_with_hostile_values_exit_2_naming_the_file(
+    tmp_path: Path, content: bytes, expected: str
+) -> None:
+    base = tmp_path / "base.json"
+    base.write_bytes(content)
+    message = _bad(invoke("cost", str(ROOT), "-s", "prod", "--compare", str(base)))
+    assert message.startswith(f"error: --compare {base}"), message
+    assert expected in message, message
+    assert "\n" not in message.rstrip("\n")
