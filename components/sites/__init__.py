@@ -1,0 +1,54 @@
+"""Sites: one cloud's presence in one region of the fleet (see :mod:`components.sites.base`).
+
+``SITES`` is the dispatch the fleet builds sites through: adding a cloud is one site module per concern
+and one line here. Entries are import paths, so a stack imports only the SDKs of the clouds it uses.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import cast
+
+from components.sites.base import (
+    CLOUDS,
+    REGION_CONFIG_KEYS,
+    Cloud,
+    PoolOutputs,
+    Site,
+    SiteArgs,
+    SiteError,
+    SiteFactory,
+    SiteOutputs,
+    SitePlan,
+    site_name,
+)
+
+SITES: Mapping[Cloud, str] = {
+    "aws": "components.sites.aws:AwsSite",
+    "alicloud": "components.sites.alicloud:AlicloudSite",
+    "tencentcloud": "components.sites.tencentcloud:TencentSite",
+}
+
+
+def site_factory(cloud: Cloud) -> SiteFactory:
+    """The site class of ``cloud``, imported on first use."""
+    module, _, attr = SITES[cloud].partition(":")
+    return cast("SiteFactory", getattr(importlib.import_module(module), attr))
+
+
+__all__ = [
+    "CLOUDS",
+    "REGION_CONFIG_KEYS",
+    "SITES",
+    "Cloud",
+    "PoolOutputs",
+    "Site",
+    "SiteArgs",
+    "SiteError",
+    "SiteFactory",
+    "SiteOutputs",
+    "SitePlan",
+    "site_factory",
+    "site_name",
+]
