@@ -71,12 +71,15 @@ def test_every_type_has_a_dated_sourced_price() -> None:
             assert len(price.date) == 10
 
 
-def test_china_clouds_priced_in_cny_in_their_regions() -> None:
+def test_china_clouds_priced_in_the_currency_their_sources_publish() -> None:
     catalog = load_catalog()
-    assert catalog.regions("alicloud") == ["cn-beijing", "cn-hangzhou", "cn-shanghai"]
-    assert catalog.regions("tencentcloud") == ["ap-beijing", "ap-guangzhou", "ap-shanghai"]
+    # Alibaba's price file is in CNY for every region except the one USD comparison (gn8v, us-east-1);
+    # Tencent's published GPU price list is in USD, the figures from Chinese resale tables in CNY.
     for cloud in ("alicloud", "tencentcloud"):
-        assert {p.currency for t in catalog.types(cloud) for p in t.on_demand.values()} == {"CNY"}
+        assert {p.currency for t in catalog.types(cloud) for p in t.on_demand.values()} == {"CNY", "USD"}
+    assert {t.on_demand["us-east-1"].currency for t in catalog.types("alicloud") if t.family == "gn8v"} == {
+        "USD"
+    }
 
 
 def test_hourly_on_demand_and_spot_math() -> None:
