@@ -17,7 +17,11 @@ and memory per GPU come from `FAMILIES` (Alibaba's "GPU-accelerated compute-opti
 page); vCPUs, memory and GPU count from the file. The vGPU families (`sgn*`, `vgn*`) are left out: they
 sell a slice of one GPU under a GRID licence, which a whole-GPU count cannot describe.
 
-The file carries no preemptible prices for GPU types, so every entry takes `SPOT_DISCOUNT`. `SEED` adds
+Preemptible (spot) prices come from `--spot-json`, an earlier snapshot of the same file whose entries also
+carry `spotPricePerHour` (zone -> CNY an hour): the spot price of a region is the median of its zones (zone
+prices differ), written where the main file prices the type on demand, and `spot_discount`, the median
+over regions of 1 - spot / on-demand rounded to 0.05, prices spot elsewhere; a type without any spot price
+takes the median of the other types' discounts (`SPOT_DISCOUNT` when no file gives any). `SEED` adds
 the project's documented figures for regions the file does not price; an entry that takes one is written
 `confirmed: false`. The block between the `BEGIN`/`END` lines of `gpus.yaml` is replaced; the rest of the
 file (the hand-written Alibaba families the file lacks among them) is kept, and the result must load: a
@@ -29,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -68,8 +73,8 @@ FAMILIES: dict[str, tuple[str, str, int]] = {
     "ebmgn8ia": ("NVIDIA L20", "L20", 48),
     "ebmgn8v": ("NVIDIA H20", "H20", 96),
 }
-# Alibaba sells preemptible instances at a market price of up to 90% off pay-as-you-go; the snapshot has
-# no GPU spot prices, so estimates use this typical discount (confirm it in the console's spot history).
+# Alibaba sells preemptible instances at a market price of up to 90% off pay-as-you-go; without a spot
+# snapshot, estimates use this typical discount (confirm it in the console's spot price history).
 SPOT_DISCOUNT = 0.6
 # The project's worked example (users quote one A10 at 15 CNY an hour in Hangzhou); the snapshot does not
 # price cn-hangzhou for this type. Entries that take a seed are written `confirmed: false`.
@@ -126,6 +131,51 @@ def read_types(data: Any) -> dict[str, _Type]:
     return {name: t for name, t in types.items() if t.on_demand or name in SEED}
 
 
+def read_spot(data: Any) -> dict[str, dict[str, list[float]]]:
+    """Zone spot prices of the snapshot's GPU types: name -> region -> prices (one per zone)."""
+    if not isinstance(data, Mapping):
+        raise SourceError("the top level must map regions to {'instanceTypePrices': {...}}")
+    spot: dict[str, dict[str, list[float]]] = {}
+    for region, block in data.items():
+        prices = block.get("instanceTypePrices") if isinstance(block, Mapping) else None
+        if not isinstance(prices, Mapping):
+            raise SourceError(f"{region}: no 'instanceTypePrices' mapping")
+        for name, info in prices.items():
+            match = FAMILY.match(str(name))
+            if match is None or match.group(1) not in FAMILIES or not isinstance(info, Mapping):
+                continue
+            zones = info.get("spotPricePerHour") or {}
+            if not isinstance(zones, Mapping):
+                raise SourceError(f"{region} {name}: spotPricePerHour must map zones to prices")
+            found = [p for p in (_positive(v) for v in zones.values()) if p is not None]
+            if found:
+                spot.setdefault(str(name), {})[str(region)] = found
+    return spot
+
+
+def _medians(t: _Type, spot: Mapping[str, Mapping[str, list[float]]]) -> dict[str, float]:
+    zones = spot.get(t.name, {})
+    # The spot API returns float32 prices to three decimals (9.532999992 for a 9.5326 on-demand price):
+    # four decimals, and never above the on-demand price, which caps a preemptible instance's price.
+    return {
+        r: min(round(statistics.median(v), 4), t.on_demand[r])
+        for r, v in zones.items()
+        if v and r in t.on_demand
+    }
+
+
+def _discount(t: _Type, medians: Mapping[str, float]) -> float | None:
+    shares = [1 - medians[r] / t.on_demand[r] for r in medians]
+    if not shares:
+        return None
+    rounded = round(statistics.median(shares) / 0.05) * 0.05
+    return min(max(rounded, 0.0), 0.95)
+
+
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value
+
+
 def _num(value: float) -> str:
     return f"{value:.6f}".rstrip("0").rstrip(".")
 
@@ -138,8 +188,26 @@ def _sort_key(t: _Type) -> tuple[str, int, int, str]:
     return (t.family, t.gpu_count, t.vcpu, t.name)
 
 
-def render_entries(types: Mapping[str, _Type], *, date: str, source: str) -> list[str]:
+def render_entries(
+    types: Mapping[str, _Type],
+    *,
+    date: str,
+    source: str,
+    spot: Mapping[str, Mapping[str, list[float]]] | None = None,
+    spot_date: str = "",
+    spot_source: str = "",
+) -> list[str]:
+    spot = spot or {}
     lines = [BEGIN, f"  # Read from {source} (a snapshot of {date}); Linux pay-as-you-go, CNY"]
+    medians = {name: _medians(t, spot) for name, t in types.items()}
+    discounts = {name: _discount(t, medians[name]) for name, t in types.items()}
+    known = [d for d in discounts.values() if d is not None]
+    typical = round(statistics.median(known) / 0.05) * 0.05 if known else SPOT_DISCOUNT
+    if spot:
+        lines += [
+            f"  # spot: the median of the region's zones in {spot_source} (a snapshot of {spot_date});",
+            f"  # a type without spot prices takes the median discount of the others, {_num(typical)}",
+        ]
     for t in sorted(types.values(), key=_sort_key):
         model, gpu_class, vram = FAMILIES[t.family]
         prices = dict(t.on_demand)
@@ -156,9 +224,13 @@ def render_entries(types: Mapping[str, _Type], *, date: str, source: str) -> lis
             f"  - {{cloud: alicloud, name: {t.name}, family: {t.family}, gpu_model: {model},",
             f"     gpu_class: {gpu_class}, gpu_count: {t.gpu_count}, vram_gib: {vram}, vcpu: {t.vcpu}, "
             f"memory_gib: {_num(t.memory_gib)},",
-            f"     spot_discount: {_num(SPOT_DISCOUNT)},",
-            f"     on_demand: {{{price_block}, regions: {_regions(prices)}}}}}",
+            f"     spot_discount: {_num(_or(discounts[t.name], typical))},",
+            f"     on_demand: {{{price_block}, regions: {_regions(prices)}}},",
         ]
+        if medians[t.name]:
+            spot_block = f"currency: CNY, url: '{spot_source}', date: '{spot_date}'"
+            lines.append(f"     spot: {{{spot_block}, regions: {_regions(medians[t.name])}}},")
+        lines[-1] = lines[-1].rstrip(",") + "}"
     lines.append(END)
     return lines
 
@@ -172,27 +244,39 @@ def replace_block(text: str, block: Sequence[str]) -> str:
     return "\n".join([*lines[:start], *block, *lines[end + 1 :]])
 
 
+def _load(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SourceError(f"{path}: not JSON ({exc})") from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("json", type=Path, help="alibabacloud_price.json of cloudpilot-ai/priceserver")
     parser.add_argument("--date", required=True, help="the date of the snapshot, YYYY-MM-DD")
     parser.add_argument("--source", required=True, help="where the file was read (URL with its commit)")
+    parser.add_argument("--spot-json", type=Path, help="a snapshot of the same file with spot prices")
+    parser.add_argument("--spot-date", default="", help="the date of the spot snapshot, YYYY-MM-DD")
+    parser.add_argument("--spot-source", default="", help="where the spot snapshot was read")
     parser.add_argument("--catalogue", type=Path, default=Path(__file__).with_name("gpus.yaml"))
     args = parser.parse_args(argv)
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", args.date):
-        parser.error(f"--date must be YYYY-MM-DD, got {args.date!r}")
+    dates = [args.date, *([args.spot_date] if args.spot_json else [])]
+    for value in dates:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            parser.error(f"--date and --spot-date must be YYYY-MM-DD, got {value!r}")
+    if args.spot_json and not args.spot_source:
+        parser.error("--spot-json needs --spot-source")
     try:
-        try:
-            data = json.loads(args.json.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise SourceError(f"{args.json}: not JSON ({exc})") from None
-        types = read_types(data)
+        types = read_types(_load(args.json))
         if not types:
             raise SourceError(f"{args.json}: no GPU instance type with a price")
-        text = replace_block(
-            args.catalogue.read_text(encoding="utf-8"),
-            render_entries(types, date=args.date, source=args.source),
-        )
+        spot = read_spot(_load(args.spot_json)) if args.spot_json else {}
+        block = render_entries(
+            types, date=args.date, source=args.source, spot=spot, spot_date=args.spot_date,
+            spot_source=args.spot_source,
+        )  # fmt: skip
+        text = replace_block(args.catalogue.read_text(encoding="utf-8"), block)
         try:
             parse_catalog(yaml.safe_load(text))
         except CatalogError as exc:

@@ -170,7 +170,10 @@ def test_prices_are_positive_dated_sourced_and_in_the_clouds_regions(cloud: str,
     types = load_catalog().types(cloud)
     assert types
     for t in types:
-        assert 0.0 < t.spot_discount < 1.0, t.name
+        assert 0.0 <= t.spot_discount < 1.0, t.name
+        for region, price in t.spot.items():
+            assert 0 < price.amount <= t.on_demand[region].amount, f"{t.name} spot in {region}"
+            assert re.fullmatch(r"20\d\d-\d\d-\d\d", price.date), t.name
         for region, price in t.on_demand.items():
             assert region in regions, f"{t.name} is priced in {region!r}, a region {cloud} does not have"
             assert price.amount > 0, t.name
@@ -209,5 +212,8 @@ def test_the_worked_example_one_a10_at_15_cny_in_hangzhou() -> None:
     assert (price.amount, price.currency, price.confirmed) == (15.0, "CNY", False)
     assert (a10.gpu_count, a10.gpu_class, a10.vram_gib) == (1, "A10", 24)
     assert 8 * 30 * price.amount == 3600.0
-    # The typical preemptible price is on-demand less the discount.
-    assert a10.hourly("cn-hangzhou", spot=True).amount == pytest.approx(15.0 * (1 - a10.spot_discount))
+    # Hangzhou has no spot price in the snapshot: spot there is on-demand less the type's discount, the
+    # median over the regions that quote one.
+    assert "cn-hangzhou" not in a10.spot and a10.spot_discount == 0.65
+    assert a10.hourly("cn-hangzhou", spot=True).amount == pytest.approx(15.0 * 0.35)
+    assert a10.spot_basis("cn-beijing") == "median of the region's zones"

@@ -17,19 +17,21 @@ from components.catalog import parse_catalog
 from components.catalog.generate_alicloud import BEGIN, END, SourceError, main, read_types
 
 EXCERPT = Path(__file__).with_name("fixtures") / "priceserver_alibabacloud_price_excerpt.json"
+SPOT_EXCERPT = Path(__file__).with_name("fixtures") / "priceserver_alibabacloud_spot_excerpt.json"
 CATALOGUE = Path(__file__).resolve().parents[2] / "components" / "catalog" / "gpus.yaml"
 SOURCE = "https://github.com/cloudpilot-ai/priceserver/blob/de6fe92/pkg/client/builtin-data/alibabacloud_price.json"
+SPOT_SOURCE = "https://github.com/cloudpilot-ai/priceserver/blob/60cef47/pkg/client/builtin-data/alibabacloud_price.json"
 
 
 def _data() -> Any:
     return json.loads(EXCERPT.read_text())
 
 
-def _run(tmp_path: Path, source: Path = EXCERPT) -> tuple[int, Path]:
+def _run(tmp_path: Path, source: Path = EXCERPT, *extra: str) -> tuple[int, Path]:
     target = tmp_path / "gpus.yaml"
     shutil.copy(CATALOGUE, target)
-    code = main([str(source), "--date", "2024-10-09", "--source", SOURCE, "--catalogue", str(target)])
-    return code, target
+    args = [str(source), "--date", "2024-10-09", "--source", SOURCE, "--catalogue", str(target), *extra]
+    return main(args), target
 
 
 def test_only_whole_gpu_types_with_a_price_are_read() -> None:
@@ -113,3 +115,32 @@ def test_a_shape_that_differs_between_regions_is_refused() -> None:
     data["cn-shenzhen"]["instanceTypePrices"]["ecs.gn7i-c8g1.2xlarge"]["memory"] = 32
     with pytest.raises(SourceError, match=r"cn-(beijing|shenzhen) ecs.gn7i-c8g1.2xlarge: shape"):
         read_types(data)
+
+
+def test_spot_prices_are_the_zone_median_capped_at_on_demand(tmp_path: Path) -> None:
+    spot_args = ("--spot-json", str(SPOT_EXCERPT), "--spot-date", "2024-06-12", "--spot-source", SPOT_SOURCE)
+    code, target = _run(tmp_path, EXCERPT, *spot_args)
+    assert code == 0
+    catalog = parse_catalog(yaml.safe_load(target.read_text()))
+    a10 = catalog.get("alicloud", "ecs.gn7i-c8g1.2xlarge")
+    # cn-shenzhen's two zones quote 3.432 and 9.152: the median is their mean. cn-beijing's four zones
+    # quote 9.533 (float32, three decimals) against 9.5326 on demand: capped at on-demand.
+    assert {r: p.amount for r, p in a10.spot.items()} == {"cn-beijing": 9.5326, "cn-shenzhen": 6.292}
+    spot = a10.hourly("cn-shenzhen", spot=True)
+    assert (spot.date, spot.source, spot.confirmed) == ("2024-06-12", SPOT_SOURCE, True)
+    # Discounts 0 (Beijing) and 0.34 (Shenzhen): the median, 0.17, rounds to 0.15. cn-hangzhou, the seed
+    # region, has no spot price and takes it.
+    assert a10.spot_discount == pytest.approx(0.15)
+    assert a10.hourly("cn-hangzhou", spot=True).amount == pytest.approx(15.0 * 0.85)
+    # A type without spot prices takes the median discount of the types that have them: 0.15 and 0 (the
+    # other A10 size, whose Beijing spot price is its on-demand price) give 0.075, rounded to 0.1.
+    assert catalog.get("alicloud", "ecs.gn7i-c16g1.4xlarge").spot_discount == 0.0
+    assert not catalog.get("alicloud", "ecs.gn7e-c16g1.4xlarge").spot
+    assert catalog.get("alicloud", "ecs.gn7e-c16g1.4xlarge").spot_discount == pytest.approx(0.1)
+
+
+def test_spot_json_needs_its_source(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as excinfo:
+        _run(tmp_path, EXCERPT, "--spot-json", str(SPOT_EXCERPT), "--spot-date", "2024-06-12")
+    assert excinfo.value.code == 2
+    assert "--spot-json needs --spot-source" in capsys.readouterr().err
