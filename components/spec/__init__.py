@@ -13,6 +13,16 @@ AccountBaselineSpec), `messages` (pydantic's errors rephrased) and `parsing` (pa
 from __future__ import annotations
 
 from components.spec.account import Account, Image
+from components.spec.onprem import (
+    ClusterAccess,
+    GpuNamespace,
+    GpuNodes,
+    Images,
+    OnPrem,
+    OwnedHardware,
+    Priorities,
+    QueueScaler,
+)
 from components.spec.parsing import load_fleet_from_config, parse_account_baseline, parse_fleet
 from components.spec.pool import (
     Container,
@@ -50,16 +60,24 @@ __all__ = [
     "Audit",
     "BucketSpec",
     "Budget",
+    "ClusterAccess",
     "Container",
     "Duration",
     "FleetSpec",
+    "GpuNamespace",
+    "GpuNodes",
     "Image",
+    "Images",
     "Ipv4Net",
     "Network",
     "OffHours",
+    "OnPrem",
+    "OwnedHardware",
     "Pool",
     "PoolQueue",
     "PoolWorkload",
+    "Priorities",
+    "QueueScaler",
     "RegionNetwork",
     "Scaling",
     "Size",
