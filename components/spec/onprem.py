@@ -265,7 +265,15 @@ class QueueScaler(_Model):
     def _namespace_name(cls, value: str | None) -> str | None:
         return value if value is None else _checked_name(value, "namespace names")
 
-    @field_validator("cooldown", "polling_interval")
+    @field_validator("cooldown")
+    @classmethod
+    def _sane_cooldown(cls, value: str) -> str:
+        problem = limits.cooldown_problem(duration_seconds(value), value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("polling_interval")
     @classmethod
     def _seconds(cls, value: str) -> str:
         seconds = duration_seconds(value)
