@@ -435,6 +435,13 @@ class OnPrem(_Model):
         return self.gpu_nodes.node_count * self.gpu_nodes.gpus_per_node
 
     @property
+    def owned_servers(self) -> int:
+        """Servers the cost model amortises: ``hardware.count``, else one per GPU node."""
+        if self.hardware is not None and self.hardware.count is not None:
+            return self.hardware.count
+        return self.gpu_nodes.node_count
+
+    @property
     def scaler_namespace(self) -> str:
         scaler = self.queue_scaler
         if scaler is not None and scaler.namespace is not None:

@@ -71,6 +71,7 @@ def test_a_full_section_parses_with_safe_defaults() -> None:
     assert section.node_cidrs == [ipaddress.IPv4Network("192.168.16.0/20")]
     assert section.gpu_nodes.node_count == 2
     assert section.gpu_count == 16
+    assert section.owned_servers == 2
     assert section.scaler_namespace == "training"
     scaler = section.queue_scaler
     assert scaler is not None
