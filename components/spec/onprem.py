@@ -64,6 +64,9 @@ MAX_PRIORITY = 1_000_000_000
 MAX_GPU_NODES = 10_000
 MAX_GPUS_PER_NODE = 16
 MAX_REPLICAS = 1_000
+MAX_RANGES = 64
+MAX_NAMESPACES = 256
+MAX_LABELS = 64
 
 
 def _raise_first(found: list[tuple[str, str]]) -> None:
@@ -74,8 +77,13 @@ def _raise_first(found: list[tuple[str, str]]) -> None:
 
 
 def _one_or_many(value: Any) -> Any:
-    """A single range written as a string counts as a list of one."""
-    return [value] if isinstance(value, str) else value
+    """A single range written as a string counts as a list of one; a list is at most MAX_RANGES long
+    (the address plan compares every pair)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and len(value) > MAX_RANGES:
+        raise ValueError(f"must list at most {MAX_RANGES} ranges, got {len(value)}")
+    return value
 
 
 Ranges = Annotated[list[Ipv4Net], BeforeValidator(_one_or_many), Field(min_length=1)]
@@ -183,6 +191,8 @@ class GpuNodes(_Model):
             return None
         if not value:
             raise ValueError("must list at least one node; or give a selector instead")
+        if len(value) > MAX_GPU_NODES:
+            raise ValueError(f"must list at most {MAX_GPU_NODES} nodes, got {len(value)}")
         for name in value:
             problem = _name_problem(name, "node names", _SUBDOMAIN_RE, _SUBDOMAIN_MAX)
             if problem:
@@ -198,6 +208,8 @@ class GpuNodes(_Model):
             return None
         if not value:
             raise ValueError("must hold at least one label; an empty selector would pick every node")
+        if len(value) > MAX_LABELS:
+            raise ValueError(f"must hold at most {MAX_LABELS} labels, got {len(value)}")
         for key, label in value.items():
             if len(key) > _SUBDOMAIN_MAX + 64 or not _LABEL_KEY_RE.match(key):
                 raise ValueError(f"label key {_show(key)} is not a Kubernetes label key")
@@ -394,6 +406,8 @@ class OnPrem(_Model):
     @field_validator("namespaces")
     @classmethod
     def _namespace_names(cls, value: dict[str, GpuNamespace]) -> dict[str, GpuNamespace]:
+        if len(value) > MAX_NAMESPACES:
+            raise ValueError(f"must name at most {MAX_NAMESPACES} namespaces, got {len(value)}")
         for name in value:
             _checked_name(name, "namespace names")
             if name in RESERVED_NAMESPACES:

@@ -230,6 +230,24 @@ def test_errors_name_the_field_and_what_is_allowed(path: list[str], value: Any, 
     assert errors_of(changed(path, value)) == [expected]
 
 
+@pytest.mark.parametrize(
+    ("path", "value", "expected"),
+    [
+        (["pod_cidrs"], [f"10.{i}.0.0/16" for i in range(65)],
+         f"{P}.pod_cidrs: must list at most 64 ranges, got 65"),
+        (["gpu_nodes", "names"], [f"gpu-{i}" for i in range(10_001)],
+         f"{P}.gpu_nodes.names: must list at most 10000 nodes, got 10001"),
+        (["namespaces"], {f"ns-{i}": {"gpus": 1} for i in range(257)},
+         f"{P}.namespaces: must name at most 256 namespaces, got 257"),
+        (["pod_cidrs"], 5, f"{P}.pod_cidrs: must be a list, got 5"),
+        (["namespaces"], {"training": 4}, f"{P}.namespaces.training: must be a mapping of settings, got 4"),
+        (["queue_scaler", "queue"], None, f"{P}.queue_scaler.queue: must be a string, got null"),
+    ],
+)  # fmt: skip
+def test_hostile_sizes_and_shapes(path: list[str], value: Any, expected: str) -> None:
+    assert errors_of(changed(path, value)) == [expected]
+
+
 def test_selector_needs_a_count() -> None:
     section = onprem()
     section["gpu_nodes"] = {"selector": {"gpu": "a100"}, "gpus_per_node": 8, "gpu_model": "A100"}
