@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -13,6 +14,7 @@ import pytest
 from components.baseline.kubernetes import TYPE, OnPremBaseline, OnPremBaselineArgs, label_value
 from components.spec import parse_fleet
 from components.spec.onprem import DCGM_EXPORTER_IMAGE, DEVICE_PLUGIN_IMAGE
+from gpufleet.engine import run_program
 from gpufleet.evaluate import evaluate_stack
 from gpufleet.graph import Resource, ResourceGraph, make_secret
 from policies.registry import default_registry
@@ -484,3 +486,62 @@ def test_a_plain_credential_in_a_daemon_trips_k8s_005(recorded: ResourceGraph) -
     container = _inputs(recorded, "baseline-dcgm-exporter")["spec"]["template"]["spec"]["containers"][0]
     container["env"].append({"name": "AWS_SECRET_ACCESS_KEY", "value": "not-a-real-secret"})
     assert [rule for rule, _ in k8s_findings(recorded)] == ["GF-K8S-005"]
+
+
+# ------------------------------------------------------------------------------- as a real program
+
+PROGRAM = """
+import pulumi
+from components.spec import load_fleet_from_config
+from components.baseline.kubernetes import OnPremBaseline, OnPremBaselineArgs
+
+spec = load_fleet_from_config({"gpufleet:fleet": pulumi.Config("gpufleet").require_object("fleet")})
+baseline = OnPremBaseline("lab", OnPremBaselineArgs(fleet="lab", onprem=spec.onprem, tags=spec.cost_tags))
+pulumi.export("gpus", baseline.gpu_count)
+"""
+
+STACK = """
+config:
+  gpufleet:onpremKubeconfig:
+    secure: AAABAJk=
+  gpufleet:fleet:
+    environment: prod
+    tags: {project: vision, team: ml-platform, cost-center: cc-042}
+    budget: {monthly: 20000}
+    pools:
+      burst: {instance_types: [p4d.24xlarge], size: {max: 4}}
+    onprem:
+      cluster: {kubeconfig_secret: onpremKubeconfig}
+      node_cidrs: 192.168.16.0/20
+      pod_cidrs: [10.244.0.0/16]
+      service_cidrs: [10.96.0.0/16]
+      gpu_nodes: {names: [gpu-01], gpus_per_node: 8, gpu_model: H100}
+      namespaces: {training: {gpus: 8}}
+      queue_scaler: {queue: "https://sqs.us-east-1.amazonaws.com/123456789012/jobs"}
+"""
+
+
+def test_the_offline_engine_runs_the_baseline_on_its_own_provider(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: lab\nruntime: python\n", encoding="utf-8")
+    (tmp_path / "Pulumi.lab.yaml").write_text(STACK, encoding="utf-8")
+    (tmp_path / "__main__.py").write_text(PROGRAM, encoding="utf-8")
+    graph = run_program(tmp_path, "lab")
+    [provider] = graph.of_type("pulumi:providers:kubernetes")
+    assert provider.inputs["kubeconfig"] == make_secret("[secret: not decrypted offline]")
+    objects = [r for r in graph.custom_resources() if r.type.startswith("kubernetes:")]
+    assert sorted(r.name for r in objects) == [
+        "lab-address-plan",
+        "lab-dcgm-exporter",
+        "lab-device-plugin",
+        "lab-node-gpu-01",
+        "lab-ns-training",
+        "lab-priority-baseline",
+        "lab-priority-burst",
+        "lab-quota-training",
+        "lab-training-training",
+        "lab-workers",
+    ]
+    assert {r.provider for r in objects} == {provider.urn}
+    assert graph.outputs["gpus"] == 8
+    result = evaluate_stack(graph, list(default_registry()), project_policy_config())
+    assert [(v.rule_id, v.message) for v in result.violations] == []
