@@ -6,7 +6,8 @@ shows everything a stack file gets wrong.
 
 The parts, one a file: `values` (config keys, SpecError, durations, networks, the base model), `checks`
 (the cross-field checks), `account` (account baseline switches and images), `settings` (budget,
-storage, access, audit, network), `pool` (a pool and its parts: queue, workload), `specs` (FleetSpec and
+storage, access, audit, network), `pool` (a pool and its parts: queue, workload), `onprem` (the on-prem
+baseline), `addresses` (the address plan: overlaps, carving), `specs` (FleetSpec and
 AccountBaselineSpec), `messages` (pydantic's errors rephrased) and `parsing` (parse_fleet and friends).
 """
 
