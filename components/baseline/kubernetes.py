@@ -17,7 +17,9 @@ key), so nothing lands on whatever cluster the ambient kubeconfig happens to poi
   exporter ``/var/lib/kubelet/pod-resources`` read-only (to attribute GPUs to pods). GF-K8S-003 allows
   exactly these two paths, to DaemonSets in ``kube-system`` only (see policies/k8s/pod_host_isolation.py).
   Without ``SYS_ADMIN`` the exporter reports device metrics (utilisation, memory, power, temperature,
-  errors) but not the profiling (``DCGM_FI_PROF_*``) metrics;
+  errors) but not the profiling (``DCGM_FI_PROF_*``) metrics. With ``gpu_daemons: existing`` (a cluster
+  whose NVIDIA GPU Operator already runs both) neither is built: two device plugins would fight over
+  ``nvidia.com/gpu``;
 - the named GPU nodes labelled (``nvidia.com/gpu.present``, ``gpufleet.io/gpu-model``,
   ``gpufleet.io/capacity: baseline``) and tainted ``nvidia.com/gpu=present:NoSchedule`` through
   ``NodePatch`` (server-side apply; Node taints are an atomic list, so the patch owns the whole list and
@@ -121,8 +123,9 @@ class OnPremBaseline(pulumi.ComponentResource):
         self.priority_class_names = self._priority_classes(name, args.fleet, spec, child)
         self._address_plan(name, args.fleet, spec, child)
         node_selector = self._gpu_nodes(name, spec, child)
-        self._device_plugin(name, args.fleet, spec.images.device_plugin, node_selector, child)
-        self._dcgm_exporter(name, args.fleet, spec.images.dcgm_exporter, node_selector, child)
+        if spec.gpu_daemons == "build":
+            self._device_plugin(name, args.fleet, spec.images.device_plugin, node_selector, child)
+            self._dcgm_exporter(name, args.fleet, spec.images.dcgm_exporter, node_selector, child)
         if spec.queue_scaler is not None:
             namespace = namespaces[spec.scaler_namespace]
             self._queue_scaler(name, spec.queue_scaler, namespace, child)

@@ -400,6 +400,13 @@ class OnPrem(_Model):
     )
     queue_scaler: QueueScaler | None = None
     priorities: Priorities = Priorities()
+    gpu_daemons: Literal["build", "existing"] = Field(
+        default="build",
+        description=(
+            "build: the baseline runs the NVIDIA device plugin and DCGM exporter (pinned in images); "
+            "existing: the cluster already runs them (the NVIDIA GPU Operator), so the baseline does not"
+        ),
+    )
     images: Images = Images()
     hardware: OwnedHardware | None = None
 

@@ -266,6 +266,14 @@ def test_gpu_daemons_are_pinned_unprivileged_and_mount_one_kubelet_directory(run
         assert daemon.inputs["spec"]["template"]["metadata"]["labels"] == {**LABELS, **selector}
 
 
+def test_a_cluster_with_its_own_gpu_daemons_gets_none_from_the_baseline(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(build(onprem(gpu_daemons="existing")))
+    assert mocks.of_type(DAEMON_SET) == []
+    # Quotas, priorities, taints and the scaler do not depend on who runs the daemons.
+    assert len(mocks.of_type("kubernetes:core/v1:NodePatch")) == 2
+    assert len(mocks.of_type(SCALED_OBJECT)) == 1
+
+
 def test_the_scaled_object_carries_the_queue_threshold_and_cooldown(run_pulumi: Runner) -> None:
     mocks = run_pulumi(build(onprem()))
     scaled = mocks.one(SCALED_OBJECT, "baseline-workers")

@@ -80,6 +80,7 @@ def test_a_full_section_parses_with_safe_defaults() -> None:
     assert (scaler.min_replicas, scaler.max_replicas) == (0, 10)
     assert (section.priorities.baseline, section.priorities.burst) == (100_000, 1_000)
     assert section.priorities.burst_preemption == "Never"
+    assert section.gpu_daemons == "build"
     assert section.images.device_plugin == DEVICE_PLUGIN_IMAGE
     assert section.images.dcgm_exporter == DCGM_EXPORTER_IMAGE
     assert section.hardware is not None
@@ -221,9 +222,11 @@ P = f"{SOURCE}: {CONFIG_KEY}.onprem"
         (["hardware", "server"], "dgx-a100",
          f"{P}.hardware.server: must be one of dgx_a100, dgx_h100, got 'dgx-a100'"),
         (["hardware", "amortisation_months"], 0, f"{P}.hardware.amortisation_months: must be >= 1, got 0"),
+        (["gpu_daemons"], "operator",
+         f"{P}.gpu_daemons: must be one of build, existing, got 'operator'"),
         (["gpus"], 8,
          f"{P}: unknown field 'gpus'; allowed: cluster, node_cidrs, pod_cidrs, service_cidrs, gpu_nodes, "
-         "namespaces, queue_scaler, priorities, images, hardware"),
+         "namespaces, queue_scaler, priorities, gpu_daemons, images, hardware"),
     ],
 )  # fmt: skip
 def test_errors_name_the_field_and_what_is_allowed(path: list[str], value: Any, expected: str) -> None:
