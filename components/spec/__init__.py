@@ -6,13 +6,24 @@ shows everything a stack file gets wrong.
 
 The parts, one a file: `values` (config keys, SpecError, durations, networks, the base model), `checks`
 (the cross-field checks), `account` (account baseline switches and images), `settings` (budget,
-storage, access, audit, network), `pool` (a pool and its parts: queue, workload), `specs` (FleetSpec and
+storage, access, audit, network), `pool` (a pool and its parts: queue, workload), `onprem` (the on-prem
+baseline), `addresses` (the address plan: overlaps, carving), `specs` (FleetSpec and
 AccountBaselineSpec), `messages` (pydantic's errors rephrased) and `parsing` (parse_fleet and friends).
 """
 
 from __future__ import annotations
 
 from components.spec.account import Account, Image
+from components.spec.onprem import (
+    ClusterAccess,
+    GpuNamespace,
+    GpuNodes,
+    Images,
+    OnPrem,
+    OwnedHardware,
+    Priorities,
+    QueueScaler,
+)
 from components.spec.parsing import load_fleet_from_config, parse_account_baseline, parse_fleet
 from components.spec.pool import (
     Container,
@@ -50,16 +61,24 @@ __all__ = [
     "Audit",
     "BucketSpec",
     "Budget",
+    "ClusterAccess",
     "Container",
     "Duration",
     "FleetSpec",
+    "GpuNamespace",
+    "GpuNodes",
     "Image",
+    "Images",
     "Ipv4Net",
     "Network",
     "OffHours",
+    "OnPrem",
+    "OwnedHardware",
     "Pool",
     "PoolQueue",
     "PoolWorkload",
+    "Priorities",
+    "QueueScaler",
     "RegionNetwork",
     "Scaling",
     "Size",

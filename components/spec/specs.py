@@ -10,7 +10,9 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from components import spec_limits as limits
 from components.spec.account import Account
+from components.spec.addresses import fleet_overlaps
 from components.spec.checks import _pool_name_checks, _raise_first, _usage_schedule_checks
+from components.spec.onprem import OnPrem
 from components.spec.pool import Pool
 from components.spec.settings import Access, Audit, Budget, Network, Storage
 from components.spec.values import REQUIRED_COST_TAGS, _cross, _Model, _reserved
@@ -28,7 +30,7 @@ class FleetSpec(_Model):
     network: Network = Network()
     account: Account = Account()
     pools: dict[str, Pool] = Field(min_length=1)
-    onprem: Annotated[None, BeforeValidator(_reserved("on-prem baseline is not supported yet"))] = None
+    onprem: OnPrem | None = None
     links: Annotated[None, BeforeValidator(_reserved("private links are not supported yet"))] = None
 
     @field_validator("tags")
@@ -73,6 +75,13 @@ class FleetSpec(_Model):
                     pool.usage.model_dump(), pool.off_hours.model_dump(), self.environment
                 )
                 _raise_first([(f"pools.{name}.{path}", message) for path, message in found])
+        return self
+
+    @model_validator(mode="after")
+    def _address_plan(self) -> FleetSpec:
+        found = fleet_overlaps(self.onprem, self.network)
+        if found:
+            raise ValueError(f"{found[0].field_a}: {found[0].message()}")
         return self
 
     @property

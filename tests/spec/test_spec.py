@@ -276,8 +276,7 @@ ALLOWED_POOL = (
         (["pools"], {}, ".pools: must have at least 1 entry, got none"),
         (["pools"], [], ".pools: must be a mapping, got a list"),
         (["storage"], "s3", ".storage: must be a mapping of settings, got 's3'"),
-        (["onprem"], {"cidr": "10.0.0.0/8"},
-         ".onprem: on-prem baseline is not supported yet; leave it out"),
+        (["onprem"], "lab", ".onprem: must be a mapping of settings, got 'lab'"),
         (["links"], [{"type": "vpn"}], ".links: private links are not supported yet; leave it out"),
         (["spto"], 1,
          ": unknown field 'spto'; allowed: environment, tags, budget, storage, access, "

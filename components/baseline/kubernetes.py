@@ -1,0 +1,386 @@
+"""``OnPremBaseline``: the on-prem Kubernetes cluster's share of the fleet, as explicit objects.
+
+Built against the cluster the spec's ``onprem.cluster`` names, through an explicit ``kubernetes.Provider``
+(a kubeconfig context of the operator's kubeconfig, or the whole kubeconfig from a secret stack config
+key), so nothing lands on whatever cluster the ambient kubeconfig happens to point at:
+
+- per GPU namespace: the ``Namespace`` (cost labels; Pod Security ``baseline`` enforced) and a
+  ``ResourceQuota`` on ``requests.nvidia.com/gpu``. Kubernetes counts extended resources in quotas by
+  their requests only (requests must equal limits for them), so a ``limits.nvidia.com/gpu`` entry would
+  never be counted and is not written;
+- two ``PriorityClass`` objects, ``<fleet>-baseline`` above ``<fleet>-burst``; burst pods do not preempt
+  (unless the spec says so), baseline pods do;
+- the NVIDIA device plugin and the DCGM exporter as ``DaemonSet`` objects in ``kube-system`` with images
+  pinned by digest, on the GPU nodes only, tolerating the GPU taint. Neither is privileged, both drop
+  every capability and forbid privilege escalation. Each mounts exactly one kubelet directory from the
+  host: the device plugin ``/var/lib/kubelet/device-plugins`` (where it registers its socket), the
+  exporter ``/var/lib/kubelet/pod-resources`` read-only (to attribute GPUs to pods). GF-K8S-003 allows
+  exactly these two paths, to DaemonSets in ``kube-system`` only (see policies/k8s/pod_host_isolation.py).
+  Without ``SYS_ADMIN`` the exporter reports device metrics (utilisation, memory, power, temperature,
+  errors) but not the profiling (``DCGM_FI_PROF_*``) metrics. With ``gpu_daemons: existing`` (a cluster
+  whose NVIDIA GPU Operator already runs both) neither is built: two device plugins would fight over
+  ``nvidia.com/gpu``;
+- the named GPU nodes labelled (``nvidia.com/gpu.present``, ``gpufleet.io/gpu-model``,
+  ``gpufleet.io/capacity: baseline``) and tainted ``nvidia.com/gpu=present:NoSchedule`` through
+  ``NodePatch`` (server-side apply; Node taints are an atomic list, so the patch owns the whole list and
+  a taint another manager set makes the update fail rather than vanish). Nodes picked by a selector
+  are not patched: their labels and taints are the cluster operator's;
+- a KEDA ``ScaledObject`` (``keda.sh/v1alpha1``) scaling the job workers' Deployment on the length of
+  their queue, with the spec's threshold; the cooldown is both KEDA's ``cooldownPeriod`` (to zero) and
+  the HPA's scale-down stabilisation window (between replica counts);
+- a ``PodDisruptionBudget`` (``maxUnavailable: 0``) per GPU namespace for pods labelled
+  ``gpufleet.io/workload: training``.
+
+What stays opaque or outside: the worker Deployment itself (the team's; the ScaledObject only names
+it), KEDA and its CRDs (installed by the cluster operator; a ScaledObject without KEDA does nothing),
+the NVIDIA driver and container toolkit on the hosts, and anything installed from Helm charts.
+Training pods are protected from voluntary disruption in two places: the PodDisruptionBudget here
+stops evictions (drains, the cluster autoscaler, Karpenter) for pods carrying the training label, and
+the convention that such pods also carry the ``karpenter.sh/do-not-disrupt: "true"`` annotation stops
+Karpenter from consolidating or expiring their burst node. Cloud scale-in (an Auto Scaling group
+terminating an instance) respects neither: that protection belongs to the burst pools.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.spec.onprem import OnPrem, QueueScaler
+from components.spec.values import duration_seconds
+
+TYPE = "gpufleet:baseline:OnPremBaseline"
+SYSTEM_NAMESPACE = "kube-system"
+GPU_RESOURCE = "nvidia.com/gpu"
+GPU_TAINT = {"key": GPU_RESOURCE, "value": "present", "effect": "NoSchedule"}
+GPU_TOLERATION = {"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}
+GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
+GPU_MODEL_LABEL = "gpufleet.io/gpu-model"
+CAPACITY_LABEL = "gpufleet.io/capacity"
+FLEET_LABEL = "gpufleet.io/fleet"
+WORKLOAD_LABEL = "gpufleet.io/workload"
+TRAINING = "training"
+DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
+# The kubelet directories the two daemons need from the host, and nothing else.
+DEVICE_PLUGIN_DIR = "/var/lib/kubelet/device-plugins"
+POD_RESOURCES_DIR = "/var/lib/kubelet/pod-resources"
+DCGM_PORT = 9400
+QUOTA_NAME = "gpu-quota"
+# The address-plan annotations GF-NET-002 reads on-prem ranges from.
+RANGE_ANNOTATIONS = {
+    "node_cidrs": "gpufleet.io/node-cidr",
+    "pod_cidrs": "gpufleet.io/pod-cidr",
+    "service_cidrs": "gpufleet.io/service-cidr",
+}
+_LABEL_VALUE_BAD = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def label_value(value: str) -> str:
+    """A tag value as a Kubernetes label value: other characters become '-', at most 63 characters,
+    starting and ending with a letter or digit."""
+    cleaned = _LABEL_VALUE_BAD.sub("-", value)[:63]
+    return cleaned.strip("-_.")
+
+
+@dataclass(frozen=True, kw_only=True)
+class OnPremBaselineArgs:
+    """``fleet``: the fleet's name (prefix of cluster-wide object names); ``onprem``: the spec's section;
+    ``tags``: the cost tags, written as labels on every object."""
+
+    fleet: str
+    onprem: OnPrem
+    tags: Mapping[str, str]
+
+
+class OnPremBaseline(pulumi.ComponentResource):
+    """The on-prem cluster's GPU baseline (see the module docstring for every object and what stays
+    opaque). Outputs: ``namespaces``, ``priority_class_names`` (``baseline``, ``burst``) and
+    ``gpu_count`` (the GPUs the baseline owns, for the burst order and the cost model)."""
+
+    namespaces: list[str]
+    priority_class_names: dict[str, str]
+    gpu_count: int
+
+    def __init__(
+        self, name: str, args: OnPremBaselineArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__(TYPE, name, None, opts)
+        spec = args.onprem
+        self._labels = {key: label_value(value) for key, value in args.tags.items() if label_value(value)}
+        self._labels[FLEET_LABEL] = label_value(args.fleet)
+        self.provider = _provider(name, spec, pulumi.ResourceOptions(parent=self))
+        child = pulumi.ResourceOptions(parent=self, provider=self.provider)
+
+        self.namespaces = list(spec.namespaces)
+        namespaces = {
+            ns: self._namespace(name, ns, spec.namespaces[ns].gpus, child) for ns in spec.namespaces
+        }
+        self.priority_class_names = self._priority_classes(name, args.fleet, spec, child)
+        self._address_plan(name, args.fleet, spec, child)
+        node_selector = self._gpu_nodes(name, spec, child)
+        if spec.gpu_daemons == "build":
+            self._device_plugin(name, args.fleet, spec.images.device_plugin, node_selector, child)
+            self._dcgm_exporter(name, args.fleet, spec.images.dcgm_exporter, node_selector, child)
+        if spec.queue_scaler is not None:
+            namespace = namespaces[spec.scaler_namespace]
+            self._queue_scaler(name, spec.queue_scaler, namespace, child)
+        self.gpu_count = spec.gpu_count
+        self.register_outputs(
+            {
+                "namespaces": self.namespaces,
+                "priority_class_names": self.priority_class_names,
+                "gpu_count": self.gpu_count,
+            }
+        )
+
+    # ------------------------------------------------------------------------------------ namespaces
+
+    def _namespace(
+        self, name: str, namespace: str, gpus: int, child: pulumi.ResourceOptions
+    ) -> k8s.core.v1.Namespace:
+        created = k8s.core.v1.Namespace(
+            f"{name}-ns-{namespace}",
+            metadata={
+                "name": namespace,
+                "labels": {
+                    **self._labels,
+                    "pod-security.kubernetes.io/enforce": "baseline",
+                    "pod-security.kubernetes.io/warn": "restricted",
+                },
+            },
+            opts=child,
+        )
+        after = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[created]))
+        k8s.core.v1.ResourceQuota(
+            f"{name}-quota-{namespace}",
+            metadata={"name": QUOTA_NAME, "namespace": created.metadata.name, "labels": self._labels},
+            spec={"hard": {f"requests.{GPU_RESOURCE}": str(gpus)}},
+            opts=after,
+        )
+        # Training pods opt in by label; maxUnavailable 0 stops every voluntary eviction of them.
+        budget: Any = {"maxUnavailable": 0, "selector": {"matchLabels": {WORKLOAD_LABEL: TRAINING}}}
+        k8s.policy.v1.PodDisruptionBudget(
+            f"{name}-training-{namespace}",
+            metadata={"name": "gpu-training", "namespace": created.metadata.name, "labels": self._labels},
+            spec=budget,
+            opts=after,
+        )
+        return created
+
+    def _priority_classes(
+        self, name: str, fleet: str, spec: OnPrem, child: pulumi.ResourceOptions
+    ) -> dict[str, str]:
+        names = {"baseline": f"{fleet}-baseline", "burst": f"{fleet}-burst"}
+        k8s.scheduling.v1.PriorityClass(
+            f"{name}-priority-baseline",
+            metadata={"name": names["baseline"], "labels": self._labels},
+            value=spec.priorities.baseline,
+            global_default=False,
+            preemption_policy="PreemptLowerPriority",
+            description="GPU work on the owned baseline: scheduled first, may preempt burst work.",
+            opts=child,
+        )
+        k8s.scheduling.v1.PriorityClass(
+            f"{name}-priority-burst",
+            metadata={"name": names["burst"], "labels": self._labels},
+            value=spec.priorities.burst,
+            global_default=False,
+            preemption_policy=spec.priorities.burst_preemption,
+            description="GPU work that may run on rented burst capacity: ranks below the baseline.",
+            opts=child,
+        )
+        return names
+
+    def _address_plan(self, name: str, fleet: str, spec: OnPrem, child: pulumi.ResourceOptions) -> None:
+        """The cluster's ranges, recorded where GF-NET-002 (and the cluster's operators) can read them."""
+        ranges = {key: ",".join(str(n) for n in getattr(spec, key)) for key in RANGE_ANNOTATIONS}
+        k8s.core.v1.ConfigMap(
+            f"{name}-address-plan",
+            metadata={
+                "name": f"{fleet}-address-plan",
+                "namespace": SYSTEM_NAMESPACE,
+                "labels": self._labels,
+                "annotations": {RANGE_ANNOTATIONS[key]: value for key, value in ranges.items()},
+            },
+            data=ranges,
+            opts=child,
+        )
+
+    # ------------------------------------------------------------------------------------- GPU nodes
+
+    def _gpu_nodes(self, name: str, spec: OnPrem, child: pulumi.ResourceOptions) -> dict[str, str]:
+        """Label and taint the named GPU nodes; the node selector the GPU daemons run with."""
+        nodes = spec.gpu_nodes
+        if nodes.names is None:
+            return dict(nodes.selector or {})
+        labels = {
+            GPU_PRESENT_LABEL: "true",
+            GPU_MODEL_LABEL: label_value(nodes.gpu_model),
+            CAPACITY_LABEL: "baseline",
+        }
+        taints: Any = {"taints": [GPU_TAINT]}
+        for node in nodes.names:
+            metadata: Any = {"name": node, "labels": labels}
+            k8s.core.v1.NodePatch(f"{name}-node-{node}", metadata=metadata, spec=taints, opts=child)
+        return {GPU_PRESENT_LABEL: "true"}
+
+    def _daemon_set(
+        self,
+        name: str,
+        app: str,
+        *,
+        node_selector: Mapping[str, str],
+        container: dict[str, Any],
+        volume: dict[str, Any],
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        selector = {"app.kubernetes.io/name": app, FLEET_LABEL: self._labels[FLEET_LABEL]}
+        container["securityContext"] = {
+            "privileged": False,
+            "allowPrivilegeEscalation": False,
+            "capabilities": {"drop": ["ALL"]},
+        }
+        metadata: Any = {"name": app, "namespace": SYSTEM_NAMESPACE, "labels": {**self._labels, **selector}}
+        spec: Any = {
+            "selector": {"matchLabels": selector},
+            "updateStrategy": {"type": "RollingUpdate"},
+            "template": {
+                "metadata": {"labels": {**self._labels, **selector}},
+                "spec": {
+                    "priorityClassName": "system-node-critical",
+                    "nodeSelector": dict(node_selector),
+                    "tolerations": [GPU_TOLERATION, {"key": "CriticalAddonsOnly", "operator": "Exists"}],
+                    "automountServiceAccountToken": False,
+                    "containers": [container],
+                    "volumes": [volume],
+                },
+            },
+        }
+        k8s.apps.v1.DaemonSet(name, metadata=metadata, spec=spec, opts=child)
+
+    def _device_plugin(
+        self,
+        name: str,
+        fleet: str,
+        image: str,
+        node_selector: Mapping[str, str],
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        container = {
+            "name": "nvidia-device-plugin",
+            "image": image,
+            "env": [{"name": "FAIL_ON_INIT_ERROR", "value": "false"}],
+            "resources": {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}},
+            "volumeMounts": [{"name": "device-plugins", "mountPath": DEVICE_PLUGIN_DIR}],
+        }
+        volume = {"name": "device-plugins", "hostPath": {"path": DEVICE_PLUGIN_DIR, "type": "Directory"}}
+        self._daemon_set(
+            f"{name}-device-plugin",
+            f"{fleet}-nvidia-device-plugin",
+            node_selector=node_selector,
+            container=container,
+            volume=volume,
+            child=child,
+        )
+
+    def _dcgm_exporter(
+        self,
+        name: str,
+        fleet: str,
+        image: str,
+        node_selector: Mapping[str, str],
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        container = {
+            "name": "dcgm-exporter",
+            "image": image,
+            "env": [
+                {"name": "DCGM_EXPORTER_KUBERNETES", "value": "true"},
+                {"name": "DCGM_EXPORTER_LISTEN", "value": f":{DCGM_PORT}"},
+                {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"},
+            ],
+            "ports": [{"name": "metrics", "containerPort": DCGM_PORT}],
+            "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "512Mi"}},
+            "volumeMounts": [{"name": "pod-resources", "mountPath": POD_RESOURCES_DIR, "readOnly": True}],
+        }
+        volume = {"name": "pod-resources", "hostPath": {"path": POD_RESOURCES_DIR, "type": "Directory"}}
+        self._daemon_set(
+            f"{name}-dcgm-exporter",
+            f"{fleet}-dcgm-exporter",
+            node_selector=node_selector,
+            container=container,
+            volume=volume,
+            child=child,
+        )
+
+    # ------------------------------------------------------------------------------------ the queue
+
+    def _queue_scaler(
+        self,
+        name: str,
+        scaler: QueueScaler,
+        namespace: k8s.core.v1.Namespace,
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        cooldown = duration_seconds(scaler.cooldown)
+        trigger: dict[str, Any] = {"type": scaler.source, "metadata": _trigger_metadata(scaler)}
+        if scaler.authentication is not None:
+            trigger["authenticationRef"] = {"name": scaler.authentication}
+        k8s.apiextensions.CustomResource(
+            f"{name}-workers",
+            api_version="keda.sh/v1alpha1",
+            kind="ScaledObject",
+            metadata={
+                "name": scaler.deployment,
+                "namespace": namespace.metadata.name,
+                "labels": self._labels,
+            },
+            spec={
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": scaler.deployment},
+                "pollingInterval": duration_seconds(scaler.polling_interval),
+                "cooldownPeriod": cooldown,
+                "minReplicaCount": scaler.min_replicas,
+                "maxReplicaCount": scaler.max_replicas,
+                "advanced": {
+                    "horizontalPodAutoscalerConfig": {
+                        "behavior": {"scaleDown": {"stabilizationWindowSeconds": cooldown}}
+                    }
+                },
+                "triggers": [trigger],
+            },
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[namespace])),
+        )
+
+
+def _trigger_metadata(scaler: QueueScaler) -> dict[str, str]:
+    """The KEDA trigger's metadata (every value a string, as KEDA reads them). No credential is ever
+    written here: they come from the named TriggerAuthentication or KEDA's own identity."""
+    threshold = str(scaler.queue_threshold)
+    if scaler.source == "aws-sqs-queue":
+        metadata = {"queueURL": scaler.queue, "queueLength": threshold, "awsRegion": scaler.region or ""}
+        if scaler.authentication is None:
+            metadata["identityOwner"] = "operator"
+        return metadata
+    if scaler.source == "redis":
+        return {"address": scaler.host or "", "listName": scaler.queue, "listLength": threshold}
+    return {"protocol": "auto", "queueName": scaler.queue, "mode": "QueueLength", "value": threshold}
+
+
+def _provider(name: str, spec: OnPrem, opts: pulumi.ResourceOptions) -> k8s.Provider:
+    access = spec.cluster
+    if access.kubeconfig_context is not None:
+        return k8s.Provider(
+            f"{name}-cluster", context=access.kubeconfig_context, enable_server_side_apply=True, opts=opts
+        )
+    key = access.config_key or ""
+    namespace, _, config_name = key.partition(":")
+    kubeconfig = pulumi.Config(namespace).require_secret(config_name)
+    return k8s.Provider(f"{name}-cluster", kubeconfig=kubeconfig, enable_server_side_apply=True, opts=opts)
+
+
+__all__ = ["TYPE", "OnPremBaseline", "OnPremBaselineArgs", "label_value"]

@@ -1,0 +1,470 @@
+"""``onprem``: the on-prem Kubernetes baseline the fleet owns and always fills first.
+
+The section names the cluster (a kubeconfig context, or the stack config key of a secret kubeconfig),
+its node, pod and service ranges (checked against every site's VPC range by the address plan), the GPU
+nodes (by name or label selector, with their GPU model and count), the namespaces that run GPU work with
+their GPU quotas, the job queue that scales the workers (KEDA), the PriorityClass values that rank
+baseline work above burst work, the pinned images of the NVIDIA device plugin and DCGM exporter, and
+the owned hardware the cost model amortises. :class:`components.baseline.kubernetes.OnPremBaseline`
+builds it.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import re
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BeforeValidator, Field, field_validator, model_validator
+
+from components import spec_limits as limits
+from components.catalog import load_catalog
+from components.spec.addresses import OwnedRange, overlaps
+from components.spec.values import Duration, Ipv4Net, _Model, _show, duration_seconds
+
+# Published multi-arch digests (see docs/hybrid.md for where each was read). An image given by tag alone
+# can change under the fleet; one given by digest cannot.
+DEVICE_PLUGIN_IMAGE = (
+    "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"
+    "@sha256:7089559ce6153018806857f5049085bae15b3bf6f1c8bd19d8b12f707d087dea"
+)
+DCGM_EXPORTER_IMAGE = (
+    "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.7-3.5.0-ubuntu22.04"
+    "@sha256:98781424e83e14e8855aa6881e5ca8e68c81fdc75c82dd1bb3fe924349aee9d4"
+)
+_PINNED_IMAGE_RE = re.compile(
+    r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?(/[a-z0-9]+([._-][a-z0-9]+)*)+"
+    r"(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?@sha256:[0-9a-f]{64}$"
+)
+_IMAGE_FORM = "an image pinned by digest, like registry/name:tag@sha256:<64 hex digits>"
+# Kubernetes object names: DNS-1123 labels (namespaces, deployments) and subdomains (nodes).
+_LABEL_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
+_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$")
+_SUBDOMAIN_MAX = 253
+_LABEL_KEY_RE = re.compile(
+    r"^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*/)?"
+    r"[A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?$"
+)
+_LABEL_VALUE_RE = re.compile(r"^([A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?)?$")
+# A stack config key: `namespace:key` (the project's namespace when written bare).
+_CONFIG_KEY_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*:)?[A-Za-z][A-Za-z0-9_.-]{0,127}$")
+_CONTEXT_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,253}$")
+_SQS_URL_RE = re.compile(
+    r"^https://sqs\.(?P<region>[a-z]{2}(-[a-z]+)+-\d+)\.amazonaws\.com(\.cn)?/\d{12}/[A-Za-z0-9_-]{1,80}(\.fifo)?$"
+)
+_HOST_PORT_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?:\d{1,5}$")
+_QUEUE_NAME_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,255}$")
+# Namespaces Kubernetes itself owns: GPU work and its quotas do not belong there.
+RESERVED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "default")
+# User PriorityClasses may not exceed this value (higher ones are reserved for system classes).
+MAX_PRIORITY = 1_000_000_000
+MAX_GPU_NODES = 10_000
+MAX_GPUS_PER_NODE = 16
+MAX_REPLICAS = 1_000
+MAX_RANGES = 64
+MAX_NAMESPACES = 256
+MAX_LABELS = 64
+
+
+def _raise_first(found: list[tuple[str, str]]) -> None:
+    """The first problem as a field error of the section (its path relative to the section)."""
+    if found:
+        path, message = found[0]
+        raise ValueError(f"{path}: {message}")
+
+
+def _one_or_many(value: Any) -> Any:
+    """A single range written as a string counts as a list of one; a list is at most MAX_RANGES long
+    (the address plan compares every pair)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and len(value) > MAX_RANGES:
+        raise ValueError(f"must list at most {MAX_RANGES} ranges, got {len(value)}")
+    return value
+
+
+Ranges = Annotated[list[Ipv4Net], BeforeValidator(_one_or_many), Field(min_length=1)]
+
+
+@functools.cache
+def purchase_models() -> Mapping[str, Mapping[str, Any]]:
+    """The catalogue's ``purchases``: owned server models (``dgx_a100``...) with their quoted price."""
+    text = importlib.resources.files("components.catalog").joinpath("gpus.yaml").read_text(encoding="utf-8")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = yaml.load(text, Loader=loader)
+    purchases = data.get("purchases") if isinstance(data, Mapping) else None
+    if not isinstance(purchases, Mapping):
+        return {}
+    return {str(k): v for k, v in purchases.items() if isinstance(v, Mapping)}
+
+
+@functools.cache
+def gpu_models() -> tuple[str, ...]:
+    """GPU classes the catalogue knows (``A100``, ``H100``, ``L4``...), for ``gpu_nodes.gpu_model``."""
+    catalog = load_catalog()
+    return tuple(sorted({*catalog.gpu_street_prices, *(t.gpu_class for t in catalog.types())}))
+
+
+def _name_problem(value: str, what: str, pattern: re.Pattern[str] = _LABEL_RE, limit: int = 63) -> str | None:
+    if len(value) > limit or not pattern.match(value):
+        return (
+            f"{what} must be lower-case letters, digits and '-' (a Kubernetes name, at most {limit} "
+            f"characters, starting and ending with a letter or digit), got {_show(value)}"
+        )
+    return None
+
+
+class ClusterAccess(_Model):
+    """How Pulumi reaches the on-prem cluster: exactly one of the two."""
+
+    kubeconfig_context: str | None = Field(
+        default=None, description="a context of the operator's kubeconfig (~/.kube/config or KUBECONFIG)"
+    )
+    kubeconfig_secret: str | None = Field(
+        default=None,
+        description=(
+            "the stack config key holding the whole kubeconfig as a secret "
+            "(pulumi config set --secret gpufleet:onpremKubeconfig ...)"
+        ),
+    )
+
+    @field_validator("kubeconfig_context")
+    @classmethod
+    def _context(cls, value: str | None) -> str | None:
+        if value is not None and not _CONTEXT_RE.match(value):
+            raise ValueError(
+                f"must be a kubeconfig context name (1 to 253 printable characters), got {_show(value)}"
+            )
+        return value
+
+    @field_validator("kubeconfig_secret")
+    @classmethod
+    def _secret_key(cls, value: str | None) -> str | None:
+        if value is not None and not _CONFIG_KEY_RE.match(value):
+            raise ValueError(
+                "must name a stack config key like gpufleet:onpremKubeconfig (the kubeconfig itself "
+                f"never goes in the spec), got {_show(value)}"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> ClusterAccess:
+        given = [n for n in ("kubeconfig_context", "kubeconfig_secret") if getattr(self, n) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "give exactly one of kubeconfig_context (a context of the operator's kubeconfig) or "
+                "kubeconfig_secret (the stack config key of a secret kubeconfig), got "
+                + (" and ".join(given) if given else "neither")
+            )
+        return self
+
+    @property
+    def config_key(self) -> str | None:
+        """The full config key of the secret kubeconfig (``gpufleet:`` when written bare)."""
+        if self.kubeconfig_secret is None:
+            return None
+        return (
+            self.kubeconfig_secret if ":" in self.kubeconfig_secret else f"gpufleet:{self.kubeconfig_secret}"
+        )
+
+
+class GpuNodes(_Model):
+    """The cluster's GPU nodes: named (the baseline taints and labels each) or picked by labels."""
+
+    names: list[str] | None = Field(default=None, description="the GPU nodes by name")
+    selector: dict[str, str] | None = Field(
+        default=None, description="labels every GPU node carries (when nodes are not named)"
+    )
+    count: int | None = Field(
+        default=None, ge=1, le=MAX_GPU_NODES, description="how many GPU nodes (default: the names given)"
+    )
+    gpus_per_node: int = Field(ge=1, le=MAX_GPUS_PER_NODE)
+    gpu_model: str = Field(description="the GPU class of the catalogue (A100, H100, L40S...)")
+
+    @field_validator("names")
+    @classmethod
+    def _node_names(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        if not value:
+            raise ValueError("must list at least one node; or give a selector instead")
+        if len(value) > MAX_GPU_NODES:
+            raise ValueError(f"must list at most {MAX_GPU_NODES} nodes, got {len(value)}")
+        for name in value:
+            problem = _name_problem(name, "node names", _SUBDOMAIN_RE, _SUBDOMAIN_MAX)
+            if problem:
+                raise ValueError(problem)
+        if len(set(value)) != len(value):
+            raise ValueError("must not name a node twice")
+        return value
+
+    @field_validator("selector")
+    @classmethod
+    def _labels(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        if value is None:
+            return None
+        if not value:
+            raise ValueError("must hold at least one label; an empty selector would pick every node")
+        if len(value) > MAX_LABELS:
+            raise ValueError(f"must hold at most {MAX_LABELS} labels, got {len(value)}")
+        for key, label in value.items():
+            if len(key) > _SUBDOMAIN_MAX + 64 or not _LABEL_KEY_RE.match(key):
+                raise ValueError(f"label key {_show(key)} is not a Kubernetes label key")
+            if not _LABEL_VALUE_RE.match(label):
+                raise ValueError(f"label {limits.quote(key, 60)} has value {_show(label)}, not a label value")
+        return value
+
+    @field_validator("gpu_model")
+    @classmethod
+    def _known_model(cls, value: str) -> str:
+        known = gpu_models()
+        if value not in known:
+            raise ValueError(f"must be one of {', '.join(known)}, got {_show(value)}")
+        return value
+
+    @model_validator(mode="after")
+    def _names_or_selector(self) -> GpuNodes:
+        if (self.names is None) == (self.selector is None):
+            raise ValueError("give exactly one of names (the GPU nodes by name) or selector (their labels)")
+        if self.names is None and self.count is None:
+            raise ValueError("count is required with a selector: how many nodes it picks")
+        if self.names is not None and self.count is not None and self.count != len(self.names):
+            raise ValueError(f"count must equal the {len(self.names)} names given, got {self.count}")
+        return self
+
+    @property
+    def node_count(self) -> int:
+        return self.count if self.count is not None else len(self.names or ())
+
+
+class GpuNamespace(_Model):
+    """A namespace that runs GPU work, and the GPUs its pods may request and limit in total."""
+
+    gpus: int = Field(ge=0, le=MAX_GPU_NODES * MAX_GPUS_PER_NODE, description="GPU quota of the namespace")
+
+
+class QueueScaler(_Model):
+    """The KEDA ScaledObject that scales the job workers on the length of their queue."""
+
+    deployment: str = Field(default="gpu-worker", description="the worker Deployment KEDA scales")
+    namespace: str | None = Field(default=None, description="its namespace (default: the first one)")
+    source: Literal["aws-sqs-queue", "redis", "rabbitmq"] = "aws-sqs-queue"
+    queue: str = Field(description="the queue: an SQS queue URL, a Redis list or a RabbitMQ queue name")
+    host: str | None = Field(default=None, description="redis only: host:port of the Redis server")
+    authentication: str | None = Field(
+        default=None,
+        description=(
+            "the KEDA TriggerAuthentication holding the queue's credentials (required for rabbitmq, "
+            "whose host URL carries them); none: KEDA's own identity"
+        ),
+    )
+    queue_threshold: int = Field(default=10, ge=1, le=1_000_000, description="messages per worker")
+    cooldown: Duration = "300s"
+    polling_interval: Duration = "30s"
+    min_replicas: int = Field(default=0, ge=0, le=MAX_REPLICAS)
+    max_replicas: int = Field(default=10, ge=1, le=MAX_REPLICAS)
+
+    @field_validator("deployment", "authentication")
+    @classmethod
+    def _object_name(cls, value: str | None) -> str | None:
+        return value if value is None else _checked_name(value, "names", _SUBDOMAIN_RE, _SUBDOMAIN_MAX)
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace_name(cls, value: str | None) -> str | None:
+        return value if value is None else _checked_name(value, "namespace names")
+
+    @field_validator("cooldown")
+    @classmethod
+    def _sane_cooldown(cls, value: str) -> str:
+        problem = limits.cooldown_problem(duration_seconds(value), value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @field_validator("polling_interval")
+    @classmethod
+    def _seconds(cls, value: str) -> str:
+        seconds = duration_seconds(value)
+        if not 1 <= seconds <= 86_400:
+            raise ValueError(f"must be between 1s and 24h, got {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> QueueScaler:
+        found: list[tuple[str, str]] = []
+        if self.max_replicas < self.min_replicas:
+            found.append(
+                ("max_replicas", f"must be >= min_replicas ({self.min_replicas}), got {self.max_replicas}")
+            )
+        if self.source == "aws-sqs-queue" and not _SQS_URL_RE.match(self.queue):
+            found.append(
+                (
+                    "queue",
+                    "must be an SQS queue URL like https://sqs.us-east-1.amazonaws.com/123456789012/jobs, "
+                    f"got {_show(self.queue)}",
+                )
+            )
+        if self.source != "aws-sqs-queue" and not _QUEUE_NAME_RE.match(self.queue):
+            found.append(
+                ("queue", f"must be a queue name (letters, digits, _ . : -), got {_show(self.queue)}")
+            )
+        if self.source == "redis" and (self.host is None or not _HOST_PORT_RE.match(self.host)):
+            found.append(
+                ("host", f"must be host:port of the Redis server with source redis, got {_show(self.host)}")
+            )
+        if self.source != "redis" and self.host is not None:
+            found.append(("host", f"is for source redis only; source is {self.source}"))
+        if self.source == "rabbitmq" and self.authentication is None:
+            found.append(
+                (
+                    "authentication",
+                    "is required with source rabbitmq: name the TriggerAuthentication that holds its "
+                    "host URL",
+                )
+            )
+        _raise_first(found)
+        return self
+
+    @property
+    def region(self) -> str | None:
+        """The SQS queue's region, read from its URL."""
+        match = _SQS_URL_RE.match(self.queue)
+        return match.group("region") if match else None
+
+
+def _checked_name(value: str, what: str, pattern: re.Pattern[str] = _LABEL_RE, limit: int = 63) -> str:
+    problem = _name_problem(value, what, pattern, limit)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+class Priorities(_Model):
+    """PriorityClass values: baseline work outranks burst work, and burst work never preempts."""
+
+    baseline: int = Field(default=100_000, ge=-MAX_PRIORITY, le=MAX_PRIORITY)
+    burst: int = Field(default=1_000, ge=-MAX_PRIORITY, le=MAX_PRIORITY)
+    burst_preemption: Literal["Never", "PreemptLowerPriority"] = Field(
+        default="Never", description="whether burst pods may evict lower-priority pods to get scheduled"
+    )
+
+    @model_validator(mode="after")
+    def _baseline_first(self) -> Priorities:
+        if self.baseline <= self.burst:
+            raise ValueError(f"baseline must be > burst ({self.burst}), got {self.baseline}")
+        return self
+
+
+class Images(_Model):
+    """The cluster daemons the baseline runs, each pinned by digest."""
+
+    device_plugin: str = DEVICE_PLUGIN_IMAGE
+    dcgm_exporter: str = DCGM_EXPORTER_IMAGE
+
+    @field_validator("device_plugin", "dcgm_exporter")
+    @classmethod
+    def _pinned(cls, value: str) -> str:
+        if len(value) > 512 or not _PINNED_IMAGE_RE.match(value):
+            raise ValueError(f"must be {_IMAGE_FORM}, got {_show(value)}")
+        return value
+
+
+class OwnedHardware(_Model):
+    """The servers behind the GPU nodes, for the cost model: bought once, amortised monthly."""
+
+    server: str = Field(description="a server model of the catalogue's purchases (dgx_a100, dgx_h100)")
+    count: int | None = Field(default=None, ge=1, le=MAX_GPU_NODES, description="default: the GPU nodes")
+    amortisation_months: int = Field(default=36, ge=1, le=120)
+
+    @field_validator("server")
+    @classmethod
+    def _known_server(cls, value: str) -> str:
+        known = sorted(purchase_models())
+        if value not in known:
+            raise ValueError(f"must be one of {', '.join(known) or 'none'}, got {_show(value)}")
+        return value
+
+
+class OnPrem(_Model):
+    cluster: ClusterAccess
+    node_cidrs: Ranges = Field(description="the ranges the on-prem nodes live in")
+    pod_cidrs: Ranges = Field(description="the cluster's pod ranges")
+    service_cidrs: Ranges = Field(description="the cluster's service ranges")
+    gpu_nodes: GpuNodes
+    namespaces: dict[str, GpuNamespace] = Field(
+        min_length=1, description="the namespaces that run GPU work, with their GPU quotas"
+    )
+    queue_scaler: QueueScaler | None = None
+    priorities: Priorities = Priorities()
+    gpu_daemons: Literal["build", "existing"] = Field(
+        default="build",
+        description=(
+            "build: the baseline runs the NVIDIA device plugin and DCGM exporter (pinned in images); "
+            "existing: the cluster already runs them (the NVIDIA GPU Operator), so the baseline does not"
+        ),
+    )
+    images: Images = Images()
+    hardware: OwnedHardware | None = None
+
+    @field_validator("namespaces")
+    @classmethod
+    def _namespace_names(cls, value: dict[str, GpuNamespace]) -> dict[str, GpuNamespace]:
+        if len(value) > MAX_NAMESPACES:
+            raise ValueError(f"must name at most {MAX_NAMESPACES} namespaces, got {len(value)}")
+        for name in value:
+            _checked_name(name, "namespace names")
+            if name in RESERVED_NAMESPACES:
+                raise ValueError(
+                    f"{name} is Kubernetes' own namespace; GPU work needs a namespace of its own (not "
+                    f"{', '.join(RESERVED_NAMESPACES)})"
+                )
+        return value
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> OnPrem:
+        found: list[tuple[str, str]] = []
+        scaler = self.queue_scaler
+        if scaler is not None and scaler.namespace is not None and scaler.namespace not in self.namespaces:
+            found.append(
+                (
+                    "queue_scaler.namespace",
+                    f"must be one of the GPU namespaces ({', '.join(self.namespaces)}), "
+                    f"got {_show(scaler.namespace)}",
+                )
+            )
+        found += [
+            (o.field_b.removeprefix("onprem."), o.swapped().message()) for o in overlaps(self.owned_ranges())
+        ]
+        _raise_first(found)
+        return self
+
+    def owned_ranges(self) -> list[OwnedRange]:
+        """The on-prem ranges for the address plan, each with its owner and field."""
+        return [
+            OwnedRange(network, f"onprem {what}", f"onprem.{field}[{index}]")
+            for field, what in (("node_cidrs", "nodes"), ("pod_cidrs", "pods"), ("service_cidrs", "services"))
+            for index, network in enumerate(getattr(self, field))
+        ]
+
+    @property
+    def gpu_count(self) -> int:
+        """GPUs the baseline owns: its GPU nodes times their GPUs."""
+        return self.gpu_nodes.node_count * self.gpu_nodes.gpus_per_node
+
+    @property
+    def owned_servers(self) -> int:
+        """Servers the cost model amortises: ``hardware.count``, else one per GPU node."""
+        if self.hardware is not None and self.hardware.count is not None:
+            return self.hardware.count
+        return self.gpu_nodes.node_count
+
+    @property
+    def scaler_namespace(self) -> str:
+        scaler = self.queue_scaler
+        if scaler is not None and scaler.namespace is not None:
+            return scaler.namespace
+        return next(iter(self.namespaces))
