@@ -13,6 +13,7 @@ AccountBaselineSpec), `messages` (pydantic's errors rephrased) and `parsing` (pa
 from __future__ import annotations
 
 from components.spec.account import Account, Image
+from components.spec.links import Link, Links
 from components.spec.parsing import load_fleet_from_config, parse_account_baseline, parse_fleet
 from components.spec.pool import (
     Container,
@@ -55,6 +56,8 @@ __all__ = [
     "FleetSpec",
     "Image",
     "Ipv4Net",
+    "Link",
+    "Links",
     "Network",
     "OffHours",
     "Pool",

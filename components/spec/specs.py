@@ -11,6 +11,7 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 from components import spec_limits as limits
 from components.spec.account import Account
 from components.spec.checks import _pool_name_checks, _raise_first, _usage_schedule_checks
+from components.spec.links import Links
 from components.spec.pool import Pool
 from components.spec.settings import Access, Audit, Budget, Network, Storage
 from components.spec.values import REQUIRED_COST_TAGS, _cross, _Model, _reserved
@@ -29,7 +30,7 @@ class FleetSpec(_Model):
     account: Account = Account()
     pools: dict[str, Pool] = Field(min_length=1)
     onprem: Annotated[None, BeforeValidator(_reserved("on-prem baseline is not supported yet"))] = None
-    links: Annotated[None, BeforeValidator(_reserved("private links are not supported yet"))] = None
+    links: Links = Field(default_factory=dict, description="one private link per site, keyed cloud:region")
 
     @field_validator("tags")
     @classmethod
