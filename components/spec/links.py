@@ -54,6 +54,8 @@ VLAN_RANGES: Mapping[str, tuple[int, int]] = {
 }
 # 2-byte and 4-byte ASNs, without 0, AS_TRANS (23456) and the last (reserved) 4-byte value.
 _MAX_ASN = 4_294_967_294
+# The Amazon-side ASNs of the VPN gateway and the Direct Connect gateway a dedicated AWS link creates.
+AWS_SIDE_ASNS = (64512, 64513)
 _LINK_LOCAL = ipaddress.IPv4Network("169.254.0.0/16")
 # Where an on-prem VPN gateway's public address cannot be (the documentation ranges are allowed: examples).
 _NOT_PUBLIC = tuple(
@@ -134,7 +136,8 @@ IPv4Interface = Annotated[str, BeforeValidator(_ipv4_interface)]
 ConfigName = Annotated[str, BeforeValidator(_config_name)]
 Asn = Annotated[int, Field(ge=1, le=_MAX_ASN)]
 
-_VPN_FIELDS = ("gateway_ip", "psk_config", "bgp_tunnel_cidr")
+_VPN_FIELDS = ("gateway_ip", "psk_config", "bgp_tunnel_cidr", "bandwidth_mbps")
+DEFAULT_VPN_MBPS = 100
 _DEDICATED_FIELDS = ("connection_id", "vlan", "cloud_address", "onprem_address", "bgp_auth_config")
 _DEDICATED_ONLY = (*_DEDICATED_FIELDS, "cen_id", "ccn_id")
 
@@ -155,6 +158,10 @@ class Link(_Model):
     )
     bgp_tunnel_cidr: Ipv4Net | None = Field(
         default=None, description="vpn with BGP on alicloud/tencentcloud: a /30 in 169.254.0.0/16"
+    )
+    bandwidth_mbps: Literal[5, 10, 20, 50, 100, 200, 500, 1000] | None = Field(
+        default=None,
+        description=f"vpn on alicloud/tencentcloud: the VPN gateway's bandwidth; none: {DEFAULT_VPN_MBPS}",
     )
     # dedicated
     connection_id: str | None = Field(default=None, description="dedicated: the existing line's id")
@@ -242,6 +249,8 @@ def cloud_problems(cloud: str, link: Link) -> list[str]:
             )
         if cloud == "aws" and link.bgp_tunnel_cidr is not None:
             problems.append("bgp_tunnel_cidr: AWS picks each tunnel's inside range; leave it out")
+        if cloud == "aws" and link.bandwidth_mbps is not None:
+            problems.append("bandwidth_mbps: an AWS VPN tunnel's bandwidth is fixed; leave it out")
         return problems
     pattern, form = _CONNECTION_ID_RE[cloud]
     if link.connection_id is not None and not pattern.match(link.connection_id):
@@ -249,8 +258,12 @@ def cloud_problems(cloud: str, link: Link) -> list[str]:
     low, high = VLAN_RANGES[cloud]
     if link.vlan is not None and not low <= link.vlan <= high:
         problems.append(f"vlan: must be {low} to {high} on {cloud}, got {link.vlan}")
-    if cloud == "aws" and link.bgp_asn is None:
-        problems.append("bgp_asn: is required: AWS private virtual interfaces always route with BGP")
+    if cloud in ("aws", "alicloud") and link.bgp_asn is None:
+        problems.append(
+            "bgp_asn: is required for a dedicated link on aws and alicloud: AWS private virtual "
+            "interfaces always route with BGP, and gpufleet peers Express Connect VBRs with BGP"
+        )
+
     if link.cen_id is not None and (cloud != "alicloud" or not _CEN_ID_RE.match(link.cen_id)):
         problems.append(
             "cen_id: is for alicloud links only: an existing CEN instance id like cen-7qthudw0ll6jmc****, "
