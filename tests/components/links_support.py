@@ -41,7 +41,7 @@ def link_args(cloud: Cloud, link: dict[str, Any], ranges: list[str] | None = Non
     )
 
 
-def is_secret(value: Any, plain: str) -> bool:
+def is_secret(value: Any, plain: Any) -> bool:
     """True when a recorded input is the secret wire form of ``plain`` (never the plain value)."""
     return isinstance(value, dict) and SECRET_SIG_KEY in value and value.get("value") == plain
 
