@@ -136,7 +136,7 @@ def _vpn_suffix(cloud: str) -> str:
 
 def _weakened(inputs: dict[str, Any], cloud: str) -> dict[str, Any]:
     """One weakened setting per cloud: what a careless edit of the component would do."""
-    weak = json.loads(json.dumps(inputs))
+    weak: dict[str, Any] = json.loads(json.dumps(inputs))
     if cloud == "aws":
         weak["tunnel2IkeVersions"] = ["ikev1", "ikev2"]
     elif cloud == "alicloud":

@@ -265,7 +265,9 @@ def test_aws_route_to_a_vpn_gateway_by_reference_is_on_prem_and_others_are_not()
         {"destinationCidrBlock": "10.0.0.0/16", "gatewayId": "igw-1"},
         prop_deps={"gatewayId": [igw]},
     )
-    assert [m for m, _ in run_stack(POLICY, [vpc, vgw, igw, to_vgw, to_igw])] == [
+    found = run_stack(POLICY, [vpc, vgw, igw, to_vgw, to_igw])
+    assert isinstance(found, list)
+    assert [message for message, _ in found] == [
         "VPC 'cloud' range 10.0.128.0/20 overlaps route 'to-vgw' to a virtual private gateway range "
         "10.0.0.0/16" + FIX
     ]
