@@ -237,6 +237,11 @@ def kind_problems(link: Link) -> list[str]:
 def cloud_problems(cloud: str, link: Link) -> list[str]:
     """What the link's cloud cannot build, each naming the field and what is allowed."""
     problems: list[str] = []
+    if cloud == "aws" and link.bgp_asn in AWS_SIDE_ASNS:
+        problems.append(
+            f"bgp_asn: {link.bgp_asn} is the AWS side's ASN (VPN gateway {AWS_SIDE_ASNS[0]}, Direct "
+            f"Connect gateway {AWS_SIDE_ASNS[1]}); give the on-prem router's own ASN"
+        )
     if link.kind == "vpn":
         if (
             cloud in ("alicloud", "tencentcloud")

@@ -127,6 +127,7 @@ def test_network_rules_are_clean_on_every_link(root: Path, cloud: str, kind: str
     assert "GF-NET-003" not in skipped
     assert "GF-NET-002" not in skipped
     if kind != "dedicated":
+        assert "GF-NET-001" not in skipped
         assert [r.name for r in graph.of_type(VPN_TOKENS[cloud])] == ["link-" + _vpn_suffix(cloud)]
 
 
