@@ -53,6 +53,7 @@ class LinkArgs:
 def _range_problems(ranges: Sequence[str], vpc_cidr: str | None) -> list[str]:
     problems: list[str] = []
     vpc = ipaddress.IPv4Network(vpc_cidr) if vpc_cidr else None
+    seen: list[ipaddress.IPv4Network] = []
     for text in ranges:
         try:
             net = ipaddress.IPv4Network(text)
@@ -63,6 +64,13 @@ def _range_problems(ranges: Sequence[str], vpc_cidr: str | None) -> list[str]:
             problems.append(f"onprem_ranges: {net} is wider than /8: a link routes on-prem ranges only")
         elif vpc is not None and net.overlaps(vpc):
             problems.append(f"onprem_ranges: {net} overlaps the site's VPC range {vpc}")
+        # Each range names a route per table: the same range twice would name two routes alike.
+        problems += [
+            f"onprem_ranges: {net} overlaps {other}: list each range once"
+            for other in seen
+            if net.overlaps(other)
+        ]
+        seen.append(net)
     return problems
 
 

@@ -140,6 +140,8 @@ def test_missing_secret_config_stops_the_program_naming_the_key(run_pulumi: Runn
         ({"onprem_ranges": ["0.0.0.0/0"]}, "onprem_ranges: 0.0.0.0/0 is wider than /8"),
         ({"onprem_ranges": ["10.40.128.0/20"]}, "10.40.128.0/20 overlaps the site.s VPC range"),
         ({"onprem_ranges": []}, "onprem_ranges: name at least one on-prem range"),
+        ({"onprem_ranges": ["10.60.0.0/16", "10.60.0.0/16"]}, "overlaps 10.60.0.0/16: list each"),
+        ({"onprem_ranges": ["10.60.0.1/16"]}, "'10.60.0.1/16' is not an IPv4 network like 10.60.0.0/16"),
         ({"site": "no-network"}, "site: aws:us-east-1 has no network of its own"),
         ({"site": "no-count"}, "site.route_table_count: is required with route_table_ids"),
         ({"tags": {"project": "vision"}}, "tags: missing cost tag 'team'"),
