@@ -141,6 +141,7 @@ class AwsLink(pulumi.ComponentResource):
             f"{name}-dxgw",
             name=f"{name}-dxgw",
             amazon_side_asn=str(AWS_SIDE_ASNS[1]),
+            tags=dict(args.tags),
             opts=child,
         )
         aws.directconnect.PrivateVirtualInterface(

@@ -111,7 +111,8 @@ def test_dedicated_link_uses_the_named_connection(run_pulumi: Runner) -> None:
             *ROUTES,
         ]
     )
-    assert mocks.one(DX_GATEWAY, "l-dxgw").inputs["amazonSideAsn"] == "64513"
+    dx_gateway = mocks.one(DX_GATEWAY, "l-dxgw").inputs
+    assert (dx_gateway["amazonSideAsn"], dx_gateway["tags"]) == ("64513", TAGS)
     vif = mocks.one(VIF, "l-vif").inputs
     assert {k: vif[k] for k in ("connectionId", "dxGatewayId", "vlan", "addressFamily", "bgpAsn")} == {
         "connectionId": "dxcon-ffabc123",

@@ -1,7 +1,7 @@
 """Every link the components build, run as a program through the offline engine: GF-NET-001 passes
-on each and fails on one weakened setting per cloud; GF-NET-002 (range overlap) and GF-NET-003 (no
-internet route for GPU subnets) stay clean; `gpufleet cost` prices the VPN hours and notes that a
-dedicated line's ports bill on the existing connection."""
+on each and fails on one weakened setting per cloud; GF-NET-002 (range overlap), GF-NET-003 (no
+internet route for GPU subnets) and GF-COST-001 (cost tags) stay clean; `gpufleet cost` prices the
+VPN hours and notes that a dedicated line's ports bill on the existing connection."""
 
 from __future__ import annotations
 
@@ -94,7 +94,8 @@ VPN_TOKENS = {
     "alicloud": "alicloud:vpn/connection:Connection",
     "tencentcloud": "tencentcloud:Vpn/connection:Connection",
 }
-NET_RULES = ("GF-NET-001", "GF-NET-002", "GF-NET-003")
+# The network rules, and the cost-tag rule on every taggable link resource.
+LINK_RULES = ("GF-NET-001", "GF-NET-002", "GF-NET-003", "GF-COST-001")
 
 
 @functools.cache
@@ -117,10 +118,10 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize(("cloud", "kind"), sorted(CASES))
-def test_network_rules_are_clean_on_every_link(root: Path, cloud: str, kind: str) -> None:
+def test_network_and_cost_tag_rules_are_clean_on_every_link(root: Path, cloud: str, kind: str) -> None:
     graph = _graph(cloud, kind, root)
     registry = default_registry()
-    result = evaluate_stack(graph, [registry.get(rule) for rule in NET_RULES], engine_rule=False)
+    result = evaluate_stack(graph, [registry.get(rule) for rule in LINK_RULES], engine_rule=False)
     assert [(v.rule_id, v.message) for v in result.violations] == []
     skipped = {n["rule_id"] for n in result.not_applicable}
     # GF-NET-003 judged the GPU instance; GF-NET-002 the VPC against the routed on-prem range.
