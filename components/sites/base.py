@@ -108,6 +108,9 @@ class SiteOutputs:
     route_table_ids: pulumi.Output[Sequence[str]] | None = None
     provider: pulumi.ProviderResource | None = None
     pools: Mapping[str, PoolOutputs] = field(default_factory=dict)
+    # How many ids ``route_table_ids`` holds: a link adds one route per table and on-prem range, and
+    # must know how many tables there are before their ids are known (required with route_table_ids).
+    route_table_count: int | None = None
 
 
 class Site(Protocol):

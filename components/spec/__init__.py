@@ -24,6 +24,7 @@ from components.spec.onprem import (
     Priorities,
     QueueScaler,
 )
+from components.spec.links import Link, Links
 from components.spec.parsing import load_fleet_from_config, parse_account_baseline, parse_fleet
 from components.spec.pool import (
     Container,
@@ -70,6 +71,8 @@ __all__ = [
     "Image",
     "Images",
     "Ipv4Net",
+    "Link",
+    "Links",
     "Network",
     "OffHours",
     "OnPrem",

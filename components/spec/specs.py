@@ -4,18 +4,19 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BeforeValidator, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from components import spec_limits as limits
 from components.spec.account import Account
 from components.spec.addresses import fleet_overlaps
 from components.spec.checks import _pool_name_checks, _raise_first, _usage_schedule_checks
+from components.spec.links import Links
 from components.spec.onprem import OnPrem
 from components.spec.pool import Pool
 from components.spec.settings import Access, Audit, Budget, Network, Storage
-from components.spec.values import REQUIRED_COST_TAGS, _cross, _Model, _reserved
+from components.spec.values import REQUIRED_COST_TAGS, _cross, _Model
 
 _AWS_REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
 
@@ -31,7 +32,7 @@ class FleetSpec(_Model):
     account: Account = Account()
     pools: dict[str, Pool] = Field(min_length=1)
     onprem: OnPrem | None = None
-    links: Annotated[None, BeforeValidator(_reserved("private links are not supported yet"))] = None
+    links: Links = Field(default_factory=dict, description="one private link per site, keyed cloud:region")
 
     @field_validator("tags")
     @classmethod

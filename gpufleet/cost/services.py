@@ -1,5 +1,6 @@
 """What a program registers beside its GPU pools that bills by the hour or by size: NAT gateways, VPN
-connections, VPC interface endpoints, standalone volumes."""
+connections, VPC interface endpoints, standalone volumes. A dedicated line's ports bill on a connection
+the stack does not create: its virtual interfaces get a note, not a line."""
 
 from __future__ import annotations
 
@@ -19,6 +20,13 @@ _VPN_CONNECTIONS = {
     "aws:ec2/vpnConnection:VpnConnection": "aws",
     "alicloud:vpn/gateway:Gateway": "alicloud",
     "tencentcloud:Vpn/gateway:Gateway": "tencentcloud",
+}
+# The virtual interfaces a dedicated link builds on an existing line, and the input naming that line:
+# the line's port hours (and its data transfer) bill on the connection, outside the stack.
+_DEDICATED_INTERFACES = {
+    "aws:directconnect/privateVirtualInterface:PrivateVirtualInterface": "connectionId",
+    "alicloud:expressconnect/virtualBorderRouter:VirtualBorderRouter": "physicalConnectionId",
+    "tencentcloud:Dcx/instance:Instance": "dcId",
 }
 _VOLUMES = {
     "aws:ebs/volume:Volume": ("aws", "size"),
@@ -50,6 +58,14 @@ def _other_lines(
                     )
                 )
     lines.extend(_endpoint_lines(graph, catalog, currency, source, notes))
+    for token, connection_input in _DEDICATED_INTERFACES.items():
+        for resource in graph.of_type(token):
+            connection = resource.inputs.get(connection_input)
+            shown = connection if isinstance(connection, str) else "(unknown)"
+            notes.append(
+                f"dedicated line {resource.name}: the port hours and data transfer of connection {shown} "
+                "bill on that connection, which this stack does not create: not priced"
+            )
     for token, (cloud, size_prop) in _VOLUMES.items():
         for resource in graph.of_type(token):
             size = resource.inputs.get(size_prop)

@@ -12,7 +12,12 @@ Ranges collected from the stack, each tagged with the network it belongs to:
   GatewayVpnAttachment.remoteSubnet`, `alicloud:vpn/routeEntry:RouteEntry.routeDest` and
   `alicloud:vpn/pbrRouteEntry:PbrRouteEntry.routeDest`; Tencent `tencentcloud:Vpn/connection:Connection
   .securityGroupPolicies[].remoteCidrBlocks` and `tencentcloud:Vpn/gatewayRoute:GatewayRoute
-  .destinationCidrBlock`; the pack config `onprem_cidrs`; and the `gpufleet.io/node-cidr` annotation
+  .destinationCidrBlock`; dedicated lines: Tencent `tencentcloud:Dcx/instance:Instance
+  .routeFilterPrefixes` and `tencentcloud:Dc/gatewayCcnRoute:GatewayCcnRoute.cidrBlock`; routes in a
+  VPC's tables whose next hop is the VPN or Direct Connect gateway (AWS `aws:ec2/route:Route` to a
+  `vgw-` gateway or an `aws:ec2/vpnGateway:VpnGateway`, Alibaba `alicloud:vpc/routeEntry:RouteEntry`
+  with `nexthopType: VpnGateway`, Tencent `tencentcloud:Route/tableEntry:TableEntry` with `nextType`
+  VPN or DIRECTCONNECT); the pack config `onprem_cidrs`; and the `gpufleet.io/node-cidr` annotation
   (or label) of a Kubernetes Namespace or ConfigMap.
 - Kubernetes cluster ranges, which Pulumi resources rarely carry: the `gpufleet.io/pod-cidr` and
   `gpufleet.io/service-cidr` annotations (or labels) of a Namespace or ConfigMap.
@@ -45,7 +50,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.policy import PolicyResource
 
 from policies.k8s.templates import api_of
-from policies.props import as_list, get, is_unknown, truthy
+from policies.props import as_list, get, get_ref, is_unknown, truthy
 from policies.rule import GfStackPolicy, Rule, judge
 
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -63,6 +68,12 @@ ALI_VPN_PBR_ROUTE = "alicloud:vpn/pbrRouteEntry:PbrRouteEntry"
 TC_VPC = "tencentcloud:Vpc/instance:Instance"
 TC_VPN = "tencentcloud:Vpn/connection:Connection"
 TC_VPN_ROUTE = "tencentcloud:Vpn/gatewayRoute:GatewayRoute"
+TC_DEDICATED_TUNNEL = "tencentcloud:Dcx/instance:Instance"
+TC_DCG_CCN_ROUTE = "tencentcloud:Dc/gatewayCcnRoute:GatewayCcnRoute"
+AWS_ROUTE = "aws:ec2/route:Route"
+AWS_VGW = "aws:ec2/vpnGateway:VpnGateway"
+ALI_ROUTE_ENTRY = "alicloud:vpc/routeEntry:RouteEntry"
+TC_ROUTE_ENTRY = "tencentcloud:Route/tableEntry:TableEntry"
 K8S_NAMESPACE = "kubernetes:core/v1:Namespace"
 K8S_CONFIGMAP = "kubernetes:core/v1:ConfigMap"
 
@@ -169,6 +180,15 @@ def _collect(resource: PolicyResource, vpc_urns: set[str]) -> list[Range]:
         return _ranges(remote, ONPREM, f"VPN connection '{name}'", urn)
     if kind == TC_VPN_ROUTE:
         return _ranges([get(props, "destinationCidrBlock")], ONPREM, f"VPN route '{name}'", urn)
+    if kind == TC_DEDICATED_TUNNEL:
+        prefixes = as_list(get(props, "routeFilterPrefixes"))
+        return _ranges(prefixes, ONPREM, f"dedicated tunnel '{name}'", urn)
+    if kind == TC_DCG_CCN_ROUTE:
+        label = f"Direct Connect gateway route '{name}'"
+        return _ranges([get(props, "cidrBlock")], ONPREM, label, urn)
+    gateway_route = _route_to_onprem(resource)
+    if gateway_route is not None:
+        return gateway_route
     pool = _cluster_pool(resource)
     if pool is not None:
         return pool
@@ -183,6 +203,26 @@ def _collect(resource: PolicyResource, vpc_urns: set[str]) -> list[Range]:
             found += _ranges(_metadata_values(props, key), group, f"{label} '{name}' {key}", urn)
         return found
     return []
+
+
+def _route_to_onprem(resource: PolicyResource) -> list[Range] | None:
+    """A route in a VPC's table whose next hop is the VPN or Direct Connect gateway: its destination is
+    on-prem. None for any other resource (or a route with another next hop)."""
+    kind, props, name, urn = resource.resource_type, resource.props, resource.name, resource.urn
+    if kind == AWS_ROUTE:
+        gateway = get_ref(props, "gatewayId")
+        deps = resource.property_dependencies.get("gatewayId", []) or []
+        named = isinstance(gateway, str) and not is_unknown(gateway) and gateway.startswith("vgw-")
+        if named or any(dep.resource_type == AWS_VGW for dep in deps):
+            label = f"route '{name}' to a virtual private gateway"
+            return _ranges([get(props, "destinationCidrBlock")], ONPREM, label, urn)
+    elif kind == ALI_ROUTE_ENTRY and get(props, "nexthopType") == "VpnGateway":
+        label = f"route '{name}' to a VPN gateway"
+        return _ranges([get(props, "destinationCidrblock")], ONPREM, label, urn)
+    elif kind == TC_ROUTE_ENTRY and get(props, "nextType") in ("VPN", "DIRECTCONNECT"):
+        label = f"route '{name}' to a VPN or Direct Connect gateway"
+        return _ranges([get(props, "destinationCidrBlock")], ONPREM, label, urn)
+    return None
 
 
 CALICO_GROUPS = ("crd.projectcalico.org", "projectcalico.org")

@@ -135,7 +135,7 @@ def test_minimal_spec_takes_every_default() -> None:
     assert (scaling.gpu_util_out, scaling.queue_out, scaling.gpu_util_in) == (70, 10, 30)
     assert (scaling.out_for_s, scaling.in_for_s, scaling.cooldown_s) == (300, 1800, 300)
     assert spec.onprem is None
-    assert spec.links is None
+    assert spec.links == {}
 
 
 def test_full_spec_parses_and_resolves() -> None:
@@ -277,7 +277,7 @@ ALLOWED_POOL = (
         (["pools"], [], ".pools: must be a mapping, got a list"),
         (["storage"], "s3", ".storage: must be a mapping of settings, got 's3'"),
         (["onprem"], "lab", ".onprem: must be a mapping of settings, got 'lab'"),
-        (["links"], [{"type": "vpn"}], ".links: private links are not supported yet; leave it out"),
+        (["links"], [{"type": "vpn"}], ".links: must be a mapping, got a list"),
         (["spto"], 1,
          ": unknown field 'spto'; allowed: environment, tags, budget, storage, access, "
          "audit, network, account, pools, onprem, links"),

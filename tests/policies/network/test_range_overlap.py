@@ -212,3 +212,62 @@ def test_proxied_props() -> None:
 def test_many_disjoint_vpcs_are_judged_without_pairwise_blowup() -> None:
     resources = [res(AWS_VPC, f"v{i}", {"cidrBlock": f"10.{i // 256}.{i % 256}.0/24"}) for i in range(4000)]
     assert run_stack(POLICY, resources) == []
+
+
+AWS_VGW = "aws:ec2/vpnGateway:VpnGateway"
+AWS_IGW = "aws:ec2/internetGateway:InternetGateway"
+
+
+@pytest.mark.parametrize(
+    ("resource_type", "props", "source"),
+    [
+        # A dedicated line routes on-prem ranges with no VPN route at all: the forms it leaves.
+        ("tencentcloud:Dcx/instance:Instance", {"routeFilterPrefixes": ["10.0.0.0/16"], "dcId": "dc-1"},
+         "dedicated tunnel 'onprem'"),
+        ("tencentcloud:Dc/gatewayCcnRoute:GatewayCcnRoute", {"cidrBlock": "10.0.0.0/16", "dcgId": "dcg-1"},
+         "Direct Connect gateway route 'onprem'"),
+        # Routes in a VPC's tables toward the VPN or Direct Connect gateway lead on-prem.
+        ("aws:ec2/route:Route", {"destinationCidrBlock": "10.0.0.0/16", "gatewayId": "vgw-0abc"},
+         "route 'onprem' to a virtual private gateway"),
+        ("alicloud:vpc/routeEntry:RouteEntry",
+         {"destinationCidrblock": "10.0.0.0/16", "nexthopType": "VpnGateway", "nexthopId": "vpn-1"},
+         "route 'onprem' to a VPN gateway"),
+        ("tencentcloud:Route/tableEntry:TableEntry",
+         {"destinationCidrBlock": "10.0.0.0/16", "nextType": "DIRECTCONNECT", "nextHub": "dcg-1"},
+         "route 'onprem' to a VPN or Direct Connect gateway"),
+    ],
+)  # fmt: skip
+def test_on_prem_ranges_of_dedicated_lines_and_gateway_routes(
+    resource_type: str, props: dict[str, object], source: str
+) -> None:
+    vpc = res(AWS_VPC, "cloud", {"cidrBlock": "10.0.128.0/20"})
+    assert run_stack(POLICY, [vpc, res(resource_type, "onprem", props)]) == [
+        (
+            f"VPC 'cloud' range 10.0.128.0/20 overlaps {source} range 10.0.0.0/16" + FIX,
+            urn_of(AWS_VPC, "cloud"),
+        )
+    ]
+
+
+def test_aws_route_to_a_vpn_gateway_by_reference_is_on_prem_and_others_are_not() -> None:
+    vpc = res(AWS_VPC, "cloud", {"cidrBlock": "10.0.128.0/20"})
+    vgw = res(AWS_VGW, "vgw", {})
+    igw = res(AWS_IGW, "igw", {})
+    to_vgw = res(
+        "aws:ec2/route:Route",
+        "to-vgw",
+        {"destinationCidrBlock": "10.0.0.0/16", "gatewayId": UNKNOWN_STRING_VALUE},
+        prop_deps={"gatewayId": [vgw]},
+    )
+    to_igw = res(
+        "aws:ec2/route:Route",
+        "to-igw",
+        {"destinationCidrBlock": "10.0.0.0/16", "gatewayId": "igw-1"},
+        prop_deps={"gatewayId": [igw]},
+    )
+    found = run_stack(POLICY, [vpc, vgw, igw, to_vgw, to_igw])
+    assert isinstance(found, list)
+    assert [message for message, _ in found] == [
+        "VPC 'cloud' range 10.0.128.0/20 overlaps route 'to-vgw' to a virtual private gateway range "
+        "10.0.0.0/16" + FIX
+    ]
