@@ -195,14 +195,11 @@ def _mns_queue(index: ResourceIndex, alarm: ResourceView, label: str, metric: st
     if queue is None:
         return [] if queues else [f"{label} scales on {MNS_PROJECT} {metric} but the stack has no MNS queue"]
     if is_unknown(queue):
+        # A queue name computed from a queue of the stack (unknown at preview) is that queue's.
+        if {q.urn for q in queues} & set(alarm.dependency_urns.get("metricDimensions", ())):
+            return []
         raise unknown(queue, "metricDimensions.queue")
-    named = {
-        q.urn
-        for q in queues
-        if queue in (get_ref(q.props, "queueName"), get_ref(q.props, "name"))
-        or q.urn in alarm.dependency_urns.get("metricDimensions", ())
-    }
-    if named:
+    if any(queue in (get_ref(q.props, "queueName"), get_ref(q.props, "name")) for q in queues):
         return []
     return [
         f"{label} scales on {MNS_PROJECT} {metric} of queue '{queue}', which the stack does not create: MNS "
