@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from gpufleet.engine import run_program
 from gpufleet.evaluate import StackResult, evaluate_stack
@@ -279,3 +280,22 @@ def test_an_onprem_range_overlapping_the_site_vpc_trips_the_overlap_rule() -> No
     [finding] = [v for v in result.violations if v.rule_id == "GF-NET-002"]
     assert finding.urn.endswith(f"::{P}-network-vpc")
     assert "10.60.0.0/16" in finding.message
+
+
+def test_the_cn_dev_stack_builds_a_site_the_pack_passes() -> None:
+    stack = yaml.safe_load((PROJECT / "Pulumi.cn-dev.yaml").read_text(encoding="utf-8"))["config"]
+    assert "aws:region" not in stack
+    assert stack["alicloud:region"] == "cn-hangzhou"
+    g = run_program(PROJECT, "cn-dev")
+    # `gpufleet check` hands the spec's budget to GF-COST-002 (Alibaba has no budget resource).
+    budget = stack["gpufleet:fleet"]["budget"]
+    result = judge(
+        g, {"stack-has-budget-alert": {"budgets": {k: budget[k] for k in ("monthly", "currency")}}}
+    )
+    assert found(result) == []
+    groups = [r for r in g.resources if r.type == "alicloud:ess/scalingGroup:ScalingGroup"]
+    assert [(r.name, r.inputs["maxSize"]) for r in groups] == [(f"{P}-pool-a10-dev-group", 4)]
+    tasks = sorted(
+        r.inputs["recurrenceValue"] for r in g.resources if r.type.endswith("scheduledTask:ScheduledTask")
+    )
+    assert tasks == ["0 0 * * 1-5", "0 12 * * *"]
