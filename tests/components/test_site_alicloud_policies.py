@@ -299,3 +299,10 @@ def test_the_cn_dev_stack_builds_a_site_the_pack_passes() -> None:
         r.inputs["recurrenceValue"] for r in g.resources if r.type.endswith("scheduledTask:ScheduledTask")
     )
     assert tasks == ["0 0 * * 1-5", "0 12 * * *"]
+
+
+def test_a_template_that_inherits_the_images_password_trips_the_credentials_rule() -> None:
+    result = judge(replaced(graph(), f"{P}-pool-a10-template", "passwordInherit", True))
+    [finding] = [v for v in result.violations if v.rule_id == "GF-ACC-002"]
+    assert finding.urn.endswith(f"::{P}-pool-a10-template")
+    assert "a login password inherited from the image (passwordInherit)" in finding.message
