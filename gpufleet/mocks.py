@@ -450,9 +450,8 @@ class FleetMocks(Mocks):
             # The rule's ARN is what alarm targets (CloudMonitor, ESS alarms) name.
             rule_id = f"asr-bp1{hexid}"
             group = out.get("scalingGroupId") if isinstance(out.get("scalingGroupId"), str) else "asg-unknown"
-            out.setdefault(
-                "ari", f"acs:ess:{region}:{ALICLOUD_ACCOUNT_ID}:scalingGroupId/{group}:scalingRuleId/{rule_id}"
-            )
+            arn = f"acs:ess:{region}:{ALICLOUD_ACCOUNT_ID}:scalingGroupId/{group}:scalingRuleId/{rule_id}"
+            out.setdefault("ari", arn)
             return rule_id
         if key in _ALICLOUD_ID_PREFIX:
             return f"{_ALICLOUD_ID_PREFIX[key]}-bp1{hexid}"
