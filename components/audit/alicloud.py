@@ -20,6 +20,8 @@ import pulumi_alicloud as alicloud
 from components.tags import check_cost_tags
 
 SLS_FOREVER_DAYS = 3650
+SLS_PROJECT_MAX = 63
+TRAIL_NAME_MAX = 36  # ActionTrail trail names: 6 to 36 characters
 TRAIL_WRITER_POLICY = "AliyunActionTrailRolePolicy"
 
 
@@ -56,9 +58,13 @@ class AlicloudAudit(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gpufleet:audit:AlicloudAudit", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
+        # SLS project names are unique in a region across every account: the account id makes ours so.
+        project_name = pulumi.Output.from_input(args.account_id).apply(
+            lambda account: f"{args.name_prefix[: SLS_PROJECT_MAX - len(account) - 1]}-{account}"
+        )
         project = alicloud.log.Project(
             f"{name}-project",
-            project_name=args.name_prefix,
+            project_name=project_name,
             description="gpufleet audit trail and node logs",
             tags=dict(args.tags),
             opts=child,
@@ -73,7 +79,9 @@ class AlicloudAudit(pulumi.ComponentResource):
             max_split_shard_count=8,
             opts=child,
         )
-        self.project_name = project.project_name.apply(lambda value: value or args.name_prefix)
+        self.project_name = pulumi.Output.all(project.project_name, project_name).apply(
+            lambda v: str(v[0] or v[1])
+        )
         self.node_store_name = nodes.logstore_name.apply(lambda value: value or "gpufleet-nodes")
         if args.trail:
             self._trail(name, args, project, child)
@@ -82,7 +90,7 @@ class AlicloudAudit(pulumi.ComponentResource):
     def _trail(
         self, name: str, args: AlicloudAuditArgs, project: alicloud.log.Project, child: pulumi.ResourceOptions
     ) -> None:
-        trail_name = f"{args.name_prefix}-trail"
+        trail_name = f"{args.name_prefix[: TRAIL_NAME_MAX - len('-trail')]}-trail"
         store = alicloud.log.Store(
             f"{name}-trail-store",
             project_name=project.project_name,
@@ -95,7 +103,7 @@ class AlicloudAudit(pulumi.ComponentResource):
         )
         role = alicloud.ram.Role(
             f"{name}-trail-role",
-            role_name=f"{args.name_prefix}-trail"[:64],
+            role_name=trail_name,
             assume_role_policy_document=json.dumps(
                 {
                     "Version": "1",

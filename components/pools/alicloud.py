@@ -34,7 +34,6 @@ from components.tags import check_cost_tags
 GPU_METRIC = "GpuUtilizationAgent"
 QUEUE_PROJECT = "acs_mns_new"
 QUEUE_METRIC = "ActiveMessages"
-ESS_ALARM_PERIODS = (15, 60, 120, 300, 900)
 AGENT_DIR = "/usr/local/cloudmonitor"
 AGENT_VERSION = "3.5.12"
 TASK_DAYS = 360  # ESS repeats a scheduled task for at most a year after it is created
@@ -178,12 +177,6 @@ class AlicloudPoolArgs:
             raise ValueError(f"AlicloudPoolArgs ({self.pool}): " + "; ".join(problems))
 
 
-def _ess_period(seconds: int) -> tuple[int, int]:
-    """The longest ESS alarm period dividing the window, and how many of them make it."""
-    period = max(p for p in ESS_ALARM_PERIODS if seconds % p == 0 and p <= seconds)
-    return period, seconds // period
-
-
 class AlicloudGpuPool(pulumi.ComponentResource):
     """Queue, launch template, scaling group, scaling rules, alarms and off-hours tasks of one pool."""
 
@@ -286,11 +279,10 @@ class AlicloudGpuPool(pulumi.ComponentResource):
             )
         contacts: alicloud.cms.AlarmContactGroup | None = None
         for alarm in compile_alarms(args.rules, args.min_size):
-            window = alarm.period_s * alarm.evaluation_periods
             rule = rules[alarm.direction]
             operator = ">" if alarm.comparison_operator.startswith("Greater") else "<"
             if alarm.suffix.startswith("gpu"):
-                period, count = _ess_period(window)
+                # As on AWS: every one-minute period of the window breaches, not their average.
                 alicloud.ess.Alarm(
                     f"{name}-{alarm.suffix}",
                     name=f"{args.name_prefix}-{args.pool}-{alarm.suffix}",
@@ -302,8 +294,8 @@ class AlicloudGpuPool(pulumi.ComponentResource):
                     statistics="Average",
                     comparison_operator=operator,
                     threshold=f"{alarm.threshold:g}",
-                    period=period,
-                    evaluation_count=count,
+                    period=alarm.period_s,
+                    evaluation_count=alarm.evaluation_periods,
                     enable=True,
                     opts=child,
                 )

@@ -33,6 +33,7 @@ from components.storage.alicloud import OssCheckpointBucket, OssCheckpointBucket
 
 IMAGE_NAME = "^aliyun_3_x64_20G_alibase_"
 SESSION_MANAGER_SWITCH = "sessionManagerStatus"
+LONGEST_SUFFIX = "-scale-out"  # of the names the pool's resources take (components.pools.alicloud)
 
 
 def _workload(pool: Pool) -> Workload | None:
@@ -77,10 +78,12 @@ def pool_problems(args: SiteArgs) -> list[str]:
                 f"pools.{name}.queue: name and arn name SQS queues; an Alibaba pool gets its own MNS queue: "
                 "leave them out"
             )
-        role = f"{args.fleet}-{args.plan.region}-{name}"
-        if len(role) > MAX_ROLE_NAME:
+        # ESS takes names of at most 64 characters for groups, rules and tasks, as RAM does for roles.
+        longest = f"{args.fleet}-{args.plan.region}-{name}{LONGEST_SUFFIX}"
+        if len(longest) > MAX_ROLE_NAME:
             problems.append(
-                f"pools.{name}: the RAM role name {role!r} is longer than {MAX_ROLE_NAME} characters"
+                f"pools.{name}: the pool's ESS and RAM names ({longest!r}) would be longer than "
+                f"{MAX_ROLE_NAME} characters: shorten the pool's name"
             )
         container = pool.workload.container if pool.workload is not None else None
         if container is not None and ".amazonaws.com" in container.image:

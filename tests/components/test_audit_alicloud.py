@@ -30,7 +30,11 @@ def test_trail_writes_every_event_into_a_store_kept_180_days(run_pulumi: Runner)
     assert trail["trailRegion"] == "All"
     assert trail["eventRw"] == "All"
     assert trail["status"] == "Enable"
-    assert trail["slsProjectArn"] == f"acs:log:cn-hangzhou:{ACCOUNT}:project/gf-cn"
+    assert trail["slsProjectArn"] == f"acs:log:cn-hangzhou:{ACCOUNT}:project/gf-cn-{ACCOUNT}"
+    # SLS project names are unique across accounts in a region: ours carries the account id.
+    assert (
+        mocks.one("alicloud:log/project:Project", "audit-project").inputs["projectName"] == f"gf-cn-{ACCOUNT}"
+    )
     assert trail["slsWriteRoleArn"] == f"acs:ram::{ACCOUNT}:role/gf-cn-trail"
     role = mocks.one("alicloud:ram/role:Role", "audit-trail-role").inputs
     [statement] = json.loads(role["assumeRolePolicyDocument"])["Statement"]
@@ -56,3 +60,14 @@ def test_a_second_site_builds_no_trail(run_pulumi: Runner) -> None:
 @pytest.mark.parametrize(("days", "kept"), [(0, 3650), (1, 1), (180, 180)])
 def test_retention(days: int, kept: int) -> None:
     assert retention(days) == kept
+
+
+def test_long_fleet_names_fit_the_trail_and_project_limits(run_pulumi: Runner) -> None:
+    prefix = "gpufleet-research-platform-staging-cn-hangzhou-extra"
+    mocks = build(run_pulumi, name_prefix=prefix)
+    trail = mocks.one("alicloud:actiontrail/trail:Trail", "audit-trail").inputs["trailName"]
+    assert trail == f"{prefix[:30]}-trail"
+    assert len(trail) == 36
+    project = mocks.one("alicloud:log/project:Project", "audit-project").inputs["projectName"]
+    assert project == f"{prefix[:46]}-{ACCOUNT}"
+    assert len(project) == 63

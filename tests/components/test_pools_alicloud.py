@@ -118,7 +118,8 @@ def test_alarms_follow_the_spec_rules(run_pulumi: Runner) -> None:
         "Average",
     )
     assert (high["comparisonOperator"], high["threshold"]) == (">", "80")
-    assert (high["period"], high["evaluationCount"]) == (300, 2)
+    # As on AWS: each one-minute period of the window breaches.
+    assert (high["period"], high["evaluationCount"]) == (60, 10)
     assert high["alarmActions"] == [
         "acs:ess:cn-hangzhou:1234567890123456:scalingGroupId/pool-scale-out-group:scalingRuleId/pool-scale-out-id"
     ]
@@ -126,8 +127,8 @@ def test_alarms_follow_the_spec_rules(run_pulumi: Runner) -> None:
     assert (low["comparisonOperator"], low["threshold"], low["period"], low["evaluationCount"]) == (
         "<",
         "20",
-        900,
-        2,
+        60,
+        30,
     )
     assert low["alarmActions"][0].endswith("scalingRuleId/pool-scale-in-id")
     out_rule = mocks.one("alicloud:ess/scalingRule:ScalingRule", "pool-scale-out").inputs

@@ -10,7 +10,7 @@ import pytest
 
 from components.sites import SITES, SiteError, site_factory
 from components.sites.alicloud import AlicloudSite
-from tests.components.alicloud_builders import FLEET, REGION, build_site, plan_of, site_args, spec_of
+from tests.components.alicloud_builders import FLEET, REGION, SPEC, build_site, plan_of, site_args, spec_of
 from tests.components.conftest import RecordingMocks, Runner
 
 P = f"{FLEET}-{REGION}"
@@ -170,6 +170,10 @@ def test_a_site_without_pools_has_no_network(run_pulumi: Runner) -> None:
         ({"pool": {"image": {"ami": "ami-0123456789abcdef0"}}}, "pools.a10.image: ami and ssm_parameter"),
         ({"pool": {"queue": {"name": "jobs"}}}, "pools.a10.queue: name and arn name SQS queues"),
         (
+            {"pools": {"a-pool-name-that-is-long-enough-to-break": SPEC["pools"]["a10"]}},
+            "pools.a-pool-name-that-is-long-enough-to-break: the pool's ESS and RAM names",
+        ),
+        (
             {
                 "network": {"vpc_cidr": "10.60.0.0/16", "egress": "nat"},
                 "pool": {
@@ -184,8 +188,9 @@ def test_what_alibaba_cannot_build_is_a_site_error_naming_the_field(
     run_pulumi: Runner, spec_changes: dict[str, Any], words: str
 ) -> None:
     spec = spec_of(**spec_changes)
+    plan = plan_of(pools=tuple(spec.pools))
     with pytest.raises(SiteError, match=words):
-        run_pulumi(lambda: build_site(spec=spec))
+        run_pulumi(lambda: build_site(spec=spec, plan=plan))
 
 
 def test_a_plan_for_another_cloud_is_refused(run_pulumi: Runner) -> None:
