@@ -18,6 +18,7 @@ from gpufleet.engine import run_program
 from gpufleet.evaluate import StackResult, evaluate_stack
 from gpufleet.graph import ResourceGraph
 from policies.registry import default_registry
+from tests.cli.helpers import invoke
 from tests.realworld.alicloud.support import replaced
 
 PROJECT = Path(__file__).parent / "alicloud_site"
@@ -308,3 +309,14 @@ def test_a_template_that_inherits_the_images_password_trips_the_credentials_rule
     [finding] = [v for v in result.violations if v.rule_id == "GF-ACC-002"]
     assert finding.urn.endswith(f"::{P}-pool-a10-template")
     assert "a login password inherited from the image (passwordInherit)" in finding.message
+
+
+def test_gpufleet_check_judges_and_prices_the_cn_dev_site_in_cny() -> None:
+    run = invoke("check", str(PROJECT), "-s", "cn-dev", "--format", "json")
+    assert run.exit_code == 0, run.stderr
+    [stack] = json.loads(run.stdout)["stacks"]
+    assert stack["violations"] == []
+    assert stack["cost"]["currency"] == "CNY"
+    assert stack["cost"]["budget"] == 20000
+    # One A10 on spot (6 CNY/h), 8 hours a day on 22 working days: 1,056 CNY of GPU time.
+    assert 1056 <= stack["cost"]["monthly_estimate"] < 1200
