@@ -67,7 +67,13 @@ def pool_problems(args: SiteArgs) -> list[str]:
             "(docs/alicloud.md), then imported"
         )
     for name in args.plan.pools:
-        pool = args.spec.pools[name]
+        pool = args.spec.pools.get(name)
+        if pool is None or pool.cloud != "alicloud":
+            found = "not in the spec" if pool is None else f"a pool of {pool.cloud}"
+            problems.append(
+                f"pools.{name}: the {args.plan.key} site builds Alibaba Cloud pools only; it is {found}"
+            )
+            continue
         if pool.image is not None:
             problems.append(
                 f"pools.{name}.image: ami and ssm_parameter are AWS images; an Alibaba pool runs the newest "

@@ -196,3 +196,15 @@ def test_what_alibaba_cannot_build_is_a_site_error_naming_the_field(
 def test_a_plan_for_another_cloud_is_refused(run_pulumi: Runner) -> None:
     with pytest.raises(SiteError, match="AlicloudSite builds alicloud sites only"):
         run_pulumi(lambda: build_site(plan=plan_of(cloud="aws", region="us-east-1")))
+
+
+def test_a_plan_naming_a_pool_of_another_cloud_is_refused(run_pulumi: Runner) -> None:
+    spec = spec_of(pool={"cloud": "aws", "instance_types": ["g5.xlarge"], "region": None, "off_hours": None})
+    with pytest.raises(
+        SiteError,
+        match=r"pools\.a10: the alicloud:cn-hangzhou site builds Alibaba Cloud pools only; it is a pool of "
+        r"aws",
+    ):
+        run_pulumi(lambda: build_site(spec=spec))
+    with pytest.raises(SiteError, match=r"pools\.nope: .* it is not in the spec"):
+        run_pulumi(lambda: build_site(plan=plan_of(pools=("nope",))))
