@@ -17,6 +17,7 @@ import yaml
 from gpufleet.engine import run_program
 from gpufleet.evaluate import StackResult, evaluate_stack
 from gpufleet.graph import ResourceGraph
+from gpufleet.new import get_template, render
 from policies.registry import default_registry
 from tests.cli.helpers import invoke
 from tests.realworld.alicloud.support import replaced
@@ -320,3 +321,19 @@ def test_gpufleet_check_judges_and_prices_the_cn_dev_site_in_cny() -> None:
     assert stack["cost"]["budget"] == 20000
     # One A10 on spot (6 CNY/h), 8 hours a day on 22 working days: 1,056 CNY of GPU time.
     assert 1056 <= stack["cost"]["monthly_estimate"] < 1200
+
+
+def test_the_alicloud_dev_template_writes_the_cn_dev_fleet() -> None:
+    values = {
+        "project": "vision",
+        "team": "ml-platform",
+        "cost_center": "cc-042",
+        "budget": 20000,
+        "region": "cn-hangzhou",
+        "timezone": "Asia/Shanghai",
+        "stack_file": "stacks/Pulumi.cn-dev.yaml",
+        "stack_name": "cn-dev",
+    }
+    rendered = yaml.safe_load(render(get_template("alicloud-dev"), values))["config"]
+    shipped = yaml.safe_load((PROJECT / "Pulumi.cn-dev.yaml").read_text(encoding="utf-8"))["config"]
+    assert rendered == shipped
