@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from gpufleet.sdktypes import ACCOUNT_ID, stable_hex, stable_uuid
+from gpufleet.sdktypes import ACCOUNT_ID, ALICLOUD_ACCOUNT_ID, stable_hex, stable_uuid
 
 if TYPE_CHECKING:
     from gpufleet.mocks import FleetMocks
@@ -366,6 +366,45 @@ def _alicloud_instance_types(_m: FleetMocks, a: dict[str, Any], _region: str) ->
     }
 
 
+def _alicloud_caller_identity(_m: FleetMocks, _a: dict[str, Any], _region: str) -> dict[str, Any]:
+    return {
+        "accountId": ALICLOUD_ACCOUNT_ID,
+        "arn": f"acs:ram::{ALICLOUD_ACCOUNT_ID}:root",
+        "identityType": "Account",
+        "id": ALICLOUD_ACCOUNT_ID,
+    }
+
+
+def _alicloud_switches(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
+    """The vSwitches asked for by id, in one VPC, one zone each in `_alicloud_zones`' order."""
+    ids = [str(i) for i in a.get("ids") or []]
+    zones = _alicloud_zones(_m, a, region)["ids"]
+    vpc = f"vpc-bp1{stable_hex('vpc', region, *ids, length=17)}"
+    switches = [
+        {
+            "availableIpAddressCount": 250,
+            "cidrBlock": f"10.0.{index}.0/24",
+            "creationTime": "2025-01-01T00:00:00Z",
+            "description": "",
+            "enableIpv6": False,
+            "id": vswitch,
+            "ipv6CidrBlock": "",
+            "isDefault": False,
+            "name": vswitch,
+            "resourceGroupId": "rg-offline",
+            "routeTableId": f"vtb-bp1{stable_hex('vtb', vpc, length=17)}",
+            "status": "Available",
+            "tags": {},
+            "vpcId": vpc,
+            "vswitchId": vswitch,
+            "vswitchName": vswitch,
+            "zoneId": zones[index % len(zones)],
+        }
+        for index, vswitch in enumerate(ids)
+    ]
+    return {"ids": ids, "names": ids, "vswitches": switches, "id": region}
+
+
 def _tencent_zones(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
     zones = [f"{region}-{i}" for i in (3, 4, 6)]
     return {
@@ -423,6 +462,8 @@ INVOKES: dict[str, Callable[[FleetMocks, dict[str, Any], str], dict[str, Any]]] 
     "aws:ec2/getVpc:getVpc": _aws_vpc,
     "aws:ec2/getSubnets:getSubnets": _aws_subnets,
     "alicloud:index/getZones:getZones": _alicloud_zones,
+    "alicloud:index/getCallerIdentity:getCallerIdentity": _alicloud_caller_identity,
+    "alicloud:vpc/getSwitches:getSwitches": _alicloud_switches,
     "alicloud:ecs/getImages:getImages": _alicloud_images,
     "alicloud:ecs/getInstanceTypes:getInstanceTypes": _alicloud_instance_types,
     "tencentcloud:Availability/getZonesByProduct:getZonesByProduct": _tencent_zones,

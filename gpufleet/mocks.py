@@ -446,6 +446,13 @@ class FleetMocks(Mocks):
             kind = "role" if resource == "role" else "policy" if "olicy" in resource else _kebab(resource)
             out.setdefault("arn", f"acs:ram::{ALICLOUD_ACCOUNT_ID}:{kind}/{out['name']}")
             return str(out["name"])
+        if key == "ess/scalingRule":
+            # The rule's ARN is what alarm targets (CloudMonitor, ESS alarms) name.
+            rule_id = f"asr-bp1{hexid}"
+            group = out.get("scalingGroupId") if isinstance(out.get("scalingGroupId"), str) else "asg-unknown"
+            arn = f"acs:ess:{region}:{ALICLOUD_ACCOUNT_ID}:scalingGroupId/{group}:scalingRuleId/{rule_id}"
+            out.setdefault("ari", arn)
+            return rule_id
         if key in _ALICLOUD_ID_PREFIX:
             return f"{_ALICLOUD_ID_PREFIX[key]}-bp1{hexid}"
         if module == "log" and resource in ("project", "store"):

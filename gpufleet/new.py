@@ -37,6 +37,9 @@ _STACK_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 _PLACEHOLDER_RE = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 _DESCRIPTION_PREFIX = "# template:"
 _REGION_RE = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
+# Alibaba Cloud regions: cn-hangzhou, cn-hongkong, ap-southeast-1, eu-central-1, ...
+_ALICLOUD_REGION_RE = re.compile(r"^[a-z]{2}-[a-z]+(-\d)?$")
+_ALICLOUD_REGION_KEY = "alicloud:region:"
 # AWS tag values: letters, digits, spaces and `_ . : / = + - @`, at most 256 characters.
 _TAG_VALUE_RE = re.compile(r"^[\w .:/=+\-@]{1,256}$")
 _TAG_PARAMETERS = ("project", "team", "cost_center")
@@ -71,6 +74,12 @@ _REGION_TIMEZONES: Mapping[str, str] = {
     "ap-southeast-1": "Asia/Singapore",
     "ap-southeast-2": "Australia/Sydney",
     "ap-south-1": "Asia/Kolkata",
+    # Alibaba Cloud's mainland regions keep China Standard Time.
+    "cn-hangzhou": "Asia/Shanghai",
+    "cn-shanghai": "Asia/Shanghai",
+    "cn-beijing": "Asia/Shanghai",
+    "cn-shenzhen": "Asia/Shanghai",
+    "cn-hongkong": "Asia/Hong_Kong",
 }
 
 
@@ -177,9 +186,14 @@ def _check_values(template: Template, values: Mapping[str, str | float | None]) 
                 f"{OPTION_NAMES[name]} {value!r}: a tag value holds 1-256 letters, digits, spaces "
                 "and _ . : / = + - @"
             )
+    alicloud = _ALICLOUD_REGION_KEY in template.text
     for name in ("region", "replica_region"):
         value = values.get(name)
-        if name in template.parameters and not _REGION_RE.fullmatch(str(value)):
+        if name not in template.parameters:
+            continue
+        if alicloud and not _ALICLOUD_REGION_RE.fullmatch(str(value)):
+            problems.append(f"{OPTION_NAMES[name]} {value!r}: an Alibaba Cloud region name like cn-hangzhou")
+        elif not alicloud and not _REGION_RE.fullmatch(str(value)):
             problems.append(f"{OPTION_NAMES[name]} {value!r}: an AWS region name like us-east-1")
     if "replica_region" in template.parameters and values.get("replica_region") == values.get("region"):
         problems.append(
@@ -285,10 +299,11 @@ def create_stack(
             f"({count} problem{'' if count == 1 else 's'}); nothing written:",
             exc.format().splitlines(),
         ) from None
-    problems = _price_problems(spec.pools, str(config["aws:region"]))
+    region = str(config.get("aws:region") or config.get("alicloud:region"))
+    problems = _price_problems(spec.pools, region)
     if problems:
         raise NewStackError(
-            f"template {template.name!r} does not fit region {config['aws:region']}; nothing written:",
+            f"template {template.name!r} does not fit region {region}; nothing written:",
             problems,
         )
     _write_atomically(path, text)

@@ -16,7 +16,8 @@ alone (it launches no GPU instance from this program). Credentials judged:
 - Alibaba Cloud: `keyName`/`password`/`kmsEncryptedPassword` on `alicloud:ecs/instance:Instance`
   and `alicloud:ess/scalingConfiguration:ScalingConfiguration`; `keyPairName`/`password` on
   `alicloud:ecs/ecsInstanceSet:EcsInstanceSet`; `keyPairName` on `alicloud:ecs/launchTemplate` and
-  `alicloud:ecs/ecsLaunchTemplate`; `keyName`/`password`/`kmsEncryptedPassword` on ACK node pools
+  `alicloud:ecs/ecsLaunchTemplate`; `passwordInherit: true` (the image's preset password) on all of
+  these; `keyName`/`password`/`kmsEncryptedPassword` on ACK node pools
   (`alicloud:cs/nodePool:NodePool`, GPU by `instanceTypes`); and key pairs bound afterwards to GPU
   instances through `alicloud:ecs/keyPairAttachment:KeyPairAttachment` /
   `ecsKeyPairAttachment:EcsKeyPairAttachment`.
@@ -71,6 +72,8 @@ RULE = Rule(
 
 _KEY = "SSH key pair"
 _PASSWORD = "login password"
+# `passwordInherit: true` logs in with the password preset in the image: a credential all the same.
+_INHERITED = ("passwordInherit", "login password inherited from the image", False)
 
 # (prop path, what it is, whether its value may be shown)
 _CREDENTIALS: dict[str, tuple[tuple[str, str, bool], ...]] = {
@@ -82,14 +85,16 @@ _CREDENTIALS: dict[str, tuple[tuple[str, str, bool], ...]] = {
         ("keyName", _KEY, True),
         ("password", _PASSWORD, False),
         ("kmsEncryptedPassword", _PASSWORD, False),
+        _INHERITED,
     ),
-    c.ALI_INSTANCE_SET: (("keyPairName", _KEY, True), ("password", _PASSWORD, False)),
-    c.ALI_LAUNCH_TEMPLATE: (("keyPairName", _KEY, True),),
-    c.ALI_ECS_LAUNCH_TEMPLATE: (("keyPairName", _KEY, True),),
+    c.ALI_INSTANCE_SET: (("keyPairName", _KEY, True), ("password", _PASSWORD, False), _INHERITED),
+    c.ALI_LAUNCH_TEMPLATE: (("keyPairName", _KEY, True), _INHERITED),
+    c.ALI_ECS_LAUNCH_TEMPLATE: (("keyPairName", _KEY, True), _INHERITED),
     c.ALI_SCALING_CONFIGURATION: (
         ("keyName", _KEY, True),
         ("password", _PASSWORD, False),
         ("kmsEncryptedPassword", _PASSWORD, False),
+        _INHERITED,
     ),
     c.TC_INSTANCE: (("keyIds", _KEY, True), ("keyName", _KEY, True), ("password", _PASSWORD, False)),
     c.TC_INSTANCE_SET: (("keyName", _KEY, True), ("password", _PASSWORD, False)),
@@ -122,6 +127,7 @@ def _found(index: c.ComputeIndex, resource: Any) -> list[str]:
             item
             for value in c.values_at(props, path)
             for item in (value if isinstance(value, list) else [value])
+            if item is not False and item != "false"  # passwordInherit: false inherits nothing
         ]
         if not values:
             continue

@@ -14,6 +14,8 @@ agent, installed unless the group's scaling configuration sets `enhancedMonitorS
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 from collections.abc import Mapping
@@ -38,7 +40,9 @@ from policies.rule import CannotTell
 RAM_POLICY = "alicloud:ram/policy:Policy"
 ALI_LAUNCH_TEMPLATE = "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate"
 ALI_AGENT_METRICS = frozenset({"MemoryUtilization", "LoadAverage"})
-_AGENT_INSTALL = re.compile(r"cloudmonitor|argusagent|cms_go_agent|cloud-monitor", re.IGNORECASE)
+_AGENT_INSTALL = re.compile(r"cloudmonitor|argusagent|cms_go_agent|cloud-monitor|cms-agent-", re.IGNORECASE)
+MNS_PROJECT = "acs_mns_new"
+MNS_QUEUES = ("alicloud:message/serviceQueue:ServiceQueue", "alicloud:mns/queue:Queue")
 TC_AGENT_NAMESPACES = frozenset({"cvm_device", "QCE/CVM"})
 TC_AGENT_METRICS = frozenset({"CPU_UTILIZATION", "MEM_UTILIZATION"})
 
@@ -88,7 +92,7 @@ def _agent_on_images(index: ResourceIndex, label: str, metric: str, groups: list
         )
     for source in sources:
         image = _value(source, "imageId")
-        user_data = known_str(get_ref(source.props, "userData")) or ""
+        user_data = _user_data(source)
         if isinstance(image, str) and image.startswith("m-") and not _AGENT_INSTALL.search(user_data):
             raise CannotTell(
                 f"{label} scales on {metric}, read by the CloudMonitor agent; whether custom image "
@@ -97,6 +101,20 @@ def _agent_on_images(index: ResourceIndex, label: str, metric: str, groups: list
                 "imageId",
             )
     return []
+
+
+def _user_data(source: ResourceView) -> str:
+    """The source's user data as text: ECS takes it base64-encoded (launch templates, scaling
+    configurations), and some programs pass it plain."""
+    for prop in ("userData", "userdata"):
+        text = known_str(get_ref(source.props, prop))
+        if text is None:
+            continue
+        try:
+            return base64.b64decode(text, validate=True).decode("utf-8", errors="replace")
+        except (binascii.Error, ValueError):
+            return text
+    return ""
 
 
 _ESS_TARGET = re.compile(r"^acs:ess:[^:]*:[^:]*:scalingGroupId/([^:]+):scalingRuleId/")
@@ -134,6 +152,8 @@ def cms_problems(index: ResourceIndex, alarm: ResourceView, listed: list[str]) -
             "policy allows cms:PutCustomMetric): the alarm never fires; grant the uploader "
             f"cms:PutCustomMetric, or list '{metric}' in published_namespaces if it is published outside"
         ]
+    if project == MNS_PROJECT:
+        return _mns_queue(index, alarm, label, metric)
     if project != "acs_ecs_dashboard":
         raise CannotTell(
             f"{label} scales on {project} {metric}; who publishes {project} is not known to the pack: list "
@@ -146,6 +166,46 @@ def cms_problems(index: ResourceIndex, alarm: ResourceView, listed: list[str]) -
         return []
     groups = cms_groups(index, alarm) or []
     return _agent_on_images(index, label, metric, groups)
+
+
+def _dimensions(alarm: ResourceView) -> dict[str, Any]:
+    """The alarm's dimensions: `metricDimensions` (a JSON list of maps) or the older `dimensions` map."""
+    found: dict[str, Any] = {}
+    raw = get_ref(alarm.props, "metricDimensions")
+    if is_unknown(raw):
+        raise unknown(raw, "metricDimensions")
+    if isinstance(raw, str) and raw:
+        try:
+            loaded = json.loads(raw)
+        except json.JSONDecodeError:
+            loaded = []
+        for item in loaded if isinstance(loaded, list) else [loaded]:
+            if isinstance(item, Mapping):
+                found.update(item)
+    older = get_ref(alarm.props, "dimensions")
+    if isinstance(older, Mapping):
+        found.update(older)
+    return found
+
+
+def _mns_queue(index: ResourceIndex, alarm: ResourceView, label: str, metric: str) -> list[str]:
+    """MNS publishes `acs_mns_new` metrics for a queue that exists: the one the `queue` dimension names."""
+    queue = _dimensions(alarm).get("queue")
+    queues = index.of_type(*MNS_QUEUES)
+    if queue is None:
+        return [] if queues else [f"{label} scales on {MNS_PROJECT} {metric} but the stack has no MNS queue"]
+    if is_unknown(queue):
+        # A queue name computed from a queue of the stack (unknown at preview) is that queue's.
+        if {q.urn for q in queues} & set(alarm.dependency_urns.get("metricDimensions", ())):
+            return []
+        raise unknown(queue, "metricDimensions.queue")
+    if any(queue in (get_ref(q.props, "queueName"), get_ref(q.props, "name")) for q in queues):
+        return []
+    return [
+        f"{label} scales on {MNS_PROJECT} {metric} of queue '{queue}', which the stack does not create: MNS "
+        f"publishes metrics only for a queue that exists; create the queue in the stack or list "
+        f"'{MNS_PROJECT}' in published_namespaces"
+    ]
 
 
 def _ram_allows(index: ResourceIndex, action: str) -> bool:

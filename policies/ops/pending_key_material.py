@@ -11,7 +11,8 @@ Keys pending import:
   material, so such a key is always pending in the deployment that creates it;
 - Tencent Cloud `tencentcloud:Kms/externalKey:ExternalKey` without `keyMaterialBase64`.
 
-An AWS or Tencent external key tagged `gpufleet:key-material = imported` is taken at its word: its
+An external key (AWS, Tencent, or Alibaba of origin EXTERNAL) tagged `gpufleet:key-material = imported`
+is taken at its word: its
 owner imported the material out of band in an earlier deployment (the second phase of a BYOK first
 deploy), so the key is usable when this deployment runs. The tag is an assertion the program makes,
 as the fleet does for `storage.checkpoints.byok_material: imported`; it changes no cloud behaviour.
@@ -117,7 +118,7 @@ RULE = Rule(
         "(aws kms import-key-material; Alibaba ImportKeyMaterial; Tencent ImportKeyMaterial), then "
         "the rest. Or give the material as a secret config value (AWS and Tencent ExternalKey "
         "key_material_base64). Until the material is imported, do not wait for capacity "
-        "(wait_for_capacity_timeout='0'). Once imported, tag the AWS or Tencent external key "
+        "(wait_for_capacity_timeout='0'). Once imported, tag the external key "
         "gpufleet:key-material=imported (the fleet does for byok_material: imported)."
     ),
     url="https://docs.aws.amazon.com/kms/latest/developerguide/importing-keys.html",
@@ -131,6 +132,8 @@ def _pending(view: ResourceView) -> str | None:
         if is_unknown(origin):
             raise unknown(origin, "origin")
         if isinstance(origin, str) and origin.upper() == "EXTERNAL":
+            if tags_of(view.resource_type, view.props).get(MATERIAL_TAG) == "imported":
+                return None
             return "origin EXTERNAL: its material is imported outside Pulumi"
         return None
     material = get_ref(view.props, "keyMaterialBase64")

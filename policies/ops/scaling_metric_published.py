@@ -31,12 +31,14 @@ published outside the stack.
 Alibaba Cloud: `alicloud:ess/alarm:Alarm` (every ESS alarm fires scaling rules), and CloudMonitor
 `alicloud:cms/alarm:Alarm` rules whose `targets[].arn` is a scaling rule (`acs:ess:...:scalingGroupId/
 <id>:scalingRuleId/<id>`): in project `acs_ecs_dashboard` the agent's lower_snake_case metrics need the
-agent, a `acs_customMetric_*` project needs an uploader, other projects could not be judged unless
-listed. For ESS alarms, `metricType: custom`
+agent, a `acs_customMetric_*` project needs an uploader, `acs_mns_new` (MNS queue metrics such as
+`ActiveMessages`) needs the MNS queue its `queue` dimension names in the stack, other projects could
+not be judged unless listed. For ESS alarms, `metricType: custom`
 metrics are uploaded by someone: a RAM policy of the stack must allow `cms:PutCustomMetric`, or the
 metric name is listed in `published_namespaces`. System metrics read from the CloudMonitor agent
 (`...Agent`, `MemoryUtilization`, `LoadAverage`) need the agent: public images ship it; a custom image
-(`m-...`) could not be judged unless its user data installs the agent.
+(`m-...`) could not be judged unless its user data (plain or, as ECS takes it, base64) installs the
+agent.
 
 Tencent Cloud: `tencentcloud:Monitor/alarmPolicy:AlarmPolicy` with an `AS` trigger task, and
 `tencentcloud:As/scalingPolicy:ScalingPolicy` (its own CPU/memory alarm). The `cvm_device` namespace

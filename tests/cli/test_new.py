@@ -34,15 +34,18 @@ def test_list_names_every_template_with_its_description_and_options() -> None:
     lines = result.stdout.splitlines()
     assert [line.split()[0] for line in lines if not line.startswith(" ")] == [
         "account-baseline",
+        "alicloud-dev",
         "dev-sandbox",
         "inference",
         "training",
     ]
     assert lines[0].startswith("account-baseline  the account's once-only resources (Session Manager")
     assert lines[1].strip() == "needs --project, --team, --cost-center, --region"
-    assert lines[2].startswith("dev-sandbox       small T4/A10G all-spot pool")
+    assert lines[2].startswith("alicloud-dev      Alibaba Cloud only: one A10 or T4 on preemptible instances")
     assert lines[3].strip() == "needs --project, --team, --cost-center, --budget, --region"
-    assert lines[7].strip() == "needs --project, --team, --cost-center, --budget, --region, --replica-region"
+    assert lines[4].startswith("dev-sandbox       small T4/A10G all-spot pool")
+    assert lines[5].strip() == "needs --project, --team, --cost-center, --budget, --region"
+    assert lines[9].strip() == "needs --project, --team, --cost-center, --budget, --region, --replica-region"
 
 
 @pytest.mark.parametrize("template", ["dev-sandbox", "training", "inference"])
@@ -89,7 +92,7 @@ def test_templates_carry_what_their_kind_of_fleet_needs(project: Path) -> None:
     specs = {
         t.name: load_fleet_from_config(yaml.safe_load(render(t, values))["config"])
         for t in list_templates()
-        if t.name != "account-baseline"
+        if t.name not in ("account-baseline", "alicloud-dev")
     }
     sandbox = specs["dev-sandbox"]
     assert sandbox.environment == "dev"
@@ -171,13 +174,13 @@ def test_values_that_yaml_would_misread_are_quoted(project: Path) -> None:
         ),
         (
             ("new", "x", "--from", "nope", *REQUIRED),
-            "error: unknown template 'nope'; known templates: account-baseline, dev-sandbox, inference, "
-            "training\n",
+            "error: unknown template 'nope'; known templates: account-baseline, alicloud-dev, dev-sandbox, "
+            "inference, training\n",
         ),
         (
             ("new", "x", *REQUIRED),
-            "error: pass --from TEMPLATE; known templates: account-baseline, dev-sandbox, inference, "
-            "training\n",
+            "error: pass --from TEMPLATE; known templates: account-baseline, alicloud-dev, dev-sandbox, "
+            "inference, training\n",
         ),
         (
             ("new", "a b", "--from", "dev-sandbox", *REQUIRED),
@@ -274,3 +277,38 @@ def test_not_a_project_is_bad_input(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert result.stderr.startswith(f"error: no Pulumi.yaml in {tmp_path.resolve()}")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_alibaba_template_writes_an_alibaba_only_stack(project: Path) -> None:
+    where = ("--region", "cn-hangzhou")
+    result = invoke(
+        "new", "cn-dev", "--from", "alicloud-dev", str(project), *TEAM, "--budget", "20000", *where
+    )
+    assert result.exit_code == 0, result.stderr
+    config = yaml.safe_load((project / "stacks" / "Pulumi.cn-dev.yaml").read_text())["config"]
+    assert config["alicloud:region"] == "cn-hangzhou"
+    assert not [key for key in config if key.startswith("aws:")]
+    spec = load_fleet_from_config(config)
+    assert (spec.budget.monthly, spec.budget.currency) == (20000, "CNY")
+    (pool,) = spec.pools.values()
+    assert (pool.cloud, pool.region, pool.spot_percent) == ("alicloud", "cn-hangzhou", 100)
+    assert pool.off_hours is not None
+    assert pool.off_hours.timezone == "Asia/Shanghai"  # the region's zone, not UTC
+
+
+@pytest.mark.parametrize(
+    ("region", "error"),
+    [
+        ("Hangzhou", "--region 'Hangzhou': an Alibaba Cloud region name like cn-hangzhou"),
+        ("cn-shenzhen", "pools.a10-dev: ecs.gn7i-c8g1.2xlarge is not offered in cn-shenzhen"),
+    ],
+)
+def test_the_alibaba_template_refuses_a_region_it_cannot_price(
+    project: Path, region: str, error: str
+) -> None:
+    result = invoke(
+        "new", "cn", "--from", "alicloud-dev", str(project), *TEAM, "--budget", "1", "--region", region
+    )
+    assert result.exit_code == 2
+    assert error in result.stderr
+    assert _stack_dir(project) == []

@@ -39,10 +39,62 @@ def _arn(typ: str, name: str, region: str = REGION) -> str:
     return f"arn:aws:{service}:{region}:{ACCOUNT}:{typ.rsplit(':', maxsplit=1)[-1].lower()}/{name}"
 
 
+ALICLOUD_ACCOUNT = "1234567890123456"
+ALICLOUD_REGION = "cn-hangzhou"
+
+
+def _alicloud_outputs(typ: str, name: str, outputs: dict[str, Any]) -> None:
+    """What pulumi-alicloud returns that the Alibaba components read: names, ids and ARNs."""
+    if typ == "alicloud:oss/bucket:Bucket":
+        outputs.setdefault("bucket", f"{name}-0a1b2c3")
+    if typ == "alicloud:kms/key:Key":
+        outputs["arn"] = f"acs:kms:{ALICLOUD_REGION}:{ALICLOUD_ACCOUNT}:key/{name}-key-id"
+    if typ == "alicloud:ram/role:Role":
+        outputs["arn"] = f"acs:ram::{ALICLOUD_ACCOUNT}:role/{outputs.get('roleName', name)}"
+    if typ == "alicloud:ess/scalingRule:ScalingRule":
+        outputs["ari"] = (
+            f"acs:ess:{ALICLOUD_REGION}:{ALICLOUD_ACCOUNT}:scalingGroupId/{name}-group:scalingRuleId/{name}-id"
+        )
+    if typ == "alicloud:vpc/network:Network":
+        outputs["routeTableId"] = f"vtb-{name}"
+        outputs["routerId"] = f"vrt-{name}"
+    if typ == "alicloud:vpc/natGateway:NatGateway":
+        outputs["snatTableIds"] = f"stb-{name}"
+    if typ == "alicloud:ecs/eipAddress:EipAddress":
+        outputs["ipAddress"] = "203.0.113.7"
+
+
+def _vswitch(vswitch_id: str) -> dict[str, Any]:
+    return {
+        "availableIpAddressCount": 250,
+        "cidrBlock": "10.50.0.0/24",
+        "creationTime": "2025-01-01T00:00:00Z",
+        "description": "",
+        "enableIpv6": False,
+        "id": vswitch_id,
+        "ipv6CidrBlock": "",
+        "isDefault": False,
+        "name": vswitch_id,
+        "resourceGroupId": "rg-default",
+        "routeTableId": "vtb-existing",
+        "status": "Available",
+        "tags": {},
+        "vpcId": "vpc-existing",
+        "vswitchId": vswitch_id,
+        "vswitchName": vswitch_id,
+        "zoneId": ALICLOUD_ZONES[0],
+    }
+
+
+# Zones of the Alibaba region that do not sell an instance type: {type: {zones}}.
+ALICLOUD_ZONES = ["cn-hangzhou-h", "cn-hangzhou-i", "cn-hangzhou-j", "cn-hangzhou-k"]
+
+
 class RecordingMocks(pulumi.runtime.Mocks):
     def __init__(self) -> None:
         self.missing_offerings = {}
         self.missing_endpoints: dict[str, set[str]] = {}
+        self.alicloud_unsold: dict[str, set[str]] = {}
         self.registrations: list[Registration] = []
         self.calls: list[tuple[str, dict[str, Any]]] = []
 
@@ -69,6 +121,8 @@ class RecordingMocks(pulumi.runtime.Mocks):
             outputs["latestVersion"] = 1
         if args.typ == "aws:ec2/vpcEndpoint:VpcEndpoint":
             outputs["prefixListId"] = "pl-63a5400a"
+        if args.typ.startswith("alicloud:"):
+            _alicloud_outputs(args.typ, args.name, outputs)
         return f"{args.name}-id", outputs
 
     # Zones that do not offer an instance type, per region: {region: {zone: {types}}}.
@@ -126,7 +180,33 @@ class RecordingMocks(pulumi.runtime.Mocks):
                 "id": args.args.get("name"),
             },
         }
+        if args.token.startswith("alicloud:"):
+            return self._alicloud_call(args.token, dict(args.args)), []
         return answers.get(args.token, {}), []
+
+    def _alicloud_call(self, token: str, given: dict[str, Any]) -> dict[str, Any]:
+        wanted = given.get("availableInstanceType")
+        zones = [z for z in ALICLOUD_ZONES if z not in self.alicloud_unsold.get(str(wanted), set())]
+        answers: dict[str, dict[str, Any]] = {
+            "alicloud:index/getZones:getZones": {"ids": zones, "zones": [], "id": ALICLOUD_REGION},
+            "alicloud:index/getCallerIdentity:getCallerIdentity": {
+                "accountId": ALICLOUD_ACCOUNT,
+                "arn": f"acs:ram::{ALICLOUD_ACCOUNT}:root",
+                "identityType": "Account",
+                "id": ALICLOUD_ACCOUNT,
+            },
+            "alicloud:ecs/getImages:getImages": {
+                "ids": ["aliyun_3_x64_20G_alibase_20250101.vhd"],
+                "images": [],
+                "id": "images",
+            },
+            "alicloud:vpc/getSwitches:getSwitches": {
+                "ids": list(given.get("ids") or []),
+                "vswitches": [_vswitch(v) for v in given.get("ids") or []],
+                "id": "switches",
+            },
+        }
+        return answers.get(token, {})
 
     # Lookups used by the assertions.
     def custom(self) -> list[Registration]:

@@ -259,3 +259,21 @@ def test_tencent_compliant_keep_image_login() -> None:
         res(TC_INSTANCE, "cpu", {"instanceType": "S5.MEDIUM4", "password": "p"}),
     ]
     assert check_stack(POLICY, resources) == []
+
+
+@pytest.mark.parametrize("inherit", [True, "true"])
+def test_alicloud_password_inherited_from_the_image_is_a_credential(inherit: object) -> None:
+    template = res(ALI_LT, "tpl", {"instanceType": "ecs.gn7i-c8g1.2xlarge", "passwordInherit": inherit})
+    assert check_stack(POLICY, [template]) == [
+        (
+            "ECS launch template 'tpl' (ecs.gn7i-c8g1.2xlarge) has a login password inherited from the image "
+            f"(passwordInherit); {TAIL}",
+            urn(ALI_LT, "tpl"),
+        )
+    ]
+
+
+@pytest.mark.parametrize("token", [ALI_INSTANCE, ALI_LT, ALI_CONFIG])
+def test_alicloud_password_inherit_false_is_no_credential(token: str) -> None:
+    resource = res(token, "gpu", {"instanceType": "ecs.gn7i-c8g1.2xlarge", "passwordInherit": False})
+    assert check_stack(POLICY, [resource]) == []

@@ -164,16 +164,20 @@ def test_any_other_material_tag_value_keeps_the_key_pending(value: str) -> None:
     assert run_stack(POLICY, [key, logs]) == [(use_message("log group", "jobs"), logs.urn)]
 
 
-def test_the_tag_does_not_make_an_alibaba_external_key_usable() -> None:
-    # No SDK resource imports Alibaba material, and the rule does not take a tag's word for it there.
-    key = res(
-        "alicloud:kms/key:Key",
-        "oss-byok",
-        {"id": "key-hzz0000", "origin": "EXTERNAL", "tags": {"gpufleet:key-material": "imported"}},
-    )
-    bucket = res("alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption", "ckpt", {})
-    bucket.props["kmsMasterKeyId"] = "key-hzz0000"
-    assert len(run_stack(POLICY, [key, bucket])) == 1
+def test_the_tag_makes_an_alibaba_external_key_usable_as_for_aws() -> None:
+    # The second phase of an Alibaba BYOK first deploy: the material was imported out of band (no SDK
+    # resource can), and the fleet says so with the same tag it writes on AWS keys.
+    def stack(tags: dict[str, str]) -> list[tuple[str, str]]:
+        key = res(
+            "alicloud:kms/key:Key", "oss-byok", {"id": "key-hzz0000", "origin": "EXTERNAL", "tags": tags}
+        )
+        bucket = res("alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption", "ckpt", {})
+        bucket.props["kmsMasterKeyId"] = "key-hzz0000"
+        return run_stack(POLICY, [key, bucket])
+
+    assert stack({"gpufleet:key-material": "imported"}) == []
+    [(message, _)] = stack({"gpufleet:key-material": "pending"})
+    assert "origin EXTERNAL: its material is imported outside Pulumi" in message
 
 
 @pytest.mark.parametrize(

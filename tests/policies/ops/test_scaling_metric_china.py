@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -209,3 +210,41 @@ def test_cloudmonitor_rule_that_only_notifies_is_not_a_scaling_alarm() -> None:
     alarm.props["targets"] = [{"targetId": "1", "arn": "acs:mns:cn-hangzhou:1234567890:/queues/ops/message"}]
     ess_alarm = ess("CpuUtilization")[2]
     assert run_stack(POLICY, [group, config, alarm, ess_alarm]) == []
+
+
+def test_alibaba_agent_installed_by_base64_user_data_is_seen() -> None:
+    # ECS launch templates and scaling configurations take user data base64-encoded.
+    installs = base64.b64encode(
+        b'#!/bin/bash\nbash -c "$(curl -fsS https://cms-agent-cn-hangzhou.oss-cn-hangzhou-internal.aliyuncs.com/Argus/agent_install_ecs-1.7.sh)"\n'
+    )
+    assert run_stack(POLICY, ess("GpuUtilizationAgent", image="m-bp1gpu", user_data=installs.decode())) == []
+    silent = base64.b64encode(b"#!/bin/bash\necho no agent here\n").decode()
+    [(message, _)] = run_stack(POLICY, ess("GpuUtilizationAgent", image="m-bp1gpu", user_data=silent))
+    assert message.startswith("could not be judged: ESS alarm 'pool-busy' scales on GpuUtilizationAgent")
+
+
+def mns_alarm(queue: str | None, *, with_queue: bool = True) -> list[Any]:
+    stack = cms("acs_mns_new", "ActiveMessages")
+    alarm = stack[2]
+    if queue is not None:
+        alarm.props["metricDimensions"] = json.dumps([{"queue": queue, "region": "cn-hangzhou"}])
+    if with_queue:
+        stack.append(res("alicloud:message/serviceQueue:ServiceQueue", "jobs", {"queueName": "gpu-jobs"}))
+    return stack
+
+
+def test_cloudmonitor_rule_on_an_mns_queue_of_the_stack_passes() -> None:
+    assert run_stack(POLICY, mns_alarm("gpu-jobs")) == []
+    assert run_stack(POLICY, mns_alarm(None)) == []
+
+
+def test_cloudmonitor_rule_on_an_mns_queue_the_stack_lacks() -> None:
+    assert [m for m, _ in run_stack(POLICY, mns_alarm("other-jobs"))] == [
+        "CloudMonitor alarm 'gpu-hot' scales on acs_mns_new ActiveMessages of queue 'other-jobs', which the "
+        "stack does not create: MNS publishes metrics only for a queue that exists; create the queue in the "
+        "stack or list 'acs_mns_new' in published_namespaces"
+    ]
+    assert [m for m, _ in run_stack(POLICY, mns_alarm(None, with_queue=False))] == [
+        "CloudMonitor alarm 'gpu-hot' scales on acs_mns_new ActiveMessages but the stack has no MNS queue"
+    ]
+    assert run_stack(POLICY, mns_alarm("other-jobs"), {"published_namespaces": ["acs_mns_new"]}) == []

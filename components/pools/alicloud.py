@@ -1,0 +1,364 @@
+"""A GPU pool on Alibaba Cloud: an ESS scaling group launching from an ECS launch template.
+
+The launch template, not a scaling configuration, is what can require hardened metadata access
+(``http_tokens: required``). It sets no key pair and no password (nor ``password_inherit``), no
+public IP, an encrypted ESSD system disk under the site's key, and the pool's RAM role. The group's
+``COST_OPTIMIZED`` multi-zone policy takes the spot share: ``on_demand_base_capacity`` instances on
+demand, then ``100 - spot_percent`` % of the rest, every instance type of the pool as an override.
+
+Scaling is compiled from the same spec rules as AWS (:func:`components.pools.scaling.compile_alarms`):
+GPU utilisation above/below a threshold, through ESS alarm tasks on CloudMonitor's
+``GpuUtilizationAgent`` (read by the CloudMonitor agent, which the boot script installs), and the
+pool's MNS queue backlog, through a CloudMonitor alarm rule (``acs_mns_new`` ``ActiveMessages``,
+published every five minutes) whose target is the scale-out rule. Off-hours are ESS scheduled tasks,
+whose cron recurrences run in UTC: see :func:`off_hours_utc`.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import json
+import zoneinfo
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from components.pools.scaling import ScalingRules, compile_alarms
+from components.pools.userdata import WorkloadContext, render_workload
+from components.pools.workload import MAX_USER_DATA_BYTES
+from components.tags import check_cost_tags
+
+GPU_METRIC = "GpuUtilizationAgent"
+QUEUE_PROJECT = "acs_mns_new"
+QUEUE_METRIC = "ActiveMessages"
+AGENT_DIR = "/usr/local/cloudmonitor"
+AGENT_VERSION = "3.5.12"
+TASK_DAYS = 360  # ESS repeats a scheduled task for at most a year after it is created
+
+
+# ------------------------------------------------------------------------------------- off-hours
+@dataclass(frozen=True, kw_only=True)
+class UtcOffHours:
+    """Off-hours as ESS runs them: two UTC crons, and the zone's offsets (minutes) they allow for."""
+
+    stop_cron: str
+    start_cron: str
+    offsets_min: tuple[int, ...]
+
+
+def _shift_days(days: str, shift: int) -> str:
+    """Weekdays "1-5" (or every day, "*") moved by ``shift`` days (-1, 0 or 1: offsets are within 14 h)."""
+    if days == "*" or shift == 0:
+        return days
+    return f"{1 + shift}-{5 + shift}"
+
+
+def _utc(hour: int, minute: int, offset_min: int) -> tuple[int, int, int]:
+    total = hour * 60 + minute - offset_min
+    return total // 1440, (total % 1440) // 60, total % 60
+
+
+def zone_offsets(timezone: str, year: int) -> tuple[int, ...]:
+    """The UTC offsets, in minutes, ``timezone`` uses during ``year`` (two where it has daylight saving)."""
+    zone = zoneinfo.ZoneInfo(timezone)
+    start = datetime.datetime(year, 1, 1, 12, tzinfo=zone)
+    found = set()
+    for day in range(0, 366, 7):
+        offset = (start + datetime.timedelta(days=day)).utcoffset()
+        if offset is not None:
+            found.add(int(offset.total_seconds() // 60))
+    return tuple(sorted(found))
+
+
+def off_hours_utc(
+    timezone: str, stop: tuple[int, int], start: tuple[int, int], weekdays_only: bool, year: int
+) -> UtcOffHours:
+    """The pool stops at ``stop`` and starts at ``start`` (local hour, minute) in ``timezone``, as
+    UTC crons. With daylight saving a local time is two UTC times a year; the pool must have capacity
+    through the whole local working window in both seasons, so it starts at the earlier UTC time
+    (the summer one) and stops at the later (the winter one): up to an hour more a day, never less.
+    A start moved across midnight moves its weekdays with it (08:00 Mon-Fri in Asia/Shanghai is
+    00:00 UTC Mon-Fri; 07:00 is 23:00 UTC Sun-Thu)."""
+    offsets = zone_offsets(timezone, year)
+    _, stop_h, stop_m = _utc(*stop, min(offsets))
+    shift, start_h, start_m = _utc(*start, max(offsets))
+    days = _shift_days("1-5" if weekdays_only else "*", shift)
+    return UtcOffHours(
+        stop_cron=f"{stop_m} {stop_h} * * *",
+        start_cron=f"{start_m} {start_h} * * {days}",
+        offsets_min=offsets,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class AlicloudOffHours:
+    """The spec's off-hours: local times in ``timezone``; ``weekends`` keeps Saturday and Sunday off."""
+
+    timezone: str
+    stop: tuple[int, int]
+    start: tuple[int, int]
+    weekends: bool = True
+
+
+# ------------------------------------------------------------------------------------- user data
+def agent_install(region: str) -> str:
+    """Install the CloudMonitor agent from the region's internal OSS endpoint (no route out needed)
+    unless the image ships it: the GPU alarms read ``GpuUtilizationAgent``, which only it reports."""
+    url = f"https://cms-agent-{region}.oss-{region}-internal.aliyuncs.com/Argus/agent_install_ecs-1.7.sh"
+    return (
+        f"if [ ! -x {AGENT_DIR}/bin/argusagent ]; then\n"
+        f'  ARGUS_VERSION={AGENT_VERSION} REGION_ID={region} bash -c "$(curl -fsS --retry 3 {url})" \\\n'
+        '    || log "no CloudMonitor agent: no GpuUtilizationAgent, the GPU alarms stay silent"\n'
+        "fi\n"
+    )
+
+
+def render_user_data(region: str, workload: WorkloadContext | None = None) -> str:
+    return (
+        "#!/bin/bash\n"
+        "# No set -e: a step that fails is logged and the boot goes on.\n"
+        "set -uo pipefail\n"
+        'log() { echo "gpufleet-boot: $*" >&2; }\n'
+        + agent_install(region)
+        + (render_workload(workload) if workload is not None else "")
+    )
+
+
+def encoded_user_data(region: str, workload: WorkloadContext | None = None) -> str:
+    script = render_user_data(region, workload).encode()
+    if len(script) > MAX_USER_DATA_BYTES:
+        raise ValueError(
+            f"the boot script is {len(script)} bytes; ECS takes at most {MAX_USER_DATA_BYTES}: shorten the "
+            "workload's user_data or container env"
+        )
+    return base64.b64encode(script).decode()
+
+
+# ------------------------------------------------------------------------------------------ pool
+@dataclass(frozen=True, kw_only=True)
+class AlicloudPoolArgs:
+    pool: str
+    name_prefix: str
+    region: str
+    instance_types: Sequence[str]
+    min_size: int
+    max_size: int
+    vswitch_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
+    security_group_id: pulumi.Input[str]
+    role_name: pulumi.Input[str]
+    key_id: pulumi.Input[str]
+    image_id: pulumi.Input[str]
+    queue_name: str
+    tags: Mapping[str, str]
+    spot_percent: int = 0
+    on_demand_base: int = 0
+    disk_gib: int = 200
+    rules: ScalingRules = field(default_factory=ScalingRules)
+    queue_visibility_s: int = 900
+    off_hours: AlicloudOffHours | None = None
+    workload: WorkloadContext | None = None
+    today: datetime.date | None = None
+
+    def __post_init__(self) -> None:
+        problems = check_cost_tags(self.tags)
+        if not self.instance_types:
+            problems.append("instance_types: at least one")
+        if not 0 <= self.min_size <= self.max_size:
+            problems.append(f"min_size/max_size: 0 <= {self.min_size} <= {self.max_size} does not hold")
+        if not 0 <= self.spot_percent <= 100:
+            problems.append(f"spot_percent: {self.spot_percent} is not a percentage")
+        if not 20 <= self.disk_gib <= 2048:
+            problems.append(f"disk_gib: {self.disk_gib} is outside the ESSD system disk's 20..2048")
+        problems.extend(self.rules.problems())
+        if problems:
+            raise ValueError(f"AlicloudPoolArgs ({self.pool}): " + "; ".join(problems))
+
+
+class AlicloudGpuPool(pulumi.ComponentResource):
+    """Queue, launch template, scaling group, scaling rules, alarms and off-hours tasks of one pool."""
+
+    group_id: pulumi.Output[str]
+    queue_name: pulumi.Output[str]
+
+    def __init__(self, name: str, args: AlicloudPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("gpufleet:pools:AlicloudGpuPool", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        tags = {**args.tags, "gpufleet:pool": args.pool}
+        queue = alicloud.message.ServiceQueue(
+            f"{name}-queue",
+            queue_name=args.queue_name,
+            visibility_timeout=args.queue_visibility_s,
+            polling_wait_seconds=20,
+            message_retention_period=345_600,
+            logging_enabled=True,
+            tags=tags,
+            opts=child,
+        )
+        spot = args.spot_percent > 0
+        template = alicloud.ecs.EcsLaunchTemplate(
+            f"{name}-template",
+            launch_template_name=f"{args.name_prefix}-{args.pool}",
+            description=f"gpufleet pool {args.pool}",
+            image_id=args.image_id,
+            instance_type=args.instance_types[0],
+            instance_charge_type="PostPaid",
+            spot_strategy="SpotAsPriceGo" if spot else "NoSpot",
+            security_group_ids=[args.security_group_id],
+            ram_role_name=args.role_name,
+            http_endpoint="enabled",
+            http_tokens="required",
+            http_put_response_hop_limit=1,
+            password_inherit=False,
+            internet_max_bandwidth_out=0,
+            security_enhancement_strategy="Active",
+            system_disk=alicloud.ecs.EcsLaunchTemplateSystemDiskArgs(
+                category="cloud_essd",
+                size=args.disk_gib,
+                encrypted=True,
+                kms_key_id=args.key_id,
+                delete_with_instance=True,
+            ),
+            user_data=encoded_user_data(args.region, args.workload),
+            update_default_version_number=True,
+            tags=tags,
+            template_tags=tags,
+            opts=child,
+        )
+        group = alicloud.ess.ScalingGroup(
+            f"{name}-group",
+            scaling_group_name=f"{args.name_prefix}-{args.pool}",
+            min_size=args.min_size,
+            max_size=args.max_size,
+            default_cooldown=args.rules.cooldown_s,
+            vswitch_ids=args.vswitch_ids,
+            launch_template_id=template.id,
+            launch_template_version="Default",
+            launch_template_overrides=[
+                alicloud.ess.ScalingGroupLaunchTemplateOverrideArgs(instance_type=t)
+                for t in args.instance_types
+            ],
+            multi_az_policy="COST_OPTIMIZED" if spot else "PRIORITY",
+            on_demand_base_capacity=args.on_demand_base if spot else None,
+            on_demand_percentage_above_base_capacity=100 - args.spot_percent if spot else None,
+            spot_instance_pools=min(len(args.instance_types), 10) if spot else None,
+            spot_instance_remedy=True if spot else None,
+            compensate_with_on_demand=True if spot else None,
+            removal_policies=["NewestInstance", "OldestScalingConfiguration"],
+            tags=tags,
+            opts=child,
+        )
+        self._scaling(name, args, group, queue, child)
+        if args.off_hours is not None:
+            self._off_hours(name, args, args.off_hours, group, child)
+        self.group_id = group.id
+        self.queue_name = queue.queue_name
+        self.register_outputs({"group_id": self.group_id, "queue_name": self.queue_name})
+
+    def _scaling(
+        self,
+        name: str,
+        args: AlicloudPoolArgs,
+        group: alicloud.ess.ScalingGroup,
+        queue: alicloud.message.ServiceQueue,
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        rules: dict[str, alicloud.ess.ScalingRule] = {}
+        for direction, step in (("out", 1), ("in", -1)):
+            rules[direction] = alicloud.ess.ScalingRule(
+                f"{name}-scale-{direction}",
+                scaling_group_id=group.id,
+                scaling_rule_name=f"{args.name_prefix}-{args.pool}-scale-{direction}",
+                scaling_rule_type="SimpleScalingRule",
+                adjustment_type="QuantityChangeInCapacity",
+                adjustment_value=step,
+                cooldown=args.rules.cooldown_s,
+                opts=child,
+            )
+        contacts: alicloud.cms.AlarmContactGroup | None = None
+        for alarm in compile_alarms(args.rules, args.min_size):
+            rule = rules[alarm.direction]
+            operator = ">" if alarm.comparison_operator.startswith("Greater") else "<"
+            if alarm.suffix.startswith("gpu"):
+                # As on AWS: every one-minute period of the window breaches, not their average.
+                alicloud.ess.Alarm(
+                    f"{name}-{alarm.suffix}",
+                    name=f"{args.name_prefix}-{args.pool}-{alarm.suffix}",
+                    description=alarm.description.replace(alarm.metric_name, GPU_METRIC),
+                    scaling_group_id=group.id,
+                    alarm_actions=[rule.ari],
+                    metric_type="system",
+                    metric_name=GPU_METRIC,
+                    statistics="Average",
+                    comparison_operator=operator,
+                    threshold=f"{alarm.threshold:g}",
+                    period=alarm.period_s,
+                    evaluation_count=alarm.evaluation_periods,
+                    enable=True,
+                    opts=child,
+                )
+                continue
+            if contacts is None:
+                contacts = alicloud.cms.AlarmContactGroup(
+                    f"{name}-contacts",
+                    alarm_contact_group_name=f"{args.name_prefix}-{args.pool}",
+                    describe="gpufleet pool scaling alarms",
+                    opts=child,
+                )
+            alicloud.cms.Alarm(
+                f"{name}-{alarm.suffix}",
+                name=f"{args.name_prefix}-{args.pool}-{alarm.suffix}",
+                project=QUEUE_PROJECT,
+                metric=QUEUE_METRIC,
+                metric_dimensions=queue.queue_name.apply(
+                    lambda q: json.dumps([{"region": args.region, "queue": q}], sort_keys=True)
+                ),
+                period=alarm.period_s,
+                escalations_critical=alicloud.cms.AlarmEscalationsCriticalArgs(
+                    statistics="Maximum",
+                    comparison_operator="GreaterThanThreshold",
+                    threshold=f"{alarm.threshold:g}",
+                    times=alarm.evaluation_periods,
+                ),
+                contact_groups=[contacts.alarm_contact_group_name],
+                targets=[alicloud.cms.AlarmTargetArgs(target_id="1", arn=rule.ari)],
+                enabled=True,
+                tags={**args.tags, "gpufleet:pool": args.pool},
+                opts=child,
+            )
+
+    def _off_hours(
+        self,
+        name: str,
+        args: AlicloudPoolArgs,
+        off: AlicloudOffHours,
+        group: alicloud.ess.ScalingGroup,
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        today = args.today or datetime.datetime.now(datetime.UTC).date()
+        utc = off_hours_utc(off.timezone, off.stop, off.start, off.weekends, today.year)
+        first = today + datetime.timedelta(days=1)
+        end = f"{(today + datetime.timedelta(days=TASK_DAYS)).isoformat()}T00:00Z"
+        for suffix, cron, low, high, desired in (
+            ("stop", utc.stop_cron, 0, 0, 0),
+            ("start", utc.start_cron, args.min_size, args.max_size, None),
+        ):
+            minute, hour = (int(part) for part in cron.split()[:2])
+            alicloud.ess.ScheduledTask(
+                f"{name}-off-hours-{suffix}",
+                scheduled_task_name=f"{args.name_prefix}-{args.pool}-{suffix}",
+                description=f"off-hours {suffix}: {off.stop[0]:02d}:{off.stop[1]:02d}-"
+                f"{off.start[0]:02d}:{off.start[1]:02d} {off.timezone}, as UTC",
+                scaling_group_id=group.id,
+                launch_time=f"{first.isoformat()}T{hour:02d}:{minute:02d}Z",
+                recurrence_type="Cron",
+                recurrence_value=cron,
+                recurrence_end_time=end,
+                min_value=low,
+                max_value=high,
+                desired_capacity=desired,
+                task_enabled=True,
+                opts=child,
+            )

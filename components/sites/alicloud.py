@@ -1,0 +1,296 @@
+"""The Alibaba Cloud site: the fleet's presence in one Alibaba region (DESIGN.md, "A fleet is sites
+joined by links").
+
+One explicit ``alicloud.Provider`` for the site's region carries every child (Alibaba ``oss.Bucket``
+and ``ess.ScalingGroup`` take no region input). The site builds, in order: the KMS key; then, unless
+BYOK material is pending, the OSS checkpoint bucket, the SLS project with the node log store (and,
+in the home site, the ActionTrail trail and its store), Cloud Assistant's session-manager switch,
+the network, and per pool a RAM role and an ESS pool.
+
+BYOK (``storage.checkpoints.byok_material``): ``pending`` builds the key alone (its material is
+imported out of band: docs/alicloud.md); ``imported`` builds everything and tags the key as imported;
+``config`` is not available here, since pulumi-alicloud has no resource that imports material.
+
+Alibaba has no budget resource: the spec's budget is held against the cost estimate by GF-COST-002.
+"""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from components.audit.alicloud import AlicloudAudit, AlicloudAuditArgs
+from components.identity.alicloud import MAX_ROLE_NAME, PoolIdentity, PoolIdentityArgs
+from components.keys.alicloud import AlicloudKey, AlicloudKeyArgs
+from components.network.alicloud import AlicloudNetwork, AlicloudNetworkArgs, zones_for_pools
+from components.pools.alicloud import AlicloudGpuPool, AlicloudOffHours, AlicloudPoolArgs
+from components.pools.scaling import ScalingRules
+from components.pools.userdata import WorkloadContext
+from components.pools.workload import ContainerWorkload, ScriptWorkload, Workload
+from components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
+from components.spec import Pool
+from components.storage.alicloud import OssCheckpointBucket, OssCheckpointBucketArgs
+
+IMAGE_NAME = "^aliyun_3_x64_20G_alibase_"
+SESSION_MANAGER_SWITCH = "sessionManagerStatus"
+LONGEST_SUFFIX = "-scale-out"  # of the names the pool's resources take (components.pools.alicloud)
+
+
+def _workload(pool: Pool) -> Workload | None:
+    if pool.workload is None:
+        return None
+    if pool.workload.container is not None:
+        c = pool.workload.container
+        return ContainerWorkload(image=c.image, command=c.command or (), env=c.env)
+    return ScriptWorkload(user_data=pool.workload.user_data or "")
+
+
+def _rules(pool: Pool) -> ScalingRules:
+    s = pool.scaling
+    return ScalingRules(
+        gpu_util_out=s.gpu_util_out,
+        out_for_s=s.out_for_s,
+        queue_out=s.queue_out,
+        gpu_util_in=s.gpu_util_in,
+        in_for_s=s.in_for_s,
+        cooldown_s=s.cooldown_s,
+    )
+
+
+def pool_problems(args: SiteArgs) -> list[str]:
+    """What the spec asks of this site that Alibaba Cloud cannot build, each naming its spec field."""
+    problems = []
+    if args.spec.storage.checkpoints.material == "config":
+        problems.append(
+            "storage.checkpoints.byok_material: config is not available on Alibaba Cloud (pulumi-alicloud "
+            "has no resource that imports key material): use pending, import the material "
+            "(docs/alicloud.md), then imported"
+        )
+    for name in args.plan.pools:
+        pool = args.spec.pools.get(name)
+        if pool is None or pool.cloud != "alicloud":
+            found = "not in the spec" if pool is None else f"a pool of {pool.cloud}"
+            problems.append(
+                f"pools.{name}: the {args.plan.key} site builds Alibaba Cloud pools only; it is {found}"
+            )
+            continue
+        if pool.image is not None:
+            problems.append(
+                f"pools.{name}.image: ami and ssm_parameter are AWS images; an Alibaba pool runs the newest "
+                "Alibaba Cloud Linux 3 image: leave image out"
+            )
+        if pool.queue.existing:
+            problems.append(
+                f"pools.{name}.queue: name and arn name SQS queues; an Alibaba pool gets its own MNS queue: "
+                "leave them out"
+            )
+        # ESS takes names of at most 64 characters for groups, rules and tasks, as RAM does for roles.
+        longest = f"{args.fleet}-{args.plan.region}-{name}{LONGEST_SUFFIX}"
+        if len(longest) > MAX_ROLE_NAME:
+            problems.append(
+                f"pools.{name}: the pool's ESS and RAM names ({longest!r}) would be longer than "
+                f"{MAX_ROLE_NAME} characters: shorten the pool's name"
+            )
+        container = pool.workload.container if pool.workload is not None else None
+        if container is not None and ".amazonaws.com" in container.image:
+            problems.append(
+                f"pools.{name}.workload.container.image: an ECR image cannot be pulled from Alibaba "
+                "Cloud; use an ACR image (registry-vpc.<region>.aliyuncs.com/...)"
+            )
+    return problems
+
+
+class AlicloudSite(pulumi.ComponentResource):
+    """``gpufleet:sites:AlicloudSite``: key, bucket, audit, network, identity and pools of one region."""
+
+    outputs: SiteOutputs
+
+    def __init__(self, name: str, args: SiteArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("gpufleet:sites:AlicloudSite", name, None, opts)
+        plan, spec = args.plan, args.spec
+        if plan.cloud != "alicloud":
+            raise SiteError(f"{plan.key}: AlicloudSite builds alicloud sites only")
+        problems = pool_problems(args)
+        if args.byok_material_base64 is not None:
+            problems.append("gpufleet:byokMaterial: Alibaba Cloud keys cannot take material from config")
+        if problems:
+            raise SiteError("; ".join(problems))
+        provider = alicloud.Provider(
+            f"{name}-provider", region=plan.region, opts=pulumi.ResourceOptions(parent=self)
+        )
+        child = pulumi.ResourceOptions(parent=self, providers={"alicloud": provider})
+        invoke = pulumi.InvokeOutputOptions(parent=self, provider=provider)
+        prefix = f"{args.fleet}-{plan.region}"
+        tags = dict(args.tags)
+        checkpoints = spec.storage.checkpoints
+        material = checkpoints.material
+        key = AlicloudKey(
+            f"{prefix}-key",
+            AlicloudKeyArgs(
+                encryption=checkpoints.encryption, tags=tags, material_imported=material == "imported"
+            ),
+            opts=child,
+        )
+        self.keys_pending_import = material == "pending"
+        if self.keys_pending_import:
+            self.outputs = SiteOutputs(
+                cloud="alicloud", region=plan.region, currency="CNY", key_id=key.key_id, provider=provider
+            )
+            self.register_outputs({"key_id": key.key_id})
+            return
+        bucket = OssCheckpointBucket(
+            f"{prefix}-checkpoints",
+            OssCheckpointBucketArgs(
+                kms_key_id=key.key_id,
+                tags=tags,
+                ia_after_days=checkpoints.ia_after_days,
+                expire_after_days=checkpoints.expire_after_days,
+                noncurrent_expire_days=checkpoints.noncurrent_expire_days,
+                classification=checkpoints.classification,
+            ),
+            opts=child,
+        )
+        account = alicloud.get_caller_identity_output(opts=invoke).account_id
+        audit = AlicloudAudit(
+            f"{prefix}-audit",
+            AlicloudAuditArgs(
+                name_prefix=prefix,
+                region=plan.region,
+                account_id=account,
+                tags=tags,
+                log_retention_days=spec.audit.log_retention_days,
+                node_log_retention_days=spec.access.session_log_retention_days,
+                trail=plan.home and spec.audit.trail,
+            ),
+            opts=child,
+        )
+        alicloud.ecs.EcsSessionManagerStatus(
+            f"{prefix}-session-manager",
+            session_manager_status_name=SESSION_MANAGER_SWITCH,
+            status="Enabled",
+            opts=child,
+        )
+        pools: dict[str, PoolOutputs] = {}
+        network: AlicloudNetwork | None = None
+        if plan.pools:
+            network = self._network(prefix, args, invoke, child)
+            image = alicloud.ecs.get_images_output(
+                name_regex=IMAGE_NAME, owners="system", most_recent=True, opts=invoke
+            ).ids.apply(lambda ids: ids[0])
+            for pool_name in plan.pools:
+                pools[pool_name] = self._pool(
+                    prefix=prefix,
+                    pool_name=pool_name,
+                    args=args,
+                    key=key,
+                    bucket=bucket,
+                    audit=audit,
+                    network=network,
+                    image=image,
+                    child=child,
+                )
+        self.outputs = SiteOutputs(
+            cloud="alicloud",
+            region=plan.region,
+            currency="CNY",
+            key_id=key.key_id,
+            bucket_name=bucket.bucket_name,
+            vpc_id=network.vpc_id if network else None,
+            vpc_cidr=plan.vpc_cidr if network and not plan.subnet_ids else None,
+            route_table_ids=network.route_table_ids if network else None,
+            provider=provider,
+            pools=pools,
+        )
+        self.register_outputs({"key_id": key.key_id, "bucket_name": bucket.bucket_name})
+
+    def _network(
+        self, prefix: str, args: SiteArgs, invoke: pulumi.InvokeOutputOptions, child: pulumi.ResourceOptions
+    ) -> AlicloudNetwork:
+        plan = args.plan
+        if plan.subnet_ids:
+            net_args = AlicloudNetworkArgs(tags=args.tags, vswitch_ids=plan.subnet_ids, name_prefix=prefix)
+        else:
+            if plan.vpc_cidr is None:
+                raise SiteError(f"network: site {plan.key} has pools but neither a VPC range nor vSwitches")
+            types = [args.spec.pools[name].instance_types for name in plan.pools]
+            zones = zones_for_pools(invoke, plan.region, plan.availability_zones, types)
+            net_args = AlicloudNetworkArgs(
+                tags=args.tags,
+                vpc_cidr=plan.vpc_cidr,
+                zones=zones,
+                egress=args.spec.network.egress,
+                name_prefix=prefix,
+            )
+        return AlicloudNetwork(f"{prefix}-network", net_args, opts=child)
+
+    def _pool(
+        self,
+        *,
+        prefix: str,
+        pool_name: str,
+        args: SiteArgs,
+        key: AlicloudKey,
+        bucket: OssCheckpointBucket,
+        audit: AlicloudAudit,
+        network: AlicloudNetwork,
+        image: pulumi.Output[str],
+        child: pulumi.ResourceOptions,
+    ) -> PoolOutputs:
+        spec, plan = args.spec, args.plan
+        pool = spec.pools[pool_name]
+        queue_name = f"{prefix}-{pool_name}"
+        identity = PoolIdentity(
+            f"{prefix}-pool-{pool_name}",
+            PoolIdentityArgs(
+                role_name=queue_name,
+                region=plan.region,
+                bucket_name=bucket.bucket_name,
+                key_id=key.key_id,
+                log_project=audit.project_name,
+                log_store=audit.node_store_name,
+                queue_name=queue_name,
+                tags=args.tags,
+                data_prefix=spec.storage.data_prefix,
+                checkpoint_prefix=spec.storage.checkpoint_prefix,
+            ),
+            opts=child,
+        )
+        off = pool.off_hours
+        off_hours = None
+        if off is not None and spec.environment != "prod":
+            off_hours = AlicloudOffHours(
+                timezone=off.timezone,
+                stop=(off.start_hour, off.start_minute),
+                start=(off.end_hour, off.end_minute),
+                weekends=off.weekends,
+            )
+        workload = _workload(pool)
+        built = AlicloudGpuPool(
+            f"{prefix}-pool-{pool_name}",
+            AlicloudPoolArgs(
+                pool=pool_name,
+                name_prefix=prefix,
+                region=plan.region,
+                instance_types=pool.instance_types,
+                min_size=pool.size.min,
+                max_size=pool.size.max,
+                vswitch_ids=network.vswitch_ids,
+                security_group_id=network.security_group_id,
+                role_name=identity.role_name,
+                key_id=key.key_id,
+                image_id=image,
+                queue_name=queue_name,
+                tags=args.tags,
+                spot_percent=pool.spot_percent,
+                on_demand_base=pool.on_demand_base,
+                disk_gib=pool.disk_gib,
+                rules=_rules(pool),
+                queue_visibility_s=pool.queue.visibility_timeout_s,
+                off_hours=off_hours,
+                workload=WorkloadContext(workload=workload, queue_name=queue_name, region=plan.region)
+                if workload is not None
+                else None,
+            ),
+            opts=child,
+        )
+        return PoolOutputs(groups=[built.group_id], queue=built.queue_name, role=identity.role_arn)

@@ -1,0 +1,32 @@
+"""The worked example users quote for Alibaba Cloud: one A10 (gn7i) at 15 CNY an hour, 8 hours a day for
+30 days, on demand, is 3,600 CNY a month."""
+
+from __future__ import annotations
+
+from components.spec import parse_fleet
+from gpufleet.cost.estimate import estimate_spec
+from gpufleet.cost.report import render_text
+
+SEED = {
+    "environment": "staging",
+    "tags": {"project": "vision", "team": "ml-platform", "cost-center": "cc-042"},
+    "budget": {"monthly": 5000, "currency": "CNY"},
+    "pools": {
+        "a10": {
+            "cloud": "alicloud",
+            "region": "cn-hangzhou",
+            "instance_types": ["ecs.gn7i-c8g1.2xlarge"],
+            "size": {"min": 0, "max": 1},
+            "usage": {"hours_per_day": 8, "average_size": 1, "days_per_month": 30},
+        }
+    },
+}
+
+
+def test_one_a10_eight_hours_a_day_is_3600_cny_a_month() -> None:
+    text = render_text(estimate_spec(parse_fleet(SEED), stack="cn-seed"))
+    assert "cost of stack cn-seed (amounts in CNY; basis: spec)" in text
+    [line] = [row for row in text.splitlines() if row.startswith("a10 ")]
+    assert line.split()[-2:] == ["3,600.00", "10,950.00"]
+    assert "15 / 6 CNY" in line
+    assert "    in use: 1 x 240 h at 15 CNY/h = 3,600.00 CNY" in text

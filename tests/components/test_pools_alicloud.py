@@ -1,0 +1,235 @@
+"""AlicloudGpuPool: an ESS group launching from a hardened launch template, its spot mix, scaling rules
+and alarms compiled from the spec's rules, its MNS queue, and off-hours tasks in UTC."""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import json
+
+import pytest
+
+from components.pools.alicloud import (
+    AlicloudGpuPool,
+    AlicloudOffHours,
+    AlicloudPoolArgs,
+    encoded_user_data,
+    off_hours_utc,
+    zone_offsets,
+)
+from components.pools.scaling import ScalingRules
+from components.pools.userdata import WorkloadContext
+from components.pools.workload import ScriptWorkload
+from tests.components.alicloud_builders import A10, T4, TAGS
+from tests.components.conftest import RecordingMocks, Runner
+
+TODAY = datetime.date(2026, 3, 10)
+SHANGHAI = AlicloudOffHours(timezone="Asia/Shanghai", stop=(20, 0), start=(8, 0))
+
+
+def pool_args(**changes: object) -> AlicloudPoolArgs:
+    values: dict[str, object] = {
+        "pool": "a10",
+        "name_prefix": "gf-cn",
+        "region": "cn-hangzhou",
+        "instance_types": [A10, T4],
+        "min_size": 0,
+        "max_size": 4,
+        "vswitch_ids": ["vsw-a", "vsw-b"],
+        "security_group_id": "sg-1",
+        "role_name": "gf-cn-a10",
+        "key_id": "key-hzz0001",
+        "image_id": "aliyun_3_x64_20G_alibase_20250101.vhd",
+        "queue_name": "gf-cn-a10",
+        "tags": TAGS,
+        "spot_percent": 100,
+        "today": TODAY,
+    }
+    values.update(changes)
+    return AlicloudPoolArgs(**values)  # type: ignore[arg-type]
+
+
+def build(run_pulumi: Runner, **changes: object) -> RecordingMocks:
+    args = pool_args(**changes)
+    return run_pulumi(lambda: AlicloudGpuPool("pool", args))
+
+
+def test_launch_template_is_hardened(run_pulumi: Runner) -> None:
+    template = (
+        build(run_pulumi).one("alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate", "pool-template").inputs
+    )
+    assert template["httpTokens"] == "required"
+    assert template["httpEndpoint"] == "enabled"
+    assert template["httpPutResponseHopLimit"] == 1
+    assert template["passwordInherit"] is False
+    for credential in ("keyPairName", "password"):
+        assert credential not in template
+    assert template["internetMaxBandwidthOut"] == 0
+    assert template["ramRoleName"] == "gf-cn-a10"
+    assert template["securityGroupIds"] == ["sg-1"]
+    assert template["systemDisk"] == {
+        "category": "cloud_essd",
+        "size": 200,
+        "encrypted": True,
+        "kmsKeyId": "key-hzz0001",
+        "deleteWithInstance": True,
+    }
+    assert template["spotStrategy"] == "SpotAsPriceGo"
+    assert template["instanceType"] == A10
+    script = base64.b64decode(template["userData"]).decode()
+    assert script.startswith("#!/bin/bash\n")
+    assert "https://cms-agent-cn-hangzhou.oss-cn-hangzhou-internal.aliyuncs.com/Argus/" in script
+    assert "set -e\n" not in script
+
+
+def test_group_takes_the_spot_mix_and_every_type(run_pulumi: Runner) -> None:
+    group = build(run_pulumi, spot_percent=75, on_demand_base=1).one(
+        "alicloud:ess/scalingGroup:ScalingGroup", "pool-group"
+    )
+    inputs = group.inputs
+    assert inputs["multiAzPolicy"] == "COST_OPTIMIZED"
+    assert inputs["onDemandBaseCapacity"] == 1
+    assert inputs["onDemandPercentageAboveBaseCapacity"] == 25
+    assert inputs["spotInstancePools"] == 2
+    assert inputs["launchTemplateId"] == "pool-template-id"
+    assert inputs["launchTemplateOverrides"] == [{"instanceType": A10}, {"instanceType": T4}]
+    assert inputs["vswitchIds"] == ["vsw-a", "vsw-b"]
+    assert (inputs["minSize"], inputs["maxSize"], inputs["defaultCooldown"]) == (0, 4, 300)
+
+
+def test_on_demand_pool_asks_for_no_spot(run_pulumi: Runner) -> None:
+    mocks = build(run_pulumi, spot_percent=0)
+    group = mocks.one("alicloud:ess/scalingGroup:ScalingGroup", "pool-group").inputs
+    assert group["multiAzPolicy"] == "PRIORITY"
+    assert "onDemandPercentageAboveBaseCapacity" not in group
+    template = mocks.one("alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate", "pool-template").inputs
+    assert template["spotStrategy"] == "NoSpot"
+
+
+def test_alarms_follow_the_spec_rules(run_pulumi: Runner) -> None:
+    rules = ScalingRules(
+        gpu_util_out=80, out_for_s=600, gpu_util_in=20, in_for_s=1800, queue_out=5, cooldown_s=600
+    )
+    mocks = build(run_pulumi, rules=rules, min_size=1)
+    high = mocks.one("alicloud:ess/alarm:Alarm", "pool-gpu-high").inputs
+    assert (high["metricType"], high["metricName"], high["statistics"]) == (
+        "system",
+        "GpuUtilizationAgent",
+        "Average",
+    )
+    assert (high["comparisonOperator"], high["threshold"]) == (">", "80")
+    # As on AWS: each one-minute period of the window breaches.
+    assert (high["period"], high["evaluationCount"]) == (60, 10)
+    assert high["alarmActions"] == [
+        "acs:ess:cn-hangzhou:1234567890123456:scalingGroupId/pool-scale-out-group:scalingRuleId/pool-scale-out-id"
+    ]
+    low = mocks.one("alicloud:ess/alarm:Alarm", "pool-gpu-low").inputs
+    assert (low["comparisonOperator"], low["threshold"], low["period"], low["evaluationCount"]) == (
+        "<",
+        "20",
+        60,
+        30,
+    )
+    assert low["alarmActions"][0].endswith("scalingRuleId/pool-scale-in-id")
+    out_rule = mocks.one("alicloud:ess/scalingRule:ScalingRule", "pool-scale-out").inputs
+    in_rule = mocks.one("alicloud:ess/scalingRule:ScalingRule", "pool-scale-in").inputs
+    assert (out_rule["adjustmentValue"], out_rule["cooldown"], out_rule["scalingRuleType"]) == (
+        1,
+        600,
+        "SimpleScalingRule",
+    )
+    assert (in_rule["adjustmentValue"], in_rule["cooldown"]) == (-1, 600)
+    queue = mocks.one("alicloud:cms/alarm:Alarm", "pool-queue-deep").inputs
+    assert (queue["project"], queue["metric"], queue["period"]) == ("acs_mns_new", "ActiveMessages", 300)
+    assert json.loads(queue["metricDimensions"]) == [{"queue": "gf-cn-a10", "region": "cn-hangzhou"}]
+    assert queue["escalationsCritical"] == {
+        "statistics": "Maximum",
+        "comparisonOperator": "GreaterThanThreshold",
+        "threshold": "5",
+        "times": 2,
+    }
+    assert queue["targets"][0]["arn"].endswith("scalingRuleId/pool-scale-out-id")
+    assert queue["contactGroups"] == ["gf-cn-a10"]
+
+
+def test_an_empty_pool_wakes_on_any_message(run_pulumi: Runner) -> None:
+    queue = build(run_pulumi).one("alicloud:cms/alarm:Alarm", "pool-queue-deep").inputs
+    assert queue["escalationsCritical"]["threshold"] == "0"
+
+
+def test_queue_is_the_pools_own(run_pulumi: Runner) -> None:
+    queue = build(run_pulumi, queue_visibility_s=1800).one(
+        "alicloud:message/serviceQueue:ServiceQueue", "pool-queue"
+    )
+    assert queue.inputs["queueName"] == "gf-cn-a10"
+    assert queue.inputs["visibilityTimeout"] == 1800
+    assert queue.inputs["pollingWaitSeconds"] == 20
+
+
+def test_off_hours_tasks_run_in_utc(run_pulumi: Runner) -> None:
+    mocks = build(run_pulumi, off_hours=SHANGHAI)
+    stop = mocks.one("alicloud:ess/scheduledTask:ScheduledTask", "pool-off-hours-stop").inputs
+    start = mocks.one("alicloud:ess/scheduledTask:ScheduledTask", "pool-off-hours-start").inputs
+    # 20:00 and 08:00 in Shanghai (UTC+8, no daylight saving) are 12:00 and 00:00 UTC.
+    assert (stop["recurrenceType"], stop["recurrenceValue"]) == ("Cron", "0 12 * * *")
+    assert (stop["minValue"], stop["maxValue"], stop["desiredCapacity"]) == (0, 0, 0)
+    assert stop["launchTime"] == "2026-03-11T12:00Z"
+    assert stop["recurrenceEndTime"] == "2027-03-05T00:00Z"
+    assert (start["recurrenceValue"], start["minValue"], start["maxValue"]) == ("0 0 * * 1-5", 0, 4)
+    assert "desiredCapacity" not in start
+    assert start["launchTime"] == "2026-03-11T00:00Z"
+
+
+def test_no_off_hours_no_tasks(run_pulumi: Runner) -> None:
+    assert build(run_pulumi).of_type("alicloud:ess/scheduledTask:ScheduledTask") == []
+
+
+# ------------------------------------------------------------------------------ time zones to UTC
+def test_a_zone_without_daylight_saving_has_one_offset() -> None:
+    assert zone_offsets("Asia/Shanghai", 2026) == (480,)
+    assert off_hours_utc("Asia/Shanghai", (20, 0), (8, 0), True, 2026).stop_cron == "0 12 * * *"
+
+
+def test_a_zone_with_daylight_saving_keeps_capacity_through_both_seasons() -> None:
+    # Berlin is UTC+1 in winter and UTC+2 in summer: 08:00 local is 07:00 or 06:00 UTC, 20:00 local
+    # is 19:00 or 18:00 UTC. Starting at 06:00 and stopping at 19:00 UTC covers 08:00-20:00 all year.
+    utc = off_hours_utc("Europe/Berlin", (20, 0), (8, 0), True, 2026)
+    assert utc.offsets_min == (60, 120)
+    assert (utc.stop_cron, utc.start_cron) == ("0 19 * * *", "0 6 * * 1-5")
+
+
+def test_a_start_moved_across_midnight_moves_its_weekdays() -> None:
+    # 07:30 Monday-Friday in Shanghai is 23:30 UTC Sunday-Thursday.
+    assert off_hours_utc("Asia/Shanghai", (20, 0), (7, 30), True, 2026).start_cron == "30 23 * * 0-4"
+    # 21:00 Monday-Friday in New York (UTC-5/-4) is 01:00 UTC Tuesday-Saturday at the earliest.
+    assert off_hours_utc("America/New_York", (23, 0), (21, 0), True, 2026).start_cron == "0 1 * * 2-6"
+    # Every day stays every day.
+    assert off_hours_utc("Asia/Shanghai", (20, 0), (7, 0), False, 2026).start_cron == "0 23 * * *"
+
+
+def test_half_hour_zones_keep_their_minutes() -> None:
+    utc = off_hours_utc("Asia/Kolkata", (20, 0), (9, 0), True, 2026)
+    assert (utc.stop_cron, utc.start_cron) == ("30 14 * * *", "30 3 * * 1-5")
+
+
+def test_user_data_carries_the_workload_after_the_agent() -> None:
+    context = WorkloadContext(
+        workload=ScriptWorkload(user_data="echo train"), queue_name="q", region="cn-hangzhou"
+    )
+    script = base64.b64decode(encoded_user_data("cn-hangzhou", context)).decode()
+    assert script.index("argusagent") < script.index("echo train")
+    assert "GPUFLEET_QUEUE_NAME=q" in script
+
+
+@pytest.mark.parametrize(
+    ("changes", "words"),
+    [
+        ({"instance_types": []}, "instance_types: at least one"),
+        ({"min_size": 5}, "0 <= 5 <= 4 does not hold"),
+        ({"disk_gib": 4096}, "disk_gib: 4096"),
+        ({"tags": {"project": "vision"}}, "missing cost tag"),
+    ],
+)
+def test_bad_arguments_are_refused(changes: dict[str, object], words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        pool_args(**changes)
