@@ -14,6 +14,7 @@ AccountBaselineSpec), `messages` (pydantic's errors rephrased) and `parsing` (pa
 from __future__ import annotations
 
 from components.spec.account import Account, Image
+from components.spec.links import Link, Links
 from components.spec.onprem import (
     ClusterAccess,
     GpuNamespace,
@@ -24,7 +25,6 @@ from components.spec.onprem import (
     Priorities,
     QueueScaler,
 )
-from components.spec.links import Link, Links
 from components.spec.parsing import load_fleet_from_config, parse_account_baseline, parse_fleet
 from components.spec.pool import (
     Container,
