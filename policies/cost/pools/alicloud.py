@@ -122,7 +122,7 @@ def _build_ali_node_pool(
     scaling = get_ref(resource.props, "scalingConfig")
     enable = get_ref(scaling, "enable") if isinstance(scaling, Mapping) else None
     if is_unknown(enable):
-        r.unknown.setdefault("min_size", ("scalingConfig.enable", enable))
+        r.unknown.setdefault("min_size", ("scalingConfig.enable", str(enable)))
     autoscaled = isinstance(scaling, Mapping) and (enable is None or truthy(enable))
     fixed = r.integer("desiredSize", "desired")
     if fixed is None:

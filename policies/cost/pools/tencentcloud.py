@@ -82,7 +82,7 @@ def _build_tc_node_pool(
     )
     enable = get_ref(resource.props, "enableAutoScale")
     if is_unknown(enable):
-        r.unknown.setdefault("min_size", ("enableAutoScale", enable))
+        r.unknown.setdefault("min_size", ("enableAutoScale", str(enable)))
     autoscaled = enable is None or (not is_unknown(enable) and truthy(enable))
     return _pool(
         resource,
