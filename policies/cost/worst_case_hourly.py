@@ -2,7 +2,9 @@
 
 Worst case: every GPU pool at its maximum size (for a spot fleet request scaled by an Application
 Auto Scaling target on `ec2:spot-fleet-request:TargetCapacity`, the target's `maxCapacity` when it
-is larger than `targetCapacity`; an unknown one makes the pool not judged), every instance at its
+is larger than `targetCapacity`; an unknown one makes the pool not judged; for an AWS Batch compute
+environment, as many instances of its dearest type, bare families expanded to the catalogue's
+types of the family, as its `maxVcpus` buy), every instance at its
 on-demand price (the spot share too: spot capacity can fall back to on-demand or be reclaimed and
 re-bought), a pool of several instance types at its most expensive one, priced from the GPU
 catalogue in the pool's region (the highest listed region when the region is unknown) and converted
