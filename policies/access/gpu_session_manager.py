@@ -58,7 +58,7 @@ from policies.access import compute as c
 from policies.documents import DocumentError, parse_document
 from policies.memo import per_stack
 from policies.props import is_unknown, truthy
-from policies.rule import GfStackPolicy, Rule
+from policies.rule import GfStackPolicy, Rule, judges
 
 AWS_INSTANCE_PROFILE = "aws:iam/instanceProfile:InstanceProfile"
 AWS_ROLE = "aws:iam/role:Role"
@@ -373,4 +373,21 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     _tencentcloud(index, report)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+SUBJECTS = (
+    c.AWS_INSTANCE,
+    c.AWS_SPOT_INSTANCE,
+    c.AWS_AUTOSCALING_GROUP,
+    c.AWS_LAUNCH_TEMPLATE,
+    c.AWS_LAUNCH_CONFIGURATION,
+    c.AWS_BATCH_COMPUTE,
+    c.ALI_INSTANCE,
+    c.ALI_INSTANCE_SET,
+    c.ALI_SCALING_GROUP,
+    c.ALI_NODE_POOL,
+    c.TC_INSTANCE,
+    c.TC_INSTANCE_SET,
+    c.TC_SCALING_CONFIG,
+    c.TC_LAUNCH_TEMPLATE,
+    c.TC_NODE_POOL,
+)
+POLICY = GfStackPolicy(RULE, validate, judges(SUBJECTS))

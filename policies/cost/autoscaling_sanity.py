@@ -39,10 +39,10 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.proxy import UnknownValueError
 
 from policies.cost._common import describe, fmt, stack_pools
-from policies.cost.pools import Pool, ScalingSignal
+from policies.cost.pools import SCALABLE_TYPES, Pool, ScalingSignal
 from policies.k8s.workloads import namespace_of
 from policies.props import as_int, as_list, get, get_text, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 K8S_HPA_TYPES = (
     "kubernetes:autoscaling/v2:HorizontalPodAutoscaler",
@@ -287,4 +287,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     _k8s_problems(args, min_cooldown, report)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(SCALABLE_TYPES, K8S_HPA_TYPES, K8S_SCALED_OBJECT))

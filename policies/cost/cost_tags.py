@@ -120,5 +120,15 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
 
 
 POLICY = GfResourcePolicy(
-    RULE, validate, Judges(predicate=lambda t: _uncosted(t) is None, others=_no_cost_reason)
+    RULE,
+    validate,
+    Judges(
+        predicate=lambda t: _uncosted(t) is None,
+        others=_no_cost_reason,
+        description=(
+            f"every type whose SDK class takes `tags` and that carries cost ({len(TAGGABLE)} types of the "
+            "installed AWS, Alibaba Cloud and Tencent Cloud SDKs, listed in `policies/cost/_taggable.py`), "
+            f"and the Kubernetes kinds {', '.join(sorted(K8S_COST_KINDS))} (`metadata.labels`)"
+        ),
+    ),
 )

@@ -19,8 +19,9 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from policies.cost._common import describe, per_env, stack_pools, unknown_env_message
 from policies.cost.pools import Pool
 from policies.cost.pools.families import pool_gpu_class
+from policies.cost.pools.tokens import POOL_TYPES
 from policies.gpu import current_catalog
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 DEV_CLASSES = ["T4", "A10G", "A10", "L4"]
 
@@ -103,4 +104,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(pool.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(POOL_TYPES))

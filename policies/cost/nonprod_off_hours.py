@@ -33,8 +33,9 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from policies.cost._common import describe, stack_pools, unknown_env_message
 from policies.cost._weekly import NotReplayable, weekend_running_minutes
 from policies.cost.pools import AWS_EKS_NODE_GROUP, AWS_INSTANCE, AWS_METRIC_ALARM, Pool, ResourceIndex
+from policies.cost.pools.tokens import POOL_TYPES
 from policies.props import as_list, get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 RULE = Rule(
     id="GF-COST-005",
@@ -168,4 +169,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(pool.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(POOL_TYPES))

@@ -21,7 +21,8 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 
 from policies.cost._common import describe, fmt, per_env, stack_pools, unknown_env_message
 from policies.cost.pools import Pool
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.cost.pools.tokens import POOL_TYPES
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 RULE = Rule(
     id="GF-COST-004",
@@ -70,4 +71,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(pool.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(POOL_TYPES))

@@ -22,8 +22,9 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 
 from policies.cost._common import fmt, per_env, stack_pools, unknown_env_message
 from policies.cost.pools import Pool, hourly_envelope
+from policies.cost.pools.tokens import POOL_TYPES
 from policies.gpu import current_catalog
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 RULE = Rule(
     id="GF-COST-007",
@@ -81,4 +82,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             )
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(POOL_TYPES))

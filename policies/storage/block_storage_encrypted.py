@@ -36,7 +36,7 @@ from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Sev
 
 from policies.context import resource_region
 from policies.props import as_list, get, is_set, truthy
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 AWS_INSTANCE = "aws:ec2/instance:Instance"
 AWS_SPOT_REQUEST = "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
@@ -263,4 +263,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(resource.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(VOLUME_CARRIERS))
