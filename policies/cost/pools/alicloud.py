@@ -124,14 +124,18 @@ def _build_ali_node_pool(
     if is_unknown(enable):
         r.unknown.setdefault("min_size", ("scalingConfig.enable", str(enable)))
     autoscaled = isinstance(scaling, Mapping) and (enable is None or truthy(enable))
-    fixed = r.integer("desiredSize", "desired")
-    if fixed is None:
-        fixed = r.integer("nodeCount", "desired")
+    # A fixed pool's size is its desired size: unknown at preview, it leaves the pool's size unknown.
+    size_attribute = "desired" if autoscaled else "max_size"
+    fixed = r.integer("desiredSize", size_attribute)
+    if fixed is None and size_attribute not in r.unknown:
+        fixed = r.integer("nodeCount", size_attribute)
     if autoscaled:
         min_size = r.integer("scalingConfig.minSize", "min_size")
         max_size = r.integer("scalingConfig.maxSize", "max_size")
     else:
         min_size = max_size = fixed
+        if "max_size" in r.unknown:
+            r.unknown.setdefault("min_size", r.unknown["max_size"])
     spot: float | None = 100.0 if _ali_spot(r.value("spotStrategy", "spot_percent")) else 0.0
     base = 0
     if spot and (r.string("multiAzPolicy") or "").upper() == "COST_OPTIMIZED":

@@ -18,7 +18,7 @@ from policies.cost import (
 )
 from policies.cost.pools import discover_pools, hourly_envelope
 
-from .helpers import UNKNOWN_NUM, FakeCatalog, check_stack, res
+from .helpers import UNKNOWN_NUM, UNKNOWN_STR, FakeCatalog, check_stack, res
 
 BATCH = "aws:batch/computeEnvironment:ComputeEnvironment"
 ACK = "alicloud:cs/nodePool:NodePool"
@@ -300,3 +300,11 @@ def test_aws_and_tencent_budgets_hold_batch_and_tke_floors() -> None:
         )
     ]
     assert check_stack(stack_budget.POLICY, [tc, tke()]) == []
+
+
+def test_unknown_desired_size_of_a_fixed_ack_pool_is_not_judged() -> None:
+    # A fixed pool's size is its desiredSize: unknown at preview, the worst case cannot be summed.
+    stack = [ack(scalingConfig=None, desiredSize=UNKNOWN_STR)]
+    [(message, urn)] = check_stack(worst_case_hourly.POLICY, stack, proxy=True)
+    assert urn == stack[0].urn
+    assert message.startswith("could not be judged at preview") and ".desiredSize" in message
