@@ -46,7 +46,7 @@ from pulumi_policy.policy import PolicyResource
 
 from policies.k8s.templates import api_of
 from policies.props import as_list, get, is_unknown, truthy
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -296,4 +296,23 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         )
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(
+    RULE,
+    validate,
+    judges(
+        AWS_VPC,
+        AWS_VPC_CIDR,
+        AWS_VPN,
+        AWS_VPN_ROUTE,
+        ALI_VPC,
+        ALI_VPC_CIDR,
+        ALI_VPN,
+        ALI_VPN_ATTACHMENT,
+        ALI_VPN_ROUTE,
+        ALI_VPN_PBR_ROUTE,
+        TC_VPC,
+        TC_VPN,
+        TC_VPN_ROUTE,
+        prefixes=("kubernetes:",),
+    ),
+)

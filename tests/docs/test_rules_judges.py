@@ -73,3 +73,12 @@ def test_the_launchers_are_listed_for_the_rules_that_judge_them() -> None:
             assert f"`{token}`" in judged, (rule_id, token)
     cost_tags = section(text, "GF-COST-001").split("**Remediation.**", 1)[0]
     assert "- every type whose SDK class takes `tags` and that carries cost (" in cost_tags
+
+
+def test_rules_without_a_declaration_say_so_in_the_reference() -> None:
+    # These five still rely on their notes for what they judge; every other rule declares its types.
+    undeclared = {p.rule.id for p in default_registry() if getattr(p, "judges", None) is None}
+    assert undeclared == {"GF-ACC-001", "GF-ACC-002", "GF-ACC-004", "GF-ACC-005", "GF-ACC-006"}
+    text = default_rules_markdown()
+    for rule_id in undeclared:
+        assert "not declared on the policy" in section(text, rule_id)
