@@ -312,9 +312,15 @@ def _build_aws_batch(
     capacity_type = str(capacity or "").upper()
     if capacity_type.startswith("FARGATE"):
         return None
-    instance_types = _instance_type_list(
-        r, resource.props, "computeResources.instanceTypes", "computeResources.instanceTypes"
-    )
+    # "optimal" and `default_*` let Batch pick general-purpose families: cheaper per vCPU than any GPU
+    # type beside them, so the worst case is the GPU types'.
+    instance_types = [
+        t
+        for t in _instance_type_list(
+            r, resource.props, "computeResources.instanceTypes", "computeResources.instanceTypes"
+        )
+        if t != "optimal" and not t.startswith("default_")
+    ]
     lts: list[Any] = []
     spec = get_ref(resource.props, "computeResources.launchTemplate")
     if spec is not None:

@@ -86,6 +86,16 @@ def test_batch_is_a_pool_sized_in_vcpus(fake_catalog: FakeCatalog) -> None:
     assert (pool.min_size, pool.max_size, pool.idle_scale_in, pool.scalable) == (0, 8, True, False)
 
 
+def test_batch_general_purpose_choices_are_left_out_of_a_gpu_pool(fake_catalog: FakeCatalog) -> None:
+    (pool,) = discover_pools([batch({"instanceTypes": ["optimal", "g4dn", "default_x86_64"]})], fake_catalog)
+    assert pool.instance_types == ("g4dn",)
+    envelope = hourly_envelope([pool], fake_catalog)
+    assert (envelope.unpriced, [line.render() for line in envelope.lines]) == (
+        (),
+        ["batch: 16 x g4dn.xlarge (us-east-1) at 0.50 USD/h, 64 vCPUs"],
+    )
+
+
 def test_batch_without_gpus_fargate_and_unmanaged_are_not_pools(fake_catalog: FakeCatalog) -> None:
     assert discover_pools([batch({"instanceTypes": ["optimal"]})], fake_catalog) == []
     assert discover_pools([batch({"type": "FARGATE_SPOT", "instanceTypes": None})], fake_catalog) == []
