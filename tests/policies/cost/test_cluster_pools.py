@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import pytest
 from pulumi_policy import PolicyResource
 
 from policies.cost import (
     autoscaling_sanity,
+    cost_tags,
     gpu_instance_allowlist,
     nonprod_off_hours,
     nonprod_spot_share,
@@ -18,7 +20,7 @@ from policies.cost import (
 )
 from policies.cost.pools import discover_pools, hourly_envelope
 
-from .helpers import UNKNOWN_NUM, UNKNOWN_STR, FakeCatalog, check_stack, res
+from .helpers import UNKNOWN_NUM, UNKNOWN_STR, FakeCatalog, check_resource, check_stack, res
 
 BATCH = "aws:batch/computeEnvironment:ComputeEnvironment"
 ACK = "alicloud:cs/nodePool:NodePool"
@@ -318,3 +320,14 @@ def test_unknown_desired_size_of_a_fixed_ack_pool_is_not_judged() -> None:
     [(message, urn)] = check_stack(worst_case_hourly.POLICY, stack, proxy=True)
     assert urn == stack[0].urn
     assert message.startswith("could not be judged at preview") and ".desiredSize" in message
+
+
+# --- GF-COST-001: cost tags on the launchers ------------------------------------------------------
+@pytest.mark.parametrize("token", [BATCH, ACK, TKE])
+def test_cost_tags_fire_on_untagged_launchers_and_pass_tagged_ones(token: str) -> None:
+    assert check_resource(cost_tags.POLICY, token, {}, name="gpu") == [
+        f"{token} 'gpu' lacks the cost tags project, team, cost-center, env; set project, team, "
+        "cost-center, env in `tags`"
+    ]
+    tags = {"project": "p", "team": "t", "cost-center": "c", "env": "dev"}
+    assert check_resource(cost_tags.POLICY, token, {"tags": tags}, name="gpu") == []
