@@ -142,6 +142,40 @@ def _kind(policy: GfPolicy) -> str:
     return "stack policy (joins resources across the stack)"
 
 
+JUDGES_UNDECLARED = "not declared on the policy: the notes below say which resources it judges on each cloud"
+
+
+def judged_types(policy: GfPolicy) -> dict[str, list[str]] | None:
+    """The type tokens the policy declares it judges (its `judges`), by cloud; None when it declares none
+    or judges by a predicate or prefix only."""
+    judges = getattr(policy, "judges", None)
+    if judges is None or not judges.tokens:
+        return None
+    by_cloud: dict[str, list[str]] = {}
+    for token in sorted(judges.tokens):
+        by_cloud.setdefault(token.split(":", 1)[0], []).append(token)
+    return {cloud: by_cloud[cloud] for cloud in sorted(by_cloud, key=_cloud_order)}
+
+
+def _cloud_order(cloud: str) -> tuple[int, str]:
+    return (CLOUDS.index(cloud) if cloud in CLOUDS else len(CLOUDS), cloud)
+
+
+def judges_lines(policy: GfPolicy) -> list[str]:
+    """**Judges.**: the resource types the rule's findings are about, per cloud, from its `judges`."""
+    judges = getattr(policy, "judges", None)
+    head = "**Judges** (the resource types its findings are about)"
+    if judges is None:
+        return [f"{head}: {JUDGES_UNDECLARED}.", ""]
+    lines = [f"{head}:", ""]
+    for cloud, tokens in (judged_types(policy) or {}).items():
+        lines.append(f"- {CLOUD_NAMES.get(cloud, cloud)}: {', '.join(f'`{t}`' for t in tokens)}")
+    lines.extend(f"- every `{prefix}` type" for prefix in judges.prefixes)
+    if judges.predicate is not None:
+        lines.append(f"- {judges.description or 'the types its predicate accepts (see the notes below)'}")
+    return [*lines, ""]
+
+
 def rule_section(policy: GfPolicy) -> str:
     rule = policy.rule
     lines = [
@@ -168,6 +202,7 @@ def rule_section(policy: GfPolicy) -> str:
         lines += [*_config_table(rule.config), ""]
     else:
         lines += ["No configuration.", ""]
+    lines += judges_lines(policy)
     lines += [f"**Remediation.** {plain(rule.remediation)}", "", rule_notes(policy), ""]
     return "\n".join(lines)
 

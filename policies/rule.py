@@ -249,6 +249,8 @@ class Judges:
     prefixes: tuple[str, ...] = ()
     predicate: Callable[[str], bool] | None = None
     others: Callable[[str], str] | None = None
+    # What a predicate accepts, in words, for the rules reference.
+    description: str = ""
 
     def __contains__(self, resource_type: object) -> bool:
         if not isinstance(resource_type, str):
@@ -289,21 +291,26 @@ class GfResourcePolicy(ResourceValidationPolicy):
 
 
 class GfStackPolicy(StackValidationPolicy):
-    """A stack policy (joins resources) that carries its catalogue rule.
+    """A stack policy (joins resources) that carries its catalogue rule and, optionally, the types of
+    the resources its findings are about (`judges`; the rules reference lists them). The types it only
+    reads to join (roles, attachments, account defaults) are not among them.
 
     The validate callback should judge resource by resource through `judge(...)` (below) so that one
     unknown value stops the judgement of that resource only.
     """
 
     rule: Rule
+    judges: Judges | None
 
     def __init__(
         self,
         rule: Rule,
         validate: Callable[[StackValidationArgs, ReportViolation], None],
+        judges: Judges | None = None,
     ) -> None:
         super().__init__(**_policy_args(rule, validate))
         self.rule = rule
+        self.judges = judges
 
 
 GfPolicy = GfResourcePolicy | GfStackPolicy

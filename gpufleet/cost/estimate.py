@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from components.catalog import Catalog, load_catalog
@@ -194,6 +194,31 @@ def _spot_above_base(pool: Any) -> float:
     return min(100.0, round(share * size / above, 6))
 
 
+def _by_vcpus(pool: Any, catalog: Catalog) -> tuple[Any | None, list[str]]:
+    """A pool sized in vCPUs (AWS Batch) as instances of the type that costs most at its maxVcpus
+    (bare families stand for the catalogue's types of the family); None and the reasons when the
+    catalogue prices none of its types in the pool's region."""
+    from policies.cost.pools.families import expand
+    from policies.cost.pools.pricing import worst_shape
+
+    shape, _ = worst_shape(pool, catalog, "USD")
+    if shape is None:
+        names = [name for name, _ in expand(catalog, pool.cloud, pool.instance_types)]
+        return None, unpriced_types(catalog, pool.cloud, pool.region, names) or [
+            f"the catalogue gives no vCPU count for {', '.join(names)}"
+        ]
+    return (
+        replace(
+            pool,
+            instance_types=(shape.instance_type,),
+            min_size=shape.count_min,
+            max_size=shape.count_max,
+            on_demand_base=0,
+        ),
+        [],
+    )
+
+
 def estimate_stack(
     graph: Any,
     *,
@@ -230,7 +255,8 @@ def estimate_stack(
     priced: list[PricedPool] = []
     unpriced: list[str] = []
     matched: set[str] = set()
-    for pool in found:
+    for discovered in found:
+        pool = discovered
         resource = graph.get(pool.urn)
         tags = _tags(resource.inputs) if resource is not None else {}
         spec_name, how = _match_spec_pool(pool.name, tags, spec.pools if spec else ())
@@ -248,6 +274,16 @@ def estimate_stack(
         )
         if not region:
             raise CostError(f"{source}: {pool.urn}: the pool's region is unknown; set {pool.cloud}:region")
+        if pool.max_vcpus is not None and pool.instance_types:
+            sized, reasons = _by_vcpus(replace(pool, region=region), catalog)
+            if sized is None:
+                unpriced.append(f"{name}: {'; '.join(reasons)}")
+                continue
+            pool_notes.append(
+                f"sized in vCPUs ({pool.min_vcpus or 0}-{pool.max_vcpus}): priced as "
+                f"{sized.max_size} x {sized.instance_types[0]}, the type that costs most at maxVcpus"
+            )
+            pool = sized
         if pool.max_size is None or not pool.instance_types:
             notes.append(f"{pool.name}: size or instance type unknown at preview: not priced")
             continue

@@ -13,19 +13,24 @@ A stack policy: reachability is a join across resources.
   attached customer `aws:iam/policy:Policy`) that allow `ssm:UpdateInstanceInformation` and the four
   `ssmmessages:*Channel` actions (the documented Session Manager minimum). An
   `aws:ssm/serviceSetting:ServiceSetting` for Default Host Management Configuration makes every
-  instance managed without a profile role, so all pass. EKS managed node groups
+  instance managed without a profile role, so all pass. GPU AWS Batch compute environments
+  (`aws:batch/computeEnvironment:ComputeEnvironment`) are judged by `computeResources.instanceRole`,
+  the instance profile Batch gives its instances (it overrides a launch template's); Batch on EKS
+  (`eksConfiguration`) is operated like a node group. EKS managed node groups
   (`aws:eks/nodeGroup:NodeGroup`) are not judged: their nodes are operated through the Kubernetes
   API (`kubectl debug node/...`), and SSH to them (`remoteAccess`) is the SSH rules' concern; a
   launch template that only a node group uses is judged through the group, i.e. not here. A
   reference that the stack cannot resolve (a profile or role created elsewhere) is reported as
   "could not be judged".
 - Alibaba Cloud (Cloud Assistant, preinstalled on ECS public images): Session Manager is a
-  per-account/region switch. GPU `alicloud:ecs/instance`, `ecsInstanceSet` and GPU
-  `alicloud:ess/scalingGroup`s pass when the stack enables `alicloud:ecs/ecsSessionManagerStatus:
-  EcsSessionManagerStatus` (status Enabled); a single instance also passes when a Cloud Assistant
-  `alicloud:ecs/ecsInvocation:EcsInvocation` targets it (commands run through the agent).
+  per-account/region switch. GPU `alicloud:ecs/instance`, `ecsInstanceSet`, GPU
+  `alicloud:ess/scalingGroup`s and ACK node pools (`alicloud:cs/nodePool`) pass when the stack
+  enables `alicloud:ecs/ecsSessionManagerStatus:EcsSessionManagerStatus` (status Enabled); a single
+  instance also passes when a Cloud Assistant `alicloud:ecs/ecsInvocation:EcsInvocation` targets it
+  (commands run through the agent).
 - Tencent Cloud (TAT, preinstalled on CVM public images): GPU `tencentcloud:Instance/instance`,
-  `Instance/set` and `As/scalingConfig` pass when they keep the automation agent
+  `Instance/set`, `As/scalingConfig` and TKE node pools (`Kubernetes/nodePool`, whose
+  `autoScalingConfig` has no agent switch) pass when they keep the automation agent
   (`disableAutomationService` not true; `enhancedAutomationToolsService` not false; launch template
   `enhancedService.automationService.enabled` not false) and the stack operates through TAT
   (`Tat/command`, `Tat/invoker`, `Tat/invocation*Attachment`, or an `As/lifecycleHook` with a
@@ -53,7 +58,7 @@ from policies.access import compute as c
 from policies.documents import DocumentError, parse_document
 from policies.memo import per_stack
 from policies.props import is_unknown, truthy
-from policies.rule import GfStackPolicy, Rule
+from policies.rule import GfStackPolicy, Rule, judges
 
 AWS_INSTANCE_PROFILE = "aws:iam/instanceProfile:InstanceProfile"
 AWS_ROLE = "aws:iam/role:Role"
@@ -118,6 +123,9 @@ _PROFILE_LINKS = {
     ),
     c.AWS_LAUNCH_TEMPLATE: c.Link(
         ("iamInstanceProfile.name", "iamInstanceProfile.arn"), "iamInstanceProfile", (AWS_INSTANCE_PROFILE,)
+    ),
+    c.AWS_BATCH_COMPUTE: c.Link(
+        ("computeResources.instanceRole",), "computeResources", (AWS_INSTANCE_PROFILE,)
     ),
 }
 _ROLE_LINK = c.Link(("role",), "role", (AWS_ROLE,))
@@ -192,6 +200,8 @@ class _Aws:
 
     def profile_sources(self, resource: PolicyResource) -> list[PolicyResource]:
         """Where `resource` takes its instance profile from: itself, else its templates."""
+        if resource.resource_type == c.AWS_BATCH_COMPUTE:
+            return [resource]  # `instanceRole` overrides the launch template's profile
         link = _PROFILE_LINKS.get(resource.resource_type)
         if link is not None and (
             any(c.values_at(self.index.p(resource), path) for path in link.paths)
@@ -221,7 +231,11 @@ class _Aws:
         link = _PROFILE_LINKS[source.resource_type]
         given = [v for path in link.paths for v in c.values_at(self.index.p(source), path)]
         via = "" if source.urn == urn else f" (from {c.LABELS[source.resource_type]} '{source.name}')"
-        if not given and not (source.property_dependencies or {}).get(link.prop_key):
+        # A Batch environment's `computeResources` also references subnets and templates.
+        referenced = source.resource_type != c.AWS_BATCH_COMPUTE and (source.property_dependencies or {}).get(
+            link.prop_key
+        )
+        if not given and not referenced:
             report(
                 f"{what} has no instance profile{via}, so Session Manager cannot reach it; attach a role "
                 "with AmazonSSMManagedInstanceCore",
@@ -262,6 +276,7 @@ class _Aws:
 def _aws(index: c.ComputeIndex, report: ReportViolation) -> None:
     aws = _Aws(index)
     subjects = index.of_type(c.AWS_INSTANCE, c.AWS_SPOT_INSTANCE, c.AWS_AUTOSCALING_GROUP)
+    subjects += [b for b in index.of_type(c.AWS_BATCH_COMPUTE) if not index.p(b).get("eksConfiguration")]
     # A template that something else launches from (an EKS node group sets the profile itself) is
     # judged through that user, or not at all; only templates nothing in the stack uses stand alone.
     depended = {d.urn for r in index.resources for d in r.dependencies or []}
@@ -278,7 +293,7 @@ def _aws(index: c.ComputeIndex, report: ReportViolation) -> None:
 
 
 def _alicloud(index: c.ComputeIndex, report: ReportViolation) -> None:
-    subjects = index.of_type(c.ALI_INSTANCE, c.ALI_INSTANCE_SET, c.ALI_SCALING_GROUP)
+    subjects = index.of_type(c.ALI_INSTANCE, c.ALI_INSTANCE_SET, c.ALI_SCALING_GROUP, c.ALI_NODE_POOL)
     if not subjects:
         return
     statuses = [index.p(s).get("status") for s in index.of_type(ALI_SESSION_MANAGER)]
@@ -313,7 +328,9 @@ _TC_AGENT_OFF = {
 
 
 def _tencentcloud(index: c.ComputeIndex, report: ReportViolation) -> None:
-    subjects = index.of_type(c.TC_INSTANCE, c.TC_INSTANCE_SET, c.TC_SCALING_CONFIG, c.TC_LAUNCH_TEMPLATE)
+    subjects = index.of_type(
+        c.TC_INSTANCE, c.TC_INSTANCE_SET, c.TC_SCALING_CONFIG, c.TC_LAUNCH_TEMPLATE, c.TC_NODE_POOL
+    )
     if not subjects:
         return
     uses_tat = bool(index.of_type(*TC_TAT)) or any(
@@ -321,8 +338,8 @@ def _tencentcloud(index: c.ComputeIndex, report: ReportViolation) -> None:
     )
 
     def judge(resource: PolicyResource) -> None:
-        path, off_value = _TC_AGENT_OFF[resource.resource_type]
-        values = c.values_at(index.p(resource), path)
+        path, off_value = _TC_AGENT_OFF.get(resource.resource_type, ("", None))
+        values = c.values_at(index.p(resource), path) if path else []
         for value in values:
             if is_unknown(value):
                 raise UnknownValueError(value, [path])
@@ -356,4 +373,21 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     _tencentcloud(index, report)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+SUBJECTS = (
+    c.AWS_INSTANCE,
+    c.AWS_SPOT_INSTANCE,
+    c.AWS_AUTOSCALING_GROUP,
+    c.AWS_LAUNCH_TEMPLATE,
+    c.AWS_LAUNCH_CONFIGURATION,
+    c.AWS_BATCH_COMPUTE,
+    c.ALI_INSTANCE,
+    c.ALI_INSTANCE_SET,
+    c.ALI_SCALING_GROUP,
+    c.ALI_NODE_POOL,
+    c.TC_INSTANCE,
+    c.TC_INSTANCE_SET,
+    c.TC_SCALING_CONFIG,
+    c.TC_LAUNCH_TEMPLATE,
+    c.TC_NODE_POOL,
+)
+POLICY = GfStackPolicy(RULE, validate, judges(SUBJECTS))

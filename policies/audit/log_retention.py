@@ -33,7 +33,7 @@ from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Sev
 from policies.audit._delivery import TRAILS, delivery, expiries
 from policies.memo import per_stack
 from policies.props import as_int, get
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 from policies.storage._buckets import BucketIndex
 
 AWS_LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"
@@ -122,4 +122,8 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             judge(resource.urn, partial(_judge_trail, resource, buckets, min_days, report))
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(
+    RULE,
+    validate,
+    judges(RETAINED, TRAILS),
+)

@@ -24,7 +24,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.proxy import UnknownValueError
 
 from policies.props import as_int, get, truthy
-from policies.rule import GfStackPolicy, Rule, unknown_message
+from policies.rule import GfStackPolicy, Rule, judges, unknown_message
 
 AWS_TRAIL = "aws:cloudtrail/trail:Trail"
 ALI_TRAIL = "alicloud:actiontrail/trail:Trail"
@@ -159,4 +159,8 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             )
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(
+    RULE,
+    validate,
+    judges(TRAILS),
+)

@@ -6,10 +6,14 @@ Tencent AS schedules, Alibaba ESS tasks of recurrence type `Cron`) and AWS Appli
 schedule that depends on the date cannot be replayed as a week. Alibaba ESS `Daily`/`Weekly` tasks
 (their time of day is in their launch time) are not replayed. Each recurrence is read in its own
 time zone, so the weekend is the schedule's.
+
+This is the one cron reader: GF-COST-005 replays a pool's week here, and so does the cost estimate
+(`gpufleet.cost.schedule`), so what the rule reads the estimate prices.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -28,8 +32,8 @@ def _values(text: str, low: int, high: int, names: dict[str, int] | None = None)
     for item in text.split(","):
         part, _, step_text = item.partition("/")
         step = int(step_text) if step_text.isdigit() else 1
-        if step_text and not step_text.isdigit():
-            raise NotReplayable(f"step {step_text!r}")
+        if step_text and (not step_text.isdigit() or step < 1):
+            raise NotReplayable(f"step {step_text!r} in {text!r}")
         if part in ("*", "?"):
             start, end = low, high
         elif "-" in part:
@@ -38,8 +42,8 @@ def _values(text: str, low: int, high: int, names: dict[str, int] | None = None)
         else:
             start = _value(part, names)
             end = high if step_text else start
-        if start > end:
-            raise NotReplayable(f"range {part!r}")
+        if start > end or not (low <= start <= high and low <= end <= high):
+            raise NotReplayable(f"{text!r} is outside {low}-{high}")
         found.update(range(start, end + 1, step))
     return found
 
@@ -62,10 +66,10 @@ def fire_minutes(recurrence: str) -> set[int]:
     if aws_form and len(fields) == 6:
         fields = fields[:5]
     if len(fields) != 5:
-        raise NotReplayable(f"{recurrence!r} is not a cron expression")
+        raise NotReplayable(f"{recurrence!r} is not a five-field cron expression (or AWS cron(...))")
     minute, hour, dom, month, dow = fields
     if dom not in ("*", "?") or month not in ("*", "?"):
-        raise NotReplayable(f"{recurrence!r} depends on the date")
+        raise NotReplayable(f"{recurrence!r} depends on the day of the month or the month")
     minutes = _values(minute, 0, 59)
     hours = _values(hour, 0, 23)
     if aws_form:
@@ -76,19 +80,32 @@ def fire_minutes(recurrence: str) -> set[int]:
     return {((d + 6) % 7) * _DAY + h * 60 + m for d in days for h in hours for m in minutes}
 
 
-def weekend_running_minutes(stops: Sequence[str], starts: Sequence[str]) -> int:
-    """Minutes of the weekend the pool runs: the week replayed twice from running, the second counted.
-    Raises NotReplayable for a recurrence that cannot be replayed."""
+@functools.lru_cache(maxsize=256)
+def _replayed(stops: tuple[str, ...], starts: tuple[str, ...]) -> tuple[int, ...]:
     stop_at = set().union(*(fire_minutes(s) for s in stops)) if stops else set()
     start_at = set().union(*(fire_minutes(s) for s in starts)) if starts else set()
     running = True
-    on = 0
+    on = [0] * 7
+    # The first week settles the state the schedule leaves at Monday 00:00; the second is counted.
     for minute in range(2 * _WEEK):
         of_week = minute % _WEEK
         if of_week in stop_at:
             running = False
         if of_week in start_at:
             running = True
-        if running and minute >= _WEEK and of_week in WEEKEND:
-            on += 1
-    return on
+        if running and minute >= _WEEK:
+            on[of_week // _DAY] += 1
+    return tuple(on)
+
+
+def on_minutes_per_day(stops: Sequence[str], starts: Sequence[str]) -> tuple[int, ...]:
+    """Minutes the pool runs on each day of the week, Monday first: stop (scale to zero) and start
+    recurrences replayed over two weeks from running, the second counted. Replayed once per distinct
+    set of recurrences (a fleet's pools mostly share one). Raises NotReplayable for a recurrence that
+    cannot be replayed."""
+    return _replayed(tuple(stops), tuple(starts))
+
+
+def weekend_running_minutes(stops: Sequence[str], starts: Sequence[str]) -> int:
+    """Minutes of the weekend (Saturday and Sunday) the pool runs."""
+    return sum(on_minutes_per_day(stops, starts)[5:])

@@ -1,11 +1,14 @@
 """GF-COST-006: burst-pool autoscaling is present and sane.
 
 For every scalable GPU pool whose size can change (AWS auto scaling groups and EKS node groups,
-Alibaba ESS scaling groups, Tencent AS scaling groups with min below max):
+Alibaba ESS scaling groups and autoscaled ACK node pools, Tencent AS scaling groups and TKE node pools
+with min below max):
 - a finite maximum size;
 - at least one scaling policy or alarm acting on it ("autoscaling is absent" otherwise); EKS node
-  groups are exempt from this one: they are scaled from inside the cluster (cluster-autoscaler,
-  Karpenter), which the stack's cloud resources do not show;
+  groups and ACK/TKE node pools are exempt from this one: they are scaled from inside the cluster
+  (cluster-autoscaler, Karpenter, the ACK/TKE node autoscalers), which the stack's cloud resources do
+  not show. AWS Batch compute environments are not judged here: Batch sizes them itself from the job
+  queue, within a `maxVcpus` the API requires;
 - on the same metric, every scale-out threshold above every scale-in threshold;
 - cooldown at least `min_cooldown_s`: a simple policy's own cooldown, else the group's default
   cooldown (AWS/Alibaba/Tencent default 300 s). The finding names the scaling policy (or group) whose
@@ -36,10 +39,10 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.proxy import UnknownValueError
 
 from policies.cost._common import describe, fmt, stack_pools
-from policies.cost.pools import AWS_EKS_NODE_GROUP, Pool, ScalingSignal
+from policies.cost.pools import SCALABLE_TYPES, Pool, ScalingSignal
 from policies.k8s.workloads import namespace_of
 from policies.props import as_int, as_list, get, get_text, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 K8S_HPA_TYPES = (
     "kubernetes:autoscaling/v2:HorizontalPodAutoscaler",
@@ -165,7 +168,7 @@ def pool_problems(pool: Pool, min_cooldown: int) -> list[str]:
     if min_size is not None and min_size == max_size:
         return []
     if not pool.scaling:
-        if pool.resource_type == AWS_EKS_NODE_GROUP:
+        if pool.cluster_scaled:
             return []
         return [
             f"{name} can grow to {max_size} but autoscaling is absent: no scaling policy or alarm acts on it"
@@ -284,4 +287,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     _k8s_problems(args, min_cooldown, report)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(SCALABLE_TYPES, K8S_HPA_TYPES, K8S_SCALED_OBJECT))

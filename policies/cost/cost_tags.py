@@ -1,7 +1,7 @@
 """GF-COST-001: every taggable resource carries the cost tags (project, team, cost-center, env).
 
 "Taggable" is decided from the SDKs: a resource type whose SDK class takes a `tags` input and that
-carries cost of its own (the list in `policies/cost/_taggable.py`, generated from the installed
+carries cost of its own (the lists in `policies/cost/taggable/`, generated from the installed
 pulumi-aws, pulumi-alicloud and tencentcloud-iac-pulumi). Objects inside a bucket (S3, OSS and COS
 objects: the bucket is billed) and identity entities (IAM, RAM and CAM roles, policies, users,
 instance profiles, identity providers) take tags but are not judged. Tag keys match
@@ -25,7 +25,7 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
 from policies.context import tags_of
-from policies.cost._taggable import TAGGABLE
+from policies.cost.taggable import TAGGABLE
 from policies.props import get, get_ref, is_unknown
 from policies.rule import GfResourcePolicy, Judges, Rule
 
@@ -120,5 +120,15 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
 
 
 POLICY = GfResourcePolicy(
-    RULE, validate, Judges(predicate=lambda t: _uncosted(t) is None, others=_no_cost_reason)
+    RULE,
+    validate,
+    Judges(
+        predicate=lambda t: _uncosted(t) is None,
+        others=_no_cost_reason,
+        description=(
+            f"every type whose SDK class takes `tags` and that carries cost ({len(TAGGABLE)} types of the "
+            "installed AWS, Alibaba Cloud and Tencent Cloud SDKs, listed in `policies/cost/taggable/`), "
+            f"and the Kubernetes kinds {', '.join(sorted(K8S_COST_KINDS))} (`metadata.labels`)"
+        ),
+    ),
 )

@@ -1,9 +1,11 @@
 """GF-COST-003: GPU instance types are in the allowed list for the stack's environment.
 
 Every GPU pool of the pool model (AWS auto scaling groups, fleets, spot fleets, EKS node groups,
-instances and spot requests; Alibaba ESS scaling groups, ECS instances and instance sets; Tencent AS
-scaling groups and CVM instances) is judged by the GPU class of each of its instance types: from the
-GPU catalogue first, then from the instance family (`g5` -> A10G, `ecs.gn7i` -> A10, `GN7` -> T4).
+Batch compute environments, instances and spot requests; Alibaba ESS scaling groups, ACK node pools,
+ECS instances and instance sets; Tencent AS scaling groups, TKE node pools and CVM instances) is
+judged by the GPU class of each of its instance types: from the GPU catalogue first, then from the
+instance family (`g5` -> A10G, `ecs.gn7i` -> A10, `GN7` -> T4). A Batch compute environment may name
+bare families (`p4d`): the family's class is judged.
 A GPU type whose class neither tells is reported as not judged, and so is an AWS pool that
 selects instances by attributes (`instanceRequirements.acceleratorTypes: ["gpu"]`) without naming
 its GPUs in `acceleratorNames`. `allowed` maps each environment
@@ -16,8 +18,10 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 
 from policies.cost._common import describe, per_env, stack_pools, unknown_env_message
 from policies.cost.pools import Pool
-from policies.gpu import current_catalog, gpu_class_of
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.cost.pools.families import pool_gpu_class
+from policies.cost.pools.tokens import POOL_TYPES
+from policies.gpu import current_catalog
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 DEV_CLASSES = ["T4", "A10G", "A10", "L4"]
 
@@ -34,7 +38,9 @@ RULE = Rule(
         "`instanceType` on the launch template / launch configuration / instance, the overrides' "
         "`instanceType` of a mixed-instances policy, `instanceTypes` of an EKS node group, "
         "`instanceType(s)` of an ESS scaling configuration, `instanceTypes` of a Tencent AS scaling "
-        "config; or widen `allowed` for the environment in the policy config."
+        "config, `computeResources.instanceTypes` of a Batch compute environment, `instanceTypes` of an "
+        "ACK node pool, `autoScalingConfig.instanceType`/`backupInstanceTypes` of a TKE node pool; or "
+        "widen `allowed` for the environment in the policy config."
     ),
     url="https://aws.amazon.com/ec2/instance-types/#Accelerated_Computing",
     config={
@@ -63,7 +69,7 @@ def pool_problems(pool: Pool, allowed: list[str]) -> list[str]:
             "unknown; name the allowed GPUs in acceleratorNames"
         )
     for instance_type in pool.instance_types:
-        is_gpu, gpu_class, _ = gpu_class_of(pool.cloud, instance_type, catalog)
+        is_gpu, gpu_class = pool_gpu_class(pool.cloud, instance_type, catalog)
         if not is_gpu:
             continue
         if gpu_class is None:
@@ -98,4 +104,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(pool.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(POOL_TYPES))

@@ -6,12 +6,15 @@ desiredCapacity or maxValue 0, or running a TotalCapacity-0 scaling rule; Tencen
 with desiredCapacity or maxSize 0) or with a scale-in policy (AWS scaling policies with a negative
 adjustment or target tracking, Alibaba scaling rules and ESS alarms, Tencent AS scaling policies and
 Cloud Monitor alarm policies with an AS trigger). A minimum size of 0 alone is not enough: nothing
-takes the pool there, except on an EKS node group with minSize 0 in a stack that installs
-cluster-autoscaler or Karpenter (a Helm release/chart whose chart name says so): those remove idle
-nodes. A standalone EC2 instance passes when a CloudWatch alarm on it (`dimensions.InstanceId`) stops
-or terminates it (an `arn:aws:automate:<region>:ec2:stop|terminate` alarm action): that is its idle
-scale-in. Other standalone instances and fixed fleets cannot scale to zero and fail in
-non-production environments.
+takes the pool there, except where a scaler removes idle capacity down to that minimum: an EKS node
+group with minSize 0 in a stack that installs cluster-autoscaler or Karpenter (a Helm release/chart
+whose chart name says so); an AWS Batch compute environment with `minVcpus` 0 (Batch ends idle
+instances itself); an ACK node pool whose `scalingConfig` (enabled) has minSize 0; a TKE node pool
+with `enableAutoScale` (the default) and minSize 0. Such a pool with a higher minimum keeps that
+capacity running when idle and fails. A standalone EC2 instance passes when a CloudWatch alarm on
+it (`dimensions.InstanceId`) stops or terminates it (an `arn:aws:automate:<region>:ec2:stop|terminate`
+alarm action): that is its idle scale-in. Other standalone instances and fixed fleets (and node pools
+of a fixed size) cannot scale to zero and fail in non-production environments.
 
 Off-hours means nights and weekends (`weekends_off`, default true): a pool that passes on its schedule
 alone (no idle scale-in) must stay at zero from Saturday 00:00 to Monday 00:00 in the schedule's time
@@ -30,8 +33,9 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from policies.cost._common import describe, stack_pools, unknown_env_message
 from policies.cost._weekly import NotReplayable, weekend_running_minutes
 from policies.cost.pools import AWS_EKS_NODE_GROUP, AWS_INSTANCE, AWS_METRIC_ALARM, Pool, ResourceIndex
+from policies.cost.pools.tokens import POOL_TYPES
 from policies.props import as_list, get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 RULE = Rule(
     id="GF-COST-005",
@@ -126,6 +130,27 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                 return
             if pool.resource_type == AWS_EKS_NODE_GROUP and node_autoscaler and pool.min_size == 0:
                 return
+            if pool.idles_to_zero:
+                return
+            if pool.idle_scale_in:
+                floor = (
+                    f"minVcpus {pool.min_vcpus}"
+                    if pool.min_vcpus is not None
+                    else f"minimum size {pool.min_size}"
+                )
+                report(
+                    f"{describe(pool)} ({pool.env}) keeps its {floor} running when idle and has no "
+                    "off-hours schedule to zero; set the minimum to 0",
+                    pool.urn,
+                )
+                return
+            if pool.cluster_scaled and pool.resource_type != AWS_EKS_NODE_GROUP:
+                report(
+                    f"{describe(pool)} ({pool.env}) has a fixed size and no off-hours schedule to zero; "
+                    "enable its autoscaling with a minimum of 0",
+                    pool.urn,
+                )
+                return
             if _stopped_when_idle(pool, index):
                 return
             if not pool.scalable:
@@ -144,4 +169,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(pool.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(POOL_TYPES))

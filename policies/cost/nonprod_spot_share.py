@@ -4,10 +4,14 @@ The spot share is the pool model's: the percent of the pool's capacity at its ma
 on spot. AWS auto scaling groups: a mixed-instances policy's on-demand base and
 `onDemandPercentageAboveBaseCapacity` (default 100, i.e. no spot), or a launch template with
 `instanceMarketOptions.marketType` spot, or a launch configuration with `spotPrice`; EC2 fleets and
-spot fleets: their on-demand/spot target capacities; EKS node groups: `capacityType` SPOT;
-instances: `instanceMarketOptions` spot, spot requests. Alibaba: the scaling group's on-demand base and
-percentage (COST_OPTIMIZED / COMPOSABLE), else the scaling configuration's `spotStrategy`; ECS
-instances' `spotStrategy`. Tencent: `instanceChargeType` SPOTPAID (AS has no spot mix).
+spot fleets: their on-demand/spot target capacities; EKS node groups: `capacityType` SPOT; Batch
+compute environments: `computeResources.type` SPOT (`bidPercentage` and `allocationStrategy` change
+the price paid and the types picked, not the share); instances: `instanceMarketOptions` spot, spot
+requests. Alibaba: the scaling group's on-demand base and percentage (COST_OPTIMIZED / COMPOSABLE),
+else the scaling configuration's `spotStrategy`; ACK node pools' `spotStrategy` (split by their
+on-demand base and percentage under COST_OPTIMIZED); ECS instances' `spotStrategy`. Tencent:
+`instanceChargeType` SPOTPAID of the AS launch configuration, the TKE node pool's
+`autoScalingConfig` or the instance (no spot mix).
 Production pools and environments without a minimum are not judged.
 """
 
@@ -17,7 +21,8 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 
 from policies.cost._common import describe, fmt, per_env, stack_pools, unknown_env_message
 from policies.cost.pools import Pool
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.cost.pools.tokens import POOL_TYPES
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 RULE = Rule(
     id="GF-COST-004",
@@ -29,10 +34,12 @@ RULE = Rule(
     remediation=(
         "AWS: in the group's mixedInstancesPolicy.instancesDistribution set onDemandBaseCapacity 0 and "
         "onDemandPercentageAboveBaseCapacity to at most 100 - P (or launch template "
-        "instanceMarketOptions.marketType 'spot'); EKS node groups capacityType 'SPOT'. Alibaba Cloud: "
+        "instanceMarketOptions.marketType 'spot'); EKS node groups capacityType 'SPOT'; Batch compute "
+        "environments computeResources.type 'SPOT'. Alibaba Cloud: "
         "spotStrategy 'SpotAsPriceGo' on the scaling configuration (or multiAzPolicy COST_OPTIMIZED with "
-        "onDemandPercentageAboveBaseCapacity at most 100 - P). Tencent Cloud: instanceChargeType "
-        "'SPOTPAID' on the AS scaling config or instance."
+        "onDemandPercentageAboveBaseCapacity at most 100 - P), likewise on ACK node pools. Tencent Cloud: "
+        "instanceChargeType 'SPOTPAID' on the AS scaling config, the TKE node pool's autoScalingConfig or "
+        "the instance."
     ),
     url="https://docs.aws.amazon.com/autoscaling/ec2/userguide/ec2-auto-scaling-mixed-instances-groups.html",
     config={"min_spot_percent": {"type": "object", "default": {"dev": 100, "staging": 50}}},
@@ -64,4 +71,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(pool.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(POOL_TYPES))

@@ -45,10 +45,11 @@ from pulumi_policy.proxy import UnknownValueError
 from policies.context import resource_region
 from policies.cost._common import describe, stack_pools
 from policies.cost.pools import AWS_EKS_NODE_GROUP, Pool, ResourceIndex
+from policies.cost.pools.tokens import POOL_TYPES
 from policies.documents import UNKNOWN, DocumentError, parse_document
 from policies.memo import per_stack
 from policies.props import as_list, get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 PROFILE = "aws:iam/instanceProfile:InstanceProfile"
 ROLE = "aws:iam/role:Role"
@@ -243,4 +244,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(pool.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(POOL_TYPES))

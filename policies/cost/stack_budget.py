@@ -31,10 +31,10 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.proxy import UnknownValueError
 
 from policies.cost._common import fmt, stack_pools
-from policies.cost.pools import Pool, hourly_envelope, monthly_estimate
+from policies.cost.pools import POOL_TYPES, Pool, hourly_envelope, monthly_estimate
 from policies.gpu import CatalogLike, current_catalog
 from policies.props import Malformed, as_list, as_number, get, get_ref, is_set, is_unknown, json_kind
-from policies.rule import GfStackPolicy, Rule, judge, not_judged
+from policies.rule import GfStackPolicy, Rule, judge, judges, not_judged
 
 AWS_BUDGET = "aws:budgets/budget:Budget"
 TC_BUDGET = "tencentcloud:Billing/budget:Budget"
@@ -333,4 +333,4 @@ def _convertible(catalog: CatalogLike | None, currency: str) -> None:
         raise Malformed(".limitUnit is not a currency the price catalogue knows", currency) from None
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(AWS_BUDGET, TC_BUDGET, POOL_TYPES))

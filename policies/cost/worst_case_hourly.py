@@ -2,7 +2,9 @@
 
 Worst case: every GPU pool at its maximum size (for a spot fleet request scaled by an Application
 Auto Scaling target on `ec2:spot-fleet-request:TargetCapacity`, the target's `maxCapacity` when it
-is larger than `targetCapacity`; an unknown one makes the pool not judged), every instance at its
+is larger than `targetCapacity`; an unknown one makes the pool not judged; for an AWS Batch compute
+environment, as many instances of its dearest type, bare families expanded to the catalogue's
+types of the family, as its `maxVcpus` buy), every instance at its
 on-demand price (the spot share too: spot capacity can fall back to on-demand or be reclaimed and
 re-bought), a pool of several instance types at its most expensive one, priced from the GPU
 catalogue in the pool's region (the highest listed region when the region is unknown) and converted
@@ -20,8 +22,9 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 
 from policies.cost._common import fmt, per_env, stack_pools, unknown_env_message
 from policies.cost.pools import Pool, hourly_envelope
+from policies.cost.pools.tokens import POOL_TYPES
 from policies.gpu import current_catalog
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 RULE = Rule(
     id="GF-COST-007",
@@ -79,4 +82,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             )
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(POOL_TYPES))

@@ -29,7 +29,7 @@ from policies.k8s.workloads import (
     namespace_of,
 )
 from policies.props import get, get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 NAMESPACE = "kubernetes:core/v1:Namespace"
 QUOTA_KEY = "requests.nvidia.com/gpu"
@@ -111,4 +111,8 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             )
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(
+    RULE,
+    validate,
+    judges(prefixes=("kubernetes:",)),
+)

@@ -35,7 +35,7 @@ from policies.k8s.workloads import (
     uses_gpu,
 )
 from policies.props import Malformed, as_list, get, get_map, get_objects, get_text, json_kind
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 RULE = Rule(
     id="GF-K8S-004",
@@ -159,4 +159,8 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(workload.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(
+    RULE,
+    validate,
+    judges(prefixes=("kubernetes:",)),
+)

@@ -47,7 +47,7 @@ from policies.k8s.workloads import (
 )
 from policies.memo import per_stack
 from policies.props import as_list, get, get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 ACK_NODE_POOL = "alicloud:cs/nodePool:NodePool"
@@ -239,4 +239,15 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(resource.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(
+    RULE,
+    validate,
+    judges(
+        EKS_NODE_GROUP,
+        ACK_NODE_POOL,
+        TKE_NODE_POOL,
+        TKE_NATIVE_NODE_POOL,
+        KARPENTER_NODE_POOLS,
+        prefixes=("kubernetes:",),
+    ),
+)

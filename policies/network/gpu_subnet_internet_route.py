@@ -44,7 +44,7 @@ from pulumi_policy.proxy import UnknownValueError
 
 from policies.gpu import is_gpu_ami_type, is_gpu_type
 from policies.props import as_list, get, get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 AWS_INSTANCE = "aws:ec2/instance:Instance"
 AWS_ASG = "aws:autoscaling/group:Group"
@@ -324,4 +324,8 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         args.not_applicable("the stack has no GPU instances, groups or node pools")
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(
+    RULE,
+    validate,
+    judges(POOLS),
+)

@@ -51,7 +51,7 @@ from pulumi_policy.policy import PolicyResource
 
 from policies.k8s.templates import api_of
 from policies.props import as_list, get, get_ref, is_unknown, truthy
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -336,4 +336,28 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         )
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(
+    RULE,
+    validate,
+    judges(
+        AWS_VPC,
+        AWS_VPC_CIDR,
+        AWS_VPN,
+        AWS_VPN_ROUTE,
+        ALI_VPC,
+        ALI_VPC_CIDR,
+        ALI_VPN,
+        ALI_VPN_ATTACHMENT,
+        ALI_VPN_ROUTE,
+        ALI_VPN_PBR_ROUTE,
+        TC_VPC,
+        TC_VPN,
+        TC_VPN_ROUTE,
+        TC_DEDICATED_TUNNEL,
+        TC_DCG_CCN_ROUTE,
+        AWS_ROUTE,
+        ALI_ROUTE_ENTRY,
+        TC_ROUTE_ENTRY,
+        prefixes=("kubernetes:",),
+    ),
+)

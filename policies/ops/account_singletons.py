@@ -30,7 +30,7 @@ from policies.context import tags_of
 from policies.cost.pools import ResourceView
 from policies.ops._common import stack_index, unknown
 from policies.props import get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 SESSION_DOCUMENT = "aws:ssm/document:Document"
 SESSION_DOCUMENT_NAME = "SSM-SessionManagerRunShell"
@@ -155,4 +155,8 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(view.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(
+    RULE,
+    validate,
+    judges(SESSION_DOCUMENT, SETTINGS),
+)

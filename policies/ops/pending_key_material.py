@@ -42,7 +42,7 @@ from policies.cost.pools import ResourceIndex, ResourceView
 from policies.ops._aws_sources import group_templates
 from policies.ops._common import AWS_ASG, AWS_LAUNCH_TEMPLATE, number, quoted, stack_index, unknown
 from policies.props import get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 AWS_ALIAS = "aws:kms/alias:Alias"
 ALI_ALIAS = "alicloud:kms/alias:Alias"
@@ -265,4 +265,8 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(group.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(
+    RULE,
+    validate,
+    judges(USERS, AWS_ASG),
+)

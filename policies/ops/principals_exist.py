@@ -34,7 +34,7 @@ from pulumi_policy.proxy import UnknownValueError
 from policies.cost.pools import ResourceIndex, ResourceView
 from policies.ops._common import stack_index
 from policies.props import as_list, get_ref, is_unknown, json_value
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 SERVICE_LINKED_ROLE = "aws:iam/serviceLinkedRole:ServiceLinkedRole"
 ROLE = "aws:iam/role:Role"
@@ -209,4 +209,8 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(holder.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(
+    RULE,
+    validate,
+    judges(POLICY_HOLDERS),
+)

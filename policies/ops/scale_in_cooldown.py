@@ -43,7 +43,7 @@ from policies.ops._common import (
     unknown,
 )
 from policies.props import as_list, get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 RULE = Rule(
     id="GF-OPS-003",
@@ -247,4 +247,8 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(view.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(
+    RULE,
+    validate,
+    judges(_SCALING_TYPES),
+)

@@ -72,7 +72,7 @@ from policies.ops._common import (
     unknown,
 )
 from policies.props import as_list, get_ref, is_unknown
-from policies.rule import CannotTell, GfStackPolicy, Rule, judge
+from policies.rule import CannotTell, GfStackPolicy, Rule, judge, judges
 
 AWS_SQS_QUEUE = "aws:sqs/queue:Queue"
 ALI_CMS_ALARM = "alicloud:cms/alarm:Alarm"
@@ -349,4 +349,16 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(alarm.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(
+    RULE,
+    validate,
+    judges(
+        "aws:cloudwatch/metricAlarm:MetricAlarm",
+        "aws:autoscaling/policy:Policy",
+        "aws:appautoscaling/policy:Policy",
+        ALI_ESS_ALARM,
+        ALI_CMS_ALARM,
+        TC_ALARM_POLICY,
+        TC_SCALING_POLICY,
+    ),
+)

@@ -17,8 +17,15 @@ from pulumi_policy.proxy import UnknownValueError
 from policies.memo import per_stack
 from policies.props import is_unknown
 from policies.resilience._locations import is_production
-from policies.rule import GfStackPolicy, Rule, judge
-from policies.storage._buckets import Bucket, BucketIndex, Replication, is_checkpoint_bucket, replications
+from policies.rule import GfStackPolicy, Rule, judge, judges
+from policies.storage._buckets import (
+    BUCKET_CLOUDS,
+    Bucket,
+    BucketIndex,
+    Replication,
+    is_checkpoint_bucket,
+    replications,
+)
 
 CHECKPOINT_TAG = "purpose=checkpoints"
 
@@ -112,4 +119,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(bucket.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(BUCKET_CLOUDS))

@@ -17,7 +17,7 @@ from policies.cost._common import stack_pools
 from policies.gpu import is_gpu_ami_type, is_gpu_type
 from policies.props import get_ref
 from policies.resilience._locations import cloud_of, distinct_locations, is_production, region_of
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 POOL_TYPES = frozenset(
     {
@@ -104,4 +104,8 @@ def _names(pools: list[PolicyResource], most: int = MOST_NAMED) -> str:
     return f"{', '.join(quoted[:-1])} and {quoted[-1]}"
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(
+    RULE,
+    validate,
+    judges(POOL_TYPES),
+)

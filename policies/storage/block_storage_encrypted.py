@@ -9,15 +9,19 @@ region when either region is not known).
   `ebsBlockDevices[].encrypted` (the root device is not judged when a launch template supplies it);
   `ebs.Volume` `encrypted`; `ec2.LaunchTemplate` `blockDeviceMappings[].ebs.encrypted` (a string
   "true"; a template without EBS mappings leaves the image's unencrypted default root volume);
-  `ec2.LaunchConfiguration` `rootBlockDevice`/`ebsBlockDevices[]` `encrypted`.
+  `ec2.LaunchConfiguration` `rootBlockDevice`/`ebsBlockDevices[]` `encrypted`; a managed EC2/SPOT
+  `batch.ComputeEnvironment` without `computeResources.launchTemplate` launches the ECS-optimised
+  image's unencrypted root volume (with one, the template's volumes are judged on the template).
 - Alibaba Cloud: `ecs.Instance` `systemDiskEncrypted` and `dataDisks[].encrypted`; `ecs.Disk` and
   `ecs.EcsDisk` `encrypted`; `ess.ScalingConfiguration` `systemDiskEncrypted`/`dataDisks[].encrypted`;
   `ecs.LaunchTemplate`/`ecs.EcsLaunchTemplate` `systemDisk.encrypted`/`dataDisks[].encrypted`;
   `ecs.EcsInstanceSet` `dataDisks[].encrypted` (its system disk has no encryption input: only the
-  account default encrypts it).
+  account default encrypts it); `cs.NodePool` (ACK) `systemDiskEncrypted` and `dataDisks[].encrypted`.
 - Tencent Cloud: `Instance` `dataDisks[].encrypt`; `Cbs.Storage`/`Cbs.StorageSet` `encrypt`;
-  `Cvm.LaunchTemplate` `dataDisks[].encrypt`. The SDK has no system-disk encryption input for CVM
-  instances, launch templates or AS launch configurations, so system disks are not judged there;
+  `Cvm.LaunchTemplate` `dataDisks[].encrypt`; `Kubernetes.NodePool` (TKE)
+  `autoScalingConfig.dataDisks[].encrypt`. The SDK has no system-disk encryption input for CVM
+  instances, launch templates, AS launch configurations or TKE node pools, so system disks are not
+  judged there;
   `As.ScalingConfig` data disks have no encryption input either, so a launch configuration with data
   disks is reported (use encrypted CBS volumes instead).
 """
@@ -32,7 +36,7 @@ from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Sev
 
 from policies.context import resource_region
 from policies.props import as_list, get, is_set, truthy
-from policies.rule import GfStackPolicy, Rule, judge
+from policies.rule import GfStackPolicy, Rule, judge, judges
 
 AWS_INSTANCE = "aws:ec2/instance:Instance"
 AWS_SPOT_REQUEST = "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
@@ -53,6 +57,9 @@ TC_STORAGE = "tencentcloud:Cbs/storage:Storage"
 TC_STORAGE_SET = "tencentcloud:Cbs/storageSet:StorageSet"
 TC_LAUNCH_TEMPLATE = "tencentcloud:Cvm/launchTemplate:LaunchTemplate"
 TC_SCALING_CONFIG = "tencentcloud:As/scalingConfig:ScalingConfig"
+AWS_BATCH_COMPUTE = "aws:batch/computeEnvironment:ComputeEnvironment"
+ALI_NODE_POOL = "alicloud:cs/nodePool:NodePool"
+TC_NODE_POOL = "tencentcloud:Kubernetes/nodePool:NodePool"
 
 VOLUME_CARRIERS = frozenset(
     {
@@ -73,6 +80,9 @@ VOLUME_CARRIERS = frozenset(
         TC_STORAGE_SET,
         TC_LAUNCH_TEMPLATE,
         TC_SCALING_CONFIG,
+        AWS_BATCH_COMPUTE,
+        ALI_NODE_POOL,
+        TC_NODE_POOL,
     }
 )
 
@@ -86,10 +96,13 @@ RULE = Rule(
     remediation=(
         "AWS: set encrypted = true on rootBlockDevice, ebsBlockDevices[] and ebs.Volume, "
         "blockDeviceMappings[].ebs.encrypted = 'true' on launch templates, or enable "
-        "aws.ebs.EncryptionByDefault in the region. Alibaba Cloud: systemDiskEncrypted = true and "
-        "dataDisks[].encrypted = true (systemDisk.encrypted on launch templates; encrypted on ecs.Disk), or "
-        "ecs.DiskEncryptionByDefault. Tencent Cloud: dataDisks[].encrypt = true and Cbs storage encrypt = "
-        "true."
+        "aws.ebs.EncryptionByDefault in the region; give a Batch compute environment a launch template "
+        "with encrypted blockDeviceMappings. Alibaba Cloud: systemDiskEncrypted = true and "
+        "dataDisks[].encrypted = true (instances, scaling configurations, ACK node pools; "
+        "systemDisk.encrypted on launch templates; encrypted on ecs.Disk), or ecs.DiskEncryptionByDefault. "
+        "Tencent Cloud: "
+        "dataDisks[].encrypt = true (TKE node pools: autoScalingConfig.dataDisks[].encrypt) and Cbs storage "
+        "encrypt = true."
     ),
     url="https://docs.aws.amazon.com/ebs/latest/userguide/ebs-encryption.html",
     checkov=("CKV_AWS_8", "CKV_AWS_3", "CKV_ALI_7"),
@@ -128,6 +141,8 @@ def _disks(resource: PolicyResource) -> tuple[str, str, list[Disk]]:
         return "aws", label, _aws_instance_like(props, is_set(props, "launchTemplate"))
     if kind == AWS_LAUNCH_CONFIGURATION:
         return "aws", "EC2 launch configuration", _aws_instance_like(props, False)
+    if kind == AWS_BATCH_COMPUTE:
+        return "aws", "Batch compute environment", _batch_disks(props)
     if kind == AWS_VOLUME:
         return "aws", "EBS volume", [Disk("volume (encrypted)", _flag(props, "encrypted"))]
     if kind == AWS_LAUNCH_TEMPLATE:
@@ -155,6 +170,9 @@ def _disks(resource: PolicyResource) -> tuple[str, str, list[Disk]]:
         ):
             disks.append(Disk("system disk (systemDiskEncrypted)", _flag(props, "systemDiskEncrypted")))
         return "alicloud", label, disks + _data_disks(props, "encrypted")
+    if kind == ALI_NODE_POOL:
+        system = Disk("system disk (systemDiskEncrypted)", _flag(props, "systemDiskEncrypted"))
+        return "alicloud", "ACK node pool", [system, *_data_disks(props, "encrypted")]
     if kind in (ALI_DISK, ALI_ECS_DISK):
         return "alicloud", "ECS disk", [Disk("disk (encrypted)", _flag(props, "encrypted"))]
     if kind in (ALI_LAUNCH_TEMPLATE, ALI_ECS_LAUNCH_TEMPLATE):
@@ -167,6 +185,13 @@ def _disks(resource: PolicyResource) -> tuple[str, str, list[Disk]]:
     if kind in (TC_INSTANCE, TC_LAUNCH_TEMPLATE):
         label = "CVM instance" if kind == TC_INSTANCE else "CVM launch template"
         return "tencentcloud", label, _data_disks(props, "encrypt")
+    if kind == TC_NODE_POOL:
+        scaling = get(props, "autoScalingConfig")
+        disks = [
+            Disk(f"data disk #{i} (autoScalingConfig.dataDisks[].encrypt)", _flag(disk, "encrypt"))
+            for i, disk in enumerate(as_list(get(scaling, "dataDisks") if scaling is not None else None))
+        ]
+        return "tencentcloud", "TKE node pool", disks
     if kind in (TC_STORAGE, TC_STORAGE_SET):
         return "tencentcloud", "CBS disk", [Disk("disk (encrypt)", _flag(props, "encrypt"))]
     if kind == TC_SCALING_CONFIG:
@@ -179,6 +204,18 @@ def _disks(resource: PolicyResource) -> tuple[str, str, list[Disk]]:
             ],
         )
     raise ValueError(f"{kind} carries no volume")
+
+
+def _batch_disks(props: Mapping[str, Any]) -> list[Disk]:
+    """A managed EC2/SPOT environment without a launch template runs the image's default root volume."""
+    if str(get(props, "type") or "MANAGED").upper() == "UNMANAGED":
+        return []
+    resources = get(props, "computeResources")
+    if resources is None or str(get(resources, "type") or "").upper().startswith("FARGATE"):
+        return []
+    if is_set(resources, "launchTemplate"):
+        return []
+    return [Disk("root volume (no computeResources.launchTemplate with encrypted volumes)", False)]
 
 
 def _data_disks(props: Mapping[str, Any], key: str) -> list[Disk]:
@@ -226,4 +263,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(resource.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(VOLUME_CARRIERS))

@@ -15,8 +15,8 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from policies.kms._keys import KeyIndex, is_external, origin_label
 from policies.memo import per_stack
 from policies.props import is_unknown
-from policies.rule import GfStackPolicy, Rule, judge
-from policies.storage._buckets import Bucket, BucketIndex, encryptions, has_tag, is_kms
+from policies.rule import GfStackPolicy, Rule, judge, judges
+from policies.storage._buckets import BUCKET_CLOUDS, Bucket, BucketIndex, encryptions, has_tag, is_kms
 
 RULE = Rule(
     id="GF-STOR-002",
@@ -88,4 +88,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         judge(bucket.urn, check)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(BUCKET_CLOUDS))

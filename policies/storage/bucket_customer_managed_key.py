@@ -17,8 +17,8 @@ import re
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
 from policies.memo import per_stack
-from policies.rule import GfStackPolicy, Rule
-from policies.storage._buckets import Bucket, BucketIndex, encryptions, is_kms, judge_buckets
+from policies.rule import GfStackPolicy, Rule, judges
+from policies.storage._buckets import BUCKET_CLOUDS, Bucket, BucketIndex, encryptions, is_kms, judge_buckets
 
 RULE = Rule(
     id="GF-STOR-001",
@@ -94,4 +94,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     judge_buckets(report, index.buckets, bucket_problems)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(BUCKET_CLOUDS))

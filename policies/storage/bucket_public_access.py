@@ -23,8 +23,8 @@ from pulumi_policy.proxy import UnknownValueError
 
 from policies.memo import per_stack
 from policies.props import get, truthy
-from policies.rule import GfStackPolicy, Rule
-from policies.storage._buckets import Bucket, BucketIndex, judge_buckets, walk
+from policies.rule import GfStackPolicy, Rule, judges
+from policies.storage._buckets import BUCKET_CLOUDS, Bucket, BucketIndex, judge_buckets, walk
 from policies.storage._documents import condition, effect, is_wildcard_principal, statements
 
 RULE = Rule(
@@ -162,4 +162,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     judge_buckets(report, index.buckets, problems)
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(BUCKET_CLOUDS))

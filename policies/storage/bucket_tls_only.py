@@ -29,8 +29,8 @@ from pulumi_policy.proxy import UnknownValueError
 
 from policies.memo import per_stack
 from policies.props import as_list, get, get_ref, is_unknown, truthy
-from policies.rule import GfStackPolicy, Rule
-from policies.storage._buckets import Bucket, BucketIndex, judge_buckets
+from policies.rule import GfStackPolicy, Rule, judges
+from policies.storage._buckets import BUCKET_CLOUDS, Bucket, BucketIndex, judge_buckets
 from policies.storage._documents import (
     actions,
     condition,
@@ -267,4 +267,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     judge_buckets(report, index.buckets, lambda bucket: bucket_problems(bucket, min_tls))
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(BUCKET_CLOUDS))

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.rule import GfStackPolicy, Rule
+from policies.rule import GfStackPolicy, Rule, judges
 from policies.storage._buckets import (
+    BUCKET_CLOUDS,
     Bucket,
     bucket_lifecycle,
     checkpoint_buckets,
@@ -101,4 +102,4 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     judge_buckets(report, checkpoints, lambda bucket: bucket_problems(bucket, transition_days, expire_days))
 
 
-POLICY = GfStackPolicy(RULE, validate)
+POLICY = GfStackPolicy(RULE, validate, judges(BUCKET_CLOUDS))

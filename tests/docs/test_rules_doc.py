@@ -173,6 +173,8 @@ def test_a_rule_renders_from_its_metadata_and_module_docstring(monkeypatch: pyte
         "| nearest checkov ids | none |\n"
         "| reference | none |\n\n"
         "| config key | type | default |\n|---|---|---|\n| `limit` | integer, minimum 2 | `3` |\n\n"
+        "**Judges** (the resource types its findings are about): not declared on the policy: the notes "
+        "below say which resources it judges on each cloud.\n\n"
         "**Remediation.** Use arn:aws:iam::\\<account>:root, not \\[\\*\\].\n\n"
         "- AWS: `aws:s3/bucket:Bucket` with `acl` set.\nUnknown keys defer.\n"
     )

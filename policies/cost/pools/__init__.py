@@ -1,8 +1,9 @@
 """The GPU pool model: every GPU pool a program writes with the raw SDKs, described one way.
 
 A *pool* is capacity that bills by the GPU hour: an AWS auto scaling group, EC2 fleet, spot fleet,
-EKS node group, standalone instance or spot request; an Alibaba ESS scaling group or standalone ECS
-instance (set); a Tencent AS scaling group or standalone CVM. `discover_pools` joins each pool to what
+EKS node group, Batch compute environment (sized in vCPUs), standalone instance or spot request; an
+Alibaba ESS scaling group, ACK node pool or standalone ECS instance (set); a Tencent AS scaling group,
+TKE node pool or standalone CVM. `discover_pools` joins each pool to what
 shapes its cost (launch template / launch configuration / scaling configuration, scaling policies and
 the alarms that fire them, scheduled actions) and returns frozen `Pool` records. The cost rules
 (GF-COST-003..008) and the cost estimate read pools, never raw resources.
@@ -17,9 +18,9 @@ sentinel) so a rule that needs one can say it could not be judged instead of pas
 
 The parts, one a file: `tokens` (type tokens), `model` (`Pool`, `ScalingSignal`, `ScheduledAction`),
 `reading` (props with unknowns), `index` (the resource index), `scaling` (policies and rules as
-signals), `attachments` (what joins each pool), `builders` (shared by the clouds), `aws`, `alicloud`
-and `tencentcloud` (each cloud's pools), `discovery` (`discover_pools`) and `pricing` (the hourly
-envelope).
+signals), `attachments` (what joins each pool), `builders` (shared by the clouds), `families` (bare
+AWS families and vCPU budgets against the catalogue), `aws`, `alicloud` and `tencentcloud` (each
+cloud's pools), `discovery` (`discover_pools`) and `pricing` (the hourly envelope).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from policies.cost.pools.tokens import (
     ALI_INSTANCE,
     ALI_INSTANCE_SET,
     ALI_LAUNCH_TEMPLATES,
+    ALI_NODE_POOL,
     ALI_SCALING_CONFIGURATION,
     ALI_SCALING_GROUP,
     ALI_SCALING_RULE,
@@ -58,6 +60,7 @@ from policies.cost.pools.tokens import (
     AWS_ASG,
     AWS_ASG_POLICY,
     AWS_ASG_SCHEDULE,
+    AWS_BATCH_COMPUTE,
     AWS_EKS_NODE_GROUP,
     AWS_FLEET,
     AWS_INSTANCE,
@@ -66,11 +69,13 @@ from policies.cost.pools.tokens import (
     AWS_METRIC_ALARM,
     AWS_SPOT_FLEET,
     AWS_SPOT_REQUEST,
+    CLUSTER_SCALED_TYPES,
     POOL_TYPES,
     SCALABLE_TYPES,
     SPOT_FLEET_DIMENSION,
     TC_ALARM_POLICY,
     TC_INSTANCE,
+    TC_NODE_POOL,
     TC_SCALING_CONFIG,
     TC_SCALING_GROUP,
     TC_SCALING_POLICY,
@@ -82,6 +87,7 @@ __all__ = [
     "ALI_INSTANCE",
     "ALI_INSTANCE_SET",
     "ALI_LAUNCH_TEMPLATES",
+    "ALI_NODE_POOL",
     "ALI_SCALING_CONFIGURATION",
     "ALI_SCALING_GROUP",
     "ALI_SCALING_RULE",
@@ -93,6 +99,7 @@ __all__ = [
     "AWS_ASG",
     "AWS_ASG_POLICY",
     "AWS_ASG_SCHEDULE",
+    "AWS_BATCH_COMPUTE",
     "AWS_EKS_NODE_GROUP",
     "AWS_FLEET",
     "AWS_INSTANCE",
@@ -101,6 +108,7 @@ __all__ = [
     "AWS_METRIC_ALARM",
     "AWS_SPOT_FLEET",
     "AWS_SPOT_REQUEST",
+    "CLUSTER_SCALED_TYPES",
     "HOURS_PER_MONTH",
     "POOL_KINDS",
     "POOL_TYPES",
@@ -108,6 +116,7 @@ __all__ = [
     "SPOT_FLEET_DIMENSION",
     "TC_ALARM_POLICY",
     "TC_INSTANCE",
+    "TC_NODE_POOL",
     "TC_SCALING_CONFIG",
     "TC_SCALING_GROUP",
     "TC_SCALING_POLICY",

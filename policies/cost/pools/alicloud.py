@@ -1,5 +1,5 @@
 """Alibaba Cloud pools: ESS scaling groups (scaling configurations, launch templates, the spot split
-of a cost-optimised multi-AZ policy) and standalone ECS instances and instance sets."""
+of a cost-optimised multi-AZ policy), ACK node pools, and standalone ECS instances and instance sets."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from policies.cost.pools.index import ResourceIndex
 from policies.cost.pools.model import Pool
 from policies.cost.pools.reading import _Reader
 from policies.cost.pools.tokens import ALI_INSTANCE_SET, ALI_LAUNCH_TEMPLATES
-from policies.props import get_ref, is_unknown
+from policies.props import get_ref, is_unknown, truthy
 
 
 def _ali_spot(strategy: Any) -> bool:
@@ -105,5 +105,57 @@ def _build_ali_instance(
         instance_types=[t for t in [r.string("instanceType")] if t],
         count=count,
         spot=spot,
+        role_refs=(resource.urn,),
+    )
+
+
+def _build_ali_node_pool(
+    resource: Any, index: ResourceIndex, attachments: _Attachments, stack_tags: Mapping[str, str]
+) -> Pool:
+    """An ACK node pool: `instanceTypes`; with a `scalingConfig` (whose `enable` is not false) the
+    ACK node autoscaler sizes it between `scalingConfig.minSize` and `maxSize` and removes idle nodes,
+    else it stays at `desiredSize` (or the older `nodeCount`). Spot: `spotStrategy` SpotAsPriceGo or
+    SpotWithPriceLimit, split by `onDemandBaseCapacity`/`onDemandPercentageAboveBaseCapacity` under
+    a COST_OPTIMIZED `multiAzPolicy`."""
+    r = _Reader(resource.props)
+    instance_types = _instance_type_list(r, resource.props, "instanceTypes", "instanceTypes")
+    scaling = get_ref(resource.props, "scalingConfig")
+    enable = get_ref(scaling, "enable") if isinstance(scaling, Mapping) else None
+    if is_unknown(enable):
+        r.unknown.setdefault("min_size", ("scalingConfig.enable", str(enable)))
+    autoscaled = isinstance(scaling, Mapping) and (enable is None or truthy(enable))
+    # A fixed pool's size is its desired size: unknown at preview, it leaves the pool's size unknown.
+    size_attribute = "desired" if autoscaled else "max_size"
+    fixed = r.integer("desiredSize", size_attribute)
+    if fixed is None and size_attribute not in r.unknown:
+        fixed = r.integer("nodeCount", size_attribute)
+    if autoscaled:
+        min_size = r.integer("scalingConfig.minSize", "min_size")
+        max_size = r.integer("scalingConfig.maxSize", "max_size")
+    else:
+        min_size = max_size = fixed
+        if "max_size" in r.unknown:
+            r.unknown.setdefault("min_size", r.unknown["max_size"])
+    spot: float | None = 100.0 if _ali_spot(r.value("spotStrategy", "spot_percent")) else 0.0
+    base = 0
+    if spot and (r.string("multiAzPolicy") or "").upper() == "COST_OPTIMIZED":
+        base = r.integer("onDemandBaseCapacity", "spot_percent") or 0
+        pct = r.number("onDemandPercentageAboveBaseCapacity", "spot_percent")
+        if pct is not None or base:
+            spot = _spot_share(max_size, base, pct or 0.0)
+    return _pool(
+        resource,
+        r,
+        attachments,
+        stack_tags,
+        instance_types=tuple(dict.fromkeys(instance_types)),
+        min_size=min_size,
+        max_size=max_size,
+        desired=fixed,
+        spot_percent=spot,
+        on_demand_base=base,
+        scalable=autoscaled,
+        cluster_scaled=True,
+        idle_scale_in=autoscaled,
         role_refs=(resource.urn,),
     )

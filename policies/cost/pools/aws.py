@@ -1,6 +1,6 @@
 """AWS pools: auto scaling groups (launch template, launch configuration or mixed-instances policy,
-attribute-based selection), standalone instances and spot requests, spot fleets, EC2 fleets and EKS
-node groups."""
+attribute-based selection), standalone instances and spot requests, spot fleets, EC2 fleets, EKS
+node groups and Batch compute environments."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 from policies.cost.pools.attachments import _Attachments
 from policies.cost.pools.builders import (
     _instance_type,
+    _instance_type_list,
     _override_types,
     _pool,
     _spot_share,
@@ -291,5 +292,55 @@ def _build_aws_node_group(
         desired=r.integer("scalingConfig.desiredSize", "desired"),
         spot_percent=100.0 if capacity == "SPOT" else 0.0,
         scalable=True,
+        cluster_scaled=True,
         role_refs=(resource.urn,),
+    )
+
+
+def _build_aws_batch(
+    resource: Any, index: ResourceIndex, attachments: _Attachments, stack_tags: Mapping[str, str]
+) -> Pool | None:
+    """A managed EC2 or SPOT compute environment: `computeResources.instanceTypes` (types or bare
+    families; "optimal" and `default_*` pick general-purpose families), sized in vCPUs. Batch scales it
+    itself between `minVcpus` (default 0) and `maxVcpus` as jobs arrive and end. Unmanaged
+    environments (the instances are the user's own, judged where they are defined) and Fargate ones
+    (no GPUs) are not pools."""
+    r = _Reader(resource.props)
+    if (r.string("type") or "MANAGED").upper() == "UNMANAGED":
+        return None
+    capacity = r.value("computeResources.type", "spot_percent")
+    capacity_type = str(capacity or "").upper()
+    if capacity_type.startswith("FARGATE"):
+        return None
+    # "optimal" and `default_*` let Batch pick general-purpose families: cheaper per vCPU than any GPU
+    # type beside them, so the worst case is the GPU types'.
+    instance_types = [
+        t
+        for t in _instance_type_list(
+            r, resource.props, "computeResources.instanceTypes", "computeResources.instanceTypes"
+        )
+        if t != "optimal" and not t.startswith("default_")
+    ]
+    lts: list[Any] = []
+    spec = get_ref(resource.props, "computeResources.launchTemplate")
+    if spec is not None:
+        lts = _aws_launch_template(index, resource, "computeResources", spec)
+    min_vcpus = r.integer("computeResources.minVcpus", "min_size")
+    if min_vcpus is None and "min_size" not in r.unknown:
+        min_vcpus = 0
+    spot = None if "spot_percent" in r.unknown else (100.0 if capacity_type == "SPOT" else 0.0)
+    return _pool(
+        resource,
+        r,
+        attachments,
+        stack_tags,
+        instance_types=tuple(dict.fromkeys(instance_types)),
+        min_size=None,
+        max_size=None,
+        desired=None,
+        spot_percent=spot,
+        min_vcpus=min_vcpus,
+        max_vcpus=r.integer("computeResources.maxVcpus", "max_size"),
+        idle_scale_in=True,
+        role_refs=(resource.urn, *(lt.urn for lt in lts)),
     )

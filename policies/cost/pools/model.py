@@ -12,14 +12,17 @@ from pulumi_policy.proxy import UnknownValueError
 from policies.cost.pools.tokens import (
     ALI_INSTANCE,
     ALI_INSTANCE_SET,
+    ALI_NODE_POOL,
     ALI_SCALING_GROUP,
     AWS_ASG,
+    AWS_BATCH_COMPUTE,
     AWS_EKS_NODE_GROUP,
     AWS_FLEET,
     AWS_INSTANCE,
     AWS_SPOT_FLEET,
     AWS_SPOT_REQUEST,
     TC_INSTANCE,
+    TC_NODE_POOL,
     TC_SCALING_GROUP,
 )
 
@@ -126,6 +129,17 @@ class Pool:
     # any GPU the model knows: a GPU pool whose GPU class (and so price) is unknown.
     gpu_class_unknown: bool = False
     unknown: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    # An AWS Batch compute environment is sized in vCPUs (minVcpus/maxVcpus), not instances: its
+    # instance counts depend on the type Batch picks, so `min_size`/`max_size` are the counts of the
+    # catalogue's view (see `discover_pools`) and pricing works from the vCPUs.
+    min_vcpus: int | None = None
+    max_vcpus: int | None = None
+    # Sized from inside a Kubernetes cluster (EKS node groups, ACK and TKE node pools): no cloud
+    # scaling policy acts on it.
+    cluster_scaled: bool = False
+    # The service itself removes idle capacity down to the minimum (AWS Batch always; an ACK node pool
+    # with `scalingConfig.enable`, a TKE node pool with `enableAutoScale`).
+    idle_scale_in: bool = False
 
     @property
     def kind(self) -> str:
@@ -146,6 +160,15 @@ class Pool:
     def scheduled_to_zero(self) -> bool:
         return any(s.scales_to_zero for s in self.schedules)
 
+    @property
+    def idles_to_zero(self) -> bool:
+        """The service takes the pool to zero when it has no work (its minimum is zero)."""
+        if not self.idle_scale_in:
+            return False
+        if self.max_vcpus is not None or self.min_vcpus is not None:
+            return (self.min_vcpus or 0) == 0
+        return self.min_size == 0
+
 
 POOL_KINDS = {
     AWS_ASG: "Auto Scaling group",
@@ -154,9 +177,12 @@ POOL_KINDS = {
     AWS_SPOT_FLEET: "EC2 spot fleet request",
     AWS_FLEET: "EC2 fleet",
     AWS_EKS_NODE_GROUP: "EKS node group",
+    AWS_BATCH_COMPUTE: "Batch compute environment",
     ALI_SCALING_GROUP: "ESS scaling group",
     ALI_INSTANCE: "ECS instance",
     ALI_INSTANCE_SET: "ECS instance set",
+    ALI_NODE_POOL: "ACK node pool",
     TC_SCALING_GROUP: "AS scaling group",
     TC_INSTANCE: "CVM instance",
+    TC_NODE_POOL: "TKE node pool",
 }

@@ -1,5 +1,5 @@
-"""Tencent Cloud pools: AS scaling groups (all-spot or on-demand launch configurations) and
-standalone CVM instances."""
+"""Tencent Cloud pools: AS scaling groups (all-spot or on-demand launch configurations), TKE node
+pools and standalone CVM instances."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from policies.cost.pools.attachments import _Attachments
-from policies.cost.pools.builders import _instance_type_list, _pool, _standalone_pool
+from policies.cost.pools.builders import _instance_type, _instance_type_list, _pool, _standalone_pool
 from policies.cost.pools.index import ResourceIndex
 from policies.cost.pools.model import Pool
 from policies.cost.pools.reading import _Reader
 from policies.cost.pools.tokens import TC_SCALING_CONFIG
-from policies.props import get_ref, is_unknown
+from policies.props import get_ref, is_unknown, truthy
 
 
 def _build_tc_group(
@@ -59,5 +59,44 @@ def _build_tc_instance(
         instance_types=[t for t in [r.string("instanceType")] if t],
         count=1,
         spot=spot,
+        role_refs=(resource.urn,),
+    )
+
+
+def _build_tc_node_pool(
+    resource: Any, index: ResourceIndex, attachments: _Attachments, stack_tags: Mapping[str, str]
+) -> Pool:
+    """A TKE node pool: `autoScalingConfig.instanceType` and `backupInstanceTypes`, sized between
+    `minSize` and `maxSize`; with `enableAutoScale` (the provider's default) the TKE cluster
+    autoscaler removes idle nodes down to `minSize`. Spot: `autoScalingConfig.instanceChargeType`
+    SPOTPAID (all-spot, as in AS launch configurations)."""
+    r = _Reader(resource.props)
+    config = get_ref(resource.props, "autoScalingConfig")
+    instance_types = [t for t in [_instance_type(r, config, "autoScalingConfig.instanceType")] if t]
+    instance_types.extend(
+        _instance_type_list(r, config, "backupInstanceTypes", "autoScalingConfig.backupInstanceTypes")
+    )
+    charge = r.value("autoScalingConfig.instanceChargeType", "spot_percent")
+    spot = (
+        None if "spot_percent" in r.unknown else (100.0 if str(charge or "").upper() == "SPOTPAID" else 0.0)
+    )
+    enable = get_ref(resource.props, "enableAutoScale")
+    if is_unknown(enable):
+        r.unknown.setdefault("min_size", ("enableAutoScale", str(enable)))
+    autoscaled = enable is None or (not is_unknown(enable) and truthy(enable))
+    return _pool(
+        resource,
+        r,
+        attachments,
+        stack_tags,
+        instance_types=tuple(dict.fromkeys(instance_types)),
+        min_size=r.integer("minSize", "min_size"),
+        max_size=r.integer("maxSize", "max_size"),
+        desired=r.integer("desiredCapacity", "desired"),
+        spot_percent=spot,
+        default_cooldown_s=r.integer("defaultCooldown"),
+        scalable=True,
+        cluster_scaled=True,
+        idle_scale_in=autoscaled,
         role_refs=(resource.urn,),
     )

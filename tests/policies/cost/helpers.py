@@ -98,6 +98,7 @@ class FakeType:
     gpu_count: int
     on_demand: Mapping[str, FakePrice]
     spot_discount: float = 0.6
+    vcpu: int = 8
 
     def hourly(self, region: str, *, spot: bool = False) -> FakePrice:
         price = self.on_demand[region]
@@ -106,15 +107,17 @@ class FakeType:
 
 @dataclass
 class FakeCatalog:
-    types: dict[tuple[str, str], FakeType] = field(default_factory=dict)
+    entries: dict[tuple[str, str], FakeType] = field(default_factory=dict)
 
     @classmethod
     def default(cls) -> FakeCatalog:
         catalog = cls()
         catalog.add("aws", "g5.2xlarge", "A10G", 1, {"us-east-1": 1.0, "eu-west-1": 1.2})
-        catalog.add("aws", "g4dn.xlarge", "T4", 1, {"us-east-1": 0.5})
-        catalog.add("aws", "p4d.24xlarge", "A100", 8, {"us-east-1": 30.0})
-        catalog.add("aws", "m5.large", "", 0, {"us-east-1": 0.1})
+        # Dearer per vCPU than g5.2xlarge (0.15 against 0.125 USD): the worst case of a Batch g5 family.
+        catalog.add("aws", "g5.12xlarge", "A10G", 4, {"us-east-1": 7.2}, vcpu=48)
+        catalog.add("aws", "g4dn.xlarge", "T4", 1, {"us-east-1": 0.5}, vcpu=4)
+        catalog.add("aws", "p4d.24xlarge", "A100", 8, {"us-east-1": 30.0}, vcpu=96)
+        catalog.add("aws", "m5.large", "", 0, {"us-east-1": 0.1}, vcpu=2)
         catalog.add("alicloud", "ecs.gn7i-c8g1.2xlarge", "A10", 1, {"cn-hangzhou": 7.2}, currency="CNY")
         catalog.add("tencentcloud", "GN7.2XLARGE32", "T4", 1, {"ap-guangzhou": 14.4}, currency="CNY")
         return catalog
@@ -128,13 +131,17 @@ class FakeCatalog:
         prices: Mapping[str, float],
         *,
         currency: str = "USD",
+        vcpu: int = 8,
     ) -> None:
-        self.types[(cloud, name)] = FakeType(
-            name, gpu_class, count, {r: FakePrice(a, currency) for r, a in prices.items()}
+        self.entries[(cloud, name)] = FakeType(
+            name, gpu_class, count, {r: FakePrice(a, currency) for r, a in prices.items()}, vcpu=vcpu
         )
 
     def find(self, cloud: str, name: str) -> FakeType | None:
-        return self.types.get((cloud, name))
+        return self.entries.get((cloud, name))
+
+    def types(self, cloud: str | None = None) -> list[FakeType]:
+        return [t for (c, _), t in self.entries.items() if cloud is None or c == cloud]
 
     def convert(self, amount: float, from_cur: str, to_cur: str) -> float:
         rates = {"USD": 1.0, "CNY": 7.2}

@@ -1,16 +1,13 @@
 """GF-COST-001 judges resources that carry cost: objects inside buckets and identity entities (IAM, RAM,
 CAM) are not judged; their billed look-alikes (the bucket, an instance) still are. The list comes from
-the generator's exclusions, and the generated file is what the generator writes."""
+the generator's exclusions, and the generated data files are what the generator writes."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from policies.cost import _generate_taggable
-from policies.cost._taggable import TAGGABLE
 from policies.cost.cost_tags import POLICY
+from policies.cost.taggable import ALICLOUD, AWS, TAGGABLE, TENCENTCLOUD, data_file, generate
 
 from .helpers import check_resource
 
@@ -50,10 +47,20 @@ def test_untagged_objects_and_identities_are_not_judged(resource_type: str) -> N
 @pytest.mark.parametrize("resource_type", BILLED)
 def test_untagged_billed_look_alikes_fire(resource_type: str) -> None:
     assert resource_type in TAGGABLE
-    (message,) = check_resource(POLICY, resource_type, {}, name="x")
+    found = check_resource(POLICY, resource_type, {}, name="x")
+    assert isinstance(found, list)
+    (message,) = found
     assert message.startswith(f"{resource_type} 'x' lacks the cost tags project, team, cost-center, env")
 
 
-def test_generated_list_is_up_to_date() -> None:
-    written = Path(_generate_taggable.__file__).with_name("_taggable.py").read_text(encoding="utf-8")
-    assert written == _generate_taggable.render()
+def test_generated_lists_are_up_to_date() -> None:
+    rendered = generate.render()
+    assert set(rendered) == {"aws", "alicloud", "tencentcloud"}
+    for cloud, text in rendered.items():
+        assert data_file(cloud).read_text(encoding="utf-8") == text, cloud
+
+
+def test_each_list_holds_its_own_cloud_only() -> None:
+    for cloud, tokens in (("aws", AWS), ("alicloud", ALICLOUD), ("tencentcloud", TENCENTCLOUD)):
+        assert tokens and all(token.startswith(f"{cloud}:") for token in tokens), cloud
+    assert TAGGABLE == AWS | ALICLOUD | TENCENTCLOUD

@@ -95,7 +95,10 @@ def test_recurrences_are_read_in_their_own_day_numbering(recurrence: str, first:
 
 
 def test_unreadable_recurrences() -> None:
-    for recurrence in ("rate(1 day)", "at(2026-12-24T20:00:00)", "Weekly 1,2,3", "0 20 * 1 *"):
+    # Out-of-range fields and a zero step were read as other minutes, or raised past the rule.
+    unreadable = ("rate(1 day)", "at(2026-12-24T20:00:00)", "Weekly 1,2,3", "0 20 * 1 *", "75 20 * * *",
+                  "0 25 * * *", "0 20 * * 8", "*/0 20 * * *")  # fmt: skip
+    for recurrence in unreadable:
         with pytest.raises(NotReplayable):
             fire_minutes(recurrence)
     assert weekend_running_minutes(["0 20 * * *"], ["0 8 * * *"]) == 24 * 60

@@ -52,6 +52,14 @@ VARIANTS: dict[str, set[tuple[str, str, str]]] = {
             "EC2 launch template 'fleet-tpl' has an unencrypted root volume (no blockDeviceMappings[].ebs); "
             "encrypt it or enable the account's default volume encryption",
         ),
+        # No launch template: Batch launches the ECS-optimised image's unencrypted root volume.
+        (
+            "GF-STOR-008",
+            "train",
+            "Batch compute environment 'train' has an unencrypted root volume (no "
+            "computeResources.launchTemplate with encrypted volumes); encrypt it or enable the account's "
+            "default volume encryption",
+        ),
     },
     "restricted-generated-key": {
         (

@@ -1,0 +1,96 @@
+"""GF-STOR-008 on the launchers beside instances and templates: AWS Batch compute environments (the
+image's root volume unless a launch template gives volumes), ACK node pools (system and data disks)
+and TKE node pools (data disks). Each must-fire case has its compliant look-alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pulumi_policy import PolicyResource
+
+from policies.storage import block_storage_encrypted as b
+from policies.storage.block_storage_encrypted import POLICY
+
+from .helpers import UNKNOWN, res, run_stack
+
+TAIL = "encrypt it or enable the account's default volume encryption"
+
+
+def _batch(**compute: Any) -> PolicyResource:
+    resources = {"type": "SPOT", "instanceTypes": ["g5"], "maxVcpus": 64, "subnets": ["s-1"], **compute}
+    return res(b.AWS_BATCH_COMPUTE, "batch", {"type": "MANAGED", "computeResources": resources})
+
+
+def _ack(**props: Any) -> PolicyResource:
+    given = {"clusterId": "c-1", "instanceTypes": ["ecs.gn7i-c8g1.2xlarge"], **props}
+    return res(b.ALI_NODE_POOL, "ack", given)
+
+
+def _tke(*disks: dict[str, Any]) -> PolicyResource:
+    config = {"instanceType": "GN7.2XLARGE32", "dataDisks": list(disks)}
+    return res(
+        b.TC_NODE_POOL, "tke", {"clusterId": "cls-1", "minSize": 0, "maxSize": 2, "autoScalingConfig": config}
+    )
+
+
+def test_batch_without_launch_template_fires() -> None:
+    env = _batch()
+    assert run_stack(POLICY, [env]) == [
+        (
+            "Batch compute environment 'batch' has an unencrypted root volume (no "
+            f"computeResources.launchTemplate with encrypted volumes); {TAIL}",
+            env.urn,
+        )
+    ]
+
+
+def test_batch_volumes_are_judged_on_its_launch_template() -> None:
+    plain = res(
+        b.AWS_LAUNCH_TEMPLATE, "tpl", {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {}}]}
+    )
+    env = _batch(launchTemplate={"launchTemplateId": UNKNOWN})
+    assert run_stack(POLICY, [plain, env]) == [
+        (f"EC2 launch template 'tpl' has an unencrypted volume /dev/xvda (ebs.encrypted); {TAIL}", plain.urn)
+    ]
+    sealed = res(
+        b.AWS_LAUNCH_TEMPLATE,
+        "tpl",
+        {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"encrypted": "true"}}]},
+    )
+    assert run_stack(POLICY, [sealed, env]) == []
+
+
+def test_batch_fargate_unmanaged_and_encryption_by_default_pass() -> None:
+    fargate = res(
+        b.AWS_BATCH_COMPUTE,
+        "fargate",
+        {"type": "MANAGED", "computeResources": {"type": "FARGATE", "maxVcpus": 16, "subnets": ["s-1"]}},
+    )
+    unmanaged = res(b.AWS_BATCH_COMPUTE, "own", {"type": "UNMANAGED"})
+    assert run_stack(POLICY, [fargate, unmanaged]) == []
+    default = res(b.AWS_ENCRYPTION_BY_DEFAULT, "ebs-default", {"enabled": True})
+    assert run_stack(POLICY, [default, _batch()]) == []
+
+
+def test_ack_node_pool_disks() -> None:
+    pool = _ack(dataDisks=[{"category": "cloud_essd", "size": 200}])
+    assert run_stack(POLICY, [pool]) == [
+        (f"ACK node pool 'ack' has an unencrypted system disk (systemDiskEncrypted); {TAIL}", pool.urn),
+        (f"ACK node pool 'ack' has an unencrypted data disk #0 (dataDisks[].encrypted); {TAIL}", pool.urn),
+    ]
+    sealed = _ack(systemDiskEncrypted=True, dataDisks=[{"category": "cloud_essd", "encrypted": "true"}])
+    assert run_stack(POLICY, [sealed]) == []
+
+
+def test_tke_node_pool_data_disks() -> None:
+    pool = _tke({"diskType": "CLOUD_PREMIUM", "diskSize": 100, "encrypt": True}, {"diskType": "CLOUD_SSD"})
+    assert run_stack(POLICY, [pool]) == [
+        (
+            "TKE node pool 'tke' has an unencrypted data disk #1 (autoScalingConfig.dataDisks[].encrypt); "
+            f"{TAIL}",
+            pool.urn,
+        )
+    ]
+    assert run_stack(POLICY, [_tke({"diskType": "CLOUD_SSD", "encrypt": True})]) == []
+    # Its system disk has no encryption input: nothing to judge.
+    assert run_stack(POLICY, [_tke()]) == []
