@@ -184,6 +184,34 @@ def _references(
     return list(dict.fromkeys(refs))
 
 
+def _nested_references(
+    blocks: Any, dependencies: Iterable[str], known: Mapping[str, Mapping[str, str]]
+) -> Any:
+    """Within converted blocks (lists of dicts), take out each field made only of the dependencies'
+    values and return the expressions that say where they come from, shaped like the blocks (one
+    entry per block, as Terraform's configuration has them); None when there is none."""
+    if not isinstance(blocks, list) or not blocks or not all(isinstance(b, dict) for b in blocks):
+        return None
+    deps = tuple(dependencies)
+    found = False
+    expressions: list[dict[str, Any]] = []
+    for block in blocks:
+        entry: dict[str, Any] = {}
+        for field_name in list(block):
+            value = block[field_name]
+            refs = _references(value, deps, known) if isinstance(value, (str, list)) else None
+            if refs:
+                entry[field_name] = {"references": refs}
+                del block[field_name]
+                continue
+            inner = _nested_references(value, deps, known)
+            if inner is not None:
+                entry[field_name] = inner
+        found = found or bool(entry)
+        expressions.append(entry)
+    return expressions if found else None
+
+
 def _addresses(resources: Iterable[Resource], table: Table) -> dict[str, str]:
     """URN -> unique Terraform address for every resource with a Terraform type."""
     taken: set[str] = set()
@@ -248,8 +276,12 @@ def export_graph(graph: ResourceGraph, table: Table | None = None) -> Export:
                 expressions[converter.name(key)] = {"references": refs}
                 continue
             converted = converter.value(key, value)
-            if converted is not None:
-                values[converter.name(key)] = converted
+            if converted is None:
+                continue
+            nested = _nested_references(converted, deps, known) if deps else None
+            if nested is not None:
+                expressions[converter.name(key)] = nested
+            values[converter.name(key)] = converted
         planned.append(
             {
                 "address": address,

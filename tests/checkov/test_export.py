@@ -182,3 +182,26 @@ def test_every_table_token_is_a_resource_of_the_installed_sdks() -> None:
                     registered.add(stripped[1:-2])
     missing = sorted(t for t in load_table().resources if t not in registered)
     assert missing == []
+
+
+def test_references_inside_blocks_become_nested_expressions() -> None:
+    from gpufleet.graph import ResourceGraph
+    from tests.checkov.fixtures import resource
+
+    sg = resource(SG, "web", {}, id="sg-9")
+    lt = resource(
+        "aws:ec2/launchTemplate:LaunchTemplate",
+        "lt",
+        {"networkInterfaces": [{"deviceIndex": 0.0, "securityGroups": ["sg-9"]}, {"deviceIndex": 1.0}]},
+        deps={"networkInterfaces": [sg.urn]},
+    )
+    plan = export_graph(ResourceGraph(project="p", stack="s", resources=[sg, lt])).plan
+    (planned_lt,) = [r for r in plan["planned_values"]["root_module"]["resources"] if r["name"] == "lt"]
+    assert planned_lt["values"]["network_interfaces"] == [{"device_index": 0}, {"device_index": 1}]
+    (configured,) = plan["configuration"]["root_module"]["resources"]
+    assert configured["expressions"] == {
+        "network_interfaces": [
+            {"security_groups": {"references": ["aws_security_group.web.id", "aws_security_group.web"]}},
+            {},
+        ]
+    }
