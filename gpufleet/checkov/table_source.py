@@ -322,6 +322,7 @@ COMMON_MAPS = (
 JSON_DOCUMENTS = (
     "policy",
     "assumeRolePolicy",
+    "assumeRolePolicyDocument",
     "policyDocument",
     "document",
     "redrivePolicy",
