@@ -782,6 +782,14 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
     checkov_bin: Annotated[
         Path | None, typer.Option("--checkov-bin", help="The checkov executable to run.")
     ] = None,
+    explain_overlap: Annotated[
+        bool,
+        typer.Option(
+            "--explain-overlap",
+            help="Show where each rule and its nearest checkov checks agree and disagree on the same "
+            "resources.",
+        ),
+    ] = False,
 ) -> None:
     """Run the program offline and judge it with the guardrail policies and checkov, and price it."""
     # The policy pack is imported only when judging: `plan` stays quick to start.
@@ -832,7 +840,13 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             results.append(result)
             graphs.append(graph)
         checkov_command.attach(
-            results, graphs, checkov_binary, enabled=checkov, skips=checkov_skips, pack_seconds=pack_seconds
+            results,
+            graphs,
+            checkov_binary,
+            enabled=checkov,
+            skips=checkov_skips,
+            pack_seconds=pack_seconds,
+            overlap_rules=[(p.rule.id, p.rule.checkov) for p in policies] if explain_overlap else None,
         )
     except checkov_command.CheckovUnavailable as exc:
         raise fail(BadInput(str(exc))) from None

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpufleet.checkov.merge import empty_block, judge
+from gpufleet.checkov.merge import PASSED_KEY, empty_block, judge
+from gpufleet.checkov.overlap import explain
 from gpufleet.checkov.run import INSTALL_HINT, CheckovNotFound, find_checkov
 from gpufleet.graph import ResourceGraph
 
@@ -50,8 +51,10 @@ def attach(
     enabled: bool | None,
     skips: dict[str, str],
     pack_seconds: Sequence[float],
+    overlap_rules: Sequence[tuple[str, Sequence[str]]] | None = None,
 ) -> None:
-    """Fill each result's `checkov` block (one checkov run for all of them)."""
+    """Fill each result's `checkov` block (one checkov run for all of them). With `overlap_rules`
+    ((rule id, its checkov ids), for --explain-overlap) each block gets an `overlap` list."""
     if binary is None:
         off = enabled is False or os.environ.get(DEFAULT_VAR) == "off"
         note = (
@@ -66,4 +69,12 @@ def attach(
         blocks = judge(graphs, binary, skip_checks=skips)
     for result, block, seconds in zip(results, blocks, pack_seconds, strict=True):
         block.setdefault("seconds", {})["policy_pack"] = round(seconds, 3)
+        passed = block.pop(PASSED_KEY, [])
+        if overlap_rules is not None and block.get("status") == "ran":
+            block["overlap"] = explain(
+                overlap_rules,
+                [(v.rule_id, v.urn) for v in result.violations],
+                [(f["check_id"], f["urn"]) for f in block["findings"] if f["urn"]],
+                passed,
+            )
         result.checkov = block

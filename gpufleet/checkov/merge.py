@@ -24,6 +24,7 @@ from gpufleet.checkov.run import DEFAULT_TIMEOUT, CheckovRun, run_checkov
 from gpufleet.graph import ResourceGraph
 
 PLAN_SUFFIX = ".tfplan.json"
+PASSED_KEY = "_passed"
 MANIFEST_SUFFIX = ".k8s.yaml"
 
 
@@ -105,9 +106,12 @@ def blocks_from_run(by_file: Mapping[str, _StackFiles], run: CheckovRun) -> dict
                     continue
                 block = blocks[files.export.stack]
                 block[outcome] += 1
+                origin = _origin(files, framework, str(check.get("resource") or ""))
                 if outcome == "failed":
-                    origin = _origin(files, framework, str(check.get("resource") or ""))
                     block["findings"].append(_finding(check, framework, origin))
+                elif origin is not None:
+                    # Kept for --explain-overlap, then dropped (command.attach): not part of the report.
+                    block.setdefault(PASSED_KEY, []).append((str(check.get("check_id")), origin.urn))
     for block in blocks.values():
         block["findings"].sort(key=lambda f: (str(f["check_id"]), str(f["urn"] or f["resource"])))
     return blocks

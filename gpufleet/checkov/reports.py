@@ -12,6 +12,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from gpufleet.checkov import overlap
+
 if TYPE_CHECKING:
     from gpufleet.evaluate import StackResult as _Result
 
@@ -40,6 +42,8 @@ def text_lines(block: Mapping[str, Any]) -> list[str]:
         f"  - {f['check_id']} {_label(f)}: {f.get('check_name') or ''}".rstrip()
         for f in block.get("findings", [])
     ]
+    if block.get("overlap"):
+        lines += overlap.text_lines(block["overlap"], lambda urn: str(urn).rsplit("::", 1)[-1])
     return lines
 
 

@@ -76,3 +76,44 @@ def test_skipped_checks_are_not_run(checkov_bin: Path) -> None:
     assert ("CKV_AWS_24", urn(SG, "ssh-open")) not in _failed(result)
     assert ("CKV_AWS_79", urn("aws:ec2/instance:Instance", "imdsv1")) in _failed(result)
     assert result["skipped_checks"] == {"CKV_AWS_24": "fixture"}
+
+
+def test_explain_overlap_on_the_same_resources(checkov_bin: Path) -> None:
+    from gpufleet.checkov.command import attach
+    from gpufleet.evaluate import Finding, StackResult
+
+    result = StackResult(stack="fixture", project="proj", resources=15)
+    result.violations = [
+        Finding(
+            "GF-ACC-001",
+            "no-ssh-rdp-ingress",
+            "mandatory",
+            "high",
+            "crossguard",
+            urn(SG, "ssh-open"),
+            SG,
+            "ssh",
+            "",
+        )
+    ]
+    attach(
+        [result],
+        [fixture_graph()],
+        checkov_bin,
+        enabled=True,
+        skips={},
+        pack_seconds=[0.01],
+        overlap_rules=[("GF-ACC-001", ("CKV_AWS_24", "CKV_AWS_25")), ("GF-ACC-004", ("CKV_AWS_79",))],
+    )
+    ssh, imds = result.checkov["overlap"]
+    assert (ssh["rule_id"], ssh["agree_fail"], ssh["gpufleet_only"], ssh["checkov_only"]) == (
+        "GF-ACC-001",
+        1,
+        [],
+        [],
+    )
+    # The pack was told of no IMDS violation here: checkov alone flags the IMDSv1 instance.
+    assert imds["checkov_only"] == [
+        {"urn": urn("aws:ec2/instance:Instance", "imdsv1"), "checks": ["CKV_AWS_79"]}
+    ]
+    assert "_passed" not in result.checkov
