@@ -54,10 +54,11 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-bench: $(STAMP)
+bench: $(STAMP) $(CHECKOV_STAMP)
 	$(BIN)/python bench/plan_bench.py
 	$(BIN)/python bench/policy_bench.py
 	$(BIN)/python bench/engine_bench.py
+	$(BIN)/python bench/checkov_bench.py
 
 clean:
 	rm -rf $(VENV) $(CHECKOV_VENV) build *.egg-info .mypy_cache .ruff_cache
