@@ -818,7 +818,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         config = _policy_config(policy_config, project.root, everything, enforce or (), set_values or ())
         references = read_stack_references(stack_refs)
         checkov_binary = checkov_command.resolve(checkov, checkov_bin, project.root)
-        checkov_skips = load_checkov_skips(policy_config, project.root) if checkov_binary else {}
+        checkov_skips = load_checkov_skips(policy_config, project.root)
         results, graphs, pack_seconds = [], [], []
         for name in names:
             # The program would stop at the first bad spec too, but folded into one paragraph: checking

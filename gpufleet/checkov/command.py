@@ -66,7 +66,12 @@ def attach(
             empty_block("disabled", note) if off else empty_block("not-found", NOT_FOUND_NOTE) for _ in graphs
         ]
     else:
-        blocks = judge(graphs, binary, skip_checks=skips)
+        try:
+            blocks = judge(graphs, binary, skip_checks=skips)
+        except Exception as exc:
+            # Whatever breaks here must not hide the policy pack's verdicts.
+            note = f"checkov was not run: the export for it failed ({type(exc).__name__}: {exc})"
+            blocks = [empty_block("error", note) for _ in graphs]
     for result, block, seconds in zip(results, blocks, pack_seconds, strict=True):
         block.setdefault("seconds", {})["policy_pack"] = round(seconds, 3)
         passed = block.pop(PASSED_KEY, [])

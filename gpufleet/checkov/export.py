@@ -229,23 +229,30 @@ def _addresses(resources: Iterable[Resource], table: Table) -> dict[str, str]:
 
 def kubernetes_manifest(resource: Resource) -> dict[str, Any] | None:
     """The manifest of a pulumi-kubernetes resource: its inputs are the object already."""
-    _, group_version, kind = resource.type.split(":", 2)
-    if kind.endswith("List") or kind.endswith("Patch"):
+    parts = resource.type.split(":", 2)
+    if len(parts) != 3 or not isinstance(resource.inputs, dict):
+        return None
+    _, group_version, kind = parts
+    if kind.endswith(("List", "Patch")):
         return None
     api_version = group_version[len("core/") :] if group_version.startswith("core/") else group_version
     body = {k: _plain(v) for k, v in resource.inputs.items() if not k.startswith("__") and not is_secret(v)}
     body["apiVersion"] = api_version
     body["kind"] = kind
-    metadata = body.setdefault("metadata", {})
-    if isinstance(metadata, dict):
-        metadata.setdefault("name", resource.name)
+    metadata = body.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = body["metadata"] = {}
+    if not isinstance(metadata.get("name"), str) or not metadata["name"]:
+        metadata["name"] = resource.name
     return body
 
 
 def object_id(manifest: Mapping[str, Any]) -> str:
     """checkov's id of a Kubernetes object: `Kind.namespace.name` (namespace `default` when unset)."""
-    metadata = manifest.get("metadata") or {}
-    return f"{manifest.get('kind')}.{metadata.get('namespace') or 'default'}.{metadata.get('name')}"
+    metadata = manifest.get("metadata")
+    metadata = metadata if isinstance(metadata, Mapping) else {}
+    namespace = metadata.get("namespace") if isinstance(metadata.get("namespace"), str) else None
+    return f"{manifest.get('kind')}.{namespace or 'default'}.{metadata.get('name')}"
 
 
 def export_graph(graph: ResourceGraph, table: Table | None = None) -> Export:

@@ -96,3 +96,35 @@ def test_absent_checkov_by_default_is_a_note_not_a_failure(
     assert block["note"].startswith(
         "checkov was not run: it is not installed here; install it with `make checkov`"
     )
+
+
+def test_a_bad_checkov_section_is_exit_2_even_without_checkov(tmp_path: Path) -> None:
+    config = tmp_path / "pc.json"
+    config.write_text(json.dumps({"checkov": {"skip": {"CKV_AWS_18": ""}}}), encoding="utf-8")
+    code, output = _check("--no-checkov", "--policy-config", str(config))
+    assert code == 2
+    assert "checkov.skip.CKV_AWS_18: give the reason for skipping it" in output
+    assert "Traceback" not in output
+
+
+def test_a_broken_export_is_a_note_and_the_verdicts_stand(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from gpufleet.checkov import command
+
+    def broken(*_args: object, **_kwargs: object) -> list[dict[str, object]]:
+        raise ValueError("unexpected input")
+
+    monkeypatch.setattr(command, "judge", broken)
+    fake = tmp_path / "ck"
+    fake.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    fake.chmod(0o755)
+    code, output = _check("--checkov-bin", str(fake))
+    assert code in (0, 1)
+    stack = json.loads(output)["stacks"][0]
+    assert stack["checkov"]["status"] == "error"
+    assert (
+        stack["checkov"]["note"]
+        == "checkov was not run: the export for it failed (ValueError: unexpected input)"
+    )
+    assert "violations" in stack

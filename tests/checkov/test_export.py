@@ -205,3 +205,22 @@ def test_references_inside_blocks_become_nested_expressions() -> None:
             {},
         ]
     }
+
+
+def test_hostile_kubernetes_inputs_still_export() -> None:
+    from gpufleet.graph import ResourceGraph
+    from tests.checkov.fixtures import resource
+
+    graph = ResourceGraph(
+        project="p",
+        stack="s",
+        resources=[
+            resource("kubernetes:core/v1:ConfigMap", "cm", {"metadata": "not an object", "data": {"a": "b"}}),
+            resource("kubernetes:core/v1:Namespace", "ns", {"metadata": {"name": 7, "namespace": ["x"]}}),
+            resource("kubernetes:apps/v1:DeploymentPatch", "patch", {"metadata": {"name": "d"}}),
+        ],
+    )
+    export = export_graph(graph)
+    assert [m["metadata"]["name"] for m in export.manifests] == ["cm", "ns"]
+    # A namespace that is not a string is not a namespace: checkov's id takes `default`.
+    assert list(export.objects) == ["ConfigMap.default.cm", "Namespace.default.ns"]
