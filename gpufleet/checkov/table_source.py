@@ -4,10 +4,14 @@ resource types, with the property renames the bridge applied.
 The bridge names a Pulumi property by camel-casing the Terraform name and, for a list of blocks that may
 hold more than one item, pluralising it (`ebs_block_device` -> `ebsBlockDevices`). Snake-casing undoes
 the first step; `renames` undoes the second where the Terraform name is singular (a Terraform name that
-is already plural, such as `aws_launch_template.block_device_mappings`, needs no entry). The renames are
-those of the providers' `bridge-metadata.json` (`renames.renamedProperties`), checked for each entry
-against pulumi-aws 7.51, pulumi-alicloud 4.0 and tencentcloud-iac-pulumi 0.2.3. `maps` names map-valued
-properties besides the common ones (`tags`, ...), whose keys are data and are left alone.
+is already plural, such as `aws_launch_template.block_device_mappings`, needs no entry). Every token is
+a resource of pulumi-aws 7.51, pulumi-alicloud 4.0 and tencentcloud-iac-pulumi 0.2.3 (a test reads the
+SDKs) and every property name is the SDK's wire name; the Terraform names are the providers' block
+names. The autoscaling entries (`tags` -> `tag`, `vpcZoneIdentifiers`, `overrides` -> `override`,
+`stepAdjustments`, `metricDimensions`) were checked against pulumi-aws's bridge-metadata.json
+(`renames.renamedProperties`, commit 07d08a0); the file is 3.7 MB, so the rest were not, and
+`generate_table --bridge-metadata` is the way to check them all. `COMMON_MAPS` names map-valued
+properties whose keys are data and are left alone.
 
 Run `python -m gpufleet.checkov.generate_table` after editing; `--bridge-metadata FILE` (repeatable)
 checks every type and rename here against a provider's bridge metadata and adds renames it finds.
@@ -48,7 +52,10 @@ AWS: dict[str, tuple[str, dict[str, str]]] = {
             "overrides": "override",
         },
     ),
-    "aws:autoscaling/policy:Policy": ("aws_autoscaling_policy", {"stepAdjustments": "step_adjustment"}),
+    "aws:autoscaling/policy:Policy": (
+        "aws_autoscaling_policy",
+        {"stepAdjustments": "step_adjustment", "metricDimensions": "metric_dimension"},
+    ),
     "aws:autoscaling/schedule:Schedule": ("aws_autoscaling_schedule", {}),
     "aws:autoscaling/lifecycleHook:LifecycleHook": ("aws_autoscaling_lifecycle_hook", {}),
     "aws:batch/computeEnvironment:ComputeEnvironment": (
