@@ -9,9 +9,12 @@ a resource of pulumi-aws 7.51, pulumi-alicloud 4.0 and tencentcloud-iac-pulumi 0
 SDKs) and every property name is the SDK's wire name; the Terraform names are the providers' block
 names. The autoscaling entries (`tags` -> `tag`, `vpcZoneIdentifiers`, `overrides` -> `override`,
 `stepAdjustments`, `metricDimensions`) were checked against pulumi-aws's bridge-metadata.json
-(`renames.renamedProperties`, commit 07d08a0); the file is 3.7 MB, so the rest were not, and
-`generate_table --bridge-metadata` is the way to check them all. `COMMON_MAPS` names map-valued
-properties whose keys are data and are left alone.
+(`renames.renamedProperties`, commit 07d08a0); that file is 3.7 MB and the other AWS entries were not.
+`generate_table --bridge-metadata` checked every Alibaba entry against pulumi-alicloud's (commit
+9d2b1e47cc, a 3.x snapshot without the separate OSS resources: types agree, its renames are here) and
+the Tencent types against tencentcloud's `auto-aliasing` (commit a8c3ff6da: all agree; `Audit/track`,
+`Security/groupRule` and `Security/groupLiteRule` are newer than that snapshot). `COMMON_MAPS` names
+map-valued properties whose keys are data and are left alone.
 
 Run `python -m gpufleet.checkov.generate_table` after editing; `--bridge-metadata FILE` (repeatable)
 checks every type and rename here against a provider's bridge metadata and adds renames it finds.
@@ -254,14 +257,21 @@ ALICLOUD: dict[str, tuple[str, dict[str, str]]] = {
     "alicloud:ecs/disk:Disk": ("alicloud_disk", {}),
     "alicloud:ecs/ecsDisk:EcsDisk": ("alicloud_ecs_disk", {}),
     "alicloud:ram/role:Role": ("alicloud_ram_role", {}),
-    "alicloud:ram/policy:Policy": ("alicloud_ram_policy", {}),
+    "alicloud:ram/policy:Policy": (
+        "alicloud_ram_policy",
+        {"statements": "statement", "actions": "action", "resources": "resource"},
+    ),
     "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment": ("alicloud_ram_role_policy_attachment", {}),
     "alicloud:kms/key:Key": ("alicloud_kms_key", {}),
-    "alicloud:ess/scalingGroup:ScalingGroup": ("alicloud_ess_scaling_group", {}),
+    "alicloud:ess/scalingGroup:ScalingGroup": (
+        "alicloud_ess_scaling_group",
+        {"launchTemplateOverrides": "launch_template_override"},
+    ),
     "alicloud:ess/scalingConfiguration:ScalingConfiguration": (
         "alicloud_ess_scaling_configuration",
         {
             "dataDisks": "data_disk",
+            "instancePatternInfos": "instance_pattern_info",
             "instanceTypeOverrides": "instance_type_override",
             "spotPriceLimits": "spot_price_limit",
         },
@@ -269,10 +279,13 @@ ALICLOUD: dict[str, tuple[str, dict[str, str]]] = {
     "alicloud:vpc/network:Network": ("alicloud_vpc", {}),
     "alicloud:vpc/switch:Switch": ("alicloud_vswitch", {}),
     "alicloud:actiontrail/trail:Trail": ("alicloud_actiontrail_trail", {}),
-    "alicloud:log/store:Store": ("alicloud_log_store", {}),
+    "alicloud:log/store:Store": ("alicloud_log_store", {"fieldSearches": "field_search"}),
     "alicloud:log/project:Project": ("alicloud_log_project", {}),
     "alicloud:cs/managedKubernetes:ManagedKubernetes": ("alicloud_cs_managed_kubernetes", {}),
-    "alicloud:cs/nodePool:NodePool": ("alicloud_cs_kubernetes_node_pool", {}),
+    "alicloud:cs/nodePool:NodePool": (
+        "alicloud_cs_kubernetes_node_pool",
+        {"spotPriceLimits": "spot_price_limit"},
+    ),
 }
 
 TENCENTCLOUD: dict[str, tuple[str, dict[str, str]]] = {

@@ -76,3 +76,40 @@ def test_lock_lines_pin_every_distribution_with_its_hash() -> None:
     ]
     with pytest.raises(ValueError, match=r"asteval 1\.0\.6: pip reported no sha256 hash"):
         lock_lines({"install": [{"metadata": {"name": "asteval", "version": "1.0.6"}, "download_info": {}}]})
+
+
+def test_nested_type_renames_go_to_the_resource_they_belong_to() -> None:
+    data = table()
+    metadata = {
+        "renames": {
+            "resources": {
+                "alicloud:oss/bucket:Bucket": "alicloud_oss_bucket",
+                "alicloud:oss/bucketReplication:BucketReplication": "alicloud_oss_bucket_replication",
+            },
+            "renamedProperties": {
+                "alicloud:oss/BucketWebsite:BucketWebsite": {"routingRules": "routing_rule"},
+                # Belongs to bucketReplication (a longer class-name prefix), not in the table: not merged.
+                "alicloud:oss/BucketReplicationDestination:BucketReplicationDestination": {"zones": "zone"},
+            },
+        }
+    }
+    assert merge_bridge_metadata(data, metadata) == []
+    renames = data["resources"]["alicloud:oss/bucket:Bucket"]["renames"]
+    assert renames["routingRules"] == "routing_rule"
+    assert "zones" not in renames
+
+
+def test_auto_aliasing_checks_types_too() -> None:
+    data = table()
+    metadata = {
+        "auto-aliasing": {
+            "resources": {
+                "tencentcloud_cos_bucket": {"current": "tencentcloud:Cos/bucket:Bucket"},
+                "tencentcloud_cbs_disk": {"current": "tencentcloud:Cbs/storage:Storage"},
+            }
+        }
+    }
+    assert merge_bridge_metadata(data, metadata) == [
+        "tencentcloud:Cbs/storage:Storage: table says tencentcloud_cbs_storage, "
+        "bridge metadata says tencentcloud_cbs_disk"
+    ]
