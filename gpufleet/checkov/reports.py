@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,9 @@ from gpufleet.checkov import overlap
 
 if TYPE_CHECKING:
     from gpufleet.evaluate import StackResult as _Result
+
+MAX_RESULTS = 25_000
+"""GitHub code scanning takes at most 25,000 results per run."""
 
 
 def _label(finding: Mapping[str, Any]) -> str:
@@ -58,9 +62,14 @@ def sarif_run(
         return None
     rules: dict[str, dict[str, Any]] = {}
     sarif_results: list[dict[str, Any]] = []
+    seen: Counter[str] = Counter()
+    total = 0
     for result in ran:
         artifact = artifact_of(result)
         for finding in result.checkov.get("findings", []):
+            total += 1
+            if len(sarif_results) >= MAX_RESULTS:
+                continue
             check_id = str(finding["check_id"])
             if check_id not in rules:
                 rule: dict[str, Any] = {
@@ -74,6 +83,11 @@ def sarif_run(
                 rules[check_id] = rule
             urn = str(finding.get("urn") or "")
             basis = f"{check_id}\0{urn or finding.get('resource')}\0{result.stack}"
+            # The same check on the same resource twice (a Deployment and the pod checkov derives
+            # from it) keeps distinct fingerprints.
+            seen[basis] += 1
+            if seen[basis] > 1:
+                basis += f"\0{seen[basis]}"
             sarif_results.append(
                 {
                     "ruleId": check_id,
@@ -113,11 +127,20 @@ def sarif_run(
     }
     if version:
         driver["version"] = version
-    return {
+    run: dict[str, Any] = {
         "tool": {"driver": driver},
         "results": sarif_results,
-        "properties": {"stacks": [r.stack for r in ran]},
+        "properties": {"stacks": [r.stack for r in ran], "totalFindings": total},
     }
+    if total > MAX_RESULTS:
+        note = f"{total} checkov findings; only the first {MAX_RESULTS} are included (GitHub's limit per run)"
+        run["invocations"] = [
+            {
+                "executionSuccessful": True,
+                "toolExecutionNotifications": [{"message": {"text": note}, "level": "warning"}],
+            }
+        ]
+    return run
 
 
 def junit_suites(root: ET.Element, results: Sequence[_Result]) -> int:

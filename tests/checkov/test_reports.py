@@ -108,3 +108,21 @@ def test_markdown_stays_within_its_budget() -> None:
     text = report.render_markdown([_result(many)], limit=4000)
     assert len(text) <= 4000
     assert "more checkov finding(s) not shown" in text
+
+
+def test_sarif_caps_checkov_results_and_keeps_fingerprints_distinct(monkeypatch: Any) -> None:
+    from gpufleet.checkov import reports
+
+    monkeypatch.setattr(reports, "MAX_RESULTS", 3)
+    many = {**RAN, "failed": 5, "findings": [FINDING] * 5}
+    document = json.loads(report.render_sarif([_result(many)]))
+    (run,) = [r for r in document["runs"] if r["tool"]["driver"]["name"] == "checkov"]
+    assert len(run["results"]) == 3
+    assert run["properties"]["totalFindings"] == 5
+    notes = run["invocations"][0]["toolExecutionNotifications"]
+    assert (
+        notes[0]["message"]["text"]
+        == "5 checkov findings; only the first 3 are included (GitHub's limit per run)"
+    )
+    fingerprints = [r["partialFingerprints"]["gpufleetFinding/v1"] for r in run["results"]]
+    assert len(set(fingerprints)) == 3
