@@ -1,19 +1,24 @@
 # The two commands of the README do all set-up themselves on a fresh machine:
 #   make plan   - create .venv, install gpufleet, run `gpufleet plan -s dev` offline
 #   make test   - the same set-up, then the whole test suite
+# Both also create .venv-checkov: checkov, pinned and hash-checked, in an environment of its own (it
+# pins packaging<24, pulumi needs packaging>=26), where `gpufleet check` finds it.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STACK  ?= dev
 STAMP  := $(VENV)/.installed
+CHECKOV_VENV  ?= .venv-checkov
+CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
 
-.PHONY: plan test lint check install bench clean help
+.PHONY: plan test lint check checkov install bench clean help
 
 help:
 	@echo "make plan   - offline plan of the '$(STACK)' stack (STACK=prod for another)"
 	@echo "make test   - run the test suite"
 	@echo "make lint   - ruff, mypy and the import-layering contracts"
-	@echo "make check  - run the policy pack on every stack (gpufleet check --all-stacks)"
+	@echo "make check  - run the policy pack and checkov on every stack (gpufleet check --all-stacks)"
+	@echo "make checkov - create $(CHECKOV_VENV) with the pinned checkov of requirements-checkov.txt"
 	@echo "make bench  - print the plan, policy and engine benchmarks"
 
 $(BIN)/python:
@@ -24,15 +29,23 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
+# --require-hashes: every file pip fetches must match the lock file (see gpufleet/checkov/lockfile.py).
+$(CHECKOV_STAMP): requirements-checkov.txt
+	$(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet --require-hashes --no-deps -r requirements-checkov.txt
+	@touch $(CHECKOV_STAMP)
+
 install: $(STAMP)
 
-plan: $(STAMP)
+checkov: $(CHECKOV_STAMP)
+
+plan: $(STAMP) $(CHECKOV_STAMP)
 	$(BIN)/gpufleet plan -s $(STACK)
 
-check: $(STAMP)
+check: $(STAMP) $(CHECKOV_STAMP)
 	$(BIN)/gpufleet check --all-stacks --format text
 
-test: $(STAMP)
+test: $(STAMP) $(CHECKOV_STAMP)
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
@@ -41,10 +54,11 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-bench: $(STAMP)
+bench: $(STAMP) $(CHECKOV_STAMP)
 	$(BIN)/python bench/plan_bench.py
 	$(BIN)/python bench/policy_bench.py
 	$(BIN)/python bench/engine_bench.py
+	$(BIN)/python bench/checkov_bench.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(CHECKOV_VENV) build *.egg-info .mypy_cache .ruff_cache

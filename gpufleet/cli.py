@@ -7,6 +7,7 @@ import fnmatch
 import json
 import math
 import sys
+import time
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -769,10 +770,32 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         ),
     ] = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
+    checkov: Annotated[
+        bool | None,
+        typer.Option(
+            "--checkov/--no-checkov",
+            help="Also judge with checkov (run once for every stack). Default: when it is installed "
+            "(.venv-checkov/, $GPUFLEET_CHECKOV or PATH); --checkov makes its absence an error.",
+            show_default=False,
+        ),
+    ] = None,
+    checkov_bin: Annotated[
+        Path | None, typer.Option("--checkov-bin", help="The checkov executable to run.")
+    ] = None,
+    explain_overlap: Annotated[
+        bool,
+        typer.Option(
+            "--explain-overlap",
+            help="Show where each rule and its nearest checkov checks agree and disagree on the same "
+            "resources.",
+        ),
+    ] = False,
 ) -> None:
-    """Run the program offline and judge it with the guardrail policies, and price it."""
+    """Run the program offline and judge it with the guardrail policies and checkov, and price it."""
     # The policy pack is imported only when judging: `plan` stays quick to start.
     from gpufleet import evaluate, report
+    from gpufleet.checkov import command as checkov_command
+    from gpufleet.checkov.config import load_checkov_skips
     from gpufleet.policy_config import PolicyConfigError
     from policies.registry import default_registry
 
@@ -794,7 +817,9 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         policies, engine_rule = select_rules(everything, rules)
         config = _policy_config(policy_config, project.root, everything, enforce or (), set_values or ())
         references = read_stack_references(stack_refs)
-        results = []
+        checkov_binary = checkov_command.resolve(checkov, checkov_bin, project.root)
+        checkov_skips = load_checkov_skips(policy_config, project.root)
+        results, graphs, pack_seconds = [], [], []
         for name in names:
             # The program would stop at the first bad spec too, but folded into one paragraph: checking
             # the spec first lists each problem on its own line.
@@ -805,12 +830,26 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             # graph again and again for nothing.
             with collector_paused():
                 block, estimates = stack_cost(graph, stack_file)
+                started = time.perf_counter()
                 result = evaluate.evaluate_stack(
                     graph, policies, with_estimates(config, estimates), strict=strict, engine_rule=engine_rule
                 )
+                pack_seconds.append(time.perf_counter() - started)
             result.stack_file = stack_file
             result.cost = block
             results.append(result)
+            graphs.append(graph)
+        checkov_command.attach(
+            results,
+            graphs,
+            checkov_binary,
+            enabled=checkov,
+            skips=checkov_skips,
+            pack_seconds=pack_seconds,
+            overlap_rules=[(p.rule.id, p.rule.checkov) for p in policies] if explain_overlap else None,
+        )
+    except checkov_command.CheckovUnavailable as exc:
+        raise fail(BadInput(str(exc))) from None
     except PolicyConfigError as exc:
         raise fail(_config_problem(exc)) from None
     except BadInput as exc:

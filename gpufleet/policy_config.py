@@ -37,6 +37,7 @@ from policies.rule import GfPolicy
 ENFORCEMENT_LEVELS = tuple(level.value for level in EnforcementLevel)
 ALL_KEY = "all"
 ENFORCEMENT_KEY = "enforcementLevel"
+CHECKOV_KEY = "checkov"
 DEFAULT_FILE_NAMES = ("policy-config.json", "policy-config.yaml", "policy-config.yml")
 
 # The engine's own finding (a component it could not look inside), not a policy of the pack: it takes an
@@ -263,6 +264,9 @@ def normalize_policy_config(
                 problems.append(f"{source}: all.{extra[0]}: unknown key; `all` takes a level only")
                 continue
             result[ALL_KEY] = _level(level).value
+            continue
+        if key == CHECKOV_KEY:
+            # checkov's skip list (gpufleet.checkov.config reads it): not a policy of the pack.
             continue
         if _is_engine(key):
             level = _engine_level(value, f"{source}: {key}", problems)

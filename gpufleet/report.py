@@ -40,6 +40,7 @@ from sarif_pydantic.sarif import (
 
 from gpufleet import finite
 from gpufleet.atomic import write_files_atomically
+from gpufleet.checkov import reports as checkov_reports
 from gpufleet.docs import rule_doc_url
 from gpufleet.evaluate import (
     OPAQUE_DESCRIPTION,
@@ -212,6 +213,7 @@ def render_text(results: Sequence[StackResult]) -> str:
         if result.cost:
             lines.append(f"  cost: {cost_summary(result.cost)}")
         lines.extend(f"  {line}" for line in opaque_lines(result))
+        lines.extend(f"  {line}" for line in checkov_reports.text_lines(result.checkov))
         if not result.violations:
             lines.append("  passed: no policy violations")
         by_severity: dict[str, list[Finding]] = defaultdict(list)
@@ -429,7 +431,12 @@ def render_sarif(
     repo_root: Path | None = None,
 ) -> str:
     sarif = build_sarif(results, policies, repo_root=repo_root)
-    document, replaced = finite.finite(sarif.model_dump(mode="json", by_alias=True, exclude_none=True))
+    dumped = sarif.model_dump(mode="json", by_alias=True, exclude_none=True)
+    lines = _StackFileLines(repo_root or Path.cwd())
+    checkov_run = checkov_reports.sarif_run(results, stack_file_of, lines.line_of)
+    if checkov_run is not None:
+        dumped["runs"].append(checkov_run)
+    document, replaced = finite.finite(dumped)
     if replaced:
         for run in document.get("runs", []):
             run.setdefault("properties", {}).setdefault("notes", []).append(finite.note(replaced))
@@ -490,6 +497,7 @@ def render_junit(results: Sequence[StackResult], policies: Iterable[GfPolicy] | 
         suite.set("skipped", "0")
         all_tests += tests
         all_failures += failures
+    all_tests += checkov_reports.junit_suites(root, results)
     root.set("tests", str(all_tests))
     root.set("failures", str(all_failures))
     root.set("errors", "0")
@@ -573,6 +581,7 @@ def render_markdown(
             f"\n> {omitted} more violation(s) not shown to stay within GitHub's comment size limit; "
             "see the SARIF or JSON report for the full list.\n"
         )
+    parts.append(checkov_reports.markdown(results, max(0, budget - used)))
     parts.append(footer)
     return "".join(parts)
 

@@ -1,0 +1,85 @@
+"""`gpufleet check`'s checkov part: decide whether checkov runs, run it once over every stack, and put
+each stack's block into its result.
+
+`--checkov` (explicit) makes a missing checkov bad input (exit 2, with how to install it); by default
+checkov runs when it is found and its absence is a note in the report; `--no-checkov` turns it off.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gpufleet.checkov.merge import PASSED_KEY, empty_block, judge
+from gpufleet.checkov.overlap import explain
+from gpufleet.checkov.run import INSTALL_HINT, CheckovNotFound, find_checkov
+from gpufleet.graph import ResourceGraph
+
+if TYPE_CHECKING:
+    from gpufleet.evaluate import StackResult
+
+NOT_FOUND_NOTE = f"checkov was not run: it is not installed here; {INSTALL_HINT}"
+DISABLED_NOTE = "checkov was not run: --no-checkov"
+DEFAULT_VAR = "GPUFLEET_CHECKOV_DEFAULT"
+"""`off` turns checkov off unless `--checkov` (or `--checkov-bin`) asks for it: the test suite sets it."""
+
+
+class CheckovUnavailable(Exception):
+    """`--checkov` was asked for and there is no checkov to run (bad input: exit 2)."""
+
+
+def resolve(enabled: bool | None, explicit: Path | None, project_root: Path) -> Path | None:
+    """The checkov to run, or None when it is off or (by default) absent."""
+    if enabled is False or (enabled is None and explicit is None and os.environ.get(DEFAULT_VAR) == "off"):
+        return None
+    try:
+        binary = find_checkov(explicit, project_root)
+    except CheckovNotFound as exc:
+        raise CheckovUnavailable(str(exc)) from None
+    if binary is None and enabled:
+        raise CheckovUnavailable(f"--checkov: checkov is not installed here; {INSTALL_HINT}")
+    return binary
+
+
+def attach(
+    results: Sequence[StackResult],
+    graphs: Sequence[ResourceGraph],
+    binary: Path | None,
+    *,
+    enabled: bool | None,
+    skips: dict[str, str],
+    pack_seconds: Sequence[float],
+    overlap_rules: Sequence[tuple[str, Sequence[str]]] | None = None,
+) -> None:
+    """Fill each result's `checkov` block (one checkov run for all of them). With `overlap_rules`
+    ((rule id, its checkov ids), for --explain-overlap) each block gets an `overlap` list."""
+    if binary is None:
+        off = enabled is False or os.environ.get(DEFAULT_VAR) == "off"
+        note = (
+            (DISABLED_NOTE if enabled is False else f"checkov was not run: {DEFAULT_VAR}=off")
+            if off
+            else None
+        )
+        blocks = [
+            empty_block("disabled", note) if off else empty_block("not-found", NOT_FOUND_NOTE) for _ in graphs
+        ]
+    else:
+        try:
+            blocks = judge(graphs, binary, skip_checks=skips)
+        except Exception as exc:
+            # Whatever breaks here must not hide the policy pack's verdicts.
+            note = f"checkov was not run: the export for it failed ({type(exc).__name__}: {exc})"
+            blocks = [empty_block("error", note) for _ in graphs]
+    for result, block, seconds in zip(results, blocks, pack_seconds, strict=True):
+        block.setdefault("seconds", {})["policy_pack"] = round(seconds, 3)
+        passed = block.pop(PASSED_KEY, [])
+        if overlap_rules is not None and block.get("status") == "ran":
+            block["overlap"] = explain(
+                overlap_rules,
+                [(v.rule_id, v.urn) for v in result.violations],
+                [(f["check_id"], f["urn"]) for f in block["findings"] if f["urn"]],
+                passed,
+            )
+        result.checkov = block
