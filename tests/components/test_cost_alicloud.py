@@ -28,5 +28,5 @@ def test_one_a10_eight_hours_a_day_is_3600_cny_a_month() -> None:
     assert "cost of stack cn-seed (amounts in CNY; basis: spec)" in text
     [line] = [row for row in text.splitlines() if row.startswith("a10 ")]
     assert line.split()[-2:] == ["3,600.00", "10,950.00"]
-    assert "15 / 6 CNY" in line
+    assert "15 / 5.25 CNY" in line
     assert "    in use: 1 x 240 h at 15 CNY/h = 3,600.00 CNY" in text

@@ -56,10 +56,10 @@ VARIANTS: dict[str, set[tuple[str, str, str]]] = {
         (
             "GF-COST-007",
             "",
-            "the dev GPU pools can cost 1043.31 USD/h at maximum size and on-demand prices, over the dev cap "
+            "the dev GPU pools can cost 1043.52 USD/h at maximum size and on-demand prices, over the dev cap "
             "of 50 USD/h (train: 1024 x g5.xlarge (us-east-1) at 1.01 USD/h, 4096 vCPUs; ack-gpu: 4 x "
             "ecs.gn7i-c8g1.2xlarge (cn-hangzhou) at 2.08 USD/h; tke-gpu: 4 x GN7.2XLARGE32 (ap-guangzhou) at "
-            "1.21 USD/h)",
+            "1.26 USD/h)",
         )
     },
     "batch-no-template": {
@@ -117,10 +117,10 @@ VARIANTS: dict[str, set[tuple[str, str, str]]] = {
         (
             "GF-COST-007",
             "",
-            "the dev GPU pools can cost 97.12 USD/h at maximum size and on-demand prices, over the dev cap "
+            "the dev GPU pools can cost 100.22 USD/h at maximum size and on-demand prices, over the dev cap "
             "of 50 USD/h (train: 1 x g5.48xlarge (us-east-1) at 16.29 USD/h, 64 vCPUs; ack-gpu: 4 x "
             "ecs.gn7i-c8g1.2xlarge (cn-hangzhou) at 2.08 USD/h; tke-gpu: 60 x GN7.2XLARGE32 (ap-guangzhou) "
-            "at 1.21 USD/h)",
+            "at 1.26 USD/h)",
         )
     },
     "tke-on-demand": {("GF-COST-004", "tke-gpu", f"TKE node pool 'tke-gpu' (dev) {SPOT_TAIL}")},
