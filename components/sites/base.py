@@ -108,6 +108,8 @@ class SiteOutputs:
     route_table_ids: pulumi.Output[Sequence[str]] | None = None
     provider: pulumi.ProviderResource | None = None
     pools: Mapping[str, PoolOutputs] = field(default_factory=dict)
+    # The site's budget, where its cloud has a budget resource and the site holds the fleet's budget.
+    budget_name: pulumi.Output[str] | None = None
 
 
 class Site(Protocol):
