@@ -8,15 +8,33 @@ into the fleet's outputs. Everything cloud-specific lives in the site of that cl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 import pulumi
 
-from components.sites import SiteArgs, SiteError, SiteOutputs, SitePlan, site_factory, site_name
+from components import sites as dispatch
+from components.sites import (
+    CLOUDS,
+    Cloud,
+    Site,
+    SiteArgs,
+    SiteError,
+    SiteFactory,
+    SiteOutputs,
+    SitePlan,
+    site_factory,
+    site_name,
+)
+from components.spec import CONFIG_KEY, SpecError, site_plans
 from components.tags import STACK_TAG, current_stack
 
 if TYPE_CHECKING:
     from components.spec import FleetSpec
+
+
+_T = TypeVar("_T")
 
 
 class FleetError(Exception):
@@ -44,7 +62,12 @@ class HybridGpuFleet(pulumi.ComponentResource):
     replica_bucket_name: pulumi.Output[str] | None
     regional_key_arns: pulumi.Output[dict[str, str]]
     keys_pending_import: bool
+    # Cloud-neutral: every site by ``cloud:region``; each pool's scaling groups, queue and role.
     sites: dict[str, SiteOutputs]
+    pool_groups: pulumi.Output[dict[str, list[str]]]
+    pool_queues: pulumi.Output[dict[str, str]]
+    pool_roles: pulumi.Output[dict[str, str]]
+    site_key_ids: pulumi.Output[dict[str, str]]
 
     def __init__(
         self,
@@ -55,9 +78,6 @@ class HybridGpuFleet(pulumi.ComponentResource):
         byok_material_base64: pulumi.Input[str] | None = None,
     ) -> None:
         super().__init__("gpufleet:fleet:HybridGpuFleet", name, None, opts)
-        region = pulumi.Config("aws").get("region")
-        if not region:
-            raise FleetError("set aws:region in the stack's config: the fleet needs a home region")
         material = spec.storage.checkpoints.material
         if material == "config" and byok_material_base64 is None:
             raise FleetError(
@@ -69,10 +89,19 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 "gpufleet:byokMaterial is set but storage.checkpoints.byok_material is not config: remove "
                 "the secret or set byok_material: config"
             )
+        try:
+            plans = site_plans(spec, stack_provider_regions())
+        except SpecError as error:
+            raise FleetError(
+                "\n".join(
+                    f"{path.removeprefix(CONFIG_KEY + '.')}: {message}" for path, message in error.errors
+                )
+            ) from None
+        factories = _factories(plans)
         self.keys_pending_import = material == "pending"
         tags = {**spec.cost_tags, STACK_TAG: current_stack()}
-        plans = [SitePlan(cloud="aws", region=region, home=True, pools=tuple(spec.pools))]
         self.sites = {}
+        homes: dict[str, Site] = {}
         for plan in plans:
             args = SiteArgs(
                 fleet=name,
@@ -81,43 +110,51 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 tags=tags,
                 stack=current_stack(),
                 byok_material_base64=byok_material_base64,
+                peers=tuple(p for p in plans if p.cloud == plan.cloud and not p.home) if plan.home else (),
+                home=homes.get(plan.cloud),
             )
             try:
-                site = site_factory(plan.cloud)(
-                    site_name(name, plan), args, pulumi.ResourceOptions(parent=self)
-                )
+                site = factories[plan.cloud](site_name(name, plan), args, pulumi.ResourceOptions(parent=self))
             except SiteError as error:
                 raise FleetError(str(error)) from None
+            if plan.home:
+                homes[plan.cloud] = site
             self.sites[plan.key] = site.outputs
-            for other in getattr(site, "regions", {}).values():
-                self.sites.setdefault(f"{other.cloud}:{other.region}", other)
-        self._outputs(spec, plans[0])
+        self._outputs(spec, plans)
 
-    def _outputs(self, spec: FleetSpec, home: SitePlan) -> None:
-        home_site = self.sites[home.key]
+    def _outputs(self, spec: FleetSpec, plans: Sequence[SitePlan]) -> None:
+        first = self.sites[plans[0].key]  # the home of the fleet's first cloud
         replica = spec.storage.checkpoints.replicate_to
-        replica_site = self.sites.get(f"{home.cloud}:{replica}") if replica else None
-        groups: dict[str, pulumi.Output[str]] = {}
+        replica_site = self.sites.get(f"aws:{replica}") if replica else None
+        groups: dict[str, pulumi.Output[list[str]]] = {}
         queues: dict[str, pulumi.Output[str]] = {}
         roles: dict[str, pulumi.Output[str]] = {}
+        asg_names: dict[str, pulumi.Output[str]] = {}
         for pool_name in spec.pools:
             for site in self.sites.values():
                 pool = site.pools.get(pool_name)
                 if pool is None:
                     continue
-                groups[pool_name] = pool.groups[0]
+                groups[pool_name] = pulumi.Output.all(*pool.groups)
                 queues[pool_name] = pool.queue
                 if pool.role is not None:
                     roles[pool_name] = pool.role
-        self.key_arn = home_site.key_id
-        self.bucket_name = home_site.bucket_name
-        self.budget_name = home_site.budget_name
+                if site.cloud == "aws":
+                    asg_names[pool_name] = pool.groups[0]
+        self.key_arn = first.key_id
+        self.bucket_name = first.bucket_name
+        self.budget_name = first.budget_name
         self.replica_bucket_name = replica_site.bucket_name if replica_site is not None else None
-        self.pool_asg_names = _dict(groups)
-        self.pool_queue_names = _dict(queues)
-        self.pool_role_arns = _dict(roles)
-        self.regional_key_arns = pulumi.Output.all(
-            **{site.region: site.key_id for site in self.sites.values() if site.cloud == home.cloud}
+        self.pool_groups = _dict(groups)
+        self.pool_queues = _dict(queues)
+        self.pool_roles = _dict(roles)
+        self.site_key_ids = _dict({key: site.key_id for key, site in self.sites.items()})
+        # The names AWS stacks have exported since before sites: kept so deployed stacks' outputs stay.
+        self.pool_asg_names = _dict(asg_names)
+        self.pool_queue_names = self.pool_queues
+        self.pool_role_arns = self.pool_roles
+        self.regional_key_arns = _dict(
+            {site.region: site.key_id for site in self.sites.values() if site.cloud == "aws"}
         )
         self.register_outputs(
             {
@@ -129,9 +166,51 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 "budget_name": self.budget_name,
                 "replica_bucket_name": self.replica_bucket_name,
                 "regional_key_arns": self.regional_key_arns,
+                "pool_groups": self.pool_groups,
+                "pool_queues": self.pool_queues,
+                "pool_roles": self.pool_roles,
+                "site_key_ids": self.site_key_ids,
             }
         )
 
 
-def _dict(values: dict[str, pulumi.Output[str]]) -> pulumi.Output[dict[str, str]]:
+# Where each cloud's SDK reads its region when the stack's config has none.
+_REGION_ENV: Mapping[Cloud, tuple[str, ...]] = {
+    "aws": ("AWS_REGION", "AWS_DEFAULT_REGION"),
+    "alicloud": ("ALICLOUD_REGION",),
+    "tencentcloud": ("TENCENTCLOUD_REGION",),
+}
+
+
+def stack_provider_regions() -> dict[str, str | None]:
+    """Each cloud's provider region as its SDK finds it: the stack's config (``aws:region`` ...), else the
+    SDK's environment variable."""
+    regions: dict[str, str | None] = {}
+    for cloud in CLOUDS:
+        found = pulumi.Config(cloud).get("region")
+        for variable in _REGION_ENV[cloud]:
+            found = found or os.environ.get(variable) or None
+        regions[cloud] = found
+    return regions
+
+
+def _factories(plans: Sequence[SitePlan]) -> dict[Cloud, SiteFactory]:
+    """Each planned cloud's site class, before anything is built: a cloud whose site module this build
+    does not ship names the pools that asked for it."""
+    factories: dict[Cloud, SiteFactory] = {}
+    problems: list[str] = []
+    for cloud in dict.fromkeys(plan.cloud for plan in plans):
+        try:
+            factories[cloud] = site_factory(cloud)
+        except ModuleNotFoundError as error:
+            if error.name is None or not dispatch.SITES[cloud].startswith(error.name + ":"):
+                raise
+            pools = [pool for plan in plans if plan.cloud == cloud for pool in plan.pools]
+            problems += [f"pools.{pool}: pools on {cloud} are not supported yet" for pool in pools]
+    if problems:
+        raise FleetError("\n".join(problems))
+    return factories
+
+
+def _dict(values: Mapping[str, pulumi.Output[_T]]) -> pulumi.Output[dict[str, _T]]:
     return pulumi.Output.all(**values) if values else pulumi.Output.from_input({})

@@ -12,6 +12,7 @@ of deployed stacks stay what they were before sites existed.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -31,13 +32,7 @@ from components.keys.aws import FleetKey, FleetKeyArgs
 from components.network.aws import FleetNetwork, FleetNetworkArgs, interface_endpoint_services
 from components.network.zones import zones_for_pools
 from components.pools.aws import GpuPool, GpuPoolArgs
-from components.sites.aws_pools import (
-    pool_off_hours,
-    pool_queue,
-    pool_scaling,
-    pool_workload,
-    workload_problems,
-)
+from components.sites.aws_pools import pool_off_hours, pool_queue, pool_scaling, pool_workload
 from components.sites.aws_regional import (
     AccountPlan,
     Home,
@@ -48,9 +43,9 @@ from components.sites.aws_regional import (
     _pool_types,
     _session_access,
 )
-from components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
+from components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs, SitePlan
+from components.spec import RegionNetwork
 from components.storage.aws import (
-    AWS_REGION_RE,
     CheckpointBucket,
     CheckpointBucketArgs,
     CheckpointReplication,
@@ -60,9 +55,7 @@ from components.storage.aws import (
 from components.tags import current_stack, with_tags
 
 if TYPE_CHECKING:
-    from components.spec import FleetSpec, RegionNetwork
-
-SUPPORTED_CLOUDS = ("aws",)
+    from components.spec import FleetSpec
 
 
 class AwsSite:
@@ -80,7 +73,12 @@ class AwsSite:
         self._parent = parent
         self._child = pulumi.ResourceOptions(parent=parent)
         self.regions = {}
-        self._build(args)
+        if args.plan.home:
+            self._build(args)
+        elif isinstance(args.home, AwsSite):
+            self.regions = args.home.regions
+        else:
+            raise SiteError(f"{args.plan.key}: a second AWS region is built after the AWS home, from it")
         self.outputs = self.regions[args.plan.region]
 
     # ------------------------------------------------------------------------------------------ home
@@ -89,7 +87,8 @@ class AwsSite:
         name, spec, tags, region = args.fleet, args.spec, dict(args.tags), args.plan.region
         byok_material_base64 = args.byok_material_base64
         child = self._child
-        aws_pools = self._aws_pools(spec, region)
+        located = {pool: plan.region for plan in (args.plan, *args.peers) for pool in plan.pools}
+        aws_pools = {pool: located[pool] for pool in spec.pools if pool in located}
         checkpoints = spec.storage.checkpoints
         material = checkpoints.material
         invoke = pulumi.InvokeOutputOptions(parent=self._parent)
@@ -97,8 +96,8 @@ class AwsSite:
         partition = aws.get_partition_output(opts=invoke).partition
         account_id = caller.account_id
         replica_region = checkpoints.replicate_to
-        pool_regions = {r for r in aws_pools.values() if r != region}
-        other_regions = sorted(pool_regions | ({replica_region} if replica_region else set()))
+        peers = {peer.region: peer for peer in args.peers}
+        other_regions = sorted(peers)
         account = self._account_plan(name, spec, tags)
 
         key = FleetKey(
@@ -192,7 +191,7 @@ class AwsSite:
             network = self._network(
                 name,
                 spec,
-                region=region,
+                args.plan,
                 tags=tags,
                 pools=aws_pools,
                 bucket_arn=storage.bucket_arn,
@@ -227,7 +226,7 @@ class AwsSite:
                 site_region,
                 byok_material_base64=byok_material_base64,
                 replicate_here=site_region == replica_region,
-                network=spec.network.regions.get(site_region) if site_region in pool_regions else None,
+                network=_region_network(peers[site_region]),
                 pool_types=_pool_types(spec, aws_pools, site_region),
             )
             placement = sites[site_region].placement
@@ -357,90 +356,36 @@ class AwsSite:
             opts=self._child,
         )
 
-    @staticmethod
-    def _aws_pools(spec: FleetSpec, region: str) -> dict[str, str]:
-        """Each AWS pool's region; every problem with pools, replication and regional networks at once."""
-        problems: list[str] = []
-        pools: dict[str, str] = {}
-        for pool_name, pool in spec.pools.items():
-            if pool.cloud not in SUPPORTED_CLOUDS:
-                problems.append(f"pools.{pool_name}: pools on {pool.cloud} are not supported yet")
-                continue
-            pool_region = spec.pool_region(pool_name, region)
-            if not AWS_REGION_RE.match(pool_region):
-                problems.append(
-                    f"pools.{pool_name}.region: {pool_region!r} is not an AWS region name like us-west-2"
-                )
-                continue
-            if pool_region != region and pool_region not in spec.network.regions:
-                problems.append(
-                    f"pools.{pool_name}.region: {pool_region} differs from the stack's aws:region {region} "
-                    f"and needs its own network: add network.regions.{pool_region}.vpc_cidr, a range that "
-                    "overlaps none of the fleet's others"
-                )
-                continue
-            pools[pool_name] = pool_region
-        replica = spec.storage.checkpoints.replicate_to
-        if replica is not None:
-            if not AWS_REGION_RE.match(replica):
-                problems.append(
-                    f"storage.checkpoints.replicate_to: {replica!r} is not an AWS region name like us-west-2"
-                )
-            elif replica == region:
-                problems.append(
-                    f"storage.checkpoints.replicate_to: {replica} is the stack's own aws:region; the "
-                    "replica must be in a second region to survive a regional outage"
-                )
-        used = {spec.pool_region(n, region) for n, p in spec.pools.items() if p.cloud in SUPPORTED_CLOUDS}
-        for network_region in spec.network.regions:
-            if network_region == region:
-                problems.append(
-                    f"network.regions.{network_region}: this is the stack's own aws:region, whose network "
-                    "is network.vpc_cidr; remove the entry"
-                )
-            elif network_region not in used:
-                problems.append(
-                    f"network.regions.{network_region}: no pool runs in {network_region}; remove the entry "
-                    "or add a pool with that region"
-                )
-        problems.extend(workload_problems(spec, pools))
-        if problems:
-            raise SiteError("\n".join(problems))
-        return pools
-
     def _network(
         self,
         name: str,
         spec: FleetSpec,
+        plan: SitePlan,
         *,
-        region: str,
         tags: dict[str, str],
         pools: dict[str, str],
         bucket_arn: pulumi.Input[str],
         partition: pulumi.Input[str],
     ) -> FleetNetwork:
-        net = spec.network
-        if net.subnet_ids:
-            if net.egress != "none":
-                raise SiteError(
-                    f"network.egress: {net.egress} builds endpoints or a NAT gateway in a network the fleet "
-                    "creates; with network.subnet_ids the existing network brings its own way out: use none"
-                )
-            args = FleetNetworkArgs(region=region, tags=tags, subnet_ids=list(net.subnet_ids))
+        """The home region's network: the plan's existing subnets, or a new VPC of the plan's range (the
+        spec's site plan refuses a way out built into existing subnets)."""
+        region, egress = plan.region, spec.network.egress
+        if plan.subnet_ids:
+            args = FleetNetworkArgs(region=region, tags=tags, subnet_ids=list(plan.subnet_ids))
         else:
             zones = zones_for_pools(
                 self._parent,
                 region,
-                net.availability_zones,
+                plan.availability_zones,
                 _pool_types(spec, pools, region),
-                endpoint_services=interface_endpoint_services(net.egress),
+                endpoint_services=interface_endpoint_services(egress),
             )
             args = FleetNetworkArgs(
                 region=region,
                 tags=tags,
-                vpc_cidr=str(net.vpc_cidr),
+                vpc_cidr=str(plan.vpc_cidr),
                 availability_zones=zones,
-                egress=net.egress,
+                egress=egress,
                 bucket_arns=[bucket_arn],
                 partition=partition,
             )
@@ -467,4 +412,13 @@ def _outputs(
         vpc_id=network.vpc_id if network is not None else None,
         pools=pools,
         budget_name=budget_name,
+    )
+
+
+def _region_network(plan: SitePlan) -> RegionNetwork | None:
+    """The network of a second region where pools run (the spec's ``network.regions`` entry)."""
+    if not plan.pools or plan.vpc_cidr is None:
+        return None
+    return RegionNetwork(
+        vpc_cidr=ipaddress.IPv4Network(plan.vpc_cidr), availability_zones=plan.availability_zones
     )

@@ -46,22 +46,6 @@ def pool_workload(pool: Pool) -> Workload | None:
     return ScriptWorkload(user_data=workload.user_data)
 
 
-def workload_problems(spec: FleetSpec, pools: dict[str, str]) -> list[str]:
-    """An ECR image in another region than its pool: the pool's ECR endpoints serve their own region."""
-    problems = []
-    for pool_name, pool_region in sorted(pools.items()):
-        workload = pool_workload(spec.pools[pool_name])
-        if not isinstance(workload, ContainerWorkload) or workload.ecr is None or spec.network.subnet_ids:
-            continue
-        if spec.network.egress == "endpoints" and workload.ecr.region != pool_region:
-            problems.append(
-                f"pools.{pool_name}.workload.container.image: is in ECR in {workload.ecr.region} but the "
-                f"pool runs in {pool_region}, whose ECR endpoints reach only {pool_region}'s registry: "
-                f"replicate the repository to {pool_region} (ECR replication) or set network.egress: nat"
-            )
-    return problems
-
-
 def pool_off_hours(spec: FleetSpec, pool_name: str, pool: Pool) -> OffHours | None:
     if pool.off_hours is None:
         return None

@@ -75,6 +75,10 @@ class SiteArgs:
     stack: str
     # With ``storage.checkpoints.byok_material: config``: the key material (base64, a secret config value).
     byok_material_base64: pulumi.Input[str] | None = None
+    # The other sites of the same cloud, for its home site (AWS: the regions its key and checkpoints
+    # replicate to), and, for every other site, the home site of its cloud, built before it.
+    peers: Sequence[SitePlan] = ()
+    home: Site | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

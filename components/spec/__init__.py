@@ -7,13 +7,19 @@ shows everything a stack file gets wrong.
 The parts, one a file: `values` (config keys, SpecError, durations, networks, the base model), `checks`
 (the cross-field checks), `account` (account baseline switches and images), `settings` (budget,
 storage, access, audit, network), `pool` (a pool and its parts: queue, workload), `specs` (FleetSpec and
-AccountBaselineSpec), `messages` (pydantic's errors rephrased) and `parsing` (parse_fleet and friends).
+AccountBaselineSpec), `messages` (pydantic's errors rephrased), `parsing` (parse_fleet and friends) and
+`sites` (the site plan: which cloud and region each pool runs in, and every site's network).
 """
 
 from __future__ import annotations
 
 from components.spec.account import Account, Image
-from components.spec.parsing import load_fleet_from_config, parse_account_baseline, parse_fleet
+from components.spec.parsing import (
+    load_fleet_from_config,
+    parse_account_baseline,
+    parse_fleet,
+    provider_regions,
+)
 from components.spec.pool import (
     Container,
     OffHours,
@@ -27,6 +33,7 @@ from components.spec.pool import (
     UsageStep,
 )
 from components.spec.settings import Access, Audit, BucketSpec, Budget, Network, RegionNetwork, Storage
+from components.spec.sites import provider_region_problems, site_plans
 from components.spec.specs import AccountBaselineSpec, FleetSpec
 from components.spec.values import (
     ACCOUNT_CONFIG_KEY,
@@ -72,4 +79,7 @@ __all__ = [
     "load_fleet_from_config",
     "parse_account_baseline",
     "parse_fleet",
+    "provider_region_problems",
+    "provider_regions",
+    "site_plans",
 ]
