@@ -110,6 +110,7 @@ def site_plans(
     entry_problems: list[tuple[str, str]] = []
     entries = _entries(spec, entry_problems)
     homes: dict[Cloud, str] = {}
+    unplaced: set[Cloud] = set()  # clouds with a pool whose region is unknown: their entries may be used
     at: dict[tuple[Cloud, str], list[str]] = {}
     for name, pool in spec.pools.items():
         cloud: Cloud = pool.cloud
@@ -117,6 +118,7 @@ def site_plans(
         key = REGION_CONFIG_KEYS[cloud]
         region = pool.region or regions.get(cloud)
         if region is None:
+            unplaced.add(cloud)
             if key not in bad_providers:
                 problems.append(
                     (
@@ -186,8 +188,12 @@ def site_plans(
                     "this is the stack's own aws:region, whose network is network.vpc_cidr; remove the entry",
                 )
             )
-        elif (cloud, region) not in used and not any(
-            p.cloud == cloud and (p.region or regions.get(cloud)) == region for p in spec.pools.values()
+        elif (
+            cloud not in unplaced
+            and (cloud, region) not in used
+            and not any(
+                p.cloud == cloud and (p.region or regions.get(cloud)) == region for p in spec.pools.values()
+            )
         ):
             problems.append(
                 (
