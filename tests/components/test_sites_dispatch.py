@@ -3,6 +3,9 @@ Alibaba and Tencent sites (no such module is needed), and keeps the SiteArgs eac
 
 from __future__ import annotations
 
+import json
+import runpy
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pulumi
@@ -14,6 +17,7 @@ from components.spec import parse_fleet
 
 from .conftest import Runner
 
+ROOT = Path(__file__).resolve().parents[2]
 TAGS = {"project": "vision", "team": "ml-platform", "cost-center": "cc-042"}
 ALI_POOL = {"cloud": "alicloud", "instance_types": ["ecs.gn6i-c4g1.xlarge"], "size": {"max": 2}}
 TC_POOL = {"cloud": "tencentcloud", "instance_types": ["GN7.2XLARGE32"], "size": {"max": 2}}
@@ -178,3 +182,33 @@ def test_a_mixed_fleet_hands_each_site_its_plan_peers_and_home(
         "alicloud:cn-shanghai",
         "tencentcloud:ap-guangzhou",
     }
+
+
+def test_the_program_runs_an_alibaba_only_stack_without_aws_region(
+    run_pulumi: Runner, recording: list[tuple[str, SiteArgs, pulumi.ResourceOptions]]
+) -> None:
+    raw = {
+        "environment": "dev",
+        "tags": TAGS,
+        "budget": {"monthly": 3600, "currency": "CNY"},
+        "pools": {"ali": ALI_POOL},
+        "network": {"regions": {"alicloud:cn-beijing": {"vpc_cidr": "10.60.0.0/16"}}},
+    }
+    exports: dict[str, Any] = {}
+
+    def program() -> None:
+        pulumi.runtime.config.CONFIG.get().pop("aws:region", None)
+        pulumi.runtime.set_config("alicloud:region", "cn-beijing")
+        pulumi.runtime.set_config("gpufleet:fleet", json.dumps(raw))
+        original = pulumi.export
+        pulumi.export = exports.__setitem__  # type: ignore[assignment]
+        try:
+            runpy.run_path(str(ROOT / "infra" / "__main__.py"), run_name="__main__")
+        finally:
+            pulumi.export = original
+
+    mocks = run_pulumi(program)
+    assert [args.plan.key for _, args, _ in recording] == ["alicloud:cn-beijing"]
+    assert mocks.calls == []  # no aws.get_caller_identity, no AWS invoke at all
+    assert [r.type for r in mocks.registrations] == ["gpufleet:fleet:HybridGpuFleet"]
+    assert {"pool_groups", "pool_queues", "pool_roles", "site_key_ids"} <= set(exports)
