@@ -73,6 +73,7 @@ class AwsSite:
         self._parent = parent
         self._child = pulumi.ResourceOptions(parent=parent)
         self.regions = {}
+        self._plans: dict[str, SitePlan] = {}
         if args.plan.home:
             self._build(args)
         elif isinstance(args.home, AwsSite):
@@ -87,6 +88,7 @@ class AwsSite:
         name, spec, tags, region = args.fleet, args.spec, dict(args.tags), args.plan.region
         byok_material_base64 = args.byok_material_base64
         child = self._child
+        self._plans = {plan.region: plan for plan in (args.plan, *args.peers)}
         located = {pool: plan.region for plan in (args.plan, *args.peers) for pool in plan.pools}
         aws_pools = {pool: located[pool] for pool in spec.pools if pool in located}
         checkpoints = spec.storage.checkpoints
@@ -307,11 +309,11 @@ class AwsSite:
             return {name: outputs for name, (pool_region, outputs) in pools.items() if pool_region == where}
 
         self.regions[region] = _outputs(
-            region, key, storage, placement, here(region), budget_name=budget.budget_name
+            self._plans[region], key, storage, placement, here(region), budget_name=budget.budget_name
         )
         for site_region, site in sites.items():
             self.regions[site_region] = _outputs(
-                site_region, site.key, site.storage, site.placement, here(site_region)
+                self._plans[site_region], site.key, site.storage, site.placement, here(site_region)
             )
 
     def _account_plan(self, name: str, spec: FleetSpec, tags: dict[str, str]) -> AccountPlan:
@@ -393,7 +395,7 @@ class AwsSite:
 
 
 def _outputs(
-    region: str,
+    plan: SitePlan,
     key: FleetKey,
     storage: CheckpointBucket | None,
     placement: Placement | None,
@@ -405,11 +407,12 @@ def _outputs(
     network = placement.network if placement is not None else None
     return SiteOutputs(
         cloud="aws",
-        region=region,
+        region=plan.region,
         currency="USD",
         key_id=key.key_arn,
         bucket_name=storage.bucket_name if storage is not None else None,
         vpc_id=network.vpc_id if network is not None else None,
+        vpc_cidr=plan.vpc_cidr if network is not None else None,
         pools=pools,
         budget_name=budget_name,
     )

@@ -212,3 +212,46 @@ def test_the_program_runs_an_alibaba_only_stack_without_aws_region(
     assert mocks.calls == []  # no aws.get_caller_identity, no AWS invoke at all
     assert [r.type for r in mocks.registrations] == ["gpufleet:fleet:HybridGpuFleet"]
     assert {"pool_groups", "pool_queues", "pool_roles", "site_key_ids"} <= set(exports)
+
+
+def test_the_aws_sites_return_what_links_and_the_baseline_need(run_pulumi: Runner) -> None:
+    import yaml
+
+    raw = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())["config"]["gpufleet:fleet"]
+    spec = parse_fleet(raw, source="test")
+    resolved: dict[str, Any] = {}
+    fleets: list[HybridGpuFleet] = []
+
+    def build() -> None:
+        fleet = HybridGpuFleet("gpufleet-prod", spec)
+        fleets.append(fleet)
+        for key, site in fleet.sites.items():
+            _resolve(site.key_id, resolved, f"{key} key")
+            if site.bucket_name is not None:
+                _resolve(site.bucket_name, resolved, f"{key} bucket")
+            if site.vpc_id is not None:
+                _resolve(site.vpc_id, resolved, f"{key} vpc")
+
+    run_pulumi(build)
+    sites = fleets[0].sites
+    assert list(sites) == ["aws:us-east-1", "aws:us-west-2"]
+    home, west = sites["aws:us-east-1"], sites["aws:us-west-2"]
+    assert (home.cloud, home.region, home.currency, home.vpc_cidr) == (
+        "aws",
+        "us-east-1",
+        "USD",
+        "10.41.0.0/16",
+    )
+    assert (west.region, west.vpc_cidr) == ("us-west-2", "10.42.0.0/16")
+    # The home holds the budget; the west site holds the replica and its pool.
+    assert home.budget_name is not None and west.budget_name is None
+    assert sorted(home.pools) == ["inference-a10g", "train-a100"]
+    assert sorted(west.pools) == ["burst-a10g-west"]
+    assert resolved == {
+        "aws:us-east-1 key": "arn:aws:kms:us-east-1:123456789012:key/gpufleet-prod-key-key-key-id",
+        "aws:us-east-1 bucket": "gpufleet-prod-storage-bucket-0a1b2c3",
+        "aws:us-east-1 vpc": "gpufleet-prod-network-vpc-id",
+        "aws:us-west-2 key": "arn:aws:kms:us-west-2:123456789012:key/gpufleet-prod-us-west-2-key-key-key-id",
+        "aws:us-west-2 bucket": "gpufleet-prod-us-west-2-storage-bucket-0a1b2c3",
+        "aws:us-west-2 vpc": "gpufleet-prod-us-west-2-network-vpc-id",
+    }
