@@ -51,10 +51,8 @@ def provider_region_problems(provider_regions: Mapping[str, str | None]) -> list
 
 
 def _region_problem(cloud: Cloud, region: str) -> str | None:
-    if cloud == "aws":
-        # AWS names follow one pattern; aws:region itself is checked against the provider's list.
-        if _AWS_REGION_RE.match(region):
-            return None
+    """Why ``region`` is not one of ``cloud``'s: for AWS a name of another shape is said so first."""
+    if cloud == "aws" and not _AWS_REGION_RE.match(region):
         return f"{limits.quote(region)} is not an AWS region name like us-west-2"
     return region_problem(cloud, region)
 
@@ -157,10 +155,9 @@ def site_plans(
     replica = spec.storage.checkpoints.replicate_to
     replica_path = "storage.checkpoints.replicate_to"
     if replica is not None:
-        if not _AWS_REGION_RE.match(replica):
-            problems.append(
-                (replica_path, f"{limits.quote(replica)} is not an AWS region name like us-west-2")
-            )
+        replica_problem = _region_problem("aws", replica)
+        if replica_problem is not None:
+            problems.append((replica_path, replica_problem))
             replica = None
         elif replica == regions.get("aws"):
             problems.append(

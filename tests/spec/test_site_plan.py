@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from components.catalog import AWS_REGIONS
 from components.catalog.regions import ALICLOUD_REGIONS, TENCENTCLOUD_REGIONS
 from components.sites import SitePlan
 from components.spec import SpecError, load_fleet_from_config, parse_fleet, site_plans
@@ -200,6 +201,7 @@ def test_site_plans(raw: dict[str, Any], regions: dict[str, str], expected: list
 
 # ----------------------------------------------------------------------------------------- errors
 
+_ALLOWED_AWS = ", ".join(AWS_REGIONS)
 _ALLOWED_ALI = ", ".join(ALICLOUD_REGIONS)
 _ALLOWED_TC = ", ".join(TENCENTCLOUD_REGIONS)
 _NET = "a range that overlaps none of the fleet's others"
@@ -321,6 +323,24 @@ _NET = "a range that overlaps none of the fleet's others"
                 )
             ],
             id="replica-without-aws",
+        ),
+        pytest.param(
+            fleet(
+                {"train": AWS_POOL, "west": pool(AWS_POOL, region="us-west-7")},
+                storage={"checkpoints": {"replicate_to": "eu-east-9"}},
+            ),
+            {"aws": "us-east-1"},
+            [
+                (
+                    "gpufleet:fleet.pools.west.region",
+                    f"unknown AWS region 'us-west-7'; use one of {_ALLOWED_AWS}",
+                ),
+                (
+                    "gpufleet:fleet.storage.checkpoints.replicate_to",
+                    f"unknown AWS region 'eu-east-9'; use one of {_ALLOWED_AWS}",
+                ),
+            ],
+            id="unknown-aws-regions",
         ),
         pytest.param(
             fleet({"west": pool(AWS_POOL, region="us-west-2")}),
