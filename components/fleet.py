@@ -42,16 +42,18 @@ class FleetError(Exception):
 
 
 class HybridGpuFleet(pulumi.ComponentResource):
-    """The fleet's sites: on AWS the key, checkpoint bucket, audit trail and logs, budget, and for its
-    pools the private network and one GpuPool per pool (each with its own instance role); one
-    RegionalSite per other AWS region, and two-way checkpoint replication when
-    ``storage.checkpoints.replicate_to`` is set (see :class:`components.sites.aws.AwsSite`).
+    """One site per cloud and region of the spec's site plan (:func:`components.spec.site_plans`), each
+    built through the ``SITES`` dispatch under this component, each cloud's home first and handed the
+    cloud's other sites (``SiteArgs.peers``); every other site is handed its home (``SiteArgs.home``).
+    A site builds its cloud's key, checkpoint bucket, identity, network, pools, audit trail and budget
+    (on AWS: :class:`components.sites.aws.AwsSite`, whose home also replicates checkpoints and keys to
+    the other AWS regions).
 
-    ``account.baseline`` in-stack also builds the account's once-only resources of every region the
-    fleet reaches (:class:`components.account.aws.AccountSettings`, the Session Manager preferences,
-    the Auto Scaling service-linked role unless it exists); separate leaves them to the account's
-    baseline stack. With BYOK material ``pending`` only the keys are built (see docs/first-deploy.md);
-    with ``config`` the material comes in ``byok_material_base64`` (a secret)."""
+    The outputs gather what the sites return: ``sites`` by ``cloud:region``, and per pool its scaling
+    groups, queue and role. ``key_arn``, ``bucket_name`` and ``budget_name`` are the fleet's first
+    site's; the AWS names deployed stacks export (``pool_asg_names``, ``regional_key_arns`` ...) stay.
+    With BYOK material ``pending`` only the keys are built (see docs/first-deploy.md); with ``config``
+    the material comes in ``byok_material_base64`` (a secret)."""
 
     bucket_name: pulumi.Output[str] | None
     key_arn: pulumi.Output[str]

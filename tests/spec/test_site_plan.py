@@ -421,3 +421,24 @@ def test_commands_exit_2_naming_the_file_and_the_region_key(tmp_path: Path, comm
     assert result.exit_code == 2, (result.stdout, result.stderr)
     assert "stacks/Pulumi.qa.yaml: alicloud:region: unknown Alibaba Cloud region 'cn-mars'" in result.stderr
     assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_site_ranges_may_not_overlap_across_clouds() -> None:
+    raw = fleet(
+        {"train": AWS_POOL, "ali": ALI_POOL, "tc": TC_POOL},
+        network={
+            "vpc_cidr": "10.40.0.0/16",
+            "regions": {
+                "alicloud:cn-hangzhou": {"vpc_cidr": "10.40.128.0/17"},
+                "tencentcloud:ap-guangzhou": {"vpc_cidr": "10.60.0.0/16"},
+            },
+        },
+    )
+    with pytest.raises(SpecError) as raised:
+        parse_fleet(raw, source=SOURCE)
+    assert raised.value.errors == [
+        (
+            "gpufleet:fleet.network.regions.alicloud:cn-hangzhou.vpc_cidr",
+            "10.40.128.0/17 overlaps network.vpc_cidr (10.40.0.0/16); give each region its own range",
+        )
+    ]
