@@ -59,7 +59,12 @@ if TYPE_CHECKING:
 
 
 class AwsSite:
-    """The fleet's AWS presence (home site) or one of its other AWS regions (a view of the home's)."""
+    """The fleet's AWS presence (home site) or one of its other AWS regions (a view of the home's).
+
+    ``account.baseline`` in-stack also builds the account's once-only resources of every region the
+    fleet reaches (:class:`components.account.aws.AccountSettings`, the Session Manager preferences,
+    the Auto Scaling service-linked role unless it exists); separate leaves them to the account's
+    baseline stack."""
 
     outputs: SiteOutputs
     # Every AWS region the home site built, by region (the home's own included).
