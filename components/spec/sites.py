@@ -211,6 +211,16 @@ def site_plans(
                 )
             )
     problems += _aws_network_problems(spec, at, homes.get("aws"))
+    if "aws" not in homes and not any(p.cloud == "aws" for p in spec.pools.values()):
+        given = sorted({"vpc_cidr", "subnet_ids", "availability_zones"} & spec.network.model_fields_set)
+        problems += [
+            (
+                f"network.{field}",
+                "is the AWS home's network, but no pool runs on AWS: remove it (each other site's network "
+                "is its network.regions entry, keyed cloud:region)",
+            )
+            for field in given
+        ]
     if problems:
         raise SpecError([(_full(path), message) for path, message in problems], source)
     return _plans(spec, homes, at, entries, replica)

@@ -343,6 +343,26 @@ _NET = "a range that overlaps none of the fleet's others"
             id="unknown-aws-regions",
         ),
         pytest.param(
+            fleet(
+                {"ali": ALI_POOL},
+                network={
+                    "vpc_cidr": "10.50.0.0/16",
+                    "availability_zones": 3,
+                    "regions": {"alicloud:cn-hangzhou": {"vpc_cidr": "10.60.0.0/16"}},
+                },
+            ),
+            {"alicloud": "cn-hangzhou"},
+            [
+                (
+                    f"gpufleet:fleet.network.{field}",
+                    "is the AWS home's network, but no pool runs on AWS: remove it (each other site's "
+                    "network is its network.regions entry, keyed cloud:region)",
+                )
+                for field in ("availability_zones", "vpc_cidr")
+            ],
+            id="aws-home-network-without-aws",
+        ),
+        pytest.param(
             fleet({"west": pool(AWS_POOL, region="us-west-2")}),
             {"alicloud": "cn-hangzhou"},
             [
