@@ -136,7 +136,7 @@ def test_unsupported_pools_are_refused_clearly(
     raw = copy.deepcopy(_stack_fleet("dev"))
     raw["pools"]["experiments"].update(change)
     if change.get("cloud") == "alicloud":
-        raw["network"]["regions"] = {"alicloud:cn-hangzhou": {"vpc_cidr": "10.60.0.0/16"}}
+        raw["network"] = {"regions": {"alicloud:cn-hangzhou": {"vpc_cidr": "10.60.0.0/16"}}}
     with pytest.raises(FleetError, match=message):
         run_pulumi(_build(raw))
     assert run_pulumi(lambda: None).custom() == []  # refused before anything is built
