@@ -51,7 +51,10 @@ def _raw_cross_checks(raw: Any) -> Iterator[tuple[str, str]]:
             zones = _get(entry, "availability_zones", _field_default(RegionNetwork, "availability_zones"))
             for rel, message in limits.vpc_cidr_checks(_get(entry, "vpc_cidr"), zones):
                 yield f"{CONFIG_KEY}.network.regions.{limits.clip(str(region), 60)}.{rel}", message
-        for rel, message in _network_checks(home_cidr, regions):
+        pools = _get(raw, "pools")
+        clouds = [_get(p, "cloud", "aws") for p in pools.values()] if isinstance(pools, Mapping) else ["aws"]
+        aws_home = home_cidr if "aws" in clouds or not clouds else None
+        for rel, message in _network_checks(aws_home, regions):
             yield f"{CONFIG_KEY}.network.{rel}", message
     checkpoints = _get(_get(raw, "storage", {}), "checkpoints", {})
     if isinstance(checkpoints, Mapping):

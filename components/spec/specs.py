@@ -10,7 +10,7 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from components import spec_limits as limits
 from components.spec.account import Account
-from components.spec.checks import _pool_name_checks, _raise_first, _usage_schedule_checks
+from components.spec.checks import _network_checks, _pool_name_checks, _raise_first, _usage_schedule_checks
 from components.spec.pool import Pool
 from components.spec.settings import Access, Audit, Budget, Network, Storage
 from components.spec.values import REQUIRED_COST_TAGS, _cross, _Model, _reserved
@@ -52,6 +52,14 @@ class FleetSpec(_Model):
         found = _pool_name_checks(self.pools)
         if found:
             raise _cross(f"pools.{found[0][0]}: {found[0][1]}")
+        return self
+
+    @model_validator(mode="after")
+    def _network_ranges(self) -> FleetSpec:
+        # network.vpc_cidr is the AWS home's range: checked against the others only when AWS has pools.
+        home = self.network.vpc_cidr if any(p.cloud == "aws" for p in self.pools.values()) else None
+        found = _network_checks(home, self.network.regions)
+        _raise_first([(f"network.{path}", message) for path, message in found])
         return self
 
     @model_validator(mode="after")

@@ -462,3 +462,21 @@ def test_site_ranges_may_not_overlap_across_clouds() -> None:
             "10.40.128.0/17 overlaps network.vpc_cidr (10.40.0.0/16); give each region its own range",
         )
     ]
+
+
+def test_without_aws_pools_the_aws_home_range_is_not_in_the_address_plan() -> None:
+    # network.vpc_cidr defaults to 10.40.0.0/16, the AWS home's: a fleet without AWS may use that range.
+    alibaba_only = fleet(
+        {"ali": ALI_POOL}, network={"regions": {"alicloud:cn-hangzhou": {"vpc_cidr": "10.40.0.0/16"}}}
+    )
+    assert plans(alibaba_only, alicloud="cn-hangzhou")[0].vpc_cidr == "10.40.0.0/16"
+    with_aws = copy.deepcopy(alibaba_only)
+    with_aws["pools"]["train"] = AWS_POOL
+    with pytest.raises(SpecError) as raised:
+        parse_fleet(with_aws, source=SOURCE)
+    assert raised.value.errors == [
+        (
+            "gpufleet:fleet.network.regions.alicloud:cn-hangzhou.vpc_cidr",
+            "10.40.0.0/16 overlaps network.vpc_cidr (10.40.0.0/16); give each region its own range",
+        )
+    ]
