@@ -14,9 +14,7 @@ from __future__ import annotations
 import re
 
 import pulumi
-import pulumi_aws as aws
 
-from components.account.aws import BASELINE_NAME, AccountBaseline, AccountBaselineArgs
 from components.fleet import FleetError, HybridGpuFleet
 from components.spec import ACCOUNT_CONFIG_KEY, CONFIG_KEY, SpecError, parse_account_baseline, parse_fleet
 
@@ -32,6 +30,11 @@ if account_raw is not None and fleet_raw is not None:
     )
 
 if account_raw is not None:
+    # The account baseline is AWS's; a fleet stack loads a cloud's SDK only through that cloud's site.
+    import pulumi_aws as aws
+
+    from components.account.aws import BASELINE_NAME, AccountBaseline, AccountBaselineArgs
+
     try:
         baseline_spec = parse_account_baseline(account_raw, source=source)
     except SpecError as error:
@@ -86,6 +89,12 @@ else:
     pulumi.export("budget_name", fleet.budget_name)
     pulumi.export("checkpoint_replica_bucket", fleet.replica_bucket_name)
     pulumi.export("regional_key_arns", fleet.regional_key_arns)
+    # Cloud-neutral, for fleets on any cloud: each pool's scaling groups (two on Tencent: spot and
+    # on-demand), queue and role, and each site's key by cloud:region.
+    pulumi.export("pool_groups", fleet.pool_groups)
+    pulumi.export("pool_queues", fleet.pool_queues)
+    pulumi.export("pool_roles", fleet.pool_roles)
+    pulumi.export("site_key_ids", fleet.site_key_ids)
     if fleet.keys_pending_import:
         # Phase one of a BYOK first deploy: import into each of these, then set byok_material: imported.
         pulumi.export("byok_keys_pending_import", fleet.regional_key_arns)

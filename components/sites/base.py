@@ -75,6 +75,10 @@ class SiteArgs:
     stack: str
     # With ``storage.checkpoints.byok_material: config``: the key material (base64, a secret config value).
     byok_material_base64: pulumi.Input[str] | None = None
+    # The other sites of the same cloud, for its home site (AWS: the regions its key and checkpoints
+    # replicate to), and, for every other site, the home site of its cloud, built before it.
+    peers: Sequence[SitePlan] = ()
+    home: Site | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -111,6 +115,8 @@ class SiteOutputs:
     # How many ids ``route_table_ids`` holds: a link adds one route per table and on-prem range, and
     # must know how many tables there are before their ids are known (required with route_table_ids).
     route_table_count: int | None = None
+    # The site's budget, where its cloud has a budget resource and the site holds the fleet's budget.
+    budget_name: pulumi.Output[str] | None = None
 
 
 class Site(Protocol):

@@ -7,8 +7,10 @@ shows everything a stack file gets wrong.
 The parts, one a file: `values` (config keys, SpecError, durations, networks, the base model), `checks`
 (the cross-field checks), `account` (account baseline switches and images), `settings` (budget,
 storage, access, audit, network), `pool` (a pool and its parts: queue, workload), `onprem` (the on-prem
-baseline), `addresses` (the address plan: overlaps, carving), `specs` (FleetSpec and
-AccountBaselineSpec), `messages` (pydantic's errors rephrased) and `parsing` (parse_fleet and friends).
+baseline), `addresses` (the address plan: overlaps, carving), `links` (private links), `specs`
+(FleetSpec and AccountBaselineSpec), `messages` (pydantic's errors rephrased), `parsing` (parse_fleet
+and friends) and `sites` (the site plan: which cloud and region each pool runs in, and every site's
+network).
 """
 
 from __future__ import annotations
@@ -25,7 +27,12 @@ from components.spec.onprem import (
     Priorities,
     QueueScaler,
 )
-from components.spec.parsing import load_fleet_from_config, parse_account_baseline, parse_fleet
+from components.spec.parsing import (
+    load_fleet_from_config,
+    parse_account_baseline,
+    parse_fleet,
+    provider_regions,
+)
 from components.spec.pool import (
     Container,
     OffHours,
@@ -39,6 +46,7 @@ from components.spec.pool import (
     UsageStep,
 )
 from components.spec.settings import Access, Audit, BucketSpec, Budget, Network, RegionNetwork, Storage
+from components.spec.sites import provider_region_problems, site_plans
 from components.spec.specs import AccountBaselineSpec, FleetSpec
 from components.spec.values import (
     ACCOUNT_CONFIG_KEY,
@@ -94,4 +102,7 @@ __all__ = [
     "load_fleet_from_config",
     "parse_account_baseline",
     "parse_fleet",
+    "provider_region_problems",
+    "provider_regions",
+    "site_plans",
 ]

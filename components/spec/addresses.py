@@ -122,24 +122,25 @@ def site_owner(key: str) -> str:
     return key if ":" in key else f"aws:{key}"
 
 
-def site_ranges(network: Network) -> list[OwnedRange]:
-    """The sites' VPC ranges as the spec gives them: the home VPC (unless the fleet runs in existing
-    subnets, whose range the spec does not know) and each ``network.regions`` entry."""
+def site_ranges(network: Network, *, aws_home: bool = True) -> list[OwnedRange]:
+    """The sites' VPC ranges as the spec gives them: the AWS home VPC (when AWS has pools, and unless the
+    fleet runs in existing subnets, whose range the spec does not know) and each ``network.regions``
+    entry."""
     found = []
-    if not network.subnet_ids:
+    if aws_home and not network.subnet_ids:
         found.append(OwnedRange(network.vpc_cidr, "aws home region", "network.vpc_cidr"))
     for key, entry in network.regions.items():
         found.append(OwnedRange(entry.vpc_cidr, site_owner(key), f"network.regions.{key}.vpc_cidr"))
     return found
 
 
-def fleet_overlaps(onprem: OnPrem | None, network: Network) -> list[Overlap]:
+def fleet_overlaps(onprem: OnPrem | None, network: Network, *, aws_home: bool = True) -> list[Overlap]:
     """Every site range that overlaps an on-prem range, the site first (its range is the one to move).
     Site ranges among themselves are the network section's own check, on-prem ranges among themselves
     the on-prem section's."""
     if onprem is None:
         return []
-    sites = site_ranges(network)
+    sites = site_ranges(network, aws_home=aws_home)
     return [
         o
         for o in overlaps([*sites, *onprem.owned_ranges()])

@@ -197,11 +197,13 @@ def _usage_schedule_checks(usage: Any, off_hours: Any, environment: Any) -> list
 
 
 def _network_checks(home_cidr: Any, regions: Any) -> list[tuple[str, str]]:
-    """Overlapping VPC ranges across the fleet's regions (they may be peered or routed to later)."""
+    """Overlapping VPC ranges across the fleet's sites (they are routed to each other and on-prem).
+    ``home_cidr`` None: the fleet has no AWS home, whose range ``network.vpc_cidr`` is."""
     if not isinstance(regions, Mapping):
         return []
     ranges: list[tuple[str, ipaddress.IPv4Network]] = []
-    for path, value in [("vpc_cidr", home_cidr)] + [
+    home = [] if home_cidr is None else [("vpc_cidr", home_cidr)]
+    for path, value in home + [
         (f"regions.{region}.vpc_cidr", _get(entry, "vpc_cidr")) for region, entry in regions.items()
     ]:
         try:

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from components import spec_limits as limits
-from components.catalog import AWS_REGIONS
+from components.sites.base import REGION_CONFIG_KEYS
 from components.spec.account import Account, _account_checks, _byok_material_checks, _image_checks
 from components.spec.checks import (
     _bucket_checks,
@@ -25,6 +25,7 @@ from components.spec.checks import (
 from components.spec.messages import _message, _path
 from components.spec.pool import Pool, Scaling, Size
 from components.spec.settings import BucketSpec, Network, RegionNetwork
+from components.spec.sites import provider_region_problems, site_plans
 from components.spec.specs import AccountBaselineSpec, FleetSpec
 from components.spec.values import _CROSS, ACCOUNT_CONFIG_KEY, CONFIG_KEY, SpecError
 
@@ -50,7 +51,10 @@ def _raw_cross_checks(raw: Any) -> Iterator[tuple[str, str]]:
             zones = _get(entry, "availability_zones", _field_default(RegionNetwork, "availability_zones"))
             for rel, message in limits.vpc_cidr_checks(_get(entry, "vpc_cidr"), zones):
                 yield f"{CONFIG_KEY}.network.regions.{limits.clip(str(region), 60)}.{rel}", message
-        for rel, message in _network_checks(home_cidr, regions):
+        pools = _get(raw, "pools")
+        clouds = [_get(p, "cloud", "aws") for p in pools.values()] if isinstance(pools, Mapping) else ["aws"]
+        aws_home = home_cidr if "aws" in clouds or not clouds else None
+        for rel, message in _network_checks(aws_home, regions):
             yield f"{CONFIG_KEY}.network.{rel}", message
     checkpoints = _get(_get(raw, "storage", {}), "checkpoints", {})
     if isinstance(checkpoints, Mapping):
@@ -164,10 +168,10 @@ def load_fleet_from_config(config: Mapping[str, Any], source: str = "stack confi
             [(CONFIG_KEY, "is missing: describe the fleet under config: gpufleet:fleet in the stack file")],
             source,
         )
-    region = config.get("aws:region")
-    if region is not None and region not in AWS_REGIONS:
-        message = f"unknown AWS region {region!r}; use one of {', '.join(AWS_REGIONS)}"
-        raise SpecError([("aws:region", message)], source)
+    regions = provider_regions(config)
+    problems = provider_region_problems(regions)
+    if problems:
+        raise SpecError(problems, source)
     value = config[CONFIG_KEY]
     if isinstance(value, str):
         # The Pulumi engine hands structured config to programs as a JSON string.
@@ -175,4 +179,17 @@ def load_fleet_from_config(config: Mapping[str, Any], source: str = "stack confi
             value = limits.parse_json(value)
         except limits.JsonProblem as exc:
             raise SpecError([(CONFIG_KEY, str(exc))], source) from None
-    return parse_fleet(value, source=source)
+    spec = parse_fleet(value, source=source)
+    site_plans(spec, regions, source=source)  # a spec that loads builds: its site plan is made here
+    return spec
+
+
+def provider_regions(config: Mapping[str, Any]) -> dict[str, str | None]:
+    """Each cloud's provider region in a stack's config mapping (``aws:region`` ...), None where unset.
+
+    A value that is not a string is kept as its text, so the region check names it."""
+    regions: dict[str, str | None] = {}
+    for cloud, key in REGION_CONFIG_KEYS.items():
+        value = config.get(key)
+        regions[cloud] = None if value is None else value if isinstance(value, str) else str(value)
+    return regions

@@ -9,7 +9,7 @@ from pydantic import Field, field_validator, model_validator
 
 from components import spec_limits as limits
 from components.spec.account import _byok_material_checks
-from components.spec.checks import _bucket_checks, _network_checks, _raise_first
+from components.spec.checks import _bucket_checks, _raise_first
 from components.spec.values import Ipv4Net, _checked, _Model
 
 
@@ -108,7 +108,8 @@ class Audit(_Model):
 
 
 class RegionNetwork(_Model):
-    """The private network of a second region the fleet's pools reach."""
+    """The private network of a site other than the AWS home (a second AWS region, or an Alibaba or
+    Tencent region): its range and how many zones it spans."""
 
     vpc_cidr: Ipv4Net
     availability_zones: int = Field(default=2, ge=1, le=6)
@@ -120,13 +121,17 @@ class RegionNetwork(_Model):
 
 
 class Network(_Model):
-    vpc_cidr: Ipv4Net = ipaddress.IPv4Network("10.40.0.0/16")
+    vpc_cidr: Ipv4Net = ipaddress.IPv4Network("10.40.0.0/16")  # the AWS home's (aws:region)
     subnet_ids: list[str] | None = Field(
         default=None, description="existing private subnets to run pools in, instead of a new VPC"
     )
     availability_zones: int = Field(default=2, ge=1, le=6)
     regions: dict[str, RegionNetwork] = Field(
-        default_factory=dict, description="networks of the other regions pools run in, by region"
+        default_factory=dict,
+        description=(
+            "the network of every site but the AWS home, keyed cloud:region (a bare region is an AWS "
+            "region): each site with pools needs one"
+        ),
     )
     egress: Literal["none", "endpoints", "nat"] = Field(
         default="none",
@@ -144,5 +149,5 @@ class Network(_Model):
     @model_validator(mode="after")
     def _cross_fields(self) -> Network:
         found = [] if self.subnet_ids else limits.vpc_cidr_checks(self.vpc_cidr, self.availability_zones)
-        _raise_first(found + _network_checks(self.vpc_cidr, self.regions))
+        _raise_first(found)
         return self

@@ -11,7 +11,7 @@ from pydantic import Field, field_validator, model_validator
 from components import spec_limits as limits
 from components.spec.account import Account
 from components.spec.addresses import fleet_overlaps
-from components.spec.checks import _pool_name_checks, _raise_first, _usage_schedule_checks
+from components.spec.checks import _network_checks, _pool_name_checks, _raise_first, _usage_schedule_checks
 from components.spec.links import Links
 from components.spec.onprem import OnPrem
 from components.spec.pool import Pool
@@ -58,6 +58,14 @@ class FleetSpec(_Model):
         return self
 
     @model_validator(mode="after")
+    def _network_ranges(self) -> FleetSpec:
+        # network.vpc_cidr is the AWS home's range: checked against the others only when AWS has pools.
+        home = self.network.vpc_cidr if any(p.cloud == "aws" for p in self.pools.values()) else None
+        found = _network_checks(home, self.network.regions)
+        _raise_first([(f"network.{path}", message) for path, message in found])
+        return self
+
+    @model_validator(mode="after")
     def _workload_routes(self) -> FleetSpec:
         for name, pool in self.pools.items():
             if pool.workload is not None:
@@ -80,7 +88,8 @@ class FleetSpec(_Model):
 
     @model_validator(mode="after")
     def _address_plan(self) -> FleetSpec:
-        found = fleet_overlaps(self.onprem, self.network)
+        aws_home = any(p.cloud == "aws" for p in self.pools.values())
+        found = fleet_overlaps(self.onprem, self.network, aws_home=aws_home)
         if found:
             raise ValueError(f"{found[0].field_a}: {found[0].message()}")
         return self

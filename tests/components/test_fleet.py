@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from components.fleet import FleetError, HybridGpuFleet
+from components.sites import SITES
 from components.spec import parse_fleet
 
 from .conftest import Runner
@@ -128,12 +129,17 @@ def test_existing_subnets_skip_the_vpc(run_pulumi: Runner) -> None:
     ],
 )
 def test_unsupported_pools_are_refused_clearly(
-    run_pulumi: Runner, change: dict[str, Any], message: str
+    run_pulumi: Runner, change: dict[str, Any], message: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A build without a cloud's site module (here: Alibaba's, as if not shipped) names the pools.
+    monkeypatch.setattr("components.sites.SITES", {**SITES, "alicloud": "components.sites.absent:Site"})
     raw = copy.deepcopy(_stack_fleet("dev"))
     raw["pools"]["experiments"].update(change)
+    if change.get("cloud") == "alicloud":
+        raw["network"] = {"regions": {"alicloud:cn-hangzhou": {"vpc_cidr": "10.60.0.0/16"}}}
     with pytest.raises(FleetError, match=message):
         run_pulumi(_build(raw))
+    assert run_pulumi(lambda: None).custom() == []  # refused before anything is built
 
 
 def _run_program(run_pulumi: Runner, fleet: Any) -> dict[str, Any]:
@@ -161,9 +167,13 @@ def test_program_builds_the_stack_and_exports_its_outputs(run_pulumi: Runner) ->
         "environment",
         "fleet_key_arn",
         "pool_asg_names",
+        "pool_groups",
         "pool_queue_names",
+        "pool_queues",
         "pool_role_arns",
+        "pool_roles",
         "regional_key_arns",
+        "site_key_ids",
     ]
     assert exports["environment"] == "dev"
     assert exports["checkpoint_replica_bucket"] is None

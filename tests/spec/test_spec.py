@@ -337,7 +337,7 @@ def test_load_from_stack_config() -> None:
 
 
 def test_load_accepts_json_encoded_structured_config() -> None:
-    spec = load_fleet_from_config({CONFIG_KEY: json.dumps(minimal())}, SOURCE)
+    spec = load_fleet_from_config({"aws:region": "us-east-1", CONFIG_KEY: json.dumps(minimal())}, SOURCE)
     assert spec.pools["train"].size.max == 4
 
 

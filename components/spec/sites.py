@@ -1,0 +1,310 @@
+"""The site plan: which sites (cloud and region) a fleet has, and what each must build, worked out from
+the spec and the stack's provider regions before anything is built.
+
+A pool runs at (its cloud, its ``region`` or that cloud's provider region: ``aws:region``,
+``alicloud:region``, ``tencentcloud:region``). Each cloud with pools has a home site, at its provider
+region (or, without one, the region of its first pool); AWS needs ``aws:region``, whose site holds the
+fleet's trail, budget and account plan. ``storage.checkpoints.replicate_to`` adds an AWS site for the
+replica. Networks: ``network.vpc_cidr`` (and ``subnet_ids``) is the AWS home's; every other site with
+pools takes its range from ``network.regions``, keyed ``cloud:region`` (a bare region means AWS).
+
+Every problem is reported at once, each naming the spec field or config key to change: a spec whose
+plan is made builds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from components import spec_limits as limits
+from components.catalog.regions import region_problem
+from components.sites.base import CLOUDS, REGION_CONFIG_KEYS, Cloud, SitePlan
+from components.spec.specs import FleetSpec
+from components.spec.values import CONFIG_KEY, SpecError
+
+_AWS_REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
+_CLOUD_LIST = ", ".join(CLOUDS)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One ``network.regions`` entry: the key as written and the site it names."""
+
+    key: str
+    cloud: Cloud
+    region: str
+    vpc_cidr: str
+    availability_zones: int
+
+
+def provider_region_problems(provider_regions: Mapping[str, str | None]) -> list[tuple[str, str]]:
+    """Each provider region that is not one of its cloud's regions, by its config key."""
+    found = []
+    for cloud in CLOUDS:
+        region = provider_regions.get(cloud)
+        problem = region_problem(cloud, region) if isinstance(region, str) else None
+        if problem is not None:
+            found.append((REGION_CONFIG_KEYS[cloud], problem))
+    return found
+
+
+def _region_problem(cloud: Cloud, region: str) -> str | None:
+    """Why ``region`` is not one of ``cloud``'s: for AWS a name of another shape is said so first."""
+    if cloud == "aws" and not _AWS_REGION_RE.match(region):
+        return f"{limits.quote(region)} is not an AWS region name like us-west-2"
+    return region_problem(cloud, region)
+
+
+def _where(cloud: Cloud, region: str) -> str:
+    """How ``network.regions`` names a site: the bare region for AWS, ``cloud:region`` otherwise."""
+    return region if cloud == "aws" else f"{cloud}:{region}"
+
+
+def _entries(spec: FleetSpec, problems: list[tuple[str, str]]) -> dict[tuple[Cloud, str], _Entry]:
+    entries: dict[tuple[Cloud, str], _Entry] = {}
+    for key, network in spec.network.regions.items():
+        path = f"network.regions.{limits.clip(key, 80)}"
+        prefix, sep, rest = key.partition(":")
+        cloud_name, region = (prefix, rest) if sep else ("aws", key)
+        cloud = next((c for c in CLOUDS if c == cloud_name), None)
+        if cloud is None:
+            problems.append(
+                (
+                    path,
+                    f"unknown cloud {limits.quote(cloud_name)}: key entries by cloud:region with cloud "
+                    f"one of {_CLOUD_LIST} (a bare region is an AWS region)",
+                )
+            )
+            continue
+        problem = _region_problem(cloud, region)
+        if problem is not None:
+            problems.append((path, problem))
+            continue
+        if (cloud, region) in entries:
+            problems.append((path, f"names the same site as network.regions.{entries[cloud, region].key}"))
+            continue
+        entries[cloud, region] = _Entry(key, cloud, region, str(network.vpc_cidr), network.availability_zones)
+    return entries
+
+
+def site_plans(
+    spec: FleetSpec, provider_regions: Mapping[str, str | None], *, source: str = "stack config"
+) -> list[SitePlan]:
+    """The fleet's sites, each cloud's home first, clouds in the order their first pool appears.
+
+    ``provider_regions``: cloud -> the stack's provider region (any may be missing). Raises SpecError
+    listing every problem, paths under ``gpufleet:fleet`` or the provider config key to set."""
+    problems = provider_region_problems(provider_regions)
+    bad_providers = {key for key, _ in problems}
+    regions = {
+        cloud: region
+        for cloud in CLOUDS
+        if isinstance(region := provider_regions.get(cloud), str)
+        and region
+        and REGION_CONFIG_KEYS[cloud] not in bad_providers
+    }
+    entry_problems: list[tuple[str, str]] = []
+    entries = _entries(spec, entry_problems)
+    homes: dict[Cloud, str] = {}
+    unplaced: set[Cloud] = set()  # clouds with a pool whose region is unknown: their entries may be used
+    at: dict[tuple[Cloud, str], list[str]] = {}
+    for name, pool in spec.pools.items():
+        cloud: Cloud = pool.cloud
+        path = f"pools.{name}.region"
+        key = REGION_CONFIG_KEYS[cloud]
+        region = pool.region or regions.get(cloud)
+        if region is None:
+            unplaced.add(cloud)
+            if key not in bad_providers:
+                problems.append(
+                    (
+                        path,
+                        f"is not set and the stack has no {key}: set {key} in the stack's "
+                        "config, or give the pool a region",
+                    )
+                )
+            continue
+        problem = _region_problem(cloud, region)
+        if problem is not None:
+            problems.append((path, problem))
+            continue
+        if cloud == "aws" and "aws" not in regions:
+            if key not in bad_providers and not any(p == key for p, _ in problems):
+                problems.append(
+                    (
+                        key,
+                        "is not set: the fleet's AWS home (its key, checkpoint bucket, trail "
+                        "and budget) is the stack's aws:region; set it in the stack's config",
+                    )
+                )
+            continue
+        home = homes.setdefault(cloud, regions.get(cloud, region))
+        if region != home and (cloud, region) not in entries:
+            said = f"the stack's {key} {home}" if cloud in regions else f"{cloud}'s home region {home}"
+            problems.append(
+                (
+                    path,
+                    f"{region} differs from {said} and needs its own network: add network.regions."
+                    f"{_where(cloud, region)}.vpc_cidr, a range that overlaps none of the fleet's others",
+                )
+            )
+            continue
+        at.setdefault((cloud, region), []).append(name)
+    replica = spec.storage.checkpoints.replicate_to
+    replica_path = "storage.checkpoints.replicate_to"
+    if replica is not None:
+        replica_problem = _region_problem("aws", replica)
+        if replica_problem is not None:
+            problems.append((replica_path, replica_problem))
+            replica = None
+        elif replica == regions.get("aws"):
+            problems.append(
+                (
+                    replica_path,
+                    f"{replica} is the stack's own aws:region; the replica must be in a second "
+                    "region to survive a regional outage",
+                )
+            )
+            replica = None
+        elif "aws" not in homes:
+            if not any(p.cloud == "aws" for p in spec.pools.values()):
+                problems.append(
+                    (replica_path, "replicates the AWS checkpoint bucket, but no pool runs on AWS: remove it")
+                )
+            replica = None
+    problems += entry_problems
+    used = set(at) | set(homes.items())
+    for (cloud, region), entry in entries.items():
+        path = f"network.regions.{limits.clip(entry.key, 80)}"
+        if cloud == "aws" and region == regions.get("aws"):
+            problems.append(
+                (
+                    path,
+                    "this is the stack's own aws:region, whose network is network.vpc_cidr; remove the entry",
+                )
+            )
+        elif (
+            cloud not in unplaced
+            and (cloud, region) not in used
+            and not any(
+                p.cloud == cloud and (p.region or regions.get(cloud)) == region for p in spec.pools.values()
+            )
+        ):
+            problems.append(
+                (
+                    path,
+                    f"no pool runs in {_where(cloud, region)}; remove the entry or add a pool with that "
+                    "region",
+                )
+            )
+    for (cloud, region), names in at.items():
+        if cloud != "aws" and region == homes[cloud] and (cloud, region) not in entries:
+            where = f"{cloud}:{region}"
+            problems.append(
+                (
+                    f"network.regions.{where}.vpc_cidr",
+                    f"is missing: pools {', '.join(names)} run in {where}, which needs its own network "
+                    f"(network.vpc_cidr is the AWS home's); add network.regions.{where}.vpc_cidr, a range "
+                    "that overlaps none of the fleet's others",
+                )
+            )
+    problems += _aws_network_problems(spec, at, homes.get("aws"))
+    if "aws" not in homes and not any(p.cloud == "aws" for p in spec.pools.values()):
+        given = sorted({"vpc_cidr", "subnet_ids", "availability_zones"} & spec.network.model_fields_set)
+        problems += [
+            (
+                f"network.{field}",
+                "is the AWS home's network, but no pool runs on AWS: remove it (each other site's network "
+                "is its network.regions entry, keyed cloud:region)",
+            )
+            for field in given
+        ]
+    if problems:
+        raise SpecError([(_full(path), message) for path, message in problems], source)
+    return _plans(spec, homes, at, entries, replica)
+
+
+def _aws_network_problems(
+    spec: FleetSpec, at: Mapping[tuple[Cloud, str], list[str]], home: str | None
+) -> list[tuple[str, str]]:
+    """What AWS networks cannot carry: a way out built into existing subnets, and an ECR image of another
+    region than its pool behind VPC endpoints (which reach only their own region's registry)."""
+    net = spec.network
+    found: list[tuple[str, str]] = []
+    if net.subnet_ids and net.egress != "none" and at.get(("aws", home or "")):
+        found.append(
+            (
+                "network.egress",
+                f"{net.egress} builds endpoints or a NAT gateway in a network the fleet creates; with "
+                "network.subnet_ids the existing network brings its own way out: use none",
+            )
+        )
+    if net.subnet_ids or net.egress != "endpoints":
+        return found
+    pools = sorted(
+        (name, region) for (cloud, region), names in at.items() if cloud == "aws" for name in names
+    )
+    for name, region in pools:
+        workload = spec.pools[name].workload
+        container = workload.container if workload is not None else None
+        match = limits.ECR_IMAGE_RE.match(container.image) if container is not None else None
+        if match is not None and match.group("region") != region:
+            ecr = match.group("region")
+            found.append(
+                (
+                    f"pools.{name}.workload.container.image",
+                    f"is in ECR in {ecr} but the pool runs in {region}, whose ECR endpoints reach only "
+                    f"{region}'s registry: replicate the repository to {region} (ECR replication) or set "
+                    "network.egress: nat",
+                )
+            )
+    return found
+
+
+def _full(path: str) -> str:
+    return path if path in REGION_CONFIG_KEYS.values() else f"{CONFIG_KEY}.{path}"
+
+
+def _plans(
+    spec: FleetSpec,
+    homes: Mapping[Cloud, str],
+    at: Mapping[tuple[Cloud, str], list[str]],
+    entries: Mapping[tuple[Cloud, str], _Entry],
+    replica: str | None,
+) -> list[SitePlan]:
+    order: list[Cloud] = []
+    for pool in spec.pools.values():
+        if pool.cloud in homes and pool.cloud not in order:
+            order.append(pool.cloud)
+    plans: list[SitePlan] = []
+    for cloud in order:
+        home = homes[cloud]
+        regions = {region for c, region in at if c == cloud}
+        if cloud == "aws" and replica is not None:
+            regions.add(replica)
+        for region in [home, *sorted(regions - {home})]:
+            pools = tuple(at.get((cloud, region), ()))
+            entry = entries.get((cloud, region))
+            if cloud == "aws" and region == home:
+                net = spec.network
+                subnets = tuple(net.subnet_ids or ())
+                vpc = None if subnets or not pools else str(net.vpc_cidr)
+                zones = net.availability_zones
+            else:
+                subnets = ()
+                vpc = entry.vpc_cidr if entry is not None and pools else None
+                zones = entry.availability_zones if entry is not None else 2
+            plans.append(
+                SitePlan(
+                    cloud=cloud,
+                    region=region,
+                    home=region == home,
+                    pools=pools,
+                    vpc_cidr=vpc,
+                    availability_zones=zones,
+                    subnet_ids=subnets,
+                )
+            )
+    return plans
