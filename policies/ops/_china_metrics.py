@@ -10,6 +10,7 @@ allow `cms:PutCustomMetric`.
 Tencent Cloud: the `cvm_device` (`QCE/CVM`) namespace of a Cloud Monitor `AlarmPolicy` that triggers
 Auto Scaling, and the CPU and memory metrics of an AS `ScalingPolicy`, are reported by the Cloud Monitor
 agent, installed unless the group's scaling configuration sets `enhancedMonitorService: false`.
+`QCE/CMQ` (a CMQ queue's `visibleMsgNum` and the like) is published by CMQ itself.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ ALI_AGENT_METRICS = frozenset({"MemoryUtilization", "LoadAverage"})
 _AGENT_INSTALL = re.compile(r"cloudmonitor|argusagent|cms_go_agent|cloud-monitor", re.IGNORECASE)
 TC_AGENT_NAMESPACES = frozenset({"cvm_device", "QCE/CVM"})
 TC_AGENT_METRICS = frozenset({"CPU_UTILIZATION", "MEM_UTILIZATION"})
+# Namespaces the service itself publishes for every resource it runs (CMQ queues' message counts).
+TC_SERVICE_NAMESPACES = frozenset({"QCE/CMQ", "qce/cmq"})
 
 
 def _value(view: ResourceView, path: str) -> Any:
@@ -222,7 +225,7 @@ def tencent_problems(index: ResourceIndex, view: ResourceView, listed: list[str]
     if not triggers:
         return []
     namespace = str(_value(view, "namespace") or "")
-    if namespace in listed:
+    if namespace in listed or namespace in TC_SERVICE_NAMESPACES:
         return []
     label = f"alarm policy '{view.name}'"
     metrics = [
