@@ -37,6 +37,10 @@ _STACK_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 _PLACEHOLDER_RE = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 _DESCRIPTION_PREFIX = "# template:"
 _REGION_RE = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
+# Tencent Cloud regions: ap-guangzhou, ap-shanghai-fsi, na-siliconvalley.
+_TENCENT_REGION_RE = re.compile(r"^[a-z]{2}-[a-z]+(-[a-z]+)?$")
+# The provider config key naming a stack's home region, by cloud (components.sites.base).
+_REGION_KEYS = ("aws:region", "alicloud:region", "tencentcloud:region")
 # AWS tag values: letters, digits, spaces and `_ . : / = + - @`, at most 256 characters.
 _TAG_VALUE_RE = re.compile(r"^[\w .:/=+\-@]{1,256}$")
 _TAG_PARAMETERS = ("project", "team", "cost_center")
@@ -71,6 +75,13 @@ _REGION_TIMEZONES: Mapping[str, str] = {
     "ap-southeast-1": "Asia/Singapore",
     "ap-southeast-2": "Australia/Sydney",
     "ap-south-1": "Asia/Kolkata",
+    "ap-guangzhou": "Asia/Shanghai",
+    "ap-shanghai": "Asia/Shanghai",
+    "ap-beijing": "Asia/Shanghai",
+    "ap-chengdu": "Asia/Shanghai",
+    "ap-nanjing": "Asia/Shanghai",
+    "ap-hongkong": "Asia/Hong_Kong",
+    "ap-singapore": "Asia/Singapore",
 }
 
 
@@ -177,9 +188,12 @@ def _check_values(template: Template, values: Mapping[str, str | float | None]) 
                 f"{OPTION_NAMES[name]} {value!r}: a tag value holds 1-256 letters, digits, spaces "
                 "and _ . : / = + - @"
             )
+    tencent = "tencentcloud:region:" in template.text
     for name in ("region", "replica_region"):
         value = values.get(name)
-        if name in template.parameters and not _REGION_RE.fullmatch(str(value)):
+        if name in template.parameters and tencent and not _TENCENT_REGION_RE.fullmatch(str(value)):
+            problems.append(f"{OPTION_NAMES[name]} {value!r}: a Tencent Cloud region name like ap-guangzhou")
+        elif name in template.parameters and not tencent and not _REGION_RE.fullmatch(str(value)):
             problems.append(f"{OPTION_NAMES[name]} {value!r}: an AWS region name like us-east-1")
     if "replica_region" in template.parameters and values.get("replica_region") == values.get("region"):
         problems.append(
@@ -285,10 +299,11 @@ def create_stack(
             f"({count} problem{'' if count == 1 else 's'}); nothing written:",
             exc.format().splitlines(),
         ) from None
-    problems = _price_problems(spec.pools, str(config["aws:region"]))
+    region = next(str(config[key]) for key in _REGION_KEYS if key in config)
+    problems = _price_problems(spec.pools, region)
     if problems:
         raise NewStackError(
-            f"template {template.name!r} does not fit region {config['aws:region']}; nothing written:",
+            f"template {template.name!r} does not fit region {region}; nothing written:",
             problems,
         )
     _write_atomically(path, text)
