@@ -457,7 +457,7 @@ def _tencent_subnets(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str
     """An existing subnet named by `subnetId`, in one VPC of the region."""
     subnet = str(a.get("subnetId") or f"subnet-{stable_hex('subnet', region, length=8)}")
     vpc = f"vpc-{stable_hex('vpc', region, length=8)}"
-    row = {
+    row: dict[str, Any] = {
         "subnetId": subnet,
         "vpcId": vpc,
         "name": subnet,
