@@ -1,5 +1,6 @@
-"""The whole policy pack on the Tencent Cloud site built from stacks/Pulumi.tc-dev.yaml: nothing to
-report as built, and each setting the site's resources could get wrong trips its own rule."""
+"""The whole policy pack on the Tencent Cloud site built from the tc-dev stack
+(tencent_site_program/Pulumi.dev.yaml): nothing to report as built, and each setting the site's
+resources could get wrong trips its own rule."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from gpufleet.engine import run_program
 from gpufleet.evaluate import StackResult, evaluate_stack
@@ -17,24 +17,14 @@ from gpufleet.graph import ResourceGraph
 from policies.registry import default_registry
 from tests.project_policy import project_policy_config
 
-ROOT = Path(__file__).resolve().parents[2]
 PROGRAM = Path(__file__).parent / "tencent_site_program"
 SITE = "gpufleet-dev-tencentcloud-ap-guangzhou"
 CONFIG = "pool-t4-dev-spot-config"
 
 
-def _fleet() -> dict[str, Any]:
-    config = yaml.safe_load((ROOT / "stacks" / "Pulumi.tc-dev.yaml").read_text(encoding="utf-8"))["config"]
-    fleet: dict[str, Any] = config["gpufleet:fleet"]
-    return fleet
-
-
 @functools.cache
 def _graph(mutate: str = "") -> ResourceGraph:
-    overrides: dict[str, Any] = {"gpufleet:fleet": _fleet()}
-    if mutate:
-        overrides["mutate"] = mutate
-    return run_program(PROGRAM, "dev", config_overrides=overrides)
+    return run_program(PROGRAM, "dev", config_overrides={"mutate": mutate} if mutate else None)
 
 
 def _check(mutate: str = "") -> StackResult:
