@@ -6,13 +6,15 @@ import base64
 import json
 from typing import Any
 
+import pulumi
 import pytest
 
 from components.catalog import load_catalog
 from components.sites.base import SiteError
+from components.sites.tencentcloud import TencentSite
 from components.storage.tencentcloud import tls_only_policy
 from tests.components.conftest import Runner
-from tests.components.tencent_support import SITE, build_site, inputs, plan, site_args, spec
+from tests.components.tencent_support import SITE, TencentMocks, build_site, inputs, plan, site_args, spec
 
 KEY = "tencentcloud:Kms/key:Key"
 EXTERNAL_KEY = "tencentcloud:Kms/externalKey:ExternalKey"
@@ -365,3 +367,30 @@ def test_what_tencent_cannot_build_is_a_site_error_naming_the_field(
     with pytest.raises(SiteError, match=r"^site tencentcloud:ap-guangzhou: ") as error:
         build_site(run_pulumi, site_args(spec(**changes), **extra))
     assert message in str(error.value)
+
+
+class OneZoneMocks(TencentMocks):
+    """GN7 on sale in ap-guangzhou-4 only."""
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        found, failures = super().call(args)
+        if args.token == "tencentcloud:Instance/getTypes:getTypes":
+            found = {
+                **found,
+                "instanceTypes": [r for r in found["instanceTypes"] if r["availabilityZone"].endswith("-4")],
+            }
+        return found, failures
+
+
+def _build_with(run_pulumi: Runner, mocks: TencentMocks, availability_zones: int) -> TencentMocks:
+    pulumi.runtime.set_mocks(mocks, project="gpufleet", stack="tc-test", preview=False)
+    run_pulumi(
+        lambda: TencentSite(SITE, site_args(site_plan=plan(availability_zones=availability_zones)), None)
+    )
+    return mocks
+
+
+def test_subnets_go_only_where_the_types_are_sold(run_pulumi: Runner) -> None:
+    mocks = _build_with(run_pulumi, OneZoneMocks(), 1)
+    subnet = inputs(mocks, "tencentcloud:Subnet/instance:Instance", f"{SITE}-network-private-0")
+    assert subnet["availabilityZone"] == "ap-guangzhou-4"
