@@ -167,6 +167,7 @@ class TencentSite(pulumi.ComponentResource):
                 ia_after_days=checkpoints.ia_after_days,
                 expire_after_days=checkpoints.expire_after_days,
                 noncurrent_expire_days=checkpoints.noncurrent_expire_days,
+                checkpoint_prefix=spec.storage.checkpoint_prefix,
                 tags=tags,
                 provider=provider,
             ),

@@ -1,13 +1,14 @@
 """Checkpoint storage on Tencent COS: a private, TLS-only, KMS-encrypted, versioned bucket with a
-lifecycle.
+lifecycle on the checkpoint prefix.
 
 COS has no public-access block: the bucket is private (``acl = private``) and its policy denies every
 request made without TLS (``cos:secure-transport`` false), to the bucket and to its objects. The
-lifecycle expires checkpoints at the spec's ``expire_after_days``, noncurrent versions at
-``noncurrent_expire_days`` and incomplete multipart uploads after a day. COS accepts a STANDARD_IA
-transition at any age but bills 30 days of IA storage at least, so the move to IA is made only when
-objects stay there 30 days or more before they expire: the defaults (IA after 7, expire at 30) keep
-checkpoints STANDARD for their 30 days (:func:`ia_transition_days`).
+lifecycle expires checkpoints (objects under ``checkpoint_prefix``; datasets under the data prefix
+are kept) at the spec's ``expire_after_days`` and their noncurrent versions at
+``noncurrent_expire_days``; incomplete multipart uploads anywhere in the bucket end after a day.
+COS accepts a STANDARD_IA transition at any age but bills 30 days of IA storage at least, so the
+move to IA is made only when objects stay there 30 days or more before they expire: the defaults (IA
+after 7, expire at 30) keep checkpoints STANDARD for their 30 days (:func:`ia_transition_days`).
 """
 
 from __future__ import annotations
@@ -79,9 +80,12 @@ class TencentBucketArgs:
     ia_after_days: int = 7
     expire_after_days: int = 30
     noncurrent_expire_days: int = 7
+    checkpoint_prefix: str = "checkpoints/"
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
+        if not self.checkpoint_prefix.endswith("/") or "*" in self.checkpoint_prefix:
+            problems.append(f"checkpoint_prefix: {self.checkpoint_prefix!r} must end with '/', no wildcard")
         if not _NAME_RE.match(self.name_part) or len(self.name_part) > MAX_NAME_CHARS:
             problems.append(
                 f"name_part: {self.name_part!r} must be 1-{MAX_NAME_CHARS} lower-case letters, digits or "
@@ -109,9 +113,9 @@ class TencentBucket(pulumi.ComponentResource):
                 f"{name}: no STANDARD_IA transition: objects moved on day {args.ia_after_days} would expire "
                 f"on day {args.expire_after_days}, before COS's {COS_IA_MIN_STORAGE_DAYS}-day IA minimum"
             )
-        rule = tencentcloud.cos.BucketLifecycleRuleArgs(
+        checkpoints = tencentcloud.cos.BucketLifecycleRuleArgs(
             id="checkpoints",
-            filter_prefix="",
+            filter_prefix=args.checkpoint_prefix,
             transitions=(
                 [tencentcloud.cos.BucketLifecycleRuleTransitionArgs(days=ia_day, storage_class="STANDARD_IA")]
                 if ia_day is not None
@@ -121,6 +125,10 @@ class TencentBucket(pulumi.ComponentResource):
             non_current_expiration=tencentcloud.cos.BucketLifecycleRuleNonCurrentExpirationArgs(
                 non_current_days=args.noncurrent_expire_days
             ),
+        )
+        uploads = tencentcloud.cos.BucketLifecycleRuleArgs(
+            id="abort-incomplete-uploads",
+            filter_prefix="",
             abort_incomplete_multipart_upload=(
                 tencentcloud.cos.BucketLifecycleRuleAbortIncompleteMultipartUploadArgs(
                     days_after_initiation=ABORT_MULTIPART_DAYS
@@ -134,7 +142,7 @@ class TencentBucket(pulumi.ComponentResource):
             encryption_algorithm="KMS",
             kms_id=args.key_id,
             versioning_enable=True,
-            lifecycle_rules=[rule],
+            lifecycle_rules=[checkpoints, uploads],
             force_clean=False,
             tags=with_tags(args.tags, purpose="checkpoints"),
             opts=child,

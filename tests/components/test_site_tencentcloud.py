@@ -103,14 +103,19 @@ def test_bucket_is_private_kms_encrypted_versioned_and_tls_only(run_pulumi: Runn
     )
     assert bucket["versioningEnable"] is True
     # IA after 7 days would be billed 30 days of IA for objects deleted on day 30: no transition.
+    # Only checkpoints expire; the datasets under data/ stay.
     assert bucket["lifecycleRules"] == [
         {
             "id": "checkpoints",
-            "filterPrefix": "",
+            "filterPrefix": "checkpoints/",
             "expiration": {"days": 30},
             "nonCurrentExpiration": {"nonCurrentDays": 7},
+        },
+        {
+            "id": "abort-incomplete-uploads",
+            "filterPrefix": "",
             "abortIncompleteMultipartUpload": {"daysAfterInitiation": 1},
-        }
+        },
     ]
     policy = inputs(mocks, "tencentcloud:Cos/bucketPolicy:BucketPolicy", f"{SITE}-checkpoints-tls-only")
     assert policy["bucket"] == BUCKET_NAME
@@ -124,7 +129,7 @@ def test_bucket_is_private_kms_encrypted_versioned_and_tls_only(run_pulumi: Runn
 
 def test_ia_transition_when_objects_live_long_enough(run_pulumi: Runner) -> None:
     mocks, _ = build_site(run_pulumi, site_args(spec(checkpoints={"expire_after_days": 60})))
-    [rule] = inputs(mocks, BUCKET, f"{SITE}-checkpoints-bucket")["lifecycleRules"]
+    rule, _ = inputs(mocks, BUCKET, f"{SITE}-checkpoints-bucket")["lifecycleRules"]
     assert rule["transitions"] == [{"days": 7, "storageClass": "STANDARD_IA"}]
     assert rule["expiration"] == {"days": 60}
 
