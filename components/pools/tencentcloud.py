@@ -24,6 +24,7 @@ through this SDK (no input exists); checkpoints and data live in the KMS-encrypt
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import math
 import re
@@ -86,6 +87,15 @@ def split_groups(min_size: int, max_size: int, spot_percent: int, on_demand_base
         GroupShape("ondemand", min_size - spot_min, max_size - spot_max),
     ]
     return [s for s in shapes if s.max_size > 0]
+
+
+def physical(name: str, limit: int = 60) -> str:
+    """A cloud-side name within ``limit`` characters (AS and Cloud Monitor names take 60): longer
+    names keep their start and a hash of the whole, so two pools never share one."""
+    if len(name) <= limit:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{name[: limit - 9].rstrip('-')}-{digest}"
 
 
 def _as_window(seconds: int) -> dict[str, int]:
@@ -206,7 +216,7 @@ class TencentPool(pulumi.ComponentResource):
         prefix = f"{name}-{shape.kind}"
         config = tencentcloud.as_.ScalingConfig(
             f"{prefix}-config",
-            configuration_name=prefix,
+            configuration_name=physical(prefix),
             image_id=args.image_id,
             instance_types=list(args.instance_types),
             project_id=0,
@@ -231,7 +241,7 @@ class TencentPool(pulumi.ComponentResource):
         )
         group = tencentcloud.as_.ScalingGroup(
             prefix,
-            scaling_group_name=prefix,
+            scaling_group_name=physical(prefix),
             configuration_id=config.id,
             min_size=shape.min_size,
             max_size=shape.max_size,
@@ -249,7 +259,7 @@ class TencentPool(pulumi.ComponentResource):
             direction: tencentcloud.as_.ScalingPolicy(
                 f"{prefix}-scale-{direction}",
                 scaling_group_id=group.id,
-                policy_name=f"{prefix}-scale-{direction}",
+                policy_name=physical(f"{prefix}-scale-{direction}"),
                 adjustment_type="CHANGE_IN_CAPACITY",
                 adjustment_value=1 if direction == "out" else -1,
                 # The alarm policies decide when. AS still wants a metric alarm of its own: CPU above
@@ -270,7 +280,7 @@ class TencentPool(pulumi.ComponentResource):
                 tencentcloud.as_.Schedule(
                     f"{prefix}-off-hours-{action}",
                     scaling_group_id=group.id,
-                    schedule_action_name=f"{prefix}-{action}"[:60],
+                    schedule_action_name=physical(f"{prefix}-{action}"),
                     min_size=0 if action == "stop" else shape.min_size,
                     max_size=size,
                     desired_capacity=0 if action == "stop" else shape.min_size,
@@ -312,7 +322,7 @@ class TencentPool(pulumi.ComponentResource):
         )
         tencentcloud.monitor.AlarmPolicy(
             f"{name}-{alarm.suffix}",
-            policy_name=f"{name}-{alarm.suffix}"[:60],
+            policy_name=physical(f"{name}-{alarm.suffix}"),
             monitor_type="MT_QCE",
             namespace=GPU_NAMESPACE if gpu else QUEUE_NAMESPACE,
             enable=1,

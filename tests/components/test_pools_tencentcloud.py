@@ -9,7 +9,7 @@ import pytest
 
 from components.pools.aws import OffHours
 from components.pools.tencent_time import region_schedule, shift_cron, zone_offsets
-from components.pools.tencentcloud import GroupShape, boot_script, queue_name, split_groups
+from components.pools.tencentcloud import GroupShape, boot_script, physical, queue_name, split_groups
 from components.storage.tencentcloud import bucket_name_part, ia_transition_days
 
 
@@ -100,3 +100,12 @@ def test_ia_transition_only_when_it_pays_off() -> None:
     assert ia_transition_days(7, 30) is None
     assert ia_transition_days(7, 37) == 7
     assert ia_transition_days(0, 29) is None
+
+
+def test_long_cloud_names_are_cut_with_a_hash_so_pools_never_share_one() -> None:
+    assert physical("short") == "short"
+    long_a = physical("gpufleet-staging-tencentcloud-ap-guangzhou-pool-a-very-long-pool-name-spot")
+    long_b = physical("gpufleet-staging-tencentcloud-ap-guangzhou-pool-a-very-long-pool-name-ondemand")
+    assert len(long_a) == len(long_b) == 60
+    assert long_a != long_b
+    assert long_a.startswith("gpufleet-staging-tencentcloud-ap-guangzhou-pool-a-v-")
