@@ -10,6 +10,7 @@ import pulumi
 import pytest
 
 from components.catalog import load_catalog
+from components.sites import site_factory
 from components.sites.base import SiteError
 from components.sites.tencentcloud import TencentSite
 from components.storage.tencentcloud import tls_only_policy
@@ -399,3 +400,7 @@ def test_subnets_go_only_where_the_types_are_sold(run_pulumi: Runner) -> None:
     mocks = _build_with(run_pulumi, OneZoneMocks(), 1)
     subnet = inputs(mocks, "tencentcloud:Subnet/instance:Instance", f"{SITE}-network-private-0")
     assert subnet["availabilityZone"] == "ap-guangzhou-4"
+
+
+def test_the_sites_dispatch_builds_this_site() -> None:
+    assert site_factory("tencentcloud") is TencentSite
