@@ -39,7 +39,10 @@ _DESCRIPTION_PREFIX = "# template:"
 _REGION_RE = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
 # Alibaba Cloud regions: cn-hangzhou, cn-hongkong, ap-southeast-1, eu-central-1, ...
 _ALICLOUD_REGION_RE = re.compile(r"^[a-z]{2}-[a-z]+(-\d)?$")
-_ALICLOUD_REGION_KEY = "alicloud:region:"
+# Tencent Cloud regions: ap-guangzhou, ap-shanghai-fsi, na-siliconvalley.
+_TENCENT_REGION_RE = re.compile(r"^[a-z]{2}-[a-z]+(-[a-z]+)?$")
+# The provider config key naming a stack's home region, by cloud (components.sites.base).
+_REGION_KEYS = ("aws:region", "alicloud:region", "tencentcloud:region")
 # AWS tag values: letters, digits, spaces and `_ . : / = + - @`, at most 256 characters.
 _TAG_VALUE_RE = re.compile(r"^[\w .:/=+\-@]{1,256}$")
 _TAG_PARAMETERS = ("project", "team", "cost_center")
@@ -80,6 +83,13 @@ _REGION_TIMEZONES: Mapping[str, str] = {
     "cn-beijing": "Asia/Shanghai",
     "cn-shenzhen": "Asia/Shanghai",
     "cn-hongkong": "Asia/Hong_Kong",
+    "ap-guangzhou": "Asia/Shanghai",
+    "ap-shanghai": "Asia/Shanghai",
+    "ap-beijing": "Asia/Shanghai",
+    "ap-chengdu": "Asia/Shanghai",
+    "ap-nanjing": "Asia/Shanghai",
+    "ap-hongkong": "Asia/Hong_Kong",
+    "ap-singapore": "Asia/Singapore",
 }
 
 
@@ -186,14 +196,17 @@ def _check_values(template: Template, values: Mapping[str, str | float | None]) 
                 f"{OPTION_NAMES[name]} {value!r}: a tag value holds 1-256 letters, digits, spaces "
                 "and _ . : / = + - @"
             )
-    alicloud = _ALICLOUD_REGION_KEY in template.text
+    alicloud = "alicloud:region:" in template.text
+    tencent = "tencentcloud:region:" in template.text
     for name in ("region", "replica_region"):
         value = values.get(name)
         if name not in template.parameters:
             continue
         if alicloud and not _ALICLOUD_REGION_RE.fullmatch(str(value)):
             problems.append(f"{OPTION_NAMES[name]} {value!r}: an Alibaba Cloud region name like cn-hangzhou")
-        elif not alicloud and not _REGION_RE.fullmatch(str(value)):
+        elif tencent and not _TENCENT_REGION_RE.fullmatch(str(value)):
+            problems.append(f"{OPTION_NAMES[name]} {value!r}: a Tencent Cloud region name like ap-guangzhou")
+        elif not alicloud and not tencent and not _REGION_RE.fullmatch(str(value)):
             problems.append(f"{OPTION_NAMES[name]} {value!r}: an AWS region name like us-east-1")
     if "replica_region" in template.parameters and values.get("replica_region") == values.get("region"):
         problems.append(
@@ -299,7 +312,7 @@ def create_stack(
             f"({count} problem{'' if count == 1 else 's'}); nothing written:",
             exc.format().splitlines(),
         ) from None
-    region = str(config.get("aws:region") or config.get("alicloud:region"))
+    region = next(str(config[key]) for key in _REGION_KEYS if key in config)
     problems = _price_problems(spec.pools, region)
     if problems:
         raise NewStackError(

@@ -26,13 +26,18 @@ alone (it launches no GPU instance from this program). Credentials judged:
   `tencentcloud:As/scalingConfig:ScalingConfig`, `loginSettings.keyIds`/`loginSettings.password` on
   `tencentcloud:Cvm/launchTemplate:LaunchTemplate`; `autoScalingConfig.keyIds` and
   `autoScalingConfig.password` on TKE node pools (`tencentcloud:Kubernetes/nodePool:NodePool`, GPU by
-  `autoScalingConfig.instanceType` or `backupInstanceTypes`). A Tencent instance given neither gets a
-  random password sent to the console owner; that is not a credential in the program and is not
-  judged.
+  `autoScalingConfig.instanceType` or `backupInstanceTypes`). A Tencent CVM instance, AS launch
+  configuration or CVM launch template given neither gets a random login password from CVM: it passes
+  only with `keepImageLogin` (`loginSettings.keepImageLogin` on a launch template: the image's own,
+  hardened login settings) or with user data (`userData`, base64, or `userDataRaw`) that locks the
+  root password (`passwd -l root`, `passwd --lock root`, `usermod -L root` or `usermod --lock root`).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import re
 from functools import partial
 from typing import Any
 
@@ -64,8 +69,8 @@ RULE = Rule(
         "EcsInstanceSet, LaunchTemplate, ess ScalingConfiguration or cs NodePool, and drop "
         "KeyPairAttachments to GPU instances. Tencent: unset `keyIds`, "
         "`keyName` and `password` on the Instance, As ScalingConfig, Cvm LaunchTemplate `loginSettings` or "
-        "Kubernetes NodePool `autoScalingConfig` "
-        "(use `keepImageLogin` with a hardened image)."
+        "Kubernetes NodePool `autoScalingConfig`, and keep CVM's random password away: `keepImageLogin` "
+        "with a hardened image, or user data that runs `passwd -l root`."
     ),
     url="https://docs.aws.amazon.com/systems-manager/latest/userguide/session-manager.html",
 )
@@ -118,6 +123,45 @@ _CREDENTIALS: dict[str, tuple[tuple[str, str, bool], ...]] = {
 
 _EXPECTED = "GPU instances carry no SSH key or login password: connect through a session manager"
 
+# Tencent: what keeps CVM's random password away, per kind: (keepImageLogin path, user data paths).
+_TC_LOGIN: dict[str, tuple[str, tuple[str, ...]]] = {
+    c.TC_INSTANCE: ("keepImageLogin", ("userData", "userDataRaw")),
+    c.TC_SCALING_CONFIG: ("keepImageLogin", ("userData",)),
+    c.TC_LAUNCH_TEMPLATE: ("loginSettings.keepImageLogin", ("userData",)),
+}
+_LOCKS_ROOT = re.compile(r"\b(?:passwd\s+(?:-l|--lock)|usermod\s+(?:-L|--lock))\s+root\b")
+
+
+def _script(value: Any) -> str:
+    """User data as text: base64-decoded when it decodes, else as written."""
+    text = str(value)
+    try:
+        return base64.b64decode(text, validate=True).decode("utf-8", errors="replace")
+    except (binascii.Error, ValueError):
+        return text
+
+
+def _random_password(index: c.ComputeIndex, resource: Any) -> str | None:
+    """Why a Tencent GPU launcher without key or password still gets a login password, or None."""
+    keep_path, data_paths = _TC_LOGIN[resource.resource_type]
+    props = index.p(resource)
+    keep = c.values_at(props, keep_path)
+    if keep and is_unknown(keep[0]):
+        raise UnknownValueError(str(keep[0]), keep_path.split("."))
+    if keep and keep[0] is True:
+        return None
+    for path in data_paths:
+        for value in c.values_at(props, path):
+            if is_unknown(value):
+                raise UnknownValueError(str(value), [path])
+            if _LOCKS_ROOT.search(_script(value)):
+                return None
+    return (
+        f"neither a key nor a password, so CVM sets a random login password, and it neither keeps the "
+        f"image's login ({keep_path}) nor locks the root password in its user data "
+        f"({' or '.join(data_paths)})"
+    )
+
 
 def _found(index: c.ComputeIndex, resource: Any) -> list[str]:
     props = index.p(resource)
@@ -143,6 +187,10 @@ def _judge_subject(index: c.ComputeIndex, resource: Any, report: ReportViolation
     found = _found(index, resource)
     if found and index.is_gpu(resource):
         report(f"{index.describe(resource)} has {' and '.join(found)}; {_EXPECTED}", resource.urn)
+    elif not found and resource.resource_type in _TC_LOGIN and index.is_gpu(resource):
+        why = _random_password(index, resource)
+        if why is not None:
+            report(f"{index.describe(resource)} has {why}; {_EXPECTED}", resource.urn)
 
 
 def _judge_spot_fleet(index: c.ComputeIndex, resource: Any, report: ReportViolation) -> None:

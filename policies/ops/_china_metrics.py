@@ -10,6 +10,7 @@ allow `cms:PutCustomMetric`.
 Tencent Cloud: the `cvm_device` (`QCE/CVM`) namespace of a Cloud Monitor `AlarmPolicy` that triggers
 Auto Scaling, and the CPU and memory metrics of an AS `ScalingPolicy`, are reported by the Cloud Monitor
 agent, installed unless the group's scaling configuration sets `enhancedMonitorService: false`.
+`QCE/CMQ` (a CMQ queue's `visibleMsgNum` and the like) is published by CMQ itself.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ MNS_PROJECT = "acs_mns_new"
 MNS_QUEUES = ("alicloud:message/serviceQueue:ServiceQueue", "alicloud:mns/queue:Queue")
 TC_AGENT_NAMESPACES = frozenset({"cvm_device", "QCE/CVM"})
 TC_AGENT_METRICS = frozenset({"CPU_UTILIZATION", "MEM_UTILIZATION"})
+# Namespaces the service itself publishes for every resource it runs (CMQ queues' message counts).
+TC_SERVICE_NAMESPACES = frozenset({"QCE/CMQ", "qce/cmq"})
 
 
 def _value(view: ResourceView, path: str) -> Any:
@@ -282,7 +285,7 @@ def tencent_problems(index: ResourceIndex, view: ResourceView, listed: list[str]
     if not triggers:
         return []
     namespace = str(_value(view, "namespace") or "")
-    if namespace in listed:
+    if namespace in listed or namespace in TC_SERVICE_NAMESPACES:
         return []
     label = f"alarm policy '{view.name}'"
     metrics = [

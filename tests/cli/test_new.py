@@ -37,15 +37,17 @@ def test_list_names_every_template_with_its_description_and_options() -> None:
         "alicloud-dev",
         "dev-sandbox",
         "inference",
+        "tencent-dev",
         "training",
     ]
     assert lines[0].startswith("account-baseline  the account's once-only resources (Session Manager")
     assert lines[1].strip() == "needs --project, --team, --cost-center, --region"
-    assert lines[2].startswith("alicloud-dev      Alibaba Cloud only: one A10 or T4 on preemptible instances")
+    assert lines[2].startswith("alicloud-dev      Alibaba Cloud only: one A10 on preemptible instances")
     assert lines[3].strip() == "needs --project, --team, --cost-center, --budget, --region"
     assert lines[4].startswith("dev-sandbox       small T4/A10G all-spot pool")
     assert lines[5].strip() == "needs --project, --team, --cost-center, --budget, --region"
-    assert lines[9].strip() == "needs --project, --team, --cost-center, --budget, --region, --replica-region"
+    assert lines[8].startswith("tencent-dev       Tencent Cloud only: small T4 all-spot AS pool")
+    assert lines[11].strip() == "needs --project, --team, --cost-center, --budget, --region, --replica-region"
 
 
 @pytest.mark.parametrize("template", ["dev-sandbox", "training", "inference"])
@@ -76,6 +78,51 @@ def test_each_template_writes_a_stack_that_check_passes(project: Path, template:
     assert document["stacks"][0]["cost"]["budget"] == 60000
 
 
+def test_tencent_template_writes_a_tencent_only_stack(project: Path) -> None:
+    result = invoke(
+        "new",
+        "tc",
+        "--from",
+        "tencent-dev",
+        str(project),
+        *TEAM,
+        "--budget",
+        "8000",
+        "--region",
+        "ap-guangzhou",
+    )
+    assert result.exit_code == 0, result.stderr
+    config = yaml.safe_load((project / "stacks" / "Pulumi.tc.yaml").read_text())["config"]
+    assert config["tencentcloud:region"] == "ap-guangzhou"
+    assert [key for key in config if key.startswith("aws:")] == []
+    spec = load_fleet_from_config(config)
+    assert (spec.budget.monthly, spec.budget.currency) == (8000, "CNY")
+    [pool] = spec.pools.values()
+    assert (pool.cloud, pool.instance_types, pool.spot_percent) == ("tencentcloud", ["GN7.2XLARGE32"], 100)
+    assert pool.off_hours is not None and pool.off_hours.timezone == "Asia/Shanghai"
+
+
+def test_tencent_template_refuses_an_aws_region_and_an_unpriced_one(project: Path) -> None:
+    aws = invoke("new", "tc", "--from", "tencent-dev", str(project), *TEAM, "--budget", "8000", *WHERE)
+    assert aws.exit_code == 2
+    assert "--region 'us-east-1': a Tencent Cloud region name like ap-guangzhou" in aws.stderr
+    unpriced = invoke(
+        "new",
+        "tc",
+        "--from",
+        "tencent-dev",
+        str(project),
+        *TEAM,
+        "--budget",
+        "8000",
+        "--region",
+        "eu-frankfurt",
+    )
+    assert unpriced.exit_code == 2
+    assert "pools.t4-dev: GN7.2XLARGE32 is not offered in eu-frankfurt" in unpriced.stderr
+    assert _stack_dir(project) == []
+
+
 def test_templates_carry_what_their_kind_of_fleet_needs(project: Path) -> None:
     """The shape each template promises: what makes it a sandbox, a training or a serving fleet."""
     values = {
@@ -92,7 +139,7 @@ def test_templates_carry_what_their_kind_of_fleet_needs(project: Path) -> None:
     specs = {
         t.name: load_fleet_from_config(yaml.safe_load(render(t, values))["config"])
         for t in list_templates()
-        if t.name not in ("account-baseline", "alicloud-dev")
+        if t.name not in ("account-baseline", "alicloud-dev", "tencent-dev")
     }
     sandbox = specs["dev-sandbox"]
     assert sandbox.environment == "dev"
@@ -175,12 +222,12 @@ def test_values_that_yaml_would_misread_are_quoted(project: Path) -> None:
         (
             ("new", "x", "--from", "nope", *REQUIRED),
             "error: unknown template 'nope'; known templates: account-baseline, alicloud-dev, dev-sandbox, "
-            "inference, training\n",
+            "inference, tencent-dev, training\n",
         ),
         (
             ("new", "x", *REQUIRED),
             "error: pass --from TEMPLATE; known templates: account-baseline, alicloud-dev, dev-sandbox, "
-            "inference, training\n",
+            "inference, tencent-dev, training\n",
         ),
         (
             ("new", "a b", "--from", "dev-sandbox", *REQUIRED),

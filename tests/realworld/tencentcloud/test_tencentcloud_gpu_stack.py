@@ -40,6 +40,7 @@ VARIANTS = {
     "public_ip": ("GF-ACC-005", "gpu-launch", "publicIpAssigned is true"),
     "password": ("GF-ACC-002", "gpu-launch", "login password"),
     "key_ids": ("GF-ACC-002", "gpu-launch", "'skey-abc123'"),
+    "no_login_lock": ("GF-ACC-002", "gpu-launch", "CVM sets a random login password"),
     "tat_disabled": ("GF-ACC-003", "gpu-launch", "enhancedAutomationToolsService is false"),
     "no_tat": ("GF-ACC-003", "gpu-launch", "not operated through TAT"),
     "short_cooldown": ("GF-COST-006", "gpu-pool", "cooldown of 60 s"),
@@ -62,6 +63,12 @@ def test_each_mistake_is_caught_by_its_rule_only(variant: str) -> None:
         assert words in finding.message
         if name:
             assert f"'{name}'" in finding.message
+
+
+def test_hardened_image_keeping_its_login_needs_no_lock() -> None:
+    # keep_image_login: the image's own (hardened) login settings, no random password from CVM.
+    result = result_of(PROJECT, "image_login")
+    assert [(f.rule_id, f.message) for f in result.violations] == []
 
 
 def test_references_unknown_at_preview_still_pass() -> None:

@@ -195,6 +195,8 @@ tencentcloud.instance.Instance(
     system_disk_size=100,
     data_disks=[{"data_disk_type": "CLOUD_BSSD", "data_disk_size": 500, "encrypt": True}],
     disable_automation_service=BREAK == "tc-no-tat-agent",
+    # CVM sets a random root password on an instance given neither key nor password: lock it.
+    user_data_raw="#!/bin/bash\npasswd -l root\n",
     tags=TAGS,
     opts=tc,
 )

@@ -9,6 +9,7 @@ The stack config `break` names one way people get a rule wrong; the program then
 mistake instead of the compliant setting.
 """
 
+import base64
 import json
 
 import pulumi
@@ -273,6 +274,12 @@ launch = tencentcloud.as_.ScalingConfig(
     enhanced_security_service=True,
     enhanced_monitor_service=True,
     enhanced_automation_tools_service=broken != "tat_disabled",
+    # Given neither key nor password, CVM sets a random root password: the boot script locks it, or
+    # a hardened custom image keeps its own login settings.
+    user_data=None
+    if broken in ("no_login_lock", "image_login")
+    else base64.b64encode(b"#!/bin/bash\npasswd -l root\nsystemctl disable --now sshd\n").decode(),
+    keep_image_login=True if broken == "image_login" else None,
     instance_tags=tags,
     tags=tags,
     opts=opts,

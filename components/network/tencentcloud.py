@@ -1,0 +1,200 @@
+"""The Tencent Cloud site's network: a VPC with one private subnet per chosen zone, or existing subnets,
+and the pool instances' security group.
+
+Zones are chosen offline the way the AWS side chooses them (:func:`components.network.zones.pick_zones`):
+from the region's CVM zones (``availability.get_zones_by_product``), keeping those where every pool has
+one of its instance types on sale (``instance.get_types`` by family). The security group admits no
+SSH or RDP: only the distributed-training ports from inside the VPC. Egress follows
+``spec.network.egress``: ``none`` (and ``endpoints``, which Tencent needs no separate resources for: COS,
+CLS, CMQ, KMS and TAT answer on private endpoints inside the VPC) leaves the subnets without a route
+out, and the group allows HTTPS and the VPC only; ``nat`` adds a NAT gateway with an EIP and a default
+route to it in the subnets' route table.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Literal
+
+import pulumi
+import tencentcloud_iac_pulumi as tencentcloud
+
+from components.network.zones import pick_zones
+from components.tags import check_cost_tags
+
+# torch.distributed / NCCL rendezvous and data ports between the pool's instances.
+TRAINING_PORTS = "29500-29510"
+
+
+def family_of(instance_type: str) -> str:
+    """``GN7.2XLARGE32`` -> ``GN7``: the family filter ``instance.get_types`` takes."""
+    return instance_type.split(".", 1)[0]
+
+
+def subnet_cidrs(vpc_cidr: str, count: int) -> list[str]:
+    """``count`` equal private subnets at the start of ``vpc_cidr``, each a sixteenth of it (a /20 of a
+    /16), or a quarter when the VPC is too small for that."""
+    network = ipaddress.ip_network(vpc_cidr)
+    extra = 4 if network.prefixlen <= 24 else 2
+    subnets = list(network.subnets(prefixlen_diff=extra))
+    if count > len(subnets):
+        raise ValueError(f"{vpc_cidr} holds {len(subnets)} subnets, not {count}")
+    return [str(s) for s in subnets[:count]]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TencentNetworkArgs:
+    region: str
+    tags: Mapping[str, str]
+    provider: pulumi.ProviderResource | None = None
+    vpc_cidr: str | None = None
+    availability_zones: int = 2
+    pool_types: Sequence[Sequence[str]] = ()
+    subnet_ids: Sequence[str] = ()
+    egress: Literal["none", "endpoints", "nat"] = "none"
+
+    def __post_init__(self) -> None:
+        problems = check_cost_tags(self.tags)
+        if not self.subnet_ids and self.vpc_cidr is None:
+            problems.append("vpc_cidr: needed unless subnet_ids names existing subnets")
+        if self.subnet_ids and self.egress == "nat":
+            problems.append("egress: nat is built for a new VPC only; existing subnets keep their routes")
+        if problems:
+            raise ValueError("TencentNetworkArgs: " + "; ".join(problems))
+
+
+class TencentNetwork(pulumi.ComponentResource):
+    """``vpc.Instance``, ``route.Table``, ``subnet.Instance`` per zone, ``security.Group`` with a
+    ``security.GroupRuleSet``; with ``egress: nat`` an ``eip.Instance``, a ``nat.Gateway`` and a
+    ``route.TableEntry`` to it."""
+
+    vpc_id: pulumi.Output[str]
+    subnet_ids: pulumi.Output[list[str]]
+    security_group_id: pulumi.Output[str]
+    route_table_ids: pulumi.Output[list[str]]
+
+    def __init__(
+        self, name: str, args: TencentNetworkArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gpufleet:network:TencentNetwork", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self, provider=args.provider)
+        invoke = pulumi.InvokeOutputOptions(parent=self, provider=args.provider)
+        tags = dict(args.tags)
+        vpc_cidr: pulumi.Input[str]
+        if args.subnet_ids:
+            found = tencentcloud.vpc.get_subnets_output(subnet_id=args.subnet_ids[0], opts=invoke)
+            first = found.instance_lists.apply(lambda rows: rows[0])
+            self.vpc_id = first.apply(lambda row: row.vpc_id)
+            self.route_table_ids = first.apply(lambda row: [row.route_table_id])
+            self.subnet_ids = pulumi.Output.from_input(list(args.subnet_ids))
+            vpc_cidr = args.vpc_cidr or "0.0.0.0/32"
+        else:
+            cidr = str(args.vpc_cidr)
+            vpc = tencentcloud.vpc.Instance(f"{name}-vpc", name=name, cidr_block=cidr, tags=tags, opts=child)
+            table = tencentcloud.route.Table(
+                f"{name}-private", vpc_id=vpc.id, name=f"{name}-private", tags=tags, opts=child
+            )
+            zones = self._zones(args, invoke)
+            subnets = [
+                tencentcloud.subnet.Instance(
+                    f"{name}-private-{index}",
+                    name=f"{name}-private-{index}",
+                    vpc_id=vpc.id,
+                    availability_zone=zones.apply(partial(_nth, index)),
+                    cidr_block=block,
+                    route_table_id=table.id,
+                    tags=tags,
+                    opts=child,
+                )
+                for index, block in enumerate(subnet_cidrs(cidr, args.availability_zones))
+            ]
+            if args.egress == "nat":
+                eip = tencentcloud.eip.Instance(
+                    f"{name}-nat-eip", name=f"{name}-nat", internet_charge_type="TRAFFIC_POSTPAID_BY_HOUR",
+                    tags=tags, opts=child,
+                )  # fmt: skip
+                nat = tencentcloud.nat.Gateway(
+                    f"{name}-nat",
+                    name=f"{name}-nat",
+                    vpc_id=vpc.id,
+                    assigned_eip_sets=[eip.public_ip],
+                    bandwidth=100,
+                    max_concurrent=1_000_000,
+                    tags=tags,
+                    opts=child,
+                )
+                tencentcloud.route.TableEntry(
+                    f"{name}-default-route",
+                    route_table_id=table.id,
+                    destination_cidr_block="0.0.0.0/0",
+                    next_type="NAT",
+                    next_hub=nat.id,
+                    description="private subnets out through the NAT gateway",
+                    opts=child,
+                )
+            self.vpc_id = vpc.id
+            self.route_table_ids = pulumi.Output.all(table.id).apply(list)
+            self.subnet_ids = pulumi.Output.all(*[s.id for s in subnets]).apply(list)
+            vpc_cidr = cidr
+        group = tencentcloud.security.Group(
+            f"{name}-nodes", name=f"{name}-nodes", description="gpufleet GPU nodes: no SSH or RDP", tags=tags,
+            opts=child,
+        )  # fmt: skip
+        rule = tencentcloud.security.GroupRuleSetIngressArgs
+        out = tencentcloud.security.GroupRuleSetEgressArgs
+        egress = [
+            out(
+                action="ACCEPT", cidr_block=vpc_cidr, protocol="ALL", port="ALL", description="inside the VPC"
+            ),
+            out(action="ACCEPT", cidr_block="0.0.0.0/0", protocol="TCP", port="443", description="HTTPS"),
+        ]
+        tencentcloud.security.GroupRuleSet(
+            f"{name}-nodes-rules",
+            security_group_id=group.id,
+            ingresses=[
+                rule(
+                    action="ACCEPT",
+                    cidr_block=vpc_cidr,
+                    protocol="TCP",
+                    port=TRAINING_PORTS,
+                    description="distributed training between the pool's instances",
+                )
+            ],
+            egresses=egress,
+            opts=child,
+        )
+        self.security_group_id = group.id
+        self.register_outputs(
+            {
+                "vpc_id": self.vpc_id,
+                "subnet_ids": self.subnet_ids,
+                "security_group_id": self.security_group_id,
+            }
+        )
+
+    @staticmethod
+    def _zones(args: TencentNetworkArgs, invoke: pulumi.InvokeOutputOptions) -> pulumi.Output[list[str]]:
+        names: pulumi.Output[list[str]] = tencentcloud.availability.get_zones_by_product_output(
+            product="cvm", opts=invoke
+        ).zones.apply(lambda zones: [z.name for z in zones])
+        families = sorted({family_of(t) for pool in args.pool_types for t in pool})
+        if not families:
+            return names.apply(lambda found: found[: args.availability_zones])
+        offered: pulumi.Output[list[tuple[str, str]]] = tencentcloud.instance.get_types_output(
+            filters=[tencentcloud.instance.GetTypesFilterArgs(name="instance-family", values=families)],
+            exclude_sold_out=True,
+            opts=invoke,
+        ).instance_types.apply(lambda rows: [(r.instance_type, r.availability_zone) for r in rows])
+
+        def choose(found: list[Any]) -> list[str]:
+            zone_names, pairs = found
+            return pick_zones(zone_names, pairs, args.pool_types, args.availability_zones, args.region)
+
+        return pulumi.Output.all(names, offered).apply(choose)
+
+
+def _nth(index: int, zones: list[str]) -> str:
+    return zones[index]

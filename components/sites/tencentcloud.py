@@ -1,0 +1,285 @@
+"""The Tencent Cloud site: one region's key, checkpoint bucket, audit trail, network, CAM role, GPU
+pools and budget, all through one explicit ``tencentcloud.Provider`` for the site's region.
+
+The provider takes its credentials from the environment (``TENCENTCLOUD_SECRET_ID``/``SECRET_KEY``, or
+a CAM role through ``TENCENTCLOUD_*`` settings): an explicit provider does not read the stack's
+``tencentcloud:`` config. The site builds, in order: the KMS key; then, unless BYOK material is
+``pending`` (first deploy: the key alone, see docs/first-deploy.md), the CLS topics and the CloudAudit
+track (home site, ``audit.trail``), the COS bucket, and, when pools run here, the network, the role, a
+TAT command (instances are operated through TAT), the pools and, on the home site, the budget.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+import pulumi
+import tencentcloud_iac_pulumi as tencentcloud
+
+from components.audit.tencentcloud import TencentAudit, TencentAuditArgs
+from components.cost.tencentcloud import CURRENCY, TencentBudget, TencentBudgetArgs
+from components.identity.tencentcloud import TencentIdentity, TencentIdentityArgs
+from components.keys.tencentcloud import TencentKey, TencentKeyArgs
+from components.network.tencentcloud import TencentNetwork, TencentNetworkArgs
+from components.pools.aws import OffHours
+from components.pools.scaling import ScalingRules
+from components.pools.tencentcloud import TencentPool, TencentPoolArgs, queue_name
+from components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
+from components.storage.tencentcloud import TencentBucket, TencentBucketArgs, bucket_name_part
+
+# The public image the pools boot: TencentOS Server with the NVIDIA driver installed at first boot by
+# the image's GPU driver service (looked up by name, newest first).
+IMAGE_OS_NAME = "TencentOS Server 3.1 (TK4)"
+BUDGET_PERIOD = ("2026-01", "2030-12")
+
+
+def _problems(args: SiteArgs) -> list[str]:
+    """What the spec asks of this site that Tencent cannot build, each naming the spec field."""
+    spec, plan = args.spec, args.plan
+    found = []
+    checkpoints = spec.storage.checkpoints
+    if plan.home and checkpoints.replicate_to is not None:
+        found.append(
+            f"storage.checkpoints.replicate_to: {checkpoints.replicate_to!r} is an AWS region; a Tencent "
+            "home site keeps one bucket (replication between COS regions is not built)"
+        )
+    if checkpoints.material == "config" and args.byok_material_base64 is None:
+        found.append(
+            "storage.checkpoints.byok_material: config needs the key material as the secret config value "
+            "gpufleet:byokMaterial"
+        )
+    for pool_name in plan.pools:
+        pool = spec.pools[pool_name]
+        where = f"pools.{pool_name}"
+        if pool.cloud != "tencentcloud":
+            found.append(f"{where}.cloud: {pool.cloud!r} pools do not run on a Tencent Cloud site")
+        if pool.image is not None:
+            found.append(
+                f"{where}.image: an AMI or SSM parameter is AWS-only; Tencent pools boot the public "
+                f"{IMAGE_OS_NAME} image (leave image out)"
+            )
+        if pool.queue.existing:
+            found.append(
+                f"{where}.queue: name/arn name an existing SQS queue; Tencent pools get their own CMQ queue "
+                "(leave name, arn and kms_key_arn out)"
+            )
+    return found
+
+
+def _workload(args: SiteArgs, pool_name: str) -> str | None:
+    workload = args.spec.pools[pool_name].workload
+    if workload is None:
+        return None
+    if workload.user_data is not None:
+        return workload.user_data
+    container = workload.container
+    if container is None:  # PoolWorkload guarantees one of the two
+        raise AssertionError(pool_name)
+    env = " ".join(f"-e {shlex.quote(f'{k}={v}')}" for k, v in sorted(container.env.items()))
+    command = " ".join(shlex.quote(part) for part in container.command or [])
+    run = f"docker run -d --restart unless-stopped --gpus all --name gpufleet-workload {env} "
+    return f"{run}{shlex.quote(container.image)} {command}".replace("  ", " ").rstrip()
+
+
+def _off_hours(args: SiteArgs, pool_name: str) -> OffHours | None:
+    hours = args.spec.pools[pool_name].off_hours
+    if hours is None:
+        return None
+    if args.spec.environment == "prod":
+        pulumi.log.warn(f"pools.{pool_name}.off_hours is ignored in prod")
+        return None
+    return OffHours(timezone=hours.timezone, stop_cron=hours.stop_cron, start_cron=hours.start_cron)
+
+
+def _scaling(args: SiteArgs, pool_name: str) -> ScalingRules:
+    rules = args.spec.pools[pool_name].scaling
+    return ScalingRules(
+        gpu_util_out=rules.gpu_util_out,
+        out_for_s=rules.out_for_s,
+        queue_out=rules.queue_out,
+        gpu_util_in=rules.gpu_util_in,
+        in_for_s=rules.in_for_s,
+        cooldown_s=rules.cooldown_s,
+    )
+
+
+class TencentSite(pulumi.ComponentResource):
+    """``gpufleet:sites:TencentSite``: see the module docstring. ``outputs`` is the site contract's
+    :class:`SiteOutputs` (currency CNY)."""
+
+    outputs: SiteOutputs
+    keys_pending_import: bool
+
+    def __init__(self, name: str, args: SiteArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("gpufleet:sites:TencentSite", name, None, opts)
+        problems = _problems(args)
+        if problems:
+            raise SiteError(f"site {args.plan.key}: " + "; ".join(problems))
+        spec, plan = args.spec, args.plan
+        provider = tencentcloud.Provider(
+            f"{name}-provider", region=plan.region, opts=pulumi.ResourceOptions(parent=self)
+        )
+        child = pulumi.ResourceOptions(parent=self)
+        invoke = pulumi.InvokeOutputOptions(parent=self, provider=provider)
+        tags = dict(args.tags)
+        checkpoints = spec.storage.checkpoints
+        key = TencentKey(
+            f"{name}-key",
+            TencentKeyArgs(
+                encryption=checkpoints.encryption,
+                alias=f"{name}-checkpoints"[:60],
+                material=checkpoints.material,
+                key_material_base64=args.byok_material_base64 if checkpoints.material == "config" else None,
+                tags=tags,
+                provider=provider,
+            ),
+            opts=child,
+        )
+        self.keys_pending_import = checkpoints.material == "pending"
+        self.outputs = SiteOutputs(
+            cloud="tencentcloud", region=plan.region, currency=CURRENCY, key_id=key.key_id, provider=provider
+        )
+        if self.keys_pending_import:
+            # Nothing may use a key before its material is in: the first deploy builds the key alone.
+            pulumi.log.info(f"site {plan.key}: BYOK material pending: only the key is built", resource=self)
+            self.register_outputs({"key_id": key.key_id})
+            return
+
+        info = tencentcloud.user.get_info_output(opts=invoke)
+        audit = TencentAudit(
+            f"{name}-audit",
+            TencentAuditArgs(
+                region=plan.region,
+                tags=tags,
+                retention_days=spec.audit.log_retention_days,
+                trail=plan.home and spec.audit.trail,
+                provider=provider,
+            ),
+            opts=child,
+        )
+        bucket = TencentBucket(
+            f"{name}-checkpoints",
+            TencentBucketArgs(
+                name_part=bucket_name_part(f"{args.fleet}-ckpt-{plan.region}"),
+                app_id=info.app_id,
+                region=plan.region,
+                key_id=key.key_id,
+                ia_after_days=checkpoints.ia_after_days,
+                expire_after_days=checkpoints.expire_after_days,
+                noncurrent_expire_days=checkpoints.noncurrent_expire_days,
+                checkpoint_prefix=spec.storage.checkpoint_prefix,
+                tags=tags,
+                provider=provider,
+            ),
+            opts=child,
+        )
+        pools: dict[str, PoolOutputs] = {}
+        vpc_id = route_tables = None
+        if plan.pools:
+            network = TencentNetwork(
+                f"{name}-network",
+                TencentNetworkArgs(
+                    region=plan.region,
+                    vpc_cidr=plan.vpc_cidr,
+                    availability_zones=plan.availability_zones,
+                    pool_types=[list(spec.pools[p].instance_types) for p in plan.pools],
+                    subnet_ids=plan.subnet_ids,
+                    egress=spec.network.egress,
+                    tags=tags,
+                    provider=provider,
+                ),
+                opts=child,
+            )
+            vpc_id, route_tables = network.vpc_id, network.route_table_ids
+            queues = {p: queue_name(name, p) for p in plan.pools}
+            identity = TencentIdentity(
+                f"{name}-identity",
+                TencentIdentityArgs(
+                    region=plan.region,
+                    app_id=info.app_id,
+                    uin=info.owner_uin,
+                    bucket_name=bucket.bucket_name,
+                    key_id=key.key_id,
+                    log_topic_id=audit.nodes_topic_id,
+                    queue_names=list(queues.values()),
+                    data_prefix=spec.storage.data_prefix,
+                    checkpoint_prefix=spec.storage.checkpoint_prefix,
+                    tags=tags,
+                    provider=provider,
+                ),
+                opts=child,
+            )
+            tencentcloud.tat.Command(
+                f"{name}-gpu-health",
+                command_name=f"{name}-gpu-health"[:60],
+                command_type="SHELL",
+                content="nvidia-smi --query-gpu=name,utilization.gpu,memory.used --format=csv",
+                description="GPU health check; instances are operated through TAT, never SSH",
+                timeout=60,
+                username="root",
+                working_directory="/root",
+                tags=[tencentcloud.tat.CommandTagArgs(key=k, value=v) for k, v in sorted(tags.items())],
+                opts=pulumi.ResourceOptions(parent=self, provider=provider),
+            )
+            image = tencentcloud.images.get_instance_output(
+                image_types=["PUBLIC_IMAGE"], os_name=IMAGE_OS_NAME, opts=invoke
+            ).image_id.apply(str)
+            for pool_name in plan.pools:
+                pool = spec.pools[pool_name]
+                built = TencentPool(
+                    f"{name}-pool-{pool_name}",
+                    TencentPoolArgs(
+                        pool=pool_name,
+                        region=plan.region,
+                        instance_types=list(pool.instance_types),
+                        min_size=pool.size.min,
+                        max_size=pool.size.max,
+                        spot_percent=pool.spot_percent,
+                        on_demand_base=pool.on_demand_base,
+                        scaling=_scaling(args, pool_name),
+                        off_hours=_off_hours(args, pool_name),
+                        disk_gib=pool.disk_gib,
+                        workload=_workload(args, pool_name),
+                        vpc_id=network.vpc_id,
+                        subnet_ids=network.subnet_ids,
+                        security_group_id=network.security_group_id,
+                        role_name=identity.role_name,
+                        image_id=image,
+                        queue_name=queues[pool_name],
+                        visibility_timeout_s=pool.queue.visibility_timeout_s,
+                        max_receives=pool.queue.max_receives,
+                        tags=tags,
+                        provider=provider,
+                    ),
+                    opts=child,
+                )
+                pools[pool_name] = PoolOutputs(
+                    groups=built.group_ids, queue=built.queue_name, role=identity.role_name
+                )
+        if plan.home:
+            TencentBudget(
+                f"{name}-cost",
+                TencentBudgetArgs(
+                    budget_name=args.stack.replace("/", "-"),
+                    monthly=spec.budget.monthly,
+                    currency=spec.budget.currency,
+                    alert_percent=spec.budget.alert_percent,
+                    period_begin=BUDGET_PERIOD[0],
+                    period_end=BUDGET_PERIOD[1],
+                    provider=provider,
+                ),
+                opts=child,
+            )
+        self.outputs = SiteOutputs(
+            cloud="tencentcloud",
+            region=plan.region,
+            currency=CURRENCY,
+            key_id=key.key_id,
+            bucket_name=bucket.bucket_name,
+            vpc_id=vpc_id,
+            vpc_cidr=plan.vpc_cidr,
+            route_table_ids=route_tables,
+            provider=provider,
+            pools=pools,
+        )
+        self.register_outputs({"key_id": key.key_id, "bucket_name": bucket.bucket_name})

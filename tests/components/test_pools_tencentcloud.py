@@ -1,0 +1,111 @@
+"""Tencent pool arithmetic: the spot share as two AS groups, the off-hours schedules at UTC+8 (with
+DST), and the boot script that locks logins."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from components.pools.aws import OffHours
+from components.pools.tencent_time import region_schedule, shift_cron, zone_offsets
+from components.pools.tencentcloud import GroupShape, boot_script, physical, queue_name, split_groups
+from components.storage.tencentcloud import bucket_name_part, ia_transition_days
+
+
+@pytest.mark.parametrize(
+    ("shape", "groups"),
+    [
+        ((0, 4, 100, 0), [GroupShape("spot", 0, 4)]),
+        ((0, 4, 0, 0), [GroupShape("ondemand", 0, 4)]),
+        ((0, 10, 60, 0), [GroupShape("spot", 0, 6), GroupShape("ondemand", 0, 4)]),
+        # The base is on-demand first; spot is the share of the rest, rounded down.
+        ((2, 10, 50, 2), [GroupShape("spot", 0, 4), GroupShape("ondemand", 2, 6)]),
+        ((4, 10, 50, 0), [GroupShape("spot", 2, 5), GroupShape("ondemand", 2, 5)]),
+        ((0, 3, 50, 0), [GroupShape("spot", 0, 1), GroupShape("ondemand", 0, 2)]),
+        ((0, 1, 99, 0), [GroupShape("ondemand", 0, 1)]),
+    ],
+)
+def test_spot_share_is_two_groups_sized_to_it(
+    shape: tuple[int, int, int, int], groups: list[GroupShape]
+) -> None:
+    found = split_groups(*shape)
+    assert found == groups
+    assert sum(g.max_size for g in found) == shape[1]
+    assert sum(g.min_size for g in found) == shape[0]
+
+
+def test_bad_pool_shape_is_refused() -> None:
+    with pytest.raises(ValueError, match="bad pool shape: min 5, max 4"):
+        split_groups(5, 4, 50, 0)
+
+
+def test_shanghai_converts_exactly() -> None:
+    hours = OffHours(timezone="Asia/Shanghai", stop_cron="0 20 * * *", start_cron="0 8 * * 1-5")
+    assert region_schedule(hours) == ("0 20 * * *", "0 8 * * 1-5")
+
+
+def test_berlin_keeps_the_pool_up_for_the_asked_hours_across_dst() -> None:
+    assert zone_offsets("Europe/Berlin") == (60, 120)
+    hours = OffHours(timezone="Europe/Berlin", stop_cron="0 20 * * *", start_cron="30 8 * * 1-5")
+    stop, start = region_schedule(hours)
+    # Stop at 20:00 CET (03:00 next day at UTC+8): in summer that is 21:00 CEST, never before 20:00.
+    assert stop == "0 3 * * *"
+    # Start at 08:30 CEST (14:30 at UTC+8): in winter that is 07:30 CET, never after 08:30.
+    assert start == "30 14 * * 1-5"
+
+
+def test_new_york_weekday_start_moves_to_the_next_day_at_utc_plus_8() -> None:
+    assert zone_offsets("America/New_York") == (-300, -240)
+    hours = OffHours(timezone="America/New_York", stop_cron="0 20 * * *", start_cron="0 8 * * 1-5")
+    # 08:00 EDT is 20:00 at UTC+8 the same day; 20:00 EST is 09:00 at UTC+8 the next day.
+    assert region_schedule(hours) == ("0 9 * * *", "0 20 * * 1-5")
+    assert shift_cron("0 20 * * 1-5", -300) == "0 9 * * 2-6"
+    assert shift_cron("0 20 * * 5", -300) == "0 9 * * 6"
+    # Friday evening in New York is Saturday morning at UTC+8; Saturday wraps to Sunday (0).
+    assert shift_cron("0 20 * * 5-6", -300) == "0 9 * * 0,6"
+
+
+def test_sydney_early_morning_moves_to_the_previous_day() -> None:
+    # 06:00 in Sydney (UTC+10/+11) is the day before at UTC+8 only when it crosses midnight: 04:00/03:00.
+    assert shift_cron("0 6 * * 1-5", 600) == "0 4 * * 1-5"
+    assert shift_cron("0 1 * * 1", 600) == "0 23 * * 0"
+
+
+def test_unsupported_cron_is_refused() -> None:
+    with pytest.raises(ValueError, match="unsupported off-hours cron"):
+        shift_cron("0 8 1 * *", 480)
+
+
+def test_boot_script_locks_root_then_runs_the_workload() -> None:
+    script = base64.b64decode(boot_script("echo train")).decode()
+    assert script.startswith("#!/bin/bash\n")
+    assert "passwd -l root\n" in script
+    assert "PasswordAuthentication no" in script
+    assert script.index("passwd -l root") < script.index("echo train")
+    assert "echo train" not in base64.b64decode(boot_script(None)).decode()
+
+
+def test_names_fit_tencent_rules() -> None:
+    assert queue_name("gf-dev-tencentcloud-ap-guangzhou", "t4/x") == "gf-dev-tencentcloud-ap-guangzhou-t4-x"
+    assert queue_name("1fleet", "p") == "q-1fleet-p"
+    assert len(queue_name("x" * 80, "pool")) == 64
+    assert bucket_name_part("GF_Dev-ckpt-ap-guangzhou") == "gf-dev-ckpt-ap-guangzhou"
+    long = bucket_name_part("a-very-long-fleet-name-for-a-team-ckpt-ap-guangzhou")
+    assert len(long) == 40
+    assert long.startswith("a-very-long-fleet-name-for-a")
+
+
+def test_ia_transition_only_when_it_pays_off() -> None:
+    assert ia_transition_days(7, 30) is None
+    assert ia_transition_days(7, 37) == 7
+    assert ia_transition_days(0, 29) is None
+
+
+def test_long_cloud_names_are_cut_with_a_hash_so_pools_never_share_one() -> None:
+    assert physical("short") == "short"
+    long_a = physical("gpufleet-staging-tencentcloud-ap-guangzhou-pool-a-very-long-pool-name-spot")
+    long_b = physical("gpufleet-staging-tencentcloud-ap-guangzhou-pool-a-very-long-pool-name-ondemand")
+    assert len(long_a) == len(long_b) == 60
+    assert long_a != long_b
+    assert long_a.startswith("gpufleet-staging-tencentcloud-ap-guangzhou-pool-a-v-")

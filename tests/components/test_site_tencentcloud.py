@@ -1,0 +1,406 @@
+"""The Tencent Cloud site under the recording mocks, built from a hand-made spec and site plan."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import pulumi
+import pytest
+
+from components.catalog import load_catalog
+from components.sites import site_factory
+from components.sites.base import SiteError
+from components.sites.tencentcloud import TencentSite
+from components.storage.tencentcloud import tls_only_policy
+from tests.components.conftest import Runner
+from tests.components.tencent_support import SITE, TencentMocks, build_site, inputs, plan, site_args, spec
+
+KEY = "tencentcloud:Kms/key:Key"
+EXTERNAL_KEY = "tencentcloud:Kms/externalKey:ExternalKey"
+BUCKET = "tencentcloud:Cos/bucket:Bucket"
+CONFIG = "tencentcloud:As/scalingConfig:ScalingConfig"
+GROUP = "tencentcloud:As/scalingGroup:ScalingGroup"
+ALARM = "tencentcloud:Monitor/alarmPolicy:AlarmPolicy"
+SCHEDULE = "tencentcloud:As/schedule:Schedule"
+BUCKET_NAME = "gf-dev-ckpt-ap-guangzhou-1250000000"
+
+
+def test_children_are_exactly_the_site(run_pulumi: Runner) -> None:
+    mocks, site = build_site(run_pulumi, site_args())
+    s = SITE
+    assert mocks.names_by_type() == sorted(
+        [
+            ("gpufleet:sites:TencentSite", s),
+            ("pulumi:providers:tencentcloud", f"{s}-provider"),
+            ("gpufleet:keys:TencentKey", f"{s}-key"),
+            (KEY, f"{s}-key-key"),
+            ("gpufleet:audit:TencentAudit", f"{s}-audit"),
+            ("tencentcloud:Cls/logset:Logset", f"{s}-audit-logs"),
+            ("tencentcloud:Cls/topic:Topic", f"{s}-audit-cloudaudit"),
+            ("tencentcloud:Cls/topic:Topic", f"{s}-audit-nodes"),
+            ("tencentcloud:Audit/track:Track", f"{s}-audit-track"),
+            ("gpufleet:storage:TencentBucket", f"{s}-checkpoints"),
+            (BUCKET, f"{s}-checkpoints-bucket"),
+            ("tencentcloud:Cos/bucketPolicy:BucketPolicy", f"{s}-checkpoints-tls-only"),
+            ("gpufleet:network:TencentNetwork", f"{s}-network"),
+            ("tencentcloud:Vpc/instance:Instance", f"{s}-network-vpc"),
+            ("tencentcloud:Route/table:Table", f"{s}-network-private"),
+            ("tencentcloud:Subnet/instance:Instance", f"{s}-network-private-0"),
+            ("tencentcloud:Subnet/instance:Instance", f"{s}-network-private-1"),
+            ("tencentcloud:Security/group:Group", f"{s}-network-nodes"),
+            ("tencentcloud:Security/groupRuleSet:GroupRuleSet", f"{s}-network-nodes-rules"),
+            ("gpufleet:identity:TencentIdentity", f"{s}-identity"),
+            ("tencentcloud:Cam/role:Role", f"{s}-identity-nodes"),
+            ("tencentcloud:Cam/policy:Policy", f"{s}-identity-nodes-policy"),
+            (
+                "tencentcloud:Cam/rolePolicyAttachment:RolePolicyAttachment",
+                f"{s}-identity-nodes-policy-attach",
+            ),
+            ("tencentcloud:Tat/command:Command", f"{s}-gpu-health"),
+            ("gpufleet:pools:TencentPool", f"{s}-pool-t4"),
+            ("tencentcloud:Tcmq/queue:Queue", f"{s}-pool-t4-queue"),
+            (CONFIG, f"{s}-pool-t4-spot-config"),
+            (GROUP, f"{s}-pool-t4-spot"),
+            ("tencentcloud:As/scalingPolicy:ScalingPolicy", f"{s}-pool-t4-spot-scale-out"),
+            ("tencentcloud:As/scalingPolicy:ScalingPolicy", f"{s}-pool-t4-spot-scale-in"),
+            (SCHEDULE, f"{s}-pool-t4-spot-off-hours-stop"),
+            (SCHEDULE, f"{s}-pool-t4-spot-off-hours-start"),
+            (ALARM, f"{s}-pool-t4-gpu-high"),
+            (ALARM, f"{s}-pool-t4-queue-deep"),
+            (ALARM, f"{s}-pool-t4-gpu-low"),
+            ("gpufleet:cost:TencentBudget", f"{s}-cost"),
+            ("tencentcloud:Billing/budget:Budget", f"{s}-cost-budget"),
+        ]
+    )
+    assert mocks.one("pulumi:providers:tencentcloud", f"{SITE}-provider").inputs["region"] == "ap-guangzhou"
+    outputs = site.outputs
+    assert (outputs.cloud, outputs.region, outputs.currency, outputs.vpc_cidr) == (
+        "tencentcloud",
+        "ap-guangzhou",
+        "CNY",
+        "10.50.0.0/16",
+    )
+    assert list(outputs.pools) == ["t4"]
+    assert len(outputs.pools["t4"].groups) == 1
+
+
+def test_key_is_enabled_and_rotates(run_pulumi: Runner) -> None:
+    mocks, _ = build_site(run_pulumi, site_args())
+    key = inputs(mocks, KEY, f"{SITE}-key-key")
+    assert (key["isEnabled"], key["keyRotationEnabled"], key["keyUsage"]) == (True, True, "ENCRYPT_DECRYPT")
+    assert key["pendingDeleteWindowInDays"] == 7
+
+
+def test_bucket_is_private_kms_encrypted_versioned_and_tls_only(run_pulumi: Runner) -> None:
+    mocks, _ = build_site(run_pulumi, site_args())
+    bucket = inputs(mocks, BUCKET, f"{SITE}-checkpoints-bucket")
+    assert bucket["bucket"] == BUCKET_NAME
+    assert (bucket["acl"], bucket["encryptionAlgorithm"], bucket["kmsId"]) == (
+        "private",
+        "KMS",
+        f"{SITE}-key-key-id",
+    )
+    assert bucket["versioningEnable"] is True
+    # IA after 7 days would be billed 30 days of IA for objects deleted on day 30: no transition.
+    # Only checkpoints expire; the datasets under data/ stay.
+    assert bucket["lifecycleRules"] == [
+        {
+            "id": "checkpoints",
+            "filterPrefix": "checkpoints/",
+            "expiration": {"days": 30},
+            "nonCurrentExpiration": {"nonCurrentDays": 7},
+        },
+        {
+            "id": "abort-incomplete-uploads",
+            "filterPrefix": "",
+            "abortIncompleteMultipartUpload": {"daysAfterInitiation": 1},
+        },
+    ]
+    policy = inputs(mocks, "tencentcloud:Cos/bucketPolicy:BucketPolicy", f"{SITE}-checkpoints-tls-only")
+    assert policy["bucket"] == BUCKET_NAME
+    statement = json.loads(policy["policy"])["Statement"][0]
+    assert statement["Effect"] == "Deny"
+    assert statement["Condition"] == {"bool_equal": {"cos:secure-transport": "false"}}
+    base = f"qcs::cos:ap-guangzhou:uid/1250000000:{BUCKET_NAME}"
+    assert statement["Resource"] == [f"{base}/", f"{base}/*"]
+    assert policy["policy"] == tls_only_policy("ap-guangzhou", "1250000000", BUCKET_NAME)
+
+
+def test_ia_transition_when_objects_live_long_enough(run_pulumi: Runner) -> None:
+    mocks, _ = build_site(run_pulumi, site_args(spec(checkpoints={"expire_after_days": 60})))
+    rule, _ = inputs(mocks, BUCKET, f"{SITE}-checkpoints-bucket")["lifecycleRules"]
+    assert rule["transitions"] == [{"days": 7, "storageClass": "STANDARD_IA"}]
+    assert rule["expiration"] == {"days": 60}
+
+
+def test_role_trusts_cvm_only_and_policy_is_scoped(run_pulumi: Runner) -> None:
+    mocks, _ = build_site(run_pulumi, site_args())
+    role = inputs(mocks, "tencentcloud:Cam/role:Role", f"{SITE}-identity-nodes")
+    assert json.loads(role["document"])["statement"] == [
+        {"action": ["name/sts:AssumeRole"], "effect": "allow", "principal": {"service": ["cvm.qcloud.com"]}}
+    ]
+    assert role["consoleLogin"] is False
+    policy = json.loads(
+        inputs(mocks, "tencentcloud:Cam/policy:Policy", f"{SITE}-identity-nodes-policy")["document"]
+    )
+    resources = [r for s in policy["statement"] for r in s["resource"]]
+    base = f"qcs::cos:ap-guangzhou:uid/1250000000:{BUCKET_NAME}"
+    assert resources == [
+        f"{base}/data/*",
+        f"{base}/checkpoints/*",
+        f"qcs::kms:ap-guangzhou:uin/100000000001:key/creatorUin/100000000001/{SITE}-key-key-id",
+        f"qcs::cls:ap-guangzhou:uin/100000000001:topic/{SITE}-audit-nodes-id",
+        f"qcs::cmqqueue:ap-guangzhou:uin/100000000001:queueName/uin/100000000001/{SITE}-t4",
+    ]
+    assert all("*" not in a for s in policy["statement"] for a in s["action"])
+    assert [s["effect"] for s in policy["statement"]] == ["allow"] * 5
+
+
+def test_launch_configuration_has_no_credentials_no_public_ip_and_locks_logins(run_pulumi: Runner) -> None:
+    mocks, _ = build_site(run_pulumi, site_args())
+    config = inputs(mocks, CONFIG, f"{SITE}-pool-t4-spot-config")
+    assert "password" not in config and "keyIds" not in config and "keepImageLogin" not in config
+    assert "passwd -l root" in base64.b64decode(config["userData"]).decode()
+    assert (config["publicIpAssigned"], config["internetMaxBandwidthOut"]) == (False, 0)
+    assert (config["instanceChargeType"], config["spotInstanceType"]) == ("SPOTPAID", "one-time")
+    assert config["camRoleName"] == f"{SITE}-identity-nodes"
+    assert "dataDisks" not in config
+    assert (config["systemDiskType"], config["systemDiskSize"]) == ("CLOUD_BSSD", 200)
+    assert config["enhancedAutomationToolsService"] is True and config["enhancedMonitorService"] is True
+    assert config["instanceTags"]["gpufleet:pool"] == "t4"
+
+
+def test_security_group_admits_training_ports_from_the_vpc_only(run_pulumi: Runner) -> None:
+    mocks, _ = build_site(run_pulumi, site_args())
+    rules = inputs(mocks, "tencentcloud:Security/groupRuleSet:GroupRuleSet", f"{SITE}-network-nodes-rules")
+    assert [(r["cidrBlock"], r["protocol"], r["port"]) for r in rules["ingresses"]] == [
+        ("10.50.0.0/16", "TCP", "29500-29510")
+    ]
+    assert [(r["cidrBlock"], r["protocol"], r["port"]) for r in rules["egresses"]] == [
+        ("10.50.0.0/16", "ALL", "ALL"),
+        ("0.0.0.0/0", "TCP", "443"),
+    ]
+
+
+def test_subnets_are_in_zones_that_sell_the_pool_types(run_pulumi: Runner) -> None:
+    mocks, _ = build_site(run_pulumi, site_args())
+    subnets = [
+        inputs(mocks, "tencentcloud:Subnet/instance:Instance", f"{SITE}-network-private-{i}") for i in (0, 1)
+    ]
+    assert [(s["availabilityZone"], s["cidrBlock"]) for s in subnets] == [
+        ("ap-guangzhou-3", "10.50.0.0/20"),
+        ("ap-guangzhou-4", "10.50.16.0/20"),
+    ]
+    [types_call] = [args for token, args in mocks.calls if token == "tencentcloud:Instance/getTypes:getTypes"]
+    assert types_call["filters"] == [{"name": "instance-family", "values": ["GN7"]}]
+
+
+def test_gpu_and_queue_alarms_trigger_the_groups_policies(run_pulumi: Runner) -> None:
+    mocks, _ = build_site(run_pulumi, site_args())
+    high = inputs(mocks, ALARM, f"{SITE}-pool-t4-gpu-high")
+    assert (high["namespace"], high["monitorType"]) == ("cvm_device", "MT_QCE")
+    [rule] = high["conditions"]["rules"]
+    assert (rule["metricName"], rule["operator"], rule["value"], rule["period"], rule["continuePeriod"]) == (
+        "Gpuutil", "gt", "70", 60, 5,
+    )  # fmt: skip
+    [task] = high["triggerTasks"]
+    assert task["type"] == "AS"
+    assert json.loads(task["taskConfig"]) == {
+        "Region": "ap-guangzhou",
+        "Group": f"{SITE}-pool-t4-spot-id",
+        "Policy": f"{SITE}-pool-t4-spot-scale-out-id",
+    }
+    queue = inputs(mocks, ALARM, f"{SITE}-pool-t4-queue-deep")
+    assert (queue["namespace"], queue["conditions"]["rules"][0]["metricName"]) == ("QCE/CMQ", "visibleMsgNum")
+    # A pool at zero wakes on any waiting message.
+    assert queue["conditions"]["rules"][0]["value"] == "0"
+    low = inputs(mocks, ALARM, f"{SITE}-pool-t4-gpu-low")
+    assert low["conditions"]["rules"][0]["continuePeriod"] == 30
+    assert json.loads(low["triggerTasks"][0]["taskConfig"])["Policy"] == f"{SITE}-pool-t4-spot-scale-in-id"
+
+
+def test_off_hours_schedules_at_utc_plus_8(run_pulumi: Runner) -> None:
+    hours = {"timezone": "Europe/Berlin", "scale_to_zero": "20:00-08:00", "weekends": True}
+    mocks, _ = build_site(run_pulumi, site_args(spec(pool_t4={"off_hours": hours})))
+    stop = inputs(mocks, SCHEDULE, f"{SITE}-pool-t4-spot-off-hours-stop")
+    start = inputs(mocks, SCHEDULE, f"{SITE}-pool-t4-spot-off-hours-start")
+    assert (stop["recurrence"], stop["maxSize"], stop["desiredCapacity"]) == ("0 3 * * *", 0, 0)
+    assert (start["recurrence"], start["maxSize"], start["minSize"]) == ("0 14 * * 1-5", 4, 0)
+    assert stop["startTime"].endswith("+08:00")
+
+
+def test_prod_ignores_off_hours(run_pulumi: Runner) -> None:
+    prod = spec(
+        environment="prod", tags={"project": "vision", "team": "ml-platform", "cost-center": "cc-042"}
+    )
+    mocks, _ = build_site(run_pulumi, site_args(prod))
+    assert mocks.of_type(SCHEDULE) == []
+
+
+def test_spot_share_builds_two_groups_and_alarms_drive_both(run_pulumi: Runner) -> None:
+    mocks, site = build_site(
+        run_pulumi, site_args(spec(pool_t4={"spot_percent": 60, "size": {"min": 0, "max": 10}}))
+    )
+    groups = {r.name: (r.inputs["minSize"], r.inputs["maxSize"]) for r in mocks.of_type(GROUP)}
+    assert groups == {f"{SITE}-pool-t4-spot": (0, 6), f"{SITE}-pool-t4-ondemand": (0, 4)}
+    assert (
+        inputs(mocks, CONFIG, f"{SITE}-pool-t4-ondemand-config")["instanceChargeType"] == "POSTPAID_BY_HOUR"
+    )
+    assert "spotInstanceType" not in inputs(mocks, CONFIG, f"{SITE}-pool-t4-ondemand-config")
+    tasks = inputs(mocks, ALARM, f"{SITE}-pool-t4-gpu-high")["triggerTasks"]
+    assert [json.loads(t["taskConfig"])["Group"] for t in tasks] == [
+        f"{SITE}-pool-t4-spot-id",
+        f"{SITE}-pool-t4-ondemand-id",
+    ]
+    assert len(site.outputs.pools["t4"].groups) == 2
+
+
+def test_budget_in_usd_is_converted_to_cny(run_pulumi: Runner) -> None:
+    mocks, _ = build_site(run_pulumi, site_args())
+    budget = inputs(mocks, "tencentcloud:Billing/budget:Budget", f"{SITE}-cost-budget")
+    expected = round(load_catalog().convert(1000, "USD", "CNY"), 2)
+    assert budget["budgetQuota"] == f"{expected:.2f}"
+    assert (budget["cycleType"], budget["feeType"], budget["planType"]) == ("MONTH", "REAL_COST", "FIX")
+    assert budget["warnJsons"] == [{"warnType": "ACTUAL", "calType": "PERCENTAGE", "thresholdValue": "80"}]
+
+
+def test_budget_in_cny_is_taken_as_is(run_pulumi: Runner) -> None:
+    budget_spec = spec(budget={"monthly": 8000, "currency": "CNY", "alert_percent": 75})
+    mocks, _ = build_site(run_pulumi, site_args(budget_spec))
+    budget = inputs(mocks, "tencentcloud:Billing/budget:Budget", f"{SITE}-cost-budget")
+    assert (budget["budgetQuota"], budget["warnJsons"][0]["thresholdValue"]) == ("8000.00", "75")
+
+
+def test_audit_track_to_cls_kept_for_the_spec_retention(run_pulumi: Runner) -> None:
+    mocks, _ = build_site(run_pulumi, site_args())
+    topic = inputs(mocks, "tencentcloud:Cls/topic:Topic", f"{SITE}-audit-cloudaudit")
+    assert topic["period"] == 180
+    track = inputs(mocks, "tencentcloud:Audit/track:Track", f"{SITE}-audit-track")
+    assert (track["actionType"], track["eventNames"], track["status"]) == ("*", ["*"], 1)
+    assert track["storage"] == {
+        "storageName": f"{SITE}-audit-cloudaudit-id",
+        "storagePrefix": "cloudaudit",
+        "storageRegion": "ap-guangzhou",
+        "storageType": "cls",
+    }
+
+
+def test_forever_retention_and_no_trail_on_a_second_site(run_pulumi: Runner) -> None:
+    audit = {"trail": True, "log_retention_days": 0}
+    mocks, _ = build_site(run_pulumi, site_args(spec(audit=audit), plan(home=False)))
+    assert inputs(mocks, "tencentcloud:Cls/topic:Topic", f"{SITE}-audit-cloudaudit")["period"] == 3640
+    assert mocks.of_type("tencentcloud:Audit/track:Track") == []
+    assert mocks.of_type("tencentcloud:Billing/budget:Budget") == []
+
+
+def test_nat_egress_routes_the_private_subnets_out(run_pulumi: Runner) -> None:
+    network = {"vpc_cidr": "10.50.0.0/16", "availability_zones": 2, "egress": "nat"}
+    mocks, _ = build_site(run_pulumi, site_args(spec(network=network)))
+    nat = inputs(mocks, "tencentcloud:Nat/gateway:Gateway", f"{SITE}-network-nat")
+    eip = inputs(mocks, "tencentcloud:Eip/instance:Instance", f"{SITE}-network-nat-eip")
+    assert eip["internetChargeType"] == "TRAFFIC_POSTPAID_BY_HOUR"
+    assert len(nat["assignedEipSets"]) == 1
+    assert nat["vpcId"] == f"{SITE}-network-vpc-id"
+    route = inputs(mocks, "tencentcloud:Route/tableEntry:TableEntry", f"{SITE}-network-default-route")
+    assert (route["destinationCidrBlock"], route["nextType"], route["nextHub"]) == (
+        "0.0.0.0/0", "NAT", f"{SITE}-network-nat-id",
+    )  # fmt: skip
+    assert route["routeTableId"] == f"{SITE}-network-private-id"
+
+
+def test_existing_subnets_build_no_vpc(run_pulumi: Runner) -> None:
+    site_plan = plan(vpc_cidr=None, subnet_ids=("subnet-aaaa1111", "subnet-bbbb2222"))
+    mocks, site = build_site(run_pulumi, site_args(site_plan=site_plan))
+    assert site.outputs.vpc_cidr is None
+    assert mocks.of_type("tencentcloud:Vpc/instance:Instance") == []
+    assert mocks.of_type("tencentcloud:Subnet/instance:Instance") == []
+    group = inputs(mocks, GROUP, f"{SITE}-pool-t4-spot")
+    assert group["subnetIds"] == ["subnet-aaaa1111", "subnet-bbbb2222"]
+    assert group["vpcId"].startswith("vpc-")
+
+
+def test_byok_pending_builds_the_key_alone(run_pulumi: Runner) -> None:
+    byok = {"encryption": "byok", "byok_material": "pending", "classification": "restricted"}
+    mocks, site = build_site(run_pulumi, site_args(spec(checkpoints=byok)))
+    assert [r.type for r in mocks.custom()] == ["pulumi:providers:tencentcloud", EXTERNAL_KEY]
+    assert site.keys_pending_import is True
+    assert site.outputs.bucket_name is None
+
+
+def test_byok_config_imports_the_secret_material(run_pulumi: Runner) -> None:
+    byok = {"encryption": "byok", "byok_material": "config", "classification": "restricted"}
+    material = base64.b64encode(b"k" * 32).decode()
+    mocks, _ = build_site(run_pulumi, site_args(spec(checkpoints=byok), byok_material_base64=material))
+    key = inputs(mocks, EXTERNAL_KEY, f"{SITE}-key-key")
+    # The material reaches the engine as a secret.
+    assert key["keyMaterialBase64"]["value"] == material
+    assert key["keyMaterialBase64"]["4dabf18193072939515e22adb298388d"] == "1b47061264138c4ac30d75fd1eb44270"
+    assert (key["isEnabled"], key["validTo"]) == (True, 0)
+    assert key["wrappingAlgorithm"] == "RSAES_OAEP_SHA_256"
+    assert mocks.of_type(KEY) == []
+    assert inputs(mocks, BUCKET, f"{SITE}-checkpoints-bucket")["kmsId"] == f"{SITE}-key-key-id"
+
+
+@pytest.mark.parametrize(
+    ("changes", "extra", "message"),
+    [
+        (
+            {"checkpoints": {"replicate_to": "us-west-2"}},
+            {},
+            "storage.checkpoints.replicate_to: 'us-west-2' is an AWS region",
+        ),
+        (
+            {
+                "checkpoints": {
+                    "encryption": "byok",
+                    "byok_material": "config",
+                    "classification": "restricted",
+                }
+            },
+            {},
+            "storage.checkpoints.byok_material: config needs the key material",
+        ),
+        ({"pool_t4": {"image": {"ami": "ami-0123456789abcdef0"}}}, {}, "pools.t4.image: an AMI"),
+        ({"pool_t4": {"queue": {"name": "jobs"}}}, {}, "pools.t4.queue: name/arn name an existing SQS queue"),
+        ({"pool_t4": {"cloud": "aws", "instance_types": ["g4dn.xlarge"]}}, {}, "pools.t4.cloud: 'aws' pools"),
+    ],
+)
+def test_what_tencent_cannot_build_is_a_site_error_naming_the_field(
+    run_pulumi: Runner, changes: dict[str, Any], extra: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(SiteError, match=r"^site tencentcloud:ap-guangzhou: ") as error:
+        build_site(run_pulumi, site_args(spec(**changes), **extra))
+    assert message in str(error.value)
+
+
+class OneZoneMocks(TencentMocks):
+    """GN7 on sale in ap-guangzhou-4 only."""
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        found, failures = super().call(args)
+        if args.token == "tencentcloud:Instance/getTypes:getTypes":
+            found = {
+                **found,
+                "instanceTypes": [r for r in found["instanceTypes"] if r["availabilityZone"].endswith("-4")],
+            }
+        return found, failures
+
+
+def _build_with(run_pulumi: Runner, mocks: TencentMocks, availability_zones: int) -> TencentMocks:
+    pulumi.runtime.set_mocks(mocks, project="gpufleet", stack="tc-test", preview=False)
+    run_pulumi(
+        lambda: TencentSite(SITE, site_args(site_plan=plan(availability_zones=availability_zones)), None)
+    )
+    return mocks
+
+
+def test_subnets_go_only_where_the_types_are_sold(run_pulumi: Runner) -> None:
+    mocks = _build_with(run_pulumi, OneZoneMocks(), 1)
+    subnet = inputs(mocks, "tencentcloud:Subnet/instance:Instance", f"{SITE}-network-private-0")
+    assert subnet["availabilityZone"] == "ap-guangzhou-4"
+
+
+def test_the_sites_dispatch_builds_this_site() -> None:
+    assert site_factory("tencentcloud") is TencentSite
