@@ -504,7 +504,10 @@ from components.spec import load_fleet_from_config
 from components.baseline.kubernetes import OnPremBaseline, OnPremBaselineArgs
 
 spec = load_fleet_from_config(
-    {"gpufleet:fleet": pulumi.Config("gpufleet").require_object("fleet"), "aws:region": pulumi.Config("aws").get("region")}
+    {
+        "gpufleet:fleet": pulumi.Config("gpufleet").require_object("fleet"),
+        "aws:region": pulumi.Config("aws").get("region"),
+    }
 )
 baseline = OnPremBaseline("lab", OnPremBaselineArgs(fleet="lab", onprem=spec.onprem, tags=spec.cost_tags))
 pulumi.export("gpus", baseline.gpu_count)
