@@ -1435,9 +1435,7 @@ def new(  # noqa: PLR0917 - typer maps each parameter to an option
 )
 def simulate(  # noqa: PLR0917 - typer maps each parameter to an option
     pool: Annotated[str, typer.Argument(help="The pool to replay (a key of gpufleet:fleet.pools).")],
-    project_dir: Annotated[
-        Path, typer.Option("--project", "-C", help="Directory of the Pulumi project (holding Pulumi.yaml).")
-    ] = Path(),
+    project_dir: ProjectDir = Path(),
     stack: Annotated[
         str, typer.Option("--stack", "-s", help="Stack of the pool (Pulumi.<stack>.yaml).")
     ] = ...,  # type: ignore[assignment]
