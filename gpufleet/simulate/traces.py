@@ -70,7 +70,10 @@ def read_trace(path: Path, start: dt.datetime) -> Trace:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise TraceError(f"{shown}: byte {exc.start} is not UTF-8; a trace is a CSV text file") from None
+        line = data[: exc.start].count(b"\n") + 1
+        raise TraceError(
+            f"{shown}:{line}: byte {exc.start} is not UTF-8; a trace is a CSV text file"
+        ) from None
     return parse_trace(text, shown, start)
 
 
