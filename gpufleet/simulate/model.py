@@ -36,10 +36,11 @@ price and never interrupted; a job needs one instance and never more.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import math
 import zoneinfo
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -151,7 +152,8 @@ class Result:
     waiting: tuple[int, ...]
     cumulative_cost: tuple[float, ...]
     events: tuple[ScaleEvent, ...]
-    waits: tuple[int, ...]  # minutes each job waited before it started (or until it left or the end)
+    waits: tuple[tuple[int, int], ...]  # (minutes waited, jobs), shortest first: each job's wait before
+    # it started, or until it left the queue or the trace ended
     unstarted: int  # jobs still waiting when the trace ends
     interrupted: int  # running jobs stopped by a scale-in or the schedule
     on_demand_minutes: float
@@ -166,13 +168,23 @@ class Result:
     def minutes_at_max(self) -> int:
         return sum(1 for d, m in zip(self.desired, self.max_allowed, strict=True) if m > 0 and d >= m)
 
+    @property
+    def jobs_waited(self) -> int:
+        return sum(count for _, count in self.waits)
+
+    @property
+    def max_wait(self) -> int:
+        return self.waits[-1][0] if self.waits else 0
+
     def wait_percentile(self, percent: float) -> int:
         """Nearest-rank percentile of the jobs' waits, in minutes (0 with no job)."""
-        if not self.waits:
-            return 0
-        ordered = sorted(self.waits)
-        rank = max(1, math.ceil(percent / 100 * len(ordered)))
-        return ordered[rank - 1]
+        rank = max(1, math.ceil(percent / 100 * self.jobs_waited))
+        seen = 0
+        for wait, count in self.waits:
+            seen += count
+            if seen >= rank:
+                return wait
+        return 0
 
     def count(self, kind: EventKind) -> int:
         return sum(1 for e in self.events if e.kind == kind)
@@ -248,7 +260,8 @@ class _Alarm:
 
 
 class _Group:
-    """The scaling group: desired capacity within min..max, and the launch minute of each instance."""
+    """The scaling group: desired capacity within min..max, and the launch minute of each instance
+    (in launch order, so counts by age are a bisection)."""
 
     def __init__(self, pool: SimPool, desired: int, low: int, high: int) -> None:
         self.pool = pool
@@ -257,16 +270,50 @@ class _Group:
         self.launches: list[int] = [-(10**9)] * desired  # running since long before the trace
 
     def reconcile(self, now: int) -> None:
-        while len(self.launches) < self.desired:
-            self.launches.append(now)
-        while len(self.launches) > self.desired:
-            self.launches.pop()  # newest first
+        if len(self.launches) < self.desired:
+            self.launches.extend([now] * (self.desired - len(self.launches)))
+        del self.launches[self.desired :]  # newest first
 
     def booted(self, now: int) -> int:
-        return sum(1 for t in self.launches if t + self.pool.boot_minutes <= now)
+        return bisect.bisect_right(self.launches, now - self.pool.boot_minutes)
 
     def warmed(self, now: int) -> int:
-        return sum(1 for t in self.launches if t + self.pool.cooldown_minutes <= now)
+        return bisect.bisect_right(self.launches, now - self.pool.cooldown_minutes)
+
+
+class _Queue:
+    """Waiting jobs as runs of (arrival minute, count), oldest first; and how long each job waited."""
+
+    def __init__(self) -> None:
+        self.runs: deque[list[int]] = deque()
+        self.size = 0
+        self.waits: Counter[int] = Counter()
+
+    def arrive(self, minute: int, count: int, *, front: bool = False) -> None:
+        if count <= 0:
+            return
+        if front:
+            self.runs.appendleft([minute, count])
+        elif self.runs and self.runs[-1][0] == minute:
+            self.runs[-1][1] += count
+        else:
+            self.runs.append([minute, count])
+        self.size += count
+
+    def take(self, minute: int, count: int, *, newest: bool = False) -> int:
+        """Up to ``count`` jobs leave (oldest first, to start; newest first, giving up): their waits
+        are recorded. Returns how many left."""
+        left = 0
+        while left < count and self.runs:
+            run = self.runs[-1] if newest else self.runs[0]
+            n = min(run[1], count - left)
+            self.waits[minute - run[0]] += n
+            run[1] -= n
+            left += n
+            if run[1] == 0:
+                self.runs.pop() if newest else self.runs.popleft()
+        self.size -= left
+        return left
 
 
 def simulate(pool: SimPool, trace: Trace) -> Result:
@@ -281,11 +328,8 @@ def simulate(pool: SimPool, trace: Trace) -> Result:
     group_ready_at = 0  # Alibaba/Tencent: no alarm-triggered activity before this minute
     scale_in_ready_at = 0  # AWS: the simple scale-in policy's cooldown
 
-    waiting: deque[int] = deque()  # arrival minute of each waiting job, oldest first
-    running = 0
-    previous_jobs = min(trace.jobs[0], group.booted(0))  # jobs already running before the trace
-    running = previous_jobs
-    waits: list[int] = []
+    queue = _Queue()
+    running = min(trace.jobs[0], group.booted(0))  # jobs already running before the trace
     interrupted = 0
     events: list[ScaleEvent] = []
     gpu: list[float | None] = []
@@ -311,24 +355,20 @@ def simulate(pool: SimPool, trace: Trace) -> Result:
 
         booted = group.booted(minute)
         if running > booted:  # instances went away under running jobs
-            stopped_jobs = running - booted
-            interrupted += stopped_jobs
+            interrupted += running - booted
+            queue.arrive(minute, running - booted, front=True)
             running = booted
-            waiting.extendleft([minute] * stopped_jobs)
-        change = jobs - (running + len(waiting))
+        change = jobs - (running + queue.size)
         if change > 0:
-            waiting.extend([minute] * change)
+            queue.arrive(minute, change)
         elif change < 0:
             finished = min(-change, running)  # running jobs finish first
             running -= finished
-            for _ in range(-change - finished):  # then the newest waiting jobs leave the queue
-                waits.append(minute - waiting.pop())
-        while waiting and running < booted:
-            waits.append(minute - waiting.popleft())
-            running += 1
+            queue.take(minute, -change - finished, newest=True)  # then the newest waiting jobs leave
+        running += queue.take(minute, booted - running)
 
         gpu.append(util * running / booted if booted else None)
-        visible.append(float(len(waiting)))
+        visible.append(float(queue.size))
         count = len(group.launches)
         on_demand, spot = split_capacity(count, pool.on_demand_base, pool.spot_percent)
         on_demand_minutes += on_demand
@@ -338,7 +378,7 @@ def simulate(pool: SimPool, trace: Trace) -> Result:
         booted_series.append(booted)
         desired.append(group.desired)
         max_allowed.append(group.high)
-        waiting_series.append(len(waiting))
+        waiting_series.append(queue.size)
         cumulative.append(cost)
 
         firing = {"out": "", "in": ""}
@@ -373,8 +413,8 @@ def simulate(pool: SimPool, trace: Trace) -> Result:
                 events.append(ScaleEvent(minute, "in", before, group.desired, f"alarm {firing['in']}"))
         group.reconcile(now)
 
-    end = len(trace)
-    waits.extend(end - arrival for arrival in waiting)
+    unstarted = queue.size
+    queue.take(len(trace), unstarted)  # still waiting at the end: their wait so far
     return Result(
         pool=pool,
         trace=trace,
@@ -385,8 +425,8 @@ def simulate(pool: SimPool, trace: Trace) -> Result:
         waiting=tuple(waiting_series),
         cumulative_cost=tuple(cumulative),
         events=tuple(events),
-        waits=tuple(waits),
-        unstarted=len(waiting),
+        waits=tuple(sorted(queue.waits.items())),
+        unstarted=unstarted,
         interrupted=interrupted,
         on_demand_minutes=on_demand_minutes,
         spot_minutes=spot_minutes,

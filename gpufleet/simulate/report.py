@@ -54,9 +54,9 @@ def summary(result: Result) -> dict[str, Any]:
         "queue_wait_minutes": {
             "p50": result.wait_percentile(50),
             "p95": result.wait_percentile(95),
-            "max": max(result.waits, default=0),
+            "max": result.max_wait,
         },
-        "jobs_waited": len(result.waits),
+        "jobs_waited": result.jobs_waited,
         "jobs_unstarted": result.unstarted,
         "jobs_interrupted": result.interrupted,
         "scale_events": {kind: result.count(kind) for kind in ("out", "in", "stop", "start")},

@@ -53,11 +53,11 @@ def test_warm_up_delays_capacity_by_the_boot_time() -> None:
         ScaleEvent(4, "out", 0, 1, "alarm queue-deep"),
         ScaleEvent(9, "out", 1, 2, "alarm queue-deep"),
     )
-    assert result.waits == (9,)
+    assert result.waits == ((9, 1),)  # (minutes, jobs)
     assert result.wait_percentile(50) == result.wait_percentile(95) == 9
     assert result.total_cost == pytest.approx(25.0)  # 5 + 2 x 10 instance-minutes
     # Without a boot time the same instance takes the job the minute it is launched.
-    assert simulate(pool(boot_minutes=0), trace([1] * 20, 100, initial=0)).waits == (5,)
+    assert simulate(pool(boot_minutes=0), trace([1] * 20, 100, initial=0)).waits == ((5, 1),)
 
 
 def test_min_and_max_are_respected() -> None:
@@ -94,7 +94,7 @@ def test_a_cooldown_of_0_oscillates_where_300_s_does_not() -> None:
     assert hasty.oscillations == (Oscillation(scale_in=20, scale_out=24),)
     assert calm.events == (ScaleEvent(16, "in", 6, 5, "alarm gpu-low"),)
     assert calm.oscillations == ()
-    assert calm.waits == (0, 0, 0)  # the three jobs of minute 21 start at once on the 5 instances
+    assert calm.waits == ((0, 3),)  # the three jobs of minute 21 start at once on the 5 instances
 
 
 @pytest.mark.parametrize("cloud", ["aws", "alicloud"])
@@ -142,4 +142,4 @@ def test_a_stop_interrupts_running_jobs() -> None:
     result = simulate(pool(off_hours=window), trace([2] * 5, 60, start=friday, initial=2))
     assert result.interrupted == 2
     assert result.launched == (2, 2, 0, 0, 0)
-    assert result.waits == (3, 3)  # back in the queue at minute 2, still waiting at the end (5)
+    assert result.waits == ((3, 2),)  # back in the queue at minute 2, still waiting at the end (5)
