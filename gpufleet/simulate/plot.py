@@ -23,7 +23,7 @@ def render(results: Sequence[tuple[str, Result]], suffix: str) -> bytes:
         raise ValueError(f"a plot is written as {' or '.join(FORMATS)}, not {suffix!r}")
     first = results[0][1]
     hours = [m / 60 for m in range(len(first.trace))]
-    figure = Figure(figsize=(9, 5.5), dpi=100, layout="constrained")
+    figure = Figure(figsize=(10, 5.5), dpi=100, layout="constrained")
     top, bottom = figure.subplots(2, 1, sharex=True, height_ratios=(2, 1))
     top.plot(hours, first.trace.jobs, color="#888888", linewidth=1.2, label="queued jobs (demand)")
     colours = ("#1f77b4", "#d62728")
@@ -62,11 +62,11 @@ def render(results: Sequence[tuple[str, Result]], suffix: str) -> bytes:
     )
     top.set_ylabel("jobs / instances")
     top.set_title(f"pool {first.pool.name} on {first.trace.name}")
-    top.legend(loc="upper left", fontsize="small")
+    top.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     top.grid(alpha=0.3)
     bottom.set_ylabel(f"cost ({first.pool.currency})")
     bottom.set_xlabel(f"hours from {first.trace.start.strftime('%a %Y-%m-%d %H:%M %Z')}")
-    bottom.legend(loc="upper left", fontsize="small")
+    bottom.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     bottom.grid(alpha=0.3)
     # No date in the file: the same replay writes the same bytes.
     metadata = {"Date": None} if suffix == ".svg" else {"Software": None}
