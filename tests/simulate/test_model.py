@@ -143,3 +143,30 @@ def test_a_stop_interrupts_running_jobs() -> None:
     assert result.interrupted == 2
     assert result.launched == (2, 2, 0, 0, 0)
     assert result.waits == ((3, 2),)  # back in the queue at minute 2, still waiting at the end (5)
+
+
+def test_alibaba_group_cooldown_also_holds_back_the_scale_out_after_a_scale_in() -> None:
+    # As in the oscillation test, 6 instances scale in at 16 (5 minutes of 0 % GPU); 8 jobs arrive at
+    # 17, 3 of them wait. AWS: the simple scale-in's cooldown binds scale-in only; the queue period
+    # ending at 19 (15..19, 3 waiting > 1) scales out at once, 3 minutes after the scale-in: an
+    # oscillation. Alibaba: the group rejects alarm activities until 17 + 5 = 22, so the GPU alarm
+    # (100 % from 17) scales out at 21, and then one a cooldown.
+    jobs = [3] * 12 + [0] * 5 + [8] * 13
+    rules = ScalingRules(cooldown_s=300, out_for_s=300, in_for_s=300, queue_out=1)
+    aws = simulate(pool(min_size=1, boot_minutes=0, rules=rules), trace(jobs, 100, initial=6))
+    ali = simulate(
+        pool(cloud="alicloud", min_size=1, boot_minutes=0, rules=rules), trace(jobs, 100, initial=6)
+    )
+    assert [(e.minute, e.kind, e.reason) for e in aws.events] == [
+        (16, "in", "alarm gpu-low"),
+        (19, "out", "alarm queue-deep"),
+        (24, "out", "alarm gpu-high"),
+        (29, "out", "alarm gpu-high"),
+    ]
+    assert aws.oscillations == (Oscillation(scale_in=16, scale_out=19),)
+    assert [(e.minute, e.kind, e.reason) for e in ali.events] == [
+        (16, "in", "alarm gpu-low"),
+        (21, "out", "alarm gpu-high"),
+        (26, "out", "alarm gpu-high"),
+    ]
+    assert ali.oscillations == ()
