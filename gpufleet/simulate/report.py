@@ -289,6 +289,8 @@ def compare_json(base: Result, head: Result, stack: str, base_label: str) -> dic
         "base": base_label,
         "trace": _trace_json(head.trace),
         "changes": _rule_changes(base.pool, head.pool),
+        "base_pool": _pool_json(base.pool, ()),
+        "head_pool": _pool_json(head.pool, ()),
         "base_result": summary(base),
         "head_result": summary(head),
         "assumptions": list(ASSUMPTIONS),
