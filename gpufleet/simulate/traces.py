@@ -59,14 +59,16 @@ def read_trace(path: Path, start: dt.datetime) -> Trace:
     """The trace in ``path``; ``start`` is the first minute of an index trace."""
     shown = str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise TraceError(f"{shown}: {size:,} bytes is more than a trace may hold ({MAX_BYTES:,})")
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise TraceError(f"{shown} is a directory; give a CSV file ({_FORM})") from None
+        if path.is_dir():
+            raise TraceError(f"{shown} is a directory; give a CSV file ({_FORM})")
+        if path.exists() and not path.is_file():
+            raise TraceError(f"{shown} is not a regular file; give a CSV file ({_FORM})")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
     except OSError as exc:
         raise TraceError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    if len(data) > MAX_BYTES:
+        raise TraceError(f"{shown}: more than {MAX_BYTES:,} bytes, more than a trace may hold")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

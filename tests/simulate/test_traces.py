@@ -84,6 +84,8 @@ def test_unreadable_files(tmp_path: Path) -> None:
         read_trace(tmp_path, START)
     with pytest.raises(TraceError, match=r"cannot read .*missing.csv: No such file"):
         read_trace(tmp_path / "missing.csv", START)
+    with pytest.raises(TraceError, match=r"/dev/zero is not a regular file"):
+        read_trace(Path("/dev/zero"), START)
     bom = tmp_path / "bom.csv"
     bom.write_bytes("\ufeffminute,queued_jobs,gpu_util\n0,1,1\n".encode())
     assert read_trace(bom, START).jobs == (1,)
