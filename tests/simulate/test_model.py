@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from dataclasses import replace
 
 import pytest
@@ -170,3 +171,15 @@ def test_alibaba_group_cooldown_also_holds_back_the_scale_out_after_a_scale_in()
         (26, "out", "alarm gpu-high"),
     ]
     assert ali.oscillations == ()
+
+
+def test_the_compiled_rules_cannot_follow_the_livestream_spike() -> None:
+    # +1 per 5-minute warm-up is at most 12 instances an hour: 20 -> 200 within the hour is out of
+    # reach of the rules as compiled, however high size.max is.
+    from gpufleet.simulate.scenarios import scenario_trace
+
+    result = simulate(pool(min_size=0, max_size=300), scenario_trace("livestream-spike", "UTC"))
+    outs = [e.minute for e in result.events if e.kind == "out"]
+    assert all(b - a >= 5 for a, b in itertools.pairwise(outs))
+    assert max(result.launched) == 20 + len(outs) < 70
+    assert result.wait_percentile(95) > 120
