@@ -70,7 +70,7 @@ def render(results: Sequence[tuple[str, Result]], suffix: str) -> bytes:
     bottom.grid(alpha=0.3)
     # No date in the file: the same replay writes the same bytes.
     metadata = {"Date": None} if suffix == ".svg" else {"Software": None}
-    matplotlib.rcParams["svg.hashsalt"] = "gpufleet"
     buffer = io.BytesIO()
-    figure.savefig(buffer, format=suffix[1:], metadata=metadata)
+    with matplotlib.rc_context({"svg.hashsalt": "gpufleet"}):
+        figure.savefig(buffer, format=suffix[1:], metadata=metadata)
     return buffer.getvalue()

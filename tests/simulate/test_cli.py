@@ -152,3 +152,17 @@ def test_a_csv_trace_replays(tmp_path: Path) -> None:
     assert data["trace"]["start"] == "2026-01-05T09:00:00-05:00"
     assert data["events"][0]["kind"] == "out" and data["events"][0]["minute"] == 4
     assert data["result"]["queue_wait_minutes"] == {"p50": 8, "p95": 8, "max": 8}
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg"])
+def test_the_same_replay_draws_the_same_bytes(suffix: str) -> None:
+    from gpufleet.simulate.model import simulate
+    from gpufleet.simulate.plot import render
+    from tests.simulate.test_model import pool, trace
+
+    result = simulate(pool(), trace([1] * 30, 90, initial=0))
+    first = render([("", result)], suffix)
+    assert first == render([("", result)], suffix)
+    assert first.startswith(PNG_MAGIC) if suffix == ".png" else b"<svg" in first[:1000]
+    with pytest.raises(ValueError, match=r"a plot is written as \.png or \.svg, not '\.pdf'"):
+        render([("", result)], ".pdf")
