@@ -64,10 +64,13 @@ def parse_start(value: str | None) -> dt.datetime:
         moment = dt.datetime.fromisoformat(text.strip())
     except ValueError:
         moment = None
-    if moment is None or moment.tzinfo is None or moment.second or moment.microsecond:
+    from gpufleet.simulate.traces import in_range
+
+    if moment is None or moment.tzinfo is None or moment.second or moment.microsecond or not in_range(moment):
         raise SimulateError(
             f"--start {text!r}: give the first minute of an index trace as an ISO 8601 time at a whole "
-            "minute with a UTC offset, like 2026-01-05T00:00Z or 2026-01-05T08:00+08:00"
+            "minute with a UTC offset between the years 1970 and 2199, like 2026-01-05T00:00Z or "
+            "2026-01-05T08:00+08:00"
         )
     return moment
 

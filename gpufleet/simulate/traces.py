@@ -31,6 +31,13 @@ MAX_JOBS = 1_000_000
 MAX_BYTES = 16 * 1024 * 1024
 _FORM = "minute,queued_jobs,gpu_util"
 _WHOLE = re.compile(r"[0-9]{1,9}")
+EARLIEST = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+LATEST = dt.datetime(2200, 1, 1, tzinfo=dt.UTC)
+
+
+def in_range(moment: dt.datetime) -> bool:
+    """A trace starts between 1970 and 2200: its minutes and the week before it stay representable."""
+    return EARLIEST <= moment < LATEST
 
 
 class TraceError(ValueError):
@@ -133,6 +140,10 @@ def parse_trace(text: str, path: str, start: dt.datetime) -> Trace:
             if moment.second or moment.microsecond:
                 raise TraceError(f"{_where(path, number, 0)}: {_clip(minute)} is not at a whole minute")
             if position == 0:
+                if not in_range(moment):
+                    raise TraceError(
+                        f"{_where(path, number, 0)}: {_clip(minute)} is outside the years 1970 to 2199"
+                    )
                 origin = moment
             elif moment != origin + dt.timedelta(minutes=position):
                 expected = (origin + dt.timedelta(minutes=position)).isoformat()

@@ -117,6 +117,7 @@ def test_base_ref_reads_the_stack_file_from_git(tmp_path: Path) -> None:
             "cannot read --compare missing.yaml",
         ),
         (["--trace", "jobs.csv", "--start", "monday"], "--start 'monday'"),
+        (["--trace", "jobs.csv", "--start", "0001-01-01T00:00Z"], "between the years 1970 and 2199"),
     ],
 )
 def test_bad_options_exit_2(extra: list[str], message: str) -> None:

@@ -65,6 +65,10 @@ def test_a_timestamped_trace_starts_at_its_first_row() -> None:
             "minute,queued_jobs,gpu_util\nmonday,1,1\n",
             "jobs.csv:2: column 1 (minute): must be a minute index",
         ),
+        (
+            "minute,queued_jobs,gpu_util\n9999-12-31T23:59:00Z,1,1\n9999-12-31T23:59:00Z,1,1\n",
+            "jobs.csv:2: column 1 (minute): '9999-12-31T23:59:00Z' is outside the years 1970 to 2199",
+        ),
         ("", "jobs.csv: empty"),
         ("minute,queued_jobs,gpu_util\n", "jobs.csv: no rows after the header"),
     ],
