@@ -1,0 +1,450 @@
+"""The replay itself: a pool's compiled scaling rules run minute by minute on a demand trace. Pure: no
+I/O, no clock, no catalogue (prices come in on the pool).
+
+What a minute of the trace means: ``jobs`` is how many jobs are in the pool's queue, waiting or
+running (SQS's visible plus in-flight messages); each running job holds one instance, and its GPUs
+run at ``gpu_util`` percent. The pool runs as many of them as it has booted instances, oldest first;
+the rest wait and are the queue depth the queue alarm reads. The GPU metric is the average over the
+booted instances (an idle one counts 0 %); with none booted there is no datapoint (missing data is
+not breaching, as the alarms say).
+
+Each minute, in this order:
+
+1. the off-hours schedule's actions due this minute (local time of the pool's time zone): the stop
+   sets min, max and desired to 0; the start restores min and max and sets desired to min;
+2. instances launched ``boot_minutes`` ago are booted and take jobs; a job whose instance went away
+   goes back to the front of the queue and waits again;
+3. the metrics of the minute, and the cost of every launched instance (booting ones are billed);
+4. the alarms as :func:`components.pools.scaling.compile_alarms` compiles them (each period's
+   statistic, ``evaluation_periods`` datapoints all breaching), and the policy each fires, re-run
+   every minute while its alarm holds. What a policy then does depends on the cloud's scaling type:
+
+   - AWS: scale-out is a step policy of +1 paced by the instance warm-up (the cooldown): the group
+     counts instances still warming up as capacity already added, so while one warms up the same
+     step adds nothing; scale-in is a simple policy of -1 that waits the cooldown after each step,
+     and no dynamic scale-in runs while an instance warms up (the group's default instance warm-up).
+   - Alibaba ESS and Tencent AS: simple rules of +1 and -1; the group rejects alarm-triggered
+     activities for the cooldown after any of them.
+
+   Instances the decision adds are launched at the start of the next minute.
+
+Simplifications (the report repeats them): whole minutes (a cooldown of 90 s waits 2 minutes); the
+warm-up counts from launch; metrics arrive without CloudWatch's publishing delay; instances are
+removed newest first (AWS picks by its termination policy); spot instances are priced at the spot
+price and never interrupted; a job needs one instance and never more.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import math
+import zoneinfo
+from collections import Counter, deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
+from gpufleet.cost.model import split_capacity
+
+DEFAULT_BOOT_MINUTES = 4
+OSCILLATION_FLOOR_MINUTES = 5  # AWS's default cooldown: a cooldown of 0 still has a window to oscillate in
+EventKind = Literal["out", "in", "stop", "start"]
+SIMPLE_SCALING_CLOUDS = ("alicloud", "tencentcloud")
+
+
+@dataclass(frozen=True, kw_only=True)
+class OffHoursWindow:
+    """The spec's ``off_hours``: no capacity from ``stop`` to ``start`` (local hour and minute in
+    ``timezone``), and with ``weekends`` no start on Saturday or Sunday."""
+
+    timezone: str
+    stop: tuple[int, int]
+    start: tuple[int, int]
+    weekends: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimPool:
+    name: str
+    cloud: str
+    min_size: int
+    max_size: int
+    rules: ScalingRules
+    boot_minutes: int = DEFAULT_BOOT_MINUTES
+    on_demand_base: int = 0
+    spot_percent: float = 0.0
+    on_demand_hourly: float = 0.0
+    spot_hourly: float = 0.0
+    currency: str = "USD"
+    instance_type: str = ""
+    off_hours: OffHoursWindow | None = None
+
+    @property
+    def cooldown_minutes(self) -> int:
+        return math.ceil(self.rules.cooldown_s / 60)
+
+    @property
+    def oscillation_window(self) -> int:
+        return max(self.cooldown_minutes, OSCILLATION_FLOOR_MINUTES)
+
+    def scaling_type(self) -> str:
+        """What the pool's cloud does with the compiled rules, in one sentence."""
+        cooldown = self.rules.cooldown_s
+        if self.cloud in SIMPLE_SCALING_CLOUDS:
+            return (
+                f"simple rules +1/-1; the group rejects alarm-triggered activities for {cooldown} s after "
+                "each (at most one instance a cooldown either way)"
+            )
+        return (
+            f"scale-out: step policy +1 paced by the {cooldown} s warm-up (one instance per warm-up while "
+            f"the alarm holds); scale-in: simple policy -1 every {cooldown} s cooldown, none while an "
+            "instance warms up"
+        )
+
+
+@dataclass(frozen=True)
+class Trace:
+    name: str
+    start: dt.datetime  # timezone-aware: the first minute
+    jobs: tuple[int, ...]
+    gpu_util: tuple[float, ...]
+    source: str = ""
+    initial_size: int | None = None  # instances running before the first minute; None: jobs[0]
+
+    def __post_init__(self) -> None:
+        if self.start.tzinfo is None:
+            raise ValueError("a trace's start needs a time zone")
+        if len(self.jobs) != len(self.gpu_util) or not self.jobs:
+            raise ValueError("a trace needs as many utilisation values as job counts, at least one")
+
+    def __len__(self) -> int:
+        return len(self.jobs)
+
+    def at(self, minute: int) -> dt.datetime:
+        return self.start + dt.timedelta(minutes=minute)
+
+
+@dataclass(frozen=True)
+class ScaleEvent:
+    minute: int
+    kind: EventKind
+    before: int  # desired capacity before
+    after: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Oscillation:
+    scale_in: int  # minute of the scale-in
+    scale_out: int  # minute of the scale-out that followed it within the window
+
+
+@dataclass(frozen=True)
+class Result:
+    pool: SimPool
+    trace: Trace
+    launched: tuple[int, ...]  # instances billed each minute
+    booted: tuple[int, ...]
+    desired: tuple[int, ...]
+    max_allowed: tuple[int, ...]  # the group's max that minute (0 while off-hours)
+    waiting: tuple[int, ...]
+    cumulative_cost: tuple[float, ...]
+    events: tuple[ScaleEvent, ...]
+    waits: tuple[tuple[int, int], ...]  # (minutes waited, jobs), shortest first: each job's wait before
+    # it started, or until it left the queue or the trace ended
+    unstarted: int  # jobs still waiting when the trace ends
+    interrupted: int  # running jobs stopped by a scale-in or the schedule
+    on_demand_minutes: float
+    spot_minutes: float
+    oscillations: tuple[Oscillation, ...] = field(default=())
+
+    @property
+    def total_cost(self) -> float:
+        return self.cumulative_cost[-1] if self.cumulative_cost else 0.0
+
+    @property
+    def minutes_at_max(self) -> int:
+        return sum(1 for d, m in zip(self.desired, self.max_allowed, strict=True) if m > 0 and d >= m)
+
+    @property
+    def jobs_waited(self) -> int:
+        return sum(count for _, count in self.waits)
+
+    @property
+    def max_wait(self) -> int:
+        return self.waits[-1][0] if self.waits else 0
+
+    def wait_percentile(self, percent: float) -> int:
+        """Nearest-rank percentile of the jobs' waits, in minutes (0 with no job)."""
+        rank = max(1, math.ceil(percent / 100 * self.jobs_waited))
+        seen = 0
+        for wait, count in self.waits:
+            seen += count
+            if seen >= rank:
+                return wait
+        return 0
+
+    def count(self, kind: EventKind) -> int:
+        return sum(1 for e in self.events if e.kind == kind)
+
+
+# ------------------------------------------------------------------------------------------ schedule
+
+
+def schedule_actions(pool: SimPool, trace: Trace) -> tuple[dict[int, EventKind], bool]:
+    """The off-hours actions due in each minute of the trace, and whether the pool is stopped when
+    the trace starts (the last action in the week before it was a stop)."""
+    window = pool.off_hours
+    if window is None:
+        return {}, False
+    zone = zoneinfo.ZoneInfo(window.timezone)
+
+    def action(moment: dt.datetime) -> EventKind | None:
+        local = moment.astimezone(zone)
+        if (local.hour, local.minute) == window.stop:
+            return "stop"
+        if (local.hour, local.minute) == window.start and not (window.weekends and local.weekday() >= 5):
+            return "start"
+        return None
+
+    stopped = False
+    for back in range(1, 8 * 1440 + 1):
+        found = action(trace.at(-back))
+        if found is not None:
+            stopped = found == "stop"
+            break
+    actions: dict[int, EventKind] = {}
+    for minute in range(len(trace)):
+        found = action(trace.at(minute))
+        if found is not None:
+            actions[minute] = found
+    return actions, stopped
+
+
+# -------------------------------------------------------------------------------------------- alarms
+
+
+class _Alarm:
+    """One compiled alarm: a datapoint per period (its statistic over the period's minutes), in
+    ALARM while the last ``evaluation_periods`` datapoints all breach."""
+
+    def __init__(self, spec: AlarmSpec) -> None:
+        self.spec = spec
+        self.period = max(1, spec.period_s // 60)
+        self.points: deque[float | None] = deque(maxlen=spec.evaluation_periods)
+        self.state = False
+
+    def observe(self, minute: int, series: Sequence[float | None]) -> bool:
+        if (minute + 1) % self.period == 0:
+            values = [v for v in series[minute + 1 - self.period : minute + 1] if v is not None]
+            point: float | None = None
+            if values:
+                point = max(values) if self.spec.statistic == "Maximum" else sum(values) / len(values)
+            self.points.append(point)
+            self.state = len(self.points) == self.spec.evaluation_periods and all(
+                self._breaches(p) for p in self.points
+            )
+        return self.state
+
+    def _breaches(self, point: float | None) -> bool:
+        if point is None:
+            return False  # treat_missing_data: notBreaching
+        if self.spec.comparison_operator.startswith("Greater"):
+            return point > self.spec.threshold
+        return point < self.spec.threshold
+
+
+# ------------------------------------------------------------------------------------------ simulate
+
+
+class _Group:
+    """The scaling group: desired capacity within min..max, and the launch minute of each instance
+    (in launch order, so counts by age are a bisection)."""
+
+    def __init__(self, pool: SimPool, desired: int, low: int, high: int) -> None:
+        self.pool = pool
+        self.low, self.high = low, high
+        self.desired = desired
+        self.launches: list[int] = [-(10**9)] * desired  # running since long before the trace
+
+    def reconcile(self, now: int) -> None:
+        if len(self.launches) < self.desired:
+            self.launches.extend([now] * (self.desired - len(self.launches)))
+        del self.launches[self.desired :]  # newest first
+
+    def booted(self, now: int) -> int:
+        return bisect.bisect_right(self.launches, now - self.pool.boot_minutes)
+
+    def warmed(self, now: int) -> int:
+        return bisect.bisect_right(self.launches, now - self.pool.cooldown_minutes)
+
+
+class _Queue:
+    """Waiting jobs as runs of (arrival minute, count), oldest first; and how long each job waited."""
+
+    def __init__(self) -> None:
+        self.runs: deque[list[int]] = deque()
+        self.size = 0
+        self.waits: Counter[int] = Counter()
+
+    def arrive(self, minute: int, count: int, *, front: bool = False) -> None:
+        if count <= 0:
+            return
+        if front:
+            self.runs.appendleft([minute, count])
+        elif self.runs and self.runs[-1][0] == minute:
+            self.runs[-1][1] += count
+        else:
+            self.runs.append([minute, count])
+        self.size += count
+
+    def take(self, minute: int, count: int, *, newest: bool = False) -> int:
+        """Up to ``count`` jobs leave (oldest first, to start; newest first, giving up): their waits
+        are recorded. Returns how many left."""
+        left = 0
+        while left < count and self.runs:
+            run = self.runs[-1] if newest else self.runs[0]
+            n = min(run[1], count - left)
+            self.waits[minute - run[0]] += n
+            run[1] -= n
+            left += n
+            if run[1] == 0:
+                self.runs.pop() if newest else self.runs.popleft()
+        self.size -= left
+        return left
+
+
+def simulate(pool: SimPool, trace: Trace) -> Result:
+    """Replay ``trace`` through ``pool``'s compiled rules; see the module's docstring."""
+    alarms = [_Alarm(spec) for spec in compile_alarms(pool.rules, pool.min_size)]
+    actions, stopped = schedule_actions(pool, trace)
+    initial = trace.initial_size if trace.initial_size is not None else trace.jobs[0]
+    low, high = (0, 0) if stopped else (pool.min_size, pool.max_size)
+    group = _Group(pool, min(max(initial, low), high), low, high)
+    simple = pool.cloud in SIMPLE_SCALING_CLOUDS
+    cooldown = pool.cooldown_minutes
+    group_ready_at = 0  # Alibaba/Tencent: no alarm-triggered activity before this minute
+    scale_in_ready_at = 0  # AWS: the simple scale-in policy's cooldown
+
+    queue = _Queue()
+    running = min(trace.jobs[0], group.booted(0))  # jobs already running before the trace
+    interrupted = 0
+    events: list[ScaleEvent] = []
+    gpu: list[float | None] = []
+    visible: list[float | None] = []
+    launched: list[int] = []
+    booted_series: list[int] = []
+    desired: list[int] = []
+    max_allowed: list[int] = []
+    waiting_series: list[int] = []
+    cumulative: list[float] = []
+    cost = on_demand_minutes = spot_minutes = 0.0
+
+    for minute, (jobs, util) in enumerate(zip(trace.jobs, trace.gpu_util, strict=True)):
+        kind = actions.get(minute)
+        if kind is not None:
+            before = group.desired
+            if kind == "stop":
+                group.low = group.high = group.desired = 0
+            else:
+                group.low, group.high, group.desired = pool.min_size, pool.max_size, pool.min_size
+            group.reconcile(minute)
+            events.append(ScaleEvent(minute, kind, before, group.desired, "off-hours schedule"))
+
+        booted = group.booted(minute)
+        if running > booted:  # instances went away under running jobs
+            interrupted += running - booted
+            queue.arrive(minute, running - booted, front=True)
+            running = booted
+        change = jobs - (running + queue.size)
+        if change > 0:
+            queue.arrive(minute, change)
+        elif change < 0:
+            finished = min(-change, running)  # running jobs finish first
+            running -= finished
+            queue.take(minute, -change - finished, newest=True)  # then the newest waiting jobs leave
+        running += queue.take(minute, booted - running)
+
+        gpu.append(util * running / booted if booted else None)
+        visible.append(float(queue.size))
+        count = len(group.launches)
+        on_demand, spot = split_capacity(count, pool.on_demand_base, pool.spot_percent)
+        on_demand_minutes += on_demand
+        spot_minutes += spot
+        cost += (on_demand * pool.on_demand_hourly + spot * pool.spot_hourly) / 60
+        launched.append(count)
+        booted_series.append(booted)
+        desired.append(group.desired)
+        max_allowed.append(group.high)
+        waiting_series.append(queue.size)
+        cumulative.append(cost)
+
+        firing = {"out": "", "in": ""}
+        for alarm in alarms:
+            series = gpu if alarm.spec.namespace == "CWAgent" else visible
+            if alarm.observe(minute, series) and not firing[alarm.spec.direction]:
+                firing[alarm.spec.direction] = alarm.spec.suffix
+        now = minute + 1  # decisions take effect from the next minute
+        before = group.desired
+        if firing["out"]:
+            if simple:
+                if now >= group_ready_at and group.desired < group.high:
+                    group.desired += 1
+                    group_ready_at = now + cooldown
+            else:
+                # Step scaling: warming instances count as capacity already added by this step.
+                group.desired = max(group.desired, min(group.warmed(now) + 1, group.high))
+            if group.desired != before:
+                events.append(ScaleEvent(minute, "out", before, group.desired, f"alarm {firing['out']}"))
+        elif firing["in"] and group.desired > group.low:
+            allowed = (
+                now >= group_ready_at
+                if simple
+                else (now >= scale_in_ready_at and group.warmed(now) == len(group.launches))
+            )
+            if allowed:
+                group.desired -= 1
+                if simple:
+                    group_ready_at = now + cooldown
+                else:
+                    scale_in_ready_at = now + cooldown
+                events.append(ScaleEvent(minute, "in", before, group.desired, f"alarm {firing['in']}"))
+        group.reconcile(now)
+
+    unstarted = queue.size
+    queue.take(len(trace), unstarted)  # still waiting at the end: their wait so far
+    return Result(
+        pool=pool,
+        trace=trace,
+        launched=tuple(launched),
+        booted=tuple(booted_series),
+        desired=tuple(desired),
+        max_allowed=tuple(max_allowed),
+        waiting=tuple(waiting_series),
+        cumulative_cost=tuple(cumulative),
+        events=tuple(events),
+        waits=tuple(sorted(queue.waits.items())),
+        unstarted=unstarted,
+        interrupted=interrupted,
+        on_demand_minutes=on_demand_minutes,
+        spot_minutes=spot_minutes,
+        oscillations=oscillations(events, pool.oscillation_window),
+    )
+
+
+def oscillations(events: Sequence[ScaleEvent], window: int) -> tuple[Oscillation, ...]:
+    """Each alarm scale-out that starts less than ``window`` minutes after an alarm scale-in: the
+    capacity removed was needed back before a cooldown had passed."""
+    found: list[Oscillation] = []
+    last_in: int | None = None
+    for event in events:
+        if event.kind == "in":
+            last_in = event.minute
+        elif event.kind == "out" and last_in is not None and event.minute - last_in < window:
+            found.append(Oscillation(last_in, event.minute))
+            last_in = None
+        elif event.kind in ("stop", "start"):
+            last_in = None
+    return tuple(found)
