@@ -127,6 +127,28 @@ def compile_gates(pools: Sequence[BurstPool], order: Sequence[str] | None) -> di
     return gates
 
 
+@dataclass(frozen=True, kw_only=True)
+class PoolHeadroom:
+    """What the exporter reads of one pool ahead: instances in service, its maximum, GPUs each."""
+
+    site: str
+    in_service: int
+    max_size: int
+    gpus_per_instance: int
+
+    @property
+    def free_gpus(self) -> int:
+        return max(0, self.max_size - self.in_service) * self.gpus_per_instance
+
+
+def free_gpus_ahead(gate: Gate, baseline_free: int, pools: Sequence[PoolHeadroom]) -> int:
+    """The value the exporter publishes for ``gate.site``: the baseline's free GPUs (its GPUs less
+    those requested, never below 0) plus the free headroom of every pool at a site ahead. A site ahead
+    the exporter could not read counts as full: a broken reading must not hold the burst back."""
+    ahead = set(gate.ahead)
+    return max(0, baseline_free) + sum(p.free_gpus for p in pools if p.site in ahead)
+
+
 # ------------------------------------------------------------------------------------ from the spec
 
 

@@ -10,7 +10,9 @@ from components.pools.burst import (
     SIGNAL_NAMESPACE,
     BurstPool,
     Gate,
+    PoolHeadroom,
     compile_gates,
+    free_gpus_ahead,
     order_sites,
 )
 
@@ -130,3 +132,30 @@ def test_a_listed_site_without_pools_is_refused() -> None:
 
 def test_no_pools_no_gates() -> None:
     assert compile_gates([], None) == {}
+
+
+@pytest.mark.parametrize(
+    ("baseline_free", "pools", "expected"),
+    [
+        # the baseline full, the site ahead at its maximum: nothing free, the pool may burst
+        (0, [PoolHeadroom(site="alicloud:cn-hangzhou", in_service=2, max_size=2, gpus_per_instance=1)], 0),
+        # one baseline GPU free holds every site back
+        (1, [], 1),
+        # a negative reading (more requested than owned) counts as none free
+        (-3, [], 0),
+        # headroom ahead, in GPUs: 2 instances short of max x 4 GPUs
+        (0, [PoolHeadroom(site="alicloud:cn-hangzhou", in_service=1, max_size=3, gpus_per_instance=4)], 8),
+        # a site behind (or the pool's own) never counts; an instance count above max is no headroom
+        (
+            0,
+            [
+                PoolHeadroom(site="aws:us-east-1", in_service=0, max_size=4, gpus_per_instance=8),
+                PoolHeadroom(site="alicloud:cn-hangzhou", in_service=5, max_size=3, gpus_per_instance=4),
+            ],
+            0,
+        ),
+    ],
+)
+def test_free_gpus_ahead(baseline_free: int, pools: list[PoolHeadroom], expected: int) -> None:
+    gate = Gate(site="aws:us-east-1", position=2, ahead=("alicloud:cn-hangzhou",), enforcement="metric-math")
+    assert free_gpus_ahead(gate, baseline_free, pools) == expected

@@ -128,3 +128,20 @@ def test_a_pool_without_region_takes_the_provider_region() -> None:
     assert describe_burst_order(spec) == [
         "burst.order names aws:us-west-2, where no pool runs; the pools run at no site"
     ]
+
+
+def test_by_price_puts_the_cheaper_gpu_hour_first() -> None:
+    from tests.spec.test_onprem import onprem
+
+    raw = spec_with({"order": "by_price"})
+    raw["onprem"] = onprem()
+    raw["environment"] = "prod"
+    # g5.2xlarge in us-east-1: 1.212 USD an hour on demand (spot_percent 0), one GPU -> 1.21;
+    # ecs.gn7i-c8g1.2xlarge in cn-hangzhou: 15 CNY an hour, one GPU, at the catalogue's rate -> 2.08 USD.
+    assert describe_burst_order(parse_fleet(raw)) == [
+        "0. on-prem baseline: 16 GPUs, always first",
+        "1. aws:us-east-1 (by price, 1.21 USD/GPU-hour): pools train; scale-out alarms gated by metric math "
+        "on gpufleet/Baseline FreeGpusAhead",
+        "2. alicloud:cn-hangzhou (by price, 2.08 USD/GPU-hour): pools hz; not gated by the cloud's alarms "
+        "(no AND across namespaces); see docs/burst-order.md",
+    ]
