@@ -95,7 +95,7 @@ def order_sites(pools: Sequence[BurstPool], order: Sequence[str] | None) -> list
     missing = [site for site in listed if site not in by_site]
     if missing:
         raise ValueError(
-            f"burst.order names {', '.join(missing)}, where no pool runs; the pools run at "
+            f"names {', '.join(missing)}, where no pool runs; the pools run at "
             f"{', '.join(sorted(by_site)) or 'no site'}"
         )
     rest = sorted(
@@ -188,11 +188,19 @@ def spec_pools(spec: FleetSpec, provider_regions: Mapping[str, str | None] | Non
     return placed
 
 
-def spec_gates(spec: FleetSpec, provider_regions: Mapping[str, str | None] | None = None) -> dict[str, Gate]:
-    """The gates the spec's ``burst`` asks for; empty without ``burst`` (pools scale as before)."""
+def spec_gates(
+    spec: FleetSpec, provider_regions: Mapping[str, str | None] | None = None, *, source: str = "stack config"
+) -> dict[str, Gate]:
+    """The gates the spec's ``burst`` asks for; empty without ``burst`` (pools scale as before).
+    Raises SpecError (``gpufleet:fleet.burst.order``) when a listed site holds no pool."""
+    from components.spec.values import CONFIG_KEY, SpecError
+
     if spec.burst is None:
         return {}
-    return compile_gates(spec_pools(spec, provider_regions), spec.burst.sites or None)
+    try:
+        return compile_gates(spec_pools(spec, provider_regions), spec.burst.sites or None)
+    except ValueError as error:
+        raise SpecError([(f"{CONFIG_KEY}.burst.order", str(error))], source) from None
 
 
 def describe_burst_order(
@@ -205,7 +213,7 @@ def describe_burst_order(
     try:
         sites = order_sites(spec_pools(spec, provider_regions), spec.burst.sites or None)
     except ValueError as error:
-        return [str(error)]
+        return [f"burst.order: {error}"]
     lines = []
     if spec.onprem is not None:
         lines.append(f"0. on-prem baseline: {spec.onprem.gpu_count} GPUs, always first")

@@ -76,6 +76,9 @@ def test_a_written_order_keeps_its_sites() -> None:
             ".burst.order: item 0: 'mars-1' is not one of aws's regions: af-south-1, ",
         ),
         ({"order": [3]}, ".burst.order: item 0: must be a site written cloud:region, got 3"),
+        ({"order": [None]}, ".burst.order: item 0: must be a site written cloud:region, got null"),
+        ({"order": ["aws:us-east-1"] * 70}, ".burst.order: must name at most 64 sites, got 70"),
+        ("by_price", ".burst: must be a mapping of settings, got 'by_price'"),
         (
             {"order": ["tencentcloud:ap-guangzhou"]},
             ": burst.order[0]: 'tencentcloud:ap-guangzhou' names "
@@ -126,7 +129,7 @@ def test_a_pool_without_region_takes_the_provider_region() -> None:
     assert spec_gates(spec, {"aws": "us-west-2"})["train"].site == "aws:us-west-2"
     # the stack's region is not known: the listed site cannot be matched yet, and plan says so
     assert describe_burst_order(spec) == [
-        "burst.order names aws:us-west-2, where no pool runs; the pools run at no site"
+        "burst.order: names aws:us-west-2, where no pool runs; the pools run at no site"
     ]
 
 
@@ -145,3 +148,14 @@ def test_by_price_puts_the_cheaper_gpu_hour_first() -> None:
         "2. alicloud:cn-hangzhou (by price, 2.08 USD/GPU-hour): pools hz; not gated by the cloud's alarms "
         "(no AND across namespaces); see docs/burst-order.md",
     ]
+
+
+def test_a_listed_site_no_pool_reaches_is_a_spec_error() -> None:
+    pools = {"train": {"instance_types": ["g5.2xlarge"], "size": {"max": 4}}}
+    spec = parse_fleet(spec_with({"order": ["aws:us-west-2"]}, pools))
+    with pytest.raises(SpecError) as caught:
+        spec_gates(spec, {"aws": "us-east-1"}, source=SOURCE)
+    assert caught.value.format() == (
+        f"{SOURCE}: gpufleet:fleet.burst.order: names aws:us-west-2, where no pool runs; the pools run at "
+        "aws:us-east-1"
+    )
