@@ -12,6 +12,7 @@ import pulumi_aws as aws
 
 from components.identity.aws import InstanceIdentity, InstanceIdentityArgs
 from components.identity.documents import document
+from components.pools.burst import SIGNAL_METRIC, SIGNAL_NAMESPACE, Gate
 from components.pools.queue import (
     ExistingQueue,
     NewQueue,
@@ -75,6 +76,8 @@ class GpuPoolArgs:
     image_id: pulumi.Input[str] | None = None
     agent_log_group_name: pulumi.Input[str] | None = None
     region: str | None = None
+    # The burst order's gate (components.pools.burst): None scales on the pool's own alarms alone.
+    gate: Gate | None = None
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -286,6 +289,19 @@ class GpuPool(pulumi.ComponentResource):
             QUEUE_DIMENSION: queue.name,
         }
         for alarm in self.alarms:
+            if args.gate is not None and alarm.direction == "out":
+                # Burst order: scale out only with no GPU free ahead (the baseline, earlier sites).
+                _gated_alarm(
+                    name,
+                    alarm,
+                    args.gate,
+                    dimension_values=dimension_values,
+                    action=policies["out"].arn,
+                    region=args.region,
+                    tags=tags,
+                    opts=child,
+                )
+                continue
             aws.cloudwatch.MetricAlarm(
                 f"{name}-{alarm.suffix}",
                 alarm_description=alarm.description,
@@ -377,3 +393,63 @@ class GpuPool(pulumi.ComponentResource):
         return create_queue(
             name, args.queue, kms_key_arn=args.kms_key_arn, tags=tags, region=args.region, opts=opts
         )
+
+
+def _gated_alarm(
+    name: str,
+    alarm: AlarmSpec,
+    gate: Gate,
+    *,
+    dimension_values: Mapping[str, pulumi.Input[str]],
+    action: pulumi.Input[str],
+    region: str | None,
+    tags: Mapping[str, str],
+    opts: pulumi.ResourceOptions,
+) -> aws.cloudwatch.MetricAlarm:
+    """A scale-out alarm as metric math: the pool's own metric, passed through only while the
+    ``gpufleet/Baseline`` signal for the pool's site says no GPU is free ahead of it. The signal's
+    maximum over the period: one free GPU at any moment of it holds the pool back."""
+    ahead = ", then ".join(("baseline", *gate.ahead))
+    return aws.cloudwatch.MetricAlarm(
+        f"{name}-{alarm.suffix}",
+        alarm_description=f"{alarm.description}, only when no GPU is free ahead ({ahead})",
+        comparison_operator=alarm.comparison_operator,
+        threshold=alarm.threshold,
+        evaluation_periods=alarm.evaluation_periods,
+        datapoints_to_alarm=alarm.evaluation_periods,
+        treat_missing_data=alarm.treat_missing_data,
+        metric_queries=[
+            aws.cloudwatch.MetricAlarmMetricQueryArgs(
+                id="ahead",
+                metric=aws.cloudwatch.MetricAlarmMetricQueryMetricArgs(
+                    namespace=SIGNAL_NAMESPACE,
+                    metric_name=SIGNAL_METRIC,
+                    dimensions=gate.dimensions,
+                    period=alarm.period_s,
+                    stat="Maximum",
+                ),
+                return_data=False,
+            ),
+            aws.cloudwatch.MetricAlarmMetricQueryArgs(
+                id="own",
+                metric=aws.cloudwatch.MetricAlarmMetricQueryMetricArgs(
+                    namespace=alarm.namespace,
+                    metric_name=alarm.metric_name,
+                    dimensions={dimension: dimension_values[dimension] for dimension in alarm.dimensions},
+                    period=alarm.period_s,
+                    stat=alarm.statistic,
+                ),
+                return_data=False,
+            ),
+            aws.cloudwatch.MetricAlarmMetricQueryArgs(
+                id="gated",
+                expression=gate.expression("ahead", "own"),
+                label=f"{alarm.metric_name} while no GPU is free ahead of {gate.site}",
+                return_data=True,
+            ),
+        ],
+        alarm_actions=[action],
+        region=region,
+        tags=tags,
+        opts=opts,
+    )

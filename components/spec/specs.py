@@ -11,6 +11,7 @@ from pydantic import Field, field_validator, model_validator
 from components import spec_limits as limits
 from components.spec.account import Account
 from components.spec.addresses import fleet_overlaps
+from components.spec.burst import Burst, burst_site_problem
 from components.spec.checks import _network_checks, _pool_name_checks, _raise_first, _usage_schedule_checks
 from components.spec.links import Links
 from components.spec.onprem import OnPrem
@@ -33,6 +34,7 @@ class FleetSpec(_Model):
     pools: dict[str, Pool] = Field(min_length=1)
     onprem: OnPrem | None = None
     links: Links = Field(default_factory=dict, description="one private link per site, keyed cloud:region")
+    burst: Burst | None = Field(default=None, description="None: every pool scales on its own queue")
 
     @field_validator("tags")
     @classmethod
@@ -92,6 +94,16 @@ class FleetSpec(_Model):
         found = fleet_overlaps(self.onprem, self.network, aws_home=aws_home)
         if found:
             raise ValueError(f"{found[0].field_a}: {found[0].message()}")
+        return self
+
+    @model_validator(mode="after")
+    def _burst_sites(self) -> FleetSpec:
+        # burst order: each listed site's cloud has pools (regions left to the stack are checked later).
+        if self.burst is not None:
+            for index, site in enumerate(self.burst.sites):
+                problem = burst_site_problem(site, self.pools)
+                if problem is not None:
+                    raise ValueError(f"burst.order[{index}]: {problem}")
         return self
 
     @property

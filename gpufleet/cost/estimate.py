@@ -11,6 +11,7 @@ from components.catalog import Catalog, load_catalog
 from gpufleet.cost.lookup import unpriced_types
 from gpufleet.cost.model import CostError, CostReport, OtherLine, PricedPool, UsageLevel, UsageProfile
 from gpufleet.cost.other_lines import transfer_line
+from gpufleet.cost.owned import with_owned
 from gpufleet.cost.pricing import price_pools
 from gpufleet.cost.props import _default_region, _tags
 from gpufleet.cost.schedule import WeeklySchedule
@@ -90,7 +91,7 @@ def estimate_spec(
             "bucket storage is priced from the lifecycle the program builds: see the stack's estimate "
             "(gpufleet cost -s STACK), not this spec-only one"
         )
-    return price_pools(
+    report = price_pools(
         pools,
         catalog,
         currency=currency,
@@ -101,6 +102,7 @@ def estimate_spec(
         budget=spec.budget,
         budget_where=f"{source}: {CONFIG_KEY}.budget.currency",
     )
+    return with_owned(report, spec, pools, catalog)
 
 
 POOL_TAG = "gpufleet:pool"
@@ -325,7 +327,7 @@ def estimate_stack(
     other = _other_lines(graph, catalog, report_currency, source, notes)
     other += _storage_lines(graph, spec, catalog, report_currency, source=source, notes=notes)
     other += _transfer_lines(spec, priced, catalog, report_currency, notes)
-    return price_pools(
+    report = price_pools(
         priced,
         catalog,
         currency=report_currency,
@@ -337,6 +339,7 @@ def estimate_stack(
         budget_where=f"{source}: {CONFIG_KEY}.budget.currency",
         unpriced=unpriced,
     )
+    return with_owned(report, spec, priced, catalog)
 
 
 def _transfer_lines(

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from components.catalog import Price
 from gpufleet.cost.schedule import WeeklySchedule
 from gpufleet.cost.units import HOURS_PER_MONTH, _num
+
+if TYPE_CHECKING:
+    from gpufleet.cost.owned import OwnedCapacity
 
 REPORT_VERSION = 1
 
@@ -309,6 +312,8 @@ class CostReport:
     # "pool: why" for each GPU pool the catalogue cannot price (type or region it has no price for):
     # left out of every total, named on the cost line instead of stopping the check.
     unpriced: tuple[str, ...] = ()
+    # The on-prem baseline's hardware (gpufleet.cost.owned): shown beside the totals, never in them.
+    owned: OwnedCapacity | None = None
 
     @property
     def hourly_min(self) -> float:
@@ -363,7 +368,7 @@ class CostReport:
             "rates": [c.to_json() for c in self.conversions],
             "notes": list(self.notes),
             "unpriced": list(self.unpriced),
-        }
+        } | ({"owned": self.owned.to_json()} if self.owned is not None else {})
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), indent=2) + "\n"

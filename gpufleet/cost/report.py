@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from gpufleet.cost.diff import CostDiff
 from gpufleet.cost.model import CostReport, PoolLine, PriceUsed
+from gpufleet.cost.owned import render_owned
 from gpufleet.cost.pricing import budget_status
 from gpufleet.cost.units import HOURS_PER_MONTH, _money, _num, _signed
 
@@ -138,6 +139,8 @@ def render_text(report: CostReport) -> str:
     if report.other:
         out += ["", *(_table(_OTHER_HEADER, _other_rows(report), 3))]
     out += ["", *text_summary(report)]
+    if report.owned is not None:
+        out += ["", *render_owned(report.owned, report.monthly_estimate)]
     return "\n".join(out) + "\n"
 
 
@@ -221,6 +224,9 @@ def render_markdown(report: CostReport) -> str:
         out += ["", f"**Budget:** {status}"]
     if report.unpriced:
         out += ["", "**Unpriced** (left out of every total):", *(f"- {item}" for item in report.unpriced)]
+    if report.owned is not None:
+        out += ["", "**Owned capacity** (beside the totals, not in them):"]
+        out += [f"- {text}" for text in render_owned(report.owned, report.monthly_estimate)]
     out += ["", "<details><summary>How it was priced</summary>", ""]
     for line in report.pools:
         out.append(f"- `{line.pool}`: {line.basis}; schedule {line.schedule}")

@@ -280,7 +280,7 @@ ALLOWED_POOL = (
         (["links"], [{"type": "vpn"}], ".links: must be a mapping, got a list"),
         (["spto"], 1,
          ": unknown field 'spto'; allowed: environment, tags, budget, storage, access, "
-         "audit, network, account, pools, onprem, links"),
+         "audit, network, account, pools, onprem, links, burst"),
     ],
 )  # fmt: skip
 def test_error_messages(path: list[str], value: Any, expected: str) -> None:
