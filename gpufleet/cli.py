@@ -782,6 +782,12 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
     checkov_bin: Annotated[
         Path | None, typer.Option("--checkov-bin", help="The checkov executable to run.")
     ] = None,
+    checkov_config: Annotated[
+        Path | None,
+        typer.Option(
+            "--checkov-config", help="checkov checks to skip, each with its reason. Default: checkov-config.json."
+        ),
+    ] = None,
     explain_overlap: Annotated[
         bool,
         typer.Option(
@@ -818,7 +824,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         config = _policy_config(policy_config, project.root, everything, enforce or (), set_values or ())
         references = read_stack_references(stack_refs)
         checkov_binary = checkov_command.resolve(checkov, checkov_bin, project.root)
-        checkov_skips = load_checkov_skips(policy_config, project.root)
+        checkov_skips = load_checkov_skips(checkov_config, project.root)
         results, graphs, pack_seconds = [], [], []
         for name in names:
             # The program would stop at the first bad spec too, but folded into one paragraph: checking

@@ -80,7 +80,7 @@ def test_every_problem_is_one_line_naming_file_key_and_allowed(tmp_path: Path) -
         f"{path}: sample-log-retenton: no such policy or rule id; did you mean sample-log-retention, sample-allowed-region?",
         f'{path}: sample-bucket-kms: "blocking" is not an enforcement level; allowed: advisory, mandatory, remediate, disabled',
         f'{path}: sample-log-retention.min_days: "long" is not allowed; expected integer (>= 1)',
-        f"{path}: sample-log-retention.max_days: unknown config key; allowed: enforcementLevel, min_days",
+        f"{path}: sample-log-retention.max_days: unknown config key; allowed: enforcementLevel, min_days, waivable, waivers",
     ]
 
 
@@ -127,7 +127,7 @@ def test_override_errors() -> None:
         "--enforce GF-XX-1=advisory: no such policy or rule id GF-XX-1; run `gpufleet rules` for the list",
         '--enforce all=loud: "loud" is not an enforcement level; allowed: advisory, mandatory, remediate, disabled',
         '--set GF-AUD-901.min_days=forever: sample-log-retention.min_days: "forever" is not allowed; expected integer (>= 1)',
-        "--set GF-STOR-901.level=3: sample-bucket-kms has no config key level; allowed: none (this policy takes no config)",
+        "--set GF-STOR-901.level=3: sample-bucket-kms has no config key level; allowed: waivable, waivers",
     ]
 
 
