@@ -785,7 +785,8 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
     checkov_config: Annotated[
         Path | None,
         typer.Option(
-            "--checkov-config", help="checkov checks to skip, each with its reason. Default: checkov-config.json."
+            "--checkov-config",
+            help="checkov checks to skip, each with its reason. Default: the project's checkov-config.json.",
         ),
     ] = None,
     explain_overlap: Annotated[

@@ -372,10 +372,11 @@ def _normalize_entry(value: Any, policy: GfPolicy, where: str, problems: list[st
             continue
         entry[key] = item
     if ok and entry.get(waivers.WAIVERS_KEY) and not waivers.waivable(policy.rule.id, entry):
+        how = "" if waivers.WAIVABLE_KEY in entry else " by default"
         problems.append(
-            f"{where}.{waivers.WAIVERS_KEY}: {policy.rule.id} is not waivable (its `{waivers.WAIVABLE_KEY}` is "
-            f"false{' by default' if waivers.WAIVABLE_KEY not in entry else ''}); fix the resource, or set "
-            f"`{waivers.WAIVABLE_KEY}: true` for the rule in this file if its owners agree"
+            f"{where}.{waivers.WAIVERS_KEY}: {policy.rule.id} is not waivable (its `{waivers.WAIVABLE_KEY}` "
+            f"is false{how}); fix the resource, or set `{waivers.WAIVABLE_KEY}: true` for the rule in this "
+            "file if its owners agree"
         )
         ok = False
     return entry if ok else None

@@ -82,8 +82,8 @@ def collect(
                     _finding(
                         "",
                         "",
-                        f"the {policy.rule.id} waiver for {waiver.resource!r} ({kind}) matches no resource of "
-                        f"stack {graph.stack}",
+                        f"the {policy.rule.id} waiver for {waiver.resource!r} ({kind}) matches no "
+                        f"resource of stack {graph.stack}",
                     )
                 )
     known = set(known_rule_ids)
@@ -136,6 +136,7 @@ def attach(
     policies: Sequence[GfPolicy],
     resolved: Mapping[str, ResolvedPolicyConfig],
     known_rule_ids: Iterable[str],
+    *,
     on: date | None = None,
 ) -> None:
     """Add the stack's waiver inventory and its GF-WAIVER-001 findings to `result`."""
@@ -205,7 +206,8 @@ def render_listing(rows: Sequence[Mapping[str, Any]], fmt: str) -> str:
         left = row["days_left"]
         when = f"expired {-left} days ago" if left < 0 else f"{left} days left"
         lines.append(
-            f"{row['stack']}  {row['rule_id']}  {row['resource']}  [{row['state']}] expires {row['expires']} "
-            f"({when}; {age})  owner {row['owner']}: {row['reason']}  ({row['source']}, applied {row['applied']})"
+            f"{row['stack']}  {row['rule_id']}  {row['resource']}  [{row['state']}] "
+            f"expires {row['expires']} ({when}; {age})  owner {row['owner']}: {row['reason']}  "
+            f"({row['source']}, applied {row['applied']})"
         )
     return "\n".join(lines) + "\n"

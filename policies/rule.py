@@ -225,8 +225,9 @@ def _waiving(rule_id: str, args: Any, report: ReportViolation) -> ReportViolatio
         where = args.urn if isinstance(args, ResourceValidationArgs) else (urn or "")
         config = args.get_config() or {}
         tags = _tags_at(args, where) if where else {}
-        if (message or "").startswith(_NEVER_WAIVED) or not config.get(waivers.WAIVERS_KEY) and not any(
-            isinstance(k, str) and k.startswith(waivers.TAG_PREFIX) for k in tags
+        if (message or "").startswith(_NEVER_WAIVED) or (
+            not config.get(waivers.WAIVERS_KEY)
+            and not any(isinstance(k, str) and k.startswith(waivers.TAG_PREFIX) for k in tags)
         ):
             report(message, urn)
             return
@@ -235,7 +236,7 @@ def _waiving(rule_id: str, args: Any, report: ReportViolation) -> ReportViolatio
         if decision.waived and decision.waiver is not None and callable(lower):
             lower(message, urn, decision.waiver)
         elif decision.note:
-            report(f"{message}\n{decision.note}", urn)
+            report(f"{message}; {decision.note}", urn)
         else:
             report(message, urn)
 

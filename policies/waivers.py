@@ -189,7 +189,11 @@ def parse_config_waivers(rule_id: str, value: Any, where: str) -> tuple[list[Wai
         if not isinstance(item, Mapping):
             problems.append(f"{at}: expected an object with {', '.join(WAIVER_FIELDS)}")
             continue
-        bad = [f"{at}.{key}: unknown key; allowed: {', '.join(WAIVER_FIELDS)}" for key in item if key not in WAIVER_FIELDS]
+        bad = [
+            f"{at}.{key}: unknown key; allowed: {', '.join(WAIVER_FIELDS)}"
+            for key in item
+            if key not in WAIVER_FIELDS
+        ]
         texts: dict[str, str] = {}
         for key in ("resource", "reason", "owner"):
             text = _text(item.get(key))
@@ -221,7 +225,7 @@ def parse_tag(key: str, value: Any, urn: str) -> tuple[Waiver | None, str | None
         return None, f"{where}: the value is unknown at preview; a waiver must be a literal tag value"
     text = _text(value)
     if text is None:
-        return None, f"{where}: empty; expected \"<reason>; owner=<team>; expires=YYYY-MM-DD\""
+        return None, f'{where}: empty; expected "<reason>; owner=<team>; expires=YYYY-MM-DD"'
     reason, *fields = [part.strip() for part in text.split(";")]
     found: dict[str, str] = {}
     for part in fields:
@@ -233,7 +237,7 @@ def parse_tag(key: str, value: Any, urn: str) -> tuple[Waiver | None, str | None
     missing = [name for name in ("owner", "expires") if not found.get(name)]
     if not reason or missing:
         what = ", ".join((["reason"] if not reason else []) + missing)
-        return None, f"{where}: missing {what}; expected \"<reason>; owner=<team>; expires=YYYY-MM-DD\""
+        return None, f'{where}: missing {what}; expected "<reason>; owner=<team>; expires=YYYY-MM-DD"'
     expires = parse_date(found["expires"])
     if expires is None:
         return None, f"{where}: expires={found['expires'][:40]!r} is not a date; expected YYYY-MM-DD"
@@ -303,7 +307,7 @@ def decide(
     if live:
         return Decision(max(live, key=lambda w: w.expires))
     latest = max(candidates, key=lambda w: w.expires)
-    return Decision(latest, f"waiver expired {latest.expires.isoformat()}: {latest.describe(on)}")
+    return Decision(latest, f"waiver not applied, it expired: {latest.describe(on)}")
 
 
 _PARSED: dict[str, tuple[list[Waiver], list[str]]] = {}
@@ -326,4 +330,4 @@ def _config_waivers(rule_id: str, value: Any) -> tuple[list[Waiver], list[str]]:
 
 
 def waived_message(message: str, waiver: Waiver, on: date) -> str:
-    return f"{message}\nwaived: {waiver.describe(on)}"
+    return f"{message}; waived: {waiver.describe(on)}"

@@ -36,7 +36,9 @@ def parse_checkov_config(raw: Mapping[str, Any], source: str) -> dict[str, str]:
                 "CKV2_<PROVIDER>_<n> (CKV_AWS_144, CKV2_AWS_62, CKV_GPUF_1)"
             )
         elif not isinstance(reason, str) or not reason.strip():
-            problems.append(f"{source}: {SKIP}.{check_id}: give the reason for skipping it, a non-empty string")
+            problems.append(
+                f"{source}: {SKIP}.{check_id}: give the reason for skipping it, a non-empty string"
+            )
         else:
             result[check_id] = reason.strip()
     if problems:
