@@ -476,8 +476,18 @@ def apply_overrides(
         if policy is None:
             problems.append(f"{where}: no such policy or rule id {target}; {index.close_to(target)}")
             continue
-        schema = policy.config_schema.properties if policy.config_schema else {}
         keys = key_path.split(".")
+        if keys[0] in (waivers.WAIVERS_KEY, waivers.WAIVABLE_KEY):
+            problems.append(
+                f"{where}: {keys[0]} is set in the policy config file, where the change is reviewed, "
+                "not on the command line (docs/waivers.md)"
+            )
+            continue
+        schema = {
+            k: v
+            for k, v in (policy.config_schema.properties if policy.config_schema else {}).items()
+            if k not in (waivers.WAIVERS_KEY, waivers.WAIVABLE_KEY)
+        }
         if keys[0] not in schema:
             allowed = ", ".join(sorted(schema)) or "none (this policy takes no config)"
             problems.append(f"{where}: {policy.name} has no config key {keys[0]}; allowed: {allowed}")

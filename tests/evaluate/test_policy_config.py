@@ -127,7 +127,7 @@ def test_override_errors() -> None:
         "--enforce GF-XX-1=advisory: no such policy or rule id GF-XX-1; run `gpufleet rules` for the list",
         '--enforce all=loud: "loud" is not an enforcement level; allowed: advisory, mandatory, remediate, disabled',
         '--set GF-AUD-901.min_days=forever: sample-log-retention.min_days: "forever" is not allowed; expected integer (>= 1)',
-        "--set GF-STOR-901.level=3: sample-bucket-kms has no config key level; allowed: waivable, waivers",
+        "--set GF-STOR-901.level=3: sample-bucket-kms has no config key level; allowed: none (this policy takes no config)",
     ]
 
 

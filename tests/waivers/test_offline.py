@@ -219,3 +219,20 @@ def test_the_project_config_is_valid_and_holds_policies_only() -> None:
     root = Path(__file__).resolve().parents[2]
     config = load_policy_config(root / "policy-config.json", default_registry())
     assert "checkov" not in config
+
+
+def test_waivers_cannot_be_set_on_the_command_line() -> None:
+    from gpufleet.policy_config import apply_overrides
+
+    with pytest.raises(PolicyConfigError) as caught:
+        apply_overrides(
+            {},
+            default_registry(),
+            set_values=['GF-STOR-001.waivers=[{"resource": "*"}]', "GF-STOR-003.waivable=true"],
+        )
+    assert caught.value.problems == [
+        '--set GF-STOR-001.waivers=[{"resource": "*"}]: waivers is set in the policy config file, where the '
+        "change is reviewed, not on the command line (docs/waivers.md)",
+        "--set GF-STOR-003.waivable=true: waivable is set in the policy config file, where the change is "
+        "reviewed, not on the command line (docs/waivers.md)",
+    ]
