@@ -496,13 +496,13 @@ def render_junit(results: Sequence[StackResult], policies: Iterable[GfPolicy] | 
                 if advisory:
                     out = ET.SubElement(case, "system-out")
                     out.text = "\n".join(f"advisory ({f.severity}): {f.message}" for f in advisory)
-        for item in result.waived:
-            finding = item.finding
+        for waived in result.waived:
+            finding = waived.finding
             name = f"{finding.rule_id} {finding.policy}: {resource_label(finding.urn)} (waived)"
             case = ET.SubElement(
                 suite, "testcase", classname=f"gpufleet.{result.stack}.{finding.rule_id}", name=name
             )
-            skipped = ET.SubElement(case, "skipped", message=waivers_report.junit_message(item, result))
+            skipped = ET.SubElement(case, "skipped", message=waivers_report.junit_message(waived, result))
             skipped.text = f"{finding.message}\nresource: {finding.urn or '(stack)'}"
         tests += len(result.waived)
         suite.set("tests", str(tests))

@@ -97,8 +97,8 @@ def collect(
             if waiver.rule_id not in known:
                 problems.append(_finding(resource.urn, resource.type, f"{where}: no rule {waiver.rule_id}"))
                 continue
-            policy = by_id.get(waiver.rule_id)
-            settings = resolved.get(policy.name) if policy else None
+            chosen = by_id.get(waiver.rule_id)
+            settings = resolved.get(chosen.name) if chosen else None
             if not pack_waivers.waivable(waiver.rule_id, settings.properties if settings else None):
                 problems.append(
                     _finding(

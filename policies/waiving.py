@@ -55,7 +55,7 @@ if _BASE is not None and hasattr(_BASE, "_create_report_violation"):
 
     def install() -> bool:
         """Make `PolicyPack(...)` build the waiver-aware servicer; True when it could."""
-        policy_module._PolicyAnalyzerServicer = WaivingServicer  # type: ignore[attr-defined]
+        policy_module._PolicyAnalyzerServicer = WaivingServicer  # type: ignore[attr-defined,misc]
         return True
 
 else:  # pragma: no cover - another pulumi-policy
