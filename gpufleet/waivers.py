@@ -187,8 +187,8 @@ def listing(results: Sequence[StackResult], repo: Path, *, expired: bool) -> lis
         for item in result.waivers:
             if item["state"] == "expired" and not expired:
                 continue
-            source = str(item["source"])
-            needle = source.removeprefix("tag ") if source.startswith("tag ") else str(item["resource"])
+            # A tag's key is shared by every tag waiver of the rule: its reason tells them apart.
+            needle = str(item["reason"] if str(item["source"]).startswith("tag ") else item["resource"])
             rows.append({"stack": result.stack, **item, "age_days": git_age(repo, needle, on)})
     return rows
 
