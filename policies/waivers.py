@@ -113,6 +113,9 @@ class Waiver:
     """`policy-config` or `tag <key>`."""
 
     def matches(self, urn: str) -> bool:
+        """A waiver is about a resource: a violation of the whole stack (no URN) is never waived."""
+        if not urn:
+            return False
         if self.resource.startswith("urn:"):
             return self.resource == urn
         return fnmatch.fnmatchcase(type_and_name(urn), self.resource)
@@ -160,10 +163,11 @@ def type_and_name(urn: str) -> str:
 
 
 def _text(value: Any) -> str | None:
+    """A non-empty string of at most 500 characters (never cut: a shortened glob would match more)."""
     if not isinstance(value, str) or is_unknown(value):
         return None
     text = value.strip()
-    return text[:_MAX_TEXT] if text else None
+    return text if text and len(text) <= _MAX_TEXT else None
 
 
 def parse_date(value: Any) -> date | None:
@@ -198,7 +202,9 @@ def parse_config_waivers(rule_id: str, value: Any, where: str) -> tuple[list[Wai
         for key in ("resource", "reason", "owner"):
             text = _text(item.get(key))
             if text is None:
-                bad.append(f"{at}.{key}: missing or empty; expected a non-empty string")
+                bad.append(
+                    f"{at}.{key}: missing or empty; expected a non-empty string (at most 500 characters)"
+                )
             else:
                 texts[key] = text
         expires = parse_date(item.get("expires"))
@@ -225,7 +231,8 @@ def parse_tag(key: str, value: Any, urn: str) -> tuple[Waiver | None, str | None
         return None, f"{where}: the value is unknown at preview; a waiver must be a literal tag value"
     text = _text(value)
     if text is None:
-        return None, f'{where}: empty; expected "<reason>; owner=<team>; expires=YYYY-MM-DD"'
+        expected = '"<reason>; owner=<team>; expires=YYYY-MM-DD"'
+        return None, f"{where}: empty or longer than 500 characters; expected {expected}"
     reason, *fields = [part.strip() for part in text.split(";")]
     found: dict[str, str] = {}
     for part in fields:

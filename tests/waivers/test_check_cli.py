@@ -195,8 +195,9 @@ def test_a_bad_waiver_file_is_exit_2_naming_file_rule_and_field(project: Path) -
             else invoke(command, str(project))
         )
         assert run.exit_code == 2
-        assert f"{path}: GF-STOR-001.waivers[0].owner: missing or empty; expected a non-empty string" in (
-            " ".join(run.stderr.split())
+        assert (
+            f"{path}: GF-STOR-001.waivers[0].owner: missing or empty; expected a non-empty string "
+            "(at most 500 characters)" in (" ".join(run.stderr.split()))
         )
     run = invoke("waivers", str(project), "-f", "yaml")
     assert run.exit_code == 2

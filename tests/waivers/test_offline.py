@@ -209,7 +209,7 @@ def test_a_bad_waiver_in_the_file_names_file_rule_and_field(tmp_path: Path) -> N
         load_policy_config(path, default_registry())
     assert caught.value.problems == [
         f"{path}: bucket-customer-managed-key.waivers[0].owner: missing or empty; expected a non-empty "
-        "string",
+        "string (at most 500 characters)",
         f'{path}: bucket-customer-managed-key.waivers[0].expires: "soon" is not a date; expected YYYY-MM-DD '
         "(the last day it applies)",
     ]

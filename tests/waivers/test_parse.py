@@ -12,6 +12,7 @@ from policies.waivers import Waiver, decide, parse_config_waivers, parse_tag, ty
 from .helpers import urn
 
 URN = urn("legacy-logs")
+MISSING = "missing or empty; expected a non-empty string (at most 500 characters)"
 
 
 def test_config_waivers_need_resource_reason_owner_and_a_date() -> None:
@@ -26,8 +27,8 @@ def test_config_waivers_need_resource_reason_owner_and_a_date() -> None:
     ]
     assert problems == [
         "pc.json: GF-STOR-001.waivers[1].ticket: unknown key; allowed: resource, reason, owner, expires",
-        "pc.json: GF-STOR-001.waivers[1].resource: missing or empty; expected a non-empty string",
-        "pc.json: GF-STOR-001.waivers[1].owner: missing or empty; expected a non-empty string",
+        f"pc.json: GF-STOR-001.waivers[1].resource: {MISSING}",
+        f"pc.json: GF-STOR-001.waivers[1].owner: {MISSING}",
         'pc.json: GF-STOR-001.waivers[1].expires: "31/01/2027" is not a date; expected YYYY-MM-DD '
         "(the last day it applies)",
         "pc.json: GF-STOR-001.waivers[2]: expected an object with resource, reason, owner, expires",
@@ -53,7 +54,8 @@ def test_a_tag_waiver_reads_reason_owner_and_expiry() -> None:
     ("key", "value", "problem"),
     [
         ("gpufleet:waive:GF-STOR-1", "r; owner=o; expires=2027-01-01", "'GF-STOR-1' is not a rule id"),
-        ("gpufleet:waive:GF-STOR-001", "", "empty; expected"),
+        ("gpufleet:waive:GF-STOR-001", "", "empty or longer than 500 characters; expected"),
+        ("gpufleet:waive:GF-STOR-001", "x" * 501, "empty or longer than 500 characters; expected"),
         ("gpufleet:waive:GF-STOR-001", "r; owner=o", "missing expires"),
         ("gpufleet:waive:GF-STOR-001", "; owner=o; expires=2027-01-01", "missing reason"),
         ("gpufleet:waive:GF-STOR-001", "r; team=o; expires=2027-01-01", "'team=o' is not owner=<x>"),
@@ -87,6 +89,15 @@ def test_resource_is_a_urn_or_an_fnmatch_glob_on_type_and_name() -> None:
     assert make("aws:s3/*::legacy-?ogs").matches(URN)
     assert not make("aws:s3/bucket:Bucket::Legacy-*").matches(URN)  # case-sensitive
     assert not make("legacy-*").matches(URN)  # the type is part of the pattern
+    assert not make("*").matches("")  # a violation of the whole stack is never waived
+
+
+def test_a_long_resource_is_refused_not_cut() -> None:
+    long_glob = "aws:s3/bucket:Bucket::" + "a" * 480 + "*"
+    item = {"resource": long_glob, "reason": "r", "owner": "o", "expires": "2027-01-01"}
+    found, problems = parse_config_waivers("GF-STOR-001", [item], "w")
+    assert found == []
+    assert problems == [f"w[0].resource: {MISSING}"]
 
 
 def test_expiry_on_a_fixed_clock() -> None:
