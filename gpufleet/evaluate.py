@@ -53,6 +53,7 @@ from gpufleet.graph import Resource, ResourceGraph
 from gpufleet.policy_config import (
     ENGINE_POLICY,
     ENGINE_RULE_ID,
+    PolicyConfigError,
     engine_enforcement,
     resolve_policy_config,
 )
@@ -474,6 +475,10 @@ def evaluate_stack(
     Raises `gpufleet.policy_config.PolicyConfigError` for an invalid enforcement level or config value.
     """
     policy_list = list(policies)
+    try:
+        waiver_today()  # waivers are judged on this date: a bad $GPUFLEET_TODAY is a config problem
+    except ValueError as error:
+        raise PolicyConfigError([str(error)]) from None
     resolved = resolve_policy_config(policy_list, policy_config)
     engine_level = engine_enforcement(policy_config)
     tags = {**default_stack_tags(graph), **(stack_tags or {})}

@@ -231,7 +231,11 @@ def _waiving(rule_id: str, args: Any, report: ReportViolation) -> ReportViolatio
         ):
             report(message, urn)
             return
-        on = waivers.today()
+        try:
+            on = waivers.today()
+        except ValueError as error:  # a bad $GPUFLEET_TODAY: no waiver applies, and the message says why
+            report(f"{message}; waiver not applied: {error}", urn)
+            return
         decision = waivers.decide(rule_id, where, config, tags, on)
         if decision.waived and decision.waiver is not None and callable(lower):
             lower(message, urn, decision.waiver)

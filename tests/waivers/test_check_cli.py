@@ -202,3 +202,13 @@ def test_a_bad_waiver_file_is_exit_2_naming_file_rule_and_field(project: Path) -
     run = invoke("waivers", str(project), "-f", "yaml")
     assert run.exit_code == 2
     assert "--format 'yaml' is not a waivers format; allowed: text, json" in run.stderr
+
+
+def test_a_bad_date_in_the_environment_is_exit_2(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from policies import waivers
+
+    waivers.set_clock(None)  # the system clock, which reads $GPUFLEET_TODAY
+    monkeypatch.setenv("GPUFLEET_TODAY", "2026-13-01")
+    run = invoke("check", str(project), "-s", "dev", "--no-checkov")
+    assert run.exit_code == 2
+    assert "$GPUFLEET_TODAY: '2026-13-01' is not a date; expected YYYY-MM-DD" in run.stderr

@@ -236,3 +236,28 @@ def test_waivers_cannot_be_set_on_the_command_line() -> None:
         "--set GF-STOR-003.waivable=true: waivable is set in the policy config file, where the change is "
         "reviewed, not on the command line (docs/waivers.md)",
     ]
+
+
+def test_a_bad_date_in_the_pack_applies_no_waiver_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pack under `pulumi preview` has no exit status to give: the violation keeps its level."""
+    from pulumi_policy import StackValidationArgs
+
+    from gpufleet.evaluate import stack_policy_resources
+    from policies import waivers
+
+    waivers.set_clock(None)
+    monkeypatch.setenv("GPUFLEET_TODAY", "someday")
+    graph = stack(bucket("legacy-logs"))
+    config = {"waivers": [waiver(urn("legacy-logs"))]}
+    found: list[tuple[str, str | None]] = []
+    (policy,) = policies()
+    policy.validate(
+        StackValidationArgs(stack_policy_resources(graph), config), lambda m, u=None: found.append((m, u))
+    )
+    assert found == [
+        (
+            no_cmk("legacy-logs") + "; waiver not applied: $GPUFLEET_TODAY: 'someday' is not a date; "
+            "expected YYYY-MM-DD",
+            urn("legacy-logs"),
+        )
+    ]
