@@ -55,8 +55,10 @@ def _finding(urn: str, resource_type: str, message: str) -> Finding:
     )
 
 
-def _tags(resource: Resource, provider: Resource | None) -> dict[str, str]:
-    return effective_tags(resource.type, resource.inputs, provider_resource(provider) if provider else None)
+def _tags(resource: Resource, provider: Resource | None, providers: dict[str, Any]) -> dict[str, str]:
+    if provider is not None and provider.urn not in providers:
+        providers[provider.urn] = provider_resource(provider)
+    return effective_tags(resource.type, resource.inputs, providers[provider.urn] if provider else None)
 
 
 def collect(
@@ -88,8 +90,9 @@ def collect(
                 )
     known = set(known_rule_ids)
     by_id = {p.rule.id: p for p in policies}
+    providers: dict[str, Any] = {}
     for resource in resources:
-        tags = _tags(resource, provider_of.get(resource.urn))
+        tags = _tags(resource, provider_of.get(resource.urn), providers)
         tag_found, tag_problems = pack_waivers.tag_waivers(tags, resource.urn)
         problems += [_finding(resource.urn, resource.type, text) for text in tag_problems]
         for waiver in tag_found:
