@@ -212,3 +212,25 @@ def test_a_bad_date_in_the_environment_is_exit_2(project: Path, monkeypatch: pyt
     run = invoke("check", str(project), "-s", "dev", "--no-checkov")
     assert run.exit_code == 2
     assert "$GPUFLEET_TODAY: '2026-13-01' is not a date; expected YYYY-MM-DD" in run.stderr
+
+
+def test_the_age_of_a_waiver_comes_from_git(project: Path) -> None:
+    import os
+    import subprocess
+
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": "2026-11-01T12:00:00+00:00",
+        "GIT_COMMITTER_DATE": "2026-11-01T12:00:00+00:00",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    for command in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "waivers"]):
+        subprocess.run(command, cwd=project, env=env, check=True, capture_output=True)
+    run = invoke("waivers", str(project), "--expired", "-f", "json")
+    assert run.exit_code == 0, run.stderr
+    ages = {row["resource"]: row["age_days"] for row in json.loads(run.stdout)["waivers"]}
+    # Added on 2026-11-01, listed on 2026-12-01 (conftest's clock).
+    assert ages == {"aws:s3/bucket:Bucket::legacy-*": 30, SCRATCH: 30}
