@@ -782,6 +782,13 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
     checkov_bin: Annotated[
         Path | None, typer.Option("--checkov-bin", help="The checkov executable to run.")
     ] = None,
+    checkov_config: Annotated[
+        Path | None,
+        typer.Option(
+            "--checkov-config",
+            help="checkov checks to skip, each with its reason. Default: the project's checkov-config.json.",
+        ),
+    ] = None,
     explain_overlap: Annotated[
         bool,
         typer.Option(
@@ -818,7 +825,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         config = _policy_config(policy_config, project.root, everything, enforce or (), set_values or ())
         references = read_stack_references(stack_refs)
         checkov_binary = checkov_command.resolve(checkov, checkov_bin, project.root)
-        checkov_skips = load_checkov_skips(policy_config, project.root)
+        checkov_skips = load_checkov_skips(checkov_config, project.root)
         results, graphs, pack_seconds = [], [], []
         for name in names:
             # The program would stop at the first bad spec too, but folded into one paragraph: checking
@@ -905,6 +912,49 @@ def _config_problem(exc: PolicyConfigError) -> BadInput:
     if len(exc.problems) == 1:
         return BadInput(exc.problems[0])
     return BadInput(f"invalid policy configuration ({len(exc.problems)} problems):", exc.problems)
+
+
+# -- waivers -------------------------------------------------------------------------------------
+
+
+@app.command(
+    epilog="Examples:\n\n"
+    "  [bold]gpufleet waivers[/]                    every waiver in force, every stack\n\n"
+    "  [bold]gpufleet waivers -s prod --expired --format json[/]",
+)
+def waivers(  # noqa: PLR0917 - typer maps each parameter to an option
+    project_dir: ProjectDir = Path(),
+    stack: Annotated[str | None, typer.Option("--stack", "-s", help="Only this stack.")] = None,
+    expired: Annotated[bool, typer.Option("--expired", help="List expired waivers too.")] = False,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    policy_config: Annotated[
+        Path | None, typer.Option("--policy-config", help="Policy pack config (default: policy-config.json).")
+    ] = None,
+    timeout: Timeout = DEFAULT_TIMEOUT,
+) -> None:
+    """List every waiver in force (policy-config.json and gpufleet:waive:* tags) with its age and expiry."""
+    from gpufleet import evaluate
+    from gpufleet import waivers as waiver_list
+    from gpufleet.policy_config import PolicyConfigError
+    from policies.registry import default_registry
+
+    try:
+        if fmt not in ("text", "json"):
+            raise BadInput(f"--format {fmt!r} is not a waivers format; allowed: text, json")
+        project, names = _stacks(project_dir, stack, all_stacks=stack is None)
+        policies = list(default_registry())
+        config = _policy_config(policy_config, project.root, policies, (), ())
+        results = []
+        for name in names:
+            graph = _run(project.root, name, None, timeout)
+            with collector_paused():
+                results.append(evaluate.evaluate_stack(graph, policies, config))
+    except PolicyConfigError as exc:
+        raise fail(_config_problem(exc)) from None
+    except BadInput as exc:
+        raise fail(exc) from None
+    rows = waiver_list.listing(results, project.root, expired=expired)
+    write_stdout(waiver_list.render_listing(rows, fmt))
 
 
 # -- rules ---------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ import asyncio
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from datetime import date
 from functools import cache
 from importlib import metadata
 from inspect import isawaitable
@@ -52,10 +53,13 @@ from gpufleet.graph import Resource, ResourceGraph
 from gpufleet.policy_config import (
     ENGINE_POLICY,
     ENGINE_RULE_ID,
+    PolicyConfigError,
     engine_enforcement,
     resolve_policy_config,
 )
 from policies.rule import GfPolicy, GfResourcePolicy, Unjudged, internal_error_message
+from policies.waivers import Waiver
+from policies.waivers import today as waiver_today
 
 ENGINE = "crossguard"
 PACK_NAME = "gpufleet"
@@ -122,6 +126,17 @@ class Finding:
         )
 
 
+@dataclass(frozen=True)
+class WaivedFinding:
+    """A violation a waiver applies to: reported, never mandatory (gpufleet.waivers, policies.waivers)."""
+
+    finding: Finding
+    waiver: Waiver
+
+    def to_json(self, on: date) -> dict[str, Any]:
+        return {**self.finding.to_json(), "waiver": self.waiver.to_json(on)}
+
+
 @dataclass
 class StackResult:
     stack: str
@@ -134,6 +149,11 @@ class StackResult:
     stack_file: str | None = None
     opaque: list[dict[str, str]] = field(default_factory=list)
     """Components that could not be looked inside offline (`ResourceGraph.opaque`)."""
+    waived: list[WaivedFinding] = field(default_factory=list)
+    """Violations a waiver applies to; not in `violations`."""
+    waivers: list[dict[str, Any]] = field(default_factory=list)
+    """Every waiver of the stack with its state (`gpufleet.waivers.inventory`)."""
+    waivers_on: date | None = None
 
     @property
     def mandatory_violations(self) -> list[Finding]:
@@ -148,6 +168,15 @@ class StackResult:
             "opaque": [dict(item) for item in self.opaque],
             "checkov": self.checkov,
             "cost": self.cost,
+            "waived": self.waived_json(),
+        }
+
+    def waived_json(self) -> dict[str, Any]:
+        on = self.waivers_on or waiver_today()
+        return {
+            "on": on.isoformat(),
+            "findings": [w.to_json(on) for w in self.waived],
+            "waivers": [dict(item) for item in self.waivers],
         }
 
 
@@ -358,29 +387,35 @@ class _Reporter:
         self.resource_urn: str | None = None
 
     def __call__(self, message: str, urn: str | None = None) -> None:
+        self.collector.findings.append(self._finding(message, urn))
+
+    def waived(self, message: str, urn: str | None, waiver: Waiver) -> None:
+        """A violation a waiver applies to (called by the pack's waiver wrapper, policies.rule)."""
+        self.collector.waived.append(WaivedFinding(self._finding(message, urn), waiver))
+
+    def _finding(self, message: str, urn: str | None) -> Finding:
         if message and not isinstance(message, str):
             raise TypeError("Expected message to be a string")
         if urn is not None and not isinstance(urn, str):
             raise TypeError("Expected urn to be a string")
         where = self.resource_urn if self.resource_urn is not None else (urn or "")
-        self.collector.findings.append(
-            Finding(
-                rule_id=self.rule_id,
-                policy=self.policy.name,
-                enforcement=self.enforcement,
-                severity=self.severity,
-                engine=ENGINE,
-                urn=where,
-                resource_type=self.types.get(where, ""),
-                message=message or self.policy.description,
-                remediation=self.remediation,
-            )
+        return Finding(
+            rule_id=self.rule_id,
+            policy=self.policy.name,
+            enforcement=self.enforcement,
+            severity=self.severity,
+            engine=ENGINE,
+            urn=where,
+            resource_type=self.types.get(where, ""),
+            message=message or self.policy.description,
+            remediation=self.remediation,
         )
 
 
 class _Collector:
     def __init__(self) -> None:
         self.findings: list[Finding] = []
+        self.waived: list[WaivedFinding] = []
         self.not_applicable: list[dict[str, str]] = []
 
     def reporter(self, policy: GfPolicy, level: EnforcementLevel, types: Mapping[str, str]) -> _Reporter:
@@ -440,6 +475,10 @@ def evaluate_stack(
     Raises `gpufleet.policy_config.PolicyConfigError` for an invalid enforcement level or config value.
     """
     policy_list = list(policies)
+    try:
+        waiver_today()  # waivers are judged on this date: a bad $GPUFLEET_TODAY is a config problem
+    except ValueError as error:
+        raise PolicyConfigError([str(error)]) from None
     resolved = resolve_policy_config(policy_list, policy_config)
     engine_level = engine_enforcement(policy_config)
     tags = {**default_stack_tags(graph), **(stack_tags or {})}
@@ -474,14 +513,22 @@ def evaluate_stack(
         collector.findings.extend(opaque_findings(opaque, engine_level))
     collector.findings.sort(key=Finding.sort_key)
     collector.not_applicable.sort(key=lambda n: (n["rule_id"], n["urn"], n["reason"]))
-    return StackResult(
+    result = StackResult(
         stack=graph.stack,
         project=graph.project,
         resources=len(graph),
         violations=collector.findings,
         not_applicable=collector.not_applicable,
         opaque=opaque,
+        waived=sorted(collector.waived, key=lambda w: w.finding.sort_key()),
     )
+    # The waivers the pack cannot judge from one violation: unmatched, unreadable, expired, expiring.
+    from gpufleet import waivers
+    from policies.registry import default_registry
+
+    known = {*default_registry().ids(), *(p.rule.id for p in policy_list)}
+    waivers.attach(result, graph, policy_list, resolved, known)
+    return result
 
 
 def strict_opaque(result: StackResult) -> None:

@@ -32,7 +32,9 @@ from pulumi_policy import EnforcementLevel
 from gpufleet import safe_yaml
 from gpufleet.safe_json import JsonLimitError, loads_limited
 from gpufleet.safe_yaml import MAX_SAFE_INTEGER, quote
+from policies import waivers
 from policies.rule import GfPolicy
+from policies.waivers import parse_config_waivers
 
 ENFORCEMENT_LEVELS = tuple(level.value for level in EnforcementLevel)
 ALL_KEY = "all"
@@ -266,7 +268,12 @@ def normalize_policy_config(
             result[ALL_KEY] = _level(level).value
             continue
         if key == CHECKOV_KEY:
-            # checkov's skip list (gpufleet.checkov.config reads it): not a policy of the pack.
+            # The Pulumi CLI sends every top-level key to the pack as a policy: checkov's skips live in
+            # checkov-config.json (gpufleet.checkov.config).
+            problems.append(
+                f"{source}: {key}: checkov's skip list is not a policy; move it to checkov-config.json "
+                f'beside Pulumi.yaml ({{"skip": {{"CKV_...": "reason"}}}}, docs/checkov.md)'
+            )
             continue
         if _is_engine(key):
             level = _engine_level(value, f"{source}: {key}", problems)
@@ -357,11 +364,21 @@ def _normalize_entry(value: Any, policy: GfPolicy, where: str, problems: list[st
             ok = False
             continue
         found = schema_problems(item, schema[key], f"{where}.{key}")
+        if not found and key == waivers.WAIVERS_KEY:
+            found = parse_config_waivers(policy.rule.id, item, f"{where}.{key}")[1]
         if found:
             problems.extend(found)
             ok = False
             continue
         entry[key] = item
+    if ok and entry.get(waivers.WAIVERS_KEY) and not waivers.waivable(policy.rule.id, entry):
+        how = "" if waivers.WAIVABLE_KEY in entry else " by default"
+        problems.append(
+            f"{where}.{waivers.WAIVERS_KEY}: {policy.rule.id} is not waivable (its `{waivers.WAIVABLE_KEY}` "
+            f"is false{how}); fix the resource, or set `{waivers.WAIVABLE_KEY}: true` for the rule in this "
+            "file if its owners agree"
+        )
+        ok = False
     return entry if ok else None
 
 
@@ -459,8 +476,18 @@ def apply_overrides(
         if policy is None:
             problems.append(f"{where}: no such policy or rule id {target}; {index.close_to(target)}")
             continue
-        schema = policy.config_schema.properties if policy.config_schema else {}
         keys = key_path.split(".")
+        if keys[0] in (waivers.WAIVERS_KEY, waivers.WAIVABLE_KEY):
+            problems.append(
+                f"{where}: {keys[0]} is set in the policy config file, where the change is reviewed, "
+                "not on the command line (docs/waivers.md)"
+            )
+            continue
+        schema = {
+            k: v
+            for k, v in (policy.config_schema.properties if policy.config_schema else {}).items()
+            if k not in (waivers.WAIVERS_KEY, waivers.WAIVABLE_KEY)
+        }
         if keys[0] not in schema:
             allowed = ", ".join(sorted(schema)) or "none (this policy takes no config)"
             problems.append(f"{where}: {policy.name} has no config key {keys[0]}; allowed: {allowed}")

@@ -38,7 +38,7 @@ from sarif_pydantic.sarif import (
     ToolDriver,
 )
 
-from gpufleet import finite
+from gpufleet import finite, waivers_report
 from gpufleet.atomic import write_files_atomically
 from gpufleet.checkov import reports as checkov_reports
 from gpufleet.docs import rule_doc_url
@@ -214,6 +214,7 @@ def render_text(results: Sequence[StackResult]) -> str:
             lines.append(f"  cost: {cost_summary(result.cost)}")
         lines.extend(f"  {line}" for line in opaque_lines(result))
         lines.extend(f"  {line}" for line in checkov_reports.text_lines(result.checkov))
+        lines.extend(f"  {line}" for line in waivers_report.text_lines(result))
         if not result.violations:
             lines.append("  passed: no policy violations")
         by_severity: dict[str, list[Finding]] = defaultdict(list)
@@ -234,7 +235,8 @@ def render_text(results: Sequence[StackResult]) -> str:
         lines.append("")
     total = [f for r in results for f in r.violations]
     stacks = f"{len(results)} stack{'' if len(results) == 1 else 's'}"
-    lines.append(f"total: {stacks}, {_counts(total)} violations")
+    waived = waivers_report.totals(results)
+    lines.append(f"total: {stacks}, {_counts(total)} violations" + (f"; {waived}" if waived else ""))
     return "\n".join(lines) + "\n"
 
 
@@ -342,7 +344,8 @@ def build_sarif(
     total = 0
     for result in results:
         artifact = stack_file_of(result)
-        for finding in result.violations:
+        waived = [(w.finding, waivers_report.suppression(w, result)) for w in result.waived]
+        for finding, suppression in [*((f, None) for f in result.violations), *waived]:
             total += 1
             if len(sarif_results) >= GITHUB_MAX_RESULTS:
                 continue
@@ -380,6 +383,8 @@ def build_sarif(
                         "severity": finding.severity,
                         "resourceType": finding.resource_type,
                     },
+                    # sarif_pydantic's Result names it `suppression`; SARIF 2.1.0 has `suppressions`.
+                    **({"suppressions": [suppression]} if suppression else {}),
                 )
             )
     notifications = []
@@ -491,16 +496,26 @@ def render_junit(results: Sequence[StackResult], policies: Iterable[GfPolicy] | 
                 if advisory:
                     out = ET.SubElement(case, "system-out")
                     out.text = "\n".join(f"advisory ({f.severity}): {f.message}" for f in advisory)
+        for waived in result.waived:
+            finding = waived.finding
+            name = f"{finding.rule_id} {finding.policy}: {resource_label(finding.urn)} (waived)"
+            case = ET.SubElement(
+                suite, "testcase", classname=f"gpufleet.{result.stack}.{finding.rule_id}", name=name
+            )
+            skipped = ET.SubElement(case, "skipped", message=waivers_report.junit_message(waived, result))
+            skipped.text = f"{finding.message}\nresource: {finding.urn or '(stack)'}"
+        tests += len(result.waived)
         suite.set("tests", str(tests))
         suite.set("failures", str(failures))
         suite.set("errors", "0")
-        suite.set("skipped", "0")
+        suite.set("skipped", str(len(result.waived)))
         all_tests += tests
         all_failures += failures
     all_tests += checkov_reports.junit_suites(root, results)
     root.set("tests", str(all_tests))
     root.set("failures", str(all_failures))
     root.set("errors", "0")
+    root.set("skipped", str(sum(len(r.waived) for r in results)))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -576,6 +591,14 @@ def render_markdown(
                 continue
             parts.append(row)
             used += len(row)
+    waived = "".join(waivers_report.markdown_section(r) for r in results)
+    if waived:
+        section = "\n### Waived violations\n" + waived
+        if used + len(section) <= budget:
+            parts.append(section)
+            used += len(section)
+        else:
+            omitted += sum(len(r.waived) for r in results)
     if omitted:
         parts.append(
             f"\n> {omitted} more violation(s) not shown to stay within GitHub's comment size limit; "

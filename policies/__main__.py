@@ -59,7 +59,9 @@ def serve() -> None:
     from pulumi_policy import EnforcementLevel, Policy, PolicyPack
 
     from policies.registry import default_registry
+    from policies.waiving import install
 
+    install()
     policies: list[Policy] = list(default_registry())
     if not policies:
         raise SystemExit("gpufleet policy pack: policies.registry.default_registry() holds no policies")

@@ -42,6 +42,8 @@ from pulumi_policy import (
 from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
+from policies import waivers
+from policies.context import effective_tags
 from policies.props import Malformed
 
 CLOUDS = ("aws", "alicloud", "tencentcloud", "kubernetes")
@@ -96,10 +98,11 @@ class Rule:
     def defaults(self) -> dict[str, Any]:
         return {key: schema["default"] for key, schema in self.config.items()}
 
-    def config_schema(self) -> PolicyConfigSchema | None:
-        if not self.config:
-            return None
-        return PolicyConfigSchema(properties={k: dict(v) for k, v in self.config.items()})
+    def config_schema(self) -> PolicyConfigSchema:
+        """The rule's config keys plus `waivers` and `waivable`, which every policy accepts."""
+        properties = {k: dict(v) for k, v in self.config.items()}
+        properties.update(waivers.config_schema_properties(self.id))
+        return PolicyConfigSchema(properties=properties)
 
     def settings(self, args: ResourceValidationArgs | StackValidationArgs) -> dict[str, Any]:
         """The rule's config: its defaults overlaid with whatever the pack's config gives."""
@@ -195,14 +198,66 @@ def _failed(urn: str | None, error: Exception) -> None:
     running.report(message, urn)
 
 
-def _guard(validate: Callable[[Any, ReportViolation], None]) -> Callable[[Any, ReportViolation], None]:
+def _tags_at(args: Any, urn: str) -> Mapping[str, Any]:
+    """The effective tags of the resource at `urn`: the one under validation, or one of the stack's."""
+    if isinstance(args, ResourceValidationArgs):
+        if urn == args.urn:
+            return effective_tags(args.resource_type, args.props, args.provider)
+        return {}
+    for resource in getattr(args, "resources", ()) or ():
+        if resource.urn == urn:
+            return effective_tags(resource.resource_type, resource.props, resource.provider)
+    return {}
+
+
+# A value the rule could not judge is never waived into a pass (nor is a value it could not parse).
+_NEVER_WAIVED = ("could not be judged", "cannot be parsed")
+
+
+def _waiving(rule_id: str, args: Any, report: ReportViolation) -> ReportViolation:
+    """`report` with the waivers applied: a waived violation goes to `report.waived` (the host lowers it
+    to advisory and lists it as waived); an expired, refused or invalid waiver is noted in the message of
+    the violation, which keeps its level. A host without `waived` gets every violation as it is."""
+    lower = getattr(report, "waived", None)
+
+    def report_violation(message: str, urn: str | None = None) -> None:
+        # The engine attributes a resource policy's violation to the resource under validation.
+        where = args.urn if isinstance(args, ResourceValidationArgs) else (urn or "")
+        config = args.get_config() or {}
+        tags = _tags_at(args, where) if where else {}
+        if (message or "").startswith(_NEVER_WAIVED) or (
+            not config.get(waivers.WAIVERS_KEY)
+            and not any(isinstance(k, str) and k.startswith(waivers.TAG_PREFIX) for k in tags)
+        ):
+            report(message, urn)
+            return
+        try:
+            on = waivers.today()
+        except ValueError as error:  # a bad $GPUFLEET_TODAY: no waiver applies, and the message says why
+            report(f"{message}; waiver not applied: {error}", urn)
+            return
+        decision = waivers.decide(rule_id, where, config, tags, on)
+        if decision.waived and decision.waiver is not None and callable(lower):
+            lower(message, urn, decision.waiver)
+        elif decision.note:
+            report(f"{message}; {decision.note}", urn)
+        else:
+            report(message, urn)
+
+    return report_violation
+
+
+def _guard(
+    rule_id: str, validate: Callable[[Any, ReportViolation], None]
+) -> Callable[[Any, ReportViolation], None]:
     # Runs once per resource and policy: a plain token set/reset, not a context manager.
     def guarded(args: Any, report: ReportViolation) -> None:
+        # Findings of the guard itself (cannot be parsed, internal error) go to `report`: never waived.
         running = _Validation(report)
         pending = running.pending
         token = _PENDING.set(running)
         try:
-            validate(args, report)
+            validate(args, _waiving(rule_id, args, report))
         except Unjudged as error:
             pending.extend(error.entries)
         except UnknownValueError as error:
@@ -226,7 +281,7 @@ def _policy_args(rule: Rule, validate: Callable[[Any, ReportViolation], None]) -
     return {
         "name": rule.name,
         "description": f"{rule.id}: {rule.description}",
-        "validate": _guard(validate),
+        "validate": _guard(rule.id, validate),
         "enforcement_level": rule.enforcement,
         "config_schema": rule.config_schema(),
         "severity": rule.severity,

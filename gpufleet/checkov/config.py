@@ -1,9 +1,11 @@
-"""The `checkov` section of the policy config: checks to skip, each with its reason.
+"""checkov's own config file: checks to skip, each with its reason.
 
-    {"checkov": {"skip": {"CKV_AWS_144": "checkpoints are replicated by GF-RES-001 where the spec asks"}}}
+    checkov-config.json (beside Pulumi.yaml, or `gpufleet check --checkov-config FILE`; YAML by extension):
+    {"skip": {"CKV_AWS_144": "checkpoints are replicated by GF-RES-001 where the spec asks"}}
 
-It sits in the same file as the pack's config (policy-config.json, or YAML by extension) and is read the
-same way; the policy pack itself ignores it.
+It is not in policy-config.json: the Pulumi CLI (`applyConfig` in pkg/resource/analyzer/config.go) sends
+every top-level key of `--policy-pack-config` to the pack as a policy, so that file holds policies only.
+The file is read with the policy config's reader and limits; a bad one is exit 2 naming file and key.
 """
 
 from __future__ import annotations
@@ -13,33 +15,30 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gpufleet.policy_config import PolicyConfigError, find_policy_config, read_policy_config_file
+from gpufleet.policy_config import PolicyConfigError, read_policy_config_file
 
-SECTION = "checkov"
+SKIP = "skip"
+DEFAULT_FILE_NAMES = ("checkov-config.json", "checkov-config.yaml", "checkov-config.yml")
 CHECK_ID = re.compile(r"^CKV2?_[A-Z0-9]+_[0-9]+$")
 
 
-def parse_checkov_section(raw: Mapping[str, Any], source: str) -> dict[str, str]:
+def parse_checkov_config(raw: Mapping[str, Any], source: str) -> dict[str, str]:
     """Check id -> reason; every problem raised together as one PolicyConfigError."""
-    section = raw.get(SECTION)
-    if section is None:
-        return {}
-    where = f"{source}: {SECTION}"
-    if not isinstance(section, Mapping):
-        raise PolicyConfigError([f"{where}: expected an object with `skip` (check id -> reason)"])
-    problems = [f"{where}.{key}: unknown key; expected `skip`" for key in section if key != "skip"]
-    skip = section.get("skip", {})
+    problems = [f"{source}: {key}: unknown key; expected `{SKIP}`" for key in raw if key != SKIP]
+    skip = raw.get(SKIP, {})
     if not isinstance(skip, Mapping):
-        raise PolicyConfigError([*problems, f"{where}.skip: expected an object of check id -> reason"])
+        raise PolicyConfigError([*problems, f"{source}: {SKIP}: expected an object of check id -> reason"])
     result: dict[str, str] = {}
     for check_id, reason in skip.items():
         if not isinstance(check_id, str) or not CHECK_ID.match(check_id):
             problems.append(
-                f"{where}.skip.{check_id}: not a checkov check id; expected CKV_<PROVIDER>_<n> or "
+                f"{source}: {SKIP}.{check_id}: not a checkov check id; expected CKV_<PROVIDER>_<n> or "
                 "CKV2_<PROVIDER>_<n> (CKV_AWS_144, CKV2_AWS_62, CKV_GPUF_1)"
             )
         elif not isinstance(reason, str) or not reason.strip():
-            problems.append(f"{where}.skip.{check_id}: give the reason for skipping it, a non-empty string")
+            problems.append(
+                f"{source}: {SKIP}.{check_id}: give the reason for skipping it, a non-empty string"
+            )
         else:
             result[check_id] = reason.strip()
     if problems:
@@ -47,11 +46,18 @@ def parse_checkov_section(raw: Mapping[str, Any], source: str) -> dict[str, str]
     return result
 
 
+def find_checkov_config(project_root: Path) -> Path | None:
+    for name in DEFAULT_FILE_NAMES:
+        candidate = project_root / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 def load_checkov_skips(path: Path | None, project_root: Path) -> dict[str, str]:
-    """The skips of the policy config at `path`, or the project's default file; {} when there is none."""
+    """The skips of the checkov config at `path`, or the project's default file; {} when there is none."""
     if path is None:
-        path = find_policy_config(project_root)
+        path = find_checkov_config(project_root)
     if path is None:
         return {}
-    raw = read_policy_config_file(path)
-    return parse_checkov_section(raw, str(path)) if isinstance(raw, Mapping) else {}
+    return parse_checkov_config(read_policy_config_file(path), str(path))

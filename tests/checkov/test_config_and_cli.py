@@ -1,4 +1,4 @@
-"""The policy config's checkov section and `gpufleet check --checkov/--no-checkov/--checkov-bin`."""
+"""checkov-config.json (the skip list) and `gpufleet check --checkov/--no-checkov/--checkov-bin`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gpufleet.checkov.config import parse_checkov_section
+from gpufleet.checkov.config import load_checkov_skips, parse_checkov_config
 from gpufleet.cli import app
 from gpufleet.policy_config import PolicyConfigError, normalize_policy_config
 from policies.registry import default_registry
@@ -17,31 +17,42 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_skips_need_a_reason_and_a_check_id() -> None:
-    raw = {
-        "checkov": {"skip": {"CKV_AWS_144": " one region ", "CKV2_AWS_62": "no consumers", "CKV_GPUF_1": "x"}}
-    }
-    assert parse_checkov_section(raw, "pc.json") == {
+    raw = {"skip": {"CKV_AWS_144": " one region ", "CKV2_AWS_62": "no consumers", "CKV_GPUF_1": "x"}}
+    assert parse_checkov_config(raw, "cc.json") == {
         "CKV_AWS_144": "one region",
         "CKV2_AWS_62": "no consumers",
         "CKV_GPUF_1": "x",
     }
     with pytest.raises(PolicyConfigError) as caught:
-        parse_checkov_section(
-            {"checkov": {"skip": {"GF-STOR-001": "x", "CKV_AWS_1": ""}, "only": []}}, "pc.json"
-        )
+        parse_checkov_config({"skip": {"GF-STOR-001": "x", "CKV_AWS_1": ""}, "only": []}, "cc.json")
     assert caught.value.problems == [
-        "pc.json: checkov.only: unknown key; expected `skip`",
-        "pc.json: checkov.skip.GF-STOR-001: not a checkov check id; expected CKV_<PROVIDER>_<n> or "
+        "cc.json: only: unknown key; expected `skip`",
+        "cc.json: skip.GF-STOR-001: not a checkov check id; expected CKV_<PROVIDER>_<n> or "
         "CKV2_<PROVIDER>_<n> (CKV_AWS_144, CKV2_AWS_62, CKV_GPUF_1)",
-        "pc.json: checkov.skip.CKV_AWS_1: give the reason for skipping it, a non-empty string",
+        "cc.json: skip.CKV_AWS_1: give the reason for skipping it, a non-empty string",
     ]
-    with pytest.raises(PolicyConfigError, match=r"pc.json: checkov: expected an object with `skip`"):
-        parse_checkov_section({"checkov": ["CKV_AWS_1"]}, "pc.json")
+    with pytest.raises(PolicyConfigError, match=r"cc.json: skip: expected an object of check id -> reason"):
+        parse_checkov_config({"skip": ["CKV_AWS_1"]}, "cc.json")
 
 
-def test_the_pack_config_ignores_the_checkov_section() -> None:
+def test_the_skips_live_in_their_own_file(tmp_path: Path) -> None:
+    (tmp_path / "checkov-config.json").write_text('{"skip": {"CKV_AWS_1": "why"}}', encoding="utf-8")
+    assert load_checkov_skips(None, tmp_path) == {"CKV_AWS_1": "why"}
+    assert load_checkov_skips(None, tmp_path / "nowhere") == {}
+    # The project's own skip list moved out of policy-config.json.
+    assert "checkov" not in json.loads((ROOT / "policy-config.json").read_text(encoding="utf-8"))
+    assert len(load_checkov_skips(None, ROOT)) == 9
+
+
+def test_a_checkov_key_in_the_policy_config_is_refused() -> None:
+    """The Pulumi CLI would send it to the pack as a policy with no enforcement level."""
     raw = {"checkov": {"skip": {"CKV_AWS_1": "x"}}, "log-retention-minimum": {"min_days": 180}}
-    assert "checkov" not in normalize_policy_config(raw, default_registry(), source="pc.json")
+    with pytest.raises(PolicyConfigError) as caught:
+        normalize_policy_config(raw, default_registry(), source="pc.json")
+    assert caught.value.problems == [
+        "pc.json: checkov: checkov's skip list is not a policy; move it to checkov-config.json beside "
+        'Pulumi.yaml ({"skip": {"CKV_...": "reason"}}, docs/checkov.md)'
+    ]
 
 
 def _check(*args: str) -> tuple[int, str]:
@@ -98,12 +109,13 @@ def test_absent_checkov_by_default_is_a_note_not_a_failure(
     )
 
 
-def test_a_bad_checkov_section_is_exit_2_even_without_checkov(tmp_path: Path) -> None:
-    config = tmp_path / "pc.json"
-    config.write_text(json.dumps({"checkov": {"skip": {"CKV_AWS_18": ""}}}), encoding="utf-8")
-    code, output = _check("--no-checkov", "--policy-config", str(config))
+def test_a_bad_checkov_config_is_exit_2_even_without_checkov(tmp_path: Path) -> None:
+    config = tmp_path / "cc.json"
+    config.write_text(json.dumps({"skip": {"CKV_AWS_18": ""}}), encoding="utf-8")
+    code, output = _check("--no-checkov", "--checkov-config", str(config))
     assert code == 2
-    assert "checkov.skip.CKV_AWS_18: give the reason for skipping it" in output
+    assert "skip.CKV_AWS_18: give the reason for skipping it" in output
+    assert "cc.json" in output
     assert "Traceback" not in output
 
 

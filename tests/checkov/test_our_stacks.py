@@ -1,4 +1,4 @@
-"""Our own stacks under checkov: every failure fixed or skipped in policy-config.json with a reason."""
+"""Our own stacks under checkov: every failure fixed or skipped in checkov-config.json with a reason."""
 
 from __future__ import annotations
 

@@ -38,6 +38,7 @@ def copy_project(target: Path, stacks: dict[str, str] | None = None) -> Path:
     shutil.copy(ROOT / "Pulumi.yaml", target / "Pulumi.yaml")
     # The copy leaves out the GF-OPS rules the shipped stacks break until the fleet work lands.
     shutil.copy(ROOT / "policy-config.json", target / "policy-config.json")
+    shutil.copy(ROOT / "checkov-config.json", target / "checkov-config.json")
     shutil.copytree(ROOT / "infra", target / "infra", ignore=shutil.ignore_patterns("__pycache__"))
     (target / "stacks").mkdir()
     if stacks is None:

@@ -25,7 +25,7 @@ SPOT_MESSAGE = (
     "Auto Scaling group 'gpufleet-dev-pool-experiments-asg' (dev) runs 0% of its capacity on spot; "
     "dev pools need at least 100%"
 )
-CONTRACT_KEYS = {"stack", "project", "resources", "violations", "opaque", "checkov", "cost"}
+CONTRACT_KEYS = {"stack", "project", "resources", "violations", "opaque", "checkov", "cost", "waived"}
 VIOLATION_KEYS = {
     "rule_id", "policy", "enforcement", "severity", "engine", "urn", "resource_type", "message", "remediation"
 }  # fmt: skip

@@ -182,6 +182,9 @@ def test_check_writes_reports_to_output_dir(monkeypatch: pytest.MonkeyPatch, tmp
     # The contract's checkov keys; the block adds its status, note and timings (tests/checkov).
     checkov = document["stacks"][0].pop("checkov")
     assert (checkov["passed"], checkov["failed"], checkov["findings"]) == (0, 0, [])
+    # No waiver, none applied (tests/waivers).
+    waived = document["stacks"][0].pop("waived")
+    assert (waived["findings"], waived["waivers"]) == ([], [])
     assert document == {
         "version": 1,
         "stacks": [

@@ -80,7 +80,7 @@ def test_every_problem_is_one_line_naming_file_key_and_allowed(tmp_path: Path) -
         f"{path}: sample-log-retenton: no such policy or rule id; did you mean sample-log-retention, sample-allowed-region?",
         f'{path}: sample-bucket-kms: "blocking" is not an enforcement level; allowed: advisory, mandatory, remediate, disabled',
         f'{path}: sample-log-retention.min_days: "long" is not allowed; expected integer (>= 1)',
-        f"{path}: sample-log-retention.max_days: unknown config key; allowed: enforcementLevel, min_days",
+        f"{path}: sample-log-retention.max_days: unknown config key; allowed: enforcementLevel, min_days, waivable, waivers",
     ]
 
 

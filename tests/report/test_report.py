@@ -62,6 +62,8 @@ def results() -> list[StackResult]:
 
 
 def test_json_is_the_output_contract() -> None:
+    from policies.waivers import today
+
     document = json.loads(render_json(results()))
     assert document == {
         "version": 1,
@@ -108,6 +110,7 @@ def test_json_is_the_output_contract() -> None:
                 "opaque": [],
                 "checkov": {"passed": 0, "failed": 0, "findings": []},
                 "cost": None,
+                "waived": {"on": today().isoformat(), "findings": [], "waivers": []},
             },
             {
                 "stack": "prod",
@@ -117,6 +120,7 @@ def test_json_is_the_output_contract() -> None:
                 "opaque": [],
                 "checkov": {"passed": 0, "failed": 0, "findings": []},
                 "cost": None,
+                "waived": {"on": today().isoformat(), "findings": [], "waivers": []},
             },
         ],
     }
