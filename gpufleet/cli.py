@@ -807,7 +807,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
     from policies.registry import default_registry
 
     if list_stacks:
-        _list_stacks(project_dir, formats, stack or all_stacks or output_dir is not None)
+        _list_stacks(project_dir, formats, bool(stack) or all_stacks or output_dir is not None)
     try:
         selected = parse_formats(formats)
         if len(selected) > 1 and output_dir is None:
