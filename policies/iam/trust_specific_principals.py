@@ -23,7 +23,9 @@ Service principals (`ec2.amazonaws.com`, `ecs.aliyuncs.com`, `cvm.qcloud.com`) a
 providers are specific. A GitHub Actions provider (`token.actions.githubusercontent.com`, by its ARN
 or by its condition keys) must also pin the repository: a positive
 `token.actions.githubusercontent.com:sub` condition naming an owner (`repo:acme/training:*`), or any
-GitHub repository may assume the role.
+GitHub repository may assume the role. The owner must be written out whole: `repo:*`, `*` and
+`repo:ac*` (every owner whose name starts "ac") do not pin it. Enterprise issuers
+(`token.actions.githubusercontent.com/<enterprise>:sub`) are judged the same way.
 """
 
 from __future__ import annotations
@@ -61,7 +63,11 @@ _ACCOUNT = re.compile(r"\d{12}")
 _ORG = re.compile(r"o-[a-z0-9]+", re.IGNORECASE)
 _ORG_PATH = re.compile(r"o-[a-z0-9]+/.*", re.IGNORECASE)
 _GITHUB = "token.actions.githubusercontent.com"
-_GITHUB_SUBJECT = re.compile(r"[a-z_]+:[^*?:/]+", re.IGNORECASE)
+# `repo:OWNER/...`, `repo:OWNER:...` or a customised claim such as `repository_owner:OWNER`: the owner is
+# written out whole, so a wildcard may not end it early (`repo:ac*` matches every owner starting "ac").
+_GITHUB_SUBJECT = re.compile(r"[a-z_]+:[^*?:/]+(?:[/:]|$)", re.IGNORECASE)
+# GitHub Enterprise Cloud issuers add the enterprise slug: token.actions.githubusercontent.com/<slug>.
+_GITHUB_SUB_KEY = re.compile(re.escape(_GITHUB) + r"(?:/[^:/]+)?:sub", re.IGNORECASE)
 _POSITIVE = frozenset(
     {
         "stringequals",
@@ -126,7 +132,7 @@ def _wildcard(principal: Principal) -> bool:
 
 def _value_check(key: str) -> Callable[[str], bool] | None:
     lower = key.lower()
-    if lower == f"{_GITHUB}:sub":
+    if _is_github_subject(key):
         return lambda v: _GITHUB_SUBJECT.match(v) is not None
     if lower in PINNING_KEYS:
         return PINNING_KEYS[lower]
@@ -174,13 +180,15 @@ def _pinning(statement: Statement, keys: Callable[[str], bool]) -> tuple[bool, l
 
 
 def _is_github_subject(key: str) -> bool:
-    return key.lower() == f"{_GITHUB}:sub"
+    return _GITHUB_SUB_KEY.fullmatch(key) is not None
 
 
 def _github(statement: Statement) -> bool:
     federated = [p for p in statement.principals if p.kind == "Federated"]
     named = any(_GITHUB in p.value.lower() for p in federated)
-    keyed = bool(federated) and any(key.startswith(f"{_GITHUB}:") for key in statement.condition_keys())
+    keyed = bool(federated) and any(
+        key.lower().startswith((f"{_GITHUB}:", f"{_GITHUB}/")) for key in statement.condition_keys()
+    )
     return named or keyed
 
 

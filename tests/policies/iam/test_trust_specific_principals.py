@@ -168,6 +168,10 @@ GITHUB_TAIL = (
                 "token.actions.githubusercontent.com:sub": "repo:acme/training:ref:refs/heads/main"
             }
         },
+        # ci-access: this repository's pull requests only
+        {"StringEquals": {"token.actions.githubusercontent.com:sub": "repo:acme/training:pull_request"}},
+        {"StringLike": {"token.actions.githubusercontent.com:sub": "repo:acme/*"}},
+        {"StringEquals": {"token.actions.githubusercontent.com/acme-corp:sub": "repo:acme/x:pull_request"}},
     ],
 )
 def test_github_oidc_pinned_to_a_repository_passes(condition: dict[str, object]) -> None:
@@ -194,6 +198,41 @@ def test_github_oidc_pinned_to_a_repository_passes(condition: dict[str, object])
             {"Federated": GITHUB},
             {"StringLike": {"token.actions.githubusercontent.com:sub": "*"}},
             " (StringLike token.actions.githubusercontent.com:sub '*' names no repository owner)",
+        ),
+        (
+            # every owner whose name starts "ac"
+            {"Federated": GITHUB},
+            {"StringLike": {"token.actions.githubusercontent.com:sub": "repo:ac*"}},
+            " (StringLike token.actions.githubusercontent.com:sub 'repo:ac*' names no repository owner)",
+        ),
+        (
+            {"Federated": GITHUB},
+            {"StringLike": {"token.actions.githubusercontent.com:sub": "repo:acme?/training:*"}},
+            " (StringLike token.actions.githubusercontent.com:sub 'repo:acme?/training:*' names no "
+            "repository owner)",
+        ),
+        (
+            {"Federated": GITHUB},
+            {"StringLike": {"token.actions.githubusercontent.com:sub": ["repo:acme/x:*", "repo:*"]}},
+            " (StringLike token.actions.githubusercontent.com:sub 'repo:*' names no repository owner)",
+        ),
+        (
+            {"Federated": GITHUB},
+            {"StringNotLike": {"token.actions.githubusercontent.com:sub": "repo:evil/*"}},
+            " (StringNotLike token.actions.githubusercontent.com:sub is not a positive match)",
+        ),
+        (
+            {"Federated": GITHUB},
+            {"StringLikeIfExists": {"token.actions.githubusercontent.com:sub": "repo:acme/x:*"}},
+            " (StringLikeIfExists token.actions.githubusercontent.com:sub also passes when the key is "
+            "absent)",
+        ),
+        (
+            # an enterprise issuer's key names GitHub too, and must pin the owner the same way
+            {"Federated": "arn:aws:iam::123456789012:oidc-provider/ghe"},
+            {"StringLike": {"token.actions.githubusercontent.com/acme-corp:sub": "repo:*"}},
+            " (StringLike token.actions.githubusercontent.com/acme-corp:sub 'repo:*' names no repository "
+            "owner)",
         ),
     ],
 )
