@@ -4,7 +4,6 @@ token permissions, short-lived cloud credentials, every stack from `gpufleet che
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
