@@ -128,3 +128,14 @@ def test_a_bad_stack_file_exits_2_naming_it(tmp_path: Path) -> None:
     run = invoke("check", str(project), "--list-stacks")
     assert run.exit_code == 2
     assert "Pulumi.dev.yaml is not valid YAML" in " ".join(run.stderr.split())
+
+
+def test_a_stack_name_a_shell_would_read_is_refused(tmp_path: Path) -> None:
+    """The workflow loops over the names in bash: only [A-Za-z0-9_.-] may reach it."""
+    project = _project(tmp_path, {"ok": ALICLOUD_STACK, "a$(id)": "config: {}\n"})
+    run = invoke("check", str(project), "--list-stacks")
+    assert run.exit_code == 2
+    assert run.stdout == ""
+    assert "stack name 'a$(id)' is not valid: use letters, digits, '-', '_' and '.'" in " ".join(
+        run.stderr.split()
+    )
