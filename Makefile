@@ -11,12 +11,12 @@ STAMP  := $(VENV)/.installed
 CHECKOV_VENV  ?= .venv-checkov
 CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
 
-.PHONY: plan test lint check checkov install bench clean help
+.PHONY: plan test lint lint-workflows lint-tools check checkov install bench clean help
 
 help:
 	@echo "make plan   - offline plan of the '$(STACK)' stack (STACK=prod for another)"
 	@echo "make test   - run the test suite"
-	@echo "make lint   - ruff, mypy and the import-layering contracts"
+	@echo "make lint   - ruff, mypy, the import-layering contracts and the workflows (make lint-workflows)"
 	@echo "make check  - run the policy pack and checkov on every stack (gpufleet check --all-stacks)"
 	@echo "make checkov - create $(CHECKOV_VENV) with the pinned checkov of requirements-checkov.txt"
 	@echo "make bench  - print the plan, policy and engine benchmarks"
@@ -53,6 +53,19 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(MAKE) lint-workflows
+
+# .github/workflows: actionlint (the pinned `lint` extra: `make lint-tools`; its build fetches the
+# release binary and checks it against the checksums it ships) and checkov's GitHub Actions checks.
+# Without actionlint only checkov runs, unless GPUFLEET_REQUIRE_ACTIONLINT is set (CI sets it).
+lint-workflows: $(CHECKOV_STAMP)
+	@if [ -x $(BIN)/actionlint ]; then $(BIN)/actionlint .github/workflows/*.yml; \
+	elif [ -n "$$GPUFLEET_REQUIRE_ACTIONLINT" ]; then echo "actionlint missing: make lint-tools"; exit 1; \
+	else echo "actionlint not installed (make lint-tools): workflows checked by checkov only"; fi
+	$(CHECKOV_VENV)/bin/checkov --framework github_actions -d . --skip-download --quiet --compact
+
+lint-tools: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,lint]'
 
 bench: $(STAMP) $(CHECKOV_STAMP)
 	$(BIN)/python bench/plan_bench.py

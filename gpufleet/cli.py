@@ -721,6 +721,13 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
     project_dir: ProjectDir = Path(),
     stack: Annotated[str | None, typer.Option("--stack", "-s", help="Stack to check.")] = None,
     all_stacks: Annotated[bool, typer.Option("--all-stacks", help="Check every stack file.")] = False,
+    list_stacks: Annotated[
+        bool,
+        typer.Option(
+            "--list-stacks",
+            help="Print every stack and the clouds it uses (--format json or text) and exit: the CI matrix.",
+        ),
+    ] = False,
     formats: Annotated[
         str,
         typer.Option(
@@ -806,6 +813,8 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
     from gpufleet.policy_config import PolicyConfigError
     from policies.registry import default_registry
 
+    if list_stacks:
+        _list_stacks(project_dir, formats, bool(stack) or all_stacks or output_dir is not None)
     try:
         selected = parse_formats(formats)
         if len(selected) > 1 and output_dir is None:
@@ -885,6 +894,20 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             f"{len(total) - mandatory} advisory violations"
         )
     raise typer.Exit(EXIT_VIOLATION if report.exit_code(results) else EXIT_OK)
+
+
+def _list_stacks(project_dir: Path, fmt: str, other_selection: bool) -> None:
+    from gpufleet import stacklist
+
+    try:
+        if other_selection:
+            raise BadInput("--list-stacks lists every stack on stdout: drop -s/--all-stacks/--output-dir")
+        write_stdout(stacklist.render(stacklist.list_stacks(project_dir), fmt))
+    except stacklist.StackListError as exc:
+        raise fail(BadInput(str(exc))) from None
+    except BadInput as exc:
+        raise fail(exc) from None
+    raise typer.Exit(EXIT_OK)
 
 
 def _policy_config(

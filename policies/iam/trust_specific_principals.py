@@ -23,7 +23,10 @@ Service principals (`ec2.amazonaws.com`, `ecs.aliyuncs.com`, `cvm.qcloud.com`) a
 providers are specific. A GitHub Actions provider (`token.actions.githubusercontent.com`, by its ARN
 or by its condition keys) must also pin the repository: a positive
 `token.actions.githubusercontent.com:sub` condition naming an owner (`repo:acme/training:*`), or any
-GitHub repository may assume the role.
+GitHub repository may assume the role. The owner must be written out whole: `repo:*`, `*` and
+`repo:ac*` (every owner whose name starts "ac") do not pin it. Enterprise issuers
+(`token.actions.githubusercontent.com/<enterprise>:sub`) are judged the same way, and so is an Alibaba
+RAM OIDC trust whose `oidc:iss` condition names GitHub: its `oidc:sub` must name the owner.
 """
 
 from __future__ import annotations
@@ -61,7 +64,12 @@ _ACCOUNT = re.compile(r"\d{12}")
 _ORG = re.compile(r"o-[a-z0-9]+", re.IGNORECASE)
 _ORG_PATH = re.compile(r"o-[a-z0-9]+/.*", re.IGNORECASE)
 _GITHUB = "token.actions.githubusercontent.com"
-_GITHUB_SUBJECT = re.compile(r"[a-z_]+:[^*?:/]+", re.IGNORECASE)
+# `repo:OWNER/...`, `repo:OWNER:...` or a customised claim such as `repository_owner:OWNER`: the owner is
+# written out whole, so a wildcard may not end it early (`repo:ac*` matches every owner starting "ac").
+_GITHUB_SUBJECT = re.compile(r"[a-z_]+:[^*?:/]+(?:[/:]|$)", re.IGNORECASE)
+# GitHub Enterprise Cloud issuers add the enterprise slug: token.actions.githubusercontent.com/<slug>.
+_ALIBABA_SUB = "oidc:sub"
+_GITHUB_SUB_KEY = re.compile(re.escape(_GITHUB) + r"(?:/[^:/]+)?:sub", re.IGNORECASE)
 _POSITIVE = frozenset(
     {
         "stringequals",
@@ -124,9 +132,9 @@ def _wildcard(principal: Principal) -> bool:
     return "*" in principal.value or principal.value.strip().lower() in ANYONE
 
 
-def _value_check(key: str) -> Callable[[str], bool] | None:
+def _value_check(key: str, github: bool = False) -> Callable[[str], bool] | None:
     lower = key.lower()
-    if lower == f"{_GITHUB}:sub":
+    if _is_github_subject(key) or (github and lower == _ALIBABA_SUB):
         return lambda v: _GITHUB_SUBJECT.match(v) is not None
     if lower in PINNING_KEYS:
         return PINNING_KEYS[lower]
@@ -135,12 +143,12 @@ def _value_check(key: str) -> Callable[[str], bool] | None:
     return None
 
 
-def _why_not(operator: str, key: str, values: tuple[str, ...]) -> str | None:
+def _why_not(operator: str, key: str, values: tuple[str, ...], github: bool = False) -> str | None:
     """None when this condition pins the caller, else why it does not (one clause)."""
     lower = operator.lower()
     if key.lower() == "sts:externalid":
         return f"{operator} {key} is not a secret and pins no caller"
-    check = _value_check(key)
+    check = _value_check(key, github)
     if check is None:
         return f"{operator} {key} names no account or organisation"
     if lower.startswith("forallvalues:") or "ifexist" in lower:
@@ -153,20 +161,22 @@ def _why_not(operator: str, key: str, values: tuple[str, ...]) -> str | None:
     loose = [v for v in values if v != UNKNOWN and not check(v)]
     if loose:
         shown = ", ".join(repr(v) for v in loose)
-        if _is_github_subject(key):
+        if _is_github_subject(key) or (github and key.lower() == _ALIBABA_SUB):
             return f"{operator} {key} {shown} names no repository owner"
         return f"{operator} {key} {shown} names no one account or organisation"
     return None
 
 
-def _pinning(statement: Statement, keys: Callable[[str], bool]) -> tuple[bool, list[str]]:
+def _pinning(
+    statement: Statement, keys: Callable[[str], bool], github: bool = False
+) -> tuple[bool, list[str]]:
     """(whether a condition on a key selected by `keys` pins the caller, why the others do not)."""
     reasons: list[str] = []
     for operator, body in statement.conditions.items():
         for key, values in body.items():
             if not keys(key):
                 continue
-            why = _why_not(operator, key, values)
+            why = _why_not(operator, key, values, github)
             if why is None:
                 return True, []
             reasons.append(why)
@@ -174,13 +184,26 @@ def _pinning(statement: Statement, keys: Callable[[str], bool]) -> tuple[bool, l
 
 
 def _is_github_subject(key: str) -> bool:
-    return key.lower() == f"{_GITHUB}:sub"
+    return _GITHUB_SUB_KEY.fullmatch(key) is not None
+
+
+def _alibaba_github(statement: Statement) -> bool:
+    """An Alibaba RAM OIDC trust names its provider freely; GitHub shows in the `oidc:iss` it requires."""
+    return any(
+        key.lower() == "oidc:iss" and any(_GITHUB in value.lower() for value in values)
+        for body in statement.conditions.values()
+        for key, values in body.items()
+    )
 
 
 def _github(statement: Statement) -> bool:
     federated = [p for p in statement.principals if p.kind == "Federated"]
-    named = any(_GITHUB in p.value.lower() for p in federated)
-    keyed = bool(federated) and any(key.startswith(f"{_GITHUB}:") for key in statement.condition_keys())
+    named = any(_GITHUB in p.value.lower() for p in federated) or (
+        bool(federated) and _alibaba_github(statement)
+    )
+    keyed = bool(federated) and any(
+        key.lower().startswith((f"{_GITHUB}:", f"{_GITHUB}/")) for key in statement.condition_keys()
+    )
     return named or keyed
 
 
@@ -218,13 +241,16 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
                 )
                 continue
         if _github(statement):
-            pinned, reasons = _pinning(statement, _is_github_subject)
+            pinned, reasons = _pinning(
+                statement, lambda key: _is_github_subject(key) or key.lower() == _ALIBABA_SUB, github=True
+            )
             if not pinned:
                 note = f" ({'; '.join(reasons)})" if reasons else ""
+                key = _ALIBABA_SUB if args.resource_type.startswith("alicloud:") else f"{_GITHUB}:sub"
                 report(
                     f"{label} trust policy {where} trusts GitHub Actions tokens without pinning the "
                     f"repository{note}; any GitHub repository may assume the role: add a StringEquals or "
-                    f"StringLike condition on {_GITHUB}:sub naming the owner and repository "
+                    f"StringLike condition on {key} naming the owner and repository "
                     "(repo:OWNER/REPO:...)",
                     None,
                 )

@@ -371,8 +371,9 @@ def test_compare_shows_what_the_change_adds_per_month(
 
 def test_the_workflow_invocations(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     workflow = (ROOT / ".github" / "workflows" / "guardrails.yml").read_text()
-    assert "gpufleet cost -s prod --format json > " in workflow
-    assert "gpufleet cost -s prod --compare reports/cost-base.json --format markdown > " in workflow
+    # every stack of `--list-stacks`, in turn (tests/workflow checks the loop)
+    assert 'gpufleet cost -s "$stack" --format json > ' in workflow
+    assert 'gpufleet cost -s "$stack" --compare "$base" --format markdown > ' in workflow
     monkeypatch.chdir(ROOT)
     base = tmp_path / "cost-base.json"
     base.write_text(_ok(invoke("cost", "-s", "prod", "--format", "json")).stdout)

@@ -168,6 +168,10 @@ GITHUB_TAIL = (
                 "token.actions.githubusercontent.com:sub": "repo:acme/training:ref:refs/heads/main"
             }
         },
+        # ci-access: this repository's pull requests only
+        {"StringEquals": {"token.actions.githubusercontent.com:sub": "repo:acme/training:pull_request"}},
+        {"StringLike": {"token.actions.githubusercontent.com:sub": "repo:acme/*"}},
+        {"StringEquals": {"token.actions.githubusercontent.com/acme-corp:sub": "repo:acme/x:pull_request"}},
     ],
 )
 def test_github_oidc_pinned_to_a_repository_passes(condition: dict[str, object]) -> None:
@@ -194,6 +198,41 @@ def test_github_oidc_pinned_to_a_repository_passes(condition: dict[str, object])
             {"Federated": GITHUB},
             {"StringLike": {"token.actions.githubusercontent.com:sub": "*"}},
             " (StringLike token.actions.githubusercontent.com:sub '*' names no repository owner)",
+        ),
+        (
+            # every owner whose name starts "ac"
+            {"Federated": GITHUB},
+            {"StringLike": {"token.actions.githubusercontent.com:sub": "repo:ac*"}},
+            " (StringLike token.actions.githubusercontent.com:sub 'repo:ac*' names no repository owner)",
+        ),
+        (
+            {"Federated": GITHUB},
+            {"StringLike": {"token.actions.githubusercontent.com:sub": "repo:acme?/training:*"}},
+            " (StringLike token.actions.githubusercontent.com:sub 'repo:acme?/training:*' names no "
+            "repository owner)",
+        ),
+        (
+            {"Federated": GITHUB},
+            {"StringLike": {"token.actions.githubusercontent.com:sub": ["repo:acme/x:*", "repo:*"]}},
+            " (StringLike token.actions.githubusercontent.com:sub 'repo:*' names no repository owner)",
+        ),
+        (
+            {"Federated": GITHUB},
+            {"StringNotLike": {"token.actions.githubusercontent.com:sub": "repo:evil/*"}},
+            " (StringNotLike token.actions.githubusercontent.com:sub is not a positive match)",
+        ),
+        (
+            {"Federated": GITHUB},
+            {"StringLikeIfExists": {"token.actions.githubusercontent.com:sub": "repo:acme/x:*"}},
+            " (StringLikeIfExists token.actions.githubusercontent.com:sub also passes when the key is "
+            "absent)",
+        ),
+        (
+            # an enterprise issuer's key names GitHub too, and must pin the owner the same way
+            {"Federated": "arn:aws:iam::123456789012:oidc-provider/ghe"},
+            {"StringLike": {"token.actions.githubusercontent.com/acme-corp:sub": "repo:*"}},
+            " (StringLike token.actions.githubusercontent.com/acme-corp:sub 'repo:*' names no repository "
+            "owner)",
         ),
     ],
 )
@@ -291,4 +330,57 @@ def test_alicloud_deprecated_principal_lists_are_judged() -> None:
     assert check(POLICY, token, {"ramUsers": ["acs:ram::*:root"]}, "legacy", proxy=True) == [
         "RAM role 'legacy' trust policy statement 1 trusts any principal (RAM: 'acs:ram::*:root') without a "
         "restricting condition; name specific accounts, roles or services"
+    ]
+
+
+ALI_GITHUB = "acs:ram::1234567890123456:oidc-provider/github"
+
+
+def _ali_oidc_trust(condition: dict[str, object]) -> str:
+    statement = {
+        "Effect": "Allow",
+        "Action": "sts:AssumeRole",
+        "Principal": {"Federated": [ALI_GITHUB]},
+        "Condition": condition,
+    }
+    return json.dumps({"Version": "1", "Statement": [statement]})
+
+
+ALI_ISS = {"oidc:aud": ["sts.aliyuncs.com"], "oidc:iss": "token.actions.githubusercontent.com"}
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        {"StringEquals": {**ALI_ISS, "oidc:sub": "repo:acme/gpufleet:pull_request"}},
+        {"StringEquals": ALI_ISS, "StringLike": {"oidc:sub": "repo:acme/gpufleet:*"}},
+        # another identity provider's subject is not held to GitHub's form
+        {"StringEquals": {"oidc:iss": "https://acme.okta.com", "oidc:sub": "00u1abcd"}},
+    ],
+)
+def test_alibaba_oidc_trust_pinned_to_a_repository_passes(condition: dict[str, object]) -> None:
+    assert check(POLICY, ALI_ROLE, {"assumeRolePolicyDocument": _ali_oidc_trust(condition)}) == []
+
+
+@pytest.mark.parametrize(
+    ("condition", "why"),
+    [
+        ({"StringEquals": ALI_ISS}, ""),
+        (
+            {"StringEquals": ALI_ISS, "StringLike": {"oidc:sub": "repo:*"}},
+            " (StringLike oidc:sub 'repo:*' names no repository owner)",
+        ),
+        (
+            {"StringEquals": ALI_ISS, "StringLike": {"oidc:sub": "repo:ac*"}},
+            " (StringLike oidc:sub 'repo:ac*' names no repository owner)",
+        ),
+    ],
+)
+def test_alibaba_oidc_trust_of_github_without_a_repository_fails(
+    condition: dict[str, object], why: str
+) -> None:
+    found = check(POLICY, ALI_ROLE, {"assumeRolePolicyDocument": _ali_oidc_trust(condition)}, "ci")
+    assert found == [
+        f"RAM role 'ci' trust policy statement 1 trusts GitHub Actions tokens without pinning the "
+        f"repository{why}; {GITHUB_TAIL.replace('token.actions.githubusercontent.com:sub', 'oidc:sub')}"
     ]

@@ -1,0 +1,238 @@
+"""GitHub Actions' OIDC provider and the read-only role `.github/workflows/guardrails.yml` previews with.
+
+The workflow's preview job asks GitHub for an OIDC token (audience `sts.amazonaws.com`) and exchanges it
+for credentials of this role that last an hour at most: no access key exists anywhere. The trust policy
+accepts a token only when its subject is `repo:<owner>/<repo>:pull_request`, the subject GitHub gives a
+job run for a pull request of that repository; tokens of other repositories, of branch pushes and of
+other events are refused (GF-IAM-004 judges exactly this).
+
+What the role may do is what `pulumi preview` of this project's stacks reads, nothing more:
+
+- `ec2:DescribeAvailabilityZones`, `ec2:DescribeInstanceTypeOfferings`: the zones a pool's GPU types
+  are offered in (`components/network/zones.py`);
+- `ec2:DescribeVpcEndpointServices`: the interface endpoints' services in those zones;
+- `ec2:DescribeSubnets`: subnets given by id (`network.subnet_ids`);
+- `ec2:DescribeImages`: the GPU AMI lookup;
+- `kms:ListAliases`, `kms:DescribeKey`: a key given by alias.
+
+`sts:GetCallerIdentity` (the provider's credential check and the programs' account lookups) needs no
+permission. EC2 and KMS `Describe`/`List` calls take no resource-level scope, so they name `*`, and a
+`aws:RequestedRegion` condition keeps them to the configured regions. A preview does not read the
+resources a stack already has (that is `pulumi refresh`, which this role cannot do); the stack's state
+lives in Pulumi Cloud, reached with the workflow's Pulumi token, not with this role.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pulumi
+import pulumi_aws as aws
+
+GITHUB_ISSUER = "token.actions.githubusercontent.com"
+AUDIENCE = "sts.amazonaws.com"
+# GitHub: owners are 1-39 letters, digits or single hyphens; repository names letters, digits, `.`, `_`, `-`.
+REPOSITORY = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/[A-Za-z0-9._-]{1,100}")
+REGION = re.compile(r"[a-z]{2}(-[a-z]+)+-\d+")
+PROVIDER_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:oidc-provider/" + re.escape(GITHUB_ISSUER))
+REQUIRED_TAGS = ("project", "team", "cost-center", "env")
+COMPONENT_TAG = ("gpufleet:component", "ci-access")
+EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+ALERT_PERCENT = 80
+SESSION_SECONDS = 3600
+
+PREVIEW_READS = (
+    "ec2:DescribeAvailabilityZones",
+    "ec2:DescribeImages",
+    "ec2:DescribeInstanceTypeOfferings",
+    "ec2:DescribeSubnets",
+    "ec2:DescribeVpcEndpointServices",
+    "kms:DescribeKey",
+    "kms:ListAliases",
+)
+
+NAMESPACE = "gpufleet-ci-access"
+
+
+class AccessConfigError(ValueError):
+    """A config value the program cannot use; the message names the key and the allowed values."""
+
+
+def check_repository(value: Any) -> str:
+    if not isinstance(value, str) or REPOSITORY.fullmatch(value) is None or value.endswith(("/.", "/..")):
+        raise AccessConfigError(
+            f"{NAMESPACE}:repository must be a GitHub repository as owner/name (acme/gpufleet), got "
+            f"{value!r}: the role trusts that repository's pull requests and nothing else"
+        )
+    return value
+
+
+def check_regions(value: Any) -> list[str]:
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(r, str) and REGION.fullmatch(r) for r in value)
+    ):
+        raise AccessConfigError(
+            f"{NAMESPACE}:regions must be a non-empty list of AWS regions (us-east-1), got {value!r}: "
+            "the role's reads are refused outside them"
+        )
+    return sorted(set(value))
+
+
+def check_tags(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(v, str) and v for v in value.values()):
+        raise AccessConfigError(
+            f"{NAMESPACE}:tags must be a mapping of tag names to non-empty strings, got {value!r}"
+        )
+    missing = [tag for tag in REQUIRED_TAGS if tag not in value]
+    if missing:
+        raise AccessConfigError(f"{NAMESPACE}:tags must carry the cost tags; missing: {', '.join(missing)}")
+    return {str(k): v for k, v in value.items()}
+
+
+def check_budget(value: Any) -> tuple[float, str]:
+    """`budget: {monthly: USD, alert_email: ...}`: GF-COST-002 wants every stack to have one."""
+    monthly = value.get("monthly") if isinstance(value, dict) else None
+    email = value.get("alert_email") if isinstance(value, dict) else None
+    if (
+        not isinstance(monthly, int | float)
+        or isinstance(monthly, bool)
+        or not 0 < monthly <= 1_000_000
+        or not isinstance(email, str)
+        or EMAIL.fullmatch(email) is None
+    ):
+        raise AccessConfigError(
+            f"{NAMESPACE}:budget must be {{monthly: <USD, above 0>, alert_email: <address>}}, got {value!r}"
+        )
+    return float(monthly), email
+
+
+def subject(repository: str) -> str:
+    """The `sub` claim of a pull-request job of `repository`."""
+    return f"repo:{repository}:pull_request"
+
+
+def trust_policy(provider_arn: str, repository: str) -> dict[str, Any]:
+    """Only GitHub's tokens, meant for STS, from pull requests of `repository`."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "PullRequestsOfOneRepository",
+                "Effect": "Allow",
+                "Principal": {"Federated": provider_arn},
+                "Action": "sts:AssumeRoleWithWebIdentity",
+                "Condition": {
+                    "StringEquals": {
+                        f"{GITHUB_ISSUER}:aud": AUDIENCE,
+                        f"{GITHUB_ISSUER}:sub": subject(repository),
+                    }
+                },
+            }
+        ],
+    }
+
+
+def read_policy(regions: Sequence[str], account_id: str, partition: str = "aws") -> dict[str, Any]:
+    """What `pulumi preview` of the fleet stacks reads (see the module docstring), in `regions` only."""
+    in_regions = {"StringEquals": {"aws:RequestedRegion": list(regions)}}
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "PreviewLookups",
+                "Effect": "Allow",
+                "Action": [a for a in PREVIEW_READS if a != "kms:DescribeKey"],
+                "Resource": "*",
+                "Condition": in_regions,
+            },
+            {
+                "Sid": "PreviewKeyLookups",
+                "Effect": "Allow",
+                "Action": "kms:DescribeKey",
+                "Resource": f"arn:{partition}:kms:*:{account_id}:key/*",
+                "Condition": in_regions,
+            },
+        ],
+    }
+
+
+def _config() -> tuple[str, list[str], dict[str, str], tuple[float, str], str | None]:
+    config = pulumi.Config(NAMESPACE)
+    try:
+        repository = check_repository(config.get("repository"))
+        regions = check_regions(config.get_object("regions"))
+        tags = check_tags(config.get_object("tags"))
+        budget = check_budget(config.get_object("budget"))
+    except AccessConfigError as exc:
+        raise pulumi.RunError(str(exc)) from None
+    provider_arn = config.get("providerArn")
+    if provider_arn is not None and PROVIDER_ARN.fullmatch(provider_arn) is None:
+        raise pulumi.RunError(
+            f"{NAMESPACE}:providerArn must be the ARN of the account's GitHub OIDC provider "
+            f"(arn:aws:iam::<account>:oidc-provider/{GITHUB_ISSUER}), got {provider_arn!r}"
+        )
+    return repository, regions, {**tags, COMPONENT_TAG[0]: COMPONENT_TAG[1]}, budget, provider_arn
+
+
+def build() -> Mapping[str, pulumi.Output[Any]]:
+    repository, regions, tags, (monthly, email), existing = _config()
+    depends: list[pulumi.Resource] = []
+    if existing is None:
+        depends.append(
+            aws.iam.OpenIdConnectProvider(
+                "github-actions", url=f"https://{GITHUB_ISSUER}", client_id_lists=[AUDIENCE], tags=tags
+            )
+        )
+    account_id = aws.get_caller_identity_output().account_id
+    partition = aws.get_partition_output().partition
+    # The provider's ARN is fixed by the account and the issuer: written out, the trust policy is known
+    # (and judged) at preview instead of waiting for the provider to exist.
+    provider_arn = existing or pulumi.Output.all(partition, account_id).apply(
+        lambda parts: f"arn:{parts[0]}:iam::{parts[1]}:oidc-provider/{GITHUB_ISSUER}"
+    )
+    role = aws.iam.Role(
+        "pr-preview",
+        description=f"pulumi preview for pull requests of {repository} (GitHub Actions OIDC, read-only)",
+        assume_role_policy=pulumi.Output.from_input(provider_arn).apply(
+            lambda arn: json.dumps(trust_policy(arn, repository))
+        ),
+        max_session_duration=SESSION_SECONDS,
+        tags=tags,
+        opts=pulumi.ResourceOptions(depends_on=depends),
+    )
+    aws.iam.RolePolicy(
+        "pr-preview-reads",
+        role=role.name,
+        policy=pulumi.Output.all(account_id, partition).apply(
+            lambda parts: json.dumps(read_policy(regions, parts[0], parts[1]))
+        ),
+    )
+    # IAM bills nothing; the budget (free without actions) says so if anything tagged as this stack ever
+    # starts to cost.
+    aws.budgets.Budget(
+        "ci-access",
+        budget_type="COST",
+        time_unit="MONTHLY",
+        limit_amount=f"{monthly:.2f}",
+        limit_unit="USD",
+        cost_filters=[{"name": "TagKeyValue", "values": [f"user:{COMPONENT_TAG[0]}${COMPONENT_TAG[1]}"]}],
+        notifications=[
+            {
+                "comparison_operator": "GREATER_THAN",
+                "threshold": ALERT_PERCENT,
+                "threshold_type": "PERCENTAGE",
+                "notification_type": "FORECASTED",
+                "subscriber_email_addresses": [email],
+            }
+        ],
+        tags=tags,
+    )
+    outputs = {"roleArn": role.arn, "subject": pulumi.Output.from_input(subject(repository))}
+    for name, value in outputs.items():
+        pulumi.export(name, value)
+    return outputs

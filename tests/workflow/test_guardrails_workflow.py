@@ -1,0 +1,172 @@
+"""`.github/workflows/guardrails.yml` follows the rules the product sells: pinned actions, no standing
+token permissions, short-lived cloud credentials, every stack from `gpufleet check --list-stacks`."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from gpufleet import safe_yaml
+from tests.cli.helpers import ROOT
+
+WORKFLOW = ROOT / ".github" / "workflows" / "guardrails.yml"
+TEXT = WORKFLOW.read_text()
+DOC: dict[Any, Any] = safe_yaml.load(WORKFLOW, TEXT)
+JOBS: dict[str, dict[str, Any]] = DOC["jobs"]
+
+USES_LINE = re.compile(r"^\s*(?:-\s+)?uses:\s*(?P<ref>\S+)(?P<comment>.*)$")
+PINNED = re.compile(r"(?P<action>[\w.-]+/[\w.-]+(?:/[\w./-]+)?)@(?P<sha>[0-9a-f]{40})")
+VERSION_COMMENT = re.compile(r"\s+# v\d+\.\d+\.\d+$")
+
+# Long-lived cloud key names: none may be configured, passed or documented as the way in.
+KEY_NAMES = re.compile(
+    r"AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY|aws-access-key-id|aws-secret-access-key|ALICLOUD_ACCESS_KEY"
+    r"|ALICLOUD_SECRET_KEY|ALIBABA_CLOUD_ACCESS_KEY_(?:ID|SECRET)|TENCENTCLOUD_SECRET_(?:ID|KEY)",
+    re.IGNORECASE,
+)
+
+EXPECTED_PERMISSIONS = {
+    "stacks": {"contents": "read"},
+    "test": {"contents": "read"},
+    "check": {"contents": "read"},
+    "cost": {"contents": "read"},
+    "sarif": {"contents": "read", "actions": "read", "security-events": "write"},
+    "comment": {"pull-requests": "write"},
+    "preview": {"contents": "read", "id-token": "write"},
+}
+FORK = "!github.event.pull_request.head.repo.fork"
+
+
+def _steps() -> list[tuple[str, dict[str, Any]]]:
+    return [(name, step) for name, job in JOBS.items() for step in job.get("steps", [])]
+
+
+def _uses(action: str) -> list[tuple[str, dict[str, Any]]]:
+    return [(job, s) for job, s in _steps() if str(s.get("uses", "")).split("@")[0] == action]
+
+
+def test_every_action_is_pinned_by_full_sha_with_its_version() -> None:
+    lines = [m for line in TEXT.splitlines() if (m := USES_LINE.match(line))]
+    assert len(lines) == sum(1 for _, s in _steps() if "uses" in s) > 0
+    versions: dict[str, set[tuple[str, str]]] = {}
+    for match in lines:
+        pinned = PINNED.fullmatch(match["ref"])
+        assert pinned is not None, f"{match['ref']} is not pinned by a full commit SHA"
+        assert VERSION_COMMENT.fullmatch(match["comment"]), f"{match['ref']} has no `# vX.Y.Z` comment"
+        versions.setdefault(pinned["action"], set()).add((pinned["sha"], match["comment"].strip()))
+    # one action, one pin: the same release everywhere it is used
+    assert {action: len(pins) for action, pins in versions.items()} == dict.fromkeys(versions, 1)
+    assert set(versions) == {
+        "actions/checkout",
+        "actions/setup-python",
+        "actions/cache",
+        "actions/upload-artifact",
+        "actions/download-artifact",
+        "github/codeql-action/upload-sarif",
+        "aws-actions/configure-aws-credentials",
+        "pulumi/actions",
+    }
+
+
+def test_no_standing_token_permissions_and_each_job_asks_for_its_least() -> None:
+    assert DOC["permissions"] == {}
+    assert {name: job.get("permissions") for name, job in JOBS.items()} == EXPECTED_PERMISSIONS
+    writers = {
+        (name, scope) for name, job in JOBS.items() for scope, level in job["permissions"].items()
+        if level == "write"
+    }  # fmt: skip
+    assert writers == {("comment", "pull-requests"), ("sarif", "security-events"), ("preview", "id-token")}
+    # the SARIF upload is the sarif job's alone, the comment the comment job's alone
+    assert [job for job, _ in _uses("github/codeql-action/upload-sarif")] == ["sarif"]
+    assert [name for name, s in _steps() if "gh pr comment" in str(s.get("run", ""))] == ["comment"]
+
+
+def test_every_checkout_leaves_no_token_behind() -> None:
+    checkouts = _uses("actions/checkout")
+    # every job but the comment one checks out, once
+    assert sorted(job for job, _ in checkouts) == sorted(job for job in JOBS if job != "comment")
+    assert all(step.get("with", {}).get("persist-credentials") is False for _, step in checkouts)
+
+
+def test_the_preview_signs_in_through_oidc_only() -> None:
+    preview = JOBS["preview"]
+    (credentials,) = [step for job, step in _uses("aws-actions/configure-aws-credentials")]
+    assert [job for job, _ in _uses("aws-actions/configure-aws-credentials")] == ["preview"]
+    assert credentials["with"]["role-to-assume"] == "${{ vars.GPUFLEET_PREVIEW_ROLE_ARN }}"
+    assert credentials["with"]["role-duration-seconds"] == 3600
+    assert not {"aws-access-key-id", "aws-secret-access-key", "aws-session-token"} & set(credentials["with"])
+    steps = preview["steps"]
+    pulumi = next(i for i, s in enumerate(steps) if str(s.get("uses", "")).startswith("pulumi/actions@"))
+    assert steps.index(credentials) < pulumi
+    assert steps[pulumi]["with"]["command"] == "preview"
+    assert steps[pulumi]["with"]["policyPacks"] == "policies"
+    # the only secret the workflow reads is the Pulumi token, in the preview job
+    secrets = re.findall(r"secrets\.(\w+)", TEXT)
+    assert secrets == ["PULUMI_ACCESS_TOKEN"]
+    assert "secrets." in str(steps[pulumi].get("env"))
+
+
+def test_no_long_lived_cloud_key_in_workflows_or_docs() -> None:
+    files = [
+        *ROOT.glob(".github/**/*"),
+        ROOT / "README.md",
+        *ROOT.glob("docs/**/*.md"),
+        *ROOT.glob("ci-access/*"),
+    ]
+    # docs/rules.md is generated from the rules; GF-K8S-005 lists these names as what it refuses.
+    found = {
+        path.relative_to(ROOT).as_posix(): KEY_NAMES.findall(path.read_text())
+        for path in files
+        if path.is_file()
+        and path.name != "rules.md"
+        and path.suffix in {".md", ".yml", ".yaml", ".py", ".sh"}
+    }
+    assert {path: names for path, names in found.items() if names} == {}
+    assert (ROOT / "docs" / "ci.md").is_file()
+
+
+def test_the_stacks_come_from_list_stacks_never_a_literal_list() -> None:
+    (listing,) = [s for s in JOBS["stacks"]["steps"] if s.get("id") == "list"]
+    assert ".venv/bin/gpufleet check --list-stacks --format json" in listing["run"]
+    assert JOBS["stacks"]["outputs"] == {
+        "matrix": "${{ steps.list.outputs.matrix }}",
+        "preview": "${{ steps.list.outputs.preview }}",
+    }
+    matrices = {name: job["strategy"]["matrix"] for name, job in JOBS.items() if "strategy" in job}
+    assert matrices == {
+        "check": {"stack": "${{ fromJSON(needs.stacks.outputs.matrix) }}"},
+        "sarif": {"stack": "${{ fromJSON(needs.stacks.outputs.matrix) }}"},
+        "preview": {"stack": "${{ fromJSON(needs.stacks.outputs.preview) }}"},
+    }
+    # the cost diff walks the same list: every stack is priced
+    cost_runs = " ".join(str(s.get("run", "")) for s in JOBS["cost"]["steps"])
+    assert JOBS["cost"]["env"] == {"STACKS": "${{ needs.stacks.outputs.matrix }}"}
+    assert cost_runs.count("""done < <(jq -r '.[].name' <<<"$STACKS")""") == 2
+    assert "--compare" in cost_runs
+    assert not re.search(r"\b(dev|prod)\b", cost_runs + str(JOBS["check"]) + str(JOBS["preview"]))
+
+
+@pytest.mark.parametrize("job", ["stacks", "test", "check", "cost"])
+def test_fork_pull_requests_still_get_the_offline_check(job: str) -> None:
+    assert "fork" not in str(JOBS[job].get("if", ""))
+    assert "secrets." not in str(JOBS[job])
+
+
+@pytest.mark.parametrize("job", ["preview", "sarif", "comment"])
+def test_fork_pull_requests_skip_what_needs_credentials_or_a_writing_token(job: str) -> None:
+    assert FORK in " ".join(str(JOBS[job]["if"]).split())
+
+
+def test_no_expression_is_pasted_into_a_script() -> None:
+    """`${{ }}` inside `run:` is template injection (a branch name is attacker-controlled): use env."""
+    scripts = [(name, s["run"]) for name, s in _steps() if "run" in s]
+    assert [(name, run) for name, run in scripts if "${{" in run] == []
+
+
+def test_triggers_are_ones_where_a_fork_cannot_get_secrets() -> None:
+    # PyYAML reads the bare key `on` as the boolean True (YAML 1.1)
+    triggers = DOC.get("on", DOC.get(True))
+    assert set(triggers) == {"pull_request", "push"}
+    assert "pull_request_target" not in TEXT and "workflow_run" not in TEXT
