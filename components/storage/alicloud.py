@@ -4,7 +4,9 @@ Private ACL, the bucket's public-access block, HTTPS only (a policy denying requ
 ``acs:SecureTransport`` on the bucket and its objects, and TLS 1.2+ on the bucket's HTTPS
 configuration), versioning, and a lifecycle: infrequent access (IA) after ``ia_after_days`` where OSS
 lets that pay off, deletion at ``expire_after_days``, noncurrent versions after
-``noncurrent_expire_days`` and unfinished multipart uploads after a day.
+``noncurrent_expire_days`` and unfinished multipart uploads after a day. The expiry covers the
+checkpoint prefix only (datasets under the data prefix share the bucket and are kept); the multipart
+clean-up covers the whole bucket.
 
 OSS accepts an IA transition at any age but bills IA objects for 30 days at least, so objects deleted
 sooner pay the rest: the transition is made only when objects stay at least 30 days in IA before
@@ -62,9 +64,12 @@ class OssCheckpointBucketArgs:
     expire_after_days: int = 30
     noncurrent_expire_days: int = 7
     classification: str = "internal"
+    checkpoint_prefix: str = "checkpoints/"
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
+        if not self.checkpoint_prefix:
+            problems.append("checkpoint_prefix: must not be empty (the expiry would delete the datasets too)")
         if self.ia_after_days < 0:
             problems.append("ia_after_days: must not be negative")
         if self.expire_after_days < 1 or self.noncurrent_expire_days < 1:
@@ -98,7 +103,7 @@ class OssCheckpointBucket(pulumi.ComponentResource):
                 alicloud.oss.BucketLifecycleRuleArgs(
                     id="checkpoints",
                     enabled=True,
-                    prefix="",
+                    prefix=args.checkpoint_prefix,
                     transitions=transitions,
                     expirations=[alicloud.oss.BucketLifecycleRuleExpirationArgs(days=args.expire_after_days)],
                     noncurrent_version_expirations=[
@@ -109,7 +114,15 @@ class OssCheckpointBucket(pulumi.ComponentResource):
                     abort_multipart_uploads=[
                         alicloud.oss.BucketLifecycleRuleAbortMultipartUploadArgs(days=ABORT_MULTIPART_DAYS)
                     ],
-                )
+                ),
+                alicloud.oss.BucketLifecycleRuleArgs(
+                    id="abort-incomplete-uploads",
+                    enabled=True,
+                    prefix="",
+                    abort_multipart_uploads=[
+                        alicloud.oss.BucketLifecycleRuleAbortMultipartUploadArgs(days=ABORT_MULTIPART_DAYS)
+                    ],
+                ),
             ],
             tags={**args.tags, "purpose": "checkpoints", "data-classification": args.classification},
             opts=child,

@@ -136,14 +136,17 @@ def _no_agent(g: ResourceGraph) -> ResourceGraph:
 def _ia_at_7(g: ResourceGraph) -> ResourceGraph:
     rules = next(r for r in g.resources if r.name == f"{P}-checkpoints-bucket").inputs["lifecycleRules"]
     rule = {**rules[0], "transitions": [{"days": 7, "storageClass": "IA"}]}
-    return replaced(g, f"{P}-checkpoints-bucket", "lifecycleRules", [rule])
+    return replaced(g, f"{P}-checkpoints-bucket", "lifecycleRules", [rule, *rules[1:]])
 
 
 def _expire_at(days: int) -> Any:
     def mutate(g: ResourceGraph) -> ResourceGraph:
         rules = next(r for r in g.resources if r.name == f"{P}-checkpoints-bucket").inputs["lifecycleRules"]
         return replaced(
-            g, f"{P}-checkpoints-bucket", "lifecycleRules", [{**rules[0], "expirations": [{"days": days}]}]
+            g,
+            f"{P}-checkpoints-bucket",
+            "lifecycleRules",
+            [{**rules[0], "expirations": [{"days": days}]}, *rules[1:]],
         )
 
     return mutate
@@ -322,8 +325,10 @@ def test_gpufleet_check_judges_and_prices_the_cn_dev_site_in_cny() -> None:
     assert stack["cost"]["currency"] == "CNY"
     assert stack["cost"]["budget"] == 20000
     # One A10 on spot (5.25 CNY/h), 8 hours a day on 22 days less the weekends the schedule stops
-    # (15.71 days): 660 CNY of GPU time, plus 17.22 CNY of system disk.
-    assert stack["cost"]["monthly_estimate"] == pytest.approx(677.22, abs=0.01)
+    # (15.71 days): 660 CNY of GPU time, plus 17.22 CNY of system disk, plus the OSS bucket at 0.12 CNY
+    # a GiB-month: 200 GiB written a month kept 37 days (30 + 7 as noncurrent versions: 243.29 GiB) and
+    # 500 GiB of datasets, 89.19 CNY.
+    assert stack["cost"]["monthly_estimate"] == pytest.approx(766.42, abs=0.01)
 
 
 def test_the_alicloud_dev_template_writes_the_cn_dev_fleet() -> None:

@@ -63,20 +63,35 @@ def test_policy_denies_plain_http_on_the_bucket_and_its_objects(run_pulumi: Runn
     assert statement["Condition"] == {"Bool": {"acs:SecureTransport": ["false"]}}
 
 
-def test_default_lifecycle_expires_at_30_days_without_an_ia_transition(run_pulumi: Runner) -> None:
+def test_default_lifecycle_expires_checkpoints_at_30_days_without_an_ia_transition(
+    run_pulumi: Runner,
+) -> None:
     mocks = build(run_pulumi)
-    [rule] = mocks.one("alicloud:oss/bucket:Bucket", "ckpt-bucket").inputs["lifecycleRules"]
+    [rule, uploads] = mocks.one("alicloud:oss/bucket:Bucket", "ckpt-bucket").inputs["lifecycleRules"]
     assert rule["enabled"] is True
-    assert rule["prefix"] == ""
+    # The checkpoints only: datasets share the bucket and must outlive the 30 days.
+    assert rule["prefix"] == "checkpoints/"
     assert "transitions" not in rule
     assert rule["expirations"] == [{"days": 30}]
     assert rule["noncurrentVersionExpirations"] == [{"days": 7}]
     assert rule["abortMultipartUploads"] == [{"days": 1}]
+    # Unfinished uploads anywhere in the bucket, and nothing else.
+    assert uploads == {
+        "id": "abort-incomplete-uploads",
+        "enabled": True,
+        "prefix": "",
+        "abortMultipartUploads": [{"days": 1}],
+    }
+
+
+def test_an_empty_checkpoint_prefix_is_refused() -> None:
+    with pytest.raises(ValueError, match="checkpoint_prefix: must not be empty"):
+        OssCheckpointBucketArgs(kms_key_id="k", tags=TAGS, checkpoint_prefix="")
 
 
 def test_a_long_lifetime_gets_the_ia_transition(run_pulumi: Runner) -> None:
     mocks = build(run_pulumi, ia_after_days=7, expire_after_days=90)
-    [rule] = mocks.one("alicloud:oss/bucket:Bucket", "ckpt-bucket").inputs["lifecycleRules"]
+    [rule, _] = mocks.one("alicloud:oss/bucket:Bucket", "ckpt-bucket").inputs["lifecycleRules"]
     assert rule["transitions"] == [{"days": 7, "storageClass": "IA"}]
     assert rule["expirations"] == [{"days": 90}]
 
