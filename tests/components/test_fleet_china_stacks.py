@@ -12,7 +12,10 @@ import pytest
 import yaml
 
 from gpufleet.engine import run_program
+from gpufleet.evaluate import evaluate_stack
 from gpufleet.graph import ResourceGraph
+from policies.registry import default_registry
+from tests.project_policy import project_policy_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,3 +76,27 @@ def test_a_pending_byok_first_deploy_lists_the_sites_key_to_import(
     assert g.outputs["byok_keys_pending_import"] == {site: key.outputs["id"]}
     # Only the key (with its alias, and the site's provider) is built while its material is pending.
     assert {r.type.partition("/")[0] for r in g.custom_resources()} == {key_type.partition("/")[0]}
+
+
+def test_a_staging_tencent_pool_at_70_percent_spot_is_one_pool_to_the_spot_rule() -> None:
+    fleet = copy.deepcopy(stack_config("tc-dev")["gpufleet:fleet"])
+    fleet["environment"] = "staging"
+    fleet["pools"]["t4-dev"].update({"size": {"min": 0, "max": 10}, "spot_percent": 70})
+    g = run_program(ROOT, "tc-dev", config_overrides={"gpufleet:fleet": fleet})
+    groups = {
+        r.name.rsplit("-", 1)[-1]: r.inputs["maxSize"]
+        for r in g.of_type("tencentcloud:As/scalingGroup:ScalingGroup")
+    }
+    assert groups == {"spot": 7, "ondemand": 3}
+    result = evaluate_stack(g, list(default_registry()), project_policy_config())
+    assert [(v.rule_id, v.message) for v in result.violations if v.rule_id == "GF-COST-004"] == []
+    # 70% is short of a stricter staging minimum of 75%: one finding, on the on-demand group.
+    config = project_policy_config()
+    config["non-prod-gpu-pools-on-spot"] = {"min_spot_percent": {"staging": 75}}
+    [finding] = [
+        v
+        for v in evaluate_stack(g, list(default_registry()), config).violations
+        if v.rule_id == "GF-COST-004"
+    ]
+    assert finding.urn.endswith("-pool-t4-dev-ondemand")
+    assert "runs 70% of its capacity on spot; staging pools need at least 75%" in finding.message
