@@ -79,8 +79,9 @@ class OssCheckpointBucketArgs:
 
 
 class OssCheckpointBucket(pulumi.ComponentResource):
-    """``alicloud.oss.Bucket`` plus its encryption, ACL, public-access block, TLS policy, HTTPS
-    configuration and versioning, each as its own resource (the bucket's inline fields are deprecated)."""
+    """``alicloud.oss.Bucket`` with its KMS encryption, versioning and lifecycle, plus its ACL,
+    public-access block, TLS policy and HTTPS configuration, each as its own resource (the bucket's
+    inline ``acl`` and ``policy`` are deprecated)."""
 
     bucket_name: pulumi.Output[str]
     ia_days: int | None
@@ -124,17 +125,17 @@ class OssCheckpointBucket(pulumi.ComponentResource):
                     ],
                 ),
             ],
+            # Encryption and versioning on the bucket itself (not deprecated, unlike its acl and policy):
+            # set there, the bucket is never created unencrypted or unversioned, and scanners that read
+            # the bucket alone (checkov's CKV_ALI_6 and CKV_ALI_10) see them.
+            server_side_encryption_rule=alicloud.oss.BucketServerSideEncryptionRuleArgs(
+                sse_algorithm="KMS", kms_master_key_id=args.kms_key_id
+            ),
+            versioning=alicloud.oss.BucketVersioningArgs(status="Enabled"),
             tags={**args.tags, "purpose": "checkpoints", "data-classification": args.classification},
             opts=child,
         )
         name_of = bucket.bucket.apply(lambda value: value or "")
-        alicloud.oss.BucketServerSideEncryption(
-            f"{name}-sse",
-            bucket=name_of,
-            sse_algorithm="KMS",
-            kms_master_key_id=args.kms_key_id,
-            opts=child,
-        )
         alicloud.oss.BucketAcl(f"{name}-acl", bucket=name_of, acl="private", opts=child)
         alicloud.oss.BucketPublicAccessBlock(
             f"{name}-public-access", bucket=name_of, block_public_access=True, opts=child
@@ -145,6 +146,5 @@ class OssCheckpointBucket(pulumi.ComponentResource):
         alicloud.oss.BucketHttpsConfig(
             f"{name}-https", bucket=name_of, enable=True, tls_versions=list(TLS_VERSIONS), opts=child
         )
-        alicloud.oss.BucketVersioning(f"{name}-versioning", bucket=name_of, status="Enabled", opts=child)
         self.bucket_name = name_of
         self.register_outputs({"bucket_name": self.bucket_name})

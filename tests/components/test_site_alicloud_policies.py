@@ -219,7 +219,11 @@ MUTATIONS: dict[str, tuple[Any, str, str]] = {
         "queue 'someone-elses', which the stack does not create",
     ),
     "GF-OPS-003": (_set("pool-a10-scale-in", "cooldown", 60), "pool-a10-scale-in", "cooldown of 60 s"),
-    "GF-STOR-001": (_set("checkpoints-sse", "sseAlgorithm", "AES256"), "checkpoints-bucket", "AES256"),
+    "GF-STOR-001": (
+        _set("checkpoints-bucket", "serverSideEncryptionRule.sseAlgorithm", "AES256"),
+        "checkpoints-bucket",
+        "AES256",
+    ),
     "GF-STOR-002": (
         _set("checkpoints-bucket", "tags.data-classification", "restricted"),
         "checkpoints-bucket",

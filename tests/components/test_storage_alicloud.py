@@ -32,21 +32,18 @@ def test_children_and_their_security_settings(run_pulumi: Runner) -> None:
         "ckpt-https",
         "ckpt-tls-only",
         "ckpt-public-access",
-        "ckpt-sse",
-        "ckpt-versioning",
     ]
-    sse = mocks.one("alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption", "ckpt-sse").inputs
-    assert sse == {"bucket": BUCKET, "sseAlgorithm": "KMS", "kmsMasterKeyId": "key-hzz0001"}
+    bucket = mocks.one("alicloud:oss/bucket:Bucket", "ckpt-bucket").inputs
+    # On the bucket itself, so it never exists unencrypted or unversioned (and checkov reads them there).
+    assert bucket["serverSideEncryptionRule"] == {"sseAlgorithm": "KMS", "kmsMasterKeyId": "key-hzz0001"}
+    assert bucket["versioning"] == {"status": "Enabled"}
     assert mocks.one("alicloud:oss/bucketAcl:BucketAcl", "ckpt-acl").inputs["acl"] == "private"
     block = mocks.one("alicloud:oss/bucketPublicAccessBlock:BucketPublicAccessBlock", "ckpt-public-access")
     assert block.inputs["blockPublicAccess"] is True
     https = mocks.one("alicloud:oss/bucketHttpsConfig:BucketHttpsConfig", "ckpt-https").inputs
     assert https["enable"] is True
     assert https["tlsVersions"] == ["TLSv1.2", "TLSv1.3"]
-    versioning = mocks.one("alicloud:oss/bucketVersioning:BucketVersioning", "ckpt-versioning").inputs
-    assert versioning == {"bucket": BUCKET, "status": "Enabled"}
-    bucket = mocks.one("alicloud:oss/bucket:Bucket", "ckpt-bucket").inputs
-    for deprecated in ("acl", "policy", "serverSideEncryptionRule", "versioning"):
+    for deprecated in ("acl", "policy", "refererConfig"):
         assert deprecated not in bucket
     assert bucket["tags"] == {**TAGS, "purpose": "checkpoints", "data-classification": "internal"}
 
