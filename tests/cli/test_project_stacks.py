@@ -73,8 +73,7 @@ def test_plan_prints_the_tree(stack: str, tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     heading = next(i for i, line in enumerate(lines) if line.startswith(f"stack {stack} "))
     assert lines[heading] == (
-        f"stack {stack} (project gpufleet): {len(drawn)} resources "
-        f"in {len(components)} components"
+        f"stack {stack} (project gpufleet): {len(drawn)} resources in {len(components)} components"
     )
     assert lines[heading + 1] == f"└── component gpufleet:fleet:HybridGpuFleet gpufleet-{stack}"
 
