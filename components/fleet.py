@@ -50,8 +50,10 @@ class HybridGpuFleet(pulumi.ComponentResource):
     the other AWS regions).
 
     The outputs gather what the sites return: ``sites`` by ``cloud:region``, and per pool its scaling
-    groups, queue and role. ``key_arn``, ``bucket_name`` and ``budget_name`` are the fleet's first
-    site's; the AWS names deployed stacks export (``pool_asg_names``, ``regional_key_arns`` ...) stay.
+    groups, queue and role. ``key_arn`` (a key id outside AWS) and ``bucket_name`` are the fleet's first
+    site's, ``budget_name`` the first site's that has one (Alibaba has none); ``pending_key_ids`` every
+    site's key (AWS's by region, the others' by ``cloud:region``). The AWS names deployed stacks
+    export (``pool_asg_names``, ``regional_key_arns`` ...) stay.
     With BYOK material ``pending`` only the keys are built (see docs/first-deploy.md); with ``config``
     the material comes in ``byok_material_base64`` (a secret)."""
 
@@ -70,6 +72,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
     pool_queues: pulumi.Output[dict[str, str]]
     pool_roles: pulumi.Output[dict[str, str]]
     site_key_ids: pulumi.Output[dict[str, str]]
+    pending_key_ids: pulumi.Output[dict[str, str]]
 
     def __init__(
         self,
@@ -145,7 +148,10 @@ class HybridGpuFleet(pulumi.ComponentResource):
                     asg_names[pool_name] = pool.groups[0]
         self.key_arn = first.key_id
         self.bucket_name = first.bucket_name
-        self.budget_name = first.budget_name
+        # Alibaba has no budget resource: a fleet whose first cloud is Alibaba names another cloud's.
+        self.budget_name = next(
+            (s.budget_name for s in self.sites.values() if s.budget_name is not None), None
+        )
         self.replica_bucket_name = replica_site.bucket_name if replica_site is not None else None
         self.pool_groups = _dict(groups)
         self.pool_queues = _dict(queues)
@@ -157,6 +163,10 @@ class HybridGpuFleet(pulumi.ComponentResource):
         self.pool_role_arns = self.pool_roles
         self.regional_key_arns = _dict(
             {site.region: site.key_id for site in self.sites.values() if site.cloud == "aws"}
+        )
+        # Every site's key for BYOK's first phase: AWS's by region as before, the others by cloud:region.
+        self.pending_key_ids = _dict(
+            {site.region if site.cloud == "aws" else key: site.key_id for key, site in self.sites.items()}
         )
         self.register_outputs(
             {
@@ -172,6 +182,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 "pool_queues": self.pool_queues,
                 "pool_roles": self.pool_roles,
                 "site_key_ids": self.site_key_ids,
+                "pending_key_ids": self.pending_key_ids,
             }
         )
 

@@ -97,4 +97,5 @@ else:
     pulumi.export("site_key_ids", fleet.site_key_ids)
     if fleet.keys_pending_import:
         # Phase one of a BYOK first deploy: import into each of these, then set byok_material: imported.
-        pulumi.export("byok_keys_pending_import", fleet.regional_key_arns)
+        # AWS keys by region; Alibaba and Tencent keys by cloud:region.
+        pulumi.export("byok_keys_pending_import", fleet.pending_key_ids)

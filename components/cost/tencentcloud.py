@@ -49,13 +49,14 @@ class TencentBudget(pulumi.ComponentResource):
     """``billing.Budget`` ``<name>-budget``: monthly, fixed, real cost, warning at ``alert_percent``."""
 
     quota_cny: float
+    budget_name: pulumi.Output[str]
 
     def __init__(
         self, name: str, args: TencentBudgetArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__("gpufleet:cost:TencentBudget", name, None, opts)
         self.quota_cny = monthly_cny(args.monthly, args.currency)
-        tencentcloud.billing.Budget(
+        budget = tencentcloud.billing.Budget(
             f"{name}-budget",
             budget_name=args.budget_name[:60],
             cycle_type="MONTH",
@@ -73,4 +74,5 @@ class TencentBudget(pulumi.ComponentResource):
             ],
             opts=pulumi.ResourceOptions(parent=self, provider=args.provider),
         )
-        self.register_outputs({})
+        self.budget_name = budget.budget_name
+        self.register_outputs({"budget_name": self.budget_name})

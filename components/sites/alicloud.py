@@ -147,6 +147,7 @@ class AlicloudSite(pulumi.ComponentResource):
                 expire_after_days=checkpoints.expire_after_days,
                 noncurrent_expire_days=checkpoints.noncurrent_expire_days,
                 classification=checkpoints.classification,
+                checkpoint_prefix=spec.storage.checkpoint_prefix,
             ),
             opts=child,
         )

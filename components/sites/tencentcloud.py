@@ -256,8 +256,9 @@ class TencentSite(pulumi.ComponentResource):
                 pools[pool_name] = PoolOutputs(
                     groups=built.group_ids, queue=built.queue_name, role=identity.role_name
                 )
+        budget: TencentBudget | None = None
         if plan.home:
-            TencentBudget(
+            budget = TencentBudget(
                 f"{name}-cost",
                 TencentBudgetArgs(
                     budget_name=args.stack.replace("/", "-"),
@@ -281,5 +282,6 @@ class TencentSite(pulumi.ComponentResource):
             route_table_ids=route_tables,
             provider=provider,
             pools=pools,
+            budget_name=budget.budget_name if budget is not None else None,
         )
         self.register_outputs({"key_id": key.key_id, "bucket_name": bucket.bucket_name})

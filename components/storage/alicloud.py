@@ -4,7 +4,9 @@ Private ACL, the bucket's public-access block, HTTPS only (a policy denying requ
 ``acs:SecureTransport`` on the bucket and its objects, and TLS 1.2+ on the bucket's HTTPS
 configuration), versioning, and a lifecycle: infrequent access (IA) after ``ia_after_days`` where OSS
 lets that pay off, deletion at ``expire_after_days``, noncurrent versions after
-``noncurrent_expire_days`` and unfinished multipart uploads after a day.
+``noncurrent_expire_days`` and unfinished multipart uploads after a day. The expiry covers the
+checkpoint prefix only (datasets under the data prefix share the bucket and are kept); the multipart
+clean-up covers the whole bucket.
 
 OSS accepts an IA transition at any age but bills IA objects for 30 days at least, so objects deleted
 sooner pay the rest: the transition is made only when objects stay at least 30 days in IA before
@@ -62,9 +64,12 @@ class OssCheckpointBucketArgs:
     expire_after_days: int = 30
     noncurrent_expire_days: int = 7
     classification: str = "internal"
+    checkpoint_prefix: str = "checkpoints/"
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
+        if not self.checkpoint_prefix:
+            problems.append("checkpoint_prefix: must not be empty (the expiry would delete the datasets too)")
         if self.ia_after_days < 0:
             problems.append("ia_after_days: must not be negative")
         if self.expire_after_days < 1 or self.noncurrent_expire_days < 1:
@@ -74,8 +79,9 @@ class OssCheckpointBucketArgs:
 
 
 class OssCheckpointBucket(pulumi.ComponentResource):
-    """``alicloud.oss.Bucket`` plus its encryption, ACL, public-access block, TLS policy, HTTPS
-    configuration and versioning, each as its own resource (the bucket's inline fields are deprecated)."""
+    """``alicloud.oss.Bucket`` with its KMS encryption, versioning and lifecycle, plus its ACL,
+    public-access block, TLS policy and HTTPS configuration, each as its own resource (the bucket's
+    inline ``acl`` and ``policy`` are deprecated)."""
 
     bucket_name: pulumi.Output[str]
     ia_days: int | None
@@ -98,7 +104,7 @@ class OssCheckpointBucket(pulumi.ComponentResource):
                 alicloud.oss.BucketLifecycleRuleArgs(
                     id="checkpoints",
                     enabled=True,
-                    prefix="",
+                    prefix=args.checkpoint_prefix,
                     transitions=transitions,
                     expirations=[alicloud.oss.BucketLifecycleRuleExpirationArgs(days=args.expire_after_days)],
                     noncurrent_version_expirations=[
@@ -109,19 +115,27 @@ class OssCheckpointBucket(pulumi.ComponentResource):
                     abort_multipart_uploads=[
                         alicloud.oss.BucketLifecycleRuleAbortMultipartUploadArgs(days=ABORT_MULTIPART_DAYS)
                     ],
-                )
+                ),
+                alicloud.oss.BucketLifecycleRuleArgs(
+                    id="abort-incomplete-uploads",
+                    enabled=True,
+                    prefix="",
+                    abort_multipart_uploads=[
+                        alicloud.oss.BucketLifecycleRuleAbortMultipartUploadArgs(days=ABORT_MULTIPART_DAYS)
+                    ],
+                ),
             ],
+            # Encryption and versioning on the bucket itself (not deprecated, unlike its acl and policy):
+            # set there, the bucket is never created unencrypted or unversioned, and scanners that read
+            # the bucket alone (checkov's CKV_ALI_6 and CKV_ALI_10) see them.
+            server_side_encryption_rule=alicloud.oss.BucketServerSideEncryptionRuleArgs(
+                sse_algorithm="KMS", kms_master_key_id=args.kms_key_id
+            ),
+            versioning=alicloud.oss.BucketVersioningArgs(status="Enabled"),
             tags={**args.tags, "purpose": "checkpoints", "data-classification": args.classification},
             opts=child,
         )
         name_of = bucket.bucket.apply(lambda value: value or "")
-        alicloud.oss.BucketServerSideEncryption(
-            f"{name}-sse",
-            bucket=name_of,
-            sse_algorithm="KMS",
-            kms_master_key_id=args.kms_key_id,
-            opts=child,
-        )
         alicloud.oss.BucketAcl(f"{name}-acl", bucket=name_of, acl="private", opts=child)
         alicloud.oss.BucketPublicAccessBlock(
             f"{name}-public-access", bucket=name_of, block_public_access=True, opts=child
@@ -132,6 +146,5 @@ class OssCheckpointBucket(pulumi.ComponentResource):
         alicloud.oss.BucketHttpsConfig(
             f"{name}-https", bucket=name_of, enable=True, tls_versions=list(TLS_VERSIONS), opts=child
         )
-        alicloud.oss.BucketVersioning(f"{name}-versioning", bucket=name_of, status="Enabled", opts=child)
         self.bucket_name = name_of
         self.register_outputs({"bucket_name": self.bucket_name})

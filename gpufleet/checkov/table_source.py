@@ -286,6 +286,23 @@ ALICLOUD: dict[str, tuple[str, dict[str, str]]] = {
         "alicloud_cs_kubernetes_node_pool",
         {"spotPriceLimits": "spot_price_limit"},
     ),
+    # The rest of what the Alibaba site builds (cn-dev): no checkov check reads these types today; they
+    # are exported so that a future check, or a custom one, sees the whole site.
+    "alicloud:oss/bucketHttpsConfig:BucketHttpsConfig": ("alicloud_oss_bucket_https_config", {}),
+    "alicloud:kms/alias:Alias": ("alicloud_kms_alias", {}),
+    "alicloud:ess/scalingRule:ScalingRule": (
+        "alicloud_ess_scaling_rule",
+        {"stepAdjustments": "step_adjustment"},
+    ),
+    "alicloud:ess/alarm:Alarm": ("alicloud_ess_alarm", {}),
+    "alicloud:ess/scheduledTask:ScheduledTask": ("alicloud_ess_scheduled_task", {}),
+    "alicloud:cms/alarm:Alarm": ("alicloud_cms_alarm", {"prometheuses": "prometheus"}),
+    "alicloud:cms/alarmContactGroup:AlarmContactGroup": ("alicloud_cms_alarm_contact_group", {}),
+    "alicloud:ecs/ecsSessionManagerStatus:EcsSessionManagerStatus": (
+        "alicloud_ecs_session_manager_status",
+        {},
+    ),
+    "alicloud:message/serviceQueue:ServiceQueue": ("alicloud_message_service_queue", {}),
 }
 
 TENCENTCLOUD: dict[str, tuple[str, dict[str, str]]] = {
@@ -322,6 +339,21 @@ TENCENTCLOUD: dict[str, tuple[str, dict[str, str]]] = {
     "tencentcloud:Kubernetes/nodePool:NodePool": ("tencentcloud_kubernetes_node_pool", {}),
     "tencentcloud:Audit/track:Track": ("tencentcloud_audit_track", {}),
     "tencentcloud:Cls/topic:Topic": ("tencentcloud_cls_topic", {}),
+    # The rest of what the Tencent site builds (tc-dev), exported like the Alibaba ones above.
+    "tencentcloud:Cls/logset:Logset": ("tencentcloud_cls_logset", {}),
+    "tencentcloud:As/scalingPolicy:ScalingPolicy": ("tencentcloud_as_scaling_policy", {}),
+    "tencentcloud:As/schedule:Schedule": ("tencentcloud_as_schedule", {}),
+    "tencentcloud:Monitor/alarmPolicy:AlarmPolicy": (
+        "tencentcloud_monitor_alarm_policy",
+        {"groupBies": "group_by", "policyTags": "policy_tag"},
+    ),
+    "tencentcloud:Billing/budget:Budget": (
+        "tencentcloud_billing_budget",
+        {"warnJsons": "warn_json", "waveThresholdJsons": "wave_threshold_json"},
+    ),
+    "tencentcloud:Route/table:Table": ("tencentcloud_route_table", {}),
+    "tencentcloud:Tat/command:Command": ("tencentcloud_tat_command", {}),
+    "tencentcloud:Tcmq/queue:Queue": ("tencentcloud_tcmq_queue", {}),
 }
 
 # Map-valued properties whose keys are data (tag keys, dimension names): never renamed or snake-cased.

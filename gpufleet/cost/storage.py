@@ -1,5 +1,13 @@
 """The checkpoint bucket and its replicas, priced from the lifecycle the program builds and the spec's
-volumes; replication traffic at the inter-region price."""
+volumes; replication traffic at the inter-region price.
+
+Lifecycles read: S3's separate lifecycle configurations (the rule whose prefix is the checkpoint prefix),
+and the inline ``lifecycleRules`` of OSS buckets (``enabled``, ``prefix``, ``expirations[]``,
+``transitions[]``, ``noncurrentVersionExpirations[]``) and COS buckets (always enabled, ``filterPrefix``,
+``expiration``, ``transitions[]``, ``nonCurrentExpiration``), where the rule whose prefix covers the
+checkpoint prefix (``""`` covers all) counts. Storage class names are matched to the catalogue's
+spelling of each cloud (OSS ``Standard``/``IA``, COS ``STANDARD``/``STANDARD_IA``).
+"""
 
 from __future__ import annotations
 
@@ -27,6 +35,7 @@ _LIFECYCLES = (
 )
 _VERSIONINGS = ("aws:s3/bucketVersioning:BucketVersioning", "aws:s3/bucketVersioningV2:BucketVersioningV2")
 _REPLICATIONS = ("aws:s3/bucketReplicationConfig:BucketReplicationConfig",)
+_OSS_VERSIONING = "alicloud:oss/bucketVersioning:BucketVersioning"
 _CLOUD_OF_BUCKET = {
     "aws:s3/bucket:Bucket": "aws",
     "aws:s3/bucketV2:BucketV2": "aws",
@@ -61,8 +70,61 @@ def _whole_days(value: Any) -> int | None:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
+def _first(value: Any) -> Mapping[str, Any]:
+    """A nested block given as one object or as a list of them (OSS's ``expirations[]``)."""
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return value if isinstance(value, Mapping) else {}
+
+
+def _inline_lifecycle(graph: Any, bucket: Any, prefix: str) -> _Lifecycle | None:
+    """The enabled inline rule of an OSS or COS bucket that expires objects under ``prefix``."""
+    oss = _CLOUD_OF_BUCKET[bucket.type] == "alicloud"
+    if oss:
+        refs = _bucket_refs(bucket)
+        inline = (bucket.inputs.get("versioning") or {}).get("status") == "Enabled"
+        versioned = inline or any(
+            _targets(v, bucket, refs) and v.inputs.get("status") == "Enabled"
+            for v in graph.of_type(_OSS_VERSIONING)
+        )
+    else:
+        versioned = bucket.inputs.get("versioningEnable") is True
+    for rule in bucket.inputs.get("lifecycleRules") or []:
+        if not isinstance(rule, Mapping) or (oss and rule.get("enabled") is not True):
+            continue
+        rule_prefix = rule.get("prefix" if oss else "filterPrefix") or ""
+        expire = _whole_days(_first(rule.get("expirations" if oss else "expiration")).get("days"))
+        if not isinstance(rule_prefix, str) or not prefix.startswith(rule_prefix) or expire is None:
+            continue
+        transitions = tuple(
+            (days, str(t["storageClass"]))
+            for t in rule.get("transitions") or []
+            if isinstance(t, Mapping)
+            and "storageClass" in t
+            and (days := _whole_days(t.get("days"))) is not None
+        )
+        noncurrent = (
+            _first(rule.get("noncurrentVersionExpirations")).get("days")
+            if oss
+            else _first(rule.get("nonCurrentExpiration")).get("nonCurrentDays")
+        )
+        return _Lifecycle(transitions, expire, (_whole_days(noncurrent) or 0) if versioned else 0)
+    return None
+
+
+def _catalog_class(catalog: Catalog, cloud: str, storage_class: str) -> str:
+    """``storage_class`` as the catalogue spells it for ``cloud`` (case and underscores aside): OSS's API
+    says ``Standard`` and ``IA``, COS's ``STANDARD`` and ``STANDARD_IA``; unknown names stay as given."""
+    services = catalog.service(cloud)
+    known = services.object_classes() if services is not None else []
+    folded = storage_class.replace("_", "").lower()
+    return next((k for k in known if k.replace("_", "").lower() == folded), storage_class)
+
+
 def _checkpoint_lifecycle(graph: Any, bucket: Any, prefix: str) -> _Lifecycle | None:
     """The enabled lifecycle rule that expires ``prefix`` (the checkpoints), as the program builds it."""
+    if bucket.type in ("alicloud:oss/bucket:Bucket", "tencentcloud:Cos/bucket:Bucket"):
+        return _inline_lifecycle(graph, bucket, prefix)
     refs = _bucket_refs(bucket)
     versioned = any(
         _targets(v, bucket, refs)
@@ -185,13 +247,17 @@ def _storage_lines(
                 f"the bucket is versioned: an expired checkpoint stays {lifecycle.noncurrent_days} d more as "
                 "a noncurrent version, in the class it had reached"
             )
+        standard = _catalog_class(catalog, cloud, "STANDARD")
         lines.append(
             bucket_storage_line(
                 bucket.name,
                 cloud=cloud,
                 gib_written_per_month=float(written or 0.0) if lifecycle is not None else 0.0,
-                first_class="STANDARD",
-                transitions=lifecycle.transitions if lifecycle else (),
+                first_class=standard,
+                kept_class=standard,
+                transitions=tuple((d, _catalog_class(catalog, cloud, c)) for d, c in lifecycle.transitions)
+                if lifecycle
+                else (),
                 expire_days=lifecycle.expire_days if lifecycle else 1,
                 noncurrent_days=lifecycle.noncurrent_days if lifecycle else 0,
                 kept_gib=float(datasets or 0.0),

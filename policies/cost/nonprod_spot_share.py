@@ -11,7 +11,9 @@ requests. Alibaba: the scaling group's on-demand base and percentage (COST_OPTIM
 else the scaling configuration's `spotStrategy`; ACK node pools' `spotStrategy` (split by their
 on-demand base and percentage under COST_OPTIMIZED); ECS instances' `spotStrategy`. Tencent:
 `instanceChargeType` SPOTPAID of the AS launch configuration, the TKE node pool's
-`autoScalingConfig` or the instance (no spot mix).
+`autoScalingConfig` or the instance (no spot mix): a Tencent pool's all-spot and on-demand AS groups
+(one `gpufleet:pool` tag, region and environment) are judged as one pool, by the spot groups' share of
+their summed maximum.
 Production pools and environments without a minimum are not judged.
 """
 
@@ -19,8 +21,8 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.cost._common import describe, fmt, per_env, stack_pools, unknown_env_message
-from policies.cost.pools import Pool
+from policies.cost._common import fmt, per_env, stack_pools, unknown_env_message
+from policies.cost.pools.tencentcloud import JoinedPool, joined_tencent_groups
 from policies.cost.pools.tokens import POOL_TYPES
 from policies.rule import GfStackPolicy, Rule, judge, judges
 
@@ -49,9 +51,10 @@ RULE = Rule(
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     minimums = RULE.settings(args)["min_spot_percent"]
     pools, _ = stack_pools(args)
-    for pool in pools:
+    for unit in joined_tencent_groups(pools, args.resources):
 
-        def check(pool: Pool = pool) -> None:
+        def check(unit: JoinedPool = unit) -> None:
+            pool = unit.pool
             if pool.env is None:
                 report(unknown_env_message(pool), pool.urn)
                 return
@@ -60,15 +63,17 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                 return
             share = pool.known("spot_percent")
             if share is None:
-                report(f"could not be judged: the spot share of {describe(pool)} is unknown", pool.urn)
+                report(f"could not be judged: the spot share of {unit.describe()} is unknown", pool.urn)
             elif share < float(minimum):
+                # A joined pool's finding is on its group with the least spot (its on-demand group).
+                urn = min(unit.members, key=lambda m: m.spot_percent or 0.0).urn
                 report(
-                    f"{describe(pool)} ({pool.env}) runs {fmt(share)}% of its capacity on spot; "
+                    f"{unit.describe()} ({pool.env}) runs {fmt(share)}% of its capacity on spot; "
                     f"{pool.env} pools need at least {fmt(float(minimum))}%",
-                    pool.urn,
+                    urn,
                 )
 
-        judge(pool.urn, check)
+        judge(unit.pool.urn, check)
 
 
 POLICY = GfStackPolicy(RULE, validate, judges(POOL_TYPES))

@@ -15,22 +15,30 @@ pytestmark = pytest.mark.checkov
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_dev_prod_and_account_are_clean_with_documented_skips(checkov_bin: Path) -> None:
+# Failures that wait for a skip in checkov-config.json (none left: CKV_ALI_11 and CKV_ALI_12 are skipped
+# with their reasons).
+PENDING_SKIPS: dict[str, set[str]] = {}
+# The Alibaba and Tencent sites are small (checkov has few checks for their types).
+MIN_PASSED = {"cn-dev": 10, "tc-dev": 3}
+
+
+def test_our_stacks_are_clean_with_documented_skips(checkov_bin: Path) -> None:
     result = CliRunner().invoke(app, ["check", str(ROOT), "--all-stacks", "--checkov-bin", str(checkov_bin)])
     assert result.exit_code == 0, result.output
     stacks = {s["stack"]: s for s in json.loads(result.stdout)["stacks"]}
-    assert set(stacks) == {"dev", "prod", "account"}
+    assert set(stacks) == {"dev", "prod", "account", "cn-dev", "tc-dev"}
     skips = load_checkov_skips(None, ROOT)
     for name, stack in stacks.items():
         block = stack["checkov"]
         assert block["status"] == "ran", name
-        assert block["failed"] == 0, (name, [(f["check_id"], f["name"]) for f in block["findings"]])
-        assert block["passed"] > 40, name
+        failed = sorted(f["check_id"] for f in block["findings"])
+        assert failed == sorted(PENDING_SKIPS.get(name, set()) - set(skips)), (name, block["findings"])
+        assert block["passed"] >= MIN_PASSED.get(name, 40), name
         assert block["skipped_checks"] == skips
         # Every resource of our stacks has a Terraform type: checkov saw all of them.
         assert block["exported"]["unmapped_types"] == {}, name
         assert set(block["seconds"]) == {"export", "checkov_all_stacks", "policy_pack"}
-    # One checkov run for all three stacks: the same time in each block.
+    # One checkov run for all the stacks: the same time in each block.
     assert len({s["checkov"]["seconds"]["checkov_all_stacks"] for s in stacks.values()}) == 1
 
 
@@ -41,6 +49,8 @@ def test_every_skip_has_a_reason_that_names_why() -> None:
         "CKV2_AWS_11",
         "CKV2_AWS_12",
         "CKV2_AWS_62",
+        "CKV_ALI_11",
+        "CKV_ALI_12",
         "CKV_AWS_144",
         "CKV_AWS_18",
         "CKV_AWS_252",

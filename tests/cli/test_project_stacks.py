@@ -1,4 +1,5 @@
-"""End to end on this repository's own project (Pulumi.yaml, infra/, stacks/): plan and check dev and prod."""
+"""End to end on this repository's own project (Pulumi.yaml, infra/, stacks/): plan and check its fleet
+stacks, AWS (dev, prod), Alibaba Cloud only (cn-dev) and Tencent Cloud only (tc-dev)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from gpufleet.engine import run_program
 from gpufleet.graph import ResourceGraph
 
 ROOT = Path(__file__).resolve().parents[2]
-STACKS = ("dev", "prod")
+STACKS = ("dev", "prod", "cn-dev", "tc-dev")
+ENVIRONMENTS = {"dev": "dev", "prod": "prod", "cn-dev": "dev", "tc-dev": "dev"}
 
 pytestmark = [
     pytest.mark.slow,
@@ -44,7 +46,7 @@ def test_fleet_component_tree(graph: ResourceGraph) -> None:
     assert built, "the fleet builds no resources"
     assert all(r.urn in below for r in built if not r.type.startswith("pulumi:"))
     assert all(r.type.startswith("gpufleet:") for r in graph.components() if r.type != "pulumi:pulumi:Stack")
-    assert graph.outputs["environment"] == graph.stack
+    assert graph.outputs["environment"] == ENVIRONMENTS[graph.stack]
 
 
 def test_every_edge_points_at_a_recorded_resource(graph: ResourceGraph) -> None:
@@ -63,14 +65,15 @@ def test_plan_prints_the_tree(stack: str, tmp_path: Path) -> None:
     assert "synthetic" in result.stdout
     assert "component gpufleet:fleet:HybridGpuFleet" in result.stdout
     assert json.loads(out.read_text())["stack"] == stack
-    # The heading counts what the tree draws, and the tree hangs from the stack's one fleet.
+    # The heading counts what the tree draws (an Alibaba or Tencent site's explicit provider too), and
+    # the tree hangs from the stack's one fleet.
     written = ResourceGraph.read(out)
     components = [r for r in written.components() if r.type != "pulumi:pulumi:Stack"]
+    drawn = [r for r in written.resources if r.custom]
     lines = result.stdout.splitlines()
     heading = next(i for i, line in enumerate(lines) if line.startswith(f"stack {stack} "))
     assert lines[heading] == (
-        f"stack {stack} (project gpufleet): {len(written.custom_resources())} resources "
-        f"in {len(components)} components"
+        f"stack {stack} (project gpufleet): {len(drawn)} resources in {len(components)} components"
     )
     assert lines[heading + 1] == f"└── component gpufleet:fleet:HybridGpuFleet gpufleet-{stack}"
 
@@ -80,7 +83,7 @@ def test_check_all_stacks_json() -> None:
     assert result.exit_code in (0, 1), result.output
     document = json.loads(result.stdout)
     assert document["version"] == 1
-    assert [s["stack"] for s in document["stacks"]] == ["account", "dev", "prod"]
+    assert [s["stack"] for s in document["stacks"]] == ["account", "cn-dev", "dev", "prod", "tc-dev"]
     # The shipped stacks, the account baseline included, pass every rule.
     assert [v for s in document["stacks"] for v in s["violations"]] == []
     mandatory = [v for s in document["stacks"] for v in s["violations"] if v["enforcement"] == "mandatory"]

@@ -1,6 +1,6 @@
-"""The whole policy pack on the Tencent Cloud site built from the tc-dev stack
-(tencent_site_program/Pulumi.dev.yaml): nothing to report as built, and each setting the site's
-resources could get wrong trips its own rule."""
+"""The whole policy pack on the Tencent Cloud site built from the tc-dev stack (stacks/Pulumi.tc-dev.yaml,
+run by tencent_site_program, which can break one input at a time): nothing to report as built, and each
+setting the site's resources could get wrong trips its own rule."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from gpufleet.engine import run_program
 from gpufleet.evaluate import StackResult, evaluate_stack
@@ -18,13 +19,33 @@ from policies.registry import default_registry
 from tests.project_policy import project_policy_config
 
 PROGRAM = Path(__file__).parent / "tencent_site_program"
+ROOT = Path(__file__).resolve().parents[2]
+TC_DEV: dict[str, Any] = yaml.safe_load((ROOT / "stacks" / "Pulumi.tc-dev.yaml").read_text(encoding="utf-8"))[
+    "config"
+]
 SITE = "gpufleet-dev-tencentcloud-ap-guangzhou"
 CONFIG = "pool-t4-dev-spot-config"
 
 
 @functools.cache
 def _graph(mutate: str = "") -> ResourceGraph:
-    return run_program(PROGRAM, "dev", config_overrides={"mutate": mutate} if mutate else None)
+    return run_program(PROGRAM, "dev", config_overrides={**TC_DEV, **({"mutate": mutate} if mutate else {})})
+
+
+def test_the_site_program_builds_the_same_site_as_the_project_program() -> None:
+    # The tests' small program and infra/ (through HybridGpuFleet) build one site from stacks/: the same
+    # resources under the same names but for the fleet's name (gpufleet-dev here, gpufleet-tc-dev there).
+    project = run_program(ROOT, "tc-dev")
+
+    def site(graph: ResourceGraph, fleet: str) -> list[tuple[str, str]]:
+        return sorted(
+            (r.type, r.name.replace(fleet, "<fleet>"))
+            for r in graph
+            if r.custom and r.type.startswith(("tencentcloud:", "pulumi:providers:tencentcloud"))
+        )
+
+    assert site(project, "gpufleet-tc-dev") == site(_graph(), "gpufleet-dev")
+    assert len(site(project, "gpufleet-tc-dev")) == 29
 
 
 def _check(mutate: str = "") -> StackResult:

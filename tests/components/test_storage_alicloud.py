@@ -32,21 +32,18 @@ def test_children_and_their_security_settings(run_pulumi: Runner) -> None:
         "ckpt-https",
         "ckpt-tls-only",
         "ckpt-public-access",
-        "ckpt-sse",
-        "ckpt-versioning",
     ]
-    sse = mocks.one("alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption", "ckpt-sse").inputs
-    assert sse == {"bucket": BUCKET, "sseAlgorithm": "KMS", "kmsMasterKeyId": "key-hzz0001"}
+    bucket = mocks.one("alicloud:oss/bucket:Bucket", "ckpt-bucket").inputs
+    # On the bucket itself, so it never exists unencrypted or unversioned (and checkov reads them there).
+    assert bucket["serverSideEncryptionRule"] == {"sseAlgorithm": "KMS", "kmsMasterKeyId": "key-hzz0001"}
+    assert bucket["versioning"] == {"status": "Enabled"}
     assert mocks.one("alicloud:oss/bucketAcl:BucketAcl", "ckpt-acl").inputs["acl"] == "private"
     block = mocks.one("alicloud:oss/bucketPublicAccessBlock:BucketPublicAccessBlock", "ckpt-public-access")
     assert block.inputs["blockPublicAccess"] is True
     https = mocks.one("alicloud:oss/bucketHttpsConfig:BucketHttpsConfig", "ckpt-https").inputs
     assert https["enable"] is True
     assert https["tlsVersions"] == ["TLSv1.2", "TLSv1.3"]
-    versioning = mocks.one("alicloud:oss/bucketVersioning:BucketVersioning", "ckpt-versioning").inputs
-    assert versioning == {"bucket": BUCKET, "status": "Enabled"}
-    bucket = mocks.one("alicloud:oss/bucket:Bucket", "ckpt-bucket").inputs
-    for deprecated in ("acl", "policy", "serverSideEncryptionRule", "versioning"):
+    for deprecated in ("acl", "policy", "refererConfig"):
         assert deprecated not in bucket
     assert bucket["tags"] == {**TAGS, "purpose": "checkpoints", "data-classification": "internal"}
 
@@ -63,20 +60,35 @@ def test_policy_denies_plain_http_on_the_bucket_and_its_objects(run_pulumi: Runn
     assert statement["Condition"] == {"Bool": {"acs:SecureTransport": ["false"]}}
 
 
-def test_default_lifecycle_expires_at_30_days_without_an_ia_transition(run_pulumi: Runner) -> None:
+def test_default_lifecycle_expires_checkpoints_at_30_days_without_an_ia_transition(
+    run_pulumi: Runner,
+) -> None:
     mocks = build(run_pulumi)
-    [rule] = mocks.one("alicloud:oss/bucket:Bucket", "ckpt-bucket").inputs["lifecycleRules"]
+    [rule, uploads] = mocks.one("alicloud:oss/bucket:Bucket", "ckpt-bucket").inputs["lifecycleRules"]
     assert rule["enabled"] is True
-    assert rule["prefix"] == ""
+    # The checkpoints only: datasets share the bucket and must outlive the 30 days.
+    assert rule["prefix"] == "checkpoints/"
     assert "transitions" not in rule
     assert rule["expirations"] == [{"days": 30}]
     assert rule["noncurrentVersionExpirations"] == [{"days": 7}]
     assert rule["abortMultipartUploads"] == [{"days": 1}]
+    # Unfinished uploads anywhere in the bucket, and nothing else.
+    assert uploads == {
+        "id": "abort-incomplete-uploads",
+        "enabled": True,
+        "prefix": "",
+        "abortMultipartUploads": [{"days": 1}],
+    }
+
+
+def test_an_empty_checkpoint_prefix_is_refused() -> None:
+    with pytest.raises(ValueError, match="checkpoint_prefix: must not be empty"):
+        OssCheckpointBucketArgs(kms_key_id="k", tags=TAGS, checkpoint_prefix="")
 
 
 def test_a_long_lifetime_gets_the_ia_transition(run_pulumi: Runner) -> None:
     mocks = build(run_pulumi, ia_after_days=7, expire_after_days=90)
-    [rule] = mocks.one("alicloud:oss/bucket:Bucket", "ckpt-bucket").inputs["lifecycleRules"]
+    [rule, _] = mocks.one("alicloud:oss/bucket:Bucket", "ckpt-bucket").inputs["lifecycleRules"]
     assert rule["transitions"] == [{"days": 7, "storageClass": "IA"}]
     assert rule["expirations"] == [{"days": 90}]
 

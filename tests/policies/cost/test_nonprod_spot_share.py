@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+from typing import Any
+
 from policies.cost.nonprod_spot_share import POLICY, RULE
 
-from .helpers import UNKNOWN_NUM, ali_pool, aws_pool, check_stack, res, tc_pool
+from .helpers import UNKNOWN_NUM, UNKNOWN_STR, ali_pool, aws_pool, check_stack, res, tc_pool
 
 
 def test_metadata() -> None:
@@ -106,5 +108,68 @@ def test_unknown_spot_percentage_with_proxy() -> None:
             "be known during "
             "preview",
             asg.urn,
+        )
+    ]
+
+
+def _tc_pair(
+    spot_max: int, on_demand_max: int, *, stack: str = "staging", tags: tuple[str, str] = ("t4", "t4")
+) -> list[Any]:
+    """A Tencent pool split as the site splits it: an all-spot and an on-demand AS group with one pool tag."""
+    out = []
+    for name, charge, size, tag in (
+        ("t4-spot", "SPOTPAID", spot_max, tags[0]),
+        ("t4-ondemand", "POSTPAID_BY_HOUR", on_demand_max, tags[1]),
+    ):
+        cfg = res(
+            "tencentcloud:As/scalingConfig:ScalingConfig",
+            f"{name}-config",
+            {"instanceTypes": ["GN7.2XLARGE32"], "instanceChargeType": charge},
+            stack=stack,
+        )
+        group = res(
+            "tencentcloud:As/scalingGroup:ScalingGroup",
+            name,
+            {"minSize": 0, "maxSize": size, "configurationId": UNKNOWN_STR, "tags": {"gpufleet:pool": tag}},
+            deps={"configurationId": [cfg]},
+            stack=stack,
+            provider_props={"region": "ap-guangzhou"},
+        )
+        out += [cfg, group]
+    return out
+
+
+def test_a_tencent_spot_and_on_demand_pair_is_judged_as_one_pool() -> None:
+    # spot_percent 70 of 10: the site builds 7 all-spot and 3 on-demand; together 70% spot, over 50.
+    assert check_stack(POLICY, _tc_pair(7, 3)) == []
+    # In dev (100% needed) the same pair is one finding, on its on-demand group, naming both groups.
+    stack = _tc_pair(7, 3, stack="dev")
+    assert check_stack(POLICY, stack) == [
+        (
+            "Tencent pool 't4' (AS scaling groups 't4-spot' and 't4-ondemand') (dev) runs 70% of its "
+            "capacity on spot; dev pools need at least 100%",
+            stack[3].urn,
+        )
+    ]
+
+
+def test_a_tencent_pair_short_of_the_staging_share_fires_once() -> None:
+    stack = _tc_pair(1, 3)
+    assert check_stack(POLICY, stack) == [
+        (
+            "Tencent pool 't4' (AS scaling groups 't4-spot' and 't4-ondemand') (staging) runs 25% of its "
+            "capacity on spot; staging pools need at least 50%",
+            stack[3].urn,
+        )
+    ]
+
+
+def test_tencent_groups_of_different_pools_are_not_joined() -> None:
+    stack = _tc_pair(7, 3, tags=("a", "b"))
+    assert check_stack(POLICY, stack) == [
+        (
+            "AS scaling group 't4-ondemand' (staging) runs 0% of its capacity on spot; staging pools need "
+            "at least 50%",
+            stack[3].urn,
         )
     ]
