@@ -782,6 +782,15 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
     checkov_bin: Annotated[
         Path | None, typer.Option("--checkov-bin", help="The checkov executable to run.")
     ] = None,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            help="With --all-stacks: check this many stacks at once, each in its own process "
+            "(0: one per CPU).",
+        ),
+    ] = 1,
     explain_overlap: Annotated[
         bool,
         typer.Option(
@@ -793,7 +802,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
 ) -> None:
     """Run the program offline and judge it with the guardrail policies and checkov, and price it."""
     # The policy pack is imported only when judging: `plan` stays quick to start.
-    from gpufleet import evaluate, report
+    from gpufleet import allstacks, evaluate, report
     from gpufleet.checkov import command as checkov_command
     from gpufleet.checkov.config import load_checkov_skips
     from gpufleet.policy_config import PolicyConfigError
@@ -813,39 +822,55 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
                 "to write the reports in"
             )
         project, names = _stacks(project_dir, stack, all_stacks)
+        try:
+            jobs = allstacks.parse_jobs(jobs)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
         everything = list(default_registry())
         policies, engine_rule = select_rules(everything, rules)
         config = _policy_config(policy_config, project.root, everything, enforce or (), set_values or ())
         references = read_stack_references(stack_refs)
         checkov_binary = checkov_command.resolve(checkov, checkov_bin, project.root)
         checkov_skips = load_checkov_skips(policy_config, project.root)
-        results, graphs, pack_seconds = [], [], []
-        for name in names:
-            # The program would stop at the first bad spec too, but folded into one paragraph: checking
-            # the spec first lists each problem on its own line.
-            load_fleet(project.root, name)
-            graph = _run(project.root, name, references, timeout)
-            stack_file = _stack_file(project, name)
-            # Pricing and judging allocate much and free little: the collector would walk the whole
-            # graph again and again for nothing.
-            with collector_paused():
-                block, estimates = stack_cost(graph, stack_file)
-                started = time.perf_counter()
-                result = evaluate.evaluate_stack(
-                    graph, policies, with_estimates(config, estimates), strict=strict, engine_rule=engine_rule
-                )
-                pack_seconds.append(time.perf_counter() - started)
+
+        def check_one(name: str) -> allstacks.Outcome:
+            try:
+                # The program would stop at the first bad spec too, but folded into one paragraph: checking
+                # the spec first lists each problem on its own line.
+                load_fleet(project.root, name)
+                graph = _run(project.root, name, references, timeout)
+                stack_file = _stack_file(project, name)
+                # Pricing and judging allocate much and free little: the collector would walk the whole
+                # graph again and again for nothing.
+                with collector_paused():
+                    block, estimates = stack_cost(graph, stack_file)
+                    started = time.perf_counter()
+                    result = evaluate.evaluate_stack(
+                        graph,
+                        policies,
+                        with_estimates(config, estimates),
+                        strict=strict,
+                        engine_rule=engine_rule,
+                    )
+                    result.pack_seconds = time.perf_counter() - started
+            except BadInput as exc:
+                if not all_stacks:
+                    raise
+                return allstacks.error_result(name, project.name, str(exc), exc.details), None
             result.stack_file = stack_file
             result.cost = block
-            results.append(result)
-            graphs.append(graph)
+            return result, graph
+
+        outcomes = allstacks.check_stacks(names, check_one, project=project.name, jobs=jobs)
+        results = [result for result, _ in outcomes]
+        checked = [(result, graph) for result, graph in outcomes if graph is not None]
         checkov_command.attach(
-            results,
-            graphs,
+            [result for result, _ in checked],
+            [graph for _, graph in checked],
             checkov_binary,
             enabled=checkov,
             skips=checkov_skips,
-            pack_seconds=pack_seconds,
+            pack_seconds=[result.pack_seconds for result, _ in checked],
             overlap_rules=[(p.rule.id, p.rule.checkov) for p in policies] if explain_overlap else None,
         )
     except checkov_command.CheckovUnavailable as exc:
@@ -877,6 +902,12 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             f"{len(results)} stack{'' if len(results) == 1 else 's'}: {mandatory} mandatory, "
             f"{len(total) - mandatory} advisory violations"
         )
+    broken = [result for result in results if result.error is not None]
+    for result in broken:
+        error = result.error or {}
+        fail(BadInput(str(error.get("message")), error.get("details") or ()))
+    if broken:
+        raise typer.Exit(EXIT_BAD_INPUT)
     raise typer.Exit(EXIT_VIOLATION if report.exit_code(results) else EXIT_OK)
 
 

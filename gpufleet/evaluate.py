@@ -134,6 +134,11 @@ class StackResult:
     stack_file: str | None = None
     opaque: list[dict[str, str]] = field(default_factory=list)
     """Components that could not be looked inside offline (`ResourceGraph.opaque`)."""
+    pack_seconds: float = 0.0
+    """Seconds the policy pack took on this stack (checkov's timing block compares them)."""
+    error: dict[str, Any] | None = None
+    """Why the stack could not be checked at all (`{"message", "details"}`): `check --all-stacks` reports
+    it beside the stacks it could check."""
 
     @property
     def mandatory_violations(self) -> list[Finding]:
@@ -148,6 +153,8 @@ class StackResult:
             "opaque": [dict(item) for item in self.opaque],
             "checkov": self.checkov,
             "cost": self.cost,
+            # Added to the contract for stacks that could not be checked; absent on every other entry.
+            **({"error": self.error} if self.error is not None else {}),
         }
 
 

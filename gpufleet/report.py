@@ -203,9 +203,28 @@ def opaque_lines(result: StackResult) -> list[str]:
     return lines
 
 
+def stack_error(result: StackResult) -> str | None:
+    """Why a stack could not be checked (`check --all-stacks`), message and details in one paragraph."""
+    if result.error is None:
+        return None
+    details = [str(line).strip() for line in result.error.get("details") or ()]
+    return " ".join([str(result.error.get("message", "")).strip(), *details]).strip()
+
+
+def _errors_note(results: Sequence[StackResult]) -> str:
+    broken = sum(1 for result in results if result.error is not None)
+    return f", {broken} stack{'' if broken == 1 else 's'} could not be checked" if broken else ""
+
+
 def render_text(results: Sequence[StackResult]) -> str:
     lines: list[str] = []
     for result in results:
+        error = stack_error(result)
+        if error is not None:
+            lines.extend(
+                [f"stack {result.stack} (project {result.project}): error, not checked", f"  {error}", ""]
+            )
+            continue
         lines.append(
             f"stack {result.stack} (project {result.project}): {result.resources} resources, "
             f"{_counts(result.violations)} violations"
@@ -234,7 +253,7 @@ def render_text(results: Sequence[StackResult]) -> str:
         lines.append("")
     total = [f for r in results for f in r.violations]
     stacks = f"{len(results)} stack{'' if len(results) == 1 else 's'}"
-    lines.append(f"total: {stacks}, {_counts(total)} violations")
+    lines.append(f"total: {stacks}, {_counts(total)} violations{_errors_note(results)}")
     return "\n".join(lines) + "\n"
 
 
@@ -382,7 +401,11 @@ def build_sarif(
                     },
                 )
             )
-    notifications = []
+    notifications = [
+        Notification(message=Message(text=f"stack {result.stack}: not checked: {error}"), level="error")
+        for result in results
+        if (error := stack_error(result)) is not None
+    ]
     if total > GITHUB_MAX_RESULTS:
         notifications.append(
             Notification(
@@ -406,7 +429,7 @@ def build_sarif(
         # sarif_pydantic's Invocation lacks toolExecutionNotifications; extra fields keep the SARIF name.
         invocations=[
             Invocation(
-                execution_successful=True,
+                execution_successful=all(result.error is None for result in results),
                 **({"toolExecutionNotifications": notifications} if notifications else {}),
             )
         ],
@@ -453,8 +476,19 @@ def render_junit(results: Sequence[StackResult], policies: Iterable[GfPolicy] | 
     infos = rule_infos(results, policies)
     root = ET.Element("testsuites", name="gpufleet")
     all_tests = all_failures = 0
+    all_errors = 0
     for result in results:
         suite = ET.SubElement(root, "testsuite", name=f"gpufleet.{result.project}.{result.stack}")
+        error = stack_error(result)
+        if error is not None:
+            case = ET.SubElement(
+                suite, "testcase", classname=f"gpufleet.{result.stack}", name="stack checked"
+            )
+            ET.SubElement(case, "error", message=error, type="not-checked").text = error
+            suite.attrib.update(tests="1", failures="0", errors="1", skipped="0")
+            all_tests += 1
+            all_errors += 1
+            continue
         if result.opaque:
             properties = ET.SubElement(suite, "properties")
             for item in result.opaque:
@@ -500,7 +534,7 @@ def render_junit(results: Sequence[StackResult], policies: Iterable[GfPolicy] | 
     all_tests += checkov_reports.junit_suites(root, results)
     root.set("tests", str(all_tests))
     root.set("failures", str(all_failures))
-    root.set("errors", "0")
+    root.set("errors", str(all_errors))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -526,9 +560,12 @@ def render_markdown(
     total = [f for r in results for f in r.violations]
     mandatory_total = sum(1 for f in total if f.enforcement == "mandatory")
     status = "❌ blocked" if mandatory_total else "✅ passing"
+    if any(result.error is not None for result in results):
+        status = "⛔ not every stack could be checked"
     footer = (
         f"\n**Total:** {len(results)} stack(s), {mandatory_total} mandatory and "
-        f"{len(total) - mandatory_total} advisory violation(s). Mandatory violations fail the check; "
+        f"{len(total) - mandatory_total} advisory violation(s){_errors_note(results)}. "
+        "Mandatory violations fail the check; "
         "advisory ones are reported only.\n"
     )
     parts: list[str] = [f"## gpufleet policy check: {status}\n"]
@@ -536,6 +573,13 @@ def render_markdown(
     used = len(parts[0])
     omitted = 0
     for result in results:
+        error = stack_error(result)
+        if error is not None:
+            parts.append(
+                f"\n### Stack `{result.stack}` ({result.project})\n\n⛔ Not checked: {_cell(error)}\n"
+            )
+            used += len(parts[-1])
+            continue
         header = f"\n### Stack `{result.stack}` ({result.project}, {result.resources} resources)\n\n"
         if result.cost:
             header += f"Cost: {cost_summary(result.cost)}.\n\n"

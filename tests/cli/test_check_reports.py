@@ -301,7 +301,7 @@ def test_invalid_fleet_spec_lists_every_problem(tmp_path: Path) -> None:
     stack = replace_once(DEV_STACK, "spot_percent: 100", "spot_percent: 150")
     stack = replace_once(stack, "gpu_util_in: 30", "gpu_util_in: 80")
     project = copy_project(tmp_path / "p", {"dev": stack})
-    stderr = _stack_error(invoke("check", str(project), "--all-stacks"))
+    stderr = _stack_error(invoke("check", str(project), "-s", "dev"))
     assert stderr.splitlines() == [
         "error: stacks/Pulumi.dev.yaml: invalid gpufleet:fleet (2 problems):",
         "  stacks/Pulumi.dev.yaml: gpufleet:fleet.pools.experiments.spot_percent: must be <= 100, got 150",
