@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from components.catalog import Catalog, Price, load_catalog
-from gpufleet.cost import HOURS_PER_MONTH, CostReport, PoolLine, estimate_stack
+from gpufleet import finite
+from gpufleet.cost import HOURS_PER_MONTH, REPORT_VERSION, CostReport, PoolLine, estimate_stack
 
 __all__ = [
     "AMORTISATION_MONTHS",
@@ -36,6 +37,7 @@ __all__ = [
     "BuyVsRent",
     "advise_stack",
     "buy_vs_rent",
+    "render_advice_json",
     "render_advice_markdown",
     "render_advice_text",
 ]
@@ -199,6 +201,20 @@ def _explain(row: BuyVsRent) -> list[str]:
         lines.append(row.verdict)
     lines.extend(f"note: {note}" for note in row.notes)
     return lines
+
+
+def render_advice_json(rows: Sequence[BuyVsRent], stack: str, currency: str) -> str:
+    """The JSON document, versioned like `check`'s and `cost`'s: `{"version", "stack", "currency",
+    "threshold", "pools": [...]}`."""
+    return finite.dumps(
+        {
+            "version": REPORT_VERSION,
+            "stack": stack,
+            "currency": rows[0].currency if rows else currency,
+            "threshold": BUY_THRESHOLD,
+            "pools": [row.to_json() for row in rows],
+        }
+    )
 
 
 def render_advice_text(rows: Sequence[BuyVsRent], stack: str = "") -> str:

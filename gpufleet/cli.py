@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from pydantic import BaseModel
-from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
@@ -28,13 +27,14 @@ from gpufleet import __version__, finite
 from gpufleet.atomic import write_files_atomically
 from gpufleet.engine import DEFAULT_TIMEOUT, STACK_TYPE, EngineError, run_program
 from gpufleet.graph import Resource, ResourceGraph, is_secret
+from gpufleet.helptext import examples
 from gpufleet.project import Project, ProjectError, load_project, load_stack_config
 from gpufleet.redact import redacted_graph, redacted_json
 from gpufleet.sandbox import collector_paused
 
 if TYPE_CHECKING:
     from components.spec import FleetSpec
-    from gpufleet.cost import CostDiff, CostReport, TableView
+    from gpufleet.cost import CostDiff, CostReport
     from gpufleet.policy_config import PolicyConfigError
     from policies.rule import GfPolicy
 
@@ -105,7 +105,9 @@ def _run(
     try:
         return run_program(project_dir, stack, stack_references=stack_references, timeout=timeout)
     except EngineError as exc:
-        raise BadInput(str(exc)) from None
+        from gpufleet.suggest import stack_hint
+
+        raise BadInput(str(exc) + stack_hint(project_dir, stack)) from None
 
 
 def write_stdout(text: str) -> None:
@@ -541,10 +543,13 @@ Timeout = Annotated[
 
 
 @app.command(
-    epilog="Examples:\n\n"
-    "  [bold]gpufleet plan -s dev[/]                 the project in the current directory\n\n"
-    "  [bold]gpufleet plan ../photo-archive -s prod --json graph.json[/]   any Pulumi Python project\n\n"
-    "  [bold]gpufleet plan -s prod --stack-refs refs.json[/]   outputs for pulumi.StackReference",
+    epilog=examples(
+        [
+            ("gpufleet plan -s dev", "the project in the current directory"),
+            ("gpufleet plan ../photo-archive -s prod --json graph.json", "any Pulumi Python project"),
+            ("gpufleet plan -s prod --stack-refs refs.json", "outputs for pulumi.StackReference"),
+        ]
+    ),
 )
 def plan(
     project_dir: ProjectDir = Path(),
@@ -708,14 +713,23 @@ def print_text_report(text: str, console: Console) -> None:
 
 
 @app.command(
-    epilog="Examples:\n\n"
-    "  [bold]gpufleet check -s dev[/]                         JSON report on stdout\n\n"
-    "  [bold]gpufleet check -s dev --format text[/]           readable in a terminal\n\n"
-    "  [bold]gpufleet check --all-stacks --format sarif,junit,markdown --output-dir reports[/]\n\n"
-    "  [bold]gpufleet check -s dev --enforce GF-COST-004=advisory --set GF-AUD-002.min_days=365[/]\n\n"
-    "  [bold]gpufleet check -s prod --rules 'GF-STOR-*,GF-KMS-001'[/]   quote wildcards from the shell\n\n"
-    "  [bold]gpufleet check -s prod --strict[/]   fail on components that could not be looked inside\n\n"
-    "Exit status: 0 no mandatory violation, 1 a mandatory violation, 2 bad input.",
+    epilog=examples(
+        [
+            ("gpufleet check -s dev", "JSON report on stdout"),
+            ("gpufleet check -s dev --format text", "readable in a terminal"),
+            (
+                "gpufleet check --all-stacks --jobs 2 --format sarif,junit,markdown --output-dir reports",
+                "every stack, two at a time, three reports",
+            ),
+            (
+                "gpufleet check -s dev --enforce GF-COST-004=advisory --set GF-AUD-002.min_days=365",
+                "enforcement and rule config for one run",
+            ),
+            ("gpufleet check -s prod --rules 'GF-STOR-*,GF-KMS-001'", "quote wildcards from the shell"),
+            ("gpufleet check -s prod --strict", "fail on components that could not be looked inside"),
+        ],
+        ["Exit status: 0 no mandatory violation, 1 a mandatory violation, 2 bad input."],
+    ),
 )
 def check(  # noqa: PLR0917 - typer maps each parameter to an option
     project_dir: ProjectDir = Path(),
@@ -995,10 +1009,13 @@ def render_rules_table(rows: Sequence[Mapping[str, Any]], console: Console) -> N
 
 
 @app.command(
-    epilog="Examples:\n\n"
-    "  [bold]gpufleet rules[/]                          every rule as a table\n\n"
-    "  [bold]gpufleet rules --family storage --cloud alicloud --format json[/]\n\n"
-    "  [bold]gpufleet rules --format markdown > docs/rules.md[/]   the rules reference page",
+    epilog=examples(
+        [
+            ("gpufleet rules", "every rule as a table"),
+            ("gpufleet rules --family storage --cloud alicloud --format json", ""),
+            ("gpufleet rules --format markdown > docs/rules.md", "the rules reference page"),
+        ]
+    ),
 )
 def rules(
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or markdown.")] = "text",
@@ -1152,51 +1169,11 @@ def write_graph_json(path: Path, graph: ResourceGraph) -> None:
     write_atomically(path, text)
 
 
-def _rich_table(view: TableView) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
-    for index, name in enumerate(view.header):
-        figure = index >= view.numeric_from
-        # Figures never wrap, so each reads exactly as in the plain report.
-        table.add_column(name, justify="right" if figure else "left", no_wrap=figure, overflow="fold")
-    for row in view.rows:
-        table.add_row(*(escape(cell) for cell in row))
-    return table
+def print_cost_text(report: CostReport, console: Console, *, wide: bool = False) -> None:
+    """The text report, its tables fitted to a terminal (gpufleet/costview.py)."""
+    from gpufleet.costview import print_cost_text as fitted_report
 
-
-_UNBOUNDED_WIDTH = 10_000
-_SUMMARY_STYLES = (
-    (r"(?m)^total: .*$", "bold"),
-    (r"OVER BUDGET", "bold white on red"),
-    (r"above the \d+% alert", "bold yellow"),
-    (r"within budget", "green"),
-    (r"UNCONFIRMED", "yellow"),
-)
-
-
-def print_cost_text(report: CostReport, console: Console) -> None:
-    """The text report; on a terminal wide enough for them, its tables drawn by rich, same cells."""
-    from gpufleet.cost import other_table, pool_table, render_text, text_summary, text_title
-
-    tables = [_rich_table(pool_table(report))] if report.pools else []
-    if report.other:
-        tables.append(_rich_table(other_table(report)))
-    # Squeezed below their natural width, rich would wrap the names a character a column; the plain
-    # report soft-wraps whole lines instead, which stays readable.
-    unbounded = console.options.update_width(_UNBOUNDED_WIDTH)
-    fits = all(console.measure(t, options=unbounded).maximum <= console.width for t in tables)
-    if not console.is_terminal or not fits:
-        console.print(render_text(report), end="", markup=False, highlight=False, soft_wrap=True)
-        return
-    console.print(Text(text_title(report), style="bold"), soft_wrap=True)
-    if not report.pools:
-        console.print("no GPU pools found")
-    for table in tables:
-        console.print()
-        console.print(table)
-    summary = Text("\n" + "\n".join(text_summary(report)))
-    for pattern, style in _SUMMARY_STYLES:
-        summary.highlight_regex(pattern, style)
-    console.print(summary, soft_wrap=True)
+    fitted_report(report, console, wide=wide)
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -1208,12 +1185,16 @@ def _emit(text: str, output: Path | None) -> None:
 
 
 @app.command(
-    epilog="Examples:\n\n"
-    "  [bold]gpufleet cost -s prod[/]                            per pool, total, budget, prices used\n\n"
-    "  [bold]gpufleet cost -s prod --currency CNY[/]             converted with the catalogue's rates\n\n"
-    "  [bold]gpufleet cost -s prod --format json > base.json[/]  on the base branch, then on the PR:\n\n"
-    "  [bold]gpufleet cost -s prod --compare base.json --format markdown[/]   what it adds a month\n\n"
-    "Exit status: 0 priced, 2 bad input (stack config, usage profile, compare file, currency).",
+    epilog=examples(
+        [
+            ("gpufleet cost -s prod", "per pool, total, budget, prices used"),
+            ("gpufleet cost -s prod --currency CNY", "converted with the catalogue's rates"),
+            ("gpufleet cost -s prod --wide", "every column, however wide the terminal"),
+            ("gpufleet cost -s prod --format json > base.json", "on the base branch, then on the PR:"),
+            ("gpufleet cost -s prod --compare base.json --format markdown", "what it adds a month"),
+        ],
+        ["Exit status: 0 priced, 2 bad input (stack config, usage profile, compare file, currency)."],
+    ),
 )
 def cost(  # noqa: PLR0917 - typer maps each parameter to an option
     project_dir: ProjectDir = Path(),
@@ -1232,6 +1213,9 @@ def cost(  # noqa: PLR0917 - typer maps each parameter to an option
     output: OutputFile = None,
     stack_refs: StackRefs = None,
     timeout: Timeout = DEFAULT_TIMEOUT,
+    wide: Annotated[
+        bool, typer.Option("--wide", help="Every column of the tables, however wide the terminal.")
+    ] = False,
 ) -> None:
     """Price the stack from the GPU catalogue, per pool and in total.
 
@@ -1259,7 +1243,7 @@ def cost(  # noqa: PLR0917 - typer maps each parameter to an option
                 )
             _emit(render_cost_diff(change, selected), output)
         elif selected == "text" and output is None:
-            print_cost_text(report, out)
+            print_cost_text(report, out, wide=wide)
         else:
             _emit(render_cost(report, selected), output)
     except BadInput as exc:
@@ -1311,13 +1295,18 @@ app.add_typer(advise_app)
 
 @advise_app.command(
     "buy-vs-rent",
-    epilog="Examples:\n\n"
-    "  [bold]gpufleet advise buy-vs-rent -s prod[/]                  per pool: rent, own, ratio, verdict\n\n"
-    "  [bold]gpufleet advise buy-vs-rent -s prod --currency CNY --format markdown[/]\n\n"
-    "Renting is the pool's monthly estimate; owning is the catalogue's purchase price over 36 months "
-    "at the utilisation of the stack's usage profile. Consider buying when renting costs more than "
-    "twice owning.\n\n"
-    "Exit status: 0 advised, 2 bad input (stack config, usage profile, currency).",
+    epilog=examples(
+        [
+            ("gpufleet advise buy-vs-rent -s prod", "per pool: rent, own, ratio, verdict"),
+            ("gpufleet advise buy-vs-rent -s prod --currency CNY --format markdown", ""),
+        ],
+        [
+            "Renting is the pool's monthly estimate; owning is the catalogue's purchase price over 36 months "
+            "at the utilisation of the stack's usage profile. Consider buying when renting costs more than "
+            "twice owning.",
+            "Exit status: 0 advised, 2 bad input (stack config, usage profile, currency).",
+        ],
+    ),
 )
 def buy_vs_rent(  # noqa: PLR0917 - typer maps each parameter to an option
     project_dir: ProjectDir = Path(),
@@ -1335,7 +1324,7 @@ def buy_vs_rent(  # noqa: PLR0917 - typer maps each parameter to an option
     Renting at the usage profile's utilisation against owning at the catalogue's purchase price.
 
     Every number behind each verdict is shown."""
-    from gpufleet.advise import advise_stack, render_advice_markdown, render_advice_text
+    from gpufleet.advise import advise_stack, render_advice_json, render_advice_markdown, render_advice_text
     from gpufleet.cost import CostError
 
     try:
@@ -1347,7 +1336,7 @@ def buy_vs_rent(  # noqa: PLR0917 - typer maps each parameter to an option
         except CostError as exc:
             raise BadInput(str(exc)) from None
         if selected == "json":
-            rendered = finite.dumps([row.to_json() for row in rows])
+            rendered = render_advice_json(rows, stack, code or "USD")
         elif selected == "markdown":
             rendered = render_advice_markdown(rows, stack)
         else:
@@ -1368,13 +1357,21 @@ def _shell_arg(value: str) -> str:
 
 @app.command(
     "new",
-    epilog="Examples:\n\n"
-    "  [bold]gpufleet new --list[/]                   the golden templates\n\n"
-    "  [bold]gpufleet new ml-dev --from dev-sandbox --project vision --team ml-platform "
-    "--cost-center cc-042 --budget 3000 --region us-east-1[/]\n\n"
-    "  [bold]gpufleet new llm-train --from training ... --region us-east-1 --replica-region us-west-2[/]\n\n"
-    "Nothing is asked interactively: every value is an option, so CI can run it.\n\n"
-    "Exit status: 0 written, 2 bad input (nothing written).",
+    epilog=examples(
+        [
+            ("gpufleet new --list", "the golden templates"),
+            (
+                "gpufleet new ml-dev --from dev-sandbox --project vision --team ml-platform "
+                "--cost-center cc-042 --budget 3000 --region us-east-1",
+                "",
+            ),
+            ("gpufleet new llm-train --from training ... --region us-east-1 --replica-region us-west-2", ""),
+        ],
+        [
+            "Nothing is asked interactively: every value is an option, so CI can run it.",
+            "Exit status: 0 written, 2 bad input (nothing written).",
+        ],
+    ),
 )
 def new(  # noqa: PLR0917 - typer maps each parameter to an option
     stack: Annotated[

@@ -416,7 +416,9 @@ def test_compare_files_that_are_not_cost_json(tmp_path: Path) -> None:
 def test_buy_vs_rent_shows_the_numbers_and_a_verdict_per_pool(
     prod_json: dict[str, Any], prod_fleet: dict[str, Any]
 ) -> None:
-    rows = json.loads(_ok(invoke("advise", "buy-vs-rent", str(ROOT), "-s", "prod", "-f", "json")).stdout)
+    rows = json.loads(_ok(invoke("advise", "buy-vs-rent", str(ROOT), "-s", "prod", "-f", "json")).stdout)[
+        "pools"
+    ]
     assert [row["pool"] for row in rows] == [pool["pool"] for pool in prod_json["pools"]]
     for row in rows:
         # Renting is the pool's monthly estimate; the verdict follows the 2x rule.
@@ -530,7 +532,7 @@ def test_terminal_table_shows_the_plain_reports_cells() -> None:
     assert re.split(r"\s{2,}", row.strip()) == list(cells)
     assert "total: hourly 0.00 at min" in shown
     narrow = Console(file=io.StringIO(), width=100, force_terminal=True, record=True)
-    cli.print_cost_text(report, narrow)
+    cli.print_cost_text(report, narrow, wide=True)
     assert narrow.export_text() == render_text(report)
 
 
