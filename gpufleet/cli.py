@@ -816,7 +816,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
 ) -> None:
     """Run the program offline and judge it with the guardrail policies and checkov, and price it."""
     # The policy pack is imported only when judging: `plan` stays quick to start.
-    from gpufleet import allstacks, evaluate, report
+    from gpufleet import allstacks, evaluate, remediation_fields, report
     from gpufleet.checkov import command as checkov_command
     from gpufleet.checkov.config import load_checkov_skips
     from gpufleet.policy_config import PolicyConfigError
@@ -851,7 +851,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             try:
                 # The program would stop at the first bad spec too, but folded into one paragraph: checking
                 # the spec first lists each problem on its own line.
-                load_fleet(project.root, name)
+                fleet = load_fleet(project.root, name)
                 graph = _run(project.root, name, references, timeout)
                 stack_file = _stack_file(project, name)
                 # Pricing and judging allocate much and free little: the collector would walk the whole
@@ -873,6 +873,16 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
                 return allstacks.error_result(name, project.name, str(exc), exc.details), None
             result.stack_file = stack_file
             result.cost = block
+            if fleet is not None:
+                result.violations = remediation_fields.in_spec_terms(
+                    result.violations,
+                    remediation_fields.Context(
+                        fleet.spec,
+                        stack_file,
+                        remediation_fields.settings_of(everything, config),
+                        monthly_estimate=block.get("monthly_estimate"),
+                    ),
+                )
             return result, graph
 
         outcomes = allstacks.check_stacks(names, check_one, project=project.name, jobs=jobs)

@@ -108,9 +108,15 @@ class Finding:
     resource_type: str
     message: str
     remediation: str
+    spec_field: str | None = None
+    """For a gpufleet stack: the `gpufleet:fleet` field the remediation sets (remediation_fields.py)."""
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        # Added to the contract where known; absent otherwise, so every other finding keeps its shape.
+        if data["spec_field"] is None:
+            del data["spec_field"]
+        return data
 
     def sort_key(self) -> tuple[int, int, str, str, str]:
         return (

@@ -52,6 +52,7 @@ from gpufleet.evaluate import (
     Finding,
     StackResult,
 )
+from gpufleet.remediation_fields import field_line
 from policies.rule import GfPolicy
 
 REPORT_VERSION = 1
@@ -250,6 +251,11 @@ def render_text(results: Sequence[StackResult]) -> str:
                 lines.append(f"    {rule_id} {first.policy} [{first.enforcement}] ({len(findings)})")
                 for finding in findings:
                     lines.append(f"      - {resource_label(finding.urn)}: {finding.message}")
+                    if finding.spec_field:
+                        lines.append(f"        fix: {finding.remediation}")
+                generic = [f for f in findings if not f.spec_field and f.remediation]
+                if generic:
+                    lines.append(f"      fix: {generic[0].remediation}")
         lines.append("")
     total = [f for r in results for f in r.violations]
     stacks = f"{len(results)} stack{'' if len(results) == 1 else 's'}"
@@ -296,6 +302,14 @@ class _StackFileLines:
             except (OSError, UnicodeDecodeError):
                 self.cache[relative] = []
         return self.cache[relative]
+
+    def finding_line(self, relative: str, finding: Finding) -> int:
+        """The line of the spec field the remediation sets, where it has one; else the resource's."""
+        if finding.spec_field:
+            line = field_line("\n".join(self.lines(relative)), finding.spec_field)
+            if line is not None:
+                return line
+        return self.line_of(relative, finding.urn)
 
     def line_of(self, relative: str, urn: str) -> int:
         lines = self.lines(relative)
@@ -377,7 +391,7 @@ def build_sarif(
                         Location(
                             physical_location=PhysicalLocation(
                                 artifact_location=ArtifactLocation(uri=artifact),
-                                region=Region(start_line=lines.line_of(artifact, finding.urn)),
+                                region=Region(start_line=lines.finding_line(artifact, finding)),
                             ),
                             logical_locations=[
                                 LogicalLocation(
