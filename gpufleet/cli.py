@@ -1311,9 +1311,10 @@ app.add_typer(advise_app)
             ("gpufleet advise buy-vs-rent -s prod --currency CNY --format markdown", ""),
         ],
         [
-            "Renting is the pool's monthly estimate; owning is the catalogue's purchase price over 36 months "
-            "at the utilisation of the stack's usage profile. Consider buying when renting costs more than "
-            "twice owning.",
+            "Renting is the pool's monthly estimate; owning is the whole cost of the servers a month: "
+            "purchase over the hardware's life, power (kW x price per kWh x PUE), hosting, maintenance "
+            "and staff share, from the catalogue's defaults or the stack's onprem.hardware. Consider "
+            "buying when renting costs more than twice owning.",
             "Exit status: 0 advised, 2 bad input (stack config, usage profile, currency).",
         ],
     ),

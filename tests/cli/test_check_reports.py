@@ -165,8 +165,8 @@ def test_a_pool_without_spot_breaks_gf_cost_004(no_spot: Run) -> None:
         "urn": ASG_URN,
         "resource_type": "aws:autoscaling/group:Group",
         "message": SPOT_MESSAGE,
-        "remediation": "in stacks/Pulumi.dev.yaml set pools.experiments.spot_percent: 100 under gpufleet:fleet "
-        "(dev pools run at least 100% on spot)",
+        "remediation": "in stacks/Pulumi.dev.yaml set pools.experiments.spot_percent: 100 under "
+        "gpufleet:fleet (dev pools run at least 100% on spot)",
         "spec_field": "pools.experiments.spot_percent",
     }
     # On demand costs more than spot: the estimate follows the stack file.

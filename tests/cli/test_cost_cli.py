@@ -438,7 +438,10 @@ def test_buy_vs_rent_shows_the_numbers_and_a_verdict_per_pool(
     assert train["hours_per_month"] == pytest.approx(hours)
     assert train["utilisation_percent"] == pytest.approx(hours / HOURS_PER_MONTH * 100, abs=0.01)
     assert train["purchase"]["amount"] == purchase.price.amount
-    assert train["own_monthly"] == pytest.approx(usage["average_size"] * purchase.price.amount / 36, abs=0.01)
+    # The whole cost of owning a server a month (the catalogue's ownership defaults), times the servers.
+    per_server = train["ownership"]["per_server_monthly"]
+    assert per_server["hardware"] == pytest.approx(purchase.price.amount / 36, abs=0.01)
+    assert train["own_monthly"] == pytest.approx(usage["average_size"] * sum(per_server.values()), abs=0.05)
 
     text = _ok(invoke("advise", "buy-vs-rent", str(ROOT), "-s", "prod")).stdout
     assert text.splitlines()[0] == (
@@ -447,7 +450,7 @@ def test_buy_vs_rent_shows_the_numbers_and_a_verdict_per_pool(
     for row in rows:
         assert f"{row['pool']} ({row['instance_type']}): {row['verdict'].upper()}" in text
         assert f"= {row['rent_monthly']:,.2f} USD/month".replace(".00 ", " ") in text
-    assert f"x {hours / HOURS_PER_MONTH * 100:.1f}% utilisation)" in text
+    assert f"at {hours / HOURS_PER_MONTH * 100:.1f}% utilisation)" in text
     assert f"rent / own = {train['ratio']:.2f}" in text
 
     markdown = _ok(invoke("advise", "buy-vs-rent", str(ROOT), "-s", "prod", "--format", "markdown")).stdout
