@@ -26,9 +26,9 @@ def test_the_hook_runs_the_installed_gpufleet_check_on_the_whole_project() -> No
     assert hook["language"] == "python"  # pre-commit pip-installs this repository: the `gpufleet` script
     assert hook["pass_filenames"] is False
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    command = shlex.split(str(hook["entry"]))
+    command = [*shlex.split(str(hook["entry"])), *hook["args"]]  # type: ignore[misc]
     assert command[0] in scripts
-    assert command[1:] == ["check", "--all-stacks", "--format", "text"]
+    assert command[1:] == ["check", "--format", "text", "--all-stacks"]
 
 
 def test_the_hook_fires_on_stack_files_program_and_policy_config_only() -> None:
@@ -46,7 +46,8 @@ def test_the_hook_fires_on_stack_files_program_and_policy_config_only() -> None:
 
 
 def test_the_entry_fails_a_commit_that_breaks_a_guardrail(tmp_path: Path) -> None:
-    args = shlex.split(str(_hook()["entry"]))[1:]
+    hook = _hook()
+    args = [*shlex.split(str(hook["entry"]))[1:], *hook["args"]]  # type: ignore[misc]
     good = copy_project(tmp_path / "good", {"dev": DEV_STACK})
     run = invoke(*args, str(good))
     assert run.exit_code == 0, run.stdout + run.stderr
@@ -56,4 +57,6 @@ def test_the_entry_fails_a_commit_that_breaks_a_guardrail(tmp_path: Path) -> Non
     )
     run = invoke(*args, str(bad))
     assert run.exit_code == 1
+    # A project's `args: [-s, dev]` replaces --all-stacks.
+    assert invoke(*shlex.split(str(hook["entry"]))[1:], "-s", "dev", str(bad)).exit_code == 1
     assert "fix: in stacks/Pulumi.dev.yaml set pools.experiments.spot_percent: 100" in run.stdout
