@@ -41,6 +41,10 @@ checkov: $(CHECKOV_STAMP)
 
 plan: $(STAMP) $(CHECKOV_STAMP)
 	$(BIN)/gpufleet plan -s $(STACK)
+	@echo
+	@echo "gpufleet is installed in $(VENV)/, not on your PATH. To run the commands of the README:"
+	@echo "  . $(VENV)/bin/activate      # then: gpufleet check -s $(STACK) --format text"
+	@echo "or without activating:  $(BIN)/gpufleet --help"
 
 check: $(STAMP) $(CHECKOV_STAMP)
 	$(BIN)/gpufleet check --all-stacks --format text

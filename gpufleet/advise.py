@@ -17,8 +17,10 @@ Per pool, from its cost line:
   blended by the pool's spot share, so renting equals the pool's monthly estimate;
 - purchase price: the catalogue's (a quoted system price, or gpu_count x card street price + host).
 
-Owning at that utilisation then costs instances x purchase / 36 a month; the ratio rent / own is the
-same whichever way it is written.
+Owning costs the whole month of each server, used or not (gpufleet/ownership.py): purchase / its life
+(36 months by default) + power (kW x 730 h x price per kWh x PUE) + hosting + maintenance (a share of
+the purchase a year) + staff share, from the catalogue's `ownership` defaults or the stack's
+`onprem.hardware`; times the instances. The ratio rent / own is the same whichever way it is written.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from components.catalog import Catalog, Price, load_catalog
-from gpufleet.cost import HOURS_PER_MONTH, CostReport, PoolLine, estimate_stack
+from gpufleet import finite
+from gpufleet.cost import HOURS_PER_MONTH, REPORT_VERSION, CostReport, PoolLine, estimate_stack
+from gpufleet.ownership import Ownership, load_ownership
 
 __all__ = [
     "AMORTISATION_MONTHS",
@@ -36,6 +40,7 @@ __all__ = [
     "BuyVsRent",
     "advise_stack",
     "buy_vs_rent",
+    "render_advice_json",
     "render_advice_markdown",
     "render_advice_text",
 ]
@@ -62,6 +67,11 @@ class BuyVsRent:
     verdict: str
     notes: tuple[str, ...] = ()
     hours_formula: str = ""  # how the hours per instance follow from the estimate's instance-hours
+    own_terms: tuple[tuple[str, float, str], ...] = ()
+    """One server's month of owning, term by term (name, amount, formula): gpufleet/ownership.py."""
+    life_months: int = AMORTISATION_MONTHS
+    overridden: tuple[str, ...] = ()
+    """The ownership figures the stack's onprem.hardware set."""
 
     @property
     def ratio(self) -> float | None:
@@ -88,7 +98,12 @@ class BuyVsRent:
                 "confirmed": self.purchase.confirmed,
                 "formula": self.purchase_formula,
             },
-            "months": AMORTISATION_MONTHS,
+            "months": self.life_months,
+            "ownership": {
+                "per_server_monthly": {name: round(amount, 2) for name, amount, _ in self.own_terms},
+                "formulas": {name: formula for name, _, formula in self.own_terms},
+                "overridden": list(self.overridden),
+            },
             "rent_monthly": round(self.rent_monthly, 2),
             "own_monthly": None if self.own_monthly is None else round(self.own_monthly, 2),
             "own_per_hour": None if self.own_per_hour is None else round(self.own_per_hour, 4),
@@ -99,7 +114,7 @@ class BuyVsRent:
         }
 
 
-def _advise(line: PoolLine, catalog: Catalog, currency: str) -> BuyVsRent:
+def _advise(line: PoolLine, catalog: Catalog, currency: str, owning: Ownership) -> BuyVsRent:
     instances = line.peak_size
     notes: list[str] = []
     if line.usage_hours == 0:
@@ -128,8 +143,11 @@ def _advise(line: PoolLine, catalog: Catalog, currency: str) -> BuyVsRent:
         )  # fmt: skip
     price = purchase.price
     converted = catalog.convert(price.amount, price.currency, currency)
-    own_per_hour = converted / (AMORTISATION_MONTHS * HOURS_PER_MONTH * utilisation)
-    own = own_per_hour * hours * instances
+    owned = owning.monthly_terms(
+        converted, instance_type.gpu_count, lambda amount: catalog.convert(amount, owning.currency, currency)
+    )
+    own = sum(amount for _, amount, _ in owned) * instances
+    own_per_hour = own / (hours * instances)
     if not price.confirmed:
         notes.append(f"purchase price unconfirmed: check it on {price.source}")
     verdict = "consider buying" if rent > BUY_THRESHOLD * own else "keep renting"
@@ -150,13 +168,20 @@ def _advise(line: PoolLine, catalog: Catalog, currency: str) -> BuyVsRent:
         verdict=verdict,
         notes=tuple(notes),
         hours_formula=formula,
+        own_terms=tuple(owned),
+        life_months=owning.life_months,
+        overridden=owning.overridden,
     )
 
 
-def buy_vs_rent(report: CostReport, catalog: Catalog | None = None) -> list[BuyVsRent]:
-    """The advice for every pool of a cost report, in the report's currency."""
+def buy_vs_rent(
+    report: CostReport, catalog: Catalog | None = None, owning: Ownership | None = None
+) -> list[BuyVsRent]:
+    """The advice for every pool of a cost report, in the report's currency; owning at the catalogue's
+    ownership defaults unless `owning` is given."""
     catalog = catalog or load_catalog()
-    return [_advise(line, catalog, report.currency) for line in report.pools]
+    owning = owning or load_ownership()
+    return [_advise(line, catalog, report.currency, owning) for line in report.pools]
 
 
 def advise_stack(
@@ -165,7 +190,21 @@ def advise_stack(
     """`gpufleet advise buy-vs-rent -s STACK`: price the stack, then advise per pool."""
     catalog = catalog or load_catalog()
     report = estimate_stack(graph, catalog=catalog, currency=currency, source=source)
-    return buy_vs_rent(report, catalog)
+    return buy_vs_rent(report, catalog, load_ownership().with_hardware(_hardware(graph, source)))
+
+
+def _hardware(graph: Any, source: str | None) -> Any:
+    """The stack spec's onprem.hardware (its ownership overrides), or None."""
+    from components.spec import CONFIG_KEY, SpecError, load_fleet_from_config
+
+    config = getattr(graph, "config", None) or {}
+    if CONFIG_KEY not in config:
+        return None
+    try:
+        spec = load_fleet_from_config(config, source or "")
+    except SpecError:
+        return None  # the estimate above has already refused a bad spec
+    return spec.onprem.hardware if spec.onprem is not None else None
 
 
 def _n(value: float) -> str:
@@ -184,12 +223,15 @@ def _explain(row: BuyVsRent) -> list[str]:
         bought = f"{_n(row.purchase.amount)} {row.purchase.currency}"
         if row.purchase.currency != c and row.purchase_converted is not None:
             bought += f" = {_n(row.purchase_converted)} {c}"
+        per_server = sum(amount for _, amount, _ in row.own_terms)
+        lines.append(f"own: purchase {bought} ({row.purchase_formula}); a server a month:")
+        lines += [f"  {name} {_n(amount)} {c} ({formula})" for name, amount, formula in row.own_terms]
         lines.append(
-            f"own: purchase {bought} ({row.purchase_formula}) / ({AMORTISATION_MONTHS} months x "
-            f"{HOURS_PER_MONTH:g} h x {row.utilisation * 100:.1f}% utilisation) = "
-            f"{row.own_per_hour:.4f} {c} per hour used; x {_n(row.hours_per_month)} h "
-            f"x {_n(row.instances)} = {_n(row.own_monthly)} {c}/month"
+            f"  = {_n(per_server)} {c} a server x {_n(row.instances)} = {_n(row.own_monthly)} {c}/month "
+            f"({row.own_per_hour:.4f} {c} per hour used at {row.utilisation * 100:.1f}% utilisation)"
         )
+        if row.overridden:
+            lines.append(f"  set by the stack: {', '.join(row.overridden)}")
         ratio = row.ratio or 0.0
         lines.append(
             f"rent / own = {ratio:.2f} ({'more' if ratio > BUY_THRESHOLD else 'not more'} than "
@@ -199,6 +241,20 @@ def _explain(row: BuyVsRent) -> list[str]:
         lines.append(row.verdict)
     lines.extend(f"note: {note}" for note in row.notes)
     return lines
+
+
+def render_advice_json(rows: Sequence[BuyVsRent], stack: str, currency: str) -> str:
+    """The JSON document, versioned like `check`'s and `cost`'s: `{"version", "stack", "currency",
+    "threshold", "pools": [...]}`."""
+    return finite.dumps(
+        {
+            "version": REPORT_VERSION,
+            "stack": stack,
+            "currency": rows[0].currency if rows else currency,
+            "threshold": BUY_THRESHOLD,
+            "pools": [row.to_json() for row in rows],
+        }
+    )
 
 
 def render_advice_text(rows: Sequence[BuyVsRent], stack: str = "") -> str:

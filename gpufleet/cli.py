@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from pydantic import BaseModel
-from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
@@ -28,13 +27,14 @@ from gpufleet import __version__, finite
 from gpufleet.atomic import write_files_atomically
 from gpufleet.engine import DEFAULT_TIMEOUT, STACK_TYPE, EngineError, run_program
 from gpufleet.graph import Resource, ResourceGraph, is_secret
+from gpufleet.helptext import examples
 from gpufleet.project import Project, ProjectError, load_project, load_stack_config
 from gpufleet.redact import redacted_graph, redacted_json
 from gpufleet.sandbox import collector_paused
 
 if TYPE_CHECKING:
     from components.spec import FleetSpec
-    from gpufleet.cost import CostDiff, CostReport, TableView
+    from gpufleet.cost import CostDiff, CostReport
     from gpufleet.policy_config import PolicyConfigError
     from policies.rule import GfPolicy
 
@@ -105,7 +105,9 @@ def _run(
     try:
         return run_program(project_dir, stack, stack_references=stack_references, timeout=timeout)
     except EngineError as exc:
-        raise BadInput(str(exc)) from None
+        from gpufleet.suggest import stack_hint
+
+        raise BadInput(str(exc) + stack_hint(project_dir, stack)) from None
 
 
 def write_stdout(text: str) -> None:
@@ -541,10 +543,13 @@ Timeout = Annotated[
 
 
 @app.command(
-    epilog="Examples:\n\n"
-    "  [bold]gpufleet plan -s dev[/]                 the project in the current directory\n\n"
-    "  [bold]gpufleet plan ../photo-archive -s prod --json graph.json[/]   any Pulumi Python project\n\n"
-    "  [bold]gpufleet plan -s prod --stack-refs refs.json[/]   outputs for pulumi.StackReference",
+    epilog=examples(
+        [
+            ("gpufleet plan -s dev", "the project in the current directory"),
+            ("gpufleet plan ../photo-archive -s prod --json graph.json", "any Pulumi Python project"),
+            ("gpufleet plan -s prod --stack-refs refs.json", "outputs for pulumi.StackReference"),
+        ]
+    ),
 )
 def plan(
     project_dir: ProjectDir = Path(),
@@ -708,14 +713,23 @@ def print_text_report(text: str, console: Console) -> None:
 
 
 @app.command(
-    epilog="Examples:\n\n"
-    "  [bold]gpufleet check -s dev[/]                         JSON report on stdout\n\n"
-    "  [bold]gpufleet check -s dev --format text[/]           readable in a terminal\n\n"
-    "  [bold]gpufleet check --all-stacks --format sarif,junit,markdown --output-dir reports[/]\n\n"
-    "  [bold]gpufleet check -s dev --enforce GF-COST-004=advisory --set GF-AUD-002.min_days=365[/]\n\n"
-    "  [bold]gpufleet check -s prod --rules 'GF-STOR-*,GF-KMS-001'[/]   quote wildcards from the shell\n\n"
-    "  [bold]gpufleet check -s prod --strict[/]   fail on components that could not be looked inside\n\n"
-    "Exit status: 0 no mandatory violation, 1 a mandatory violation, 2 bad input.",
+    epilog=examples(
+        [
+            ("gpufleet check -s dev", "JSON report on stdout"),
+            ("gpufleet check -s dev --format text", "readable in a terminal"),
+            (
+                "gpufleet check --all-stacks --jobs 2 --format sarif,junit,markdown --output-dir reports",
+                "every stack, two at a time, three reports",
+            ),
+            (
+                "gpufleet check -s dev --enforce GF-COST-004=advisory --set GF-AUD-002.min_days=365",
+                "enforcement and rule config for one run",
+            ),
+            ("gpufleet check -s prod --rules 'GF-STOR-*,GF-KMS-001'", "quote wildcards from the shell"),
+            ("gpufleet check -s prod --strict", "fail on components that could not be looked inside"),
+        ],
+        ["Exit status: 0 no mandatory violation, 1 a mandatory violation, 2 bad input."],
+    ),
 )
 def check(  # noqa: PLR0917 - typer maps each parameter to an option
     project_dir: ProjectDir = Path(),
@@ -796,6 +810,15 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             help="checkov checks to skip, each with its reason. Default: the project's checkov-config.json.",
         ),
     ] = None,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            help="With --all-stacks: check this many stacks at once, each in its own process "
+            "(0: one per CPU).",
+        ),
+    ] = 1,
     explain_overlap: Annotated[
         bool,
         typer.Option(
@@ -807,7 +830,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
 ) -> None:
     """Run the program offline and judge it with the guardrail policies and checkov, and price it."""
     # The policy pack is imported only when judging: `plan` stays quick to start.
-    from gpufleet import evaluate, report
+    from gpufleet import allstacks, evaluate, remediation_fields, report
     from gpufleet.checkov import command as checkov_command
     from gpufleet.checkov.config import load_checkov_skips
     from gpufleet.policy_config import PolicyConfigError
@@ -829,39 +852,65 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
                 "to write the reports in"
             )
         project, names = _stacks(project_dir, stack, all_stacks)
+        try:
+            jobs = allstacks.parse_jobs(jobs)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
         everything = list(default_registry())
         policies, engine_rule = select_rules(everything, rules)
         config = _policy_config(policy_config, project.root, everything, enforce or (), set_values or ())
         references = read_stack_references(stack_refs)
         checkov_binary = checkov_command.resolve(checkov, checkov_bin, project.root)
         checkov_skips = load_checkov_skips(checkov_config, project.root)
-        results, graphs, pack_seconds = [], [], []
-        for name in names:
-            # The program would stop at the first bad spec too, but folded into one paragraph: checking
-            # the spec first lists each problem on its own line.
-            load_fleet(project.root, name)
-            graph = _run(project.root, name, references, timeout)
-            stack_file = _stack_file(project, name)
-            # Pricing and judging allocate much and free little: the collector would walk the whole
-            # graph again and again for nothing.
-            with collector_paused():
-                block, estimates = stack_cost(graph, stack_file)
-                started = time.perf_counter()
-                result = evaluate.evaluate_stack(
-                    graph, policies, with_estimates(config, estimates), strict=strict, engine_rule=engine_rule
-                )
-                pack_seconds.append(time.perf_counter() - started)
+
+        def check_one(name: str) -> allstacks.Outcome:
+            try:
+                # The program would stop at the first bad spec too, but folded into one paragraph: checking
+                # the spec first lists each problem on its own line.
+                fleet = load_fleet(project.root, name)
+                graph = _run(project.root, name, references, timeout)
+                stack_file = _stack_file(project, name)
+                # Pricing and judging allocate much and free little: the collector would walk the whole
+                # graph again and again for nothing.
+                with collector_paused():
+                    block, estimates = stack_cost(graph, stack_file)
+                    started = time.perf_counter()
+                    result = evaluate.evaluate_stack(
+                        graph,
+                        policies,
+                        with_estimates(config, estimates),
+                        strict=strict,
+                        engine_rule=engine_rule,
+                    )
+                    result.pack_seconds = time.perf_counter() - started
+            except BadInput as exc:
+                if not all_stacks:
+                    raise
+                return allstacks.error_result(name, project.name, str(exc), exc.details), None
             result.stack_file = stack_file
             result.cost = block
-            results.append(result)
-            graphs.append(graph)
+            if fleet is not None:
+                result.violations = remediation_fields.in_spec_terms(
+                    result.violations,
+                    remediation_fields.Context(
+                        fleet.spec,
+                        stack_file,
+                        remediation_fields.settings_of(everything, config),
+                        monthly_estimate=block.get("monthly_estimate"),
+                    ),
+                )
+            return result, graph
+
+        outcomes = allstacks.check_stacks(names, check_one, project=project.name, jobs=jobs)
+        results = [result for result, _ in outcomes]
+        checked = [(result, graph) for result, graph in outcomes if graph is not None]
         checkov_command.attach(
-            results,
-            graphs,
+            [result for result, _ in checked],
+            [graph for _, graph in checked],
             checkov_binary,
             enabled=checkov,
             skips=checkov_skips,
-            pack_seconds=pack_seconds,
+            pack_seconds=[result.pack_seconds for result, _ in checked],
             overlap_rules=[(p.rule.id, p.rule.checkov) for p in policies] if explain_overlap else None,
         )
     except checkov_command.CheckovUnavailable as exc:
@@ -893,6 +942,12 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             f"{len(results)} stack{'' if len(results) == 1 else 's'}: {mandatory} mandatory, "
             f"{len(total) - mandatory} advisory violations"
         )
+    broken = [result for result in results if result.error is not None]
+    for result in broken:
+        error = result.error or {}
+        fail(BadInput(str(error.get("message")), error.get("details") or ()))
+    if broken:
+        raise typer.Exit(EXIT_BAD_INPUT)
     raise typer.Exit(EXIT_VIOLATION if report.exit_code(results) else EXIT_OK)
 
 
@@ -1037,10 +1092,13 @@ def render_rules_table(rows: Sequence[Mapping[str, Any]], console: Console) -> N
 
 
 @app.command(
-    epilog="Examples:\n\n"
-    "  [bold]gpufleet rules[/]                          every rule as a table\n\n"
-    "  [bold]gpufleet rules --family storage --cloud alicloud --format json[/]\n\n"
-    "  [bold]gpufleet rules --format markdown > docs/rules.md[/]   the rules reference page",
+    epilog=examples(
+        [
+            ("gpufleet rules", "every rule as a table"),
+            ("gpufleet rules --family storage --cloud alicloud --format json", ""),
+            ("gpufleet rules --format markdown > docs/rules.md", "the rules reference page"),
+        ]
+    ),
 )
 def rules(
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, json or markdown.")] = "text",
@@ -1194,51 +1252,11 @@ def write_graph_json(path: Path, graph: ResourceGraph) -> None:
     write_atomically(path, text)
 
 
-def _rich_table(view: TableView) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
-    for index, name in enumerate(view.header):
-        figure = index >= view.numeric_from
-        # Figures never wrap, so each reads exactly as in the plain report.
-        table.add_column(name, justify="right" if figure else "left", no_wrap=figure, overflow="fold")
-    for row in view.rows:
-        table.add_row(*(escape(cell) for cell in row))
-    return table
+def print_cost_text(report: CostReport, console: Console, *, wide: bool = False) -> None:
+    """The text report, its tables fitted to a terminal (gpufleet/costview.py)."""
+    from gpufleet.costview import print_cost_text as fitted_report
 
-
-_UNBOUNDED_WIDTH = 10_000
-_SUMMARY_STYLES = (
-    (r"(?m)^total: .*$", "bold"),
-    (r"OVER BUDGET", "bold white on red"),
-    (r"above the \d+% alert", "bold yellow"),
-    (r"within budget", "green"),
-    (r"UNCONFIRMED", "yellow"),
-)
-
-
-def print_cost_text(report: CostReport, console: Console) -> None:
-    """The text report; on a terminal wide enough for them, its tables drawn by rich, same cells."""
-    from gpufleet.cost import other_table, pool_table, render_text, text_summary, text_title
-
-    tables = [_rich_table(pool_table(report))] if report.pools else []
-    if report.other:
-        tables.append(_rich_table(other_table(report)))
-    # Squeezed below their natural width, rich would wrap the names a character a column; the plain
-    # report soft-wraps whole lines instead, which stays readable.
-    unbounded = console.options.update_width(_UNBOUNDED_WIDTH)
-    fits = all(console.measure(t, options=unbounded).maximum <= console.width for t in tables)
-    if not console.is_terminal or not fits:
-        console.print(render_text(report), end="", markup=False, highlight=False, soft_wrap=True)
-        return
-    console.print(Text(text_title(report), style="bold"), soft_wrap=True)
-    if not report.pools:
-        console.print("no GPU pools found")
-    for table in tables:
-        console.print()
-        console.print(table)
-    summary = Text("\n" + "\n".join(text_summary(report)))
-    for pattern, style in _SUMMARY_STYLES:
-        summary.highlight_regex(pattern, style)
-    console.print(summary, soft_wrap=True)
+    fitted_report(report, console, wide=wide)
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -1250,12 +1268,16 @@ def _emit(text: str, output: Path | None) -> None:
 
 
 @app.command(
-    epilog="Examples:\n\n"
-    "  [bold]gpufleet cost -s prod[/]                            per pool, total, budget, prices used\n\n"
-    "  [bold]gpufleet cost -s prod --currency CNY[/]             converted with the catalogue's rates\n\n"
-    "  [bold]gpufleet cost -s prod --format json > base.json[/]  on the base branch, then on the PR:\n\n"
-    "  [bold]gpufleet cost -s prod --compare base.json --format markdown[/]   what it adds a month\n\n"
-    "Exit status: 0 priced, 2 bad input (stack config, usage profile, compare file, currency).",
+    epilog=examples(
+        [
+            ("gpufleet cost -s prod", "per pool, total, budget, prices used"),
+            ("gpufleet cost -s prod --currency CNY", "converted with the catalogue's rates"),
+            ("gpufleet cost -s prod --wide", "every column, however wide the terminal"),
+            ("gpufleet cost -s prod --format json > base.json", "on the base branch, then on the PR:"),
+            ("gpufleet cost -s prod --compare base.json --format markdown", "what it adds a month"),
+        ],
+        ["Exit status: 0 priced, 2 bad input (stack config, usage profile, compare file, currency)."],
+    ),
 )
 def cost(  # noqa: PLR0917 - typer maps each parameter to an option
     project_dir: ProjectDir = Path(),
@@ -1274,6 +1296,9 @@ def cost(  # noqa: PLR0917 - typer maps each parameter to an option
     output: OutputFile = None,
     stack_refs: StackRefs = None,
     timeout: Timeout = DEFAULT_TIMEOUT,
+    wide: Annotated[
+        bool, typer.Option("--wide", help="Every column of the tables, however wide the terminal.")
+    ] = False,
 ) -> None:
     """Price the stack from the GPU catalogue, per pool and in total.
 
@@ -1301,7 +1326,7 @@ def cost(  # noqa: PLR0917 - typer maps each parameter to an option
                 )
             _emit(render_cost_diff(change, selected), output)
         elif selected == "text" and output is None:
-            print_cost_text(report, out)
+            print_cost_text(report, out, wide=wide)
         else:
             _emit(render_cost(report, selected), output)
     except BadInput as exc:
@@ -1353,13 +1378,19 @@ app.add_typer(advise_app)
 
 @advise_app.command(
     "buy-vs-rent",
-    epilog="Examples:\n\n"
-    "  [bold]gpufleet advise buy-vs-rent -s prod[/]                  per pool: rent, own, ratio, verdict\n\n"
-    "  [bold]gpufleet advise buy-vs-rent -s prod --currency CNY --format markdown[/]\n\n"
-    "Renting is the pool's monthly estimate; owning is the catalogue's purchase price over 36 months "
-    "at the utilisation of the stack's usage profile. Consider buying when renting costs more than "
-    "twice owning.\n\n"
-    "Exit status: 0 advised, 2 bad input (stack config, usage profile, currency).",
+    epilog=examples(
+        [
+            ("gpufleet advise buy-vs-rent -s prod", "per pool: rent, own, ratio, verdict"),
+            ("gpufleet advise buy-vs-rent -s prod --currency CNY --format markdown", ""),
+        ],
+        [
+            "Renting is the pool's monthly estimate; owning is the whole cost of the servers a month: "
+            "purchase over the hardware's life, power (kW x price per kWh x PUE), hosting, maintenance "
+            "and staff share, from the catalogue's defaults or the stack's onprem.hardware. Consider "
+            "buying when renting costs more than twice owning.",
+            "Exit status: 0 advised, 2 bad input (stack config, usage profile, currency).",
+        ],
+    ),
 )
 def buy_vs_rent(  # noqa: PLR0917 - typer maps each parameter to an option
     project_dir: ProjectDir = Path(),
@@ -1377,7 +1408,7 @@ def buy_vs_rent(  # noqa: PLR0917 - typer maps each parameter to an option
     Renting at the usage profile's utilisation against owning at the catalogue's purchase price.
 
     Every number behind each verdict is shown."""
-    from gpufleet.advise import advise_stack, render_advice_markdown, render_advice_text
+    from gpufleet.advise import advise_stack, render_advice_json, render_advice_markdown, render_advice_text
     from gpufleet.cost import CostError
 
     try:
@@ -1389,7 +1420,7 @@ def buy_vs_rent(  # noqa: PLR0917 - typer maps each parameter to an option
         except CostError as exc:
             raise BadInput(str(exc)) from None
         if selected == "json":
-            rendered = finite.dumps([row.to_json() for row in rows])
+            rendered = render_advice_json(rows, stack, code or "USD")
         elif selected == "markdown":
             rendered = render_advice_markdown(rows, stack)
         else:
@@ -1410,13 +1441,21 @@ def _shell_arg(value: str) -> str:
 
 @app.command(
     "new",
-    epilog="Examples:\n\n"
-    "  [bold]gpufleet new --list[/]                   the golden templates\n\n"
-    "  [bold]gpufleet new ml-dev --from dev-sandbox --project vision --team ml-platform "
-    "--cost-center cc-042 --budget 3000 --region us-east-1[/]\n\n"
-    "  [bold]gpufleet new llm-train --from training ... --region us-east-1 --replica-region us-west-2[/]\n\n"
-    "Nothing is asked interactively: every value is an option, so CI can run it.\n\n"
-    "Exit status: 0 written, 2 bad input (nothing written).",
+    epilog=examples(
+        [
+            ("gpufleet new --list", "the golden templates"),
+            (
+                "gpufleet new ml-dev --from dev-sandbox --project vision --team ml-platform "
+                "--cost-center cc-042 --budget 3000 --region us-east-1",
+                "",
+            ),
+            ("gpufleet new llm-train --from training ... --region us-east-1 --replica-region us-west-2", ""),
+        ],
+        [
+            "Nothing is asked interactively: every value is an option, so CI can run it.",
+            "Exit status: 0 written, 2 bad input (nothing written).",
+        ],
+    ),
 )
 def new(  # noqa: PLR0917 - typer maps each parameter to an option
     stack: Annotated[

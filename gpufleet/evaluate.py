@@ -112,9 +112,15 @@ class Finding:
     resource_type: str
     message: str
     remediation: str
+    spec_field: str | None = None
+    """For a gpufleet stack: the `gpufleet:fleet` field the remediation sets (remediation_fields.py)."""
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        # Added to the contract where known; absent otherwise, so every other finding keeps its shape.
+        if data["spec_field"] is None:
+            del data["spec_field"]
+        return data
 
     def sort_key(self) -> tuple[int, int, str, str, str]:
         return (
@@ -154,6 +160,11 @@ class StackResult:
     waivers: list[dict[str, Any]] = field(default_factory=list)
     """Every waiver of the stack with its state (`gpufleet.waivers.inventory`)."""
     waivers_on: date | None = None
+    pack_seconds: float = 0.0
+    """Seconds the policy pack took on this stack (checkov's timing block compares them)."""
+    error: dict[str, Any] | None = None
+    """Why the stack could not be checked at all (`{"message", "details"}`): `check --all-stacks` reports
+    it beside the stacks it could check."""
 
     @property
     def mandatory_violations(self) -> list[Finding]:
@@ -169,6 +180,8 @@ class StackResult:
             "checkov": self.checkov,
             "cost": self.cost,
             "waived": self.waived_json(),
+            # Added to the contract for stacks that could not be checked; absent on every other entry.
+            **({"error": self.error} if self.error is not None else {}),
         }
 
     def waived_json(self) -> dict[str, Any]:

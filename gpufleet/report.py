@@ -52,6 +52,7 @@ from gpufleet.evaluate import (
     Finding,
     StackResult,
 )
+from gpufleet.remediation_fields import field_line
 from policies.rule import GfPolicy
 
 REPORT_VERSION = 1
@@ -203,9 +204,28 @@ def opaque_lines(result: StackResult) -> list[str]:
     return lines
 
 
+def stack_error(result: StackResult) -> str | None:
+    """Why a stack could not be checked (`check --all-stacks`), message and details in one paragraph."""
+    if result.error is None:
+        return None
+    details = [str(line).strip() for line in result.error.get("details") or ()]
+    return " ".join([str(result.error.get("message", "")).strip(), *details]).strip()
+
+
+def _errors_note(results: Sequence[StackResult]) -> str:
+    broken = sum(1 for result in results if result.error is not None)
+    return f", {broken} stack{'' if broken == 1 else 's'} could not be checked" if broken else ""
+
+
 def render_text(results: Sequence[StackResult]) -> str:
     lines: list[str] = []
     for result in results:
+        error = stack_error(result)
+        if error is not None:
+            lines.extend(
+                [f"stack {result.stack} (project {result.project}): error, not checked", f"  {error}", ""]
+            )
+            continue
         lines.append(
             f"stack {result.stack} (project {result.project}): {result.resources} resources, "
             f"{_counts(result.violations)} violations"
@@ -232,11 +252,19 @@ def render_text(results: Sequence[StackResult]) -> str:
                 lines.append(f"    {rule_id} {first.policy} [{first.enforcement}] ({len(findings)})")
                 for finding in findings:
                     lines.append(f"      - {resource_label(finding.urn)}: {finding.message}")
+                    if finding.spec_field:
+                        lines.append(f"        fix: {finding.remediation}")
+                generic = [f for f in findings if not f.spec_field and f.remediation]
+                if generic:
+                    lines.append(f"      fix: {generic[0].remediation}")
         lines.append("")
     total = [f for r in results for f in r.violations]
     stacks = f"{len(results)} stack{'' if len(results) == 1 else 's'}"
     waived = waivers_report.totals(results)
-    lines.append(f"total: {stacks}, {_counts(total)} violations" + (f"; {waived}" if waived else ""))
+    lines.append(
+        f"total: {stacks}, {_counts(total)} violations{_errors_note(results)}"
+        + (f"; {waived}" if waived else "")
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -279,6 +307,14 @@ class _StackFileLines:
             except (OSError, UnicodeDecodeError):
                 self.cache[relative] = []
         return self.cache[relative]
+
+    def finding_line(self, relative: str, finding: Finding) -> int:
+        """The line of the spec field the remediation sets, where it has one; else the resource's."""
+        if finding.spec_field:
+            line = field_line("\n".join(self.lines(relative)), finding.spec_field)
+            if line is not None:
+                return line
+        return self.line_of(relative, finding.urn)
 
     def line_of(self, relative: str, urn: str) -> int:
         lines = self.lines(relative)
@@ -361,7 +397,7 @@ def build_sarif(
                         Location(
                             physical_location=PhysicalLocation(
                                 artifact_location=ArtifactLocation(uri=artifact),
-                                region=Region(start_line=lines.line_of(artifact, finding.urn)),
+                                region=Region(start_line=lines.finding_line(artifact, finding)),
                             ),
                             logical_locations=[
                                 LogicalLocation(
@@ -387,7 +423,11 @@ def build_sarif(
                     **({"suppressions": [suppression]} if suppression else {}),
                 )
             )
-    notifications = []
+    notifications = [
+        Notification(message=Message(text=f"stack {result.stack}: not checked: {error}"), level="error")
+        for result in results
+        if (error := stack_error(result)) is not None
+    ]
     if total > GITHUB_MAX_RESULTS:
         notifications.append(
             Notification(
@@ -411,7 +451,7 @@ def build_sarif(
         # sarif_pydantic's Invocation lacks toolExecutionNotifications; extra fields keep the SARIF name.
         invocations=[
             Invocation(
-                execution_successful=True,
+                execution_successful=all(result.error is None for result in results),
                 **({"toolExecutionNotifications": notifications} if notifications else {}),
             )
         ],
@@ -458,8 +498,19 @@ def render_junit(results: Sequence[StackResult], policies: Iterable[GfPolicy] | 
     infos = rule_infos(results, policies)
     root = ET.Element("testsuites", name="gpufleet")
     all_tests = all_failures = 0
+    all_errors = 0
     for result in results:
         suite = ET.SubElement(root, "testsuite", name=f"gpufleet.{result.project}.{result.stack}")
+        error = stack_error(result)
+        if error is not None:
+            case = ET.SubElement(
+                suite, "testcase", classname=f"gpufleet.{result.stack}", name="stack checked"
+            )
+            ET.SubElement(case, "error", message=error, type="not-checked").text = error
+            suite.attrib.update(tests="1", failures="0", errors="1", skipped="0")
+            all_tests += 1
+            all_errors += 1
+            continue
         if result.opaque:
             properties = ET.SubElement(suite, "properties")
             for item in result.opaque:
@@ -514,7 +565,7 @@ def render_junit(results: Sequence[StackResult], policies: Iterable[GfPolicy] | 
     all_tests += checkov_reports.junit_suites(root, results)
     root.set("tests", str(all_tests))
     root.set("failures", str(all_failures))
-    root.set("errors", "0")
+    root.set("errors", str(all_errors))
     root.set("skipped", str(sum(len(r.waived) for r in results)))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
@@ -541,9 +592,12 @@ def render_markdown(
     total = [f for r in results for f in r.violations]
     mandatory_total = sum(1 for f in total if f.enforcement == "mandatory")
     status = "❌ blocked" if mandatory_total else "✅ passing"
+    if any(result.error is not None for result in results):
+        status = "⛔ not every stack could be checked"
     footer = (
         f"\n**Total:** {len(results)} stack(s), {mandatory_total} mandatory and "
-        f"{len(total) - mandatory_total} advisory violation(s). Mandatory violations fail the check; "
+        f"{len(total) - mandatory_total} advisory violation(s){_errors_note(results)}. "
+        "Mandatory violations fail the check; "
         "advisory ones are reported only.\n"
     )
     parts: list[str] = [f"## gpufleet policy check: {status}\n"]
@@ -551,6 +605,13 @@ def render_markdown(
     used = len(parts[0])
     omitted = 0
     for result in results:
+        error = stack_error(result)
+        if error is not None:
+            parts.append(
+                f"\n### Stack `{result.stack}` ({result.project})\n\n⛔ Not checked: {_cell(error)}\n"
+            )
+            used += len(parts[-1])
+            continue
         header = f"\n### Stack `{result.stack}` ({result.project}, {result.resources} resources)\n\n"
         if result.cost:
             header += f"Cost: {cost_summary(result.cost)}.\n\n"

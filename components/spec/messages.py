@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 import types
 import typing
@@ -88,11 +89,23 @@ def _message(error: Mapping[str, Any], root: type[BaseModel] | None = None) -> t
     if kind == "extra_forbidden":
         model = _model_at(loc[:-1], root)
         allowed = ", ".join(model.model_fields) if model else "none"
-        return loc[:-1], f"unknown field {limits.quote(str(loc[-1]), 60)}; allowed: {allowed}"
+        close = difflib.get_close_matches(
+            str(loc[-1]).lower(), list(model.model_fields) if model else [], n=1
+        )
+        hint = f" did you mean {close[0]!r}?" if close else ""
+        return loc[:-1], f"unknown field {limits.quote(str(loc[-1]), 60)};{hint} allowed: {allowed}"
     if kind == "literal_error":
         if loc[-2:] == ("access", "session_manager"):
             return loc, NO_SSH_MESSAGE
-        return loc, f"must be one of {_choices(str(ctx.get('expected', '')))}, got {shown}"
+        choices = _choices(str(ctx.get("expected", "")))
+        given = error.get("input")
+        close = (
+            difflib.get_close_matches(given.lower(), choices.split(", "), n=1)
+            if isinstance(given, str)
+            else []
+        )
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return loc, f"must be one of {choices}, got {shown}{hint}"
     if kind in ("model_type", "model_attributes_type"):
         return loc, f"must be a mapping of settings, got {shown}"
     if kind == "greater_than_equal":

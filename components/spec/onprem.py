@@ -378,7 +378,15 @@ class OwnedHardware(_Model):
 
     server: str = Field(description="a server model of the catalogue's purchases (dgx_a100, dgx_h100)")
     count: int | None = Field(default=None, ge=1, le=MAX_GPU_NODES, description="default: the GPU nodes")
-    amortisation_months: int = Field(default=36, ge=1, le=120)
+    amortisation_months: int = Field(default=36, ge=1, le=120, description="the hardware's life, in months")
+    # The whole cost of owning, beside the purchase: each unset field takes the catalogue's default
+    # (components/catalog/gpus.yaml `ownership`, in its currency).
+    power_kw: float | None = Field(default=None, gt=0, le=100, description="draw of one server, kW")
+    price_per_kwh: float | None = Field(default=None, ge=0, le=10, description="electricity, per kWh")
+    pue: float | None = Field(default=None, ge=1, le=5, description="power usage effectiveness of the room")
+    hosting_per_server_month: float | None = Field(default=None, ge=0, le=1_000_000)
+    maintenance_percent_per_year: float | None = Field(default=None, ge=0, le=100)
+    staff_per_server_month: float | None = Field(default=None, ge=0, le=1_000_000)
 
     @field_validator("server")
     @classmethod

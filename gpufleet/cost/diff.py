@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,8 +74,29 @@ _SHAPE_FIELDS = (
     ("spot_percent", "spot %"),
     ("on_demand_base", "on-demand base"),
     ("schedule", "schedule"),
+    ("scheduled_hours", "scheduled h"),
     ("usage_hours", "in-use h"),
 )
+CROSS_CURRENCY_TOLERANCE = 0.001
+"""Across currencies, figures within 0.1% of each other are the same: each side was converted with the
+catalogue's rates and rounded, and a round trip does not land on the cent."""
+
+
+def _usage(line: Mapping[str, Any]) -> str:
+    """`2 x 8 h/day, 1 x 4 h/day`: the usage profile's steps as the estimate counted them."""
+    steps = [
+        f"{_show(step.get('size'))} x {_show(step.get('hours_per_day'))} h/day"
+        for step in line.get("steps") or ()
+        if isinstance(step, Mapping) and step.get("hours_per_day") is not None
+    ]
+    return ", ".join(steps) or "none"
+
+
+def _same(base: float, head: float, factor: float, places: float = 0.005) -> bool:
+    """Equal to the rounding of the reports: exactly in one currency, within the tolerance across two."""
+    if factor == 1.0:
+        return abs(head - base) < places
+    return abs(head - base) <= max(places, CROSS_CURRENCY_TOLERANCE * max(abs(head), abs(base)))
 
 
 def _loaded(report: CostReport | Mapping[str, Any], label: str) -> Mapping[str, Any]:
@@ -97,15 +118,33 @@ def _rows(data: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     return rows
 
 
-def _detail(base: Mapping[str, Any], head: Mapping[str, Any]) -> str:
+def _detail(
+    base: Mapping[str, Any], head: Mapping[str, Any], rate: Callable[[str, str], float] | None = None
+) -> str:
+    """What changed in a line's shape, usage, schedule and price; `rate(from, to)` converts a base price
+    published in another currency than the head's (prices keep their published currency)."""
     changes = []
     for key, label in _SHAPE_FIELDS:
         if key in base and key in head and base[key] != head[key]:
+            if (
+                key == "scheduled_hours"
+                and "schedule" in base
+                and base.get("schedule") == head.get("schedule")
+            ):
+                continue  # the same schedule: hours differ only by rounding
             changes.append(f"{label} {_show(base[key])} -> {_show(head[key])}")
-    base_price = (base.get("on_demand_price") or base.get("price") or {}).get("amount")
-    head_price = (head.get("on_demand_price") or head.get("price") or {}).get("amount")
-    if base_price != head_price and base_price is not None and head_price is not None:
-        changes.append(f"price {_show(base_price)} -> {_show(head_price)}")
+    if "steps" in base and "steps" in head and _usage(base) != _usage(head):
+        changes.append(f"usage {_usage(base)} -> {_usage(head)}")
+    base_price = base.get("on_demand_price") or base.get("price") or {}
+    head_price = head.get("on_demand_price") or head.get("price") or {}
+    if base_price.get("amount") is not None and head_price.get("amount") is not None:
+        amount, currency = float(base_price["amount"]), str(base_price.get("currency"))
+        factor = 1.0
+        if rate is not None and currency != head_price.get("currency"):
+            factor = rate(currency, str(head_price.get("currency")))
+        if not _same(amount * factor, float(head_price["amount"]), factor, places=1e-9):
+            shown = _show(amount) if factor == 1.0 else f"{_show(round(amount * factor, 4))} (converted)"
+            changes.append(f"price {shown} -> {_show(head_price['amount'])}")
     return "; ".join(changes)
 
 
@@ -123,9 +162,12 @@ def diff(
     head_data = _loaded(head, "head")
     base_data = _loaded(base, base_label)
     currency = str(head_data["currency"])
-    factor = 1.0
-    if base_data["currency"] != currency:
-        factor = _rate(catalog or load_catalog(), str(base_data["currency"]), currency, base_label)
+    rates = catalog or load_catalog()
+
+    def rate(source: str, target: str) -> float:
+        return _rate(rates, source, target, base_label)
+
+    factor = rate(str(base_data["currency"]), currency) if base_data["currency"] != currency else 1.0
     base_rows, head_rows = _rows(base_data), _rows(head_data)
     rows: list[DiffRow] = []
     for key in [*head_rows, *(k for k in base_rows if k not in head_rows)]:
@@ -137,8 +179,8 @@ def diff(
         elif h is None:
             change, detail = "removed", ""
         else:
-            detail = _detail(b, h)
-            change = "changed" if detail or abs((h_month or 0) - (b_month or 0)) >= 0.005 else "unchanged"
+            detail = _detail(b, h, rate)
+            change = "changed" if detail or not _same(b_month or 0.0, h_month or 0.0, factor) else "unchanged"
         rows.append(DiffRow(key, change, b_month, h_month, detail))
     totals_b, totals_h = base_data["totals"], head_data["totals"]
     return CostDiff(

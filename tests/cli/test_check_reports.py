@@ -98,7 +98,8 @@ def test_json_report_keeps_the_output_contract(reports: tuple[Run, Path]) -> Non
         assert set(stack["cost"]) == COST_KEYS
         assert stack["cost"]["currency"] == "USD"
         for violation in stack["violations"]:
-            assert set(violation) == VIOLATION_KEYS
+            # `spec_field` is added where the fix is a field of the gpufleet spec.
+            assert set(violation) - {"spec_field"} == VIOLATION_KEYS
     dev, prod = document["stacks"]
     assert [(v["rule_id"], v["urn"]) for v in dev["violations"]] == [(SPOT_RULE, ASG_URN)]
     assert all(v["enforcement"] == "advisory" for v in prod["violations"])
@@ -119,9 +120,9 @@ def test_sarif_report_names_every_rule_and_points_at_the_stack_file(
     assert spot["level"] == "error"
     location = spot["locations"][0]["physicalLocation"]
     assert location["artifactLocation"] == {"uri": "stacks/Pulumi.dev.yaml"}
-    # The Auto Scaling group belongs to the pool configured under `experiments:` in the dev stack file.
+    # The fix is a field of the pool configured under `experiments:`: SARIF points at that field's line.
     lines = (no_spot_project / "stacks" / "Pulumi.dev.yaml").read_text().splitlines()
-    assert lines[location["region"]["startLine"] - 1].strip() == "experiments:"
+    assert lines[location["region"]["startLine"] - 1].strip() == "spot_percent: 0"
     for result in run["results"]:
         assert rule_ids[result["ruleIndex"]] == result["ruleId"]
 
@@ -164,9 +165,10 @@ def test_a_pool_without_spot_breaks_gf_cost_004(no_spot: Run) -> None:
         "urn": ASG_URN,
         "resource_type": "aws:autoscaling/group:Group",
         "message": SPOT_MESSAGE,
-        "remediation": violation["remediation"],
+        "remediation": "in stacks/Pulumi.dev.yaml set pools.experiments.spot_percent: 100 under "
+        "gpufleet:fleet (dev pools run at least 100% on spot)",
+        "spec_field": "pools.experiments.spot_percent",
     }
-    assert violation["remediation"].startswith("AWS: in the group's mixedInstancesPolicy")
     # On demand costs more than spot: the estimate follows the stack file.
     assert stack["cost"]["monthly_estimate"] > 0
 
@@ -301,7 +303,7 @@ def test_invalid_fleet_spec_lists_every_problem(tmp_path: Path) -> None:
     stack = replace_once(DEV_STACK, "spot_percent: 100", "spot_percent: 150")
     stack = replace_once(stack, "gpu_util_in: 30", "gpu_util_in: 80")
     project = copy_project(tmp_path / "p", {"dev": stack})
-    stderr = _stack_error(invoke("check", str(project), "--all-stacks"))
+    stderr = _stack_error(invoke("check", str(project), "-s", "dev"))
     assert stderr.splitlines() == [
         "error: stacks/Pulumi.dev.yaml: invalid gpufleet:fleet (2 problems):",
         "  stacks/Pulumi.dev.yaml: gpufleet:fleet.pools.experiments.spot_percent: must be <= 100, got 150",

@@ -417,7 +417,9 @@ def test_compare_files_that_are_not_cost_json(tmp_path: Path) -> None:
 def test_buy_vs_rent_shows_the_numbers_and_a_verdict_per_pool(
     prod_json: dict[str, Any], prod_fleet: dict[str, Any]
 ) -> None:
-    rows = json.loads(_ok(invoke("advise", "buy-vs-rent", str(ROOT), "-s", "prod", "-f", "json")).stdout)
+    rows = json.loads(_ok(invoke("advise", "buy-vs-rent", str(ROOT), "-s", "prod", "-f", "json")).stdout)[
+        "pools"
+    ]
     assert [row["pool"] for row in rows] == [pool["pool"] for pool in prod_json["pools"]]
     for row in rows:
         # Renting is the pool's monthly estimate; the verdict follows the 2x rule.
@@ -437,7 +439,10 @@ def test_buy_vs_rent_shows_the_numbers_and_a_verdict_per_pool(
     assert train["hours_per_month"] == pytest.approx(hours)
     assert train["utilisation_percent"] == pytest.approx(hours / HOURS_PER_MONTH * 100, abs=0.01)
     assert train["purchase"]["amount"] == purchase.price.amount
-    assert train["own_monthly"] == pytest.approx(usage["average_size"] * purchase.price.amount / 36, abs=0.01)
+    # The whole cost of owning a server a month (the catalogue's ownership defaults), times the servers.
+    per_server = train["ownership"]["per_server_monthly"]
+    assert per_server["hardware"] == pytest.approx(purchase.price.amount / 36, abs=0.01)
+    assert train["own_monthly"] == pytest.approx(usage["average_size"] * sum(per_server.values()), abs=0.05)
 
     text = _ok(invoke("advise", "buy-vs-rent", str(ROOT), "-s", "prod")).stdout
     assert text.splitlines()[0] == (
@@ -446,7 +451,7 @@ def test_buy_vs_rent_shows_the_numbers_and_a_verdict_per_pool(
     for row in rows:
         assert f"{row['pool']} ({row['instance_type']}): {row['verdict'].upper()}" in text
         assert f"= {row['rent_monthly']:,.2f} USD/month".replace(".00 ", " ") in text
-    assert f"x {hours / HOURS_PER_MONTH * 100:.1f}% utilisation)" in text
+    assert f"at {hours / HOURS_PER_MONTH * 100:.1f}% utilisation)" in text
     assert f"rent / own = {train['ratio']:.2f}" in text
 
     markdown = _ok(invoke("advise", "buy-vs-rent", str(ROOT), "-s", "prod", "--format", "markdown")).stdout
@@ -531,7 +536,7 @@ def test_terminal_table_shows_the_plain_reports_cells() -> None:
     assert re.split(r"\s{2,}", row.strip()) == list(cells)
     assert "total: hourly 0.00 at min" in shown
     narrow = Console(file=io.StringIO(), width=100, force_terminal=True, record=True)
-    cli.print_cost_text(report, narrow)
+    cli.print_cost_text(report, narrow, wide=True)
     assert narrow.export_text() == render_text(report)
 
 

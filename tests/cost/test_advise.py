@@ -12,9 +12,17 @@ from gpufleet.advise import (
     render_advice_text,
 )
 from gpufleet.cost import PricedPool, UsageLevel, UsageProfile, price_pools
+from gpufleet.ownership import Ownership
 from tests.cost.helpers import small_catalog
 
 CATALOG = small_catalog()
+# The purchase alone (no power, hosting, maintenance or staff): the 2x boundary by hand. The whole cost
+# of owning is tested in tests/adoption/test_ownership.py.
+PURCHASE_ONLY = Ownership(
+    currency="USD", date="", source="", confirmed=False, power_kw_per_gpu=0.0, power_kw_host=0.0,
+    price_per_kwh=0.0, pue=1.0, hosting_per_server_month=0.0, maintenance_percent_per_year=0.0,
+    staff_per_server_month=0.0, life_months=AMORTISATION_MONTHS,
+)  # fmt: skip
 
 
 def _advice(hours_per_day: float, instances: int = 1) -> BuyVsRent:
@@ -26,7 +34,7 @@ def _advice(hours_per_day: float, instances: int = 1) -> BuyVsRent:
         max_size=instances, usage=UsageProfile((UsageLevel(instances, hours_per_day),), 30),
     )  # fmt: skip
     report = price_pools([pool], CATALOG, currency="USD", stack="dev")
-    (row,) = buy_vs_rent(report, CATALOG)
+    (row,) = buy_vs_rent(report, CATALOG, PURCHASE_ONLY)
     return row
 
 
@@ -62,7 +70,7 @@ def test_formula_purchase_for_types_without_a_quoted_price() -> None:
         min_size=0, max_size=1, usage=UsageProfile((UsageLevel(1, 24),), 30),
     )  # fmt: skip
     report = price_pools([pool], CATALOG, currency="CNY")
-    (row,) = buy_vs_rent(report, CATALOG)
+    (row,) = buy_vs_rent(report, CATALOG, PURCHASE_ONLY)
     # 1 x A10 at 3,000 + host 6,000 = 9,000 USD = 67,500 CNY; own 67,500 / 36 = 1,875 CNY a month.
     assert row.purchase is not None and row.purchase.amount == 9000 and row.purchase.currency == "USD"
     assert row.purchase_formula == "1 x A10 at 3,000 + host 6,000 USD"
@@ -79,9 +87,11 @@ def test_rendering_shows_the_numbers() -> None:
     text = render_advice_text([row], "dev")
     assert "train (p4d.24xlarge): CONSIDER BUYING" in text
     assert "rent: 30.0000 USD/h x 420 h x 2 instances = 25,200 USD/month" in text
+    assert "own: purchase 216,000 USD (quoted system price); a server a month:" in text
+    assert "    hardware 6,000 USD (purchase / 36 months of life)" in text
     assert (
-        "own: purchase 216,000 USD (quoted system price) / (36 months x 730 h x 57.5% utilisation) = "
-        "14.2857 USD per hour used; x 420 h x 2 = 12,000 USD/month" in text
+        "  = 6,000 USD a server x 2 = 12,000 USD/month (14.2857 USD per hour used at 57.5% utilisation)"
+        in text
     )
     assert "rent / own = 2.10 (more than 2x): consider buying" in text
     md = render_advice_markdown([row], "dev")

@@ -27,6 +27,7 @@ from gpufleet.cost import (
     render_text,
 )
 from tests.cost.helpers import small_catalog
+from tests.cost.test_advise import PURCHASE_ONLY
 
 CATALOG = small_catalog()
 OFF_HOURS = WeeklySchedule.from_off_hours("20:00-08:00", weekends=True, timezone="Asia/Shanghai")
@@ -252,7 +253,7 @@ def test_no_profile_no_rule_note() -> None:
 def test_buy_vs_rent_utilisation_follows_the_instance_hours() -> None:
     line_pool = pool(instance_types=("p4d.24xlarge",), usage=FOUR_AT_8_TEN_AT_3)
     report = price_pools([line_pool], CATALOG, currency="USD")
-    (row,) = buy_vs_rent(report, CATALOG)
+    (row,) = buy_vs_rent(report, CATALOG, PURCHASE_ONLY)
     # Own the peak, 8 servers; they carry the 2,480 instance-h: 310 h each, 310 / 730 utilisation.
     assert row.instances == 8
     assert row.hours_per_month == pytest.approx(310)

@@ -121,7 +121,7 @@ def test_diff_of_two_runs_per_pool_per_month() -> None:
     assert rows["pool:train"].change == "changed"
     assert (rows["pool:train"].base_monthly, rows["pool:train"].head_monthly) == (420.0, 840.0)
     assert rows["pool:train"].delta == 420.0
-    assert rows["pool:train"].detail == "max 4 -> 8"
+    assert rows["pool:train"].detail == "max 4 -> 8; usage 2 x 10 h/day -> 4 x 10 h/day"
     assert rows["pool:old"].change == "removed" and rows["pool:old"].delta == -210.0
     # 1 instance at (0.5 x 0.8 + 0.5 x 0.4) for 300 h.
     assert rows["pool:new"].change == "added" and rows["pool:new"].delta == pytest.approx(180.0)
@@ -130,7 +130,10 @@ def test_diff_of_two_runs_per_pool_per_month() -> None:
     assert "monthly estimate 630.00 -> 1,020.00 USD (+390.00 USD/month)" in text
     md = render_diff_markdown(result)
     assert md.startswith("### Cost change of `dev`: +390.00 USD/month")
-    assert "| pool:train | changed | 420.00 | 840.00 | +420.00 | max 4 -> 8 |" in md
+    assert (
+        "| pool:train | changed | 420.00 | 840.00 | +420.00 | max 4 -> 8; usage 2 x 10 h/day -> 4 x 10 h/day"
+        " |" in md
+    )
     assert "| pool:old | removed | 210.00 | - | -210.00 |  |" in md
 
 

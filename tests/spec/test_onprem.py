@@ -225,7 +225,8 @@ P = f"{SOURCE}: {CONFIG_KEY}.onprem"
         (["gpu_daemons"], "operator",
          f"{P}.gpu_daemons: must be one of build, existing, got 'operator'"),
         (["gpus"], 8,
-         f"{P}: unknown field 'gpus'; allowed: cluster, node_cidrs, pod_cidrs, service_cidrs, gpu_nodes, "
+         f"{P}: unknown field 'gpus'; did you mean 'gpu_nodes'? allowed: cluster, node_cidrs, pod_cidrs, "
+         "service_cidrs, gpu_nodes, "
          "namespaces, queue_scaler, priorities, gpu_daemons, images, hardware"),
     ],
 )  # fmt: skip

@@ -215,7 +215,7 @@ ALLOWED_POOL = (
         (["pools", "train", "size", "min"], 5,
          ".pools.train.size.max: must be >= size.min (5), got 4"),
         (["pools", "train", "spto_percent"], 50,
-         f".pools.train: unknown field 'spto_percent'; allowed: {ALLOWED_POOL}"),
+         f".pools.train: unknown field 'spto_percent'; did you mean 'spot_percent'? allowed: {ALLOWED_POOL}"),
         (["budget", "monthly"], 0, ".budget.monthly: must be > 0, got 0"),
         (["budget", "alert_percent"], 120, ".budget.alert_percent: must be <= 100, got 120"),
         (["budget", "currency"], "EUR", ".budget.currency: must be one of USD, CNY, got 'EUR'"),

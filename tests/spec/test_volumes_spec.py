@@ -67,7 +67,8 @@ def test_bad_volumes_are_all_reported_with_their_paths() -> None:
         ("gpufleet:fleet.pools.train.transfer.egress_gib_per_month", "must be a finite number, got inf"),
         (
             "gpufleet:fleet.pools.train.transfer",
-            "unknown field 'egress_gb'; allowed: egress_gib_per_month, cross_region_gib_per_month",
+            "unknown field 'egress_gb'; did you mean 'egress_gib_per_month'? allowed: egress_gib_per_month, "
+            "cross_region_gib_per_month",
         ),
     ]
 
