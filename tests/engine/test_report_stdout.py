@@ -4,6 +4,7 @@ between (which turned `:rocket:` in a resource name into an emoji)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,12 @@ def test_stdout_report_equals_the_written_file(fmt: str, file_name: str, tmp_pat
     )
     assert printed.exit_code == written.exit_code == 1
     text = (tmp_path / "out" / file_name).read_text(encoding="utf-8")
-    assert printed.stdout == text
+    # Two runs: only the judges' measured times (the JSON's `seconds` block) may differ.
+    assert _untimed(printed.stdout) == _untimed(text)
     assert ":rocket:" in printed.stdout
     assert "\N{ROCKET}" not in printed.stdout
     json.loads(printed.stdout)
+
+
+def _untimed(report: str) -> str:
+    return re.sub(r'("(?:export|checkov_all_stacks|policy_pack)": )[0-9.e-]+', r"\1T", report)
