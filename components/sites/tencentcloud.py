@@ -185,6 +185,7 @@ class TencentSite(pulumi.ComponentResource):
                     pool_types=[list(spec.pools[p].instance_types) for p in plan.pools],
                     subnet_ids=plan.subnet_ids,
                     egress=spec.network.egress,
+                    onprem_ranges=plan.onprem_ranges,
                     tags=tags,
                     provider=provider,
                 ),
@@ -279,6 +280,7 @@ class TencentSite(pulumi.ComponentResource):
             vpc_id=vpc_id,
             vpc_cidr=plan.vpc_cidr,
             route_table_ids=route_tables,
+            route_table_count=TencentNetwork.route_table_count if route_tables is not None else None,
             provider=provider,
             pools=pools,
         )
