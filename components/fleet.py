@@ -162,7 +162,9 @@ class HybridGpuFleet(pulumi.ComponentResource):
             if link is None:
                 continue
             try:
-                args = LinkArgs(site=self.sites[plan.key], link=link, onprem_ranges=plan.onprem_ranges, tags=tags)
+                args = LinkArgs(
+                    site=self.sites[plan.key], link=link, onprem_ranges=plan.onprem_ranges, tags=tags
+                )
             except ValueError as error:
                 raise FleetError(f"links.{plan.key}: {error}") from None
             factory = link_factory(plan.cloud)

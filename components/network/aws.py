@@ -137,7 +137,11 @@ def onprem_egress(ranges: Sequence[str]) -> list[aws.ec2.SecurityGroupEgressArgs
     """TCP egress to each on-prem range the link carries (the baseline's nodes, on-prem data)."""
     return [
         aws.ec2.SecurityGroupEgressArgs(
-            protocol="tcp", from_port=0, to_port=65535, cidr_blocks=[cidr], description="on-prem over the link"
+            protocol="tcp",
+            from_port=0,
+            to_port=65535,
+            cidr_blocks=[cidr],
+            description="on-prem over the link",
         )
         for cidr in ranges
     ]
