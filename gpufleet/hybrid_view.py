@@ -77,9 +77,12 @@ def render_hybrid(spec: FleetSpec, graph: ResourceGraph) -> Tree:
         plans = site_plans(spec, regions)
     except SpecError:
         plans = []
+    sites_word = "site" if len(plans) == 1 else "sites"
+    links_word = "link" if len(spec.links) == 1 else "links"
+    baseline = "the on-prem baseline" if spec.onprem is not None else "no on-prem baseline"
     tree = Tree(
-        f"[bold]hybrid fleet[/]: the on-prem baseline, {len(plans)} cloud site"
-        f"{'' if len(plans) == 1 else 's'} and {len(spec.links)} private link{'' if len(spec.links) == 1 else 's'}"
+        f"[bold]hybrid fleet[/]: {baseline}, {len(plans)} cloud {sites_word} and "
+        f"{len(spec.links)} private {links_word}"
     )
     if spec.onprem is not None:
         _baseline(tree.add("[bold]baseline[/] (on-prem, owned)"), spec.onprem)
@@ -113,7 +116,8 @@ def _baseline(branch: Tree, onprem: OnPrem) -> None:
     prio = onprem.priorities
     branch.add(
         escape(
-            f"priority: baseline {prio.baseline} > burst {prio.burst} (burst preemption {prio.burst_preemption})"
+            f"priority: baseline {prio.baseline} > burst {prio.burst} "
+            f"(burst preemption {prio.burst_preemption})"
         )
     )
     scaler = onprem.queue_scaler

@@ -141,7 +141,7 @@ def onprem_egress(ranges: Sequence[str]) -> list[aws.ec2.SecurityGroupEgressArgs
             from_port=0,
             to_port=65535,
             cidr_blocks=[cidr],
-            description="on-prem over the link",
+            description="on-prem over the private link",
         )
         for cidr in ranges
     ]
