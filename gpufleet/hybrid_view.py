@@ -90,9 +90,9 @@ def render_hybrid(spec: FleetSpec, graph: ResourceGraph) -> Tree:
     for plan in plans:
         sites.add(escape(site_line(spec, plan)))
     links = tree.add("[bold]links[/]")
+    carried = {p.key: list(p.onprem_ranges) for p in plans}
     for key, link in spec.links.items():
-        plan = next((p for p in plans if p.key == key), None)
-        ranges = list(plan.onprem_ranges) if plan is not None else []
+        ranges = carried.get(key, [])
         links.add(escape(link_line(key, link, ranges, _link_connection(graph, key))))
     return tree
 
