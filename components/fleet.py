@@ -157,6 +157,9 @@ class HybridGpuFleet(pulumi.ComponentResource):
         """One private link per ``links`` entry, into its site (the site plan has checked that each names
         a site with a network of its own and carries the on-prem ranges: ``SitePlan.onprem_ranges``)."""
         built: dict[str, pulumi.Resource] = {}
+        if self.keys_pending_import:
+            # The first deploy of BYOK material builds the keys only: no network yet for a link to reach.
+            return built
         for plan in plans:
             link = spec.links.get(plan.key)
             if link is None:

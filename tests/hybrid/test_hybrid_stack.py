@@ -3,11 +3,13 @@ link and route resources per cloud, the sites' egress to on-prem, and every rule
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
+from gpufleet.engine import run_program
 from gpufleet.graph import Resource, ResourceGraph, is_secret
 from policies.registry import default_registry
-from tests.hybrid.conftest import FLEET, ONPREM_NODES, judge
+from tests.hybrid.conftest import FLEET, ONPREM_NODES, ROOT, judge
 
 FLEET_URN = "urn:pulumi:hybrid::gpufleet::gpufleet:fleet:HybridGpuFleet"
 LINK_SLUG = ONPREM_NODES.replace(".", "-").replace("/", "-")
@@ -192,3 +194,14 @@ def test_every_rule_of_the_pack_passes(hybrid: ResourceGraph) -> None:
     assert judged <= set(default_registry().ids())
     assert judged.isdisjoint(skipped), judged & skipped
     assert {"GF-K8S-002", "GF-K8S-004"} <= skipped
+
+
+def test_the_first_byok_deploy_builds_keys_and_the_baseline_but_no_link(hybrid: ResourceGraph) -> None:
+    fleet = copy.deepcopy(hybrid.config["gpufleet:fleet"])
+    fleet["storage"]["checkpoints"].update(
+        {"encryption": "byok", "byok_material": "pending", "classification": "restricted"}
+    )
+    graph = run_program(ROOT, "hybrid", config_overrides={"gpufleet:fleet": fleet})
+    assert [r.name for r in graph.components() if r.type.startswith("gpufleet:links:")] == []
+    assert [r.name for r in graph.of_type("gpufleet:baseline:OnPremBaseline")] == [f"{FLEET}-onprem"]
+    assert graph.of_type("aws:ec2/vpc:Vpc") == []
