@@ -503,8 +503,12 @@ import pulumi
 from components.spec import load_fleet_from_config
 from components.baseline.kubernetes import OnPremBaseline, OnPremBaselineArgs
 
-fleet = pulumi.Config("gpufleet").require_object("fleet")
-spec = load_fleet_from_config({"gpufleet:fleet": fleet, "aws:region": pulumi.Config("aws").get("region")})
+spec = load_fleet_from_config(
+    {
+        "gpufleet:fleet": pulumi.Config("gpufleet").require_object("fleet"),
+        "aws:region": pulumi.Config("aws").get("region"),
+    }
+)
 baseline = OnPremBaseline("lab", OnPremBaselineArgs(fleet="lab", onprem=spec.onprem, tags=spec.cost_tags))
 pulumi.export("gpus", baseline.gpu_count)
 """
