@@ -1,20 +1,23 @@
 """HybridGpuFleet: every concern of one fleet, composed from one FleetSpec.
 
 The fleet only composes: it builds one site per cloud and region through the ``SITES`` dispatch
-(:mod:`components.sites`) and gathers what each site returns (:class:`components.sites.SiteOutputs`)
-into the fleet's outputs. Everything cloud-specific lives in the site of that cloud
-(:mod:`components.sites.aws` for AWS).
+(:mod:`components.sites`), the on-prem baseline when the spec has ``onprem``
+(:class:`components.baseline.kubernetes.OnPremBaseline`), and one private link per ``links`` entry
+through the ``LINKS`` dispatch (:mod:`components.links`), fed by what each site returns
+(:class:`components.sites.SiteOutputs`). Everything cloud-specific lives in the site and the link of that
+cloud.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import pulumi
 
 from components import sites as dispatch
+from components.links import LinkArgs, link_factory
 from components.sites import (
     CLOUDS,
     Cloud,
@@ -31,6 +34,7 @@ from components.spec import CONFIG_KEY, SpecError, site_plans
 from components.tags import STACK_TAG, current_stack
 
 if TYPE_CHECKING:
+    from components.baseline.kubernetes import OnPremBaseline
     from components.spec import FleetSpec
 
 
@@ -73,6 +77,12 @@ class HybridGpuFleet(pulumi.ComponentResource):
     pool_roles: pulumi.Output[dict[str, str]]
     site_key_ids: pulumi.Output[dict[str, str]]
     pending_key_ids: pulumi.Output[dict[str, str]]
+    # Hybrid: the on-prem baseline (an OnPremBaseline; ``None`` without ``onprem``) and the links by site,
+    # ``cloud:region``. ``baseline_gpu_count`` (0 without a baseline) and each site's ``pools`` are what
+    # the burst order compiles against. Typed loosely here so pulumi-kubernetes loads only with onprem.
+    baseline: pulumi.ComponentResource | None
+    baseline_gpu_count: int
+    links: dict[str, pulumi.Resource]
 
     def __init__(
         self,
@@ -125,7 +135,50 @@ class HybridGpuFleet(pulumi.ComponentResource):
             if plan.home:
                 homes[plan.cloud] = site
             self.sites[plan.key] = site.outputs
+        baseline = self._baseline(name, spec, tags)
+        self.baseline = baseline
+        self.baseline_gpu_count = baseline.gpu_count if baseline is not None else 0
+        self.links = self._links(name, spec, plans, tags)
         self._outputs(spec, plans)
+
+    def _baseline(self, name: str, spec: FleetSpec, tags: Mapping[str, str]) -> OnPremBaseline | None:
+        """The on-prem cluster's GPU baseline, when the spec has ``onprem`` (pulumi-kubernetes is imported
+        only then)."""
+        if spec.onprem is None:
+            return None
+        from components.baseline.kubernetes import OnPremBaseline, OnPremBaselineArgs
+
+        return OnPremBaseline(
+            f"{name}-onprem",
+            OnPremBaselineArgs(fleet=name, onprem=spec.onprem, tags=tags),
+            pulumi.ResourceOptions(parent=self),
+        )
+
+    def _links(
+        self, name: str, spec: FleetSpec, plans: Sequence[SitePlan], tags: Mapping[str, str]
+    ) -> dict[str, pulumi.Resource]:
+        """One private link per ``links`` entry, into its site (the site plan has checked that each names
+        a site with a network of its own and carries the on-prem ranges: ``SitePlan.onprem_ranges``)."""
+        built: dict[str, pulumi.Resource] = {}
+        if self.keys_pending_import:
+            # The first deploy of BYOK material builds the keys only: no network yet for a link to reach.
+            return built
+        for plan in plans:
+            link = spec.links.get(plan.key)
+            if link is None:
+                continue
+            try:
+                args = LinkArgs(
+                    site=self.sites[plan.key], link=link, onprem_ranges=plan.onprem_ranges, tags=tags
+                )
+            except ValueError as error:
+                raise FleetError(f"links.{plan.key}: {error}") from None
+            factory = link_factory(plan.cloud)
+            built[plan.key] = cast(
+                "pulumi.Resource",
+                factory(f"{site_name(name, plan)}-link", args, pulumi.ResourceOptions(parent=self)),
+            )
+        return built
 
     def _outputs(self, spec: FleetSpec, plans: Sequence[SitePlan]) -> None:
         first = self.sites[plans[0].key]  # the home of the fleet's first cloud

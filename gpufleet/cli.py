@@ -28,6 +28,7 @@ from gpufleet.atomic import write_files_atomically
 from gpufleet.engine import DEFAULT_TIMEOUT, STACK_TYPE, EngineError, run_program
 from gpufleet.graph import Resource, ResourceGraph, is_secret
 from gpufleet.helptext import examples
+from gpufleet.hybrid_view import print_hybrid
 from gpufleet.project import Project, ProjectError, load_project, load_stack_config
 from gpufleet.redact import redacted_graph, redacted_json
 from gpufleet.sandbox import collector_paused
@@ -572,6 +573,7 @@ def plan(
         raise fail(exc) from None
     render_plan(graph, out)
     if fleet is not None:
+        print_hybrid(fleet.spec, graph, out)  # a hybrid fleet as one: baseline, sites, links
         render_fleet(fleet, out)
     if json_file is not None:
         out.print(f"resource graph written to {escape(str(json_file))}")

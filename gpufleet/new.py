@@ -196,8 +196,10 @@ def _check_values(template: Template, values: Mapping[str, str | float | None]) 
                 f"{OPTION_NAMES[name]} {value!r}: a tag value holds 1-256 letters, digits, spaces "
                 "and _ . : / = + - @"
             )
-    alicloud = "alicloud:region:" in template.text
-    tencent = "tencentcloud:region:" in template.text
+    # --region is the cloud whose provider region the template leaves open (a hybrid template fixes
+    # the others').
+    alicloud = "alicloud:region: {{ region }}" in template.text
+    tencent = "tencentcloud:region: {{ region }}" in template.text
     for name in ("region", "replica_region"):
         value = values.get(name)
         if name not in template.parameters:
@@ -225,15 +227,16 @@ def _check_values(template: Template, values: Mapping[str, str | float | None]) 
     return chosen
 
 
-def _price_problems(spec_pools: Mapping[str, Any], region: str) -> list[str]:
-    """Pool instance types the catalogue has no price for in the pool's region: `check` and `cost`
-    could not price the stack, so the template does not fit that region."""
+def _price_problems(spec_pools: Mapping[str, Any], regions: Mapping[str, str]) -> list[str]:
+    """Pool instance types the catalogue has no price for in the pool's region (its own, else its
+    cloud's provider region in ``regions``): `check` and `cost` could not price the stack, so the
+    template does not fit that region."""
     from components.catalog import load_catalog
 
     catalog = load_catalog()
     problems = []
     for name, pool in spec_pools.items():
-        pool_region = pool.region or region
+        pool_region = pool.region or regions.get(pool.cloud, "")
         for instance_type in pool.instance_types:
             found = catalog.find(pool.cloud, instance_type)
             if found is not None and pool_region not in found.on_demand:
@@ -313,7 +316,8 @@ def create_stack(
             exc.format().splitlines(),
         ) from None
     region = next(str(config[key]) for key in _REGION_KEYS if key in config)
-    problems = _price_problems(spec.pools, region)
+    regions = {key.split(":")[0]: str(config[key]) for key in _REGION_KEYS if key in config}
+    problems = _price_problems(spec.pools, regions)
     if problems:
         raise NewStackError(
             f"template {template.name!r} does not fit region {region}; nothing written:",

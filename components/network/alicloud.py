@@ -23,6 +23,7 @@ from typing import Literal
 import pulumi
 import pulumi_alicloud as alicloud
 
+from components.network.onprem import onprem_range_problems
 from components.network.zones import pick_zones
 from components.tags import check_cost_tags
 
@@ -67,9 +68,12 @@ class AlicloudNetworkArgs:
     vswitch_ids: Sequence[str] = ()
     egress: Literal["none", "endpoints", "nat"] = "none"
     name_prefix: str = "gpufleet"
+    # The on-prem ranges the site's private link carries: the nodes may open TCP connections to these.
+    onprem_ranges: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
+        problems += onprem_range_problems(self.onprem_ranges)
         if bool(self.vswitch_ids) == (self.vpc_cidr is not None):
             problems.append("give either vpc_cidr (a new VPC) or vswitch_ids (existing vSwitches)")
         if self.vpc_cidr is not None and not self.zones:
@@ -85,6 +89,8 @@ class AlicloudNetwork(pulumi.ComponentResource):
     vswitch_ids: pulumi.Output[list[str]]
     security_group_id: pulumi.Output[str]
     route_table_ids: pulumi.Output[list[str]] | None
+    # 1 for a new VPC (its system route table); 0 in existing vSwitches, whose tables are not the fleet's.
+    route_table_count: int
 
     def __init__(
         self, name: str, args: AlicloudNetworkArgs, opts: pulumi.ResourceOptions | None = None
@@ -99,6 +105,7 @@ class AlicloudNetwork(pulumi.ComponentResource):
             self.vpc_id = found.vswitches.apply(lambda items: items[0].vpc_id)
             self.vswitch_ids = pulumi.Output.from_input(list(args.vswitch_ids))
             self.route_table_ids = None
+            self.route_table_count = 0
         else:
             cidr = str(args.vpc_cidr)
             vpc = alicloud.vpc.Network(
@@ -121,6 +128,7 @@ class AlicloudNetwork(pulumi.ComponentResource):
             self.vpc_id = vpc.id
             self.vswitch_ids = pulumi.Output.all(*[s.id for s in switches]).apply(list)
             self.route_table_ids = vpc.route_table_id.apply(lambda table: [table])
+            self.route_table_count = 1
             if args.egress == "nat":
                 self._nat(name, args, vpc, switches, child)
         group = alicloud.ecs.SecurityGroup(
@@ -133,6 +141,23 @@ class AlicloudNetwork(pulumi.ComponentResource):
             tags=tags,
             opts=child,
         )
+        # The group has no ingress rule (members reach each other through inner_access_policy). A normal
+        # group lets egress out by default; the link's on-prem ranges are written out all the same, so a
+        # later egress lock-down keeps the path to the baseline.
+        for index, cidr in enumerate(args.onprem_ranges):
+            alicloud.ecs.SecurityGroupRule(
+                f"{name}-onprem-egress-{index}",
+                security_group_id=group.id,
+                type="egress",
+                ip_protocol="tcp",
+                port_range="1/65535",
+                cidr_ip=cidr,
+                policy="accept",
+                nic_type="intranet",
+                priority=1,
+                description="TCP to on-prem over the private link",
+                opts=child,
+            )
         self.security_group_id = group.id
         self.register_outputs({"vpc_id": self.vpc_id, "security_group_id": self.security_group_id})
 

@@ -24,6 +24,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.identity.documents import Statement, document
+from components.network.onprem import onprem_range_problems
 from components.tags import check_cost_tags, with_tags
 
 HTTPS = 443
@@ -132,6 +133,20 @@ def public_subnet(vpc_cidr: str, count: int) -> str:
     return str(slots[count])
 
 
+def onprem_egress(ranges: Sequence[str]) -> list[aws.ec2.SecurityGroupEgressArgs]:
+    """TCP egress to each on-prem range the link carries (the baseline's nodes, on-prem data)."""
+    return [
+        aws.ec2.SecurityGroupEgressArgs(
+            protocol="tcp",
+            from_port=0,
+            to_port=65535,
+            cidr_blocks=[cidr],
+            description="on-prem over the private link",
+        )
+        for cidr in ranges
+    ]
+
+
 @dataclass(frozen=True, kw_only=True)
 class FleetNetworkArgs:
     """Either ``availability_zones`` (names; a VPC is created) or ``subnet_ids`` (existing subnets).
@@ -145,9 +160,13 @@ class FleetNetworkArgs:
     egress: Egress = "none"
     bucket_arns: Sequence[pulumi.Input[str]] = ()
     partition: pulumi.Input[str] = "aws"
+    # The on-prem ranges the site's private link carries: the instances may open TCP connections to
+    # these (the baseline and on-prem data), nothing wider.
+    onprem_ranges: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
+        problems += onprem_range_problems(self.onprem_ranges)
         if self.subnet_ids is None:
             if not self.availability_zones:
                 problems.append("availability_zones: give at least one, or subnet_ids")
@@ -186,6 +205,10 @@ class FleetNetwork(pulumi.ComponentResource):
     vpc_id: pulumi.Output[str]
     subnet_ids: pulumi.Output[list[str]]
     security_group_id: pulumi.Output[str]
+    # The private subnets' route table (a link adds its on-prem routes here); ``None`` and 0 in existing
+    # subnets, whose tables are not the fleet's.
+    route_table_ids: pulumi.Output[list[str]] | None
+    route_table_count: int
 
     def __init__(self, name: str, args: FleetNetworkArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpufleet:network:FleetNetwork", name, None, opts)
@@ -203,9 +226,12 @@ class FleetNetwork(pulumi.ComponentResource):
                         to_port=HTTPS,
                         cidr_blocks=["0.0.0.0/0"],
                         description="HTTPS",
-                    )
+                    ),
+                    *onprem_egress(args.onprem_ranges),
                 ],
             )
+            self.route_table_ids = None
+            self.route_table_count = 0
             self.vpc_id = vpc_id
             self.subnet_ids = pulumi.Output.from_input(list(args.subnet_ids))
             self.security_group_id = instances_sg.id
@@ -302,6 +328,7 @@ class FleetNetwork(pulumi.ComponentResource):
                     prefix_list_ids=[s3_endpoint.prefix_list_id],
                     description="HTTPS to S3 through the gateway endpoint",
                 ),
+                *onprem_egress(args.onprem_ranges),
             ],
         )
         endpoints_sg = aws.ec2.SecurityGroup(
@@ -341,6 +368,8 @@ class FleetNetwork(pulumi.ComponentResource):
         self.vpc_id = vpc.id
         self.subnet_ids = pulumi.Output.all(*subnet_ids)
         self.security_group_id = instances_sg.id
+        self.route_table_ids = pulumi.Output.all(route_table.id)
+        self.route_table_count = 1
         self.register_outputs(
             {
                 "vpc_id": self.vpc_id,
@@ -420,7 +449,10 @@ class FleetNetwork(pulumi.ComponentResource):
             f"{name}-instances-sg",
             vpc_id=vpc_id,
             region=args.region,
-            description="GPU instances: no ingress; HTTPS egress only",
+            # The description of a group without a link stays as deployed stacks have it (changing it
+            # replaces the group).
+            description="GPU instances: no ingress; HTTPS egress only"
+            + ("; TCP to on-prem over the private link" if args.onprem_ranges else ""),
             ingress=[],
             egress=egress,
             tags=dict(args.tags),

@@ -22,6 +22,7 @@ from typing import Any, Literal
 import pulumi
 import tencentcloud_iac_pulumi as tencentcloud
 
+from components.network.onprem import onprem_range_problems
 from components.network.zones import pick_zones
 from components.tags import check_cost_tags
 
@@ -55,9 +56,12 @@ class TencentNetworkArgs:
     pool_types: Sequence[Sequence[str]] = ()
     subnet_ids: Sequence[str] = ()
     egress: Literal["none", "endpoints", "nat"] = "none"
+    # The on-prem ranges the site's private link carries: the nodes may open TCP connections to these.
+    onprem_ranges: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
+        problems += onprem_range_problems(self.onprem_ranges)
         if not self.subnet_ids and self.vpc_cidr is None:
             problems.append("vpc_cidr: needed unless subnet_ids names existing subnets")
         if self.subnet_ids and self.egress == "nat":
@@ -75,6 +79,8 @@ class TencentNetwork(pulumi.ComponentResource):
     subnet_ids: pulumi.Output[list[str]]
     security_group_id: pulumi.Output[str]
     route_table_ids: pulumi.Output[list[str]]
+    # One table: the fleet's private table, or the first existing subnet's.
+    route_table_count = 1
 
     def __init__(
         self, name: str, args: TencentNetworkArgs, opts: pulumi.ResourceOptions | None = None
@@ -150,6 +156,16 @@ class TencentNetwork(pulumi.ComponentResource):
                 action="ACCEPT", cidr_block=vpc_cidr, protocol="ALL", port="ALL", description="inside the VPC"
             ),
             out(action="ACCEPT", cidr_block="0.0.0.0/0", protocol="TCP", port="443", description="HTTPS"),
+            *[
+                out(
+                    action="ACCEPT",
+                    cidr_block=cidr,
+                    protocol="TCP",
+                    port="ALL",
+                    description="on-prem over the private link",
+                )
+                for cidr in args.onprem_ranges
+            ],
         ]
         tencentcloud.security.GroupRuleSet(
             f"{name}-nodes-rules",

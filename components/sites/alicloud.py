@@ -199,6 +199,7 @@ class AlicloudSite(pulumi.ComponentResource):
             vpc_id=network.vpc_id if network else None,
             vpc_cidr=plan.vpc_cidr if network and not plan.subnet_ids else None,
             route_table_ids=network.route_table_ids if network else None,
+            route_table_count=network.route_table_count if network else None,
             provider=provider,
             pools=pools,
         )
@@ -220,6 +221,7 @@ class AlicloudSite(pulumi.ComponentResource):
                 vpc_cidr=plan.vpc_cidr,
                 zones=zones,
                 egress=args.spec.network.egress,
+                onprem_ranges=plan.onprem_ranges,
                 name_prefix=prefix,
             )
         return AlicloudNetwork(f"{prefix}-network", net_args, opts=child)

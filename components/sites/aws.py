@@ -235,6 +235,7 @@ class AwsSite:
                 replicate_here=site_region == replica_region,
                 network=_region_network(peers[site_region]),
                 pool_types=_pool_types(spec, aws_pools, site_region),
+                onprem_ranges=peers[site_region].onprem_ranges,
             )
             placement = sites[site_region].placement
             if placement is not None:
@@ -340,6 +341,7 @@ class AwsSite:
         replicate_here: bool = False,
         network: RegionNetwork | None = None,
         pool_types: list[list[str]] | None = None,
+        onprem_ranges: tuple[str, ...] = (),
     ) -> RegionalSite:
         return RegionalSite(
             f"{home.fleet}-{site_region}",
@@ -359,6 +361,7 @@ class AwsSite:
                 material_imported=home.spec.storage.checkpoints.material == "imported",
                 account=home.account,
                 keys_only=keys_only,
+                onprem_ranges=onprem_ranges,
             ),
             opts=self._child,
         )
@@ -395,6 +398,7 @@ class AwsSite:
                 egress=egress,
                 bucket_arns=[bucket_arn],
                 partition=partition,
+                onprem_ranges=plan.onprem_ranges,
             )
         return FleetNetwork(f"{name}-network", args, opts=self._child)
 
@@ -418,6 +422,8 @@ def _outputs(
         bucket_name=storage.bucket_name if storage is not None else None,
         vpc_id=network.vpc_id if network is not None else None,
         vpc_cidr=plan.vpc_cidr if network is not None else None,
+        route_table_ids=network.route_table_ids if network is not None else None,
+        route_table_count=network.route_table_count if network is not None else None,
         pools=pools,
         budget_name=budget_name,
     )

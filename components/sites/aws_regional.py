@@ -120,6 +120,8 @@ class RegionalSiteArgs:
     material_imported: bool = False
     account: AccountPlan = AccountPlan(in_stack=True)
     keys_only: bool = False
+    # The on-prem ranges this region's private link carries (the instances' egress to on-prem).
+    onprem_ranges: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         problems = []
@@ -204,6 +206,7 @@ class RegionalSite(pulumi.ComponentResource):
                     egress=spec.network.egress,
                     bucket_arns=[bucket_arn],
                     partition=args.partition,
+                    onprem_ranges=args.onprem_ranges,
                 ),
                 opts=child,
             )

@@ -46,6 +46,8 @@ class SitePlan:
     trail, budget and account plan). ``pools``: the names of the spec's pools that run here, in spec
     order. ``vpc_cidr``: the site's VPC range (``None`` when the site runs in existing subnets or holds
     no pools). ``subnet_ids``: existing subnets (vSwitches on Alibaba) to run in instead of a new VPC.
+    ``onprem_ranges``: the on-prem ranges the site's private link carries (empty: the site has no link);
+    the site's GPU security group allows egress to these and the link routes them.
     """
 
     cloud: Cloud
@@ -55,6 +57,7 @@ class SitePlan:
     vpc_cidr: str | None = None
     availability_zones: int = 2
     subnet_ids: tuple[str, ...] = ()
+    onprem_ranges: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:

@@ -1,5 +1,5 @@
-"""`links` in a stack file: a valid section plans (the fleet does not build links yet, the spec shows
-them); a bad one is exit 2 naming the file and the field, with no traceback, for every command."""
+"""`links` in a stack file: a valid section plans (the fleet builds each link beside the on-prem
+baseline); a bad one is exit 2 naming the file and the field, with no traceback, for every command."""
 
 from __future__ import annotations
 
@@ -16,6 +16,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _stack(links: Any) -> str:
     config = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())["config"]
+    hybrid = yaml.safe_load((ROOT / "stacks" / "Pulumi.hybrid.yaml").read_text())["config"]
+    # Links join the on-prem network to the sites: the hybrid stack's on-prem side, its secrets in plain.
+    config["gpufleet:fleet"]["onprem"] = hybrid["gpufleet:fleet"]["onprem"]
+    config["gpufleet:onpremKubeconfig"] = "apiVersion: v1\nkind: Config\n"
+    config["gpufleet:awsLinkPsk"] = "psk-for-the-test-only"
     config["gpufleet:fleet"]["links"] = links
     return yaml.safe_dump({"config": config}, sort_keys=False)
 
@@ -29,6 +34,10 @@ def test_plan_shows_the_links_of_the_spec(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     assert "aws:us-east-1" in result.stdout
     assert "awsLinkPsk" in result.stdout
+    assert "component gpufleet:links:AwsLink gpufleet-qa-aws-us-east-1-link" in " ".join(
+        result.stdout.split()
+    )
+    assert "psk-for-the-test-only" not in result.stdout
 
 
 @pytest.mark.parametrize("command", ["plan", "check", "cost"])

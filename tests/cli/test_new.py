@@ -36,6 +36,7 @@ def test_list_names_every_template_with_its_description_and_options() -> None:
         "account-baseline",
         "alicloud-dev",
         "dev-sandbox",
+        "hybrid",
         "inference",
         "tencent-dev",
         "training",
@@ -46,8 +47,10 @@ def test_list_names_every_template_with_its_description_and_options() -> None:
     assert lines[3].strip() == "needs --project, --team, --cost-center, --budget, --region"
     assert lines[4].startswith("dev-sandbox       small T4/A10G all-spot pool")
     assert lines[5].strip() == "needs --project, --team, --cost-center, --budget, --region"
-    assert lines[8].startswith("tencent-dev       Tencent Cloud only: small T4 all-spot AS pool")
-    assert lines[11].strip() == "needs --project, --team, --cost-center, --budget, --region, --replica-region"
+    assert lines[6].startswith("hybrid            hybrid: an on-prem DGX baseline bursting into AWS, Alibaba")
+    assert lines[7].strip() == "needs --project, --team, --cost-center, --budget, --region"
+    assert lines[10].startswith("tencent-dev       Tencent Cloud only: small T4 all-spot AS pool")
+    assert lines[13].strip() == "needs --project, --team, --cost-center, --budget, --region, --replica-region"
 
 
 @pytest.mark.parametrize("template", ["dev-sandbox", "training", "inference"])
@@ -223,12 +226,12 @@ def test_values_that_yaml_would_misread_are_quoted(project: Path) -> None:
         (
             ("new", "x", "--from", "nope", *REQUIRED),
             "error: unknown template 'nope'; known templates: account-baseline, alicloud-dev, dev-sandbox, "
-            "inference, tencent-dev, training\n",
+            "hybrid, inference, tencent-dev, training\n",
         ),
         (
             ("new", "x", *REQUIRED),
             "error: pass --from TEMPLATE; known templates: account-baseline, alicloud-dev, dev-sandbox, "
-            "inference, tencent-dev, training\n",
+            "hybrid, inference, tencent-dev, training\n",
         ),
         (
             ("new", "a b", "--from", "dev-sandbox", *REQUIRED),

@@ -83,7 +83,14 @@ def test_check_all_stacks_json() -> None:
     assert result.exit_code in (0, 1), result.output
     document = json.loads(result.stdout)
     assert document["version"] == 1
-    assert [s["stack"] for s in document["stacks"]] == ["account", "cn-dev", "dev", "prod", "tc-dev"]
+    assert [s["stack"] for s in document["stacks"]] == [
+        "account",
+        "cn-dev",
+        "dev",
+        "hybrid",
+        "prod",
+        "tc-dev",
+    ]
     # The shipped stacks, the account baseline included, pass every rule.
     assert [v for s in document["stacks"] for v in s["violations"]] == []
     mandatory = [v for s in document["stacks"] for v in s["violations"] if v["enforcement"] == "mandatory"]
