@@ -18,6 +18,7 @@ import pulumi
 
 from components import sites as dispatch
 from components.links import LinkArgs, link_factory
+from components.pools.burst import spec_gates
 from components.sites import (
     CLOUDS,
     Cloud,
@@ -112,6 +113,14 @@ class HybridGpuFleet(pulumi.ComponentResource):
                     f"{path.removeprefix(CONFIG_KEY + '.')}: {message}" for path, message in error.errors
                 )
             ) from None
+        try:
+            gates = spec_gates(spec, stack_provider_regions())
+        except SpecError as error:
+            raise FleetError(
+                "\n".join(
+                    f"{path.removeprefix(CONFIG_KEY + '.')}: {message}" for path, message in error.errors
+                )
+            ) from None
         factories = _factories(plans)
         self.keys_pending_import = material == "pending"
         tags = {**spec.cost_tags, STACK_TAG: current_stack()}
@@ -127,6 +136,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 byok_material_base64=byok_material_base64,
                 peers=tuple(p for p in plans if p.cloud == plan.cloud and not p.home) if plan.home else (),
                 home=homes.get(plan.cloud),
+                burst_gates=gates,
             )
             try:
                 site = factories[plan.cloud](site_name(name, plan), args, pulumi.ResourceOptions(parent=self))

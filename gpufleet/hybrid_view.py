@@ -94,6 +94,16 @@ def render_hybrid(spec: FleetSpec, graph: ResourceGraph) -> Tree:
     for key, link in spec.links.items():
         ranges = carried.get(key, [])
         links.add(escape(link_line(key, link, ranges, _link_connection(graph, key))))
+    if spec.burst is not None:
+        from components.pools.burst import describe_burst_order
+
+        order = tree.add("[bold]burst order[/] (how each cloud enforces it: docs/burst-order.md)")
+        try:
+            lines = describe_burst_order(spec, regions)
+        except (SpecError, ValueError) as error:
+            lines = [f"not compiled: {error}"]
+        for line in lines:
+            order.add(escape(line))
     return tree
 
 

@@ -55,6 +55,7 @@ from components.storage.aws import (
 from components.tags import current_stack, with_tags
 
 if TYPE_CHECKING:
+    from components.pools.burst import Gate
     from components.spec import FleetSpec
 
 
@@ -285,6 +286,7 @@ class AwsSite:
                     kms_key_arn=where.key.key_arn,
                     tags=tags,
                     region=pool_region,
+                    gate=_enforced(args.burst_gates.get(pool_name)),
                 ),
                 opts=child,
             )
@@ -436,3 +438,8 @@ def _region_network(plan: SitePlan) -> RegionNetwork | None:
     return RegionNetwork(
         vpc_cidr=ipaddress.IPv4Network(plan.vpc_cidr), availability_zones=plan.availability_zones
     )
+
+
+def _enforced(gate: Gate | None) -> Gate | None:
+    """The burst order's gate where AWS enforces it (metric-math alarms); None scales as before."""
+    return gate if gate is not None and gate.enforcement == "metric-math" else None

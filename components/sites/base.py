@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 import pulumi
 
 if TYPE_CHECKING:
+    from components.pools.burst import Gate
     from components.spec import FleetSpec
 
 Cloud = Literal["aws", "alicloud", "tencentcloud"]
@@ -82,6 +83,10 @@ class SiteArgs:
     # replicate to), and, for every other site, the home site of its cloud, built before it.
     peers: Sequence[SitePlan] = ()
     home: Site | None = None
+    # The burst order's gate per pool of the fleet (components.pools.burst.spec_gates), by pool name;
+    # empty without ``burst``.
+    # Sites whose cloud enforces it (``Gate.enforcement``) hold their pools' scale-out behind it.
+    burst_gates: Mapping[str, Gate] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
