@@ -165,11 +165,13 @@ class AlicloudSite(pulumi.ComponentResource):
             ),
             opts=child,
         )
+        # One switch per region, shared by every stack there: kept when this stack is destroyed, so
+        # tearing down one fleet does not turn session access off for the others in the region.
         alicloud.ecs.EcsSessionManagerStatus(
             f"{prefix}-session-manager",
             session_manager_status_name=SESSION_MANAGER_SWITCH,
             status="Enabled",
-            opts=child,
+            opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(retain_on_delete=True)),
         )
         pools: dict[str, PoolOutputs] = {}
         network: AlicloudNetwork | None = None

@@ -95,6 +95,21 @@ def test_every_alibaba_resource_uses_the_site_provider(run_pulumi: Runner) -> No
     assert {id(r._provider) for r in custom} == {id(provider)}
 
 
+def test_the_regional_session_switch_survives_the_stack(run_pulumi: Runner) -> None:
+    """The switch is one per region: destroying this fleet must not turn it off for the others."""
+    options: dict[str, pulumi.ResourceOptions] = {}
+
+    def keep(args: pulumi.ResourceTransformationArgs) -> None:
+        options[args.name] = args.opts
+
+    run_pulumi(lambda: AlicloudSite("site", site_args(), pulumi.ResourceOptions(transformations=[keep])))
+    switches = [name for name in options if name.endswith("-session-manager")]
+    assert len(switches) == 1
+    assert options[switches[0]].retain_on_delete is True
+    # Nothing else of the site is retained: the bucket, key and pools go with the stack.
+    assert [n for n, o in options.items() if o.retain_on_delete] == switches
+
+
 def test_outputs_follow_the_contract(run_pulumi: Runner) -> None:
     site, values = resolved_outputs(run_pulumi)
     out = site.outputs
