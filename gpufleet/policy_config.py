@@ -205,34 +205,35 @@ def find_policy_config(project_dir: Path) -> Path | None:
     return None
 
 
-def read_policy_config_file(path: Path) -> dict[str, Any]:
-    """Parse a policy config file (JSON, or YAML by extension) into a plain mapping."""
+def read_policy_config_file(
+    path: Path, *, kind: str = "policy config", shape: str = "an object of policy name -> config"
+) -> dict[str, Any]:
+    """Parse a policy config file (JSON, or YAML by extension) into a plain mapping. ``kind`` and
+    ``shape`` name the file and what it should hold in errors (the checkov config shares this reader)."""
     try:
         text = safe_yaml.read_text(path)
     except OSError as error:
-        raise PolicyConfigError([f"{path}: cannot read the policy config ({error.strerror})"]) from None
+        raise PolicyConfigError([f"{path}: cannot read the {kind} ({error.strerror})"]) from None
     except safe_yaml.YamlLimitError as error:
-        raise PolicyConfigError([f"{error}; expected a policy config (JSON, or YAML by extension)"]) from None
+        raise PolicyConfigError([f"{error}; expected a {kind} (JSON, or YAML by extension)"]) from None
     if not text.strip():
         return {}
     try:
         data = safe_yaml.load(path, text) if path.suffix.lower() in (".yaml", ".yml") else loads_limited(text)
     except json.JSONDecodeError as error:
-        expected = "expected an object of policy name -> config"
+        expected = f"expected {shape}"
         raise PolicyConfigError([f"{path}:{error.lineno}: invalid JSON ({error.msg}); {expected}"]) from None
     except JsonLimitError as error:
-        raise PolicyConfigError([f"{path}: {error}; expected an object of policy name -> config"]) from None
+        raise PolicyConfigError([f"{path}: {error}; expected {shape}"]) from None
     except safe_yaml.YamlLimitError as error:
-        raise PolicyConfigError([f"{error}; expected a mapping of policy name -> config"]) from None
+        raise PolicyConfigError([f"{error}; expected {shape.replace('an object', 'a mapping', 1)}"]) from None
     except yaml.YAMLError as error:
-        expected = "expected a mapping of policy name -> config"
+        expected = f"expected {shape.replace('an object', 'a mapping', 1)}"
         raise PolicyConfigError([f"{path}: invalid YAML ({error}); {expected}"]) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise PolicyConfigError(
-            [f"{path}: the top level is a {type(data).__name__}; expected an object of policy name -> config"]
-        )
+        raise PolicyConfigError([f"{path}: the top level is a {type(data).__name__}; expected {shape}"])
     return data
 
 

@@ -60,4 +60,7 @@ def load_checkov_skips(path: Path | None, project_root: Path) -> dict[str, str]:
         path = find_checkov_config(project_root)
     if path is None:
         return {}
-    return parse_checkov_config(read_policy_config_file(path), str(path))
+    raw = read_policy_config_file(
+        path, kind="checkov config", shape='an object {"skip": {"<check id>": "<reason>"}}'
+    )
+    return parse_checkov_config(raw, str(path))

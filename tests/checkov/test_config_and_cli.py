@@ -140,3 +140,22 @@ def test_a_broken_export_is_a_note_and_the_verdicts_stand(
         == "checkov was not run: the export for it failed (ValueError: unexpected input)"
     )
     assert "violations" in stack
+
+
+def test_a_missing_or_malformed_checkov_config_is_named_as_the_checkov_config(tmp_path: Path) -> None:
+    missing = CliRunner().invoke(
+        app,
+        ["check", str(ROOT), "-s", "dev", "--no-checkov", "--checkov-config", str(tmp_path / "none.json")],
+    )
+    assert missing.exit_code == 2
+    assert (
+        f"{tmp_path / 'none.json'}: cannot read the checkov config (No such file or directory)"
+        in missing.output
+    )
+    listed = tmp_path / "list.json"
+    listed.write_text("[]", encoding="utf-8")
+    wrong = CliRunner().invoke(
+        app, ["check", str(ROOT), "-s", "dev", "--no-checkov", "--checkov-config", str(listed)]
+    )
+    assert wrong.exit_code == 2
+    assert 'the top level is a list; expected an object {"skip": {"<check id>": "<reason>"}}' in wrong.output
