@@ -1,10 +1,12 @@
 """Owned capacity: the on-prem baseline's hardware beside the rented pools.
 
-- **Amortisation.** ``onprem.hardware`` names a server model of the catalogue's ``purchases`` and a
-  count (default: one per GPU node). A month of it costs ``count x price / amortisation_months``,
-  converted to the report's currency with the catalogue's rate. Power, hosting and staff are not in
-  this figure (``gpufleet advise buy-vs-rent`` weighs those); the line says so. Owned capacity is shown
-  beside the rented total, not added to it: the budget covers cloud spend.
+- **Whole cost of owning.** ``onprem.hardware`` names a server model of the catalogue's ``purchases`` and a
+  count (default: one per GPU node). A month of it is ``count x`` one server's month of owning from
+  ``gpufleet/ownership.py`` (the figure ``gpufleet advise buy-vs-rent`` uses): the amortised purchase
+  (``price / amortisation_months``, converted with the catalogue's rate), power, hosting, maintenance
+  and staff, at the catalogue's ``ownership`` defaults or the stack's ``onprem.hardware`` overrides.
+  The line shows the amortised purchase as its first term. Owned capacity is shown beside the rented
+  total, not added to it: the budget covers cloud spend.
 - **Coverage.** The pools' usage profiles are read as the fleet's demand, in GPUs: each pool at each
   step's size for its hours a day (its largest steps first, from the start of the day), at its minimum
   size the rest of the day, and a pool without a profile at its maximum all day. The pools' peaks are
@@ -72,10 +74,25 @@ class OwnedCapacity:
     rate: float  # report currency per price currency
     currency: str
     coverage: Coverage | None = None
+    terms: tuple[tuple[str, float, str], ...] = ()
+    """One server's month of owning, term by term (name, amount, formula): gpufleet/ownership.py. The
+    "hardware" term is the amortised purchase; without terms the month is that purchase alone."""
+
+    @property
+    def hardware_monthly(self) -> float:
+        """The amortised purchase of all the servers, a month."""
+        return self.count * self.price * self.rate / self.months
+
+    @property
+    def per_server_monthly(self) -> float:
+        if not self.terms:
+            return self.price * self.rate / self.months
+        return sum(amount for _, amount, _ in self.terms)
 
     @property
     def monthly(self) -> float:
-        return self.count * self.price * self.rate / self.months
+        """The whole cost of owning all the servers, a month."""
+        return self.count * self.per_server_monthly
 
     @property
     def gpu_hour(self) -> float:
@@ -93,6 +110,12 @@ class OwnedCapacity:
             "amortisation_months": self.months,
             "rate": round(self.rate, 6),
             "monthly": round(self.monthly, 2),
+            "hardware_monthly": round(self.hardware_monthly, 2),
+            "per_server_monthly": round(self.per_server_monthly, 2),
+            "ownership": {
+                "per_server_monthly": {name: round(amount, 2) for name, amount, _ in self.terms},
+                "formulas": {name: formula for name, _, formula in self.terms},
+            },
             "gpu_hour": round(self.gpu_hour, 4),
             "coverage": None if self.coverage is None else self.coverage.to_json(),
         }
@@ -170,9 +193,18 @@ def owned_capacity(
     priced ``lines`` (matched by name, for the instance type priced) give the coverage."""
     if onprem is None or onprem.hardware is None:
         return None
+    from gpufleet.ownership import load_ownership
+
     hardware = onprem.hardware
     quote = purchases[hardware.server]
     price_currency = str(quote["currency"])
+    rate = catalog.rate(price_currency, currency)
+    owning = load_ownership().with_hardware(hardware)
+    terms = owning.monthly_terms(
+        float(quote["amount"]) * rate,
+        onprem.gpu_nodes.gpus_per_node,
+        lambda amount: catalog.convert(amount, owning.currency, currency),
+    )
     cover = None
     if pools:
         types = {line.pool: line.instance_type for line in lines}
@@ -189,10 +221,11 @@ def owned_capacity(
         price=float(quote["amount"]),
         price_currency=price_currency,
         price_date=str(quote.get("date", "")),
-        months=hardware.amortisation_months,
-        rate=catalog.rate(price_currency, currency),
+        months=owning.life_months,
+        rate=rate,
         currency=currency,
         coverage=cover,
+        terms=tuple(terms),
     )
 
 
@@ -200,11 +233,15 @@ def render_owned(owned: OwnedCapacity, rented_monthly: float) -> list[str]:
     """The text report's owned-capacity lines, each figure checkable by hand."""
     c = owned.currency
     rate = "" if owned.price_currency == c else f" at {_num(owned.rate, 4)} {c}/{owned.price_currency}"
+    others = "".join(
+        f" + {name} {_money(owned.count * amount)}" for name, amount, _ in owned.terms if name != "hardware"
+    )
+    whole = f"{others} = {_money(owned.monthly)} {c}" if others else ""
     out = [
         f"owned: {owned.count} x {owned.server} at {_money(owned.price)} {owned.price_currency} "
-        f"(quoted {owned.price_date}){rate} / {owned.months} months = {_money(owned.monthly)} {c} a month, "
-        f"{owned.gpus} GPUs, {_num(owned.gpu_hour, 4)} {c}/GPU-hour over {_num(HOURS_PER_MONTH)} h "
-        "(hardware only: power, hosting and staff not included)",
+        f"(quoted {owned.price_date}){rate} / {owned.months} months = {_money(owned.hardware_monthly)} {c} "
+        f"hardware{whole} a month (the whole cost of owning, as gpufleet advise buy-vs-rent weighs it), "
+        f"{owned.gpus} GPUs, {_num(owned.gpu_hour, 4)} {c}/GPU-hour over {_num(HOURS_PER_MONTH)} h",
         f"owned and rented side by side: owned {_money(owned.monthly)} {c}, rented (estimate) "
         f"{_money(rented_monthly)} {c} a month; owned is not counted against the budget",
     ]

@@ -56,23 +56,35 @@ def test_a_baseline_larger_than_the_demand_never_bursts() -> None:
 
 
 def test_owned_dgx_a100_amortised_by_hand() -> None:
-    # 2 GPU nodes (8 GPUs each) on dgx_a100 at 199,000 USD over 36 months:
-    # 2 x 199,000 / 36 = 11,055.56 USD a month; / (16 GPUs x 730 h) = 0.9465 USD a GPU-hour.
+    # 2 GPU nodes (8 GPUs each) on dgx_a100 at 199,000 USD over 36 months, the catalogue's ownership
+    # defaults (0.7 kW a GPU + 1 kW host, 0.14 USD/kWh, PUE 1.5, hosting 400, maintenance 10%/yr,
+    # staff 250), one server a month:
+    #   hardware     199,000 / 36                      = 5,527.7778
+    #   power        (8 x 0.7 + 1) = 6.6 kW x 730 h = 4,818 kWh x 0.14 = 674.52 x 1.5 = 1,011.78
+    #   hosting                                         =   400
+    #   maintenance  199,000 x 10% / 12                 = 1,658.3333
+    #   staff                                           =   250
+    #   total                                           = 8,847.8911
+    # x 2 servers = 17,695.7822 USD a month (hardware 2 x 5,527.7778 = 11,055.56 of it);
+    # / (16 GPUs x 730 h = 11,680) = 1.5150 USD a GPU-hour.
     spec = _spec({"server": "dgx_a100"})
     catalog = load_catalog()
     owned = owned_capacity(spec.onprem, purchase_models(), catalog, "USD", pools=[TRAIN, INFER])
     assert owned is not None
     assert (owned.server, owned.count, owned.gpus, owned.months, owned.rate) == ("dgx_a100", 2, 16, 36, 1.0)
-    assert owned.monthly == pytest.approx(11_055.5556, abs=1e-3)
-    assert owned.gpu_hour == pytest.approx(0.94654, abs=1e-5)
+    assert owned.monthly == pytest.approx(17_695.7822, abs=1e-3)
+    assert owned.hardware_monthly == pytest.approx(11_055.5556, abs=1e-3)
+    assert owned.gpu_hour == pytest.approx(1.51505, abs=1e-5)
     assert owned.coverage is not None and owned.coverage.baseline_gpu_hours == 248
     lines = render_owned(owned, rented_monthly=1234.5)
     assert lines[0] == (
-        "owned: 2 x dgx_a100 at 199,000.00 USD (quoted 2026-11-30) / 36 months = 11,055.56 USD a month, "
-        "16 GPUs, 0.9465 USD/GPU-hour over 730 h (hardware only: power, hosting and staff not included)"
+        "owned: 2 x dgx_a100 at 199,000.00 USD (quoted 2026-11-30) / 36 months = 11,055.56 USD hardware "
+        "+ power 2,023.56 + hosting 800.00 + maintenance 3,316.67 + staff 500.00 = 17,695.78 USD a month "
+        "(the whole cost of owning, as gpufleet advise buy-vs-rent weighs it), 16 GPUs, 1.515 USD/GPU-hour "
+        "over 730 h"
     )
     assert lines[1] == (
-        "owned and rented side by side: owned 11,055.56 USD, rented (estimate) 1,234.50 USD a month; "
+        "owned and rented side by side: owned 17,695.78 USD, rented (estimate) 1,234.50 USD a month; "
         "owned is not counted against the budget"
     )
     assert lines[2] == (
@@ -87,8 +99,11 @@ def test_count_months_and_currency_follow_the_spec() -> None:
     catalog = load_catalog()
     owned = owned_capacity(spec.onprem, purchase_models(), catalog, "CNY")
     assert owned is not None and owned.coverage is None
-    # 3 x 270,000 USD / 48 months, at the catalogue's CNY rate
-    assert owned.monthly == pytest.approx(3 * 270_000 / 48 * catalog.rate("USD", "CNY"))
+    # 3 x (270,000 / 48 months + 6.6 kW x 730 h x 0.14 x 1.5 + 400 + 270,000 x 10% / 12 + 250) USD,
+    # at the catalogue's CNY rate; the amortised purchase alone is 3 x 270,000 / 48
+    per_server = 270_000 / 48 + 6.6 * 730 * 0.14 * 1.5 + 400 + 270_000 * 0.10 / 12 + 250
+    assert owned.monthly == pytest.approx(3 * per_server * catalog.rate("USD", "CNY"))
+    assert owned.hardware_monthly == pytest.approx(3 * 270_000 / 48 * catalog.rate("USD", "CNY"))
     assert "at " in render_owned(owned, 0)[0] and " CNY/USD / 48 months" in render_owned(owned, 0)[0]
 
 
@@ -118,10 +133,11 @@ def test_gpufleet_cost_shows_owned_beside_rented() -> None:
     assert "**Owned capacity** (beside the totals, not in them):" in render_markdown(report)
     owned_json = report.to_json()["owned"]
     assert (owned_json["monthly"], owned_json["gpus"], owned_json["coverage"]["burst_hours_per_day"]) == (
-        11_055.56,
+        17_695.78,
         16,
         24,
     )
+    assert owned_json["hardware_monthly"] == 11_055.56
 
 
 def test_a_fleet_without_hardware_keeps_its_report_as_it_was() -> None:
@@ -132,3 +148,34 @@ def test_a_fleet_without_hardware_keeps_its_report_as_it_was() -> None:
     report = estimate_spec(parse_fleet(raw))
     assert report.owned is None and "owned" not in report.to_json()
     assert "owned:" not in render_text(report)
+
+
+def test_cost_owned_monthly_is_the_advise_whole_cost_for_the_hybrid_stack() -> None:
+    """`gpufleet cost` and `gpufleet advise buy-vs-rent` price owning the same way: the hybrid stack's
+    owned month is the advise whole cost of one server x the servers."""
+    from pathlib import Path
+
+    import yaml
+
+    from components.spec import CONFIG_KEY
+    from gpufleet.cost import estimate_spec
+    from gpufleet.ownership import load_ownership
+
+    root = Path(__file__).resolve().parents[2]
+    config = yaml.safe_load((root / "stacks" / "Pulumi.hybrid.yaml").read_text(encoding="utf-8"))["config"]
+    spec = parse_fleet(config[CONFIG_KEY])
+    report = estimate_spec(spec, config=config)
+    owned = report.owned
+    assert owned is not None and spec.onprem is not None and spec.onprem.hardware is not None
+    catalog = load_catalog()
+    quote = purchase_models()[spec.onprem.hardware.server]
+    # what `gpufleet advise buy-vs-rent -s hybrid` weighs for one server (gpufleet/advise.py advise_stack)
+    owning = load_ownership().with_hardware(spec.onprem.hardware)
+    terms = owning.monthly_terms(
+        catalog.convert(float(quote["amount"]), str(quote["currency"]), report.currency),
+        spec.onprem.gpu_nodes.gpus_per_node,
+        lambda amount: catalog.convert(amount, owning.currency, report.currency),
+    )
+    per_server = sum(amount for _, amount, _ in terms)
+    assert owned.monthly == pytest.approx(per_server * spec.onprem.owned_servers)
+    assert report.to_json()["owned"]["monthly"] == round(per_server * spec.onprem.owned_servers, 2)
