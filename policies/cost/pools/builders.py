@@ -37,6 +37,33 @@ def _pool(
     )
 
 
+def _sized_pool(
+    resource: Any,
+    reader: _Reader,
+    attachments: _Attachments,
+    stack_tags: Mapping[str, str],
+    *,
+    instance_types: Iterable[str],
+    sizes: tuple[int | None, int | None, int | None],
+    spot_percent: float | None,
+    **values: Any,
+) -> Pool:
+    """A pool of `instance_types` (each once, in order) sized `(min_size, max_size, desired)`."""
+    min_size, max_size, desired = sizes
+    return _pool(
+        resource,
+        reader,
+        attachments,
+        stack_tags,
+        instance_types=tuple(dict.fromkeys(instance_types)),
+        min_size=min_size,
+        max_size=max_size,
+        desired=desired,
+        spot_percent=spot_percent,
+        **values,
+    )
+
+
 def _spot_share(size: int | None, base: int, on_demand_percent: float) -> float:
     """Percent of capacity on spot at `size`, given an on-demand base and a percentage above it."""
     if size is None or size <= 0:
