@@ -1,0 +1,317 @@
+"""`gpufleet check`: run each stack offline, judge it with the policies and checkov, price it and report."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+from gpufleet import cli
+from gpufleet.atomic import write_files_atomically
+from gpufleet.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    EXIT_VIOLATION,
+    BadInput,
+    ProjectDir,
+    StackRefs,
+    Timeout,
+    _run,
+    _stack_file,
+    _stacks,
+    app,
+    fail,
+    read_stack_references,
+    write_stdout,
+)
+from gpufleet.cli.fleet_view import load_fleet
+from gpufleet.cli.judging import (
+    _config_problem,
+    _policy_config,
+    parse_formats,
+    select_rules,
+    stack_cost,
+    with_estimates,
+)
+from gpufleet.engine import DEFAULT_TIMEOUT
+from gpufleet.helptext import examples
+from gpufleet.sandbox import collector_paused
+
+_TEXT_STYLES = (
+    (r"\bGF-[A-Z0-9]+-\d{3}\b", "bold cyan"),
+    (r"\[mandatory\]", "bold red"),
+    (r"\[advisory\]", "yellow"),
+    (r"(?m)^  CRITICAL$", "bold white on red"),
+    (r"(?m)^  HIGH$", "bold red"),
+    (r"(?m)^  MEDIUM$", "bold yellow"),
+    (r"(?m)^  LOW$", "bold blue"),
+    (r"(?m)^stack \S+", "bold"),
+    (r"passed: no policy violations", "green"),
+    (r"(?m)^  cost: .*$", "magenta"),
+)
+
+
+def print_text_report(text: str, console: Console) -> None:
+    """The text report, coloured for a terminal (plain when stdout is a pipe or a file)."""
+    styled = Text(text)
+    for pattern, style in _TEXT_STYLES:
+        styled.highlight_regex(pattern, style)
+    console.print(styled, end="", soft_wrap=True)
+
+
+@app.command(
+    epilog=examples(
+        [
+            ("gpufleet check -s dev", "JSON report on stdout"),
+            ("gpufleet check -s dev --format text", "readable in a terminal"),
+            (
+                "gpufleet check --all-stacks --jobs 2 --format sarif,junit,markdown --output-dir reports",
+                "every stack, two at a time, three reports",
+            ),
+            (
+                "gpufleet check -s dev --enforce GF-COST-004=advisory --set GF-AUD-002.min_days=365",
+                "enforcement and rule config for one run",
+            ),
+            ("gpufleet check -s prod --rules 'GF-STOR-*,GF-KMS-001'", "quote wildcards from the shell"),
+            ("gpufleet check -s prod --strict", "fail on components that could not be looked inside"),
+        ],
+        ["Exit status: 0 no mandatory violation, 1 a mandatory violation, 2 bad input."],
+    ),
+)
+def check(  # noqa: PLR0917 - typer maps each parameter to an option
+    project_dir: ProjectDir = Path(),
+    stack: Annotated[str | None, typer.Option("--stack", "-s", help="Stack to check.")] = None,
+    all_stacks: Annotated[bool, typer.Option("--all-stacks", help="Check every stack file.")] = False,
+    list_stacks: Annotated[
+        bool,
+        typer.Option(
+            "--list-stacks",
+            help="Print every stack and the clouds it uses (--format json or text) and exit: the CI matrix.",
+        ),
+    ] = False,
+    formats: Annotated[
+        str,
+        typer.Option(
+            "--format", "-f", help="Comma-separated: json, text, sarif, junit, markdown (several need -o)."
+        ),
+    ] = "json",
+    output_dir: Annotated[
+        Path | None, typer.Option("--output-dir", "-o", help="Write each report to a file here.")
+    ] = None,
+    policy_config: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy-config",
+            help="Policy pack config (Pulumi's JSON shape; YAML by extension). Default: the project's "
+            "policy-config.json, if any.",
+        ),
+    ] = None,
+    enforce: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--enforce",
+            metavar="RULE=LEVEL",
+            help="Enforcement level for a rule id or policy name, or all=LEVEL "
+            "(advisory, mandatory, remediate, disabled). Repeatable.",
+        ),
+    ] = None,
+    set_values: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="RULE.KEY=VALUE",
+            help="A policy config value, JSON or a plain string (GF-AUD-002.min_days=365). Repeatable.",
+        ),
+    ] = None,
+    rules: Annotated[
+        str | None,
+        typer.Option("--rules", help="Only these rules: ids or policy names, wildcards allowed (GF-COST-*)."),
+    ] = None,
+    stack_refs: StackRefs = None,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="Fail (exit 1) when a component could not be looked inside offline (GF-ENGINE-001: "
+            "remote components, Helm charts and releases, kustomize): its children were not judged. "
+            "Same as --enforce GF-ENGINE-001=mandatory.",
+        ),
+    ] = False,
+    timeout: Timeout = DEFAULT_TIMEOUT,
+    checkov: Annotated[
+        bool | None,
+        typer.Option(
+            "--checkov/--no-checkov",
+            help="Also judge with checkov (run once for every stack). Default: when it is installed "
+            "(.venv-checkov/, $GPUFLEET_CHECKOV or PATH); --checkov makes its absence an error.",
+            show_default=False,
+        ),
+    ] = None,
+    checkov_bin: Annotated[
+        Path | None, typer.Option("--checkov-bin", help="The checkov executable to run.")
+    ] = None,
+    checkov_config: Annotated[
+        Path | None,
+        typer.Option(
+            "--checkov-config",
+            help="checkov checks to skip, each with its reason. Default: the project's checkov-config.json.",
+        ),
+    ] = None,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            help="With --all-stacks: check this many stacks at once, each in its own process "
+            "(0: one per CPU).",
+        ),
+    ] = 1,
+    explain_overlap: Annotated[
+        bool,
+        typer.Option(
+            "--explain-overlap",
+            help="Show where each rule and its nearest checkov checks agree and disagree on the same "
+            "resources.",
+        ),
+    ] = False,
+) -> None:
+    """Run the program offline and judge it with the guardrail policies and checkov, and price it."""
+    # The policy pack is imported only when judging: `plan` stays quick to start.
+    from gpufleet import allstacks, evaluate, remediation_fields, report
+    from gpufleet.checkov import command as checkov_command
+    from gpufleet.checkov.config import load_checkov_skips
+    from gpufleet.policy_config import PolicyConfigError
+    from policies.registry import default_registry
+
+    if list_stacks:
+        _list_stacks(project_dir, formats, bool(stack) or all_stacks or output_dir is not None)
+    try:
+        selected = parse_formats(formats)
+        if len(selected) > 1 and output_dir is None:
+            raise BadInput(
+                f"--format {','.join(selected)} names {len(selected)} reports and stdout takes one: "
+                "pass --output-dir DIR to write each to its file there"
+            )
+        # Checked before any stack runs so a mistyped path does not cost a whole evaluation.
+        if output_dir is not None and output_dir.exists() and not output_dir.is_dir():
+            raise BadInput(
+                f"--output-dir {output_dir} is a file; pass a directory (created if missing) "
+                "to write the reports in"
+            )
+        project, names = _stacks(project_dir, stack, all_stacks)
+        try:
+            jobs = allstacks.parse_jobs(jobs)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+        everything = list(default_registry())
+        policies, engine_rule = select_rules(everything, rules)
+        config = _policy_config(policy_config, project.root, everything, enforce or (), set_values or ())
+        references = read_stack_references(stack_refs)
+        checkov_binary = checkov_command.resolve(checkov, checkov_bin, project.root)
+        checkov_skips = load_checkov_skips(checkov_config, project.root)
+
+        def check_one(name: str) -> allstacks.Outcome:
+            try:
+                # The program would stop at the first bad spec too, but folded into one paragraph: checking
+                # the spec first lists each problem on its own line.
+                fleet = load_fleet(project.root, name)
+                graph = _run(project.root, name, references, timeout)
+                stack_file = _stack_file(project, name)
+                # Pricing and judging allocate much and free little: the collector would walk the whole
+                # graph again and again for nothing.
+                with collector_paused():
+                    block, estimates = stack_cost(graph, stack_file)
+                    started = time.perf_counter()
+                    result = evaluate.evaluate_stack(
+                        graph,
+                        policies,
+                        with_estimates(config, estimates),
+                        strict=strict,
+                        engine_rule=engine_rule,
+                    )
+                    result.pack_seconds = time.perf_counter() - started
+            except BadInput as exc:
+                if not all_stacks:
+                    raise
+                return allstacks.error_result(name, project.name, str(exc), exc.details), None
+            result.stack_file = stack_file
+            result.cost = block
+            if fleet is not None:
+                result.violations = remediation_fields.in_spec_terms(
+                    result.violations,
+                    remediation_fields.Context(
+                        fleet.spec,
+                        stack_file,
+                        remediation_fields.settings_of(everything, config),
+                        monthly_estimate=block.get("monthly_estimate"),
+                    ),
+                )
+            return result, graph
+
+        outcomes = allstacks.check_stacks(names, check_one, project=project.name, jobs=jobs)
+        results = [result for result, _ in outcomes]
+        checked = [(result, graph) for result, graph in outcomes if graph is not None]
+        checkov_command.attach(
+            [result for result, _ in checked],
+            [graph for _, graph in checked],
+            checkov_binary,
+            enabled=checkov,
+            skips=checkov_skips,
+            pack_seconds=[result.pack_seconds for result, _ in checked],
+            overlap_rules=[(p.rule.id, p.rule.checkov) for p in policies] if explain_overlap else None,
+        )
+    except checkov_command.CheckovUnavailable as exc:
+        raise fail(BadInput(str(exc))) from None
+    except PolicyConfigError as exc:
+        raise fail(_config_problem(exc)) from None
+    except BadInput as exc:
+        raise fail(exc) from None
+
+    try:
+        rendered = report.write_reports(results, selected, None, policies=policies, repo_root=project.root)
+        if output_dir is not None:
+            output_dir.mkdir(parents=True, exist_ok=True)
+            write_files_atomically({output_dir / report.FILE_NAMES[fmt]: rendered[fmt] for fmt in selected})
+    except OSError as exc:
+        raise fail(BadInput(f"cannot write the reports to {output_dir}: {exc.strerror or exc}")) from None
+    if output_dir is None:
+        text = rendered[selected[0]]
+        if selected[0] == "text":
+            print_text_report(text, cli.out)
+        else:
+            write_stdout(text)
+    else:
+        for fmt in selected:
+            cli.out.print(f"wrote {escape(str(output_dir / report.FILE_NAMES[fmt]))}", soft_wrap=True)
+        total = [f for r in results for f in r.violations]
+        mandatory = sum(1 for f in total if f.enforcement == "mandatory")
+        cli.out.print(
+            f"{len(results)} stack{'' if len(results) == 1 else 's'}: {mandatory} mandatory, "
+            f"{len(total) - mandatory} advisory violations"
+        )
+    broken = [result for result in results if result.error is not None]
+    for result in broken:
+        error = result.error or {}
+        fail(BadInput(str(error.get("message")), error.get("details") or ()))
+    if broken:
+        raise typer.Exit(EXIT_BAD_INPUT)
+    raise typer.Exit(EXIT_VIOLATION if report.exit_code(results) else EXIT_OK)
+
+
+def _list_stacks(project_dir: Path, fmt: str, other_selection: bool) -> None:
+    from gpufleet import stacklist
+
+    try:
+        if other_selection:
+            raise BadInput("--list-stacks lists every stack on stdout: drop -s/--all-stacks/--output-dir")
+        write_stdout(stacklist.render(stacklist.list_stacks(project_dir), fmt))
+    except stacklist.StackListError as exc:
+        raise fail(BadInput(str(exc))) from None
+    except BadInput as exc:
+        raise fail(exc) from None
+    raise typer.Exit(EXIT_OK)
