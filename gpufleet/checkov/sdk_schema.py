@@ -135,3 +135,27 @@ def sdk_problems(data: Mapping[str, Any]) -> list[str]:
             elif snake_case(pulumi_name) not in bridge_plurals(tf_name):
                 problems.append(f"{token}: {pulumi_name} is not the bridge's plural of {tf_name}")
     return problems
+
+
+# Modules whose Terraform prefix is not their Pulumi name (pulumi-aws maps `aws_dx_*` to `directconnect`).
+_TERRAFORM_MODULES = {
+    "aws:directconnect": "dx",
+    "aws:costexplorer": "ce",
+    "alicloud:expressconnect": "express_connect",
+}
+
+
+def bridge_terraform_types(token: str) -> set[str]:
+    """The Terraform types the bridge's naming gives a token: the provider prefix, optionally the
+    module, and the resource's snake_case (`aws:ec2/vpnConnection:VpnConnection` -> `aws_vpn_connection`,
+    `aws:directconnect/gateway:Gateway` -> `aws_dx_gateway`); a legacy `V2` twin names its unversioned
+    type; a Tencent module's `instance` is the module's own type (`tencentcloud:Vpc/instance:Instance`
+    -> `tencentcloud_vpc`). Types named otherwise are listed where they are checked."""
+    provider, _, rest = token.partition(":")
+    module, _, name = rest.partition(":")[0].partition("/")
+    modules = {snake_case(module), _TERRAFORM_MODULES.get(f"{provider}:{module}", snake_case(module))}
+    names = {snake_case(name), snake_case(name.removesuffix("V2"))}
+    found = {f"{provider}_{n}" for n in names} | {f"{provider}_{m}_{n}" for m in modules for n in names}
+    if provider == "tencentcloud" and name == "instance":
+        found |= {f"{provider}_{m}" for m in modules}
+    return found
