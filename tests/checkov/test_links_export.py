@@ -130,7 +130,7 @@ def test_checkov_verdicts_on_the_links_program(graph: ResourceGraph, checkov_bin
     (block,) = judge([graph], checkov_bin)
     failed = sorted((f["check_id"], f["name"]) for f in block["findings"])
     # checkov 3.3.30 has no check on any VPN, Direct Connect, CEN, CCN or route-entry type: the links'
-    # resources pass through without a verdict (their algorithms are judged by the policy pack). The
+    # resources pass through without a verdict (GF-NET-001 judges their algorithms). The
     # common types below are judged through their renamed blocks (`ebs_block_device` of aws_ami).
     assert failed == [
         ("CKV_ALI_13", "ali-passwords"),
