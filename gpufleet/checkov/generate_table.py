@@ -103,7 +103,7 @@ def _collection_fields(fields: Mapping[str, Any]) -> list[str]:
 def _add_pluralised_fields(token: str, entry: dict[str, Any], fields: Mapping[str, Any]) -> None:
     """The bridge pluralises a collection field (`local_subnet` -> `localSubnets`): where the SDK has
     that plural, the table needs the rename back."""
-    wire_names = sdk_properties(token) or {}
+    wire_names = sorted(sdk_properties(token) or ())
     for tf_name in _collection_fields(fields):
         for pulumi_name in wire_names:
             if snake_case(pulumi_name) in bridge_plurals(tf_name):
@@ -116,12 +116,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=TABLE_PATH)
     args = parser.parse_args(argv)
     data = table()
-    problems = sdk_problems(data)
+    problems: list[str] = []
     for path in args.bridge_metadata:
         problems += merge_bridge_metadata(data, json.loads(path.read_text(encoding="utf-8")))
     problems += sdk_problems(data)
     if problems:
-        print("\n".join(dict.fromkeys(problems)), file=sys.stderr)
+        print("\n".join(problems), file=sys.stderr)
         return 1
     args.output.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     print(f"wrote {args.output}: {len(data['resources'])} resource types")

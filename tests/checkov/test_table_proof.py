@@ -194,3 +194,27 @@ def test_aws_terraform_types_are_known_to_checkov(checkov_bin: Path) -> None:
     assert len(types) == 139
     assert sorted(types - known) == []
     assert "aws_vpn_connexion" not in known
+
+
+def test_generator_refuses_a_table_the_sdks_disagree_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gpufleet.checkov import generate_table
+
+    output = tmp_path / "table.json"
+    assert generate_table.main(["--output", str(output)]) == 0
+    assert json.loads(output.read_text(encoding="utf-8")) == table()
+
+    def corrupted() -> dict[str, Any]:
+        data = table()
+        data["resources"]["aws:ec2/vpnConnection:VpnConnection"]["renames"]["vgwTelemetry"] = "vgw_telemetry"
+        return data
+
+    monkeypatch.setattr(generate_table, "table", corrupted)
+    output.unlink()
+    assert generate_table.main(["--output", str(output)]) == 1
+    assert not output.exists()
+    assert capsys.readouterr().err == (
+        "aws:ec2/vpnConnection:VpnConnection: vgwTelemetry is no property of the resource or its nested "
+        "types\n"
+    )
