@@ -6,10 +6,15 @@
 
 A bridged provider's repository ships `provider/cmd/pulumi-resource-<name>/bridge-metadata.json`:
 `renames.resources` maps each type token to its Terraform type (or `auto-aliasing.resources` maps each
-Terraform type to its `current` token) and `renames.renamedProperties` maps, per token, each Pulumi
-property name to its Terraform name. Given such files, every token here must map to
-the same Terraform type (a mismatch is an error) and each renamed property whose Terraform name is not
-merely its snake_case is added to the table.
+Terraform type to its `current` token and lists its collection `fields`, nested ones under `elem`, with
+`maxItemsOne`) and `renames.renamedProperties` maps, per token, each Pulumi property name to its
+Terraform name. Given such files, every token here must map to the same Terraform type (a mismatch is
+an error) and each renamed property whose Terraform name is not merely its snake_case is added to the
+table, as is each collection field the bridge pluralised (found among the installed SDK's names).
+
+Without any file, the table is still checked against the installed SDKs (`sdk_problems`): every token
+is a resource class there, every renamed property is a wire name of that resource or of its nested
+types, and every Terraform name is the singular the bridge pluralised into that wire name.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from gpufleet.checkov.naming import snake_case
+from gpufleet.checkov.sdk_schema import bridge_plurals, sdk_problems, sdk_properties
 from gpufleet.checkov.table_source import table
 
 TABLE_PATH = Path(__file__).with_name("table.json")
@@ -37,13 +43,18 @@ def merge_bridge_metadata(data: dict[str, Any], metadata: Mapping[str, Any]) -> 
         if isinstance(alias, Mapping) and isinstance(alias.get("current"), str):
             types.setdefault(alias["current"], tf_type)
     properties: Mapping[str, Mapping[str, str]] = renames.get("renamedProperties") or {}
+    fields_by_token: dict[str, Mapping[str, Any]] = {}
+    for alias in ((metadata.get("auto-aliasing") or {}).get("resources") or {}).values():
+        if isinstance(alias, Mapping) and isinstance(alias.get("current"), str):
+            fields_by_token[alias["current"]] = alias.get("fields") or {}
     problems = []
     for token, entry in data["resources"].items():
         if token in types and types[token] != entry["type"]:
             problems.append(f"{token}: table says {entry['type']}, bridge metadata says {types[token]}")
         for pulumi_name, tf_name in (properties.get(token) or {}).items():
-            if tf_name != snake_case(pulumi_name):
+            if tf_name != snake_case(pulumi_name) and _in_sdk(token, pulumi_name):
                 entry["renames"].setdefault(pulumi_name, tf_name)
+        _add_pluralised_fields(token, entry, fields_by_token.get(token) or {})
     # Nested types (`alicloud:oss/BucketLifecycleRule:BucketLifecycleRule`) belong to the resource of
     # their module whose class name is the longest prefix of theirs (`alicloud:oss/bucket:Bucket`).
     owners: dict[str, list[tuple[str, str]]] = {}
@@ -63,11 +74,40 @@ def merge_bridge_metadata(data: dict[str, Any], metadata: Mapping[str, Any]) -> 
         if owner not in data["resources"]:
             continue
         for pulumi_name, tf_name in renamed.items():
-            if tf_name != snake_case(pulumi_name):
+            if tf_name != snake_case(pulumi_name) and _in_sdk(owner, pulumi_name):
                 data["resources"][owner]["renames"].setdefault(pulumi_name, tf_name)
     for entry in data["resources"].values():
         entry["renames"] = dict(sorted(entry["renames"].items()))
     return problems
+
+
+def _in_sdk(token: str, pulumi_name: str) -> bool:
+    """Whether the installed SDK has the property (a metadata snapshot may be of another version); true
+    where the SDK is not installed, so that the metadata alone still decides."""
+    names = sdk_properties(token)
+    return names is None or pulumi_name in names
+
+
+def _collection_fields(fields: Mapping[str, Any]) -> list[str]:
+    """Terraform names of the collection fields (lists and sets of more than one item), at any depth."""
+    names = []
+    for name, info in fields.items():
+        if not isinstance(info, Mapping):
+            continue
+        if info.get("maxItemsOne") is False:
+            names.append(name)
+        names += _collection_fields((info.get("elem") or {}).get("fields") or {})
+    return names
+
+
+def _add_pluralised_fields(token: str, entry: dict[str, Any], fields: Mapping[str, Any]) -> None:
+    """The bridge pluralises a collection field (`local_subnet` -> `localSubnets`): where the SDK has
+    that plural, the table needs the rename back."""
+    wire_names = sorted(sdk_properties(token) or ())
+    for tf_name in _collection_fields(fields):
+        for pulumi_name in wire_names:
+            if snake_case(pulumi_name) in bridge_plurals(tf_name):
+                entry["renames"].setdefault(pulumi_name, tf_name)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -79,6 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     problems: list[str] = []
     for path in args.bridge_metadata:
         problems += merge_bridge_metadata(data, json.loads(path.read_text(encoding="utf-8")))
+    problems += sdk_problems(data)
     if problems:
         print("\n".join(problems), file=sys.stderr)
         return 1

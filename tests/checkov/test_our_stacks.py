@@ -45,21 +45,8 @@ def test_our_stacks_are_clean_with_documented_skips(checkov_bin: Path) -> None:
         "CKV_K8S_8",
         "CKV_K8S_9",
     ]
-    # The links' VPN and route types have no Terraform mapping yet: listed, not silently dropped.
-    assert sorted(hybrid["exported"]["unmapped_types"]) == [
-        "alicloud:vpc/routeEntry:RouteEntry",
-        "alicloud:vpn/connection:Connection",
-        "alicloud:vpn/customerGateway:CustomerGateway",
-        "alicloud:vpn/gateway:Gateway",
-        "aws:ec2/customerGateway:CustomerGateway",
-        "aws:ec2/vpnConnection:VpnConnection",
-        "aws:ec2/vpnGateway:VpnGateway",
-        "tencentcloud:Route/tableEntry:TableEntry",
-        "tencentcloud:Vpn/connection:Connection",
-        "tencentcloud:Vpn/customerGateway:CustomerGateway",
-        "tencentcloud:Vpn/gateway:Gateway",
-        "tencentcloud:Vpn/gatewayRoute:GatewayRoute",
-    ]
+    # The links' VPN, route and gateway types are mapped: checkov sees every resource of the stack.
+    assert hybrid["exported"]["unmapped_types"] == {}
     for name, stack in stacks.items():
         block = stack["checkov"]
         assert block["status"] == "ran", name

@@ -87,16 +87,21 @@ def test_nested_type_renames_go_to_the_resource_they_belong_to() -> None:
                 "alicloud:oss/bucketReplication:BucketReplication": "alicloud_oss_bucket_replication",
             },
             "renamedProperties": {
-                "alicloud:oss/BucketWebsite:BucketWebsite": {"routingRules": "routing_rule"},
-                # Belongs to bucketReplication (a longer class-name prefix), not in the table: not merged.
+                # Synthetic renames: what is tested is which resource each one goes to.
+                "alicloud:oss/BucketWebsite:BucketWebsite": {"errorDocument": "error_document_block"},
+                # Belongs to bucketReplication (a longer class-name prefix): merged there, not into bucket.
+                "alicloud:oss/BucketReplicationPrefixSet:BucketReplicationPrefixSet": {"prefixes": "prefix"},
+                # No property of the installed SDK (a snapshot of another version): not merged.
                 "alicloud:oss/BucketReplicationDestination:BucketReplicationDestination": {"zones": "zone"},
             },
         }
     }
     assert merge_bridge_metadata(data, metadata) == []
     renames = data["resources"]["alicloud:oss/bucket:Bucket"]["renames"]
-    assert renames["routingRules"] == "routing_rule"
-    assert "zones" not in renames
+    assert renames["errorDocument"] == "error_document_block"
+    assert "prefixes" not in renames
+    replication = data["resources"]["alicloud:oss/bucketReplication:BucketReplication"]["renames"]
+    assert replication == {"prefixes": "prefix"}
 
 
 def test_auto_aliasing_checks_types_too() -> None:
