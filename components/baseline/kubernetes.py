@@ -11,15 +11,22 @@ key), so nothing lands on whatever cluster the ambient kubeconfig happens to poi
 - two ``PriorityClass`` objects, ``<fleet>-baseline`` above ``<fleet>-burst``; burst pods do not preempt
   (unless the spec says so), baseline pods do;
 - the NVIDIA device plugin and the DCGM exporter as ``DaemonSet`` objects in ``kube-system`` with images
-  pinned by digest, on the GPU nodes only, tolerating the GPU taint. Neither is privileged, both drop
-  every capability and forbid privilege escalation. Each mounts exactly one kubelet directory from the
-  host: the device plugin ``/var/lib/kubelet/device-plugins`` (where it registers its socket), the
-  exporter ``/var/lib/kubelet/pod-resources`` read-only (to attribute GPUs to pods). GF-K8S-003 allows
-  exactly these two paths, to DaemonSets in ``kube-system`` only (see policies/k8s/pod_host_isolation.py).
+  pinned by digest, on the GPU nodes only, tolerating the GPU taint, probed (the exporter's ``/health``,
+  the plugin's registration socket) and limited in CPU and memory. Neither is privileged: both drop
+  every capability, forbid privilege escalation, keep a read-only root file system and the runtime's
+  seccomp profile. Both run as root (the kubelet's sockets are root's): checkov's UID checks are
+  skipped on each DaemonSet by a ``checkov.io/skip`` annotation carrying the reason, as is the
+  exporter's ``NVIDIA_VISIBLE_DEVICES=all`` (a monitor sees every GPU). Each mounts exactly one kubelet
+  directory from the host: the device plugin ``/var/lib/kubelet/device-plugins`` (where it registers
+  its socket), the exporter ``/var/lib/kubelet/pod-resources`` read-only (to attribute GPUs to pods).
+  GF-K8S-003 allows exactly these two paths, to DaemonSets in ``kube-system`` only (see
+  policies/k8s/pod_host_isolation.py); the exporter's only other volume is an ``emptyDir`` at ``/tmp``.
   Without ``SYS_ADMIN`` the exporter reports device metrics (utilisation, memory, power, temperature,
   errors) but not the profiling (``DCGM_FI_PROF_*``) metrics. With ``gpu_daemons: existing`` (a cluster
   whose NVIDIA GPU Operator already runs both) neither is built: two device plugins would fight over
   ``nvidia.com/gpu``;
+- a ``NetworkPolicy`` per daemon selecting its pods only (a namespace-wide deny in ``kube-system`` would
+  cut off DNS): no connection in or out, but the exporter's metrics port from ``onprem.metrics_scrapers``;
 - the named GPU nodes labelled (``nvidia.com/gpu.present``, ``gpufleet.io/gpu-model``,
   ``gpufleet.io/capacity: baseline``) and tainted ``nvidia.com/gpu=present:NoSchedule`` through
   ``NodePatch`` (server-side apply; Node taints are an atomic list, so the patch owns the whole list and

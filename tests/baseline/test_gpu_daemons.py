@@ -77,6 +77,7 @@ def fleet(section: dict[str, Any]) -> dict[str, Any]:
 def build(section: dict[str, Any]) -> Callable[[], None]:
     def program() -> None:
         spec = parse_fleet(fleet(section)).onprem
+        assert spec is not None
         OnPremBaseline("lab", OnPremBaselineArgs(fleet=FLEET, onprem=spec, tags={"project": "vision"}))
 
     return program
