@@ -11,15 +11,22 @@ key), so nothing lands on whatever cluster the ambient kubeconfig happens to poi
 - two ``PriorityClass`` objects, ``<fleet>-baseline`` above ``<fleet>-burst``; burst pods do not preempt
   (unless the spec says so), baseline pods do;
 - the NVIDIA device plugin and the DCGM exporter as ``DaemonSet`` objects in ``kube-system`` with images
-  pinned by digest, on the GPU nodes only, tolerating the GPU taint. Neither is privileged, both drop
-  every capability and forbid privilege escalation. Each mounts exactly one kubelet directory from the
-  host: the device plugin ``/var/lib/kubelet/device-plugins`` (where it registers its socket), the
-  exporter ``/var/lib/kubelet/pod-resources`` read-only (to attribute GPUs to pods). GF-K8S-003 allows
-  exactly these two paths, to DaemonSets in ``kube-system`` only (see policies/k8s/pod_host_isolation.py).
+  pinned by digest, on the GPU nodes only, tolerating the GPU taint, probed (the exporter's ``/health``,
+  the plugin's registration socket) and limited in CPU and memory. Neither is privileged: both drop
+  every capability, forbid privilege escalation, keep a read-only root file system and the runtime's
+  seccomp profile. Both run as root (the kubelet's sockets are root's): checkov's UID checks are
+  skipped on each DaemonSet by a ``checkov.io/skip`` annotation carrying the reason, as is the
+  exporter's ``NVIDIA_VISIBLE_DEVICES=all`` (a monitor sees every GPU). Each mounts exactly one kubelet
+  directory from the host: the device plugin ``/var/lib/kubelet/device-plugins`` (where it registers
+  its socket), the exporter ``/var/lib/kubelet/pod-resources`` read-only (to attribute GPUs to pods).
+  GF-K8S-003 allows exactly these two paths, to DaemonSets in ``kube-system`` only (see
+  policies/k8s/pod_host_isolation.py); the exporter's only other volume is an ``emptyDir`` at ``/tmp``.
   Without ``SYS_ADMIN`` the exporter reports device metrics (utilisation, memory, power, temperature,
   errors) but not the profiling (``DCGM_FI_PROF_*``) metrics. With ``gpu_daemons: existing`` (a cluster
   whose NVIDIA GPU Operator already runs both) neither is built: two device plugins would fight over
   ``nvidia.com/gpu``;
+- a ``NetworkPolicy`` per daemon selecting its pods only (a namespace-wide deny in ``kube-system`` would
+  cut off DNS): no connection in or out, but the exporter's metrics port from ``onprem.metrics_scrapers``;
 - the named GPU nodes labelled (``nvidia.com/gpu.present``, ``gpufleet.io/gpu-model``,
   ``gpufleet.io/capacity: baseline``) and tainted ``nvidia.com/gpu=present:NoSchedule`` through
   ``NodePatch`` (server-side apply; Node taints are an atomic list, so the patch owns the whole list and
@@ -69,7 +76,28 @@ DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 # The kubelet directories the two daemons need from the host, and nothing else.
 DEVICE_PLUGIN_DIR = "/var/lib/kubelet/device-plugins"
 POD_RESOURCES_DIR = "/var/lib/kubelet/pod-resources"
+DEVICE_PLUGIN_SOCKET = f"{DEVICE_PLUGIN_DIR}/nvidia-gpu.sock"
 DCGM_PORT = 9400
+# Set by Kubernetes (1.22+) on every namespace: what a NetworkPolicy selects a namespace by name with.
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+# checkov findings that cannot be fixed in the objects, skipped on the object itself with the reason (the
+# checkov-native per-resource skip; never a global one). checkov splits each value at '=': none in reasons.
+SKIP_ANNOTATION = "checkov.io/skip"
+_PLUGIN_RUNS_AS_ROOT = (
+    "the device plugin creates its registration socket in the kubelet's root-owned "
+    "/var/lib/kubelet/device-plugins directory, so it runs as root (all capabilities dropped, "
+    "no privilege escalation, read-only root file system)"
+)
+_EXPORTER_RUNS_AS_ROOT = (
+    "the exporter connects to the kubelet's root-only pod-resources socket to attribute GPUs to "
+    "pods, and DCGM's embedded host engine expects root, so it runs as root (all capabilities "
+    "dropped, no SYS_ADMIN, no privilege escalation, read-only root file system)"
+)
+ROOT_CHECKS = ("CKV_K8S_23", "CKV_K8S_40")
+EXPORTER_SEES_EVERY_GPU = (
+    "a monitoring daemon: the DCGM exporter reads every GPU of its node to report on it and allocates "
+    "none (no nvidia.com/gpu request); the image sets NVIDIA_VISIBLE_DEVICES to all in any case"
+)
 QUOTA_NAME = "gpu-quota"
 # The address-plan annotations GF-NET-002 reads on-prem ranges from.
 RANGE_ANNOTATIONS = {
@@ -125,7 +153,7 @@ class OnPremBaseline(pulumi.ComponentResource):
         node_selector = self._gpu_nodes(name, spec, child)
         if spec.gpu_daemons == "build":
             self._device_plugin(name, args.fleet, spec.images.device_plugin, node_selector, child)
-            self._dcgm_exporter(name, args.fleet, spec.images.dcgm_exporter, node_selector, child)
+            self._dcgm_exporter(name, args.fleet, spec, node_selector, child)
         if spec.queue_scaler is not None:
             namespace = namespaces[spec.scaler_namespace]
             self._queue_scaler(name, spec.queue_scaler, namespace, child)
@@ -236,16 +264,24 @@ class OnPremBaseline(pulumi.ComponentResource):
         *,
         node_selector: Mapping[str, str],
         container: dict[str, Any],
-        volume: dict[str, Any],
+        volumes: list[dict[str, Any]],
+        skips: Mapping[str, str],
         child: pulumi.ResourceOptions,
-    ) -> None:
+    ) -> dict[str, str]:
+        """One GPU daemon in ``kube-system``; returns its pod selector (for its NetworkPolicy)."""
         selector = {"app.kubernetes.io/name": app, FLEET_LABEL: self._labels[FLEET_LABEL]}
         container["securityContext"] = {
             "privileged": False,
             "allowPrivilegeEscalation": False,
+            "readOnlyRootFilesystem": True,
             "capabilities": {"drop": ["ALL"]},
         }
-        metadata: Any = {"name": app, "namespace": SYSTEM_NAMESPACE, "labels": {**self._labels, **selector}}
+        metadata: Any = {
+            "name": app,
+            "namespace": SYSTEM_NAMESPACE,
+            "labels": {**self._labels, **selector},
+            "annotations": skip_annotations(skips),
+        }
         spec: Any = {
             "selector": {"matchLabels": selector},
             "updateStrategy": {"type": "RollingUpdate"},
@@ -256,12 +292,20 @@ class OnPremBaseline(pulumi.ComponentResource):
                     "nodeSelector": dict(node_selector),
                     "tolerations": [GPU_TOLERATION, {"key": "CriticalAddonsOnly", "operator": "Exists"}],
                     "automountServiceAccountToken": False,
+                    # Both run as root (the reasons are in their skips): said here, not left to the image.
+                    "securityContext": {
+                        "runAsUser": 0,
+                        "runAsGroup": 0,
+                        "runAsNonRoot": False,
+                        "seccompProfile": {"type": "RuntimeDefault"},
+                    },
                     "containers": [container],
-                    "volumes": [volume],
+                    "volumes": volumes,
                 },
             },
         }
         k8s.apps.v1.DaemonSet(name, metadata=metadata, spec=spec, opts=child)
+        return selector
 
     def _device_plugin(
         self,
@@ -271,51 +315,128 @@ class OnPremBaseline(pulumi.ComponentResource):
         node_selector: Mapping[str, str],
         child: pulumi.ResourceOptions,
     ) -> None:
+        # The plugin has no network endpoint: it is alive and registered while its socket exists in the
+        # kubelet's directory (the kubelet removes every socket there when it restarts; the plugin then
+        # registers again). `test` is in the pinned image (UBI minimal base).
+        socket_probe = {"exec": {"command": ["test", "-S", DEVICE_PLUGIN_SOCKET]}}
         container = {
             "name": "nvidia-device-plugin",
             "image": image,
             "env": [{"name": "FAIL_ON_INIT_ERROR", "value": "false"}],
-            "resources": {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}},
+            "resources": {
+                "requests": {"cpu": "50m", "memory": "64Mi"},
+                "limits": {"cpu": "200m", "memory": "256Mi"},
+            },
             "volumeMounts": [{"name": "device-plugins", "mountPath": DEVICE_PLUGIN_DIR}],
+            "readinessProbe": {**socket_probe, "periodSeconds": 10},
+            "livenessProbe": {
+                **socket_probe,
+                "initialDelaySeconds": 30,
+                "periodSeconds": 30,
+                "failureThreshold": 3,
+            },
         }
         volume = {"name": "device-plugins", "hostPath": {"path": DEVICE_PLUGIN_DIR, "type": "Directory"}}
-        self._daemon_set(
+        app = f"{fleet}-nvidia-device-plugin"
+        selector = self._daemon_set(
             f"{name}-device-plugin",
-            f"{fleet}-nvidia-device-plugin",
+            app,
             node_selector=node_selector,
             container=container,
-            volume=volume,
+            volumes=[volume],
+            skips=dict.fromkeys(ROOT_CHECKS, _PLUGIN_RUNS_AS_ROOT),
             child=child,
         )
+        # Nothing connects to the plugin over the network, and it connects to nothing: deny both ways.
+        self._network_policy(f"{name}-device-plugin-netpol", app, selector, [], child)
 
     def _dcgm_exporter(
         self,
         name: str,
         fleet: str,
-        image: str,
+        spec: OnPrem,
         node_selector: Mapping[str, str],
         child: pulumi.ResourceOptions,
     ) -> None:
+        health = {"httpGet": {"path": "/health", "port": DCGM_PORT, "scheme": "HTTP"}}
         container = {
             "name": "dcgm-exporter",
-            "image": image,
+            "image": spec.images.dcgm_exporter,
             "env": [
                 {"name": "DCGM_EXPORTER_KUBERNETES", "value": "true"},
                 {"name": "DCGM_EXPORTER_LISTEN", "value": f":{DCGM_PORT}"},
                 {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"},
+                # The image's entry point tries `setcap cap_sys_admin` on its binary unless this is set;
+                # without CAP_SETFCAP and on a read-only root that can only fail.
+                {"name": "NO_SETCAP", "value": "true"},
             ],
             "ports": [{"name": "metrics", "containerPort": DCGM_PORT}],
-            "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"memory": "512Mi"}},
-            "volumeMounts": [{"name": "pod-resources", "mountPath": POD_RESOURCES_DIR, "readOnly": True}],
+            "resources": {
+                "requests": {"cpu": "100m", "memory": "128Mi"},
+                "limits": {"cpu": "500m", "memory": "512Mi"},
+            },
+            "volumeMounts": [
+                {"name": "pod-resources", "mountPath": POD_RESOURCES_DIR, "readOnly": True},
+                {"name": "tmp", "mountPath": "/tmp"},
+            ],
+            # The exporter's own health endpoint, on its metrics port (dcgm-exporter's chart does the same).
+            "readinessProbe": {**health, "initialDelaySeconds": 45, "periodSeconds": 10},
+            "livenessProbe": {
+                **health,
+                "initialDelaySeconds": 45,
+                "periodSeconds": 30,
+                "failureThreshold": 3,
+            },
         }
-        volume = {"name": "pod-resources", "hostPath": {"path": POD_RESOURCES_DIR, "type": "Directory"}}
-        self._daemon_set(
+        volumes = [
+            {"name": "pod-resources", "hostPath": {"path": POD_RESOURCES_DIR, "type": "Directory"}},
+            # Scratch space for the DCGM library, the root file system being read-only.
+            {"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}},
+        ]
+        app = f"{fleet}-dcgm-exporter"
+        selector = self._daemon_set(
             f"{name}-dcgm-exporter",
-            f"{fleet}-dcgm-exporter",
+            app,
             node_selector=node_selector,
             container=container,
-            volume=volume,
+            volumes=volumes,
+            skips={
+                **dict.fromkeys(ROOT_CHECKS, _EXPORTER_RUNS_AS_ROOT),
+                "CKV_GPUF_7": EXPORTER_SEES_EVERY_GPU,
+            },
             child=child,
+        )
+        scrapers = spec.metrics_scrapers
+        scraper: dict[str, Any] = {
+            "namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: scrapers.namespace}}
+        }
+        if scrapers.pod_labels:
+            scraper["podSelector"] = {"matchLabels": dict(scrapers.pod_labels)}
+        ingress = [{"from": [scraper], "ports": [{"protocol": "TCP", "port": DCGM_PORT}]}]
+        self._network_policy(f"{name}-dcgm-exporter-netpol", app, selector, ingress, child)
+
+    def _network_policy(
+        self,
+        name: str,
+        app: str,
+        selector: Mapping[str, str],
+        ingress: list[dict[str, Any]],
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        """Ingress and egress denied to the daemon's pods but for ``ingress``. It selects those pods only:
+        a namespace-wide default deny in ``kube-system`` would cut off the cluster's DNS and every other
+        system component."""
+        spec: Any = {
+            "podSelector": {"matchLabels": dict(selector)},
+            "policyTypes": ["Ingress", "Egress"],
+            "ingress": ingress,
+            "egress": [],
+        }
+        k8s.networking.v1.NetworkPolicy(
+            name,
+            metadata={"name": app, "namespace": SYSTEM_NAMESPACE, "labels": self._labels},
+            spec=spec,
+            opts=child,
         )
 
     # ------------------------------------------------------------------------------------ the queue
@@ -357,6 +478,15 @@ class OnPremBaseline(pulumi.ComponentResource):
         )
 
 
+def skip_annotations(skips: Mapping[str, str]) -> dict[str, str]:
+    """checkov's per-object skips: ``checkov.io/skip<n>: <check id>=<reason>``, one check each, in check
+    order (stable across runs)."""
+    for check, reason in skips.items():
+        if "=" in reason or "=" in check:
+            raise ValueError(f"a checkov skip must not contain '=' (checkov splits at it): {check}")
+    return {f"{SKIP_ANNOTATION}{n}": f"{check}={skips[check]}" for n, check in enumerate(sorted(skips), 1)}
+
+
 def _trigger_metadata(scaler: QueueScaler) -> dict[str, str]:
     """The KEDA trigger's metadata (every value a string, as KEDA reads them). No credential is ever
     written here: they come from the named TriggerAuthentication or KEDA's own identity."""
@@ -383,4 +513,4 @@ def _provider(name: str, spec: OnPrem, opts: pulumi.ResourceOptions) -> k8s.Prov
     return k8s.Provider(f"{name}-cluster", kubeconfig=kubeconfig, enable_server_side_apply=True, opts=opts)
 
 
-__all__ = ["TYPE", "OnPremBaseline", "OnPremBaselineArgs", "label_value"]
+__all__ = ["TYPE", "OnPremBaseline", "OnPremBaselineArgs", "label_value", "skip_annotations"]

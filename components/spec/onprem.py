@@ -417,6 +417,10 @@ class OnPrem(_Model):
     )
     images: Images = Images()
     hardware: OwnedHardware | None = None
+    metrics_scrapers: MetricsScrapers = Field(
+        default_factory=lambda: MetricsScrapers(),  # noqa: PLW0108 (defined below: named when called)
+        description="who may scrape the DCGM exporter's metrics port (every other connection is denied)",
+    )
 
     @field_validator("namespaces")
     @classmethod
@@ -476,3 +480,36 @@ class OnPrem(_Model):
         if scaler is not None and scaler.namespace is not None:
             return scaler.namespace
         return next(iter(self.namespaces))
+
+
+class MetricsScrapers(_Model):
+    """Who may reach the DCGM exporter's metrics port, the one port the baseline's daemons open (every other
+    connection to them is denied by their NetworkPolicies): the pods of ``namespace``, only those carrying
+    every label of ``pod_labels`` when it is given."""
+
+    namespace: str = Field(default="monitoring", description="the namespace the metrics scraper runs in")
+    pod_labels: dict[str, str] = Field(
+        default_factory=dict,
+        description="labels the scraper's pods carry (default: any pod of the namespace)",
+    )
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace_name(cls, value: str) -> str:
+        return _checked_name(value, "namespace names")
+
+    @field_validator("pod_labels")
+    @classmethod
+    def _label_selector(cls, value: dict[str, str]) -> dict[str, str]:
+        if len(value) > MAX_LABELS:
+            raise ValueError(f"must hold at most {MAX_LABELS} labels, got {len(value)}")
+        for key, label in value.items():
+            if len(key) > _SUBDOMAIN_MAX + 64 or not _LABEL_KEY_RE.match(key):
+                raise ValueError(f"label key {_show(key)} is not a Kubernetes label key")
+            if not _LABEL_VALUE_RE.match(label):
+                raise ValueError(f"label {limits.quote(key, 60)} has value {_show(label)}, not a label value")
+        return value
+
+
+# OnPrem names MetricsScrapers before it is defined (kept last in the module): resolve it now.
+OnPrem.model_rebuild()

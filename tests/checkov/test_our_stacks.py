@@ -1,15 +1,22 @@
-"""Our own stacks under checkov: every failure fixed or skipped in checkov-config.json with a reason."""
+"""Our own stacks under checkov: every failure fixed, or skipped with a reason (in checkov-config.json, or on
+the Kubernetes object itself for the on-prem baseline)."""
 
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from gpufleet.checkov.config import load_checkov_skips
+from gpufleet.checkov.export import export_graph
+from gpufleet.checkov.merge import write_exports
+from gpufleet.checkov.run import run_checkov
 from gpufleet.cli import app
+from gpufleet.engine import run_program
 
 pytestmark = pytest.mark.checkov
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,23 +35,12 @@ def test_our_stacks_are_clean_with_documented_skips(checkov_bin: Path) -> None:
     stacks = {s["stack"]: s for s in json.loads(result.stdout)["stacks"]}
     assert set(stacks) == {"dev", "prod", "account", "cn-dev", "tc-dev", "hybrid"}
     skips = load_checkov_skips(None, ROOT)
-    # The hybrid stack's open checkov findings, pinned so that a new one is noticed: the on-prem
-    # baseline's two GPU DaemonSets (no probes, CPU limits, seccomp profile, read-only root, high UID,
-    # NetworkPolicy; the device plugin's NVIDIA_VISIBLE_DEVICES=all).
+    # The hybrid stack has no open checkov finding: the on-prem baseline's GPU daemons skip what cannot be
+    # fixed on the objects themselves, with the reason (test_the_hybrid_baseline_skips_per_object_only).
     hybrid = stacks.pop("hybrid")["checkov"]
     assert hybrid["status"] == "ran"
-    assert sorted({f["check_id"] for f in hybrid["findings"]}) == [
-        "CKV2_K8S_6",
-        "CKV_GPUF_7",
-        "CKV_K8S_11",
-        "CKV_K8S_22",
-        "CKV_K8S_23",
-        "CKV_K8S_29",
-        "CKV_K8S_31",
-        "CKV_K8S_40",
-        "CKV_K8S_8",
-        "CKV_K8S_9",
-    ]
+    assert hybrid["findings"] == []
+    assert hybrid["exported"]["kubernetes_objects"] == 14
     # The links' VPN, route and gateway types are mapped: checkov sees every resource of the stack.
     assert hybrid["exported"]["unmapped_types"] == {}
     for name, stack in stacks.items():
@@ -77,3 +73,45 @@ def test_every_skip_has_a_reason_that_names_why() -> None:
         "CKV_AWS_341",
     ]
     assert all(len(reason) > 40 for reason in skips.values())
+
+
+def test_the_hybrid_baseline_skips_per_object_only(checkov_bin: Path) -> None:
+    """checkov reads the skips from the DaemonSets' own annotations (no --skip-check): exactly the root
+    checks on both daemons and NVIDIA_VISIBLE_DEVICES=all on the exporter, each with the object's reason;
+    every other Kubernetes check passes."""
+    export = export_graph(run_program(ROOT, "hybrid"))
+    with tempfile.TemporaryDirectory() as tmp:
+        files = write_exports([export], Path(tmp))
+        manifests = [Path(tmp) / name for name in files if name.endswith(".k8s.yaml")]
+        run = run_checkov(checkov_bin, manifests)
+    assert run.error is None, run.error
+    [report] = [r for r in run.reports if r.get("check_type") == "kubernetes"]
+    results: dict[str, Any] = report["results"]
+    assert results["failed_checks"] == []
+    assert len(results["passed_checks"]) >= 150
+    annotations = {
+        m["metadata"]["name"]: m["metadata"]["annotations"]
+        for m in export.manifests
+        if m["kind"] == "DaemonSet"
+    }
+    reasons = {
+        (name, value.partition("=")[0]): value.partition("=")[2]
+        for name, values in annotations.items()
+        for value in values.values()
+    }
+    skipped = sorted(
+        (c["check_id"], c["resource"], c["check_result"]["suppress_comment"])
+        for c in results["skipped_checks"]
+    )
+    plugin, exporter = "gpufleet-hybrid-nvidia-device-plugin", "gpufleet-hybrid-dcgm-exporter"
+    assert skipped == sorted(
+        (check, f"DaemonSet.kube-system.{name}", reasons[name, check])
+        for name, check in [
+            (plugin, "CKV_K8S_23"),
+            (plugin, "CKV_K8S_40"),
+            (exporter, "CKV_K8S_23"),
+            (exporter, "CKV_K8S_40"),
+            (exporter, "CKV_GPUF_7"),
+        ]
+    )
+    assert all(len(reason) > 80 for reason in reasons.values())

@@ -33,6 +33,7 @@ LABELS = {
 }
 DAEMON_SET = "kubernetes:apps/v1:DaemonSet"
 SCALED_OBJECT = "kubernetes:keda.sh/v1alpha1:ScaledObject"
+NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
 K8S_RULES = ("GF-K8S-001", "GF-K8S-002", "GF-K8S-003", "GF-K8S-004", "GF-K8S-005")
 
 
@@ -128,6 +129,8 @@ def test_every_object_by_kind_and_name(run_pulumi: Runner) -> None:
             ("kubernetes:core/v1:NodePatch", "baseline-node-gpu-02"),
             (DAEMON_SET, "baseline-device-plugin"),
             (DAEMON_SET, "baseline-dcgm-exporter"),
+            (NETWORK_POLICY, "baseline-device-plugin-netpol"),
+            (NETWORK_POLICY, "baseline-dcgm-exporter-netpol"),
             (SCALED_OBJECT, "baseline-workers"),
         ]
     )
@@ -251,13 +254,15 @@ def test_gpu_daemons_are_pinned_unprivileged_and_mount_one_kubelet_directory(run
         assert spec["automountServiceAccountToken"] is False
         assert "hostNetwork" not in spec
         assert "hostPID" not in spec
-        assert spec["volumes"] == [volume]
+        # The one kubelet directory; beside it only the exporter's emptyDir scratch space (tests/baseline).
+        assert [v for v in spec["volumes"] if "hostPath" in v] == [volume]
         [container] = spec["containers"]
         assert container["image"] == image
-        assert container["volumeMounts"] == [mount]
+        assert container["volumeMounts"][0] == mount
         assert container["securityContext"] == {
             "privileged": False,
             "allowPrivilegeEscalation": False,
+            "readOnlyRootFilesystem": True,
             "capabilities": {"drop": ["ALL"]},
         }
         assert "nvidia.com/gpu" not in container["resources"]["limits"]
@@ -546,7 +551,9 @@ def test_the_offline_engine_runs_the_baseline_on_its_own_provider(tmp_path: Path
     assert sorted(r.name for r in objects) == [
         "lab-address-plan",
         "lab-dcgm-exporter",
+        "lab-dcgm-exporter-netpol",
         "lab-device-plugin",
+        "lab-device-plugin-netpol",
         "lab-node-gpu-01",
         "lab-ns-training",
         "lab-priority-baseline",
