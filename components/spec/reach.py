@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import AfterValidator, Field, field_validator
+from pydantic import AfterValidator, BeforeValidator, Field, field_validator
 
 from components.network.onprem import MAX_PORT_SPAN, EgressRule
 from components.spec.values import _Model, _show
@@ -55,7 +55,10 @@ def _cidr(value: str) -> str:
         ) from None
 
 
-def _ports(value: int | str) -> str:
+def _ports(value: object) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        shown = repr(value) if isinstance(value, float) else _show(value)
+        raise ValueError(f"must be a whole-number port like 443 or a range like 30000-32767, got {shown}")
     match = _PORTS_RE.match(str(value).strip())
     low, high = (int(match.group(1)), int(match.group(2) or match.group(1))) if match else (0, 0)
     if not match or not 1 <= low <= high <= 65535 or high - low >= MAX_PORT_SPAN:
@@ -64,6 +67,14 @@ def _ports(value: int | str) -> str:
             f"ports, got {_show(value)}: egress to on-prem names its ports, never all of them"
         )
     return str(low) if low == high else f"{low}-{high}"
+
+
+def data_ranges(value: list[IPv4Network]) -> list[IPv4Network]:
+    """``onprem.data_cidrs``: each /8 or narrower (a link routes them, and routes nothing wider)."""
+    for net in value:
+        if net.prefixlen < 8:
+            raise ValueError(f"must name ranges of /8 or smaller, got {net}: links route these ranges only")
+    return value
 
 
 def port_span(ports: int | str) -> tuple[int, int]:
@@ -84,7 +95,7 @@ class Endpoint(_Model):
             "for the whole field"
         ),
     )
-    ports: list[Annotated[int | str, AfterValidator(_ports)]] = Field(
+    ports: list[Annotated[int | str, BeforeValidator(_ports)]] = Field(
         min_length=1, max_length=MAX_PORTS, description="ports like 443, or ranges like 30000-32767"
     )
     protocol: Literal["tcp", "udp"] = "tcp"

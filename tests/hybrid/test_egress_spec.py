@@ -161,6 +161,15 @@ def test_a_link_routing_none_of_the_endpoints_is_refused() -> None:
          f"{P}: reachable[0].cidrs[0]: names data, but onprem.data_cidrs is empty"),
         ({"reachable": [{"name": "x", "cidrs": ["nodes"], "ports": [443, 443]}]},
          f"{P}: reachable[0].ports: lists a port twice"),
+        ({"reachable": [{"name": "x", "cidrs": ["nodes"], "ports": [True]}]},
+         f"{P}.reachable[0].ports[0]: must be a whole-number port like 443 or a range like 30000-32767, "
+         "got true"),
+        ({"reachable": [{"name": "x", "cidrs": ["nodes"], "ports": [443.0]}]},
+         f"{P}.reachable[0].ports[0]: must be a whole-number port like 443 or a range like 30000-32767, "
+         "got 443.0"),
+        ({"reachable": []}, f"{P}.reachable: must have at least 1 entry, got none"),
+        ({"data_cidrs": ["10.0.0.0/7"]},
+         f"{P}.data_cidrs: must name ranges of /8 or smaller, got 10.0.0.0/7: links route these ranges only"),
         ({"data_cidrs": ["192.168.20.0/24"]},
          f"{P}: data_cidrs[0]: 192.168.20.0/24 (onprem data) overlaps 192.168.16.0/20 (onprem nodes); every "
          "on-prem and site range must be disjoint, since the links route between them"),
