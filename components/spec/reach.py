@@ -142,18 +142,14 @@ def endpoint_ranges(onprem: OnPrem, endpoint: Endpoint) -> list[IPv4Network]:
 def reach_problems(onprem: OnPrem) -> list[tuple[str, str]]:
     """Endpoints outside the on-prem ranges, names given twice, a data name without data ranges, and
     more rules than a security group holds; each as (field under onprem, message)."""
-    if onprem.reachable is None:
-        return []
     fields = _fields(onprem)
     shown = "; ".join(f"{name} {', '.join(map(str, nets))}" for name, nets in fields.items() if nets)
     found: list[tuple[str, str]] = []
-    if len(onprem.reachable) > MAX_ENDPOINTS:
-        found.append(
-            ("reachable", f"must list at most {MAX_ENDPOINTS} endpoints, got {len(onprem.reachable)}")
-        )
+    given = onprem.reachable or []
+    if len(given) > MAX_ENDPOINTS:
+        found.append(("reachable", f"must list at most {MAX_ENDPOINTS} endpoints, got {len(given)}"))
     seen: set[str] = set()
-    rules = 0
-    for index, endpoint in enumerate(onprem.reachable):
+    for index, endpoint in enumerate(given):
         path = f"reachable[{index}]"
         if endpoint.name in seen:
             found.append((f"{path}.name", f"{endpoint.name} is named twice: give each endpoint its own name"))
@@ -175,7 +171,10 @@ def reach_problems(onprem: OnPrem) -> list[tuple[str, str]]:
                 )
         if len(set(endpoint.ports)) != len(endpoint.ports):
             found.append((f"{path}.ports", "lists a port twice"))
-        rules += len(endpoint.ports) * len(endpoint_ranges(onprem, endpoint))
+    if found:
+        return found
+    # The defaults count too: many node or data ranges make many rules.
+    rules = sum(len(e.ports) * len(endpoint_ranges(onprem, e)) for e in endpoints(onprem))
     if rules > MAX_EGRESS_RULES:
         found.append(
             (

@@ -212,3 +212,16 @@ def test_check_exits_2_on_an_all_ports_endpoint_naming_file_and_field(tmp_path: 
     assert "stacks/Pulumi.bad.yaml" in result.stderr
     assert "gpufleet:fleet.onprem.reachable[0].ports[0]: must be a port (1-65535)" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_the_defaults_count_against_the_security_group_too() -> None:
+    fleet = _fleet()
+    del fleet["onprem"]["reachable"]
+    fleet["onprem"]["data_cidrs"] = [f"192.168.{64 + i}.0/24" for i in range(24)]
+    # baseline: 1 node range x 1 port; data: 24 ranges x 2 ports.
+    assert _errors(fleet) == [
+        f"{P}: reachable: opens 49 (port, range) pairs, more than the 48 a site's security group is given: "
+        "name fewer ports or wider ranges"
+    ]
+    fleet["onprem"]["data_cidrs"] = fleet["onprem"]["data_cidrs"][:23]
+    assert len(_plans(fleet)["aws:us-east-1"][1]) == 3
