@@ -23,7 +23,7 @@ from typing import Literal
 import pulumi
 import pulumi_alicloud as alicloud
 
-from components.network.onprem import onprem_range_problems
+from components.network.onprem import EgressRule, egress_problems, onprem_range_problems, range_slug
 from components.network.zones import pick_zones
 from components.tags import check_cost_tags
 
@@ -68,11 +68,15 @@ class AlicloudNetworkArgs:
     vswitch_ids: Sequence[str] = ()
     egress: Literal["none", "endpoints", "nat"] = "none"
     name_prefix: str = "gpufleet"
-    # The on-prem ranges the site's private link carries: the nodes may open TCP connections to these.
+    # What the nodes may open on-prem over the site's private link (``onprem_egress``: the on-prem
+    # endpoints' ports and ranges); every other connection to ``onprem_ranges`` (what the link routes)
+    # is dropped.
+    onprem_egress: Sequence[EgressRule] = ()
     onprem_ranges: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
+        problems += egress_problems(self.onprem_egress)
         problems += onprem_range_problems(self.onprem_ranges)
         if bool(self.vswitch_ids) == (self.vpc_cidr is not None):
             problems.append("give either vpc_cidr (a new VPC) or vswitch_ids (existing vSwitches)")
@@ -142,20 +146,35 @@ class AlicloudNetwork(pulumi.ComponentResource):
             opts=child,
         )
         # The group has no ingress rule (members reach each other through inner_access_policy). A normal
-        # group lets egress out by default; the link's on-prem ranges are written out all the same, so a
-        # later egress lock-down keeps the path to the baseline.
-        for index, cidr in enumerate(args.onprem_ranges):
+        # group lets egress out by default, so towards on-prem the endpoints' rules accept first
+        # (priority 1) and a drop per routed range (priority 100) refuses everything else.
+        for rule in args.onprem_egress:
+            for cidr in rule.cidrs:
+                alicloud.ecs.SecurityGroupRule(
+                    f"{name}-onprem-{rule.endpoint}-{rule.protocol}-{rule.ports}-{range_slug(cidr)}",
+                    security_group_id=group.id,
+                    type="egress",
+                    ip_protocol=rule.protocol,
+                    port_range=f"{rule.from_port}/{rule.to_port}",
+                    cidr_ip=cidr,
+                    policy="accept",
+                    nic_type="intranet",
+                    priority=1,
+                    description=f"on-prem {rule.label} over the private link",
+                    opts=child,
+                )
+        for cidr in args.onprem_ranges:
             alicloud.ecs.SecurityGroupRule(
-                f"{name}-onprem-egress-{index}",
+                f"{name}-onprem-drop-{range_slug(cidr)}",
                 security_group_id=group.id,
                 type="egress",
-                ip_protocol="tcp",
-                port_range="1/65535",
+                ip_protocol="all",
+                port_range="-1/-1",
                 cidr_ip=cidr,
-                policy="accept",
+                policy="drop",
                 nic_type="intranet",
-                priority=1,
-                description="TCP to on-prem over the private link",
+                priority=100,
+                description="on-prem: nothing but the endpoints above",
                 opts=child,
             )
         self.security_group_id = group.id

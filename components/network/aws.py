@@ -24,7 +24,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.identity.documents import Statement, document
-from components.network.onprem import onprem_range_problems
+from components.network.onprem import EgressRule, egress_problems
 from components.tags import check_cost_tags, with_tags
 
 HTTPS = 443
@@ -133,17 +133,17 @@ def public_subnet(vpc_cidr: str, count: int) -> str:
     return str(slots[count])
 
 
-def onprem_egress(ranges: Sequence[str]) -> list[aws.ec2.SecurityGroupEgressArgs]:
-    """TCP egress to each on-prem range the link carries (the baseline's nodes, on-prem data)."""
+def onprem_egress(rules: Sequence[EgressRule]) -> list[aws.ec2.SecurityGroupEgressArgs]:
+    """One egress rule per on-prem endpoint, port range and protocol, to exactly its ranges."""
     return [
         aws.ec2.SecurityGroupEgressArgs(
-            protocol="tcp",
-            from_port=0,
-            to_port=65535,
-            cidr_blocks=[cidr],
-            description="on-prem over the private link",
+            protocol=rule.protocol,
+            from_port=rule.from_port,
+            to_port=rule.to_port,
+            cidr_blocks=list(rule.cidrs),
+            description=f"on-prem {rule.label} over the private link",
         )
-        for cidr in ranges
+        for rule in rules
     ]
 
 
@@ -160,13 +160,13 @@ class FleetNetworkArgs:
     egress: Egress = "none"
     bucket_arns: Sequence[pulumi.Input[str]] = ()
     partition: pulumi.Input[str] = "aws"
-    # The on-prem ranges the site's private link carries: the instances may open TCP connections to
-    # these (the baseline and on-prem data), nothing wider.
-    onprem_ranges: Sequence[str] = ()
+    # What the instances may open on-prem over the site's private link (the on-prem endpoints' ports
+    # and ranges), nothing wider.
+    onprem_egress: Sequence[EgressRule] = ()
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
-        problems += onprem_range_problems(self.onprem_ranges)
+        problems += egress_problems(self.onprem_egress)
         if self.subnet_ids is None:
             if not self.availability_zones:
                 problems.append("availability_zones: give at least one, or subnet_ids")
@@ -227,7 +227,7 @@ class FleetNetwork(pulumi.ComponentResource):
                         cidr_blocks=["0.0.0.0/0"],
                         description="HTTPS",
                     ),
-                    *onprem_egress(args.onprem_ranges),
+                    *onprem_egress(args.onprem_egress),
                 ],
             )
             self.route_table_ids = None
@@ -328,7 +328,7 @@ class FleetNetwork(pulumi.ComponentResource):
                     prefix_list_ids=[s3_endpoint.prefix_list_id],
                     description="HTTPS to S3 through the gateway endpoint",
                 ),
-                *onprem_egress(args.onprem_ranges),
+                *onprem_egress(args.onprem_egress),
             ],
         )
         endpoints_sg = aws.ec2.SecurityGroup(
@@ -452,7 +452,7 @@ class FleetNetwork(pulumi.ComponentResource):
             # The description of a group without a link stays as deployed stacks have it (changing it
             # replaces the group).
             description="GPU instances: no ingress; HTTPS egress only"
-            + ("; TCP to on-prem over the private link" if args.onprem_ranges else ""),
+            + ("; on-prem endpoints over the private link" if args.onprem_egress else ""),
             ingress=[],
             egress=egress,
             tags=dict(args.tags),

@@ -22,7 +22,7 @@ from typing import Any, Literal
 import pulumi
 import tencentcloud_iac_pulumi as tencentcloud
 
-from components.network.onprem import onprem_range_problems
+from components.network.onprem import EgressRule, egress_problems, onprem_range_problems
 from components.network.zones import pick_zones
 from components.tags import check_cost_tags
 
@@ -56,11 +56,15 @@ class TencentNetworkArgs:
     pool_types: Sequence[Sequence[str]] = ()
     subnet_ids: Sequence[str] = ()
     egress: Literal["none", "endpoints", "nat"] = "none"
-    # The on-prem ranges the site's private link carries: the nodes may open TCP connections to these.
+    # What the nodes may open on-prem over the site's private link (``onprem_egress``: the on-prem
+    # endpoints' ports and ranges); every other connection to ``onprem_ranges`` (what the link routes)
+    # is dropped.
+    onprem_egress: Sequence[EgressRule] = ()
     onprem_ranges: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
+        problems += egress_problems(self.onprem_egress)
         problems += onprem_range_problems(self.onprem_ranges)
         if not self.subnet_ids and self.vpc_cidr is None:
             problems.append("vpc_cidr: needed unless subnet_ids names existing subnets")
@@ -151,21 +155,34 @@ class TencentNetwork(pulumi.ComponentResource):
         )  # fmt: skip
         rule = tencentcloud.security.GroupRuleSetIngressArgs
         out = tencentcloud.security.GroupRuleSetEgressArgs
+        # Entries apply in order: the on-prem endpoints' ports, then a drop of everything else towards
+        # what the link routes (before HTTPS anywhere could reach it), then the VPC and HTTPS.
         egress = [
-            out(
-                action="ACCEPT", cidr_block=vpc_cidr, protocol="ALL", port="ALL", description="inside the VPC"
-            ),
-            out(action="ACCEPT", cidr_block="0.0.0.0/0", protocol="TCP", port="443", description="HTTPS"),
             *[
                 out(
                     action="ACCEPT",
                     cidr_block=cidr,
-                    protocol="TCP",
+                    protocol=rule.protocol.upper(),
+                    port=rule.ports,
+                    description=f"on-prem {rule.label} over the private link",
+                )
+                for rule in args.onprem_egress
+                for cidr in rule.cidrs
+            ],
+            *[
+                out(
+                    action="DROP",
+                    cidr_block=cidr,
+                    protocol="ALL",
                     port="ALL",
-                    description="on-prem over the private link",
+                    description="on-prem: nothing but the endpoints above",
                 )
                 for cidr in args.onprem_ranges
             ],
+            out(
+                action="ACCEPT", cidr_block=vpc_cidr, protocol="ALL", port="ALL", description="inside the VPC"
+            ),
+            out(action="ACCEPT", cidr_block="0.0.0.0/0", protocol="TCP", port="443", description="HTTPS"),
         ]
         tencentcloud.security.GroupRuleSet(
             f"{name}-nodes-rules",

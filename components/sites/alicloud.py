@@ -223,6 +223,7 @@ class AlicloudSite(pulumi.ComponentResource):
                 vpc_cidr=plan.vpc_cidr,
                 zones=zones,
                 egress=args.spec.network.egress,
+                onprem_egress=plan.onprem_egress,
                 onprem_ranges=plan.onprem_ranges,
                 name_prefix=prefix,
             )

@@ -30,6 +30,7 @@ from components.cost.aws import FleetBudget, FleetBudgetArgs
 from components.identity.aws import InstanceIdentityArgs
 from components.keys.aws import FleetKey, FleetKeyArgs
 from components.network.aws import FleetNetwork, FleetNetworkArgs, interface_endpoint_services
+from components.network.onprem import EgressRule
 from components.network.zones import zones_for_pools
 from components.pools.aws import GpuPool, GpuPoolArgs
 from components.sites.aws_pools import pool_off_hours, pool_queue, pool_scaling, pool_workload
@@ -236,7 +237,7 @@ class AwsSite:
                 replicate_here=site_region == replica_region,
                 network=_region_network(peers[site_region]),
                 pool_types=_pool_types(spec, aws_pools, site_region),
-                onprem_ranges=peers[site_region].onprem_ranges,
+                onprem_egress=peers[site_region].onprem_egress,
             )
             placement = sites[site_region].placement
             if placement is not None:
@@ -343,7 +344,7 @@ class AwsSite:
         replicate_here: bool = False,
         network: RegionNetwork | None = None,
         pool_types: list[list[str]] | None = None,
-        onprem_ranges: tuple[str, ...] = (),
+        onprem_egress: tuple[EgressRule, ...] = (),
     ) -> RegionalSite:
         return RegionalSite(
             f"{home.fleet}-{site_region}",
@@ -363,7 +364,7 @@ class AwsSite:
                 material_imported=home.spec.storage.checkpoints.material == "imported",
                 account=home.account,
                 keys_only=keys_only,
-                onprem_ranges=onprem_ranges,
+                onprem_egress=onprem_egress,
             ),
             opts=self._child,
         )
@@ -400,7 +401,7 @@ class AwsSite:
                 egress=egress,
                 bucket_arns=[bucket_arn],
                 partition=partition,
-                onprem_ranges=plan.onprem_ranges,
+                onprem_egress=plan.onprem_egress,
             )
         return FleetNetwork(f"{name}-network", args, opts=self._child)
 

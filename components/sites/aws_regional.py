@@ -25,6 +25,7 @@ from components.audit.aws import FleetAudit, FleetAuditArgs
 from components.identity.aws import InstanceIdentityArgs
 from components.keys.aws import FleetKey, FleetKeyArgs
 from components.network.aws import FleetNetwork, FleetNetworkArgs
+from components.network.onprem import EgressRule
 from components.network.zones import zones_for_pools
 from components.storage.aws import AWS_REGION_RE, CheckpointBucket, CheckpointBucketArgs
 from components.tags import STACK_TAG, current_stack
@@ -120,8 +121,8 @@ class RegionalSiteArgs:
     material_imported: bool = False
     account: AccountPlan = AccountPlan(in_stack=True)
     keys_only: bool = False
-    # The on-prem ranges this region's private link carries (the instances' egress to on-prem).
-    onprem_ranges: Sequence[str] = ()
+    # What this region's instances may open on-prem over its private link.
+    onprem_egress: Sequence[EgressRule] = ()
 
     def __post_init__(self) -> None:
         problems = []
@@ -206,7 +207,7 @@ class RegionalSite(pulumi.ComponentResource):
                     egress=spec.network.egress,
                     bucket_arns=[bucket_arn],
                     partition=args.partition,
-                    onprem_ranges=args.onprem_ranges,
+                    onprem_egress=args.onprem_egress,
                 ),
                 opts=child,
             )

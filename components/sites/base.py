@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 import pulumi
 
+from components.network.onprem import EgressRule
+
 if TYPE_CHECKING:
     from components.pools.burst import Gate
     from components.spec import FleetSpec
@@ -47,8 +49,9 @@ class SitePlan:
     trail, budget and account plan). ``pools``: the names of the spec's pools that run here, in spec
     order. ``vpc_cidr``: the site's VPC range (``None`` when the site runs in existing subnets or holds
     no pools). ``subnet_ids``: existing subnets (vSwitches on Alibaba) to run in instead of a new VPC.
-    ``onprem_ranges``: the on-prem ranges the site's private link carries (empty: the site has no link);
-    the site's GPU security group allows egress to these and the link routes them.
+    ``onprem_ranges``: the on-prem ranges the site's private link carries and routes (empty: the site
+    has no link). ``onprem_egress``: what the site's GPU security group opens towards them, one rule per
+    on-prem endpoint, port range and protocol (``onprem.reachable``), nothing wider.
     """
 
     cloud: Cloud
@@ -59,6 +62,7 @@ class SitePlan:
     availability_zones: int = 2
     subnet_ids: tuple[str, ...] = ()
     onprem_ranges: tuple[str, ...] = ()
+    onprem_egress: tuple[EgressRule, ...] = ()
 
     @property
     def key(self) -> str:

@@ -185,6 +185,7 @@ class TencentSite(pulumi.ComponentResource):
                     pool_types=[list(spec.pools[p].instance_types) for p in plan.pools],
                     subnet_ids=plan.subnet_ids,
                     egress=spec.network.egress,
+                    onprem_egress=plan.onprem_egress,
                     onprem_ranges=plan.onprem_ranges,
                     tags=tags,
                     provider=provider,

@@ -1,6 +1,7 @@
 """The fleet's address plan: every range the fleet routes between, each with its owner.
 
-A hybrid fleet joins the on-prem cluster (its node, pod and service ranges) to one VPC per cloud and
+A hybrid fleet joins the on-prem cluster (its node, pod, service and data ranges, owned `onprem nodes`,
+`onprem pods`, `onprem services`, `onprem data`) to one VPC per cloud and
 region over private links, so no two of those ranges may overlap: a route to one would swallow the
 other. This module is pure (no Pulumi, no spec models): :func:`overlaps` takes named ranges and returns
 every overlapping pair, :func:`carve` assigns site ranges from a supernet, skipping ranges already taken.

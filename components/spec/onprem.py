@@ -18,11 +18,12 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BeforeValidator, Field, field_validator, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
 
 from components import spec_limits as limits
 from components.catalog import load_catalog
 from components.spec.addresses import OwnedRange, overlaps
+from components.spec.reach import Endpoint, data_ranges, reach_problems
 from components.spec.values import Duration, Ipv4Net, _Model, _show, duration_seconds
 
 # Published multi-arch digests (see docs/hybrid.md for where each was read). An image given by tag alone
@@ -421,6 +422,24 @@ class OnPrem(_Model):
         default_factory=lambda: MetricsScrapers(),  # noqa: PLW0108 (defined below: named when called)
         description="who may scrape the DCGM exporter's metrics port (every other connection is denied)",
     )
+    # What burst nodes reach over the private links (components/spec/reach.py, docs/hybrid.md).
+    data_cidrs: Annotated[list[Ipv4Net], BeforeValidator(_one_or_many), AfterValidator(data_ranges)] = Field(
+        default_factory=list,
+        description="on-prem data ranges burst nodes may read and write (NFS, object store, registry)",
+    )
+    reachable: list[Endpoint] | None = Field(
+        default=None,
+        min_length=1,
+        description=(
+            "the on-prem endpoints burst nodes may open (ranges, ports, protocol); none: TCP 443 on the "
+            "node ranges and TCP 443 and 2049 on the data ranges"
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _reach(self) -> OnPrem:
+        _raise_first(reach_problems(self))
+        return self
 
     @field_validator("namespaces")
     @classmethod
@@ -458,7 +477,12 @@ class OnPrem(_Model):
         """The on-prem ranges for the address plan, each with its owner and field."""
         return [
             OwnedRange(network, f"onprem {what}", f"onprem.{field}[{index}]")
-            for field, what in (("node_cidrs", "nodes"), ("pod_cidrs", "pods"), ("service_cidrs", "services"))
+            for field, what in (
+                ("node_cidrs", "nodes"),
+                ("pod_cidrs", "pods"),
+                ("service_cidrs", "services"),
+                ("data_cidrs", "data"),
+            )
             for index, network in enumerate(getattr(self, field))
         ]
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from components import spec_limits as limits
 from components.catalog.regions import region_problem
 from components.sites.base import CLOUDS, REGION_CONFIG_KEYS, Cloud, SitePlan
+from components.spec import reach
 from components.spec.specs import FleetSpec
 from components.spec.values import CONFIG_KEY, SpecError
 
@@ -232,9 +233,9 @@ def site_plans(
 
 
 def onprem_link_ranges(spec: FleetSpec) -> list[str]:
-    """The on-prem ranges a link carries when it names none: the on-prem nodes' ranges (the baseline's
-    nodes; a link that must also reach an on-prem data range names its ranges itself)."""
-    return [str(net) for net in spec.onprem.node_cidrs] if spec.onprem is not None else []
+    """The on-prem ranges a link carries when it names none: the node and data ranges, and a pod or
+    service range only when an endpoint of ``onprem.reachable`` lies in it (:func:`reach.link_ranges`)."""
+    return [str(net) for net in reach.link_ranges(spec.onprem)] if spec.onprem is not None else []
 
 
 def _link_problems(spec: FleetSpec, plans: list[SitePlan]) -> list[tuple[str, str]]:
@@ -282,6 +283,7 @@ def _link_problems(spec: FleetSpec, plans: list[SitePlan]) -> list[tuple[str, st
                 )
             )
         ranges = spec.links[key].onprem_ranges or []
+        before = len(found)
         for index, net in enumerate(ranges):
             found += [
                 (
@@ -292,6 +294,18 @@ def _link_problems(spec: FleetSpec, plans: list[SitePlan]) -> list[tuple[str, st
                 for other in plans
                 if other.vpc_cidr is not None and net.overlaps(ipaddress.IPv4Network(other.vpc_cidr))
             ]
+        if ranges and len(found) == before and spec.onprem and not reach.site_egress(spec.onprem, ranges):
+            found.append(
+                (
+                    f"{path}.onprem_ranges",
+                    "routes none of the on-prem endpoints burst nodes may reach ("
+                    + ", ".join(
+                        f"{e.name} {' '.join(map(str, reach.endpoint_ranges(spec.onprem, e)))}"
+                        for e in reach.endpoints(spec.onprem)
+                    )
+                    + "): route one of their ranges, or leave onprem_ranges out",
+                )
+            )
     return found
 
 
@@ -304,7 +318,8 @@ def _with_link(spec: FleetSpec, plan: SitePlan) -> SitePlan:
         if link.onprem_ranges is not None
         else onprem_link_ranges(spec)
     )
-    return replace(plan, onprem_ranges=tuple(ranges))
+    egress = reach.site_egress(spec.onprem, [ipaddress.IPv4Network(r) for r in ranges]) if spec.onprem else ()
+    return replace(plan, onprem_ranges=tuple(ranges), onprem_egress=egress)
 
 
 def _aws_network_problems(

@@ -273,6 +273,11 @@ LINK_TOKEN_PREFIXES = (
 )
 
 
+def collect_ranges(resource: PolicyResource, vpc_urns: set[str]) -> list[Range]:
+    """The ranges one resource holds, each tagged with its network (GF-NET-004 reads the on-prem ones)."""
+    return _collect(resource, vpc_urns)
+
+
 def joins_networks(resources: Iterable[PolicyResource]) -> bool:
     return any(r.resource_type.startswith(LINK_TOKEN_PREFIXES) for r in resources)
 

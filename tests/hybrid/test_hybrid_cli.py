@@ -17,6 +17,9 @@ from gpufleet.hybrid_view import crypto_summary, link_line, print_hybrid, site_l
 from tests.cli.helpers import copy_project
 from tests.hybrid.conftest import FLEET, ONPREM_NODES, ROOT
 
+ONPREM_DATA = "192.168.32.0/24"
+ROUTES = f"{ONPREM_NODES}, {ONPREM_DATA}"
+
 runner = CliRunner()
 REGIONS = {"aws": "us-east-1", "alicloud": "cn-hangzhou", "tencentcloud": "ap-guangzhou"}
 
@@ -48,11 +51,11 @@ def test_the_section_lists_the_baseline_every_site_and_every_link(hybrid: Resour
         "│   └── tencentcloud:ap-guangzhou  VPC 10.52.0.0/16  pools burst-tencent (GN7.2XLARGE32, 0-8, "
         "100% spot)  [private link]",
         "└── links",
-        f"    ├── aws:us-east-1  vpn to 198.51.100.20, BGP (on-prem ASN 65010)  routes {ONPREM_NODES}  "
+        f"    ├── aws:us-east-1  vpn to 198.51.100.20, BGP (on-prem ASN 65010)  routes {ROUTES}  "
         "ike=ikev2 enc=AES256-GCM-16 integrity=SHA2-384 dh=20,21 pfs=20,21 both tunnels",
-        f"    ├── alicloud:cn-hangzhou  vpn to 198.51.100.20, static routes  routes {ONPREM_NODES}  "
+        f"    ├── alicloud:cn-hangzhou  vpn to 198.51.100.20, static routes  routes {ROUTES}  "
         "ike=ikev2 enc=aes256 integrity=sha256 dh=group14 pfs=group14",
-        f"    └── tencentcloud:ap-guangzhou  vpn to 198.51.100.20, static routes  routes {ONPREM_NODES}  "
+        f"    └── tencentcloud:ap-guangzhou  vpn to 198.51.100.20, static routes  routes {ROUTES}  "
         "ike=IKEV2 enc=AES-CBC-256 integrity=SHA-256 dh=GROUP14 pfs=DH-GROUP14",
     ]
     # The Alibaba algorithms sit beside the pre-shared key in a secret block: the key never shows.
@@ -81,7 +84,7 @@ def test_a_dedicated_link_says_it_has_no_ipsec() -> None:
     plan = site_plans(spec, dict(REGIONS))[2]
     assert site_line(spec, plan).startswith("tencentcloud:ap-guangzhou  VPC 10.52.0.0/16")
     assert link_line(plan.key, spec.links[plan.key], plan.onprem_ranges, None) == (
-        f"tencentcloud:ap-guangzhou  dedicated dc-kax48sg7 VLAN 301, static routes  routes {ONPREM_NODES}  "
+        f"tencentcloud:ap-guangzhou  dedicated dc-kax48sg7 VLAN 301, static routes  routes {ROUTES}  "
         "private line, no IPsec"
     )
 

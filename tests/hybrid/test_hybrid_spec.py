@@ -16,6 +16,7 @@ from gpufleet.cli import app
 from tests.cli.helpers import copy_project
 from tests.hybrid.conftest import ONPREM_NODES, ROOT
 
+ONPREM_DATA = "192.168.32.0/24"
 REGIONS = {"aws": "us-east-1", "alicloud": "cn-hangzhou", "tencentcloud": "ap-guangzhou"}
 SITES_WITH_NETWORK = "aws:us-east-1, alicloud:cn-hangzhou, tencentcloud:ap-guangzhou"
 
@@ -32,12 +33,12 @@ def _problems(fleet: dict[str, Any], regions: dict[str, str | None] | None = Non
     return caught.value.errors
 
 
-def test_each_linked_site_carries_the_onprem_node_ranges() -> None:
+def test_each_linked_site_carries_the_onprem_node_and_data_ranges() -> None:
     plans = site_plans(parse_fleet(_fleet()), dict(REGIONS))
     assert [(p.key, p.vpc_cidr, p.onprem_ranges) for p in plans] == [
-        ("aws:us-east-1", "10.43.0.0/16", (ONPREM_NODES,)),
-        ("alicloud:cn-hangzhou", "10.50.0.0/16", (ONPREM_NODES,)),
-        ("tencentcloud:ap-guangzhou", "10.52.0.0/16", (ONPREM_NODES,)),
+        ("aws:us-east-1", "10.43.0.0/16", (ONPREM_NODES, ONPREM_DATA)),
+        ("alicloud:cn-hangzhou", "10.50.0.0/16", (ONPREM_NODES, ONPREM_DATA)),
+        ("tencentcloud:ap-guangzhou", "10.52.0.0/16", (ONPREM_NODES, ONPREM_DATA)),
     ]
 
 
@@ -47,7 +48,7 @@ def test_a_link_with_its_own_ranges_carries_those_and_a_site_without_a_link_none
     del fleet["links"]["tencentcloud:ap-guangzhou"]
     plans = {p.key: p.onprem_ranges for p in site_plans(parse_fleet(fleet), dict(REGIONS))}
     assert plans == {
-        "aws:us-east-1": (ONPREM_NODES,),
+        "aws:us-east-1": (ONPREM_NODES, ONPREM_DATA),
         "alicloud:cn-hangzhou": ("192.168.16.0/20", "172.20.0.0/16"),
         "tencentcloud:ap-guangzhou": (),
     }

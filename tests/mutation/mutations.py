@@ -53,7 +53,7 @@ class Mutation(NamedTuple):
 
 ACCOUNT = "123456789012"
 
-# The 49 ids of the catalogue (shared RULES.md), copied here so that a rule dropped from the registry
+# The 50 ids of the catalogue (shared RULES.md), copied here so that a rule dropped from the registry
 # is noticed by the coverage test rather than silently losing its mutation.
 CATALOGUE_IDS = (
     "GF-STOR-001", "GF-STOR-002", "GF-STOR-003", "GF-STOR-004", "GF-STOR-005", "GF-STOR-006",
@@ -61,7 +61,7 @@ CATALOGUE_IDS = (
     "GF-ACC-001", "GF-ACC-002", "GF-ACC-003", "GF-ACC-004", "GF-ACC-005", "GF-ACC-006",
     "GF-IAM-001", "GF-IAM-002", "GF-IAM-003", "GF-IAM-004", "GF-IAM-005", "GF-IAM-006",
     "GF-AUD-001", "GF-AUD-002", "GF-AUD-003",
-    "GF-NET-001", "GF-NET-002", "GF-NET-003",
+    "GF-NET-001", "GF-NET-002", "GF-NET-003", "GF-NET-004",
     "GF-COST-001", "GF-COST-002", "GF-COST-003", "GF-COST-004", "GF-COST-005", "GF-COST-006",
     "GF-COST-007", "GF-COST-008", "GF-COST-009",
     "GF-K8S-001", "GF-K8S-002", "GF-K8S-003", "GF-K8S-004", "GF-K8S-005",
@@ -359,6 +359,17 @@ def net_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
         references={"vpnConnectionId": [vpn]},
     )
     return graph, route.name
+
+
+def net_004(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    # A VPN to the lab, and the instances' group opening every protocol to the lab's range over it.
+    vpn_connection(graph, "onprem-vpn", STRONG_TUNNEL)
+    group = find(graph, "network-instances-sg")
+    group.inputs["egress"] = [
+        *group.inputs["egress"],
+        {"protocol": "-1", "fromPort": 0, "toPort": 0, "cidrBlocks": [ONPREM_CIDR], "description": "lab"},
+    ]
+    return graph, group.name
 
 
 def net_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
@@ -739,6 +750,7 @@ MUTATIONS: dict[str, Mutation] = {
     "GF-NET-001": Mutation("dev", "site-to-site VPN whose tunnel 1 still offers IKEv1", net_001),
     "GF-NET-002": Mutation("dev", "VPN route to an on-prem range inside the fleet VPC", net_002),
     "GF-NET-003": Mutation("dev", "private route table routes 0.0.0.0/0 to an internet gateway", net_003),
+    "GF-NET-004": Mutation("dev", "instances' group opens all protocols to the VPN's on-prem range", net_004),
     "GF-COST-001": Mutation("dev", "checkpoint bucket loses its team tag", cost_001),
     "GF-COST-002": Mutation("dev", "budget alerts raised to 95%", cost_002),
     "GF-COST-003": Mutation("dev", "dev pool may launch g6e.xlarge (L40S)", cost_003),

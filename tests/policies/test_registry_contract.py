@@ -13,7 +13,7 @@ from gpufleet.policy_config import load_policy_config
 from policies.registry import DuplicateRuleError, Registry, default_registry
 from policies.rule import GfPolicy, GfResourcePolicy, Rule
 
-# id: (default enforcement, severity), copied from RULES.md (49 rules).
+# id: (default enforcement, severity), copied from RULES.md (49 rules) plus GF-NET-004.
 CATALOGUE: dict[str, tuple[str, str]] = {
     "GF-STOR-001": ("M", "high"),
     "GF-STOR-002": ("M", "high"),
@@ -43,6 +43,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "GF-NET-001": ("M", "high"),
     "GF-NET-002": ("M", "high"),
     "GF-NET-003": ("A", "medium"),
+    "GF-NET-004": ("M", "high"),
     "GF-COST-001": ("M", "medium"),
     "GF-COST-002": ("M", "medium"),
     "GF-COST-003": ("M", "high"),
@@ -75,13 +76,13 @@ def registry() -> Registry:
     return default_registry()
 
 
-def test_catalogue_copy_has_49_rules() -> None:
-    assert len(CATALOGUE) == 49
+def test_catalogue_copy_has_50_rules() -> None:
+    assert len(CATALOGUE) == 50
 
 
 def test_every_catalogue_id_is_implemented(registry: Registry) -> None:
     missing = sorted(set(CATALOGUE) - set(registry.ids()), key=list(CATALOGUE).index)
-    assert not missing, f"{len(missing)} of 49 catalogue rules are not implemented: {', '.join(missing)}"
+    assert not missing, f"{len(missing)} of 50 catalogue rules are not implemented: {', '.join(missing)}"
 
 
 def test_no_rule_outside_the_catalogue(registry: Registry) -> None:
