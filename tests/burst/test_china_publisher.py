@@ -14,9 +14,26 @@ import pytest
 from gpufleet.engine import run_program
 from tests.cli.helpers import ROOT, copy_project
 
-GATED = (ROOT / "stacks" / "Pulumi.hybrid.yaml").read_text(encoding="utf-8")
-UNGATED = re.sub(r"\n    burst:.*?(?=\n    onprem:)", "", GATED, count=1, flags=re.DOTALL)
-ORDER_ONLY = re.sub(r"\n      publishers:.*?(?=\n    onprem:)", "", GATED, count=1, flags=re.DOTALL)
+# The hunk the hybrid stack takes once the AWS publisher (BaselineSignal) is built by the fleet: until
+# then the AWS gate fails GF-OPS-001 there, so the stack file itself stays ungated on this branch.
+BURST_BLOCK = """    burst:
+      order: [aws:us-east-1, alicloud:cn-hangzhou, tencentcloud:ap-guangzhou]
+      publishers:
+        alicloud:
+          issuer_url: https://oidc.lab.example.com/k8s
+          fingerprints: [9e99a48a9960b14926bb7f3b02e22da2b0ab7280]
+          service_account: gpufleet-system/baseline-exporter
+          fallback_after_s: 1800
+"""
+# The stack file without any `burst` of its own: the key line and the lines indented under it.
+UNGATED = re.sub(
+    r"^    burst:.*\n(?:      .*\n)*",
+    "",
+    (ROOT / "stacks" / "Pulumi.hybrid.yaml").read_text(encoding="utf-8"),
+    flags=re.MULTILINE,
+)
+GATED = UNGATED.replace("\n    onprem:\n", "\n" + BURST_BLOCK + "\n    onprem:\n", 1)
+ORDER_ONLY = re.sub(r"\n      publishers:.*?(?=\n\n    onprem:)", "", GATED, count=1, flags=re.DOTALL)
 POOL = "gpufleet-hybrid-cn-hangzhou-pool-burst-alicloud"
 PUBLISHER = "gpufleet-hybrid-burst-publisher"
 CHINA = ("alicloud:", "tencentcloud:")
@@ -41,7 +58,7 @@ def _china(graph: Any) -> dict[tuple[str, str], Any]:
 
 
 def test_the_stack_file_variants_differ_only_in_burst() -> None:
-    assert "publishers:" in GATED and "burst:" in ORDER_ONLY and "publishers:" not in ORDER_ONLY
+    assert "publishers:" in GATED and "\n    burst:" in ORDER_ONLY and "publishers:" not in ORDER_ONLY
     assert "\n    burst:" not in UNGATED
 
 
@@ -151,3 +168,14 @@ def test_the_publish_policy_names_each_gated_queue_once() -> None:
     assert put["Action"] == ["cms:PutCustomMetric"]
     assert read["Resource"] == ["acs:mns:cn-hangzhou:*:/queues/gf-a", "acs:mns:cn-shanghai:*:/queues/gf-b"]
     assert [s["Sid"] for s in json.loads(publish_policy([]))["Statement"]] == ["PublishBurstGate"]
+
+
+def test_the_gated_stack_breaks_no_rule_on_alibaba_or_tencent(graphs: dict[str, Any]) -> None:
+    from tests.hybrid.conftest import judge
+
+    result = judge(graphs["gated"])
+    china = [(v.rule_id, v.urn, v.message) for v in result.violations if "$alicloud:" in v.urn]
+    china += [(v.rule_id, v.urn, v.message) for v in result.violations if "$tencentcloud:" in v.urn]
+    assert china == []
+    # GF-OPS-001 judged the gated alarm (it did not step aside).
+    assert "GF-OPS-001" not in {n["rule_id"] for n in result.not_applicable}

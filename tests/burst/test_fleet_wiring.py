@@ -5,15 +5,12 @@ scale as before; without `burst` nothing changes."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from gpufleet.engine import run_program
 from tests.cli.helpers import ROOT, copy_project
 
-HYBRID_GATED = (ROOT / "stacks" / "Pulumi.hybrid.yaml").read_text(encoding="utf-8")
-# The hybrid stack without its `burst` block (which ends before `onprem:`).
-HYBRID = re.sub(r"\n    burst:.*?(?=\n    onprem:)", "", HYBRID_GATED, count=1, flags=re.DOTALL)
+HYBRID = (ROOT / "stacks" / "Pulumi.hybrid.yaml").read_text(encoding="utf-8")
 
 
 def _alarms(tmp_path: Path, text: str) -> dict[str, dict[str, object]]:
