@@ -12,11 +12,18 @@ GPU utilisation above/below a threshold, through ESS alarm tasks on CloudMonitor
 pool's MNS queue backlog, through a CloudMonitor alarm rule (``acs_mns_new`` ``ActiveMessages``,
 published every five minutes) whose target is the scale-out rule. Off-hours are ESS scheduled tasks,
 whose cron recurrences run in UTC: see :func:`off_hours_utc`.
+
+With a burst gate (:class:`components.pools.burst_custom.CustomGate`), the queue alarm ``-queue-deep``
+watches the exporter's ``GatedBacklog`` for the pool in the account's ``acs_customMetric_<uid>``
+project instead (same threshold, window and target), and ``-queue-deep-fallback`` keeps the raw MNS
+backlog alarm with the gate's longer window, so a silent exporter delays the burst but never stops it.
+The GPU alarms are ESS alarm tasks on the group's own utilisation and stay as they are.
 """
 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime
 import json
 import zoneinfo
@@ -26,7 +33,8 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_alicloud as alicloud
 
-from components.pools.scaling import ScalingRules, compile_alarms
+from components.pools.burst_custom import GATED_METRIC, CustomGate, alicloud_namespace
+from components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
 from components.pools.userdata import WorkloadContext, render_workload
 from components.pools.workload import MAX_USER_DATA_BYTES
 from components.tags import check_cost_tags
@@ -161,6 +169,7 @@ class AlicloudPoolArgs:
     off_hours: AlicloudOffHours | None = None
     workload: WorkloadContext | None = None
     today: datetime.date | None = None
+    gate: CustomGate | None = None
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -307,27 +316,85 @@ class AlicloudGpuPool(pulumi.ComponentResource):
                     describe="gpufleet pool scaling alarms",
                     opts=child,
                 )
-            alicloud.cms.Alarm(
-                f"{name}-{alarm.suffix}",
-                name=f"{args.name_prefix}-{args.pool}-{alarm.suffix}",
-                project=QUEUE_PROJECT,
-                metric=QUEUE_METRIC,
-                metric_dimensions=queue.queue_name.apply(
-                    lambda q: json.dumps([{"region": args.region, "queue": q}], sort_keys=True)
-                ),
-                period=alarm.period_s,
-                escalations_critical=alicloud.cms.AlarmEscalationsCriticalArgs(
-                    statistics="Maximum",
-                    comparison_operator="GreaterThanThreshold",
-                    threshold=f"{alarm.threshold:g}",
-                    times=alarm.evaluation_periods,
-                ),
-                contact_groups=[contacts.alarm_contact_group_name],
-                targets=[alicloud.cms.AlarmTargetArgs(target_id="1", arn=rule.ari)],
-                enabled=True,
-                tags={**args.tags, "gpufleet:pool": args.pool},
-                opts=child,
+            if args.gate is None:
+                self._queue_alarm(
+                    name=name, args=args, alarm=alarm, queue=queue, rule=rule, contacts=contacts, child=child
+                )
+                continue
+            self._gated_alarm(
+                name=name, args=args, gate=args.gate, alarm=alarm, rule=rule, contacts=contacts, child=child
             )
+            fallback = dataclasses.replace(
+                alarm, suffix=f"{alarm.suffix}-fallback", evaluation_periods=args.gate.fallback_periods
+            )
+            self._queue_alarm(
+                name=name, args=args, alarm=fallback, queue=queue, rule=rule, contacts=contacts, child=child
+            )
+
+    def _queue_alarm(
+        self,
+        *,
+        name: str,
+        args: AlicloudPoolArgs,
+        alarm: AlarmSpec,
+        queue: alicloud.message.ServiceQueue,
+        rule: alicloud.ess.ScalingRule,
+        contacts: alicloud.cms.AlarmContactGroup,
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        alicloud.cms.Alarm(
+            f"{name}-{alarm.suffix}",
+            name=f"{args.name_prefix}-{args.pool}-{alarm.suffix}",
+            project=QUEUE_PROJECT,
+            metric=QUEUE_METRIC,
+            metric_dimensions=queue.queue_name.apply(
+                lambda q: json.dumps([{"region": args.region, "queue": q}], sort_keys=True)
+            ),
+            period=alarm.period_s,
+            escalations_critical=alicloud.cms.AlarmEscalationsCriticalArgs(
+                statistics="Maximum",
+                comparison_operator="GreaterThanThreshold",
+                threshold=f"{alarm.threshold:g}",
+                times=alarm.evaluation_periods,
+            ),
+            contact_groups=[contacts.alarm_contact_group_name],
+            targets=[alicloud.cms.AlarmTargetArgs(target_id="1", arn=rule.ari)],
+            enabled=True,
+            tags={**args.tags, "gpufleet:pool": args.pool},
+            opts=child,
+        )
+
+    def _gated_alarm(
+        self,
+        *,
+        name: str,
+        args: AlicloudPoolArgs,
+        gate: CustomGate,
+        alarm: AlarmSpec,
+        rule: alicloud.ess.ScalingRule,
+        contacts: alicloud.cms.AlarmContactGroup,
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        """The queue alarm on the exporter's ``GatedBacklog``: the same threshold, window and target."""
+        alicloud.cms.Alarm(
+            f"{name}-{alarm.suffix}",
+            name=f"{args.name_prefix}-{args.pool}-{alarm.suffix}",
+            project=pulumi.Output.from_input(gate.account_id).apply(alicloud_namespace),
+            metric=GATED_METRIC,
+            metric_dimensions=gate.metric_dimensions(),
+            period=alarm.period_s,
+            escalations_critical=alicloud.cms.AlarmEscalationsCriticalArgs(
+                statistics="Maximum",
+                comparison_operator="GreaterThanThreshold",
+                threshold=f"{alarm.threshold:g}",
+                times=alarm.evaluation_periods,
+            ),
+            contact_groups=[contacts.alarm_contact_group_name],
+            targets=[alicloud.cms.AlarmTargetArgs(target_id="1", arn=rule.ari)],
+            enabled=True,
+            tags={**args.tags, "gpufleet:pool": args.pool},
+            opts=child,
+        )
 
     def _off_hours(
         self,

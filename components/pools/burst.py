@@ -12,10 +12,11 @@ How each cloud enforces the gate (:data:`ENFORCEMENT`):
 
 - ``aws``: metric-math alarms, ``IF(FILL(ahead, 0) < 1, <metric>, 0)``, so the AND is exact; a silent
   signal counts as no free GPU ahead (the burst is not held back by a broken exporter).
-- ``alicloud`` and ``tencentcloud``: their alarms take one metric namespace each (CloudMonitor
-  ``composite_expression`` joins metrics of one project, Tencent ``is_union_rule`` rules of one
-  policy type) and the queue's metrics live in another: no AND across the two. Their pools keep
-  scaling on their own queue: the order is not enforced there, and ``gpufleet plan`` says so.
+- ``alicloud`` and ``tencentcloud``: their alarms take one metric namespace each, so no AND across
+  the queue's metrics and the signal (``ENFORCEMENT`` says "not-enforced" for the alarm itself). With
+  ``burst.publishers.alicloud`` the exporter does the AND and the Alibaba queue alarms watch its
+  ``GatedBacklog`` (:mod:`components.pools.burst_custom`); Tencent alarm policies cannot watch a
+  published metric, so the Tencent pools keep scaling on their own queue, and ``gpufleet plan`` says so.
 """
 
 from __future__ import annotations
@@ -222,12 +223,12 @@ def describe_burst_order(
     for position, entry in enumerate(sites, 1):
         cloud = entry.site.partition(":")[0]
         price = "unpriced" if entry.gpu_hour is None else f"{entry.gpu_hour:.2f} {PRICE_CURRENCY}/GPU-hour"
-        how = {
-            "metric-math": "scale-out alarms gated by metric math on gpufleet/Baseline FreeGpusAhead",
-            "not-enforced": (
-                "not gated by the cloud's alarms (no AND across namespaces); see docs/burst-order.md"
-            ),
-        }[ENFORCEMENT[cloud]]
+        if cloud == "aws":
+            how = "scale-out alarms gated by metric math on gpufleet/Baseline FreeGpusAhead"
+        else:
+            from components.pools.burst_custom import describe_gate
+
+            how = describe_gate(cloud, spec.burst)
         lines.append(
             f"{position}. {entry.site} ({entry.reason}, {price}): pools {', '.join(entry.pools)}; {how}"
         )

@@ -12,6 +12,11 @@ imported out of band: docs/alicloud.md); ``imported`` builds everything and tags
 ``config`` is not available here, since pulumi-alicloud has no resource that imports material.
 
 Alibaba has no budget resource: the spec's budget is held against the cost estimate by GF-COST-002.
+
+Burst order: with ``burst.publishers.alicloud`` each pool with a gate (``SiteArgs.burst_gates``) scales
+out on the exporter's ``GatedBacklog`` (:mod:`components.pools.burst_custom`), and the home Alibaba
+site builds the exporter's identity (:class:`AlicloudBurstPublisher`) for every gated Alibaba pool of
+the fleet. Without it the pools scale on their own queue, as before.
 """
 
 from __future__ import annotations
@@ -21,14 +26,17 @@ import pulumi_alicloud as alicloud
 
 from components.audit.alicloud import AlicloudAudit, AlicloudAuditArgs
 from components.identity.alicloud import MAX_ROLE_NAME, PoolIdentity, PoolIdentityArgs
+from components.identity.alicloud_publisher import AlicloudBurstPublisher, PublisherArgs
 from components.keys.alicloud import AlicloudKey, AlicloudKeyArgs
 from components.network.alicloud import AlicloudNetwork, AlicloudNetworkArgs, zones_for_pools
 from components.pools.alicloud import AlicloudGpuPool, AlicloudOffHours, AlicloudPoolArgs
+from components.pools.burst_custom import CustomGate
 from components.pools.scaling import ScalingRules
 from components.pools.userdata import WorkloadContext
 from components.pools.workload import ContainerWorkload, ScriptWorkload, Workload
 from components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
 from components.spec import Pool
+from components.spec.burst import AlicloudPublisher
 from components.storage.alicloud import OssCheckpointBucket, OssCheckpointBucketArgs
 
 IMAGE_NAME = "^aliyun_3_x64_20G_alibase_"
@@ -55,6 +63,22 @@ def _rules(pool: Pool) -> ScalingRules:
         in_for_s=s.in_for_s,
         cooldown_s=s.cooldown_s,
     )
+
+
+def publisher(args: SiteArgs) -> AlicloudPublisher | None:
+    """The exporter's identity settings when the spec gates Alibaba pools; None: no gate."""
+    burst = args.spec.burst
+    return None if burst is None else burst.publishers.alicloud
+
+
+def gated_queues(args: SiteArgs) -> list[tuple[str, str]]:
+    """Region and MNS queue name of every Alibaba pool of the fleet that has a gate."""
+    found = []
+    for name, gate in args.burst_gates.items():
+        cloud, _, region = gate.site.partition(":")
+        if cloud == "alicloud" and name in args.spec.pools:
+            found.append((region, f"{args.fleet}-{region}-{name}"))
+    return sorted(found)
 
 
 def pool_problems(args: SiteArgs) -> list[str]:
@@ -122,6 +146,22 @@ class AlicloudSite(pulumi.ComponentResource):
         invoke = pulumi.InvokeOutputOptions(parent=self, provider=provider)
         prefix = f"{args.fleet}-{plan.region}"
         tags = dict(args.tags)
+        settings = publisher(args)
+        queues = gated_queues(args)
+        if plan.home and settings is not None and queues:
+            AlicloudBurstPublisher(
+                f"{args.fleet}-burst-publisher",
+                PublisherArgs(
+                    name=f"{args.fleet}-burst-publisher",
+                    issuer_url=settings.issuer_url,
+                    fingerprints=settings.fingerprints,
+                    client_id=settings.client_id,
+                    subject=settings.subject,
+                    queues=queues,
+                    tags=tags,
+                ),
+                opts=child,
+            )
         checkpoints = spec.storage.checkpoints
         material = checkpoints.material
         key = AlicloudKey(
@@ -190,6 +230,7 @@ class AlicloudSite(pulumi.ComponentResource):
                     audit=audit,
                     network=network,
                     image=image,
+                    account=account,
                     child=child,
                 )
         self.outputs = SiteOutputs(
@@ -240,6 +281,7 @@ class AlicloudSite(pulumi.ComponentResource):
         audit: AlicloudAudit,
         network: AlicloudNetwork,
         image: pulumi.Output[str],
+        account: pulumi.Output[str],
         child: pulumi.ResourceOptions,
     ) -> PoolOutputs:
         spec, plan = args.spec, args.plan
@@ -271,6 +313,19 @@ class AlicloudSite(pulumi.ComponentResource):
                 weekends=off.weekends,
             )
         workload = _workload(pool)
+        gate = args.burst_gates.get(pool_name)
+        settings = publisher(args)
+        custom_gate = (
+            CustomGate(
+                site=gate.site,
+                pool=pool_name,
+                ahead=gate.ahead,
+                account_id=account,
+                fallback_after_s=settings.fallback_after_s,
+            )
+            if gate is not None and settings is not None
+            else None
+        )
         built = AlicloudGpuPool(
             f"{prefix}-pool-{pool_name}",
             AlicloudPoolArgs(
@@ -296,6 +351,7 @@ class AlicloudSite(pulumi.ComponentResource):
                 workload=WorkloadContext(workload=workload, queue_name=queue_name, region=plan.region)
                 if workload is not None
                 else None,
+                gate=custom_gate,
             ),
             opts=child,
         )

@@ -6,10 +6,20 @@ written order follows the listed ones by price. See docs/burst-order.md for how 
 
     burst:
       order: [aws:us-east-1, alicloud:cn-hangzhou, tencentcloud:ap-guangzhou]
+      publishers:
+        alicloud:                       # gate the Alibaba pools on the exporter's GatedBacklog
+          issuer_url: https://oidc.onprem.example.com
+          fingerprints: [0123456789abcdef0123456789abcdef01234567]
+          service_account: gpufleet-system/baseline-exporter
+
+``publishers.alicloud`` is the exporter's identity on Alibaba Cloud: a RAM OIDC provider for the
+on-prem cluster's service-account issuer and a role only that service account may assume. Tencent
+Cloud has no gate to publish for (docs/burst-order.md), so ``publishers.tencentcloud`` is refused.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -40,8 +50,104 @@ def site_problem(entry: Any) -> str | None:
     return None
 
 
+_FINGERPRINT = re.compile(r"^[0-9a-f]{40}$")
+_K8S_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+_ISSUER = re.compile(r"^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?$")
+FALLBACK_MIN_S = 600
+FALLBACK_MAX_S = 86_400
+TENCENT_PUBLISHER = (
+    "Tencent Cloud alarm policies watch Tencent Cloud service metrics only (monitor_type MT_QCE), so no "
+    "alarm could read what the exporter publishes and the Tencent pools are not gated: leave "
+    "publishers.tencentcloud out (docs/burst-order.md)"
+)
+
+
+class AlicloudPublisher(_Model):
+    """Who publishes the gate on Alibaba Cloud: the on-prem exporter's Kubernetes service account,
+    through a RAM OIDC provider for the cluster's service-account issuer (no AccessKey exists)."""
+
+    issuer_url: str = Field(description="the cluster's service-account issuer, https://host[/path]")
+    fingerprints: list[str] = Field(
+        description="SHA-1 fingerprints (40 lower-case hex digits) of the issuer's HTTPS certificate, 1 to 5"
+    )
+    service_account: str = Field(description="the exporter's service account, written namespace/name")
+    client_id: str = Field(
+        default="sts.aliyuncs.com", description="the audience (aud) of the exporter's projected token"
+    )
+    fallback_after_s: int = Field(
+        default=1800,
+        description=(
+            f"when a backlog bursts regardless of the order (the exporter silent), {FALLBACK_MIN_S}.."
+            f"{FALLBACK_MAX_S} seconds"
+        ),
+    )
+
+    @field_validator("issuer_url")
+    @classmethod
+    def _issuer(cls, value: str) -> str:
+        if not _ISSUER.match(value) or len(value) > 255:
+            raise ValueError(f"must be an https:// URL without query or fragment, got {_show(value)}")
+        return value
+
+    @field_validator("fingerprints")
+    @classmethod
+    def _fingerprints(cls, value: list[str]) -> list[str]:
+        if not 1 <= len(value) <= 5:
+            raise ValueError(f"must list 1 to 5 fingerprints, got {len(value)}")
+        for index, entry in enumerate(value):
+            if not _FINGERPRINT.match(entry):
+                raise ValueError(
+                    f"item {index}: must be a SHA-1 fingerprint (40 lower-case hex), got {_show(entry)}"
+                )
+        return value
+
+    @field_validator("service_account")
+    @classmethod
+    def _service_account(cls, value: str) -> str:
+        namespace, sep, name = value.partition("/")
+        if not sep or not _K8S_NAME.match(namespace) or not _K8S_NAME.match(name):
+            raise ValueError(f"must be namespace/name (Kubernetes names), got {_show(value)}")
+        return value
+
+    @field_validator("client_id")
+    @classmethod
+    def _client_id(cls, value: str) -> str:
+        if not value or len(value) > 128 or any(c.isspace() for c in value):
+            raise ValueError(f"must be 1 to 128 characters without spaces, got {_show(value)}")
+        return value
+
+    @field_validator("fallback_after_s")
+    @classmethod
+    def _fallback(cls, value: int) -> int:
+        if not FALLBACK_MIN_S <= value <= FALLBACK_MAX_S:
+            raise ValueError(f"must be within {FALLBACK_MIN_S}..{FALLBACK_MAX_S} seconds, got {value}")
+        return value
+
+    @property
+    def subject(self) -> str:
+        """The ``sub`` of the service account's token."""
+        namespace, _, name = self.service_account.partition("/")
+        return f"system:serviceaccount:{namespace}:{name}"
+
+
+class Publishers(_Model):
+    alicloud: AlicloudPublisher | None = Field(
+        default=None, description="None: the Alibaba pools are not gated (they scale on their own queue)"
+    )
+    tencentcloud: None = Field(default=None, description="not available: " + TENCENT_PUBLISHER)
+
+    @field_validator("tencentcloud", mode="before")
+    @classmethod
+    def _tencent(cls, value: Any) -> None:
+        if value is not None:
+            raise ValueError(TENCENT_PUBLISHER)
+
+
 class Burst(_Model):
     order: list[str] | str = Field(default=BY_PRICE, description=f"after the baseline: {_FORM}")
+    publishers: Publishers = Field(
+        default_factory=Publishers, description="the exporter's identity per cloud a custom metric gates"
+    )
 
     @field_validator("order", mode="before")
     @classmethod

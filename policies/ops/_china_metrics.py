@@ -5,7 +5,10 @@ CloudMonitor; the ones read from the CloudMonitor agent inside the instance (nam
 such as `GpuUtilizationAgent`, and `MemoryUtilization`, `LoadAverage`) need the agent, which Alibaba's
 public images ship; a custom image (`m-...`) may not, so unless its user data installs the agent the
 alarm could not be judged. `custom` metrics are uploaded by a program: a RAM policy of the stack must
-allow `cms:PutCustomMetric`.
+allow `cms:PutCustomMetric`. The burst order's gate (`GatedBacklog`, published by the on-prem exporter)
+needs more: a RAM role of the stack with an attached policy that allows it (the exporter's publisher
+role), since a policy attached to nothing publishes nothing. Without it the gated alarm never fires;
+the message says whether a raw MNS queue alarm on the same scaling rule still bursts the pool.
 
 Tencent Cloud: the `cvm_device` (`QCE/CVM`) namespace of a Cloud Monitor `AlarmPolicy` that triggers
 Auto Scaling, and the CPU and memory metrics of an AS `ScalingPolicy`, are reported by the Cloud Monitor
@@ -39,6 +42,11 @@ from policies.props import as_list, get_ref, is_unknown, truthy
 from policies.rule import CannotTell
 
 RAM_POLICY = "alicloud:ram/policy:Policy"
+RAM_ROLE = "alicloud:ram/role:Role"
+ALI_CMS_ALARM_TYPE = "alicloud:cms/alarm:Alarm"
+RAM_ROLE_ATTACHMENT = "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment"
+PUT_CUSTOM_METRIC = "cms:PutCustomMetric"
+GATED_METRIC = "GatedBacklog"  # components.pools.burst_custom.GATED_METRIC (policies import no components)
 ALI_LAUNCH_TEMPLATE = "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate"
 ALI_AGENT_METRICS = frozenset({"MemoryUtilization", "LoadAverage"})
 _AGENT_INSTALL = re.compile(r"cloudmonitor|argusagent|cms_go_agent|cloud-monitor|cms-agent-", re.IGNORECASE)
@@ -147,6 +155,8 @@ def cms_problems(index: ResourceIndex, alarm: ResourceView, listed: list[str]) -
     metric = str(_value(alarm, "metric") or "")
     if project in listed or metric in listed:
         return []
+    if project.startswith("acs_customMetric") and metric == GATED_METRIC:
+        return [] if _role_allows(index, PUT_CUSTOM_METRIC) else [_gate_unpublished(index, alarm, label)]
     if project.startswith("acs_customMetric"):
         if _ram_allows(index, "cms:PutCustomMetric"):
             return []
@@ -211,16 +221,73 @@ def _mns_queue(index: ResourceIndex, alarm: ResourceView, label: str, metric: st
     ]
 
 
-def _ram_allows(index: ResourceIndex, action: str) -> bool:
-    for policy in index.of_type(RAM_POLICY):
-        for prop in ("policyDocument", "document"):
-            try:
-                document = parse_document(get_ref(policy.props, prop), prop, cloud="alicloud")
-            except DocumentError:
-                continue
-            if document and any(s.is_allow and s.grants(action) for s in document.statements):
-                return True
+def _policy_allows(policy: ResourceView, action: str) -> bool:
+    for prop in ("policyDocument", "document"):
+        try:
+            document = parse_document(get_ref(policy.props, prop), prop, cloud="alicloud")
+        except DocumentError:
+            continue
+        if document and any(s.is_allow and s.grants(action) for s in document.statements):
+            return True
     return False
+
+
+def _ram_allows(index: ResourceIndex, action: str) -> bool:
+    return any(_policy_allows(policy, action) for policy in index.of_type(RAM_POLICY))
+
+
+def _role_allows(index: ResourceIndex, action: str) -> bool:
+    """A RAM role of the stack holds, through a `ram.RolePolicyAttachment`, a policy allowing `action`."""
+    for attachment in index.of_type(RAM_ROLE_ATTACHMENT):
+        if not index.refs(attachment, "roleName", (RAM_ROLE,)):
+            continue
+        if any(_policy_allows(p, action) for p in index.refs(attachment, "policyName", (RAM_POLICY,))):
+            return True
+    return False
+
+
+def _targets(alarm: ResourceView) -> tuple[set[str], set[str]]:
+    """The scaling-rule ARNs an alarm rule targets (those known) and the resources they come from."""
+    arns = {
+        arn
+        for target in as_list(get_ref(alarm.props, "targets"))
+        if isinstance(target, Mapping)
+        for arn in [get_ref(target, "arn")]
+        if isinstance(arn, str) and not is_unknown(arn) and _ESS_TARGET.match(arn)
+    }
+    return arns, set(alarm.dependency_urns.get("targets", ()))
+
+
+def _gate_unpublished(index: ResourceIndex, alarm: ResourceView, label: str) -> str:
+    """The gated alarm never fires; say exactly what still scales the pool out on its queue."""
+    arns, sources = _targets(alarm)
+    fallbacks = []
+    for other in index.of_type(ALI_CMS_ALARM_TYPE):
+        if other.urn == alarm.urn or get_ref(other.props, "project") != MNS_PROJECT:
+            continue
+        other_arns, other_sources = _targets(other)
+        if arns & other_arns or sources & other_sources:
+            period = get_ref(other.props, "period")
+            times = get_ref(other.props, "escalationsCritical.times")
+            window = (
+                f" after {int(period) * int(times)}s of backlog"
+                if isinstance(period, (int, float)) and isinstance(times, (int, float))
+                else ""
+            )
+            fallbacks.append(f"'{other.name}'{window}")
+    still = (
+        f"the pool still scales out on its raw queue through {', '.join(sorted(fallbacks))}, regardless of "
+        "the sites ahead"
+        if fallbacks
+        else "no other alarm scales the pool out on its queue, so a backlog never bursts it"
+    )
+    return (
+        f"{label} scales out on the burst gate {GATED_METRIC}, which no RAM role of the stack may publish "
+        f"(no role has an attached policy allowing {PUT_CUSTOM_METRIC}): the alarm never fires and the "
+        f"burst order is not enforced; {still}. Build the exporter's publisher role "
+        f"(burst.publishers.alicloud), or list '{GATED_METRIC}' in published_namespaces if it is published "
+        "outside the stack"
+    )
 
 
 def _json(value: Any) -> Mapping[str, Any]:

@@ -109,7 +109,8 @@ def test_describe_and_gates_from_the_spec() -> None:
     assert lines[0] == "0. no on-prem baseline: the first site starts at once"
     assert lines[1].startswith("1. alicloud:cn-hangzhou (listed, ")
     assert lines[1].endswith(
-        "pools hz; not gated by the cloud's alarms (no AND across namespaces); see docs/burst-order.md"
+        "pools hz; not gated: scale-out on the pools' own queue (set burst.publishers.alicloud to gate it "
+        "on the exporter's GatedBacklog); see docs/burst-order.md"
     )
     assert lines[2].startswith("2. aws:us-east-1 (listed, ")
     assert lines[2].endswith(
@@ -145,8 +146,9 @@ def test_by_price_puts_the_cheaper_gpu_hour_first() -> None:
         "0. on-prem baseline: 16 GPUs, always first",
         "1. aws:us-east-1 (by price, 1.21 USD/GPU-hour): pools train; scale-out alarms gated by metric math "
         "on gpufleet/Baseline FreeGpusAhead",
-        "2. alicloud:cn-hangzhou (by price, 2.08 USD/GPU-hour): pools hz; not gated by the cloud's alarms "
-        "(no AND across namespaces); see docs/burst-order.md",
+        "2. alicloud:cn-hangzhou (by price, 2.08 USD/GPU-hour): pools hz; not gated: scale-out on the pools' "
+        "own queue (set burst.publishers.alicloud to gate it on the exporter's GatedBacklog); see "
+        "docs/burst-order.md",
     ]
 
 

@@ -1,0 +1,140 @@
+"""The burst gate's publisher on Alibaba Cloud: the on-prem exporter's identity, with no AccessKey.
+
+The exporter runs on premises under a Kubernetes service account whose projected token the cluster's
+service-account issuer signs. A RAM OIDC provider (``ims.OidcProvider``) trusts that issuer (by its URL
+and its HTTPS certificate's fingerprints) for one client id; the role trusts that provider only, and
+only for a token whose ``oidc:iss``, ``oidc:aud`` and ``oidc:sub`` are the issuer, the client id and
+the exporter's service account (``AssumeRoleWithOIDC``). Its one policy allows:
+
+- ``cms:PutCustomMetric``: publishing ``GatedBacklog`` and ``FreeGpusAhead`` (CloudMonitor grants the
+  action on all resources only: it has no resource-level permission);
+- ``mns:GetQueueAttributes`` on the gated pools' queues: the backlog the gated value is made of.
+
+Nothing else: it cannot read or write any other queue, scale a group, or touch an alarm.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from components.identity.alicloud import MAX_ROLE_NAME
+from components.pools.burst_custom import ALICLOUD_PUT_ACTION
+
+READ_QUEUE_ACTIONS = ("mns:GetQueueAttributes",)
+
+
+def trust_policy(provider_arn: str, *, issuer_url: str, client_id: str, subject: str) -> str:
+    """The role's trust: the OIDC provider, for the exporter's service-account token only."""
+    return json.dumps(
+        {
+            "Version": "1",
+            "Statement": [
+                {
+                    "Action": "sts:AssumeRole",
+                    "Effect": "Allow",
+                    "Principal": {"Federated": [provider_arn]},
+                    "Condition": {
+                        "StringEquals": {
+                            "oidc:iss": issuer_url,
+                            "oidc:aud": client_id,
+                            "oidc:sub": subject,
+                        }
+                    },
+                }
+            ],
+        },
+        sort_keys=True,
+    )
+
+
+def publish_policy(queues: Sequence[tuple[str, str]]) -> str:
+    """The role's policy: put custom metrics, and read the attributes of the gated queues
+    (``queues``: region and queue name) and of no other."""
+    statements: list[dict[str, object]] = [
+        {
+            "Sid": "PublishBurstGate",
+            "Effect": "Allow",
+            "Action": [ALICLOUD_PUT_ACTION],
+            "Resource": ["*"],
+        }
+    ]
+    if queues:
+        statements.append(
+            {
+                "Sid": "ReadGatedQueueBacklog",
+                "Effect": "Allow",
+                "Action": list(READ_QUEUE_ACTIONS),
+                "Resource": sorted({f"acs:mns:{region}:*:/queues/{queue}" for region, queue in queues}),
+            }
+        )
+    return json.dumps({"Version": "1", "Statement": statements}, sort_keys=True)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PublisherArgs:
+    name: str  # the OIDC provider's, role's and policy's name
+    issuer_url: str
+    fingerprints: Sequence[str]
+    client_id: str
+    subject: str
+    queues: Sequence[tuple[str, str]]
+    tags: Mapping[str, str]
+
+    def __post_init__(self) -> None:
+        if not 1 <= len(self.name) <= MAX_ROLE_NAME:
+            raise ValueError(f"PublisherArgs: name {self.name!r} must be 1 to {MAX_ROLE_NAME} characters")
+
+
+class AlicloudBurstPublisher(pulumi.ComponentResource):
+    """``ims.OidcProvider``, a ``ram.Role`` trusting it for one service account, one ``ram.Policy``
+    attached to the role."""
+
+    role_arn: pulumi.Output[str]
+
+    def __init__(self, name: str, args: PublisherArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("gpufleet:identity:AlicloudBurstPublisher", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        provider = alicloud.ims.OidcProvider(
+            f"{name}-oidc",
+            oidc_provider_name=args.name,
+            issuer_url=args.issuer_url,
+            fingerprints=list(args.fingerprints),
+            client_ids=[args.client_id],
+            description="gpufleet on-prem cluster: the burst-order exporter's service-account tokens",
+            opts=child,
+        )
+        role = alicloud.ram.Role(
+            f"{name}-role",
+            role_name=args.name,
+            assume_role_policy_document=provider.arn.apply(
+                lambda arn: trust_policy(
+                    arn, issuer_url=args.issuer_url, client_id=args.client_id, subject=args.subject
+                )
+            ),
+            description="gpufleet burst-order exporter: publishes the burst gate",
+            max_session_duration=3600,
+            tags=dict(args.tags),
+            opts=child,
+        )
+        policy = alicloud.ram.Policy(
+            f"{name}-policy",
+            policy_name=f"{args.name}-publish",
+            policy_document=publish_policy(args.queues),
+            description="put the burst gate's custom metrics; read the gated queues' backlog",
+            tags=dict(args.tags),
+            opts=child,
+        )
+        alicloud.ram.RolePolicyAttachment(
+            f"{name}-attach",
+            role_name=role.role_name.apply(lambda value: value or args.name),
+            policy_name=policy.policy_name.apply(lambda value: value or f"{args.name}-publish"),
+            policy_type="Custom",
+            opts=child,
+        )
+        self.role_arn = role.arn
+        self.register_outputs({"role_arn": self.role_arn})
