@@ -82,8 +82,7 @@ def test_same_region_as_the_source_is_an_error() -> None:
         (
             f"{PATH}.alicloud",
             "cn-hangzhou is the stack's alicloud:region; the replica must be in a region with no Alibaba "
-            "Cloud site to survive a regional outage: use one of "
-            + others(ALICLOUD_REGIONS, "cn-hangzhou"),
+            "Cloud site to survive a regional outage: use one of " + others(ALICLOUD_REGIONS, "cn-hangzhou"),
         ),
         (
             f"{PATH}.tencentcloud",
