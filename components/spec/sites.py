@@ -6,8 +6,9 @@ A pool runs at (its cloud, its ``region`` or that cloud's provider region: ``aws
 region (or, without one, the region of its first pool); AWS needs ``aws:region``, whose site holds the
 fleet's trail, budget and account plan. ``storage.checkpoints.replicate_to`` adds an AWS site for the
 replica; ``storage.checkpoints.replica_regions`` names, for Alibaba Cloud and Tencent Cloud, the second
-region their sites replicate their checkpoint buckets into (built by each site, not a site of its own). Networks: ``network.vpc_cidr`` (and ``subnet_ids``) is the AWS home's; every other site with
-pools takes its range from ``network.regions``, keyed ``cloud:region`` (a bare region means AWS).
+region their sites replicate their checkpoint buckets into (built by each site, not a site of its own).
+Networks: ``network.vpc_cidr`` (and ``subnet_ids``) is the AWS home's; every other site with pools takes
+its range from ``network.regions``, keyed ``cloud:region`` (a bare region means AWS).
 
 Every problem is reported at once, each naming the spec field or config key to change: a spec whose
 plan is made builds.
