@@ -13,13 +13,15 @@ import pytest
 from tests.components.conftest import REGION, RecordingMocks
 
 
-class ProviderRecordingMocks(RecordingMocks):
-    def __init__(self) -> None:
-        super().__init__()
-        self.providers: dict[str, str] = {}  # resource name -> provider reference ("<urn>::<id>")
-        self.provider_regions: dict[str, str] = {}  # provider resource name -> its region input
+class ProviderRecorder(RecordingMocks):
+    """Mixed in before a recording mock: keeps each resource's provider and each provider's region."""
+
+    providers: dict[str, str]  # resource name -> provider reference ("<urn>::<id>")
+    provider_regions: dict[str, str]  # provider resource name -> its region input
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        if not hasattr(self, "providers"):
+            self.providers, self.provider_regions = {}, {}
         if args.provider:
             self.providers[args.name] = args.provider
         if args.typ.startswith("pulumi:providers:"):
@@ -32,6 +34,10 @@ class ProviderRecordingMocks(RecordingMocks):
         reference = self.providers[name]
         provider = reference.split("::")[-2] if reference.count("::") >= 2 else reference
         return self.provider_regions[provider]
+
+
+class ProviderRecordingMocks(ProviderRecorder, RecordingMocks):
+    pass
 
 
 Runner = Callable[[Callable[[], Any]], ProviderRecordingMocks]
