@@ -176,7 +176,7 @@ def test_byok_pending_builds_both_keys_alone(run_pulumi: Runner) -> None:
 def test_role_identity_and_args_checks() -> None:
     assert role_identity("100000000001", "r") == "qcs::cam::uin/100000000001:roleName/r"
     bucket = TencentBucketArgs(name_part="b", app_id="1", region=REGION, key_id="k", tags=TAGS)
-    with pytest.raises(ValueError, match="bucket.region: ap-guangzhou is the source's region"):
+    with pytest.raises(ValueError, match=r"bucket\.region: ap-guangzhou is the source's region"):
         CosReplicaArgs(
             source_name_part="a",
             source_key_id="k",
