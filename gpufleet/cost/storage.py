@@ -35,6 +35,7 @@ _LIFECYCLES = (
 )
 _VERSIONINGS = ("aws:s3/bucketVersioning:BucketVersioning", "aws:s3/bucketVersioningV2:BucketVersioningV2")
 _REPLICATIONS = ("aws:s3/bucketReplicationConfig:BucketReplicationConfig",)
+_AWS_BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
 _OSS_REPLICATION = "alicloud:oss/bucketReplication:BucketReplication"
 _COS_BUCKET = "tencentcloud:Cos/bucket:Bucket"
 _OSS_VERSIONING = "alicloud:oss/bucketVersioning:BucketVersioning"
@@ -242,9 +243,18 @@ def _storage_lines(
     if missing:
         notes.append(f"{' and '.join(missing)} not set: that part of bucket storage is not priced")
     home_region = _default_region(graph.config, "aws")
+    # The AWS home's bucket; without one the first bucket that is no other's replica (a one-way OSS or
+    # COS replica may be registered before its source).
     copies = {id(r) for b in checkpoint_buckets for _, r in _replicas(graph, b, checkpoint_buckets)}
     sources = [b for b in checkpoint_buckets if id(b) not in copies] or checkpoint_buckets
-    home = next((b for b in sources if _bucket_region(b, graph, "aws") == home_region), sources[0])
+    home = next(
+        (
+            b
+            for b in checkpoint_buckets
+            if b.type in _AWS_BUCKETS and _bucket_region(b, graph, "aws") == home_region
+        ),
+        sources[0],
+    )
     # Data lands in the home bucket; replication copies it into each bucket downstream of it.
     holders, transfers, queue = [home], [], [home]
     while queue:

@@ -64,3 +64,28 @@ def test_without_replica_nothing_is_said_of_one() -> None:
         f"bucket:{ALI}-checkpoints-bucket"
     ]
     assert not [n for n in report.notes if "replica" in n or "bucket storage not priced" in n]
+
+
+def test_hybrid_prices_the_aws_pair_and_names_the_china_buckets_unpriced() -> None:
+    from gpufleet.engine import run_program
+    from tests.storage.test_replica_dr_rule import ROOT
+
+    report = estimate(run_program(ROOT, "hybrid"))
+    buckets = sorted(o.key for o in report.other if o.key.startswith("bucket:"))
+    # The fleet-wide volume lands in the AWS home bucket, which replicates both ways with us-west-2.
+    assert buckets == [
+        "bucket:gpufleet-hybrid-storage-bucket",
+        "bucket:gpufleet-hybrid-us-west-2-storage-bucket",
+    ]
+    [note] = [n for n in report.notes if "checkpoint bucket storage not priced" in n]
+    named = note.split(": checkpoint bucket storage not priced", 1)[0].split(", ")
+    assert sorted(named) == [
+        "gpufleet-hybrid-cn-hangzhou-checkpoints-bucket",
+        "gpufleet-hybrid-cn-hangzhou-replica-bucket-bucket",
+        "gpufleet-hybrid-tencentcloud-ap-guangzhou-checkpoints-bucket",
+        "gpufleet-hybrid-tencentcloud-ap-guangzhou-replica-bucket-bucket",
+    ]
+    assert note.endswith(
+        f"{FLEET}.checkpoints.written_gib_per_month is fleet-wide and is priced once, at "
+        "gpufleet-hybrid-storage-bucket and its replicas"
+    )
