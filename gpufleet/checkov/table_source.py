@@ -289,6 +289,7 @@ ALICLOUD: dict[str, tuple[str, dict[str, str]]] = {
     # The rest of what the Alibaba site builds (cn-dev): no checkov check reads these types today; they
     # are exported so that a future check, or a custom one, sees the whole site.
     "alicloud:oss/bucketHttpsConfig:BucketHttpsConfig": ("alicloud_oss_bucket_https_config", {}),
+    "alicloud:oss/bucketReplication:BucketReplication": ("alicloud_oss_bucket_replication", {}),
     "alicloud:kms/alias:Alias": ("alicloud_kms_alias", {}),
     "alicloud:ess/scalingRule:ScalingRule": (
         "alicloud_ess_scaling_rule",
