@@ -120,8 +120,7 @@ def _copies_nothing(index: BucketIndex, bucket: Bucket, replication: Replication
             )
         if get_ref(bucket.props, "replicaRole") in (None, ""):
             return (
-                f"{bucket.label} has replicaRules but no replicaRole: COS needs the identity it "
-                "replicates as"
+                f"{bucket.label} has replicaRules but no replicaRole: COS needs the identity it replicates as"
             )
     return None
 
