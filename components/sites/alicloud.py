@@ -5,7 +5,9 @@ One explicit ``alicloud.Provider`` for the site's region carries every child (Al
 and ``ess.ScalingGroup`` take no region input). The site builds, in order: the KMS key; then, unless
 BYOK material is pending, the OSS checkpoint bucket, the SLS project with the node log store (and,
 in the home site, the ActionTrail trail and its store), Cloud Assistant's session-manager switch,
-the network, and per pool a RAM role and an ESS pool.
+the network, and per pool a RAM role and an ESS pool. With ``storage.checkpoints.replica_regions.alicloud``
+the site also builds a key in that region (beside its own) and a one-way replica of its bucket there
+(:mod:`components.storage.alicloud_replica`).
 
 BYOK (``storage.checkpoints.byok_material``): ``pending`` builds the key alone (its material is
 imported out of band: docs/alicloud.md); ``imported`` builds everything and tags the key as imported;
@@ -20,6 +22,8 @@ the fleet. Without it the pools scale on their own queue, as before.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pulumi
 import pulumi_alicloud as alicloud
@@ -38,6 +42,7 @@ from components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
 from components.spec import Pool
 from components.spec.burst import AlicloudPublisher
 from components.storage.alicloud import OssCheckpointBucket, OssCheckpointBucketArgs
+from components.storage.alicloud_replica import OssCheckpointReplica, OssReplicaArgs
 
 IMAGE_NAME = "^aliyun_3_x64_20G_alibase_"
 SESSION_MANAGER_SWITCH = "sessionManagerStatus"
@@ -171,6 +176,21 @@ class AlicloudSite(pulumi.ComponentResource):
             ),
             opts=child,
         )
+        replica_region = checkpoints.replica_regions.alicloud
+        replica_provider = replica_key = None
+        if replica_region is not None:
+            # The replica's key is built with the site's, so a BYOK key of that region waits for its
+            # material in the same first deploy.
+            replica_provider = alicloud.Provider(
+                f"{name}-replica-provider", region=replica_region, opts=pulumi.ResourceOptions(parent=self)
+            )
+            replica_key = AlicloudKey(
+                f"{prefix}-replica-key",
+                AlicloudKeyArgs(
+                    encryption=checkpoints.encryption, tags=tags, material_imported=material == "imported"
+                ),
+                opts=pulumi.ResourceOptions(parent=self, providers={"alicloud": replica_provider}),
+            )
         self.keys_pending_import = material == "pending"
         if self.keys_pending_import:
             self.outputs = SiteOutputs(
@@ -178,19 +198,32 @@ class AlicloudSite(pulumi.ComponentResource):
             )
             self.register_outputs({"key_id": key.key_id})
             return
-        bucket = OssCheckpointBucket(
-            f"{prefix}-checkpoints",
-            OssCheckpointBucketArgs(
-                kms_key_id=key.key_id,
-                tags=tags,
-                ia_after_days=checkpoints.ia_after_days,
-                expire_after_days=checkpoints.expire_after_days,
-                noncurrent_expire_days=checkpoints.noncurrent_expire_days,
-                classification=checkpoints.classification,
-                checkpoint_prefix=spec.storage.checkpoint_prefix,
-            ),
-            opts=child,
+        bucket_args = OssCheckpointBucketArgs(
+            kms_key_id=key.key_id,
+            tags=tags,
+            ia_after_days=checkpoints.ia_after_days,
+            expire_after_days=checkpoints.expire_after_days,
+            noncurrent_expire_days=checkpoints.noncurrent_expire_days,
+            classification=checkpoints.classification,
+            checkpoint_prefix=spec.storage.checkpoint_prefix,
         )
+        bucket = OssCheckpointBucket(f"{prefix}-checkpoints", bucket_args, opts=child)
+        if replica_region is not None and replica_key is not None and replica_provider is not None:
+            OssCheckpointReplica(
+                f"{prefix}-replica",
+                OssReplicaArgs(
+                    source_bucket=bucket.bucket_name,
+                    source_key_id=key.key_id,
+                    source_region=plan.region,
+                    region=replica_region,
+                    key_id=replica_key.key_id,
+                    provider=replica_provider,
+                    role_name=f"{prefix}-ckpt-replication"[:MAX_ROLE_NAME],
+                    tags=tags,
+                    bucket=replace(bucket_args, kms_key_id=replica_key.key_id),
+                ),
+                opts=child,
+            )
         account = alicloud.get_caller_identity_output(opts=invoke).account_id
         audit = AlicloudAudit(
             f"{prefix}-audit",

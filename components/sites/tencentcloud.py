@@ -6,12 +6,15 @@ a CAM role through ``TENCENTCLOUD_*`` settings): an explicit provider does not r
 ``tencentcloud:`` config. The site builds, in order: the KMS key; then, unless BYOK material is
 ``pending`` (first deploy: the key alone, see docs/first-deploy.md), the CLS topics and the CloudAudit
 track (home site, ``audit.trail``), the COS bucket, and, when pools run here, the network, the role, a
-TAT command (instances are operated through TAT), the pools and, on the home site, the budget.
+TAT command (instances are operated through TAT), the pools and, on the home site, the budget. With
+``storage.checkpoints.replica_regions.tencentcloud`` it also builds a key in that region (beside its own)
+and a one-way replica of its bucket there (:mod:`components.storage.tencentcloud_replica`).
 """
 
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 
 import pulumi
 import tencentcloud_iac_pulumi as tencentcloud
@@ -25,7 +28,8 @@ from components.pools.aws import OffHours
 from components.pools.scaling import ScalingRules
 from components.pools.tencentcloud import TencentPool, TencentPoolArgs, queue_name
 from components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
-from components.storage.tencentcloud import TencentBucket, TencentBucketArgs, bucket_name_part
+from components.storage.tencentcloud import CosReplication, TencentBucket, TencentBucketArgs, bucket_name_part
+from components.storage.tencentcloud_replica import MAX_ROLE_NAME, CosCheckpointReplica, CosReplicaArgs
 
 # The public image the pools boot: TencentOS Server with the NVIDIA driver installed at first boot by
 # the image's GPU driver service (looked up by name, newest first).
@@ -38,10 +42,11 @@ def _problems(args: SiteArgs) -> list[str]:
     spec, plan = args.spec, args.plan
     found = []
     checkpoints = spec.storage.checkpoints
-    if plan.home and checkpoints.replicate_to is not None:
+    replica = checkpoints.replica_regions.tencentcloud
+    if replica == plan.region:
         found.append(
-            f"storage.checkpoints.replicate_to: {checkpoints.replicate_to!r} is an AWS region; a Tencent "
-            "home site keeps one bucket (replication between COS regions is not built)"
+            f"storage.checkpoints.replica_regions.tencentcloud: {replica} is this site's region; the "
+            "replica must be in a second region"
         )
     if checkpoints.material == "config" and args.byok_material_base64 is None:
         found.append(
@@ -135,6 +140,27 @@ class TencentSite(pulumi.ComponentResource):
             ),
             opts=child,
         )
+        replica_region = checkpoints.replica_regions.tencentcloud
+        replica_provider = replica_key = None
+        if replica_region is not None:
+            # Built with the site's key, so a BYOK key of the replica region gets its material alike.
+            replica_provider = tencentcloud.Provider(
+                f"{name}-replica-provider", region=replica_region, opts=pulumi.ResourceOptions(parent=self)
+            )
+            replica_key = TencentKey(
+                f"{name}-replica-key",
+                TencentKeyArgs(
+                    encryption=checkpoints.encryption,
+                    alias=f"{name}-replica"[:60],
+                    material=checkpoints.material,
+                    key_material_base64=args.byok_material_base64
+                    if checkpoints.material == "config"
+                    else None,
+                    tags=tags,
+                    provider=replica_provider,
+                ),
+                opts=child,
+            )
         self.keys_pending_import = checkpoints.material == "pending"
         self.outputs = SiteOutputs(
             cloud="tencentcloud", region=plan.region, currency=CURRENCY, key_id=key.key_id, provider=provider
@@ -157,22 +183,46 @@ class TencentSite(pulumi.ComponentResource):
             ),
             opts=child,
         )
-        bucket = TencentBucket(
-            f"{name}-checkpoints",
-            TencentBucketArgs(
-                name_part=bucket_name_part(f"{args.fleet}-ckpt-{plan.region}"),
-                app_id=info.app_id,
-                region=plan.region,
-                key_id=key.key_id,
-                ia_after_days=checkpoints.ia_after_days,
-                expire_after_days=checkpoints.expire_after_days,
-                noncurrent_expire_days=checkpoints.noncurrent_expire_days,
-                checkpoint_prefix=spec.storage.checkpoint_prefix,
-                tags=tags,
-                provider=provider,
-            ),
-            opts=child,
+        bucket_args = TencentBucketArgs(
+            name_part=bucket_name_part(f"{args.fleet}-ckpt-{plan.region}"),
+            app_id=info.app_id,
+            region=plan.region,
+            key_id=key.key_id,
+            ia_after_days=checkpoints.ia_after_days,
+            expire_after_days=checkpoints.expire_after_days,
+            noncurrent_expire_days=checkpoints.noncurrent_expire_days,
+            checkpoint_prefix=spec.storage.checkpoint_prefix,
+            tags=tags,
+            provider=provider,
         )
+        bucket_opts = child
+        if replica_region is not None and replica_key is not None and replica_provider is not None:
+            replica = CosCheckpointReplica(
+                f"{name}-replica",
+                CosReplicaArgs(
+                    source_name_part=bucket_args.name_part,
+                    source_key_id=key.key_id,
+                    source_region=plan.region,
+                    owner_uin=info.owner_uin,
+                    uin=info.owner_uin,
+                    role_name=f"{name}-ckpt-replication"[:MAX_ROLE_NAME],
+                    tags=tags,
+                    bucket=replace(
+                        bucket_args,
+                        name_part=bucket_name_part(f"{args.fleet}-ckpt-{plan.region}-dr"),
+                        region=replica_region,
+                        key_id=replica_key.key_id,
+                        provider=replica_provider,
+                    ),
+                    provider=provider,
+                ),
+                opts=child,
+            )
+            bucket_args = replace(
+                bucket_args, replication=CosReplication(role=replica.role, destination=replica.destination)
+            )
+            bucket_opts = pulumi.ResourceOptions(parent=self, depends_on=[replica])
+        bucket = TencentBucket(f"{name}-checkpoints", bucket_args, opts=bucket_opts)
         pools: dict[str, PoolOutputs] = {}
         vpc_id = route_tables = None
         if plan.pools:

@@ -27,6 +27,26 @@ class Budget(_Model):
     )
 
 
+class ReplicaRegions(_Model):
+    """Per China cloud, the second region holding a replica of that cloud's checkpoint buckets (AWS's
+    replica is ``replicate_to``)."""
+
+    alicloud: str | None = Field(
+        default=None,
+        description=(
+            "Alibaba Cloud region (e.g. cn-shanghai) holding a one-way OSS replica of each Alibaba site's "
+            "checkpoint bucket; not a region where an Alibaba site runs"
+        ),
+    )
+    tencentcloud: str | None = Field(
+        default=None,
+        description=(
+            "Tencent Cloud region (e.g. ap-shanghai) holding a one-way COS replica of each Tencent site's "
+            "checkpoint bucket; not a region where a Tencent site runs"
+        ),
+    )
+
+
 class BucketSpec(_Model):
     encryption: Literal["sse-kms", "byok"] = "sse-kms"
     classification: Literal["public", "internal", "confidential", "restricted"] = "internal"
@@ -35,6 +55,13 @@ class BucketSpec(_Model):
     noncurrent_expire_days: int = Field(default=7, ge=1, description="days noncurrent versions are kept")
     replicate_to: str | None = Field(
         default=None, description="second AWS region holding a two-way replica of the bucket"
+    )
+    replica_regions: ReplicaRegions = Field(
+        default_factory=ReplicaRegions,
+        description=(
+            "second region of the Alibaba Cloud and Tencent Cloud checkpoint buckets' replicas, keyed by "
+            "cloud (alicloud, tencentcloud); AWS's is replicate_to"
+        ),
     )
     written_gib_per_month: float | None = Field(
         default=None,

@@ -5,8 +5,10 @@ A pool runs at (its cloud, its ``region`` or that cloud's provider region: ``aws
 ``alicloud:region``, ``tencentcloud:region``). Each cloud with pools has a home site, at its provider
 region (or, without one, the region of its first pool); AWS needs ``aws:region``, whose site holds the
 fleet's trail, budget and account plan. ``storage.checkpoints.replicate_to`` adds an AWS site for the
-replica. Networks: ``network.vpc_cidr`` (and ``subnet_ids``) is the AWS home's; every other site with
-pools takes its range from ``network.regions``, keyed ``cloud:region`` (a bare region means AWS).
+replica; ``storage.checkpoints.replica_regions`` names, for Alibaba Cloud and Tencent Cloud, the second
+region their sites replicate their checkpoint buckets into (built by each site, not a site of its own).
+Networks: ``network.vpc_cidr`` (and ``subnet_ids``) is the AWS home's; every other site with pools takes
+its range from ``network.regions``, keyed ``cloud:region`` (a bare region means AWS).
 
 Every problem is reported at once, each naming the spec field or config key to change: a spec whose
 plan is made builds.
@@ -20,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from components import spec_limits as limits
-from components.catalog.regions import region_problem
+from components.catalog.regions import CLOUD_NAMES, REGIONS, region_problem
 from components.sites.base import CLOUDS, REGION_CONFIG_KEYS, Cloud, SitePlan
 from components.spec import reach
 from components.spec.specs import FleetSpec
@@ -176,6 +178,7 @@ def site_plans(
                     (replica_path, "replicates the AWS checkpoint bucket, but no pool runs on AWS: remove it")
                 )
             replica = None
+    problems += _replica_region_problems(spec, regions, homes, at, unplaced)
     problems += entry_problems
     used = set(at) | set(homes.items())
     for (cloud, region), entry in entries.items():
@@ -230,6 +233,55 @@ def site_plans(
     if link_problems:
         raise SpecError([(_full(path), message) for path, message in link_problems], source)
     return [_with_link(spec, plan) for plan in plans]
+
+
+def _replica_region_problems(
+    spec: FleetSpec,
+    regions: Mapping[Cloud, str],
+    homes: Mapping[Cloud, str],
+    at: Mapping[tuple[Cloud, str], list[str]],
+    unplaced: set[Cloud],
+) -> list[tuple[str, str]]:
+    """``storage.checkpoints.replica_regions``: each a region of its cloud, on a cloud with pools, and
+    not a region where that cloud has a site (the replica must survive the loss of every source's
+    region). The allowed regions are listed."""
+    found: list[tuple[str, str]] = []
+    replicas = spec.storage.checkpoints.replica_regions
+    china: tuple[Cloud, ...] = ("alicloud", "tencentcloud")
+    for cloud in china:
+        region = getattr(replicas, cloud)
+        if region is None:
+            continue
+        path = f"storage.checkpoints.replica_regions.{cloud}"
+        name = CLOUD_NAMES[cloud]
+        problem = region_problem(cloud, region)
+        if problem is not None:
+            found.append((path, problem))
+            continue
+        if not any(p.cloud == cloud for p in spec.pools.values()):
+            found.append(
+                (path, f"replicates the {name} checkpoint buckets, but no pool runs on {name}: remove it")
+            )
+            continue
+        if cloud in unplaced and cloud not in homes:
+            continue  # the pools' regions are reported; the replica is judged once they are known
+        sites = sorted({r for c, r in at if c == cloud} | ({homes[cloud]} if cloud in homes else set()))
+        if region not in sites:
+            continue
+        others = ", ".join(r for r in REGIONS[cloud] if r not in sites)
+        if region == regions.get(cloud) or (cloud not in regions and region == homes.get(cloud)):
+            said = f"the stack's {REGION_CONFIG_KEYS[cloud]}" if cloud in regions else f"{name}'s home region"
+            where = f"{region} is {said}"
+        else:
+            where = f"{region} is where pools {', '.join(at[cloud, region])} run, with a bucket of its own"
+        found.append(
+            (
+                path,
+                f"{where}; the replica must be in a region with no {name} site to survive a regional "
+                f"outage: use one of {others}",
+            )
+        )
+    return found
 
 
 def onprem_link_ranges(spec: FleetSpec) -> list[str]:

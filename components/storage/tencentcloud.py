@@ -69,6 +69,23 @@ def tls_only_policy(region: str, app_id: str, bucket: str) -> str:
     return json.dumps(document, sort_keys=True)
 
 
+REPLICATION_RULE_ID = "checkpoint-replica"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CosReplication:
+    """The source side of a COS replication: ``role`` (``replica_role``, the identity COS replicates
+    as) and ``destination`` (``qcs::cos:<region>::<bucket>-<APPID>``, a versioned bucket)."""
+
+    role: pulumi.Input[str]
+    destination: pulumi.Input[str]
+
+
+def destination_id(region: str, bucket: str) -> str:
+    """How a COS replication rule names its destination bucket."""
+    return f"qcs::cos:{region}::{bucket}"
+
+
 @dataclass(frozen=True, kw_only=True)
 class TencentBucketArgs:
     name_part: str
@@ -81,6 +98,7 @@ class TencentBucketArgs:
     expire_after_days: int = 30
     noncurrent_expire_days: int = 7
     checkpoint_prefix: str = "checkpoints/"
+    replication: CosReplication | None = None
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -98,7 +116,9 @@ class TencentBucketArgs:
 
 
 class TencentBucket(pulumi.ComponentResource):
-    """``cos.Bucket`` ``<name_part>-<APPID>`` and its TLS-only ``cos.BucketPolicy``."""
+    """``cos.Bucket`` ``<name_part>-<APPID>`` and its TLS-only ``cos.BucketPolicy``; with
+    ``replication``, the bucket's ``replica_role`` and one enabled ``replica_rules`` entry copying the
+    whole bucket (see :mod:`components.storage.tencentcloud_replica`)."""
 
     bucket_name: pulumi.Output[str]
 
@@ -144,6 +164,19 @@ class TencentBucket(pulumi.ComponentResource):
             versioning_enable=True,
             lifecycle_rules=[checkpoints, uploads],
             force_clean=False,
+            # Every object (datasets and checkpoints) with its deletions; COS requires versioning on both
+            # buckets, which both have.
+            replica_role=args.replication.role if args.replication else None,
+            replica_rules=[
+                tencentcloud.cos.BucketReplicaRuleArgs(
+                    id=REPLICATION_RULE_ID,
+                    status="Enabled",
+                    destination_bucket=args.replication.destination,
+                    destination_storage_class="STANDARD",
+                )
+            ]
+            if args.replication
+            else None,
             tags=with_tags(args.tags, purpose="checkpoints"),
             opts=child,
         )

@@ -35,6 +35,9 @@ _LIFECYCLES = (
 )
 _VERSIONINGS = ("aws:s3/bucketVersioning:BucketVersioning", "aws:s3/bucketVersioningV2:BucketVersioningV2")
 _REPLICATIONS = ("aws:s3/bucketReplicationConfig:BucketReplicationConfig",)
+_AWS_BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
+_OSS_REPLICATION = "alicloud:oss/bucketReplication:BucketReplication"
+_COS_BUCKET = "tencentcloud:Cos/bucket:Bucket"
 _OSS_VERSIONING = "alicloud:oss/bucketVersioning:BucketVersioning"
 _CLOUD_OF_BUCKET = {
     "aws:s3/bucket:Bucket": "aws",
@@ -152,9 +155,27 @@ def _checkpoint_lifecycle(graph: Any, bucket: Any, prefix: str) -> _Lifecycle | 
 
 
 def _replicas(graph: Any, source: Any, buckets: Sequence[Any]) -> list[tuple[Any, Any]]:
-    """(replication config, destination bucket) for each enabled rule copying ``source`` elsewhere."""
+    """(replication config, destination bucket) for each enabled rule copying ``source`` elsewhere: S3
+    replication configurations, OSS ``oss.BucketReplication`` (``destination.bucket``) and the COS
+    bucket's own ``replicaRules`` (``destinationBucket`` ``qcs::cos:<region>::<bucket>``; the bucket
+    itself stands for the configuration)."""
     refs = _bucket_refs(source)
     found = []
+    for config in graph.of_type(_OSS_REPLICATION):
+        if config.inputs.get("bucket") not in refs:
+            continue
+        named = (config.inputs.get("destination") or {}).get("bucket")
+        found += [
+            (config, other) for other in buckets if other is not source and named in _bucket_refs(other)
+        ]
+    if source.type == _COS_BUCKET:
+        for rule in source.inputs.get("replicaRules") or []:
+            if not isinstance(rule, Mapping) or rule.get("status") != "Enabled":
+                continue
+            named = str(rule.get("destinationBucket") or "").rsplit(":", 1)[-1]
+            found += [
+                (source, other) for other in buckets if other is not source and named in _bucket_refs(other)
+            ]
     for config in graph.of_type(*_REPLICATIONS):
         if config.inputs.get("bucket") not in refs:
             continue
@@ -169,8 +190,15 @@ def _replicas(graph: Any, source: Any, buckets: Sequence[Any]) -> list[tuple[Any
 
 
 def _bucket_region(bucket: Any, graph: Any, cloud: str) -> str:
+    """The bucket's ``region`` input, else its explicit provider's region (OSS and COS buckets take
+    none), else the cloud's configured region."""
     region = bucket.inputs.get("region")
-    return region if isinstance(region, str) and region else (_default_region(graph.config, cloud) or "")
+    if isinstance(region, str) and region:
+        return region
+    reference = bucket.provider if isinstance(bucket.provider, str) else ""
+    provider = graph.get(reference) or graph.get(reference.rsplit("::", 1)[0])
+    given = provider.inputs.get("region") if provider is not None else None
+    return given if isinstance(given, str) and given else (_default_region(graph.config, cloud) or "")
 
 
 def _storage_lines(
@@ -215,9 +243,17 @@ def _storage_lines(
     if missing:
         notes.append(f"{' and '.join(missing)} not set: that part of bucket storage is not priced")
     home_region = _default_region(graph.config, "aws")
+    # The AWS home's bucket; without one the first bucket that is no other's replica (a one-way OSS or
+    # COS replica may be registered before its source).
+    copies = {id(r) for b in checkpoint_buckets for _, r in _replicas(graph, b, checkpoint_buckets)}
+    sources = [b for b in checkpoint_buckets if id(b) not in copies] or checkpoint_buckets
     home = next(
-        (b for b in checkpoint_buckets if _bucket_region(b, graph, "aws") == home_region),
-        checkpoint_buckets[0],
+        (
+            b
+            for b in checkpoint_buckets
+            if b.type in _AWS_BUCKETS and _bucket_region(b, graph, "aws") == home_region
+        ),
+        sources[0],
     )
     # Data lands in the home bucket; replication copies it into each bucket downstream of it.
     holders, transfers, queue = [home], [], [home]
@@ -228,6 +264,13 @@ def _storage_lines(
                 holders.append(replica)
                 queue.append(replica)
                 transfers.append((config, current, replica))
+    unpriced = [b for b in checkpoint_buckets if b not in holders]
+    if unpriced:
+        notes.append(
+            f"{', '.join(b.name for b in unpriced)}: checkpoint bucket storage not priced: "
+            f"{field_path}.checkpoints.written_gib_per_month is fleet-wide and is priced once, at "
+            f"{home.name} and its replicas"
+        )
     lines: list[OtherLine] = []
     for bucket in holders:
         cloud = _CLOUD_OF_BUCKET[bucket.type]
@@ -277,6 +320,14 @@ def _storage_lines(
             continue
         cloud = _CLOUD_OF_BUCKET[origin.type]
         region = _bucket_region(origin, graph, cloud)
+        services = catalog.service(cloud)
+        if services is None or services.price("transfer_inter_region_gib") is None:
+            notes.append(
+                f"replication {config.name} ({origin.name} -> {replica.name}): the cross-region traffic "
+                f"({_num(written)} GiB a month) is not priced: the catalogue has no {cloud} "
+                "transfer_inter_region_gib price"
+            )
+            continue
         replication_notes = [
             "checkpoints written in either region cross once: the spec's volume is fleet-wide",
         ]

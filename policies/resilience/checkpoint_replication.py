@@ -7,6 +7,11 @@ be told (the destination bucket is in the stack with a known region, the OSS `de
 the region inside a COS `qcs::cos:<region>::` destination) and equals the source's region, the
 replica does not survive a regional outage and the rule reports it. A bucket that another bucket of
 the stack replicates into from a different region is that data's second copy and passes on its own.
+
+A replication that copies nothing is reported as such: an OSS replication of a KMS-encrypted bucket
+without `sourceSelectionCriteria.sseKmsEncryptedObjects.status: Enabled` (OSS then skips every
+KMS-encrypted object), and a COS replication whose source or in-stack destination bucket is not
+versioned (COS replicates only between versioned buckets) or that names no `replicaRole`.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.proxy import UnknownValueError
 
 from policies.memo import per_stack
-from policies.props import is_unknown
+from policies.props import get, get_ref, is_unknown
 from policies.resilience._locations import is_production
 from policies.rule import GfStackPolicy, Rule, judge, judges
 from policies.storage._buckets import (
@@ -23,8 +28,12 @@ from policies.storage._buckets import (
     Bucket,
     BucketIndex,
     Replication,
+    encryptions,
     is_checkpoint_bucket,
+    is_kms,
+    is_versioned,
     replications,
+    walk,
 )
 
 CHECKPOINT_TAG = "purpose=checkpoints"
@@ -39,8 +48,9 @@ RULE = Rule(
     remediation=(
         "AWS: add an aws.s3.BucketReplicationConfig (versioning enabled) with an enabled rule whose "
         "destination bucket is in another region. Alibaba Cloud: add an oss.BucketReplication with a "
-        "destination location in another region. Tencent Cloud: set the COS bucket's replicaRole and "
-        "replicaRules to a bucket in another region."
+        "destination location in another region and, for a KMS-encrypted bucket, "
+        "source_selection_criteria.sse_kms_encrypted_objects Enabled. Tencent Cloud: set the COS bucket's "
+        "replicaRole and replicaRules to a versioned bucket in another region (versioning on both)."
     ),
     url="https://docs.aws.amazon.com/AmazonS3/latest/userguide/replication.html",
     checkov=("CKV_AWS_144",),
@@ -83,6 +93,38 @@ def _replicas(index: BucketIndex) -> dict[str, Bucket]:
     return found
 
 
+def _copies_nothing(index: BucketIndex, bucket: Bucket, replication: Replication) -> str | None:
+    """Why ``replication`` copies none of the bucket's objects, or None."""
+    if bucket.cloud == "alicloud" and any(is_kms("alicloud", e.algorithm) for e in encryptions(bucket)):
+        statuses = [
+            str(get(c, "status") or "")
+            for c in walk(replication.source.props, "sourceSelectionCriteria", "sseKmsEncryptedObjects")
+        ]
+        if not any(status.lower() == "enabled" for status in statuses):
+            return (
+                f"{bucket.label} is KMS-encrypted, but its oss.BucketReplication "
+                f"'{replication.source.name}' does not set sourceSelectionCriteria.sseKmsEncryptedObjects "
+                "to Enabled: OSS skips KMS-encrypted objects, so nothing is replicated"
+            )
+    if bucket.cloud == "tencentcloud":
+        if not is_versioned(bucket):
+            return (
+                f"{bucket.label} has replicaRules but versioningEnable is not true: COS replicates only "
+                "from a versioned bucket"
+            )
+        target = _destination_bucket(index, bucket, replication)
+        if target is not None and not is_versioned(target):
+            return (
+                f"{bucket.label} replicates into {target.label}, which is not versioned: COS replicates "
+                "only into a versioned bucket (set its versioningEnable: true)"
+            )
+        if get_ref(bucket.props, "replicaRole") in (None, ""):
+            return (
+                f"{bucket.label} has replicaRules but no replicaRole: COS needs the identity it replicates as"
+            )
+    return None
+
+
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     index = per_stack(BucketIndex, args.resources)
     buckets = [
@@ -106,6 +148,11 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                     "a bucket in a second region or cloud",
                     bucket.urn,
                 )
+                return
+            idle = [why for r in found if (why := _copies_nothing(index, bucket, r)) is not None]
+            if idle and len(idle) == len(found):
+                for why in idle:
+                    report(why, bucket.urn)
                 return
             region = bucket.region()
             destinations = [_destination_region(index, bucket, r) for r in found]

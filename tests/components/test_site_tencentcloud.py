@@ -347,9 +347,9 @@ def test_byok_config_imports_the_secret_material(run_pulumi: Runner) -> None:
     ("changes", "extra", "message"),
     [
         (
-            {"checkpoints": {"replicate_to": "us-west-2"}},
+            {"checkpoints": {"replica_regions": {"tencentcloud": "ap-guangzhou"}}},
             {},
-            "storage.checkpoints.replicate_to: 'us-west-2' is an AWS region",
+            "storage.checkpoints.replica_regions.tencentcloud: ap-guangzhou is this site's region",
         ),
         (
             {

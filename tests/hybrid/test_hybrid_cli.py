@@ -33,7 +33,7 @@ def test_the_section_lists_the_baseline_every_site_and_every_link(hybrid: Resour
     print_hybrid(_spec_of(hybrid), hybrid, console)
     lines = [line.rstrip() for line in console.export_text().splitlines()]
     assert lines == [
-        "hybrid fleet: the on-prem baseline, 3 cloud sites and 3 private links",
+        "hybrid fleet: the on-prem baseline, 4 cloud sites and 3 private links",
         "├── baseline (on-prem, owned)",
         "│   ├── cluster: secret kubeconfig gpufleet:onpremKubeconfig",
         "│   ├── GPUs: 16 (2 nodes x 8 A100)",
@@ -46,6 +46,8 @@ def test_the_section_lists_the_baseline_every_site_and_every_link(hybrid: Resour
         "├── sites (burst pools)",
         "│   ├── aws:us-east-1  VPC 10.43.0.0/16  pools burst-aws (g5.12xlarge, 0-4, 70% spot)  "
         "[private link]",
+        # The AWS bucket's replica (storage.checkpoints.replicate_to): a site with a key and a bucket only.
+        "│   ├── aws:us-west-2  no network  no pools (keys and replica only)  [no link]",
         "│   ├── alicloud:cn-hangzhou  VPC 10.50.0.0/16  pools burst-alicloud (ecs.gn7i-c8g1.2xlarge, 0-8, "
         "100% spot)  [private link]",
         "│   └── tencentcloud:ap-guangzhou  VPC 10.52.0.0/16  pools burst-tencent (GN7.2XLARGE32, 0-8, "
@@ -81,7 +83,7 @@ def test_a_dedicated_link_says_it_has_no_ipsec() -> None:
         "onprem_address": "169.254.40.2/30",
     }
     spec = parse_fleet(fleet)
-    plan = site_plans(spec, dict(REGIONS))[2]
+    plan = site_plans(spec, dict(REGIONS))[3]  # after aws:us-east-1, aws:us-west-2 (the replica), alicloud
     assert site_line(spec, plan).startswith("tencentcloud:ap-guangzhou  VPC 10.52.0.0/16")
     assert link_line(plan.key, spec.links[plan.key], plan.onprem_ranges, None) == (
         f"tencentcloud:ap-guangzhou  dedicated dc-kax48sg7 VLAN 301, static routes  routes {ROUTES}  "
@@ -92,7 +94,7 @@ def test_a_dedicated_link_says_it_has_no_ipsec() -> None:
 def test_plan_prints_the_section_and_exits_0() -> None:
     result = runner.invoke(app, ["plan", str(ROOT), "-s", "hybrid"], prog_name="gpufleet")
     assert result.exit_code == 0, result.output
-    assert "hybrid fleet: the on-prem baseline, 3 cloud sites and 3 private links" in result.stdout
+    assert "hybrid fleet: the on-prem baseline, 4 cloud sites and 3 private links" in result.stdout
     assert f"component gpufleet:links:AwsLink {FLEET}-aws-us-east-1-link" in " ".join(result.stdout.split())
 
 

@@ -37,6 +37,7 @@ def test_each_linked_site_carries_the_onprem_node_and_data_ranges() -> None:
     plans = site_plans(parse_fleet(_fleet()), dict(REGIONS))
     assert [(p.key, p.vpc_cidr, p.onprem_ranges) for p in plans] == [
         ("aws:us-east-1", "10.43.0.0/16", (ONPREM_NODES, ONPREM_DATA)),
+        ("aws:us-west-2", None, ()),  # the AWS bucket's replica: no network, no link
         ("alicloud:cn-hangzhou", "10.50.0.0/16", (ONPREM_NODES, ONPREM_DATA)),
         ("tencentcloud:ap-guangzhou", "10.52.0.0/16", (ONPREM_NODES, ONPREM_DATA)),
     ]
@@ -49,6 +50,7 @@ def test_a_link_with_its_own_ranges_carries_those_and_a_site_without_a_link_none
     plans = {p.key: p.onprem_ranges for p in site_plans(parse_fleet(fleet), dict(REGIONS))}
     assert plans == {
         "aws:us-east-1": (ONPREM_NODES, ONPREM_DATA),
+        "aws:us-west-2": (),
         "alicloud:cn-hangzhou": ("192.168.16.0/20", "172.20.0.0/16"),
         "tencentcloud:ap-guangzhou": (),
     }

@@ -85,6 +85,8 @@ def test_inline_oss_and_cos_shapes() -> None:
         "c",
         {
             "tags": PROD,
+            "versioningEnable": True,
+            "replicaRole": "qcs::cam::uin/1:roleName/r",
             "replicaRules": [{"status": "Enabled", "destinationBucket": "qcs::cos:ap-shanghai::dr-125"}],
         },
         prov=provider("tencentcloud", "ap-guangzhou"),
