@@ -2,8 +2,10 @@
 
 The block keeps the output contract's keys (`passed`, `failed`, `findings`) and adds: `status` (`ran`,
 `disabled`, `not-found`, `error`), `note`, `version`, `exported` (how much of the graph checkov saw),
-`skipped_checks` (from the policy config, with reasons) and `seconds` (export, checkov's single run over
-every stack, and the policy pack's judging of this stack).
+`skipped_checks` (from the checkov config, with reasons), `skipped` and `skipped_on_resources` (checks
+that a resource skips itself, such as a Kubernetes object's `checkov.io/skip1` annotation, each with
+its reason) and `seconds` (export, checkov's single run over every stack, and the policy pack's
+judging of this stack).
 """
 
 from __future__ import annotations
@@ -29,7 +31,15 @@ MANIFEST_SUFFIX = ".k8s.yaml"
 
 
 def empty_block(status: str, note: str | None = None) -> dict[str, Any]:
-    return {"passed": 0, "failed": 0, "findings": [], "status": status, "note": note}
+    return {
+        "passed": 0,
+        "failed": 0,
+        "skipped": 0,
+        "findings": [],
+        "skipped_on_resources": [],
+        "status": status,
+        "note": note,
+    }
 
 
 @dataclass
@@ -98,7 +108,11 @@ def blocks_from_run(by_file: Mapping[str, _StackFiles], run: CheckovRun) -> dict
     for report in run.reports:
         framework = str(report.get("check_type") or "")
         results = report.get("results") or {}
-        for outcome, key in (("passed", "passed_checks"), ("failed", "failed_checks")):
+        for outcome, key in (
+            ("passed", "passed_checks"),
+            ("failed", "failed_checks"),
+            ("skipped", "skipped_checks"),
+        ):
             for check in results.get(key) or []:
                 name = PurePath(str(check.get("file_path") or "")).name
                 files = by_file.get(name)
@@ -109,11 +123,19 @@ def blocks_from_run(by_file: Mapping[str, _StackFiles], run: CheckovRun) -> dict
                 origin = _origin(files, framework, str(check.get("resource") or ""))
                 if outcome == "failed":
                     block["findings"].append(_finding(check, framework, origin))
+                elif outcome == "skipped":
+                    # Skipped on the resource itself (an annotation or comment), never silently: with why.
+                    result = check.get("check_result") or {}
+                    reason = result.get("suppress_comment") if isinstance(result, Mapping) else None
+                    skipped = _finding(check, framework, origin)
+                    skipped["reason"] = str(reason or "no reason given")
+                    block["skipped_on_resources"].append(skipped)
                 elif origin is not None:
                     # Kept for --explain-overlap, then dropped (command.attach): not part of the report.
                     block.setdefault(PASSED_KEY, []).append((str(check.get("check_id")), origin.urn))
     for block in blocks.values():
-        block["findings"].sort(key=lambda f: (str(f["check_id"]), str(f["urn"] or f["resource"])))
+        for key in ("findings", "skipped_on_resources"):
+            block[key].sort(key=lambda f: (str(f["check_id"]), str(f["urn"] or f["resource"])))
     return blocks
 
 

@@ -32,7 +32,10 @@ def summary(block: Mapping[str, Any]) -> str:
     if status != "ran":
         return str(block.get("note") or f"checkov: {status}")
     version = f" {block['version']}" if block.get("version") else ""
-    return f"checkov{version}: {block.get('passed', 0)} passed, {block.get('failed', 0)} failed"
+    counts = f"{block.get('passed', 0)} passed, {block.get('failed', 0)} failed"
+    if block.get("skipped"):
+        counts += f", {block['skipped']} skipped on their resources"
+    return f"checkov{version}: {counts}"
 
 
 def text_lines(block: Mapping[str, Any]) -> list[str]:
@@ -45,6 +48,10 @@ def text_lines(block: Mapping[str, Any]) -> list[str]:
     lines += [
         f"  - {f['check_id']} {_label(f)}: {f.get('check_name') or ''}".rstrip()
         for f in block.get("findings", [])
+    ]
+    lines += [
+        f"  ~ {f['check_id']} {_label(f)}: skipped: {f.get('reason')}"
+        for f in block.get("skipped_on_resources", [])
     ]
     if block.get("overlap"):
         lines += overlap.text_lines(block["overlap"], lambda urn: str(urn).rsplit("::", 1)[-1])

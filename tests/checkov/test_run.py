@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from gpufleet.checkov import reports as checkov_reports
 from gpufleet.checkov.merge import judge
 from gpufleet.checkov.run import (
     CheckovNotFound,
@@ -134,6 +135,39 @@ def test_findings_map_back_by_file_and_address(tmp_path: Path) -> None:
         }
     ]
     assert set(block["seconds"]) == {"export", "checkov_all_stacks"}
+
+
+def test_checks_a_resource_skips_itself_are_reported_with_their_reason(tmp_path: Path) -> None:
+    # checkov's skipped results (a `checkov.io/skip1` annotation, a `#checkov:skip` comment) are never
+    # silent: counted, listed with the resource's URN and the reason the resource gives.
+    report = {
+        "check_type": "terraform_plan",
+        "summary": {"checkov_version": "3.3.30"},
+        "results": {
+            "skipped_checks": [
+                {
+                    "check_id": "CKV_AWS_24",
+                    "check_name": "no SSH from 0.0.0.0/0",
+                    "file_path": "/FILE",
+                    "resource": "aws_security_group.ssh-open",
+                    "check_result": {"result": "SKIPPED", "suppress_comment": "bastion of last resort"},
+                }
+            ],
+        },
+    }
+    body = f'f=$(basename "$2")\necho \'{json.dumps(report)}\' | sed "s|/FILE|/$f|g"\nexit 0\n'
+    fake = _script(tmp_path / "ck", body)
+    (block,) = judge([fixture_graph()], fake)
+    assert (block["passed"], block["failed"], block["skipped"], block["findings"]) == (0, 0, 1, [])
+    (skipped,) = block["skipped_on_resources"]
+    assert (skipped["check_id"], skipped["urn"], skipped["reason"]) == (
+        "CKV_AWS_24",
+        urn(SG, "ssh-open"),
+        "bastion of last resort",
+    )
+    lines = checkov_reports.text_lines(block)
+    assert lines[0] == "checkov 3.3.30: 0 passed, 0 failed, 1 skipped on their resources"
+    assert lines[-1] == "  ~ CKV_AWS_24 ssh-open: skipped: bastion of last resort"
 
 
 def test_checkov_is_told_not_to_call_home(tmp_path: Path) -> None:
