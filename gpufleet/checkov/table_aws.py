@@ -13,9 +13,15 @@ AWS: dict[str, tuple[str, dict[str, str]]] = {
             "ebsBlockDevices": "ebs_block_device",
             "ephemeralBlockDevices": "ephemeral_block_device",
             "networkInterfaces": "network_interface",
+            "secondaryNetworkInterfaces": "secondary_network_interface",
         },
     ),
-    "aws:ec2/launchTemplate:LaunchTemplate": ("aws_launch_template", {}),
+    "aws:ec2/launchTemplate:LaunchTemplate": (
+        "aws_launch_template",
+        {
+            "licenseSpecifications": "license_specification",
+        },
+    ),
     "aws:ec2/launchConfiguration:LaunchConfiguration": (
         "aws_launch_configuration",
         {"ebsBlockDevices": "ebs_block_device", "ephemeralBlockDevices": "ephemeral_block_device"},
@@ -27,6 +33,8 @@ AWS: dict[str, tuple[str, dict[str, str]]] = {
             "ebsBlockDevices": "ebs_block_device",
             "ephemeralBlockDevices": "ephemeral_block_device",
             "networkInterfaces": "network_interface",
+            "primaryNetworkInterfaces": "primary_network_interface",
+            "secondaryNetworkInterfaces": "secondary_network_interface",
         },
     ),
     "aws:ec2/spotFleetRequest:SpotFleetRequest": (
@@ -92,15 +100,26 @@ AWS: dict[str, tuple[str, dict[str, str]]] = {
     "aws:autoscaling/lifecycleHook:LifecycleHook": ("aws_autoscaling_lifecycle_hook", {}),
     "aws:batch/computeEnvironment:ComputeEnvironment": (
         "aws_batch_compute_environment",
-        {"ec2Configurations": "ec2_configuration"},
+        {
+            "ec2Configurations": "ec2_configuration",
+            "instanceTypes": "instance_type",
+        },
     ),
     "aws:batch/jobQueue:JobQueue": (
         "aws_batch_job_queue",
-        {"computeEnvironmentOrders": "compute_environment_order"},
+        {
+            "computeEnvironmentOrders": "compute_environment_order",
+            "jobStateTimeLimitActions": "job_state_time_limit_action",
+        },
     ),
     "aws:batch/jobDefinition:JobDefinition": (
         "aws_batch_job_definition",
-        {"envs": "env", "evaluateOnExits": "evaluate_on_exit", "imagePullSecrets": "image_pull_secret"},
+        {
+            "envs": "env",
+            "evaluateOnExits": "evaluate_on_exit",
+            "imagePullSecrets": "image_pull_secret",
+            "commands": "command",
+        },
     ),
     # network
     "aws:ec2/vpc:Vpc": ("aws_vpc", {}),
@@ -111,7 +130,10 @@ AWS: dict[str, tuple[str, dict[str, str]]] = {
     "aws:ec2/internetGateway:InternetGateway": ("aws_internet_gateway", {}),
     "aws:ec2/natGateway:NatGateway": (
         "aws_nat_gateway",
-        {"availabilityZoneAddresses": "availability_zone_address"},
+        {
+            "availabilityZoneAddresses": "availability_zone_address",
+            "regionalNatGatewayAddresses": "regional_nat_gateway_address",
+        },
     ),
     "aws:ec2/eip:Eip": ("aws_eip", {}),
     "aws:ec2/vpcEndpoint:VpcEndpoint": (
@@ -125,7 +147,12 @@ AWS: dict[str, tuple[str, dict[str, str]]] = {
     "aws:ec2/defaultVpc:DefaultVpc": ("aws_default_vpc", {}),
     "aws:ec2/eipAssociation:EipAssociation": ("aws_eip_association", {}),
     "aws:ec2/networkAclRule:NetworkAclRule": ("aws_network_acl_rule", {}),
-    "aws:ec2/flowLog:FlowLog": ("aws_flow_log", {}),
+    "aws:ec2/flowLog:FlowLog": (
+        "aws_flow_log",
+        {
+            "tagFieldSpecifications": "tag_field_specification",
+        },
+    ),
     "aws:ec2/networkAcl:NetworkAcl": ("aws_network_acl", {}),
     "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": ("aws_default_security_group", {}),
     "aws:ec2/securityGroup:SecurityGroup": ("aws_security_group", {}),
@@ -165,7 +192,6 @@ AWS: dict[str, tuple[str, dict[str, str]]] = {
             "filters": "filter",
             "sourceSelectionCriterias": "source_selection_criteria",
             "accessControlTranslations": "access_control_translation",
-            "metrics": "metric",
             "replicationTimes": "replication_time",
         },
     ),
@@ -284,6 +310,10 @@ AWS: dict[str, tuple[str, dict[str, str]]] = {
             "insightSelectors": "insight_selector",
             "dataResources": "data_resource",
             "fieldSelectors": "field_selector",
+            "endsWiths": "ends_with",
+            "notEndsWiths": "not_ends_with",
+            "startsWiths": "starts_with",
+            "notStartsWiths": "not_starts_with",
         },
     ),
     "aws:cloudwatch/logGroup:LogGroup": ("aws_cloudwatch_log_group", {}),
@@ -333,10 +363,22 @@ AWS: dict[str, tuple[str, dict[str, str]]] = {
     ),
     "aws:ssm/parameter:Parameter": ("aws_ssm_parameter", {}),
     # kubernetes services
-    "aws:eks/cluster:Cluster": ("aws_eks_cluster", {"oidcs": "oidc"}),
+    "aws:eks/cluster:Cluster": (
+        "aws_eks_cluster",
+        {
+            "oidcs": "oidc",
+            "identities": "identity",
+        },
+    ),
     "aws:eks/nodeGroup:NodeGroup": ("aws_eks_node_group", {"taints": "taint"}),
     "aws:eks/addon:Addon": ("aws_eks_addon", {"podIdentityAssociations": "pod_identity_association"}),
-    "aws:ecr/repository:Repository": ("aws_ecr_repository", {}),
+    "aws:ecr/repository:Repository": (
+        "aws_ecr_repository",
+        {
+            "encryptionConfigurations": "encryption_configuration",
+            "imageTagMutabilityExclusionFilters": "image_tag_mutability_exclusion_filter",
+        },
+    ),
     "aws:eks/fargateProfile:FargateProfile": ("aws_eks_fargate_profile", {"selectors": "selector"}),
     "aws:eks/accessEntry:AccessEntry": ("aws_eks_access_entry", {}),
     "aws:eks/accessPolicyAssociation:AccessPolicyAssociation": ("aws_eks_access_policy_association", {}),

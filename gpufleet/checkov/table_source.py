@@ -23,11 +23,12 @@ Where the renames come from: `generate_table --bridge-metadata` with pulumi-alic
 tencentcloud's (commit a8c3ff6da, `auto-aliasing` fields only), keeping only properties the installed
 SDK has; their types agree, except for types newer than those snapshots (`Audit/track`,
 `Security/groupRule`, `Security/groupLiteRule`, `Ccn/attachmentV2`, the OSS `bucketCors`, `bucketReferer`
-and `bucketWorm`), named by the bridge's rule alone. The AWS autoscaling entries were checked against
-pulumi-aws's (commit 07d08a0; the file is 3.7 MB and was not read whole); the other AWS renames are
-the list-of-blocks properties of the SDK whose Terraform block is singular, as the provider documents
-it. A plural Terraform name cannot be told from a singular one by the SDK alone, so an AWS rename
-missing here would leave that block under its Pulumi plural, where checkov does not look.
+and `bucketWorm`), named by the bridge's rule alone. Every AWS entry was checked against the
+Terraform AWS provider's own schema (hashicorp/aws 6.57.1, the schema behind roman-mazur/cuetf commit
+e330039b): every type exists, every rename's Terraform name is a field of that type, and every SDK
+property whose singular is a field of the type (and whose snake_case is not) has its rename; the
+autoscaling entries also against pulumi-aws's bridge metadata (commit 07d08a0). The tests cannot redo
+that check offline: a plural Terraform name cannot be told from a singular one by the SDK alone.
 `COMMON_MAPS` names map-valued properties whose keys are data and are left alone.
 
 Run `python -m gpufleet.checkov.generate_table` after editing; `--bridge-metadata FILE` (repeatable)

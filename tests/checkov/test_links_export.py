@@ -53,6 +53,7 @@ def test_every_link_resource_has_its_terraform_type(export: Export) -> None:
     assert sorted(export.addresses) == [
         "alicloud_cen_instance.cen",
         "alicloud_cen_route_map.cen-map",
+        "alicloud_oss_bucket_referer.ali-referer",
         "alicloud_ram_account_password_policy.ali-passwords",
         "alicloud_route_entry.ali-route",
         "alicloud_vpn_connection.ali-ipsec",
@@ -63,13 +64,16 @@ def test_every_link_resource_has_its_terraform_type(export: Export) -> None:
         "aws_dx_gateway.dxgw",
         "aws_dx_gateway_association.dxgw-vgw",
         "aws_dx_private_virtual_interface.pvif",
+        "aws_ec2_fleet.gpu-fleet",
         "aws_eks_fargate_profile.fargate",
         "aws_iam_openid_connect_provider.oidc",
         "aws_network_acl_rule.acl-ssh",
+        "aws_network_interface.eni",
         "aws_s3_bucket_cors_configuration.cors",
         "aws_vpn_connection.vpn",
         "aws_vpn_connection_route.vpn-route",
         "aws_vpn_gateway.vgw",
+        "tencentcloud_cos_bucket.tc-ckpt",
         "tencentcloud_route_table_entry.tc-route",
         "tencentcloud_vpc_flow_log_config.tc-flow-log",
         "tencentcloud_vpn_connection.tc-ipsec",
@@ -110,6 +114,21 @@ def test_pluralised_collections_get_their_terraform_names_back(export: Export) -
         {"allowed_methods": ["GET"], "allowed_origins": ["*"]}
     ]
     assert _values(export, "alicloud_cen_route_map.cen-map")["prepend_as_path"] == ["65010"]
+    fleet = _values(export, "aws_ec2_fleet.gpu-fleet")["launch_template_config"]
+    assert fleet[0]["override"] == [
+        {"instance_type": "g5.xlarge", "max_price": "0.50"},
+        {"instance_type": "g6.xlarge"},
+    ]
+    assert _values(export, "aws_network_interface.eni")["attachment"] == [
+        {"device_index": 1, "instance": "i-0abc"}
+    ]
+    assert _values(export, "alicloud_oss_bucket_referer.ali-referer")["referer_list"] == [
+        "https://*.example.com"
+    ]
+    # `lifecycle_rules` is plural in Terraform too; its `transition` blocks are not.
+    assert _values(export, "tencentcloud_cos_bucket.tc-ckpt")["lifecycle_rules"] == [
+        {"filter_prefix": "ckpt/", "transition": [{"days": 30, "storage_class": "STANDARD_IA"}]}
+    ]
 
 
 def test_gateway_ids_are_references(export: Export) -> None:
@@ -142,6 +161,7 @@ def test_checkov_verdicts_on_the_links_program(graph: ResourceGraph, checkov_bin
         ("CKV_ALI_19", "ali-passwords"),
         ("CKV_AWS_204", "golden-ami"),
         ("CKV_AWS_232", "acl-ssh"),
+        ("CKV_GPUF_5", "tc-ckpt"),
         ("CKV_TC_14", "tc-flow-log"),
     ]
     assert block["exported"]["unmapped_types"] == {}

@@ -160,3 +160,43 @@ tencentcloud.route.TableEntry(
     next_hub=tc_gw.id,
 )
 tencentcloud.vpc.FlowLogConfig("tc-flow-log", flow_log_id="fl-tc", enable=False)
+
+# Types whose collections the bridge pluralised, so the export must rename them back.
+aws.ec2.Fleet(
+    "gpu-fleet",
+    launch_template_configs=[
+        aws.ec2.FleetLaunchTemplateConfigArgs(
+            launch_template_specification=aws.ec2.FleetLaunchTemplateConfigLaunchTemplateSpecificationArgs(
+                launch_template_id="lt-0abc", version="$Latest"
+            ),
+            overrides=[
+                aws.ec2.FleetLaunchTemplateConfigOverrideArgs(instance_type="g5.xlarge", max_price="0.50"),
+                aws.ec2.FleetLaunchTemplateConfigOverrideArgs(instance_type="g6.xlarge"),
+            ],
+        )
+    ],
+    target_capacity_specification=aws.ec2.FleetTargetCapacitySpecificationArgs(
+        default_target_capacity_type="spot", total_target_capacity=2
+    ),
+)
+aws.ec2.NetworkInterface(
+    "eni",
+    subnet_id="subnet-0abc",
+    attachments=[aws.ec2.NetworkInterfaceAttachmentArgs(device_index=1, instance="i-0abc")],
+)
+alicloud.oss.BucketReferer(
+    "ali-referer", bucket="ali-ckpt", allow_empty_referer=False, referer_lists=["https://*.example.com"]
+)
+tencentcloud.cos.Bucket(
+    "tc-ckpt",
+    bucket="tc-ckpt-1250000000",
+    acl="private",
+    lifecycle_rules=[
+        tencentcloud.cos.BucketLifecycleRuleArgs(
+            filter_prefix="ckpt/",
+            transitions=[
+                tencentcloud.cos.BucketLifecycleRuleTransitionArgs(days=30, storage_class="STANDARD_IA")
+            ],
+        )
+    ],
+)
