@@ -8,6 +8,11 @@ On-prem ranges are those GF-NET-002 reads as on-prem (VPN and dedicated-line rou
 remote subnets, routes to the VPN or Direct Connect gateway, the `gpufleet.io/node-cidr` annotation,
 Calico and Cilium pools) plus this rule's `onprem_cidrs` config. Without any, the rule does not apply.
 
+By default a destination wider than /8 (`0.0.0.0/0`, the "allow all egress" most programs and AWS's
+default group carry) is not judged: it is the internet egress question, not an on-prem one, and
+flagging it would flag nearly every hybrid program. With `anywhere: true` it is judged like any other
+destination, since over the link it reaches on-prem too (gpufleet's own stacks set it).
+
 Judged: every accepting egress rule whose IPv4 destination overlaps an on-prem range (`0.0.0.0/0`
 does) and that opens all protocols (`-1`, `all`, `ALL`), all ports, or a port range wider than 4096
 ports (the Kubernetes NodePort range, 2768 ports, passes):
@@ -81,7 +86,10 @@ RULE = Rule(
         "and a port on the rule-set entry, or an earlier DROP entry for the on-prem range."
     ),
     url="https://docs.aws.amazon.com/vpc/latest/userguide/security-group-rules.html",
-    config={"onprem_cidrs": {"type": "array", "items": {"type": "string"}, "default": []}},
+    config={
+        "onprem_cidrs": {"type": "array", "items": {"type": "string"}, "default": []},
+        "anywhere": {"type": "boolean", "default": False},
+    },
 )
 
 Network = ipaddress.IPv4Network
@@ -305,7 +313,14 @@ def _report(resource: PolicyResource, entry: Egress, parts: list[Network], repor
     )
 
 
-def _judge_ordered(resource: PolicyResource, onprem: list[Network], report: ReportViolation) -> None:
+def _judged(net: Network | None, anywhere: bool) -> bool:
+    """Whether a destination is judged: a range of /8 or narrower, or any with ``anywhere``."""
+    return net is not None and (anywhere or net.prefixlen >= 8)
+
+
+def _judge_ordered(
+    resource: PolicyResource, onprem: list[Network], anywhere: bool, report: ReportViolation
+) -> None:
     props = plain(resource.props)
     if resource.resource_type.startswith("aws:"):
         entries = _aws(resource.resource_type, props)
@@ -315,7 +330,7 @@ def _judge_ordered(resource: PolicyResource, onprem: list[Network], report: Repo
         if not entry.accept or not entry.wide:
             continue
         net = _network(entry.cidr, entry.path)
-        if net is None:
+        if net is None or not _judged(net, anywhere):
             continue
         drops = [e for e in entries[:index] if not e.accept]
         parts = [part for part in _reached(net, onprem) if not _covered(part, drops)]
@@ -328,6 +343,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     if not onprem:
         args.not_applicable("the stack reaches no on-prem range (no VPN or dedicated-line route)")
         return
+    anywhere = bool(RULE.settings(args)["anywhere"])
     ali: list[tuple[PolicyResource, _AliRule]] = []
     for resource in args.resources:
         if resource.resource_type == ALI_SECURITY_GROUP_RULE:
@@ -341,7 +357,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         elif resource.resource_type in _LABELS:
 
             def check(resource: PolicyResource = resource) -> None:
-                _judge_ordered(resource, onprem, report)
+                _judge_ordered(resource, onprem, anywhere, report)
 
             judge(resource.urn, check)
     for resource, rule in ali:
@@ -350,7 +366,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
 
         def check_ali(resource: PolicyResource = resource, rule: _AliRule = rule) -> None:
             net = _network(rule.entry.cidr, "cidrIp")
-            if net is None:
+            if net is None or not _judged(net, anywhere):
                 return
             drops = [
                 other.entry

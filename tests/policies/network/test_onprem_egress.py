@@ -19,6 +19,7 @@ TC_SET = "tencentcloud:Security/groupRuleSet:GroupRuleSet"
 TC_LITE = "tencentcloud:Security/groupLiteRule:GroupLiteRule"
 TC_RULE = "tencentcloud:Security/groupRule:GroupRule"
 LAB = "192.168.16.0/20"
+ANYWHERE = {"anywhere": True}
 FIX = "; open only the on-prem endpoints' ports (tcp or udp, at most 4096 ports a rule) to their ranges"
 
 
@@ -51,7 +52,7 @@ def _ali(name: str, **props: Any) -> Any:
 def test_aws_inline_egress_that_opens_too_much_towards_on_prem_is_a_finding(
     entry: dict[str, Any], what: str
 ) -> None:
-    assert _messages(_aws_group(entry)) == [
+    assert _messages(_aws_group(entry), config=ANYWHERE) == [
         f"Security group 'nodes' allows egress on {what} to {entry['cidrBlocks'][0]} (egress rule 1), "
         f"which reaches on-prem {LAB}{FIX}"
     ]
@@ -87,7 +88,7 @@ def test_aws_rule_resources_are_judged() -> None:
 def test_alibaba_accept_passes_only_under_a_drop_of_the_same_group_at_a_higher_priority() -> None:
     wide = _ali("wide", ipProtocol="all", portRange="-1/-1", cidrIp="0.0.0.0/0", priority=50)
     drop = _ali("drop", ipProtocol="all", portRange="-1/-1", cidrIp=LAB, policy="drop", priority=10)
-    assert _messages(wide, drop) == []
+    assert _messages(wide, drop, config=ANYWHERE) == []
     late_drop = _ali("drop", ipProtocol="all", portRange="-1/-1", cidrIp=LAB, policy="drop", priority=60)
     other_group = _ali(
         "drop2",
@@ -102,8 +103,10 @@ def test_alibaba_accept_passes_only_under_a_drop_of_the_same_group_at_a_higher_p
         "ECS security group rule 'wide' allows egress on all protocols to 0.0.0.0/0, which reaches "
         f"on-prem {LAB}{FIX}"
     )
-    assert _messages(wide, late_drop) == [expected]
-    assert _messages(wide, other_group) == [expected]
+    assert _messages(wide, late_drop, config=ANYWHERE) == [expected]
+    assert _messages(wide, other_group, config=ANYWHERE) == [expected]
+    # By default a destination wider than /8 is the internet egress question, not judged here.
+    assert _messages(wide, late_drop) == []
     assert _messages(_ali("ok", ipProtocol="tcp", portRange="2049/2049", cidrIp=LAB)) == []
     assert _messages(_ali("all", ipProtocol="tcp", portRange="1/65535", cidrIp=LAB)) == [
         f"ECS security group rule 'all' allows egress on TCP ports 1-65535 to {LAB}, which reaches on-prem "
@@ -114,8 +117,8 @@ def test_alibaba_accept_passes_only_under_a_drop_of_the_same_group_at_a_higher_p
 def test_tencent_entries_apply_in_order() -> None:
     accept_all = {"action": "ACCEPT", "cidrBlock": "0.0.0.0/0", "protocol": "ALL", "port": "ALL"}
     drop_lab = {"action": "DROP", "cidrBlock": LAB, "protocol": "ALL", "port": "ALL"}
-    assert _messages(res(TC_SET, "after", {"egresses": [drop_lab, accept_all]})) == []
-    assert _messages(res(TC_SET, "before", {"egresses": [accept_all, drop_lab]})) == [
+    assert _messages(res(TC_SET, "after", {"egresses": [drop_lab, accept_all]}), config=ANYWHERE) == []
+    assert _messages(res(TC_SET, "before", {"egresses": [accept_all, drop_lab]}), config=ANYWHERE) == [
         "Security group rule set 'before' allows egress on all protocols to 0.0.0.0/0 (egress rule 1), "
         f"which reaches on-prem {LAB}{FIX}"
     ]
@@ -139,4 +142,13 @@ def test_without_on_prem_ranges_the_rule_does_not_apply_and_config_supplies_them
     assert [m for m, _ in found] == [
         "Security group 'nodes' allows egress on all protocols to 10.60.0.0/16 (egress rule 1), which "
         f"reaches on-prem 10.60.0.0/16{FIX}"
+    ]
+
+
+def test_by_default_all_egress_to_anywhere_is_left_to_the_internet_egress_rules() -> None:
+    entry = {"protocol": "-1", "fromPort": 0, "toPort": 0, "cidrBlocks": ["0.0.0.0/0"]}
+    assert _messages(_aws_group(entry)) == []
+    assert _messages(_aws_group({**entry, "cidrBlocks": ["192.168.0.0/8"]})) == [
+        f"Security group 'nodes' allows egress on all protocols to 192.168.0.0/8 (egress rule 1), which "
+        f"reaches on-prem {LAB}{FIX}"
     ]
