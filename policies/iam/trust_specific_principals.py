@@ -25,11 +25,19 @@ or by its condition keys) must also pin the repository: a positive
 `token.actions.githubusercontent.com:sub` condition naming an owner (`repo:acme/training:*`), or any
 GitHub repository may assume the role. The owner must be written out whole: `repo:*`, `*` and
 `repo:ac*` (every owner whose name starts "ac") do not pin it. Enterprise issuers
-(`token.actions.githubusercontent.com/<enterprise>:sub`) are judged the same way, and so is an Alibaba
-RAM OIDC trust whose `oidc:iss` condition names GitHub: its `oidc:sub` must name the owner.
+(`token.actions.githubusercontent.com/<enterprise>:sub`) are judged the same way. Alibaba RAM
+(`{"Federated": ["acs:ram::<uid>:oidc-provider/<name>"]}`, `StringEquals`/`StringLike`) and Tencent CAM
+(`{"federated": ["qcs::cam::uin/<uin>:oidc-provider/<name>"]}`, `string_equal`/`string_like`) name
+their OIDC providers freely and write the claims as `oidc:iss`, `oidc:aud` and `oidc:sub`: a trust
+whose `oidc:iss` condition names GitHub, or that requires no issuer and trusts a provider whose name
+contains "github", must pin `oidc:sub` to an owner the same way, under a positive operator of its
+dialect; the finding says which condition to add in that dialect. Wildcards and pinning conditions are
+judged by `policies.principals`, which GF-KMS-002 shares.
 """
 
 from __future__ import annotations
+
+import re
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
@@ -52,31 +60,60 @@ RULE = Rule(
         "Tencent CAM Role `document` principal qcs/service), or pin a wildcard to your accounts or "
         "organisation with a positive condition (StringEquals aws:PrincipalOrgID, aws:PrincipalAccount, "
         "aws:SourceAccount); sts:ExternalId alone is not a restriction. Pin GitHub Actions roles with "
-        "token.actions.githubusercontent.com:sub."
+        "token.actions.githubusercontent.com:sub (AWS) or oidc:sub (Alibaba RAM StringLike, Tencent CAM "
+        "string_like) naming the repository owner."
     ),
     url="https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_principal.html",
     checkov=("CKV_AWS_60",),
 )
 
 
-def _alibaba_github(statement: Statement) -> bool:
-    """An Alibaba RAM OIDC trust names its provider freely; GitHub shows in the `oidc:iss` it requires."""
-    return any(
-        key.lower() == "oidc:iss" and any(GITHUB in value.lower() for value in values)
+# An Alibaba RAM or Tencent CAM OIDC provider is named freely: `acs:ram::<uid>:oidc-provider/<name>`,
+# `qcs::cam::uin/<uin>:oidc-provider/<name>`.
+_PROVIDER_NAME = re.compile(r":oidc-provider/(?P<name>[^:]+)$", re.IGNORECASE)
+
+# How each dialect writes the condition that pins the repository.
+_SUBJECT_ADVICE = {
+    "aws": f"a StringEquals or StringLike condition on {GITHUB}:sub",
+    "alicloud": f"a StringEquals or StringLike condition on {OIDC_SUB}",
+    "tencentcloud": f"a string_equal or string_like condition on {OIDC_SUB}",
+}
+
+
+def _issuers(statement: Statement) -> list[str]:
+    """The `oidc:iss` values a RAM or CAM OIDC trust requires (lower-case)."""
+    return [
+        value.lower()
         for body in statement.conditions.values()
         for key, values in body.items()
-    )
+        if key.lower() == "oidc:iss"
+        for value in values
+    ]
+
+
+def _github_named(value: str) -> bool:
+    """A RAM or CAM provider named for GitHub (`oidc-provider/GitHubActions`). Only those names are
+    read: an AWS provider is named by its issuer's URL."""
+    lower = value.lower()
+    named = _PROVIDER_NAME.search(lower) if lower.startswith(("acs:", "qcs:")) else None
+    return named is not None and "github" in named.group("name")
 
 
 def _github(statement: Statement) -> bool:
+    """Whether the statement trusts GitHub Actions tokens: the provider's URL (AWS) or GitHub's own
+    condition keys say so; else the `oidc:iss` a RAM or CAM trust requires, or, when it requires
+    none, the provider's name."""
     federated = [p for p in statement.principals if p.kind == "Federated"]
-    named = any(GITHUB in p.value.lower() for p in federated) or (
-        bool(federated) and _alibaba_github(statement)
-    )
-    keyed = bool(federated) and any(
+    if not federated:
+        return False
+    if any(GITHUB in p.value.lower() for p in federated) or any(
         key.lower().startswith((f"{GITHUB}:", f"{GITHUB}/")) for key in statement.condition_keys()
-    )
-    return named or keyed
+    ):
+        return True
+    issuers = _issuers(statement)
+    if issuers:
+        return any(GITHUB in issuer for issuer in issuers)
+    return any(_github_named(p.value) for p in federated)
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
@@ -118,11 +155,11 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             )
             if not pinned:
                 note = f" ({'; '.join(reasons)})" if reasons else ""
-                key = OIDC_SUB if args.resource_type.startswith("alicloud:") else f"{GITHUB}:sub"
+                advice = _SUBJECT_ADVICE[args.resource_type.split(":", 1)[0]]
                 report(
                     f"{label} trust policy {where} trusts GitHub Actions tokens without pinning the "
-                    f"repository{note}; any GitHub repository may assume the role: add a StringEquals or "
-                    f"StringLike condition on {key} naming the owner and repository "
+                    f"repository{note}; any GitHub repository may assume the role: add {advice} "
+                    "naming the owner and repository "
                     "(repo:OWNER/REPO:...)",
                     None,
                 )
