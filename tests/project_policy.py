@@ -8,13 +8,15 @@ the account-baseline stack (stacks/Pulumi.account.yaml) creates for the fleet st
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from gpufleet.policy_config import load_policy_config
 from policies.registry import default_registry
 
 ROOT = Path(__file__).resolve().parents[1]
+_T = TypeVar("_T")
 
 
 @functools.cache
@@ -25,3 +27,24 @@ def _loaded() -> dict[str, Any]:
 def project_policy_config() -> dict[str, Any]:
     """A fresh copy of the project's policy config, keyed by policy name."""
     return {name: dict(value) if isinstance(value, dict) else value for name, value in _loaded().items()}
+
+
+# GF-STOR-008 cannot judge a Tencent Cloud system disk: the SDK has no encryption input for it on CVM
+# instances, launch templates, AS launch configurations or TKE node pools, and Tencent has no account
+# default. Every such resource carries this advisory, which no program can clear.
+TENCENT_SYSTEM_DISK = "could not be judged: the encryption of its system disk"
+
+
+def unjudgeable_system_disk(finding: Any) -> bool:
+    """GF-STOR-008's advisory on a Tencent system disk (a finding object, or its JSON form)."""
+    rule_id, message = (
+        (finding.get("rule_id"), finding.get("message"))
+        if isinstance(finding, dict)
+        else (finding.rule_id, finding.message)
+    )
+    return rule_id == "GF-STOR-008" and TENCENT_SYSTEM_DISK in (message or "")
+
+
+def judged(findings: Iterable[_T]) -> list[_T]:
+    """The findings but the Tencent system-disk advisories (`unjudgeable_system_disk`)."""
+    return [finding for finding in findings if not unjudgeable_system_disk(finding)]

@@ -131,7 +131,7 @@ def render_user_data(region: str, workload: WorkloadContext | None = None) -> st
         "set -uo pipefail\n"
         'log() { echo "gpufleet-boot: $*" >&2; }\n'
         + agent_install(region)
-        + (render_workload(workload) if workload is not None else "")
+        + (render_workload(workload, "alicloud") if workload is not None else "")
     )
 
 

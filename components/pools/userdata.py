@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import json
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from components.pools.scaling import GROUP_DIMENSION, STACK_DIMENSION
@@ -30,12 +31,24 @@ WORKLOAD_SCRIPT = f"{WORKLOAD_DIR}/workload.sh"
 CONTAINER_NAME = "gpufleet-workload"
 QUEUE_ENV = "GPUFLEET_QUEUE_NAME"
 REGION_ENV = "AWS_REGION"
+# The variable each cloud's own SDKs and CLIs read the region from: a workload is told its region in
+# its cloud's variable, never AWS's on another cloud (an AWS SDK would then aim at a region it lacks).
+REGION_ENVS: Mapping[str, str] = {
+    "aws": REGION_ENV,
+    "alicloud": "ALIBABA_CLOUD_REGION_ID",
+    "tencentcloud": "TENCENTCLOUD_REGION",
+}
+
+
+def workload_env(queue_name: str, region: str, cloud: str = "aws") -> dict[str, str]:
+    """The variables a pool's workload starts with: its queue, and its region in its cloud's variable."""
+    return {QUEUE_ENV: queue_name, REGION_ENVS[cloud]: region}
 
 
 @dataclass(frozen=True, kw_only=True)
 class WorkloadContext:
     """What the workload is told about where it runs: its pool's queue and region (as environment
-    variables ``GPUFLEET_QUEUE_NAME`` and ``AWS_REGION``)."""
+    variables ``GPUFLEET_QUEUE_NAME`` and the cloud's region variable, :data:`REGION_ENVS`)."""
 
     workload: Workload
     queue_name: str
@@ -135,9 +148,9 @@ def _container_workload(workload: ContainerWorkload, env: dict[str, str]) -> str
     return "\n".join(lines) + "\n"
 
 
-def render_workload(context: WorkloadContext) -> str:
-    """The workload's part of the boot script."""
-    env = {QUEUE_ENV: context.queue_name, REGION_ENV: context.region}
+def render_workload(context: WorkloadContext, cloud: str = "aws") -> str:
+    """The workload's part of the boot script, on `cloud`'s instances."""
+    env = workload_env(context.queue_name, context.region, cloud)
     if isinstance(context.workload, ContainerWorkload):
         return _container_workload(context.workload, env)
     return _script_workload(context.workload, env)

@@ -27,6 +27,7 @@ from components.network.tencentcloud import TencentNetwork, TencentNetworkArgs
 from components.pools.aws import OffHours
 from components.pools.scaling import ScalingRules
 from components.pools.tencentcloud import TencentPool, TencentPoolArgs, queue_name
+from components.pools.userdata import workload_env
 from components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
 from components.storage.tencentcloud import CosReplication, TencentBucket, TencentBucketArgs, bucket_name_part
 from components.storage.tencentcloud_replica import MAX_ROLE_NAME, CosCheckpointReplica, CosReplicaArgs
@@ -71,16 +72,20 @@ def _problems(args: SiteArgs) -> list[str]:
     return found
 
 
-def _workload(args: SiteArgs, pool_name: str) -> str | None:
+def _workload(args: SiteArgs, pool_name: str, queue: str, region: str) -> str | None:
+    """The pool's workload, told its queue and region (``TENCENTCLOUD_REGION``) as on every cloud."""
     workload = args.spec.pools[pool_name].workload
     if workload is None:
         return None
+    told = workload_env(queue, region, "tencentcloud")
     if workload.user_data is not None:
-        return workload.user_data
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in told.items())
+        return f"export {exports}\n{workload.user_data}"
     container = workload.container
     if container is None:  # PoolWorkload guarantees one of the two
         raise AssertionError(pool_name)
-    env = " ".join(f"-e {shlex.quote(f'{k}={v}')}" for k, v in sorted(container.env.items()))
+    variables = {**told, **dict(sorted(container.env.items()))}
+    env = " ".join(f"-e {shlex.quote(f'{k}={v}')}" for k, v in variables.items())
     command = " ".join(shlex.quote(part) for part in container.command or [])
     run = f"docker run -d --restart unless-stopped --gpus all --name gpufleet-workload {env} "
     return f"{run}{shlex.quote(container.image)} {command}".replace("  ", " ").rstrip()
@@ -291,7 +296,7 @@ class TencentSite(pulumi.ComponentResource):
                         scaling=_scaling(args, pool_name),
                         off_hours=_off_hours(args, pool_name),
                         disk_gib=pool.disk_gib,
-                        workload=_workload(args, pool_name),
+                        workload=_workload(args, pool_name, queues[pool_name], plan.region),
                         vpc_id=network.vpc_id,
                         subnet_ids=network.subnet_ids,
                         security_group_id=network.security_group_id,

@@ -25,19 +25,25 @@ or by its condition keys) must also pin the repository: a positive
 `token.actions.githubusercontent.com:sub` condition naming an owner (`repo:acme/training:*`), or any
 GitHub repository may assume the role. The owner must be written out whole: `repo:*`, `*` and
 `repo:ac*` (every owner whose name starts "ac") do not pin it. Enterprise issuers
-(`token.actions.githubusercontent.com/<enterprise>:sub`) are judged the same way, and so is an Alibaba
-RAM OIDC trust whose `oidc:iss` condition names GitHub: its `oidc:sub` must name the owner.
+(`token.actions.githubusercontent.com/<enterprise>:sub`) are judged the same way. Alibaba RAM
+(`{"Federated": ["acs:ram::<uid>:oidc-provider/<name>"]}`, `StringEquals`/`StringLike`) and Tencent CAM
+(`{"federated": ["qcs::cam::uin/<uin>:oidc-provider/<name>"]}`, `string_equal`/`string_like`) name
+their OIDC providers freely and write the claims as `oidc:iss`, `oidc:aud` and `oidc:sub`: a trust
+whose `oidc:iss` condition names GitHub, or that requires no issuer and trusts a provider whose name
+contains "github", must pin `oidc:sub` to an owner the same way, under a positive operator of its
+dialect; the finding says which condition to add in that dialect. Wildcards and pinning conditions are
+judged by `policies.principals`, which GF-KMS-002 shares.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.documents import UNKNOWN, Principal, Statement
+from policies.documents import Statement
 from policies.iam import sources
+from policies.principals import GITHUB, OIDC_SUB, is_anyone, is_github_subject, pinning
 from policies.props import Malformed
 from policies.rule import GfResourcePolicy, Rule, judges
 
@@ -54,157 +60,60 @@ RULE = Rule(
         "Tencent CAM Role `document` principal qcs/service), or pin a wildcard to your accounts or "
         "organisation with a positive condition (StringEquals aws:PrincipalOrgID, aws:PrincipalAccount, "
         "aws:SourceAccount); sts:ExternalId alone is not a restriction. Pin GitHub Actions roles with "
-        "token.actions.githubusercontent.com:sub."
+        "token.actions.githubusercontent.com:sub (AWS) or oidc:sub (Alibaba RAM StringLike, Tencent CAM "
+        "string_like) naming the repository owner."
     ),
     url="https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_principal.html",
     checkov=("CKV_AWS_60",),
 )
 
-_ACCOUNT = re.compile(r"\d{12}")
-_ORG = re.compile(r"o-[a-z0-9]+", re.IGNORECASE)
-_ORG_PATH = re.compile(r"o-[a-z0-9]+/.*", re.IGNORECASE)
-_GITHUB = "token.actions.githubusercontent.com"
-# `repo:OWNER/...`, `repo:OWNER:...` or a customised claim such as `repository_owner:OWNER`: the owner is
-# written out whole, so a wildcard may not end it early (`repo:ac*` matches every owner starting "ac").
-_GITHUB_SUBJECT = re.compile(r"[a-z_]+:[^*?:/]+(?:[/:]|$)", re.IGNORECASE)
-# GitHub Enterprise Cloud issuers add the enterprise slug: token.actions.githubusercontent.com/<slug>.
-_ALIBABA_SUB = "oidc:sub"
-_GITHUB_SUB_KEY = re.compile(re.escape(_GITHUB) + r"(?:/[^:/]+)?:sub", re.IGNORECASE)
-_POSITIVE = frozenset(
-    {
-        "stringequals",
-        "stringequalsignorecase",
-        "stringlike",
-        "arnequals",
-        "arnlike",
-        "string_equal",
-        "string_like",
-    }
-)
-_FEDERATED_SUFFIXES = (":aud", ":sub", ":oaud")
 
-# Tencent CAM's spelling of "everyone" carries no `*`.
-ANYONE = frozenset({"qcs::cam::anyone:anyone", "qcs::cam::anyone"})
+# An Alibaba RAM or Tencent CAM OIDC provider is named freely: `acs:ram::<uid>:oidc-provider/<name>`,
+# `qcs::cam::uin/<uin>:oidc-provider/<name>`.
+_PROVIDER_NAME = re.compile(r":oidc-provider/(?P<name>[^:]+)$", re.IGNORECASE)
 
-
-def _literal_start(value: str) -> bool:
-    return value[:1] not in ("", "*", "?")
-
-
-def _arn_fields(value: str) -> list[str] | None:
-    fields = value.split(":", 5)
-    return fields if len(fields) == 6 and fields[0].lower() == "arn" else None
-
-
-def _principal_arn(value: str) -> bool:
-    fields = _arn_fields(value)
-    return fields is not None and _ACCOUNT.fullmatch(fields[4]) is not None
-
-
-def _source_arn(value: str) -> bool:
-    fields = _arn_fields(value)
-    if fields is None:
-        return False
-    return _ACCOUNT.fullmatch(fields[4]) is not None or (fields[4] == "" and _literal_start(fields[5]))
-
-
-# condition key (lower-case) -> whether one value of it names a caller concretely
-PINNING_KEYS: dict[str, Callable[[str], bool]] = {
-    "aws:principalaccount": lambda v: _ACCOUNT.fullmatch(v) is not None,
-    "aws:sourceaccount": lambda v: _ACCOUNT.fullmatch(v) is not None,
-    "aws:principalorgid": lambda v: _ORG.fullmatch(v) is not None,
-    "aws:sourceorgid": lambda v: _ORG.fullmatch(v) is not None,
-    "aws:principalorgpaths": lambda v: _ORG_PATH.fullmatch(v) is not None,
-    "aws:sourceorgpaths": lambda v: _ORG_PATH.fullmatch(v) is not None,
-    "aws:principalarn": _principal_arn,
-    "aws:sourcearn": _source_arn,
-    "aws:userid": _literal_start,
-    "acs:sourceaccount": lambda v: v.isdigit(),
-    "acs:principalarn": _literal_start,
-    "qcs:uin": lambda v: v.isdigit(),
-    "qcs:owner_uin": lambda v: v.isdigit(),
+# How each dialect writes the condition that pins the repository.
+_SUBJECT_ADVICE = {
+    "aws": f"a StringEquals or StringLike condition on {GITHUB}:sub",
+    "alicloud": f"a StringEquals or StringLike condition on {OIDC_SUB}",
+    "tencentcloud": f"a string_equal or string_like condition on {OIDC_SUB}",
 }
 
 
-def _wildcard(principal: Principal) -> bool:
-    if principal.kind == "Service":
-        return False
-    return "*" in principal.value or principal.value.strip().lower() in ANYONE
-
-
-def _value_check(key: str, github: bool = False) -> Callable[[str], bool] | None:
-    lower = key.lower()
-    if _is_github_subject(key) or (github and lower == _ALIBABA_SUB):
-        return lambda v: _GITHUB_SUBJECT.match(v) is not None
-    if lower in PINNING_KEYS:
-        return PINNING_KEYS[lower]
-    if lower.endswith(_FEDERATED_SUFFIXES):
-        return _literal_start
-    return None
-
-
-def _why_not(operator: str, key: str, values: tuple[str, ...], github: bool = False) -> str | None:
-    """None when this condition pins the caller, else why it does not (one clause)."""
-    lower = operator.lower()
-    if key.lower() == "sts:externalid":
-        return f"{operator} {key} is not a secret and pins no caller"
-    check = _value_check(key, github)
-    if check is None:
-        return f"{operator} {key} names no account or organisation"
-    if lower.startswith("forallvalues:") or "ifexist" in lower:
-        return f"{operator} {key} also passes when the key is absent"
-    base = lower.removeprefix("foranyvalue:").removeprefix("for_any_value:")
-    if base not in _POSITIVE:
-        return f"{operator} {key} is not a positive match"
-    if not values:
-        return f"{operator} {key} lists no value"
-    loose = [v for v in values if v != UNKNOWN and not check(v)]
-    if loose:
-        shown = ", ".join(repr(v) for v in loose)
-        if _is_github_subject(key) or (github and key.lower() == _ALIBABA_SUB):
-            return f"{operator} {key} {shown} names no repository owner"
-        return f"{operator} {key} {shown} names no one account or organisation"
-    return None
-
-
-def _pinning(
-    statement: Statement, keys: Callable[[str], bool], github: bool = False
-) -> tuple[bool, list[str]]:
-    """(whether a condition on a key selected by `keys` pins the caller, why the others do not)."""
-    reasons: list[str] = []
-    for operator, body in statement.conditions.items():
-        for key, values in body.items():
-            if not keys(key):
-                continue
-            why = _why_not(operator, key, values, github)
-            if why is None:
-                return True, []
-            reasons.append(why)
-    return False, reasons
-
-
-def _is_github_subject(key: str) -> bool:
-    return _GITHUB_SUB_KEY.fullmatch(key) is not None
-
-
-def _alibaba_github(statement: Statement) -> bool:
-    """An Alibaba RAM OIDC trust names its provider freely; GitHub shows in the `oidc:iss` it requires."""
-    return any(
-        key.lower() == "oidc:iss" and any(_GITHUB in value.lower() for value in values)
+def _issuers(statement: Statement) -> list[str]:
+    """The `oidc:iss` values a RAM or CAM OIDC trust requires (lower-case)."""
+    return [
+        value.lower()
         for body in statement.conditions.values()
         for key, values in body.items()
-    )
+        if key.lower() == "oidc:iss"
+        for value in values
+    ]
+
+
+def _github_named(value: str) -> bool:
+    """A RAM or CAM provider named for GitHub (`oidc-provider/GitHubActions`). Only those names are
+    read: an AWS provider is named by its issuer's URL."""
+    lower = value.lower()
+    named = _PROVIDER_NAME.search(lower) if lower.startswith(("acs:", "qcs:")) else None
+    return named is not None and "github" in named.group("name")
 
 
 def _github(statement: Statement) -> bool:
+    """Whether the statement trusts GitHub Actions tokens: the provider's URL (AWS) or GitHub's own
+    condition keys say so; else the `oidc:iss` a RAM or CAM trust requires, or, when it requires
+    none, the provider's name."""
     federated = [p for p in statement.principals if p.kind == "Federated"]
-    named = any(_GITHUB in p.value.lower() for p in federated) or (
-        bool(federated) and _alibaba_github(statement)
-    )
-    keyed = bool(federated) and any(
-        key.lower().startswith((f"{_GITHUB}:", f"{_GITHUB}/")) for key in statement.condition_keys()
-    )
-    return named or keyed
+    if not federated:
+        return False
+    if any(GITHUB in p.value.lower() for p in federated) or any(
+        key.lower().startswith((f"{GITHUB}:", f"{GITHUB}/")) for key in statement.condition_keys()
+    ):
+        return True
+    issuers = _issuers(statement)
+    if issuers:
+        return any(GITHUB in issuer for issuer in issuers)
+    return any(_github_named(p.value) for p in federated)
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
@@ -228,9 +137,9 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
                 None,
             )
             continue
-        wildcards = [p for p in statement.principals if _wildcard(p)]
+        wildcards = [p for p in statement.principals if is_anyone(p)]
         if wildcards:
-            pinned, reasons = _pinning(statement, lambda key: True)
+            pinned, reasons = pinning(statement, lambda key: True)
             if not pinned:
                 shown = ", ".join(f"{p.kind}: {p.value!r}" if p.kind != "*" else "'*'" for p in wildcards)
                 note = f" ({'; '.join(reasons)})" if reasons else ""
@@ -241,16 +150,16 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
                 )
                 continue
         if _github(statement):
-            pinned, reasons = _pinning(
-                statement, lambda key: _is_github_subject(key) or key.lower() == _ALIBABA_SUB, github=True
+            pinned, reasons = pinning(
+                statement, lambda key: is_github_subject(key) or key.lower() == OIDC_SUB, github=True
             )
             if not pinned:
                 note = f" ({'; '.join(reasons)})" if reasons else ""
-                key = _ALIBABA_SUB if args.resource_type.startswith("alicloud:") else f"{_GITHUB}:sub"
+                advice = _SUBJECT_ADVICE[args.resource_type.split(":", 1)[0]]
                 report(
                     f"{label} trust policy {where} trusts GitHub Actions tokens without pinning the "
-                    f"repository{note}; any GitHub repository may assume the role: add a StringEquals or "
-                    f"StringLike condition on {key} naming the owner and repository "
+                    f"repository{note}; any GitHub repository may assume the role: add {advice} "
+                    "naming the owner and repository "
                     "(repo:OWNER/REPO:...)",
                     None,
                 )

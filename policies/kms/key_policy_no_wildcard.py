@@ -3,12 +3,17 @@
 Documents read: `policy` of `kms.Key`, `kms.ExternalKey`, `kms.ReplicaKey`, `kms.ReplicaExternalKey`
 and `kms.KeyPolicy`, as JSON strings or objects. A violation is an Allow whose actions include `kms:*`
 or `*` (in any letter case), or that uses `NotAction` (every action but the listed ones), and whose
-principal is `*` or `{"AWS": "*"}`, unless a condition restricts the caller
-(`aws:PrincipalAccount`, `aws:PrincipalOrgID`, `aws:PrincipalArn`, `aws:SourceAccount`,
-`kms:CallerAccount`, `aws:PrincipalOrgPaths`): such a statement only reaches named accounts.
-An unknown action list or effect cannot be judged; an unknown principal is a reference to a
-named role or account, never a wildcard. Alibaba Cloud and Tencent Cloud key policies are not
-modelled by their SDKs' key resources in the same way, so the rule is AWS only, as in the catalogue.
+principal is a wildcard (`*`, `{"AWS": "*"}`, an ARN with `*` in it such as `arn:aws:iam::*:root`),
+unless a condition pins the caller to named accounts or an organisation. Wildcards and pinning are
+judged as GF-IAM-004 judges them (`policies.principals`): a positive operator (`StringEquals`,
+`StringLike`, `ArnEquals`, `ArnLike`) on `aws:PrincipalAccount`, `aws:SourceAccount` or
+`kms:CallerAccount` (12 digits), `aws:PrincipalOrgID` (`o-...`), `aws:PrincipalOrgPaths`,
+`aws:PrincipalArn` (a concrete account) and the other account keys, with every value concrete. A
+negated operator, an `...IfExists` or `ForAllValues:` form, a wildcard value or any other key restricts
+nothing, and the finding says why. An unknown action list or effect cannot be judged; an unknown
+principal is a reference to a named role or account, never a wildcard. Alibaba Cloud and Tencent Cloud
+key policies are not modelled by their SDKs' key resources in the same way, so the rule is AWS only, as
+in the catalogue.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from policies.kms._keys import (
     AWS_REPLICA_EXTERNAL_KEY,
     AWS_REPLICA_KEY,
 )
+from policies.principals import PINNING_KEYS, aws_account, is_anyone, pinning
 from policies.props import Malformed, get_ref
 from policies.rule import GfResourcePolicy, Rule, judges
 
@@ -49,16 +55,13 @@ KINDS = {
     AWS_REPLICA_EXTERNAL_KEY: "AWS KMS replica external key",
     AWS_KEY_POLICY: "AWS KMS key policy",
 }
-RESTRICTING_KEYS = frozenset(
-    {
-        "aws:principalaccount",
-        "aws:principalorgid",
-        "aws:principalorgpaths",
-        "aws:principalarn",
-        "aws:sourceaccount",
-        "kms:calleraccount",
-    }
-)
+# KMS's own caller key, beside the account and organisation keys every rule shares.
+KMS_PINNING_KEYS = {"kms:calleraccount": aws_account}
+
+
+def _account_key(key: str) -> bool:
+    """Keys that can restrict a key policy's caller (web-identity keys have no meaning here)."""
+    return key.lower() in PINNING_KEYS or key.lower() in KMS_PINNING_KEYS
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
@@ -73,10 +76,13 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if document is None:
         return
     for number, statement in enumerate(document.statements, start=1):
-        if not statement.is_allow or not any(p.is_wildcard for p in statement.principals):
+        if not statement.is_allow or not any(is_anyone(p) for p in statement.principals):
             continue
-        if statement.condition_keys() & RESTRICTING_KEYS:
+        pinned, reasons = pinning(statement, _account_key, extra=KMS_PINNING_KEYS)
+        if pinned:
             continue
+        # Conditions that look like a restriction but are not: say why (e.g. a negated operator).
+        note = f" without a restricting condition ({'; '.join(reasons)})" if reasons else ""
         # Numbered from 1, as every rule names statements ("statement 2", or by Sid "statement 'Open'").
         sid = f"'{statement.sid}'" if statement.sid else str(number)
         if statement.not_actions:
@@ -84,15 +90,15 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
                 excluded = ", ".join(statement.not_actions)
                 report(
                     f"{kind} '{args.name}' policy statement {sid} allows every action except {excluded} "
-                    "(Allow with NotAction) to any principal (*); name the principals or restrict them with "
-                    "aws:PrincipalAccount or kms:CallerAccount",
+                    f"(Allow with NotAction) to any principal (*){note}; name the principals or restrict "
+                    "them with aws:PrincipalAccount or kms:CallerAccount",
                     None,
                 )
             continue
         broad = [a for a in statement.actions if a.strip().lower() in ("*", "kms:*")]
         if broad:
             report(
-                f"{kind} '{args.name}' policy statement {sid} allows {broad[0]} to any principal (*); "
+                f"{kind} '{args.name}' policy statement {sid} allows {broad[0]} to any principal (*){note}; "
                 "name the principals or restrict them with aws:PrincipalAccount or kms:CallerAccount",
                 None,
             )

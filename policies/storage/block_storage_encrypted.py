@@ -19,11 +19,12 @@ region when either region is not known).
   account default encrypts it); `cs.NodePool` (ACK) `systemDiskEncrypted` and `dataDisks[].encrypted`.
 - Tencent Cloud: `Instance` `dataDisks[].encrypt`; `Cbs.Storage`/`Cbs.StorageSet` `encrypt`;
   `Cvm.LaunchTemplate` `dataDisks[].encrypt`; `Kubernetes.NodePool` (TKE)
-  `autoScalingConfig.dataDisks[].encrypt`. The SDK has no system-disk encryption input for CVM
-  instances, launch templates, AS launch configurations or TKE node pools, so system disks are not
-  judged there;
-  `As.ScalingConfig` data disks have no encryption input either, so a launch configuration with data
-  disks is reported (use encrypted CBS volumes instead).
+  `autoScalingConfig.dataDisks[].encrypt`. The SDK (tencentcloud-iac-pulumi 0.2.3) has no
+  system-disk encryption input for CVM instances, launch templates, AS launch configurations or TKE
+  node pools, and Tencent Cloud has no account-level default: each of those resources is reported as
+  "could not be judged" for its system disk (advisory, never waived, never a pass), after its data
+  disks are judged. `As.ScalingConfig` data disks have no encryption input either, so a launch
+  configuration with data disks is reported (use encrypted CBS volumes instead).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Sev
 
 from policies.context import resource_region
 from policies.props import as_list, get, is_set, truthy
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from policies.rule import CannotTell, GfStackPolicy, Rule, judge, judges, not_judged
 
 AWS_INSTANCE = "aws:ec2/instance:Instance"
 AWS_SPOT_REQUEST = "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
@@ -206,6 +207,27 @@ def _disks(resource: PolicyResource) -> tuple[str, str, list[Disk]]:
     raise ValueError(f"{kind} carries no volume")
 
 
+# Tencent carriers whose system disk the SDK gives no encryption input: (field read, what it is).
+TC_UNREADABLE_SYSTEM_DISK = {
+    TC_INSTANCE: "systemDiskType",
+    TC_LAUNCH_TEMPLATE: "systemDisk",
+    TC_SCALING_CONFIG: "systemDiskType",
+    TC_NODE_POOL: "autoScalingConfig.systemDiskType",
+}
+
+
+def _system_disk_unreadable(resource: PolicyResource, label: str) -> None:
+    """Record a Tencent system disk as not judged: there is no input that says whether it is encrypted."""
+    field = TC_UNREADABLE_SYSTEM_DISK[resource.resource_type]
+    reason = (
+        f"the encryption of its system disk ({field}): the Tencent Cloud provider has no system-disk "
+        "encryption input for this resource and Tencent Cloud has no account-level default, so "
+        "whether the disk is encrypted depends on the image; use an image with an encrypted system "
+        "disk and keep data on encrypted CBS volumes"
+    )
+    not_judged(resource.urn, CannotTell(reason, field), f"{label} '{resource.name}'")
+
+
 def _batch_disks(props: Mapping[str, Any]) -> list[Disk]:
     """A managed EC2/SPOT environment without a launch template runs the image's default root volume."""
     if str(get(props, "type") or "MANAGED").upper() == "UNMANAGED":
@@ -259,6 +281,8 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                         "or enable the account's default volume encryption",
                         resource.urn,
                     )
+            if resource.resource_type in TC_UNREADABLE_SYSTEM_DISK:
+                _system_disk_unreadable(resource, label)
 
         judge(resource.urn, check)
 

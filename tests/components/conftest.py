@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -229,11 +231,55 @@ class RecordingMocks(pulumi.runtime.Mocks):
 Runner = Callable[[Callable[[], Any]], RecordingMocks]
 
 
+class MonitorExecutor(ThreadPoolExecutor):
+    """pulumi's MockMonitor serves each registration and invoke in the loop's default executor and, in a
+    thread without an event loop, makes one (`pulumi.runtime.sync_await._ensure_event_loop`) that it
+    never closes: collected later, each is an "unclosed event loop" ResourceWarning raised in
+    `BaseEventLoop.__del__`, which pytest reports as a PytestUnraisableExceptionWarning. This executor
+    gives its one worker a loop from the start, so the SDK uses that one, and closes it when the
+    executor shuts down with `wait=True` (as `loop.shutdown_default_executor()` does)."""
+
+    def __init__(self, thread_name_prefix: str = "test-monitor") -> None:
+        self._loops: list[asyncio.AbstractEventLoop] = []
+        self._loops_lock = threading.Lock()
+        super().__init__(max_workers=1, thread_name_prefix=thread_name_prefix, initializer=self._own_loop)
+
+    def _own_loop(self) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        with self._loops_lock:
+            self._loops.append(loop)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        super().shutdown(wait=wait, cancel_futures=cancel_futures)
+        if not wait:
+            return
+        with self._loops_lock:
+            loops, self._loops = self._loops, []
+        for loop in loops:
+            loop.close()
+
+
+def fresh_loop() -> asyncio.AbstractEventLoop:
+    """A new current event loop whose executor (where the mock monitor serves registrations) gives its
+    worker a loop of its own; without one, pulumi's MockMonitor makes a loop it never closes."""
+    loop = asyncio.new_event_loop()
+    loop.set_default_executor(MonitorExecutor("test-monitor"))
+    asyncio.set_event_loop(loop)
+    return loop
+
+
+def close_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Shut the executor down (closing its worker's loop), then close `loop` and unset it."""
+    loop.run_until_complete(loop.shutdown_default_executor())
+    loop.close()
+    asyncio.set_event_loop(None)
+
+
 @pytest.fixture
 def run_pulumi() -> Iterator[Runner]:
     """Run ``build`` under fresh mocks and a fresh event loop, draining every registration."""
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
+    loop = fresh_loop()
     mocks = RecordingMocks()
     pulumi.runtime.set_mocks(mocks, project="gpufleet", stack="test", preview=False)
     pulumi.runtime.set_config("aws:region", REGION)
@@ -246,8 +292,7 @@ def run_pulumi() -> Iterator[Runner]:
     yield run
     # Outputs created outside ``run`` are tracked globally; leaving them would hang the next test's drain.
     loop.run_until_complete(pulumi.runtime.stack.wait_for_rpcs())
-    loop.close()
-    asyncio.set_event_loop(None)
+    close_loop(loop)
 
 
 def document(inputs: dict[str, Any], key: str = "policy") -> dict[str, Any]:

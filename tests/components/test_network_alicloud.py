@@ -3,7 +3,6 @@ a security group with no way in from outside it, and a NAT gateway only when egr
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pulumi
@@ -11,7 +10,7 @@ import pytest
 
 from components.network.alicloud import AlicloudNetwork, AlicloudNetworkArgs, vswitch_cidrs, zones_for_pools
 from tests.components.alicloud_builders import A10, T4, TAGS
-from tests.components.conftest import RecordingMocks, Runner
+from tests.components.conftest import RecordingMocks, Runner, close_loop, fresh_loop
 
 
 def test_new_vpc_one_vswitch_per_zone(run_pulumi: Runner) -> None:
@@ -72,8 +71,7 @@ def test_existing_vswitches_build_only_the_security_group_in_their_vpc(run_pulum
 
 def zones_chosen(unsold: dict[str, set[str]], pools: list[list[str]], count: int) -> list[str]:
     """Run the zone choice under fresh recording mocks whose region does not sell ``unsold``."""
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
+    loop = fresh_loop()
     mocks = RecordingMocks()
     mocks.alicloud_unsold = unsold
     pulumi.runtime.set_mocks(mocks, project="gpufleet", stack="test", preview=False)
@@ -85,8 +83,7 @@ def zones_chosen(unsold: dict[str, set[str]], pools: list[list[str]], count: int
         loop.run_until_complete(pulumi.runtime.stack.wait_for_rpcs())
     finally:
         loop.run_until_complete(pulumi.runtime.stack.wait_for_rpcs())
-        loop.close()
-        asyncio.set_event_loop(None)
+        close_loop(loop)
     asked = sorted(a.get("availableInstanceType", "") for t, a in mocks.calls if t.endswith("getZones"))
     assert asked == sorted(["", *{t for pool in pools for t in pool}])
     return found

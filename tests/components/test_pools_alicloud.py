@@ -19,7 +19,7 @@ from components.pools.alicloud import (
 )
 from components.pools.scaling import ScalingRules
 from components.pools.userdata import WorkloadContext
-from components.pools.workload import ScriptWorkload
+from components.pools.workload import ContainerWorkload, ScriptWorkload
 from tests.components.alicloud_builders import A10, T4, TAGS
 from tests.components.conftest import RecordingMocks, Runner
 
@@ -219,6 +219,29 @@ def test_user_data_carries_the_workload_after_the_agent() -> None:
     script = base64.b64decode(encoded_user_data("cn-hangzhou", context)).decode()
     assert script.index("argusagent") < script.index("echo train")
     assert "GPUFLEET_QUEUE_NAME=q" in script
+
+
+def test_the_workload_is_told_its_region_in_alibaba_clouds_variable() -> None:
+    # AWS_REGION on an ECS instance would aim any AWS SDK in the image at a region AWS does not have.
+    context = WorkloadContext(
+        workload=ScriptWorkload(user_data="echo train"), queue_name="q", region="cn-hangzhou"
+    )
+    script = base64.b64decode(encoded_user_data("cn-hangzhou", context)).decode()
+    assert (
+        "GPUFLEET_QUEUE_NAME=q ALIBABA_CLOUD_REGION_ID=cn-hangzhou bash /var/lib/gpufleet/workload.sh"
+        in script
+    )
+    assert "AWS_REGION" not in script
+    container = WorkloadContext(
+        workload=ContainerWorkload(
+            image="registry.cn-hangzhou.aliyuncs.com/acme/train:1", env={"EPOCHS": "3"}
+        ),
+        queue_name="q",
+        region="cn-hangzhou",
+    )
+    script = base64.b64decode(encoded_user_data("cn-hangzhou", container)).decode()
+    assert "-e GPUFLEET_QUEUE_NAME=q -e ALIBABA_CLOUD_REGION_ID=cn-hangzhou -e EPOCHS=3 " in script
+    assert "AWS_REGION" not in script
 
 
 @pytest.mark.parametrize(

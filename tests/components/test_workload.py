@@ -3,7 +3,6 @@ tools, and the pool's own role allowed to pull an ECR image and nothing else."""
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import shutil
 import subprocess
@@ -21,7 +20,7 @@ from components.pools.workload import ContainerWorkload, ScriptWorkload, ecr_ima
 from components.spec import parse_fleet
 
 from .builders import ACCOUNT, KEY_ARN, STACK, TAGS, pool_args
-from .conftest import Runner, statements_by_sid
+from .conftest import Runner, close_loop, fresh_loop, statements_by_sid
 
 GOLDEN = Path(__file__).parent / "golden" / "user_data_container.sh"
 LOG_GROUP = "/gpufleet/gpufleet-dev/agent"
@@ -257,8 +256,7 @@ class _PreviewMocks(pulumi.runtime.Mocks):
 def test_the_boot_script_is_known_at_preview_unless_a_workload_needs_the_queue(
     workload: ContainerWorkload | None,
 ) -> None:
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
+    loop = fresh_loop()
     mocks = _PreviewMocks()
     pulumi.runtime.set_mocks(mocks, project="gpufleet", stack="test", preview=True)
     try:
@@ -271,8 +269,7 @@ def test_the_boot_script_is_known_at_preview_unless_a_workload_needs_the_queue(
         GpuPool("pool", args)
         loop.run_until_complete(pulumi.runtime.stack.wait_for_rpcs())
     finally:
-        loop.close()
-        asyncio.set_event_loop(None)
+        close_loop(loop)
     (template,) = mocks.templates
     if workload is None:
         # The rules that read the agent's configuration judge it in `pulumi preview` too.

@@ -16,6 +16,7 @@ from gpufleet.graph import ResourceGraph
 from gpufleet.hybrid_view import crypto_summary, link_line, print_hybrid, site_line
 from tests.cli.helpers import copy_project
 from tests.hybrid.conftest import FLEET, ONPREM_NODES, ROOT
+from tests.project_policy import judged
 
 ONPREM_DATA = "192.168.32.0/24"
 ROUTES = f"{ONPREM_NODES}, {ONPREM_DATA}"
@@ -125,7 +126,7 @@ def test_new_from_hybrid_writes_a_stack_that_check_passes(tmp_path: Path) -> Non
     checked = runner.invoke(app, ["check", str(project), "-s", "h", "--format", "json"], prog_name="gpufleet")
     assert checked.exit_code == 0, checked.output
     (stack,) = json.loads(checked.stdout)["stacks"]
-    assert stack["violations"] == []
+    assert judged(stack["violations"]) == []
 
 
 def test_new_from_hybrid_refuses_a_non_aws_region(tmp_path: Path) -> None:

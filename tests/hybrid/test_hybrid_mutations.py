@@ -13,6 +13,7 @@ import pytest
 from gpufleet.graph import Resource, ResourceGraph
 from tests.hybrid.conftest import FLEET, ONPREM_NODES, judge
 from tests.mutation.edits import add, apply, find, without
+from tests.project_policy import judged
 
 LINK = {
     "aws": f"{FLEET}-aws-us-east-1-link",
@@ -176,7 +177,7 @@ def test_the_queue_worker_alone_keeps_the_stack_clean(hybrid: ResourceGraph) -> 
     # it the quota rule judges the baseline's namespaces.
     graph, _ = apply(hybrid, lambda g: (g, gpu_worker(g).name))
     result = judge(graph)
-    assert [(v.rule_id, v.message) for v in result.violations] == []
+    assert [(v.rule_id, v.message) for v in judged(result.violations)] == []
     assert "GF-K8S-002" not in {n["rule_id"] for n in result.not_applicable}
 
 
@@ -186,7 +187,7 @@ def test_mutation_trips_exactly_its_rule(hybrid: ResourceGraph, what: str) -> No
     before = copy.deepcopy(hybrid.to_json())
     graph, name = apply(hybrid, mutate)
     result = judge(graph)
-    assert sorted({v.rule_id for v in result.violations}) == [rule_id], [
+    assert sorted({v.rule_id for v in judged(result.violations)}) == [rule_id], [
         (v.rule_id, v.message) for v in result.violations
     ]
     # The finding names the mutated resource: as the flagged resource, or in its message (a route

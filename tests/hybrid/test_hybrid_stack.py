@@ -10,6 +10,7 @@ from gpufleet.engine import run_program
 from gpufleet.graph import Resource, ResourceGraph, is_secret
 from policies.registry import default_registry
 from tests.hybrid.conftest import FLEET, ONPREM_NODES, ROOT, judge
+from tests.project_policy import judged, unjudgeable_system_disk
 
 FLEET_URN = "urn:pulumi:hybrid::gpufleet::gpufleet:fleet:HybridGpuFleet"
 LINK_SLUG = ONPREM_NODES.replace(".", "-").replace("/", "-")
@@ -151,11 +152,15 @@ def test_the_baseline_reaches_the_cluster_through_the_secret_kubeconfig(hybrid: 
 
 def test_every_rule_of_the_pack_passes(hybrid: ResourceGraph) -> None:
     result = judge(hybrid)
-    assert [(v.rule_id, v.urn, v.message) for v in result.violations] == []
+    assert [(v.rule_id, v.urn, v.message) for v in judged(result.violations)] == []
+    # What no program can clear: each Tencent AS launch configuration's system disk (no encryption input).
+    unjudged = sorted(v.urn.rsplit("::", 1)[-1] for v in result.violations if unjudgeable_system_disk(v))
+    configs = sorted(r.name for r in hybrid.of_type("tencentcloud:As/scalingConfig:ScalingConfig"))
+    assert configs and unjudged == configs
     # The link and Kubernetes rules judged the stack rather than stepping aside; the quota and
     # disruption rules wait for a GPU workload (the team's worker: see test_hybrid_mutations).
     skipped = {n["rule_id"] for n in result.not_applicable}
-    judged = {
+    ran = {
         "GF-NET-001",
         "GF-NET-002",
         "GF-NET-003",
@@ -164,8 +169,8 @@ def test_every_rule_of_the_pack_passes(hybrid: ResourceGraph) -> None:
         "GF-K8S-003",
         "GF-K8S-005",
     }
-    assert judged <= set(default_registry().ids())
-    assert judged.isdisjoint(skipped), judged & skipped
+    assert ran <= set(default_registry().ids())
+    assert ran.isdisjoint(skipped), ran & skipped
     assert {"GF-K8S-002", "GF-K8S-004"} <= skipped
 
 

@@ -12,7 +12,7 @@ from policies.cost.pools.builders import (
     _instance_type_list,
     _override_types,
     _pool,
-    _sized_pool,
+    _Source,
     _spot_share,
     _standalone_pool,
 )
@@ -144,14 +144,10 @@ def _build_ali_node_pool(
         pct = r.number("onDemandPercentageAboveBaseCapacity", "spot_percent")
         if pct is not None or base:
             spot = _spot_share(max_size, base, pct or 0.0)
-    return _sized_pool(
-        resource,
-        r,
-        attachments,
-        stack_tags,
-        instance_types=instance_types,
-        sizes=(min_size, max_size, fixed),
-        spot_percent=spot,
+    return _Source(resource, r, attachments, stack_tags).sized(
+        instance_types,
+        (min_size, max_size, fixed),
+        spot,
         on_demand_base=base,
         scalable=autoscaled,
         cluster_scaled=True,

@@ -13,7 +13,7 @@ from policies.cost.pools.builders import (
     _instance_type_list,
     _override_types,
     _pool,
-    _sized_pool,
+    _Source,
     _spot_share,
     _standalone_pool,
     _template_types,
@@ -133,14 +133,10 @@ def _build_aws_asg(
                 instance_types.append(t)
         spot = 100.0 if lcs and all(get_ref(lc.props, "spotPrice") not in (None, "") for lc in lcs) else 0.0
         role_refs.extend(lc.urn for lc in lcs)
-    return _sized_pool(
-        resource,
-        r,
-        attachments,
-        stack_tags,
-        instance_types=instance_types,
-        sizes=(min_size, max_size, desired),
-        spot_percent=spot,
+    return _Source(resource, r, attachments, stack_tags).sized(
+        instance_types,
+        (min_size, max_size, desired),
+        spot,
         on_demand_base=base,
         default_cooldown_s=r.integer("defaultCooldown"),
         default_instance_warmup_s=r.integer("defaultInstanceWarmup"),
@@ -214,14 +210,10 @@ def _build_aws_spot_fleet(
         if target is None
         else (0.0 if target == 0 else round((target - min(on_demand, target)) * 100.0 / target, 2))
     )
-    return _sized_pool(
-        resource,
-        r,
-        attachments,
-        stack_tags,
-        instance_types=instance_types,
-        sizes=(target, maximum, target),
-        spot_percent=spot,
+    return _Source(resource, r, attachments, stack_tags).sized(
+        instance_types,
+        (target, maximum, target),
+        spot,
         on_demand_base=on_demand,
         role_refs=(resource.urn, *(lt.urn for lt in lts)),
     )
@@ -248,14 +240,10 @@ def _build_aws_fleet(
         spot = round(max(0, min(spot_n, total)) * 100.0 / total, 2)
     elif total == 0:
         spot = 0.0
-    return _sized_pool(
-        resource,
-        r,
-        attachments,
-        stack_tags,
-        instance_types=instance_types,
-        sizes=(total, total, total),
-        spot_percent=spot,
+    return _Source(resource, r, attachments, stack_tags).sized(
+        instance_types,
+        (total, total, total),
+        spot,
         on_demand_base=on_demand or 0,
         role_refs=(resource.urn, *(lt.urn for lt in lts)),
     )
@@ -324,14 +312,10 @@ def _build_aws_batch(
     if min_vcpus is None and "min_size" not in r.unknown:
         min_vcpus = 0
     spot = None if "spot_percent" in r.unknown else (100.0 if capacity_type == "SPOT" else 0.0)
-    return _sized_pool(
-        resource,
-        r,
-        attachments,
-        stack_tags,
-        instance_types=instance_types,
-        sizes=(None, None, None),
-        spot_percent=spot,
+    return _Source(resource, r, attachments, stack_tags).sized(
+        instance_types,
+        (None, None, None),
+        spot,
         min_vcpus=min_vcpus,
         max_vcpus=r.integer("computeResources.maxVcpus", "max_size"),
         idle_scale_in=True,

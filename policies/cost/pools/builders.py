@@ -4,6 +4,7 @@ above an on-demand base, standalone instances, and instance types read from temp
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from policies.context import environment, resource_region
@@ -37,31 +38,37 @@ def _pool(
     )
 
 
-def _sized_pool(
-    resource: Any,
-    reader: _Reader,
-    attachments: _Attachments,
-    stack_tags: Mapping[str, str],
-    *,
-    instance_types: Iterable[str],
-    sizes: tuple[int | None, int | None, int | None],
-    spot_percent: float | None,
-    **values: Any,
-) -> Pool:
-    """A pool of `instance_types` (each once, in order) sized `(min_size, max_size, desired)`."""
-    min_size, max_size, desired = sizes
-    return _pool(
-        resource,
-        reader,
-        attachments,
-        stack_tags,
-        instance_types=tuple(dict.fromkeys(instance_types)),
-        min_size=min_size,
-        max_size=max_size,
-        desired=desired,
-        spot_percent=spot_percent,
-        **values,
-    )
+@dataclass(frozen=True)
+class _Source:
+    """The resource a pool is read from, with its reader, the stack's attachments and the stack's tags:
+    what every sized pool's builder passes on unchanged."""
+
+    resource: Any
+    reader: _Reader
+    attachments: _Attachments
+    stack_tags: Mapping[str, str]
+
+    def sized(
+        self,
+        instance_types: Iterable[str],
+        sizes: tuple[int | None, int | None, int | None],
+        spot_percent: float | None,
+        **values: Any,
+    ) -> Pool:
+        """A pool of `instance_types` (each once, in order) sized `(min_size, max_size, desired)`."""
+        min_size, max_size, desired = sizes
+        return _pool(
+            self.resource,
+            self.reader,
+            self.attachments,
+            self.stack_tags,
+            instance_types=tuple(dict.fromkeys(instance_types)),
+            min_size=min_size,
+            max_size=max_size,
+            desired=desired,
+            spot_percent=spot_percent,
+            **values,
+        )
 
 
 def _spot_share(size: int | None, base: int, on_demand_percent: float) -> float:

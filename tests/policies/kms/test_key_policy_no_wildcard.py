@@ -110,3 +110,47 @@ def test_statements_are_numbered_from_one_as_in_every_rule() -> None:
     unnamed = {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "kms:*", "Resource": "*"}
     (message,) = run_resource(POLICY, AWS_KEY, {"policy": doc(ROOT, unnamed)}, name="k")
     assert message.startswith("AWS KMS key 'k' policy statement 2 allows kms:* to any principal (*)")
+
+
+TAIL = "; name the principals or restrict them with aws:PrincipalAccount or kms:CallerAccount"
+
+
+@pytest.mark.parametrize(
+    ("condition", "why"),
+    [
+        (
+            {"StringNotEquals": {"kms:CallerAccount": "111122223333"}},
+            "StringNotEquals kms:CallerAccount is not a positive match",
+        ),
+        (
+            {"StringLike": {"aws:PrincipalOrgID": "*"}},
+            "StringLike aws:PrincipalOrgID '*' names no one account or organisation",
+        ),
+        (
+            {"StringEqualsIfExists": {"aws:PrincipalAccount": "111122223333"}},
+            "StringEqualsIfExists aws:PrincipalAccount also passes when the key is absent",
+        ),
+        (
+            {"StringEquals": {"kms:CallerAccount": "1111"}},
+            "StringEquals kms:CallerAccount '1111' names no one account or organisation",
+        ),
+    ],
+)
+def test_conditions_that_pin_no_caller_fail_with_the_reason(condition: object, why: str) -> None:
+    # The restricting keys alone used to pass a statement whatever the operator and values.
+    statement = {**ROOT, "Sid": "Open", "Principal": {"AWS": "*"}, "Condition": condition}
+    assert run_resource(POLICY, AWS_KEY, {"policy": doc(statement)}, name="k") == [
+        f"AWS KMS key 'k' policy statement 'Open' allows kms:* to any principal (*) without a restricting "
+        f"condition ({why}){TAIL}"
+    ]
+
+
+def test_pinning_is_the_trust_rule_s() -> None:
+    # GF-IAM-004's keys pin here too: an organisation the caller must come from.
+    org = {**ROOT, "Principal": "*", "Condition": {"StringEquals": {"aws:SourceOrgID": "o-a1b2c3d4e5"}}}
+    assert run_resource(POLICY, AWS_KEY, {"policy": doc(org)}) == []
+    # A wildcard account in an ARN is anyone, as in a trust policy.
+    every_account = {**ROOT, "Sid": "Roots", "Principal": {"AWS": "arn:aws:iam::*:root"}}
+    assert run_resource(POLICY, AWS_KEY, {"policy": doc(every_account)}, name="k") == [
+        f"AWS KMS key 'k' policy statement 'Roots' allows kms:* to any principal (*){TAIL}"
+    ]

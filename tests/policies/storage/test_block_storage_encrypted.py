@@ -45,15 +45,49 @@ def compliant() -> list[PolicyResource]:
             "alt",
             {"systemDisk": {"encrypted": True}, "dataDisks": [{"encrypted": True}]},
         ),
-        res(b.TC_INSTANCE, "ti", {"dataDisks": [{"dataDiskSize": 100, "encrypt": True}]}),
         res(b.TC_STORAGE, "ts", {"encrypt": True}),
-        res(b.TC_LAUNCH_TEMPLATE, "tlt", {"dataDisks": [{"encrypt": True}]}),
-        res(b.TC_SCALING_CONFIG, "tsc", {"systemDiskType": "CLOUD_BSSD"}),
     ]
 
 
 def test_compliant_baseline_every_type() -> None:
     assert run_stack(POLICY, compliant()) == []
+
+
+def _system_disk_unjudged(label: str, field: str) -> str:
+    return (
+        f"{label} could not be judged: the encryption of its system disk ({field}): the Tencent Cloud "
+        "provider has no system-disk encryption input for this resource and Tencent Cloud has no "
+        "account-level default, so whether the disk is encrypted depends on the image; use an image with "
+        "an encrypted system disk and keep data on encrypted CBS volumes"
+    )
+
+
+def test_tencent_system_disks_are_reported_as_not_judged_never_passed() -> None:
+    """The SDK has no system-disk encryption input on these four: a silent pass would be a lie."""
+    carriers = [
+        res(b.TC_INSTANCE, "ti", {"dataDisks": [{"dataDiskSize": 100, "encrypt": True}]}),
+        res(b.TC_LAUNCH_TEMPLATE, "tlt", {"dataDisks": [{"encrypt": True}]}),
+        res(b.TC_SCALING_CONFIG, "tsc", {"systemDiskType": "CLOUD_BSSD"}),
+        res(b.TC_NODE_POOL, "tnp", {"autoScalingConfig": {"dataDisks": [{"encrypt": True}]}}),
+    ]
+    assert run_stack(POLICY, carriers) == [
+        (_system_disk_unjudged("CVM instance 'ti'", "systemDiskType"), carriers[0].urn),
+        (_system_disk_unjudged("CVM launch template 'tlt'", "systemDisk"), carriers[1].urn),
+        (_system_disk_unjudged("AS launch configuration 'tsc'", "systemDiskType"), carriers[2].urn),
+        (_system_disk_unjudged("TKE node pool 'tnp'", "autoScalingConfig.systemDiskType"), carriers[3].urn),
+    ]
+
+
+def test_tencent_data_disk_violation_and_unjudged_system_disk_both_reported() -> None:
+    instance = res(b.TC_INSTANCE, "ti", {"dataDisks": [{"encrypt": False}]})
+    assert run_stack(POLICY, [instance]) == [
+        (
+            "CVM instance 'ti' has an unencrypted data disk #0 (dataDisks[].encrypt); encrypt it or enable "
+            "the account's default volume encryption",
+            instance.urn,
+        ),
+        (_system_disk_unjudged("CVM instance 'ti'", "systemDiskType"), instance.urn),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -129,18 +163,23 @@ def test_compliant_baseline_every_type() -> None:
             "volume "
             "encryption",
         ),
-        (
-            b.TC_SCALING_CONFIG,
-            {"dataDisks": [{"diskSize": 100}]},
-            "AS launch configuration 'x' has an unencrypted data disk #0 (AS launch configurations cannot "
-            "encrypt "
-            "data disks); encrypt it or enable the account's default volume encryption",
-        ),
     ],
 )
 def test_negatives(kind: str, props: Mapping[str, object], message: str) -> None:
     resource = res(kind, "x", props)
     assert run_stack(POLICY, [resource]) == [(message, resource.urn)]
+
+
+def test_scaling_config_data_disks_cannot_be_encrypted() -> None:
+    config = res(b.TC_SCALING_CONFIG, "x", {"dataDisks": [{"diskSize": 100}]})
+    assert run_stack(POLICY, [config]) == [
+        (
+            "AS launch configuration 'x' has an unencrypted data disk #0 (AS launch configurations cannot "
+            "encrypt data disks); encrypt it or enable the account's default volume encryption",
+            config.urn,
+        ),
+        (_system_disk_unjudged("AS launch configuration 'x'", "systemDiskType"), config.urn),
+    ]
 
 
 def test_instance_root_from_launch_template_is_not_judged() -> None:

@@ -83,14 +83,24 @@ def test_ack_node_pool_disks() -> None:
 
 
 def test_tke_node_pool_data_disks() -> None:
+    # Its system disk has no encryption input: reported as not judged, after the data disks.
+    unjudged = (
+        "TKE node pool 'tke' could not be judged: the encryption of its system disk "
+        "(autoScalingConfig.systemDiskType): the Tencent Cloud provider has no system-disk encryption "
+        "input for this resource and Tencent Cloud has no account-level default, so whether the disk is "
+        "encrypted depends on the image; use an image with an encrypted system disk and keep data on "
+        "encrypted CBS volumes"
+    )
     pool = _tke({"diskType": "CLOUD_PREMIUM", "diskSize": 100, "encrypt": True}, {"diskType": "CLOUD_SSD"})
     assert run_stack(POLICY, [pool]) == [
         (
             "TKE node pool 'tke' has an unencrypted data disk #1 (autoScalingConfig.dataDisks[].encrypt); "
             f"{TAIL}",
             pool.urn,
-        )
+        ),
+        (unjudged, pool.urn),
     ]
-    assert run_stack(POLICY, [_tke({"diskType": "CLOUD_SSD", "encrypt": True})]) == []
-    # Its system disk has no encryption input: nothing to judge.
-    assert run_stack(POLICY, [_tke()]) == []
+    sealed = _tke({"diskType": "CLOUD_SSD", "encrypt": True})
+    assert run_stack(POLICY, [sealed]) == [(unjudged, sealed.urn)]
+    bare = _tke()
+    assert run_stack(POLICY, [bare]) == [(unjudged, bare.urn)]

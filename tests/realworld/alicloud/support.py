@@ -18,6 +18,7 @@ from gpufleet.engine import run_program
 from gpufleet.evaluate import Finding, StackResult, evaluate_stack
 from gpufleet.graph import ResourceGraph
 from policies.registry import default_registry
+from tests.project_policy import unjudgeable_system_disk
 
 # Alibaba Cloud has no budget resource: the stack's budget is declared in the pack's config.
 POLICY_CONFIG: Mapping[str, Any] = {
@@ -55,7 +56,11 @@ def first_deploy_advice(finding: Finding) -> bool:
 
 
 def ids(result: StackResult) -> set[str]:
-    return {finding.rule_id for finding in result.violations if not first_deploy_advice(finding)}
+    return {
+        finding.rule_id
+        for finding in result.violations
+        if not first_deploy_advice(finding) and not unjudgeable_system_disk(finding)
+    }
 
 
 def of_rule(result: StackResult, rule_id: str) -> list[Finding]:

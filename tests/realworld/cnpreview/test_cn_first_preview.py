@@ -22,6 +22,7 @@ from gpufleet.engine import run_program
 from gpufleet.evaluate import StackResult, evaluate_stack
 from gpufleet.graph import ResourceGraph
 from policies.registry import default_registry
+from tests.project_policy import judged
 from tests.realworld.preview import first_preview, unknown_inputs
 
 REALWORLD = Path(__file__).resolve().parent.parent
@@ -135,7 +136,7 @@ def advice(result: StackResult) -> tuple[Found, Found]:
     )
     other = sorted(
         (f.rule_id, name(f.urn))
-        for f in result.violations
+        for f in judged(result.violations)
         if f.enforcement == "advisory" and "could not be judged at preview" not in f.message
     )
     return unjudged, other

@@ -19,6 +19,7 @@ from gpufleet.engine import run_program
 from gpufleet.evaluate import StackResult, evaluate_stack
 from gpufleet.graph import ResourceGraph
 from policies.registry import default_registry
+from tests.project_policy import judged
 from tests.realworld.aws.harness import as_preview, with_input
 
 HERE = Path(__file__).resolve().parent
@@ -50,7 +51,7 @@ def judge(program: str, graph: ResourceGraph) -> StackResult:
 
 
 def findings(result: StackResult) -> list[tuple[str, str, str]]:
-    return [(v.enforcement, v.rule_id, v.urn.rsplit("::", 1)[-1]) for v in result.violations]
+    return [(v.enforcement, v.rule_id, v.urn.rsplit("::", 1)[-1]) for v in judged(result.violations)]
 
 
 @pytest.mark.parametrize("program", sorted(PROGRAMS))
@@ -86,7 +87,7 @@ def test_first_preview_reports_only_the_documents_it_cannot_see(program: str) ->
     result = judge(program, as_preview(graph_of(program)))
     assert result.mandatory_violations == []
     assert findings(result) == PREVIEW_ADVICE[program], [v.message for v in result.violations]
-    for violation in result.violations:
+    for violation in judged(result.violations):
         assert "the string value at .policy can't be known during preview" in violation.message
 
 
