@@ -147,6 +147,7 @@ def test_by_price_puts_the_cheaper_gpu_hour_first() -> None:
         "on gpufleet/Baseline FreeGpusAhead",
         "2. alicloud:cn-hangzhou (by price, 2.08 USD/GPU-hour): pools hz; not gated by the cloud's alarms "
         "(no AND across namespaces); see docs/burst-order.md",
+        "signal: FreeGpusAhead for aws:us-east-1 has no publisher: add onprem.signal (docs/burst-order.md)",
     ]
 
 

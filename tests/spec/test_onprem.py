@@ -227,7 +227,7 @@ P = f"{SOURCE}: {CONFIG_KEY}.onprem"
         (["gpus"], 8,
          f"{P}: unknown field 'gpus'; did you mean 'gpu_nodes'? allowed: cluster, node_cidrs, pod_cidrs, "
          "service_cidrs, gpu_nodes, "
-         "namespaces, queue_scaler, priorities, gpu_daemons, images, hardware"),
+         "namespaces, queue_scaler, priorities, gpu_daemons, images, hardware, signal"),
     ],
 )  # fmt: skip
 def test_errors_name_the_field_and_what_is_allowed(path: list[str], value: Any, expected: str) -> None:
