@@ -121,3 +121,8 @@ def test_without_a_burst_order_nothing_reads_or_publishes_the_signal(tmp_path: P
     assert all("FreeGpusAhead" not in _signal_metrics(inputs) for inputs in _alarms(graph).values())
     assert graph.of_type("gpufleet:baseline:BaselineSignal", "gpufleet:baseline:SignalExporter") == []
     assert graph.of_type("aws:rolesanywhere/profile:Profile") == []
+
+
+def test_the_stack_exports_the_signal_arns(gated: ResourceGraph) -> None:
+    (stack,) = gated.of_type("pulumi:pulumi:Stack")
+    assert sorted(stack.outputs["burst_signal_arns"]) == ["profile", "role", "trust_anchor"]
