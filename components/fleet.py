@@ -224,6 +224,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 node_selector={CAPACITY_LABEL: "baseline"}
                 if nodes.names is not None
                 else nodes.selector or {},
+                order=sorted({g.site for g in gates.values()}, key=lambda site: _position(gates, site)),
                 interval_seconds=config.interval_seconds,
                 client_certificate=secret(config.client_certificate),
                 client_key=secret(config.client_key),
@@ -359,6 +360,11 @@ def _factories(plans: Sequence[SitePlan]) -> dict[Cloud, SiteFactory]:
     if problems:
         raise FleetError("\n".join(problems))
     return factories
+
+
+def _position(gates: Mapping[str, Gate], site: str) -> int:
+    """A site's place in the burst order (1: the first site after the baseline)."""
+    return next(g.position for g in gates.values() if g.site == site)
 
 
 def _dict(values: Mapping[str, pulumi.Output[_T]]) -> pulumi.Output[dict[str, _T]]:

@@ -6,8 +6,8 @@ It runs :mod:`components.baseline.exporter_script` (shipped in a ConfigMap) in a
 - ``Namespace`` ``gpufleet-system`` (Pod Security ``restricted`` enforced);
 - ``ServiceAccount`` without an automounted token, a ``ClusterRole`` allowed ``get`` and ``list`` on
   ``nodes`` and ``pods`` and nothing else, and its ``ClusterRoleBinding``;
-- ``ConfigMap``: the script, ``config.json`` (the AWS sites in burst order, each with its region and
-  the sites ahead, the GPU nodes' selector, the interval) and the AWS ``config`` whose
+- ``ConfigMap``: the script, ``config.json`` (the whole burst order; the AWS sites, each with its region
+  and the sites ahead; the GPU nodes' selector; the interval) and the AWS ``config`` whose
   ``credential_process`` runs ``aws_signing_helper credential-process`` with the client certificate,
   its key and the trust anchor, profile and role ARNs of :class:`components.baseline.signal.BaselineSignal`;
 - ``Secret`` (``kubernetes.io/tls``) built from the two secret stack config keys, mounted read-only;
@@ -77,6 +77,7 @@ class SignalExporterArgs:
     profile_arn: pulumi.Input[str]
     trust_anchor_arn: pulumi.Input[str]
     labels: Mapping[str, str]
+    order: Sequence[str] = ()  # every site after the baseline, in burst order (for the operator to read)
 
     def __post_init__(self) -> None:
         if "@sha256:" not in self.image:
@@ -107,6 +108,7 @@ def exporter_config(args: SignalExporterArgs) -> dict[str, Any]:
         "dimension": SITE_DIMENSION,
         "interval_seconds": args.interval_seconds,
         "node_selector": dict(args.node_selector),
+        "order": list(args.order),
         "sites": [{"site": s.site, "region": s.region, "ahead": list(s.ahead)} for s in args.sites],
     }
 

@@ -44,6 +44,7 @@ def _args(**changes: Any) -> SignalExporterArgs:
         "profile_arn": PROFILE,
         "trust_anchor_arn": ANCHOR,
         "labels": LABELS,
+        "order": ["aws:us-east-1", "alicloud:cn-hangzhou", "aws:eu-west-1"],
         **changes,
     }
     return SignalExporterArgs(**values)
@@ -166,6 +167,7 @@ def test_the_config_map_ships_the_script_its_config_and_the_credential_process(b
         "dimension": "Site",
         "interval_seconds": 30,
         "node_selector": {"gpufleet.io/capacity": "baseline"},
+        "order": ["aws:us-east-1", "alicloud:cn-hangzhou", "aws:eu-west-1"],
         "sites": [
             {"site": "aws:us-east-1", "region": "us-east-1", "ahead": []},
             {

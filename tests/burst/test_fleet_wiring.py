@@ -109,6 +109,7 @@ def test_the_exporter_publishes_for_the_aws_site_on_the_named_gpu_nodes(gated: R
         "namespace": "gpufleet/Baseline",
         # The named DGX nodes are labelled gpufleet.io/capacity=baseline by the baseline.
         "node_selector": {"gpufleet.io/capacity": "baseline"},
+        "order": ["aws:us-east-1", "alicloud:cn-hangzhou", "tencentcloud:ap-guangzhou"],
         "sites": [{"ahead": [], "region": "us-east-1", "site": "aws:us-east-1"}],
     }
     (fleet,) = gated.of_type("gpufleet:fleet:HybridGpuFleet")
