@@ -18,7 +18,7 @@ import pulumi
 
 from components import sites as dispatch
 from components.links import LinkArgs, link_factory
-from components.pools.burst import spec_gates
+from components.pools.burst import Gate, spec_gates
 from components.sites import (
     CLOUDS,
     Cloud,
@@ -36,6 +36,7 @@ from components.tags import STACK_TAG, current_stack
 
 if TYPE_CHECKING:
     from components.baseline.kubernetes import OnPremBaseline
+    from components.baseline.signal import BaselineSignal
     from components.spec import FleetSpec
 
 
@@ -84,6 +85,11 @@ class HybridGpuFleet(pulumi.ComponentResource):
     baseline: pulumi.ComponentResource | None
     baseline_gpu_count: int
     links: dict[str, pulumi.Resource]
+    # The burst order's signal on AWS (``None`` unless ``burst`` gates an AWS pool): the publisher role,
+    # its Roles Anywhere profile and trust anchor, and the exporter on the on-prem cluster (a
+    # BaselineSignal, typed loosely so pulumi-aws loads only where it is needed).
+    signal: pulumi.ComponentResource | None
+    signal_arns: pulumi.Output[dict[str, str]] | None
 
     def __init__(
         self,
@@ -148,6 +154,13 @@ class HybridGpuFleet(pulumi.ComponentResource):
         baseline = self._baseline(name, spec, tags)
         self.baseline = baseline
         self.baseline_gpu_count = baseline.gpu_count if baseline is not None else 0
+        signal = self._signal(name, spec, gates, baseline, tags)
+        self.signal = signal
+        self.signal_arns = None
+        if signal is not None:
+            self.signal_arns = pulumi.Output.all(
+                role=signal.role_arn, profile=signal.profile_arn, trust_anchor=signal.trust_anchor_arn
+            )
         self.links = self._links(name, spec, plans, tags)
         self._outputs(spec, plans)
 
@@ -163,6 +176,66 @@ class HybridGpuFleet(pulumi.ComponentResource):
             OnPremBaselineArgs(fleet=name, onprem=spec.onprem, tags=tags),
             pulumi.ResourceOptions(parent=self),
         )
+
+    def _signal(
+        self,
+        name: str,
+        spec: FleetSpec,
+        gates: Mapping[str, Gate],
+        baseline: OnPremBaseline | None,
+        tags: Mapping[str, str],
+    ) -> BaselineSignal | None:
+        """The AWS publisher of ``gpufleet/Baseline`` ``FreeGpusAhead`` and its exporter on the on-prem
+        cluster, when the burst order gates an AWS pool (the site plan has checked that ``onprem.signal``
+        is then given)."""
+        aws_sites = {g.site: g.ahead for g in gates.values() if g.enforcement == "metric-math"}
+        if not aws_sites or baseline is None or spec.onprem is None or spec.onprem.signal is None:
+            return None
+        from components.baseline.exporter import SignalExporter, SignalExporterArgs, SignalSite, cost_labels
+        from components.baseline.kubernetes import CAPACITY_LABEL
+        from components.baseline.signal import BaselineSignal, BaselineSignalArgs
+        from components.spec.onprem import full_config_key
+
+        config = spec.onprem.signal
+
+        def secret(key: str) -> pulumi.Output[str]:
+            namespace, _, config_name = full_config_key(key).partition(":")
+            return pulumi.Config(namespace).require_secret(config_name)
+
+        signal = BaselineSignal(
+            name,  # children: <fleet>-signal-role, -signal-publish, -signal-profile (and -signal-anchor)
+            BaselineSignalArgs(
+                tags=tags,
+                trust_anchor_arn=config.trust_anchor_arn,
+                ca_certificate=secret(config.ca_certificate) if config.ca_certificate else None,
+            ),
+            pulumi.ResourceOptions(parent=self),
+        )
+        nodes = spec.onprem.gpu_nodes
+        SignalExporter(
+            f"{name}-signal-exporter",
+            SignalExporterArgs(
+                fleet=name,
+                image=config.image,
+                sites=[
+                    SignalSite(site=site, region=site.partition(":")[2], ahead=ahead)
+                    for site, ahead in aws_sites.items()
+                ],
+                node_selector={CAPACITY_LABEL: "baseline"}
+                if nodes.names is not None
+                else nodes.selector or {},
+                order=sorted({g.site for g in gates.values()}, key=lambda site: _position(gates, site)),
+                interval_seconds=config.interval_seconds,
+                client_certificate=secret(config.client_certificate),
+                client_key=secret(config.client_key),
+                role_arn=signal.role_arn,
+                profile_arn=signal.profile_arn,
+                trust_anchor_arn=signal.trust_anchor_arn,
+                labels=cost_labels(name, tags),
+            ),
+            pulumi.ResourceOptions(parent=self, providers=[baseline.provider]),
+        )
+        return signal
 
     def _links(
         self, name: str, spec: FleetSpec, plans: Sequence[SitePlan], tags: Mapping[str, str]
@@ -246,6 +319,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 "pool_roles": self.pool_roles,
                 "site_key_ids": self.site_key_ids,
                 "pending_key_ids": self.pending_key_ids,
+                "signal_arns": self.signal_arns,
             }
         )
 
@@ -286,6 +360,11 @@ def _factories(plans: Sequence[SitePlan]) -> dict[Cloud, SiteFactory]:
     if problems:
         raise FleetError("\n".join(problems))
     return factories
+
+
+def _position(gates: Mapping[str, Gate], site: str) -> int:
+    """A site's place in the burst order (1: the first site after the baseline)."""
+    return next(g.position for g in gates.values() if g.site == site)
 
 
 def _dict(values: Mapping[str, pulumi.Output[_T]]) -> pulumi.Output[dict[str, _T]]:

@@ -95,6 +95,9 @@ else:
     pulumi.export("pool_queues", fleet.pool_queues)
     pulumi.export("pool_roles", fleet.pool_roles)
     pulumi.export("site_key_ids", fleet.site_key_ids)
+    if fleet.signal_arns is not None:
+        # The burst order's publisher: the trust anchor, profile and role the on-prem exporter signs in with.
+        pulumi.export("burst_signal_arns", fleet.signal_arns)
     if fleet.keys_pending_import:
         # Phase one of a BYOK first deploy: import into each of these, then set byok_material: imported.
         # AWS keys by region; Alibaba and Tencent keys by cloud:region.

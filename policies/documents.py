@@ -136,11 +136,13 @@ def _without_name_prefix(action: str) -> str:
 _CAM_NAME_PREFIX = "name/"
 
 
-def glob_match(pattern: str, text: str) -> bool:
-    """IAM wildcard match, case-insensitive: `*` is any run of characters (across `:` and `/`), `?`
-    one character. Linear-time backtracking over the last `*`, so a pattern of many wildcards
-    (`*?*?*?...x`) cannot stall the pack as a regular expression would."""
-    pattern, text = pattern.lower(), text.lower()
+def glob_match(pattern: str, text: str, *, case_sensitive: bool = False) -> bool:
+    """IAM wildcard match, case-insensitive (actions) unless `case_sensitive` (condition values under
+    StringLike): `*` is any run of characters (across `:` and `/`), `?` one character. Linear-time
+    backtracking over the last `*`, so a pattern of many wildcards (`*?*?*?...x`) cannot stall the pack
+    as a regular expression would."""
+    if not case_sensitive:
+        pattern, text = pattern.lower(), text.lower()
     p = t = 0
     star = -1
     resume = 0

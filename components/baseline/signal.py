@@ -6,11 +6,15 @@ premises, and gets short-lived credentials for this role through IAM Roles Anywh
 certificate from the team's trust anchor; no access key is ever issued). The role may do one thing:
 ``cloudwatch:PutMetricData`` into ``gpufleet/Baseline``. This role is also what GF-OPS-001 finds as the
 metric's publisher in the stack.
+
+The trust anchor is the team's existing one (``trust_anchor_arn``), or built here from the on-prem CA's
+PEM bundle (``ca_certificate``: an ``aws.rolesanywhere.TrustAnchor`` of source ``CERTIFICATE_BUNDLE``).
+Either way a Roles Anywhere ``Profile`` names the signal role and no other, with one-hour sessions:
+``aws_signing_helper`` needs the anchor, the profile and the role ARNs to open a session.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -19,32 +23,40 @@ import pulumi_aws as aws
 
 from components.identity.documents import Statement, document
 from components.pools.burst import SIGNAL_NAMESPACE
+from components.spec.onprem import TRUST_ANCHOR_FORM, TRUST_ANCHOR_RE
 from components.tags import check_cost_tags
 
 ROLES_ANYWHERE = "rolesanywhere.amazonaws.com"
-_TRUST_ANCHOR_RE = re.compile(
-    r"^arn:aws(-cn|-us-gov)?:rolesanywhere:[a-z0-9-]+:\d{12}:trust-anchor/[0-9a-f-]{36}$"
-)
+SESSION_SECONDS = 3600  # the role's and the profile's longest session: one hour
 
 
 @dataclass(frozen=True, kw_only=True)
 class BaselineSignalArgs:
-    trust_anchor_arn: str  # the IAM Roles Anywhere trust anchor holding the on-prem CA
+    """Exactly one of ``trust_anchor_arn`` (the team's existing Roles Anywhere trust anchor holding the
+    on-prem CA) or ``ca_certificate`` (that CA's PEM bundle: the component builds the anchor)."""
+
     tags: Mapping[str, str]
+    trust_anchor_arn: str | None = None
+    ca_certificate: pulumi.Input[str] | None = None
     region: str | None = None
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
-        if not _TRUST_ANCHOR_RE.match(self.trust_anchor_arn):
+        if (self.trust_anchor_arn is None) == (self.ca_certificate is None):
+            problems.append(
+                "give exactly one of trust_anchor_arn (an existing trust anchor) or ca_certificate (the "
+                "on-prem CA's PEM bundle, to build one)"
+            )
+        elif self.trust_anchor_arn is not None and not TRUST_ANCHOR_RE.match(self.trust_anchor_arn):
             problems.append(
                 f"trust_anchor_arn: {self.trust_anchor_arn!r} is not an IAM Roles Anywhere trust anchor ARN "
-                "(arn:aws:rolesanywhere:<region>:<account>:trust-anchor/<uuid>)"
+                f"({TRUST_ANCHOR_FORM})"
             )
         if problems:
             raise ValueError("BaselineSignalArgs: " + "; ".join(problems))
 
 
-def trust_statements(trust_anchor_arn: str) -> list[Statement]:
+def trust_statements(trust_anchor_arn: pulumi.Input[str]) -> list[Statement]:
     """Only sessions Roles Anywhere opens through the team's trust anchor may assume the role."""
     return [
         Statement(
@@ -69,22 +81,45 @@ def publish_statements() -> list[Statement]:
 
 
 class BaselineSignal(pulumi.ComponentResource):
-    """Children: ``-signal-role`` (trusted by Roles Anywhere through one trust anchor) and
-    ``-signal-publish`` (its only permission: PutMetricData into ``gpufleet/Baseline``)."""
+    """Children: ``-signal-anchor`` (only with ``ca_certificate``: the trust anchor built from the CA
+    bundle), ``-signal-role`` (trusted by Roles Anywhere through that one anchor), ``-signal-publish``
+    (its only permission: PutMetricData into ``gpufleet/Baseline``) and ``-signal-profile`` (the Roles
+    Anywhere profile naming the role and no other, one-hour sessions).
+
+    Outputs: ``role_arn``, ``profile_arn`` and ``trust_anchor_arn``: the three ARNs the exporter's
+    ``aws_signing_helper credential-process`` takes."""
 
     role_arn: pulumi.Output[str]
+    profile_arn: pulumi.Output[str]
+    trust_anchor_arn: pulumi.Output[str]
 
     def __init__(
         self, name: str, args: BaselineSignalArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__("gpufleet:baseline:BaselineSignal", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
+        tags = dict(args.tags)
+        if args.trust_anchor_arn is not None:
+            anchor_arn: pulumi.Output[str] = pulumi.Output.from_input(args.trust_anchor_arn)
+        else:
+            anchor = aws.rolesanywhere.TrustAnchor(
+                f"{name}-signal-anchor",
+                name=f"{name}-signal",
+                enabled=True,
+                source={
+                    "source_type": "CERTIFICATE_BUNDLE",
+                    "source_data": {"x509_certificate_data": args.ca_certificate},
+                },
+                tags=tags,
+                opts=child,
+            )
+            anchor_arn = anchor.arn
         role = aws.iam.Role(
             f"{name}-signal-role",
             description="gpufleet baseline exporter: publishes the burst-order signal",
-            assume_role_policy=document(trust_statements(args.trust_anchor_arn)),
-            max_session_duration=3600,
-            tags=dict(args.tags),
+            assume_role_policy=document(trust_statements(anchor_arn)),
+            max_session_duration=SESSION_SECONDS,
+            tags=tags,
             opts=child,
         )
         aws.iam.RolePolicy(
@@ -93,5 +128,18 @@ class BaselineSignal(pulumi.ComponentResource):
             policy=document(publish_statements()),
             opts=child,
         )
+        profile = aws.rolesanywhere.Profile(
+            f"{name}-signal-profile",
+            name=f"{name}-signal",
+            enabled=True,
+            role_arns=[role.arn],
+            duration_seconds=SESSION_SECONDS,
+            tags=tags,
+            opts=child,
+        )
         self.role_arn = role.arn
-        self.register_outputs({"role_arn": self.role_arn})
+        self.profile_arn = profile.arn
+        self.trust_anchor_arn = anchor_arn
+        self.register_outputs(
+            {"role_arn": self.role_arn, "profile_arn": self.profile_arn, "trust_anchor_arn": anchor_arn}
+        )

@@ -232,4 +232,28 @@ def describe_burst_order(
         lines.append(
             f"{position}. {entry.site} ({entry.reason}, {price}): pools {', '.join(entry.pools)}; {how}"
         )
+    gated = [entry.site for entry in sites if ENFORCEMENT[entry.site.partition(":")[0]] == "metric-math"]
+    if gated:
+        lines.append(signal_line(spec, gated))
     return lines
+
+
+def signal_line(spec: FleetSpec, gated: Sequence[str]) -> str:
+    """Who publishes the gated sites' signal: the on-prem exporter and its Roles Anywhere trust."""
+    signal = spec.onprem.signal if spec.onprem is not None else None
+    sites = ", ".join(gated)
+    if signal is None:
+        return (
+            f"signal: {SIGNAL_METRIC} for {sites} has no publisher: add onprem.signal (docs/burst-order.md)"
+        )
+    from components.spec.onprem import full_config_key
+
+    trust = (
+        f"trust anchor {signal.trust_anchor_arn}"
+        if signal.trust_anchor_arn is not None
+        else f"trust anchor built from {full_config_key(signal.ca_certificate or '')}"
+    )
+    return (
+        f"signal: {SIGNAL_NAMESPACE} {SIGNAL_METRIC} for {sites}, every {signal.interval_seconds}s, by the "
+        f"on-prem exporter (gpufleet-system) under the BaselineSignal role; IAM Roles Anywhere, {trust}"
+    )

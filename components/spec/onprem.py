@@ -398,6 +398,95 @@ class OwnedHardware(_Model):
         return value
 
 
+TRUST_ANCHOR_RE = re.compile(
+    r"^arn:aws(-cn|-us-gov)?:rolesanywhere:[a-z0-9-]+:\d{12}:trust-anchor/[0-9a-f-]{36}$"
+)
+TRUST_ANCHOR_FORM = "arn:aws:rolesanywhere:<region>:<account>:trust-anchor/<uuid>"
+SIGNAL_INTERVAL_MAX_S = 60  # the gated alarms read the signal's Maximum over 60-second periods
+
+
+def full_config_key(name: str) -> str:
+    """A stack config key written bare (``onpremKubeconfig``) in the project's namespace, ``gpufleet:``."""
+    return name if ":" in name else f"gpufleet:{name}"
+
+
+class Signal(_Model):
+    """The burst signal's exporter: it runs on the on-prem cluster, reads the baseline's free GPUs and
+    publishes ``gpufleet/Baseline`` ``FreeGpusAhead`` per AWS site under the ``BaselineSignal`` role,
+    with IAM Roles Anywhere credentials from its client certificate (no access key exists)."""
+
+    trust_anchor_arn: str | None = Field(
+        default=None, description="an existing IAM Roles Anywhere trust anchor holding the on-prem CA"
+    )
+    ca_certificate: str | None = Field(
+        default=None,
+        description=(
+            "the stack config key holding the on-prem CA's PEM bundle: the fleet builds the trust anchor "
+            "(CERTIFICATE_BUNDLE) and a profile limited to the signal role"
+        ),
+    )
+    client_certificate: str = Field(
+        description="the secret stack config key holding the exporter's PEM client certificate"
+    )
+    client_key: str = Field(description="the secret stack config key holding the certificate's private key")
+    image: str = Field(
+        description="the exporter image (python3, boto3, aws_signing_helper), pinned by @sha256: digest"
+    )
+    interval: Duration = "60s"
+
+    @field_validator("trust_anchor_arn")
+    @classmethod
+    def _anchor(cls, value: str | None) -> str | None:
+        if value is not None and not TRUST_ANCHOR_RE.match(value):
+            raise ValueError(
+                f"must be an IAM Roles Anywhere trust anchor ARN ({TRUST_ANCHOR_FORM}), got {_show(value)}"
+            )
+        return value
+
+    @field_validator("ca_certificate", "client_certificate", "client_key")
+    @classmethod
+    def _config_key(cls, value: str | None) -> str | None:
+        if value is not None and not _CONFIG_KEY_RE.match(value):
+            raise ValueError(
+                "must name a stack config key like gpufleet:signalClientKey (set with pulumi config set "
+                f"--secret; certificates and keys never go in the spec), got {_show(value)}"
+            )
+        return value
+
+    @field_validator("image")
+    @classmethod
+    def _pinned(cls, value: str) -> str:
+        if len(value) > 512 or not _PINNED_IMAGE_RE.match(value):
+            raise ValueError(f"must be {_IMAGE_FORM}, got {_show(value)}")
+        return value
+
+    @field_validator("interval")
+    @classmethod
+    def _interval(cls, value: str) -> str:
+        seconds = duration_seconds(value)
+        if not 10 <= seconds <= SIGNAL_INTERVAL_MAX_S:
+            raise ValueError(
+                f"must be between 10s and {SIGNAL_INTERVAL_MAX_S}s (the gated alarms read one datapoint a "
+                f"minute; a minute without one reads as nothing free ahead), got {value}"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _one_anchor(self) -> Signal:
+        given = [n for n in ("trust_anchor_arn", "ca_certificate") if getattr(self, n) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "give exactly one of trust_anchor_arn (an existing IAM Roles Anywhere trust anchor) or "
+                "ca_certificate (the config key of the CA bundle the fleet builds a trust anchor from), got "
+                + (" and ".join(given) if given else "neither")
+            )
+        return self
+
+    @property
+    def interval_seconds(self) -> int:
+        return duration_seconds(self.interval)
+
+
 class OnPrem(_Model):
     cluster: ClusterAccess
     node_cidrs: Ranges = Field(description="the ranges the on-prem nodes live in")
@@ -440,6 +529,9 @@ class OnPrem(_Model):
     def _reach(self) -> OnPrem:
         _raise_first(reach_problems(self))
         return self
+    signal: Signal | None = Field(
+        default=None, description="the burst signal's exporter (needed by burst on AWS)"
+    )
 
     @field_validator("namespaces")
     @classmethod

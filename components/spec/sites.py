@@ -229,7 +229,7 @@ def site_plans(
     if problems:
         raise SpecError([(_full(path), message) for path, message in problems], source)
     plans = _plans(spec, homes, at, entries, replica)
-    link_problems = _link_problems(spec, plans)
+    link_problems = _link_problems(spec, plans) + _signal_problems(spec, plans)
     if link_problems:
         raise SpecError([(_full(path), message) for path, message in link_problems], source)
     return [_with_link(spec, plan) for plan in plans]
@@ -359,6 +359,26 @@ def _link_problems(spec: FleetSpec, plans: list[SitePlan]) -> list[tuple[str, st
                 )
             )
     return found
+
+
+def _signal_problems(spec: FleetSpec, plans: list[SitePlan]) -> list[tuple[str, str]]:
+    """A burst order that gates AWS pools needs the exporter that publishes their signal."""
+    if spec.burst is None or (spec.onprem is not None and spec.onprem.signal is not None):
+        return []
+    gated = [pool for plan in plans if plan.cloud == "aws" for pool in plan.pools]
+    if not gated:
+        return []
+    what = (
+        f"burst gates the AWS pools ({', '.join(gated)}) on gpufleet/Baseline FreeGpusAhead, which only "
+        "the on-prem exporter publishes"
+    )
+    add = (
+        "signal with trust_anchor_arn or ca_certificate, client_certificate, client_key and image (see "
+        "docs/burst-order.md)"
+    )
+    if spec.onprem is None:
+        return [("onprem", f"is missing: {what}; add onprem with its {add}, or remove burst")]
+    return [("onprem.signal", f"is missing: {what}; add onprem.{add}, or remove burst")]
 
 
 def _with_link(spec: FleetSpec, plan: SitePlan) -> SitePlan:

@@ -29,7 +29,7 @@ from weakref import WeakKeyDictionary
 from pulumi_policy.proxy import UnknownValueError
 
 from policies.cost.pools import ResourceIndex, ResourceView
-from policies.documents import DocumentError, Statement, parse_document
+from policies.documents import DocumentError, Statement, glob_match, parse_document
 from policies.ops._common import AWS_INSTANCE, AWS_LAUNCH_CONFIGURATION, AWS_LAUNCH_TEMPLATE, known_str
 from policies.props import as_list, get_ref, is_unknown, truthy
 from policies.rule import CannotTell
@@ -109,10 +109,10 @@ def _namespace_ok(statement: Statement, namespace: str | None) -> bool:
 
 
 def _matches(pattern: str, value: str, like: bool) -> bool:
+    """StringEquals / StringLike on `cloudwatch:namespace`: both case-sensitive, as IAM compares them."""
     if not like:
         return pattern == value
-    regex = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
-    return re.fullmatch(regex, value) is not None
+    return glob_match(pattern, value, case_sensitive=True)
 
 
 class _Collected:

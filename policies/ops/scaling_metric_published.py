@@ -50,6 +50,7 @@ configuration sets `enhancedMonitorService: false`; other namespaces could not b
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -67,6 +68,7 @@ from policies.ops._common import (
     AWS_INSTANCE,
     AWS_LAUNCH_CONFIGURATION,
     AWS_LAUNCH_TEMPLATE,
+    AWS_METRIC_ALARM,
     TC_ALARM_POLICY,
     TC_SCALING_POLICY,
     quoted,
@@ -77,6 +79,9 @@ from policies.props import as_list, get_ref, is_unknown
 from policies.rule import CannotTell, GfStackPolicy, Rule, judge, judges
 
 AWS_SQS_QUEUE = "aws:sqs/queue:Queue"
+# The burst order's signal (components.pools.burst; policies do not import the fleet's modules).
+SIGNAL_NAMESPACE = "gpufleet/Baseline"
+SIGNAL_METRIC = "FreeGpusAhead"
 ALI_CMS_ALARM = "alicloud:cms/alarm:Alarm"
 EC2_FLEETS = ("aws:ec2/fleet:Fleet", "aws:ec2/spotFleetRequest:SpotFleetRequest")
 
@@ -283,11 +288,54 @@ def _network(
 def _custom(index: ResourceIndex, w: Watcher, ns: str, metric: str) -> str | None:
     if not _nobody_publishes(index, ns):
         return None
+    nobody = f"which nothing in the stack may publish (no role allows cloudwatch:PutMetricData for {ns})"
+    listed = f"list '{ns}' in published_namespaces if it is published outside the stack"
+    filled = _filled_to_zero(w.view, ns, metric)
+    if filled is not None and (ns, metric) == (SIGNAL_NAMESPACE, SIGNAL_METRIC):
+        return (
+            f"{w.label} gates its scale-out on {ns} {metric} through FILL({filled}, 0), {nobody}: the alarm "
+            "still fires, but the burst order is not enforced (the pool scales as if nothing were free ahead "
+            "of it); build the publisher (onprem.signal: the BaselineSignal role and the on-prem exporter), "
+            f"or {listed}"
+        )
+    if filled is not None:
+        return (
+            f"{w.label} reads {ns} {metric} through FILL({filled}, 0), {nobody}: the alarm sees 0 for it in "
+            f"every period; scale on a metric the stack publishes, or {listed}"
+        )
     return (
-        f"{w.label} scales on {ns} {metric}, which nothing in the stack may publish (no role "
-        f"allows cloudwatch:PutMetricData for {ns}): the alarm never fires; scale on a metric the stack "
-        f"publishes, or list '{ns}' in published_namespaces if it is published outside the stack"
+        f"{w.label} scales on {ns} {metric}, {nobody}: the alarm never fires; scale on a metric the stack "
+        f"publishes, or {listed}"
     )
+
+
+def _filled_to_zero(alarm: ResourceView, ns: str, metric: str) -> str | None:
+    """The id of the alarm's metric query on `ns` `metric` when every expression of the alarm reads it
+    only as FILL(id, 0), so a missing metric reads as 0 rather than leaving the alarm without data;
+    None otherwise (not a metric-math alarm, or the id read bare somewhere)."""
+    if alarm.resource_type != AWS_METRIC_ALARM:
+        return None
+    queries = [q for q in as_list(get_ref(alarm.props, "metricQueries")) if isinstance(q, Mapping)]
+    expressions = [e for q in queries if isinstance(e := get_ref(q, "expression"), str)]
+    for query in queries:
+        watched = get_ref(query, "metric")
+        if not isinstance(watched, Mapping):
+            continue
+        if (get_ref(watched, "namespace"), get_ref(watched, "metricName")) != (ns, metric):
+            continue
+        query_id = get_ref(query, "id")
+        if not isinstance(query_id, str) or not query_id:
+            continue
+        filled = {m.group(1) for e in expressions for m in _FILL_ZERO.finditer(e)}
+        bare = {word for e in expressions for word in _IDENTIFIER.findall(_FILL_ZERO.sub(" ", e))}
+        if query_id in filled and query_id not in bare:
+            return query_id
+    return None
+
+
+# `FILL(<id>, 0)` in a metric-math expression; no nested quantifier, so linear on any input.
+_FILL_ZERO = re.compile(r"FILL\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,\s*0(?:\.0+)?\s*\)", re.IGNORECASE)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _nobody_publishes(index: ResourceIndex, ns: str) -> bool:

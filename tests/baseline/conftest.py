@@ -1,4 +1,4 @@
-"""The recording mocks of tests/components, for the baseline's daemon tests."""
+"""The recording mocks of the component tests, for the baseline daemon and exporter tests."""
 
 from __future__ import annotations
 

@@ -149,6 +149,7 @@ def test_by_price_puts_the_cheaper_gpu_hour_first() -> None:
         "2. alicloud:cn-hangzhou (by price, 2.08 USD/GPU-hour): pools hz; not gated: scale-out on the pools' "
         "own queue (set burst.publishers.alicloud to gate it on the exporter's GatedBacklog); see "
         "docs/burst-order.md",
+        "signal: FreeGpusAhead for aws:us-east-1 has no publisher: add onprem.signal (docs/burst-order.md)",
     ]
 
 

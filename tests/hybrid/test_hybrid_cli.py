@@ -53,13 +53,24 @@ def test_the_section_lists_the_baseline_every_site_and_every_link(hybrid: Resour
         "100% spot)  [private link]",
         "│   └── tencentcloud:ap-guangzhou  VPC 10.52.0.0/16  pools burst-tencent (GN7.2XLARGE32, 0-8, "
         "100% spot)  [private link]",
-        "└── links",
-        f"    ├── aws:us-east-1  vpn to 198.51.100.20, BGP (on-prem ASN 65010)  routes {ROUTES}  "
+        "├── links",
+        f"│   ├── aws:us-east-1  vpn to 198.51.100.20, BGP (on-prem ASN 65010)  routes {ROUTES}  "
         "ike=ikev2 enc=AES256-GCM-16 integrity=SHA2-384 dh=20,21 pfs=20,21 both tunnels",
-        f"    ├── alicloud:cn-hangzhou  vpn to 198.51.100.20, static routes  routes {ROUTES}  "
+        f"│   ├── alicloud:cn-hangzhou  vpn to 198.51.100.20, static routes  routes {ROUTES}  "
         "ike=ikev2 enc=aes256 integrity=sha256 dh=group14 pfs=group14",
-        f"    └── tencentcloud:ap-guangzhou  vpn to 198.51.100.20, static routes  routes {ROUTES}  "
+        f"│   └── tencentcloud:ap-guangzhou  vpn to 198.51.100.20, static routes  routes {ROUTES}  "
         "ike=IKEV2 enc=AES-CBC-256 integrity=SHA-256 dh=GROUP14 pfs=DH-GROUP14",
+        "└── burst order (how each cloud enforces it: docs/burst-order.md)",
+        "    ├── 0. on-prem baseline: 16 GPUs, always first",
+        "    ├── 1. aws:us-east-1 (listed, 0.87 USD/GPU-hour): pools burst-aws; scale-out alarms gated by "
+        "metric math on gpufleet/Baseline FreeGpusAhead",
+        "    ├── 2. alicloud:cn-hangzhou (listed, 0.73 USD/GPU-hour): pools burst-alicloud; not gated by the "
+        "cloud's alarms (no AND across namespaces); see docs/burst-order.md",
+        "    ├── 3. tencentcloud:ap-guangzhou (listed, 0.50 USD/GPU-hour): pools burst-tencent; not gated by "
+        "the cloud's alarms (no AND across namespaces); see docs/burst-order.md",
+        "    └── signal: gpufleet/Baseline FreeGpusAhead for aws:us-east-1, every 60s, by the on-prem "
+        "exporter (gpufleet-system) under the BaselineSignal role; IAM Roles Anywhere, trust anchor built "
+        "from gpufleet:signalCaBundle",
     ]
     # The Alibaba algorithms sit beside the pre-shared key in a secret block: the key never shows.
     assert "[secret" not in console.export_text()

@@ -77,7 +77,14 @@ def test_links_without_onprem_are_refused() -> None:
             "joins the on-prem network to the sites (aws:us-east-1, alicloud:cn-hangzhou, "
             "tencentcloud:ap-guangzhou), but the spec has no onprem section: add onprem (its cluster, "
             "node, pod and service ranges) or remove links",
-        )
+        ),
+        (
+            "gpufleet:fleet.onprem",
+            "is missing: burst gates the AWS pools (burst-aws) on gpufleet/Baseline FreeGpusAhead, which "
+            "only the on-prem exporter publishes; add onprem with its signal with trust_anchor_arn or "
+            "ca_certificate, client_certificate, client_key and image (see docs/burst-order.md), or remove "
+            "burst",
+        ),
     ]
 
 

@@ -34,7 +34,9 @@ def test_one_fleet_holds_the_baseline_the_sites_and_the_links(hybrid: ResourceGr
     assert [
         c for c in children if c[0].startswith(("gpufleet:baseline", "gpufleet:links", "gpufleet:sites"))
     ] == [
+        ("gpufleet:baseline:BaselineSignal", FLEET),
         ("gpufleet:baseline:OnPremBaseline", f"{FLEET}-onprem"),
+        ("gpufleet:baseline:SignalExporter", f"{FLEET}-signal-exporter"),
         ("gpufleet:links:AlicloudLink", f"{FLEET}-alicloud-cn-hangzhou-link"),
         ("gpufleet:links:AwsLink", f"{FLEET}-aws-us-east-1-link"),
         ("gpufleet:links:TencentLink", f"{FLEET}-tencentcloud-ap-guangzhou-link"),

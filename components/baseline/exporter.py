@@ -1,0 +1,314 @@
+"""``SignalExporter``: the process that publishes the burst order's signal, on the on-prem cluster.
+
+It runs :mod:`components.baseline.exporter_script` (shipped in a ConfigMap) in a one-replica
+``Deployment`` in the ``gpufleet-system`` namespace, through the baseline's own ``kubernetes.Provider``:
+
+- ``Namespace`` ``gpufleet-system`` (Pod Security ``restricted`` enforced);
+- ``ServiceAccount`` without an automounted token, a ``ClusterRole`` allowed ``get`` and ``list`` on
+  ``nodes`` and ``pods`` and nothing else, and its ``ClusterRoleBinding``;
+- ``ConfigMap``: the script, ``config.json`` (the whole burst order; the AWS sites, each with its region
+  and the sites ahead; the GPU nodes' selector; the interval) and the AWS ``config`` whose
+  ``credential_process`` runs ``aws_signing_helper credential-process`` with the client certificate,
+  its key and the trust anchor, profile and role ARNs of :class:`components.baseline.signal.BaselineSignal`;
+- ``Secret`` (``kubernetes.io/tls``) built from the two secret stack config keys, mounted read-only;
+- the ``Deployment``: non-root (UID/GID 10001), read-only root filesystem, every capability dropped, no
+  privilege escalation, seccomp ``RuntimeDefault``, CPU and memory requests and limits, liveness and
+  readiness probes (``--check``: the last publish is at most three intervals old), the image by digest,
+  and the API token as an explicit projected volume (one-hour token) instead of the automount;
+- a ``NetworkPolicy``: no ingress; egress DNS (53) and HTTPS (443, the AWS endpoints and the API
+  server's service) plus 6443, where the API server's endpoints listen on kubeadm clusters (policies
+  see the endpoint's port once the service address is translated).
+
+The image is the team's: ``python3``, ``boto3`` and ``aws_signing_helper`` on ``PATH``, running as a
+non-root user (docs/burst-order.md gives a Dockerfile).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.baseline import exporter_script
+from components.baseline.kubernetes import FLEET_LABEL, label_value
+from components.pools.burst import SIGNAL_METRIC, SIGNAL_NAMESPACE, SITE_DIMENSION
+
+TYPE = "gpufleet:baseline:SignalExporter"
+NAMESPACE = "gpufleet-system"
+USER_ID = 10001
+APP_LABEL = "app.kubernetes.io/name"
+CONFIG_DIR = "/etc/gpufleet/exporter"
+CLIENT_DIR = "/etc/gpufleet/client"
+TOKEN_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
+TOKEN_SECONDS = 3600
+SCRIPT_KEY = "exporter.py"
+CONFIG_KEY = "config.json"
+AWS_CONFIG_KEY = "config"
+EGRESS_PORTS = (("UDP", 53), ("TCP", 53), ("TCP", 443), ("TCP", 6443))
+
+
+@dataclass(frozen=True, kw_only=True)
+class SignalSite:
+    """One AWS site the exporter publishes for: ``aws:<region>`` and the sites ahead of it."""
+
+    site: str
+    region: str
+    ahead: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SignalExporterArgs:
+    """``client_certificate`` and ``client_key``: the PEM values (secrets, from the stack's config);
+    ``role_arn``, ``profile_arn`` and ``trust_anchor_arn``: the ``BaselineSignal`` outputs."""
+
+    fleet: str
+    image: str
+    sites: Sequence[SignalSite]
+    node_selector: Mapping[str, str]
+    interval_seconds: int
+    client_certificate: pulumi.Input[str]
+    client_key: pulumi.Input[str]
+    role_arn: pulumi.Input[str]
+    profile_arn: pulumi.Input[str]
+    trust_anchor_arn: pulumi.Input[str]
+    labels: Mapping[str, str]
+    order: Sequence[str] = ()  # every site after the baseline, in burst order (for the operator to read)
+
+    def __post_init__(self) -> None:
+        if "@sha256:" not in self.image:
+            raise ValueError(
+                f"SignalExporterArgs: image: must be pinned by @sha256: digest, got {self.image!r}"
+            )
+        if not self.sites:
+            raise ValueError("SignalExporterArgs: sites: at least one AWS site to publish for")
+
+
+def cost_labels(fleet: str, tags: Mapping[str, str]) -> dict[str, str]:
+    """The cost tags as labels, and the fleet's label: what the baseline's objects carry too."""
+    labels = {key: label_value(value) for key, value in tags.items() if label_value(value)}
+    labels[FLEET_LABEL] = label_value(fleet)
+    return labels
+
+
+def script_text() -> str:
+    """The exporter script exactly as the ConfigMap ships it."""
+    return Path(exporter_script.__file__).read_text(encoding="utf-8")
+
+
+def exporter_config(args: SignalExporterArgs) -> dict[str, Any]:
+    """``config.json`` of the ConfigMap: what the script reads."""
+    return {
+        "namespace": SIGNAL_NAMESPACE,
+        "metric": SIGNAL_METRIC,
+        "dimension": SITE_DIMENSION,
+        "interval_seconds": args.interval_seconds,
+        "node_selector": dict(args.node_selector),
+        "order": list(args.order),
+        "sites": [{"site": s.site, "region": s.region, "ahead": list(s.ahead)} for s in args.sites],
+    }
+
+
+def aws_config(trust_anchor_arn: str, profile_arn: str, role_arn: str) -> str:
+    """The AWS config file: every SDK call gets short-lived credentials from IAM Roles Anywhere."""
+    return (
+        "[default]\n"
+        "credential_process = aws_signing_helper credential-process"
+        f" --certificate {CLIENT_DIR}/tls.crt --private-key {CLIENT_DIR}/tls.key"
+        f" --trust-anchor-arn {trust_anchor_arn} --profile-arn {profile_arn} --role-arn {role_arn}\n"
+    )
+
+
+def probe(interval_seconds: int, *, initial: int) -> dict[str, Any]:
+    return {
+        "exec": {
+            "command": [
+                "python3",
+                f"{CONFIG_DIR}/{SCRIPT_KEY}",
+                "--config",
+                f"{CONFIG_DIR}/{CONFIG_KEY}",
+                "--check",
+            ]
+        },
+        "initialDelaySeconds": initial,
+        "periodSeconds": interval_seconds,
+        "timeoutSeconds": 10,
+        "failureThreshold": 3,
+    }
+
+
+class SignalExporter(pulumi.ComponentResource):
+    """The exporter's objects on the on-prem cluster (see the module docstring)."""
+
+    namespace: str
+    name: str
+
+    def __init__(
+        self, name: str, args: SignalExporterArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__(TYPE, name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        app = f"{args.fleet}-signal-exporter"
+        self.namespace, self.name = NAMESPACE, app
+        selector = {APP_LABEL: app}
+        labels = {**args.labels, **selector}
+        namespace = k8s.core.v1.Namespace(
+            f"{name}-ns",
+            metadata={
+                "name": NAMESPACE,
+                "labels": {
+                    **args.labels,
+                    "pod-security.kubernetes.io/enforce": "restricted",
+                    "pod-security.kubernetes.io/warn": "restricted",
+                },
+            },
+            opts=child,
+        )
+        inside = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[namespace]))
+        meta: Any = {"name": app, "namespace": NAMESPACE, "labels": labels}
+        account = k8s.core.v1.ServiceAccount(
+            f"{name}-account", metadata=meta, automount_service_account_token=False, opts=inside
+        )
+        cluster_meta: Any = {"name": app, "labels": labels}
+        rules: Any = [{"apiGroups": [""], "resources": ["nodes", "pods"], "verbs": ["get", "list"]}]
+        role = k8s.rbac.v1.ClusterRole(f"{name}-reader", metadata=cluster_meta, rules=rules, opts=child)
+        role_ref: Any = {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": app}
+        subjects: Any = [{"kind": "ServiceAccount", "name": app, "namespace": NAMESPACE}]
+        k8s.rbac.v1.ClusterRoleBinding(
+            f"{name}-reader-binding",
+            metadata=cluster_meta,
+            role_ref=role_ref,
+            subjects=subjects,
+            opts=pulumi.ResourceOptions.merge(inside, pulumi.ResourceOptions(depends_on=[role, account])),
+        )
+        config = json.dumps(exporter_config(args), indent=2, sort_keys=True)
+        aws_file = pulumi.Output.all(args.trust_anchor_arn, args.profile_arn, args.role_arn).apply(
+            lambda arns: aws_config(str(arns[0]), str(arns[1]), str(arns[2]))
+        )
+        config_map = k8s.core.v1.ConfigMap(
+            f"{name}-config",
+            metadata=meta,
+            data={SCRIPT_KEY: script_text(), CONFIG_KEY: config, AWS_CONFIG_KEY: aws_file},
+            opts=inside,
+        )
+        secret = k8s.core.v1.Secret(
+            f"{name}-client",
+            metadata={"name": f"{app}-client", "namespace": NAMESPACE, "labels": labels},
+            type="kubernetes.io/tls",
+            string_data={"tls.crt": args.client_certificate, "tls.key": args.client_key},
+            opts=inside,
+        )
+        deployment: Any = _deployment_spec(args, app, selector, labels)
+        k8s.apps.v1.Deployment(
+            f"{name}-deployment",
+            metadata=meta,
+            spec=deployment,
+            opts=pulumi.ResourceOptions.merge(
+                inside, pulumi.ResourceOptions(depends_on=[account, config_map, secret])
+            ),
+        )
+        policy: Any = {
+            "podSelector": {"matchLabels": selector},
+            "policyTypes": ["Ingress", "Egress"],
+            "ingress": [],
+            "egress": [{"ports": [{"protocol": proto, "port": port} for proto, port in EGRESS_PORTS]}],
+        }
+        k8s.networking.v1.NetworkPolicy(f"{name}-egress", metadata=meta, spec=policy, opts=inside)
+        self.register_outputs({"namespace": self.namespace, "name": self.name})
+
+
+def _deployment_spec(
+    args: SignalExporterArgs, app: str, selector: Mapping[str, str], labels: Mapping[str, str]
+) -> dict[str, Any]:
+    interval = args.interval_seconds
+    container = {
+        "name": "exporter",
+        "image": args.image,
+        "imagePullPolicy": "Always",
+        "command": ["python3", f"{CONFIG_DIR}/{SCRIPT_KEY}", "--config", f"{CONFIG_DIR}/{CONFIG_KEY}"],
+        "env": [
+            {"name": "AWS_CONFIG_FILE", "value": f"{CONFIG_DIR}/{AWS_CONFIG_KEY}"},
+            {"name": "AWS_SDK_LOAD_CONFIG", "value": "1"},
+            {"name": "AWS_STS_REGIONAL_ENDPOINTS", "value": "regional"},
+            {"name": "HOME", "value": "/tmp"},
+            {"name": "PYTHONDONTWRITEBYTECODE", "value": "1"},
+        ],
+        "resources": {
+            "requests": {"cpu": "50m", "memory": "64Mi"},
+            "limits": {"cpu": "250m", "memory": "256Mi"},
+        },
+        "livenessProbe": probe(interval, initial=interval + 30),
+        "readinessProbe": probe(interval, initial=10),
+        "securityContext": {
+            "privileged": False,
+            "allowPrivilegeEscalation": False,
+            "readOnlyRootFilesystem": True,
+            "runAsNonRoot": True,
+            "runAsUser": USER_ID,
+            "runAsGroup": USER_ID,
+            "capabilities": {"drop": ["ALL"]},
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
+        "volumeMounts": [
+            {"name": "config", "mountPath": CONFIG_DIR, "readOnly": True},
+            {"name": "client", "mountPath": CLIENT_DIR, "readOnly": True},
+            {"name": "api-token", "mountPath": TOKEN_DIR, "readOnly": True},
+            {"name": "tmp", "mountPath": "/tmp"},
+        ],
+    }
+    volumes = [
+        {"name": "config", "configMap": {"name": app, "defaultMode": 0o444}},
+        {"name": "client", "secret": {"secretName": f"{app}-client", "defaultMode": 0o440}},
+        {
+            "name": "api-token",
+            "projected": {
+                "defaultMode": 0o444,
+                "sources": [
+                    {"serviceAccountToken": {"path": "token", "expirationSeconds": TOKEN_SECONDS}},
+                    {
+                        "configMap": {
+                            "name": "kube-root-ca.crt",
+                            "items": [{"key": "ca.crt", "path": "ca.crt"}],
+                        }
+                    },
+                ],
+            },
+        },
+        {"name": "tmp", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}},
+    ]
+    return {
+        "replicas": 1,
+        "strategy": {"type": "Recreate"},
+        "selector": {"matchLabels": dict(selector)},
+        "template": {
+            "metadata": {"labels": dict(labels)},
+            "spec": {
+                "serviceAccountName": app,
+                "automountServiceAccountToken": False,
+                "securityContext": {
+                    "runAsNonRoot": True,
+                    "runAsUser": USER_ID,
+                    "runAsGroup": USER_ID,
+                    "fsGroup": USER_ID,
+                    "seccompProfile": {"type": "RuntimeDefault"},
+                },
+                "containers": [container],
+                "volumes": volumes,
+            },
+        },
+    }
+
+
+__all__ = [
+    "TYPE",
+    "SignalExporter",
+    "SignalExporterArgs",
+    "SignalSite",
+    "aws_config",
+    "cost_labels",
+    "exporter_config",
+]
