@@ -41,7 +41,15 @@ def _errors(fleet: dict[str, Any]) -> list[str]:
 
 
 def _plans(fleet: dict[str, Any]) -> dict[str, tuple[tuple[str, ...], tuple[EgressRule, ...]]]:
-    return {p.key: (p.onprem_ranges, p.onprem_egress) for p in site_plans(parse_fleet(fleet), dict(REGIONS))}
+    """The sites with a network (the AWS bucket's replica-only site has none, so no link and no egress)."""
+    plans = site_plans(parse_fleet(fleet), dict(REGIONS))
+    return {p.key: (p.onprem_ranges, p.onprem_egress) for p in plans if p.vpc_cidr is not None}
+
+
+def test_the_replica_only_site_gets_no_route_and_no_egress() -> None:
+    plans = {p.key: p for p in site_plans(parse_fleet(_fleet()), dict(REGIONS))}
+    replica = plans["aws:us-west-2"]
+    assert (replica.vpc_cidr, replica.onprem_ranges, replica.onprem_egress) == (None, (), ())
 
 
 def test_the_hybrid_stack_routes_nodes_and_data_and_opens_its_endpoints_only() -> None:

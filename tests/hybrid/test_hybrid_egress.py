@@ -13,6 +13,7 @@ import pytest
 from gpufleet.graph import Resource, ResourceGraph
 from tests.hybrid.conftest import FLEET, ONPREM_NODES, judge
 from tests.mutation.edits import add, apply
+from tests.project_policy import judged
 
 DATA = "192.168.32.0/24"
 ROUTED = [ONPREM_NODES, DATA]
@@ -180,7 +181,7 @@ def test_each_link_routes_the_node_and_data_ranges_and_nothing_else(hybrid: Reso
 
 def test_gf_net_004_judges_the_stack_and_finds_nothing(hybrid: ResourceGraph) -> None:
     result = judge(hybrid)
-    assert [(v.rule_id, v.message) for v in result.violations] == []
+    assert [(v.rule_id, v.message) for v in judged(result.violations)] == []
     assert "GF-NET-004" not in {n["rule_id"] for n in result.not_applicable}
 
 
@@ -258,7 +259,7 @@ def test_re_opening_on_prem_trips_gf_net_004_naming_the_resource(hybrid: Resourc
     before = copy.deepcopy(hybrid.to_json())
     graph, name = apply(hybrid, MUTATIONS[what])
     result = judge(graph)
-    found = [(v.rule_id, v.urn.rsplit("::", 1)[-1], v.message) for v in result.violations]
+    found = [(v.rule_id, v.urn.rsplit("::", 1)[-1], v.message) for v in judged(result.violations)]
     assert {rule for rule, _, _ in found} == {"GF-NET-004"}, found
     assert all(
         resource == name and f"'{name}' allows egress on " in message for _, resource, message in found
@@ -268,7 +269,7 @@ def test_re_opening_on_prem_trips_gf_net_004_naming_the_resource(hybrid: Resourc
 
 def test_the_exact_finding_for_every_tcp_port_to_the_nodes(hybrid: ResourceGraph) -> None:
     graph, name = apply(hybrid, aws_all_tcp_ports)
-    assert [v.message for v in judge(graph).violations] == [
+    assert [v.message for v in judged(judge(graph).violations)] == [
         f"Security group '{name}' allows egress on all TCP ports to {ONPREM_NODES} (egress rule 3), which "
         f"reaches on-prem {ONPREM_NODES}; open only the on-prem endpoints' ports (tcp or udp, at most 4096 "
         "ports a rule) to their ranges"
