@@ -529,6 +529,7 @@ class OnPrem(_Model):
     def _reach(self) -> OnPrem:
         _raise_first(reach_problems(self))
         return self
+
     signal: Signal | None = Field(
         default=None, description="the burst signal's exporter (needed by burst on AWS)"
     )

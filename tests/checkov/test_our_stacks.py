@@ -40,7 +40,8 @@ def test_our_stacks_are_clean_with_documented_skips(checkov_bin: Path) -> None:
     hybrid = stacks.pop("hybrid")["checkov"]
     assert hybrid["status"] == "ran"
     assert hybrid["findings"] == []
-    assert hybrid["exported"]["kubernetes_objects"] == 14 + 8  # the GPU daemons and the burst signal's exporter
+    # The GPU daemons' objects and the burst signal exporter's eight.
+    assert hybrid["exported"]["kubernetes_objects"] == 14 + 8
     # The links' VPN, route and gateway types are mapped: checkov sees every resource of the stack.
     assert hybrid["exported"]["unmapped_types"] == {}
     for name, stack in stacks.items():
