@@ -17,10 +17,12 @@ from components.pools import burst_custom
 
 BASELINE = {"gpufleet.io/capacity": "baseline"}
 SITE = "alicloud:cn-hangzhou"
-ALICLOUD = {
+ROLE_ARN = "acs:ram::1234567890123456:role/lab-burst-publisher"
+PROVIDER_ARN = "acs:ram::1234567890123456:oidc-provider/lab-burst-publisher"
+ALICLOUD: dict[str, Any] = {
     "account_id": "1234567890123456",
-    "role_arn": "acs:ram::1234567890123456:role/lab-burst-publisher",
-    "oidc_provider_arn": "acs:ram::1234567890123456:oidc-provider/lab-burst-publisher",
+    "role_arn": ROLE_ARN,
+    "oidc_provider_arn": PROVIDER_ARN,
     "token_file": "/var/run/secrets/gpufleet/alicloud/token",
     "session_name": "gpufleet-exporter",
     "sts_endpoint": "sts.aliyuncs.com",
@@ -300,8 +302,8 @@ def client(tmp_path: Path, http: FakeHttp, clock: list[float]) -> script.Aliclou
     token = tmp_path / "token"
     token.write_text("eyJ.first.jwt\n", encoding="utf-8")
     credentials = script.OidcCredentials(
-        role_arn=ALICLOUD["role_arn"],
-        provider_arn=ALICLOUD["oidc_provider_arn"],
+        role_arn=ROLE_ARN,
+        provider_arn=PROVIDER_ARN,
         token_file=str(token),
         session_name="gpufleet-exporter",
         endpoint="sts.aliyuncs.com",
@@ -332,8 +334,8 @@ def test_assume_role_with_oidc_is_anonymous_and_refreshed_before_expiry(tmp_path
         "Format": "JSON",
         "Version": "2015-04-01",
         "Timestamp": "2026-01-01T00:00:00Z",
-        "RoleArn": ALICLOUD["role_arn"],
-        "OIDCProviderArn": ALICLOUD["oidc_provider_arn"],
+        "RoleArn": ROLE_ARN,
+        "OIDCProviderArn": PROVIDER_ARN,
         "OIDCToken": "eyJ.first.jwt",
         "RoleSessionName": "gpufleet-exporter",
         "DurationSeconds": "3600",
