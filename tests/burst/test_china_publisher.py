@@ -22,7 +22,7 @@ BURST_BLOCK = """    burst:
         alicloud:
           issuer_url: https://oidc.lab.example.com/k8s
           fingerprints: [9e99a48a9960b14926bb7f3b02e22da2b0ab7280]
-          service_account: gpufleet-system/baseline-exporter
+          service_account: gpufleet-system/gpufleet-hybrid-signal-exporter
           fallback_after_s: 1800
 """
 # The stack file without any `burst` of its own: the key line and the lines indented under it.
