@@ -35,6 +35,7 @@ from components.spec import CONFIG_KEY, SpecError, site_plans
 from components.tags import STACK_TAG, current_stack
 
 if TYPE_CHECKING:
+    from components.baseline.exporter import AlicloudPublishing
     from components.baseline.kubernetes import OnPremBaseline
     from components.baseline.signal import BaselineSignal
     from components.spec import FleetSpec
@@ -154,7 +155,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
         baseline = self._baseline(name, spec, tags)
         self.baseline = baseline
         self.baseline_gpu_count = baseline.gpu_count if baseline is not None else 0
-        signal = self._signal(name, spec, gates, baseline, tags)
+        signal = self._signal(name, spec, gates, baseline, tags, alicloud_home=homes.get("alicloud"))
         self.signal = signal
         self.signal_arns = None
         if signal is not None:
@@ -184,10 +185,13 @@ class HybridGpuFleet(pulumi.ComponentResource):
         gates: Mapping[str, Gate],
         baseline: OnPremBaseline | None,
         tags: Mapping[str, str],
+        *,
+        alicloud_home: Site | None = None,
     ) -> BaselineSignal | None:
         """The AWS publisher of ``gpufleet/Baseline`` ``FreeGpusAhead`` and its exporter on the on-prem
         cluster, when the burst order gates an AWS pool (the site plan has checked that ``onprem.signal``
-        is then given)."""
+        is then given). With ``burst.publishers.alicloud`` the exporter publishes the Alibaba gate too,
+        as the home Alibaba site's ``AlicloudBurstPublisher``."""
         aws_sites = {g.site: g.ahead for g in gates.values() if g.enforcement == "metric-math"}
         if not aws_sites or baseline is None or spec.onprem is None or spec.onprem.signal is None:
             return None
@@ -212,6 +216,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
             pulumi.ResourceOptions(parent=self),
         )
         nodes = spec.onprem.gpu_nodes
+        alicloud = _alicloud_publishing(name, spec, gates, alicloud_home)
         SignalExporter(
             f"{name}-signal-exporter",
             SignalExporterArgs(
@@ -232,6 +237,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 profile_arn=signal.profile_arn,
                 trust_anchor_arn=signal.trust_anchor_arn,
                 labels=cost_labels(name, tags),
+                alicloud=alicloud,
             ),
             pulumi.ResourceOptions(parent=self, providers=[baseline.provider]),
         )
@@ -360,6 +366,54 @@ def _factories(plans: Sequence[SitePlan]) -> dict[Cloud, SiteFactory]:
     if problems:
         raise FleetError("\n".join(problems))
     return factories
+
+
+def _alicloud_publishing(
+    name: str, spec: FleetSpec, gates: Mapping[str, Gate], home: Site | None
+) -> AlicloudPublishing | None:
+    """What the exporter publishes on Alibaba Cloud: every gated Alibaba pool's queue by site, with the
+    home site's publisher role and OIDC provider; None without ``burst.publishers.alicloud``."""
+    from components.baseline.exporter import (
+        NAMESPACE,
+        AlicloudGatedPool,
+        AlicloudPublishing,
+        AlicloudSignalSite,
+    )
+
+    settings = spec.burst.publishers.alicloud if spec.burst is not None else None
+    publisher = getattr(home, "burst_publisher", None)
+    if settings is None or publisher is None:
+        return None
+    runs_as = f"{NAMESPACE}/{name}-signal-exporter"
+    if settings.service_account != runs_as:
+        raise FleetError(
+            f"burst.publishers.alicloud.service_account: {settings.service_account!r} is not the exporter's "
+            f"service account {runs_as!r}: the RAM role would trust a token the exporter never holds; "
+            f"set service_account: {runs_as}"
+        )
+    pools: dict[str, list[AlicloudGatedPool]] = {}
+    for pool, gate in sorted(gates.items()):
+        cloud, _, region = gate.site.partition(":")
+        if cloud == "alicloud" and pool in spec.pools:
+            pools.setdefault(gate.site, []).append(
+                AlicloudGatedPool(pool=pool, queue=f"{name}-{region}-{pool}")
+            )
+    sites = [
+        AlicloudSignalSite(
+            site=site,
+            region=site.partition(":")[2],
+            ahead=next(g.ahead for g in gates.values() if g.site == site),
+            pools=tuple(found),
+        )
+        for site, found in sorted(pools.items())
+    ]
+    return AlicloudPublishing(
+        sites=sites,
+        role_arn=publisher.role_arn,
+        oidc_provider_arn=publisher.oidc_provider_arn,
+        client_id=settings.client_id,
+        service_account=settings.service_account,
+    )
 
 
 def _position(gates: Mapping[str, Gate], site: str) -> int:

@@ -7,14 +7,18 @@ It runs :mod:`components.baseline.exporter_script` (shipped in a ConfigMap) in a
 - ``ServiceAccount`` without an automounted token, a ``ClusterRole`` allowed ``get`` and ``list`` on
   ``nodes`` and ``pods`` and nothing else, and its ``ClusterRoleBinding``;
 - ``ConfigMap``: the script, ``config.json`` (the whole burst order; the AWS sites, each with its region
-  and the sites ahead; the GPU nodes' selector; the interval) and the AWS ``config`` whose
+  and the sites ahead; the GPU nodes' selector; the interval; with Alibaba publishing, ``alicloud``: the
+  account, the RAM role and OIDC provider ARNs, the token file, and each Alibaba site with its region,
+  the sites ahead and its gated pools' MNS queues) and the AWS ``config`` whose
   ``credential_process`` runs ``aws_signing_helper credential-process`` with the client certificate,
   its key and the trust anchor, profile and role ARNs of :class:`components.baseline.signal.BaselineSignal`;
 - ``Secret`` (``kubernetes.io/tls``) built from the two secret stack config keys, mounted read-only;
 - the ``Deployment``: non-root (UID/GID 10001), read-only root filesystem, every capability dropped, no
   privilege escalation, seccomp ``RuntimeDefault``, CPU and memory requests and limits, liveness and
   readiness probes (``--check``: the last publish is at most three intervals old), the image by digest,
-  and the API token as an explicit projected volume (one-hour token) instead of the automount;
+  and the API token as an explicit projected volume (one-hour token) instead of the automount; with
+  Alibaba publishing, a second projected token whose audience is the RAM OIDC provider's client id,
+  the only credential of ``AssumeRoleWithOIDC`` (never the API token: its audience is the API server);
 - a ``NetworkPolicy``: no ingress; egress DNS (53) and HTTPS (443, the AWS endpoints and the API
   server's service) plus 6443, where the API server's endpoints listen on kubeadm clusters (policies
   see the endpoint's port once the service address is translated).
@@ -49,6 +53,8 @@ TOKEN_SECONDS = 3600
 SCRIPT_KEY = "exporter.py"
 CONFIG_KEY = "config.json"
 AWS_CONFIG_KEY = "config"
+ALICLOUD_TOKEN_DIR = "/var/run/secrets/gpufleet/alicloud"
+ALICLOUD_SESSION = "gpufleet-exporter"
 EGRESS_PORTS = (("UDP", 53), ("TCP", 53), ("TCP", 443), ("TCP", 6443))
 
 
@@ -59,6 +65,37 @@ class SignalSite:
     site: str
     region: str
     ahead: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class AlicloudGatedPool:
+    """A gated Alibaba pool: its spec name (the ``Pool`` dimension) and its MNS queue."""
+
+    pool: str
+    queue: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AlicloudSignalSite:
+    """One Alibaba site the exporter publishes ``GatedBacklog`` for: its gated pools and the sites ahead."""
+
+    site: str
+    region: str
+    ahead: tuple[str, ...]
+    pools: tuple[AlicloudGatedPool, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class AlicloudPublishing:
+    """What the exporter needs to publish on Alibaba Cloud: the sites, the publisher's RAM role and OIDC
+    provider (``AlicloudBurstPublisher``), the provider's client id (the token's audience) and the
+    service account the role trusts, written ``namespace/name``."""
+
+    sites: Sequence[AlicloudSignalSite]
+    role_arn: pulumi.Input[str]
+    oidc_provider_arn: pulumi.Input[str]
+    client_id: str
+    service_account: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,6 +115,12 @@ class SignalExporterArgs:
     trust_anchor_arn: pulumi.Input[str]
     labels: Mapping[str, str]
     order: Sequence[str] = ()  # every site after the baseline, in burst order (for the operator to read)
+    alicloud: AlicloudPublishing | None = None
+
+    @property
+    def service_account(self) -> str:
+        """The exporter's service account, ``namespace/name``."""
+        return f"{NAMESPACE}/{self.fleet}-signal-exporter"
 
     def __post_init__(self) -> None:
         if "@sha256:" not in self.image:
@@ -86,6 +129,11 @@ class SignalExporterArgs:
             )
         if not self.sites:
             raise ValueError("SignalExporterArgs: sites: at least one AWS site to publish for")
+        if self.alicloud is not None and self.alicloud.service_account != self.service_account:
+            raise ValueError(
+                f"SignalExporterArgs: alicloud.service_account: the Alibaba role trusts "
+                f"{self.alicloud.service_account!r}, but the exporter runs as {self.service_account!r}"
+            )
 
 
 def cost_labels(fleet: str, tags: Mapping[str, str]) -> dict[str, str]:
@@ -100,9 +148,18 @@ def script_text() -> str:
     return Path(exporter_script.__file__).read_text(encoding="utf-8")
 
 
-def exporter_config(args: SignalExporterArgs) -> dict[str, Any]:
-    """``config.json`` of the ConfigMap: what the script reads."""
-    return {
+def account_of(role_arn: str) -> str:
+    """The account of a RAM ARN, ``acs:ram::<account>:role/<name>``."""
+    parts = role_arn.split(":")
+    if len(parts) < 5 or parts[:2] != ["acs", "ram"] or not parts[3]:
+        raise ValueError(f"not a RAM role ARN: {role_arn!r}")
+    return parts[3]
+
+
+def exporter_config(args: SignalExporterArgs, alicloud_arns: tuple[str, str] | None = None) -> dict[str, Any]:
+    """``config.json`` of the ConfigMap: what the script reads. ``alicloud_arns``: the publisher's
+    role and OIDC provider ARNs, when ``args.alicloud`` is set."""
+    config: dict[str, Any] = {
         "namespace": SIGNAL_NAMESPACE,
         "metric": SIGNAL_METRIC,
         "dimension": SITE_DIMENSION,
@@ -111,6 +168,26 @@ def exporter_config(args: SignalExporterArgs) -> dict[str, Any]:
         "order": list(args.order),
         "sites": [{"site": s.site, "region": s.region, "ahead": list(s.ahead)} for s in args.sites],
     }
+    if args.alicloud is not None and alicloud_arns is not None:
+        role_arn, provider_arn = alicloud_arns
+        config["alicloud"] = {
+            "account_id": account_of(role_arn),
+            "role_arn": role_arn,
+            "oidc_provider_arn": provider_arn,
+            "token_file": f"{ALICLOUD_TOKEN_DIR}/token",
+            "session_name": ALICLOUD_SESSION,
+            "sts_endpoint": "sts.aliyuncs.com",
+            "sites": [
+                {
+                    "site": site.site,
+                    "region": site.region,
+                    "ahead": list(site.ahead),
+                    "pools": [{"pool": p.pool, "queue": p.queue} for p in site.pools],
+                }
+                for site in args.alicloud.sites
+            ],
+        }
+    return config
 
 
 def aws_config(trust_anchor_arn: str, profile_arn: str, role_arn: str) -> str:
@@ -185,7 +262,13 @@ class SignalExporter(pulumi.ComponentResource):
             subjects=subjects,
             opts=pulumi.ResourceOptions.merge(inside, pulumi.ResourceOptions(depends_on=[role, account])),
         )
-        config = json.dumps(exporter_config(args), indent=2, sort_keys=True)
+        config: pulumi.Input[str] = json.dumps(exporter_config(args), indent=2, sort_keys=True)
+        if args.alicloud is not None:
+            config = pulumi.Output.all(args.alicloud.role_arn, args.alicloud.oidc_provider_arn).apply(
+                lambda arns: json.dumps(
+                    exporter_config(args, (str(arns[0]), str(arns[1]))), indent=2, sort_keys=True
+                )
+            )
         aws_file = pulumi.Output.all(args.trust_anchor_arn, args.profile_arn, args.role_arn).apply(
             lambda arns: aws_config(str(arns[0]), str(arns[1]), str(arns[2]))
         )
@@ -225,6 +308,14 @@ def _deployment_spec(
     args: SignalExporterArgs, app: str, selector: Mapping[str, str], labels: Mapping[str, str]
 ) -> dict[str, Any]:
     interval = args.interval_seconds
+    mounts: list[dict[str, Any]] = [
+        {"name": "config", "mountPath": CONFIG_DIR, "readOnly": True},
+        {"name": "client", "mountPath": CLIENT_DIR, "readOnly": True},
+        {"name": "api-token", "mountPath": TOKEN_DIR, "readOnly": True},
+        {"name": "tmp", "mountPath": "/tmp"},
+    ]
+    if args.alicloud is not None:
+        mounts.insert(3, {"name": "alicloud-token", "mountPath": ALICLOUD_TOKEN_DIR, "readOnly": True})
     container = {
         "name": "exporter",
         "image": args.image,
@@ -253,12 +344,7 @@ def _deployment_spec(
             "capabilities": {"drop": ["ALL"]},
             "seccompProfile": {"type": "RuntimeDefault"},
         },
-        "volumeMounts": [
-            {"name": "config", "mountPath": CONFIG_DIR, "readOnly": True},
-            {"name": "client", "mountPath": CLIENT_DIR, "readOnly": True},
-            {"name": "api-token", "mountPath": TOKEN_DIR, "readOnly": True},
-            {"name": "tmp", "mountPath": "/tmp"},
-        ],
+        "volumeMounts": mounts,
     }
     volumes = [
         {"name": "config", "configMap": {"name": app, "defaultMode": 0o444}},
@@ -280,6 +366,15 @@ def _deployment_spec(
         },
         {"name": "tmp", "emptyDir": {"medium": "Memory", "sizeLimit": "16Mi"}},
     ]
+    if args.alicloud is not None:
+        token = {"path": "token", "audience": args.alicloud.client_id, "expirationSeconds": TOKEN_SECONDS}
+        volumes.insert(
+            3,
+            {
+                "name": "alicloud-token",
+                "projected": {"defaultMode": 0o444, "sources": [{"serviceAccountToken": token}]},
+            },
+        )
     return {
         "replicas": 1,
         "strategy": {"type": "Recreate"},
@@ -305,6 +400,9 @@ def _deployment_spec(
 
 __all__ = [
     "TYPE",
+    "AlicloudGatedPool",
+    "AlicloudPublishing",
+    "AlicloudSignalSite",
     "SignalExporter",
     "SignalExporterArgs",
     "SignalSite",

@@ -2,20 +2,33 @@
 
 This file is shipped as it is in a ConfigMap and run by ``python3`` in the exporter's container
 (:mod:`components.baseline.exporter`); it imports nothing but the standard library (boto3 only when it
-publishes), so the same code is unit-tested in-process.
+publishes to AWS), so the same code is unit-tested in-process.
 
 Every ``interval_seconds`` it reads the cluster's nodes and pods through the API server (the pod's
-projected service-account token), computes the baseline's free GPUs and publishes, for each AWS site of
-the burst order, ``gpufleet/Baseline`` ``FreeGpusAhead`` with dimension ``Site=<cloud:region>`` into that
-site's region (an alarm reads metrics of its own region only). After each publish it touches a
-heartbeat file, which the liveness and readiness probes check (``--check``).
+projected service-account token), computes the baseline's free GPUs and publishes:
+
+- AWS: for each AWS site of the burst order, ``gpufleet/Baseline`` ``FreeGpusAhead`` with dimension
+  ``Site=<cloud:region>`` into that site's region (an alarm reads metrics of its own region only),
+  through boto3 with IAM Roles Anywhere credentials;
+- Alibaba Cloud (``config.json``'s ``alicloud``): for each Alibaba site, CloudMonitor custom metrics
+  (PutCustomMetric): ``FreeGpusAhead`` for the site and, for each gated pool, ``GatedBacklog``, the
+  pool's MNS queue backlog (GetQueueAttributes ``ActiveMessages``) while no GPU is free ahead of the
+  site, else 0 (``components.pools.burst_custom``). Credentials: STS ``AssumeRoleWithOIDC`` with the
+  pod's second projected token (audience: the RAM OIDC provider's client id), refreshed before they
+  expire; no AccessKey exists. Requests are signed here (RPC signature v1, MNS's REST signature).
+
+A failure on one cloud never stops the other's publishing: it is logged, and the round counts as
+published when at least one cloud took its datapoints. After such a round it writes the heartbeat file
+(what each cloud was sent, and each failure), which the liveness and readiness probes check
+(``--check``); a round where nothing was published leaves it alone.
 
 Free GPUs: on each GPU node (the baseline's node selector; allocatable ``nvidia.com/gpu`` above 0; not
 cordoned; Ready), allocatable less the GPU requests of its pods that have not terminated, never below 0.
 A pod's request is the larger of its containers' total (restartable init containers, sidecars, count
 with them) and its largest init container; an extended resource's request equals its limit, so a
 limit alone counts. A reading that fails publishes nothing: the gated alarms read a missing datapoint as
-nothing free ahead (``FILL(ahead, 0)``), so a broken exporter never holds the burst back.
+nothing free ahead (``FILL(ahead, 0)``; on Alibaba the pool's raw queue alarm takes over after its
+fallback window), so a broken exporter never holds the burst back.
 
 The sites ahead of a site add their pools' free headroom (``free_gpus_ahead``, the same function as
 ``components.pools.burst.free_gpus_ahead``). This exporter reads no cloud's scaling groups: a site ahead
@@ -25,17 +38,25 @@ is passed no headroom, so it counts as full.
 from __future__ import annotations
 
 import argparse
+import base64
+import calendar
+import hashlib
+import hmac
 import json
+import math
 import os
 import ssl
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 GPU_RESOURCE = "nvidia.com/gpu"
 SIGNAL_NAMESPACE = "gpufleet/Baseline"
@@ -209,16 +230,353 @@ def put_metrics(by_region: Mapping[str, list[Any]], namespace: str) -> None:
         boto3.client("cloudwatch", region_name=region).put_metric_data(Namespace=namespace, MetricData=data)
 
 
+# ---------------------------------------------------------------------------- Alibaba Cloud: values
+
+GATED_METRIC = "GatedBacklog"
+POOL_DIMENSION = "Pool"
+PUBLISH_PERIOD_S = 60
+ALICLOUD_GROUP_ID = "0"  # PutCustomMetric: no application group
+ALICLOUD_RAW_TYPE = "0"  # PutCustomMetric Type 0: raw values
+STS_VERSION = "2015-04-01"
+CMS_VERSION = "2019-01-01"
+MNS_VERSION = "2015-06-06"
+REFRESH_MARGIN_S = 300  # renew STS credentials this long before they expire
+SESSION_SECONDS = 3600
+
+
+def gated_backlog(backlog: float | None, free_ahead: float | None) -> float | None:
+    """``GatedBacklog``: the queue's backlog while no GPU is free ahead, else 0; None (publish nothing)
+    when the queue could not be read. The same function as ``components.pools.burst_custom``'s."""
+    if backlog is None:
+        return None
+    if math.isnan(backlog) or backlog < 0:
+        raise ValueError(f"backlog: {backlog!r} is not a message count")
+    if free_ahead is not None and not math.isnan(free_ahead) and free_ahead >= 1:
+        return 0.0
+    return float(backlog)
+
+
+def alicloud_item(metric: str, dimensions: Mapping[str, str], value: float, time_ms: int) -> dict[str, str]:
+    """One ``MetricList`` item of PutCustomMetric (as ``components.pools.burst_custom``'s)."""
+    return {
+        "MetricName": metric,
+        "Dimensions": json.dumps(dict(dimensions), sort_keys=True),
+        "GroupId": ALICLOUD_GROUP_ID,
+        "Type": ALICLOUD_RAW_TYPE,
+        "Period": str(PUBLISH_PERIOD_S),
+        "Time": str(time_ms),
+        "Values": json.dumps({"value": value}),
+    }
+
+
+def alicloud_datapoints(
+    site: str, backlogs: Mapping[str, float | None], *, free_ahead: float | None, time_ms: int
+) -> list[dict[str, str]]:
+    """One site's ``MetricList``: ``FreeGpusAhead`` once, then ``GatedBacklog`` per pool whose queue
+    was read, in pool-name order (as ``components.pools.burst_custom``'s)."""
+    items: list[dict[str, str]] = []
+    if free_ahead is not None:
+        free = max(0.0, float(free_ahead))
+        items.append(alicloud_item(SIGNAL_METRIC, {SITE_DIMENSION: site}, free, time_ms))
+    for pool in sorted(backlogs):
+        gated = gated_backlog(backlogs[pool], free_ahead)
+        if gated is not None:
+            items.append(
+                alicloud_item(GATED_METRIC, {POOL_DIMENSION: pool, SITE_DIMENSION: site}, gated, time_ms)
+            )
+    return items
+
+
+# ------------------------------------------------------------------------- Alibaba Cloud: signing
+
+
+def percent_encode(value: str) -> str:
+    """RPC signature encoding: UTF-8, everything but ``A-Za-z0-9-_.~`` as ``%XY``."""
+    return urllib.parse.quote(value, safe="-_.~")
+
+
+def rpc_string_to_sign(method: str, params: Mapping[str, str]) -> str:
+    canonical = "&".join(f"{percent_encode(k)}={percent_encode(params[k])}" for k in sorted(params))
+    return f"{method}&{percent_encode('/')}&{percent_encode(canonical)}"
+
+
+def rpc_signature(method: str, params: Mapping[str, str], secret: str) -> str:
+    """RPC signature v1: base64 of HMAC-SHA1, keyed ``secret + "&"``, over the string to sign."""
+    digest = hmac.new(f"{secret}&".encode(), rpc_string_to_sign(method, params).encode(), hashlib.sha1)
+    return base64.b64encode(digest.digest()).decode("ascii")
+
+
+def mns_string_to_sign(
+    verb: str, *, content_md5: str, content_type: str, date: str, headers: Mapping[str, str], resource: str
+) -> str:
+    """VERB, Content-MD5, Content-Type, Date, the ``x-mns-*`` headers (lower-cased, sorted,
+    ``name:value`` each on its line) and the resource, joined by new lines."""
+    mns = "".join(
+        f"{key}:{headers[name]}\n"
+        for key, name in sorted((name.lower(), name) for name in headers)
+        if key.startswith("x-mns-")
+    )
+    return f"{verb}\n{content_md5}\n{content_type}\n{date}\n{mns}{resource}"
+
+
+def mns_authorization(
+    key_id: str,
+    secret: str,
+    verb: str,
+    *,
+    date: str,
+    headers: Mapping[str, str],
+    resource: str,
+    content_md5: str = "",
+    content_type: str = "",
+) -> str:
+    """MNS's ``Authorization``: ``MNS <key id>:<base64 HMAC-SHA1 of the string to sign>``."""
+    text = mns_string_to_sign(
+        verb,
+        content_md5=content_md5,
+        content_type=content_type,
+        date=date,
+        headers=headers,
+        resource=resource,
+    )
+    digest = hmac.new(secret.encode(), text.encode(), hashlib.sha1).digest()
+    return f"MNS {key_id}:{base64.b64encode(digest).decode('ascii')}"
+
+
+# ------------------------------------------------------------------------- Alibaba Cloud: clients
+
+# An HTTP exchange: (method, url, headers, body) -> (status, body). Tests pass a fake.
+Send = Callable[[str, str, Mapping[str, str], bytes], tuple[int, bytes]]
+
+
+def https_send(method: str, url: str, headers: Mapping[str, str], body: bytes) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, data=body or None, headers=dict(headers), method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return int(response.status), bytes(response.read())
+    except urllib.error.HTTPError as error:
+        return int(error.code), bytes(error.read())
+
+
+def _timestamp(now: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
+
+
+@dataclass(frozen=True)
+class Credentials:
+    access_key_id: str
+    access_key_secret: str
+    security_token: str
+    expires: float  # epoch seconds
+
+
+def _expiry(text: str) -> float:
+    return float(calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%SZ")))
+
+
+class OidcCredentials:
+    """STS ``AssumeRoleWithOIDC`` with the projected token, cached until ``REFRESH_MARGIN_S`` before
+    expiry. The token file is read at every exchange: the kubelet rotates it."""
+
+    def __init__(
+        self,
+        *,
+        role_arn: str,
+        provider_arn: str,
+        token_file: str,
+        session_name: str,
+        endpoint: str,
+        send: Send = https_send,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.role_arn, self.provider_arn, self.token_file = role_arn, provider_arn, token_file
+        self.session_name, self.endpoint, self.send, self.clock = session_name, endpoint, send, clock
+        self._cached: Credentials | None = None
+
+    def get(self) -> Credentials:
+        now = self.clock()
+        if self._cached is None or self._cached.expires - REFRESH_MARGIN_S <= now:
+            self._cached = self._assume(now)
+        return self._cached
+
+    def _assume(self, now: float) -> Credentials:
+        token = Path(self.token_file).read_text(encoding="utf-8").strip()
+        params = {
+            "Action": "AssumeRoleWithOIDC",
+            "Format": "JSON",
+            "Version": STS_VERSION,
+            "Timestamp": _timestamp(now),
+            "RoleArn": self.role_arn,
+            "OIDCProviderArn": self.provider_arn,
+            "OIDCToken": token,
+            "RoleSessionName": self.session_name,
+            "DurationSeconds": str(SESSION_SECONDS),
+        }
+        body = urllib.parse.urlencode(params).encode()
+        headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
+        status, answer = self.send("POST", f"https://{self.endpoint}/", headers, body)
+        if status != 200:
+            raise RuntimeError(f"sts AssumeRoleWithOIDC: HTTP {status}: {answer[:300]!r}")
+        found = _mapping(_mapping(json.loads(answer)).get("Credentials"))
+        return Credentials(
+            access_key_id=str(found["AccessKeyId"]),
+            access_key_secret=str(found["AccessKeySecret"]),
+            security_token=str(found["SecurityToken"]),
+            expires=_expiry(str(found["Expiration"])),
+        )
+
+
+class AlicloudClient:
+    """Reads a queue's backlog (MNS) and puts custom metrics (CloudMonitor) with STS credentials."""
+
+    def __init__(
+        self,
+        *,
+        account_id: str,
+        credentials: OidcCredentials,
+        send: Send = https_send,
+        clock: Callable[[], float] = time.time,
+        nonce: Callable[[], str] = lambda: uuid.uuid4().hex,
+    ) -> None:
+        self.account_id, self.credentials = account_id, credentials
+        self.send, self.clock, self.nonce = send, clock, nonce
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> AlicloudClient:
+        return cls(
+            account_id=str(config["account_id"]),
+            credentials=OidcCredentials(
+                role_arn=str(config["role_arn"]),
+                provider_arn=str(config["oidc_provider_arn"]),
+                token_file=str(config["token_file"]),
+                session_name=str(config.get("session_name", "gpufleet-exporter")),
+                endpoint=str(config.get("sts_endpoint", "sts.aliyuncs.com")),
+            ),
+        )
+
+    def backlog(self, region: str, queue: str) -> int:
+        """GetQueueAttributes: the queue's ``ActiveMessages``."""
+        creds = self.credentials.get()
+        resource = f"/queues/{queue}"
+        date = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(self.clock()))
+        headers = {"Date": date, "x-mns-version": MNS_VERSION}
+        headers["Authorization"] = mns_authorization(
+            creds.access_key_id, creds.access_key_secret, "GET", date=date, headers=headers, resource=resource
+        )
+        headers["security-token"] = creds.security_token
+        url = f"https://{self.account_id}.mns.{region}.aliyuncs.com{resource}"
+        status, answer = self.send("GET", url, headers, b"")
+        if status != 200:
+            raise RuntimeError(f"mns GetQueueAttributes {queue}: HTTP {status}: {answer[:300]!r}")
+        for element in ElementTree.fromstring(answer).iter():
+            if element.tag.rsplit("}", 1)[-1] == "ActiveMessages" and (element.text or "").strip().isdigit():
+                return int((element.text or "").strip())
+        raise RuntimeError(f"mns GetQueueAttributes {queue}: no ActiveMessages in the answer")
+
+    def put(self, region: str, items: Sequence[Mapping[str, str]]) -> None:
+        """PutCustomMetric, signed with the STS credentials (RPC signature v1, POST form)."""
+        creds = self.credentials.get()
+        params = {
+            "Action": "PutCustomMetric",
+            "Format": "JSON",
+            "Version": CMS_VERSION,
+            "AccessKeyId": creds.access_key_id,
+            "SecurityToken": creds.security_token,
+            "SignatureMethod": "HMAC-SHA1",
+            "SignatureVersion": "1.0",
+            "SignatureNonce": self.nonce(),
+            "Timestamp": _timestamp(self.clock()),
+        }
+        for index, item in enumerate(items, start=1):
+            for field, value in item.items():
+                params[f"MetricList.{index}.{field}"] = value
+        params["Signature"] = rpc_signature("POST", params, creds.access_key_secret)
+        headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
+        body = urllib.parse.urlencode(params).encode()
+        status, answer = self.send("POST", f"https://metrics.{region}.aliyuncs.com/", headers, body)
+        code = str(_mapping(json.loads(answer)).get("Code")) if status == 200 else ""
+        if code != "200":
+            raise RuntimeError(f"cms PutCustomMetric: HTTP {status}: {answer[:300]!r}")
+
+
+def publish_alicloud(
+    config: Mapping[str, Any], free: int, client: Any, *, time_ms: int, log: Callable[[str], None]
+) -> dict[str, list[dict[str, str]]]:
+    """One PutCustomMetric per Alibaba site; a queue that cannot be read leaves its pool out (its
+    fallback alarm decides), a site that fails does not stop the next. Raises when no site was put."""
+    sent: dict[str, list[dict[str, str]]] = {}
+    failures: list[str] = []
+    for site in config["sites"]:
+        backlogs: dict[str, float | None] = {}
+        for pool in site["pools"]:
+            try:
+                backlogs[pool["pool"]] = float(client.backlog(site["region"], pool["queue"]))
+            except Exception as error:
+                backlogs[pool["pool"]] = None
+                log(f"alicloud {site['site']} {pool['pool']}: {type(error).__name__}: {error}")
+        free_ahead = free_gpus_ahead(site["ahead"], free, ())
+        items = alicloud_datapoints(site["site"], backlogs, free_ahead=free_ahead, time_ms=time_ms)
+        try:
+            client.put(site["region"], items)
+        except Exception as error:
+            failures.append(f"{site['site']}: {type(error).__name__}: {error}")
+            continue
+        sent[site["site"]] = items
+    if failures and not sent:
+        raise RuntimeError("; ".join(failures))
+    for failure in failures:
+        log(f"alicloud {failure}")
+    return sent
+
+
+# ----------------------------------------------------------------------------------------- a round
+
+
+def _log(message: str) -> None:
+    print(f"gpufleet exporter: {message}", file=sys.stderr, flush=True)
+
+
+class NothingPublished(RuntimeError):
+    """No cloud took its datapoints this round."""
+
+
 def run_once(
     config: Mapping[str, Any],
     read: Callable[[], tuple[list[Any], list[Any]]] = read_cluster,
     put: Callable[[Mapping[str, list[Any]], str], None] = put_metrics,
-) -> dict[str, list[Any]]:
+    alicloud: Any = None,
+    *,
+    clock: Callable[[], float] = time.time,
+    log: Callable[[str], None] = _log,
+) -> dict[str, Any]:
+    """Read the cluster once, then publish to each configured cloud; one cloud's failure is logged and
+    the other still publishes. Returns ``{"aws": by region, "alicloud": by site, "failed": by cloud}``
+    with the clouds that published; raises when the reading failed or nothing was published."""
     nodes, pods = read()
     free = baseline_free(nodes, pods, config.get("node_selector") or {})
-    data = metric_data(config, free)
-    put(data, config.get("namespace", SIGNAL_NAMESPACE))
-    return data
+    result: dict[str, Any] = {"failed": {}}
+    if config.get("sites"):
+        data = metric_data(config, free)
+        try:
+            put(data, config.get("namespace", SIGNAL_NAMESPACE))
+        except Exception as error:
+            result["failed"]["aws"] = f"{type(error).__name__}: {error}"
+            log(f"aws: {result['failed']['aws']}")
+        else:
+            result["aws"] = data
+    settings = config.get("alicloud")
+    if settings:
+        try:
+            client = alicloud if alicloud is not None else AlicloudClient.from_config(settings)
+            result["alicloud"] = publish_alicloud(
+                settings, free, client, time_ms=int(clock() * 1000), log=log
+            )
+        except Exception as error:
+            result["failed"]["alicloud"] = f"{type(error).__name__}: {error}"
+            log(f"alicloud: {result['failed']['alicloud']}")
+    if "aws" not in result and "alicloud" not in result:
+        raise NothingPublished("; ".join(f"{k}: {v}" for k, v in result["failed"].items()) or "no site")
+    return result
 
 
 def heartbeat_fresh(path: str, max_age: float, now: float | None = None) -> bool:
@@ -239,10 +597,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     interval = int(config.get("interval_seconds", 60))
     if args.check:
         return 0 if heartbeat_fresh(args.heartbeat, 3 * interval) else 1
+    settings = config.get("alicloud")
+    alicloud = AlicloudClient.from_config(settings) if settings else None  # keeps its credentials
     while True:
         started = time.time()
         try:
-            data = run_once(config)
+            data = run_once(config, alicloud=alicloud)
         except Exception as error:  # any failure: publish nothing this round, retry
             print(f"gpufleet exporter: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
         else:

@@ -95,6 +95,7 @@ class AlicloudBurstPublisher(pulumi.ComponentResource):
     attached to the role."""
 
     role_arn: pulumi.Output[str]
+    oidc_provider_arn: pulumi.Output[str]
 
     def __init__(self, name: str, args: PublisherArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpufleet:identity:AlicloudBurstPublisher", name, None, opts)
@@ -137,4 +138,5 @@ class AlicloudBurstPublisher(pulumi.ComponentResource):
             opts=child,
         )
         self.role_arn = role.arn
-        self.register_outputs({"role_arn": self.role_arn})
+        self.oidc_provider_arn = provider.arn  # AssumeRoleWithOIDC names it with the role
+        self.register_outputs({"role_arn": self.role_arn, "oidc_provider_arn": self.oidc_provider_arn})

@@ -153,8 +153,9 @@ class AlicloudSite(pulumi.ComponentResource):
         tags = dict(args.tags)
         settings = publisher(args)
         queues = gated_queues(args)
+        self.burst_publisher: AlicloudBurstPublisher | None = None  # the exporter's identity, for the fleet
         if plan.home and settings is not None and queues:
-            AlicloudBurstPublisher(
+            self.burst_publisher = AlicloudBurstPublisher(
                 f"{args.fleet}-burst-publisher",
                 PublisherArgs(
                     name=f"{args.fleet}-burst-publisher",

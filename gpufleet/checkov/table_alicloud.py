@@ -37,6 +37,8 @@ ALICLOUD: dict[str, tuple[str, dict[str, str]]] = {
     "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate": ("alicloud_ecs_launch_template", {}),
     "alicloud:ecs/disk:Disk": ("alicloud_disk", {}),
     "alicloud:ecs/ecsDisk:EcsDisk": ("alicloud_ecs_disk", {}),
+    # The burst publisher's OIDC identity provider (components/identity/alicloud_publisher.py).
+    "alicloud:ims/oidcProvider:OidcProvider": ("alicloud_ims_oidc_provider", {}),
     "alicloud:ram/role:Role": ("alicloud_ram_role", {}),
     "alicloud:ram/policy:Policy": (
         "alicloud_ram_policy",

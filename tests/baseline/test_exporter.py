@@ -9,6 +9,9 @@ from typing import Any
 import pytest
 
 from components.baseline.exporter import (
+    AlicloudGatedPool,
+    AlicloudPublishing,
+    AlicloudSignalSite,
     SignalExporter,
     SignalExporterArgs,
     SignalSite,
@@ -226,9 +229,113 @@ def test_the_network_policy_allows_dns_and_https_out_and_nothing_in(built: Recor
             "SignalExporterArgs: image: must be pinned by @sha256: digest, got 'ghcr.io/x/y:1'",
         ),
         ({"sites": []}, "SignalExporterArgs: sites: at least one AWS site to publish for"),
+        (
+            {"alicloud": None},
+            "SignalExporterArgs: alicloud.service_account: the Alibaba role trusts "
+            "'gpufleet-system/baseline-exporter', but the exporter runs as "
+            "'gpufleet-system/gpufleet-hybrid-signal-exporter'",
+        ),
     ],
 )
 def test_bad_args_are_refused(changes: dict[str, Any], message: str) -> None:
+    if changes == {"alicloud": None}:
+        changes = {"alicloud": _alicloud(service_account="gpufleet-system/baseline-exporter")}
     with pytest.raises(ValueError) as caught:
         _args(**changes)
     assert str(caught.value) == message
+
+
+ALI_ROLE = "acs:ram::1234567890123456:role/gpufleet-hybrid-burst-publisher"
+ALI_PROVIDER = "acs:ram::1234567890123456:oidc-provider/gpufleet-hybrid-burst-publisher"
+
+
+def _alicloud(**changes: Any) -> AlicloudPublishing:
+    values: dict[str, Any] = {
+        "sites": [
+            AlicloudSignalSite(
+                site="alicloud:cn-hangzhou",
+                region="cn-hangzhou",
+                ahead=("aws:us-east-1",),
+                pools=(
+                    AlicloudGatedPool(
+                        pool="burst-alicloud", queue="gpufleet-hybrid-cn-hangzhou-burst-alicloud"
+                    ),
+                ),
+            )
+        ],
+        "role_arn": ALI_ROLE,
+        "oidc_provider_arn": ALI_PROVIDER,
+        "client_id": "sts.aliyuncs.com",
+        "service_account": f"gpufleet-system/{APP}",
+        **changes,
+    }
+    return AlicloudPublishing(**values)
+
+
+@pytest.fixture
+def built_alicloud(run_pulumi: Runner) -> RecordingMocks:
+    return run_pulumi(lambda: SignalExporter("x", _args(alicloud=_alicloud())))
+
+
+def test_alibaba_publishing_adds_its_sites_and_identity_to_the_config(built_alicloud: RecordingMocks) -> None:
+    data = built_alicloud.one("kubernetes:core/v1:ConfigMap", "x-config").inputs["data"]
+    config = json.loads(data["config.json"])
+    assert config["alicloud"] == {
+        "account_id": "1234567890123456",
+        "role_arn": ALI_ROLE,
+        "oidc_provider_arn": ALI_PROVIDER,
+        "token_file": "/var/run/secrets/gpufleet/alicloud/token",
+        "session_name": "gpufleet-exporter",
+        "sts_endpoint": "sts.aliyuncs.com",
+        "sites": [
+            {
+                "site": "alicloud:cn-hangzhou",
+                "region": "cn-hangzhou",
+                "ahead": ["aws:us-east-1"],
+                "pools": [{"pool": "burst-alicloud", "queue": "gpufleet-hybrid-cn-hangzhou-burst-alicloud"}],
+            }
+        ],
+    }
+    assert [s["site"] for s in config["sites"]] == ["aws:us-east-1", "aws:eu-west-1"]  # AWS unchanged
+
+
+def test_alibaba_publishing_mounts_a_second_token_for_the_oidc_audience(
+    built_alicloud: RecordingMocks,
+) -> None:
+    pod = _pod(built_alicloud)
+    (container,) = pod["containers"]
+    assert container["volumeMounts"] == [
+        {"name": "config", "mountPath": "/etc/gpufleet/exporter", "readOnly": True},
+        {"name": "client", "mountPath": "/etc/gpufleet/client", "readOnly": True},
+        {"name": "api-token", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": True},
+        {"name": "alicloud-token", "mountPath": "/var/run/secrets/gpufleet/alicloud", "readOnly": True},
+        {"name": "tmp", "mountPath": "/tmp"},
+    ]
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    assert volumes["alicloud-token"] == {
+        "name": "alicloud-token",
+        "projected": {
+            "defaultMode": 0o444,
+            "sources": [
+                {
+                    "serviceAccountToken": {
+                        "path": "token",
+                        "audience": "sts.aliyuncs.com",
+                        "expirationSeconds": 3600,
+                    }
+                }
+            ],
+        },
+    }
+    # the API token keeps the API server's audience: it is never sent to Alibaba Cloud
+    assert volumes["api-token"]["projected"]["sources"][0] == {
+        "serviceAccountToken": {"path": "token", "expirationSeconds": 3600}
+    }
+    assert pod["automountServiceAccountToken"] is False
+
+
+def test_without_alibaba_publishing_there_is_no_second_token(built: RecordingMocks) -> None:
+    pod = _pod(built)
+    assert "alicloud-token" not in {v["name"] for v in pod["volumes"]}
+    data = built.one("kubernetes:core/v1:ConfigMap", "x-config").inputs["data"]
+    assert "alicloud" not in json.loads(data["config.json"])

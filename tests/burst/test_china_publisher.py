@@ -23,7 +23,7 @@ BURST_BLOCK = """    burst:
         alicloud:
           issuer_url: https://oidc.lab.example.com/k8s
           fingerprints: [9e99a48a9960b14926bb7f3b02e22da2b0ab7280]
-          service_account: gpufleet-system/baseline-exporter
+          service_account: gpufleet-system/gpufleet-hybrid-signal-exporter
           fallback_after_s: 1800
 """
 # The stack file without any `burst` of its own: the key line and the lines indented under it.
@@ -94,7 +94,7 @@ def test_the_role_trusts_the_provider_for_the_exporter_service_account_only(grap
                     "StringEquals": {
                         "oidc:iss": "https://oidc.lab.example.com/k8s",
                         "oidc:aud": "sts.aliyuncs.com",
-                        "oidc:sub": "system:serviceaccount:gpufleet-system:baseline-exporter",
+                        "oidc:sub": "system:serviceaccount:gpufleet-system:gpufleet-hybrid-signal-exporter",
                     }
                 },
             }
@@ -176,7 +176,11 @@ def test_the_gated_stack_breaks_no_rule_on_alibaba_or_tencent(graphs: dict[str, 
 
     result = judge(graphs["gated"])
     china = [(v.rule_id, v.urn, v.message) for v in judged(result.violations) if "$alicloud:" in v.urn]
-    china += [(v.rule_id, v.urn, v.message) for v in judged(result.violations) if "$tencentcloud:" in v.urn]
     assert china == []
+    # Tencent: gating adds nothing (GF-STOR-008 cannot judge a Tencent AS system disk, gated or not).
+    tencent = sorted((v.rule_id, v.urn) for v in result.violations if "$tencentcloud:" in v.urn)
+    ungated = judge(graphs["ungated"]).violations
+    assert tencent == sorted((v.rule_id, v.urn) for v in ungated if "$tencentcloud:" in v.urn)
+    assert {rule for rule, _ in tencent} <= {"GF-STOR-008"}
     # GF-OPS-001 judged the gated alarm (it did not step aside).
     assert "GF-OPS-001" not in {n["rule_id"] for n in result.not_applicable}

@@ -40,9 +40,10 @@ def test_our_stacks_are_clean_with_documented_skips(checkov_bin: Path) -> None:
     hybrid = stacks.pop("hybrid")["checkov"]
     assert hybrid["status"] == "ran"
     assert hybrid["findings"] == []
-    # The GPU daemons' objects and the burst signal exporter's eight.
-    assert hybrid["exported"]["kubernetes_objects"] == 14 + 8
-    # The links' VPN, route and gateway types are mapped: checkov sees every resource of the stack.
+    # The baseline's 14 objects and its address plan, and the burst signal's exporter (7).
+    assert hybrid["exported"]["kubernetes_objects"] == 15 + 7
+    # The links' VPN, route and gateway types and the burst publishers' identities are mapped: checkov
+    # sees every resource of the stack.
     assert hybrid["exported"]["unmapped_types"] == {}
     for name, stack in stacks.items():
         block = stack["checkov"]
