@@ -19,6 +19,7 @@ from rich.tree import Tree
 from gpufleet.graph import Resource, ResourceGraph, is_secret
 
 if TYPE_CHECKING:
+    from components.network.onprem import EgressRule
     from components.sites.base import SitePlan
     from components.spec import FleetSpec
     from components.spec.links import Link
@@ -85,7 +86,11 @@ def render_hybrid(spec: FleetSpec, graph: ResourceGraph) -> Tree:
         f"{len(spec.links)} private {links_word}"
     )
     if spec.onprem is not None:
-        _baseline(tree.add("[bold]baseline[/] (on-prem, owned)"), spec.onprem)
+        baseline_branch = tree.add("[bold]baseline[/] (on-prem, owned)")
+        _baseline(baseline_branch, spec.onprem)
+        reach = reach_line(next((p.onprem_egress for p in plans if p.onprem_egress), ()))
+        if reach:
+            baseline_branch.add(escape(reach))
     sites = tree.add("[bold]sites[/] (burst pools)")
     for plan in plans:
         sites.add(escape(site_line(spec, plan)))
@@ -143,8 +148,27 @@ def _baseline(branch: Tree, onprem: OnPrem) -> None:
         escape(
             f"ranges: nodes {_join(onprem.node_cidrs)}, pods {_join(onprem.pod_cidrs)}, "
             f"services {_join(onprem.service_cidrs)}"
+            + (f", data {_join(onprem.data_cidrs)}" if onprem.data_cidrs else "")
         )
     )
+
+
+def reach_line(rules: Sequence[EgressRule]) -> str | None:
+    """``burst nodes may open: ingress tcp/443 to 192.168.16.0/20; storage tcp/443, tcp/2049 to ...``:
+    what every linked site's security group opens towards on-prem (onprem.reachable), and nothing else."""
+    if not rules:
+        return None
+    by_endpoint: dict[str, tuple[list[str], list[str]]] = {}
+    for rule in rules:
+        ports, cidrs = by_endpoint.setdefault(rule.endpoint, ([], []))
+        port = f"{rule.protocol}/{rule.ports}"
+        if port not in ports:
+            ports.append(port)
+        cidrs.extend(c for c in rule.cidrs if c not in cidrs)
+    parts = [
+        f"{name} {', '.join(ports)} to {', '.join(cidrs)}" for name, (ports, cidrs) in by_endpoint.items()
+    ]
+    return "burst nodes may open: " + "; ".join(parts) + " (nothing else on-prem)"
 
 
 def site_line(spec: FleetSpec, plan: SitePlan) -> str:

@@ -43,7 +43,10 @@ def test_the_section_lists_the_baseline_every_site_and_every_link(hybrid: Resour
         "│   ├── KEDA: gpu-worker in training on aws-sqs-queue "
         "https://sqs.us-east-1.amazonaws.com/123456789012/gpu-jobs, 10 messages per worker, cooldown 5m, "
         "0-16 replicas",
-        f"│   └── ranges: nodes {ONPREM_NODES}, pods 10.244.0.0/16, services 10.96.0.0/16",
+        f"│   ├── ranges: nodes {ONPREM_NODES}, pods 10.244.0.0/16, services 10.96.0.0/16, "
+        "data 192.168.32.0/24",
+        f"│   └── burst nodes may open: ingress tcp/443 to {ONPREM_NODES}; storage tcp/443, tcp/2049 to "
+        "192.168.32.0/24 (nothing else on-prem)",
         "├── sites (burst pools)",
         "│   ├── aws:us-east-1  VPC 10.43.0.0/16  pools burst-aws (g5.12xlarge, 0-4, 70% spot)  "
         "[private link]",
