@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from gpufleet.checkov.merge import PASSED_KEY, judge
+from gpufleet.checkov.overlap import explain
 from gpufleet.checkov.run import CUSTOM_CHECKS_DIR
 from gpufleet.engine import run_program
 from gpufleet.graph import ResourceGraph
@@ -230,3 +231,29 @@ def test_the_hybrid_links_pass_all_three(checkov_bin: Path) -> None:
     vpns = {r.type: r.urn for r in hybrid.resources if r.type in CHECK_OF}
     assert set(vpns) == set(CHECK_OF)
     assert {verdicts.get((CHECK_OF[token], u)) for token, u in vpns.items()} == {"PASSED"}
+
+
+@pytest.mark.checkov
+def test_explain_overlap_pairs_gf_net_001_with_the_three_checks(outcome: dict[str, Any]) -> None:
+    assert vpn_strong_crypto.RULE.checkov == ("CKV_GPUF_9", "CKV_GPUF_10", "CKV_GPUF_11")
+    violations = [
+        ("GF-NET-001", urn(token, name))
+        for name, (token, props, _) in CASES.items()
+        if run_resource(vpn_strong_crypto.POLICY, token, _inputs(props), name)
+    ]
+    (entry,) = explain(
+        [(vpn_strong_crypto.RULE.id, vpn_strong_crypto.RULE.checkov)],
+        violations,
+        [(f["check_id"], f["urn"]) for f in outcome["findings"]],
+        outcome.get(PASSED_KEY, []),
+    )
+    expected_failed = sum(1 for _, _, verdict in CASES.values() if verdict == "FAILED")
+    assert entry == {
+        "rule_id": "GF-NET-001",
+        "checkov": ["CKV_GPUF_9", "CKV_GPUF_10", "CKV_GPUF_11"],
+        "agree_fail": expected_failed,
+        "agree_pass": len(CASES) - expected_failed,
+        "gpufleet_only": [],
+        "checkov_only": [],
+        "not_judged_by_checkov": [],
+    }
