@@ -69,6 +69,7 @@ RULE = Rule(
         "ipsec_integrity_algorithm='SHA-256', ipsec_pfs_dh_group='DH-GROUP14'."
     ),
     url="https://docs.aws.amazon.com/vpn/latest/s2svpn/VPNTunnels.html",
+    checkov=("CKV_GPUF_9", "CKV_GPUF_10", "CKV_GPUF_11"),
 )
 
 
