@@ -107,6 +107,10 @@ ALICLOUD: dict[str, tuple[str, dict[str, str]]] = {
     # private links (components/links): IPsec VPN, CEN, Express Connect, BGP, NAT
     "alicloud:vpn/gateway:Gateway": ("alicloud_vpn_gateway", {}),
     "alicloud:vpn/customerGateway:CustomerGateway": ("alicloud_vpn_customer_gateway", {}),
+    "alicloud:vpn/gatewayVpnAttachment:GatewayVpnAttachment": (
+        "alicloud_vpn_gateway_vpn_attachment",
+        {"tunnelOptionsSpecifications": "tunnel_options_specification"},
+    ),
     "alicloud:vpn/connection:Connection": (
         "alicloud_vpn_connection",
         {

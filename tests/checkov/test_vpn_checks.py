@@ -23,8 +23,9 @@ from tests.policies.support import run_resource
 ROOT = Path(__file__).resolve().parents[2]
 AWS_VPN = "aws:ec2/vpnConnection:VpnConnection"
 ALI_VPN = "alicloud:vpn/connection:Connection"
+ALI_ATTACH = "alicloud:vpn/gatewayVpnAttachment:GatewayVpnAttachment"
 TC_VPN = "tencentcloud:Vpn/connection:Connection"
-CHECK_OF = {AWS_VPN: "CKV_GPUF_9", ALI_VPN: "CKV_GPUF_10", TC_VPN: "CKV_GPUF_11"}
+CHECK_OF = {AWS_VPN: "CKV_GPUF_9", ALI_VPN: "CKV_GPUF_10", ALI_ATTACH: "CKV_GPUF_10", TC_VPN: "CKV_GPUF_11"}
 
 
 def _aws(**override: Any) -> dict[str, Any]:
@@ -42,6 +43,11 @@ def _aws(**override: Any) -> dict[str, Any]:
 ALI_IKE = {"ikeVersion": "ikev2", "ikeEncAlg": "aes256", "ikeAuthAlg": "sha256", "ikePfs": "group14"}
 ALI_IPSEC = {"ipsecEncAlg": "aes256", "ipsecAuthAlg": "sha256", "ipsecPfs": "group14"}
 ALI_BASE = {"vpnGatewayId": "vpn-1", "customerGatewayId": "cgw-1", "localSubnets": ["10.20.0.0/16"]}
+ALI_ATTACH_BASE = {
+    "customerGatewayId": "cgw-1",
+    "localSubnet": "10.20.0.0/16",
+    "remoteSubnet": "192.168.16.0/20",
+}
 TC_GOOD = {
     "vpnGatewayId": "vpngw-1",
     "customerGatewayId": "cgw-1",
@@ -80,6 +86,17 @@ CASES: dict[str, tuple[str, dict[str, Any], str]] = {
     "aws-dh2": (AWS_VPN, _aws(tunnel1Phase1DhGroupNumbers=[2.0, 14.0]), "FAILED"),
     "aws-dh24": (AWS_VPN, _aws(tunnel2Phase2DhGroupNumbers=[20.0, 24.0]), "FAILED"),
     "ali-strong": (ALI_VPN, {**ALI_BASE, "ikeConfig": ALI_IKE, "ipsecConfig": ALI_IPSEC}, "PASSED"),
+    # A VPN attachment (a CEN-attached IPsec connection) carries the same IKE and IPsec blocks.
+    "ali-attachment-strong": (
+        ALI_ATTACH,
+        {**ALI_ATTACH_BASE, "ikeConfig": ALI_IKE, "ipsecConfig": ALI_IPSEC},
+        "PASSED",
+    ),
+    "ali-attachment-md5": (
+        ALI_ATTACH,
+        {**ALI_ATTACH_BASE, "ikeConfig": {**ALI_IKE, "ikeAuthAlg": "md5"}, "ipsecConfig": ALI_IPSEC},
+        "FAILED",
+    ),
     "ali-sha512": (
         ALI_VPN,
         {
@@ -229,7 +246,7 @@ def test_the_hybrid_links_pass_all_three(checkov_bin: Path) -> None:
     (block,) = judge([hybrid], checkov_bin)
     verdicts = _verdicts(block)
     vpns = {r.type: r.urn for r in hybrid.resources if r.type in CHECK_OF}
-    assert set(vpns) == set(CHECK_OF)
+    assert set(vpns) == set(CHECK_OF) - {ALI_ATTACH}  # the hybrid Alibaba link is a VPN connection
     assert {verdicts.get((CHECK_OF[token], u)) for token, u in vpns.items()} == {"PASSED"}
 
 

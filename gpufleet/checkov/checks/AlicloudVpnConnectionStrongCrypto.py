@@ -33,7 +33,7 @@ class AlicloudVpnConnectionStrongCrypto(BaseResourceCheck):  # type: ignore[misc
             ),
             id="CKV_GPUF_10",
             categories=[CheckCategories.ENCRYPTION],
-            supported_resources=["alicloud_vpn_connection"],
+            supported_resources=["alicloud_vpn_connection", "alicloud_vpn_gateway_vpn_attachment"],
         )
 
     def scan_resource_conf(self, conf: dict[str, Any]) -> CheckResult:
