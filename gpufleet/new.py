@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from components.naming import fleet_name
 from gpufleet.project import ProjectError, load_project
 
 __all__ = [
@@ -60,7 +61,7 @@ OPTION_NAMES: Mapping[str, str] = {
 _PARAMETER_OF = {option: name for name, option in OPTION_NAMES.items()}
 
 # Filled by `create_stack` itself, never by an option.
-_DERIVED = frozenset({"stack_file", "stack_name"})
+_DERIVED = frozenset({"stack_file", "stack_name", "fleet_name"})
 
 # Off-hours windows are local working hours; a region's usual zone is a better guess than UTC.
 _REGION_TIMEZONES: Mapping[str, str] = {
@@ -171,7 +172,10 @@ def _yaml_scalar(value: str | float) -> str:
 
 
 def render(template: Template, values: Mapping[str, str | float]) -> str:
-    """The template with every placeholder replaced; KeyError names a placeholder without a value."""
+    """The template with every placeholder replaced; KeyError names a placeholder without a value.
+    ``fleet_name`` follows from ``stack_name`` (components/naming.py) unless given."""
+    if "stack_name" in values and "fleet_name" not in values:
+        values = {**values, "fleet_name": fleet_name(str(values["stack_name"]))}
 
     def replace(match: re.Match[str]) -> str:
         return _yaml_scalar(values[match.group(1)])

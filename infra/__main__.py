@@ -11,11 +11,10 @@ from a program bug by its type.
 
 from __future__ import annotations
 
-import re
-
 import pulumi
 
 from components.fleet import FleetError, HybridGpuFleet
+from components.naming import fleet_name as fleet_name_of
 from components.spec import ACCOUNT_CONFIG_KEY, CONFIG_KEY, SpecError, parse_account_baseline, parse_fleet
 
 stack = pulumi.get_stack()
@@ -71,9 +70,8 @@ else:
     except SpecError as error:
         raise pulumi.RunError(f"invalid gpufleet:fleet\n{error.format()}") from None
 
-    # Physical names (trail, log groups, key alias) derive from this, so it must be unique per stack
-    # within an account and use only characters every AWS name accepts.
-    fleet_name = re.sub(r"[^A-Za-z0-9-]+", "-", f"gpufleet-{stack}").strip("-").lower()
+    # Physical names (trail, log groups, key alias) derive from this (components/naming.py).
+    fleet_name = fleet_name_of(stack)
     material = config.get_secret("byokMaterial")
     try:
         fleet = HybridGpuFleet(fleet_name, spec, byok_material_base64=material)

@@ -144,6 +144,24 @@ def test_new_from_hybrid_writes_a_stack_that_check_passes(tmp_path: Path) -> Non
     assert judged(stack["violations"]) == []
 
 
+def test_new_from_hybrid_names_the_exporter_as_the_fleet_does_for_any_stack_name(tmp_path: Path) -> None:
+    # The fleet lower-cases the stack and turns `_` into `-` (components/naming.py); the template's
+    # trusted service account must follow, or `check` refuses the mismatch.
+    project = copy_project(tmp_path / "project", stacks={})
+    options = ["--project", "vision", "--team", "ml", "--cost-center", "cc-1", "--budget", "30000"]
+    made = runner.invoke(
+        app,
+        ["new", "Lab_1", "--from", "hybrid", str(project), *options, "--region", "us-east-1"],
+        prog_name="gpufleet",
+    )
+    assert made.exit_code == 0, made.output
+    fleet = yaml.safe_load((project / "stacks" / "Pulumi.Lab_1.yaml").read_text())["config"]["gpufleet:fleet"]
+    publisher = fleet["burst"]["publishers"]["alicloud"]
+    assert publisher["service_account"] == "gpufleet-system/gpufleet-lab-1-signal-exporter"
+    checked = runner.invoke(app, ["check", str(project), "-s", "Lab_1", "--no-checkov"], prog_name="gpufleet")
+    assert checked.exit_code == 0, checked.output
+
+
 def test_new_from_hybrid_refuses_a_non_aws_region(tmp_path: Path) -> None:
     project = copy_project(tmp_path / "project", stacks={})
     options = ["--project", "vision", "--team", "ml", "--cost-center", "cc-1", "--budget", "30000"]
