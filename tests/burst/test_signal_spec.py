@@ -9,6 +9,7 @@ import pytest
 
 from components.pools.burst import describe_burst_order
 from components.spec import SpecError, parse_fleet, site_plans
+from tests.burst.test_china_spec import GOOD
 from tests.burst.test_spec import SOURCE, spec_with
 from tests.spec.test_onprem import onprem
 
@@ -136,3 +137,33 @@ def test_with_the_signal_the_plan_passes_and_plan_names_the_publisher() -> None:
         "signal: gpufleet/Baseline FreeGpusAhead for aws:us-east-1, every 60s, by the on-prem exporter "
         f"(gpufleet-system) under the BaselineSignal role; IAM Roles Anywhere, trust anchor {ANCHOR}"
     )
+
+
+def test_an_alibaba_publisher_without_the_exporter_is_refused() -> None:
+    # Nothing would publish GatedBacklog: the gated alarms would never fire.
+    burst = {"order": "by_price", "publishers": {"alicloud": dict(GOOD)}}
+    errors = _plan_errors(raw(None, burst=burst))
+    assert errors[0] == (
+        "gpufleet:fleet.burst.publishers.alicloud",
+        "needs the on-prem exporter, which is built with the AWS burst signal (onprem.signal); without it "
+        "nothing publishes GatedBacklog and the Alibaba pools would burst on their fallback alarm alone: "
+        "add it, or remove publishers.alicloud",
+    )
+    assert [field for field, _ in errors] == [
+        "gpufleet:fleet.burst.publishers.alicloud",
+        "gpufleet:fleet.onprem.signal",
+    ]
+
+
+def test_an_alibaba_publisher_without_aws_pools_is_refused() -> None:
+    pools = {"hz": spec_with(None)["pools"]["hz"]}
+    burst = {"order": "by_price", "publishers": {"alicloud": dict(GOOD)}}
+    spec = raw(SIGNAL, burst=burst) | {"pools": pools}
+    assert _plan_errors(spec) == [
+        (
+            "gpufleet:fleet.burst.publishers.alicloud",
+            "needs the on-prem exporter, which is built with the AWS burst signal (an AWS pool in the burst "
+            "order and onprem.signal); without it nothing publishes GatedBacklog and the Alibaba pools would "
+            "burst on their fallback alarm alone: add it, or remove publishers.alicloud",
+        )
+    ]
