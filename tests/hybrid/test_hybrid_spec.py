@@ -79,6 +79,12 @@ def test_links_without_onprem_are_refused() -> None:
             "node, pod and service ranges) or remove links",
         ),
         (
+            "gpufleet:fleet.burst.publishers.alicloud",
+            "needs the on-prem exporter, which is built with the AWS burst signal (onprem.signal); without "
+            "it nothing publishes GatedBacklog and the Alibaba pools would burst on their fallback alarm "
+            "alone: add it, or remove publishers.alicloud",
+        ),
+        (
             "gpufleet:fleet.onprem",
             "is missing: burst gates the AWS pools (burst-aws) on gpufleet/Baseline FreeGpusAhead, which "
             "only the on-prem exporter publishes; add onprem with its signal with trust_anchor_arn or "
