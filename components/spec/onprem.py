@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, field_validator, model_validator
 
 from components import spec_limits as limits
 from components.catalog import load_catalog
@@ -118,6 +118,23 @@ def _name_problem(value: str, what: str, pattern: re.Pattern[str] = _LABEL_RE, l
     return None
 
 
+def _config_key(value: str | None, example: str, why: str) -> str | None:
+    """A stack config key (the secret itself never goes in the spec)."""
+    if value is not None and not _CONFIG_KEY_RE.match(value):
+        raise ValueError(f"must name a stack config key like {example} ({why}), got {_show(value)}")
+    return value
+
+
+def _exactly_one_of(model: BaseModel, **fields: str) -> None:
+    """Exactly one of ``fields`` (name -> what it is) is given."""
+    given = [name for name in fields if getattr(model, name) is not None]
+    if len(given) != 1:
+        choices = " or ".join(f"{name} ({what})" for name, what in fields.items())
+        raise ValueError(
+            f"give exactly one of {choices}, got " + (" and ".join(given) if given else "neither")
+        )
+
+
 class ClusterAccess(_Model):
     """How Pulumi reaches the on-prem cluster: exactly one of the two."""
 
@@ -144,22 +161,15 @@ class ClusterAccess(_Model):
     @field_validator("kubeconfig_secret")
     @classmethod
     def _secret_key(cls, value: str | None) -> str | None:
-        if value is not None and not _CONFIG_KEY_RE.match(value):
-            raise ValueError(
-                "must name a stack config key like gpufleet:onpremKubeconfig (the kubeconfig itself "
-                f"never goes in the spec), got {_show(value)}"
-            )
-        return value
+        return _config_key(value, "gpufleet:onpremKubeconfig", "the kubeconfig itself never goes in the spec")
 
     @model_validator(mode="after")
     def _exactly_one(self) -> ClusterAccess:
-        given = [n for n in ("kubeconfig_context", "kubeconfig_secret") if getattr(self, n) is not None]
-        if len(given) != 1:
-            raise ValueError(
-                "give exactly one of kubeconfig_context (a context of the operator's kubeconfig) or "
-                "kubeconfig_secret (the stack config key of a secret kubeconfig), got "
-                + (" and ".join(given) if given else "neither")
-            )
+        _exactly_one_of(
+            self,
+            kubeconfig_context="a context of the operator's kubeconfig",
+            kubeconfig_secret="the stack config key of a secret kubeconfig",
+        )
         return self
 
     @property
@@ -446,12 +456,11 @@ class Signal(_Model):
     @field_validator("ca_certificate", "client_certificate", "client_key")
     @classmethod
     def _config_key(cls, value: str | None) -> str | None:
-        if value is not None and not _CONFIG_KEY_RE.match(value):
-            raise ValueError(
-                "must name a stack config key like gpufleet:signalClientKey (set with pulumi config set "
-                f"--secret; certificates and keys never go in the spec), got {_show(value)}"
-            )
-        return value
+        return _config_key(
+            value,
+            "gpufleet:signalClientKey",
+            "set with pulumi config set --secret; certificates and keys never go in the spec",
+        )
 
     @field_validator("image")
     @classmethod
@@ -473,13 +482,11 @@ class Signal(_Model):
 
     @model_validator(mode="after")
     def _one_anchor(self) -> Signal:
-        given = [n for n in ("trust_anchor_arn", "ca_certificate") if getattr(self, n) is not None]
-        if len(given) != 1:
-            raise ValueError(
-                "give exactly one of trust_anchor_arn (an existing IAM Roles Anywhere trust anchor) or "
-                "ca_certificate (the config key of the CA bundle the fleet builds a trust anchor from), got "
-                + (" and ".join(given) if given else "neither")
-            )
+        _exactly_one_of(
+            self,
+            trust_anchor_arn="an existing IAM Roles Anywhere trust anchor",
+            ca_certificate="the config key of the CA bundle the fleet builds a trust anchor from",
+        )
         return self
 
     @property
