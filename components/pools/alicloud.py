@@ -342,26 +342,20 @@ class AlicloudGpuPool(pulumi.ComponentResource):
         contacts: alicloud.cms.AlarmContactGroup,
         child: pulumi.ResourceOptions,
     ) -> None:
-        alicloud.cms.Alarm(
-            f"{name}-{alarm.suffix}",
-            name=f"{args.name_prefix}-{args.pool}-{alarm.suffix}",
+        """The queue alarm on the MNS backlog (``acs_mns_new`` ``ActiveMessages``)."""
+        dimensions = queue.queue_name.apply(
+            lambda q: json.dumps([{"region": args.region, "queue": q}], sort_keys=True)
+        )
+        _scale_out_alarm(
+            name,
+            args,
+            alarm,
+            rule=rule,
+            contacts=contacts,
+            child=child,
             project=QUEUE_PROJECT,
             metric=QUEUE_METRIC,
-            metric_dimensions=queue.queue_name.apply(
-                lambda q: json.dumps([{"region": args.region, "queue": q}], sort_keys=True)
-            ),
-            period=alarm.period_s,
-            escalations_critical=alicloud.cms.AlarmEscalationsCriticalArgs(
-                statistics="Maximum",
-                comparison_operator="GreaterThanThreshold",
-                threshold=f"{alarm.threshold:g}",
-                times=alarm.evaluation_periods,
-            ),
-            contact_groups=[contacts.alarm_contact_group_name],
-            targets=[alicloud.cms.AlarmTargetArgs(target_id="1", arn=rule.ari)],
-            enabled=True,
-            tags={**args.tags, "gpufleet:pool": args.pool},
-            opts=child,
+            dimensions=dimensions,
         )
 
     def _gated_alarm(
@@ -376,24 +370,17 @@ class AlicloudGpuPool(pulumi.ComponentResource):
         child: pulumi.ResourceOptions,
     ) -> None:
         """The queue alarm on the exporter's ``GatedBacklog``: the same threshold, window and target."""
-        alicloud.cms.Alarm(
-            f"{name}-{alarm.suffix}",
-            name=f"{args.name_prefix}-{args.pool}-{alarm.suffix}",
-            project=pulumi.Output.from_input(gate.account_id).apply(alicloud_namespace),
+        project = pulumi.Output.from_input(gate.account_id).apply(alicloud_namespace)
+        _scale_out_alarm(
+            name,
+            args,
+            alarm,
+            rule=rule,
+            contacts=contacts,
+            child=child,
+            project=project,
             metric=GATED_METRIC,
-            metric_dimensions=gate.metric_dimensions(),
-            period=alarm.period_s,
-            escalations_critical=alicloud.cms.AlarmEscalationsCriticalArgs(
-                statistics="Maximum",
-                comparison_operator="GreaterThanThreshold",
-                threshold=f"{alarm.threshold:g}",
-                times=alarm.evaluation_periods,
-            ),
-            contact_groups=[contacts.alarm_contact_group_name],
-            targets=[alicloud.cms.AlarmTargetArgs(target_id="1", arn=rule.ari)],
-            enabled=True,
-            tags={**args.tags, "gpufleet:pool": args.pool},
-            opts=child,
+            dimensions=gate.metric_dimensions(),
         )
 
     def _off_hours(
@@ -429,3 +416,38 @@ class AlicloudGpuPool(pulumi.ComponentResource):
                 task_enabled=True,
                 opts=child,
             )
+
+
+def _scale_out_alarm(
+    name: str,
+    args: AlicloudPoolArgs,
+    alarm: AlarmSpec,
+    *,
+    rule: alicloud.ess.ScalingRule,
+    contacts: alicloud.cms.AlarmContactGroup,
+    child: pulumi.ResourceOptions,
+    project: pulumi.Input[str],
+    metric: str,
+    dimensions: pulumi.Input[str],
+) -> None:
+    """A CloudMonitor alarm that runs the pool's scale-out rule when ``metric``'s maximum stays over the
+    threshold for the alarm's window."""
+    alicloud.cms.Alarm(
+        f"{name}-{alarm.suffix}",
+        name=f"{args.name_prefix}-{args.pool}-{alarm.suffix}",
+        project=project,
+        metric=metric,
+        metric_dimensions=dimensions,
+        period=alarm.period_s,
+        escalations_critical=alicloud.cms.AlarmEscalationsCriticalArgs(
+            statistics="Maximum",
+            comparison_operator="GreaterThanThreshold",
+            threshold=f"{alarm.threshold:g}",
+            times=alarm.evaluation_periods,
+        ),
+        contact_groups=[contacts.alarm_contact_group_name],
+        targets=[alicloud.cms.AlarmTargetArgs(target_id="1", arn=rule.ari)],
+        enabled=True,
+        tags={**args.tags, "gpufleet:pool": args.pool},
+        opts=child,
+    )
