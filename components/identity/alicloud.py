@@ -33,16 +33,52 @@ QUEUE_ACTIONS = (
 )
 
 
-def trust_policy() -> str:
+def service_trust_policy(service: str) -> str:
+    """Only the Alibaba Cloud service ``service`` (``ecs.aliyuncs.com``, ``oss.aliyuncs.com``) may assume."""
     return json.dumps(
         {
             "Version": "1",
             "Statement": [
-                {"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"Service": [TRUSTED_SERVICE]}}
+                {"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"Service": [service]}}
             ],
         },
         sort_keys=True,
     )
+
+
+def trust_policy() -> str:
+    return service_trust_policy(TRUSTED_SERVICE)
+
+
+def attach_custom_policy(
+    name: str,
+    role: alicloud.ram.Role,
+    *,
+    role_name: str,
+    policy_name: str,
+    document: pulumi.Input[str],
+    description: str,
+    tags: Mapping[str, str],
+    opts: pulumi.ResourceOptions,
+) -> tuple[alicloud.ram.Policy, alicloud.ram.RolePolicyAttachment]:
+    """``<name>-policy`` (a custom RAM policy) attached to ``role`` as ``<name>-attach``. The names fall
+    back to the ones asked for while the mocks leave the outputs empty."""
+    policy = alicloud.ram.Policy(
+        f"{name}-policy",
+        policy_name=policy_name,
+        policy_document=document,
+        description=description,
+        tags=dict(tags),
+        opts=opts,
+    )
+    attach = alicloud.ram.RolePolicyAttachment(
+        f"{name}-attach",
+        role_name=role.role_name.apply(lambda value: value or role_name),
+        policy_name=policy.policy_name.apply(lambda value: value or policy_name),
+        policy_type="Custom",
+        opts=opts,
+    )
+    return policy, attach
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -162,19 +198,14 @@ class PoolIdentity(pulumi.ComponentResource):
                 checkpoint_prefix=args.checkpoint_prefix,
             )
         )
-        policy = alicloud.ram.Policy(
-            f"{name}-policy",
+        attach_custom_policy(
+            name,
+            role,
+            role_name=args.role_name,
             policy_name=f"{args.role_name}-access",
-            policy_document=document,
+            document=document,
             description="checkpoint prefixes, the site key, node logs and the pool queue",
-            tags=dict(args.tags),
-            opts=child,
-        )
-        alicloud.ram.RolePolicyAttachment(
-            f"{name}-attach",
-            role_name=role.role_name.apply(lambda value: value or args.role_name),
-            policy_name=policy.policy_name.apply(lambda value: value or f"{args.role_name}-access"),
-            policy_type="Custom",
+            tags=args.tags,
             opts=child,
         )
         self.role_name = role.role_name.apply(lambda value: value or args.role_name)

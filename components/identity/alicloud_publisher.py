@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_alicloud as alicloud
 
-from components.identity.alicloud import MAX_ROLE_NAME
+from components.identity.alicloud import MAX_ROLE_NAME, attach_custom_policy
 from components.pools.burst_custom import ALICLOUD_PUT_ACTION
 
 READ_QUEUE_ACTIONS = ("mns:GetQueueAttributes",)
@@ -122,19 +122,14 @@ class AlicloudBurstPublisher(pulumi.ComponentResource):
             tags=dict(args.tags),
             opts=child,
         )
-        policy = alicloud.ram.Policy(
-            f"{name}-policy",
+        attach_custom_policy(
+            name,
+            role,
+            role_name=args.name,
             policy_name=f"{args.name}-publish",
-            policy_document=publish_policy(args.queues),
+            document=publish_policy(args.queues),
             description="put the burst gate's custom metrics; read the gated queues' backlog",
-            tags=dict(args.tags),
-            opts=child,
-        )
-        alicloud.ram.RolePolicyAttachment(
-            f"{name}-attach",
-            role_name=role.role_name.apply(lambda value: value or args.name),
-            policy_name=policy.policy_name.apply(lambda value: value or f"{args.name}-publish"),
-            policy_type="Custom",
+            tags=args.tags,
             opts=child,
         )
         self.role_arn = role.arn

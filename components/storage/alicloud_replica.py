@@ -27,7 +27,7 @@ from typing import Any
 import pulumi
 import pulumi_alicloud as alicloud
 
-from components.identity.alicloud import MAX_ROLE_NAME
+from components.identity.alicloud import MAX_ROLE_NAME, attach_custom_policy, service_trust_policy
 from components.storage.alicloud import OssCheckpointBucket, OssCheckpointBucketArgs
 from components.tags import check_cost_tags
 
@@ -46,15 +46,7 @@ def oss_location(region: str) -> str:
 
 def trust_policy() -> str:
     """OSS may assume the role; no one else."""
-    return json.dumps(
-        {
-            "Version": "1",
-            "Statement": [
-                {"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"Service": [TRUSTED_SERVICE]}}
-            ],
-        },
-        sort_keys=True,
-    )
+    return service_trust_policy(TRUSTED_SERVICE)
 
 
 def replication_policy(
@@ -153,19 +145,14 @@ class OssCheckpointReplica(pulumi.ComponentResource):
             )
         )
         policy_name = f"{args.role_name}-access"[:MAX_ROLE_NAME]
-        policy = alicloud.ram.Policy(
-            f"{name}-policy",
+        _, attach = attach_custom_policy(
+            name,
+            role,
+            role_name=args.role_name,
             policy_name=policy_name,
-            policy_document=document,
+            document=document,
             description="OSS replication: read the source bucket, write the replica, use both keys",
-            tags=dict(args.tags),
-            opts=child,
-        )
-        attach = alicloud.ram.RolePolicyAttachment(
-            f"{name}-attach",
-            role_name=role.role_name.apply(lambda value: value or args.role_name),
-            policy_name=policy.policy_name.apply(lambda value: value or policy_name),
-            policy_type="Custom",
+            tags=args.tags,
             opts=child,
         )
         self.role_name = role.role_name.apply(lambda value: value or args.role_name)
