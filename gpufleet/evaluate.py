@@ -57,6 +57,7 @@ from gpufleet.policy_config import (
     engine_enforcement,
     resolve_policy_config,
 )
+from gpufleet.redact import Redactor, redactor, secret_texts
 from policies.rule import GfPolicy, GfResourcePolicy, Unjudged, internal_error_message
 from policies.waivers import Waiver
 from policies.waivers import today as waiver_today
@@ -162,6 +163,9 @@ class StackResult:
     waivers_on: date | None = None
     pack_seconds: float = 0.0
     """Seconds the policy pack took on this stack (checkov's timing block compares them)."""
+    secret_texts: frozenset[str] = field(default_factory=frozenset, repr=False)
+    """The stack's secret texts (`gpufleet.redact.secret_texts`): the reports redact them from what they
+    show besides the findings (the rules' texts). Never written out."""
     error: dict[str, Any] | None = None
     """Why the stack could not be checked at all (`{"message", "details"}`): `check --all-stacks` reports
     it beside the stacks it could check."""
@@ -541,7 +545,29 @@ def evaluate_stack(
 
     known = {*default_registry().ids(), *(p.rule.id for p in policy_list)}
     waivers.attach(result, graph, policy_list, resolved, known)
+    result.secret_texts = secret_texts(graph)
+    redact_secrets(result, redactor(graph))
     return result
+
+
+def redact_secrets(result: StackResult, redacting: Redactor) -> None:
+    """Every secret text of the stack quoted in a finding (violations, waived ones, the waivers and the
+    not-applicable reasons) replaced by `[secret]`. The policies read deserialized properties, where a
+    secret is its plain value, so any message may quote one (`gpufleet.redact.Redactor`). Remediations
+    are redacted too: where a secret is a word of the rule's own text, the text says `[secret]` there."""
+    if not redacting:
+        return
+    result.violations = sorted((_redacted(f, redacting) for f in result.violations), key=Finding.sort_key)
+    result.waived = [replace(w, finding=_redacted(w.finding, redacting)) for w in result.waived]
+    result.waivers = redacting.value(result.waivers)
+    result.not_applicable = redacting.value(result.not_applicable)
+
+
+def _redacted(finding: Finding, redacting: Redactor) -> Finding:
+    message, remediation = redacting.text(finding.message), redacting.text(finding.remediation)
+    if message == finding.message and remediation == finding.remediation:
+        return finding
+    return replace(finding, message=message, remediation=remediation)
 
 
 def strict_opaque(result: StackResult) -> None:

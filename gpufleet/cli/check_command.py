@@ -40,6 +40,7 @@ from gpufleet.cli.judging import (
 )
 from gpufleet.engine import DEFAULT_TIMEOUT
 from gpufleet.helptext import examples
+from gpufleet.redact import redactor
 from gpufleet.sandbox import collector_paused
 
 _TEXT_STYLES = (
@@ -251,6 +252,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
                         monthly_estimate=block.get("monthly_estimate"),
                     ),
                 )
+                evaluate.redact_secrets(result, redactor(graph))
             return result, graph
 
         outcomes = allstacks.check_stacks(names, check_one, project=project.name, jobs=jobs)
