@@ -141,7 +141,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         bool,
         typer.Option(
             "--strict",
-            help="The CI gate: fail (exit 1) on what could not be judged. A component that could not be "
+            help="Fail (exit 1) on what could not be judged (the CI gate). A component that could not be "
             "looked inside offline (GF-ENGINE-001: remote components, Helm charts and releases, kustomize) "
             "is mandatory, as with --enforce GF-ENGINE-001=mandatory; a value unknown until apply (an "
             "output of another resource) that a mandatory rule could not judge is a mandatory finding of "
