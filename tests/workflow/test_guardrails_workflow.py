@@ -170,3 +170,10 @@ def test_triggers_are_ones_where_a_fork_cannot_get_secrets() -> None:
     triggers = DOC.get("on", DOC.get(True))
     assert set(triggers) == {"pull_request", "push"}
     assert "pull_request_target" not in TEXT and "workflow_run" not in TEXT
+
+
+def test_the_check_job_is_the_strict_gate() -> None:
+    """What the offline check could not judge (a component not looked inside, a value unknown until
+    apply on a mandatory rule) fails the pull request: `check --strict`."""
+    (step,) = [s for s in JOBS["check"]["steps"] if s.get("id") == "check"]
+    assert re.search(r"\.venv/bin/gpufleet check -s \"\$STACK\" --strict ", step["run"])
