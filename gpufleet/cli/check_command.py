@@ -38,7 +38,8 @@ from gpufleet.cli.judging import (
     stack_cost,
     with_estimates,
 )
-from gpufleet.engine import DEFAULT_TIMEOUT
+from gpufleet.engine import DEFAULT_TIMEOUT, UNISOLATED_NOTE
+from gpufleet.graph import ResourceGraph
 from gpufleet.helptext import examples
 from gpufleet.redact import redactor
 from gpufleet.sandbox import collector_paused
@@ -227,6 +228,8 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
                 # the spec first lists each problem on its own line.
                 fleet = load_fleet(project.root, name)
                 graph = _run(project.root, name, references, timeout)
+                if strict:
+                    _require_isolation(graph)
                 stack_file = _stack_file(project, name)
                 # Pricing and judging allocate much and free little: the collector would walk the whole
                 # graph again and again for nothing.
@@ -322,3 +325,18 @@ def _list_stacks(project_dir: Path, fmt: str, other_selection: bool) -> None:
     except BadInput as exc:
         raise fail(exc) from None
     raise typer.Exit(EXIT_OK)
+
+
+def _require_isolation(graph: ResourceGraph) -> None:
+    """`--strict` is the gate: a program that ran without namespaces could have signalled or rewritten
+    the judge (docs/security.md), so its verdict is refused, exit 2."""
+    for note in graph.notes:
+        if note.startswith(UNISOLATED_NOTE):
+            reason = note.split(": ", 1)[-1]
+            raise BadInput(
+                f"--strict judges a program only when it runs isolated from the judge, and this one could "
+                f"not be ({reason}): on Linux allow unprivileged user namespaces (Ubuntu 24.04: sysctl "
+                f"kernel.apparmor_restrict_unprivileged_userns=0; Debian: sysctl "
+                f"kernel.unprivileged_userns_clone=1), or check without --strict outside the gate "
+                f"(docs/security.md)"
+            )

@@ -182,3 +182,20 @@ def test_a_result_nested_too_deep_is_refused_before_parsing() -> None:
     with pytest.raises(sandbox.BadResult, match="nested deeper than 200 levels"):
         sandbox.parse_json(deep)
     assert sandbox.parse_json(b'{"a": ["[[[["]}') == {"a": ["[[[["]}
+
+
+def test_strict_refuses_a_program_that_ran_without_isolation(tmp_path: Path) -> None:
+    root = _project(tmp_path / "p", SSH_OPEN)
+    completed = subprocess.run(
+        [sys.executable, "-m", "gpufleet", "check", str(root), "-s", "dev", "--no-checkov", "--strict"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT), sandbox.ISOLATION_ENV: "off"},
+    )
+    assert completed.returncode == 2
+    assert completed.stdout == ""
+    assert completed.stderr.startswith(
+        "error: --strict judges a program only when it runs isolated from the judge, and this one could "
+        "not be (GPUFLEET_ISOLATION=off): on Linux allow unprivileged user namespaces"
+    )
