@@ -42,6 +42,7 @@ import json
 import math
 import os
 import pickle
+import re
 import select
 import shutil
 import signal
@@ -75,6 +76,7 @@ MAX_DEPTH = 200
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWPID = 0x20000000
+_CLONE_NEWNET = 0x40000000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
 _MS_NOATIME, _MS_NODIRATIME, _MS_RELATIME, _MS_STRICTATIME = 1024, 2048, 1 << 21, 1 << 24
@@ -549,6 +551,7 @@ def _init(job: _Job, warden: int, *, isolated: bool) -> NoReturn:
         _die_with(0 if isolated else warden)
         if isolated:
             _lock_filesystem(job.workdir)
+            _drop_credentials()
         else:
             with contextlib.suppress(Exception):
                 _libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
@@ -593,8 +596,8 @@ def _enter_namespaces() -> str | None:
         # A non-dumpable process cannot write its own uid_map (the caller made itself non-dumpable).
         libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)
         uid, gid = os.getuid(), os.getgid()
-        if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWPID | _CLONE_NEWNS) != 0:
-            return f"unshare(user, pid, mount) failed: {os.strerror(_errno())}"
+        if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWPID | _CLONE_NEWNS | _CLONE_NEWNET) != 0:
+            return f"unshare(user, pid, mount, network) failed: {os.strerror(_errno())}"
         Path("/proc/self/setgroups").write_text("deny")
         Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
         Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
@@ -671,6 +674,18 @@ def _lock_filesystem(workdir: str) -> None:
     if libc.mount(b"tmpfs", workdir.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, b"mode=0700") == 0:
         os.environ["TMPDIR"] = workdir
         tempfile.tempdir = None
+
+
+_CREDENTIAL = re.compile(r"SECRET|TOKEN|PASSWORD|PASSPHRASE|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL")
+
+
+def _drop_credentials() -> None:
+    """No credential of the judge's environment reaches the program (it has no network either: a new
+    network namespace holds only a loopback device that is down). Offline, a program reads its
+    configuration from the stack file, never from these."""
+    for name in list(os.environ):
+        if _CREDENTIAL.search(name.upper()):
+            del os.environ[name]
 
 
 def _mounts() -> list[tuple[str, int]]:

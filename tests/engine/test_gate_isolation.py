@@ -199,3 +199,23 @@ def test_strict_refuses_a_program_that_ran_without_isolation(tmp_path: Path) -> 
         "error: --strict judges a program only when it runs isolated from the judge, and this one could "
         "not be (GPUFLEET_ISOLATION=off): on Linux allow unprivileged user namespaces"
     )
+
+
+@namespaces
+def test_the_program_has_no_network_and_no_credentials(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpufleet.engine import run_program
+
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-for-the-program")
+    monkeypatch.setenv("GITHUB_TOKEN", "not-for-the-program")
+    monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    program = (
+        "import os, socket\nimport pulumi\n"
+        "pulumi.export('interfaces', [name for _, name in socket.if_nameindex()])\n"
+        "pulumi.export('environment', sorted(k for k in os.environ if k.startswith(('AWS_', 'GITHUB_'))))\n"
+    )
+    graph = run_program(_project(tmp_path / "p", program), "dev", timeout=60)
+    assert graph.outputs["interfaces"] == ["lo"]
+    assert "AWS_REGION" in graph.outputs["environment"]
+    assert not {"AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN"} & set(graph.outputs["environment"])
