@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from gpufleet.cli.common import BadInput, ProjectDir, Timeout, _run, _stacks, app, fail, write_stdout
-from gpufleet.cli.judging import _config_problem, _policy_config
+from gpufleet.cli.judging import _config_problem, judging_config
 from gpufleet.engine import DEFAULT_TIMEOUT
 from gpufleet.sandbox import collector_paused
 
@@ -26,6 +26,14 @@ def waivers(  # noqa: PLR0917 - typer maps each parameter to an option
     policy_config: Annotated[
         Path | None, typer.Option("--policy-config", help="Policy pack config (default: policy-config.json).")
     ] = None,
+    platform_config: Annotated[
+        Path | None,
+        typer.Option(
+            "--platform-config",
+            envvar="GPUFLEET_PLATFORM_CONFIG",
+            help="The platform team's policy config: waivers and waiver settings come from it alone.",
+        ),
+    ] = None,
     timeout: Timeout = DEFAULT_TIMEOUT,
 ) -> None:
     """List every waiver in force (policy-config.json and gpufleet:waive:* tags) with its age and expiry."""
@@ -39,12 +47,20 @@ def waivers(  # noqa: PLR0917 - typer maps each parameter to an option
             raise BadInput(f"--format {fmt!r} is not a waivers format; allowed: text, json")
         project, names = _stacks(project_dir, stack, all_stacks=stack is None)
         policies = list(default_registry())
-        config = _policy_config(policy_config, project.root, policies, (), ())
+        judging = judging_config(policy_config, project.root, policies, (), (), platform_config)
         results = []
         for name in names:
             graph = _run(project.root, name, None, timeout)
             with collector_paused():
-                results.append(evaluate.evaluate_stack(graph, policies, config))
+                results.append(
+                    evaluate.evaluate_stack(
+                        graph,
+                        policies,
+                        judging.config,
+                        waivers_from=judging.settings,
+                        ignored_waivers=judging.ignored,
+                    )
+                )
     except PolicyConfigError as exc:
         raise fail(_config_problem(exc)) from None
     except BadInput as exc:
