@@ -230,7 +230,8 @@ def read_policy_config_file(
     if not text.strip():
         return {}
     try:
-        data = safe_yaml.load(path, text) if path.suffix.lower() in (".yaml", ".yml") else loads_limited(text)
+        is_yaml = path.suffix.lower() in (".yaml", ".yml")
+        data = safe_yaml.load(path, text) if is_yaml else loads_limited(text, unique_keys=True)
     except json.JSONDecodeError as error:
         expected = f"expected {shape}"
         raise PolicyConfigError([f"{path}:{error.lineno}: invalid JSON ({error.msg}); {expected}"]) from None

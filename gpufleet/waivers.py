@@ -242,12 +242,13 @@ def git_age(repo: Path, needle: str, on: date) -> int | None:
 
 
 def listing(results: Sequence[StackResult], repo: Path, *, expired: bool) -> list[dict[str, Any]]:
-    """The waivers in force (and with `expired`, the expired ones too), one row each, with age."""
+    """The waivers in force (and with `expired`, the expired and the refused ones too), one row each, with
+    age."""
     rows: list[dict[str, Any]] = []
     for result in results:
         on = result.waivers_on or pack_waivers.today()
         for item in result.waivers:
-            if item["state"] == "expired" and not expired:
+            if (item["state"] == "expired" or item.get("refused")) and not expired:
                 continue
             # A tag's key is shared by every tag waiver of the rule: its reason tells them apart.
             needle = str(item["reason"] if str(item["source"]).startswith("tag ") else item["resource"])
@@ -267,8 +268,9 @@ def render_listing(rows: Sequence[Mapping[str, Any]], fmt: str) -> str:
         age = "age unknown" if row["age_days"] is None else f"{row['age_days']} days old"
         left = row["days_left"]
         when = f"expired {-left} days ago" if left < 0 else f"{left} days left"
+        state = f"refused: {row['refused']}" if row.get("refused") else row["state"]
         lines.append(
-            f"{row['stack']}  {row['rule_id']}  {row['resource']}  [{row['state']}] "
+            f"{row['stack']}  {row['rule_id']}  {row['resource']}  [{state}] "
             f"expires {row['expires']} ({when}; {age})  owner {row['owner']}: {row['reason']}  "
             f"({row['source']}, applied {row['applied']})"
         )

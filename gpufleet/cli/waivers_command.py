@@ -21,7 +21,7 @@ from gpufleet.sandbox import collector_paused
 def waivers(  # noqa: PLR0917 - typer maps each parameter to an option
     project_dir: ProjectDir = Path(),
     stack: Annotated[str | None, typer.Option("--stack", "-s", help="Only this stack.")] = None,
-    expired: Annotated[bool, typer.Option("--expired", help="List expired waivers too.")] = False,
+    expired: Annotated[bool, typer.Option("--expired", help="List expired and refused waivers too.")] = False,
     fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
     policy_config: Annotated[
         Path | None, typer.Option("--policy-config", help="Policy pack config (default: policy-config.json).")
