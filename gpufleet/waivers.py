@@ -39,12 +39,16 @@ WAIVER_POLICY = "waiver-problem"
 WAIVER_SEVERITY = "low"
 WAIVER_DESCRIPTION = (
     "A waiver that cannot apply as written: it matches no resource, cannot be read, names no rule of the "
-    "pack or a rule that is not waivable, has expired, or expires within 14 days."
+    "pack or a rule that is not waivable, is refused by the platform's waiver settings (a tag while tags "
+    "are off, a provider default tag, an expiry beyond the horizon, a match-everything glob, a reason that "
+    "says nothing, an owner not on the list), is not read (a repository file under a platform config), "
+    "has expired, or expires within 14 days."
 )
 WAIVER_REMEDIATION = (
-    "Fix the waiver (docs/waivers.md): a URN or a `<type>::<name>` glob that matches, a tag value "
-    '"<reason>; owner=<team>; expires=YYYY-MM-DD"; renew it with its owner before it expires, or fix the '
-    "resource and remove the waiver."
+    "Fix the waiver (docs/waivers.md): a URN or a `<type>::<name>` glob of one type, a reason that says "
+    'why, a tag value "<reason>; owner=<team>; expires=YYYY-MM-DD" (where the platform allows tags), an '
+    "expiry within the platform's horizon; ask the platform team to add it to their policy config; renew "
+    "it with its owner before it expires, or fix the resource and remove the waiver."
 )
 
 
