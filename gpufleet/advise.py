@@ -33,6 +33,7 @@ from components.catalog import Catalog, Price, load_catalog
 from gpufleet import finite
 from gpufleet.cost import HOURS_PER_MONTH, REPORT_VERSION, CostReport, PoolLine, estimate_stack
 from gpufleet.ownership import Ownership, load_ownership
+from gpufleet.redact import redactor
 
 __all__ = [
     "AMORTISATION_MONTHS",
@@ -190,7 +191,9 @@ def advise_stack(
     """`gpufleet advise buy-vs-rent -s STACK`: price the stack, then advise per pool."""
     catalog = catalog or load_catalog()
     report = estimate_stack(graph, catalog=catalog, currency=currency, source=source)
-    return buy_vs_rent(report, catalog, load_ownership().with_hardware(_hardware(graph, source)))
+    rows = buy_vs_rent(report, catalog, load_ownership().with_hardware(_hardware(graph, source)))
+    # Advised from the plain instance types; one that is a secret reads `[secret]`.
+    return redactor(graph).value(rows)
 
 
 def _hardware(graph: Any, source: str | None) -> Any:

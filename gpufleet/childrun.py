@@ -208,6 +208,22 @@ def child_problem(problem: sandbox.ChildProblem, project: Project) -> str:
             f"the program {program} called os._exit({problem.status}){where(problem.frames, project)} "
             f"before it finished; nothing it registered can be trusted, so nothing is reported"
         )
+    if isinstance(problem, sandbox.ChildRaised):
+        return (
+            f"the offline engine failed while running the program {program}: {problem}; nothing is "
+            f"reported (set GPUFLEET_DEBUG=1 to see where)"
+            + (f"\n{problem.trace}" if os.environ.get("GPUFLEET_DEBUG") and problem.trace else "")
+        )
+    if isinstance(problem, sandbox.BadResult):
+        return (
+            f"the run of the program {program} sent back a result the engine cannot read ({problem}); "
+            f"the program may have written to the engine's result channel itself, so nothing is reported"
+        )
+    if isinstance(problem, sandbox.Stopped):
+        return (
+            f"gpufleet was {problem} while the program {program} ran; the program and every process it "
+            f"started were killed and nothing was judged"
+        )
     if isinstance(problem, sandbox.Died) and problem.signal is not None:
         return (
             f"the program {program} crashed the process running it (signal "

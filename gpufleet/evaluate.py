@@ -58,7 +58,8 @@ from gpufleet.policy_config import (
     resolve_policy_config,
     waiver_settings,
 )
-from policies.rule import GfPolicy, GfResourcePolicy, Unjudged, internal_error_message
+from gpufleet.redact import Redactor, redactor, secret_texts
+from policies.rule import CannotTell, GfPolicy, GfResourcePolicy, Unjudged, internal_error_message
 from policies.waivers import Settings, Waiver
 from policies.waivers import today as waiver_today
 
@@ -163,6 +164,9 @@ class StackResult:
     waivers_on: date | None = None
     pack_seconds: float = 0.0
     """Seconds the policy pack took on this stack (checkov's timing block compares them)."""
+    secret_texts: frozenset[str] = field(default_factory=frozenset, repr=False)
+    """The stack's secret texts (`gpufleet.redact.secret_texts`): the reports redact them from what they
+    show besides the findings (the rules' texts). Never written out."""
     error: dict[str, Any] | None = None
     """Why the stack could not be checked at all (`{"message", "details"}`): `check --all-stacks` reports
     it beside the stacks it could check."""
@@ -383,6 +387,23 @@ def _unknown_message(policy: GfPolicy, error: UnknownValueError) -> str:
     )
 
 
+def _cannot_tell(error: UnknownValueError) -> bool:
+    if isinstance(error, Unjudged):
+        return all(isinstance(entry.error, CannotTell) for entry in error.entries)
+    return isinstance(error, CannotTell)
+
+
+def _strict_unknown_message(error: UnknownValueError, urn: str) -> str:
+    """`check --strict`: the resource, the property and why the mandatory rule fails on it."""
+    text = error.message
+    if not isinstance(error, Unjudged) and urn:
+        text = f"'{urn.rsplit('::', 1)[-1]}' could not be judged at preview: the {text}"
+    return (
+        f"{text}; it is unknown until apply, and --strict fails a mandatory rule on a value it cannot "
+        "judge: make the value known at preview (a literal or a config value) or judge the stack after apply"
+    )
+
+
 class _Reporter:
     """A policy's `report_violation`. For a resource policy `resource_urn` is set to the analyzed resource
     before each call: the engine attributes the violation to that resource whatever URN the policy passes;
@@ -429,7 +450,8 @@ class _Reporter:
 
 
 class _Collector:
-    def __init__(self, waiver_settings: Settings | None = None) -> None:
+    def __init__(self, *, strict: bool = False, waiver_settings: Settings | None = None) -> None:
+        self.strict = strict
         self.waiver_settings = waiver_settings
         self.findings: list[Finding] = []
         self.waived: list[WaivedFinding] = []
@@ -444,25 +466,32 @@ class _Collector:
         urn: str,
         resource_type: str,
         error: UnknownValueError,
+        *,
         types: Mapping[str, str] | None = None,
+        level: EnforcementLevel = EnforcementLevel.ADVISORY,
     ) -> None:
         """The engine's advisory "can't run policy during preview" diagnostic. A rule's `Unjudged`
         error names each resource it could not judge: offline, each gets its own finding at its URN
-        (over gRPC the engine shows them as one diagnostic with the same text joined)."""
+        (over gRPC the engine shows them as one diagnostic with the same text joined).
+
+        With `strict` (`check --strict`, the CI gate), a value unknown until apply that a mandatory
+        rule (`level`) could not judge is a mandatory finding instead: the gate does not pass what it
+        could not see. A known value the pack cannot judge (`CannotTell`) stays advisory."""
         parts: list[tuple[str, UnknownValueError]] = [(urn, error)]
         if isinstance(error, Unjudged):
             parts = [(entry.urn or urn, Unjudged([entry])) for entry in error.entries]
         for where, part in parts:
+            gate = self.strict and level == EnforcementLevel.MANDATORY and not _cannot_tell(part)
             self.findings.append(
                 Finding(
                     rule_id=policy.rule.id,
                     policy=policy.name,
-                    enforcement=EnforcementLevel.ADVISORY.value,
+                    enforcement=(EnforcementLevel.MANDATORY if gate else EnforcementLevel.ADVISORY).value,
                     severity=policy.severity.value if policy.severity else "",
                     engine=ENGINE,
                     urn=where,
                     resource_type=(types or {}).get(where, resource_type),
-                    message=_unknown_message(policy, part),
+                    message=_strict_unknown_message(part, where) if gate else _unknown_message(policy, part),
                     remediation=policy.remediation_steps or "",
                 )
             )
@@ -518,7 +547,7 @@ def evaluate_stack(
 
     resources, provider_of = analyzed_resources(graph)
     types = {r.urn: r.type for r in resources}
-    collector = _Collector(waiver_rules)
+    collector = _Collector(strict=strict, waiver_settings=waiver_rules)
 
     resource_policies = [(p, lvl, cfg) for p, lvl, cfg in active if isinstance(p, ResourceValidationPolicy)]
     stack_policies = [(p, lvl, cfg) for p, lvl, cfg in active if isinstance(p, StackValidationPolicy)]
@@ -553,7 +582,29 @@ def evaluate_stack(
     waivers.attach(
         result, graph, policy_list, resolved, known, settings=waiver_rules, ignored=ignored_waivers
     )
+    result.secret_texts = secret_texts(graph)
+    redact_secrets(result, redactor(graph))
     return result
+
+
+def redact_secrets(result: StackResult, redacting: Redactor) -> None:
+    """Every secret text of the stack quoted in a finding (violations, waived ones, the waivers and the
+    not-applicable reasons) replaced by `[secret]`. The policies read deserialized properties, where a
+    secret is its plain value, so any message may quote one (`gpufleet.redact.Redactor`). Remediations
+    are redacted too: where a secret is a word of the rule's own text, the text says `[secret]` there."""
+    if not redacting:
+        return
+    result.violations = sorted((_redacted(f, redacting) for f in result.violations), key=Finding.sort_key)
+    result.waived = [replace(w, finding=_redacted(w.finding, redacting)) for w in result.waived]
+    result.waivers = redacting.value(result.waivers)
+    result.not_applicable = redacting.value(result.not_applicable)
+
+
+def _redacted(finding: Finding, redacting: Redactor) -> Finding:
+    message, remediation = redacting.text(finding.message), redacting.text(finding.remediation)
+    if message == finding.message and remediation == finding.remediation:
+        return finding
+    return replace(finding, message=message, remediation=remediation)
 
 
 def strict_opaque(result: StackResult) -> None:
@@ -607,6 +658,7 @@ def _analyze_resources(context: _Context, policies: _Active) -> None:
     collector, types, stack_tags = context.collector, context.types, context.stack_tags
     providers: dict[str, PolicyProviderResource | None] = {}
     reporters = {policy.name: collector.reporter(policy, level, types) for policy, level, _ in policies}
+    levels = {policy.name: level for policy, level, _ in policies}
     plans: dict[str, list[tuple[GfPolicy, dict[str, Any], str | None]]] = {}
     for resource in context.resources:
         # Built once per resource: the servicer rebuilds them per policy, but from the same request,
@@ -647,7 +699,7 @@ def _analyze_resources(context: _Context, policies: _Active) -> None:
             try:
                 _run(policy.validate(args, report))  # type: ignore[arg-type]
             except UnknownValueError as error:
-                collector.unknown(policy, resource.urn, resource.type, error)
+                collector.unknown(policy, resource.urn, resource.type, error, level=levels[policy.name])
             except _NotApplicableError as error:
                 collector.skipped(policy, resource.urn, error.reason or "")
             except Exception as error:  # a policy outside the pack's wrapper: never abort the run
@@ -682,7 +734,7 @@ def _analyze_stack(context: _Context, policies: _Active) -> None:
         try:
             _run(policy.validate(args, report))  # type: ignore[arg-type]
         except UnknownValueError as error:
-            collector.unknown(policy, "", "", error, context.types)
+            collector.unknown(policy, "", "", error, types=context.types, level=level)
         except _NotApplicableError as error:
             collector.skipped(policy, "", error.reason or "")
         except Exception as error:  # as above

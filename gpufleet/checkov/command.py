@@ -16,6 +16,7 @@ from gpufleet.checkov.merge import PASSED_KEY, empty_block, judge
 from gpufleet.checkov.overlap import explain
 from gpufleet.checkov.run import INSTALL_HINT, CheckovNotFound, find_checkov
 from gpufleet.graph import ResourceGraph
+from gpufleet.redact import redactor
 
 if TYPE_CHECKING:
     from gpufleet.evaluate import StackResult
@@ -72,7 +73,9 @@ def attach(
             # Whatever breaks here must not hide the policy pack's verdicts.
             note = f"checkov was not run: the export for it failed ({type(exc).__name__}: {exc})"
             blocks = [empty_block("error", note) for _ in graphs]
-    for result, block, seconds in zip(results, blocks, pack_seconds, strict=True):
+    for result, found, graph, seconds in zip(results, blocks, graphs, pack_seconds, strict=True):
+        # checkov judges an export without the secrets; what it says is shown redacted all the same.
+        block = redactor(graph).value(found)
         block.setdefault("seconds", {})["policy_pack"] = round(seconds, 3)
         passed = block.pop(PASSED_KEY, [])
         if overlap_rules is not None and block.get("status") == "ran":

@@ -40,6 +40,7 @@ from gpufleet.cli.judging import (
 )
 from gpufleet.engine import DEFAULT_TIMEOUT
 from gpufleet.helptext import examples
+from gpufleet.redact import redactor
 from gpufleet.sandbox import collector_paused
 
 _TEXT_STYLES = (
@@ -78,7 +79,10 @@ def print_text_report(text: str, console: Console) -> None:
                 "enforcement and rule config for one run",
             ),
             ("gpufleet check -s prod --rules 'GF-STOR-*,GF-KMS-001'", "quote wildcards from the shell"),
-            ("gpufleet check -s prod --strict", "fail on components that could not be looked inside"),
+            (
+                "gpufleet check -s prod --strict",
+                "the CI gate: fail on components not looked inside and values unknown until apply",
+            ),
         ],
         ["Exit status: 0 no mandatory violation, 1 a mandatory violation, 2 bad input."],
     ),
@@ -147,9 +151,11 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         bool,
         typer.Option(
             "--strict",
-            help="Fail (exit 1) when a component could not be looked inside offline (GF-ENGINE-001: "
-            "remote components, Helm charts and releases, kustomize): its children were not judged. "
-            "Same as --enforce GF-ENGINE-001=mandatory.",
+            help="Fail (exit 1) on what could not be judged (the CI gate). A component that could not be "
+            "looked inside offline (GF-ENGINE-001: remote components, Helm charts and releases, kustomize) "
+            "is mandatory, as with --enforce GF-ENGINE-001=mandatory; a value unknown until apply (an "
+            "output of another resource) that a mandatory rule could not judge is a mandatory finding of "
+            "that rule naming the resource and property, not an advisory one.",
         ),
     ] = False,
     timeout: Timeout = DEFAULT_TIMEOUT,
@@ -266,6 +272,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
                         monthly_estimate=block.get("monthly_estimate"),
                     ),
                 )
+                evaluate.redact_secrets(result, redactor(graph))
             return result, graph
 
         outcomes = allstacks.check_stacks(names, check_one, project=project.name, jobs=jobs)

@@ -23,6 +23,7 @@ from gpufleet.cli.price_options import (
 )
 from gpufleet.engine import DEFAULT_TIMEOUT
 from gpufleet.helptext import examples
+from gpufleet.redact import redactor
 
 if TYPE_CHECKING:
     from gpufleet.cost import CostDiff, CostReport
@@ -109,6 +110,8 @@ def cost(  # noqa: PLR0917 - typer maps each parameter to an option
             report = estimate_stack(graph, currency=code, source=source)
         except CostError as exc:
             raise BadInput(str(exc)) from None
+        # Priced from the plain values; an instance type (or any text) that is a secret reads `[secret]`.
+        report = redactor(graph).value(report)
         if compare is not None:
             change = _cost_diff(base, report, compare)
             if isinstance(base, Mapping) and base.get("stack") not in (None, "", report.stack):

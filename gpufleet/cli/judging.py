@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from gpufleet import finite
 from gpufleet.cli.common import _FORMAT_ALIASES, BadInput
 from gpufleet.graph import ResourceGraph
+from gpufleet.redact import redactor
 
 if TYPE_CHECKING:
     from gpufleet.policy_config import PolicyConfigError
@@ -83,6 +84,7 @@ def stack_cost(graph: ResourceGraph, source: str) -> tuple[dict[str, Any], dict[
         priced = cost.estimate_stack(graph, source=source)
     except cost.CostError as exc:
         raise BadInput(str(exc)) from None
+    priced = redactor(graph).value(priced)
     by_cloud = priced.monthly_by_cloud()
     given: dict[str, Any] = {
         # A non-finite estimate (a pool of 10**307 instances) is no estimate GF-COST-002 can hold a budget

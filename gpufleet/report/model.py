@@ -4,7 +4,7 @@ the wording of resources, costs and stack errors."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from typing import Any
 
@@ -17,6 +17,7 @@ from gpufleet.evaluate import (
     Finding,
     StackResult,
 )
+from gpufleet.redact import Redactor
 from policies.rule import GfPolicy
 
 REPORT_VERSION = 1
@@ -102,6 +103,17 @@ def rule_infos(results: Sequence[StackResult], policies: Iterable[GfPolicy] | No
                     remediation=finding.remediation,
                     url="",
                 )
+    # A secret of a stack that is a word of a rule's text is not shown there either.
+    redacting = Redactor(frozenset().union(*(result.secret_texts for result in results)))
+    if redacting:
+        infos = {
+            key: replace(
+                info,
+                description=redacting.text(info.description),
+                remediation=redacting.text(info.remediation),
+            )
+            for key, info in infos.items()
+        }
     return dict(sorted(infos.items()))
 
 

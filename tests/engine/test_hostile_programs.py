@@ -199,12 +199,12 @@ def test_keyboard_interrupt_in_a_fresh_process_is_exit_2_not_130(tmp_path: Path)
 
 
 def test_time_limit_ends_every_process_the_program_started(tmp_path: Path) -> None:
-    pid_file = tmp_path / "sleeper.pid"
+    marker = f"gpufleet-sleeper-{os.getpid()}-{time.monotonic_ns()}"
     root = _project(
         tmp_path / "p",
         "import subprocess\nimport time\n"
-        "sleeper = subprocess.Popen(['sleep', '600'])\n"
-        f"open({str(pid_file)!r}, 'w').write(str(sleeper.pid))\n"
+        f"subprocess.Popen(['sh', '-c', 'sleep 600; : {marker}'])\n"
+        f"subprocess.Popen(['sh', '-c', 'sleep 600; : {marker}'], start_new_session=True)\n"
         "time.sleep(600)\n",
     )
     start = time.monotonic()
@@ -215,11 +215,40 @@ def test_time_limit_ends_every_process_the_program_started(tmp_path: Path) -> No
     assert completed.stdout == ""
     assert completed.stderr.splitlines() == [f"error: {TIMED_OUT}"]
     assert elapsed < LIMIT + SLACK + 3  # a fresh process imports the SDKs first
-    sleeper = int(pid_file.read_text())
     deadline = time.monotonic() + 5
-    while _alive(sleeper) and time.monotonic() < deadline:
+    while _running_with(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(sleeper), "the program's own child outlived the time limit"
+    assert not _running_with(marker), "the program's own children outlived the time limit"
+
+
+def test_a_daemon_in_a_session_of_its_own_does_not_outlive_a_finished_run(tmp_path: Path) -> None:
+    marker = f"gpufleet-daemon-{os.getpid()}-{time.monotonic_ns()}"
+    root = _project(
+        tmp_path / "p",
+        BUCKET + "import subprocess\n"
+        f"subprocess.Popen(['sh', '-c', 'sleep 600; : {marker}'], start_new_session=True)\n",
+    )
+    completed = _fresh_cli(root)
+    assert completed.returncode in (0, 1), completed.stderr
+    deadline = time.monotonic() + 5
+    while _running_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running_with(marker), "a daemon the program started outlived the run"
+
+
+def _running_with(marker: str) -> list[int]:
+    """Running processes whose command line holds `marker` (zombies do not count)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().decode(errors="replace")
+            if marker in command and _alive(int(entry.name)):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
 
 
 def _alive(pid: int) -> bool:

@@ -65,20 +65,30 @@ def test_returns_the_result_from_another_process() -> None:
     assert gc.isenabled()
 
 
-def test_reraises_the_exception_with_the_child_traceback_as_a_note() -> None:
-    with pytest.raises(ValueError) as info:
+def test_an_exception_comes_back_as_data_with_its_traceback() -> None:
+    with pytest.raises(sandbox.ChildRaised) as info:
         sandbox.call(fail_with, "no pools", timeout=30)
-    assert str(info.value) == "no pools"
-    (note,) = info.value.__notes__
-    assert note.startswith("Traceback (most recent call last):")
-    assert "in fail_with" in note
+    assert str(info.value) == "ValueError: no pools"
+    assert (info.value.type_name, info.value.message) == ("ValueError", "no pools")
+    assert info.value.trace.startswith("Traceback (most recent call last):")
+    assert "in fail_with" in info.value.trace
 
 
-def test_an_exception_that_does_not_pickle_comes_back_as_runtime_error() -> None:
-    with pytest.raises(RuntimeError) as info:
+def test_an_exception_of_any_class_comes_back_by_name_only() -> None:
+    """The caller never rebuilds the child's exception object (unpickling it could run the child's code)."""
+    with pytest.raises(sandbox.ChildRaised) as info:
         sandbox.call(fail_unpicklable, timeout=30)
     assert str(info.value) == "Unpicklable: no pickle"
-    assert "in fail_unpicklable" in info.value.__notes__[0]
+    assert "in fail_unpicklable" in info.value.trace
+
+
+def returns_an_object() -> object:
+    return object()
+
+
+def test_a_result_that_is_not_json_is_an_error_not_an_object() -> None:
+    with pytest.raises(sandbox.ChildRaised, match="the result cannot be sent back"):
+        sandbox.call(returns_an_object, timeout=30)
 
 
 def test_time_limit() -> None:
@@ -139,38 +149,50 @@ def test_spawn_where_fork_is_not_wanted(monkeypatch: pytest.MonkeyPatch, tmp_pat
 
 
 CALLER = """\
-import os, sys, time
+import subprocess, sys, time
 from gpufleet import sandbox
 
-def sleep_with_pid(path):
-    with open(path + ".part", "w") as handle:
-        handle.write(str(os.getpid()))
-    os.replace(path + ".part", path)
+def sleep_beside_a_marked_process(marker):
+    subprocess.Popen(["sh", "-c", "sleep 600; : " + marker])
     time.sleep(600)
 
-sandbox.call(sleep_with_pid, sys.argv[1], timeout=None)
+sandbox.call(sleep_beside_a_marked_process, sys.argv[1], timeout=None)
 """
 
 
-def test_the_child_dies_with_its_caller(tmp_path: Path) -> None:
-    pid_file = tmp_path / "child.pid"
+def _marked(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if marker in command and _running(int(entry.name)):
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("ending", ["kill", "terminate"])
+def test_the_child_dies_with_its_caller(ending: str) -> None:
+    marker = f"gpufleet-child-{os.getpid()}-{time.monotonic_ns()}"
     caller = subprocess.Popen(
-        [sys.executable, "-c", CALLER, str(pid_file)],
+        [sys.executable, "-c", CALLER, marker],
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        stderr=subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + 30
-        while not pid_file.exists() and time.monotonic() < deadline:
+        while not _marked(marker) and time.monotonic() < deadline:
             time.sleep(0.02)
-        child = int(pid_file.read_text())
-        assert _running(child)
+        assert _marked(marker)
     finally:
-        caller.terminate()
+        getattr(caller, ending)()
         caller.wait()
     deadline = time.monotonic() + 5
-    while _running(child) and time.monotonic() < deadline:
+    while _marked(marker) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert not _running(child), "the child outlived its caller"
+    assert not _marked(marker), "the child outlived its caller"
 
 
 def _running(pid: int) -> bool:

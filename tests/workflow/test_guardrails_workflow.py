@@ -186,4 +186,11 @@ def test_a_pull_request_is_judged_with_the_base_branch_policy_config() -> None:
     assert 'if [ "$EVENT" = pull_request ]; then' in run
     assert 'git show HEAD^1:policy-config.json > "$RUNNER_TEMP/platform/policy-config.json"' in run
     assert 'platform=(--platform-config "$RUNNER_TEMP/platform/policy-config.json")' in run
-    assert '.venv/bin/gpufleet check -s "$STACK" "${platform[@]}"' in run
+    assert '.venv/bin/gpufleet check -s "$STACK" --strict "${platform[@]}"' in run
+
+
+def test_the_check_job_is_the_strict_gate() -> None:
+    """What the offline check could not judge (a component not looked inside, a value unknown until
+    apply on a mandatory rule) fails the pull request: `check --strict`."""
+    (step,) = [s for s in JOBS["check"]["steps"] if s.get("id") == "check"]
+    assert re.search(r"\.venv/bin/gpufleet check -s \"\$STACK\" --strict ", step["run"])
