@@ -56,10 +56,11 @@ from gpufleet.policy_config import (
     PolicyConfigError,
     engine_enforcement,
     resolve_policy_config,
+    waiver_settings,
 )
 from gpufleet.redact import Redactor, redactor, secret_texts
 from policies.rule import CannotTell, GfPolicy, GfResourcePolicy, Unjudged, internal_error_message
-from policies.waivers import Waiver
+from policies.waivers import Settings, Waiver
 from policies.waivers import today as waiver_today
 
 ENGINE = "crossguard"
@@ -419,6 +420,8 @@ class _Reporter:
         self.remediation = policy.remediation_steps or ""
         self.types = types
         self.resource_urn: str | None = None
+        # The platform's waiver settings, read by the pack's waiver wrapper (policies.rule._waiving).
+        self.waiver_settings: Settings | None = collector.waiver_settings
 
     def __call__(self, message: str, urn: str | None = None) -> None:
         self.collector.findings.append(self._finding(message, urn))
@@ -447,8 +450,9 @@ class _Reporter:
 
 
 class _Collector:
-    def __init__(self, *, strict: bool = False) -> None:
+    def __init__(self, *, strict: bool = False, waiver_settings: Settings | None = None) -> None:
         self.strict = strict
+        self.waiver_settings = waiver_settings
         self.findings: list[Finding] = []
         self.waived: list[WaivedFinding] = []
         self.not_applicable: list[dict[str, str]] = []
@@ -506,8 +510,13 @@ def evaluate_stack(
     stack_tags: Mapping[str, str] | None = None,
     strict: bool = False,
     engine_rule: bool = True,
+    waivers_from: Settings | None = None,
+    ignored_waivers: Sequence[tuple[Waiver, str]] = (),
 ) -> StackResult:
     """Evaluate `policies` on `graph`; `policy_config` is Pulumi's policy-pack config shape.
+
+    `waivers_from` is the platform's waiver settings (default: the `waivers` object of `policy_config`);
+    `ignored_waivers` are config waivers of a file that is not the platform's, listed as refused.
 
     Each component the engine could not look inside gets a GF-ENGINE-001 finding (unless `engine_rule`
     is off, as with `--rules` naming other rules only) at the level `policy_config` gives
@@ -523,6 +532,7 @@ def evaluate_stack(
         raise PolicyConfigError([str(error)]) from None
     resolved = resolve_policy_config(policy_list, policy_config)
     engine_level = engine_enforcement(policy_config)
+    waiver_rules = waivers_from or waiver_settings(policy_config)
     tags = {**default_stack_tags(graph), **(stack_tags or {})}
 
     active: list[tuple[GfPolicy, EnforcementLevel, dict[str, Any]]] = []
@@ -537,7 +547,7 @@ def evaluate_stack(
 
     resources, provider_of = analyzed_resources(graph)
     types = {r.urn: r.type for r in resources}
-    collector = _Collector(strict=strict)
+    collector = _Collector(strict=strict, waiver_settings=waiver_rules)
 
     resource_policies = [(p, lvl, cfg) for p, lvl, cfg in active if isinstance(p, ResourceValidationPolicy)]
     stack_policies = [(p, lvl, cfg) for p, lvl, cfg in active if isinstance(p, StackValidationPolicy)]
@@ -569,7 +579,9 @@ def evaluate_stack(
     from policies.registry import default_registry
 
     known = {*default_registry().ids(), *(p.rule.id for p in policy_list)}
-    waivers.attach(result, graph, policy_list, resolved, known)
+    waivers.attach(
+        result, graph, policy_list, resolved, known, settings=waiver_rules, ignored=ignored_waivers
+    )
     result.secret_texts = secret_texts(graph)
     redact_secrets(result, redactor(graph))
     return result

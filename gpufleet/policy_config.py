@@ -9,6 +9,13 @@ The file format is the one `pulumi preview --policy-pack policies --policy-pack-
 Keys are policy names, `all`, or (a gpufleet convenience, rewritten to names on load) rule ids. A value
 is an enforcement level or an object with an optional `enforcementLevel` and the policy's config keys.
 
+Beside `all`, the top-level key `waivers` holds the platform's waiver settings (`policies.waivers.Settings`:
+`allow_tags`, `max_days`, `owners`); it is not a policy.
+
+With a platform config (`gpufleet check --platform-config FILE`, the platform team's file, e.g. the base
+branch's), `platform_policy_config` takes waivers, waiver settings, `waivable`, rule config and enforcement
+from that file alone; the repository's own file may only make enforcement stricter.
+
 Reconciliation follows the Pulumi CLI (`ReconcilePolicyPackConfig`): each policy starts from its own
 enforcement level and its schema defaults; then every layer (the pack's initial config, then the user's
 file, then command-line overrides) applies its `all` level first and its per-policy entries after.
@@ -27,14 +34,14 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pulumi_policy import EnforcementLevel
+from pulumi_policy import EnforcementLevel, Severity
 
 from gpufleet import safe_yaml
 from gpufleet.safe_json import JsonLimitError, loads_limited
 from gpufleet.safe_yaml import MAX_SAFE_INTEGER, quote
 from policies import waivers
 from policies.rule import GfPolicy
-from policies.waivers import parse_config_waivers
+from policies.waivers import Settings, Waiver, parse_config_waivers, parse_settings
 
 ENFORCEMENT_LEVELS = tuple(level.value for level in EnforcementLevel)
 ALL_KEY = "all"
@@ -49,6 +56,10 @@ DEFAULT_FILE_NAMES = ("policy-config.json", "policy-config.yaml", "policy-config
 ENGINE_RULE_ID = "GF-ENGINE-001"
 ENGINE_POLICY = "component-not-inspected"
 ENGINE_DEFAULT = EnforcementLevel.ADVISORY
+SETTINGS_KEY = waivers.SETTINGS_KEY
+PLATFORM_ENV = "GPUFLEET_PLATFORM_CONFIG"
+# How strict each level is: a repository file under a platform config may only raise it.
+_STRICTNESS = {"disabled": 0, "advisory": 1, "mandatory": 2, "remediate": 2}
 
 PolicyConfig = dict[str, Any]
 """Pulumi's shape: policy name (or `all`) -> enforcement level string or {enforcementLevel?, key: value}."""
@@ -219,7 +230,8 @@ def read_policy_config_file(
     if not text.strip():
         return {}
     try:
-        data = safe_yaml.load(path, text) if path.suffix.lower() in (".yaml", ".yml") else loads_limited(text)
+        is_yaml = path.suffix.lower() in (".yaml", ".yml")
+        data = safe_yaml.load(path, text) if is_yaml else loads_limited(text, unique_keys=True)
     except json.JSONDecodeError as error:
         expected = f"expected {shape}"
         raise PolicyConfigError([f"{path}:{error.lineno}: invalid JSON ({error.msg}); {expected}"]) from None
@@ -267,6 +279,13 @@ def normalize_policy_config(
                 problems.append(f"{source}: all.{extra[0]}: unknown key; `all` takes a level only")
                 continue
             result[ALL_KEY] = _level(level).value
+            continue
+        if key == SETTINGS_KEY:
+            _, found = parse_settings(value, f"{source}: {key}")
+            if found:
+                problems.extend(found)
+                continue
+            result[SETTINGS_KEY] = dict(value) if isinstance(value, Mapping) else value
             continue
         if key == CHECKOV_KEY:
             # The Pulumi CLI sends every top-level key to the pack as a policy: checkov's skips live in
@@ -372,8 +391,13 @@ def _normalize_entry(value: Any, policy: GfPolicy, where: str, problems: list[st
             ok = False
             continue
         entry[key] = item
-    if ok and entry.get(waivers.WAIVERS_KEY) and not waivers.waivable(policy.rule.id, entry):
-        how = "" if waivers.WAIVABLE_KEY in entry else " by default"
+    critical = policy.rule.severity == Severity.CRITICAL
+    if ok and entry.get(waivers.WAIVERS_KEY) and not waivers.waivable(policy.rule.id, entry, critical):
+        how = (
+            ""
+            if waivers.WAIVABLE_KEY in entry
+            else (" by default" + (" for a critical rule" if critical else ""))
+        )
         problems.append(
             f"{where}.{waivers.WAIVERS_KEY}: {policy.rule.id} is not waivable (its `{waivers.WAIVABLE_KEY}` "
             f"is false{how}); fix the resource, or set `{waivers.WAIVABLE_KEY}: true` for the rule in this "
@@ -395,6 +419,65 @@ def load_policy_config(
     if path is None:
         return {}
     return normalize_policy_config(read_policy_config_file(path), policies, source=str(path))
+
+
+def waiver_settings(config: Mapping[str, Any] | None, file: str = "policy-config.json") -> Settings:
+    """The waiver settings of a (validated) policy config; the defaults when it has none."""
+    found, problems = parse_settings((config or {}).get(SETTINGS_KEY), SETTINGS_KEY, file)
+    if problems:
+        raise PolicyConfigError([f"{file}: {problem}" for problem in problems])
+    return found
+
+
+def config_waivers(config: Mapping[str, Any] | None, policies: Iterable[GfPolicy]) -> list[Waiver]:
+    """Every config waiver of a (validated) policy config."""
+    found: list[Waiver] = []
+    for policy in policies:
+        entry = (config or {}).get(policy.name)
+        if isinstance(entry, Mapping):
+            found += parse_config_waivers(policy.rule.id, entry.get(waivers.WAIVERS_KEY), "")[0]
+    return found
+
+
+def _strictness(value: Any) -> int | None:
+    level = value.get(ENFORCEMENT_KEY) if isinstance(value, Mapping) else value
+    if isinstance(level, EnforcementLevel):
+        level = level.value
+    return _STRICTNESS.get(level) if isinstance(level, str) else None
+
+
+def platform_policy_config(
+    platform: Mapping[str, Any], repository: Mapping[str, Any], policies: Iterable[GfPolicy]
+) -> PolicyConfig:
+    """The policy config a check runs with under a platform config: the platform's file (validated), with
+    only the enforcement levels of the repository's file that are stricter than the platform's. The
+    repository's waivers, waiver settings, `waivable` and rule config are not read."""
+    policy_list = list(policies)
+    result: PolicyConfig = copy.deepcopy(dict(platform))
+    levels = resolve_policy_config(policy_list, platform)
+    repository_all = _strictness(repository.get(ALL_KEY))
+    for policy in policy_list:
+        entry = repository.get(policy.name)
+        wanted = _strictness(entry)
+        level_value = entry.get(ENFORCEMENT_KEY) if isinstance(entry, Mapping) else entry
+        if wanted is None and repository_all is not None:
+            wanted, level_value = repository_all, repository[ALL_KEY]
+        current = _STRICTNESS[levels[policy.name].enforcement.value]
+        if wanted is None or wanted <= current:
+            continue
+        level_text = level_value.value if isinstance(level_value, EnforcementLevel) else str(level_value)
+        given = result.get(policy.name)
+        if isinstance(given, Mapping):
+            result[policy.name] = {**given, ENFORCEMENT_KEY: level_text}
+        else:
+            result[policy.name] = level_text
+    engine = engine_enforcement(repository)
+    if (
+        ENGINE_POLICY in repository
+        and _STRICTNESS[engine.value] > _STRICTNESS[engine_enforcement(platform).value]
+    ):
+        result[ENGINE_POLICY] = engine.value
+    return result
 
 
 # --- command-line overrides ------------------------------------------------------------------------
@@ -559,7 +642,7 @@ def resolve_policy_config(
             level = _level(normalized[ALL_KEY])
             resolved = {name: (level, props) for name, (_, props) in resolved.items()}
         for name, entry in normalized.items():
-            if name in (ALL_KEY, ENGINE_POLICY):
+            if name in (ALL_KEY, ENGINE_POLICY, SETTINGS_KEY):
                 continue
             level, props = resolved[name]
             if isinstance(entry, Mapping):

@@ -37,12 +37,28 @@ def _number(text: str) -> float:
     return value
 
 
-def loads_limited(text: str) -> Any:
-    """`json.loads(text)` within the limits above; `json.JSONDecodeError` for invalid JSON."""
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise JsonLimitError(
+                f"the key {clip(key, 40)!r} is given twice in one object; a reader would keep only one "
+                "of them: give it once"
+            )
+        seen[key] = value
+    return seen
+
+
+def loads_limited(text: str, *, unique_keys: bool = False) -> Any:
+    """`json.loads(text)` within the limits above; `json.JSONDecodeError` for invalid JSON. With
+    `unique_keys`, a key given twice in one object is a JsonLimitError (not the last one silently)."""
     if len(text) > MAX_FILE_BYTES:
         raise JsonLimitError(f"the file is {len(text):,} characters; at most {MAX_FILE_BYTES:,} are read")
+    hook = _unique if unique_keys else None
     try:
-        data = json.loads(text, parse_constant=_constant, parse_int=_integer, parse_float=_number)
+        data = json.loads(
+            text, parse_constant=_constant, parse_int=_integer, parse_float=_number, object_pairs_hook=hook
+        )
     except RecursionError:
         raise JsonLimitError(f"values are nested more than {MAX_DEPTH} levels deep") from None
     _check(data)

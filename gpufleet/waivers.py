@@ -4,8 +4,12 @@ The pack applies waivers to violations (`policies.rule`, `policies.waivers`); wh
 violation is checked here, once per stack, and reported as advisory `GF-WAIVER-001` findings:
 
 - a config waiver whose resource (URN or glob) matches no resource of the stack;
-- a `gpufleet:waive:*` tag that cannot be read (not a rule id, no reason, owner or date), names a rule
-  the pack does not have, or waives a rule that is not waivable;
+- a `gpufleet:waive:*` tag that cannot be read (not a rule id, no reason, owner or date, a key given
+  twice), names a rule the pack does not have, or waives a rule that is not waivable;
+- a waiver the platform's settings refuse (`policies.waivers.refusal`): a tag while tags are off, a
+  provider default tag, a glob matching every resource of more than one type, a reason that says nothing,
+  an owner not on the list, an expiry beyond the horizon; and a waiver of the repository's own file that a
+  platform config overrides (not read);
 - a waiver that has expired (the violation is back at its level), or expires within 14 days.
 
 `gpufleet waivers` lists the same inventory, with each waiver's age from git when the repository has it.
@@ -19,11 +23,14 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from pulumi_policy import Severity
+
 from gpufleet.evaluate import ENGINE, Finding, StackResult, analyzed_resources, provider_resource
 from gpufleet.graph import Resource, ResourceGraph
 from gpufleet.policy_config import ResolvedPolicyConfig
 from policies import waivers as pack_waivers
-from policies.context import effective_tags
+from policies.context import effective_tags, tags_of
+from policies.registry import default_registry
 from policies.rule import GfPolicy
 from policies.waivers import Waiver
 
@@ -32,12 +39,16 @@ WAIVER_POLICY = "waiver-problem"
 WAIVER_SEVERITY = "low"
 WAIVER_DESCRIPTION = (
     "A waiver that cannot apply as written: it matches no resource, cannot be read, names no rule of the "
-    "pack or a rule that is not waivable, has expired, or expires within 14 days."
+    "pack or a rule that is not waivable, is refused by the platform's waiver settings (a tag while tags "
+    "are off, a provider default tag, an expiry beyond the horizon, a match-everything glob, a reason that "
+    "says nothing, an owner not on the list), is not read (a repository file under a platform config), "
+    "has expired, or expires within 14 days."
 )
 WAIVER_REMEDIATION = (
-    "Fix the waiver (docs/waivers.md): a URN or a `<type>::<name>` glob that matches, a tag value "
-    '"<reason>; owner=<team>; expires=YYYY-MM-DD"; renew it with its owner before it expires, or fix the '
-    "resource and remove the waiver."
+    "Fix the waiver (docs/waivers.md): a URN or a `<type>::<name>` glob of one type, a reason that says "
+    'why, a tag value "<reason>; owner=<team>; expires=YYYY-MM-DD" (where the platform allows tags), an '
+    "expiry within the platform's horizon; ask the platform team to add it to their policy config; renew "
+    "it with its owner before it expires, or fix the resource and remove the waiver."
 )
 
 
@@ -55,30 +66,62 @@ def _finding(urn: str, resource_type: str, message: str) -> Finding:
     )
 
 
-def _tags(resource: Resource, provider: Resource | None, providers: dict[str, Any]) -> dict[str, str]:
+def _tags(
+    resource: Resource, provider: Resource | None, providers: dict[str, Any]
+) -> tuple[dict[str, str], frozenset[str]]:
+    """The resource's effective tags and the keys among them that come from its provider's default tags."""
     if provider is not None and provider.urn not in providers:
         providers[provider.urn] = provider_resource(provider)
-    return effective_tags(resource.type, resource.inputs, providers[provider.urn] if provider else None)
+    tags = effective_tags(resource.type, resource.inputs, providers[provider.urn] if provider else None)
+    own = tags_of(resource.type, resource.inputs)
+    return tags, frozenset(key for key in tags if key not in own)
 
 
-def collect(
+Inventory = list[tuple[Waiver, str | None, str | None]]
+"""Each waiver with why it is refused (None: it may apply) and the file it comes from (None: a tag)."""
+
+
+def collect(  # noqa: PLR0917 - the stack, the pack and its config, the settings and the date
     graph: ResourceGraph,
     policies: Sequence[GfPolicy],
     resolved: Mapping[str, ResolvedPolicyConfig],
     known_rule_ids: Iterable[str],
-) -> tuple[list[Waiver], list[Finding]]:
-    """Every waiver of the stack (config and tags) and the problems found reading them."""
-    found: list[Waiver] = []
+    settings: pack_waivers.Settings | None = None,
+    on: date | None = None,
+) -> tuple[Inventory, list[Finding]]:
+    """Every waiver of the stack (config and tags), why the platform refuses it if it does, and the
+    problems found reading them."""
+    rules = settings or pack_waivers.Settings()
+    on = on or pack_waivers.today()
+    found: Inventory = []
     problems: list[Finding] = []
     resources, provider_of = analyzed_resources(graph)
     for policy in policies:
-        settings = resolved.get(policy.name)
+        chosen = resolved.get(policy.name)
+        properties = chosen.properties if chosen else {}
         parsed, _ = pack_waivers.parse_config_waivers(
-            policy.rule.id, (settings.properties if settings else {}).get(pack_waivers.WAIVERS_KEY), ""
+            policy.rule.id, properties.get(pack_waivers.WAIVERS_KEY), ""
         )
+        critical = policy.rule.severity == Severity.CRITICAL
         for waiver in parsed:
-            found.append(waiver)
-            if not any(waiver.matches(r.urn) for r in resources):
+            why = (
+                None
+                if pack_waivers.waivable(policy.rule.id, properties, critical)
+                else pack_waivers.not_waivable(policy.rule.id, properties)
+            ) or pack_waivers.refusal(waiver, rules, on)
+            found.append((waiver, why, rules.file))
+            if why is not None:
+                urn = waiver.resource if waiver.resource.startswith("urn:") else ""
+                resource = graph.get(urn) if urn else None
+                problems.append(
+                    _finding(
+                        urn,
+                        resource.type if resource else "",
+                        f"the {policy.rule.id} waiver for {waiver.resource!r} in {rules.file} is refused: "
+                        f"{why}",
+                    )
+                )
+            elif not any(waiver.matches(r.urn) for r in resources):
                 kind = "URN" if waiver.resource.startswith("urn:") else "glob on <type>::<name>"
                 problems.append(
                     _finding(
@@ -90,35 +133,37 @@ def collect(
                 )
     known = set(known_rule_ids)
     by_id = {p.rule.id: p for p in policies}
+    critical_ids = {
+        p.rule.id for p in (*default_registry(), *policies) if p.rule.severity == Severity.CRITICAL
+    }
     providers: dict[str, Any] = {}
     for resource in resources:
-        tags = _tags(resource, provider_of.get(resource.urn), providers)
-        tag_found, tag_problems = pack_waivers.tag_waivers(tags, resource.urn)
+        tags, provider_keys = _tags(resource, provider_of.get(resource.urn), providers)
+        tag_found, tag_problems = pack_waivers.tag_waivers(tags, resource.urn, provider_keys)
         problems += [_finding(resource.urn, resource.type, text) for text in tag_problems]
         for waiver in tag_found:
-            where = f"tag {pack_waivers.TAG_PREFIX}{waiver.rule_id!s} on {resource.urn}"
+            where = f"{waiver.source} on {resource.urn}"
             if waiver.rule_id not in known:
                 problems.append(_finding(resource.urn, resource.type, f"{where}: no rule {waiver.rule_id}"))
                 continue
-            chosen = by_id.get(waiver.rule_id)
-            settings = resolved.get(chosen.name) if chosen else None
-            if not pack_waivers.waivable(waiver.rule_id, settings.properties if settings else None):
-                problems.append(
-                    _finding(
-                        resource.urn,
-                        resource.type,
-                        f"{where}: refused, {waiver.rule_id} is not waivable (waivable: false)",
-                    )
-                )
-            found.append(waiver)
+            tagged = by_id.get(waiver.rule_id)
+            chosen = resolved.get(tagged.name) if tagged else None
+            tagged_properties = chosen.properties if chosen else None
+            critical = waiver.rule_id in critical_ids
+            why = pack_waivers.refusal(waiver, rules, on)
+            if why is None and not pack_waivers.waivable(waiver.rule_id, tagged_properties, critical):
+                why = pack_waivers.not_waivable(waiver.rule_id, tagged_properties)
+            if why is not None:
+                problems.append(_finding(resource.urn, resource.type, f"{where}: refused, {why}"))
+            found.append((waiver, why, None))
     return found, problems
 
 
-def _state_findings(found: Sequence[Waiver], graph: ResourceGraph, on: date) -> list[Finding]:
+def _state_findings(found: Inventory, graph: ResourceGraph, on: date) -> list[Finding]:
     out: list[Finding] = []
-    for waiver in found:
+    for waiver, refused, _ in found:
         state = waiver.state(on)
-        if state == "active":
+        if state == "active" or refused is not None:
             continue
         urn = waiver.resource if waiver.resource.startswith("urn:") else ""
         resource = graph.get(urn) if urn else None
@@ -133,6 +178,14 @@ def _state_findings(found: Sequence[Waiver], graph: ResourceGraph, on: date) -> 
     return out
 
 
+def not_read(platform_file: str) -> str:
+    """Why a waiver of the repository's own policy config is not read under a platform config."""
+    return (
+        f"not read: under the platform config ({platform_file}) waivers come from it alone; this waiver "
+        "takes effect once the platform's file has it"
+    )
+
+
 def attach(
     result: StackResult,
     graph: ResourceGraph,
@@ -141,17 +194,27 @@ def attach(
     known_rule_ids: Iterable[str],
     *,
     on: date | None = None,
+    settings: pack_waivers.Settings | None = None,
+    ignored: Sequence[tuple[Waiver, str]] = (),
 ) -> None:
-    """Add the stack's waiver inventory and its GF-WAIVER-001 findings to `result`."""
+    """Add the stack's waiver inventory and its GF-WAIVER-001 findings to `result`. `ignored` are the
+    config waivers (each with its file) of a repository file a platform config overrides."""
     on = on or pack_waivers.today()
-    found, problems = collect(graph, policies, resolved, known_rule_ids)
+    rules = settings or pack_waivers.Settings()
+    found, problems = collect(graph, policies, resolved, known_rule_ids, rules, on)
+    for waiver, file in ignored:
+        why = not_read(rules.file)
+        found.append((waiver, why, file))
+        problems.append(
+            _finding("", "", f"the {waiver.rule_id} waiver for {waiver.resource!r} in {file} is {why}")
+        )
     applied: dict[Waiver, int] = {}
     for item in result.waived:
         applied[item.waiver] = applied.get(item.waiver, 0) + 1
     result.waivers_on = on
     result.waivers = [
-        {**waiver.to_json(on), "applied": applied.get(waiver, 0)}
-        for waiver in sorted(found, key=lambda w: (w.rule_id, w.resource, w.source))
+        {**waiver.to_json(on), "applied": applied.get(waiver, 0), "refused": why, "file": file}
+        for waiver, why, file in sorted(found, key=lambda w: (w[0].rule_id, w[0].resource, w[0].source))
     ]
     if problems or found:
         result.violations = sorted(
@@ -183,12 +246,13 @@ def git_age(repo: Path, needle: str, on: date) -> int | None:
 
 
 def listing(results: Sequence[StackResult], repo: Path, *, expired: bool) -> list[dict[str, Any]]:
-    """The waivers in force (and with `expired`, the expired ones too), one row each, with age."""
+    """The waivers in force (and with `expired`, the expired and the refused ones too), one row each, with
+    age."""
     rows: list[dict[str, Any]] = []
     for result in results:
         on = result.waivers_on or pack_waivers.today()
         for item in result.waivers:
-            if item["state"] == "expired" and not expired:
+            if (item["state"] == "expired" or item.get("refused")) and not expired:
                 continue
             # A tag's key is shared by every tag waiver of the rule: its reason tells them apart.
             needle = str(item["reason"] if str(item["source"]).startswith("tag ") else item["resource"])
@@ -208,8 +272,9 @@ def render_listing(rows: Sequence[Mapping[str, Any]], fmt: str) -> str:
         age = "age unknown" if row["age_days"] is None else f"{row['age_days']} days old"
         left = row["days_left"]
         when = f"expired {-left} days ago" if left < 0 else f"{left} days left"
+        state = f"refused: {row['refused']}" if row.get("refused") else row["state"]
         lines.append(
-            f"{row['stack']}  {row['rule_id']}  {row['resource']}  [{row['state']}] "
+            f"{row['stack']}  {row['rule_id']}  {row['resource']}  [{state}] "
             f"expires {row['expires']} ({when}; {age})  owner {row['owner']}: {row['reason']}  "
             f"({row['source']}, applied {row['applied']})"
         )

@@ -8,6 +8,10 @@
   reason; owner, expiry and source in `properties`);
 - JUnit: each waived violation is a skipped test case whose message is the waiver;
 - Markdown: a "Waived" section per stack.
+
+Every waiver of a stack, applied or refused (`StackResult.waivers`), is listed too: the text report's
+`waivers:` block and the Markdown "Waivers" table (rule, resource, status, owner, expiry, reason, source
+file or tag), so a reviewer sees each exception a change asks for and whether the gate took it.
 """
 
 from __future__ import annotations
@@ -82,6 +86,55 @@ def markdown_section(result: StackResult) -> str:
         rows.append(
             f"| {finding.rule_id} | `{_cell(_label(finding.urn))}` | {finding.enforcement} | "
             f"{_cell(waiver.reason)} | {_cell(waiver.owner)} | {expires} |\n"
+        )
+    return "".join(rows)
+
+
+def status(row: dict[str, Any]) -> str:
+    """`refused: <why>`, `expired`, or `in force`/`expires soon` with how many violations it waived."""
+    if row.get("refused"):
+        return f"refused: {row['refused']}"
+    state = str(row.get("state"))
+    if state == "expired":
+        return "expired, not applied"
+    applied = int(row.get("applied") or 0)
+    return f"{STATE_WORDS.get(state, state)}, applied to {applied} violation{'' if applied == 1 else 's'}"
+
+
+def origin(row: dict[str, Any]) -> str:
+    """Where the waiver is written: its policy config file, or its tag."""
+    return str(row.get("file") or row.get("source") or "")
+
+
+def inventory_text_lines(result: StackResult) -> list[str]:
+    """`waivers: N (A applied, R refused)` and one line per waiver; nothing when the stack has none."""
+    if not result.waivers:
+        return []
+    refused = sum(1 for row in result.waivers if row.get("refused"))
+    applied = sum(1 for row in result.waivers if not row.get("refused") and row.get("applied"))
+    count = len(result.waivers)
+    lines = [f"waivers: {count} ({applied} applied, {refused} refused)"]
+    for row in result.waivers:
+        lines.append(
+            f"  - {row['rule_id']} {row['resource']} [{status(row)}] owner {row['owner']}, expires "
+            f"{row['expires']}: {row['reason']} ({origin(row)})"
+        )
+    return lines
+
+
+def inventory_markdown(result: StackResult) -> str:
+    if not result.waivers:
+        return ""
+    rows = [
+        f"\n#### Waivers of `{result.stack}` ({len(result.waivers)})\n\n",
+        "| Rule | Resource | Status | Owner | Expires | Reason | Source |\n|---|---|---|---|---|---|---|\n",
+    ]
+    for row in result.waivers:
+        mark = "⛔ " if row.get("refused") else ""
+        rows.append(
+            f"| {row['rule_id']} | `{_cell(str(row['resource']))}` | {mark}{_cell(status(row))} | "
+            f"{_cell(str(row['owner']))} | {row['expires']} | {_cell(str(row['reason']))} | "
+            f"`{_cell(origin(row))}` |\n"
         )
     return "".join(rows)
 

@@ -24,6 +24,8 @@ POLICY_CONFIG_FILE = PROJECT_ROOT / "policy-config.json"
 # import gpufleet). Under `pulumi preview` the provider plugin builds a component's children and the pack
 # judges them, so there is no such policy to configure: its entry in policy-config.json is left out.
 ENGINE_KEYS = frozenset({"GF-ENGINE-001", "component-not-inspected"})
+# The platform's waiver settings (policies.waivers.SETTINGS_KEY): not a policy, read by `waiver_settings`.
+SETTINGS_KEY = "waivers"
 
 
 def _ensure_project_importable() -> None:
@@ -42,7 +44,7 @@ def initial_config(path: Path, policies: list[Any]) -> dict[str, Any] | None:
     names = {policy.rule.id: policy.name for policy in policies if hasattr(policy, "rule")}
     config: dict[str, Any] = {}
     for key, value in raw.items():
-        if key in ENGINE_KEYS:
+        if key in ENGINE_KEYS or key == SETTINGS_KEY:
             continue
         name = names.get(key, key)
         if isinstance(value, dict):
@@ -55,13 +57,32 @@ def initial_config(path: Path, policies: list[Any]) -> dict[str, Any] | None:
     return config
 
 
+def waiver_settings(path: Path) -> Any:
+    """The project's waiver settings (its policy config's `waivers` object); the defaults (tags off) when
+    the file has none or they are invalid: a pack that cannot tell allows the least."""
+    from policies import waivers
+
+    if not path.is_file():
+        return waivers.Settings()
+    raw = json.loads(path.read_text() or "{}")
+    found, problems = waivers.parse_settings(raw.get(SETTINGS_KEY), SETTINGS_KEY, path.name)
+    if problems:
+        print(
+            f"gpufleet policy pack: {path.name}: {'; '.join(problems)}; waivers use the defaults",
+            file=sys.stderr,
+        )
+    return found
+
+
 def serve() -> None:
     from pulumi_policy import EnforcementLevel, Policy, PolicyPack
 
     from policies.registry import default_registry
+    from policies.waivers import set_settings
     from policies.waiving import install
 
     install()
+    set_settings(waiver_settings(POLICY_CONFIG_FILE))
     policies: list[Policy] = list(default_registry())
     if not policies:
         raise SystemExit("gpufleet policy pack: policies.registry.default_registry() holds no policies")

@@ -43,7 +43,7 @@ from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from policies import waivers
-from policies.context import effective_tags
+from policies.context import effective_tags, tags_of
 from policies.props import Malformed
 
 CLOUDS = ("aws", "alicloud", "tencentcloud", "kubernetes")
@@ -101,7 +101,7 @@ class Rule:
     def config_schema(self) -> PolicyConfigSchema:
         """The rule's config keys plus `waivers` and `waivable`, which every policy accepts."""
         properties = {k: dict(v) for k, v in self.config.items()}
-        properties.update(waivers.config_schema_properties(self.id))
+        properties.update(waivers.config_schema_properties(self.id, self.severity == Severity.CRITICAL))
         return PolicyConfigSchema(properties=properties)
 
     def settings(self, args: ResourceValidationArgs | StackValidationArgs) -> dict[str, Any]:
@@ -198,33 +198,45 @@ def _failed(urn: str | None, error: Exception) -> None:
     running.report(message, urn)
 
 
-def _tags_at(args: Any, urn: str) -> Mapping[str, Any]:
-    """The effective tags of the resource at `urn`: the one under validation, or one of the stack's."""
+def _tags_at(args: Any, urn: str) -> tuple[Mapping[str, Any], frozenset[str]]:
+    """The effective tags of the resource at `urn` (the one under validation, or one of the stack's), and
+    the keys among them that come from its provider's default tags."""
+    found: tuple[str, Mapping[str, Any], Any] | None = None
     if isinstance(args, ResourceValidationArgs):
         if urn == args.urn:
-            return effective_tags(args.resource_type, args.props, args.provider)
-        return {}
-    for resource in getattr(args, "resources", ()) or ():
-        if resource.urn == urn:
-            return effective_tags(resource.resource_type, resource.props, resource.provider)
-    return {}
+            found = (args.resource_type, args.props, args.provider)
+    else:
+        for resource in getattr(args, "resources", ()) or ():
+            if resource.urn == urn:
+                found = (resource.resource_type, resource.props, resource.provider)
+                break
+    if found is None:
+        return {}, frozenset()
+    tags = effective_tags(*found)
+    own = tags_of(found[0], found[1])
+    return tags, frozenset(key for key in tags if key not in own)
 
 
 # A value the rule could not judge is never waived into a pass (nor is a value it could not parse).
 _NEVER_WAIVED = ("could not be judged", "cannot be parsed")
 
 
-def _waiving(rule_id: str, args: Any, report: ReportViolation) -> ReportViolation:
+def _waiving(rule: Rule, args: Any, report: ReportViolation) -> ReportViolation:
     """`report` with the waivers applied: a waived violation goes to `report.waived` (the host lowers it
     to advisory and lists it as waived); an expired, refused or invalid waiver is noted in the message of
-    the violation, which keeps its level. A host without `waived` gets every violation as it is."""
+    the violation, which keeps its level. A host without `waived` gets every violation as it is. The host's
+    `waiver_settings` (the platform's waiver settings) govern which waivers may apply; without them, the
+    pack's (`policies.waivers.settings`)."""
     lower = getattr(report, "waived", None)
+    given = getattr(report, "waiver_settings", None)
+    rule_id = rule.id
+    critical = rule.severity == Severity.CRITICAL
 
     def report_violation(message: str, urn: str | None = None) -> None:
         # The engine attributes a resource policy's violation to the resource under validation.
         where = args.urn if isinstance(args, ResourceValidationArgs) else (urn or "")
         config = args.get_config() or {}
-        tags = _tags_at(args, where) if where else {}
+        tags, provider_keys = _tags_at(args, where) if where else ({}, frozenset())
         if (message or "").startswith(_NEVER_WAIVED) or (
             not config.get(waivers.WAIVERS_KEY)
             and not any(isinstance(k, str) and k.startswith(waivers.TAG_PREFIX) for k in tags)
@@ -236,7 +248,8 @@ def _waiving(rule_id: str, args: Any, report: ReportViolation) -> ReportViolatio
         except ValueError as error:  # a bad $GPUFLEET_TODAY: no waiver applies, and the message says why
             report(f"{message}; waiver not applied: {error}", urn)
             return
-        decision = waivers.decide(rule_id, where, config, tags, on)
+        rules = given if isinstance(given, waivers.Settings) else waivers.settings()
+        decision = waivers.decide(rule_id, where, config, tags, on, critical, rules, provider_keys)
         if decision.waived and decision.waiver is not None and callable(lower):
             lower(message, urn, decision.waiver)
         elif decision.note:
@@ -248,7 +261,7 @@ def _waiving(rule_id: str, args: Any, report: ReportViolation) -> ReportViolatio
 
 
 def _guard(
-    rule_id: str, validate: Callable[[Any, ReportViolation], None]
+    rule: Rule, validate: Callable[[Any, ReportViolation], None]
 ) -> Callable[[Any, ReportViolation], None]:
     # Runs once per resource and policy: a plain token set/reset, not a context manager.
     def guarded(args: Any, report: ReportViolation) -> None:
@@ -257,7 +270,7 @@ def _guard(
         pending = running.pending
         token = _PENDING.set(running)
         try:
-            validate(args, _waiving(rule_id, args, report))
+            validate(args, _waiving(rule, args, report))
         except Unjudged as error:
             pending.extend(error.entries)
         except UnknownValueError as error:
@@ -281,7 +294,7 @@ def _policy_args(rule: Rule, validate: Callable[[Any, ReportViolation], None]) -
     return {
         "name": rule.name,
         "description": f"{rule.id}: {rule.description}",
-        "validate": _guard(rule.id, validate),
+        "validate": _guard(rule, validate),
         "enforcement_level": rule.enforcement,
         "config_schema": rule.config_schema(),
         "severity": rule.severity,

@@ -16,9 +16,16 @@ Two forms, read the same way by the pack under `pulumi preview --policy-pack` an
 A waiver applies from its definition until the end of its `expires` day; from the next day it is
 expired: the violation is reported at the rule's level again, and the message says the waiver expired.
 A waiver that expires within `WARN_DAYS` days still applies and carries a warning. A rule whose
-`waivable` config is false (the default for `NOT_WAIVABLE_BY_DEFAULT`) refuses every waiver. Only
+`waivable` config is false (the default for a rule of severity critical) refuses every waiver. Only
 violations are waived: "could not be judged" (an unknown value, a value that cannot be parsed, an
 internal error) never is.
+
+The platform's `waivers` settings (`Settings`, the top-level `waivers` object of the platform's policy
+config) govern which waivers may apply at all: tags are off unless `allow_tags` is true, a waiver may not
+run more than `max_days` days past today, its owner must be one of `owners` when that list is given, and
+(always) a resource glob may not match every resource of more than one type, a reason must say something,
+and a provider default tag, which lands on every resource of the provider, never waives. A waiver these
+refuse applies to nothing: the violation keeps its level and says why.
 """
 
 from __future__ import annotations
@@ -36,9 +43,14 @@ from policies.props import is_unknown
 
 WAIVERS_KEY = "waivers"
 WAIVABLE_KEY = "waivable"
+SETTINGS_KEY = "waivers"
+"""The platform's waiver settings: a top-level key of the policy config (beside `all`), not a policy."""
 TAG_PREFIX = "gpufleet:waive:"
 WARN_DAYS = 14
+DEFAULT_MAX_DAYS = 90
+MIN_REASON_CHARS = 10
 NOT_WAIVABLE_BY_DEFAULT = frozenset({"GF-STOR-003", "GF-ACC-001"})
+"""Besides every rule of severity critical (both of these are critical too)."""
 WAIVER_FIELDS = ("resource", "reason", "owner", "expires")
 TODAY_ENV = "GPUFLEET_TODAY"
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -58,10 +70,10 @@ WAIVER_ITEM_SCHEMA: dict[str, Any] = {
 }
 
 
-def config_schema_properties(rule_id: str) -> dict[str, dict[str, Any]]:
+def config_schema_properties(rule_id: str, critical: bool = False) -> dict[str, dict[str, Any]]:
     """The `waivers` and `waivable` properties every policy's configSchema carries. No `default`: the
     Pulumi CLI would then send them to every policy, and a policy without them behaves the same."""
-    waivable = rule_id not in NOT_WAIVABLE_BY_DEFAULT
+    waivable = not critical and rule_id not in NOT_WAIVABLE_BY_DEFAULT
     return {
         WAIVERS_KEY: {"type": "array", "items": WAIVER_ITEM_SCHEMA},
         WAIVABLE_KEY: {
@@ -96,6 +108,108 @@ def set_clock(clock: Callable[[], date] | None) -> None:
     """Inject a clock (tests, replays); None restores the system one."""
     global _clock  # noqa: PLW0603 - one process-wide clock, like the system one
     _clock = clock or _system_today
+
+
+# --- the platform's settings -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The platform's waiver settings (the policy config's top-level `waivers` object)."""
+
+    allow_tags: bool = False
+    """Whether `gpufleet:waive:*` tags on resources may waive anything (off: each is a finding)."""
+    max_days: int = DEFAULT_MAX_DAYS
+    """The furthest `expires` may be after today, in days."""
+    owners: tuple[str, ...] | None = None
+    """The owners a waiver may name; None: any."""
+    file: str = "policy-config.json"
+    """The file the settings and the config waivers come from (reports name it)."""
+
+
+SETTINGS_FIELDS = ("allow_tags", "max_days", "owners")
+MAX_DAYS_LIMIT = 3650
+SETTINGS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "allow_tags": {
+            "type": "boolean",
+            "description": "whether gpufleet:waive:* tags on resources may waive (default false)",
+        },
+        "max_days": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_DAYS_LIMIT,
+            "description": "the furthest a waiver may expire after today, in days "
+            f"(default {DEFAULT_MAX_DAYS})",
+        },
+        "owners": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "the owners a waiver may name (default: any)",
+        },
+    },
+    "additionalProperties": False,
+}
+
+
+def parse_settings(value: Any, where: str, file: str = "policy-config.json") -> tuple[Settings, list[str]]:
+    """The `waivers` settings object: the settings, and one problem per bad field (naming the field and
+    the values allowed). With problems the defaults (the strictest) are returned."""
+    if value is None:
+        return Settings(file=file), []
+    if not isinstance(value, Mapping):
+        shown = json.dumps(value, default=str)[:40]
+        return Settings(file=file), [
+            f"{where}: {shown} is not allowed; expected an object with {', '.join(SETTINGS_FIELDS)}"
+        ]
+    problems: list[str] = []
+    for key in value:
+        if key not in SETTINGS_FIELDS:
+            problems.append(f"{where}.{key}: unknown key; allowed keys: {', '.join(SETTINGS_FIELDS)}")
+    allow_tags = value.get("allow_tags", False)
+    if not isinstance(allow_tags, bool):
+        shown = json.dumps(allow_tags, default=str)[:40]
+        problems.append(f"{where}.allow_tags: {shown} is not allowed; expected true or false")
+    max_days = value.get("max_days", DEFAULT_MAX_DAYS)
+    if isinstance(max_days, float) and max_days.is_integer():
+        max_days = int(max_days)
+    if not isinstance(max_days, int) or isinstance(max_days, bool) or not 1 <= max_days <= MAX_DAYS_LIMIT:
+        shown = json.dumps(max_days, default=str)[:40]
+        problems.append(
+            f"{where}.max_days: {shown} is not allowed; expected an integer from 1 to {MAX_DAYS_LIMIT} "
+            f"(days; default {DEFAULT_MAX_DAYS})"
+        )
+    owners = value.get("owners")
+    if owners is not None and (
+        not isinstance(owners, Sequence)
+        or isinstance(owners, str)
+        or not owners
+        or not all(_text(item) for item in owners)
+    ):
+        shown = json.dumps(owners, default=str)[:60]
+        problems.append(
+            f"{where}.owners: {shown} is not allowed; expected a non-empty array of non-empty strings "
+            "(the owners a waiver may name), or no key for any owner"
+        )
+    if problems:
+        return Settings(file=file), problems
+    listed = tuple(str(_text(item)) for item in owners) if owners is not None else None
+    return Settings(bool(allow_tags), int(max_days), listed, file), []
+
+
+_settings = Settings()
+
+
+def settings() -> Settings:
+    """The pack's waiver settings when its host gives none (`pulumi preview`: read from the project's
+    policy config when the pack starts; the defaults otherwise)."""
+    return _settings
+
+
+def set_settings(value: Settings | None) -> None:
+    global _settings  # noqa: PLW0603 - one process-wide setting, like the clock
+    _settings = value or Settings()
 
 
 # --- waivers -----------------------------------------------------------------------------------------
@@ -221,10 +335,20 @@ def parse_config_waivers(rule_id: str, value: Any, where: str) -> tuple[list[Wai
     return waivers, problems
 
 
-def parse_tag(key: str, value: Any, urn: str) -> tuple[Waiver | None, str | None]:
-    """One `gpufleet:waive:<RULE-ID>` tag: the waiver, or the problem naming the tag."""
+PROVIDER_TAG = "provider default tag "
+_WILDCARD = re.compile(r"[*?\[]")
+
+
+def parse_tag(
+    key: str, value: Any, urn: str, *, from_provider: bool = False
+) -> tuple[Waiver | None, str | None]:
+    """One `gpufleet:waive:<RULE-ID>` tag: the waiver, or the problem naming the tag. A tag the resource
+    gets from its provider's default tags is read the same way, with its own source (it never waives)."""
     rule_id = key[len(TAG_PREFIX) :].strip()
-    where = f"tag {key!r} on {urn}"
+    kind = PROVIDER_TAG.strip() if from_provider else "tag"
+    where = f"{kind} {key!r} on {urn}"
+    if _WILDCARD.search(rule_id):
+        return None, f"{where}: {rule_id[:40]!r} is a wildcard; a waiver names one rule id (GF-<FAMILY>-NNN)"
     if not _RULE_ID.match(rule_id):
         return None, f"{where}: {rule_id[:40]!r} is not a rule id; expected {TAG_PREFIX}GF-<FAMILY>-NNN"
     if is_unknown(value):
@@ -240,6 +364,11 @@ def parse_tag(key: str, value: Any, urn: str) -> tuple[Waiver | None, str | None
         name = name.strip().lower()
         if not sep or name not in ("owner", "expires"):
             return None, f"{where}: {part[:40]!r} is not owner=<x> or expires=YYYY-MM-DD"
+        if name in found:
+            return None, (
+                f"{where}: {name}= is given twice; a waiver says each of owner= and expires= once "
+                "(unreadable, not applied)"
+            )
         found[name] = item.strip()
     missing = [name for name in ("owner", "expires") if not found.get(name)]
     if not reason or missing:
@@ -248,15 +377,18 @@ def parse_tag(key: str, value: Any, urn: str) -> tuple[Waiver | None, str | None
     expires = parse_date(found["expires"])
     if expires is None:
         return None, f"{where}: expires={found['expires'][:40]!r} is not a date; expected YYYY-MM-DD"
-    return Waiver(rule_id, urn, reason, found["owner"], expires, f"tag {key}"), None
+    source = f"{PROVIDER_TAG}{key}" if from_provider else f"tag {key}"
+    return Waiver(rule_id, urn, reason, found["owner"], expires, source), None
 
 
-def tag_waivers(tags: Mapping[str, Any], urn: str) -> tuple[list[Waiver], list[str]]:
+def tag_waivers(
+    tags: Mapping[str, Any], urn: str, provider_keys: frozenset[str] | set[str] = frozenset()
+) -> tuple[list[Waiver], list[str]]:
     waivers: list[Waiver] = []
     problems: list[str] = []
     for key, value in tags.items():
         if isinstance(key, str) and key.startswith(TAG_PREFIX):
-            waiver, problem = parse_tag(key, value, urn)
+            waiver, problem = parse_tag(key, value, urn, from_provider=key in provider_keys)
             if waiver is not None:
                 waivers.append(waiver)
             if problem is not None:
@@ -264,9 +396,86 @@ def tag_waivers(tags: Mapping[str, Any], urn: str) -> tuple[list[Waiver], list[s
     return waivers, problems
 
 
-def waivable(rule_id: str, config: Mapping[str, Any] | None) -> bool:
+def waivable(rule_id: str, config: Mapping[str, Any] | None, critical: bool = False) -> bool:
+    """The rule's `waivable` config when given; by default every rule but the critical ones."""
     value = (config or {}).get(WAIVABLE_KEY)
-    return value if isinstance(value, bool) else rule_id not in NOT_WAIVABLE_BY_DEFAULT
+    return value if isinstance(value, bool) else not critical and rule_id not in NOT_WAIVABLE_BY_DEFAULT
+
+
+def not_waivable(rule_id: str, config: Mapping[str, Any] | None) -> str:
+    """Why the rule refuses waivers, for messages."""
+    if isinstance((config or {}).get(WAIVABLE_KEY), bool):
+        return f"{rule_id} is not waivable (waivable: false)"
+    return (
+        f"{rule_id} is not waivable (severity critical: not waivable unless the platform config sets "
+        "`waivable: true` for it)"
+    )
+
+
+# --- what the platform refuses ---------------------------------------------------------------------------
+
+
+def broad_glob(pattern: str) -> str | None:
+    """Why a resource glob matches too much, or None. A URN is exact. A glob must keep to one resource
+    type when it matches every name: `*`, `**`, `*::*`, `aws:*::*` and `aws:s3/*::*` are refused,
+    `aws:s3/bucket:Bucket::*` (every bucket) and `*::legacy-logs` (one name) are not."""
+    if pattern.startswith("urn:") or not _WILDCARD.search(pattern):
+        return None
+    type_part, sep, name_part = pattern.partition("::")
+    if not sep:
+        return (
+            f"{pattern!r} has no `::` between type and name, and `*` crosses `::`: it matches every "
+            "resource; write <type token>::<name glob>"
+        )
+    every_name = not re.sub(r"\[[^\]]*\]|[*?]", "", name_part)
+    if every_name and _WILDCARD.search(type_part):
+        return (
+            f"{pattern!r} matches every resource of more than one type; name one type token "
+            "(aws:s3/bucket:Bucket::*) or the resources (<type>::legacy-*)"
+        )
+    return None
+
+
+def vague_reason(reason: str) -> str | None:
+    """Why a reason says nothing, or None: fewer than MIN_REASON_CHARS characters, or one word repeated."""
+    text = reason.strip()
+    words = re.findall(r"\w+", text.lower())
+    if len(text) < MIN_REASON_CHARS:
+        return f"the reason {text[:40]!r} is shorter than {MIN_REASON_CHARS} characters; say why"
+    if len(set(words)) <= 1:
+        return f"the reason {text[:40]!r} is one word repeated; say why"
+    return None
+
+
+def refusal(waiver: Waiver, settings: Settings, on: date) -> str | None:
+    """Why the platform's settings refuse `waiver` (it then applies to nothing), or None. Whether its rule
+    is waivable is asked separately (`waivable`)."""
+    if waiver.source.startswith(PROVIDER_TAG):
+        return (
+            "a provider default tag lands on every resource of the provider and never waives; "
+            "tag the resource itself"
+        )
+    if waiver.source.startswith("tag ") and not settings.allow_tags:
+        return (
+            f"tag waivers are off (`waivers.allow_tags` is not true in {settings.file}); "
+            "ask the platform team for a waiver there"
+        )
+    broad = broad_glob(waiver.resource)
+    if broad:
+        return f"the resource glob {broad}"
+    vague = vague_reason(waiver.reason)
+    if vague:
+        return vague
+    if settings.owners is not None and waiver.owner not in settings.owners:
+        listed = ", ".join(settings.owners)
+        return f"owner {waiver.owner[:40]!r} is not one of `waivers.owners` in {settings.file} ({listed})"
+    ahead = waiver.days_left(on)
+    if ahead > settings.max_days:
+        return (
+            f"expires {waiver.expires.isoformat()}, {ahead} days after {on.isoformat()}; at most "
+            f"{settings.max_days} days ahead (`waivers.max_days` in {settings.file})"
+        )
+    return None
 
 
 # --- the decision on one violation ---------------------------------------------------------------------
@@ -285,14 +494,19 @@ class Decision:
         return self.waiver is not None and self.note is None
 
 
-def decide(
+def decide(  # noqa: PLR0917 - the violation, its config and tags, the date, the rule, the settings
     rule_id: str,
     urn: str,
     config: Mapping[str, Any] | None,
     tags: Mapping[str, Any] | None,
     on: date,
+    critical: bool = False,
+    settings: Settings | None = None,
+    provider_keys: frozenset[str] | set[str] = frozenset(),
 ) -> Decision:
-    """The decision for a violation of `rule_id` at `urn`: config waivers first, then the resource's tag."""
+    """The decision for a violation of `rule_id` at `urn`: config waivers first, then the resource's tag.
+    A waiver the platform's settings refuse applies to nothing, and the violation says why."""
+    rules = settings or _settings
     candidates: list[Waiver] = []
     notes: list[str] = []
     parsed, problems = _config_waivers(rule_id, (config or {}).get(WAIVERS_KEY))
@@ -301,20 +515,25 @@ def decide(
         notes.append("a waiver in the policy config is invalid: " + "; ".join(problems[:3]))
     key = TAG_PREFIX + rule_id
     if tags and key in tags:
-        waiver, problem = parse_tag(key, tags[key], urn)
+        waiver, problem = parse_tag(key, tags[key], urn, from_provider=key in provider_keys)
         if waiver is not None:
             candidates.append(waiver)
         if problem is not None:
             notes.append(f"waiver not applied: {problem}")
     if not candidates:
         return Decision(note="; ".join(notes) or None)
-    if not waivable(rule_id, config):
-        return Decision(candidates[0], f"waiver refused: {rule_id} is not waivable (waivable: false)")
-    live = [w for w in candidates if w.state(on) != "expired"]
+    if not waivable(rule_id, config, critical):
+        return Decision(candidates[0], f"waiver refused: {not_waivable(rule_id, config)}")
+    refused = [(w, refusal(w, rules, on)) for w in candidates]
+    accepted = [w for w, why in refused if why is None]
+    live = [w for w in accepted if w.state(on) != "expired"]
     if live:
         return Decision(max(live, key=lambda w: w.expires))
-    latest = max(candidates, key=lambda w: w.expires)
-    return Decision(latest, f"waiver not applied, it expired: {latest.describe(on)}")
+    if accepted:
+        latest = max(accepted, key=lambda w: w.expires)
+        return Decision(latest, f"waiver not applied, it expired: {latest.describe(on)}")
+    first, why = refused[0]
+    return Decision(first, f"waiver refused: {why} ({first.source})")
 
 
 _PARSED: dict[str, tuple[list[Waiver], list[str]]] = {}

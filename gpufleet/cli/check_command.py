@@ -32,7 +32,7 @@ from gpufleet.cli.common import (
 from gpufleet.cli.fleet_view import load_fleet
 from gpufleet.cli.judging import (
     _config_problem,
-    _policy_config,
+    judging_config,
     parse_formats,
     select_rules,
     stack_cost,
@@ -114,6 +114,16 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             "--policy-config",
             help="Policy pack config (Pulumi's JSON shape; YAML by extension). Default: the project's "
             "policy-config.json, if any.",
+        ),
+    ] = None,
+    platform_config: Annotated[
+        Path | None,
+        typer.Option(
+            "--platform-config",
+            envvar="GPUFLEET_PLATFORM_CONFIG",
+            help="The platform team's policy config (e.g. the base branch's policy-config.json): waivers, "
+            "waiver settings, waivable and enforcement come from it alone; the repository's policy config "
+            "may only make enforcement stricter. Env: GPUFLEET_PLATFORM_CONFIG.",
         ),
     ] = None,
     enforce: Annotated[
@@ -217,7 +227,10 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             raise BadInput(str(exc)) from None
         everything = list(default_registry())
         policies, engine_rule = select_rules(everything, rules)
-        config = _policy_config(policy_config, project.root, everything, enforce or (), set_values or ())
+        judging = judging_config(
+            policy_config, project.root, everything, enforce or (), set_values or (), platform_config
+        )
+        config = judging.config
         references = read_stack_references(stack_refs)
         checkov_binary = checkov_command.resolve(checkov, checkov_bin, project.root)
         checkov_skips = load_checkov_skips(checkov_config, project.root)
@@ -242,6 +255,8 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
                         with_estimates(config, estimates),
                         strict=strict,
                         engine_rule=engine_rule,
+                        waivers_from=judging.settings,
+                        ignored_waivers=judging.ignored,
                     )
                     result.pack_seconds = time.perf_counter() - started
             except BadInput as exc:

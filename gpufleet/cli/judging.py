@@ -6,6 +6,7 @@ from __future__ import annotations
 import fnmatch
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ from gpufleet.redact import redactor
 if TYPE_CHECKING:
     from gpufleet.policy_config import PolicyConfigError
     from policies.rule import GfPolicy
+    from policies.waivers import Settings, Waiver
 
 
 def parse_formats(value: str) -> list[str]:
@@ -132,6 +134,82 @@ def _policy_config(
             raise PolicyConfigError([*file_error.problems, *override_error.problems]) from None
         raise
     return apply_overrides(loaded, policies, enforce=enforce, set_values=set_values)
+
+
+@dataclass(frozen=True)
+class Judging:
+    """The policy config a run judges with, the platform's waiver settings, and the waivers of the
+    repository's own file that a platform config overrides (listed as not read), each with its file."""
+
+    config: dict[str, Any]
+    settings: Settings
+    ignored: tuple[tuple[Waiver, str], ...] = ()
+
+
+def judging_config(  # noqa: PLR0917 - the files and the command line's overrides
+    path: Path | None,
+    project_root: Path,
+    policies: Sequence[GfPolicy],
+    enforce: Sequence[str],
+    set_values: Sequence[str],
+    platform: Path | None = None,
+) -> Judging:
+    """Without a platform config: the repository's policy config (with --enforce/--set) and its waiver
+    settings. With one (`--platform-config`, $GPUFLEET_PLATFORM_CONFIG): that file's waivers, waiver
+    settings, `waivable`, rule config and enforcement; the repository's file may only make enforcement
+    stricter, and its waivers the platform's file does not hold are listed as not read."""
+    from gpufleet.policy_config import (
+        PolicyConfigError,
+        apply_overrides,
+        config_waivers,
+        find_policy_config,
+        load_policy_config,
+        platform_policy_config,
+        waiver_settings,
+    )
+
+    repository_file = path or find_policy_config(project_root)
+    label = _label(repository_file, project_root) if repository_file else "policy-config.json"
+    if platform is None:
+        config = _policy_config(path, project_root, policies, enforce, set_values)
+        return Judging(config, waiver_settings(config, label))
+    problems: list[str] = []
+    platform_config: dict[str, Any] = {}
+    repository: dict[str, Any] = {}
+    if not platform.is_file():
+        problems.append(
+            f"--platform-config {platform}: no such file; give the platform team's policy config (e.g. "
+            "`git show origin/main:policy-config.json > base.json`), or leave out the option and "
+            "$GPUFLEET_PLATFORM_CONFIG"
+        )
+    else:
+        try:
+            platform_config = load_policy_config(platform, policies)
+        except PolicyConfigError as error:
+            problems += error.problems
+    try:
+        repository = load_policy_config(path, policies, project_dir=project_root)
+    except PolicyConfigError as error:
+        problems += error.problems
+    if problems:
+        raise PolicyConfigError(problems)
+    merged = platform_policy_config(platform_config, repository, policies)
+    config = apply_overrides(merged, policies, enforce=enforce, set_values=set_values)
+    known = {(w.rule_id, w.resource, w.reason, w.owner, w.expires) for w in config_waivers(merged, policies)}
+    ignored = tuple(
+        (w, label)
+        for w in config_waivers(repository, policies)
+        if (w.rule_id, w.resource, w.reason, w.owner, w.expires) not in known
+    )
+    return Judging(config, waiver_settings(platform_config, str(platform)), ignored)
+
+
+def _label(path: Path, project_root: Path) -> str:
+    """A file as reports name it: relative to the project when it is inside it."""
+    try:
+        return str(path.resolve().relative_to(project_root.resolve()))
+    except ValueError:
+        return str(path)
 
 
 def _config_problem(exc: PolicyConfigError) -> BadInput:

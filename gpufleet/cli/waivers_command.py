@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from gpufleet.cli.common import BadInput, ProjectDir, Timeout, _run, _stacks, app, fail, write_stdout
-from gpufleet.cli.judging import _config_problem, _policy_config
+from gpufleet.cli.judging import _config_problem, judging_config
 from gpufleet.engine import DEFAULT_TIMEOUT
 from gpufleet.sandbox import collector_paused
 
@@ -21,10 +21,18 @@ from gpufleet.sandbox import collector_paused
 def waivers(  # noqa: PLR0917 - typer maps each parameter to an option
     project_dir: ProjectDir = Path(),
     stack: Annotated[str | None, typer.Option("--stack", "-s", help="Only this stack.")] = None,
-    expired: Annotated[bool, typer.Option("--expired", help="List expired waivers too.")] = False,
+    expired: Annotated[bool, typer.Option("--expired", help="List expired and refused waivers too.")] = False,
     fmt: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
     policy_config: Annotated[
         Path | None, typer.Option("--policy-config", help="Policy pack config (default: policy-config.json).")
+    ] = None,
+    platform_config: Annotated[
+        Path | None,
+        typer.Option(
+            "--platform-config",
+            envvar="GPUFLEET_PLATFORM_CONFIG",
+            help="The platform team's policy config: waivers and waiver settings come from it alone.",
+        ),
     ] = None,
     timeout: Timeout = DEFAULT_TIMEOUT,
 ) -> None:
@@ -39,12 +47,20 @@ def waivers(  # noqa: PLR0917 - typer maps each parameter to an option
             raise BadInput(f"--format {fmt!r} is not a waivers format; allowed: text, json")
         project, names = _stacks(project_dir, stack, all_stacks=stack is None)
         policies = list(default_registry())
-        config = _policy_config(policy_config, project.root, policies, (), ())
+        judging = judging_config(policy_config, project.root, policies, (), (), platform_config)
         results = []
         for name in names:
             graph = _run(project.root, name, None, timeout)
             with collector_paused():
-                results.append(evaluate.evaluate_stack(graph, policies, config))
+                results.append(
+                    evaluate.evaluate_stack(
+                        graph,
+                        policies,
+                        judging.config,
+                        waivers_from=judging.settings,
+                        ignored_waivers=judging.ignored,
+                    )
+                )
     except PolicyConfigError as exc:
         raise fail(_config_problem(exc)) from None
     except BadInput as exc:

@@ -106,6 +106,17 @@ def render_markdown(
             used += len(section)
         else:
             omitted += sum(len(r.waived) for r in results)
+    inventory = "".join(waivers_report.inventory_markdown(r) for r in results)
+    if inventory:
+        section = "\n### Waivers (applied and refused)\n" + inventory
+        if used + len(section) <= budget:
+            parts.append(section)
+            used += len(section)
+        else:
+            parts.append(
+                f"\n> {sum(len(r.waivers) for r in results)} waiver(s) not listed to stay within GitHub's "
+                "comment size limit; see the JSON report's `waived.waivers`.\n"
+            )
     if omitted:
         parts.append(
             f"\n> {omitted} more violation(s) not shown to stay within GitHub's comment size limit; "

@@ -36,6 +36,7 @@ def render_text(results: Sequence[StackResult]) -> str:
         lines.extend(f"  {line}" for line in opaque_lines(result))
         lines.extend(f"  {line}" for line in checkov_reports.text_lines(result.checkov))
         lines.extend(f"  {line}" for line in waivers_report.text_lines(result))
+        lines.extend(f"  {line}" for line in waivers_report.inventory_text_lines(result))
         if not result.violations:
             lines.append("  passed: no policy violations")
         by_severity: dict[str, list[Finding]] = defaultdict(list)

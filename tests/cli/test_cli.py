@@ -133,9 +133,17 @@ def test_check_json_document_and_exit_code(
         graph: ResourceGraph,
         policies: Sequence[object],
         policy_config: Mapping[str, Any] | None = None,
-        **options: bool,
+        **options: Any,
     ) -> StackResult:
-        assert options == {"strict": False, "engine_rule": True}
+        from policies.waivers import Settings
+
+        # The waiver settings come from the project's policy config (no `waivers` object: the defaults).
+        assert options == {
+            "strict": False,
+            "engine_rule": True,
+            "waivers_from": Settings(file="policy-config.json"),
+            "ignored_waivers": (),
+        }
         seen.append((graph.stack, len(graph), policy_config))
         bucket = graph.of_type("aws:s3/bucket:Bucket")[0]
         return StackResult(

@@ -12,6 +12,8 @@ from policies.rule import GfPolicy
 BUCKET = "aws:s3/bucket:Bucket"
 STACK, PROJECT = "dev", "waivers"
 WAIVE_STOR_001 = "gpufleet:waive:GF-STOR-001"
+TAGS_ON: dict[str, Any] = {"waivers": {"allow_tags": True}}
+"""A policy config that lets tags waive (they are off by default)."""
 
 
 def urn(name: str, resource_type: str = BUCKET) -> str:

@@ -26,7 +26,9 @@ TAG = "gpufleet:waive:GF-STOR-001"
 def project(tmp_path: Path) -> Path:
     target = tmp_path / "project"
     shutil.copytree(HERE / "project", target, ignore=shutil.ignore_patterns("__pycache__"))
+    # Tag waivers are off unless the policy config allows them: this one does.
     config = {
+        "waivers": {"allow_tags": True},
         "GF-STOR-001": {
             "waivers": [
                 {
@@ -36,7 +38,7 @@ def project(tmp_path: Path) -> Path:
                     "expires": "2026-11-15",
                 }
             ]
-        }
+        },
     }
     (target / "policy-config.json").write_text(json.dumps(config), encoding="utf-8")
     return target
@@ -85,9 +87,11 @@ def test_one_expired_and_one_valid_waiver(reports: tuple[Run, Path]) -> None:
         "state": "active",
         "days_left": 61,
     }
-    assert [(w["resource"], w["state"], w["applied"]) for w in waived["waivers"]] == [
-        ("aws:s3/bucket:Bucket::legacy-*", "expired", 0),
-        (SCRATCH, "active", 1),
+    assert [
+        (w["resource"], w["state"], w["applied"], w["refused"], w["file"]) for w in waived["waivers"]
+    ] == [
+        ("aws:s3/bucket:Bucket::legacy-*", "expired", 0, None, "policy-config.json"),
+        (SCRATCH, "active", 1, None, None),
     ]
 
 
@@ -128,7 +132,7 @@ def test_sarif_suppressions_validate_against_the_sarif_schema(reports: tuple[Run
 
 def test_a_config_waiver_is_an_external_suppression(project: Path, tmp_path: Path) -> None:
     config = json.loads((project / "policy-config.json").read_text())
-    config["GF-STOR-001"]["waivers"][0]["expires"] = "2027-06-30"
+    config["GF-STOR-001"]["waivers"][0]["expires"] = "2027-02-28"  # within 90 days
     (project / "policy-config.json").write_text(json.dumps(config))
     run = invoke("check", str(project), "-s", "dev", "--rules", "GF-STOR-001", "--no-checkov", "-f", "sarif")
     assert run.exit_code == 0, run.stdout + run.stderr

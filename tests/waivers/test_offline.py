@@ -13,7 +13,7 @@ from gpufleet.policy_config import PolicyConfigError, load_policy_config
 from gpufleet.report import exit_code
 from policies.registry import default_registry
 
-from .helpers import WAIVE_STOR_001, bucket, no_cmk, policies, stack, urn, waiver
+from .helpers import TAGS_ON, WAIVE_STOR_001, bucket, no_cmk, policies, stack, urn, waiver
 
 
 def test_a_config_waiver_matching_by_glob_makes_the_violation_waived_not_mandatory() -> None:
@@ -43,6 +43,8 @@ def test_a_config_waiver_matching_by_glob_makes_the_violation_waived_not_mandato
             "state": "active",
             "days_left": 61,
             "applied": 1,
+            "refused": None,
+            "file": "policy-config.json",
         }
     ]
 
@@ -55,8 +57,8 @@ def test_a_waived_violation_alone_passes_the_check() -> None:
 
 
 def test_a_tag_waiver_on_the_resource() -> None:
-    tag = {WAIVE_STOR_001: "scratch data only; owner=ml-team; expires=2027-03-01"}
-    result = evaluate_stack(stack(bucket("scratch", tag)), policies(), None)
+    tag = {WAIVE_STOR_001: "scratch data only; owner=ml-team; expires=2027-01-31"}
+    result = evaluate_stack(stack(bucket("scratch", tag)), policies(), TAGS_ON)
     assert result.violations == []
     (waived,) = result.waived
     assert waived.waiver.source == f"tag {WAIVE_STOR_001}"
@@ -156,18 +158,19 @@ def test_malformed_and_unknown_tags_are_findings_naming_resource_and_tag() -> No
 
 def test_a_tag_waiver_for_a_forbidden_rule_is_refused() -> None:
     tag = {"gpufleet:waive:GF-STOR-003": "public behind a CDN; owner=web; expires=2027-01-01"}
-    result = evaluate_stack(stack(bucket("site", tag)), policies("GF-STOR-003"), None)
+    result = evaluate_stack(stack(bucket("site", tag)), policies("GF-STOR-003"), TAGS_ON)
     assert result.waived == []
     assert [(f.rule_id, f.enforcement) for f in result.violations] == [
         ("GF-STOR-003", "mandatory"),
         ("GF-WAIVER-001", "advisory"),
     ]
-    assert result.violations[0].message.endswith(
-        "; waiver refused: GF-STOR-003 is not waivable (waivable: false)"
+    not_waivable = (
+        "GF-STOR-003 is not waivable (severity critical: not waivable unless the platform config sets "
+        "`waivable: true` for it)"
     )
+    assert result.violations[0].message.endswith(f"; waiver refused: {not_waivable}")
     assert result.violations[1].message == (
-        f"tag gpufleet:waive:GF-STOR-003 on {urn('site')}: refused, GF-STOR-003 is not waivable "
-        "(waivable: false)"
+        f"tag gpufleet:waive:GF-STOR-003 on {urn('site')}: refused, {not_waivable}"
     )
 
 
@@ -180,7 +183,8 @@ def test_a_config_waiver_for_a_forbidden_rule_is_refused_at_load(rule: str, tmp_
         load_policy_config(path, default_registry())
     rule_id = default_registry().get(rule).rule.id if rule.startswith("GF-") else "GF-STOR-003"
     assert caught.value.problems == [
-        f"{path}: {rule}.waivers: {rule_id} is not waivable (its `waivable` is false by default); fix the "
+        f"{path}: {rule}.waivers: {rule_id} is not waivable (its `waivable` is false by default for a "
+        "critical rule); fix the "
         "resource, or set `waivable: true` for the rule in this file if its owners agree"
     ]
 

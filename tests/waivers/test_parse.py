@@ -112,18 +112,25 @@ def test_expiry_on_a_fixed_clock() -> None:
 
 
 def test_decide_applies_refuses_and_expires(fixed_clock: date) -> None:
-    config = {"waivers": [{"resource": URN, "reason": "r", "owner": "o", "expires": "2027-01-31"}]}
+    reason = "legacy logs, migrating"
+    config = {"waivers": [{"resource": URN, "reason": reason, "owner": "o", "expires": "2027-01-31"}]}
     assert decide("GF-STOR-001", URN, config, {}, fixed_clock).waived
     assert not decide("GF-STOR-001", urn("other"), config, {}, fixed_clock).waived
     refused = decide("GF-STOR-003", URN, config, {}, fixed_clock)
     assert not refused.waived
-    assert refused.note == "waiver refused: GF-STOR-003 is not waivable (waivable: false)"
+    assert refused.note == (
+        "waiver refused: GF-STOR-003 is not waivable (severity critical: not waivable unless the platform "
+        "config sets `waivable: true` for it)"
+    )
+    assert not decide("GF-IAM-001", URN, config, {}, fixed_clock, critical=True).waived
     assert decide("GF-STOR-003", URN, {**config, "waivable": True}, {}, fixed_clock).waived
     assert not decide("GF-STOR-001", URN, {**config, "waivable": False}, {}, fixed_clock).waived
-    old = {"waivers": [{"resource": URN, "reason": "r", "owner": "o", "expires": "2026-11-30"}]}
+    old = {"waivers": [{"resource": URN, "reason": reason, "owner": "o", "expires": "2026-11-30"}]}
     expired = decide("GF-STOR-001", URN, old, {}, fixed_clock)
     assert not expired.waived
-    assert expired.note == "waiver not applied, it expired: r (owner o, expired 2026-11-30, policy-config)"
+    assert expired.note == (
+        f"waiver not applied, it expired: {reason} (owner o, expired 2026-11-30, policy-config)"
+    )
 
 
 def test_the_clock_can_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -52,30 +52,32 @@ def test_a_config_waiver_is_advisory_over_grpc(pack: analyzer_pb2_grpc.AnalyzerS
     ]
 
 
-def test_a_tag_waiver_is_advisory_over_grpc(pack: analyzer_pb2_grpc.AnalyzerStub) -> None:
-    tag = {WAIVE_STOR_001: "scratch only; owner=ml-team; expires=2026-12-05"}
+def test_a_tag_waiver_is_refused_over_grpc_while_tags_are_off(pack: analyzer_pb2_grpc.AnalyzerStub) -> None:
+    """The pack reads the project's policy-config.json, which does not allow tags: the tag waives nothing
+    (it used to make any waivable rule advisory)."""
+    tag = {WAIVE_STOR_001: "scratch data only; owner=ml-team; expires=2026-12-05"}
     assert analyze(pack, None, bucket("scratch", tag)) == [
         (
             "scratch",
-            "advisory",
-            no_cmk("scratch") + "; waived: scratch only (owner ml-team, until 2026-12-05, expires in 4 days, "
-            f"tag {WAIVE_STOR_001})",
+            "mandatory",
+            no_cmk("scratch") + "; waiver refused: tag waivers are off (`waivers.allow_tags` is not true in "
+            f"policy-config.json); ask the platform team for a waiver there (tag {WAIVE_STOR_001})",
         )
     ]
 
 
 def test_expired_and_refused_waivers_keep_the_level_over_grpc(pack: analyzer_pb2_grpc.AnalyzerStub) -> None:
-    tag = {WAIVE_STOR_001: "old; owner=ops; expires=2026-11-30"}
     config = {"GF-STOR-001": {"waivable": False}}
-    assert analyze(pack, None, bucket("old", tag)) == [
+    old = {"GF-STOR-001": {"waivers": [waiver(urn("old"), expires="2026-11-30")]}}
+    assert analyze(pack, old, bucket("old")) == [
         (
             "old",
             "mandatory",
-            no_cmk("old") + f"; waiver not applied, it expired: old (owner ops, expired 2026-11-30, tag "
-            f"{WAIVE_STOR_001})",
+            no_cmk("old") + "; waiver not applied, it expired: legacy logs, migrating (owner data-team, "
+            "expired 2026-11-30, policy-config)",
         )
     ]
-    fresh = {WAIVE_STOR_001: "new; owner=ops; expires=2027-11-30"}
+    fresh = {WAIVE_STOR_001: "new bucket, moving soon; owner=ops; expires=2027-01-30"}
     assert analyze(pack, config, bucket("new", fresh)) == [
         (
             "new",
@@ -90,7 +92,7 @@ def test_grpc_and_offline_agree_on_what_is_waived(pack: analyzer_pb2_grpc.Analyz
     buckets = (
         bucket("legacy-logs"),
         bucket("data"),
-        bucket("t", {WAIVE_STOR_001: "x; owner=o; expires=2027-05-01"}),
+        bucket("t", {WAIVE_STOR_001: "scratch data only; owner=o; expires=2027-01-01"}),
     )
     over_grpc = {(name, level) for name, level, _ in analyze(pack, config, *buckets)}
     result = evaluate_stack(stack(*buckets), policies(), config)
@@ -98,4 +100,5 @@ def test_grpc_and_offline_agree_on_what_is_waived(pack: analyzer_pb2_grpc.Analyz
         (f.urn.rsplit("::", 1)[-1], f.enforcement) for f in result.violations if f.rule_id == "GF-STOR-001"
     }
     offline |= {(w.finding.urn.rsplit("::", 1)[-1], "advisory") for w in result.waived}
-    assert over_grpc == offline == {("data", "mandatory"), ("legacy-logs", "advisory"), ("t", "advisory")}
+    # The tag waives nothing on either path: tags are off in the project's policy config.
+    assert over_grpc == offline == {("data", "mandatory"), ("legacy-logs", "advisory"), ("t", "mandatory")}

@@ -172,6 +172,23 @@ def test_triggers_are_ones_where_a_fork_cannot_get_secrets() -> None:
     assert "pull_request_target" not in TEXT and "workflow_run" not in TEXT
 
 
+def test_a_pull_request_is_judged_with_the_base_branch_policy_config() -> None:
+    """The change under review must not loosen its own gate (docs/waivers.md): for a pull request the
+    check reads waivers and enforcement from the base branch's policy-config.json, the merge commit's
+    first parent."""
+    (checkout,) = [
+        s for s in JOBS["check"]["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")
+    ]
+    assert checkout["with"]["fetch-depth"] == 2
+    (step,) = [s for s in JOBS["check"]["steps"] if s.get("id") == "check"]
+    assert step["env"]["EVENT"] == "${{ github.event_name }}"
+    run = step["run"]
+    assert 'if [ "$EVENT" = pull_request ]; then' in run
+    assert 'git show HEAD^1:policy-config.json > "$RUNNER_TEMP/platform/policy-config.json"' in run
+    assert 'platform=(--platform-config "$RUNNER_TEMP/platform/policy-config.json")' in run
+    assert '.venv/bin/gpufleet check -s "$STACK" --strict "${platform[@]}"' in run
+
+
 def test_the_check_job_is_the_strict_gate() -> None:
     """What the offline check could not judge (a component not looked inside, a value unknown until
     apply on a mandatory rule) fails the pull request: `check --strict`."""
