@@ -162,6 +162,9 @@ class StackResult:
     waivers_on: date | None = None
     pack_seconds: float = 0.0
     """Seconds the policy pack took on this stack (checkov's timing block compares them)."""
+    notes: list[str] = field(default_factory=list)
+    """The engine's notes about placeholders the program read (an invoke or stack output answered with a
+    synthetic value): a verdict on a resource built from one judges the placeholder, so `check` says it."""
     error: dict[str, Any] | None = None
     """Why the stack could not be checked at all (`{"message", "details"}`): `check --all-stacks` reports
     it beside the stacks it could check."""
@@ -180,6 +183,7 @@ class StackResult:
             "checkov": self.checkov,
             "cost": self.cost,
             "waived": self.waived_json(),
+            **({"notes": list(self.notes)} if self.notes else {}),
             # Added to the contract for stacks that could not be checked; absent on every other entry.
             **({"error": self.error} if self.error is not None else {}),
         }
@@ -534,6 +538,7 @@ def evaluate_stack(
         not_applicable=collector.not_applicable,
         opaque=opaque,
         waived=sorted(collector.waived, key=lambda w: w.finding.sort_key()),
+        notes=placeholder_notes(graph.notes),
     )
     # The waivers the pack cannot judge from one violation: unmatched, unreadable, expired, expiring.
     from gpufleet import waivers
@@ -542,6 +547,11 @@ def evaluate_stack(
     known = {*default_registry().ids(), *(p.rule.id for p in policy_list)}
     waivers.attach(result, graph, policy_list, resolved, known)
     return result
+
+
+def placeholder_notes(notes: Iterable[str]) -> list[str]:
+    """The graph notes that say a value the program read is a placeholder (synthetic, not the cloud's)."""
+    return [note for note in notes if "placeholder" in note]
 
 
 def strict_opaque(result: StackResult) -> None:
