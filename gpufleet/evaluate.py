@@ -202,13 +202,19 @@ class StackResult:
 
 def default_stack_tags(graph: ResourceGraph, *, description: str | None = None) -> dict[str, str]:
     """The stack tags the CLI sends with `ConfigureStack`: project name and runtime, the project's
-    description, and every `pulumi:tags` config value (git metadata tags are the caller's to add)."""
+    description, and every `pulumi:tags` config value (git metadata tags are the caller's to add);
+    for a gpufleet stack also `gpufleet:environment`, the fleet spec's `environment`."""
     tags: dict[str, str] = {"pulumi:project": graph.project, "pulumi:runtime": "python"}
     if description:
         tags["pulumi:description"] = description
     configured = _config_object(graph.config.get("pulumi:tags"))
     if isinstance(configured, Mapping):
         tags.update({str(k): str(v) for k, v in configured.items()})
+    # The fleet spec's environment is the stack's: the rules read it before any resource's env tag.
+    fleet = _config_object(graph.config.get("gpufleet:fleet"))
+    environment = fleet.get("environment") if isinstance(fleet, Mapping) else None
+    if isinstance(environment, str) and environment:
+        tags["gpufleet:environment"] = environment
     return tags
 
 
