@@ -805,7 +805,7 @@ def _judge_unions(args: StackValidationArgs, templates: Templates, report: Repor
             networks = opening.networks[version]
             if version in opening.whole or len(networks) < 2:
                 continue  # a single range to anywhere is the per-rule finding
-            if list(ipaddress.collapse_addresses(networks)) != [world]:  # type: ignore[arg-type]
+            if list(ipaddress.collapse_addresses(networks)) != [world]:  # type: ignore[type-var]
                 continue
             target = by_urn.get(key) or by_urn[opening.urns[0]]
             if target.resource_type in _GROUP_TYPES:
