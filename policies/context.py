@@ -11,8 +11,8 @@ offline engine sets it from the fleet spec's `environment`; `pulumi:tags` may se
 out of its environment's rules. Only a stack whose configuration names no environment leaves it to
 the resource's own `env`/`environment` tag (the cost tags put one on every taggable resource), then
 to the stack name in the URN (`urn:pulumi:<stack>::<project>::...`) when that name is itself an
-environment. A tag naming another environment than the stack's (configured, or its name) is a
-GF-COST-001 finding (`tag_environment_conflict`).
+environment (a name is a weaker word than a tag). A tag naming another environment than the one the
+stack's configuration names is a GF-COST-001 finding (`tag_environment_conflict`).
 """
 
 from __future__ import annotations
@@ -193,7 +193,7 @@ def tag_environment_conflict(
 ) -> tuple[str, str, str] | None:
     """(tag key, tagged environment, stack environment) when the resource's env tag names another
     environment than its stack's; None when they agree or either is unknown."""
-    stack_env = stack_environment_of(urn, stack_tags)
+    stack_env = configured_environment(stack_tags)
     if stack_env is None:
         return None
     tags = effective_tags(resource_type, props, provider)

@@ -15,9 +15,10 @@ case-insensitively (`Project` counts as `project`).
 - Kubernetes: `metadata.labels` on the objects that run pods (Deployment, StatefulSet, DaemonSet,
   ReplicaSet, Job, CronJob, Pod) and on Namespaces; other objects are not cost carriers.
 
-The env tag must also name the stack's own environment. The stack's environment (its
-`gpufleet:environment` stack tag, which the offline engine takes from the fleet spec, its `env` stack
-tag, or a stack named after its environment) decides which rules apply to every resource of it; a
+The env tag must also name the stack's own environment. The environment the stack's configuration
+names (its `gpufleet:environment` stack tag, which the offline engine takes from the fleet spec's
+`environment`, or its `env`/`environment` stack tags from `pulumi:tags`) decides which rules apply to
+every resource of it; a stack name alone is a weaker word than a tag, and is not contradicted. A
 resource tagged `env: prod` (or `environment`, `Environment`, `Env`, `stage`) in a dev stack is
 a finding on every resource this rule judges: it would bill the cost to the wrong environment and
 reads as an attempt to leave the dev rules, which it cannot (`policies.context.environment`).

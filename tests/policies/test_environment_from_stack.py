@@ -75,9 +75,8 @@ def test_an_env_tag_naming_another_environment_is_a_cost_tag_finding() -> None:
         "which rules apply, so set env=dev (or drop the tag)"
     )
     assert _cost_tags({**COST, "env": "prod"}, stack_tags=DEV) == [expected]
-    # A stack named after its environment is that environment too.
-    assert _cost_tags({**COST, "env": "production"}, stack="dev") == [expected]
-    assert _cost_tags({**COST, "env": "dev", "Environment": "prod"}, stack="dev") == [
+    assert _cost_tags({**COST, "env": "production"}, stack_tags={"env": "dev"}) == [expected]
+    assert _cost_tags({**COST, "env": "dev", "Environment": "prod"}, stack_tags=DEV) == [
         "aws:s3/bucket:Bucket 'ckpt' is tagged Environment=prod in a dev stack; the stack's environment "
         "decides which rules apply, so set Environment=dev (or drop the tag)"
     ]
@@ -85,9 +84,10 @@ def test_an_env_tag_naming_another_environment_is_a_cost_tag_finding() -> None:
 
 def test_an_env_tag_that_agrees_with_the_stack_passes() -> None:
     assert _cost_tags({**COST, "env": "dev"}, stack_tags=DEV) == []
-    assert _cost_tags({**COST, "env": "development"}, stack="dev") == []
-    # No stack environment to contradict: the tag is the only word on it.
+    assert _cost_tags({**COST, "env": "development"}, stack_tags=DEV) == []
+    # No configured environment to contradict: a stack's name is a weaker word than the tag.
     assert _cost_tags({**COST, "env": "prod"}, stack="main") == []
+    assert _cost_tags({**COST, "env": "prod"}, stack="dev") == []
 
 
 def test_the_fleet_spec_environment_is_sent_as_a_stack_tag() -> None:
