@@ -167,6 +167,9 @@ class StackResult:
     secret_texts: frozenset[str] = field(default_factory=frozenset, repr=False)
     """The stack's secret texts (`gpufleet.redact.secret_texts`): the reports redact them from what they
     show besides the findings (the rules' texts). Never written out."""
+    notes: list[str] = field(default_factory=list)
+    """The engine's notes about placeholders the program read (an invoke or stack output answered with a
+    synthetic value): a verdict on a resource built from one judges the placeholder, so `check` says it."""
     error: dict[str, Any] | None = None
     """Why the stack could not be checked at all (`{"message", "details"}`): `check --all-stacks` reports
     it beside the stacks it could check."""
@@ -185,6 +188,7 @@ class StackResult:
             "checkov": self.checkov,
             "cost": self.cost,
             "waived": self.waived_json(),
+            **({"notes": list(self.notes)} if self.notes else {}),
             # Added to the contract for stacks that could not be checked; absent on every other entry.
             **({"error": self.error} if self.error is not None else {}),
         }
@@ -203,13 +207,19 @@ class StackResult:
 
 def default_stack_tags(graph: ResourceGraph, *, description: str | None = None) -> dict[str, str]:
     """The stack tags the CLI sends with `ConfigureStack`: project name and runtime, the project's
-    description, and every `pulumi:tags` config value (git metadata tags are the caller's to add)."""
+    description, and every `pulumi:tags` config value (git metadata tags are the caller's to add);
+    for a gpufleet stack also `gpufleet:environment`, the fleet spec's `environment`."""
     tags: dict[str, str] = {"pulumi:project": graph.project, "pulumi:runtime": "python"}
     if description:
         tags["pulumi:description"] = description
     configured = _config_object(graph.config.get("pulumi:tags"))
     if isinstance(configured, Mapping):
         tags.update({str(k): str(v) for k, v in configured.items()})
+    # The fleet spec's environment is the stack's: the rules read it before any resource's env tag.
+    fleet = _config_object(graph.config.get("gpufleet:fleet"))
+    environment = fleet.get("environment") if isinstance(fleet, Mapping) else None
+    if isinstance(environment, str) and environment:
+        tags["gpufleet:environment"] = environment
     return tags
 
 
@@ -573,6 +583,7 @@ def evaluate_stack(
         not_applicable=collector.not_applicable,
         opaque=opaque,
         waived=sorted(collector.waived, key=lambda w: w.finding.sort_key()),
+        notes=placeholder_notes(graph.notes),
     )
     # The waivers the pack cannot judge from one violation: unmatched, unreadable, expired, expiring.
     from gpufleet import waivers
@@ -598,6 +609,7 @@ def redact_secrets(result: StackResult, redacting: Redactor) -> None:
     result.waived = [replace(w, finding=_redacted(w.finding, redacting)) for w in result.waived]
     result.waivers = redacting.value(result.waivers)
     result.not_applicable = redacting.value(result.not_applicable)
+    result.notes = redacting.value(result.notes)
 
 
 def _redacted(finding: Finding, redacting: Redactor) -> Finding:
@@ -605,6 +617,11 @@ def _redacted(finding: Finding, redacting: Redactor) -> Finding:
     if message == finding.message and remediation == finding.remediation:
         return finding
     return replace(finding, message=message, remediation=remediation)
+
+
+def placeholder_notes(notes: Iterable[str]) -> list[str]:
+    """The graph notes that say a value the program read is a placeholder (synthetic, not the cloud's)."""
+    return [note for note in notes if "placeholder" in note]
 
 
 def strict_opaque(result: StackResult) -> None:

@@ -96,6 +96,78 @@ def _aws_region(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any
     }
 
 
+# AWS-managed policies by name, with their path: `get_policy(name=...)` of one of these is the AWS
+# policy (arn:aws:iam::aws:policy/<path><name>), never a policy of the account. The broad ones
+# GF-IAM-003 judges are all here, with the common narrow ones a fleet attaches.
+AWS_MANAGED_POLICIES: dict[str, str] = {
+    name: path
+    for path, names in (
+        (
+            "",
+            "AdministratorAccess AdministratorAccess-Amplify AdministratorAccess-AWSElasticBeanstalk "
+            "PowerUserAccess IAMFullAccess ReadOnlyAccess SecurityAudit AmazonS3FullAccess "
+            "AmazonS3ReadOnlyAccess AmazonEC2FullAccess AmazonEC2ReadOnlyAccess AmazonVPCFullAccess "
+            "AmazonRDSFullAccess AmazonDynamoDBFullAccess AWSLambda_FullAccess CloudWatchFullAccess "
+            "CloudWatchFullAccessV2 CloudWatchLogsFullAccess AWSCloudTrail_FullAccess "
+            "AmazonSageMakerFullAccess AmazonSSMFullAccess AWSKeyManagementServicePowerUser "
+            "AmazonEKSClusterPolicy AmazonEKSWorkerNodePolicy "
+            "AmazonEKS_CNI_Policy AmazonEC2ContainerRegistryReadOnly AmazonEC2ContainerRegistryFullAccess "
+            "AmazonSSMManagedInstanceCore CloudWatchAgentServerPolicy IAMReadOnlyAccess",
+        ),
+        (
+            "job-function/",
+            "SystemAdministrator NetworkAdministrator DatabaseAdministrator Billing DataScientist "
+            "ViewOnlyAccess SupportUser",
+        ),
+        (
+            "service-role/",
+            "AWSLambdaBasicExecutionRole AWSLambdaVPCAccessExecutionRole AmazonEC2ContainerServiceforEC2Role",
+        ),
+    )
+    for name in names.split()
+}
+_AWS_MANAGED_BY_LOWER = {name.lower(): name for name in AWS_MANAGED_POLICIES}
+_POLICY_ARN = re.compile(
+    r"^arn:(?P<partition>[a-z-]+):iam::(?P<account>aws|\d{12}):policy(?P<path>/(?:.*/)?)(?P<name>[^/]+)$"
+)
+_ADMINISTRATOR_DOCUMENT = json.dumps(
+    {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
+)
+
+
+def _aws_policy(m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
+    """`aws.iam.get_policy`: by `arn`, or by `name` (an AWS-managed name is the AWS policy, whose ARN
+    every policy rule knows); a name of the account's own is a customer-managed policy, said in a note."""
+    partition = "aws-cn" if region.startswith("cn-") else "aws"
+    arn = a.get("arn")
+    name = a.get("name")
+    if isinstance(arn, str) and arn:
+        match = _POLICY_ARN.match(arn)
+        name = match.group("name") if match else arn.rsplit("/", 1)[-1]
+        path = match.group("path") if match else "/"
+    elif isinstance(name, str) and name:
+        known = _AWS_MANAGED_BY_LOWER.get(name.lower())
+        if known is not None:
+            name, path = known, f"/{AWS_MANAGED_POLICIES[known]}"
+            arn = f"arn:{partition}:iam::aws:policy{path}{name}"
+        else:
+            prefix = str(a.get("pathPrefix") or "/")
+            path = prefix if prefix.endswith("/") else f"{prefix}/"
+            arn = f"arn:{partition}:iam::{ACCOUNT_ID}:policy{path}{name}"
+            m.note(
+                f"invoke aws:iam/getPolicy:getPolicy: {name!r} is no AWS-managed policy known offline; the "
+                f"program got the placeholder {arn} (a customer-managed policy of the account), and a "
+                "policy judging what it attaches judges that placeholder"
+            )
+    else:
+        return {}
+    policy_id = f"ANPA{stable_hex('iam-policy', arn, length=17).upper()}"
+    result: dict[str, Any] = {"arn": arn, "id": arn, "name": name, "path": path, "policyId": policy_id}
+    if arn.endswith(":policy/AdministratorAccess"):
+        result["policy"] = _ADMINISTRATOR_DOCUMENT
+    return result
+
+
 def _aws_partition(_m: FleetMocks, _a: dict[str, Any], _region: str) -> dict[str, Any]:
     return {
         "partition": "aws",
@@ -526,6 +598,7 @@ INVOKES: dict[str, Callable[[FleetMocks, dict[str, Any], str], dict[str, Any]]] 
     "aws:ec2/getAmiIds:getAmiIds": _aws_ami_ids,
     "aws:ssm/getParameter:getParameter": _aws_ssm_parameter,
     "aws:iam/getPolicyDocument:getPolicyDocument": _aws_policy_document,
+    "aws:iam/getPolicy:getPolicy": _aws_policy,
     "aws:ec2/getVpc:getVpc": _aws_vpc,
     "aws:ec2/getSubnets:getSubnets": _aws_subnets,
     "alicloud:index/getZones:getZones": _alicloud_zones,

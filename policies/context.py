@@ -5,9 +5,14 @@ provider creates (the resource's own tag wins on the same key), except Auto Scal
 the AWS provider never gives default tags. `effective_tags` is what every tag-based rule reads.
 Alibaba Cloud and Tencent Cloud providers have no default tags.
 
-Environments come from the resource's own `env`/`environment` tag first (the cost tags put one on
-every taggable resource), then the stack tags, then the stack name in the URN
-(`urn:pulumi:<stack>::<project>::...`) when that name is itself an environment.
+Environments come from the stack's configuration first: its `gpufleet:environment` stack tag (the
+offline engine sets it from the fleet spec's `environment`; `pulumi:tags` may set it too) or its
+`env`/`environment` stack tags. A resource tag can never move a resource of a stack so configured
+out of its environment's rules. Only a stack whose configuration names no environment leaves it to
+the resource's own `env`/`environment` tag (the cost tags put one on every taggable resource), then
+to the stack name in the URN (`urn:pulumi:<stack>::<project>::...`) when that name is itself an
+environment (a name is a weaker word than a tag). A tag naming another environment than the one the
+stack's configuration names is a GF-COST-001 finding (`tag_environment_conflict`).
 """
 
 from __future__ import annotations
@@ -128,6 +133,38 @@ def normalise_env(value: str | None) -> str | None:
     return KNOWN_ENVS.get(value.strip().lower())
 
 
+STACK_ENV_KEYS = ("gpufleet:environment", *ENV_TAG_KEYS)
+
+
+def configured_environment(stack_tags: Mapping[str, str] | None = None) -> str | None:
+    """The environment the stack's configuration names: its `gpufleet:environment` stack tag (the fleet
+    spec's `environment`, or `pulumi:tags`) or its `env`/`environment` stack tags."""
+    for key in STACK_ENV_KEYS:
+        env = normalise_env((stack_tags or {}).get(key))
+        if env:
+            return env
+    return None
+
+
+def stack_environment_of(urn: str = "", stack_tags: Mapping[str, str] | None = None) -> str | None:
+    """The stack's own environment: its configuration, else its name in the URN; None when neither
+    says."""
+    return configured_environment(stack_tags) or normalise_env(stack_from_urn(urn))
+
+
+def tag_environment(
+    resource_type: str, props: Mapping[str, Any], provider: Any = None
+) -> tuple[str, str] | None:
+    """(tag key, environment) of the first env tag of the resource (or its AWS provider's defaults)
+    that names a known environment."""
+    tags = effective_tags(resource_type, props, provider)
+    for key in ENV_TAG_KEYS:
+        env = normalise_env(tags.get(key))
+        if env:
+            return key, env
+    return None
+
+
 def environment(
     resource_type: str,
     props: Mapping[str, Any],
@@ -135,18 +172,36 @@ def environment(
     stack_tags: Mapping[str, str] | None = None,
     provider: Any = None,
 ) -> str | None:
-    """dev, staging or prod, when it can be told; None otherwise. Given the resource's provider, an
-    AWS provider's default `env` tag counts as the resource's own."""
-    tags = effective_tags(resource_type, props, provider)
-    for key in ENV_TAG_KEYS:
-        env = normalise_env(tags.get(key))
-        if env:
-            return env
-    for key in ("gpufleet:environment", *ENV_TAG_KEYS):
-        env = normalise_env((stack_tags or {}).get(key))
-        if env:
-            return env
+    """dev, staging or prod, when it can be told; None otherwise. The environment the stack's
+    configuration names wins; then the resource's env tag (given its provider, an AWS provider's
+    default `env` tag counts as its own); then the stack's name."""
+    configured = configured_environment(stack_tags)
+    if configured:
+        return configured
+    tagged = tag_environment(resource_type, props, provider)
+    if tagged:
+        return tagged[1]
     return normalise_env(stack_from_urn(urn))
+
+
+def tag_environment_conflict(
+    resource_type: str,
+    props: Mapping[str, Any],
+    urn: str = "",
+    stack_tags: Mapping[str, str] | None = None,
+    provider: Any = None,
+) -> tuple[str, str, str] | None:
+    """(tag key, tagged environment, stack environment) when the resource's env tag names another
+    environment than its stack's; None when they agree or either is unknown."""
+    stack_env = configured_environment(stack_tags)
+    if stack_env is None:
+        return None
+    tags = effective_tags(resource_type, props, provider)
+    for key in ENV_TAG_KEYS:  # every env tag key: `env: dev` beside `Environment: prod` is no excuse
+        env = normalise_env(tags.get(key))
+        if env and env != stack_env:
+            return key, env, stack_env
+    return None
 
 
 def provider_region(provider: Any) -> str | None:
@@ -169,12 +224,16 @@ def resource_region(props: Mapping[str, Any], provider: Any = None) -> str | Non
 
 
 __all__ = [
+    "configured_environment",
     "effective_tags",
     "environment",
     "normalise_env",
     "provider_default_tags",
     "provider_region",
     "resource_region",
+    "stack_environment_of",
     "stack_from_urn",
+    "tag_environment",
+    "tag_environment_conflict",
     "tags_of",
 ]

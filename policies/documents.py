@@ -13,7 +13,8 @@ Three dialects reach the pack, as JSON strings or as objects (proxied by the eng
 Keys are matched case-insensitively, so mixed spellings parse the same way. Actions, resources and
 principals are strings (or lists of strings) in every dialect: a number, a boolean or a nested object
 there is a `DocumentError` (a `policies.props.Malformed`), as is JSON that does not parse or nests too
-deeply to read; condition values may also be numbers and booleans (read as their JSON text). A
+deeply to read, or that names one key twice (`"Effect"` twice, or `"Effect"` and `"effect"`: never
+last-wins); condition values may also be numbers and booleans (read as their JSON text). A
 document whose value is unknown at preview raises `UnknownValueError` (through `policies.props`); so
 does an unknown action list, because actions decide every rule that reads a document. Unknown
 resources and principals are references to other resources (an ARN, a role) and are kept as `UNKNOWN`
@@ -191,8 +192,16 @@ def resource_matches(pattern: str, resource: str) -> bool:
     return glob_match(pattern, resource)
 
 
-def _lower_keys(obj: Mapping[str, Any]) -> dict[str, Any]:
-    return {str(key).lower(): _entry(obj, key) for key in obj}
+def _lower_keys(obj: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """The object's entries under lower-case keys. Two spellings of one key (`Effect` and `effect`)
+    would leave the pack to pick one where the cloud may read the other: a `DocumentError`."""
+    out: dict[str, Any] = {}
+    for key in obj:
+        lower = str(key).lower()
+        if lower in out:
+            raise DocumentError(f'{path} has duplicate key "{key}"', obj)
+        out[lower] = _entry(obj, key)
+    return out
 
 
 def _strings(value: Any, path: str, *, decisive: bool, scalars: bool = False) -> tuple[str, ...]:
@@ -276,7 +285,7 @@ def _statement(raw: Any, path: str) -> Statement:
         raise UnknownValueError(raw, [path])
     if not isinstance(raw, Mapping):
         raise DocumentError(f"{path} is {json_kind(raw)}, not an object", raw)
-    fields = _lower_keys(raw)
+    fields = _lower_keys(raw, path)
     effect_value = fields.get("effect")
     if is_unknown(effect_value):
         raise UnknownValueError(str(effect_value), [f"{path}.Effect"])
@@ -326,7 +335,7 @@ def parse_document(value: Any, path: str = "policy", cloud: str | None = None) -
         raise DocumentError(error.what, value) from None
     if not isinstance(document, Mapping):
         raise DocumentError(f"the document at .{path} is {json_kind(document)}, not a JSON object", value)
-    fields = _lower_keys(document)
+    fields = _lower_keys(document, f"the document at .{path}")
     statements_value = fields.get("statement")
     if is_unknown(statements_value):
         raise UnknownValueError(str(statements_value), [path, "Statement"])

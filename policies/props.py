@@ -309,17 +309,39 @@ def plain(value: Any) -> Any:
     return value
 
 
+class DuplicateKey(ValueError):
+    """A JSON object that names one key twice."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """`object_pairs_hook` for `json.loads`: the object, refused when a key repeats (never last-wins)."""
+    out: dict[str, Any] = {}
+    for key, item in pairs:
+        if key in out:
+            raise DuplicateKey(key)
+        out[key] = item
+    return out
+
+
 def json_value(value: Any, path: str = "") -> Any:
     """A JSON document given as a string or as an object (IAM documents, bucket policies).
 
-    None (or "") when absent; `Malformed` when the string is not JSON or nests too deeply to read."""
+    None (or "") when absent; `Malformed` when the string is not JSON, nests too deeply to read or
+    repeats a key within one object (`{"Effect": "Deny", "Effect": "Allow"}`): clouds reject such a
+    document or read one of the two, so no reading of it can be trusted and none is chosen."""
     if value is None or value == "":
         return None
     _check(value, [path] if path else [])
     where = f"the document at .{path}" if path else "the document"
     if isinstance(value, str):
         try:
-            return json.loads(value)
+            return json.loads(value, object_pairs_hook=_unique_keys)
+        except DuplicateKey as duplicate:
+            raise Malformed(f'{where} has duplicate key "{duplicate.key}"', value) from None
         except RecursionError:
             raise Malformed(f"{where} nests too deeply to read", value) from None
         except ValueError:  # not JSON, or an integer longer than Python reads

@@ -34,6 +34,7 @@ def render_text(results: Sequence[StackResult]) -> str:
         if result.cost:
             lines.append(f"  cost: {cost_summary(result.cost)}")
         lines.extend(f"  {line}" for line in opaque_lines(result))
+        lines.extend(f"  note: {note}" for note in result.notes)
         lines.extend(f"  {line}" for line in checkov_reports.text_lines(result.checkov))
         lines.extend(f"  {line}" for line in waivers_report.text_lines(result))
         lines.extend(f"  {line}" for line in waivers_report.inventory_text_lines(result))

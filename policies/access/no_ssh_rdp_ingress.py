@@ -17,10 +17,25 @@ Judged resources, every shape a program can write a rule in:
 
 Ports: a rule covers 22 or 3389 when its range contains them; protocol all (`-1`, `all`, `ALL`)
 covers every port. SSH is TCP only; RDP is TCP and UDP 3389. "Anywhere" is any range with prefix
-length 0 (`0.0.0.0/0`, `::/0`); with `strict: true` every source counts. Drop/deny rules never
-violate. Network ACLs are stateless subnet filters, not security-group rules: they are out of scope
-here. Tencent Cloud Firewall enterprise rules (`tencentcloud:Sg/rule:Rule`) carry no direction and
-are not judged.
+length 0 (`0.0.0.0/0`, `::/0`); with `strict: true` every source counts.
+
+Anywhere may also be written in pieces. The CIDR sources that open one port (SSH or RDP) in the rules
+of one security group, inline `ingress` and the separate rule resources that name the group through
+`securityGroupId` (joined by property dependency or by the group's id), are merged with
+`ipaddress.collapse_addresses`: when together they cover `0.0.0.0/0` (`0.0.0.0/1` + `128.0.0.0/1`) or
+`::/0` (`::/1` + `8000::/1`), the group is open to the world, a finding on the group (or, when the
+group is not in the stack, on the first rule that opens the port). A wide range alone (`0.0.0.0/1`) is
+not anywhere. Tencent entries whose ports sit in a service template are left to the per-entry check.
+
+A prefix list in the stack counts as the CIDRs it holds: AWS `aws.ec2.ManagedPrefixList` `entries`
+(and `aws.ec2.ManagedPrefixListEntry` resources added to it) referenced through `prefixListIds` or
+`prefixListId`, and Alibaba `alicloud.vpc.PrefixList` `entrys` referenced through a rule's
+`prefixListId`. A prefix list is joined by its id or name, or by property dependency when it is the
+only prefix list the reference depends on; a prefix list outside the stack stays a named source.
+
+Drop/deny rules never violate. Network ACLs are stateless subnet filters, not security-group rules:
+they are out of scope here. Tencent Cloud Firewall enterprise rules (`tencentcloud:Sg/rule:Rule`)
+carry no direction and are not judged.
 
 Tencent rules may name templates instead of writing ports and sources. A service (protocol) template
 (`serviceTemplateId`/`serviceTemplateGroup` of a rule-set entry, `protocolTemplate` of a GroupRule)
@@ -39,7 +54,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pulumi_policy import (
@@ -80,6 +95,19 @@ TC_PROTOCOL_TEMPLATE_GROUP = "tencentcloud:Protocol/templateGroup:TemplateGroup"
 TC_ADDRESS_TEMPLATE = "tencentcloud:Address/template:Template"
 TC_ADDRESS_EXTRA_TEMPLATE = "tencentcloud:Address/extraTemplate:ExtraTemplate"
 TC_ADDRESS_TEMPLATE_GROUP = "tencentcloud:Address/templateGroup:TemplateGroup"
+AWS_PREFIX_LIST = "aws:ec2/managedPrefixList:ManagedPrefixList"
+AWS_PREFIX_LIST_ENTRY = "aws:ec2/managedPrefixListEntry:ManagedPrefixListEntry"
+ALI_PREFIX_LIST = "alicloud:vpc/prefixList:PrefixList"
+_PREFIX_LISTS = (AWS_PREFIX_LIST, ALI_PREFIX_LIST)
+# The input a rule's prefix list reference sits in (its property dependencies are recorded on it).
+_PREFIX_PROP = {
+    "aws:ec2/securityGroup:SecurityGroup": "ingress",
+    "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": "ingress",
+    "aws:ec2/securityGroupRule:SecurityGroupRule": "prefixListIds",
+    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": "prefixListId",
+    "alicloud:ecs/securityGroupRule:SecurityGroupRule": "prefixListId",
+}
+_PREFIX_KEYS = ("prefixListIds", "prefixListId")
 
 _LABELS = {
     AWS_SECURITY_GROUP: "Security group",
@@ -136,6 +164,9 @@ class Entry:
     # Set when a service template holds the protocols and ports: (protocol, ports) pairs, read only
     # once the sources offend; raises UnknownValueError when they cannot be known.
     service: Callable[[], list[tuple[Any, Ports]]] | None = None
+    # Indices in `sources` of prefix-list references, and where a source came from (" (prefix list 'x')").
+    prefix_lists: frozenset[int] = frozenset()
+    origins: Mapping[int, str] = field(default_factory=dict)
 
 
 class TemplateOutsideStack(UnknownValueError):
@@ -212,6 +243,31 @@ class Templates:
                 path,
             )
         return readings[0]
+
+    def prefix_list(self, rule_urn: str, prop: str, value: Any) -> tuple[str, list[Any]] | None:
+        """(name, CIDRs) of the prefix list `value` names, or None when it is not in the stack (or the
+        reference could name several of them)."""
+        rule = self.index.by_urn[rule_urn]
+        found: list[ResourceView] = []
+        if isinstance(value, str) and value and not is_unknown(value):
+            found = self.index.refs(replace(rule, dependency_urns={}), prop, _PREFIX_LISTS, value=value)
+        if not found:
+            found = self.index.refs(rule, prop, _PREFIX_LISTS, value="")
+        if len(found) != 1:
+            return None
+        plist = found[0]
+        key = "entries" if plist.resource_type == AWS_PREFIX_LIST else "entrys"
+        entries = get_ref(plist.props, key)
+        if is_unknown(entries):
+            return plist.name, [entries]
+        cidrs = [get_ref(item, "cidr") for item in as_list(entries) if isinstance(item, Mapping)]
+        if plist.resource_type == AWS_PREFIX_LIST:
+            for extra in self.index.of_type(AWS_PREFIX_LIST_ENTRY):
+                if plist.urn in extra.dependency_urns.get("prefixListId", ()) or (
+                    get_ref(extra.props, "prefixListId") in {plist.name, get_ref(plist.props, "id")}
+                ):
+                    cidrs.append(get_ref(extra.props, "cidr"))
+        return plist.name, [c for c in cidrs if c is not None and c != ""]
 
     def addresses(self, rule_urn: str, prop: str, value: Any) -> list[Any] | None:
         """The addresses an address template or group lists, or None when it is not in the stack."""
@@ -302,7 +358,7 @@ def _offending_sources(entry: Entry, strict: bool) -> list[str]:
             continue
         text = str(source)
         if strict or (is_cidr and _is_anywhere(text)):
-            found.append(text)
+            found.append(f"{text}{entry.origins.get(index, '')}")
     return found
 
 
@@ -360,20 +416,39 @@ def _sources(item: Mapping[str, Any], cidr_keys: tuple[str, ...], other_keys: tu
                 continue
             cidr_indices.add(len(sources))
             sources.append(one)
+    prefix_indices: set[int] = set()
     for key in other_keys:
         value = get_ref(item, key)
         values = value if isinstance(value, list) else [value]
         for one in values:
             if one is None or one == "" or one is False:
                 continue
+            if key in _PREFIX_KEYS:
+                prefix_indices.add(len(sources))
             sources.append("this security group" if one is True else one)
-    return Entry(protocol=None, ports=None, sources=sources, cidr_sources=frozenset(cidr_indices), where="")
+    return Entry(
+        protocol=None,
+        ports=None,
+        sources=sources,
+        cidr_sources=frozenset(cidr_indices),
+        where="",
+        prefix_lists=frozenset(prefix_indices),
+    )
 
 
 def _with(
     entry: Entry, protocol: Any, ports: list[tuple[int, int]] | None, where: str, path: str = ""
 ) -> Entry:
-    return Entry(protocol, ports, entry.sources, entry.cidr_sources, where, path)
+    return Entry(
+        protocol,
+        ports,
+        entry.sources,
+        entry.cidr_sources,
+        where,
+        path,
+        prefix_lists=entry.prefix_lists,
+        origins=entry.origins,
+    )
 
 
 def _aws_entries(resource_type: str, props: Mapping[str, Any]) -> list[Entry]:
@@ -570,10 +645,46 @@ def entries_of(
     """The accepting ingress permissions a resource declares (empty for egress/drop rules);
     `rule` (its URN and the stack's templates) lets Tencent rules read the templates they name."""
     if resource_type.startswith("aws:"):
-        return _aws_entries(resource_type, props)
-    if resource_type == ALI_SECURITY_GROUP_RULE:
-        return _ali_entries(props)
-    return _tc_entries(resource_type, props, rule)
+        entries = _aws_entries(resource_type, props)
+    elif resource_type == ALI_SECURITY_GROUP_RULE:
+        entries = _ali_entries(props)
+    else:
+        return _tc_entries(resource_type, props, rule)
+    if rule is None:
+        return entries
+    prop = _PREFIX_PROP[resource_type]
+    return [_with_prefix_lists(entry, rule[0], prop, rule[1]) for entry in entries]
+
+
+def _with_prefix_lists(entry: Entry, rule_urn: str, prop: str, templates: Templates) -> Entry:
+    """The entry with each prefix list of the stack it names replaced by the CIDRs the list holds."""
+    if not entry.prefix_lists:
+        return entry
+    sources: list[Any] = []
+    cidrs: set[int] = set()
+    origins: dict[int, str] = {}
+    for index, source in enumerate(entry.sources):
+        held = templates.prefix_list(rule_urn, prop, source) if index in entry.prefix_lists else None
+        if held is None:
+            if index in entry.cidr_sources:
+                cidrs.add(len(sources))
+            sources.append(source)
+            continue
+        name, listed = held
+        for cidr in listed:
+            cidrs.add(len(sources))
+            origins[len(sources)] = f" (prefix list '{name}')"
+            sources.append(cidr)
+    return Entry(
+        entry.protocol,
+        entry.ports,
+        sources,
+        frozenset(cidrs),
+        entry.where,
+        entry.path,
+        entry.service,
+        origins=origins,
+    )
 
 
 def _opened(entry: Entry, strict: bool) -> tuple[list[str], list[str]]:
@@ -612,6 +723,105 @@ def _judge(resource: PolicyResource, strict: bool, templates: Templates, report:
         )
 
 
+_GROUP_TYPES = (AWS_SECURITY_GROUP, AWS_DEFAULT_SECURITY_GROUP)
+_WORLD = (ipaddress.ip_network("0.0.0.0/0"), ipaddress.ip_network("::/0"))
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+@dataclass
+class _Opening:
+    """The CIDR sources that open one port in the rules of one security group."""
+
+    networks: dict[int, list[Network]] = field(default_factory=lambda: {4: [], 6: []})
+    shown: dict[int, list[str]] = field(default_factory=lambda: {4: [], 6: []})
+    whole: set[int] = field(default_factory=set)  # IP versions some single source opens to anywhere
+    urns: list[str] = field(default_factory=list)
+
+
+def _group_key(resource: PolicyResource, props: Mapping[str, Any], group_ids: Mapping[str, str]) -> str:
+    """The security group a rule belongs to: the group resource's URN when it is in the stack (joined
+    by property dependency or by its id), else the group id it names, else the rule alone."""
+    if resource.resource_type in _GROUP_TYPES:
+        return resource.urn
+    for dependency in (resource.property_dependencies or {}).get("securityGroupId", []) or []:
+        if dependency.resource_type in _GROUP_TYPES or dependency.urn in group_ids.values():
+            return dependency.urn
+    value = get_ref(props, "securityGroupId")
+    if isinstance(value, str) and value and not is_unknown(value):
+        return group_ids.get(value, f"id:{value}")
+    return resource.urn
+
+
+def _openings(resources: list[PolicyResource], templates: Templates) -> dict[tuple[str, str], _Opening]:
+    """Per (security group, SSH/RDP label): the CIDRs its accepting ingress rules open the port to."""
+    group_ids: dict[str, str] = {}
+    for resource in resources:
+        if resource.resource_type in _GROUP_TYPES:
+            group_id = get_ref(resource.props, "id")
+            if isinstance(group_id, str) and group_id and not is_unknown(group_id):
+                group_ids[group_id] = resource.urn
+    openings: dict[tuple[str, str], _Opening] = {}
+    for resource in resources:
+        if resource.resource_type not in _LABELS:
+            continue
+        try:
+            props = plain(resource.props)
+            entries = entries_of(resource.resource_type, props, (resource.urn, templates))
+            key = _group_key(resource, props, group_ids)
+            for entry in entries:
+                if entry.service is not None:
+                    continue
+                for label in _ports_covered(entry):
+                    opening = openings.setdefault((key, label), _Opening())
+                    _add_sources(opening, entry, resource)
+        except (UnknownValueError, Malformed):
+            continue  # the per-rule check says it could not be judged
+    return openings
+
+
+def _add_sources(opening: _Opening, entry: Entry, resource: PolicyResource) -> None:
+    where = entry.where or ("" if resource.resource_type in _GROUP_TYPES else f" (rule '{resource.name}')")
+    for index in sorted(entry.cidr_sources):
+        source = entry.sources[index]
+        if not isinstance(source, str) or is_unknown(source):
+            continue
+        try:
+            network = ipaddress.ip_network(source.strip(), strict=False)
+        except ValueError:
+            continue
+        if network.prefixlen == 0:
+            opening.whole.add(network.version)
+        opening.networks[network.version].append(network)
+        opening.shown[network.version].append(f"{source.strip()}{entry.origins.get(index, '')}{where}")
+        if resource.urn not in opening.urns:
+            opening.urns.append(resource.urn)
+
+
+def _judge_unions(args: StackValidationArgs, templates: Templates, report: ReportViolation) -> None:
+    """Security groups whose rules for one port together cover 0.0.0.0/0 or ::/0."""
+    by_urn = {resource.urn: resource for resource in args.resources}
+    for (key, label), opening in _openings(list(args.resources), templates).items():
+        for version, world in ((4, _WORLD[0]), (6, _WORLD[1])):
+            networks = opening.networks[version]
+            if version in opening.whole or len(networks) < 2:
+                continue  # a single range to anywhere is the per-rule finding
+            if list(ipaddress.collapse_addresses(networks)) != [world]:  # type: ignore[type-var]
+                continue
+            target = by_urn.get(key) or by_urn[opening.urns[0]]
+            if target.resource_type in _GROUP_TYPES:
+                subject = f"{_LABELS[target.resource_type]} '{target.name}'"
+            elif key.startswith("id:"):
+                subject = f"Security group {key[3:]}"
+            else:
+                subject = f"{_LABELS[target.resource_type]} '{target.name}'"
+            report(
+                f"{subject} allows {label} ingress from {', '.join(opening.shown[version])}, which "
+                f"together cover {world}; allow no SSH or RDP from anywhere: reach instances through a "
+                "session manager",
+                target.urn,
+            )
+
+
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     strict = bool(RULE.settings(args)["strict"])
     templates = Templates(list(args.resources))
@@ -623,6 +833,8 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             _judge(resource, strict, templates, report)
 
         judge(resource.urn, check)
+    if not strict:  # with strict every source is a finding already
+        _judge_unions(args, templates, report)
 
 
 POLICY = GfStackPolicy(RULE, validate)

@@ -7,7 +7,7 @@ from typing import Any
 
 from pulumi_policy import StackValidationArgs
 
-from policies.context import normalise_env, stack_from_urn
+from policies.context import STACK_ENV_KEYS, normalise_env, stack_from_urn
 from policies.cost.pools import Pool, ResourceIndex, discover_pools
 from policies.gpu import current_catalog
 from policies.memo import per_stack
@@ -43,7 +43,7 @@ def stack_pools(args: StackValidationArgs, *, gpu_only: bool = True) -> tuple[li
 
 def stack_environment(args: StackValidationArgs) -> str | None:
     """The stack's own environment: stack tags, else the stack name in any URN."""
-    for key in ("gpufleet:environment", "env", "environment"):
+    for key in STACK_ENV_KEYS:
         env = normalise_env((args.stack_tags or {}).get(key))
         if env:
             return env

@@ -14,6 +14,14 @@ case-insensitively (`Project` counts as `project`).
 - Alibaba Cloud and Tencent Cloud: the resource's `tags` (map, or list of {key, value}).
 - Kubernetes: `metadata.labels` on the objects that run pods (Deployment, StatefulSet, DaemonSet,
   ReplicaSet, Job, CronJob, Pod) and on Namespaces; other objects are not cost carriers.
+
+The env tag must also name the stack's own environment. The environment the stack's configuration
+names (its `gpufleet:environment` stack tag, which the offline engine takes from the fleet spec's
+`environment`, or its `env`/`environment` stack tags from `pulumi:tags`) decides which rules apply to
+every resource of it; a stack name alone is a weaker word than a tag, and is not contradicted. A
+resource tagged `env: prod` (or `environment`, `Environment`, `Env`, `stage`) in a dev stack is
+a finding on every resource this rule judges: it would bill the cost to the wrong environment and
+reads as an attempt to leave the dev rules, which it cannot (`policies.context.environment`).
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.context import tags_of
+from policies.context import tag_environment_conflict, tags_of
 from policies.cost.taggable import TAGGABLE
 from policies.props import get, get_ref, is_unknown
 from policies.rule import GfResourcePolicy, Judges, Rule
@@ -90,6 +98,23 @@ def _no_cost_reason(resource_type: str) -> str:
     return _uncosted(resource_type) or ""
 
 
+def _environment_conflict(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    """An env tag naming another environment than the stack's."""
+    if args.resource_type.startswith("kubernetes:"):
+        return
+    conflict = tag_environment_conflict(
+        args.resource_type, args.props, args.urn, getattr(args, "stack_tags", None), args.provider
+    )
+    if conflict is None:
+        return
+    key, tagged, stack_env = conflict
+    report(
+        f"{args.resource_type} '{args.name}' is tagged {key}={tagged} in a {stack_env} stack; the stack's "
+        f"environment decides which rules apply, so set {key}={stack_env} (or drop the tag)",
+        None,
+    )
+
+
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     resource_type = args.resource_type
     reason = _uncosted(resource_type)
@@ -101,6 +126,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     else:
         get(args.props, "tags")  # an unknown tag map cannot be judged
         where = "tags"
+        _environment_conflict(args, report)
     tags: dict[str, Any] = dict(tags_of(resource_type, args.props))
     if resource_type.startswith("aws:") and resource_type != AWS_ASG:
         for key, value in _provider_default_tags(args.provider).items():

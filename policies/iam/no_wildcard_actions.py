@@ -1,17 +1,37 @@
-"""GF-IAM-001: no Allow statement with a wildcard action (`*`, `service:*`).
+"""GF-IAM-001: no Allow statement with a wildcard action (`*`, `service:*`) or a glob as broad.
 
 Judged on every identity document (see `policies.iam.sources`): AWS IAM policies and inline role
 policies, Alibaba RAM policies, Tencent CAM policies and policy versions. An Allow with `NotAction`
 grants every action but the listed ones, so it counts as a wildcard too. Resource policies (bucket
 and key policies) belong to the storage and key rules.
+
+An action pattern is read the way the cloud reads it: a glob, case-insensitive, where `*` is any run of
+characters (across `:`) and `?` is exactly one character (`policies.documents.glob_match`); Tencent's
+`name/` prefix is ignored. A pattern is a wildcard, as broad as `*` or `service:*`, when:
+
+- it is `*` or `service:*` (also `*:*`), as written; or
+- it matches every action of one service's catalogue of sensitive actions, for the document's cloud
+  (the write and permissions-management actions of `policies.iam.scoped_actions`; for AWS IAM its
+  admin core `AWS_IAM_ADMIN`: iam:PassRole, iam:CreateRole, iam:CreateUser, iam:CreateAccessKey,
+  iam:AttachRolePolicy, iam:PutRolePolicy, iam:CreatePolicyVersion, iam:UpdateAssumeRolePolicy and
+  the like): `iam:?*`, `iam:*e*`, `iam*` and `ia?:*e*` cover all of them, so each is read as `iam:*`;
+  one that covers the catalogue of every service (`?*`, `*?`, `**`) is read as `*`; or
+- its action part (after the first `:`) is made only of `*` and `?` with at least one `*`, whatever
+  the service (`ec2:?*`, `sagemaker:*?`): it matches every action name of the service it names.
+
+A narrower glob (`s3:Get*`, `iam:List*`, `s3:*Object`) misses some of the catalogue and is left to
+GF-IAM-002 and GF-IAM-006, which judge what it grants.
 """
 
 from __future__ import annotations
 
+import functools
+
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.documents import is_wildcard_action
+from policies.documents import action_matches, is_wildcard_action
 from policies.iam import sources
+from policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
 from policies.rule import GfResourcePolicy, Rule, judges
 
 RULE = Rule(
@@ -22,7 +42,8 @@ RULE = Rule(
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
     remediation=(
-        "List the actions the workload needs instead of `*` or `service:*`, and replace Allow+NotAction "
+        "List the actions the workload needs instead of `*` or `service:*` (or a glob as broad, such as "
+        "`?*` or `iam:*e*`), and replace Allow+NotAction "
         "with an explicit action list: AWS aws.iam.Policy/RolePolicy `policy` and Role `inlinePolicies`; "
         "Alibaba alicloud.ram.Policy `policyDocument`; Tencent tencentcloud.cam.Policy `document`."
     ),
@@ -30,10 +51,68 @@ RULE = Rule(
     checkov=("CKV_AWS_1", "CKV_AWS_62", "CKV_AWS_63"),
 )
 
+_CAM_NAME_PREFIX = "name/"
+
+
+# The actions by which a grant on AWS IAM becomes administration of the account: pass or create a
+# role, create a user or a key, attach or write a policy, rewrite a trust. A glob covering all of them
+# (`iam:*e*` does) is as broad as `iam:*`, even if it misses the group actions or some read action.
+AWS_IAM_ADMIN = (
+    "iam:PassRole",
+    "iam:CreateRole",
+    "iam:CreateUser",
+    "iam:CreateAccessKey",
+    "iam:CreateLoginProfile",
+    "iam:AttachRolePolicy",
+    "iam:AttachUserPolicy",
+    "iam:PutRolePolicy",
+    "iam:PutUserPolicy",
+    "iam:CreatePolicyVersion",
+    "iam:UpdateAssumeRolePolicy",
+)
+
+
+def _catalogue(cloud: str) -> dict[str, tuple[str, ...]]:
+    """Sensitive actions per service (lower-case service name) for one cloud: the scoped write and
+    permissions-management actions of `policies.iam.scoped_actions`, and for AWS IAM its admin core."""
+    by_service: dict[str, list[str]] = {}
+    for action in SCOPED_WRITE_ACTIONS.get(cloud, ()):
+        service = action.partition(":")[0].lower()
+        by_service.setdefault(service, []).append(action)
+    if cloud == "aws":
+        by_service["iam"] = list(AWS_IAM_ADMIN)
+    return {service: tuple(names) for service, names in by_service.items()}
+
+
+_CATALOGUES = {cloud: _catalogue(cloud) for cloud in ("aws", "alicloud", "tencentcloud")}
+
+
+@functools.lru_cache(maxsize=4096)
+def as_broad_as(action: str, cloud: str) -> str | None:
+    """The wildcard `action` is as broad as (`*` or `service:*`), or None for a narrower pattern."""
+    if is_wildcard_action(action):
+        return None  # written as a wildcard already: said as written
+    pattern = action[len(_CAM_NAME_PREFIX) :] if action[:5].lower() == _CAM_NAME_PREFIX else action
+    catalogue = _CATALOGUES.get(cloud, _CATALOGUES["aws"])
+    covered = [
+        service
+        for service, actions in catalogue.items()
+        if all(action_matches(pattern, name) for name in actions)
+    ]
+    if len(covered) == len(catalogue):
+        return "*"
+    if covered:
+        return ", ".join(f"{service}:*" for service in covered)
+    service, sep, name = pattern.partition(":")
+    if sep and "*" in name and set(name) <= {"*", "?"}:
+        return f"{service}:*"
+    return None
+
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if args.resource_type not in sources.IDENTITY and args.resource_type != sources.AWS_ROLE:
         return
+    cloud = sources.cloud(args.resource_type)
     for place, statement in sources.allow_statements(args, report):
         if statement.not_actions:
             excluded = ", ".join(repr(a) for a in statement.not_actions)
@@ -43,10 +122,16 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
                 None,
             )
             continue
-        wildcards = [action for action in statement.actions if is_wildcard_action(action)]
+        wildcards: list[str] = []
+        for action in statement.actions:
+            if is_wildcard_action(action):
+                wildcards.append(repr(action))
+            else:
+                broad = as_broad_as(action, cloud)
+                if broad is not None:
+                    wildcards.append(f"{action!r} (as broad as {broad!r})")
         if wildcards:
-            listed = ", ".join(repr(a) for a in wildcards)
-            report(f"{place} allows wildcard action {listed}; grant named actions only", None)
+            report(f"{place} allows wildcard action {', '.join(wildcards)}; grant named actions only", None)
 
 
 POLICY = GfResourcePolicy(RULE, validate, judges(sources.IDENTITY, sources.AWS_ROLE))

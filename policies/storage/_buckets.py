@@ -9,7 +9,10 @@ twins; the OSS equivalents). `BucketIndex` joins the separate resources to their
    or outputs once the bucket exists);
 2. by the resource's property dependencies on `bucket` (the usual case at preview, where the name
    is an output of the bucket);
-3. by its dependencies, when they contain exactly one bucket of the same cloud.
+3. by its dependencies, when they contain exactly one bucket of the same cloud. A dependency counts
+   only while the resource's `bucket` input is unknown or unset, or the bucket's own name and id are
+   unknown: a known `bucket` input that is neither name nor id of the bucket names another bucket (one
+   outside the stack), and `depends_on` on a bucket does not make the resource configure it.
 
 The readers below return normalised values (algorithm and key reference, lifecycle rules, versioning,
 replication) so that each rule states its judgement once for all shapes.
@@ -143,6 +146,17 @@ class Bucket:
         return self.attached.get(kind, [])
 
 
+def _known_names(resource: PolicyResource) -> set[str]:
+    """The bucket's name and id where known (the provider names a bucket at preview when the program
+    does not)."""
+    names: set[str] = set()
+    for key in ("bucket", "id"):
+        value = get_ref(resource.props, key)
+        if isinstance(value, str) and value and not is_unknown(value):
+            names.add(value)
+    return names
+
+
 class BucketIndex:
     """The stack's buckets with their separate configuration resources joined to them."""
 
@@ -189,10 +203,14 @@ class BucketIndex:
         for dependency in (resource.property_dependencies or {}).get("bucket", []) or []:
             if dependency.urn in by_urn:
                 return by_urn[dependency.urn]
+        named = isinstance(name, str) and bool(name) and not is_unknown(name)
         candidates = {
             dep.urn
             for dep in resource.dependencies or []
-            if dep.urn in by_urn and by_urn[dep.urn].cloud == cloud
+            if dep.urn in by_urn
+            and by_urn[dep.urn].cloud == cloud
+            # A known name that is not this bucket's names another one: depends_on alone joins nothing.
+            and not (named and _known_names(by_urn[dep.urn].resource))
         }
         if len(candidates) == 1:
             return by_urn[candidates.pop()]

@@ -438,3 +438,191 @@ def test_tencent_address_template_group_members_are_read() -> None:
     assert [m for m, _ in check_stack(POLICY, [office, extra, group, rule_set])] == [
         f"Security group rule set 'set' allows RDP (3389) ingress from 0.0.0.0/0 (ingress rule 1){TAIL}"
     ]
+
+
+# Anywhere written in pieces: several CIDRs of one group, or a prefix list of the stack.
+def _ssh(*cidrs: str, ipv6: bool = False) -> dict[str, object]:
+    key = "ipv6CidrBlocks" if ipv6 else "cidrBlocks"
+    return {"fromPort": 22, "toPort": 22, "protocol": "tcp", key: list(cidrs)}
+
+
+def test_aws_halves_of_the_world_in_one_group_fail() -> None:
+    props = {"ingress": [_ssh("0.0.0.0/1"), _ssh("128.0.0.0/1")]}
+    assert check(POLICY, SG, props, "gpu") == [
+        "Security group 'gpu' allows SSH (TCP 22) ingress from 0.0.0.0/1 (ingress rule 1), 128.0.0.0/1 "
+        f"(ingress rule 2), which together cover 0.0.0.0/0{TAIL}"
+    ]
+    assert POLICY.enforcement_level.value == "mandatory"
+
+
+def test_aws_ipv6_halves_and_many_pieces_fail() -> None:
+    props = {"ingress": [_ssh("::/1", "8000::/1", ipv6=True)]}
+    assert check(POLICY, SG, props, "gpu") == [
+        "Security group 'gpu' allows SSH (TCP 22) ingress from ::/1 (ingress rule 1), 8000::/1 "
+        "(ingress rule 1), "
+        f"which together cover ::/0{TAIL}"
+    ]
+    quarters = {"ingress": [_ssh("0.0.0.0/2", "64.0.0.0/2", "128.0.0.0/2"), _ssh("192.0.0.0/2")]}
+    (message,) = check(POLICY, SG, quarters, "gpu")
+    assert message.endswith(f"which together cover 0.0.0.0/0{TAIL}")
+
+
+def test_aws_separate_rules_of_one_group_together_fail_on_the_group() -> None:
+    group = res(SG, "gpu", {"id": "sg-0abc"})
+    low = res(
+        SG_RULE,
+        "low",
+        {"type": "ingress", "securityGroupId": UNKNOWN_STRING_VALUE, **_ssh("0.0.0.0/1")},
+        prop_deps={"securityGroupId": [group]},
+    )
+    high = res(
+        INGRESS_RULE,
+        "high",
+        {
+            "securityGroupId": "sg-0abc",
+            "ipProtocol": "tcp",
+            "fromPort": 3389,
+            "toPort": 3389,
+            "cidrIpv4": "128.0.0.0/1",
+        },
+    )
+    rdp_low = res(
+        SG_RULE,
+        "rdp-low",
+        {
+            "type": "ingress",
+            "securityGroupId": "sg-0abc",
+            "protocol": "tcp",
+            "fromPort": 3380,
+            "toPort": 3390,
+            "cidrBlocks": ["0.0.0.0/1"],
+        },
+    )
+    assert check_stack(POLICY, [group, low, high, rdp_low]) == [
+        (
+            "Security group 'gpu' allows RDP (3389) ingress from 128.0.0.0/1 (rule 'high'), 0.0.0.0/1 "
+            f"(rule 'rdp-low'), which together cover 0.0.0.0/0{TAIL}",
+            group.urn,
+        )
+    ]
+
+
+def test_wide_ranges_that_leave_a_gap_pass() -> None:
+    # A /1 alone, or halves that miss one address, are wide but not anywhere.
+    assert check(POLICY, SG, {"ingress": [_ssh("0.0.0.0/1")]}, "gpu") == []
+    assert (
+        check(POLICY, SG, {"ingress": [_ssh("0.0.0.0/1", "128.0.0.0/2", "192.0.0.0/3", "224.0.0.0/4")]}) == []
+    )
+    # Halves on different ports, or in different groups, open no one port to the world.
+    other_port = {"ingress": [_ssh("0.0.0.0/1"), {**_ssh("128.0.0.0/1"), "fromPort": 443, "toPort": 443}]}
+    assert check(POLICY, SG, other_port, "gpu") == []
+    first = res(SG_RULE, "a", {"type": "ingress", "securityGroupId": "sg-1", **_ssh("0.0.0.0/1")})
+    second = res(SG_RULE, "b", {"type": "ingress", "securityGroupId": "sg-2", **_ssh("128.0.0.0/1")})
+    assert check_stack(POLICY, [first, second]) == []
+
+
+def test_alicloud_rules_of_one_group_together_fail() -> None:
+    def rule(name: str, cidr: str) -> Any:
+        props = {
+            "type": "ingress",
+            "ipProtocol": "tcp",
+            "portRange": "22/22",
+            "cidrIp": cidr,
+            "securityGroupId": "sg-ali",
+        }
+        return res(ALI_RULE, name, props)
+
+    low, high = rule("low", "0.0.0.0/1"), rule("high", "128.0.0.0/1")
+    assert check_stack(POLICY, [low, high]) == [
+        (
+            "Security group sg-ali allows SSH (TCP 22) ingress from 0.0.0.0/1 (rule 'low'), 128.0.0.0/1 "
+            f"(rule 'high'), which together cover 0.0.0.0/0{TAIL}",
+            low.urn,
+        )
+    ]
+
+
+AWS_PREFIX_LIST = "aws:ec2/managedPrefixList:ManagedPrefixList"
+AWS_PREFIX_LIST_ENTRY = "aws:ec2/managedPrefixListEntry:ManagedPrefixListEntry"
+ALI_PREFIX_LIST = "alicloud:vpc/prefixList:PrefixList"
+
+
+def test_aws_prefix_list_holding_the_world_fails() -> None:
+    plist = res(AWS_PREFIX_LIST, "everyone", {"id": "pl-0world", "entries": [{"cidr": "0.0.0.0/0"}]})
+    group = res(
+        SG,
+        "gpu",
+        {"ingress": [{"fromPort": 22, "toPort": 22, "protocol": "tcp", "prefixListIds": ["pl-0world"]}]},
+    )
+    rule = res(
+        INGRESS_RULE,
+        "rdp",
+        {"ipProtocol": "tcp", "fromPort": 3389, "toPort": 3389, "prefixListId": UNKNOWN_STRING_VALUE},
+        prop_deps={"prefixListId": [plist]},
+    )
+    assert check_stack(POLICY, [plist, group, rule]) == [
+        (
+            "Security group 'gpu' allows SSH (TCP 22) ingress from 0.0.0.0/0 (prefix list 'everyone') "
+            f"(ingress rule 1){TAIL}",
+            group.urn,
+        ),
+        (
+            "Security group ingress rule 'rdp' allows RDP (3389) ingress from 0.0.0.0/0 (prefix list "
+            f"'everyone'){TAIL}",
+            rule.urn,
+        ),
+    ]
+
+
+def test_aws_prefix_list_entry_resource_is_read() -> None:
+    plist = res(AWS_PREFIX_LIST, "corp", {"id": "pl-0corp", "entries": [{"cidr": "10.0.0.0/8"}]})
+    extra = res(
+        AWS_PREFIX_LIST_ENTRY,
+        "corp-any",
+        {"prefixListId": UNKNOWN_STRING_VALUE, "cidr": "::/0"},
+        prop_deps={"prefixListId": [plist]},
+    )
+    rule = res(SG_RULE, "ssh", {"type": "ingress", **_ssh(), "prefixListIds": ["pl-0corp"]})
+    assert check_stack(POLICY, [plist, extra, rule]) == [
+        (
+            f"Security group rule 'ssh' allows SSH (TCP 22) ingress from ::/0 (prefix list 'corp'){TAIL}",
+            rule.urn,
+        )
+    ]
+
+
+def test_narrow_or_outside_prefix_lists_pass() -> None:
+    plist = res(
+        AWS_PREFIX_LIST,
+        "corp",
+        {"id": "pl-0corp", "entries": [{"cidr": "10.0.0.0/8"}, {"cidr": "192.168.0.0/16"}]},
+    )
+    inside = res(SG_RULE, "ssh", {"type": "ingress", **_ssh(), "prefixListIds": ["pl-0corp"]})
+    outside = res(SG_RULE, "ssh2", {"type": "ingress", **_ssh(), "prefixListIds": ["pl-0elsewhere"]})
+    assert check_stack(POLICY, [plist, inside, outside]) == []
+
+
+def test_alicloud_prefix_list_holding_the_world_fails() -> None:
+    plist = res(
+        ALI_PREFIX_LIST, "everyone", {"id": "pl-ali", "entrys": [{"cidr": "0.0.0.0/0", "description": "all"}]}
+    )
+    rule = res(
+        ALI_RULE,
+        "ssh",
+        {
+            "type": "ingress",
+            "ipProtocol": "tcp",
+            "portRange": "22/22",
+            "prefixListId": "pl-ali",
+            "securityGroupId": "sg-1",
+        },
+    )
+    assert check_stack(POLICY, [plist, rule]) == [
+        (
+            "ECS security group rule 'ssh' allows SSH (TCP 22) ingress from 0.0.0.0/0 (prefix list "
+            f"'everyone'){TAIL}",
+            rule.urn,
+        )
+    ]
+    narrow = res(ALI_PREFIX_LIST, "everyone", {"id": "pl-ali", "entrys": [{"cidr": "10.0.0.0/8"}]})
+    assert check_stack(POLICY, [narrow, rule]) == []

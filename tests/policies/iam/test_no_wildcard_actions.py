@@ -113,3 +113,54 @@ def test_alicloud_deprecated_statements_list_is_judged() -> None:
         "statements": [{"effect": "Allow", "actions": ["oss:GetObject"], "resources": ["acs:oss:*:*:d/*"]}]
     }
     assert check(POLICY, "alicloud:ram/policy:Policy", narrow) == []
+
+
+@pytest.mark.parametrize(
+    ("action", "broad"),
+    [
+        ("?*", "*"),
+        ("*?", "*"),
+        ("**", "*"),
+        ("iam:?*", "iam:*"),
+        ("iam:*e*", "iam:*"),
+        ("IAM*", "iam:*"),
+        ("ia?:*E*", "iam:*"),
+        ("ec2:*?", "ec2:*"),
+    ],
+)
+def test_aws_globs_as_broad_as_a_wildcard(action: str, broad: str) -> None:
+    # IAM reads `*` as any run and `?` as one character, case-insensitively: these cover every
+    # sensitive action of the service (or of every service), so they are wildcards too.
+    assert check(POLICY, AWS_POLICY, {"policy": _aws(["s3:GetObject", action])}, "p") == [
+        f"IAM policy 'p' policy statement 1 allows wildcard action '{action}' (as broad as '{broad}'); "
+        "grant named actions only"
+    ]
+    assert RULE.enforcement.value == "mandatory"
+
+
+@pytest.mark.parametrize(
+    "action", ["s3:Get*", "iam:List*", "iam:Get*", "s3:*Object", "iam:*Role*", "iam:Pass*"]
+)
+def test_aws_narrow_globs_pass(action: str) -> None:
+    assert check(POLICY, AWS_POLICY, {"policy": _aws(action)}, "p") == []
+
+
+def test_alicloud_and_tencent_globs_as_broad_as_a_wildcard() -> None:
+    ali = json.dumps(
+        {"Version": "1", "Statement": [{"Effect": "Allow", "Action": "ram:?*", "Resource": "*"}]}
+    )
+    assert check(POLICY, ALI_POLICY, {"policyDocument": ali}, "p") == [
+        "RAM policy 'p' policyDocument statement 1 allows wildcard action 'ram:?*' (as broad as 'ram:*'); "
+        "grant named actions only"
+    ]
+    tencent = json.dumps(
+        {"version": "2.0", "statement": [{"effect": "allow", "action": ["name/cam:*e*"], "resource": ["*"]}]}
+    )
+    assert check(POLICY, TC_POLICY, {"document": tencent}, "p") == [
+        "CAM policy 'p' document statement 1 allows wildcard action 'name/cam:*e*' (as broad as 'cam:*'); "
+        "grant named actions only"
+    ]
+    narrow = json.dumps(
+        {"Version": "1", "Statement": [{"Effect": "Allow", "Action": "oss:Get*", "Resource": "*"}]}
+    )
+    assert check(POLICY, ALI_POLICY, {"policyDocument": narrow}, "p") == []

@@ -56,7 +56,7 @@ def test_restricting_condition_accepted_and_narrow_actions_pass() -> None:
         "Principal": {"AWS": "*"},
         "Condition": {"StringEquals": {"kms:CallerAccount": "111122223333"}},
     }
-    narrow = {"Effect": "Allow", "Principal": "*", "Action": ["kms:Decrypt"]}
+    narrow = {"Effect": "Allow", "Principal": "*", "Action": ["kms:DescribeKey", "kms:Get*", "kms:List*"]}
     deny = {"Effect": "Deny", "Principal": "*", "Action": "kms:*"}
     assert run_resource(POLICY, AWS_KEY, {"policy": doc(restricted, narrow, deny)}) == []
 
@@ -154,3 +154,58 @@ def test_pinning_is_the_trust_rule_s() -> None:
     assert run_resource(POLICY, AWS_KEY, {"policy": doc(every_account)}, name="k") == [
         f"AWS KMS key 'k' policy statement 'Roots' allows kms:* to any principal (*){TAIL}"
     ]
+
+
+@pytest.mark.parametrize(
+    ("action", "shown"),
+    [
+        ("kms:Decrypt", "kms:Decrypt"),
+        ("KMS:PutKeyPolicy", "KMS:PutKeyPolicy"),
+        ("kms:ScheduleKeyDeletion", "kms:ScheduleKeyDeletion"),
+        ("kms:Put*", "kms:Put* (kms:PutKeyPolicy)"),
+        ("kms:Create*", "kms:Create* (kms:CreateGrant, kms:CreateKey, kms:CreateAlias and 1 more)"),
+        (
+            "kms:*Key*",
+            "kms:*Key* (kms:GenerateDataKey, kms:GenerateDataKeyWithoutPlaintext, kms:GenerateDataKeyPair "
+            "and 19 more)",
+        ),
+        ("k?s:Re*", "k?s:Re* (kms:ReEncryptFrom, kms:ReEncryptTo, kms:RetireGrant and 2 more)"),
+    ],
+)
+def test_dangerous_kms_actions_to_anyone_fail_without_kms_star(action: str, shown: str) -> None:
+    # Without writing kms:* a key policy can still give anyone the key's material or its control.
+    statement = {"Sid": "Open", "Effect": "Allow", "Principal": "*", "Action": ["kms:DescribeKey", action]}
+    assert run_resource(POLICY, AWS_KEY, {"policy": doc(ROOT, statement)}, name="k") == [
+        f"AWS KMS key 'k' policy statement 'Open' allows {shown} to any principal (*){TAIL}"
+    ]
+    assert RULE.enforcement.value == "mandatory"
+
+
+def test_read_only_kms_actions_to_anyone_and_dangerous_ones_to_named_principals_pass() -> None:
+    reads = {
+        "Effect": "Allow",
+        "Principal": "*",
+        "Action": ["kms:Describe*", "kms:Get*", "kms:List*", "kms:Verify"],
+    }
+    named = {**ROOT, "Action": ["kms:Decrypt", "kms:PutKeyPolicy"]}
+    assert run_resource(POLICY, AWS_KEY, {"policy": doc(reads, named)}) == []
+
+
+def test_allow_with_not_principal_fails() -> None:
+    # Allow + NotPrincipal grants to everyone but the named principal, whatever the actions.
+    statement = {
+        "Sid": "AllButOne",
+        "Effect": "Allow",
+        "NotPrincipal": {"AWS": "arn:aws:iam::111122223333:role/ops"},
+        "Action": "kms:DescribeKey",
+        "Resource": "*",
+    }
+    assert run_resource(
+        POLICY, AWS_KEY_POLICY, {"keyId": "k", "policy": doc(ROOT, statement)}, name="kp"
+    ) == [
+        "AWS KMS key policy 'kp' policy statement 'AllButOne' allows every principal except "
+        "arn:aws:iam::111122223333:role/ops (Allow with NotPrincipal); name the principals in Principal "
+        "instead"
+    ]
+    deny = {**statement, "Effect": "Deny", "Action": "kms:*"}
+    assert run_resource(POLICY, AWS_KEY_POLICY, {"keyId": "k", "policy": doc(ROOT, deny)}) == []

@@ -196,3 +196,46 @@ def test_wrapped_proxy() -> None:
     assert len(found) == 1
     assert found[0][1] == bucket.urn
     assert found[0][0].startswith("could not be judged at preview")
+
+
+@pytest.mark.parametrize("sse_type", [AWS_SSE, AWS_SSE_V2])
+def test_aws_configuration_naming_another_bucket_does_not_encrypt_the_one_it_depends_on(
+    sse_type: str,
+) -> None:
+    # depends_on points at 'ckpt' while the configuration's bucket input names a bucket outside the stack.
+    bucket = res(AWS_BUCKET, "ckpt", {"bucket": "ckpt-123"})
+    sse = res(sse_type, "ckpt-sse", {"bucket": "scratch-999", **aws_sse("aws:kms")}, deps=[bucket])
+    assert run_stack(POLICY, [bucket, sse]) == [
+        (
+            "S3 bucket 'ckpt' has no server-side encryption configuration (S3 then uses AES256 with "
+            "S3-managed keys); use aws:kms with a customer-managed KMS key (kmsMasterKeyId)",
+            bucket.urn,
+        )
+    ]
+    assert POLICY.enforcement_level == EnforcementLevel.MANDATORY
+
+
+def test_aws_configuration_naming_the_bucket_or_unknown_still_joins_by_dependency() -> None:
+    bucket = res(AWS_BUCKET, "ckpt", {"bucket": "ckpt-123"})
+    by_name = res(AWS_SSE, "ckpt-sse", {"bucket": "ckpt-123", **aws_sse("aws:kms")}, deps=[bucket])
+    assert run_stack(POLICY, [bucket, by_name]) == []
+    by_id = res(AWS_BUCKET_V2, "data", {"id": "data-7"})
+    sse_id = res(AWS_SSE_V2, "data-sse", {"bucket": "data-7", **aws_sse("aws:kms")}, deps=[by_id])
+    assert run_stack(POLICY, [by_id, sse_id]) == []
+    unknown = res(AWS_SSE, "u-sse", {"bucket": UNKNOWN, **aws_sse("aws:kms")}, deps=[bucket])
+    assert run_stack(POLICY, [bucket, unknown]) == []
+
+
+def test_oss_configuration_naming_another_bucket_does_not_encrypt_the_one_it_depends_on() -> None:
+    bucket = res(OSS_BUCKET, "ckpt", {"bucket": "ckpt-oss"})
+    rule = {"sseAlgorithm": "KMS", "kmsMasterKeyId": "key-1"}
+    elsewhere = res(OSS_SSE, "ckpt-sse", {"bucket": "other-oss", **rule}, deps=[bucket])
+    assert run_stack(POLICY, [bucket, elsewhere]) == [
+        (
+            "OSS bucket 'ckpt' has no server-side encryption rule; use KMS with a customer-managed key "
+            "(kmsMasterKeyId)",
+            bucket.urn,
+        )
+    ]
+    joined = res(OSS_SSE, "ckpt-sse", {"bucket": "ckpt-oss", **rule}, deps=[bucket])
+    assert run_stack(POLICY, [bucket, joined]) == []
