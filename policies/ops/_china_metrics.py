@@ -55,7 +55,9 @@ MNS_QUEUES = ("alicloud:message/serviceQueue:ServiceQueue", "alicloud:mns/queue:
 TC_AGENT_NAMESPACES = frozenset({"cvm_device", "QCE/CVM"})
 TC_AGENT_METRICS = frozenset({"CPU_UTILIZATION", "MEM_UTILIZATION"})
 # Namespaces the service itself publishes for every resource it runs (CMQ queues' message counts).
-TC_SERVICE_NAMESPACES = frozenset({"QCE/CMQ", "qce/cmq"})
+# `cmq` is the alarm policy type id of CMQ queues (what an AlarmPolicy's `namespace` takes); `QCE/CMQ` is
+# their metric namespace.
+TC_SERVICE_NAMESPACES = frozenset({"cmq", "QCE/CMQ", "qce/cmq"})
 
 
 def _value(view: ResourceView, path: str) -> Any:
