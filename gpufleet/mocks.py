@@ -447,11 +447,11 @@ class FleetMocks(Mocks):
             out.setdefault("arn", f"acs:ram::{ALICLOUD_ACCOUNT_ID}:{kind}/{out['name']}")
             return str(out["name"])
         if key == "ess/scalingRule":
-            # The rule's ARN is what alarm targets (CloudMonitor, ESS alarms) name.
+            # The rule's ari, as the provider returns it (``ari:acs:ess:<region>:<uid>:scalingrule/<id>``):
+            # what ESS alarm tasks name. CloudMonitor alarm targets name the rule by another ARN
+            # (``acs:ess:...:scalingGroupId/<group>:scalingRuleId/<rule>``), which programs build.
             rule_id = f"asr-bp1{hexid}"
-            group = out.get("scalingGroupId") if isinstance(out.get("scalingGroupId"), str) else "asg-unknown"
-            arn = f"acs:ess:{region}:{ALICLOUD_ACCOUNT_ID}:scalingGroupId/{group}:scalingRuleId/{rule_id}"
-            out.setdefault("ari", arn)
+            out.setdefault("ari", f"ari:acs:ess:{region}:{ALICLOUD_ACCOUNT_ID}:scalingrule/{rule_id}")
             return rule_id
         if key in _ALICLOUD_ID_PREFIX:
             return f"{_ALICLOUD_ID_PREFIX[key]}-bp1{hexid}"

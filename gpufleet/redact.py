@@ -4,7 +4,9 @@ A secret reaches the graph in the engine's wire form, `{SECRET_SIG_KEY: SECRET_S
 inputs carry it as the SDK serialised them, and outputs keep it where the mocks echo a secret input
 (or a whole map holding one, as `tagsAll` does). Every such value becomes `[secret]`. A secret's text
 can also reach a plain string the mocks derive from inputs (a policy document encoded as JSON, say),
-so secret strings of `MIN_SCRUBBED_CHARS` or more are cut out of every other string too.
+so secret strings of `MIN_SCRUBBED_CHARS` or more are cut out of every other string too: the secret
+strings themselves, and the strings inside a secret map or list that the graph shows nowhere in the
+clear (see `secret_strings`).
 
 JSON has no NaN or infinity: a program that computes one gets the string protobuf's JSON mapping
 uses (`"NaN"`, `"Infinity"`, `"-Infinity"`), so a written graph is always valid JSON.
@@ -43,20 +45,32 @@ def _is_secret(value: Any) -> bool:
 
 
 def secret_strings(value: Any) -> set[str]:
-    """The text of every secret string (at any depth inside secret values) in `value`."""
-    found: set[str] = set()
+    """The text of every secret string in `value`, to cut out of other strings.
+
+    A secret that is a string is secret text, always. A secret map or list (an output the mocks echo
+    whole once one field of it is secret, an IPsec connection's `ikeConfig` for its `psk`) also holds
+    the program's plain settings (`sha256`, `aes256`, `group14`): a string inside one is secret text
+    only if the graph never shows it in the clear. Cutting `sha256` out of every image digest and
+    certificate field because it sits beside a pre-shared key would hide what no one needs hidden."""
+    scalars: set[str] = set()
+    nested: set[str] = set()
+    plain: set[str] = set()
     stack: list[tuple[Any, bool]] = [(value, False)]
     while stack:
         item, inside = stack.pop()
         if _is_secret(item):
-            stack.append((item.get("value"), True))
+            inner = item.get("value")
+            if isinstance(inner, str):
+                scalars.add(inner)
+            else:
+                stack.append((inner, True))
         elif isinstance(item, dict):
             stack.extend((v, inside) for v in item.values())
         elif isinstance(item, list):
             stack.extend((v, inside) for v in item)
-        elif inside and isinstance(item, str) and len(item) >= MIN_SCRUBBED_CHARS:
-            found.add(item)
-    return found
+        elif isinstance(item, str):
+            (nested if inside else plain).add(item)
+    return {text for text in scalars | (nested - plain) if len(text) >= MIN_SCRUBBED_CHARS}
 
 
 def redact(value: Any, secrets: set[str] | frozenset[str] = frozenset()) -> Any:

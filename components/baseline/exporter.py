@@ -40,6 +40,7 @@ import pulumi_kubernetes as k8s
 
 from components.baseline import exporter_script
 from components.baseline.kubernetes import FLEET_LABEL, label_value
+from components.k8s_names import check_labels, check_name, tag_labels
 from components.pools.burst import SIGNAL_METRIC, SIGNAL_NAMESPACE, SITE_DIMENSION
 
 TYPE = "gpufleet:baseline:SignalExporter"
@@ -137,10 +138,9 @@ class SignalExporterArgs:
 
 
 def cost_labels(fleet: str, tags: Mapping[str, str]) -> dict[str, str]:
-    """The cost tags as labels, and the fleet's label: what the baseline's objects carry too."""
-    labels = {key: label_value(value) for key, value in tags.items() if label_value(value)}
-    labels[FLEET_LABEL] = label_value(fleet)
-    return labels
+    """The cost tags as labels (``gpufleet:<name>`` keys as ``gpufleet.io/<name>``), and the fleet's
+    label: what the baseline's objects carry too."""
+    return check_labels({**tag_labels(tags), FLEET_LABEL: label_value(fleet)})
 
 
 def script_text() -> str:
@@ -229,19 +229,21 @@ class SignalExporter(pulumi.ComponentResource):
     ) -> None:
         super().__init__(TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        app = f"{args.fleet}-signal-exporter"
+        app = check_name(f"{args.fleet}-signal-exporter")
         self.namespace, self.name = NAMESPACE, app
-        selector = {APP_LABEL: app}
-        labels = {**args.labels, **selector}
+        selector = check_labels({APP_LABEL: app})
+        labels = check_labels({**args.labels, **selector})
         namespace = k8s.core.v1.Namespace(
             f"{name}-ns",
             metadata={
-                "name": NAMESPACE,
-                "labels": {
-                    **args.labels,
-                    "pod-security.kubernetes.io/enforce": "restricted",
-                    "pod-security.kubernetes.io/warn": "restricted",
-                },
+                "name": check_name(NAMESPACE, "label"),
+                "labels": check_labels(
+                    {
+                        **args.labels,
+                        "pod-security.kubernetes.io/enforce": "restricted",
+                        "pod-security.kubernetes.io/warn": "restricted",
+                    }
+                ),
             },
             opts=child,
         )

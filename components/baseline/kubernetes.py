@@ -50,7 +50,6 @@ terminating an instance) respects neither: that protection belongs to the burst 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -58,6 +57,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from components.k8s_names import check_labels, check_name, label_value, tag_labels
 from components.spec.onprem import OnPrem, QueueScaler
 from components.spec.values import duration_seconds
 
@@ -105,20 +105,13 @@ RANGE_ANNOTATIONS = {
     "pod_cidrs": "gpufleet.io/pod-cidr",
     "service_cidrs": "gpufleet.io/service-cidr",
 }
-_LABEL_VALUE_BAD = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-def label_value(value: str) -> str:
-    """A tag value as a Kubernetes label value: other characters become '-', at most 63 characters,
-    starting and ending with a letter or digit."""
-    cleaned = _LABEL_VALUE_BAD.sub("-", value)[:63]
-    return cleaned.strip("-_.")
 
 
 @dataclass(frozen=True, kw_only=True)
 class OnPremBaselineArgs:
     """``fleet``: the fleet's name (prefix of cluster-wide object names); ``onprem``: the spec's section;
-    ``tags``: the cost tags, written as labels on every object."""
+    ``tags``: the cost tags, written as labels on every object (``gpufleet:<name>`` tag keys as
+    ``gpufleet.io/<name>``: a label key takes no ':')."""
 
     fleet: str
     onprem: OnPrem
@@ -139,8 +132,7 @@ class OnPremBaseline(pulumi.ComponentResource):
     ) -> None:
         super().__init__(TYPE, name, None, opts)
         spec = args.onprem
-        self._labels = {key: label_value(value) for key, value in args.tags.items() if label_value(value)}
-        self._labels[FLEET_LABEL] = label_value(args.fleet)
+        self._labels = check_labels({**tag_labels(args.tags), FLEET_LABEL: label_value(args.fleet)})
         self.provider = _provider(name, spec, pulumi.ResourceOptions(parent=self))
         child = pulumi.ResourceOptions(parent=self, provider=self.provider)
 
@@ -174,12 +166,14 @@ class OnPremBaseline(pulumi.ComponentResource):
         created = k8s.core.v1.Namespace(
             f"{name}-ns-{namespace}",
             metadata={
-                "name": namespace,
-                "labels": {
-                    **self._labels,
-                    "pod-security.kubernetes.io/enforce": "baseline",
-                    "pod-security.kubernetes.io/warn": "restricted",
-                },
+                "name": check_name(namespace, "label"),
+                "labels": check_labels(
+                    {
+                        **self._labels,
+                        "pod-security.kubernetes.io/enforce": "baseline",
+                        "pod-security.kubernetes.io/warn": "restricted",
+                    }
+                ),
             },
             opts=child,
         )
@@ -191,7 +185,8 @@ class OnPremBaseline(pulumi.ComponentResource):
             opts=after,
         )
         # Training pods opt in by label; maxUnavailable 0 stops every voluntary eviction of them.
-        budget: Any = {"maxUnavailable": 0, "selector": {"matchLabels": {WORKLOAD_LABEL: TRAINING}}}
+        training = check_labels({WORKLOAD_LABEL: TRAINING})
+        budget: Any = {"maxUnavailable": 0, "selector": {"matchLabels": training}}
         k8s.policy.v1.PodDisruptionBudget(
             f"{name}-training-{namespace}",
             metadata={"name": "gpu-training", "namespace": created.metadata.name, "labels": self._labels},
@@ -203,7 +198,7 @@ class OnPremBaseline(pulumi.ComponentResource):
     def _priority_classes(
         self, name: str, fleet: str, spec: OnPrem, child: pulumi.ResourceOptions
     ) -> dict[str, str]:
-        names = {"baseline": f"{fleet}-baseline", "burst": f"{fleet}-burst"}
+        names = {"baseline": check_name(f"{fleet}-baseline"), "burst": check_name(f"{fleet}-burst")}
         k8s.scheduling.v1.PriorityClass(
             f"{name}-priority-baseline",
             metadata={"name": names["baseline"], "labels": self._labels},
@@ -230,7 +225,7 @@ class OnPremBaseline(pulumi.ComponentResource):
         k8s.core.v1.ConfigMap(
             f"{name}-address-plan",
             metadata={
-                "name": f"{fleet}-address-plan",
+                "name": check_name(f"{fleet}-address-plan"),
                 "namespace": SYSTEM_NAMESPACE,
                 "labels": self._labels,
                 "annotations": {RANGE_ANNOTATIONS[key]: value for key, value in ranges.items()},
@@ -245,15 +240,17 @@ class OnPremBaseline(pulumi.ComponentResource):
         """Label and taint the named GPU nodes; the node selector the GPU daemons run with."""
         nodes = spec.gpu_nodes
         if nodes.names is None:
-            return dict(nodes.selector or {})
-        labels = {
-            GPU_PRESENT_LABEL: "true",
-            GPU_MODEL_LABEL: label_value(nodes.gpu_model),
-            CAPACITY_LABEL: "baseline",
-        }
+            return check_labels(nodes.selector or {}, "onprem.gpu_nodes.selector")
+        labels = check_labels(
+            {
+                GPU_PRESENT_LABEL: "true",
+                GPU_MODEL_LABEL: label_value(nodes.gpu_model),
+                CAPACITY_LABEL: "baseline",
+            }
+        )
         taints: Any = {"taints": [GPU_TAINT]}
         for node in nodes.names:
-            metadata: Any = {"name": node, "labels": labels}
+            metadata: Any = {"name": check_name(node), "labels": labels}
             k8s.core.v1.NodePatch(f"{name}-node-{node}", metadata=metadata, spec=taints, opts=child)
         return {GPU_PRESENT_LABEL: "true"}
 
@@ -269,7 +266,7 @@ class OnPremBaseline(pulumi.ComponentResource):
         child: pulumi.ResourceOptions,
     ) -> dict[str, str]:
         """One GPU daemon in ``kube-system``; returns its pod selector (for its NetworkPolicy)."""
-        selector = {"app.kubernetes.io/name": app, FLEET_LABEL: self._labels[FLEET_LABEL]}
+        selector = check_labels({"app.kubernetes.io/name": app, FLEET_LABEL: self._labels[FLEET_LABEL]})
         container["securityContext"] = {
             "privileged": False,
             "allowPrivilegeEscalation": False,
@@ -408,10 +405,12 @@ class OnPremBaseline(pulumi.ComponentResource):
         )
         scrapers = spec.metrics_scrapers
         scraper: dict[str, Any] = {
-            "namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: scrapers.namespace}}
+            "namespaceSelector": {"matchLabels": check_labels({NAMESPACE_NAME_LABEL: scrapers.namespace})}
         }
         if scrapers.pod_labels:
-            scraper["podSelector"] = {"matchLabels": dict(scrapers.pod_labels)}
+            scraper["podSelector"] = {
+                "matchLabels": check_labels(scrapers.pod_labels, "onprem.metrics_scrapers.pod_labels")
+            }
         ingress = [{"from": [scraper], "ports": [{"protocol": "TCP", "port": DCGM_PORT}]}]
         self._network_policy(f"{name}-dcgm-exporter-netpol", app, selector, ingress, child)
 

@@ -9,9 +9,11 @@ demand, then ``100 - spot_percent`` % of the rest, every instance type of the po
 Scaling is compiled from the same spec rules as AWS (:func:`components.pools.scaling.compile_alarms`):
 GPU utilisation above/below a threshold, through ESS alarm tasks on CloudMonitor's
 ``GpuUtilizationAgent`` (read by the CloudMonitor agent, which the boot script installs), and the
-pool's MNS queue backlog, through a CloudMonitor alarm rule (``acs_mns_new`` ``ActiveMessages``,
-published every five minutes) whose target is the scale-out rule. Off-hours are ESS scheduled tasks,
-whose cron recurrences run in UTC: see :func:`off_hours_utc`.
+pool's MNS queue backlog, through a CloudMonitor alarm rule (``acs_mns_new``
+``NumberOfMessagesVisible``, published every five minutes) whose target is the scale-out rule, named by
+the ARN CloudMonitor takes (:func:`scaling_rule_arn`), and which runs it again after the pool's cooldown
+while the backlog stays. Off-hours are ESS scheduled tasks, whose cron recurrences run in UTC: see
+:func:`off_hours_utc`.
 
 With a burst gate (:class:`components.pools.burst_custom.CustomGate`), the queue alarm ``-queue-deep``
 watches the exporter's ``GatedBacklog`` for the pool in the account's ``acs_customMetric_<uid>``
@@ -25,7 +27,9 @@ from __future__ import annotations
 import base64
 import dataclasses
 import datetime
+import hashlib
 import json
+import re
 import zoneinfo
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,10 +45,110 @@ from components.tags import check_cost_tags
 
 GPU_METRIC = "GpuUtilizationAgent"
 QUEUE_PROJECT = "acs_mns_new"
-QUEUE_METRIC = "ActiveMessages"
+# The queue's visible (receivable) messages. MNS is retiring ``ActiveMessages`` (GetQueueAttributes
+# "will soon ... return a default value of 0"); its documentation maps it to the CloudMonitor metric
+# ``NumberOfMessagesVisible`` (InactiveMessages -> NumberOfMessagesInvisible, DelayMessages ->
+# NumberOfMessagesDelayed): help/en/mns/developer-reference/api-mns-open-2022-01-19-getqueueattributes.
+# That page does not repeat the project; ``acs_mns_new`` is the one CloudMonitor's metric-meta pages
+# list for "Simple Message Queue (formerly MNS) - Queue".
+QUEUE_METRIC = "NumberOfMessagesVisible"
 AGENT_DIR = "/usr/local/cloudmonitor"
 AGENT_VERSION = "3.5.12"
 TASK_DAYS = 360  # ESS repeats a scheduled task for at most a year after it is created
+# The scaling group's desired capacity: none, ESS scales between min and max. Scheduled tasks may set
+# one only when the group has one.
+GROUP_DESIRED_CAPACITY: int | None = None
+
+# ---------------------------------------------------------------------------- provider limits
+# cms.Alarm escalations ``comparison_operator`` (pulumi_alicloud/cms/_inputs.py,
+# AlarmEscalationsCriticalArgs): "Valid values: `>`, `>=`, `<`, `<=`, `!=`, `==`,
+# `GreaterThanYesterday`, `LessThanYesterday`, `GreaterThanLastWeek`, `LessThanLastWeek`,
+# `GreaterThanLastPeriod`, `LessThanLastPeriod`". CloudWatch's ``*Threshold`` spellings are refused.
+CMS_COMPARISON_OPERATORS = frozenset(
+    {
+        ">",
+        ">=",
+        "<",
+        "<=",
+        "!=",
+        "==",
+        "GreaterThanYesterday",
+        "LessThanYesterday",
+        "GreaterThanLastWeek",
+        "LessThanLastWeek",
+        "GreaterThanLastPeriod",
+        "LessThanLastPeriod",
+    }
+)
+# ess.Alarm ``comparison_operator`` (pulumi_alicloud/ess/alarm.py): "Supported value: >=, <=, >, <".
+ESS_COMPARISON_OPERATORS = frozenset({">=", "<=", ">", "<"})
+# The spec's (CloudWatch) operators as the two Alibaba services spell them.
+_OPERATORS = {
+    "GreaterThanThreshold": ">",
+    "GreaterThanOrEqualToThreshold": ">=",
+    "LessThanThreshold": "<",
+    "LessThanOrEqualToThreshold": "<=",
+}
+# cms.Alarm ``silence_time`` (pulumi_alicloud/cms/alarm.py): "Notification silence period in the alarm
+# state, in seconds. Default value: `86400`. Valid value range: [300, 86400]". The default would run
+# the scale-out rule once a day at most while the alarm stays raised.
+CMS_SILENCE_RANGE_S = (300, 86_400)
+# ess.ScheduledTask ``scheduled_task_name`` (pulumi_alicloud/ess/scheduled_task.py): "must be 2-40
+# characters (English or Chinese) long"; the ESS API (CreateScheduledTask) adds: letters, digits,
+# Chinese characters, '_', '-' and '.', starting with a letter, digit or Chinese character.
+TASK_NAME_MAX = 40
+TASK_NAME_RE = re.compile(r"[A-Za-z0-9\u4e00-\u9fa5][A-Za-z0-9\u4e00-\u9fa5_.-]{1,39}")
+
+
+def cms_operator(spec_operator: str) -> str:
+    """A CloudMonitor alarm rule's operator for the spec's ``GreaterThanThreshold``-style one."""
+    operator = _OPERATORS.get(spec_operator, spec_operator)
+    if operator not in CMS_COMPARISON_OPERATORS:
+        raise ValueError(
+            f"comparison operator {spec_operator!r}: CloudMonitor takes {sorted(CMS_COMPARISON_OPERATORS)}"
+        )
+    return operator
+
+
+def ess_operator(spec_operator: str) -> str:
+    """An ESS alarm task's operator for the spec's ``GreaterThanThreshold``-style one."""
+    operator = _OPERATORS.get(spec_operator, spec_operator)
+    if operator not in ESS_COMPARISON_OPERATORS:
+        raise ValueError(
+            f"comparison operator {spec_operator!r}: ESS takes {sorted(ESS_COMPARISON_OPERATORS)}"
+        )
+    return operator
+
+
+def silence_time(cooldown_s: int) -> int:
+    """How long a raised CloudMonitor alarm stays quiet before it runs its target again: the pool's
+    cooldown (scaling cannot act sooner), within CloudMonitor's range."""
+    low, high = CMS_SILENCE_RANGE_S
+    return max(low, min(high, cooldown_s))
+
+
+def task_name(base: str, suffix: str) -> str:
+    """An ESS scheduled task name ``<base>-<suffix>`` within 40 characters: a longer one keeps the start
+    of ``base``, a short hash of the whole name (two pools never share one) and ``suffix``."""
+    name = f"{base}-{suffix}"
+    if len(name) > TASK_NAME_MAX:
+        digest = hashlib.sha256(name.encode()).hexdigest()[:6]
+        head = base[: TASK_NAME_MAX - len(suffix) - len(digest) - 2].rstrip("-_.")
+        name = f"{head}-{digest}-{suffix}"
+    if not TASK_NAME_RE.fullmatch(name):
+        raise ValueError(
+            f"scheduled task name {name!r}: ESS takes 2-{TASK_NAME_MAX} letters, digits, Chinese characters, "
+            "'_', '-' or '.', starting with a letter, digit or Chinese character"
+        )
+    return name
+
+
+def scaling_rule_arn(region: str, account_id: str, group_id: str, rule_id: str) -> str:
+    """The scaling rule as a CloudMonitor alarm target names it (pulumi_alicloud/cms/_inputs.py,
+    AlarmTargetArgs ``arn``: "Auto Scaling: `acs:ess:{regionId}:{userId}:scalingGroupId/{Scaling group
+    ID}:scalingRuleId/{Scaling rule ID}`"). Not the rule's ``ari`` (``ari:acs:ess:...:scalingrule/...``),
+    which only ESS's own alarm tasks take."""
+    return f"acs:ess:{region}:{account_id}:scalingGroupId/{group_id}:scalingRuleId/{rule_id}"
 
 
 # ------------------------------------------------------------------------------------- off-hours
@@ -170,6 +274,8 @@ class AlicloudPoolArgs:
     workload: WorkloadContext | None = None
     today: datetime.date | None = None
     gate: CustomGate | None = None
+    # The account that owns the pool: CloudMonitor alarm targets name it. None asks the provider.
+    account_id: pulumi.Input[str] | None = None
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -255,6 +361,7 @@ class AlicloudGpuPool(pulumi.ComponentResource):
             spot_instance_pools=min(len(args.instance_types), 10) if spot else None,
             spot_instance_remedy=True if spot else None,
             compensate_with_on_demand=True if spot else None,
+            desired_capacity=GROUP_DESIRED_CAPACITY,
             removal_policies=["NewestInstance", "OldestScalingConfiguration"],
             tags=tags,
             opts=child,
@@ -275,6 +382,11 @@ class AlicloudGpuPool(pulumi.ComponentResource):
         child: pulumi.ResourceOptions,
     ) -> None:
         rules: dict[str, alicloud.ess.ScalingRule] = {}
+        account = (
+            pulumi.Output.from_input(args.account_id)
+            if args.account_id is not None
+            else alicloud.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
+        )
         for direction, step in (("out", 1), ("in", -1)):
             rules[direction] = alicloud.ess.ScalingRule(
                 f"{name}-scale-{direction}",
@@ -289,7 +401,6 @@ class AlicloudGpuPool(pulumi.ComponentResource):
         contacts: alicloud.cms.AlarmContactGroup | None = None
         for alarm in compile_alarms(args.rules, args.min_size):
             rule = rules[alarm.direction]
-            operator = ">" if alarm.comparison_operator.startswith("Greater") else "<"
             if alarm.suffix.startswith("gpu"):
                 # As on AWS: every one-minute period of the window breaches, not their average.
                 alicloud.ess.Alarm(
@@ -297,11 +408,12 @@ class AlicloudGpuPool(pulumi.ComponentResource):
                     name=f"{args.name_prefix}-{args.pool}-{alarm.suffix}",
                     description=alarm.description.replace(alarm.metric_name, GPU_METRIC),
                     scaling_group_id=group.id,
+                    # ESS alarm tasks take the rule's ari (ess/alarm.py: "specified as ess scaling rule ari").
                     alarm_actions=[rule.ari],
                     metric_type="system",
                     metric_name=GPU_METRIC,
                     statistics="Average",
-                    comparison_operator=operator,
+                    comparison_operator=ess_operator(alarm.comparison_operator),
                     threshold=f"{alarm.threshold:g}",
                     period=alarm.period_s,
                     evaluation_count=alarm.evaluation_periods,
@@ -316,19 +428,28 @@ class AlicloudGpuPool(pulumi.ComponentResource):
                     describe="gpufleet pool scaling alarms",
                     opts=child,
                 )
+            target = pulumi.Output.all(account, group.id, rule.id).apply(
+                lambda ids: scaling_rule_arn(args.region, ids[0], ids[1], ids[2])
+            )
             if args.gate is None:
                 self._queue_alarm(
-                    name=name, args=args, alarm=alarm, queue=queue, rule=rule, contacts=contacts, child=child
+                    name=name,
+                    args=args,
+                    alarm=alarm,
+                    queue=queue,
+                    rule=target,
+                    contacts=contacts,
+                    child=child,
                 )
                 continue
             self._gated_alarm(
-                name=name, args=args, gate=args.gate, alarm=alarm, rule=rule, contacts=contacts, child=child
+                name=name, args=args, gate=args.gate, alarm=alarm, rule=target, contacts=contacts, child=child
             )
             fallback = dataclasses.replace(
                 alarm, suffix=f"{alarm.suffix}-fallback", evaluation_periods=args.gate.fallback_periods
             )
             self._queue_alarm(
-                name=name, args=args, alarm=fallback, queue=queue, rule=rule, contacts=contacts, child=child
+                name=name, args=args, alarm=fallback, queue=queue, rule=target, contacts=contacts, child=child
             )
 
     def _queue_alarm(
@@ -338,11 +459,11 @@ class AlicloudGpuPool(pulumi.ComponentResource):
         args: AlicloudPoolArgs,
         alarm: AlarmSpec,
         queue: alicloud.message.ServiceQueue,
-        rule: alicloud.ess.ScalingRule,
+        rule: pulumi.Output[str],
         contacts: alicloud.cms.AlarmContactGroup,
         child: pulumi.ResourceOptions,
     ) -> None:
-        """The queue alarm on the MNS backlog (``acs_mns_new`` ``ActiveMessages``)."""
+        """The queue alarm on the MNS backlog (``acs_mns_new`` ``NumberOfMessagesVisible``)."""
         dimensions = queue.queue_name.apply(
             lambda q: json.dumps([{"region": args.region, "queue": q}], sort_keys=True)
         )
@@ -365,7 +486,7 @@ class AlicloudGpuPool(pulumi.ComponentResource):
         args: AlicloudPoolArgs,
         gate: CustomGate,
         alarm: AlarmSpec,
-        rule: alicloud.ess.ScalingRule,
+        rule: pulumi.Output[str],
         contacts: alicloud.cms.AlarmContactGroup,
         child: pulumi.ResourceOptions,
     ) -> None:
@@ -395,14 +516,18 @@ class AlicloudGpuPool(pulumi.ComponentResource):
         utc = off_hours_utc(off.timezone, off.stop, off.start, off.weekends, today.year)
         first = today + datetime.timedelta(days=1)
         end = f"{(today + datetime.timedelta(days=TASK_DAYS)).isoformat()}T00:00Z"
+        # ess/scheduled_task.py ``desired_capacity``: "You must specify the `DesiredCapacity` parameter
+        # when you create the scaling group". The group sets none (ESS keeps it between min and max),
+        # so the tasks move only the bounds: 0..0 stops the pool, min..max starts it again.
+        stop_desired = 0 if GROUP_DESIRED_CAPACITY is not None else None
         for suffix, cron, low, high, desired in (
-            ("stop", utc.stop_cron, 0, 0, 0),
+            ("stop", utc.stop_cron, 0, 0, stop_desired),
             ("start", utc.start_cron, args.min_size, args.max_size, None),
         ):
             minute, hour = (int(part) for part in cron.split()[:2])
             alicloud.ess.ScheduledTask(
                 f"{name}-off-hours-{suffix}",
-                scheduled_task_name=f"{args.name_prefix}-{args.pool}-{suffix}",
+                scheduled_task_name=task_name(f"{args.name_prefix}-{args.pool}", suffix),
                 description=f"off-hours {suffix}: {off.stop[0]:02d}:{off.stop[1]:02d}-"
                 f"{off.start[0]:02d}:{off.start[1]:02d} {off.timezone}, as UTC",
                 scaling_group_id=group.id,
@@ -423,15 +548,16 @@ def _scale_out_alarm(
     args: AlicloudPoolArgs,
     alarm: AlarmSpec,
     *,
-    rule: alicloud.ess.ScalingRule,
+    rule: pulumi.Output[str],
     contacts: alicloud.cms.AlarmContactGroup,
     child: pulumi.ResourceOptions,
     project: pulumi.Input[str],
     metric: str,
     dimensions: pulumi.Input[str],
 ) -> None:
-    """A CloudMonitor alarm that runs the pool's scale-out rule when ``metric``'s maximum stays over the
-    threshold for the alarm's window."""
+    """A CloudMonitor alarm that runs the pool's scale-out rule (``rule``: its ARN as CloudMonitor names
+    it, :func:`scaling_rule_arn`) when ``metric``'s maximum stays over the threshold for the alarm's
+    window, and again after the pool's cooldown while it does."""
     alicloud.cms.Alarm(
         f"{name}-{alarm.suffix}",
         name=f"{args.name_prefix}-{args.pool}-{alarm.suffix}",
@@ -441,12 +567,13 @@ def _scale_out_alarm(
         period=alarm.period_s,
         escalations_critical=alicloud.cms.AlarmEscalationsCriticalArgs(
             statistics="Maximum",
-            comparison_operator="GreaterThanThreshold",
+            comparison_operator=cms_operator(alarm.comparison_operator),
             threshold=f"{alarm.threshold:g}",
             times=alarm.evaluation_periods,
         ),
+        silence_time=silence_time(args.rules.cooldown_s),
         contact_groups=[contacts.alarm_contact_group_name],
-        targets=[alicloud.cms.AlarmTargetArgs(target_id="1", arn=rule.ari)],
+        targets=[alicloud.cms.AlarmTargetArgs(target_id="1", arn=rule)],
         enabled=True,
         tags={**args.tags, "gpufleet:pool": args.pool},
         opts=child,

@@ -8,11 +8,17 @@ the pool's maximum in that share (:func:`split_groups`); a group whose share is 
 Scaling moves both groups one instance at a time, so the share holds within one instance.
 
 AS scaling policies know CPU, memory and traffic only. GPU utilisation drives scaling through Cloud
-Monitor alarm policies on ``cvm_device`` ``Gpuutil`` (the GPU utilisation the Cloud Monitor agent reports
-from NVML; the launch configuration keeps the agent on) whose ``AS`` trigger tasks run the groups'
-scaling policies; a third alarm on the queue's ``visibleMsgNum`` (``QCE/CMQ``, published by CMQ itself)
-wakes a pool at zero. Thresholds and windows come from :func:`components.pools.scaling.compile_alarms`,
-as on AWS.
+Monitor alarm policies on ``cvm_device`` ``GpuUtil`` (the GPU utilisation the Cloud Monitor agent reports
+from NVML; the launch configuration keeps the agent on), bound to the pool's instances by the pool tag,
+whose ``AS`` trigger tasks run the groups' scaling policies; a third alarm, of policy type ``cmq`` on the
+queue's ``visibleMsgNum`` (published by CMQ itself), is bound to the queue as an object (a queue carries
+no tags to bind by) and wakes a pool at zero. Thresholds and windows come from
+:func:`components.pools.scaling.compile_alarms`, as on AWS; a raised alarm runs its task again after the
+pool's cooldown while it stays raised.
+
+Spot instances bid at most the on-demand price of the pool's dearest type in the catalogue
+(:func:`spot_price_cap`), in the account's currency. Off-hours schedules start the day after the
+program runs (:func:`schedule_start`): AS refuses a start time in the past.
 
 Instances get no password and no key pair. A CVM created with neither gets a random password mailed to
 the account's console owner, so the boot script locks every password login (``passwd -l``) and turns
@@ -24,6 +30,7 @@ through this SDK (no input exists); checkpoints and data live in the KMS-encrypt
 from __future__ import annotations
 
 import base64
+import datetime
 import hashlib
 import json
 import math
@@ -35,21 +42,50 @@ from typing import Literal
 import pulumi
 import tencentcloud_iac_pulumi as tencentcloud
 
+from components.catalog import Catalog, load_catalog
+from components.cost.tencentcloud import CURRENCY
 from components.pools.aws import OffHours
 from components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
-from components.pools.tencent_time import region_schedule
+from components.pools.tencent_time import REGION_OFFSET_MIN, region_schedule
 from components.tags import check_cost_tags
 
+# Alarm policy ``namespace`` (tencentcloud_iac_pulumi/monitor/alarm_policy.py: "The type of alarm") is a
+# policy type id, as DescribeAllNamespaces lists them (QceNamespacesNew.N.Id, e.g. ``cvm_device``), not
+# a metric namespace such as ``QCE/CMQ``. ``cmq`` is CMQ queues' policy type; Tencent's policy type list
+# was not reachable to confirm it, so a refused ``cmq`` would show on the first up, not silently.
 GPU_NAMESPACE = "cvm_device"
-GPU_METRIC = "Gpuutil"
-QUEUE_NAMESPACE = "QCE/CMQ"
+QUEUE_NAMESPACE = "cmq"
+POLICY_NAMESPACES = frozenset({GPU_NAMESPACE, QUEUE_NAMESPACE})
+# Tencent's CVM metric list (QCE/CVM, "GPU monitoring": GpuMemTotal, GpuMemUsage, GpuMemUsed, GpuPowDraw,
+# GpuPowLimit, GpuPowUsage, GpuTemp, GpuUtil) spells GPU utilisation ``GpuUtil``; ``Gpuutil`` is no metric.
+GPU_METRIC = "GpuUtil"
 QUEUE_METRIC = "visibleMsgNum"
 POOL_TAG = "gpufleet:pool"
 SYSTEM_DISK_TYPE = "CLOUD_BSSD"
-# The scheduled actions' validity: AS wants a start and (for recurring actions) an end time.
-SCHEDULE_START = "2026-01-01"
-SCHEDULE_END = "2036-01-01"
+# As.Schedule ``start_time``/``end_time`` (tencentcloud_iac_pulumi/as_/schedule.py): "in
+# "YYYY-MM-DDThh:mm:ss+08:00" format (UTC+8)"; AS refuses a start in the past, so the start is the next
+# midnight at UTC+8 after the program runs (:func:`schedule_start`), and the end a fixed far date.
+SCHEDULE_TZ = datetime.timezone(datetime.timedelta(minutes=REGION_OFFSET_MIN))
+SCHEDULE_FORMAT = "%Y-%m-%dT%H:%M:%S+08:00"
+SCHEDULE_END = "2036-01-01T00:00:00+08:00"
 _OPERATORS = {"GreaterThanThreshold": "gt", "LessThanThreshold": "lt"}
+# AlarmPolicyConditionsRule ``notice_frequency`` ("Alarm interval in seconds"); the monitor API
+# (AlarmPolicyRule.NoticeFrequency) takes 0 (never repeat: the AS task would run once per alarm) or one
+# of these intervals.
+NOTICE_FREQUENCIES_S = (300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400)
+# tcmq.Queue ``msg_retention_seconds`` (tencentcloud_iac_pulumi/tcmq/queue.py): "Value range: 30-43,200
+# seconds (30 seconds to 12 hours)".
+QUEUE_RETENTION_RANGE_S = (30, 43_200)
+# The queue keeps messages for its longest, 12 h: the four days the other clouds keep (SQS, MNS) is more
+# than a CMQ queue can hold.
+QUEUE_RETENTION_S = 43_200
+# As.ScalingPolicy ``threshold`` ("Alarm threshold"; the AS API, MetricAlarm.Threshold:
+# "CPU_UTILIZATION: [1, 100], %; MEM_UTILIZATION: [1, 100], %"). The policies' own alarm never decides:
+# a utilisation above 100% never happens. Scale-out watches CPU and scale-in memory, so the two
+# placeholders never read as a scale-in threshold at or above the scale-out one.
+AS_PERCENT_THRESHOLD_RANGE = (1, 100)
+AS_NEVER_THRESHOLD = 100
+AS_NEVER_METRIC = {"out": "CPU_UTILIZATION", "in": "MEM_UTILIZATION"}
 _QUEUE_NAME_RE = re.compile(r"[^A-Za-z0-9_-]+")
 
 LOCK_LOGINS = """#!/bin/bash
@@ -96,6 +132,57 @@ def physical(name: str, limit: int = 60) -> str:
         return name
     digest = hashlib.sha256(name.encode()).hexdigest()[:8]
     return f"{name[: limit - 9].rstrip('-')}-{digest}"
+
+
+def schedule_start(now: datetime.datetime) -> str:
+    """An off-hours schedule's start time: the next midnight at UTC+8 (the time AS reads) after ``now``,
+    in AS's format. Always in the future; the recurrence, not the start, decides when actions run."""
+    if now.tzinfo is None:
+        raise ValueError("schedule_start: 'now' must carry its time zone")
+    local = now.astimezone(SCHEDULE_TZ)
+    start = datetime.datetime.combine(local.date() + datetime.timedelta(days=1), datetime.time(), SCHEDULE_TZ)
+    return start.strftime(SCHEDULE_FORMAT)
+
+
+def notice_frequency(cooldown_s: int) -> int:
+    """How often a raised alarm runs its AS task again: the shortest interval Cloud Monitor takes that
+    is not shorter than the pool's cooldown (scaling cannot act sooner)."""
+    for interval in NOTICE_FREQUENCIES_S:
+        if interval >= cooldown_s:
+            return interval
+    return NOTICE_FREQUENCIES_S[-1]
+
+
+def queue_retention(seconds: int = QUEUE_RETENTION_S) -> int:
+    low, high = QUEUE_RETENTION_RANGE_S
+    if not low <= seconds <= high:
+        raise ValueError(f"msg_retention_seconds: {seconds} is outside CMQ's {low}..{high}")
+    return seconds
+
+
+def spot_price_cap(
+    instance_types: Sequence[str], region: str, currency: str = CURRENCY, catalog: Catalog | None = None
+) -> str:
+    """``spot_max_price`` for a launch configuration of ``instance_types``: the on-demand price of the
+    dearest of them in ``region`` (the catalogue's, converted to the account's ``currency``), rounded
+    up to the cent. A spot bid above on-demand buys nothing on-demand would not; AS wants a decimal
+    string ("0.50")."""
+    catalog = catalog or load_catalog()
+    prices = []
+    for name in instance_types:
+        price = catalog.get("tencentcloud", name).hourly(region)
+        prices.append(catalog.convert(price.amount, price.currency, currency))
+    if not prices:
+        raise ValueError("spot_price_cap: no instance types")
+    cap = math.ceil(round(max(prices) * 100, 6)) / 100
+    return f"{cap:.2f}"
+
+
+def _percent_threshold(percent: int) -> int:
+    low, high = AS_PERCENT_THRESHOLD_RANGE
+    if not low <= percent <= high:
+        raise ValueError(f"AS utilisation threshold {percent} is outside {low}..{high}")
+    return percent
 
 
 def _as_window(seconds: int) -> dict[str, int]:
@@ -146,6 +233,8 @@ class TencentPoolArgs:
     visibility_timeout_s: int = 900
     max_receives: int = 5
     provider: pulumi.ProviderResource | None = None
+    # When the program runs (a zone-aware time): off-hours schedules start after it. None: now.
+    now: datetime.datetime | None = None
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -178,7 +267,8 @@ class TencentPool(pulumi.ComponentResource):
             queue_name=args.queue_name,
             visibility_timeout=args.visibility_timeout_s,
             max_receive_count=args.max_receives,
-            msg_retention_seconds=345_600,
+            # CMQ keeps a message 12 h at most (30..43200 s); SQS's four days do not fit.
+            msg_retention_seconds=queue_retention(),
             polling_wait_seconds=20,
             opts=child,
         )
@@ -226,8 +316,8 @@ class TencentPool(pulumi.ComponentResource):
             system_disk_size=args.disk_gib,
             instance_charge_type="SPOTPAID" if spot else "POSTPAID_BY_HOUR",
             spot_instance_type="one-time" if spot else None,
-            # No cap beyond the on-demand price: Tencent charges the market price.
-            spot_max_price="1000" if spot else None,
+            # Tencent charges the market price; the bid only caps it, at the on-demand price.
+            spot_max_price=spot_price_cap(args.instance_types, args.region) if spot else None,
             internet_charge_type="TRAFFIC_POSTPAID_BY_HOUR",
             internet_max_bandwidth_out=0,
             public_ip_assigned=False,
@@ -262,11 +352,13 @@ class TencentPool(pulumi.ComponentResource):
                 policy_name=physical(f"{prefix}-scale-{direction}"),
                 adjustment_type="CHANGE_IN_CAPACITY",
                 adjustment_value=1 if direction == "out" else -1,
-                # The alarm policies decide when. AS still wants a metric alarm of its own: CPU above
-                # 100% or below 0% never happens, and its window matches the spec's.
-                comparison_operator="GREATER_THAN" if direction == "out" else "LESS_THAN",
-                metric_name="CPU_UTILIZATION",
-                threshold=100 if direction == "out" else 0,
+                # The alarm policies decide when. AS still wants a metric alarm of its own, with a
+                # threshold in 1..100: a utilisation above 100% never happens (CPU below 1% does, on an
+                # idle GPU instance, so the scale-in placeholder must not use it); its window matches
+                # the spec's.
+                comparison_operator="GREATER_THAN",
+                metric_name=AS_NEVER_METRIC[direction],
+                threshold=_percent_threshold(AS_NEVER_THRESHOLD),
                 **_as_window(args.scaling.out_for_s if direction == "out" else args.scaling.in_for_s),
                 statistic="AVERAGE",
                 cooldown=args.scaling.cooldown_s,
@@ -276,6 +368,7 @@ class TencentPool(pulumi.ComponentResource):
         }
         if args.off_hours is not None:
             stop, start = region_schedule(args.off_hours)
+            start_time = schedule_start(args.now or datetime.datetime.now(datetime.UTC))
             for action, cron, size in (("stop", stop, 0), ("start", start, shape.max_size)):
                 tencentcloud.as_.Schedule(
                     f"{prefix}-off-hours-{action}",
@@ -284,8 +377,8 @@ class TencentPool(pulumi.ComponentResource):
                     min_size=0 if action == "stop" else shape.min_size,
                     max_size=size,
                     desired_capacity=0 if action == "stop" else shape.min_size,
-                    start_time=f"{SCHEDULE_START}T00:00:00+08:00",
-                    end_time=f"{SCHEDULE_END}T00:00:00+08:00",
+                    start_time=start_time,
+                    end_time=SCHEDULE_END,
                     recurrence=cron,
                     opts=child,
                 )
@@ -317,24 +410,42 @@ class TencentPool(pulumi.ComponentResource):
             operator=_OPERATORS[alarm.comparison_operator],
             value=f"{alarm.threshold:g}",
             continue_period=alarm.evaluation_periods,
-            notice_frequency=0,
+            notice_frequency=notice_frequency(args.scaling.cooldown_s),
             is_power_notice=0,
         )
-        tencentcloud.monitor.AlarmPolicy(
+        namespace = GPU_NAMESPACE if gpu else QUEUE_NAMESPACE
+        if namespace not in POLICY_NAMESPACES:
+            raise ValueError(f"alarm policy namespace {namespace!r} is not a policy type id")
+        policy = tencentcloud.monitor.AlarmPolicy(
             f"{name}-{alarm.suffix}",
             policy_name=physical(f"{name}-{alarm.suffix}"),
             monitor_type="MT_QCE",
-            namespace=GPU_NAMESPACE if gpu else QUEUE_NAMESPACE,
+            namespace=namespace,
             enable=1,
             project_id=0,
             remark=_remark(alarm, GPU_METRIC if gpu else QUEUE_METRIC),
             conditions=tencentcloud.monitor.AlarmPolicyConditionsArgs(is_union_rule=0, rules=[rule]),
-            # GPU alarms watch the pool's instances (tagged with the pool), the queue alarm its queue.
-            policy_tags=[
-                tencentcloud.monitor.AlarmPolicyPolicyTagArgs(
-                    key=POOL_TAG if gpu else "gpufleet:queue", value=args.pool if gpu else args.queue_name
-                )
-            ],
+            # GPU alarms watch the pool's instances, which carry the pool tag.
+            policy_tags=[tencentcloud.monitor.AlarmPolicyPolicyTagArgs(key=POOL_TAG, value=args.pool)]
+            if gpu
+            else None,
             trigger_tasks=tasks,
             opts=pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=[queue])),
+        )
+        if gpu:
+            return
+        # The queue alarm watches the queue itself: a CMQ queue takes no tags, so it is bound as an
+        # object, by the dimensions CMQ publishes its metrics under (queueId, queueName).
+        tencentcloud.monitor.PolicyBindingObject(
+            f"{name}-{alarm.suffix}-queue",
+            policy_id=policy.id,
+            dimensions=[
+                tencentcloud.monitor.PolicyBindingObjectDimensionArgs(
+                    dimensions_json=pulumi.Output.all(queue.id, queue.queue_name).apply(
+                        lambda ids: json.dumps({"queueId": ids[0], "queueName": ids[1]}, sort_keys=True)
+                    ),
+                    region=args.region,
+                )
+            ],
+            opts=child,
         )

@@ -386,6 +386,7 @@ class AlicloudSite(pulumi.ComponentResource):
                 if workload is not None
                 else None,
                 gate=custom_gate,
+                account_id=account,
             ),
             opts=child,
         )

@@ -55,7 +55,9 @@ MNS_QUEUES = ("alicloud:message/serviceQueue:ServiceQueue", "alicloud:mns/queue:
 TC_AGENT_NAMESPACES = frozenset({"cvm_device", "QCE/CVM"})
 TC_AGENT_METRICS = frozenset({"CPU_UTILIZATION", "MEM_UTILIZATION"})
 # Namespaces the service itself publishes for every resource it runs (CMQ queues' message counts).
-TC_SERVICE_NAMESPACES = frozenset({"QCE/CMQ", "qce/cmq"})
+# `cmq` is the alarm policy type id of CMQ queues (what an AlarmPolicy's `namespace` takes); `QCE/CMQ` is
+# their metric namespace.
+TC_SERVICE_NAMESPACES = frozenset({"cmq", "QCE/CMQ", "qce/cmq"})
 
 
 def _value(view: ResourceView, path: str) -> Any:
@@ -129,6 +131,10 @@ def _user_data(source: ResourceView) -> str:
 
 
 _ESS_TARGET = re.compile(r"^acs:ess:[^:]*:[^:]*:scalingGroupId/([^:]+):scalingRuleId/")
+# A scaling rule's own `ari` (`ari:acs:ess:<region>:<uid>:scalingrule/<id>`), which ESS alarm tasks take.
+# CloudMonitor wants the ARN above, but a program that names the rule by its ari still means to scale
+# its group: the rule, and through it the group, is found the same way.
+_ESS_RULE_ARI = re.compile(r"^ari:acs:ess:[^:]*:[^:]*:scalingrule/(.+)$")
 
 
 def cms_groups(index: ResourceIndex, alarm: ResourceView) -> list[ResourceView] | None:
@@ -145,6 +151,11 @@ def cms_groups(index: ResourceIndex, alarm: ResourceView) -> list[ResourceView] 
             scales = True
             found = index.refs(alarm, "targets", (ALI_SCALING_GROUP,), value=match.group(1))
             groups.update((g.urn, g) for g in found)
+        ari = _ESS_RULE_ARI.match(arn) if isinstance(arn, str) else None
+        if ari:
+            scales = True
+            for rule in index.refs(alarm, "targets", (ALI_SCALING_RULE,), value=ari.group(1)):
+                groups.update((g.urn, g) for g in index.refs(rule, "scalingGroupId", (ALI_SCALING_GROUP,)))
     return list(groups.values()) if scales else None
 
 
@@ -253,7 +264,9 @@ def _targets(alarm: ResourceView) -> tuple[set[str], set[str]]:
         for target in as_list(get_ref(alarm.props, "targets"))
         if isinstance(target, Mapping)
         for arn in [get_ref(target, "arn")]
-        if isinstance(arn, str) and not is_unknown(arn) and _ESS_TARGET.match(arn)
+        if isinstance(arn, str)
+        and not is_unknown(arn)
+        and (_ESS_TARGET.match(arn) or _ESS_RULE_ARI.match(arn))
     }
     return arns, set(alarm.dependency_urns.get("targets", ()))
 

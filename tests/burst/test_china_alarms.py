@@ -13,9 +13,7 @@ from tests.components.test_pools_alicloud import pool_args
 CMS_ALARM = "alicloud:cms/alarm:Alarm"
 ESS_ALARM = "alicloud:ess/alarm:Alarm"
 ACCOUNT = "1234567890123456"
-SCALE_OUT = (
-    f"acs:ess:cn-hangzhou:{ACCOUNT}:scalingGroupId/pool-scale-out-group:scalingRuleId/pool-scale-out-id"
-)
+SCALE_OUT = f"acs:ess:cn-hangzhou:{ACCOUNT}:scalingGroupId/pool-group-id:scalingRuleId/pool-scale-out-id"
 TAGS = {
     "cost-center": "cc-042",
     "env": "dev",
@@ -47,9 +45,10 @@ def _common(name: str, times: float) -> dict[str, Any]:
         "contactGroups": ["gf-cn-a10"],
         "enabled": True,
         "targets": [{"targetId": "1", "arn": SCALE_OUT}],
+        "silenceTime": 300.0,
         "tags": TAGS,
         "escalationsCritical": {
-            "comparisonOperator": "GreaterThanThreshold",
+            "comparisonOperator": ">",
             "statistics": "Maximum",
             "threshold": "0",
             "times": times,
@@ -73,7 +72,7 @@ def test_the_raw_queue_alarm_stays_as_the_fallback_on_the_longer_window(run_pulu
     assert fallback == {
         **_common("gf-cn-a10-queue-deep-fallback", 9.0),
         "project": "acs_mns_new",
-        "metric": "ActiveMessages",
+        "metric": "NumberOfMessagesVisible",
         "metricDimensions": '[{"queue": "gf-cn-a10", "region": "cn-hangzhou"}]',
     }
 
@@ -96,5 +95,5 @@ def test_a_gate_adds_only_the_fallback_and_leaves_the_gpu_alarms_alone(run_pulum
         gated = str(mocks.one(ESS_ALARM, f"gated-{suffix}").inputs).replace("gated-", "plain-")
         assert gated == str(mocks.one(ESS_ALARM, f"plain-{suffix}").inputs)
     plain_queue = mocks.one(CMS_ALARM, "plain-queue-deep").inputs
-    assert (plain_queue["project"], plain_queue["metric"]) == ("acs_mns_new", "ActiveMessages")
+    assert (plain_queue["project"], plain_queue["metric"]) == ("acs_mns_new", "NumberOfMessagesVisible")
     assert plain_queue["escalationsCritical"]["times"] == 1.0

@@ -136,7 +136,7 @@ def test_the_gated_pool_alarms(graphs: dict[str, Any]) -> None:
         {"Pool": "burst-alicloud", "Site": "alicloud:cn-hangzhou"}
     ]
     fallback = _inputs(graph, "alicloud:cms/alarm:Alarm", f"{POOL}-queue-deep-fallback")
-    assert (fallback["project"], fallback["metric"]) == ("acs_mns_new", "ActiveMessages")
+    assert (fallback["project"], fallback["metric"]) == ("acs_mns_new", "NumberOfMessagesVisible")
     assert (fallback["period"], fallback["escalationsCritical"]["times"]) == (300, 6)
     assert fallback["targets"] == gated["targets"]
 

@@ -54,9 +54,8 @@ def _alicloud_outputs(typ: str, name: str, outputs: dict[str, Any]) -> None:
     if typ == "alicloud:ram/role:Role":
         outputs["arn"] = f"acs:ram::{ALICLOUD_ACCOUNT}:role/{outputs.get('roleName', name)}"
     if typ == "alicloud:ess/scalingRule:ScalingRule":
-        outputs["ari"] = (
-            f"acs:ess:{ALICLOUD_REGION}:{ALICLOUD_ACCOUNT}:scalingGroupId/{name}-group:scalingRuleId/{name}-id"
-        )
+        # As the provider returns it; CloudMonitor targets name the rule by another ARN.
+        outputs["ari"] = f"ari:acs:ess:{ALICLOUD_REGION}:{ALICLOUD_ACCOUNT}:scalingrule/{name}-id"
     if typ == "alicloud:vpc/network:Network":
         outputs["routeTableId"] = f"vtb-{name}"
         outputs["routerId"] = f"vrt-{name}"

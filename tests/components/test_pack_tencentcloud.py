@@ -45,7 +45,8 @@ def test_the_site_program_builds_the_same_site_as_the_project_program() -> None:
         )
 
     assert site(project, "gpufleet-tc-dev") == site(_graph(), "gpufleet-dev")
-    assert len(site(project, "gpufleet-tc-dev")) == 29
+    # 29 and the queue alarm's binding to its queue.
+    assert len(site(project, "gpufleet-tc-dev")) == 30
 
 
 def _check(mutate: str = "") -> StackResult:
@@ -81,7 +82,7 @@ def test_every_tencent_resource_uses_the_site_provider_for_its_region() -> None:
     assert provider.name == f"{SITE}-provider"
     assert provider.inputs["region"] == "ap-guangzhou"
     custom = [r for r in graph if r.custom and r.type.startswith("tencentcloud:")]
-    assert len(custom) == 28
+    assert len(custom) == 29  # 28 and the queue alarm's binding to its queue
     assert {r.provider for r in custom if r.provider} == {provider.urn}
     assert [r.name for r in custom if not r.provider] == []
 

@@ -10,11 +10,17 @@ import json
 import pytest
 
 from components.pools.alicloud import (
+    CMS_COMPARISON_OPERATORS,
     AlicloudGpuPool,
     AlicloudOffHours,
     AlicloudPoolArgs,
+    cms_operator,
     encoded_user_data,
+    ess_operator,
     off_hours_utc,
+    scaling_rule_arn,
+    silence_time,
+    task_name,
     zone_offsets,
 )
 from components.pools.scaling import ScalingRules
@@ -120,9 +126,8 @@ def test_alarms_follow_the_spec_rules(run_pulumi: Runner) -> None:
     assert (high["comparisonOperator"], high["threshold"]) == (">", "80")
     # As on AWS: each one-minute period of the window breaches.
     assert (high["period"], high["evaluationCount"]) == (60, 10)
-    assert high["alarmActions"] == [
-        "acs:ess:cn-hangzhou:1234567890123456:scalingGroupId/pool-scale-out-group:scalingRuleId/pool-scale-out-id"
-    ]
+    # ESS alarm tasks name the rule by its ari, as the provider returns it.
+    assert high["alarmActions"] == ["ari:acs:ess:cn-hangzhou:1234567890123456:scalingrule/pool-scale-out-id"]
     low = mocks.one("alicloud:ess/alarm:Alarm", "pool-gpu-low").inputs
     assert (low["comparisonOperator"], low["threshold"], low["period"], low["evaluationCount"]) == (
         "<",
@@ -130,7 +135,7 @@ def test_alarms_follow_the_spec_rules(run_pulumi: Runner) -> None:
         60,
         30,
     )
-    assert low["alarmActions"][0].endswith("scalingRuleId/pool-scale-in-id")
+    assert low["alarmActions"] == ["ari:acs:ess:cn-hangzhou:1234567890123456:scalingrule/pool-scale-in-id"]
     out_rule = mocks.one("alicloud:ess/scalingRule:ScalingRule", "pool-scale-out").inputs
     in_rule = mocks.one("alicloud:ess/scalingRule:ScalingRule", "pool-scale-in").inputs
     assert (out_rule["adjustmentValue"], out_rule["cooldown"], out_rule["scalingRuleType"]) == (
@@ -140,15 +145,28 @@ def test_alarms_follow_the_spec_rules(run_pulumi: Runner) -> None:
     )
     assert (in_rule["adjustmentValue"], in_rule["cooldown"]) == (-1, 600)
     queue = mocks.one("alicloud:cms/alarm:Alarm", "pool-queue-deep").inputs
-    assert (queue["project"], queue["metric"], queue["period"]) == ("acs_mns_new", "ActiveMessages", 300)
+    assert (queue["project"], queue["metric"], queue["period"]) == (
+        "acs_mns_new",
+        "NumberOfMessagesVisible",
+        300,
+    )
     assert json.loads(queue["metricDimensions"]) == [{"queue": "gf-cn-a10", "region": "cn-hangzhou"}]
     assert queue["escalationsCritical"] == {
         "statistics": "Maximum",
-        "comparisonOperator": "GreaterThanThreshold",
+        "comparisonOperator": ">",
         "threshold": "5",
         "times": 2,
     }
-    assert queue["targets"][0]["arn"].endswith("scalingRuleId/pool-scale-out-id")
+    # CloudMonitor names the rule by group and rule id under the account (not the rule's ari), and
+    # runs it again after the pool's cooldown while the backlog stays (not once a day).
+    assert queue["targets"] == [
+        {
+            "targetId": "1",
+            "arn": "acs:ess:cn-hangzhou:1234567890123456:"
+            "scalingGroupId/pool-group-id:scalingRuleId/pool-scale-out-id",
+        }
+    ]
+    assert queue["silenceTime"] == 600
     assert queue["contactGroups"] == ["gf-cn-a10"]
 
 
@@ -172,12 +190,48 @@ def test_off_hours_tasks_run_in_utc(run_pulumi: Runner) -> None:
     start = mocks.one("alicloud:ess/scheduledTask:ScheduledTask", "pool-off-hours-start").inputs
     # 20:00 and 08:00 in Shanghai (UTC+8, no daylight saving) are 12:00 and 00:00 UTC.
     assert (stop["recurrenceType"], stop["recurrenceValue"]) == ("Cron", "0 12 * * *")
-    assert (stop["minValue"], stop["maxValue"], stop["desiredCapacity"]) == (0, 0, 0)
+    assert (stop["minValue"], stop["maxValue"]) == (0, 0)
+    # The group has no desired capacity, so neither task may set one.
+    assert "desiredCapacity" not in stop
+    assert (stop["scheduledTaskName"], start["scheduledTaskName"]) == ("gf-cn-a10-stop", "gf-cn-a10-start")
     assert stop["launchTime"] == "2026-03-11T12:00Z"
     assert stop["recurrenceEndTime"] == "2027-03-05T00:00Z"
     assert (start["recurrenceValue"], start["minValue"], start["maxValue"]) == ("0 0 * * 1-5", 0, 4)
     assert "desiredCapacity" not in start
     assert start["launchTime"] == "2026-03-11T00:00Z"
+
+
+def test_long_task_names_are_shortened_within_esss_40_characters(run_pulumi: Runner) -> None:
+    # The cn-dev stack's start task: 'gpufleet-cn-dev-cn-hangzhou-a10-dev-start' is 41 characters.
+    mocks = build(run_pulumi, off_hours=SHANGHAI, name_prefix="gpufleet-cn-dev-cn-hangzhou", pool="a10-dev")
+    stop = mocks.one("alicloud:ess/scheduledTask:ScheduledTask", "pool-off-hours-stop").inputs
+    start = mocks.one("alicloud:ess/scheduledTask:ScheduledTask", "pool-off-hours-start").inputs
+    assert stop["scheduledTaskName"] == "gpufleet-cn-dev-cn-hangzhou-a10-dev-stop"  # 40: kept
+    assert start["scheduledTaskName"] == "gpufleet-cn-dev-cn-hangzhou-bf8885-start"
+    assert len(start["scheduledTaskName"]) == 40
+
+
+def test_task_names_are_checked_against_esss_rules() -> None:
+    assert task_name("gf", "stop") == "gf-stop"
+    assert task_name("x" * 40, "start") == "x" * 27 + "-f78521-start"
+    for bad in ("-gf", "_gf", "gf pool"):
+        with pytest.raises(ValueError, match="ESS takes 2-40"):
+            task_name(bad, "stop")
+
+
+def test_alarm_values_are_ones_the_provider_takes() -> None:
+    assert cms_operator("GreaterThanThreshold") == ">"
+    assert cms_operator("LessThanThreshold") == "<"
+    assert ess_operator("GreaterThanThreshold") == ">"
+    assert "GreaterThanThreshold" not in CMS_COMPARISON_OPERATORS
+    with pytest.raises(ValueError, match="CloudMonitor takes"):
+        cms_operator("GreaterThanUpperThreshold")
+    with pytest.raises(ValueError, match="ESS takes"):
+        ess_operator("GreaterThanYesterday")
+    assert [silence_time(s) for s in (0, 300, 600, 100_000)] == [300, 300, 600, 86_400]
+    assert scaling_rule_arn("cn-hangzhou", "1234", "asg-1", "asr-2") == (
+        "acs:ess:cn-hangzhou:1234:scalingGroupId/asg-1:scalingRuleId/asr-2"
+    )
 
 
 def test_no_off_hours_no_tasks(run_pulumi: Runner) -> None:

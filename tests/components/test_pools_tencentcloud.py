@@ -4,13 +4,28 @@ DST), and the boot script that locks logins."""
 from __future__ import annotations
 
 import base64
+import datetime
 
 import pytest
 
 from components.pools.aws import OffHours
 from components.pools.tencent_time import region_schedule, shift_cron, zone_offsets
-from components.pools.tencentcloud import GroupShape, boot_script, physical, queue_name, split_groups
+from components.pools.tencentcloud import (
+    AS_NEVER_THRESHOLD,
+    GroupShape,
+    TencentPool,
+    TencentPoolArgs,
+    boot_script,
+    notice_frequency,
+    physical,
+    queue_name,
+    queue_retention,
+    schedule_start,
+    split_groups,
+    spot_price_cap,
+)
 from components.storage.tencentcloud import bucket_name_part, ia_transition_days
+from tests.components.conftest import Runner
 
 
 @pytest.mark.parametrize(
@@ -109,3 +124,84 @@ def test_long_cloud_names_are_cut_with_a_hash_so_pools_never_share_one() -> None
     assert len(long_a) == len(long_b) == 60
     assert long_a != long_b
     assert long_a.startswith("gpufleet-staging-tencentcloud-ap-guangzhou-pool-a-v-")
+
+
+def test_schedules_start_at_the_next_midnight_at_utc_plus_8() -> None:
+    # 12:08 UTC on 5 December 2026 is 20:08 at UTC+8: the next midnight there is 6 December.
+    assert (
+        schedule_start(datetime.datetime(2026, 12, 5, 12, 8, tzinfo=datetime.UTC))
+        == "2026-12-06T00:00:00+08:00"
+    )
+    # 17:00 UTC is already 6 December at UTC+8: the start is 7 December, never today nor the past.
+    assert (
+        schedule_start(datetime.datetime(2026, 12, 5, 17, 0, tzinfo=datetime.UTC))
+        == "2026-12-07T00:00:00+08:00"
+    )
+    with pytest.raises(ValueError, match="time zone"):
+        schedule_start(datetime.datetime(2026, 12, 5))
+
+
+def test_alarm_and_queue_values_are_in_tencents_ranges() -> None:
+    assert [notice_frequency(s) for s in (0, 300, 301, 600, 3600, 200_000)] == [
+        300,
+        300,
+        600,
+        600,
+        3600,
+        86400,
+    ]
+    assert queue_retention() == 43_200
+    with pytest.raises(ValueError, match=r"outside CMQ's 30\.\.43200"):
+        queue_retention(345_600)
+    assert 1 <= AS_NEVER_THRESHOLD <= 100
+
+
+def test_spot_bid_is_capped_at_the_dearest_types_on_demand_price() -> None:
+    # GN7.2XLARGE32 lists at 1.26 USD an hour in Guangzhou; in CNY at the catalogue's rate, to the fen.
+    assert spot_price_cap(["GN7.2XLARGE32"], "ap-guangzhou") == "9.08"
+    assert spot_price_cap(["GN7.2XLARGE32"], "ap-guangzhou", currency="USD") == "1.26"
+    assert spot_price_cap(["GN6S.LARGE20", "GN6S.2XLARGE40"], "ap-guangzhou", currency="USD") == "2.22"
+    with pytest.raises(KeyError, match="no price for region"):
+        spot_price_cap(["GN6.7XLARGE48"], "ap-guangzhou")
+
+
+def test_off_hours_schedules_start_after_the_injected_clock(run_pulumi: Runner) -> None:
+    args = TencentPoolArgs(
+        pool="t4",
+        region="ap-guangzhou",
+        instance_types=["GN7.2XLARGE32"],
+        min_size=0,
+        max_size=2,
+        vpc_id="vpc-1",
+        subnet_ids=["subnet-1"],
+        security_group_id="sg-1",
+        role_name="role",
+        image_id="img-1",
+        queue_name="q-t4",
+        tags={"project": "vision", "team": "ml-platform", "cost-center": "cc-042", "env": "dev"},
+        off_hours=OffHours(timezone="Asia/Shanghai", stop_cron="0 20 * * *", start_cron="0 8 * * 1-5"),
+        now=datetime.datetime(2026, 12, 5, 12, 8, tzinfo=datetime.UTC),
+    )
+    mocks = run_pulumi(lambda: TencentPool("pool", args))
+    for action in ("stop", "start"):
+        schedule = mocks.one("tencentcloud:As/schedule:Schedule", f"pool-spot-off-hours-{action}").inputs
+        assert (schedule["startTime"], schedule["endTime"]) == (
+            "2026-12-06T00:00:00+08:00",
+            "2036-01-01T00:00:00+08:00",
+        )
+    queue = mocks.one("tencentcloud:Tcmq/queue:Queue", "pool-queue").inputs
+    assert queue["msgRetentionSeconds"] == 43_200
+    scale_in = mocks.one("tencentcloud:As/scalingPolicy:ScalingPolicy", "pool-spot-scale-in").inputs
+    scale_out = mocks.one("tencentcloud:As/scalingPolicy:ScalingPolicy", "pool-spot-scale-out").inputs
+    # AS's own alarms never fire (a utilisation above 100%), with thresholds within AS's 1..100.
+    assert (scale_out["metricName"], scale_out["comparisonOperator"], scale_out["threshold"]) == (
+        "CPU_UTILIZATION",
+        "GREATER_THAN",
+        100,
+    )
+    assert (scale_in["metricName"], scale_in["comparisonOperator"], scale_in["threshold"]) == (
+        "MEM_UTILIZATION",
+        "GREATER_THAN",
+        100,
+    )
+    assert (scale_in["adjustmentValue"], scale_out["adjustmentValue"]) == (-1, 1)

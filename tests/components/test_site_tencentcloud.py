@@ -69,6 +69,7 @@ def test_children_are_exactly_the_site(run_pulumi: Runner) -> None:
             (SCHEDULE, f"{s}-pool-t4-spot-off-hours-start"),
             (ALARM, f"{s}-pool-t4-gpu-high"),
             (ALARM, f"{s}-pool-t4-queue-deep"),
+            ("tencentcloud:Monitor/policyBindingObject:PolicyBindingObject", f"{s}-pool-t4-queue-deep-queue"),
             (ALARM, f"{s}-pool-t4-gpu-low"),
             ("gpufleet:cost:TencentBudget", f"{s}-cost"),
             ("tencentcloud:Billing/budget:Budget", f"{s}-cost-budget"),
@@ -165,6 +166,9 @@ def test_launch_configuration_has_no_credentials_no_public_ip_and_locks_logins(r
     assert "passwd -l root" in base64.b64decode(config["userData"]).decode()
     assert (config["publicIpAssigned"], config["internetMaxBandwidthOut"]) == (False, 0)
     assert (config["instanceChargeType"], config["spotInstanceType"]) == ("SPOTPAID", "one-time")
+    # The bid is capped at the catalogue's on-demand price of GN7.2XLARGE32 in Guangzhou (1.26 USD),
+    # in CNY at the catalogue's rate, rounded up to the fen: never '1000'.
+    assert config["spotMaxPrice"] == "9.08"
     assert config["camRoleName"] == f"{SITE}-identity-nodes"
     assert "dataDisks" not in config
     assert (config["systemDiskType"], config["systemDiskSize"]) == ("CLOUD_BSSD", 200)
@@ -203,8 +207,11 @@ def test_gpu_and_queue_alarms_trigger_the_groups_policies(run_pulumi: Runner) ->
     assert (high["namespace"], high["monitorType"]) == ("cvm_device", "MT_QCE")
     [rule] = high["conditions"]["rules"]
     assert (rule["metricName"], rule["operator"], rule["value"], rule["period"], rule["continuePeriod"]) == (
-        "Gpuutil", "gt", "70", 60, 5,
+        "GpuUtil", "gt", "70", 60, 5,
     )  # fmt: skip
+    # A raised alarm runs the scaling task again after the pool's cooldown (0 would run it once).
+    assert (rule["noticeFrequency"], rule["isPowerNotice"]) == (300, 0)
+    assert high["policyTags"] == [{"key": "gpufleet:pool", "value": "t4"}]
     [task] = high["triggerTasks"]
     assert task["type"] == "AS"
     assert json.loads(task["taskConfig"]) == {
@@ -213,7 +220,23 @@ def test_gpu_and_queue_alarms_trigger_the_groups_policies(run_pulumi: Runner) ->
         "Policy": f"{SITE}-pool-t4-spot-scale-out-id",
     }
     queue = inputs(mocks, ALARM, f"{SITE}-pool-t4-queue-deep")
-    assert (queue["namespace"], queue["conditions"]["rules"][0]["metricName"]) == ("QCE/CMQ", "visibleMsgNum")
+    # The policy type id of CMQ queues, not the metric namespace QCE/CMQ.
+    assert (queue["namespace"], queue["conditions"]["rules"][0]["metricName"]) == ("cmq", "visibleMsgNum")
+    assert queue["conditions"]["rules"][0]["noticeFrequency"] == 300
+    # A queue carries no tags: the alarm is bound to it as an object, by its dimensions.
+    assert "policyTags" not in queue
+    binding = inputs(
+        mocks,
+        "tencentcloud:Monitor/policyBindingObject:PolicyBindingObject",
+        f"{SITE}-pool-t4-queue-deep-queue",
+    )
+    assert binding["policyId"] == f"{SITE}-pool-t4-queue-deep-id"
+    assert binding["dimensions"] == [
+        {
+            "dimensionsJson": json.dumps({"queueId": f"{SITE}-pool-t4-queue-id", "queueName": f"{SITE}-t4"}),
+            "region": "ap-guangzhou",
+        }
+    ]
     # A pool at zero wakes on any waiting message.
     assert queue["conditions"]["rules"][0]["value"] == "0"
     low = inputs(mocks, ALARM, f"{SITE}-pool-t4-gpu-low")

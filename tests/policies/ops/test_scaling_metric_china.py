@@ -189,6 +189,26 @@ def test_cloudmonitor_rule_on_an_agent_metric_of_a_custom_image() -> None:
     ]
 
 
+def test_cloudmonitor_rule_naming_the_rule_by_its_ari_still_scales_the_group() -> None:
+    # CloudMonitor wants acs:ess:...:scalingGroupId/..:scalingRuleId/..; a program that names the rule
+    # by its ari (what ESS alarm tasks take) still means to scale the rule's group, and is judged so.
+    group, config, alarm = cms("acs_ecs_dashboard", "gpu_gpu_usedutilization", image="m-bp1custom")
+    rule = res(
+        "alicloud:ess/scalingRule:ScalingRule",
+        "pool-scale-out",
+        {"scalingGroupId": "asg-bp1gpu", "id": "asr-bp1out"},
+        prop_deps={"scalingGroupId": [group]},
+    )
+    alarm.props["targets"] = [
+        {"targetId": "1", "arn": "ari:acs:ess:cn-hangzhou:1234567890:scalingrule/asr-bp1out"}
+    ]
+    [(message, _)] = run_stack(POLICY, [group, config, rule, alarm])
+    assert message.startswith(
+        "could not be judged: CloudMonitor alarm 'gpu-hot' scales on gpu_gpu_usedutilization, read by the "
+        "CloudMonitor agent; whether custom image 'm-bp1custom' of 'pool-config' runs the agent"
+    )
+
+
 def test_cloudmonitor_rule_on_a_custom_metric_needs_an_uploader() -> None:
     stack = cms("acs_customMetric_1234567890", "PendingJobs")
     assert [m for m, _ in run_stack(POLICY, stack)] == [
