@@ -59,8 +59,9 @@ FAMILIES = {
     "K8S": "k8s",
     "DR": "resilience",
     "OPS": "ops",
+    "DEPLOY": "deploy",
 }
-_ID = re.compile(r"^GF-(STOR|KMS|ACC|IAM|AUD|NET|COST|K8S|DR|OPS)-\d{3}$")
+_ID = re.compile(r"^GF-(STOR|KMS|ACC|IAM|AUD|NET|COST|K8S|DR|OPS|DEPLOY)-\d{3}$")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
@@ -78,6 +79,9 @@ class Rule:
     url: str
     config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     checkov: tuple[str, ...] = ()
+    # False: a refusal no waiver can lift (what the cloud itself refuses): the rule takes no `waivers`
+    # or `waivable` config and its violations never reach the waiver wrapper.
+    waivable: bool = True
 
     def __post_init__(self) -> None:
         if not _ID.match(self.id):
@@ -101,7 +105,8 @@ class Rule:
     def config_schema(self) -> PolicyConfigSchema:
         """The rule's config keys plus `waivers` and `waivable`, which every policy accepts."""
         properties = {k: dict(v) for k, v in self.config.items()}
-        properties.update(waivers.config_schema_properties(self.id))
+        if self.waivable:
+            properties.update(waivers.config_schema_properties(self.id))
         return PolicyConfigSchema(properties=properties)
 
     def settings(self, args: ResourceValidationArgs | StackValidationArgs) -> dict[str, Any]:
@@ -248,7 +253,7 @@ def _waiving(rule_id: str, args: Any, report: ReportViolation) -> ReportViolatio
 
 
 def _guard(
-    rule_id: str, validate: Callable[[Any, ReportViolation], None]
+    rule_id: str, validate: Callable[[Any, ReportViolation], None], waivable: bool = True
 ) -> Callable[[Any, ReportViolation], None]:
     # Runs once per resource and policy: a plain token set/reset, not a context manager.
     def guarded(args: Any, report: ReportViolation) -> None:
@@ -257,7 +262,7 @@ def _guard(
         pending = running.pending
         token = _PENDING.set(running)
         try:
-            validate(args, _waiving(rule_id, args, report))
+            validate(args, _waiving(rule_id, args, report) if waivable else report)
         except Unjudged as error:
             pending.extend(error.entries)
         except UnknownValueError as error:
@@ -281,7 +286,7 @@ def _policy_args(rule: Rule, validate: Callable[[Any, ReportViolation], None]) -
     return {
         "name": rule.name,
         "description": f"{rule.id}: {rule.description}",
-        "validate": _guard(rule.id, validate),
+        "validate": _guard(rule.id, validate, rule.waivable),
         "enforcement_level": rule.enforcement,
         "config_schema": rule.config_schema(),
         "severity": rule.severity,
