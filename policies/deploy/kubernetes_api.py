@@ -71,6 +71,8 @@ QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 IANA_SVC_NAME = re.compile(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?")
 CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")
 ANNOTATIONS_LIMIT = 256 * 1024
+# Provider resources that are not objects the API server validates (a Helm release installs a chart).
+NOT_API_OBJECTS = frozenset({"helm.sh"})
 
 NAME_FORMS = {
     "subdomain": "a DNS-1123 subdomain (at most 253 lowercase letters, digits, '-' and '.', starting and "
@@ -177,15 +179,20 @@ def _annotations(found: Found) -> Iterator[str]:
         yield f"{found.path} total {total} bytes; allowed: at most {ANNOTATIONS_LIMIT} bytes (256 KiB)"
 
 
-def _metadata(props: Any, prefix: str, spec: Mapping[str, Any], patch: bool, top: bool) -> Iterator[str]:
+def _metadata(
+    props: Any, prefix: str, spec: Mapping[str, Any] | None, patch: bool, top: bool
+) -> Iterator[str]:
     meta = f"{prefix}metadata" if prefix else "metadata"
     if top:
         names = list(locate(props, f"{meta}.name"))
-        form = spec.get("name")
-        if not names and not patch and not present(plain(props)[0].get("metadata", {}) or {}, "generateName"):
-            metadata, _ = plain(props.get("metadata") if isinstance(props, Mapping) else None)
-            if not (isinstance(metadata, Mapping) and is_unknown(plain(metadata.get("name"))[0])):
-                yield f"{meta}.name is required and not set"
+        form = spec.get("name") if spec is not None else None
+        # A kind the table does not know may not be an API object at all (a Helm release): its
+        # metadata is judged where given, never required.
+        metadata, _ = plain(props.get("metadata") if isinstance(props, Mapping) else None)
+        metadata = metadata if isinstance(metadata, Mapping) else {}
+        named = present(metadata, "name") or present(metadata, "generateName")
+        if spec is not None and not named and not patch:
+            yield f"{meta}.name is required and not set"
         for found in names:
             if form and isinstance(found.value, str) and not valid_name(found.value, form):
                 yield f"{found.path} is {found.quoted()}; allowed: {NAME_FORMS[form]}"
@@ -276,6 +283,8 @@ def problems(resource_type: str, props: Any) -> Iterator[str]:
     if parsed is None:
         return
     group, version, kind, patch = parsed
+    if group in NOT_API_OBJECTS:
+        return
     data = kinds_table()
     key = api_key(group, version, kind)
     spec: Mapping[str, Any] | None = data["kinds"].get(key) or data["crds"].get(key)
@@ -286,8 +295,8 @@ def problems(resource_type: str, props: Any) -> Iterator[str]:
             f"known: {', '.join(known)}"
         )
         return
-    spec = spec or {}
     yield from _metadata(props, "", spec, patch, True)
+    spec = spec or {}
     for template in ("spec.template.", "spec.jobTemplate.spec.template.", "spec.jobTemplate."):
         yield from _metadata(props, template, spec, patch, False)
     for found in locate(props, "spec.selector.matchLabels"):
@@ -369,7 +378,7 @@ def _selector_matches(props: Any) -> Iterator[str]:
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     for problem in problems(args.resource_type, args.props):
-        report(f"{args.resource_type} '{args.name}': {problem} [Kubernetes API validation]")
+        report(f"{args.resource_type} '{args.name}': {problem} [Kubernetes API validation]", None)
 
 
 POLICY = GfResourcePolicy(

@@ -54,7 +54,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         return
     for entry in entries:
         for problem in problems(args.props, entry):
-            report(f"{label(args.resource_type, args.name)}: {problem} [{entry['source']}]")
+            report(f"{label(args.resource_type, args.name)}: {problem} [{entry['source']}]", None)
 
 
 POLICY = GfResourcePolicy(RULE, validate, Judges(predicate=lambda token: token in table()))
