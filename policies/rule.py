@@ -79,8 +79,8 @@ class Rule:
     url: str
     config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     checkov: tuple[str, ...] = ()
-    # False: a refusal no waiver can lift (what the cloud itself refuses): the rule takes no `waivers`
-    # or `waivable` config and its violations never reach the waiver wrapper.
+    # False: a refusal no waiver can lift (what the cloud itself refuses): `waivable` may only be false
+    # and the rule's violations never reach the waiver wrapper, whatever waivers the config lists.
     waivable: bool = True
 
     def __post_init__(self) -> None:
@@ -105,8 +105,13 @@ class Rule:
     def config_schema(self) -> PolicyConfigSchema:
         """The rule's config keys plus `waivers` and `waivable`, which every policy accepts."""
         properties = {k: dict(v) for k, v in self.config.items()}
-        if self.waivable:
-            properties.update(waivers.config_schema_properties(self.id))
+        properties.update(waivers.config_schema_properties(self.id))
+        if not self.waivable:
+            properties[waivers.WAIVABLE_KEY] = {
+                "type": "boolean",
+                "enum": [False],
+                "description": "never: what the cloud refuses no waiver can make it accept",
+            }
         return PolicyConfigSchema(properties=properties)
 
     def settings(self, args: ResourceValidationArgs | StackValidationArgs) -> dict[str, Any]:

@@ -232,3 +232,35 @@ def test_generator_length_phrasing() -> None:
 def test_problems_reads_plain_dicts() -> None:
     entry = {"path": "a[].b", "kind": "range", "min": 1, "max": 2, "source": "s"}
     assert list(problems({"a": [{"b": 1.0}, {"b": 3.0}]}, entry)) == ["a[1].b is 3; allowed: 1 to 2"]
+
+
+def test_no_waiver_lowers_a_refusal() -> None:
+    from pulumi_policy import ResourceValidationArgs
+
+    from tests.policies.support import opts, urn_of
+
+    urn = urn_of(TCMQ, "q")
+    waiver = {"resource": urn, "reason": "r", "owner": "o", "expires": "2999-01-01"}
+    args = ResourceValidationArgs(
+        TCMQ,
+        {"queueName": "q", "msgRetentionSeconds": 99999.0},
+        urn,
+        "q",
+        opts(),
+        None,
+        {"waivers": [waiver]},
+    )
+    reported: list[str] = []
+    waived: list[str] = []
+
+    def report(message: str, urn: str | None = None) -> None:
+        reported.append(message)
+
+    report.waived = lambda message, urn, waiver: waived.append(message)  # type: ignore[attr-defined]
+    POLICY.validate(args, report)
+    assert waived == []
+    assert [m.split(" [")[0] for m in reported] == [
+        f"{TCMQ} 'q': msgRetentionSeconds is 99999; allowed: 30 to 43200"
+    ]
+    assert POLICY.config_schema is not None
+    assert POLICY.config_schema.properties["waivable"]["enum"] == [False]
