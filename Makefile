@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 CHECKOV_VENV  ?= .venv-checkov
 CHECKOV_STAMP := $(CHECKOV_VENV)/.installed
 
-.PHONY: plan test lint lint-workflows lint-tools check checkov install bench clean help
+.PHONY: plan test lint lint-workflows lint-tools check checkov install bench clean help deploy-constraints
 
 help:
 	@echo "make plan   - offline plan of the '$(STACK)' stack (STACK=prod for another)"
@@ -20,6 +20,7 @@ help:
 	@echo "make check  - run the policy pack and checkov on every stack (gpufleet check --all-stacks)"
 	@echo "make checkov - create $(CHECKOV_VENV) with the pinned checkov of requirements-checkov.txt"
 	@echo "make bench  - print the plan, policy and engine benchmarks"
+	@echo "make deploy-constraints - regenerate policies/deploy/provider_schema.json from the installed SDKs"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +77,11 @@ bench: $(STAMP) $(CHECKOV_STAMP)
 	$(BIN)/python bench/policy_bench.py
 	$(BIN)/python bench/engine_bench.py
 	$(BIN)/python bench/checkov_bench.py
+
+# GF-DEPLOY-001's constraints, extracted from the pinned provider SDKs' docstrings; a test fails when
+# the committed file is out of step with the installed SDKs (after a provider upgrade, run this).
+deploy-constraints: $(STAMP)
+	$(BIN)/python -m policies.deploy.generate
 
 clean:
 	rm -rf $(VENV) $(CHECKOV_VENV) build *.egg-info .mypy_cache .ruff_cache

@@ -43,6 +43,7 @@ FAMILY_TITLES = {
     "k8s": "Kubernetes",
     "resilience": "Resilience",
     "ops": "Operability",
+    "deploy": "Deployability",
 }
 
 

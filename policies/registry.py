@@ -25,6 +25,7 @@ FAMILY_PACKAGES = (
     "policies.k8s",
     "policies.resilience",
     "policies.ops",
+    "policies.deploy",
 )
 
 _SEVERITY_ORDER = [Severity.LOW, Severity.MEDIUM, Severity.HIGH, Severity.CRITICAL]

@@ -59,8 +59,9 @@ FAMILIES = {
     "K8S": "k8s",
     "DR": "resilience",
     "OPS": "ops",
+    "DEPLOY": "deploy",
 }
-_ID = re.compile(r"^GF-(STOR|KMS|ACC|IAM|AUD|NET|COST|K8S|DR|OPS)-\d{3}$")
+_ID = re.compile(r"^GF-(STOR|KMS|ACC|IAM|AUD|NET|COST|K8S|DR|OPS|DEPLOY)-\d{3}$")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
@@ -78,6 +79,9 @@ class Rule:
     url: str
     config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     checkov: tuple[str, ...] = ()
+    # False: a refusal no waiver can lift (what the cloud itself refuses): `waivable` may only be false
+    # and the rule's violations never reach the waiver wrapper, whatever waivers the config lists.
+    waivable: bool = True
 
     def __post_init__(self) -> None:
         if not _ID.match(self.id):
@@ -102,6 +106,12 @@ class Rule:
         """The rule's config keys plus `waivers` and `waivable`, which every policy accepts."""
         properties = {k: dict(v) for k, v in self.config.items()}
         properties.update(waivers.config_schema_properties(self.id, self.severity == Severity.CRITICAL))
+        if not self.waivable:
+            properties[waivers.WAIVABLE_KEY] = {
+                "type": "boolean",
+                "enum": [False],
+                "description": "never: what the cloud refuses no waiver can make it accept",
+            }
         return PolicyConfigSchema(properties=properties)
 
     def settings(self, args: ResourceValidationArgs | StackValidationArgs) -> dict[str, Any]:
@@ -270,7 +280,7 @@ def _guard(
         pending = running.pending
         token = _PENDING.set(running)
         try:
-            validate(args, _waiving(rule, args, report))
+            validate(args, _waiving(rule, args, report) if rule.waivable else report)
         except Unjudged as error:
             pending.extend(error.entries)
         except UnknownValueError as error:

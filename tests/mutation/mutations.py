@@ -53,7 +53,7 @@ class Mutation(NamedTuple):
 
 ACCOUNT = "123456789012"
 
-# The 50 ids of the catalogue (shared RULES.md), copied here so that a rule dropped from the registry
+# The 53 ids of the catalogue (shared RULES.md), copied here so that a rule dropped from the registry
 # is noticed by the coverage test rather than silently losing its mutation.
 CATALOGUE_IDS = (
     "GF-STOR-001", "GF-STOR-002", "GF-STOR-003", "GF-STOR-004", "GF-STOR-005", "GF-STOR-006",
@@ -67,6 +67,7 @@ CATALOGUE_IDS = (
     "GF-K8S-001", "GF-K8S-002", "GF-K8S-003", "GF-K8S-004", "GF-K8S-005",
     "GF-DR-001", "GF-DR-002",
     "GF-OPS-001", "GF-OPS-002", "GF-OPS-003", "GF-OPS-004", "GF-OPS-005",
+    "GF-DEPLOY-001", "GF-DEPLOY-002", "GF-DEPLOY-003",
 )  # fmt: skip
 
 
@@ -618,6 +619,28 @@ def dr_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
     return graph, group.name
 
 
+# --- deployability ------------------------------------------------------------------------------------
+# The golden stacks give the clouds nothing they refuse; each change is one value a preview would refuse.
+
+
+def deploy_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    queue = find(graph, "pool-experiments-queue")
+    queue.inputs["visibilityTimeoutSeconds"] = 50000
+    return graph, queue.name
+
+
+def deploy_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    deployment = trainer_deployment(graph)
+    _pod_spec(deployment)["containers"][0]["name"] = "Trainer"
+    return graph, add_training(graph, deployment=deployment).name
+
+
+def deploy_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    schedule = find(graph, "pool-experiments-stop")
+    schedule.inputs["startTime"] = "2020-01-01T00:00:00Z"
+    return graph, schedule.name
+
+
 # --- operability ------------------------------------------------------------------------------------
 # The golden stacks pass every operability rule; each change adds one instance of its mistake.
 
@@ -774,4 +797,7 @@ MUTATIONS: dict[str, Mutation] = {
     "GF-OPS-003": Mutation("dev", "second step scale-in policy fired by the idle alarm", ops_003),
     "GF-OPS-004": Mutation("dev", "fleet stack turns on EBS encryption by default", ops_004),
     "GF-OPS-005": Mutation("dev", "log group encrypted with a BYOK key pending import", ops_005),
+    "GF-DEPLOY-001": Mutation("dev", "queue visibility timeout above SQS's 12 hours", deploy_001),
+    "GF-DEPLOY-002": Mutation("dev", "training container named with a capital letter", deploy_002),
+    "GF-DEPLOY-003": Mutation("dev", "off-hours schedule starting in 2020", deploy_003),
 }

@@ -64,10 +64,14 @@ def test_golden_baselines(baseline: dict[str, StackResult]) -> None:
 
 def test_matrix_covers_every_rule() -> None:
     registry_ids = set(default_registry().ids())
-    assert len(CATALOGUE_IDS) == 50
+    assert len(CATALOGUE_IDS) == 53
     assert set(CATALOGUE_IDS) == registry_ids
     assert set(MUTATIONS) == registry_ids
     assert all(m.stack in ("dev", "prod") for m in MUTATIONS.values())
+
+
+# A mistake the cloud itself refuses is also a GF-DEPLOY finding: S3 refuses STANDARD_IA before 30 days.
+ALSO_REFUSED = {"GF-STOR-006": {"GF-DEPLOY-003"}}
 
 
 @pytest.mark.parametrize("rule_id", sorted(MUTATIONS))
@@ -78,7 +82,7 @@ def test_mutation_trips_exactly_its_rule(
     baseline: dict[str, StackResult],
 ) -> None:
     mutation, _, new = _evaluate(rule_id, golden, policies, baseline)
-    assert {f.rule_id for f in new} == {rule_id}, (
+    assert {f.rule_id for f in new} - ALSO_REFUSED.get(rule_id, set()) == {rule_id}, (
         f"{mutation.stack}: {mutation.description}: expected only {rule_id}; got "
         + "; ".join(f"{f.rule_id}: {f.message}" for f in new)
     )

@@ -13,7 +13,7 @@ from gpufleet.policy_config import load_policy_config
 from policies.registry import DuplicateRuleError, Registry, default_registry
 from policies.rule import GfPolicy, GfResourcePolicy, Rule
 
-# id: (default enforcement, severity), copied from RULES.md (49 rules) plus GF-NET-004.
+# id: (default enforcement, severity), copied from RULES.md (49 rules) plus GF-NET-004 and GF-DEPLOY-001..003.
 CATALOGUE: dict[str, tuple[str, str]] = {
     "GF-STOR-001": ("M", "high"),
     "GF-STOR-002": ("M", "high"),
@@ -65,6 +65,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "GF-OPS-003": ("M", "medium"),
     "GF-OPS-004": ("A", "medium"),
     "GF-OPS-005": ("A", "medium"),
+    "GF-DEPLOY-001": ("M", "high"),
+    "GF-DEPLOY-002": ("M", "high"),
+    "GF-DEPLOY-003": ("M", "high"),
 }
 LEVEL = {"M": EnforcementLevel.MANDATORY, "A": EnforcementLevel.ADVISORY}
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -76,13 +79,13 @@ def registry() -> Registry:
     return default_registry()
 
 
-def test_catalogue_copy_has_50_rules() -> None:
-    assert len(CATALOGUE) == 50
+def test_catalogue_copy_has_53_rules() -> None:
+    assert len(CATALOGUE) == 53
 
 
 def test_every_catalogue_id_is_implemented(registry: Registry) -> None:
     missing = sorted(set(CATALOGUE) - set(registry.ids()), key=list(CATALOGUE).index)
-    assert not missing, f"{len(missing)} of 50 catalogue rules are not implemented: {', '.join(missing)}"
+    assert not missing, f"{len(missing)} of 53 catalogue rules are not implemented: {', '.join(missing)}"
 
 
 def test_no_rule_outside_the_catalogue(registry: Registry) -> None:

@@ -1,0 +1,145 @@
+"""Reading the values a deploy-time constraint judges: wire paths, secrets, unknowns, and quoting.
+
+A constraint names a property by its wire path: camelCase names joined by `.`, `[]` after a name whose
+value is a list (`rules[].transitions[].days`). `locate` gives every concrete place a path reaches
+(`rules[0].transitions[1].days`) with its value. A value unknown at preview is never judged (the
+provider's own Check would not see it either); a value inside a secret is judged but quoted as
+`[secret]`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from policies.props import _target, is_unknown
+
+SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"
+SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+SECRET_TEXT = "[secret]"
+
+
+@dataclass(frozen=True)
+class Found:
+    """One value at one concrete path."""
+
+    path: str
+    value: Any
+    secret: bool
+
+    def quoted(self) -> str:
+        return SECRET_TEXT if self.secret else quote(self.value)
+
+
+def _plain(value: Any) -> tuple[Any, bool]:
+    """The value behind proxies and secret wrappers, and whether it was secret."""
+    value = _target(value)
+    secret = False
+    while isinstance(value, Mapping) and value.get(SECRET_SIG_KEY) == SECRET_SIG:
+        secret = True
+        value = _target(value.get("value"))
+    return value, secret
+
+
+def plain(value: Any) -> tuple[Any, bool]:
+    return _plain(value)
+
+
+def _segments(path: str) -> list[tuple[str, bool]]:
+    """`rules[].days` -> [("rules", True), ("days", False)]."""
+    parts = []
+    for part in path.split("."):
+        listed = part.endswith("[]")
+        parts.append((part[:-2] if listed else part, listed))
+    return parts
+
+
+def locate(props: Any, path: str) -> Iterator[Found]:
+    """Every known, present value at `path` (unknowns and absent values are skipped)."""
+    yield from _walk(props, _segments(path), "", False)
+
+
+def _walk(current: Any, segments: list[tuple[str, bool]], where: str, secret: bool) -> Iterator[Found]:
+    current, hidden = _plain(current)
+    secret = secret or hidden
+    if is_unknown(current) or current is None:
+        return
+    if not segments:
+        yield Found(where, current, secret)
+        return
+    (name, listed), rest = segments[0], segments[1:]
+    if isinstance(current, Sequence) and not isinstance(current, str | bytes):
+        # A block given as a list where the path names one object: judge each entry.
+        for index, item in enumerate(current):
+            yield from _walk(item, segments, f"{where}[{index}]", secret)
+        return
+    if not isinstance(current, Mapping) or name not in current:
+        return
+    child, hidden = _plain(current[name])
+    child_secret = secret or hidden
+    here = f"{where}.{name}" if where else name
+    if is_unknown(child) or child is None:
+        return
+    if listed:
+        if isinstance(child, Sequence) and not isinstance(child, str | bytes):
+            for index, item in enumerate(child):
+                yield from _walk(item, rest, f"{here}[{index}]", child_secret)
+        elif isinstance(child, Mapping):
+            yield from _walk(child, rest, here, child_secret)
+        elif not rest:
+            yield Found(here, child, child_secret)
+        return
+    yield from _walk(child, rest, here, child_secret)
+
+
+def present(obj: Any, name: str) -> bool:
+    """Whether `name` is set on `obj` (an unknown value counts as set: it will be)."""
+    obj, _ = _plain(obj)
+    if not isinstance(obj, Mapping) or name not in obj:
+        return False
+    value, _ = _plain(obj[name])
+    if is_unknown(value):
+        return True
+    return value is not None and value not in ("", [], {})
+
+
+def is_unknown_at(obj: Any, name: str) -> bool:
+    obj, _ = _plain(obj)
+    return isinstance(obj, Mapping) and is_unknown(_plain(obj.get(name))[0])
+
+
+def number(value: Any) -> float | None:
+    """A numeric value (numbers cross the wire as floats; numeric strings count), or None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value) if math.isfinite(float(value)) else None
+    if isinstance(value, str):
+        try:
+            parsed = float(value.strip())
+        except ValueError:
+            return None
+        return parsed if math.isfinite(parsed) else None
+    return None
+
+
+def quote(value: Any) -> str:
+    """A value as a message shows it: strings in double quotes, whole floats as integers."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    if isinstance(value, str):
+        text = value if len(value) <= 120 else value[:117] + "..."
+        return json.dumps(text, ensure_ascii=False)
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = str(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def show(value: Any) -> str:
+    """An allowed value or bound as a message lists it."""
+    return quote(value)
