@@ -158,7 +158,6 @@ class AwsSite:
                 f"{name}-account",
                 AccountSettingsArgs(
                     region=region,
-                    ebs_kms_key_arn=None if key.byok else key.key_arn,
                     account_wide=True,
                 ),
                 opts=child,

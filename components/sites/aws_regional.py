@@ -168,7 +168,6 @@ class RegionalSite(pulumi.ComponentResource):
                 f"{name}-account",
                 AccountSettingsArgs(
                     region=args.region,
-                    ebs_kms_key_arn=None if self.key.byok else self.key.key_arn,
                 ),
                 opts=child,
             )

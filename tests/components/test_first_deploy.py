@@ -122,7 +122,6 @@ def test_account_baseline_stack_owns_every_singleton() -> None:
                 for t, suffix in (
                     ("aws:ssm/document:Document", "session-prefs"),
                     ("aws:ebs/encryptionByDefault:EncryptionByDefault", "settings-ebs-encryption"),
-                    ("aws:ebs/defaultKmsKey:DefaultKmsKey", "settings-ebs-key"),
                     ("aws:ec2/instanceMetadataDefaults:InstanceMetadataDefaults", "settings-imds"),
                 )
             ],
@@ -193,12 +192,15 @@ def test_baseline_sessions_are_encrypted_and_logged_for_180_days_under_its_own_k
             key.outputs["arn"],
             True,
         )
-        assert (
-            one(
-                graph, "aws:ebs/defaultKmsKey:DefaultKmsKey", f"gpufleet-account-{region}-settings-ebs-key"
-            ).inputs["keyArn"]
-            == key.outputs["arn"]
+        # EBS encryption by default is on under AWS's aws/ebs key: the baseline key, which only Auto
+        # Scaling's role may use for volumes, never becomes the key of every launch in the account.
+        encryption = one(
+            graph,
+            "aws:ebs/encryptionByDefault:EncryptionByDefault",
+            f"gpufleet-account-{region}-settings-ebs-encryption",
         )
+        assert (encryption.inputs["enabled"], encryption.inputs["region"]) == (True, region)
+    assert graph.of_type("aws:ebs/defaultKmsKey:DefaultKmsKey") == []
 
 
 def test_baselined_fleet_reads_sessions_through_the_baseline_by_its_fixed_names() -> None:
@@ -214,10 +216,20 @@ def test_baselined_fleet_reads_sessions_through_the_baseline_by_its_fixed_names(
     )
 
 
-def test_in_stack_fleet_owns_the_account_settings_and_keeps_byok_off_the_default_ebs_key() -> None:
-    graph = run("prod", account={"baseline": "in-stack"})
-    # A BYOK key never becomes the account's default EBS key: every volume would stop with its material.
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_in_stack_fleet_leaves_the_default_ebs_key_to_aws(stack: str) -> None:
+    # Neither an sse-kms (dev) nor a BYOK (prod) fleet key becomes the account's default EBS key: its
+    # policy admits Auto Scaling's role only, so every other launch in the account would fail.
+    graph = run(stack, account={"baseline": "in-stack"})
     assert graph.of_type("aws:ebs/defaultKmsKey:DefaultKmsKey") == []
+    encryption = one(
+        graph, "aws:ebs/encryptionByDefault:EncryptionByDefault", f"gpufleet-{stack}-account-ebs-encryption"
+    )
+    assert (encryption.inputs["enabled"], encryption.inputs["region"]) == (True, "us-east-1")
+
+
+def test_in_stack_fleet_owns_the_account_settings() -> None:
+    graph = run("prod", account={"baseline": "in-stack"})
     assert sorted(r.name for r in graph.of_type("aws:ebs/encryptionByDefault:EncryptionByDefault")) == [
         "gpufleet-prod-account-ebs-encryption",
         "gpufleet-prod-us-west-2-account-ebs-encryption",
