@@ -115,7 +115,7 @@ class GpuPool(pulumi.ComponentResource):
     base, price-capacity-optimized, one override per instance type), the work queue (``-queue`` and
     its ``-dlq``, see :mod:`components.pools.queue`, unless the spec names an existing queue), the
     pool's own identity (:class:`components.identity.aws.InstanceIdentity` of the same name: ``-role``,
-    ``-permissions``, ``-ssm-core``, ``-profile``; no other pool's instances share the role) with
+    ``-permissions``, ``-profile``; no other pool's instances share the role) with
     ``-queue-access`` letting that role consume this queue only, a ``-scale-out`` step policy (paced
     by the instance warm-up), a ``-scale-in`` simple policy with the cooldown, one alarm per rule,
     and ``-stop``/``-start`` schedules when off-hours are set. With ``agent_log_group_name`` the

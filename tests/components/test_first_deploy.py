@@ -324,15 +324,8 @@ def test_creation_order_follows_what_aws_checks() -> None:
     )
     assert versioning.urn in lifecycle.dependencies
     template = one(graph, "aws:ec2/launchTemplate:LaunchTemplate", "gpufleet-dev-pool-experiments-lt")
-    for policy in (
-        one(graph, "aws:iam/rolePolicy:RolePolicy", "gpufleet-dev-pool-experiments-permissions"),
-        one(
-            graph,
-            "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
-            "gpufleet-dev-pool-experiments-ssm-core",
-        ),
-    ):
-        assert policy.urn in template.dependencies
+    policy = one(graph, "aws:iam/rolePolicy:RolePolicy", "gpufleet-dev-pool-experiments-permissions")
+    assert policy.urn in template.dependencies
 
 
 # ---- what a team needs: image, egress -------------------------------------------------------------

@@ -31,10 +31,11 @@ def test_children(run_pulumi: Runner) -> None:
         ("aws:iam/instanceProfile:InstanceProfile", "id-profile"),
         ("aws:iam/role:Role", "id-role"),
         ("aws:iam/rolePolicy:RolePolicy", "id-permissions"),
-        ("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "id-ssm-core"),
         ("gpufleet:identity:InstanceIdentity", "id"),
     ]
     assert mocks.of_type("aws:ec2/keyPair:KeyPair") == []
+    # No managed policy: AmazonSSMManagedInstanceCore would grant ssm:GetParameter* on every parameter.
+    assert mocks.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment") == []
 
 
 def test_role_trusts_ec2_only_and_gets_session_manager(run_pulumi: Runner) -> None:
@@ -48,9 +49,24 @@ def test_role_trusts_ec2_only_and_gets_session_manager(run_pulumi: Runner) -> No
             "Principal": {"Service": ["ec2.amazonaws.com"]},
         }
     ]
-    attachment = mocks.one("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "id-ssm-core").inputs
-    assert attachment["policyArn"] == "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
-    assert attachment["role"] == "id-role-0a1b2c3"
+    permissions = mocks.one("aws:iam/rolePolicy:RolePolicy", "id-permissions").inputs
+    assert permissions["role"] == "id-role-0a1b2c3"
+    # AWS's minimal instance profile permissions for Session Manager, and nothing of Run Command's,
+    # State Manager's or Parameter Store's.
+    assert statements_by_sid(permissions)["SessionManagerChannels"] == {
+        "Sid": "SessionManagerChannels",
+        "Effect": "Allow",
+        "Action": [
+            "ssm:UpdateInstanceInformation",
+            "ssmmessages:CreateControlChannel",
+            "ssmmessages:CreateDataChannel",
+            "ssmmessages:OpenControlChannel",
+            "ssmmessages:OpenDataChannel",
+        ],
+        "Resource": ["*"],
+    }
+    actions = [a for s in statements_by_sid(permissions).values() for a in s["Action"]]
+    assert not [a for a in actions if a.startswith(("ssm:Get", "ec2messages:", "ssm:*"))]
     assert (
         mocks.one("aws:iam/instanceProfile:InstanceProfile", "id-profile").inputs["role"] == "id-role-0a1b2c3"
     )
@@ -60,6 +76,16 @@ def test_permissions_are_scoped_to_prefixes_key_and_log_groups(run_pulumi: Runne
     mocks = run_pulumi(lambda: InstanceIdentity("id", _args()))
     statements = statements_by_sid(mocks.one("aws:iam/rolePolicy:RolePolicy", "id-permissions").inputs)
     assert {sid: (s["Action"], s["Resource"]) for sid, s in statements.items()} == {
+        "SessionManagerChannels": (
+            [
+                "ssm:UpdateInstanceInformation",
+                "ssmmessages:CreateControlChannel",
+                "ssmmessages:CreateDataChannel",
+                "ssmmessages:OpenControlChannel",
+                "ssmmessages:OpenDataChannel",
+            ],
+            ["*"],
+        ),
         "ListOwnPrefixes": (["s3:ListBucket"], [BUCKET_ARN]),
         "ReadData": (["s3:GetObject"], [f"{BUCKET_ARN}/data/*"]),
         "ReadWriteCheckpoints": (
@@ -87,7 +113,7 @@ def test_permissions_are_scoped_to_prefixes_key_and_log_groups(run_pulumi: Runne
     }
 
 
-def test_session_key_is_decrypt_only(run_pulumi: Runner) -> None:
+def test_session_key_is_decrypt_only_for_session_data_keys(run_pulumi: Runner) -> None:
     session_key = f"arn:aws:kms:{REGION}:{ACCOUNT}:key/sessions"
     mocks = run_pulumi(lambda: InstanceIdentity("id", _args(session_kms_key_arns=[session_key])))
     statements = statements_by_sid(mocks.one("aws:iam/rolePolicy:RolePolicy", "id-permissions").inputs)

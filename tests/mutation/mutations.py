@@ -187,7 +187,12 @@ def acc_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
 
 
 def acc_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
-    return without(graph, "pool-experiments-ssm-core"), find(graph, "pool-experiments-role").name
+    permissions = find(graph, "pool-experiments-permissions")
+    policy = permissions.inputs["policy"]
+    document = json.loads(policy) if isinstance(policy, str) else policy
+    document["Statement"] = [s for s in document["Statement"] if s.get("Sid") != "SessionManagerChannels"]
+    permissions.inputs["policy"] = json.dumps(document)
+    return graph, find(graph, "pool-experiments-role").name
 
 
 def acc_004(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
@@ -734,7 +739,7 @@ MUTATIONS: dict[str, Mutation] = {
     "GF-KMS-002": Mutation("dev", "key policy grants kms:* to any principal", kms_002),
     "GF-ACC-001": Mutation("dev", "SSH ingress from 0.0.0.0/0 added to the GPU instances' group", acc_001),
     "GF-ACC-002": Mutation("dev", "launch template given an SSH key pair", acc_002),
-    "GF-ACC-003": Mutation("dev", "SSM core policy detached from the instance role", acc_003),
+    "GF-ACC-003": Mutation("dev", "Session Manager actions removed from the instance role", acc_003),
     "GF-ACC-004": Mutation("dev", "launch template metadata tokens optional (IMDSv1)", acc_004),
     "GF-ACC-005": Mutation("dev", "launch template assigns public IPs", acc_005),
     "GF-ACC-006": Mutation("dev", "Session Manager preferences that do not encrypt session logs", acc_006),
