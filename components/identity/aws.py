@@ -103,10 +103,13 @@ def permission_statements(args: InstanceIdentityArgs) -> list[Statement]:
         ),
         *(
             [
+                # Only data keys Session Manager encrypted for a session: the role cannot decrypt
+                # anything else under the (account baseline's) session key.
                 Statement(
                     sid="DecryptSessions",
                     actions=("kms:Decrypt",),
                     resources=list(args.session_kms_key_arns),
+                    conditions={"Null": {SESSION_ID_CONTEXT: "false"}},
                 )
             ]
             if args.session_kms_key_arns

@@ -122,6 +122,8 @@ def test_session_key_is_decrypt_only_for_session_data_keys(run_pulumi: Runner) -
         "Effect": "Allow",
         "Action": ["kms:Decrypt"],
         "Resource": [session_key],
+        # Session Manager puts the session's id in the encryption context of each data key.
+        "Condition": {"Null": {"kms:EncryptionContext:aws:ssm:SessionId": "false"}},
     }
     assert not any("kms:Encrypt" in s["Action"] for s in statements.values())
 
