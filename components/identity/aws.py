@@ -25,7 +25,8 @@ SESSION_MANAGER_ACTIONS = (
 )
 # Session Manager encrypts each session's data key with this in the encryption context.
 SESSION_ID_CONTEXT = "kms:EncryptionContext:aws:ssm:SessionId"
-CLOUDWATCH_AGENT_NAMESPACE = "CWAgent"
+# The CloudWatch agent's default namespace: every node of every stack could publish there.
+SHARED_NAMESPACES = frozenset({"CWAgent"})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,6 +40,9 @@ class InstanceIdentityArgs:
     kms_key_arns: Sequence[pulumi.Input[str]]
     log_group_arns: Sequence[pulumi.Input[str]]
     tags: Mapping[str, str]
+    # The stack's own namespace (components.pools.userdata.agent_namespace): the only one the agent
+    # may publish to, so no node of another stack publishes the metric this stack's pools scale on.
+    metric_namespace: str
     session_kms_key_arns: Sequence[pulumi.Input[str]] = ()
     data_prefix: str = "data/"
     checkpoint_prefix: str = "checkpoints/"
@@ -56,6 +60,10 @@ class InstanceIdentityArgs:
             prefix = getattr(self, field_name)
             if not prefix.endswith("/") or prefix.startswith("/") or "*" in prefix:
                 problems.append(f"{field_name}: {prefix!r} must look like 'name/' without wildcards")
+        if not self.metric_namespace or self.metric_namespace in SHARED_NAMESPACES:
+            problems.append(
+                f"metric_namespace: {self.metric_namespace!r} is shared by every stack; give the stack's own"
+            )
         if not AWS_REGION_RE.match(self.bucket_region):
             problems.append(f"bucket_region: {self.bucket_region!r} is not an AWS region name like us-west-2")
         if problems:
@@ -127,7 +135,7 @@ def permission_statements(args: InstanceIdentityArgs) -> list[Statement]:
             sid="PublishGpuMetrics",
             actions=("cloudwatch:PutMetricData",),
             resources=["*"],
-            conditions={"StringEquals": {"cloudwatch:namespace": CLOUDWATCH_AGENT_NAMESPACE}},
+            conditions={"StringEquals": {"cloudwatch:namespace": args.metric_namespace}},
         ),
         # The agent reads the instance's tags to append AutoScalingGroupName and drops every metric
         # until this succeeds. DescribeTags takes no resource scoping.

@@ -23,6 +23,7 @@ from components.pools.queue import (
     existing_queue,
 )
 from components.pools.scaling import (
+    GPU_METRIC,
     GROUP_DIMENSION,
     QUEUE_DIMENSION,
     STACK_DIMENSION,
@@ -30,7 +31,7 @@ from components.pools.scaling import (
     ScalingRules,
     compile_alarms,
 )
-from components.pools.userdata import WorkloadContext, encoded_user_data
+from components.pools.userdata import WorkloadContext, agent_namespace, encoded_user_data
 from components.pools.workload import Workload
 from components.tags import check_cost_tags, with_tags
 
@@ -101,6 +102,15 @@ class GpuPoolArgs:
         own_role = self.identity is not None and not any(existing_role)
         if not own_role and not (self.identity is None and all(existing_role)):
             problems.append("identity: give the pool's identity, or both instance_profile_arn and role_name")
+        if (
+            self.identity is not None
+            and self.stack
+            and self.identity.metric_namespace != agent_namespace(self.stack)
+        ):
+            problems.append(
+                f"identity.metric_namespace: {self.identity.metric_namespace!r} is not the stack's "
+                f"{agent_namespace(self.stack)!r}, where the agent publishes and the alarms read"
+            )
         if self.workload is not None:
             problems.extend(f"workload.{p}" for p in self.workload.problems())
             if self.agent_log_group_name is None:
@@ -137,7 +147,13 @@ class GpuPool(pulumi.ComponentResource):
         super().__init__("gpufleet:pools:GpuPool", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         rules = args.scaling
-        self.alarms = compile_alarms(rules, args.min_size)
+        # The GPU alarms read the stack's own namespace, the one its agent publishes to and its role
+        # may publish to; compile_alarms names the agent's default.
+        namespace = agent_namespace(args.stack)
+        self.alarms = tuple(
+            replace(alarm, namespace=namespace) if alarm.namespace == GPU_METRIC[0] else alarm
+            for alarm in compile_alarms(rules, args.min_size)
+        )
         tags = with_tags(args.tags, **{"gpufleet:pool": args.pool})
         image_id = args.image_id
         if image_id is None:

@@ -33,6 +33,7 @@ from components.network.aws import FleetNetwork, FleetNetworkArgs, interface_end
 from components.network.onprem import EgressRule
 from components.network.zones import zones_for_pools
 from components.pools.aws import GpuPool, GpuPoolArgs
+from components.pools.userdata import agent_namespace
 from components.sites.aws_pools import pool_off_hours, pool_queue, pool_scaling, pool_workload
 from components.sites.aws_regional import (
     AccountPlan,
@@ -219,6 +220,7 @@ class AwsSite:
                 bucket_region=region,
                 kms_key_arns=[key.key_arn],
                 session_kms_key_arns=[session_key],
+                metric_namespace=agent_namespace(current_stack()),
                 log_group_arns=[_agent_logs(audit), session_logs],
                 tags=tags,
                 data_prefix=spec.storage.data_prefix,

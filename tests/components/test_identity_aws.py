@@ -20,6 +20,7 @@ def _args(**overrides: object) -> InstanceIdentityArgs:
         "kms_key_arns": [KEY_ARN],
         "log_group_arns": [AGENT_LOGS, SESSION_LOGS],
         "tags": TAGS,
+        "metric_namespace": "gpufleet/gpufleet/dev",
     }
     values.update(overrides)
     return InstanceIdentityArgs(**values)  # type: ignore[arg-type]
@@ -108,8 +109,9 @@ def test_permissions_are_scoped_to_prefixes_key_and_log_groups(run_pulumi: Runne
     assert statements["ListOwnPrefixes"]["Condition"] == {
         "StringLike": {"s3:prefix": ["data/*", "checkpoints/*"]}
     }
+    # The stack's own namespace: a node of another stack cannot publish what this stack scales on.
     assert statements["PublishGpuMetrics"]["Condition"] == {
-        "StringEquals": {"cloudwatch:namespace": "CWAgent"}
+        "StringEquals": {"cloudwatch:namespace": "gpufleet/gpufleet/dev"}
     }
 
 
@@ -143,3 +145,11 @@ def test_args_reject_wildcard_prefixes_and_missing_keys() -> None:
     )
     with pytest.raises(ValueError, match="bucket_region: 'east' is not an AWS region name"):
         _args(bucket_region="east")
+
+
+def test_args_refuse_the_agents_shared_namespace() -> None:
+    with pytest.raises(ValueError) as raised:
+        _args(metric_namespace="CWAgent")
+    assert str(raised.value) == (
+        "InstanceIdentityArgs: metric_namespace: 'CWAgent' is shared by every stack; give the stack's own"
+    )
