@@ -10,7 +10,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.identity.documents import Statement, document
-from components.storage.aws import harden_bucket, tls_only_statements
+from components.storage.aws import harden_bucket, sse_kms_only_statements, tls_only_statements
 from components.tags import check_cost_tags
 
 # Session Manager reads its account-wide preferences from a Session document with exactly this name.
@@ -186,6 +186,9 @@ class FleetAudit(pulumi.ComponentResource):
         from_this_trail = {"aws:SourceArn": trail_arn}
         statements = [
             *tls_only_statements(bucket.arn),
+            # SSE-KMS only (no SSE-S3 upload), but no key-id condition: CloudTrail sends the key of
+            # its trail in a form of its own choosing, and a mismatch would stop log delivery.
+            *sse_kms_only_statements(bucket.arn, None),
             Statement(
                 sid="CloudTrailAclCheck",
                 principals={"Service": ["cloudtrail.amazonaws.com"]},

@@ -91,8 +91,18 @@ def test_trail_bucket_is_private_tls_only_and_scoped_to_this_trail(run_pulumi: R
     assert set(statements) == {
         "DenyInsecureTransport",
         "DenyOutdatedTls",
+        "DenyNonKmsEncryption",
         "CloudTrailAclCheck",
         "CloudTrailWrite",
+    }
+    # No SSE-S3 upload; CloudTrail's own key id form is not second-guessed (no key-id condition).
+    assert statements["DenyNonKmsEncryption"] == {
+        "Sid": "DenyNonKmsEncryption",
+        "Effect": "Deny",
+        "Principal": "*",
+        "Action": ["s3:PutObject"],
+        "Resource": [f"{TRAIL_BUCKET_ARN}/*"],
+        "Condition": {"StringNotEqualsIfExists": {"s3:x-amz-server-side-encryption": "aws:kms"}},
     }
     assert statements["DenyInsecureTransport"]["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
     assert statements["CloudTrailWrite"] == {
