@@ -143,6 +143,7 @@ class AccountBaselineArgs:
     service_linked_roles: Literal["create", "existing"] = "create"
     currency: Literal["USD", "CNY"] = "USD"
     alert_percent: float = 80
+    alert_emails: Sequence[str] = ()
     trail: bool = True
     trail_retention_days: int = 180
 
@@ -263,6 +264,7 @@ class AccountBaseline(pulumi.ComponentResource):
                 monthly_limit=args.monthly_budget,
                 currency=args.currency,
                 alert_percent=args.alert_percent,
+                alert_emails=list(args.alert_emails),
                 stack=current_stack(),
                 account_id=args.account_id,
                 kms_key_arn=key.key_arn,

@@ -136,6 +136,7 @@ class AwsSite:
                 monthly_limit=spec.budget.monthly,
                 currency=spec.budget.currency,
                 alert_percent=spec.budget.alert_percent,
+                alert_emails=list(spec.budget.alert_emails),
                 stack=current_stack(),
                 activate_stack_tag=spec.budget.activate_stack_tag,
                 account_id=account_id,
