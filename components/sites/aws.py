@@ -189,7 +189,10 @@ class AwsSite:
                 tags=tags,
                 log_retention_days=spec.audit.log_retention_days,
                 session_log_retention_days=spec.access.session_log_retention_days,
-                trail=spec.audit.trail,
+                # A multi-region trail is account-wide: with a separate baseline the baseline stack
+                # owns it, and another per fleet would be a paid copy of the same events (and count
+                # against CloudTrail's five trails per region).
+                trail=spec.audit.trail and account.in_stack,
                 session_manager=account.in_stack,
                 singleton_tags=account.singleton_tags or {},
             ),

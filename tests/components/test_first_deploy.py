@@ -313,16 +313,19 @@ def test_byok_config_without_the_secret_is_a_clean_error() -> None:
 
 
 def test_creation_order_follows_what_aws_checks() -> None:
-    graph = shipped("dev")
+    baseline = shipped("account")
     lifecycle = one(
-        graph,
+        baseline,
         "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration",
-        "gpufleet-dev-audit-trail-bucket-lifecycle",
+        "gpufleet-account-audit-trail-bucket-lifecycle",
     )
     versioning = one(
-        graph, "aws:s3/bucketVersioning:BucketVersioning", "gpufleet-dev-audit-trail-bucket-versioning"
+        baseline,
+        "aws:s3/bucketVersioning:BucketVersioning",
+        "gpufleet-account-audit-trail-bucket-versioning",
     )
     assert versioning.urn in lifecycle.dependencies
+    graph = shipped("dev")
     template = one(graph, "aws:ec2/launchTemplate:LaunchTemplate", "gpufleet-dev-pool-experiments-lt")
     policy = one(graph, "aws:iam/rolePolicy:RolePolicy", "gpufleet-dev-pool-experiments-permissions")
     assert policy.urn in template.dependencies
@@ -370,13 +373,25 @@ _SESSIONS = ("audit-session-logs", "audit-session-prefs")
 # pool's queue. Each pool has its own now (`<fleet>-pool-<pool>-identity-*`); a deploy creates those,
 # moves the launch templates to them, then deletes the shared one.
 _SHARED_ROLE = ("identity", "identity-role", "identity-permissions", "identity-ssm-core", "identity-profile")
+# Deliberately gone: the fleets' own multi-region trails and their buckets. With a separate baseline
+# the account's trail is the baseline stack's; a trail per fleet was a paid copy of the same events
+# and counted against CloudTrail's five trails per region. Moving them is in docs/first-deploy.md.
+_TRAIL = tuple(
+    f"audit-trail{part}"
+    for part in (
+        "",
+        "-bucket",
+        *(f"-bucket-{r}" for r in ("lifecycle", "policy", "public-access", "encryption", "versioning")),
+    )
+)
 REMOVED = {
-    "dev": {f"gpufleet-dev-{suffix}" for suffix in (*_SESSIONS, *_SHARED_ROLE)},
+    "dev": {f"gpufleet-dev-{suffix}" for suffix in (*_SESSIONS, *_SHARED_ROLE, *_TRAIL)},
     "prod": {
         f"gpufleet-prod{site}-{suffix}"
         for site in ("", "-us-west-2")
         for suffix in (*_SESSIONS, *_SHARED_ROLE)
-    },
+    }
+    | {f"gpufleet-prod-{suffix}" for suffix in _TRAIL},
 }
 
 
@@ -489,6 +504,29 @@ def test_interface_endpoints_are_priced_per_zone_and_gateways_are_free() -> None
     assert sum(o.monthly_estimate for o in endpoints.values()) == pytest.approx(8 * 2 * 0.01 * 730)
 
 
+# ---- one multi-region trail per account ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_a_fleet_on_a_separate_baseline_creates_no_trail(stack: str) -> None:
+    # The baseline stack's trail records every region of the account; a fleet's own would be a paid
+    # copy counting against CloudTrail's five trails per region.
+    assert shipped(stack).of_type("aws:cloudtrail/trail:Trail") == []
+    (trail,) = shipped("account").of_type("aws:cloudtrail/trail:Trail")
+    assert (trail.name, trail.inputs["isMultiRegionTrail"], trail.inputs["enableLogging"]) == (
+        "gpufleet-account-audit-trail",
+        True,
+        True,
+    )
+    # A fleet that keeps the account's singletons itself keeps its trail.
+    (own,) = run(stack, account={"baseline": "in-stack"}).of_type("aws:cloudtrail/trail:Trail")
+    assert (own.name, own.inputs["name"], own.inputs["isMultiRegionTrail"]) == (
+        f"gpufleet-{stack}-audit-trail",
+        f"gpufleet-{stack}-trail",
+        True,
+    )
+
+
 # ---- every way the spec can deploy passes the policy pack -----------------------------------------
 
 
@@ -520,19 +558,16 @@ def test_spec_variants_pass_every_rule(stack: str, variant: str, change: dict[st
     assert [(v.rule_id, v.message) for v in result.violations] == [], variant
 
 
-def test_byok_pending_phase_raises_only_the_missing_trail() -> None:
+def test_byok_pending_phase_raises_only_the_pending_alert_topic() -> None:
     from gpufleet.evaluate import evaluate_stack
     from policies.registry import default_registry
 
     graph = run_program(ROOT, "prod", config_overrides={"gpufleet:fleet": _prod_with("pending")})
     result = evaluate_stack(graph, list(default_registry()), project_policy_config())
-    # The trail is encrypted with the key, so it waits for phase two; nothing mandatory fails meanwhile.
-    # The budget's alert topic exists from the first deploy, but its alerts fail until the import (see
+    # Nothing mandatory fails meanwhile (the account's trail is the baseline stack's). The budget's
+    # alert topic exists from the first deploy, but its alerts fail until the import (see
     # docs/first-deploy.md), and the operability rule says so.
-    assert [(v.rule_id, v.enforcement) for v in result.violations] == [
-        ("GF-AUD-001", "advisory"),
-        ("GF-OPS-005", "advisory"),
-    ]
+    assert [(v.rule_id, v.enforcement) for v in result.violations] == [("GF-OPS-005", "advisory")]
     [topic] = [v for v in result.violations if v.rule_id == "GF-OPS-005"]
     assert topic.urn.endswith("aws:sns/topic:Topic::gpufleet-prod-budget-alerts")
     assert "is created but every message sent to it fails until the material is imported" in topic.message

@@ -298,8 +298,25 @@ def iam_006(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
 
 
 def aud_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
-    trail = find(graph, "audit-trail")
-    trail.inputs["isMultiRegionTrail"] = False
+    # A fleet on a separate baseline has no trail of its own (the baseline's records the account);
+    # a trail it does declare is still judged.
+    key = find(graph, "key-key")
+    trail = add(
+        graph,
+        "aws:cloudtrail/trail:Trail",
+        "team-trail",
+        {
+            "name": "team-trail",
+            "s3BucketName": "team-trail-logs",
+            "isMultiRegionTrail": False,
+            "includeGlobalServiceEvents": True,
+            "enableLogFileValidation": True,
+            "kmsKeyId": key.outputs["arn"],
+            "region": "us-east-1",
+            "tags": cost_tags(graph),
+        },
+        references={"kmsKeyId": [key]},
+    )
     return graph, trail.name
 
 
@@ -749,7 +766,7 @@ MUTATIONS: dict[str, Mutation] = {
     "GF-IAM-004": Mutation("dev", "instance role trusts any AWS principal", iam_004),
     "GF-IAM-005": Mutation("dev", "access key created for a CI user", iam_005),
     "GF-IAM-006": Mutation("dev", "instance role may attach policies to itself", iam_006),
-    "GF-AUD-001": Mutation("dev", "CloudTrail trail limited to one region", aud_001),
+    "GF-AUD-001": Mutation("dev", "a single-region CloudTrail trail added to the fleet", aud_001),
     "GF-AUD-002": Mutation("dev", "agent log group kept 30 days", aud_002),
     "GF-AUD-003": Mutation("dev", "agent log group loses its KMS key", aud_003),
     "GF-NET-001": Mutation("dev", "site-to-site VPN whose tunnel 1 still offers IKEv1", net_001),
