@@ -186,6 +186,30 @@ def test_args_report_every_problem() -> None:
     )
 
 
+def test_trail_logs_go_at_the_retention_period_with_their_versions_and_markers(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(_build())
+    rules = mocks.one(
+        "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "audit-trail-bucket-lifecycle"
+    ).inputs["rules"]
+    # Expired after 180 days, its noncurrent version one day later (not another 180): about 181 days.
+    assert rules == [
+        {
+            "id": "audit-retention",
+            "status": "Enabled",
+            "filter": {"prefix": ""},
+            "expiration": {"days": 180},
+            "noncurrentVersionExpiration": {"noncurrentDays": 1},
+            "abortIncompleteMultipartUpload": {"daysAfterInitiation": 7},
+        },
+        {
+            "id": "expired-delete-markers",
+            "status": "Enabled",
+            "filter": {"prefix": ""},
+            "expiration": {"expiredObjectDeleteMarker": True},
+        },
+    ]
+
+
 def test_zero_retention_keeps_logs_forever(run_pulumi: Runner) -> None:
     mocks = run_pulumi(_build(log_retention_days=0))
     assert "retentionInDays" not in mocks.one("aws:cloudwatch/logGroup:LogGroup", "audit-agent-logs").inputs
