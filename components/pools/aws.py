@@ -39,6 +39,8 @@ from components.tags import check_cost_tags, with_tags
 DLAMI_NAME_FILTER = "Deep Learning Base OSS Nvidia Driver GPU AMI (Amazon Linux 2023) *"
 ROOT_DEVICE = "/dev/xvda"
 IMDS_HOP_LIMIT = 2  # containers on the instance sit one hop further away than the host
+# AWS's spot guidance: be flexible across instance types; a spot pool lists at least this many.
+MIN_SPOT_TYPES = 2
 # IAM role names take 64 characters; Pulumi appends "-" and 7 random characters to the logical name.
 MAX_ROLE_LOGICAL_NAME = 64 - 8
 
@@ -167,6 +169,14 @@ class GpuPool(pulumi.ComponentResource):
                 ],
                 opts=pulumi.InvokeOutputOptions(parent=self),
             ).id
+        if args.spot_percent > 0 and len(args.instance_types) < MIN_SPOT_TYPES:
+            # Spot capacity is offered per type and zone: a group that may take one type only waits
+            # (or falls back to nothing) whenever that type's spot pools run dry.
+            pulumi.log.warn(
+                f"pools.{args.pool}: {args.spot_percent}% spot on one instance type "
+                f"({args.instance_types[0]}): list at least {MIN_SPOT_TYPES} types of the same GPU so "
+                "Auto Scaling can find spot capacity"
+            )
         queue = self._queue(name, args, tags, child)
         region: pulumi.Input[str] = (
             args.region or aws.get_region_output(opts=pulumi.InvokeOutputOptions(parent=self)).region

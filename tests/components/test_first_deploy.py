@@ -683,3 +683,45 @@ def test_every_stack_output_the_runbook_reads_is_exported() -> None:
     # The scale-out walk-through names the alarm, the dead-letter queue and the budget's tag switch.
     for phrase in ("-queue-deep", "-dlq", "activate_stack_tag", "pool_role_arns"):
         assert phrase in runbook
+
+
+# ---- what the runbook and the stacks claim ---------------------------------------------------------
+
+
+def test_single_type_spot_pools_are_warned_about_in_the_plan() -> None:
+    warned = sorted(note for note in shipped("prod").notes if "spot on one instance type" in str(note))
+    assert warned == [
+        "program warning: pools.burst-a10g-west: 70% spot on one instance type (g5.12xlarge): list at "
+        "least 2 types of the same GPU so Auto Scaling can find spot capacity",
+        "program warning: pools.inference-a10g: 30% spot on one instance type (g5.12xlarge): list at "
+        "least 2 types of the same GPU so Auto Scaling can find spot capacity",
+        "program warning: pools.train-a100: 50% spot on one instance type (p4d.24xlarge): list at least "
+        "2 types of the same GPU so Auto Scaling can find spot capacity",
+    ]
+    # dev's spot pool lists two types: no warning.
+    assert not [note for note in shipped("dev").notes if "spot on one instance type" in str(note)]
+
+
+def test_p4d_pool_claims_no_efa_it_does_not_have() -> None:
+    template = one(
+        shipped("prod"), "aws:ec2/launchTemplate:LaunchTemplate", "gpufleet-prod-pool-train-a100-lt"
+    )
+    # One plain (ENA) interface and no placement group: EFA is not configured, and nothing says it is.
+    assert [i.get("interfaceType") for i in template.inputs["networkInterfaces"]] == [None]
+    assert shipped("prod").of_type("aws:ec2/placementGroup:PlacementGroup") == []
+    for path in (ROOT / "stacks" / "Pulumi.prod.yaml", ROOT / "gpufleet" / "templates" / "training.yaml"):
+        line = next(line for line in path.read_text().splitlines() if "p4d.24xlarge]" in line)
+        assert "no EFA" in line and ", EFA" not in line, path
+
+
+def test_the_runbook_finds_the_dead_letter_queue_through_the_redrive_policy() -> None:
+    text = (ROOT / "docs" / "first-deploy.md").read_text()
+    # Both queues are auto-named (<pool>-queue-<random>, <pool>-dlq-<random>): no name arithmetic
+    # on the queue's name finds the DLQ; its ARN is in the queue's redrive policy.
+    assert '"${QUEUE%-*}-dlq"' not in text
+    assert "--attribute-names RedrivePolicy" in text and ".deadLetterTargetArn" in text
+    graph = shipped("dev")
+    queue = one(graph, "aws:sqs/queue:Queue", "gpufleet-dev-pool-experiments-queue")
+    dlq = one(graph, "aws:sqs/queue:Queue", "gpufleet-dev-pool-experiments-dlq")
+    assert "name" not in queue.inputs and "name" not in dlq.inputs
+    assert json.loads(queue.inputs["redrivePolicy"])["deadLetterTargetArn"] == dlq.outputs["arn"]
