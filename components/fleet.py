@@ -210,6 +210,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
             name,  # children: <fleet>-signal-role, -signal-publish, -signal-profile (and -signal-anchor)
             BaselineSignalArgs(
                 tags=tags,
+                client_cn=config.client_cn,
                 trust_anchor_arn=config.trust_anchor_arn,
                 ca_certificate=secret(config.ca_certificate) if config.ca_certificate else None,
             ),

@@ -53,6 +53,7 @@ if account_raw is not None:
                 monthly_budget=baseline_spec.budget.monthly,
                 currency=baseline_spec.budget.currency,
                 alert_percent=baseline_spec.budget.alert_percent,
+                alert_emails=baseline_spec.budget.alert_emails,
                 session_log_retention_days=baseline_spec.session_log_retention_days,
                 service_linked_roles=baseline_spec.service_linked_roles,
                 trail=baseline_spec.audit.trail,

@@ -4,7 +4,8 @@ AWS keeps one of each of these per account (or per account and region); a second
 fails with "already exists" or silently overwrites the first owner's choice:
 
 - the Session Manager preferences, a Session document named ``SSM-SessionManagerRunShell``;
-- EBS encryption by default and the default EBS key (per region);
+- EBS encryption by default (per region; the default key stays AWS's own ``aws/ebs``, see
+  :class:`AccountSettings`);
 - the instance metadata defaults (IMDSv2 required, per region);
 - the S3 account public-access block (account-wide);
 - service-linked roles such as ``AWSServiceRoleForAutoScaling`` (account-wide). KMS rejects a key
@@ -47,7 +48,7 @@ IMDS_HOP_LIMIT = 2  # containers on an instance sit one hop further away than th
 
 
 def baseline_key_alias(region: str) -> str:
-    """The alias of the baseline's key in ``region`` (session logs and default EBS encryption)."""
+    """The alias of the baseline's key in ``region`` (session logs; the trail and budget at home)."""
     return f"alias/{BASELINE_NAME}-{region}"
 
 
@@ -74,13 +75,10 @@ def autoscaling_service_linked_role(
 
 @dataclass(frozen=True, kw_only=True)
 class AccountSettingsArgs:
-    """``ebs_kms_key_arn`` becomes the region's default EBS key (None: AWS's own ``aws/ebs`` key; a
-    BYOK key is never made the account's default, whose volumes would all stop with its material);
-    ``account_wide`` adds the settings that exist once per account (the S3 public-access block): give
-    it to one region only."""
+    """``account_wide`` adds the settings that exist once per account (the S3 public-access block):
+    give it to one region only."""
 
     region: str
-    ebs_kms_key_arn: pulumi.Input[str] | None
     account_wide: bool = False
 
     def __post_init__(self) -> None:
@@ -89,7 +87,7 @@ class AccountSettingsArgs:
 
 
 class AccountSettings(pulumi.ComponentResource):
-    """Children: ``-ebs-encryption`` (EBS encryption by default on), ``-ebs-key`` (the default EBS key),
+    """Children: ``-ebs-encryption`` (EBS encryption by default on, under AWS's ``aws/ebs`` key),
     ``-imds`` (IMDSv2 required, hop limit 2, instance tags off) and, ``account_wide``, ``-s3-public-access``
     (all four account-level public-access blocks). None of these AWS resources takes tags."""
 
@@ -98,11 +96,16 @@ class AccountSettings(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gpufleet:account:AccountSettings", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
+        # The default EBS key stays AWS's own ``aws/ebs`` (no aws.ebs.DefaultKmsKey): the default key
+        # encrypts every volume any principal of the account creates in the region (RunInstances by a
+        # user, other groups, Batch, EKS nodes...), and every one of those launches fails when the
+        # caller cannot use it. The fleet's keys admit Auto Scaling's service-linked role only. The
+        # alternative, opening a key to every principal of the account through EC2 (kms:ViaService
+        # ec2.<region>.amazonaws.com with kms:CallerAccount), would make this stack's key, its policy
+        # and its deletion window a dependency of every volume in the account. The pools name their
+        # key in their launch templates and do not need the default; aws/ebs keeps everything else
+        # encrypted and working.
         aws.ebs.EncryptionByDefault(f"{name}-ebs-encryption", enabled=True, region=args.region, opts=child)
-        if args.ebs_kms_key_arn is not None:
-            aws.ebs.DefaultKmsKey(
-                f"{name}-ebs-key", key_arn=args.ebs_kms_key_arn, region=args.region, opts=child
-            )
         aws.ec2.InstanceMetadataDefaults(
             f"{name}-imds",
             http_tokens="required",
@@ -140,6 +143,7 @@ class AccountBaselineArgs:
     service_linked_roles: Literal["create", "existing"] = "create"
     currency: Literal["USD", "CNY"] = "USD"
     alert_percent: float = 80
+    alert_emails: Sequence[str] = ()
     trail: bool = True
     trail_retention_days: int = 180
 
@@ -192,7 +196,7 @@ class AccountBaseline(pulumi.ComponentResource):
                     partition=args.partition,
                     region=region,
                     tags=tags,
-                    description="gpufleet account baseline: Session Manager logs, default EBS encryption",
+                    description="gpufleet account baseline: Session Manager logs, trail, budget alerts",
                     # The home key also encrypts the trail and the budget alerts.
                     home=index == 0,
                     log_group_prefix=SESSION_LOG_GROUP,
@@ -224,7 +228,7 @@ class AccountBaseline(pulumi.ComponentResource):
             )
             AccountSettings(
                 f"{name}-{region}-settings",
-                AccountSettingsArgs(region=region, ebs_kms_key_arn=key.key_arn, account_wide=index == 0),
+                AccountSettingsArgs(region=region, account_wide=index == 0),
                 opts=child,
             )
             key_arns[region] = key.key_arn
@@ -260,6 +264,7 @@ class AccountBaseline(pulumi.ComponentResource):
                 monthly_limit=args.monthly_budget,
                 currency=args.currency,
                 alert_percent=args.alert_percent,
+                alert_emails=list(args.alert_emails),
                 stack=current_stack(),
                 account_id=args.account_id,
                 kms_key_arn=key.key_arn,

@@ -10,12 +10,14 @@ import pulumi
 import pulumi_aws as aws
 
 from components.identity.documents import Statement, document
-from components.storage.aws import harden_bucket, tls_only_statements
+from components.storage.aws import harden_bucket, sse_kms_only_statements, tls_only_statements
 from components.tags import check_cost_tags
 
 # Session Manager reads its account-wide preferences from a Session document with exactly this name.
 SESSION_PREFERENCES_DOCUMENT = "SSM-SessionManagerRunShell"
 IDLE_SESSION_MINUTES = 20
+# Days a trail log is kept as a noncurrent version once its retention has expired it.
+NONCURRENT_LOG_DAYS = 1
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,8 +96,9 @@ class FleetAudit(pulumi.ComponentResource):
     so this is for a stack that owns the account's baseline; otherwise the account-baseline stack holds
     both); and, when ``trail`` is on, a multi-region CloudTrail with log-file validation, encrypted
     with the fleet key, writing to a dedicated bucket (``-trail-bucket`` with SSE-KMS, versioning,
-    public-access block, expiry after the retention period and a TLS-only policy plus CloudTrail's
-    write statements scoped to this trail)."""
+    public-access block, expiry after the retention period, then of the noncurrent version a day
+    later and of the delete marker left behind, and a TLS-only, SSE-KMS-only policy plus
+    CloudTrail's write statements scoped to this trail)."""
 
     agent_log_group_arn: pulumi.Output[str] | None
     agent_log_group_name: pulumi.Output[str] | None
@@ -162,6 +165,10 @@ class FleetAudit(pulumi.ComponentResource):
             bucket=bucket.id,
             region=args.region,
             rules=[
+                # In a versioned bucket, expiring a log after the retention period only makes it a
+                # noncurrent version behind a delete marker: the noncurrent version goes a day later
+                # (not another retention period later, which kept logs about twice as long as
+                # designed), and the delete marker left with no version behind it goes next.
                 aws.s3.BucketLifecycleConfigurationRuleArgs(
                     id="audit-retention",
                     status="Enabled",
@@ -172,12 +179,21 @@ class FleetAudit(pulumi.ComponentResource):
                     noncurrent_version_expiration=None
                     if keep_forever
                     else aws.s3.BucketLifecycleConfigurationRuleNoncurrentVersionExpirationArgs(
-                        noncurrent_days=args.log_retention_days
+                        noncurrent_days=NONCURRENT_LOG_DAYS
                     ),
                     abort_incomplete_multipart_upload=aws.s3.BucketLifecycleConfigurationRuleAbortIncompleteMultipartUploadArgs(
                         days_after_initiation=7
                     ),
-                )
+                ),
+                # S3 takes an expired-delete-marker cleanup only in a rule without an expiration age.
+                aws.s3.BucketLifecycleConfigurationRuleArgs(
+                    id="expired-delete-markers",
+                    status="Enabled",
+                    filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
+                    expiration=aws.s3.BucketLifecycleConfigurationRuleExpirationArgs(
+                        expired_object_delete_marker=True
+                    ),
+                ),
             ],
             # S3 rejects noncurrent-version rules on a bucket whose versioning is not yet on.
             opts=pulumi.ResourceOptions(parent=self, depends_on=[hardened.versioning]),
@@ -186,6 +202,9 @@ class FleetAudit(pulumi.ComponentResource):
         from_this_trail = {"aws:SourceArn": trail_arn}
         statements = [
             *tls_only_statements(bucket.arn),
+            # SSE-KMS only (no SSE-S3 upload), but no key-id condition: CloudTrail sends the key of
+            # its trail in a form of its own choosing, and a mismatch would stop log delivery.
+            *sse_kms_only_statements(bucket.arn, None),
             Statement(
                 sid="CloudTrailAclCheck",
                 principals={"Service": ["cloudtrail.amazonaws.com"]},

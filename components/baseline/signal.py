@@ -3,7 +3,10 @@
 The burst order (:mod:`components.pools.burst`) gates each AWS pool's scale-out on the
 ``gpufleet/Baseline`` ``FreeGpusAhead`` metric of its site. The exporter runs next to the baseline, on
 premises, and gets short-lived credentials for this role through IAM Roles Anywhere (an X.509
-certificate from the team's trust anchor; no access key is ever issued). The role may do one thing:
+certificate from the team's trust anchor; no access key is ever issued). The role trusts the anchor
+only for the exporter's own certificate: Roles Anywhere tags each session with the certificate's
+subject, and the trust policy requires ``aws:PrincipalTag/x509Subject/CN`` to be the exporter's CN
+(``client_cn``), so no other certificate the on-prem CA issued opens a session. The role may do one thing:
 ``cloudwatch:PutMetricData`` into ``gpufleet/Baseline``. This role is also what GF-OPS-001 finds as the
 metric's publisher in the stack.
 
@@ -36,6 +39,7 @@ class BaselineSignalArgs:
     on-prem CA) or ``ca_certificate`` (that CA's PEM bundle: the component builds the anchor)."""
 
     tags: Mapping[str, str]
+    client_cn: str
     trust_anchor_arn: str | None = None
     ca_certificate: pulumi.Input[str] | None = None
     region: str | None = None
@@ -52,18 +56,24 @@ class BaselineSignalArgs:
                 f"trust_anchor_arn: {self.trust_anchor_arn!r} is not an IAM Roles Anywhere trust anchor ARN "
                 f"({TRUST_ANCHOR_FORM})"
             )
+        if not self.client_cn or "*" in self.client_cn:
+            problems.append(f"client_cn: {self.client_cn!r} must be the exporter certificate's subject CN")
         if problems:
             raise ValueError("BaselineSignalArgs: " + "; ".join(problems))
 
 
-def trust_statements(trust_anchor_arn: pulumi.Input[str]) -> list[Statement]:
-    """Only sessions Roles Anywhere opens through the team's trust anchor may assume the role."""
+def trust_statements(trust_anchor_arn: pulumi.Input[str], client_cn: str) -> list[Statement]:
+    """Only sessions Roles Anywhere opens through the team's trust anchor, for the certificate whose
+    subject CN is the exporter's, may assume the role (any other certificate of the CA is refused)."""
     return [
         Statement(
             sid="RolesAnywhereTrustAnchor",
             actions=["sts:AssumeRole", "sts:TagSession", "sts:SetSourceIdentity"],
             principals={"Service": [ROLES_ANYWHERE]},
-            conditions={"ArnEquals": {"aws:SourceArn": trust_anchor_arn}},
+            conditions={
+                "ArnEquals": {"aws:SourceArn": trust_anchor_arn},
+                "StringEquals": {"aws:PrincipalTag/x509Subject/CN": client_cn},
+            },
         )
     ]
 
@@ -82,7 +92,8 @@ def publish_statements() -> list[Statement]:
 
 class BaselineSignal(pulumi.ComponentResource):
     """Children: ``-signal-anchor`` (only with ``ca_certificate``: the trust anchor built from the CA
-    bundle), ``-signal-role`` (trusted by Roles Anywhere through that one anchor), ``-signal-publish``
+    bundle), ``-signal-role`` (trusted by Roles Anywhere through that one anchor, for the certificate
+    of subject CN ``client_cn`` only), ``-signal-publish``
     (its only permission: PutMetricData into ``gpufleet/Baseline``) and ``-signal-profile`` (the Roles
     Anywhere profile naming the role and no other, one-hour sessions).
 
@@ -117,7 +128,7 @@ class BaselineSignal(pulumi.ComponentResource):
         role = aws.iam.Role(
             f"{name}-signal-role",
             description="gpufleet baseline exporter: publishes the burst-order signal",
-            assume_role_policy=document(trust_statements(anchor_arn)),
+            assume_role_policy=document(trust_statements(anchor_arn, args.client_cn)),
             max_session_duration=SESSION_SECONDS,
             tags=tags,
             opts=child,

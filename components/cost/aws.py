@@ -40,6 +40,8 @@ class FleetBudgetArgs:
                 f"stack: {self.stack!r} differs from the {STACK_TAG} tag {self.tags[STACK_TAG]!r} the "
                 "fleet's resources carry; the budget would count none of them"
             )
+        if len(self.alert_emails) > 10:
+            problems.append(f"alert_emails: {len(self.alert_emails)} addresses; AWS Budgets takes 10")
         if problems:
             raise ValueError("FleetBudgetArgs: " + "; ".join(problems))
 
@@ -48,7 +50,9 @@ class FleetBudget(pulumi.ComponentResource):
     """A monthly COST budget filtered to this stack's ``gpufleet:stack`` cost-allocation tag
     (``<project>/<stack>``: dev and prod share the ``project`` tag, so filtering on that would count
     each other's spend), alerting at ``alert_percent`` of the limit on actual and forecast spend, to a
-    KMS-encrypted SNS topic (``-alerts``) that only Budgets may publish to, plus any e-mail addresses.
+    KMS-encrypted SNS topic (``-alerts``) that only Budgets may publish to, and to the ``alert_emails``
+    (each notification's e-mail subscribers: Budgets mails them itself, with no subscription to
+    confirm). Without addresses nothing receives the alerts, and the program warns.
 
     A tag counts only once activated for cost allocation. With ``activate_stack_tag`` the stack does it
     (``-stack-tag``, an ``aws.costexplorer.CostAllocationTag``). AWS refuses to activate a key it has
@@ -81,6 +85,11 @@ class FleetBudget(pulumi.ComponentResource):
             ),
             opts=child,
         )
+        if not args.alert_emails:
+            pulumi.log.warn(
+                f"{name}: budget.alert_emails is empty: the budget's alerts go only to the SNS topic "
+                f"{name}-alerts, which nothing subscribes to; list who should receive them"
+            )
         notifications = [
             aws.budgets.BudgetNotificationArgs(
                 notification_type=kind,

@@ -12,8 +12,21 @@ from components.identity.documents import Statement, document
 from components.storage.aws import AWS_REGION_RE
 from components.tags import check_cost_tags
 
-SSM_CORE_POLICY = "AmazonSSMManagedInstanceCore"
-CLOUDWATCH_AGENT_NAMESPACE = "CWAgent"
+# What the SSM agent needs for Session Manager and nothing else: AWS's "minimal instance profile
+# permissions for Session Manager" (registering the instance, opening the session channels). Not the
+# managed AmazonSSMManagedInstanceCore, which also grants ssm:GetParameter(s) on every parameter of
+# the account, Run Command's ec2messages and State Manager's associations, none of which the pools use.
+SESSION_MANAGER_ACTIONS = (
+    "ssm:UpdateInstanceInformation",
+    "ssmmessages:CreateControlChannel",
+    "ssmmessages:CreateDataChannel",
+    "ssmmessages:OpenControlChannel",
+    "ssmmessages:OpenDataChannel",
+)
+# Session Manager encrypts each session's data key with this in the encryption context.
+SESSION_ID_CONTEXT = "kms:EncryptionContext:aws:ssm:SessionId"
+# The CloudWatch agent's default namespace: every node of every stack could publish there.
+SHARED_NAMESPACES = frozenset({"CWAgent"})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -27,6 +40,9 @@ class InstanceIdentityArgs:
     kms_key_arns: Sequence[pulumi.Input[str]]
     log_group_arns: Sequence[pulumi.Input[str]]
     tags: Mapping[str, str]
+    # The stack's own namespace (components.pools.userdata.agent_namespace): the only one the agent
+    # may publish to, so no node of another stack publishes the metric this stack's pools scale on.
+    metric_namespace: str
     session_kms_key_arns: Sequence[pulumi.Input[str]] = ()
     data_prefix: str = "data/"
     checkpoint_prefix: str = "checkpoints/"
@@ -44,6 +60,10 @@ class InstanceIdentityArgs:
             prefix = getattr(self, field_name)
             if not prefix.endswith("/") or prefix.startswith("/") or "*" in prefix:
                 problems.append(f"{field_name}: {prefix!r} must look like 'name/' without wildcards")
+        if not self.metric_namespace or self.metric_namespace in SHARED_NAMESPACES:
+            problems.append(
+                f"metric_namespace: {self.metric_namespace!r} is shared by every stack; give the stack's own"
+            )
         if not AWS_REGION_RE.match(self.bucket_region):
             problems.append(f"bucket_region: {self.bucket_region!r} is not an AWS region name like us-west-2")
         if problems:
@@ -59,10 +79,12 @@ def trust_statements() -> list[Statement]:
 
 
 def permission_statements(args: InstanceIdentityArgs) -> list[Statement]:
-    """What a training or inference instance needs beyond Session Manager's managed policy."""
+    """What a training or inference instance needs: Session Manager, its data, keys, logs and metrics."""
     bucket = args.bucket_arn
     log_streams = [pulumi.Output.concat(arn, ":log-stream:*") for arn in args.log_group_arns]
     return [
+        # ssmmessages actions take no resource; AWS's minimal policy grants all five on "*".
+        Statement(sid="SessionManagerChannels", actions=SESSION_MANAGER_ACTIONS, resources=["*"]),
         Statement(
             sid="ListOwnPrefixes",
             actions=("s3:ListBucket",),
@@ -89,10 +111,13 @@ def permission_statements(args: InstanceIdentityArgs) -> list[Statement]:
         ),
         *(
             [
+                # Only data keys Session Manager encrypted for a session: the role cannot decrypt
+                # anything else under the (account baseline's) session key.
                 Statement(
                     sid="DecryptSessions",
                     actions=("kms:Decrypt",),
                     resources=list(args.session_kms_key_arns),
+                    conditions={"Null": {SESSION_ID_CONTEXT: "false"}},
                 )
             ]
             if args.session_kms_key_arns
@@ -110,7 +135,7 @@ def permission_statements(args: InstanceIdentityArgs) -> list[Statement]:
             sid="PublishGpuMetrics",
             actions=("cloudwatch:PutMetricData",),
             resources=["*"],
-            conditions={"StringEquals": {"cloudwatch:namespace": CLOUDWATCH_AGENT_NAMESPACE}},
+            conditions={"StringEquals": {"cloudwatch:namespace": args.metric_namespace}},
         ),
         # The agent reads the instance's tags to append AutoScalingGroupName and drops every metric
         # until this succeeds. DescribeTags takes no resource scoping.
@@ -121,9 +146,10 @@ def permission_statements(args: InstanceIdentityArgs) -> list[Statement]:
 
 class InstanceIdentity(pulumi.ComponentResource):
     """One pool's instances' identity (each pool has its own, so no pool reads another's queue):
-    an EC2-only role with ``AmazonSSMManagedInstanceCore`` (Session Manager, never SSH), one inline
-    policy scoped to the fleet's bucket prefixes, key and log groups, and its instance profile, whose
-    ARN output resolves only after both policies are attached (what uses it is created after them)."""
+    an EC2-only role with one inline policy (``-permissions``: Session Manager's minimal actions,
+    never SSH; the fleet's bucket prefixes, key and log groups; the stack's own metric namespace) and
+    its instance profile, whose ARN output resolves only after the policy is attached (what uses it
+    is created after it)."""
 
     role_arn: pulumi.Output[str]
     role_name: pulumi.Output[str]
@@ -142,12 +168,6 @@ class InstanceIdentity(pulumi.ComponentResource):
             tags=dict(args.tags),
             opts=child,
         )
-        core = aws.iam.RolePolicyAttachment(
-            f"{name}-ssm-core",
-            role=role.name,
-            policy_arn=pulumi.Output.concat("arn:", args.partition, ":iam::aws:policy/", SSM_CORE_POLICY),
-            opts=child,
-        )
         permissions = aws.iam.RolePolicy(
             f"{name}-permissions",
             role=role.name,
@@ -157,9 +177,9 @@ class InstanceIdentity(pulumi.ComponentResource):
         profile = aws.iam.InstanceProfile(f"{name}-profile", role=role.name, tags=dict(args.tags), opts=child)
         self.role_arn = role.arn
         self.role_name = role.name
-        # Groups launch with the profile: handing it out only once the policies exist keeps the first
+        # Groups launch with the profile: handing it out only once the policy exists keeps the first
         # instances from booting without Session Manager, logs or the agent's DescribeTags.
-        self.instance_profile_arn = pulumi.Output.all(profile.arn, core.id, permissions.id).apply(
+        self.instance_profile_arn = pulumi.Output.all(profile.arn, permissions.id).apply(
             lambda values: str(values[0])
         )
         self.instance_profile_name = profile.name

@@ -20,6 +20,13 @@ UNSCOPED_ACTIONS = frozenset(
         "ecr:GetAuthorizationToken",
         "logs:DescribeLogGroups",
         "sts:GetCallerIdentity",
+        # Session Manager's channels take no resource; AWS's minimal Session Manager policy grants
+        # ssm:UpdateInstanceInformation (the instance registering itself) on "*" with them.
+        "ssm:UpdateInstanceInformation",
+        "ssmmessages:CreateControlChannel",
+        "ssmmessages:CreateDataChannel",
+        "ssmmessages:OpenControlChannel",
+        "ssmmessages:OpenDataChannel",
     }
 )
 

@@ -203,6 +203,7 @@ class FleetKey(pulumi.ComponentResource):
         # Left unset rather than false on single-region keys: an existing key then sees no diff.
         multi_region = True if args.multi_region else None
         key: aws.kms.Key | aws.kms.ExternalKey | aws.kms.ReplicaExternalKey
+        state: pulumi.Output[str] | None = None  # a BYOK key's state (PendingImport until imported)
         key_opts = pulumi.ResourceOptions(parent=self, depends_on=list(args.principals_created_by))
         key_tags = {**args.tags, MATERIAL_TAG: "imported"} if args.material_imported else dict(args.tags)
         if args.replica_of is not None:
@@ -219,6 +220,7 @@ class FleetKey(pulumi.ComponentResource):
                 tags=key_tags,
                 opts=key_opts,
             )
+            state = key.key_state
         elif self.byok:
             # Without key_material_base64 the material is imported out of band (aws kms
             # import-key-material); until then the key is PendingImport and unusable, which is the
@@ -234,6 +236,7 @@ class FleetKey(pulumi.ComponentResource):
                 tags=key_tags,
                 opts=key_opts,
             )
+            state = key.key_state
         else:
             key = aws.kms.Key(
                 f"{name}-key",
@@ -254,5 +257,42 @@ class FleetKey(pulumi.ComponentResource):
             opts=child,
         )
         self.key_arn = key.arn
+        if state is not None and args.material_imported:
+            # ``byok_material: imported`` says the material is in. On a first deploy that skipped the
+            # pending phase, the key comes up PendingImport and everything encrypted with it would
+            # fail one by one (or an Auto Scaling group would wait for instances that cannot start):
+            # whatever uses the key waits for it to be Enabled and the deploy stops with what to do.
+            # At preview a new key's state is unknown and nothing is checked.
+            self.key_arn = pulumi.Output.all(key.arn, state).apply(
+                lambda values: _usable(name, args.region, values[0], values[1])
+            )
         self.key_id = key.id
         self.register_outputs({"key_arn": self.key_arn, "key_id": self.key_id})
+
+
+class KeyMaterialError(Exception):
+    """A BYOK key said to hold imported material is not usable (PendingImport, Disabled...)."""
+
+
+# The KMS key states in which nothing can encrypt or decrypt with a key.
+UNUSABLE_KEY_STATES = frozenset(
+    {"PendingImport", "Disabled", "PendingDeletion", "PendingReplicaDeletion", "Unavailable"}
+)
+
+
+def _usable(name: str, region: str, arn: str, state: str | None) -> str:
+    """``arn``, unless the key is in a state KMS refuses to use it in; any other value (Enabled, a
+    transition, a state not given, an offline placeholder) passes."""
+    if state not in UNUSABLE_KEY_STATES:
+        return arn
+    if state == "PendingImport":
+        raise KeyMaterialError(
+            f"{name}: the BYOK key {arn} ({region}) is PendingImport: its material is not imported, so "
+            "nothing that uses it was created. Import the material into it and its replicas "
+            "(docs/first-deploy.md, section 3, step 2) and run pulumi up again. A first deploy sets "
+            "storage.checkpoints.byok_material: pending, which builds the keys only"
+        )
+    raise KeyMaterialError(
+        f"{name}: the BYOK key {arn} ({region}) is {state}, not Enabled: nothing that uses it can be "
+        "created until it is enabled again"
+    )

@@ -23,6 +23,7 @@ from components.pools.queue import (
     existing_queue,
 )
 from components.pools.scaling import (
+    GPU_METRIC,
     GROUP_DIMENSION,
     QUEUE_DIMENSION,
     STACK_DIMENSION,
@@ -30,7 +31,7 @@ from components.pools.scaling import (
     ScalingRules,
     compile_alarms,
 )
-from components.pools.userdata import WorkloadContext, encoded_user_data
+from components.pools.userdata import WorkloadContext, agent_namespace, encoded_user_data
 from components.pools.workload import Workload
 from components.tags import check_cost_tags, with_tags
 
@@ -38,6 +39,8 @@ from components.tags import check_cost_tags, with_tags
 DLAMI_NAME_FILTER = "Deep Learning Base OSS Nvidia Driver GPU AMI (Amazon Linux 2023) *"
 ROOT_DEVICE = "/dev/xvda"
 IMDS_HOP_LIMIT = 2  # containers on the instance sit one hop further away than the host
+# AWS's spot guidance: be flexible across instance types; a spot pool lists at least this many.
+MIN_SPOT_TYPES = 2
 # IAM role names take 64 characters; Pulumi appends "-" and 7 random characters to the logical name.
 MAX_ROLE_LOGICAL_NAME = 64 - 8
 
@@ -101,6 +104,15 @@ class GpuPoolArgs:
         own_role = self.identity is not None and not any(existing_role)
         if not own_role and not (self.identity is None and all(existing_role)):
             problems.append("identity: give the pool's identity, or both instance_profile_arn and role_name")
+        if (
+            self.identity is not None
+            and self.stack
+            and self.identity.metric_namespace != agent_namespace(self.stack)
+        ):
+            problems.append(
+                f"identity.metric_namespace: {self.identity.metric_namespace!r} is not the stack's "
+                f"{agent_namespace(self.stack)!r}, where the agent publishes and the alarms read"
+            )
         if self.workload is not None:
             problems.extend(f"workload.{p}" for p in self.workload.problems())
             if self.agent_log_group_name is None:
@@ -115,7 +127,7 @@ class GpuPool(pulumi.ComponentResource):
     base, price-capacity-optimized, one override per instance type), the work queue (``-queue`` and
     its ``-dlq``, see :mod:`components.pools.queue`, unless the spec names an existing queue), the
     pool's own identity (:class:`components.identity.aws.InstanceIdentity` of the same name: ``-role``,
-    ``-permissions``, ``-ssm-core``, ``-profile``; no other pool's instances share the role) with
+    ``-permissions``, ``-profile``; no other pool's instances share the role) with
     ``-queue-access`` letting that role consume this queue only, a ``-scale-out`` step policy (paced
     by the instance warm-up), a ``-scale-in`` simple policy with the cooldown, one alarm per rule,
     and ``-stop``/``-start`` schedules when off-hours are set. With ``agent_log_group_name`` the
@@ -137,7 +149,13 @@ class GpuPool(pulumi.ComponentResource):
         super().__init__("gpufleet:pools:GpuPool", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         rules = args.scaling
-        self.alarms = compile_alarms(rules, args.min_size)
+        # The GPU alarms read the stack's own namespace, the one its agent publishes to and its role
+        # may publish to; compile_alarms names the agent's default.
+        namespace = agent_namespace(args.stack)
+        self.alarms = tuple(
+            replace(alarm, namespace=namespace) if alarm.namespace == GPU_METRIC[0] else alarm
+            for alarm in compile_alarms(rules, args.min_size)
+        )
         tags = with_tags(args.tags, **{"gpufleet:pool": args.pool})
         image_id = args.image_id
         if image_id is None:
@@ -151,6 +169,14 @@ class GpuPool(pulumi.ComponentResource):
                 ],
                 opts=pulumi.InvokeOutputOptions(parent=self),
             ).id
+        if args.spot_percent > 0 and len(args.instance_types) < MIN_SPOT_TYPES:
+            # Spot capacity is offered per type and zone: a group that may take one type only waits
+            # (or falls back to nothing) whenever that type's spot pools run dry.
+            pulumi.log.warn(
+                f"pools.{args.pool}: {args.spot_percent}% spot on one instance type "
+                f"({args.instance_types[0]}): list at least {MIN_SPOT_TYPES} types of the same GPU so "
+                "Auto Scaling can find spot capacity"
+            )
         queue = self._queue(name, args, tags, child)
         region: pulumi.Input[str] = (
             args.region or aws.get_region_output(opts=pulumi.InvokeOutputOptions(parent=self)).region

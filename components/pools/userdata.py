@@ -1,7 +1,10 @@
 """The boot script of a GPU pool instance: start the CloudWatch agent with GPU metrics and logs.
 
-The scale-out/in alarms watch ``CWAgent/nvidia_smi_utilization_gpu`` aggregated by
-``AutoScalingGroupName`` and ``Stack``; nothing publishes that metric unless the agent is told to.
+The scale-out/in alarms watch ``nvidia_smi_utilization_gpu`` in the stack's own namespace
+(:func:`agent_namespace`, ``gpufleet/<project>/<stack>``) aggregated by ``AutoScalingGroupName`` and
+``Stack``; nothing publishes that metric unless the agent is told to. The instance role may publish to
+that namespace only (``cloudwatch:namespace``), so no other stack's node (a dev node, say) can publish
+the series a production pool scales on, as it could in the agent's shared default ``CWAgent``.
 The group-name dimension makes the agent read the instance's tags (``ec2:DescribeTags`` through the
 ``ec2`` endpoint); the stack dimension is written into the configuration, so two stacks never share a
 series even where their group names could meet.
@@ -55,11 +58,19 @@ class WorkloadContext:
     region: str
 
 
+def agent_namespace(stack: str) -> str:
+    """The CloudWatch namespace of a stack's agent metrics, for ``stack`` ``<project>/<stack>``: the
+    agent config, the instance role's ``cloudwatch:namespace`` condition and the alarms all use it."""
+    if not stack or stack.startswith("/") or stack.endswith("/"):
+        raise ValueError(f"agent_namespace: {stack!r} is not '<project>/<stack>'")
+    return f"gpufleet/{stack}"
+
+
 def agent_config(log_group_name: str, stack: str) -> dict[str, object]:
     return {
         "agent": {"metrics_collection_interval": 60},
         "metrics": {
-            "namespace": "CWAgent",
+            "namespace": agent_namespace(stack),
             # The agent substitutes ${aws:...} itself; the rolled-up series is what the alarms read.
             "append_dimensions": {GROUP_DIMENSION: f"${{aws:{GROUP_DIMENSION}}}"},
             "aggregation_dimensions": [[GROUP_DIMENSION, STACK_DIMENSION]],

@@ -33,6 +33,7 @@ from components.network.aws import FleetNetwork, FleetNetworkArgs, interface_end
 from components.network.onprem import EgressRule
 from components.network.zones import zones_for_pools
 from components.pools.aws import GpuPool, GpuPoolArgs
+from components.pools.userdata import agent_namespace
 from components.sites.aws_pools import pool_off_hours, pool_queue, pool_scaling, pool_workload
 from components.sites.aws_regional import (
     AccountPlan,
@@ -135,6 +136,7 @@ class AwsSite:
                 monthly_limit=spec.budget.monthly,
                 currency=spec.budget.currency,
                 alert_percent=spec.budget.alert_percent,
+                alert_emails=list(spec.budget.alert_emails),
                 stack=current_stack(),
                 activate_stack_tag=spec.budget.activate_stack_tag,
                 account_id=account_id,
@@ -158,7 +160,6 @@ class AwsSite:
                 f"{name}-account",
                 AccountSettingsArgs(
                     region=region,
-                    ebs_kms_key_arn=None if key.byok else key.key_arn,
                     account_wide=True,
                 ),
                 opts=child,
@@ -188,7 +189,10 @@ class AwsSite:
                 tags=tags,
                 log_retention_days=spec.audit.log_retention_days,
                 session_log_retention_days=spec.access.session_log_retention_days,
-                trail=spec.audit.trail,
+                # A multi-region trail is account-wide: with a separate baseline the baseline stack
+                # owns it, and another per fleet would be a paid copy of the same events (and count
+                # against CloudTrail's five trails per region).
+                trail=spec.audit.trail and account.in_stack,
                 session_manager=account.in_stack,
                 singleton_tags=account.singleton_tags or {},
             ),
@@ -220,6 +224,7 @@ class AwsSite:
                 bucket_region=region,
                 kms_key_arns=[key.key_arn],
                 session_kms_key_arns=[session_key],
+                metric_namespace=agent_namespace(current_stack()),
                 log_group_arns=[_agent_logs(audit), session_logs],
                 tags=tags,
                 data_prefix=spec.storage.data_prefix,

@@ -27,6 +27,7 @@ from components.keys.aws import FleetKey, FleetKeyArgs
 from components.network.aws import FleetNetwork, FleetNetworkArgs
 from components.network.onprem import EgressRule
 from components.network.zones import zones_for_pools
+from components.pools.userdata import agent_namespace
 from components.storage.aws import AWS_REGION_RE, CheckpointBucket, CheckpointBucketArgs
 from components.tags import STACK_TAG, current_stack
 
@@ -168,7 +169,6 @@ class RegionalSite(pulumi.ComponentResource):
                 f"{name}-account",
                 AccountSettingsArgs(
                     region=args.region,
-                    ebs_kms_key_arn=None if self.key.byok else self.key.key_arn,
                 ),
                 opts=child,
             )
@@ -242,6 +242,7 @@ class RegionalSite(pulumi.ComponentResource):
                 bucket_region=bucket_region,
                 kms_key_arns=[bucket_key_arn],
                 session_kms_key_arns=[session_key],
+                metric_namespace=agent_namespace(current_stack()),
                 log_group_arns=[_agent_logs(audit), session_logs],
                 tags=tags,
                 data_prefix=spec.storage.data_prefix,

@@ -439,6 +439,12 @@ class Signal(_Model):
         description="the secret stack config key holding the exporter's PEM client certificate"
     )
     client_key: str = Field(description="the secret stack config key holding the certificate's private key")
+    client_cn: str = Field(
+        description=(
+            "the Common Name of the client certificate's subject: the signal role trusts a session from "
+            "the CA only when its certificate has this CN (aws:PrincipalTag/x509Subject/CN)"
+        )
+    )
     image: str = Field(
         description="the exporter image (python3, boto3, aws_signing_helper), pinned by @sha256: digest"
     )
@@ -461,6 +467,17 @@ class Signal(_Model):
             "gpufleet:signalClientKey",
             "set with pulumi config set --secret; certificates and keys never go in the spec",
         )
+
+    @field_validator("client_cn")
+    @classmethod
+    def _common_name(cls, value: str) -> str:
+        # X.509 caps a CN at 64 characters; StringEquals takes no wildcard, so "*" would match nothing.
+        if not 1 <= len(value) <= 64 or not value.isprintable() or value != value.strip() or "*" in value:
+            raise ValueError(
+                f"must be the client certificate's subject CN (1 to 64 printable characters, no '*'), "
+                f"got {_show(value)}"
+            )
+        return value
 
     @field_validator("image")
     @classmethod

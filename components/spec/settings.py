@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -12,11 +13,24 @@ from components.spec.account import _byok_material_checks
 from components.spec.checks import _bucket_checks, _raise_first
 from components.spec.values import Ipv4Net, _checked, _Model
 
+# A plain address check: the provider delivers (and bounces) mail; this catches typos and pasted names.
+_EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
+# AWS Budgets takes at most 10 e-mail subscribers per notification.
+MAX_ALERT_EMAILS = 10
+
 
 class Budget(_Model):
     monthly: float = Field(gt=0, le=limits.MAX_MONTHLY_BUDGET, description="monthly budget, in `currency`")
     currency: Literal["USD", "CNY"] = "USD"
     alert_percent: int = Field(default=80, ge=1, le=100, description="alert at this % of the budget")
+    alert_emails: list[str] = Field(
+        default_factory=list,
+        description=(
+            "who receives the AWS budget's alerts (actual and forecast spend over alert_percent): up to "
+            "10 e-mail addresses, subscribed to each notification of the budget. None: the alerts reach "
+            "only the stack's SNS topic, which nothing subscribes to, and `gpufleet plan` warns"
+        ),
+    )
     activate_stack_tag: bool = Field(
         default=False,
         description=(
@@ -25,6 +39,20 @@ class Budget(_Model):
             "turn this on for the second deploy, or activate the tag in the payer account"
         ),
     )
+
+    @field_validator("alert_emails")
+    @classmethod
+    def _emails(cls, value: list[str]) -> list[str]:
+        bad = [address for address in value if not _EMAIL_RE.match(address)]
+        if bad:
+            raise ValueError(
+                f"must be e-mail addresses like ops@example.com, got {', '.join(map(repr, bad))}"
+            )
+        if len({address.lower() for address in value}) != len(value):
+            raise ValueError("must not list an address twice")
+        if len(value) > MAX_ALERT_EMAILS:
+            raise ValueError(f"at most {MAX_ALERT_EMAILS} addresses (AWS Budgets' limit), got {len(value)}")
+        return value
 
 
 class ReplicaRegions(_Model):

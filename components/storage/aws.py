@@ -68,6 +68,54 @@ def tls_only_statements(bucket_arn: pulumi.Input[str]) -> list[Statement]:
     ]
 
 
+SSE_HEADER = "s3:x-amz-server-side-encryption"
+SSE_KEY_HEADER = "s3:x-amz-server-side-encryption-aws-kms-key-id"
+
+
+def sse_kms_only_statements(
+    bucket_arn: pulumi.Input[str], kms_key_arn: pulumi.Input[str] | None
+) -> list[Statement]:
+    """Deny uploads (PutObject, which also authorizes CopyObject and CreateMultipartUpload) that ask
+    for any encryption but SSE-KMS and, given ``kms_key_arn``, any key but the bucket's, in the form
+    AWS documents for requiring SSE-KMS. ``...IfExists``: a request without the headers gets the
+    bucket's default encryption (SSE-KMS under its key), so it is not denied. A request naming
+    ``aws:kms`` without a key id is denied too: S3 would then encrypt with the AWS managed ``aws/s3``
+    key, not the bucket's. Key ids are compared as ARNs, the form the fleet's clients are told to use.
+    Replication writes with s3:ReplicateObject and is not affected."""
+    objects = pulumi.Output.concat(bucket_arn, "/*")
+    statements = [
+        Statement(
+            sid="DenyNonKmsEncryption",
+            effect="Deny",
+            principals="*",
+            actions=("s3:PutObject",),
+            resources=[objects],
+            conditions={"StringNotEqualsIfExists": {SSE_HEADER: "aws:kms"}},
+        )
+    ]
+    if kms_key_arn is None:
+        return statements
+    return [
+        *statements,
+        Statement(
+            sid="DenyOtherKmsKeys",
+            effect="Deny",
+            principals="*",
+            actions=("s3:PutObject",),
+            resources=[objects],
+            conditions={"StringNotEqualsIfExists": {SSE_KEY_HEADER: kms_key_arn}},
+        ),
+        Statement(
+            sid="DenyKmsWithoutKeyId",
+            effect="Deny",
+            principals="*",
+            actions=("s3:PutObject",),
+            resources=[objects],
+            conditions={"StringEquals": {SSE_HEADER: "aws:kms"}, "Null": {SSE_KEY_HEADER: "true"}},
+        ),
+    ]
+
+
 @dataclass(frozen=True)
 class HardenedBucket:
     """What `harden_bucket` created that callers order other resources after."""
@@ -156,8 +204,9 @@ class CheckpointBucket(pulumi.ComponentResource):
     Children: the bucket; SSE-KMS with the fleet key and an S3 bucket key (fewer KMS calls); versioning;
     a lifecycle (checkpoints tier and expire per :func:`transition_storage_class`, noncurrent versions
     expire, incomplete multipart uploads are aborted bucket-wide); all four public-access blocks; a
-    policy that denies non-TLS and pre-1.2 TLS requests. The bucket carries ``purpose: checkpoints``
-    and ``data-classification`` tags, which the guardrails key on.
+    policy that denies non-TLS and pre-1.2 TLS requests and uploads that ask for any encryption but
+    SSE-KMS under the bucket's key (:func:`sse_kms_only_statements`). The bucket carries
+    ``purpose: checkpoints`` and ``data-classification`` tags, which the guardrails key on.
     """
 
     bucket_name: pulumi.Output[str]
@@ -229,7 +278,9 @@ class CheckpointBucket(pulumi.ComponentResource):
             f"{name}-policy",
             bucket=bucket.id,
             region=args.region,
-            policy=document(tls_only_statements(bucket.arn)),
+            policy=document(
+                [*tls_only_statements(bucket.arn), *sse_kms_only_statements(bucket.arn, args.kms_key_arn)]
+            ),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[public_access]),
         )
         self.bucket_name = bucket.bucket

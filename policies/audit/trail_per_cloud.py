@@ -11,7 +11,10 @@ and components do not count). Its trail must record every region and every kind 
   `tencentcloud:Audit/instance:Instance` (CloudAudit) with `auditSwitch` true.
 
 Kubernetes has no account-level trail resource: the rule is not applicable to it. A trail declared in
-another stack of the same account is invisible here; this rule is advisory for that reason.
+another stack of the same account is invisible here; this rule is advisory for that reason. A stack
+whose AWS account trail is its account baseline stack's says so with the stack tag
+`baseline_stack_tag` (default `gpufleet:account-baseline-stack`), whose value names that stack: AWS is
+then judged there, not here.
 """
 
 from __future__ import annotations
@@ -54,10 +57,12 @@ RULE = Rule(
         "AWS: add aws.cloudtrail.Trail with is_multi_region_trail=True (and leave enable_logging true). "
         "Alibaba Cloud: add alicloud.actiontrail.Trail with status='Enable', event_rw='All', "
         "trail_region='All'. Tencent Cloud: add tencentcloud.audit.Track with status=1, action_type='*', "
-        "resource_type='*', event_names=['*']. If the account's trail lives in another stack, "
+        "resource_type='*', event_names=['*']. If the AWS account's trail lives in its account-baseline "
+        "stack, tag this stack `gpufleet:account-baseline-stack: <that stack>`; for another stack, "
         "record an exception for this advisory rule."
     ),
     url="https://docs.aws.amazon.com/awscloudtrail/latest/userguide/receive-cloudtrail-log-files-from-multiple-regions.html",
+    config={"baseline_stack_tag": {"type": "string", "default": "gpufleet:account-baseline-stack"}},
     checkov=("CKV_AWS_67",),
 )
 
@@ -144,8 +149,12 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
 
     if all(state.resources == 0 for state in states.values()):
         args.not_applicable("the stack deploys no AWS, Alibaba Cloud or Tencent Cloud resources")
+    # The AWS account's trail is the account baseline stack's when this stack names one.
+    baseline_owned = bool((args.stack_tags or {}).get(str(RULE.settings(args)["baseline_stack_tag"])))
     for cloud, state in states.items():
         if state.resources == 0 or state.compliant:
+            continue
+        if cloud == "aws" and baseline_owned and not state.defects:
             continue
         name = CLOUD_NAMES[cloud]
         if state.defects:

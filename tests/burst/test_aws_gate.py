@@ -79,7 +79,7 @@ def test_the_gpu_high_alarm_is_gated_too(run_pulumi: Runner) -> None:
     queries = mocks.one(ALARM, "pool-gpu-high").inputs["metricQueries"]
     assert queries[0] == _signal(60)
     assert queries[1]["metric"] == {
-        "namespace": "CWAgent",
+        "namespace": f"gpufleet/{STACK}",
         "metricName": "nvidia_smi_utilization_gpu",
         "dimensions": {"AutoScalingGroupName": ASG, "Stack": STACK},
         "period": 60,
@@ -92,7 +92,7 @@ def test_scale_in_is_never_gated(run_pulumi: Runner) -> None:
     gated = _run(run_pulumi, pool_args(gate=GATE)).one(ALARM, "pool-gpu-low").inputs
     assert "metricQueries" not in gated
     assert (gated["namespace"], gated["metricName"], gated["alarmActions"]) == (
-        "CWAgent",
+        f"gpufleet/{STACK}",
         "nvidia_smi_utilization_gpu",
         [IN_ARN],
     )

@@ -11,11 +11,14 @@ from tests.components.builders import TAGS
 from tests.components.conftest import Runner
 
 ANCHOR = "arn:aws:rolesanywhere:us-east-1:123456789012:trust-anchor/0a1b2c3d-1111-2222-3333-444455556666"
+CN = "gpufleet-exporter.lab.example"
 
 
 def test_role_trusts_one_trust_anchor_and_publishes_one_namespace(run_pulumi: Runner) -> None:
     mocks = run_pulumi(
-        lambda: BaselineSignal("baseline", BaselineSignalArgs(trust_anchor_arn=ANCHOR, tags=TAGS))
+        lambda: BaselineSignal(
+            "baseline", BaselineSignalArgs(trust_anchor_arn=ANCHOR, client_cn=CN, tags=TAGS)
+        )
     )
     assert mocks.names_by_type() == [
         ("aws:iam/role:Role", "baseline-signal-role"),
@@ -32,7 +35,11 @@ def test_role_trusts_one_trust_anchor_and_publishes_one_namespace(run_pulumi: Ru
                 "Effect": "Allow",
                 "Action": ["sts:AssumeRole", "sts:TagSession", "sts:SetSourceIdentity"],
                 "Principal": {"Service": ["rolesanywhere.amazonaws.com"]},
-                "Condition": {"ArnEquals": {"aws:SourceArn": ANCHOR}},
+                # The anchor, and of the CA's certificates only the exporter's (its subject CN).
+                "Condition": {
+                    "ArnEquals": {"aws:SourceArn": ANCHOR},
+                    "StringEquals": {"aws:PrincipalTag/x509Subject/CN": CN},
+                },
             }
         ],
     }
@@ -74,18 +81,20 @@ def test_role_trusts_one_trust_anchor_and_publishes_one_namespace(run_pulumi: Ru
 )
 def test_bad_args_are_refused(anchor: str | None, tags: dict[str, str], message: str) -> None:
     with pytest.raises(ValueError) as caught:
-        BaselineSignalArgs(trust_anchor_arn=anchor, tags=tags)
+        BaselineSignalArgs(trust_anchor_arn=anchor, client_cn=CN, tags=tags)
     assert str(caught.value) == message
 
 
 def test_both_anchor_and_bundle_are_refused() -> None:
     with pytest.raises(ValueError, match="give exactly one of trust_anchor_arn"):
-        BaselineSignalArgs(trust_anchor_arn=ANCHOR, ca_certificate="PEM", tags=TAGS)
+        BaselineSignalArgs(trust_anchor_arn=ANCHOR, ca_certificate="PEM", client_cn=CN, tags=TAGS)
 
 
 def test_the_profile_names_the_signal_role_only_with_one_hour_sessions(run_pulumi: Runner) -> None:
     mocks = run_pulumi(
-        lambda: BaselineSignal("baseline", BaselineSignalArgs(trust_anchor_arn=ANCHOR, tags=TAGS))
+        lambda: BaselineSignal(
+            "baseline", BaselineSignalArgs(trust_anchor_arn=ANCHOR, client_cn=CN, tags=TAGS)
+        )
     )
     profile = mocks.one("aws:rolesanywhere/profile:Profile", "baseline-signal-profile").inputs
     assert profile["name"] == "baseline-signal"
@@ -99,7 +108,9 @@ def test_the_profile_names_the_signal_role_only_with_one_hour_sessions(run_pulum
 
 def test_a_ca_bundle_builds_the_trust_anchor_the_role_trusts(run_pulumi: Runner) -> None:
     pem = "-----BEGIN CERTIFICATE-----\nMIIB...\n-----END CERTIFICATE-----\n"
-    mocks = run_pulumi(lambda: BaselineSignal("baseline", BaselineSignalArgs(ca_certificate=pem, tags=TAGS)))
+    mocks = run_pulumi(
+        lambda: BaselineSignal("baseline", BaselineSignalArgs(ca_certificate=pem, client_cn=CN, tags=TAGS))
+    )
     assert mocks.names_by_type() == [
         ("aws:iam/role:Role", "baseline-signal-role"),
         ("aws:iam/rolePolicy:RolePolicy", "baseline-signal-publish"),
@@ -119,5 +130,14 @@ def test_a_ca_bundle_builds_the_trust_anchor_the_role_trusts(run_pulumi: Runner)
     assert statement["Condition"] == {
         "ArnEquals": {
             "aws:SourceArn": "arn:aws:rolesanywhere:us-east-1:123456789012:trustanchor/baseline-signal"
-        }
+        },
+        "StringEquals": {"aws:PrincipalTag/x509Subject/CN": CN},
     }
+
+
+def test_args_refuse_a_missing_or_wildcard_common_name() -> None:
+    with pytest.raises(ValueError) as raised:
+        BaselineSignalArgs(trust_anchor_arn=ANCHOR, client_cn="*.lab.example", tags=TAGS)
+    assert str(raised.value) == (
+        "BaselineSignalArgs: client_cn: '*.lab.example' must be the exporter certificate's subject CN"
+    )

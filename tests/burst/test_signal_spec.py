@@ -19,6 +19,7 @@ SIGNAL = {
     "trust_anchor_arn": ANCHOR,
     "client_certificate": "signalClientCert",
     "client_key": "gpufleet:signalClientKey",
+    "client_cn": "gpufleet-exporter.lab.example",
     "image": IMAGE,
 }
 P = "gpufleet:fleet.onprem.signal"
@@ -80,6 +81,16 @@ def test_a_signal_section_parses_with_its_defaults() -> None:
             "without one reads as nothing free ahead), got 5m",
         ),
         ({"client_certificate": None}, f"{P}.client_certificate: must be a string, got null"),
+        (
+            {"client_cn": "*.lab.example"},
+            f"{P}.client_cn: must be the client certificate's subject CN (1 to 64 printable characters, "
+            "no '*'), got '*.lab.example'",
+        ),
+        (
+            {"client_cn": "x" * 65},
+            f"{P}.client_cn: must be the client certificate's subject CN (1 to 64 printable characters, "
+            f"no '*'), got '{'x' * 65}'",
+        ),
     ],
 )
 def test_errors_name_the_field_and_what_is_allowed(changes: dict[str, Any], message: str) -> None:

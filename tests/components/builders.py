@@ -56,6 +56,7 @@ def build_everything() -> None:
             kms_key_arns=[key.key_arn],
             log_group_arns=[audit.agent_log_group_arn, audit.session_log_group_arn],
             tags=TAGS,
+            metric_namespace=f"gpufleet/{STACK}",
         ),
     )
     network = FleetNetwork(

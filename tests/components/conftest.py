@@ -98,6 +98,8 @@ class RecordingMocks(pulumi.runtime.Mocks):
         self.alicloud_unsold: dict[str, set[str]] = {}
         self.registrations: list[Registration] = []
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        # keyState a BYOK key comes up in, by resource name (unset: the provider's value is not given).
+        self.key_states: dict[str, str] = {}
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         self.registrations.append(Registration(args.typ, args.name, dict(args.inputs), bool(args.custom)))
@@ -118,6 +120,8 @@ class RecordingMocks(pulumi.runtime.Mocks):
         if args.typ in KEY_TYPES:
             outputs["keyId"] = f"{args.name}-key-id"
             outputs["arn"] = f"arn:aws:kms:{region}:{ACCOUNT}:key/{args.name}-key-id"
+            if args.name in self.key_states:
+                outputs["keyState"] = self.key_states[args.name]
         if args.typ == "aws:ec2/launchTemplate:LaunchTemplate":
             outputs["latestVersion"] = 1
         if args.typ == "aws:ec2/vpcEndpoint:VpcEndpoint":

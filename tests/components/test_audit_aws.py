@@ -91,8 +91,18 @@ def test_trail_bucket_is_private_tls_only_and_scoped_to_this_trail(run_pulumi: R
     assert set(statements) == {
         "DenyInsecureTransport",
         "DenyOutdatedTls",
+        "DenyNonKmsEncryption",
         "CloudTrailAclCheck",
         "CloudTrailWrite",
+    }
+    # No SSE-S3 upload; CloudTrail's own key id form is not second-guessed (no key-id condition).
+    assert statements["DenyNonKmsEncryption"] == {
+        "Sid": "DenyNonKmsEncryption",
+        "Effect": "Deny",
+        "Principal": "*",
+        "Action": ["s3:PutObject"],
+        "Resource": [f"{TRAIL_BUCKET_ARN}/*"],
+        "Condition": {"StringNotEqualsIfExists": {"s3:x-amz-server-side-encryption": "aws:kms"}},
     }
     assert statements["DenyInsecureTransport"]["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
     assert statements["CloudTrailWrite"] == {
@@ -174,6 +184,30 @@ def test_args_report_every_problem() -> None:
         "forever); "
         "fleet: 'bad name' may hold letters, digits and '-' only"
     )
+
+
+def test_trail_logs_go_at_the_retention_period_with_their_versions_and_markers(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(_build())
+    rules = mocks.one(
+        "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration", "audit-trail-bucket-lifecycle"
+    ).inputs["rules"]
+    # Expired after 180 days, its noncurrent version one day later (not another 180): about 181 days.
+    assert rules == [
+        {
+            "id": "audit-retention",
+            "status": "Enabled",
+            "filter": {"prefix": ""},
+            "expiration": {"days": 180},
+            "noncurrentVersionExpiration": {"noncurrentDays": 1},
+            "abortIncompleteMultipartUpload": {"daysAfterInitiation": 7},
+        },
+        {
+            "id": "expired-delete-markers",
+            "status": "Enabled",
+            "filter": {"prefix": ""},
+            "expiration": {"expiredObjectDeleteMarker": True},
+        },
+    ]
 
 
 def test_zero_retention_keeps_logs_forever(run_pulumi: Runner) -> None:

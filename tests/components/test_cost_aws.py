@@ -122,3 +122,60 @@ def test_stack_tag_activation_outlives_the_stack(run_pulumi: Runner) -> None:
     assert tag.inputs == {"tagKey": "gpufleet:stack", "status": "Active"}
     # Every stack of the account shares the key: destroying one must not switch it off for the others.
     assert recorder.by_name["budget-stack-tag"].retain_on_delete is True
+
+
+def test_a_budget_without_recipients_warns(run_pulumi: Runner, caplog: pytest.LogCaptureFixture) -> None:
+    run_pulumi(_build())
+    warnings = [r.getMessage() for r in caplog.records if "alert_emails" in r.getMessage()]
+    assert warnings == [
+        "budget: budget.alert_emails is empty: the budget's alerts go only to the SNS topic "
+        "budget-alerts, which nothing subscribes to; list who should receive them"
+    ]
+    caplog.clear()
+    run_pulumi(_build(alert_emails=["finops@example.com"]))
+    assert not [r for r in caplog.records if "alert_emails" in r.getMessage()]
+
+
+def test_the_fleet_spec_names_the_budget_recipients() -> None:
+    import copy
+    from pathlib import Path
+
+    import yaml
+
+    from gpufleet.engine import run_program
+
+    root = Path(__file__).resolve().parents[2]
+    raw = copy.deepcopy(
+        yaml.safe_load((root / "stacks" / "Pulumi.dev.yaml").read_text())["config"]["gpufleet:fleet"]
+    )
+    raw["budget"]["alert_emails"] = ["finops@example.com", "ml-lead@example.com"]
+    graph = run_program(root, "dev", config_overrides={"gpufleet:fleet": raw})
+    (budget,) = graph.of_type("aws:budgets/budget:Budget")
+    assert budget.name == "gpufleet-dev-budget-budget"
+    assert [
+        (n["notificationType"], n["subscriberEmailAddresses"], len(n["subscriberSnsTopicArns"]))
+        for n in budget.inputs["notifications"]
+    ] == [
+        ("ACTUAL", ["finops@example.com", "ml-lead@example.com"], 1),
+        ("FORECASTED", ["finops@example.com", "ml-lead@example.com"], 1),
+    ]
+    assert not [note for note in graph.notes if "alert_emails" in str(note)]
+    # Without recipients the plan says so.
+    del raw["budget"]["alert_emails"]
+    bare = run_program(root, "dev", config_overrides={"gpufleet:fleet": raw})
+    assert [str(note) for note in bare.notes if "alert_emails" in str(note)]
+
+
+@pytest.mark.parametrize(
+    ("emails", "message"),
+    [
+        (["finops"], "must be e-mail addresses like ops@example.com, got 'finops'"),
+        (["a@example.com", "A@example.com"], "must not list an address twice"),
+        ([f"u{i}@example.com" for i in range(11)], "at most 10 addresses (AWS Budgets' limit), got 11"),
+    ],
+)
+def test_budget_recipients_are_checked(emails: list[str], message: str) -> None:
+    from components.spec.settings import Budget
+
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        Budget(monthly=100, alert_emails=emails)

@@ -122,7 +122,6 @@ def test_account_baseline_stack_owns_every_singleton() -> None:
                 for t, suffix in (
                     ("aws:ssm/document:Document", "session-prefs"),
                     ("aws:ebs/encryptionByDefault:EncryptionByDefault", "settings-ebs-encryption"),
-                    ("aws:ebs/defaultKmsKey:DefaultKmsKey", "settings-ebs-key"),
                     ("aws:ec2/instanceMetadataDefaults:InstanceMetadataDefaults", "settings-imds"),
                 )
             ],
@@ -193,12 +192,15 @@ def test_baseline_sessions_are_encrypted_and_logged_for_180_days_under_its_own_k
             key.outputs["arn"],
             True,
         )
-        assert (
-            one(
-                graph, "aws:ebs/defaultKmsKey:DefaultKmsKey", f"gpufleet-account-{region}-settings-ebs-key"
-            ).inputs["keyArn"]
-            == key.outputs["arn"]
+        # EBS encryption by default is on under AWS's aws/ebs key: the baseline key, which only Auto
+        # Scaling's role may use for volumes, never becomes the key of every launch in the account.
+        encryption = one(
+            graph,
+            "aws:ebs/encryptionByDefault:EncryptionByDefault",
+            f"gpufleet-account-{region}-settings-ebs-encryption",
         )
+        assert (encryption.inputs["enabled"], encryption.inputs["region"]) == (True, region)
+    assert graph.of_type("aws:ebs/defaultKmsKey:DefaultKmsKey") == []
 
 
 def test_baselined_fleet_reads_sessions_through_the_baseline_by_its_fixed_names() -> None:
@@ -214,10 +216,20 @@ def test_baselined_fleet_reads_sessions_through_the_baseline_by_its_fixed_names(
     )
 
 
-def test_in_stack_fleet_owns_the_account_settings_and_keeps_byok_off_the_default_ebs_key() -> None:
-    graph = run("prod", account={"baseline": "in-stack"})
-    # A BYOK key never becomes the account's default EBS key: every volume would stop with its material.
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_in_stack_fleet_leaves_the_default_ebs_key_to_aws(stack: str) -> None:
+    # Neither an sse-kms (dev) nor a BYOK (prod) fleet key becomes the account's default EBS key: its
+    # policy admits Auto Scaling's role only, so every other launch in the account would fail.
+    graph = run(stack, account={"baseline": "in-stack"})
     assert graph.of_type("aws:ebs/defaultKmsKey:DefaultKmsKey") == []
+    encryption = one(
+        graph, "aws:ebs/encryptionByDefault:EncryptionByDefault", f"gpufleet-{stack}-account-ebs-encryption"
+    )
+    assert (encryption.inputs["enabled"], encryption.inputs["region"]) == (True, "us-east-1")
+
+
+def test_in_stack_fleet_owns_the_account_settings() -> None:
+    graph = run("prod", account={"baseline": "in-stack"})
     assert sorted(r.name for r in graph.of_type("aws:ebs/encryptionByDefault:EncryptionByDefault")) == [
         "gpufleet-prod-account-ebs-encryption",
         "gpufleet-prod-us-west-2-account-ebs-encryption",
@@ -301,26 +313,22 @@ def test_byok_config_without_the_secret_is_a_clean_error() -> None:
 
 
 def test_creation_order_follows_what_aws_checks() -> None:
-    graph = shipped("dev")
+    baseline = shipped("account")
     lifecycle = one(
-        graph,
+        baseline,
         "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration",
-        "gpufleet-dev-audit-trail-bucket-lifecycle",
+        "gpufleet-account-audit-trail-bucket-lifecycle",
     )
     versioning = one(
-        graph, "aws:s3/bucketVersioning:BucketVersioning", "gpufleet-dev-audit-trail-bucket-versioning"
+        baseline,
+        "aws:s3/bucketVersioning:BucketVersioning",
+        "gpufleet-account-audit-trail-bucket-versioning",
     )
     assert versioning.urn in lifecycle.dependencies
+    graph = shipped("dev")
     template = one(graph, "aws:ec2/launchTemplate:LaunchTemplate", "gpufleet-dev-pool-experiments-lt")
-    for policy in (
-        one(graph, "aws:iam/rolePolicy:RolePolicy", "gpufleet-dev-pool-experiments-permissions"),
-        one(
-            graph,
-            "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
-            "gpufleet-dev-pool-experiments-ssm-core",
-        ),
-    ):
-        assert policy.urn in template.dependencies
+    policy = one(graph, "aws:iam/rolePolicy:RolePolicy", "gpufleet-dev-pool-experiments-permissions")
+    assert policy.urn in template.dependencies
 
 
 # ---- what a team needs: image, egress -------------------------------------------------------------
@@ -365,13 +373,25 @@ _SESSIONS = ("audit-session-logs", "audit-session-prefs")
 # pool's queue. Each pool has its own now (`<fleet>-pool-<pool>-identity-*`); a deploy creates those,
 # moves the launch templates to them, then deletes the shared one.
 _SHARED_ROLE = ("identity", "identity-role", "identity-permissions", "identity-ssm-core", "identity-profile")
+# Deliberately gone: the fleets' own multi-region trails and their buckets. With a separate baseline
+# the account's trail is the baseline stack's; a trail per fleet was a paid copy of the same events
+# and counted against CloudTrail's five trails per region. Moving them is in docs/first-deploy.md.
+_TRAIL = tuple(
+    f"audit-trail{part}"
+    for part in (
+        "",
+        "-bucket",
+        *(f"-bucket-{r}" for r in ("lifecycle", "policy", "public-access", "encryption", "versioning")),
+    )
+)
 REMOVED = {
-    "dev": {f"gpufleet-dev-{suffix}" for suffix in (*_SESSIONS, *_SHARED_ROLE)},
+    "dev": {f"gpufleet-dev-{suffix}" for suffix in (*_SESSIONS, *_SHARED_ROLE, *_TRAIL)},
     "prod": {
         f"gpufleet-prod{site}-{suffix}"
         for site in ("", "-us-west-2")
         for suffix in (*_SESSIONS, *_SHARED_ROLE)
-    },
+    }
+    | {f"gpufleet-prod-{suffix}" for suffix in _TRAIL},
 }
 
 
@@ -484,6 +504,29 @@ def test_interface_endpoints_are_priced_per_zone_and_gateways_are_free() -> None
     assert sum(o.monthly_estimate for o in endpoints.values()) == pytest.approx(8 * 2 * 0.01 * 730)
 
 
+# ---- one multi-region trail per account ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_a_fleet_on_a_separate_baseline_creates_no_trail(stack: str) -> None:
+    # The baseline stack's trail records every region of the account; a fleet's own would be a paid
+    # copy counting against CloudTrail's five trails per region.
+    assert shipped(stack).of_type("aws:cloudtrail/trail:Trail") == []
+    (trail,) = shipped("account").of_type("aws:cloudtrail/trail:Trail")
+    assert (trail.name, trail.inputs["isMultiRegionTrail"], trail.inputs["enableLogging"]) == (
+        "gpufleet-account-audit-trail",
+        True,
+        True,
+    )
+    # A fleet that keeps the account's singletons itself keeps its trail.
+    (own,) = run(stack, account={"baseline": "in-stack"}).of_type("aws:cloudtrail/trail:Trail")
+    assert (own.name, own.inputs["name"], own.inputs["isMultiRegionTrail"]) == (
+        f"gpufleet-{stack}-audit-trail",
+        f"gpufleet-{stack}-trail",
+        True,
+    )
+
+
 # ---- every way the spec can deploy passes the policy pack -----------------------------------------
 
 
@@ -515,19 +558,16 @@ def test_spec_variants_pass_every_rule(stack: str, variant: str, change: dict[st
     assert [(v.rule_id, v.message) for v in result.violations] == [], variant
 
 
-def test_byok_pending_phase_raises_only_the_missing_trail() -> None:
+def test_byok_pending_phase_raises_only_the_pending_alert_topic() -> None:
     from gpufleet.evaluate import evaluate_stack
     from policies.registry import default_registry
 
     graph = run_program(ROOT, "prod", config_overrides={"gpufleet:fleet": _prod_with("pending")})
     result = evaluate_stack(graph, list(default_registry()), project_policy_config())
-    # The trail is encrypted with the key, so it waits for phase two; nothing mandatory fails meanwhile.
-    # The budget's alert topic exists from the first deploy, but its alerts fail until the import (see
+    # Nothing mandatory fails meanwhile (the account's trail is the baseline stack's). The budget's
+    # alert topic exists from the first deploy, but its alerts fail until the import (see
     # docs/first-deploy.md), and the operability rule says so.
-    assert [(v.rule_id, v.enforcement) for v in result.violations] == [
-        ("GF-AUD-001", "advisory"),
-        ("GF-OPS-005", "advisory"),
-    ]
+    assert [(v.rule_id, v.enforcement) for v in result.violations] == [("GF-OPS-005", "advisory")]
     [topic] = [v for v in result.violations if v.rule_id == "GF-OPS-005"]
     assert topic.urn.endswith("aws:sns/topic:Topic::gpufleet-prod-budget-alerts")
     assert "is created but every message sent to it fails until the material is imported" in topic.message
@@ -643,3 +683,45 @@ def test_every_stack_output_the_runbook_reads_is_exported() -> None:
     # The scale-out walk-through names the alarm, the dead-letter queue and the budget's tag switch.
     for phrase in ("-queue-deep", "-dlq", "activate_stack_tag", "pool_role_arns"):
         assert phrase in runbook
+
+
+# ---- what the runbook and the stacks claim ---------------------------------------------------------
+
+
+def test_single_type_spot_pools_are_warned_about_in_the_plan() -> None:
+    warned = sorted(note for note in shipped("prod").notes if "spot on one instance type" in str(note))
+    assert warned == [
+        "program warning: pools.burst-a10g-west: 70% spot on one instance type (g5.12xlarge): list at "
+        "least 2 types of the same GPU so Auto Scaling can find spot capacity",
+        "program warning: pools.inference-a10g: 30% spot on one instance type (g5.12xlarge): list at "
+        "least 2 types of the same GPU so Auto Scaling can find spot capacity",
+        "program warning: pools.train-a100: 50% spot on one instance type (p4d.24xlarge): list at least "
+        "2 types of the same GPU so Auto Scaling can find spot capacity",
+    ]
+    # dev's spot pool lists two types: no warning.
+    assert not [note for note in shipped("dev").notes if "spot on one instance type" in str(note)]
+
+
+def test_p4d_pool_claims_no_efa_it_does_not_have() -> None:
+    template = one(
+        shipped("prod"), "aws:ec2/launchTemplate:LaunchTemplate", "gpufleet-prod-pool-train-a100-lt"
+    )
+    # One plain (ENA) interface and no placement group: EFA is not configured, and nothing says it is.
+    assert [i.get("interfaceType") for i in template.inputs["networkInterfaces"]] == [None]
+    assert shipped("prod").of_type("aws:ec2/placementGroup:PlacementGroup") == []
+    for path in (ROOT / "stacks" / "Pulumi.prod.yaml", ROOT / "gpufleet" / "templates" / "training.yaml"):
+        line = next(line for line in path.read_text().splitlines() if "p4d.24xlarge]" in line)
+        assert "no EFA" in line and ", EFA" not in line, path
+
+
+def test_the_runbook_finds_the_dead_letter_queue_through_the_redrive_policy() -> None:
+    text = (ROOT / "docs" / "first-deploy.md").read_text()
+    # Both queues are auto-named (<pool>-queue-<random>, <pool>-dlq-<random>): no name arithmetic
+    # on the queue's name finds the DLQ; its ARN is in the queue's redrive policy.
+    assert '"${QUEUE%-*}-dlq"' not in text
+    assert "--attribute-names RedrivePolicy" in text and ".deadLetterTargetArn" in text
+    graph = shipped("dev")
+    queue = one(graph, "aws:sqs/queue:Queue", "gpufleet-dev-pool-experiments-queue")
+    dlq = one(graph, "aws:sqs/queue:Queue", "gpufleet-dev-pool-experiments-dlq")
+    assert "name" not in queue.inputs and "name" not in dlq.inputs
+    assert json.loads(queue.inputs["redrivePolicy"])["deadLetterTargetArn"] == dlq.outputs["arn"]

@@ -73,8 +73,8 @@ def test_prod_has_one_site_in_the_second_region_and_replication(run_pulumi: Runn
         ("gpufleet:storage:CheckpointBucket", f"{SITE}-storage"),
         ("gpufleet:storage:CheckpointReplication", f"{NAME}-replication"),
     ]
-    # One trail covers every region; the site adds none.
-    assert [r.name for r in mocks.of_type("aws:cloudtrail/trail:Trail")] == [f"{NAME}-audit-trail"]
+    # The account baseline's one trail covers every region: neither the fleet nor its site adds one.
+    assert mocks.of_type("aws:cloudtrail/trail:Trail") == []
     assert len(mocks.of_type("aws:budgets/budget:Budget")) == 1
 
 
@@ -104,7 +104,6 @@ def test_every_regional_resource_says_which_region_it_lives_in(run_pulumi: Runne
         "aws:iam/instanceProfile:InstanceProfile",
         "aws:iam/role:Role",
         "aws:iam/rolePolicy:RolePolicy",
-        "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
     }
     availability_zones = sorted(
         r.inputs["availabilityZone"]
@@ -288,7 +287,6 @@ def test_pool_in_a_region_without_a_replica_reads_the_home_bucket(run_pulumi: Ru
     mocks = _run(run_pulumi, raw)
     assert mocks.of_type("aws:s3/bucketReplicationConfig:BucketReplicationConfig") == []
     assert sorted(r.name for r in mocks.of_type("aws:s3/bucket:Bucket")) == [
-        f"{NAME}-audit-trail-bucket",
         f"{NAME}-storage-bucket",
     ]
     statements = statements_by_sid(

@@ -4,6 +4,7 @@ consumed by the pool's own role; one stack tag on everything, which the budget f
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -116,13 +117,21 @@ def test_each_pools_instances_receive_and_delete_only_from_their_own_queue(run_p
         roles[pool] = role
     # Three pools, three roles: two pools of one region no longer share one.
     assert len(set(roles.values())) == 3
-    attachments = {
-        r.inputs["role"]: r.inputs["policyArn"]
-        for r in mocks.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+    # Session Manager through each role's own inline policy, not the managed core policy.
+    assert mocks.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment") == []
+    session = {
+        r.inputs["role"]: [s["Action"] for s in json.loads(r.inputs["policy"])["Statement"]]
+        for r in mocks.of_type("aws:iam/rolePolicy:RolePolicy")
+        if r.name.endswith("-permissions")
     }
-    assert {attachments[role] for role in roles.values()} == {
-        "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
-    }
+    for role in roles.values():
+        assert session[role][0] == [
+            "ssm:UpdateInstanceInformation",
+            "ssmmessages:CreateControlChannel",
+            "ssmmessages:CreateDataChannel",
+            "ssmmessages:OpenControlChannel",
+            "ssmmessages:OpenDataChannel",
+        ]
 
 
 def test_a_pool_may_scale_on_a_queue_made_elsewhere(run_pulumi: Runner) -> None:

@@ -20,6 +20,7 @@ def _args(**overrides: object) -> InstanceIdentityArgs:
         "kms_key_arns": [KEY_ARN],
         "log_group_arns": [AGENT_LOGS, SESSION_LOGS],
         "tags": TAGS,
+        "metric_namespace": "gpufleet/gpufleet/dev",
     }
     values.update(overrides)
     return InstanceIdentityArgs(**values)  # type: ignore[arg-type]
@@ -31,10 +32,11 @@ def test_children(run_pulumi: Runner) -> None:
         ("aws:iam/instanceProfile:InstanceProfile", "id-profile"),
         ("aws:iam/role:Role", "id-role"),
         ("aws:iam/rolePolicy:RolePolicy", "id-permissions"),
-        ("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "id-ssm-core"),
         ("gpufleet:identity:InstanceIdentity", "id"),
     ]
     assert mocks.of_type("aws:ec2/keyPair:KeyPair") == []
+    # No managed policy: AmazonSSMManagedInstanceCore would grant ssm:GetParameter* on every parameter.
+    assert mocks.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment") == []
 
 
 def test_role_trusts_ec2_only_and_gets_session_manager(run_pulumi: Runner) -> None:
@@ -48,9 +50,24 @@ def test_role_trusts_ec2_only_and_gets_session_manager(run_pulumi: Runner) -> No
             "Principal": {"Service": ["ec2.amazonaws.com"]},
         }
     ]
-    attachment = mocks.one("aws:iam/rolePolicyAttachment:RolePolicyAttachment", "id-ssm-core").inputs
-    assert attachment["policyArn"] == "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
-    assert attachment["role"] == "id-role-0a1b2c3"
+    permissions = mocks.one("aws:iam/rolePolicy:RolePolicy", "id-permissions").inputs
+    assert permissions["role"] == "id-role-0a1b2c3"
+    # AWS's minimal instance profile permissions for Session Manager, and nothing of Run Command's,
+    # State Manager's or Parameter Store's.
+    assert statements_by_sid(permissions)["SessionManagerChannels"] == {
+        "Sid": "SessionManagerChannels",
+        "Effect": "Allow",
+        "Action": [
+            "ssm:UpdateInstanceInformation",
+            "ssmmessages:CreateControlChannel",
+            "ssmmessages:CreateDataChannel",
+            "ssmmessages:OpenControlChannel",
+            "ssmmessages:OpenDataChannel",
+        ],
+        "Resource": ["*"],
+    }
+    actions = [a for s in statements_by_sid(permissions).values() for a in s["Action"]]
+    assert not [a for a in actions if a.startswith(("ssm:Get", "ec2messages:", "ssm:*"))]
     assert (
         mocks.one("aws:iam/instanceProfile:InstanceProfile", "id-profile").inputs["role"] == "id-role-0a1b2c3"
     )
@@ -60,6 +77,16 @@ def test_permissions_are_scoped_to_prefixes_key_and_log_groups(run_pulumi: Runne
     mocks = run_pulumi(lambda: InstanceIdentity("id", _args()))
     statements = statements_by_sid(mocks.one("aws:iam/rolePolicy:RolePolicy", "id-permissions").inputs)
     assert {sid: (s["Action"], s["Resource"]) for sid, s in statements.items()} == {
+        "SessionManagerChannels": (
+            [
+                "ssm:UpdateInstanceInformation",
+                "ssmmessages:CreateControlChannel",
+                "ssmmessages:CreateDataChannel",
+                "ssmmessages:OpenControlChannel",
+                "ssmmessages:OpenDataChannel",
+            ],
+            ["*"],
+        ),
         "ListOwnPrefixes": (["s3:ListBucket"], [BUCKET_ARN]),
         "ReadData": (["s3:GetObject"], [f"{BUCKET_ARN}/data/*"]),
         "ReadWriteCheckpoints": (
@@ -82,12 +109,13 @@ def test_permissions_are_scoped_to_prefixes_key_and_log_groups(run_pulumi: Runne
     assert statements["ListOwnPrefixes"]["Condition"] == {
         "StringLike": {"s3:prefix": ["data/*", "checkpoints/*"]}
     }
+    # The stack's own namespace: a node of another stack cannot publish what this stack scales on.
     assert statements["PublishGpuMetrics"]["Condition"] == {
-        "StringEquals": {"cloudwatch:namespace": "CWAgent"}
+        "StringEquals": {"cloudwatch:namespace": "gpufleet/gpufleet/dev"}
     }
 
 
-def test_session_key_is_decrypt_only(run_pulumi: Runner) -> None:
+def test_session_key_is_decrypt_only_for_session_data_keys(run_pulumi: Runner) -> None:
     session_key = f"arn:aws:kms:{REGION}:{ACCOUNT}:key/sessions"
     mocks = run_pulumi(lambda: InstanceIdentity("id", _args(session_kms_key_arns=[session_key])))
     statements = statements_by_sid(mocks.one("aws:iam/rolePolicy:RolePolicy", "id-permissions").inputs)
@@ -96,6 +124,8 @@ def test_session_key_is_decrypt_only(run_pulumi: Runner) -> None:
         "Effect": "Allow",
         "Action": ["kms:Decrypt"],
         "Resource": [session_key],
+        # Session Manager puts the session's id in the encryption context of each data key.
+        "Condition": {"Null": {"kms:EncryptionContext:aws:ssm:SessionId": "false"}},
     }
     assert not any("kms:Encrypt" in s["Action"] for s in statements.values())
 
@@ -115,3 +145,11 @@ def test_args_reject_wildcard_prefixes_and_missing_keys() -> None:
     )
     with pytest.raises(ValueError, match="bucket_region: 'east' is not an AWS region name"):
         _args(bucket_region="east")
+
+
+def test_args_refuse_the_agents_shared_namespace() -> None:
+    with pytest.raises(ValueError) as raised:
+        _args(metric_namespace="CWAgent")
+    assert str(raised.value) == (
+        "InstanceIdentityArgs: metric_namespace: 'CWAgent' is shared by every stack; give the stack's own"
+    )

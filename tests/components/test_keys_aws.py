@@ -233,3 +233,42 @@ def test_key_args_refuse_material_for_generated_keys_and_bad_prefixes() -> None:
         "FleetKeyArgs: key_material_base64: only byok keys take imported material; log_group_prefix: "
         "'gpufleet/*' must start with '/', no wildcards; alias: 'gpufleet' must start with 'alias/'"
     )
+
+
+def _imported_byok_with_a_user() -> None:
+    import pulumi_aws as aws
+
+    key = FleetKey(
+        "fk",
+        FleetKeyArgs(encryption="byok", account_id=ACCOUNT, region=REGION, tags=TAGS, material_imported=True),
+    )
+    aws.cloudwatch.LogGroup("logs", name="/gpufleet/fk/agent", kms_key_id=key.key_arn, tags=TAGS)
+
+
+def test_imported_byok_key_is_used_only_once_enabled() -> None:
+    from components.keys.aws import KeyMaterialError, _usable
+
+    arn = f"arn:aws:kms:{REGION}:{ACCOUNT}:key/1234"
+    assert _usable("fk", REGION, arn, "Enabled") == arn
+    assert _usable("fk", REGION, arn, None) == arn  # state not given: nothing to judge
+    assert _usable("fk", REGION, arn, "fk-key-key-state") == arn  # an offline placeholder
+    with pytest.raises(KeyMaterialError) as raised:
+        _usable("fk", REGION, arn, "PendingImport")
+    # A first deploy with byok_material: imported and no material in: the key is built (the pending
+    # phase, in effect), and the deploy stops before anything is encrypted with it.
+    assert str(raised.value) == (
+        f"fk: the BYOK key {arn} ({REGION}) is PendingImport: its material is not imported, so nothing "
+        "that uses it was created. Import the material into it and its replicas (docs/first-deploy.md, "
+        "section 3, step 2) and run pulumi up again. A first deploy sets "
+        "storage.checkpoints.byok_material: pending, which builds the keys only"
+    )
+    with pytest.raises(KeyMaterialError, match=r"is Disabled, not Enabled"):
+        _usable("fk", REGION, arn, "Disabled")
+
+
+def test_what_uses_an_imported_byok_key_waits_for_its_state(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(lambda: None)
+    mocks.key_states["fk-key"] = "Enabled"
+    run_pulumi(_imported_byok_with_a_user)
+    logs = mocks.one("aws:cloudwatch/logGroup:LogGroup", "logs").inputs
+    assert logs["kmsKeyId"] == f"arn:aws:kms:{REGION}:{ACCOUNT}:key/fk-key-key-id"

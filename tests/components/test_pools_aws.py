@@ -176,7 +176,7 @@ def test_alarms_read_metrics_that_are_published(run_pulumi: Runner) -> None:
     assert summary == {
         # The CloudWatch agent's rolled-up series (see test_userdata): group and stack.
         "pool-gpu-high": (
-            "CWAgent",
+            f"gpufleet/{STACK}",
             "nvidia_smi_utilization_gpu",
             gpu_dimensions,
             "Average",
@@ -203,7 +203,7 @@ def test_alarms_read_metrics_that_are_published(run_pulumi: Runner) -> None:
             [out_arn],
         ),
         "pool-gpu-low": (
-            "CWAgent",
+            f"gpufleet/{STACK}",
             "nvidia_smi_utilization_gpu",
             gpu_dimensions,
             "Average",

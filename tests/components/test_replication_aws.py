@@ -171,9 +171,12 @@ def test_replica_is_hardened_like_the_primary_in_its_own_region(run_pulumi: Runn
     for name in ("lifecycle", "public-access", "versioning"):
         assert {**west[name], "region": REGION} == home[name], name
     assert west["bucket"]["tags"] == home["bucket"]["tags"]
-    assert statements_by_sid(mocks.one("aws:s3/bucketPolicy:BucketPolicy", "west-policy").inputs)[
-        "DenyInsecureTransport"
-    ]["Resource"] == [WEST_ARN, f"{WEST_ARN}/*"]
+    west_policy = statements_by_sid(mocks.one("aws:s3/bucketPolicy:BucketPolicy", "west-policy").inputs)
+    assert west_policy["DenyInsecureTransport"]["Resource"] == [WEST_ARN, f"{WEST_ARN}/*"]
+    # The replica accepts uploads under its own region's key only.
+    assert west_policy["DenyOtherKmsKeys"]["Condition"] == {
+        "StringNotEqualsIfExists": {"s3:x-amz-server-side-encryption-aws-kms-key-id": WEST_KEY_ARN}
+    }
 
 
 def test_args_refuse_a_replica_in_the_same_region() -> None:

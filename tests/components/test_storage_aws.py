@@ -124,7 +124,7 @@ def test_public_access_is_blocked_four_ways(run_pulumi: Runner) -> None:
 def test_bucket_policy_denies_plain_http_and_old_tls(run_pulumi: Runner) -> None:
     mocks = run_pulumi(_build())
     inputs = mocks.one("aws:s3/bucketPolicy:BucketPolicy", "ckpt-policy").inputs
-    assert len(document(inputs)["Statement"]) == 2
+    assert len(document(inputs)["Statement"]) == 5
     statements = statements_by_sid(inputs)
     resources = [BUCKET_ARN, f"{BUCKET_ARN}/*"]
     assert statements["DenyInsecureTransport"] == {
@@ -142,6 +142,38 @@ def test_bucket_policy_denies_plain_http_and_old_tls(run_pulumi: Runner) -> None
         "Action": ["s3:*"],
         "Resource": resources,
         "Condition": {"NumericLessThan": {"s3:TlsVersion": "1.2"}},
+    }
+
+
+def test_bucket_policy_denies_uploads_not_under_the_bucket_key(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(_build())
+    statements = statements_by_sid(mocks.one("aws:s3/bucketPolicy:BucketPolicy", "ckpt-policy").inputs)
+    deny_put = {
+        "Effect": "Deny",
+        "Principal": "*",
+        "Action": ["s3:PutObject"],
+        "Resource": [f"{BUCKET_ARN}/*"],
+    }
+    # SSE-S3 (AES256) or DSSE is refused; no header at all gets the bucket's default, SSE-KMS.
+    assert statements["DenyNonKmsEncryption"] == {
+        "Sid": "DenyNonKmsEncryption",
+        **deny_put,
+        "Condition": {"StringNotEqualsIfExists": {"s3:x-amz-server-side-encryption": "aws:kms"}},
+    }
+    # Another key is refused ...
+    assert statements["DenyOtherKmsKeys"] == {
+        "Sid": "DenyOtherKmsKeys",
+        **deny_put,
+        "Condition": {"StringNotEqualsIfExists": {"s3:x-amz-server-side-encryption-aws-kms-key-id": KEY_ARN}},
+    }
+    # ... and so is aws:kms without a key id, which S3 would encrypt under the AWS managed aws/s3 key.
+    assert statements["DenyKmsWithoutKeyId"] == {
+        "Sid": "DenyKmsWithoutKeyId",
+        **deny_put,
+        "Condition": {
+            "StringEquals": {"s3:x-amz-server-side-encryption": "aws:kms"},
+            "Null": {"s3:x-amz-server-side-encryption-aws-kms-key-id": "true"},
+        },
     }
 
 

@@ -34,7 +34,8 @@ def test_agent_config_publishes_the_metric_the_alarms_read() -> None:
     script = render_user_data(LOG_GROUP, STACK)
     metrics = _config(script)["metrics"]
     assert isinstance(metrics, dict)
-    assert metrics["namespace"] == "CWAgent"
+    # The stack's own namespace, the only one its role may publish to (not the shared CWAgent).
+    assert metrics["namespace"] == "gpufleet/gpufleet/test"
     # The group name comes from the instance's tags (ec2:DescribeTags); the stack is written in.
     assert metrics["append_dimensions"] == {"AutoScalingGroupName": "${aws:AutoScalingGroupName}"}
     gpu = metrics["metrics_collected"]["nvidia_gpu"]
@@ -98,7 +99,7 @@ def test_an_unreachable_repository_does_not_stop_the_boot(tmp_path: Path) -> Non
     assert "gpufleet-boot: dnf could not install amazon-cloudwatch-agent" in result.stderr
     assert "gpufleet-boot: no CloudWatch agent: no GPU metric" in result.stderr
     written = tmp_path / "agent" / "etc" / "amazon-cloudwatch-agent.json"
-    assert json.loads(written.read_text())["metrics"]["namespace"] == "CWAgent"
+    assert json.loads(written.read_text())["metrics"]["namespace"] == "gpufleet/gpufleet/test"
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")

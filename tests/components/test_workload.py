@@ -169,6 +169,7 @@ def _identity() -> InstanceIdentityArgs:
         kms_key_arns=[KEY_ARN],
         log_group_arns=[f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:{LOG_GROUP}"],
         tags=TAGS,
+        metric_namespace="gpufleet/gpufleet/test",
     )
 
 

@@ -188,7 +188,12 @@ def acc_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
 
 
 def acc_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
-    return without(graph, "pool-experiments-ssm-core"), find(graph, "pool-experiments-role").name
+    permissions = find(graph, "pool-experiments-permissions")
+    policy = permissions.inputs["policy"]
+    document = json.loads(policy) if isinstance(policy, str) else policy
+    document["Statement"] = [s for s in document["Statement"] if s.get("Sid") != "SessionManagerChannels"]
+    permissions.inputs["policy"] = json.dumps(document)
+    return graph, find(graph, "pool-experiments-role").name
 
 
 def acc_004(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
@@ -294,8 +299,25 @@ def iam_006(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
 
 
 def aud_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
-    trail = find(graph, "audit-trail")
-    trail.inputs["isMultiRegionTrail"] = False
+    # A fleet on a separate baseline has no trail of its own (the baseline's records the account);
+    # a trail it does declare is still judged.
+    key = find(graph, "key-key")
+    trail = add(
+        graph,
+        "aws:cloudtrail/trail:Trail",
+        "team-trail",
+        {
+            "name": "team-trail",
+            "s3BucketName": "team-trail-logs",
+            "isMultiRegionTrail": False,
+            "includeGlobalServiceEvents": True,
+            "enableLogFileValidation": True,
+            "kmsKeyId": key.outputs["arn"],
+            "region": "us-east-1",
+            "tags": cost_tags(graph),
+        },
+        references={"kmsKeyId": [key]},
+    )
     return graph, trail.name
 
 
@@ -757,7 +779,7 @@ MUTATIONS: dict[str, Mutation] = {
     "GF-KMS-002": Mutation("dev", "key policy grants kms:* to any principal", kms_002),
     "GF-ACC-001": Mutation("dev", "SSH ingress from 0.0.0.0/0 added to the GPU instances' group", acc_001),
     "GF-ACC-002": Mutation("dev", "launch template given an SSH key pair", acc_002),
-    "GF-ACC-003": Mutation("dev", "SSM core policy detached from the instance role", acc_003),
+    "GF-ACC-003": Mutation("dev", "Session Manager actions removed from the instance role", acc_003),
     "GF-ACC-004": Mutation("dev", "launch template metadata tokens optional (IMDSv1)", acc_004),
     "GF-ACC-005": Mutation("dev", "launch template assigns public IPs", acc_005),
     "GF-ACC-006": Mutation("dev", "Session Manager preferences that do not encrypt session logs", acc_006),
@@ -767,7 +789,7 @@ MUTATIONS: dict[str, Mutation] = {
     "GF-IAM-004": Mutation("dev", "instance role trusts any AWS principal", iam_004),
     "GF-IAM-005": Mutation("dev", "access key created for a CI user", iam_005),
     "GF-IAM-006": Mutation("dev", "instance role may attach policies to itself", iam_006),
-    "GF-AUD-001": Mutation("dev", "CloudTrail trail limited to one region", aud_001),
+    "GF-AUD-001": Mutation("dev", "a single-region CloudTrail trail added to the fleet", aud_001),
     "GF-AUD-002": Mutation("dev", "agent log group kept 30 days", aud_002),
     "GF-AUD-003": Mutation("dev", "agent log group loses its KMS key", aud_003),
     "GF-NET-001": Mutation("dev", "site-to-site VPN whose tunnel 1 still offers IKEv1", net_001),

@@ -52,7 +52,7 @@ cat > /opt/aws/amazon-cloudwatch-agent/etc/amazon-cloudwatch-agent.json <<'AGENT
         ]
       }
     },
-    "namespace": "CWAgent"
+    "namespace": "gpufleet/gpufleet/test"
   }
 }
 AGENT_CONFIG

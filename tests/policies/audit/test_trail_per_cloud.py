@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from policies.audit.trail_per_cloud import POLICY, RULE
+from tests.policies.support import run_stack as stack_tagged
 
 from .helpers import UNKNOWN_BOOLEAN_VALUE, res, run_stack, urn_of
 
@@ -175,3 +176,28 @@ def test_provider_and_component_resources_do_not_count() -> None:
     assert run_stack(POLICY, [provider, component, K8S_NS]) == (
         "N/A: the stack deploys no AWS, Alibaba Cloud or Tencent Cloud resources"
     )
+
+
+def test_an_aws_trail_owned_by_the_account_baseline_stack() -> None:
+    tags = {"gpufleet:account-baseline-stack": "account"}
+    # The fleet names its baseline stack: the account's trail is judged there.
+    assert stack_tagged(POLICY, [AWS_BUCKET], stack_tags=tags) == []
+    # Only AWS's trail: another cloud of the stack still needs its own.
+    assert stack_tagged(POLICY, [AWS_BUCKET, ALI_BUCKET], stack_tags=tags) == [
+        (
+            "The stack deploys 1 Alibaba Cloud resource(s) but declares no audit trail; add an ActionTrail "
+            "trail (alicloud.actiontrail.Trail, status Enable, eventRw All)",
+            None,
+        )
+    ]
+    # A defective trail in the stack is still reported.
+    single = res(AWS_TRAIL, "trail", {**GOOD_AWS, "isMultiRegionTrail": False})
+    assert [m for m, _ in stack_tagged(POLICY, [AWS_BUCKET, single], stack_tags=tags)] == [
+        "CloudTrail trail 'trail' is single-region (isMultiRegionTrail is not true)" + AWS_HINT
+    ]
+    # The tag's name comes from the pack's config.
+    assert (
+        stack_tagged(POLICY, [AWS_BUCKET], {"baseline_stack_tag": "landing-zone"}, {"landing-zone": "core"})
+        == []
+    )
+    assert len(stack_tagged(POLICY, [AWS_BUCKET], stack_tags={"landing-zone": "core"})) == 1
