@@ -7,7 +7,8 @@ Ranges collected from the stack, each tagged with the network it belongs to:
   `vpcId` property dependency); Alibaba `alicloud:vpc/network:Network` (cidrBlock, secondaryCidrBlocks)
   and `alicloud:vpc/ipv4CidrBlock:Ipv4CidrBlock`; Tencent `tencentcloud:Vpc/instance:Instance`.
 - the on-prem network: AWS `aws:ec2/vpnConnectionRoute:VpnConnectionRoute.destinationCidrBlock` and
-  `aws:ec2/vpnConnection:VpnConnection.remoteIpv4NetworkCidr`; Alibaba
+  `aws:ec2/vpnConnection:VpnConnection.localIpv4NetworkCidr` and `.localIpv6NetworkCidr` (AWS names
+  the customer gateway's side "local" and its own side "remote"); Alibaba
   `alicloud:vpn/connection:Connection.remoteSubnets`, `alicloud:vpn/gatewayVpnAttachment:
   GatewayVpnAttachment.remoteSubnet`, `alicloud:vpn/routeEntry:RouteEntry.routeDest` and
   `alicloud:vpn/pbrRouteEntry:PbrRouteEntry.routeDest`; Tencent `tencentcloud:Vpn/connection:Connection
@@ -34,9 +35,10 @@ service range. Two cloud networks conflict only when the stack is a hybrid fleet
 range, or spans more than one cloud. Separate VPCs of one cloud that nothing routes together may
 reuse a range, as a copied per-region network often does.
 Not reported: on-prem ranges against each other or against cluster ranges (VPN routes
-commonly advertise routable pod ranges), the VPN's own local (cloud-side) subnets, `0.0.0.0/0`-style
-"any" ranges, and ranges an IPAM pool allocates (not known before deployment). Each overlapping pair
-is reported once; ranges are swept in address order, not compared pairwise.
+commonly advertise routable pod ranges), the VPN's own cloud-side subnets (AWS
+`remoteIpv4NetworkCidr`/`remoteIpv6NetworkCidr`, Alibaba `localSubnets`, Tencent `localCidrBlock`),
+`0.0.0.0/0`-style "any" ranges, and ranges an IPAM pool allocates (not known before deployment). Each
+overlapping pair is reported once; ranges are swept in address order, not compared pairwise.
 """
 
 from __future__ import annotations
@@ -93,7 +95,8 @@ RULE = Rule(
     remediation=(
         "Give every VPC (aws.ec2.Vpc cidr_block, alicloud.vpc.Network cidr_block, tencentcloud.vpc.Instance "
         "cidr_block) a range disjoint from the on-prem ranges reached over VPN (VpnConnectionRoute "
-        "destination_cidr_block, alicloud.vpn.Connection remote_subnets, tencentcloud.vpn.Connection "
+        "destination_cidr_block, aws.ec2.VpnConnection local_ipv4_network_cidr (the customer gateway's "
+        "side), alicloud.vpn.Connection remote_subnets, tencentcloud.vpn.Connection "
         "security_group_policies remote_cidr_blocks), from the other VPCs of the fleet and from the "
         "Kubernetes pod and service ranges (Calico IPPool and Cilium pool CIDRs, or declare them with the "
         "gpufleet.io/pod-cidr and gpufleet.io/service-cidr annotations, or list on-prem ranges in the "
@@ -164,7 +167,10 @@ def _collect(resource: PolicyResource, vpc_urns: set[str]) -> list[Range]:
     if kind == AWS_VPN_ROUTE:
         return _ranges([get(props, "destinationCidrBlock")], ONPREM, f"VPN route '{name}'", urn)
     if kind == AWS_VPN:
-        return _ranges([get(props, "remoteIpv4NetworkCidr")], ONPREM, f"VPN connection '{name}'", urn)
+        # AWS reverses the usual naming: `local*NetworkCidr` is the customer gateway's (on-prem) side,
+        # `remote*NetworkCidr` the AWS side, which is the VPC's own range and not a second network.
+        customer_side = [get(props, "localIpv4NetworkCidr"), get(props, "localIpv6NetworkCidr")]
+        return _ranges(customer_side, ONPREM, f"VPN connection '{name}'", urn)
     if kind == ALI_VPN:
         return _ranges(as_list(get(props, "remoteSubnets")), ONPREM, f"VPN connection '{name}'", urn)
     if kind == ALI_VPN_ATTACHMENT:

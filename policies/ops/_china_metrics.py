@@ -2,11 +2,15 @@
 
 Alibaba Cloud ESS alarms (`alicloud:ess/alarm:Alarm`): `metricType` `system` metrics come from
 CloudMonitor; the ones read from the CloudMonitor agent inside the instance (names ending in `Agent`,
-such as `GpuUtilizationAgent`, and `MemoryUtilization`, `LoadAverage`) need the agent, which Alibaba's
-public images ship; a custom image (`m-...`) may not, so unless its user data installs the agent the
-alarm could not be judged. `custom` metrics are uploaded by a program: a RAM policy of the stack must
-allow `cms:PutCustomMetric`. The burst order's gate (`GatedBacklog`, published by the on-prem exporter)
-needs more: a RAM role of the stack with an attached policy that allows it (the exporter's publisher
+such as `GpuUtilizationAgent`, and `MemoryUtilization`, `LoadAverage`) need the agent, which CloudMonitor
+installs on new instances of Alibaba's public images; a custom image (`m-...`) may not have it, so unless
+its user data installs the agent the alarm could not be judged. A
+`alicloud:cloudmonitor/serviceAgentConfig:ServiceAgentConfig` with `enableInstallAgentNewEcs: false`
+turns that automatic install off: then an instance of a public image whose user data does not install
+the agent publishes none of its metrics, a finding naming the config.
+`custom` metrics are uploaded by a program: a RAM policy of the stack must allow
+`cms:PutCustomMetric`. The burst order's gate (`GatedBacklog`, published by the on-prem exporter) needs
+more: a RAM role of the stack with an attached policy that allows it (the exporter's publisher
 role), since a policy attached to nothing publishes nothing. Without it the gated alarm never fires;
 the message says whether a raw MNS queue alarm on the same scaling rule still bursts the pool.
 
@@ -48,6 +52,7 @@ RAM_ROLE_ATTACHMENT = "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment"
 PUT_CUSTOM_METRIC = "cms:PutCustomMetric"
 GATED_METRIC = "GatedBacklog"  # components.pools.burst_custom.GATED_METRIC (policies import no components)
 ALI_LAUNCH_TEMPLATE = "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate"
+ALI_AGENT_CONFIG = "alicloud:cloudmonitor/serviceAgentConfig:ServiceAgentConfig"
 ALI_AGENT_METRICS = frozenset({"MemoryUtilization", "LoadAverage"})
 _AGENT_INSTALL = re.compile(r"cloudmonitor|argusagent|cms_go_agent|cloud-monitor|cms-agent-", re.IGNORECASE)
 MNS_PROJECT = "acs_mns_new"
@@ -88,7 +93,8 @@ def alicloud_problems(index: ResourceIndex, alarm: ResourceView, listed: list[st
 
 def _agent_on_images(index: ResourceIndex, label: str, metric: str, groups: list[ResourceView]) -> list[str]:
     """The CloudMonitor agent reads `metric` inside the instances: every image the groups launch must
-    ship it (Alibaba's public images do) or install it in user data; otherwise it cannot be told."""
+    ship it (CloudMonitor installs it on public images unless a ServiceAgentConfig turns that off) or
+    install it in user data; otherwise it cannot be told."""
     sources = [
         config
         for config in index.of_type(ALI_SCALING_CONFIGURATION)
@@ -103,6 +109,21 @@ def _agent_on_images(index: ResourceIndex, label: str, metric: str, groups: list
             "not in the stack",
             "scalingGroupId",
         )
+    off = [
+        config.name
+        for config in index.of_type(ALI_AGENT_CONFIG)
+        if (enabled := _value(config, "enableInstallAgentNewEcs")) is not None and not truthy(enabled)
+    ]
+    bare = [source for source in sources if not _AGENT_INSTALL.search(_user_data(source))]
+    public = [s.name for s in bare if not str(_value(s, "imageId") or "").startswith("m-")]
+    if off and public:
+        return [
+            f"{label} scales on {metric}, read by the CloudMonitor agent, but CloudMonitor agent config "
+            f"{quoted(off)} turns off installing the agent on new ECS instances (enableInstallAgentNewEcs "
+            f"false) and the user data of {quoted(public)} does not install it: {metric} is never "
+            "published and the alarm never fires; turn the automatic install on or install the agent in "
+            "user data"
+        ]
     for source in sources:
         image = _value(source, "imageId")
         user_data = _user_data(source)

@@ -38,9 +38,11 @@ agent, a `acs_customMetric_*` project needs an uploader, `acs_mns_new` (MNS queu
 not be judged unless listed. For ESS alarms, `metricType: custom`
 metrics are uploaded by someone: a RAM policy of the stack must allow `cms:PutCustomMetric`, or the
 metric name is listed in `published_namespaces`. System metrics read from the CloudMonitor agent
-(`...Agent`, `MemoryUtilization`, `LoadAverage`) need the agent: public images ship it; a custom image
-(`m-...`) could not be judged unless its user data (plain or, as ECS takes it, base64) installs the
-agent.
+(`...Agent`, `MemoryUtilization`, `LoadAverage`) need the agent: CloudMonitor installs it on new
+instances of public images, unless a `alicloud:cloudmonitor/serviceAgentConfig:ServiceAgentConfig`
+sets `enableInstallAgentNewEcs: false` (then a public-image scaling configuration or launch template
+whose user data does not install the agent is a finding naming the config); a custom image (`m-...`)
+could not be judged unless its user data (plain or, as ECS takes it, base64) installs the agent.
 
 Tencent Cloud: `tencentcloud:Monitor/alarmPolicy:AlarmPolicy` with an `AS` trigger task, and
 `tencentcloud:As/scalingPolicy:ScalingPolicy` (its own CPU/memory alarm). The `cvm_device` namespace

@@ -8,7 +8,11 @@ noncurrent versions:
   DEEP_ARCHIVE less than 30 days after a STANDARD_IA/ONEZONE_IA transition; an S3 expiration that is
   not later than a transition;
 - a transition into a class whose minimum storage duration outlives the expiry of the same rule
-  (the object is billed to the end of the minimum even though it is deleted earlier);
+  (the object is billed to the end of the minimum even though it is deleted earlier). S3 and COS
+  count the minimum from the move; OSS counts IA's and Archive's from the object's creation (last
+  modification), so on OSS a move to IA at day 7 with deletion at day 30 meets IA's 30 days, and
+  only ColdArchive and DeepColdArchive count from the move. For noncurrent versions the creation
+  is not known; the version is taken as becoming noncurrent as soon as it was written;
 - a transition that cannot pay off before the expiry: S3 INTELLIGENT_TIERING moves an object to its
   cheaper tier only after 30 days without access and charges transition and monitoring fees per
   object, so objects expired within 30 days of the move pay the fees and are never billed less.
@@ -52,7 +56,8 @@ RULE = Rule(
         "rule's expiry. S3: STANDARD_IA/ONEZONE_IA need >= 30 days; for earlier moves use "
         "INTELLIGENT_TIERING (no minimum) only when objects are kept more than 30 days after the move, "
         "otherwise drop the transition; GLACIER_IR/GLACIER bill 90 days, DEEP_ARCHIVE 180. OSS: IA 30, "
-        "Archive 60, ColdArchive/DeepColdArchive 180 days. COS: STANDARD_IA/INTELLIGENT_TIERING 30, "
+        "Archive 60 days counted from the object's creation, ColdArchive/DeepColdArchive 180 days from the "
+        "move. COS: STANDARD_IA/INTELLIGENT_TIERING 30, "
         "ARCHIVE 90, DEEP_ARCHIVE 180 days. Otherwise drop the transition and keep the expiry."
     ),
     url="https://docs.aws.amazon.com/AmazonS3/latest/userguide/lifecycle-transition-general-considerations.html",
@@ -97,13 +102,13 @@ def _judge(
                 f"without access (day {cheaper}), so the move pays transition and monitoring fees and never "
                 "reaches a cheaper tier; drop the transition or keep them longer"
             )
-        elif transition.days + target.min_duration_days > expiry:
+        elif target.billed_until(transition.days) > expiry:
+            counted = "counted from creation, " if target.counted_from_creation else ""
             problems.append(
                 f"{where} moves {age} to {target.name} after {transition.days} days but expires them after "
                 f"{expiry} days, before {target.name}'s {target.min_duration_days}-day minimum storage "
-                f"duration ends (billed to day {transition.days + target.min_duration_days}); move them "
-                "later "
-                "or drop the transition"
+                f"duration ends ({counted}billed to day {target.billed_until(transition.days)}); move them "
+                "later or drop the transition"
             )
     if cloud == "aws":
         for ia in (t for t in transitions if t.storage_class.upper() in S3_IA and t.days is not None):

@@ -133,9 +133,10 @@ def _no_agent(g: ResourceGraph) -> ResourceGraph:
     return replaced(g, f"{P}-pool-a10-template", "userData", silent)
 
 
-def _ia_at_7(g: ResourceGraph) -> ResourceGraph:
+def _archive_at_7(g: ResourceGraph) -> ResourceGraph:
+    # Archive bills 60 days from the object's creation, past the checkpoints' 30-day expiry.
     rules = next(r for r in g.resources if r.name == f"{P}-checkpoints-bucket").inputs["lifecycleRules"]
-    rule = {**rules[0], "transitions": [{"days": 7, "storageClass": "IA"}]}
+    rule = {**rules[0], "transitions": [{"days": 7, "storageClass": "Archive"}]}
     return replaced(g, f"{P}-checkpoints-bucket", "lifecycleRules", [rule, *rules[1:]])
 
 
@@ -236,7 +237,7 @@ MUTATIONS: dict[str, tuple[Any, str, str]] = {
         "acs:SecureTransport",
     ),
     "GF-STOR-005": (_expire_at(90), "checkpoints-bucket", "90 days"),
-    "GF-STOR-006": (_ia_at_7, "checkpoints-bucket", "30-day minimum storage duration"),
+    "GF-STOR-006": (_archive_at_7, "checkpoints-bucket", "60-day minimum storage duration"),
     "GF-STOR-008": (
         _set("pool-a10-template", "systemDisk.encrypted", False),
         "pool-a10-template",

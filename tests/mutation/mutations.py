@@ -360,7 +360,7 @@ def vpn_connection(graph: ResourceGraph, name: str, tunnel1: dict[str, Any]) -> 
             "vpnGatewayId": "vgw-0f1e2d3c4b5a69788",
             "type": "ipsec.1",
             "staticRoutesOnly": True,
-            "remoteIpv4NetworkCidr": ONPREM_CIDR,
+            "localIpv4NetworkCidr": ONPREM_CIDR,
             **tunnels,
             "tags": cost_tags(graph),
         },

@@ -2,7 +2,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from policies.k8s.gpu_priority_disruption import POLICY, RULE
+from tests.policies.verdicts import node, verdicts
 
 from .helpers import UNKNOWN_STRING_VALUE, res, run_stack, urn_of
 
@@ -94,3 +97,88 @@ def test_unknown_label_is_not_a_pass() -> None:
 def test_proxied_props() -> None:
     resources = [PRIORITY, trainer(proxy=True), pdb({"matchLabels": {"app": "trainer"}}, proxy=True)]
     assert run_stack(POLICY, resources) == []
+
+
+DEPLOY = "kubernetes:apps/v1:Deployment"
+JOB = "kubernetes:batch/v1:Job"
+
+
+def _workload(kind: str, count: dict[str, Any]) -> Any:
+    template = {"metadata": {"labels": {"app": "trainer"}}, "spec": {"containers": GPU_CONTAINERS}}
+    return node(
+        kind, "trainer", {"metadata": {"namespace": "train"}, "spec": {**count, "template": template}}
+    )
+
+
+def _budget(spec: dict[str, Any], name: str = "trainer-pdb") -> Any:
+    props = {
+        "metadata": {"namespace": "train"},
+        "spec": {**spec, "selector": {"matchLabels": {"app": "trainer"}}},
+    }
+    return node(PDB, name, props)
+
+
+PRIORITY_CLASS = node(PC, "gpu-baseline", {"value": 100000})
+
+
+def _empty_budget(what: str, reason: str) -> tuple[str, str, str, str]:
+    return (
+        "GF-K8S-004",
+        "advisory",
+        f"{what} runs GPU work but the PodDisruptionBudget selecting its pods in namespace 'train' lets "
+        f"all of them be evicted at once: 'trainer-pdb' ({reason}); keep at least one (e.g. "
+        "maxUnavailable: 1 below the replicas, or maxUnavailable: 0)",
+        "trainer",
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "count", "spec", "reason"),
+    [
+        (STS, {"replicas": 4}, {"maxUnavailable": "100%"}, "maxUnavailable 100%"),
+        (STS, {}, {"minAvailable": 0}, "minAvailable 0"),
+        (DEPLOY, {"replicas": 2}, {"minAvailable": "0%"}, "minAvailable 0%"),
+        (DEPLOY, {"replicas": 2}, {"maxUnavailable": 2}, "maxUnavailable 2 of 2 replicas"),
+        (STS, {"replicas": 1}, {"maxUnavailable": 1}, "maxUnavailable 1 of 1 replicas"),
+        (JOB, {"parallelism": 3}, {"maxUnavailable": 5}, "maxUnavailable 5 of 3 replicas"),
+    ],
+)
+def test_budget_that_protects_no_pod_is_a_finding(
+    kind: str, count: dict[str, Any], spec: dict[str, Any], reason: str
+) -> None:
+    what = {STS: "StatefulSet", DEPLOY: "Deployment", JOB: "Job"}[kind] + " 'trainer'"
+    found = verdicts(POLICY, [PRIORITY_CLASS, _workload(kind, count), _budget(spec)])
+    assert found == [_empty_budget(what, reason)]
+
+
+@pytest.mark.parametrize(
+    ("count", "spec"),
+    [
+        ({"replicas": 4}, {"maxUnavailable": "50%"}),
+        ({"replicas": 4}, {"maxUnavailable": 3}),
+        ({"replicas": 4}, {"maxUnavailable": 0}),
+        ({"replicas": 4}, {"minAvailable": 1}),
+        ({"replicas": 4}, {"minAvailable": "25%"}),
+        ({}, {"maxUnavailable": 1}),  # the replicas are not known: a whole number may still keep some
+        ({"replicas": 2}, {"maxUnavailable": UNKNOWN_STRING_VALUE}),  # not known at preview
+    ],
+)
+def test_budget_that_keeps_a_pod_passes(count: dict[str, Any], spec: dict[str, Any]) -> None:
+    assert verdicts(POLICY, [PRIORITY_CLASS, _workload(STS, count), _budget(spec)]) == []
+
+
+def test_one_protecting_budget_is_enough() -> None:
+    loose = [_budget({"maxUnavailable": "100%"}, "loose"), _budget({"minAvailable": 0}, "none")]
+    assert verdicts(POLICY, [PRIORITY_CLASS, _workload(STS, {"replicas": 2}), *loose]) == [
+        (
+            "GF-K8S-004",
+            "advisory",
+            "StatefulSet 'trainer' runs GPU work but the PodDisruptionBudgets selecting its pods in "
+            "namespace 'train' let all of them be evicted at once: 'loose' (maxUnavailable 100%), 'none' "
+            "(minAvailable 0); keep at least one (e.g. maxUnavailable: 1 below the replicas, or "
+            "maxUnavailable: 0)",
+            "trainer",
+        )
+    ]
+    strict = _budget({"maxUnavailable": 0}, "strict")
+    assert verdicts(POLICY, [PRIORITY_CLASS, _workload(STS, {"replicas": 2}), *loose, strict]) == []

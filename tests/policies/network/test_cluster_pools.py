@@ -29,7 +29,7 @@ FIX = "; give each network of the fleet a disjoint range"
 def stack(*pools: Any) -> list[Any]:
     return [
         res(AWS_VPC, "gpu-vpc", {"cidrBlock": "10.64.0.0/16"}),
-        res(VPN, "dc", {"remoteIpv4NetworkCidr": "192.168.0.0/16"}),
+        res(VPN, "dc", {"localIpv4NetworkCidr": "192.168.0.0/16"}),
         *pools,
     ]
 

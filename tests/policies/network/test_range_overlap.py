@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from policies.network.range_overlap import POLICY, RULE
+from tests.policies.verdicts import node, verdicts
 
 from .helpers import UNKNOWN_STRING_VALUE, res, run_stack, urn_of
 
@@ -270,4 +271,61 @@ def test_aws_route_to_a_vpn_gateway_by_reference_is_on_prem_and_others_are_not()
     assert [message for message, _ in found] == [
         "VPC 'cloud' range 10.0.128.0/20 overlaps route 'to-vgw' to a virtual private gateway range "
         "10.0.0.0/16" + FIX
+    ]
+
+
+AWS_VPN = "aws:ec2/vpnConnection:VpnConnection"
+
+
+def test_aws_vpn_connection_sides_read_as_aws_names_them() -> None:
+    """AWS names the customer gateway's (on-prem) side `localIpv4NetworkCidr` and its own side
+    `remoteIpv4NetworkCidr`: a remote range equal to the VPC is the VPC itself, not an overlap."""
+    vpc = node(AWS_VPC, "gpu-vpc", {"cidrBlock": "10.20.0.0/16"})
+    correct = node(
+        AWS_VPN,
+        "dc-vpn",
+        {"localIpv4NetworkCidr": "192.168.0.0/16", "remoteIpv4NetworkCidr": "10.20.0.0/16"},
+    )
+    assert verdicts(POLICY, [vpc, correct]) == []
+    # AWS's defaults (0.0.0.0/0 on both sides) say nothing about either network.
+    defaults = node(
+        AWS_VPN, "dc-vpn", {"localIpv4NetworkCidr": "0.0.0.0/0", "remoteIpv4NetworkCidr": "0.0.0.0/0"}
+    )
+    assert verdicts(POLICY, [vpc, defaults]) == []
+
+
+@pytest.mark.parametrize(
+    ("local", "remote"),
+    [
+        ("10.0.0.0/8", "10.20.0.0/16"),  # the on-prem side contains the VPC
+        ("10.20.128.0/20", "10.20.0.0/16"),  # the on-prem side sits inside the VPC
+        ("10.20.0.0/16", None),
+    ],
+)
+def test_aws_vpn_connection_on_prem_side_overlapping_the_vpc(local: str, remote: str | None) -> None:
+    vpc = node(AWS_VPC, "gpu-vpc", {"cidrBlock": "10.20.0.0/16"})
+    sides = {"localIpv4NetworkCidr": local} | ({"remoteIpv4NetworkCidr": remote} if remote else {})
+    assert verdicts(POLICY, [vpc, node(AWS_VPN, "dc-vpn", sides)]) == [
+        (
+            "GF-NET-002",
+            "mandatory",
+            f"VPC 'gpu-vpc' range 10.20.0.0/16 overlaps VPN connection 'dc-vpn' range {local}" + FIX,
+            "gpu-vpc",
+        )
+    ]
+
+
+def test_aws_vpn_connection_ipv6_on_prem_side() -> None:
+    vpc = node(AWS_VPC, "gpu-vpc", {"cidrBlock": "10.20.0.0/16", "ipv6CidrBlock": "2600:1f18::/56"})
+    remote_only = node(AWS_VPN, "dc-vpn", {"remoteIpv6NetworkCidr": "2600:1f18::/56"})
+    assert verdicts(POLICY, [vpc, remote_only]) == []
+    local = node(AWS_VPN, "dc-vpn", {"localIpv6NetworkCidr": "2600:1f18:0:40::/60"})
+    assert verdicts(POLICY, [vpc, local]) == [
+        (
+            "GF-NET-002",
+            "mandatory",
+            "VPC 'gpu-vpc' range 2600:1f18::/56 overlaps VPN connection 'dc-vpn' range 2600:1f18:0:40::/60"
+            + FIX,
+            "gpu-vpc",
+        )
     ]

@@ -7,7 +7,10 @@ import base64
 import json
 from typing import Any
 
+import pytest
+
 from policies.ops.scaling_metric_published import POLICY
+from tests.policies.verdicts import node, verdicts
 
 from .helpers import res, run_stack
 
@@ -240,7 +243,7 @@ def test_alibaba_agent_installed_by_base64_user_data_is_seen() -> None:
     assert run_stack(POLICY, ess("GpuUtilizationAgent", image="m-bp1gpu", user_data=installs.decode())) == []
     silent = base64.b64encode(b"#!/bin/bash\necho no agent here\n").decode()
     [(message, _)] = run_stack(POLICY, ess("GpuUtilizationAgent", image="m-bp1gpu", user_data=silent))
-    assert message.startswith("could not be judged: ESS alarm 'pool-busy' scales on GpuUtilizationAgent")
+    assert "whether custom image 'm-bp1gpu' of 'pool-config' runs the agent cannot be told" in message
 
 
 def mns_alarm(queue: str | None, *, with_queue: bool = True) -> list[Any]:
@@ -268,3 +271,101 @@ def test_cloudmonitor_rule_on_an_mns_queue_the_stack_lacks() -> None:
         "CloudMonitor alarm 'gpu-hot' scales on acs_mns_new ActiveMessages but the stack has no MNS queue"
     ]
     assert run_stack(POLICY, mns_alarm("other-jobs"), {"published_namespaces": ["acs_mns_new"]}) == []
+
+
+# --- CloudMonitor's automatic agent install turned off -------------------------------------------
+
+AGENT_CONFIG = "alicloud:cloudmonitor/serviceAgentConfig:ServiceAgentConfig"
+PUBLIC_IMAGE = "ubuntu_22_04_x64_20G_alibase_20240130.vhd"
+NO_AGENT = (
+    "ESS alarm 'pool-busy' scales on GpuUtilizationAgent, read by the CloudMonitor agent, but CloudMonitor "
+    "agent config 'cms-agent' turns off installing the agent on new ECS instances (enableInstallAgentNewEcs "
+    "false) and the user data of 'pool-config' does not install it: GpuUtilizationAgent is never published "
+    "and the alarm never fires; turn the automatic install on or install the agent in user data"
+)
+
+
+def _ess_pool(source_type: str, image: str = PUBLIC_IMAGE, user_data: str = "") -> list[Any]:
+    group = node("alicloud:ess/scalingGroup:ScalingGroup", "pool", {"scalingGroupName": "pool"})
+    launch = {"imageId": image, "userData": user_data}
+    if source_type == "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate":
+        source = node(source_type, "pool-config", launch)
+        group = node(
+            "alicloud:ess/scalingGroup:ScalingGroup",
+            "pool",
+            {"scalingGroupName": "pool", "launchTemplateId": "lt-1"},
+            refs={"launchTemplateId": [source]},
+        )
+    else:
+        source = node(
+            source_type, "pool-config", {"scalingGroupId": "pool", **launch}, refs={"scalingGroupId": [group]}
+        )
+    alarm = node(
+        "alicloud:ess/alarm:Alarm",
+        "pool-busy",
+        {"scalingGroupId": "pool", "metricType": "system", "metricName": "GpuUtilizationAgent"},
+        refs={"scalingGroupId": [group]},
+    )
+    return [group, source, alarm]
+
+
+def _agent_config(enabled: bool) -> Any:
+    return node(AGENT_CONFIG, "cms-agent", {"enableInstallAgentNewEcs": enabled})
+
+
+@pytest.mark.parametrize(
+    "source_type",
+    [
+        "alicloud:ess/scalingConfiguration:ScalingConfiguration",
+        "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate",
+    ],
+)
+def test_alibaba_agent_install_turned_off_leaves_the_agent_metric_unpublished(source_type: str) -> None:
+    stack = [_agent_config(False), *_ess_pool(source_type)]
+    assert verdicts(POLICY, stack) == [("GF-OPS-001", "mandatory", NO_AGENT, "pool-busy")]
+
+
+def test_alibaba_agent_install_on_or_done_in_user_data_passes() -> None:
+    scaling = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
+    assert verdicts(POLICY, [_agent_config(True), *_ess_pool(scaling)]) == []
+    assert verdicts(POLICY, _ess_pool(scaling)) == []  # on unless turned off
+    installs = base64.b64encode(b"#!/bin/bash\nbash cloudmonitor_install.sh\n").decode()
+    assert verdicts(POLICY, [_agent_config(False), *_ess_pool(scaling, user_data=installs)]) == []
+    # CPU utilisation comes from the hypervisor, not the agent.
+    group, source, alarm = _ess_pool(scaling)
+    alarm.inputs["metricName"] = "CpuUtilization"
+    assert verdicts(POLICY, [_agent_config(False), group, source, alarm]) == []
+
+
+def test_alibaba_agent_install_turned_off_on_a_custom_image_still_cannot_be_told() -> None:
+    # A custom image may carry the agent itself: the automatic install says nothing about it.
+    scaling = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
+    [(rule, _, message, name)] = verdicts(
+        POLICY, [_agent_config(False), *_ess_pool(scaling, image="m-bp1gpu")]
+    )
+    assert (rule, name) == ("GF-OPS-001", "pool-busy")
+    assert "whether custom image 'm-bp1gpu' of 'pool-config' runs the agent cannot be told" in message
+
+
+def test_cloudmonitor_rule_with_the_agent_install_turned_off() -> None:
+    group, source, _ = _ess_pool("alicloud:ess/scalingConfiguration:ScalingConfiguration")
+    target = "acs:ess:cn-hangzhou:1234567890:scalingGroupId/asg-bp1gpu:scalingRuleId/asr-bp1out"
+    alarm = node(
+        "alicloud:cms/alarm:Alarm",
+        "gpu-hot",
+        {"project": "acs_ecs_dashboard", "metric": "gpu_gpu_usedutilization", "targets": [{"arn": target}]},
+        refs={"targets": [group]},
+    )
+    assert verdicts(POLICY, [_agent_config(False), group, source, alarm]) == [
+        (
+            "GF-OPS-001",
+            "mandatory",
+            "CloudMonitor alarm 'gpu-hot' scales on gpu_gpu_usedutilization, read by the CloudMonitor agent, "
+            "but CloudMonitor agent config 'cms-agent' turns off installing the agent on new ECS instances "
+            "(enableInstallAgentNewEcs false) and the user data of 'pool-config' does not install it: "
+            "gpu_gpu_usedutilization is never published and the alarm never fires; turn the automatic "
+            "install on or install the agent in user data",
+            "gpu-hot",
+        )
+    ]
+    assert verdicts(POLICY, [_agent_config(True), group, source, alarm]) == []

@@ -4,6 +4,7 @@ import pytest
 
 from policies.storage._buckets import AWS_BUCKET, AWS_LIFECYCLE, AWS_LIFECYCLE_V2, COS_BUCKET, OSS_BUCKET
 from policies.storage.lifecycle_cost_sane import POLICY, RULE
+from tests.policies.verdicts import node, verdicts
 
 from .helpers import UNKNOWN, run_resource
 
@@ -106,32 +107,106 @@ def test_noncurrent_versions_judged_too() -> None:
     ]
 
 
-def test_oss_ia_at_7_days_with_30_day_expiry_is_cost_insane() -> None:
-    props = {
-        "lifecycleRules": [
-            {
-                "id": "ckpt",
-                "enabled": True,
-                "transitions": [{"days": 7, "storageClass": "IA"}],
-                "expirations": [{"days": 30}],
-            }
-        ]
+def _oss(transition_days: int, storage_class: str, expire_days: int) -> dict[str, object]:
+    rule = {
+        "id": "ckpt",
+        "enabled": True,
+        "transitions": [{"days": transition_days, "storageClass": storage_class}],
+        "expirations": [{"days": expire_days}],
     }
-    assert run_resource(POLICY, OSS_BUCKET, props, name="o") == [
-        "OSS bucket 'o' lifecycle rule ckpt moves objects to IA after 7 days but expires them after 30 days, "
-        "before IA's 30-day minimum storage duration ends (billed to day 37); move them later or drop the "
-        "transition"
+    return {"lifecycleRules": [rule]}
+
+
+@pytest.mark.parametrize(
+    ("transition_days", "storage_class", "expire_days"),
+    [
+        (7, "IA", 30),  # IA's 30 days count from the object's creation: met at day 30
+        (1, "IA", 30),
+        (7, "IA", 60),
+        (10, "Archive", 60),  # Archive's 60 days count from creation too
+        (7, "ColdArchive", 187),  # ColdArchive's 180 count from the move: billed to day 187
+    ],
+)
+def test_oss_minimums_that_end_by_the_expiry_pass(
+    transition_days: int, storage_class: str, expire_days: int
+) -> None:
+    bucket = node(OSS_BUCKET, "o", _oss(transition_days, storage_class, expire_days))
+    assert verdicts(POLICY, [bucket]) == []
+
+
+@pytest.mark.parametrize(
+    ("transition_days", "storage_class", "expire_days", "counted", "billed"),
+    [
+        (7, "IA", 20, "counted from creation, ", 30),
+        (10, "Archive", 50, "counted from creation, ", 60),
+        (7, "ColdArchive", 30, "", 187),
+        (7, "DeepColdArchive", 186, "", 187),
+    ],
+)
+def test_oss_minimums_that_outlive_the_expiry(
+    transition_days: int, storage_class: str, expire_days: int, counted: str, billed: int
+) -> None:
+    bucket = node(OSS_BUCKET, "o", _oss(transition_days, storage_class, expire_days))
+    minimum = {"IA": 30, "Archive": 60}.get(storage_class, 180)
+    assert verdicts(POLICY, [bucket]) == [
+        (
+            "GF-STOR-006",
+            "mandatory",
+            f"OSS bucket 'o' lifecycle rule ckpt moves objects to {storage_class} after {transition_days} "
+            f"days but expires them after {expire_days} days, before {storage_class}'s {minimum}-day "
+            f"minimum storage duration ends ({counted}billed to day {billed}); move them later or drop the "
+            "transition",
+            "o",
+        )
     ]
-    fine = {
-        "lifecycleRules": [
-            {
-                "enabled": True,
-                "transitions": [{"days": 7, "storageClass": "IA"}],
-                "expirations": [{"days": 60}],
-            }
-        ]
-    }
-    assert run_resource(POLICY, OSS_BUCKET, fine, name="o") == []
+
+
+@pytest.mark.parametrize(
+    ("storage_class", "minimum"), [("STANDARD_IA", 30), ("ARCHIVE", 90), ("DEEP_ARCHIVE", 180)]
+)
+def test_cos_minimums_count_from_the_move(storage_class: str, minimum: int) -> None:
+    def bucket(expire_days: int) -> list[object]:
+        rule = {
+            "transitions": [{"days": 7, "storageClass": storage_class}],
+            "expiration": {"days": expire_days},
+        }
+        return [node(COS_BUCKET, "c", {"lifecycleRules": [rule]})]
+
+    # Unlike OSS, a move at day 7 with deletion at the class's minimum is billed past the deletion.
+    assert verdicts(POLICY, bucket(minimum)) == [
+        (
+            "GF-STOR-006",
+            "mandatory",
+            f"COS bucket 'c' lifecycle rule #0 moves objects to {storage_class} after 7 days but expires "
+            f"them after {minimum} days, before {storage_class}'s {minimum}-day minimum storage duration "
+            f"ends (billed to day {minimum + 7}); move them later or drop the transition",
+            "c",
+        )
+    ]
+    assert verdicts(POLICY, bucket(minimum + 7)) == []
+
+
+def test_s3_standard_ia_minimum_counts_from_the_move() -> None:
+    def config(expire_days: int) -> list[object]:
+        rule = {
+            "id": "r",
+            "status": "Enabled",
+            "transitions": [{"days": 30, "storageClass": "STANDARD_IA"}],
+            "expiration": {"days": expire_days},
+        }
+        return [node(AWS_LIFECYCLE, "lc", {"rules": [rule]})]
+
+    assert verdicts(POLICY, config(45)) == [
+        (
+            "GF-STOR-006",
+            "mandatory",
+            "S3 lifecycle configuration 'lc' lifecycle rule r moves objects to STANDARD_IA after 30 days but "
+            "expires them after 45 days, before STANDARD_IA's 30-day minimum storage duration ends (billed "
+            "to day 60); move them later or drop the transition",
+            "lc",
+        )
+    ]
+    assert verdicts(POLICY, config(60)) == []
 
 
 def test_cos_archive() -> None:

@@ -51,7 +51,7 @@ VARIANTS = {
     "no_tls_policy": ("GF-STOR-004", "checkpoints", "acs:SecureTransport"),
     "tls11": ("GF-STOR-004", "checkpoints", "TLSv1.1"),
     "versioning_off": ("GF-STOR-007", "checkpoints", "not versioned"),
-    "ia_before_expiry": ("GF-STOR-006", "checkpoints", "30-day minimum storage duration"),
+    "archive_before_expiry": ("GF-STOR-006", "checkpoints", "60-day minimum storage duration"),
     "long_expiry": ("GF-STOR-005", "checkpoints", "after 90 days"),
     "trust_any": ("GF-IAM-004", "gpu-node-role", "trusts any principal"),
     "ram_star": ("GF-IAM-001", "gpu-node-policy", "wildcard action '*'"),

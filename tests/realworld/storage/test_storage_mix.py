@@ -31,7 +31,7 @@ VARIANTS: dict[str, tuple[str, str, str]] = {
     "ali-rotation-off": ("GF-KMS-001", "ckpt", "automaticRotation Disabled"),
     "tc-rotation-off": ("GF-KMS-001", "ckpt", "keyRotationEnabled is not true"),
     "oss-aes256": ("GF-STOR-001", "oss-ckpt", "is encrypted with AES256"),
-    "oss-ia-7": ("GF-STOR-006", "oss-ckpt", "before IA's 30-day minimum storage duration"),
+    "oss-archive-7": ("GF-STOR-006", "oss-ckpt", "before Archive's 60-day minimum storage duration"),
     "oss-acl-public": ("GF-STOR-003", "oss-ckpt", "has the ACL public-read"),
     "oss-no-pab": ("GF-STOR-003", "oss-ckpt", "has no public access block"),
     "cos-public": ("GF-STOR-003", "cos-ckpt", "has the ACL public-read"),

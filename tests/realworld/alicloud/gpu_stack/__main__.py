@@ -116,10 +116,10 @@ checkpoint_lifecycle = [
         id="checkpoints",
         enabled=True,
         prefix="",
-        # IA bills 30 days at least, so with a 30-day expiry no transition pays off on OSS.
+        # Archive bills 60 days from the object's creation, past the 30-day expiry.
         transitions=(
-            [alicloud.oss.BucketLifecycleRuleTransitionArgs(days=7, storage_class="IA")]
-            if broken == "ia_before_expiry"
+            [alicloud.oss.BucketLifecycleRuleTransitionArgs(days=7, storage_class="Archive")]
+            if broken == "archive_before_expiry"
             else None
         ),
         expirations=[

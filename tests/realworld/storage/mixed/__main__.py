@@ -190,7 +190,7 @@ oss_ckpt = alicloud.oss.Bucket(
             id="checkpoints",
             enabled=True,
             prefix="runs/",
-            transitions=[{"days": 7, "storage_class": "IA"}] if BREAK == "oss-ia-7" else None,
+            transitions=[{"days": 7, "storage_class": "Archive"}] if BREAK == "oss-archive-7" else None,
             expirations=[{"days": 30}],
             abort_multipart_uploads=[{"days": 1}],
             noncurrent_version_expirations=[{"days": 7}],
