@@ -189,7 +189,7 @@ class TencentSite(pulumi.ComponentResource):
             opts=child,
         )
         bucket_args = TencentBucketArgs(
-            name_part=bucket_name_part(f"{args.fleet}-ckpt-{plan.region}"),
+            name_part=bucket_name_part(f"{args.fleet}-ckpt-{plan.region}", plan.region),
             app_id=info.app_id,
             region=plan.region,
             key_id=key.key_id,
@@ -214,7 +214,7 @@ class TencentSite(pulumi.ComponentResource):
                     tags=tags,
                     bucket=replace(
                         bucket_args,
-                        name_part=bucket_name_part(f"{args.fleet}-ckpt-{plan.region}-dr"),
+                        name_part=bucket_name_part(f"{args.fleet}-ckpt-{plan.region}-dr", replica_region),
                         region=replica_region,
                         key_id=replica_key.key_id,
                         provider=replica_provider,

@@ -30,6 +30,17 @@ ABORT_MULTIPART_DAYS = 1
 # COS bucket names are <name>-<APPID>; the name part is lower-case letters, digits and '-'.
 _NAME_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")
 MAX_NAME_CHARS = 40
+# The request domain <name>-<APPID>.cos.<region>.myqcloud.com may have at most 60 characters
+# (https://www.tencentcloud.com/document/product/436/13312, "Bucket Naming Conventions"); an APPID
+# has 10 digits, so in ap-guangzhou the name part has 19.
+MAX_DOMAIN_CHARS = 60
+APPID_DIGITS = 10
+
+
+def max_name_chars(region: str) -> int:
+    """The longest name part a bucket of `region` can have within COS's 60-character request domain."""
+    domain = len(f"-{'0' * APPID_DIGITS}.cos.{region}.myqcloud.com")
+    return max(1, min(MAX_NAME_CHARS, MAX_DOMAIN_CHARS - domain))
 
 
 def ia_transition_days(ia_after_days: int, expire_after_days: int) -> int | None:
@@ -40,13 +51,15 @@ def ia_transition_days(ia_after_days: int, expire_after_days: int) -> int | None
     return ia_after_days
 
 
-def bucket_name_part(prefix: str) -> str:
+def bucket_name_part(prefix: str, region: str | None = None) -> str:
     """A valid COS name part (before ``-<APPID>``) from ``prefix``: lower-cased, other characters
-    replaced by '-', cut to 40 characters with a hash of the whole when longer."""
+    replaced by '-', and, when longer than the bucket's region allows (`max_name_chars`; 40 without a
+    region), cut with a 6-character hash of the whole so two prefixes never meet."""
     cleaned = re.sub(r"[^a-z0-9-]+", "-", prefix.lower()).strip("-") or "gpufleet"
-    if len(cleaned) > MAX_NAME_CHARS:
-        digest = hashlib.sha256(cleaned.encode()).hexdigest()[:8]
-        cleaned = f"{cleaned[: MAX_NAME_CHARS - 9].rstrip('-')}-{digest}"
+    limit = max_name_chars(region) if region else MAX_NAME_CHARS
+    if len(cleaned) > limit:
+        digest = hashlib.sha256(cleaned.encode()).hexdigest()[:6]
+        cleaned = f"{cleaned[: max(1, limit - 7)].rstrip('-')}-{digest}"
     return cleaned
 
 

@@ -108,7 +108,16 @@ def test_names_fit_tencent_rules() -> None:
     assert bucket_name_part("GF_Dev-ckpt-ap-guangzhou") == "gf-dev-ckpt-ap-guangzhou"
     long = bucket_name_part("a-very-long-fleet-name-for-a-team-ckpt-ap-guangzhou")
     assert len(long) == 40
-    assert long.startswith("a-very-long-fleet-name-for-a")
+    assert long.startswith("a-very-long-fleet-name-for-a-team-")
+
+
+def test_bucket_names_fit_cos_60_character_request_domain() -> None:
+    """<name>-<APPID>.cos.<region>.myqcloud.com has at most 60 characters: 19 for the name in ap-guangzhou."""
+    name = bucket_name_part("gpufleet-tc-dev-ckpt-ap-guangzhou", "ap-guangzhou")
+    assert name.startswith("gpufleet-tc-") and len(name) <= 19
+    assert len(f"{name}-1250000000.cos.ap-guangzhou.myqcloud.com") <= 60
+    assert bucket_name_part("tc-ckpt", "ap-guangzhou") == "tc-ckpt"
+    assert bucket_name_part("gpufleet-tc-dev-ckpt-ap-guangzhou-dr", "ap-guangzhou") != name
 
 
 def test_ia_transition_only_when_it_pays_off() -> None:
