@@ -77,7 +77,9 @@ def test_each_break_is_reported_by_its_rule(variant: str) -> None:
     rule_id, resource, words = VARIANTS[variant]
     result = outcome(MIXED, variant)
     found = [v for v in result.violations if v.rule_id not in OTHER]
-    assert {v.rule_id for v in found} == {rule_id}, result.summary()
+    # S3 refuses STANDARD_IA before 30 days itself: the deploy check reports that beside the cost rule.
+    refused = {"GF-DEPLOY-003"} if "STANDARD_IA before 30 days" in words else set()
+    assert {v.rule_id for v in found} == {rule_id} | refused, result.summary()
     for finding in found:
         assert finding.urn.endswith(f"::{resource}")
         assert f"'{resource}'" in finding.message

@@ -186,7 +186,7 @@ alicloud.cms.Alarm(
     ),
     period=300,
     escalations_critical=alicloud.cms.AlarmEscalationsCriticalArgs(
-        statistics="Maximum", comparison_operator="GreaterThanThreshold", threshold="0", times=1
+        statistics="Maximum", comparison_operator=">", threshold="0", times=1
     ),
     contact_groups=[contacts.alarm_contact_group_name],
     targets=[alicloud.cms.AlarmTargetArgs(target_id="1", arn=grow.ari)],
@@ -199,13 +199,12 @@ for name, cron, top in (("night", "0 13 * * *", 0), ("morning", "0 23 * * 0-4", 
         name,
         scheduled_task_name=name,
         scaling_group_id=group.id,
-        launch_time="2026-12-02T13:00Z",
+        launch_time="2027-01-02T13:00Z",
         recurrence_type="Cron",
         recurrence_value=cron,
         recurrence_end_time="2027-11-30T00:00Z",
         min_value=0,
         max_value=top,
-        desired_capacity=0 if top == 0 else None,
         opts=opts,
     )
 alicloud.ecs.EcsSessionManagerStatus(

@@ -205,7 +205,7 @@ tencentcloud.tat.Command(
     command_name="gpu-health",
     content="nvidia-smi",
     command_type="SHELL",
-    tags=TAGS,
+    tags=[{"key": k, "value": v} for k, v in TAGS.items()],
     opts=tc,
 )
 tc_vpn_gw = tencentcloud.vpn.Gateway(

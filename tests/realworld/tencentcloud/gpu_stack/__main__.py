@@ -133,7 +133,7 @@ def tls_only_policy(bucket: str) -> str:
 
 checkpoints = tencentcloud.cos.Bucket(
     "checkpoints",
-    bucket=f"vision-dev-checkpoints-{app_id}",
+    bucket=f"vision-ckpt-{app_id}",
     acl="public-read" if broken == "cos_public_read" else "private",
     encryption_algorithm=None if broken == "cos_unencrypted" else "KMS",
     kms_id=None if broken == "cos_unencrypted" else checkpoint_key.id,
@@ -173,7 +173,7 @@ if broken != "no_tls_policy":
 
 datasets = tencentcloud.cos.Bucket(
     "datasets",
-    bucket=f"vision-dev-restricted-{app_id}",
+    bucket=f"vision-rstr-{app_id}",
     acl="private",
     encryption_algorithm="KMS",
     kms_id=byok_key.id,
@@ -378,8 +378,8 @@ if broken != "no_off_hours":
         max_size=0,
         min_size=0,
         desired_capacity=0,
-        start_time="2025-01-01T20:00:00+08:00",
-        end_time="2030-01-01T00:00:00+08:00",
+        start_time="2030-01-01T20:00:00+08:00",
+        end_time="2031-01-01T00:00:00+08:00",
         recurrence="0 20 * * *",
         opts=opts,
     )
@@ -390,8 +390,8 @@ if broken != "no_off_hours":
         max_size=8,
         min_size=0,
         desired_capacity=0,
-        start_time="2025-01-01T08:00:00+08:00",
-        end_time="2030-01-01T00:00:00+08:00",
+        start_time="2030-01-01T08:00:00+08:00",
+        end_time="2031-01-01T00:00:00+08:00",
         recurrence="0 8 * * 1-5",
         opts=opts,
     )
@@ -406,7 +406,7 @@ if broken != "no_tat":
         timeout=60,
         username="root",
         working_directory="/root",
-        tags=tags,
+        tags=[{"key": k, "value": v} for k, v in tags.items()],
         opts=opts,
     )
 
