@@ -24,7 +24,7 @@ CONFIG = "tencentcloud:As/scalingConfig:ScalingConfig"
 GROUP = "tencentcloud:As/scalingGroup:ScalingGroup"
 ALARM = "tencentcloud:Monitor/alarmPolicy:AlarmPolicy"
 SCHEDULE = "tencentcloud:As/schedule:Schedule"
-BUCKET_NAME = "gf-dev-ckpt-ap-guangzhou-1250000000"
+BUCKET_NAME = "gf-dev-ckpt-779ec5-1250000000"  # within COS's 60-character request domain
 
 
 def test_children_are_exactly_the_site(run_pulumi: Runner) -> None:

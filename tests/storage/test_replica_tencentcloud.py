@@ -21,8 +21,8 @@ from tests.storage.conftest import ProviderRecorder, Runner
 BUCKET = "tencentcloud:Cos/bucket:Bucket"
 REGION = "ap-guangzhou"
 REPLICA = "ap-shanghai"
-SOURCE_NAME = f"gf-dev-ckpt-ap-guangzhou-{TENCENT_APP_ID}"
-REPLICA_NAME = f"gf-dev-ckpt-ap-guangzhou-dr-{TENCENT_APP_ID}"
+SOURCE_NAME = f"gf-dev-ckpt-779ec5-{TENCENT_APP_ID}"
+REPLICA_NAME = f"gf-dev-ckpt-a-35fb12-{TENCENT_APP_ID}"
 ROLE = f"{SITE}-ckpt-replication"
 
 

@@ -37,7 +37,11 @@ VARIANTS: dict[str, tuple[set[str], str, str]] = {
     "lifecycle-too-long": ({"GF-STOR-005"}, "checkpoints", "expires objects after 60 days"),
     "lifecycle-disabled": ({"GF-STOR-005", "GF-STOR-007"}, "checkpoints", "lifecycle has no expiration"),
     # S3 refuses the move itself, so the deploy check reports it beside the cost rule.
-    "lifecycle-ia-7": ({"GF-STOR-006", "GF-DEPLOY-003"}, "checkpoints", "S3 rejects STANDARD_IA before 30 days"),
+    "lifecycle-ia-7": (
+        {"GF-STOR-006", "GF-DEPLOY-003"},
+        "checkpoints",
+        "S3 rejects STANDARD_IA before 30 days",
+    ),
     "versioning-suspended": ({"GF-STOR-007"}, "checkpoints", "is not versioned"),
     "trust-star": ({"GF-IAM-004"}, "gpu-node", "trusts any principal ('*')"),
     "admin-attached": ({"GF-IAM-003"}, "gpu-node-admin", "broad managed policy 'AdministratorAccess'"),
