@@ -119,8 +119,8 @@ def test_the_role_may_publish_the_gate_and_read_the_gated_queue_only(graphs: dic
             {
                 "Sid": "ReadGatedQueueBacklog",
                 "Effect": "Allow",
-                "Action": ["mns:GetQueueAttributes"],
-                "Resource": ["acs:mns:cn-hangzhou:*:/queues/gpufleet-hybrid-cn-hangzhou-burst-alicloud"],
+                "Action": ["cms:DescribeMetricLast"],
+                "Resource": ["*"],
             },
         ],
     }
@@ -161,13 +161,13 @@ def test_without_publishers_or_burst_the_china_graphs_do_not_change(graphs: dict
     }
 
 
-def test_the_publish_policy_names_each_gated_queue_once() -> None:
+def test_the_publish_policy_reads_the_backlog_only_when_a_pool_is_gated() -> None:
     from components.identity.alicloud_publisher import publish_policy
 
     queues = [("cn-shanghai", "gf-b"), ("cn-hangzhou", "gf-a"), ("cn-hangzhou", "gf-a")]
     [put, read] = json.loads(publish_policy(queues))["Statement"]
     assert put["Action"] == ["cms:PutCustomMetric"]
-    assert read["Resource"] == ["acs:mns:cn-hangzhou:*:/queues/gf-a", "acs:mns:cn-shanghai:*:/queues/gf-b"]
+    assert (read["Action"], read["Resource"]) == (["cms:DescribeMetricLast"], ["*"])
     assert [s["Sid"] for s in json.loads(publish_policy([]))["Statement"]] == ["PublishBurstGate"]
 
 
