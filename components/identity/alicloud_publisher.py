@@ -33,6 +33,16 @@ from components.pools.burst_custom import ALICLOUD_PUT_ACTION
 READ_QUEUE_ACTIONS = ("cms:DescribeMetricLast",)
 
 
+def issuer_reach_note(issuer_url: str) -> str:
+    """The plan note on what the OIDC provider needs of the on-prem cluster (docs/hybrid.md)."""
+    return (
+        f"the RAM OIDC provider trusts {issuer_url}: Alibaba STS must reach "
+        f"{issuer_url.rstrip('/')}/.well-known/openid-configuration and its jwks_uri over the public "
+        "internet with the pinned certificate, and the cluster's --service-account-issuer must be that "
+        "URL; a private API server publishes both documents elsewhere (docs/hybrid.md)"
+    )
+
+
 def trust_policy(provider_arn: str, *, issuer_url: str, client_id: str, subject: str) -> str:
     """The role's trust: the OIDC provider, for the exporter's service-account token only."""
     return json.dumps(
@@ -106,6 +116,7 @@ class AlicloudBurstPublisher(pulumi.ComponentResource):
     def __init__(self, name: str, args: PublisherArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpufleet:identity:AlicloudBurstPublisher", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
+        pulumi.log.warn(issuer_reach_note(args.issuer_url), resource=self)
         provider = alicloud.ims.OidcProvider(
             f"{name}-oidc",
             oidc_provider_name=args.name,

@@ -184,3 +184,17 @@ def test_the_gated_stack_breaks_no_rule_on_alibaba_or_tencent(graphs: dict[str, 
     assert {rule for rule, _ in tencent} <= {"GF-STOR-008"}
     # GF-OPS-001 judged the gated alarm (it did not step aside).
     assert "GF-OPS-001" not in {n["rule_id"] for n in result.not_applicable}
+
+
+def test_the_plan_says_the_issuer_must_be_public(graphs: dict[str, Any]) -> None:
+    """Alibaba STS reads the issuer's discovery document and keys: the plan says so for the gated stack,
+    and says nothing without a publisher."""
+    note = (
+        "program warning: the RAM OIDC provider trusts https://oidc.lab.example.com/k8s: "
+        "Alibaba STS must reach "
+        "https://oidc.lab.example.com/k8s/.well-known/openid-configuration and its jwks_uri over the public "
+        "internet with the pinned certificate, and the cluster's --service-account-issuer must be that "
+        "URL; a private API server publishes both documents elsewhere (docs/hybrid.md)"
+    )
+    assert [n for n in graphs["gated"].notes if "OIDC" in n] == [note]
+    assert not [n for n in graphs["ungated"].notes if "OIDC" in n]
