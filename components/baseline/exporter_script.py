@@ -12,10 +12,13 @@ projected service-account token), computes the baseline's free GPUs and publishe
   through boto3 with IAM Roles Anywhere credentials;
 - Alibaba Cloud (``config.json``'s ``alicloud``): for each Alibaba site, CloudMonitor custom metrics
   (PutCustomMetric): ``FreeGpusAhead`` for the site and, for each gated pool, ``GatedBacklog``, the
-  pool's MNS queue backlog (GetQueueAttributes ``ActiveMessages``) while no GPU is free ahead of the
-  site, else 0 (``components.pools.burst_custom``). Credentials: STS ``AssumeRoleWithOIDC`` with the
-  pod's second projected token (audience: the RAM OIDC provider's client id), refreshed before they
-  expire; no AccessKey exists. Requests are signed here (RPC signature v1, MNS's REST signature).
+  pool's MNS queue backlog while no GPU is free ahead of the site, else 0
+  (``components.pools.burst_custom``). The backlog is CloudMonitor's ``acs_mns_new``
+  ``NumberOfMessagesVisible`` for the queue (DescribeMetricLast): MNS is retiring GetQueueAttributes'
+  ``ActiveMessages`` (it "will then return a default value of 0") and names that metric as its
+  replacement. Credentials: STS ``AssumeRoleWithOIDC`` with the pod's second projected token
+  (audience: the RAM OIDC provider's client id), refreshed before they expire; no AccessKey exists.
+  Requests are signed here (RPC signature v1).
 
 A failure on one cloud never stops the other's publishing: it is logged, and the round counts as
 published when at least one cloud took its datapoints. After such a round it writes the heartbeat file
@@ -56,7 +59,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from xml.etree import ElementTree
 
 GPU_RESOURCE = "nvidia.com/gpu"
 SIGNAL_NAMESPACE = "gpufleet/Baseline"
@@ -239,7 +241,13 @@ ALICLOUD_GROUP_ID = "0"  # PutCustomMetric: no application group
 ALICLOUD_RAW_TYPE = "0"  # PutCustomMetric Type 0: raw values
 STS_VERSION = "2015-04-01"
 CMS_VERSION = "2019-01-01"
-MNS_VERSION = "2015-06-06"
+# The queue backlog: GetQueueAttributes' ``ActiveMessages`` is being retired ("These fields will then
+# return a default value of 0"; https://www.alibabacloud.com/help/en/mns/developer-reference/api-mns-open-2022-01-19-getqueueattributes),
+# whose replacement is the CloudMonitor metric ``NumberOfMessagesVisible``, read here with
+# DescribeMetricLast (https://www.alibabacloud.com/help/doc-detail/51939.html) in the namespace and with
+# the dimensions of the pools' own queue alarm (components.pools.alicloud QUEUE_PROJECT, QUEUE_METRIC).
+QUEUE_NAMESPACE = "acs_mns_new"
+QUEUE_METRIC = "NumberOfMessagesVisible"
 REFRESH_MARGIN_S = 300  # renew STS credentials this long before they expire
 SESSION_SECONDS = 3600
 
@@ -304,43 +312,6 @@ def rpc_signature(method: str, params: Mapping[str, str], secret: str) -> str:
     """RPC signature v1: base64 of HMAC-SHA1, keyed ``secret + "&"``, over the string to sign."""
     digest = hmac.new(f"{secret}&".encode(), rpc_string_to_sign(method, params).encode(), hashlib.sha1)
     return base64.b64encode(digest.digest()).decode("ascii")
-
-
-def mns_string_to_sign(
-    verb: str, *, content_md5: str, content_type: str, date: str, headers: Mapping[str, str], resource: str
-) -> str:
-    """VERB, Content-MD5, Content-Type, Date, the ``x-mns-*`` headers (lower-cased, sorted,
-    ``name:value`` each on its line) and the resource, joined by new lines."""
-    mns = "".join(
-        f"{key}:{headers[name]}\n"
-        for key, name in sorted((name.lower(), name) for name in headers)
-        if key.startswith("x-mns-")
-    )
-    return f"{verb}\n{content_md5}\n{content_type}\n{date}\n{mns}{resource}"
-
-
-def mns_authorization(
-    key_id: str,
-    secret: str,
-    verb: str,
-    *,
-    date: str,
-    headers: Mapping[str, str],
-    resource: str,
-    content_md5: str = "",
-    content_type: str = "",
-) -> str:
-    """MNS's ``Authorization``: ``MNS <key id>:<base64 HMAC-SHA1 of the string to sign>``."""
-    text = mns_string_to_sign(
-        verb,
-        content_md5=content_md5,
-        content_type=content_type,
-        date=date,
-        headers=headers,
-        resource=resource,
-    )
-    digest = hmac.new(secret.encode(), text.encode(), hashlib.sha1).digest()
-    return f"MNS {key_id}:{base64.b64encode(digest).decode('ascii')}"
 
 
 # ------------------------------------------------------------------------- Alibaba Cloud: clients
@@ -427,7 +398,7 @@ class OidcCredentials:
 
 
 class AlicloudClient:
-    """Reads a queue's backlog (MNS) and puts custom metrics (CloudMonitor) with STS credentials."""
+    """Reads a queue's backlog and puts custom metrics (both CloudMonitor) with STS credentials."""
 
     def __init__(
         self,
@@ -454,30 +425,12 @@ class AlicloudClient:
             ),
         )
 
-    def backlog(self, region: str, queue: str) -> int:
-        """GetQueueAttributes: the queue's ``ActiveMessages``."""
-        creds = self.credentials.get()
-        resource = f"/queues/{queue}"
-        date = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(self.clock()))
-        headers = {"Date": date, "x-mns-version": MNS_VERSION}
-        headers["Authorization"] = mns_authorization(
-            creds.access_key_id, creds.access_key_secret, "GET", date=date, headers=headers, resource=resource
-        )
-        headers["security-token"] = creds.security_token
-        url = f"https://{self.account_id}.mns.{region}.aliyuncs.com{resource}"
-        status, answer = self.send("GET", url, headers, b"")
-        if status != 200:
-            raise RuntimeError(f"mns GetQueueAttributes {queue}: HTTP {status}: {answer[:300]!r}")
-        for element in ElementTree.fromstring(answer).iter():
-            if element.tag.rsplit("}", 1)[-1] == "ActiveMessages" and (element.text or "").strip().isdigit():
-                return int((element.text or "").strip())
-        raise RuntimeError(f"mns GetQueueAttributes {queue}: no ActiveMessages in the answer")
-
-    def put(self, region: str, items: Sequence[Mapping[str, str]]) -> None:
-        """PutCustomMetric, signed with the STS credentials (RPC signature v1, POST form)."""
+    def _rpc(self, region: str, action: str, extra: Mapping[str, str]) -> Mapping[str, Any]:
+        """One CloudMonitor RPC call (``metrics.<region>.aliyuncs.com``), signed with the STS credentials
+        (RPC signature v1, POST form); the JSON answer, or RuntimeError unless its ``Code`` is 200."""
         creds = self.credentials.get()
         params = {
-            "Action": "PutCustomMetric",
+            "Action": action,
             "Format": "JSON",
             "Version": CMS_VERSION,
             "AccessKeyId": creds.access_key_id,
@@ -486,17 +439,46 @@ class AlicloudClient:
             "SignatureVersion": "1.0",
             "SignatureNonce": self.nonce(),
             "Timestamp": _timestamp(self.clock()),
+            **extra,
         }
-        for index, item in enumerate(items, start=1):
-            for field, value in item.items():
-                params[f"MetricList.{index}.{field}"] = value
         params["Signature"] = rpc_signature("POST", params, creds.access_key_secret)
         headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
         body = urllib.parse.urlencode(params).encode()
         status, answer = self.send("POST", f"https://metrics.{region}.aliyuncs.com/", headers, body)
-        code = str(_mapping(json.loads(answer)).get("Code")) if status == 200 else ""
-        if code != "200":
-            raise RuntimeError(f"cms PutCustomMetric: HTTP {status}: {answer[:300]!r}")
+        found = _mapping(json.loads(answer)) if status == 200 else {}
+        if str(found.get("Code")) != "200":
+            raise RuntimeError(f"cms {action}: HTTP {status}: {answer[:300]!r}")
+        return found
+
+    def backlog(self, region: str, queue: str) -> int:
+        """The queue's visible messages: the newest ``acs_mns_new`` ``NumberOfMessagesVisible`` datapoint
+        (its ``Maximum``, as the queue alarm reads it). No datapoint is a failure, not 0: the pool is
+        left out and its fallback alarm decides."""
+        dimensions = json.dumps([{"queue": queue, "region": region}], sort_keys=True)
+        found = self._rpc(
+            region,
+            "DescribeMetricLast",
+            {"Namespace": QUEUE_NAMESPACE, "MetricName": QUEUE_METRIC, "Dimensions": dimensions},
+        )
+        raw = found.get("Datapoints") or "[]"
+        points = [_mapping(p) for p in _list(json.loads(raw) if isinstance(raw, str) else raw)]
+        points = [p for p in points if p.get("queue", queue) == queue]
+        if not points:
+            raise RuntimeError(f"cms DescribeMetricLast {QUEUE_METRIC} {queue}: no datapoint")
+        newest = max(points, key=lambda p: float(p.get("timestamp") or 0))
+        for statistic in ("Maximum", "Value", "Average"):
+            value = newest.get(statistic)
+            if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+                return int(value)
+        raise RuntimeError(f"cms DescribeMetricLast {QUEUE_METRIC} {queue}: no count in {newest!r}")
+
+    def put(self, region: str, items: Sequence[Mapping[str, str]]) -> None:
+        """PutCustomMetric, signed with the STS credentials (RPC signature v1, POST form)."""
+        metric_list: dict[str, str] = {}
+        for index, item in enumerate(items, start=1):
+            for field, value in item.items():
+                metric_list[f"MetricList.{index}.{field}"] = value
+        self._rpc(region, "PutCustomMetric", metric_list)
 
 
 def publish_alicloud(

@@ -77,9 +77,13 @@ FAMILIES: dict[str, tuple[str, str, int]] = {
 # Alibaba sells preemptible instances at a market price of up to 90% off pay-as-you-go; without a spot
 # snapshot, estimates use this typical discount (confirm it in the console's spot price history).
 SPOT_DISCOUNT = 0.6
-# The project's worked example (users quote one A10 at 15 CNY an hour in Hangzhou); the snapshot does not
-# price cn-hangzhou for this type. Entries that take a seed are written `confirmed: false`.
-SEED: dict[str, dict[str, float]] = {"ecs.gn7i-c8g1.2xlarge": {"cn-hangzhou": 15.0}}
+# cn-hangzhou for the stacks' A10 type, which the snapshot does not price there (it lists a type only where
+# the region's first zone sold it): Alibaba's price file prices ecs.gn7i-c8g1.2xlarge at 9.5326 CNY an
+# hour in every other standard mainland region it lists (cn-beijing, cn-shenzhen, cn-guangzhou,
+# cn-chengdu), and a public 2026 quote of 9.74 CNY with a 100 GiB disk agrees. The project's earlier
+# 15 CNY was a user's quote, not a list price. Entries that take a seed are written `confirmed: false`
+# until the price page (SEED_SOURCE) is read for the region.
+SEED: dict[str, dict[str, float]] = {"ecs.gn7i-c8g1.2xlarge": {"cn-hangzhou": 9.5326}}
 SEED_SOURCE = "https://www.aliyun.com/price/ecs/ecs-pricing/zh"
 
 

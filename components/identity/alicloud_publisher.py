@@ -8,9 +8,14 @@ the exporter's service account (``AssumeRoleWithOIDC``). Its one policy allows:
 
 - ``cms:PutCustomMetric``: publishing ``GatedBacklog`` and ``FreeGpusAhead`` (CloudMonitor grants the
   action on all resources only: it has no resource-level permission);
-- ``mns:GetQueueAttributes`` on the gated pools' queues: the backlog the gated value is made of.
+- ``cms:DescribeMetricLast``: the gated pools' queue backlog (``acs_mns_new``
+  ``NumberOfMessagesVisible``), the gated value's input. MNS is retiring GetQueueAttributes'
+  ``ActiveMessages`` in favour of that metric
+  (https://www.alibabacloud.com/help/en/mns/developer-reference/api-mns-open-2022-01-19-getqueueattributes);
+  CloudMonitor's query actions, like PutCustomMetric, are granted on all resources only, so the role can
+  read the account's monitoring data (not its queues' messages).
 
-Nothing else: it cannot read or write any other queue, scale a group, or touch an alarm.
+Nothing else: it cannot read or write a queue, scale a group, or touch an alarm.
 """
 
 from __future__ import annotations
@@ -25,7 +30,17 @@ import pulumi_alicloud as alicloud
 from components.identity.alicloud import MAX_ROLE_NAME, attach_custom_policy
 from components.pools.burst_custom import ALICLOUD_PUT_ACTION
 
-READ_QUEUE_ACTIONS = ("mns:GetQueueAttributes",)
+READ_QUEUE_ACTIONS = ("cms:DescribeMetricLast",)
+
+
+def issuer_reach_note(issuer_url: str) -> str:
+    """The plan note on what the OIDC provider needs of the on-prem cluster (docs/hybrid.md)."""
+    return (
+        f"the RAM OIDC provider trusts {issuer_url}: Alibaba STS must reach "
+        f"{issuer_url.rstrip('/')}/.well-known/openid-configuration and its jwks_uri over the public "
+        "internet with the pinned certificate, and the cluster's --service-account-issuer must be that "
+        "URL; a private API server publishes both documents elsewhere (docs/hybrid.md)"
+    )
 
 
 def trust_policy(provider_arn: str, *, issuer_url: str, client_id: str, subject: str) -> str:
@@ -53,8 +68,9 @@ def trust_policy(provider_arn: str, *, issuer_url: str, client_id: str, subject:
 
 
 def publish_policy(queues: Sequence[tuple[str, str]]) -> str:
-    """The role's policy: put custom metrics, and read the attributes of the gated queues
-    (``queues``: region and queue name) and of no other."""
+    """The role's policy: put custom metrics and, when a pool is gated (``queues``: region and queue
+    name), read the latest CloudMonitor datapoints (its queue backlog); CloudMonitor has no
+    resource-level permission for either."""
     statements: list[dict[str, object]] = [
         {
             "Sid": "PublishBurstGate",
@@ -69,7 +85,7 @@ def publish_policy(queues: Sequence[tuple[str, str]]) -> str:
                 "Sid": "ReadGatedQueueBacklog",
                 "Effect": "Allow",
                 "Action": list(READ_QUEUE_ACTIONS),
-                "Resource": sorted({f"acs:mns:{region}:*:/queues/{queue}" for region, queue in queues}),
+                "Resource": ["*"],
             }
         )
     return json.dumps({"Version": "1", "Statement": statements}, sort_keys=True)
@@ -100,6 +116,7 @@ class AlicloudBurstPublisher(pulumi.ComponentResource):
     def __init__(self, name: str, args: PublisherArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpufleet:identity:AlicloudBurstPublisher", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
+        pulumi.log.warn(issuer_reach_note(args.issuer_url), resource=self)
         provider = alicloud.ims.OidcProvider(
             f"{name}-oidc",
             oidc_provider_name=args.name,

@@ -143,6 +143,19 @@ def task_name(base: str, suffix: str) -> str:
     return name
 
 
+def compensate_with_on_demand(spot_percent: int) -> bool | None:
+    """Whether ESS may launch pay-as-you-go instances when spot capacity is short (ess/scaling_group.py
+    ``compensate_with_on_demand``: "automatically create pay-as-you-go instances ... when the expected
+    capacity of preemptible instances cannot be provided"). Not for an all-spot pool: its cost estimate
+    and GF-COST spot share price every instance at spot, and a compensating A10 would bill the on-demand
+    price (about three times spot) unseen; such a pool waits for spot instead (``spot_instance_remedy``
+    still replaces reclaimed ones). A mixed pool already prices an on-demand share and keeps it on for
+    capacity. None without spot (no COST_OPTIMIZED policy to take it)."""
+    if spot_percent <= 0:
+        return None
+    return spot_percent < 100
+
+
 def scaling_rule_arn(region: str, account_id: str, group_id: str, rule_id: str) -> str:
     """The scaling rule as a CloudMonitor alarm target names it (pulumi_alicloud/cms/_inputs.py,
     AlarmTargetArgs ``arn``: "Auto Scaling: `acs:ess:{regionId}:{userId}:scalingGroupId/{Scaling group
@@ -216,6 +229,43 @@ class AlicloudOffHours:
 
 
 # ------------------------------------------------------------------------------------- user data
+# The public Alibaba Cloud Linux 3 image has no NVIDIA driver: no CUDA for the workload, no NVML for the
+# CloudMonitor agent's GpuUtilizationAgent. The boot script runs Alibaba's GPU auto-install script (the
+# one the console's "install GPU driver automatically" option runs), from the region's internal mirror
+# named by the metadata server's ``source-address`` (no route out needed), with the driver, CUDA and
+# cuDNN versions as arguments and RDMA/eRDMA off, as Alibaba's own Compute Nest GPU template does
+# (https://github.com/aliyun-computenest/quickstart-LobeChat/blob/main/lobe-chat-gpu/init_gpu.sh).
+# The launch template requires hardened metadata access, so the script first takes a metadata token
+# (PUT /latest/api/token with ``X-aliyun-ecs-metadata-token-ttl-seconds``, then the
+# ``X-aliyun-ecs-metadata-token`` header: https://www.alibabacloud.com/help/en/ecs/user-guide/obtain-a-temporary-authorization-token).
+METADATA_URL = "http://100.100.100.200"
+GPU_DRIVER_SCRIPT = "auto_install_v4.0.sh"
+GPU_DRIVER_VERSION = "550.127.08"
+CUDA_VERSION = "12.4.1"
+CUDNN_VERSION = "9.2.0.82"
+GPU_DRIVER_DIR = "/root/auto_install"
+
+
+def gpu_driver_install() -> str:
+    """Install the NVIDIA driver, CUDA and cuDNN at first boot unless the image has them
+    (``nvidia-smi`` answers); must run before the CloudMonitor agent, which reads the GPUs through NVML."""
+    versions = f"{GPU_DRIVER_VERSION} {CUDA_VERSION} {CUDNN_VERSION}"
+    return (
+        "if ! nvidia-smi >/dev/null 2>&1; then\n"
+        f"  md={METADATA_URL}\n"
+        "  h=X-aliyun-ecs-metadata-token\n"
+        '  token=$(curl -fsS -X PUT "$md/latest/api/token" -H "$h-ttl-seconds: 300")\n'
+        '  mirror=$(curl -fsS -H "$h: $token" "$md/latest/meta-data/source-address" | head -1)\n'
+        f"  mkdir -p {GPU_DRIVER_DIR} && cd {GPU_DRIVER_DIR}\n"
+        f"  curl -fsS --retry 3 -o {GPU_DRIVER_SCRIPT} "
+        f'"$mirror/opsx/ecs/linux/binary/script/{GPU_DRIVER_SCRIPT}" \\\n'
+        f"    && bash {GPU_DRIVER_SCRIPT} {versions} FALSE FALSE \\\n"
+        '    || log "no NVIDIA driver: no CUDA, no GpuUtilizationAgent; the GPU alarms stay silent"\n'
+        "  cd /\n"
+        "fi\n"
+    )
+
+
 def agent_install(region: str) -> str:
     """Install the CloudMonitor agent from the region's internal OSS endpoint (no route out needed)
     unless the image ships it: the GPU alarms read ``GpuUtilizationAgent``, which only it reports."""
@@ -234,6 +284,7 @@ def render_user_data(region: str, workload: WorkloadContext | None = None) -> st
         "# No set -e: a step that fails is logged and the boot goes on.\n"
         "set -uo pipefail\n"
         'log() { echo "gpufleet-boot: $*" >&2; }\n'
+        + gpu_driver_install()
         + agent_install(region)
         + (render_workload(workload, "alicloud") if workload is not None else "")
     )
@@ -360,7 +411,7 @@ class AlicloudGpuPool(pulumi.ComponentResource):
             on_demand_percentage_above_base_capacity=100 - args.spot_percent if spot else None,
             spot_instance_pools=min(len(args.instance_types), 10) if spot else None,
             spot_instance_remedy=True if spot else None,
-            compensate_with_on_demand=True if spot else None,
+            compensate_with_on_demand=compensate_with_on_demand(args.spot_percent),
             desired_capacity=GROUP_DESIRED_CAPACITY,
             removal_policies=["NewestInstance", "OldestScalingConfiguration"],
             tags=tags,

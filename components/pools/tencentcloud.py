@@ -61,7 +61,11 @@ POLICY_NAMESPACES = frozenset({GPU_NAMESPACE, QUEUE_NAMESPACE})
 GPU_METRIC = "GpuUtil"
 QUEUE_METRIC = "visibleMsgNum"
 POOL_TAG = "gpufleet:pool"
-SYSTEM_DISK_TYPE = "CLOUD_BSSD"
+# As.ScalingConfig ``system_disk_type`` (tencentcloud_iac_pulumi/as_/scaling_config.py): "Valid values:
+# `CLOUD_PREMIUM` and `CLOUD_SSD`"; the provider checks it against its allow list before the API sees it,
+# so the AS API's CLOUD_BSSD is refused at preview. CLOUD_SSD: the SSD class of the two.
+SYSTEM_DISK_TYPES = frozenset({"CLOUD_PREMIUM", "CLOUD_SSD"})
+SYSTEM_DISK_TYPE = "CLOUD_SSD"
 # As.Schedule ``start_time``/``end_time`` (tencentcloud_iac_pulumi/as_/schedule.py): "in
 # "YYYY-MM-DDThh:mm:ss+08:00" format (UTC+8)"; AS refuses a start in the past, so the start is the next
 # midnight at UTC+8 after the program runs (:func:`schedule_start`), and the end a fixed far date.

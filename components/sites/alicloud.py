@@ -44,6 +44,8 @@ from components.spec.burst import AlicloudPublisher
 from components.storage.alicloud import OssCheckpointBucket, OssCheckpointBucketArgs
 from components.storage.alicloud_replica import OssCheckpointReplica, OssReplicaArgs
 
+# Alibaba Cloud Linux 3, which has no NVIDIA driver: the pools' boot script installs it
+# (components.pools.alicloud.gpu_driver_install).
 IMAGE_NAME = "^aliyun_3_x64_20G_alibase_"
 SESSION_MANAGER_SWITCH = "sessionManagerStatus"
 LONGEST_SUFFIX = "-scale-out"  # of the names the pool's resources take (components.pools.alicloud)
@@ -106,7 +108,7 @@ def pool_problems(args: SiteArgs) -> list[str]:
         if pool.image is not None:
             problems.append(
                 f"pools.{name}.image: ami and ssm_parameter are AWS images; an Alibaba pool runs the newest "
-                "Alibaba Cloud Linux 3 image: leave image out"
+                "Alibaba Cloud Linux 3 image, the NVIDIA driver installed at first boot: leave image out"
             )
         if pool.queue.existing:
             problems.append(

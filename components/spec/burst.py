@@ -19,6 +19,7 @@ Cloud has no gate to publish for (docs/burst-order.md), so ``publishers.tencentc
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -53,6 +54,40 @@ def site_problem(entry: Any) -> str | None:
 _FINGERPRINT = re.compile(r"^[0-9a-f]{40}$")
 _K8S_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _ISSUER = re.compile(r"^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?$")
+# Alibaba STS verifies the exporter's token against the issuer: the RAM OIDC provider pins "the
+# fingerprints of HTTPS certificates" of the issuer URL (CreateOIDCProvider,
+# https://www.alibabacloud.com/help/en/ram/developer-reference/api-ims-2019-08-15-createoidcprovider),
+# and the token's keys are read from the issuer's discovery document and JWKS, so the issuer must be
+# reachable from Alibaba Cloud over the public internet. Names that can never be: special-use and
+# private DNS suffixes (RFC 6761 .localhost/.test/.invalid, RFC 6762 .local, RFC 8375 home.arpa, ICANN's
+# .internal) and the cluster's own service names; and non-public IP addresses.
+PRIVATE_ISSUER_SUFFIXES = (
+    ".localhost",
+    ".test",
+    ".invalid",
+    ".local",
+    ".home.arpa",
+    ".internal",
+    ".svc",
+    ".cluster.local",
+    ".lan",
+)
+
+
+def issuer_host_problem(url: str) -> str | None:
+    """Why the issuer's host cannot be reached from Alibaba Cloud, or None."""
+    host = url.removeprefix("https://").split("/", 1)[0].rsplit(":", 1)[0].lower().rstrip(".")
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        if "." not in host or host == "localhost" or host.endswith(PRIVATE_ISSUER_SUFFIXES):
+            return f"{host!r} is not a public DNS name"
+        return None
+    if not address.is_global:
+        return f"{host} is not a public address"
+    return None
+
+
 FALLBACK_MIN_S = 600
 FALLBACK_MAX_S = 86_400
 TENCENT_PUBLISHER = (
@@ -87,6 +122,12 @@ class AlicloudPublisher(_Model):
     def _issuer(cls, value: str) -> str:
         if not _ISSUER.match(value) or len(value) > 255:
             raise ValueError(f"must be an https:// URL without query or fragment, got {_show(value)}")
+        problem = issuer_host_problem(value)
+        if problem is not None:
+            raise ValueError(
+                f"{problem}: Alibaba STS must reach the issuer's discovery document and keys over the "
+                "public internet (docs/hybrid.md, the exporter's identity)"
+            )
         return value
 
     @field_validator("fingerprints")

@@ -8,9 +8,13 @@ lets that pay off, deletion at ``expire_after_days``, noncurrent versions after
 checkpoint prefix only (datasets under the data prefix share the bucket and are kept); the multipart
 clean-up covers the whole bucket.
 
-OSS accepts an IA transition at any age but bills IA objects for 30 days at least, so objects deleted
-sooner pay the rest: the transition is made only when objects stay at least 30 days in IA before
-they expire (the seeds' "IA after 7 days, delete after 30" therefore has none on OSS).
+OSS accepts an IA transition at any age and bills IA objects for 30 days at least, counted from the
+object's last modification (its creation, for a checkpoint written once), not from the move: "the
+storage duration of an object is calculated based on the last modified time of the object"
+(https://www.alibabacloud.com/help/en/oss/product-overview/billing-method-for-objects-whose-storage-duration-is-less-than-the-minimum-storage-duration;
+GF-STOR-006 reads it the same way). An object moved at day 7 and deleted at day 30 has met the minimum,
+so the seeds' "IA after 7 days, delete after 30" moves checkpoints to IA: the transition is made when
+objects live at least the 30 days from creation, whatever the day of the move (:func:`ia_transition_days`).
 """
 
 from __future__ import annotations
@@ -30,8 +34,9 @@ TLS_VERSIONS = ("TLSv1.2", "TLSv1.3")
 
 
 def ia_transition_days(ia_after_days: int, expire_after_days: int) -> int | None:
-    """The day objects move to IA, or None when IA's 30-day minimum outlives their expiry."""
-    if expire_after_days - ia_after_days < OSS_IA_MIN_STORAGE_DAYS:
+    """The day objects move to IA, or None when IA's 30-day minimum, counted from the object's creation,
+    outlives their expiry (or the move would come after it)."""
+    if ia_after_days >= expire_after_days or expire_after_days < OSS_IA_MIN_STORAGE_DAYS:
         return None
     return ia_after_days
 

@@ -88,12 +88,13 @@ def storage_class(cloud: str, name: str) -> StorageClass | None:
 def cheapest_fit(cloud: str, transition_days: int, expire_days: int) -> StorageClass | None:
     """An infrequent-access capable class that accepts a move at `transition_days`, whose minimum
     storage duration ends by `expire_days` and which pays off before then; None when the cloud has
-    none. Every minimum is counted here from the move, the stricter reading (GF-STOR-005 asks for a
-    transition only where one surely fits)."""
+    none. Each minimum is counted as the cloud bills it (`billed_until`): from the object's creation
+    for OSS IA and Archive, so a move at day 7 with a 30-day expiry fits IA there; from the move
+    elsewhere (S3, OSS's ColdArchive and DeepColdArchive, COS, whose documentation does not say)."""
     for candidate in CLASSES[cloud].values():
         if (
-            candidate.min_age_days <= transition_days
-            and transition_days + candidate.min_duration_days <= expire_days
+            candidate.min_age_days <= transition_days < expire_days
+            and candidate.billed_until(transition_days) <= expire_days
             and candidate.pays_off(transition_days, expire_days)
         ):
             return candidate

@@ -12,9 +12,11 @@ includes INTELLIGENT_TIERING, which takes objects at any age, has no minimum sto
 moves them to its infrequent tier after 30 days without access: it is how an early move is done on
 S3, where STANDARD_IA needs 30 days. A transition is required only where the cloud has such a class
 that fits between `transition_days` and the bucket's expiry without billing beyond it and that pays
-off before the expiry (see GF-STOR-006): with a 30-day expiry no class does on S3 (Intelligent-Tiering
-would reach its cheaper tier after the objects are gone), OSS or COS (30-day minimums), so only the
-expiry and the multipart cleanup are asked for there.
+off before the expiry (see GF-STOR-006), each minimum counted as the cloud bills it. With a 30-day
+expiry no class fits on S3 (Intelligent-Tiering would reach its cheaper tier after the objects are
+gone) or COS (30 days from the move): only the expiry and the multipart cleanup are asked for there.
+OSS counts IA's 30 days from the object's creation, so a move to IA at day 7 is billed nothing beyond
+a 30-day expiry and is asked for.
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ RULE = Rule(
         "{days: 30} and abortIncompleteMultipartUpload {daysAfterInitiation: 1}, plus transitions "
         "[{days: 7, storageClass: 'INTELLIGENT_TIERING'}] where objects live more than 30 days after "
         "the move. Alibaba Cloud: lifecycleRules with "
-        "enabled = true, expirations [{days: 30}], abortMultipartUploads [{days: 1}]. Tencent Cloud: "
+        "enabled = true, transitions [{days: 7, storageClass: 'IA'}] (IA's 30-day minimum counts from "
+        "the object's creation), expirations [{days: 30}], abortMultipartUploads [{days: 1}]. Tencent Cloud: "
         "lifecycleRules with expiration {days: 30} and abortIncompleteMultipartUpload {daysAfterInitiation: "
         "1}."
     ),

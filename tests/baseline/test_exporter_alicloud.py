@@ -115,35 +115,6 @@ def test_percent_encoding_follows_the_rpc_rules() -> None:
     assert script.percent_encode("a b*c~d/é") == "a%20b%2Ac~d%2F%C3%A9"
 
 
-def test_mns_signature_matches_alibabas_example() -> None:
-    """MNS's "signature string of an API request" example (the document masks the last four
-    characters of the signature)."""
-    headers = {"Date": "Thu, 09 Jul 2015 03:01:34 GMT", "x-mns-version": "2015-06-06"}
-    assert (
-        script.mns_string_to_sign(
-            "GET", content_md5="", content_type="", date=headers["Date"], headers=headers, resource="/MyQueue"
-        )
-        == "GET\n\n\nThu, 09 Jul 2015 03:01:34 GMT\nx-mns-version:2015-06-06\n/MyQueue"
-    )
-    authorization = script.mns_authorization(
-        "TestAccessID", "TestAccessSecret", "GET", date=headers["Date"], headers=headers, resource="/MyQueue"
-    )
-    assert authorization.startswith("MNS TestAccessID:uwx3yeWoILzgmvesW0BQSgfM")
-    assert authorization == "MNS TestAccessID:uwx3yeWoILzgmvesW0BQSgfM7b8="
-
-
-def test_mns_headers_are_lower_cased_and_sorted() -> None:
-    text = script.mns_string_to_sign(
-        "PUT",
-        content_md5="abc",
-        content_type="text/xml",
-        date="D",
-        headers={"X-MNS-Version": "2015-06-06", "x-mns-date": "E", "Host": "h"},
-        resource="/queues/q",
-    )
-    assert text == "PUT\nabc\ntext/xml\nD\nx-mns-date:E\nx-mns-version:2015-06-06\n/queues/q"
-
-
 # -------------------------------------------------------------------------------------- the values
 
 
@@ -289,12 +260,15 @@ class FakeHttp:
                 }
             }
             return 200, json.dumps(answer).encode()
-        if ".mns." in url:
-            return 200, (
-                b'<?xml version="1.0" encoding="UTF-8"?><Queue xmlns="http://mns.aliyuncs.com/doc/v1/">'
-                b"<QueueName>q</QueueName><ActiveMessages>17</ActiveMessages><InactiveMessages>2"
-                b"</InactiveMessages></Queue>"
-            )
+        if form(body).get("Action") == "DescribeMetricLast":
+            # DescribeMetricLast's answer: ``Datapoints`` is a JSON string; the newest point counts.
+            queue = json.loads(form(body)["Dimensions"])[0]
+            points = [
+                {"timestamp": 1767225300000, "userId": "1", **queue, "Maximum": 9},
+                {"timestamp": 1767225600000, "userId": "1", **queue, "Maximum": 17},
+            ]
+            answer = {"Code": "200", "Datapoints": json.dumps(points), "Success": True}
+            return 200, json.dumps(answer).encode()
         return 200, b'{"Code": "200", "Message": "success", "RequestId": "r"}'
 
 
@@ -349,29 +323,42 @@ def test_assume_role_with_oidc_is_anonymous_and_refreshed_before_expiry(tmp_path
     sts = [r for r in http.requests if "sts." in r[1]]
     assert len(sts) == 2
     assert form(sts[1][3])["OIDCToken"] == "eyJ.rotated.jwt"
-    assert http.requests[-1][2]["security-token"] == "token2"
+    assert form(http.requests[-1][3])["SecurityToken"] == "token2"
 
 
-def test_get_queue_attributes_is_signed_with_the_sts_credentials(tmp_path: Path) -> None:
+def test_the_backlog_is_cloudmonitors_visible_messages_not_active_messages(tmp_path: Path) -> None:
+    """MNS retires GetQueueAttributes' ActiveMessages (0 from then on); the backlog is the newest
+    ``acs_mns_new`` ``NumberOfMessagesVisible`` of the queue, read with DescribeMetricLast."""
     http, clock = FakeHttp(), [NOW]
-    client(tmp_path, http, clock).backlog("cn-hangzhou", "lab-cn-hangzhou-burst-a")
-    method, url, headers, body = http.requests[1]
-    assert (method, url, body) == (
-        "GET",
-        "https://1234567890123456.mns.cn-hangzhou.aliyuncs.com/queues/lab-cn-hangzhou-burst-a",
-        b"",
-    )
-    assert headers["Date"] == "Thu, 01 Jan 2026 00:00:00 GMT"
-    assert headers["x-mns-version"] == "2015-06-06"
-    assert headers["security-token"] == "token1"
-    assert headers["Authorization"] == script.mns_authorization(
-        "STS.id1",
-        "secret1",
-        "GET",
-        date="Thu, 01 Jan 2026 00:00:00 GMT",
-        headers={"x-mns-version": "2015-06-06"},
-        resource="/queues/lab-cn-hangzhou-burst-a",
-    )
+    assert client(tmp_path, http, clock).backlog("cn-hangzhou", "lab-cn-hangzhou-burst-a") == 17
+    method, url, _, body = http.requests[1]
+    assert (method, url) == ("POST", "https://metrics.cn-hangzhou.aliyuncs.com/")
+    assert not any(".mns." in r[1] for r in http.requests)
+    sent = form(body)
+    signature = sent.pop("Signature")
+    assert signature == script.rpc_signature("POST", sent, "secret1")
+    assert sent == {
+        "Action": "DescribeMetricLast",
+        "Format": "JSON",
+        "Version": "2019-01-01",
+        "AccessKeyId": "STS.id1",
+        "SecurityToken": "token1",
+        "SignatureMethod": "HMAC-SHA1",
+        "SignatureVersion": "1.0",
+        "SignatureNonce": "n1",
+        "Timestamp": "2026-01-01T00:00:00Z",
+        "Namespace": "acs_mns_new",
+        "MetricName": "NumberOfMessagesVisible",
+        "Dimensions": '[{"queue": "lab-cn-hangzhou-burst-a", "region": "cn-hangzhou"}]',
+    }
+
+
+def test_no_datapoint_is_a_failure_not_an_empty_queue(tmp_path: Path) -> None:
+    http, clock = FakeHttp(), [NOW]
+    alibaba = client(tmp_path, http, clock)
+    alibaba.send = lambda *a: (200, b'{"Code": "200", "Datapoints": "[]"}')
+    with pytest.raises(RuntimeError, match="no datapoint"):
+        alibaba.backlog("cn-hangzhou", "q")
 
 
 def test_put_custom_metric_sends_the_metric_list_signed(tmp_path: Path) -> None:

@@ -79,6 +79,42 @@ def test_bad_alicloud_publisher_settings_name_field_and_values(changes: dict[str
     assert _errors({"alicloud": {**GOOD, **changes}}) == [FIELD + message]
 
 
+REACH = (
+    ": Alibaba STS must reach the issuer's discovery document and keys over the public internet "
+    "(docs/hybrid.md, the exporter's identity)"
+)
+
+
+@pytest.mark.parametrize(
+    ("issuer", "why"),
+    [
+        ("https://kubernetes.default.svc", "'kubernetes.default.svc' is not a public DNS name"),
+        (
+            "https://kubernetes.default.svc.cluster.local",
+            "'kubernetes.default.svc.cluster.local' is not a public DNS name",
+        ),
+        ("https://k8s-api.lab.internal/oidc", "'k8s-api.lab.internal' is not a public DNS name"),
+        ("https://oidc.local:8443", "'oidc.local' is not a public DNS name"),
+        ("https://oidc", "'oidc' is not a public DNS name"),
+        ("https://10.20.0.5:6443", "10.20.0.5 is not a public address"),
+        ("https://192.168.1.10", "192.168.1.10 is not a public address"),
+        ("https://127.0.0.1", "127.0.0.1 is not a public address"),
+    ],
+)
+def test_an_issuer_alibaba_sts_cannot_reach_is_refused(issuer: str, why: str) -> None:
+    assert _errors({"alicloud": {**GOOD, "issuer_url": issuer}}) == [
+        f"{FIELD}.alicloud.issuer_url: {why}{REACH}"
+    ]
+
+
+@pytest.mark.parametrize("issuer", ["https://oidc.lab.example.com/k8s", "https://8.8.8.8:8443/oidc"])
+def test_a_public_issuer_is_taken(issuer: str) -> None:
+    from components.spec.burst import issuer_host_problem
+
+    assert issuer_host_problem(issuer) is None
+    parse_fleet(spec_with({"order": "by_price", "publishers": {"alicloud": {**GOOD, "issuer_url": issuer}}}))
+
+
 def test_a_tencent_publisher_is_refused_with_the_reason() -> None:
     assert _errors({"tencentcloud": GOOD}) == [
         f"{FIELD}.tencentcloud: Tencent Cloud alarm policies watch Tencent Cloud service metrics only "

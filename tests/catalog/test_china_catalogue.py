@@ -1,7 +1,7 @@
 """The Alibaba Cloud and Tencent Cloud GPU catalogue: every family with all its sizes, shapes as the
 providers' instance-family pages publish them, GPU counts that agree with the type names, dated and
-sourced prices in regions the clouds have, and the worked example users quote (one A10 at 15 CNY an
-hour in Hangzhou)."""
+sourced prices in regions the clouds have, and the stacks' A10 in Hangzhou at Alibaba's list price
+(9.5326 CNY an hour, as in the other standard mainland regions; not the 15 CNY users once quoted)."""
 
 from __future__ import annotations
 
@@ -206,14 +206,16 @@ def test_snapshot_prices_are_confirmed_and_estimates_are_not() -> None:
     assert (t4.amount, t4.currency, t4.date) == (1.26, "USD", "2023-06-30")
 
 
-def test_the_worked_example_one_a10_at_15_cny_in_hangzhou() -> None:
+def test_the_stacks_a10_in_hangzhou_is_priced_like_the_other_mainland_regions() -> None:
     a10 = load_catalog().get("alicloud", "ecs.gn7i-c8g1.2xlarge")
     price = a10.hourly("cn-hangzhou")
-    assert (price.amount, price.currency, price.confirmed) == (15.0, "CNY", False)
+    assert (price.amount, price.currency, price.confirmed) == (9.5326, "CNY", False)
+    for region in ("cn-beijing", "cn-shenzhen", "cn-guangzhou", "cn-chengdu"):
+        assert a10.hourly(region).amount == 9.5326
     assert (a10.gpu_count, a10.gpu_class, a10.vram_gib) == (1, "A10", 24)
-    assert 8 * 30 * price.amount == 3600.0
+    assert 8 * 30 * price.amount == pytest.approx(2287.824)
     # Hangzhou has no spot price in the snapshot: spot there is on-demand less the type's discount, the
     # median over the regions that quote one.
     assert "cn-hangzhou" not in a10.spot and a10.spot_discount == 0.65
-    assert a10.hourly("cn-hangzhou", spot=True).amount == pytest.approx(15.0 * 0.35)
+    assert a10.hourly("cn-hangzhou", spot=True).amount == pytest.approx(9.5326 * 0.35)
     assert a10.spot_basis("cn-beijing") == "median of the region's zones"

@@ -1,5 +1,5 @@
-"""The worked example users quote for Alibaba Cloud: one A10 (gn7i) at 15 CNY an hour, 8 hours a day for
-30 days, on demand, is 3,600 CNY a month."""
+"""The worked example for Alibaba Cloud: one A10 (gn7i) at Alibaba's list price in Hangzhou, 9.5326 CNY
+an hour (users once quoted 15), 8 hours a day for 30 days, on demand, is 2,287.82 CNY a month."""
 
 from __future__ import annotations
 
@@ -23,10 +23,10 @@ SEED = {
 }
 
 
-def test_one_a10_eight_hours_a_day_is_3600_cny_a_month() -> None:
+def test_one_a10_eight_hours_a_day_is_2288_cny_a_month() -> None:
     text = render_text(estimate_spec(parse_fleet(SEED), stack="cn-seed"))
     assert "cost of stack cn-seed (amounts in CNY; basis: spec)" in text
     [line] = [row for row in text.splitlines() if row.startswith("a10 ")]
-    assert line.split()[-2:] == ["3,600.00", "10,950.00"]
-    assert "15 / 5.25 CNY" in line
-    assert "    in use: 1 x 240 h at 15 CNY/h = 3,600.00 CNY" in text
+    assert line.split()[-2:] == ["2,287.82", "6,958.80"]
+    assert "9.5326 / 3.33641 CNY" in line
+    assert "    in use: 1 x 240 h at 9.5326 CNY/h = 2,287.82 CNY" in text

@@ -88,6 +88,28 @@ def test_launch_template_is_hardened(run_pulumi: Runner) -> None:
     assert "set -e\n" not in script
 
 
+def test_the_boot_script_installs_the_nvidia_driver_before_the_agent(run_pulumi: Runner) -> None:
+    """Alibaba Cloud Linux 3 has no NVIDIA driver: Alibaba's auto-install script from the internal
+    mirror, through a hardened-mode metadata token, before the CloudMonitor agent (NVML)."""
+    template = (
+        build(run_pulumi).one("alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate", "pool-template").inputs
+    )
+    script = base64.b64decode(template["userData"]).decode()
+    driver = (
+        "if ! nvidia-smi >/dev/null 2>&1; then\n"
+        "  md=http://100.100.100.200\n"
+        "  h=X-aliyun-ecs-metadata-token\n"
+        '  token=$(curl -fsS -X PUT "$md/latest/api/token" -H "$h-ttl-seconds: 300")\n'
+        '  mirror=$(curl -fsS -H "$h: $token" "$md/latest/meta-data/source-address" | head -1)\n'
+        "  mkdir -p /root/auto_install && cd /root/auto_install\n"
+        "  curl -fsS --retry 3 -o auto_install_v4.0.sh "
+        '"$mirror/opsx/ecs/linux/binary/script/auto_install_v4.0.sh" \\\n'
+        "    && bash auto_install_v4.0.sh 550.127.08 12.4.1 9.2.0.82 FALSE FALSE \\\n"
+    )
+    assert driver in script
+    assert script.index("nvidia-smi") < script.index("argusagent")
+
+
 def test_group_takes_the_spot_mix_and_every_type(run_pulumi: Runner) -> None:
     group = build(run_pulumi, spot_percent=75, on_demand_base=1).one(
         "alicloud:ess/scalingGroup:ScalingGroup", "pool-group"
@@ -101,6 +123,16 @@ def test_group_takes_the_spot_mix_and_every_type(run_pulumi: Runner) -> None:
     assert inputs["launchTemplateOverrides"] == [{"instanceType": A10}, {"instanceType": T4}]
     assert inputs["vswitchIds"] == ["vsw-a", "vsw-b"]
     assert (inputs["minSize"], inputs["maxSize"], inputs["defaultCooldown"]) == (0, 4, 300)
+    # A mixed pool prices an on-demand share already: it may cover a spot shortage on demand.
+    assert inputs["compensateWithOnDemand"] is True
+
+
+def test_an_all_spot_pool_never_launches_on_demand(run_pulumi: Runner) -> None:
+    """A 100 % spot (dev) pool is priced at spot only: a spot shortage waits, it is not billed on demand."""
+    group = build(run_pulumi, spot_percent=100).one("alicloud:ess/scalingGroup:ScalingGroup", "pool-group")
+    assert group.inputs["compensateWithOnDemand"] is False
+    assert group.inputs["onDemandPercentageAboveBaseCapacity"] == 0
+    assert group.inputs["spotInstanceRemedy"] is True
 
 
 def test_on_demand_pool_asks_for_no_spot(run_pulumi: Runner) -> None:
@@ -108,6 +140,7 @@ def test_on_demand_pool_asks_for_no_spot(run_pulumi: Runner) -> None:
     group = mocks.one("alicloud:ess/scalingGroup:ScalingGroup", "pool-group").inputs
     assert group["multiAzPolicy"] == "PRIORITY"
     assert "onDemandPercentageAboveBaseCapacity" not in group
+    assert "compensateWithOnDemand" not in group
     template = mocks.one("alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate", "pool-template").inputs
     assert template["spotStrategy"] == "NoSpot"
 

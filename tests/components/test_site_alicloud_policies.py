@@ -330,11 +330,12 @@ def test_gpufleet_check_judges_and_prices_the_cn_dev_site_in_cny() -> None:
     assert stack["violations"] == []
     assert stack["cost"]["currency"] == "CNY"
     assert stack["cost"]["budget"] == 20000
-    # One A10 on spot (5.25 CNY/h), 8 hours a day on 22 days less the weekends the schedule stops
-    # (15.71 days): 660 CNY of GPU time, plus 17.22 CNY of system disk, plus the OSS bucket at 0.12 CNY
-    # a GiB-month: 200 GiB written a month kept 37 days (30 + 7 as noncurrent versions: 243.29 GiB) and
-    # 500 GiB of datasets, 89.19 CNY.
-    assert stack["cost"]["monthly_estimate"] == pytest.approx(766.42, abs=0.01)
+    # One A10 on spot (3.34 CNY/h: 9.5326 on demand, Alibaba's list price, less 65%), 8 hours a day on
+    # 22 days less the weekends the schedule stops (15.71 days): 419.43 CNY of GPU time, plus 17.22 CNY
+    # of system disk, plus the OSS bucket: 200 GiB written a month, 7 days Standard at 0.12 CNY a
+    # GiB-month then IA at 0.08 to day 37 (30 + 7 as noncurrent versions), and 500 GiB of datasets
+    # Standard, 81.30 CNY.
+    assert stack["cost"]["monthly_estimate"] == pytest.approx(517.96, abs=0.01)
 
 
 def test_the_alicloud_dev_template_writes_the_cn_dev_fleet() -> None:

@@ -171,7 +171,7 @@ def test_launch_configuration_has_no_credentials_no_public_ip_and_locks_logins(r
     assert config["spotMaxPrice"] == "9.08"
     assert config["camRoleName"] == f"{SITE}-identity-nodes"
     assert "dataDisks" not in config
-    assert (config["systemDiskType"], config["systemDiskSize"]) == ("CLOUD_BSSD", 200)
+    assert (config["systemDiskType"], config["systemDiskSize"]) == ("CLOUD_SSD", 200)
     assert config["enhancedAutomationToolsService"] is True and config["enhancedMonitorService"] is True
     assert config["instanceTags"]["gpufleet:pool"] == "t4"
 

@@ -1,5 +1,5 @@
 """OssCheckpointBucket: SSE-KMS with the site key, private, public access blocked, TLS only, versioned,
-and a lifecycle OSS can carry out without paying IA's 30-day minimum for nothing."""
+and a lifecycle whose IA move pays off (IA's 30-day minimum counts from the object's creation)."""
 
 from __future__ import annotations
 
@@ -60,15 +60,16 @@ def test_policy_denies_plain_http_on_the_bucket_and_its_objects(run_pulumi: Runn
     assert statement["Condition"] == {"Bool": {"acs:SecureTransport": ["false"]}}
 
 
-def test_default_lifecycle_expires_checkpoints_at_30_days_without_an_ia_transition(
+def test_default_lifecycle_moves_checkpoints_to_ia_at_7_days_and_expires_them_at_30(
     run_pulumi: Runner,
 ) -> None:
+    """OSS bills IA's 30 days from the object's creation: the seed's 7-day move costs nothing extra."""
     mocks = build(run_pulumi)
     [rule, uploads] = mocks.one("alicloud:oss/bucket:Bucket", "ckpt-bucket").inputs["lifecycleRules"]
     assert rule["enabled"] is True
     # The checkpoints only: datasets share the bucket and must outlive the 30 days.
     assert rule["prefix"] == "checkpoints/"
-    assert "transitions" not in rule
+    assert rule["transitions"] == [{"days": 7, "storageClass": "IA"}]
     assert rule["expirations"] == [{"days": 30}]
     assert rule["noncurrentVersionExpirations"] == [{"days": 7}]
     assert rule["abortMultipartUploads"] == [{"days": 1}]
@@ -94,9 +95,10 @@ def test_a_long_lifetime_gets_the_ia_transition(run_pulumi: Runner) -> None:
 
 
 @pytest.mark.parametrize(
-    ("ia", "expire", "days"), [(7, 30, None), (0, 30, 0), (7, 37, 7), (7, 36, None), (60, 30, None)]
+    ("ia", "expire", "days"),
+    [(7, 30, 7), (0, 30, 0), (7, 37, 7), (29, 30, 29), (7, 29, None), (30, 30, None), (60, 30, None)],
 )
-def test_ia_only_where_objects_stay_30_days_in_it(ia: int, expire: int, days: int | None) -> None:
+def test_ia_where_objects_live_30_days_from_creation(ia: int, expire: int, days: int | None) -> None:
     assert ia_transition_days(ia, expire) == days
 
 

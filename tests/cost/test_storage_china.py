@@ -45,16 +45,17 @@ def rules(g: ResourceGraph, name: str) -> list[dict[str, Any]]:
 def test_cn_dev_prices_the_oss_bucket_in_cny_from_its_lifecycle() -> None:
     report = estimate(graph("cn-dev"))
     line = bucket_line(report, OSS)
-    # Checkpoints expire on day 30 and stay 7 d more as noncurrent versions (versioned bucket):
-    # 200 x 37 / 30.4167 = 243.29 GiB, plus the 500 GiB of datasets, all Standard at 0.12 CNY.
-    assert line.monthly_estimate == pytest.approx((200 * 37 / DAYS + 500) * 0.12)
-    assert line.monthly_estimate == pytest.approx(89.19, abs=0.005)
+    # Checkpoints move to IA on day 7 (OSS counts IA's 30 days from creation), expire on day 30 and
+    # stay 7 d more as noncurrent versions (versioned bucket): 200 x 7 / 30.4167 = 46.03 GiB Standard
+    # at 0.12 CNY, 200 x 30 / 30.4167 = 197.26 GiB IA at 0.08, plus 500 GiB of datasets Standard.
+    assert line.monthly_estimate == pytest.approx((200 * 7 / DAYS + 500) * 0.12 + 200 * 30 / DAYS * 0.08)
+    assert line.monthly_estimate == pytest.approx(81.30, abs=0.005)
     assert line.currency == "CNY" and line.cloud == "alicloud"
     assert line.quantity == (
-        "200 GiB written a month, 500 GiB kept: 243.29 GiB Standard (37 d at 0.12); "
-        "500 GiB Standard kept (no expiry at 0.12)"
+        "200 GiB written a month, 500 GiB kept: 46.03 GiB Standard (7 d at 0.12); "
+        "197.26 GiB IA (30 d at 0.08); 500 GiB Standard kept (no expiry at 0.12)"
     )
-    assert [p.what for p in line.prices] == ["alicloud object storage Standard"]
+    assert [p.what for p in line.prices] == ["alicloud object storage Standard", "alicloud object storage IA"]
     assert not [n for n in report.notes if "bucket" in n]
 
 

@@ -67,7 +67,7 @@ def test_the_section_lists_the_baseline_every_site_and_every_link(hybrid: Resour
         "    ├── 0. on-prem baseline: 16 GPUs, always first",
         "    ├── 1. aws:us-east-1 (listed, 0.87 USD/GPU-hour): pools burst-aws; scale-out alarms gated by "
         "metric math on gpufleet/Baseline FreeGpusAhead",
-        "    ├── 2. alicloud:cn-hangzhou (listed, 0.73 USD/GPU-hour): pools burst-alicloud; queue scale-out "
+        "    ├── 2. alicloud:cn-hangzhou (listed, 0.46 USD/GPU-hour): pools burst-alicloud; queue scale-out "
         "gated on the exporter's GatedBacklog (acs_customMetric); if it is silent, the raw queue alarm "
         "bursts after 1800s; GPU alarms not gated",
         "    ├── 3. tencentcloud:ap-guangzhou (listed, 0.50 USD/GPU-hour): pools burst-tencent; not gated: "

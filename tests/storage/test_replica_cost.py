@@ -28,8 +28,9 @@ def test_oss_replica_is_priced_like_its_source() -> None:
     report = estimate(graph("cn-dev", replica=True))
     source = bucket_line(report, f"{ALI}-checkpoints-bucket")
     replica = bucket_line(report, f"{ALI}-replica-bucket-bucket")
-    # 200 GiB written a month, kept 30 d + 7 noncurrent, plus 500 GiB of datasets, at OSS Standard 0.12 CNY.
-    assert source.monthly_estimate == pytest.approx((200 * 37 / DAYS + 500) * 0.12)
+    # 200 GiB written a month, 7 d Standard then IA (OSS counts IA's 30 days from creation) to day 30
+    # + 7 noncurrent, plus 500 GiB of datasets, at OSS Standard 0.12 CNY and IA 0.08 CNY.
+    assert source.monthly_estimate == pytest.approx((200 * 7 / DAYS + 500) * 0.12 + 200 * 30 / DAYS * 0.08)
     assert replica.monthly_estimate == pytest.approx(source.monthly_estimate)
     assert replica.quantity == source.quantity
     assert replica.notes[0] == (

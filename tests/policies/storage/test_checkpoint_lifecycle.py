@@ -116,17 +116,16 @@ def test_s3_inline_v2_shape() -> None:
     assert run_stack(POLICY, [bucket]) == []
 
 
-def test_oss_and_cos_need_no_transition_with_a_30_day_expiry() -> None:
-    oss = res(
-        OSS_BUCKET,
-        "oss",
-        {
-            "tags": TAGS,
-            "lifecycleRules": [
-                {"enabled": True, "expirations": [{"days": 30}], "abortMultipartUploads": [{"days": 1}]}
-            ],
-        },
-    )
+def _oss(rule: dict[str, object]) -> object:
+    return res(OSS_BUCKET, "oss", {"tags": TAGS, "lifecycleRules": [rule]})
+
+
+OSS_EXPIRY = {"enabled": True, "expirations": [{"days": 30}], "abortMultipartUploads": [{"days": 1}]}
+
+
+def test_cos_needs_no_transition_with_a_30_day_expiry() -> None:
+    """COS's billing page does not say its minimums count from the upload: counted from the move, a
+    30-day expiry leaves no room for STANDARD_IA's 30 days."""
     cos = res(
         COS_BUCKET,
         "cos",
@@ -137,7 +136,38 @@ def test_oss_and_cos_need_no_transition_with_a_30_day_expiry() -> None:
             ],
         },
     )
-    assert run_stack(POLICY, [oss, cos]) == []
+    assert run_stack(POLICY, [cos]) == []
+
+
+def test_oss_asks_for_ia_at_7_days_with_a_30_day_expiry() -> None:
+    """OSS counts IA's 30-day minimum from the object's creation: moved at day 7 and deleted at day 30,
+    an object pays nothing beyond its life, so the seed's transition is asked for."""
+    oss = _oss(OSS_EXPIRY)
+    assert run_stack(POLICY, [oss]) == [
+        (
+            "OSS bucket 'oss' is a checkpoint bucket but its lifecycle moves nothing to an infrequent-access "
+            "class within 7 days; transition to IA after at most 7 days",
+            oss.urn,
+        )
+    ]
+    moved = _oss({**OSS_EXPIRY, "transitions": [{"days": 7, "storageClass": "IA"}]})
+    assert run_stack(POLICY, [moved]) == []
+
+
+def test_an_oss_expiry_shorter_than_ia_minimum_asks_for_no_transition() -> None:
+    short = _oss({**OSS_EXPIRY, "expirations": [{"days": 20}]})
+    assert run_stack(POLICY, [short]) == []
+
+
+def test_cheapest_fit_counts_each_cloud_minimum_as_billed() -> None:
+    from policies.storage._storage_classes import cheapest_fit
+
+    assert cheapest_fit("alicloud", 7, 30).name == "IA"  # type: ignore[union-attr]
+    assert cheapest_fit("alicloud", 7, 29) is None
+    assert cheapest_fit("alicloud", 30, 30) is None  # the move would come with the expiry
+    assert cheapest_fit("tencentcloud", 7, 30) is None
+    assert cheapest_fit("tencentcloud", 7, 37).name == "STANDARD_IA"  # type: ignore[union-attr]
+    assert cheapest_fit("aws", 7, 30) is None
 
 
 def test_oss_needs_transition_when_expiry_leaves_room() -> None:
