@@ -133,6 +133,8 @@ class Instance(Protocol):
 
 
 class Checkpoints(Protocol):
+    def location(self, prefix: str) -> str: ...
+
     def upload_dir(self, local: Path, prefix: str) -> int: ...
 
 
@@ -321,6 +323,7 @@ class Worker:
             "GPUFLEET_JOB_ID": message.id,
             "GPUFLEET_CHECKPOINT_DIR": str(directory),
             "GPUFLEET_CHECKPOINT_PREFIX": job.checkpoint or "",
+            "GPUFLEET_CHECKPOINT_URI": self.checkpoints.location(job.checkpoint) if job.checkpoint else "",
         }
         every = max(1.0, self.queue.visibility_timeout_s / 3)
         next_extend = self.clock.now() + every

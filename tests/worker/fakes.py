@@ -136,6 +136,9 @@ class DictCheckpoints:
     events: list[str]
     objects: dict[str, str] = field(default_factory=dict)
 
+    def location(self, prefix: str) -> str:
+        return f"mem://bucket/{prefix}"
+
     def upload_dir(self, local: Path, prefix: str) -> int:
         files = checkpoint_files(local)
         for path, relative in files:

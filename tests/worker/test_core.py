@@ -97,6 +97,7 @@ class TestLoop:
         assert command == ("python", "train.py", "--epochs", "3")
         assert env["GPUFLEET_JOB_ID"] == "m1"
         assert env["GPUFLEET_CHECKPOINT_PREFIX"] == "runs/42/"
+        assert env["GPUFLEET_CHECKPOINT_URI"] == "mem://bucket/runs/42/"
         assert env["GPUFLEET_CHECKPOINT_DIR"] == str(job_directory(tmp_path / "ckpt", "m1"))
         # The job's directory is the worker's: removed when the job ends.
         assert not Path(env["GPUFLEET_CHECKPOINT_DIR"]).exists()
