@@ -9,19 +9,16 @@ from __future__ import annotations
 
 import json
 import logging
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gpufleet.worker.core import Message, checkpoint_files, object_key, with_receipt
+from gpufleet.worker.metadata import Http, TokenMetadata, required, urllib_http
 
 log = logging.getLogger("gpufleet.worker.aws")
 
 IMDS = "http://169.254.169.254"
-TOKEN_TTL_S = 21_600
 # Wait states of a termination lifecycle hook: the instance leaves once the action is completed.
 TERMINATING_WAIT = frozenset({"Terminating:Wait", "Warmed:Terminating:Wait"})
 TERMINATING = frozenset(
@@ -29,62 +26,18 @@ TERMINATING = frozenset(
     | {"Warmed:Terminating", "Warmed:Terminating:Wait", "Warmed:Terminating:Proceed", "Warmed:Terminated"}
 )
 
-# (method, url, headers, timeout_s) -> (status, body); a connection failure raises OSError.
-Http = Callable[[str, str, Mapping[str, str], float], tuple[int, str]]
-
-
-def urllib_http(method: str, url: str, headers: Mapping[str, str], timeout_s: float) -> tuple[int, str]:
-    request = urllib.request.Request(url, method=method, headers=dict(headers))
-    try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:
-            return int(response.status), response.read().decode()
-    except urllib.error.HTTPError as error:
-        return int(error.code), ""
-
 
 @dataclass
-class Imds:
-    """IMDSv2: a PUT for a session token, then GETs that carry it; a 401 refreshes the token once."""
+class Imds(TokenMetadata):
+    """IMDSv2, which the pools' launch templates require (``http_tokens: required``)."""
 
-    http: Http = urllib_http
     base: str = IMDS
-    timeout_s: float = 2.0
-    _token: str | None = field(default=None, init=False, repr=False)
-
-    def _fresh_token(self) -> str:
-        status, body = self.http(
-            "PUT",
-            f"{self.base}/latest/api/token",
-            {"X-aws-ec2-metadata-token-ttl-seconds": str(TOKEN_TTL_S)},
-            self.timeout_s,
-        )
-        if status != 200:
-            raise OSError(f"IMDS refused a session token (HTTP {status})")
-        self._token = body
-        return body
-
-    def get(self, path: str) -> str | None:
-        """The value at ``path`` (``latest/meta-data/...``), None where IMDS has none (404)."""
-        token = self._token or self._fresh_token()
-        for attempt in range(2):
-            status, body = self.http(
-                "GET", f"{self.base}/{path.lstrip('/')}", {"X-aws-ec2-metadata-token": token}, self.timeout_s
-            )
-            if status == 200:
-                return body
-            if status == 404:
-                return None
-            if status == 401 and attempt == 0:
-                token = self._fresh_token()
-                continue
-            raise OSError(f"IMDS answered HTTP {status} for {path}")
-        raise OSError(f"IMDS refused the session token for {path}")
+    ttl_header: str = "X-aws-ec2-metadata-token-ttl-seconds"
+    token_header: str = "X-aws-ec2-metadata-token"
+    http: Http = urllib_http
 
     def instance_id(self) -> str:
-        value = self.get("latest/meta-data/instance-id")
-        if not value:
-            raise OSError("IMDS has no instance-id")
-        return value
+        return required(self.get("latest/meta-data/instance-id"), "instance-id")
 
     def spot_action(self) -> dict[str, Any] | None:
         """The spot interruption notice (``{"action": "terminate", "time": ...}``), None without one."""
