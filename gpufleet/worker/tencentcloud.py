@@ -1,0 +1,202 @@
+"""The worker on Tencent Cloud: a TDMQ for CMQ queue, an AS scaling group, CVM metadata and COS.
+
+No Tencent SDK is a dependency: each API is reached through an injected client.
+
+- CMQ (:class:`CmqQueue`) takes ``cmq(action, params)``: one request to the queue's data-flow
+  endpoint (``ReceiveMessage``, ``DeleteMessage``), answering its JSON (``code`` 0 on success, 7000
+  when a long poll finds nothing). CMQ has no call that changes a received message's visibility: a
+  message stays hidden for the queue's ``visibilityTimeout`` (the pool sets it), which must therefore
+  cover the longest job; a failed or interrupted job's message comes back when that timeout ends.
+- AS (:class:`AsInstance`) takes ``as_api(action, params)``: one API 3.0 call (``as``, version
+  2018-04-19), answering its JSON (``{"Response": {...}}`` or the inner object); an ``Error``
+  raises. ``tencentcloud.common.common_client.CommonClient("as", "2018-04-19", ...).call_json`` fits.
+- COS (:class:`CosCheckpoints`) takes an object with ``upload_file(Bucket, Key, LocalFilePath)``, the
+  method of ``qcloud_cos.CosS3Client``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from gpufleet.worker.core import Message, checkpoint_files, object_key
+from gpufleet.worker.metadata import Http, PlainMetadata, required, urllib_http
+
+log = logging.getLogger("gpufleet.worker.tencentcloud")
+
+METADATA = "http://metadata.tencentyun.com"
+CMQ_NO_MESSAGE = 7000
+CMQ_MAX_WAIT_S = 30
+# DescribeAutoScalingInstances LifeCycleState while AS takes the instance out; IN_TERMINATING_HOOK is
+# the wait of a scale-in lifecycle hook, ended by CompleteLifecycleAction.
+IN_TERMINATING_HOOK = "IN_TERMINATING_HOOK"
+TERMINATING = frozenset({"TERMINATING", IN_TERMINATING_HOOK})
+
+Rpc = Callable[[str, Mapping[str, Any]], Mapping[str, Any]]
+
+
+class TencentError(RuntimeError):
+    def __init__(self, code: str, message: str = "") -> None:
+        super().__init__(f"{code}: {message}" if message else code)
+        self.code = code
+
+
+@dataclass
+class CmqQueue:
+    cmq: Rpc
+    name: str
+    visibility_timeout_s: int = 900
+    _warned: bool = field(default=False, init=False, repr=False)
+
+    def _call(self, action: str, params: Mapping[str, Any]) -> Mapping[str, Any]:
+        answer = self.cmq(action, params)
+        code = int(answer.get("code", 0))
+        if code not in {0, CMQ_NO_MESSAGE}:
+            raise TencentError(str(code), str(answer.get("message", "")))
+        return answer
+
+    def receive(self, wait_s: int) -> Message | None:
+        wait = max(0, min(wait_s, CMQ_MAX_WAIT_S))
+        answer = self._call("ReceiveMessage", {"queueName": self.name, "pollingWaitSeconds": wait})
+        if int(answer.get("code", 0)) == CMQ_NO_MESSAGE:
+            return None
+        return Message(id=str(answer["msgId"]), receipt=str(answer["receiptHandle"]), body=answer["msgBody"])
+
+    def extend(self, message: Message, timeout_s: int) -> Message:
+        if not self._warned:
+            log.warning(
+                "CMQ cannot extend a message's visibility: the queue's visibilityTimeout (%ss) must "
+                "cover the job, or the message is delivered again while it runs",
+                self.visibility_timeout_s,
+            )
+            self._warned = True
+        return message
+
+    def delete(self, message: Message) -> None:
+        self._call("DeleteMessage", {"queueName": self.name, "receiptHandle": message.receipt})
+
+    def release(self, message: Message) -> None:
+        # No visibility call: the message is received again once its visibilityTimeout ends.
+        log.info("message %s comes back after the queue's visibility timeout", message.id)
+
+
+@dataclass
+class CvmMetadata(PlainMetadata):
+    base: str = METADATA
+    http: Http = urllib_http
+
+    def instance_id(self) -> str:
+        return required(self.get("latest/meta-data/instance-id"), "instance-id")
+
+    def spot_termination_time(self) -> str | None:
+        return self.get("latest/meta-data/spot/termination-time")
+
+
+def _response(answer: Mapping[str, Any]) -> Mapping[str, Any]:
+    inner: Mapping[str, Any] = answer.get("Response", answer)
+    error = inner.get("Error")
+    if error:
+        raise TencentError(str(error.get("Code", "")), str(error.get("Message", "")))
+    return inner
+
+
+@dataclass
+class AsInstance:
+    """This instance in its AS group. ``group_id`` None: read from DescribeAutoScalingInstances;
+    ``hook_id`` None: no scale-in hook to complete."""
+
+    as_api: Rpc
+    metadata: CvmMetadata
+    instance_id: str | None = None
+    group_id: str | None = None
+    hook_id: str | None = None
+
+    def _call(self, action: str, params: Mapping[str, Any]) -> Mapping[str, Any]:
+        return _response(self.as_api(action, params))
+
+    def _id(self) -> str:
+        if self.instance_id is None:
+            self.instance_id = self.metadata.instance_id()
+        return self.instance_id
+
+    def _describe(self) -> Mapping[str, Any] | None:
+        found = self._call("DescribeAutoScalingInstances", {"InstanceIds": [self._id()]})
+        instances = found.get("AutoScalingInstanceSet") or []
+        return instances[0] if instances else None
+
+    def _group(self) -> str:
+        if self.group_id is None:
+            described = self._describe()
+            if described is None:
+                raise RuntimeError(f"instance {self._id()} is in no AS group")
+            self.group_id = str(described["AutoScalingGroupId"])
+        return self.group_id
+
+    def lifecycle_state(self) -> str | None:
+        described = self._describe()
+        return None if described is None else str(described["LifeCycleState"])
+
+    def _protection(self, on: bool) -> None:
+        self._call(
+            "SetInstancesProtection",
+            {"AutoScalingGroupId": self._group(), "InstanceIds": [self._id()], "ProtectedFromScaleIn": on},
+        )
+
+    def protect(self) -> None:
+        self._protection(True)
+
+    def unprotect(self) -> None:
+        self._protection(False)
+
+    def termination_pending(self) -> bool:
+        when = self.metadata.spot_termination_time()
+        if when:
+            log.warning("spot instance reclaimed at %s", when)
+            return True
+        state = self.lifecycle_state()
+        if state in TERMINATING:
+            log.warning("the group is taking the instance out: %s", state)
+            return True
+        return False
+
+    def lifecycle_heartbeat(self) -> None:
+        # AS has no heartbeat call: the hook's HeartbeatTimeout must exceed the job's grace period.
+        return None
+
+    def complete_lifecycle(self) -> None:
+        if self.hook_id is None or self.lifecycle_state() != IN_TERMINATING_HOOK:
+            return
+        self._call(
+            "CompleteLifecycleAction",
+            {"LifecycleHookId": self.hook_id, "LifecycleActionResult": "CONTINUE", "InstanceId": self._id()},
+        )
+
+
+class CosClient(Protocol):
+    def upload_file(self, Bucket: str, Key: str, LocalFilePath: str) -> Any: ...
+
+
+@dataclass
+class CosCheckpoints:
+    """Objects under ``root`` + the job's prefix; the bucket's default encryption applies."""
+
+    cos: CosClient
+    bucket: str
+    root: str = "checkpoints/"
+
+    def _prefix(self, prefix: str) -> str:
+        return object_key(self.root, prefix) if self.root else prefix
+
+    def location(self, prefix: str) -> str:
+        return f"cos://{self.bucket}/{self._prefix(prefix)}"
+
+    def upload_dir(self, local: Path, prefix: str) -> int:
+        files = checkpoint_files(local)
+        for path, relative in files:
+            self.cos.upload_file(
+                Bucket=self.bucket, Key=object_key(self._prefix(prefix), relative), LocalFilePath=str(path)
+            )
+        return len(files)
