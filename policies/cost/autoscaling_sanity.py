@@ -20,7 +20,11 @@ with min below max):
   scale in removes capacity once a minute: that is GF-OPS-003's verdict (scale-in respects the
   cooldown), not repeated here;
 - the shortest scale-in window (period x evaluation periods of its alarm) no shorter than the longest
-  scale-out window.
+  scale-out window;
+- an AWS group whose minimum is 0 does not scale out on a queue alarm whose threshold is 0
+  (`AWS/SQS ApproximateNumberOfMessagesVisible` above 0): one message would start a GPU instance.
+  Scale on the backlog per instance instead (target tracking on visible messages / instances in
+  service, held at the acceptable backlog per instance), which wakes the pool once that many wait.
 
 Kubernetes (kept modest): HorizontalPodAutoscalers (`autoscaling/v2`) and KEDA ScaledObjects whose
 target is a Deployment or StatefulSet of the stack requesting `nvidia.com/gpu` must not scale down
@@ -192,6 +196,7 @@ def pool_problems(pool: Pool, min_cooldown: int) -> list[str]:
                 f"{metric or 'the same metric'}; the scale-out threshold must be above the scale-in one"
             )
     problems.extend(_cooldown_problems(pool, min_cooldown))
+    problems.extend(_single_message_wake(pool))
     out_windows = [s.window_s for s in pool.scaling if s.direction == "out" and s.window_s is not None]
     in_windows = [s.window_s for s in pool.scaling if s.direction == "in" and s.window_s is not None]
     if out_windows and in_windows and min(in_windows) < max(out_windows):
@@ -200,6 +205,36 @@ def pool_problems(pool: Pool, min_cooldown: int) -> list[str]:
             "window must be no shorter than the scale-out window"
         )
     return problems
+
+
+# Queue-depth metrics an AWS scale-out alarm may watch (SQS publishes them per queue).
+QUEUE_DEPTH_METRICS = ("ApproximateNumberOfMessagesVisible",)
+
+
+def _single_message_wake(pool: Pool) -> list[str]:
+    """A pool at zero woken by any one waiting message: a queue alarm above 0 that scales it out."""
+    if pool.known("min_size") != 0:
+        return []
+    wakers = sorted(
+        {
+            signal.name
+            for signal in pool.scaling
+            if signal.direction == "out"
+            and signal.kind in ("step", "simple", "alarm")
+            and signal.metric in QUEUE_DEPTH_METRICS
+            and signal.threshold is not None
+            and signal.threshold <= 0
+        }
+    )
+    if not wakers:
+        return []
+    return [
+        f"{describe(pool)} has a minimum of 0 and scales out when {_alarms(wakers)} sees any waiting "
+        "message (threshold 0): one message starts a GPU instance, and each further instance waits a "
+        "cooldown; scale on the backlog per instance instead (target tracking on "
+        "ApproximateNumberOfMessagesVisible / GroupInServiceInstances held at the acceptable backlog "
+        "per instance)"
+    ]
 
 
 def _requests_gpu(workload: Any) -> bool:

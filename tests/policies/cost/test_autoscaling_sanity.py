@@ -366,3 +366,63 @@ def test_kubernetes_gpu_workload_with_unknown_namespace_is_not_passed() -> None:
             unknown_ns.urn,
         )
     ]
+
+
+def test_a_min_zero_group_woken_by_one_message_is_a_finding() -> None:
+    queue = {
+        "namespace": "AWS/SQS",
+        "metricName": "ApproximateNumberOfMessagesVisible",
+        "comparisonOperator": "GreaterThanThreshold",
+        "threshold": 0,
+        "period": 300,
+        "evaluationPeriods": 1,
+    }
+    stack = aws_pool(out_alarm=queue)
+    assert [m for m, _ in check_stack(POLICY, stack)] == [
+        "Auto Scaling group 'gpu' has a minimum of 0 and scales out when alarm 'gpu-high' sees any "
+        "waiting message (threshold 0): one message starts a GPU instance, and each further instance "
+        "waits a cooldown; scale on the backlog per instance instead (target tracking on "
+        "ApproximateNumberOfMessagesVisible / GroupInServiceInstances held at the acceptable backlog "
+        "per instance)"
+    ]
+    # The same alarm at the acceptable backlog, or on a group that keeps an instance, passes.
+    assert check_stack(POLICY, aws_pool(out_alarm={**queue, "threshold": 10})) == []
+    assert check_stack(POLICY, aws_pool(out_alarm=queue, group={"minSize": 1})) == []
+
+
+def test_the_backlog_target_and_a_scale_in_while_the_queue_is_empty_pass() -> None:
+    pool = aws_pool()
+    stack = [
+        *pool,
+        res(
+            "aws:autoscaling/policy:Policy",
+            "gpu-backlog",
+            {
+                "autoscalingGroupName": UNKNOWN_STR,
+                "policyType": "TargetTrackingScaling",
+                "estimatedInstanceWarmup": 300,
+                "targetTrackingConfiguration": {
+                    "targetValue": 10,
+                    "disableScaleIn": True,
+                    "customizedMetricSpecification": {
+                        "metrics": [
+                            {
+                                "id": "m1",
+                                "metricStat": {
+                                    "metric": {
+                                        "namespace": "AWS/SQS",
+                                        "metricName": "ApproximateNumberOfMessagesVisible",
+                                    },
+                                    "stat": "Sum",
+                                },
+                                "returnData": False,
+                            },
+                            {"id": "e1", "expression": "IF(m2 > 0, m1 / m2, m1)", "returnData": True},
+                        ]
+                    },
+                },
+            },
+            deps={"autoscalingGroupName": [pool[1]]},
+        ),
+    ]
+    assert check_stack(POLICY, stack) == []
