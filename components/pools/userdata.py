@@ -55,7 +55,7 @@ class WorkloadContext:
     variables ``GPUFLEET_QUEUE_NAME`` and the cloud's region variable, :data:`REGION_ENVS`). With
     ``queue_url`` (AWS), also what its worker needs to protect its instance while it holds a job
     (:mod:`components.pools.lifecycle`): ``GPUFLEET_QUEUE_URL``, ``GPUFLEET_LIFECYCLE_HOOK`` and
-    ``GPUFLEET_GROUP_NAME``, read at boot from the tag Auto Scaling puts on the instance."""
+    ``GPUFLEET_GROUP``, read at boot from the tag Auto Scaling puts on the instance."""
 
     workload: Workload
     queue_name: str
