@@ -20,6 +20,13 @@ watches the exporter's ``GatedBacklog`` for the pool in the account's ``acs_cust
 project instead (same threshold, window and target), and ``-queue-deep-fallback`` keeps the raw MNS
 backlog alarm with the gate's longer window, so a silent exporter delays the burst but never stops it.
 The GPU alarms are ESS alarm tasks on the group's own utilisation and stay as they are.
+
+Scale-in never ends a running job: the worker protects its instance while it holds a job
+(``ess:SetInstancesProtection`` on this group only, the ``-protection`` RAM policy attached to the
+pool's role), and every scale-in waits on the ``-drain`` lifecycle hook (``SCALE_IN``,
+:data:`components.pools.lifecycle.DRAIN_HEARTBEAT_S`, then ``CONTINUE``) while the worker checkpoints.
+ESS authorizes ``CompleteLifecycleAction`` and ``RecordLifecycleActionHeartbeat`` on all resources
+only (its RAM table lists no resource type for them), so those two are granted on ``*``.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from components.pools.burst_custom import GATED_METRIC, CustomGate, alicloud_namespace
+from components.pools.lifecycle import DRAIN_DEFAULT_RESULT, DRAIN_HEARTBEAT_S, DRAIN_HOOK_NAME
 from components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
 from components.pools.userdata import WorkloadContext, render_workload
 from components.pools.workload import MAX_USER_DATA_BYTES
@@ -55,6 +63,14 @@ QUEUE_METRIC = "NumberOfMessagesVisible"
 AGENT_DIR = "/usr/local/cloudmonitor"
 AGENT_VERSION = "3.5.12"
 TASK_DAYS = 360  # ESS repeats a scheduled task for at most a year after it is created
+# ess/lifecycle_hook.py: "Supported value: SCALE_OUT, SCALE_IN"; default results CONTINUE, ABANDON,
+# ROLLBACK (default CONTINUE).
+ESS_HOOK_TRANSITIONS = ("SCALE_OUT", "SCALE_IN")
+ESS_HOOK_RESULTS = ("CONTINUE", "ABANDON", "ROLLBACK")
+# RAM: ess:SetInstancesProtection takes the scaling group
+# (acs:ess:{regionId}:{accountId}:scalinggroup/{ScalingGroupId}); the lifecycle actions take none.
+ESS_PROTECT_ACTIONS = ("ess:SetInstancesProtection",)
+ESS_LIFECYCLE_ACTIONS = ("ess:CompleteLifecycleAction", "ess:RecordLifecycleActionHeartbeat")
 # The scaling group's desired capacity: none, ESS scales between min and max. Scheduled tasks may set
 # one only when the group has one.
 GROUP_DESIRED_CAPACITY: int | None = None
@@ -417,7 +433,13 @@ class AlicloudGpuPool(pulumi.ComponentResource):
             tags=tags,
             opts=child,
         )
-        self._scaling(name, args, group, queue, child)
+        account = (
+            pulumi.Output.from_input(args.account_id)
+            if args.account_id is not None
+            else alicloud.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
+        )
+        self._scaling(name, args, group, queue, child, account=account)
+        self._drain(name, args, group, account, child)
         if args.off_hours is not None:
             self._off_hours(name, args, args.off_hours, group, child)
         self.group_id = group.id
@@ -431,13 +453,10 @@ class AlicloudGpuPool(pulumi.ComponentResource):
         group: alicloud.ess.ScalingGroup,
         queue: alicloud.message.ServiceQueue,
         child: pulumi.ResourceOptions,
+        *,
+        account: pulumi.Output[str],
     ) -> None:
         rules: dict[str, alicloud.ess.ScalingRule] = {}
-        account = (
-            pulumi.Output.from_input(args.account_id)
-            if args.account_id is not None
-            else alicloud.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
-        )
         for direction, step in (("out", 1), ("in", -1)):
             rules[direction] = alicloud.ess.ScalingRule(
                 f"{name}-scale-{direction}",
@@ -502,6 +521,44 @@ class AlicloudGpuPool(pulumi.ComponentResource):
             self._queue_alarm(
                 name=name, args=args, alarm=fallback, queue=queue, rule=target, contacts=contacts, child=child
             )
+
+    def _drain(
+        self,
+        name: str,
+        args: AlicloudPoolArgs,
+        group: alicloud.ess.ScalingGroup,
+        account: pulumi.Output[str],
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        """``-drain``: a scale-in waits while the worker checkpoints; ``-protection``: what the worker
+        may do to its own group."""
+        alicloud.ess.LifecycleHook(
+            f"{name}-drain",
+            name=DRAIN_HOOK_NAME,
+            scaling_group_id=group.id,
+            lifecycle_transition="SCALE_IN",
+            heartbeat_timeout=DRAIN_HEARTBEAT_S,
+            default_result=DRAIN_DEFAULT_RESULT,
+            opts=child,
+        )
+        policy_name = f"{args.name_prefix}-{args.pool}-protection"
+        policy = alicloud.ram.Policy(
+            f"{name}-protection",
+            policy_name=policy_name,
+            policy_document=pulumi.Output.all(account, group.id).apply(
+                lambda ids: protection_document(args.region, ids[0], ids[1])
+            ),
+            description=f"gpufleet pool {args.pool}: protect its own instances, answer its drain hook",
+            tags={**args.tags, "gpufleet:pool": args.pool},
+            opts=child,
+        )
+        alicloud.ram.RolePolicyAttachment(
+            f"{name}-protection-attach",
+            role_name=args.role_name,
+            policy_name=policy.policy_name.apply(lambda value: value or policy_name),
+            policy_type="Custom",
+            opts=child,
+        )
 
     def _queue_alarm(
         self,
@@ -628,4 +685,23 @@ def _scale_out_alarm(
         enabled=True,
         tags={**args.tags, "gpufleet:pool": args.pool},
         opts=child,
+    )
+
+
+def protection_document(region: str, account: str, group_id: str) -> str:
+    """The RAM policy a pool's worker needs to keep its job through a scale-in: protect instances of
+    its own group, and answer the group's lifecycle hook (ESS scopes those two to no resource)."""
+    return json.dumps(
+        {
+            "Version": "1",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": list(ESS_PROTECT_ACTIONS),
+                    "Resource": [f"acs:ess:{region}:{account}:scalinggroup/{group_id}"],
+                },
+                {"Effect": "Allow", "Action": list(ESS_LIFECYCLE_ACTIONS), "Resource": ["*"]},
+            ],
+        },
+        sort_keys=True,
     )

@@ -1,6 +1,33 @@
 """A GPU burst pool on AWS: hardened launch template, mixed spot/on-demand Auto Scaling group, its own
-SQS work queue, step scale-out on GPU utilisation and queue backlog, simple scale-in with a cooldown,
-and an optional off-hours schedule."""
+SQS work queue, target tracking on the queue's backlog per instance, step scale-out on GPU
+utilisation, simple scale-in with a cooldown only while the queue is empty, a termination lifecycle
+hook, and an optional off-hours schedule.
+
+How the policies fit together (AWS's documented pattern for scaling on an SQS queue, plus the seed's
+GPU rules):
+
+- ``-backlog``: target tracking on ``IF(m2 > 0, m1 / m2, m1)``, the queue's visible messages (m1)
+  per instance in service (m2, ``AWS/AutoScaling GroupInServiceInstances``, collected because the
+  group enables it), held at ``queue_out``. Scale-out is proportional: 200 messages on 20 instances
+  at a target of 10 asks for 20 instances at once, where a +1 step per cooldown would take an hour
+  to add 12. At zero instances the whole backlog is one instance's, so a pool at ``size.min`` 0 wakes
+  once more than ``queue_out`` messages wait: ``queue_out: 1`` wakes it on any one. Its scale-in is
+  disabled: target tracking would scale in as soon as workers take messages off the queue (running
+  jobs are not visible messages), i.e. while the GPUs are busiest.
+- ``-scale-out`` (step, +1, paced by the warm-up) on ``-gpu-high``: GPU above ``gpu_util_out`` for
+  ``out_for``, for work that keeps GPUs busy without queueing.
+- ``-scale-in`` (simple, -1 per ``cooldown``) on ``-gpu-low``: a metric-math alarm on the GPU
+  utilisation while the queue is empty (100 while any message waits), below ``gpu_util_in`` for
+  ``in_for``. Scale-in needs an empty queue, so it never pulls against the backlog policy, and the two
+  GPU thresholds are apart, so the GPU rules never flap either.
+
+A second target-tracking policy on GPU utilisation (at ``gpu_util_out``) was the alternative: target
+tracking scales in only when every policy agrees. It would scale in whenever utilisation fell below
+the target, not below ``gpu_util_in`` for ``in_for``, and its scale-in cannot be slowed to one
+instance per cooldown, so the seed's rules would not hold.
+
+Scale-in never ends a running job (:mod:`components.pools.lifecycle`): the worker protects its
+instance while it holds a job, and every termination waits on the ``-drain`` lifecycle hook."""
 
 from __future__ import annotations
 
@@ -13,6 +40,13 @@ import pulumi_aws as aws
 from components.identity.aws import InstanceIdentity, InstanceIdentityArgs
 from components.identity.documents import document
 from components.pools.burst import SIGNAL_METRIC, SIGNAL_NAMESPACE, Gate
+from components.pools.lifecycle import (
+    DRAIN_DEFAULT_RESULT,
+    DRAIN_HEARTBEAT_S,
+    DRAIN_HOOK_NAME,
+    TERMINATING,
+    protection_statements,
+)
 from components.pools.queue import (
     ExistingQueue,
     NewQueue,
@@ -25,11 +59,17 @@ from components.pools.queue import (
 from components.pools.scaling import (
     GPU_METRIC,
     GROUP_DIMENSION,
+    GROUP_METRICS,
+    IDLE_EXPRESSION,
+    IN_SERVICE_METRIC,
     QUEUE_DIMENSION,
+    QUEUE_METRIC,
     STACK_DIMENSION,
     AlarmSpec,
+    BacklogTarget,
     ScalingRules,
-    compile_alarms,
+    backlog_target,
+    compile_aws_alarms,
 )
 from components.pools.userdata import WorkloadContext, agent_namespace, encoded_user_data
 from components.pools.workload import Workload
@@ -128,15 +168,18 @@ class GpuPool(pulumi.ComponentResource):
     its ``-dlq``, see :mod:`components.pools.queue`, unless the spec names an existing queue), the
     pool's own identity (:class:`components.identity.aws.InstanceIdentity` of the same name: ``-role``,
     ``-permissions``, ``-profile``; no other pool's instances share the role) with
-    ``-queue-access`` letting that role consume this queue only, a ``-scale-out`` step policy (paced
-    by the instance warm-up), a ``-scale-in`` simple policy with the cooldown, one alarm per rule,
-    and ``-stop``/``-start`` schedules when off-hours are set. With ``agent_log_group_name`` the
+    ``-queue-access`` letting that role consume this queue only, ``-protection`` letting it protect
+    its instances in this group only and answer its ``-drain`` termination hook, the ``-backlog``
+    target-tracking policy, a ``-scale-out`` step policy (paced by the instance warm-up) fired by
+    ``-gpu-high``, a ``-scale-in`` simple policy with the cooldown fired by ``-gpu-low``, and
+    ``-stop``/``-start`` schedules when off-hours are set. With ``agent_log_group_name`` the
     instances boot the CloudWatch agent that publishes the GPU metric the alarms watch, then the
     ``workload`` if any (:mod:`components.pools.userdata`).
 
     Scale-in is simple scaling on purpose: AWS re-runs an Auto Scaling alarm action every minute
     while the alarm stays in ALARM, and a step policy takes no cooldown, so 30 minutes below the
-    threshold would remove one instance a minute; a simple policy waits ``cooldown`` between steps."""
+    threshold would remove one instance a minute; a simple policy waits ``cooldown`` between steps.
+    A scale-in only ever picks an instance its worker has not protected."""
 
     asg_name: pulumi.Output[str]
     launch_template_id: pulumi.Output[str]
@@ -154,8 +197,9 @@ class GpuPool(pulumi.ComponentResource):
         namespace = agent_namespace(args.stack)
         self.alarms = tuple(
             replace(alarm, namespace=namespace) if alarm.namespace == GPU_METRIC[0] else alarm
-            for alarm in compile_alarms(rules, args.min_size)
+            for alarm in compile_aws_alarms(rules)
         )
+        target = backlog_target(rules)
         tags = with_tags(args.tags, **{"gpufleet:pool": args.pool})
         image_id = args.image_id
         if image_id is None:
@@ -189,12 +233,14 @@ class GpuPool(pulumi.ComponentResource):
                 lambda group: encoded_user_data(group, args.stack)
             )
         elif args.agent_log_group_name is not None and workload is not None:
-            # The workload is told its queue, whose name a created queue gets at deploy.
-            user_data = pulumi.Output.all(args.agent_log_group_name, queue.name, region).apply(
+            # The workload is told its queue, whose name and URL a created queue gets at deploy.
+            user_data = pulumi.Output.all(args.agent_log_group_name, queue.name, region, queue.url).apply(
                 lambda values: encoded_user_data(
                     values[0],
                     args.stack,
-                    WorkloadContext(workload=workload, queue_name=values[1], region=values[2]),
+                    WorkloadContext(
+                        workload=workload, queue_name=values[1], region=values[2], queue_url=values[3]
+                    ),
                 )
             )
         profile_arn, role_name = self._identity(name, args, child)
@@ -257,6 +303,10 @@ class GpuPool(pulumi.ComponentResource):
             default_instance_warmup=rules.cooldown_s,
             capacity_rebalance=args.spot_percent > 0,
             health_check_type="EC2",
+            # The backlog policy divides by the instances in service, which Auto Scaling publishes
+            # only for a group that collects it.
+            enabled_metrics=[aws.autoscaling.Metric(metric) for metric in GROUP_METRICS],
+            metrics_granularity="1Minute",
             mixed_instances_policy=aws.autoscaling.GroupMixedInstancesPolicyArgs(
                 instances_distribution=aws.autoscaling.GroupMixedInstancesPolicyInstancesDistributionArgs(
                     on_demand_base_capacity=args.on_demand_base,
@@ -314,6 +364,25 @@ class GpuPool(pulumi.ComponentResource):
             STACK_DIMENSION: args.stack,
             QUEUE_DIMENSION: queue.name,
         }
+        _backlog_policy(
+            name, target, args.gate, dimension_values=dimension_values, region=args.region, opts=child
+        )
+        aws.autoscaling.LifecycleHook(
+            f"{name}-drain",
+            name=DRAIN_HOOK_NAME,
+            autoscaling_group_name=group.name,
+            lifecycle_transition=TERMINATING,
+            heartbeat_timeout=DRAIN_HEARTBEAT_S,
+            default_result=DRAIN_DEFAULT_RESULT,
+            region=args.region,
+            opts=child,
+        )
+        aws.iam.RolePolicy(
+            f"{name}-protection",
+            role=role_name,
+            policy=document(protection_statements(group.arn)),
+            opts=child,
+        )
         for alarm in self.alarms:
             if args.gate is not None and alarm.direction == "out":
                 # Burst order: scale out only with no GPU free ahead (the baseline, earlier sites).
@@ -323,6 +392,17 @@ class GpuPool(pulumi.ComponentResource):
                     args.gate,
                     dimension_values=dimension_values,
                     action=policies["out"].arn,
+                    region=args.region,
+                    tags=tags,
+                    opts=child,
+                )
+                continue
+            if alarm.while_queue_empty:
+                _idle_alarm(
+                    name,
+                    alarm,
+                    dimension_values=dimension_values,
+                    action=policies[alarm.direction].arn,
                     region=args.region,
                     tags=tags,
                     opts=child,
@@ -471,6 +551,132 @@ def _gated_alarm(
                 id="gated",
                 expression=gate.expression("ahead", "own"),
                 label=f"{alarm.metric_name} while no GPU is free ahead of {gate.site}",
+                return_data=True,
+            ),
+        ],
+        alarm_actions=[action],
+        region=region,
+        tags=tags,
+        opts=opts,
+    )
+
+
+def _metric_query(
+    query_id: str, namespace: str, metric: str, dimensions: Mapping[str, pulumi.Input[str]], stat: str
+) -> aws.autoscaling.PolicyTargetTrackingConfigurationCustomizedMetricSpecificationMetricArgs:
+    return aws.autoscaling.PolicyTargetTrackingConfigurationCustomizedMetricSpecificationMetricArgs(
+        id=query_id,
+        metric_stat=aws.autoscaling.PolicyTargetTrackingConfigurationCustomizedMetricSpecificationMetricMetricStatArgs(
+            metric=aws.autoscaling.PolicyTargetTrackingConfigurationCustomizedMetricSpecificationMetricMetricStatMetricArgs(
+                namespace=namespace,
+                metric_name=metric,
+                dimensions=[
+                    aws.autoscaling.PolicyTargetTrackingConfigurationCustomizedMetricSpecificationMetricMetricStatMetricDimensionArgs(
+                        name=key, value=value
+                    )
+                    for key, value in dimensions.items()
+                ],
+            ),
+            stat=stat,
+        ),
+        return_data=False,
+    )
+
+
+def _backlog_policy(
+    name: str,
+    target: BacklogTarget,
+    gate: Gate | None,
+    *,
+    dimension_values: Mapping[str, pulumi.Input[str]],
+    region: str | None,
+    opts: pulumi.ResourceOptions,
+) -> aws.autoscaling.Policy:
+    """``-backlog``: target tracking on the backlog per instance in service. Behind a burst gate the
+    backlog counts only while no GPU is free ahead (0 otherwise: no scale-out; the policy never scales
+    in, so a 0 removes nothing)."""
+    queue_ns, queue_metric, queue_dims = QUEUE_METRIC
+    group_ns, group_metric, group_dims = IN_SERVICE_METRIC
+    queries = [
+        _metric_query("m1", queue_ns, queue_metric, {d: dimension_values[d] for d in queue_dims}, "Sum"),
+        _metric_query("m2", group_ns, group_metric, {d: dimension_values[d] for d in group_dims}, "Average"),
+    ]
+    expression, label = target.expression, "visible messages per instance in service"
+    if gate is not None:
+        queries.append(_metric_query("ahead", SIGNAL_NAMESPACE, SIGNAL_METRIC, gate.dimensions, "Maximum"))
+        expression = gate.expression("ahead", target.expression)
+        label = f"{label}, while no GPU is free ahead of {gate.site}"
+    queries.append(
+        aws.autoscaling.PolicyTargetTrackingConfigurationCustomizedMetricSpecificationMetricArgs(
+            id="e1", expression=expression, label=label, return_data=True
+        )
+    )
+    return aws.autoscaling.Policy(
+        f"{name}-backlog",
+        autoscaling_group_name=dimension_values[GROUP_DIMENSION],
+        policy_type="TargetTrackingScaling",
+        estimated_instance_warmup=target.warmup_s,
+        region=region,
+        target_tracking_configuration=aws.autoscaling.PolicyTargetTrackingConfigurationArgs(
+            target_value=target.target_value,
+            disable_scale_in=target.disable_scale_in,
+            customized_metric_specification=aws.autoscaling.PolicyTargetTrackingConfigurationCustomizedMetricSpecificationArgs(
+                metrics=queries
+            ),
+        ),
+        opts=opts,
+    )
+
+
+def _idle_alarm(
+    name: str,
+    alarm: AlarmSpec,
+    *,
+    dimension_values: Mapping[str, pulumi.Input[str]],
+    action: pulumi.Input[str],
+    region: str | None,
+    tags: Mapping[str, str],
+    opts: pulumi.ResourceOptions,
+) -> aws.cloudwatch.MetricAlarm:
+    """The GPU scale-in alarm as metric math: the GPU utilisation while the queue is empty, 100 while
+    any message waits (:data:`IDLE_EXPRESSION`). A queue with no datapoint is an idle queue: SQS
+    stops publishing for a queue inactive for six hours."""
+    queue_ns, queue_metric, queue_dims = QUEUE_METRIC
+    return aws.cloudwatch.MetricAlarm(
+        f"{name}-{alarm.suffix}",
+        alarm_description=f"{alarm.description}, only while the queue is empty",
+        comparison_operator=alarm.comparison_operator,
+        threshold=alarm.threshold,
+        evaluation_periods=alarm.evaluation_periods,
+        datapoints_to_alarm=alarm.evaluation_periods,
+        treat_missing_data=alarm.treat_missing_data,
+        metric_queries=[
+            aws.cloudwatch.MetricAlarmMetricQueryArgs(
+                id="gpu",
+                metric=aws.cloudwatch.MetricAlarmMetricQueryMetricArgs(
+                    namespace=alarm.namespace,
+                    metric_name=alarm.metric_name,
+                    dimensions={dimension: dimension_values[dimension] for dimension in alarm.dimensions},
+                    period=alarm.period_s,
+                    stat=alarm.statistic,
+                ),
+                return_data=False,
+            ),
+            aws.cloudwatch.MetricAlarmMetricQueryArgs(
+                id="queue",
+                metric=aws.cloudwatch.MetricAlarmMetricQueryMetricArgs(
+                    namespace=queue_ns,
+                    metric_name=queue_metric,
+                    dimensions={dimension: dimension_values[dimension] for dimension in queue_dims},
+                    period=alarm.period_s,
+                    stat="Maximum",
+                ),
+                return_data=False,
+            ),
+            aws.cloudwatch.MetricAlarmMetricQueryArgs(
+                id="idle",
+                expression=IDLE_EXPRESSION,
+                label=f"{alarm.metric_name} while the queue is empty (100 while work waits)",
                 return_data=True,
             ),
         ],

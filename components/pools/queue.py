@@ -112,11 +112,13 @@ QueueSource = NewQueue | ExistingQueue
 
 @dataclass(frozen=True)
 class PoolQueueRefs:
-    """``kms_key_arn``: the key the fleet encrypted the queue with (None for a queue made elsewhere)."""
+    """``kms_key_arn``: the key the fleet encrypted the queue with (None for a queue made elsewhere);
+    ``url``: what the worker's SDK calls the queue by."""
 
     name: pulumi.Output[str]
     arn: pulumi.Output[str]
     kms_key_arn: pulumi.Input[str] | None = None
+    url: pulumi.Output[str] | None = None
 
 
 def _deny_plain_transport(queue_arn: pulumi.Input[str]) -> pulumi.Output[str]:
@@ -182,7 +184,7 @@ def create_queue(
             region=region,
             opts=opts,
         )
-    return PoolQueueRefs(name=queue.name, arn=queue.arn, kms_key_arn=kms_key_arn)
+    return PoolQueueRefs(name=queue.name, arn=queue.arn, kms_key_arn=kms_key_arn, url=queue.url)
 
 
 def _in_account(pool: str, arn: str, account: str) -> str:
@@ -205,14 +207,32 @@ def existing_queue(
     invoke = pulumi.InvokeOutputOptions(parent=parent)
     account = aws.get_caller_identity_output(opts=invoke).account_id
     name = pulumi.Output.from_input(source.queue_name)
+    partition = aws.get_partition_output(opts=invoke)
     if source.arn is not None:
         given = source.arn
         arn = account.apply(lambda account_id: _in_account(pool, given, account_id))
-        return PoolQueueRefs(name=name, arn=arn, kms_key_arn=source.kms_key_arn)
-    partition = aws.get_partition_output(opts=invoke).partition
+        match = QUEUE_ARN_RE.match(given)
+        if match is None:  # refused by ExistingQueue.problems()
+            raise AssertionError(f"not an SQS queue ARN: {given}")
+        url = pulumi.Output.concat(
+            "https://sqs.",
+            match.group(1),
+            ".",
+            partition.dns_suffix,
+            "/",
+            match.group(2),
+            "/",
+            match.group(3),
+        )
+        return PoolQueueRefs(name=name, arn=arn, kms_key_arn=source.kms_key_arn, url=url)
     where = aws.get_region_output(region=region, opts=invoke).region
-    arn = pulumi.Output.concat("arn:", partition, ":sqs:", where, ":", account, ":", source.queue_name)
-    return PoolQueueRefs(name=name, arn=arn, kms_key_arn=source.kms_key_arn)
+    arn = pulumi.Output.concat(
+        "arn:", partition.partition, ":sqs:", where, ":", account, ":", source.queue_name
+    )
+    url = pulumi.Output.concat(
+        "https://sqs.", where, ".", partition.dns_suffix, "/", account, "/", source.queue_name
+    )
+    return PoolQueueRefs(name=name, arn=arn, kms_key_arn=source.kms_key_arn, url=url)
 
 
 def consumer_statements(

@@ -10,15 +10,18 @@ for ``in_for_s``. Each alarm reads a metric something publishes:
 - ``AWS/SQS/ApproximateNumberOfMessagesVisible`` by ``QueueName``: SQS itself, for every active queue,
   every five minutes. An alarm period under 300 s on it never gets a datapoint, so its period is 300 s.
 
-The queue alarm is what wakes a pool that sits at zero instances: with no instances there is no GPU
-metric, and a missing datapoint is treated as not breaching. A pool whose minimum is 0 therefore scales
-out on any message left waiting (threshold 0): with a threshold of ``queue_out`` a backlog smaller
-than that would wait at zero forever.
+:func:`compile_alarms` is what the Alibaba and Tencent pools compile their queue alarms from (their
+step rules grow in bands of ``queue_out``: :func:`backlog_bands`). An AWS pool scales out on its
+queue by target tracking instead (:func:`backlog_target`): the backlog per instance in service,
+``IF(m2 > 0, m1 / m2, m1)``, held at ``queue_out``, so a spike adds capacity in proportion to the
+backlog and a pool at zero wakes once more than ``queue_out`` messages wait (``queue_out: 1`` wakes it
+on any message). Its GPU rules stay alarms (:func:`compile_aws_alarms`), the scale-in one only while
+the queue is empty, so the two kinds of policy never pull against each other.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 PERIOD_S = 60  # the agent publishes the GPU metric every minute
@@ -29,6 +32,18 @@ STACK_DIMENSION = "Stack"
 QUEUE_DIMENSION = "QueueName"
 GPU_METRIC = ("CWAgent", "nvidia_smi_utilization_gpu", (GROUP_DIMENSION, STACK_DIMENSION))
 QUEUE_METRIC = ("AWS/SQS", "ApproximateNumberOfMessagesVisible", (QUEUE_DIMENSION,))
+# Published by Auto Scaling once a minute, only for a group whose metrics collection names it.
+IN_SERVICE_METRIC = ("AWS/AutoScaling", "GroupInServiceInstances", (GROUP_DIMENSION,))
+GROUP_METRICS = ("GroupInServiceInstances",)
+# m1: messages visible, m2: instances in service; at zero instances the whole backlog counts as one
+# instance's, so a pool at zero scales out once more than the target waits.
+BACKLOG_EXPRESSION = "IF(m2 > 0, m1 / m2, m1)"
+# The GPU scale-in alarm's series: the GPU utilisation while the queue is empty, 100 while work
+# waits, so no GPU scale-in happens while the backlog policy may want the capacity back.
+IDLE_EXPRESSION = "IF(FILL(queue, 0) > 0, 100, gpu)"
+# Where a cloud's target tracking cannot read a queue (Alibaba, Tencent): a backlog of at least k times
+# queue_out adds k instances at once, for each k here.
+BACKLOG_BANDS = (1, 2, 4, 8)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -80,6 +95,8 @@ class AlarmSpec:
     evaluation_periods: int
     statistic: str = "Average"
     treat_missing_data: str = "notBreaching"
+    # Scale in only while the pool's queue is empty (a metric-math alarm, :data:`IDLE_EXPRESSION`).
+    while_queue_empty: bool = False
 
     @property
     def description(self) -> str:
@@ -138,3 +155,49 @@ def compile_alarms(rules: ScalingRules, min_size: int = 0) -> tuple[AlarmSpec, .
             evaluation_periods=_periods(rules.in_for_s, PERIOD_S),
         ),
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class BacklogTarget:
+    """A target-tracking policy on the backlog per instance: ``expression`` over ``m1`` (the queue's
+    visible messages, Sum), ``m2`` (the group's instances in service, Average), held at
+    ``target_value`` messages per instance. Its scale-in is disabled: scaling in is the GPU alarm's,
+    and only while the queue is empty."""
+
+    target_value: float
+    expression: str = BACKLOG_EXPRESSION
+    warmup_s: int
+    disable_scale_in: bool = True
+
+
+def backlog_target(rules: ScalingRules) -> BacklogTarget:
+    """``queue_out`` as the acceptable backlog per instance (AWS's documented SQS pattern)."""
+    problems = rules.problems()
+    if problems:
+        raise ValueError("invalid scaling rules: " + "; ".join(problems))
+    if rules.queue_out <= 0:
+        raise ValueError("queue_out: a target-tracking target must be above 0")
+    return BacklogTarget(target_value=rules.queue_out, warmup_s=rules.cooldown_s)
+
+
+def compile_aws_alarms(rules: ScalingRules) -> tuple[AlarmSpec, ...]:
+    """An AWS pool's alarms beside its backlog target: GPU high scales out one step; GPU low scales in
+    one instance per cooldown, over whole 5-minute periods (the queue's, so both series line up)
+    covering at least ``in_for``, and only while the queue is empty."""
+    gpu_high, _queue, gpu_low = compile_alarms(rules, min_size=1)
+    periods = -(-rules.in_for_s // SQS_PERIOD_S)
+    return (
+        gpu_high,
+        replace(gpu_low, period_s=SQS_PERIOD_S, evaluation_periods=periods, while_queue_empty=True),
+    )
+
+
+def backlog_bands(rules: ScalingRules, max_size: int) -> tuple[tuple[float, int], ...]:
+    """Step scale-out on the raw backlog where a cloud's target tracking cannot read a queue:
+    ``(lower bound in messages, instances added)`` for backlogs above 1, 2, 4 and 8 times
+    ``queue_out``, each band adding instances in proportion to its lower bound (never more than
+    ``max_size``). Proportional in bands: a 20 to 200 spike adds 8 at once, not one per cooldown."""
+    bands = []
+    for multiple in BACKLOG_BANDS:
+        bands.append((rules.queue_out * multiple, max(1, min(multiple, max_size))))
+    return tuple(bands)

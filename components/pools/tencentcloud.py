@@ -20,6 +20,13 @@ Spot instances bid at most the on-demand price of the pool's dearest type in the
 (:func:`spot_price_cap`), in the account's currency. Off-hours schedules start the day after the
 program runs (:func:`schedule_start`): AS refuses a start time in the past.
 
+Scale-in never ends a running job: each group's ``-drain`` lifecycle hook (``INSTANCE_TERMINATING``,
+:data:`components.pools.lifecycle.DRAIN_HEARTBEAT_S`, then ``CONTINUE``) holds a terminating instance
+while its worker checkpoints, and the ``-protection`` CAM policy on the pool's role lets the worker
+protect instances of the pool's own groups while it holds a job (``as:SetInstancesProtection`` on
+``qcs::as:<region>:uin/<uin>:auto-scaling-group/<id>``; ``as:CompleteLifecycleAction`` names a hook,
+not a group, so it is granted on ``*``).
+
 Instances get no password and no key pair. A CVM created with neither gets a random password mailed to
 the account's console owner, so the boot script locks every password login (``passwd -l``) and turns
 off SSH password authentication; instances are operated through TAT (the automation agent stays on).
@@ -45,6 +52,7 @@ import tencentcloud_iac_pulumi as tencentcloud
 from components.catalog import Catalog, load_catalog
 from components.cost.tencentcloud import CURRENCY
 from components.pools.aws import OffHours
+from components.pools.lifecycle import DRAIN_DEFAULT_RESULT, DRAIN_HEARTBEAT_S, DRAIN_HOOK_NAME
 from components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
 from components.pools.tencent_time import REGION_OFFSET_MIN, region_schedule
 from components.tags import check_cost_tags
@@ -53,6 +61,13 @@ from components.tags import check_cost_tags
 # policy type id, as DescribeAllNamespaces lists them (QceNamespacesNew.N.Id, e.g. ``cvm_device``), not
 # a metric namespace such as ``QCE/CMQ``. ``cmq`` is CMQ queues' policy type; Tencent's policy type list
 # was not reachable to confirm it, so a refused ``cmq`` would show on the first up, not silently.
+# As/lifecycle_hook.py: transitions INSTANCE_LAUNCHING, INSTANCE_TERMINATING; results CONTINUE,
+# ABANDON; heartbeat 30..7200 s.
+AS_HOOK_TRANSITIONS = ("INSTANCE_LAUNCHING", "INSTANCE_TERMINATING")
+AS_HOOK_RESULTS = ("CONTINUE", "ABANDON")
+AS_HOOK_HEARTBEAT_S = (30, 7200)
+AS_PROTECT_ACTIONS = ("as:SetInstancesProtection",)
+AS_LIFECYCLE_ACTIONS = ("as:CompleteLifecycleAction",)
 GPU_NAMESPACE = "cvm_device"
 QUEUE_NAMESPACE = "cmq"
 POLICY_NAMESPACES = frozenset({GPU_NAMESPACE, QUEUE_NAMESPACE})
@@ -237,6 +252,8 @@ class TencentPoolArgs:
     visibility_timeout_s: int = 900
     max_receives: int = 5
     provider: pulumi.ProviderResource | None = None
+    # The account's UIN: the -protection CAM policy names the pool's groups by it (None: no policy).
+    uin: pulumi.Input[str] | None = None
     # When the program runs (a zone-aware time): off-hours schedules start after it. None: now.
     now: datetime.datetime | None = None
 
@@ -296,6 +313,8 @@ class TencentPool(pulumi.ComponentResource):
             self._alarm(
                 name=name, args=args, alarm=alarm, queue=queue, targets=policies[alarm.direction], child=child
             )
+        if args.uin is not None:
+            self._protection(name, args, args.uin, child)
         self.register_outputs({"group_ids": self.group_ids, "queue_name": self.queue_name})
 
     def _group(
@@ -370,6 +389,15 @@ class TencentPool(pulumi.ComponentResource):
             )
             for direction in ("out", "in")
         }
+        tencentcloud.as_.LifecycleHook(
+            f"{prefix}-drain",
+            lifecycle_hook_name=DRAIN_HOOK_NAME,
+            scaling_group_id=group.id,
+            lifecycle_transition="INSTANCE_TERMINATING",
+            heartbeat_timeout=DRAIN_HEARTBEAT_S,
+            default_result=DRAIN_DEFAULT_RESULT,
+            opts=child,
+        )
         if args.off_hours is not None:
             stop, start = region_schedule(args.off_hours)
             start_time = schedule_start(args.now or datetime.datetime.now(datetime.UTC))
@@ -387,6 +415,22 @@ class TencentPool(pulumi.ComponentResource):
                     opts=child,
                 )
         return group, scale
+
+    def _protection(
+        self, name: str, args: TencentPoolArgs, uin: pulumi.Input[str], child: pulumi.ResourceOptions
+    ) -> None:
+        policy = tencentcloud.cam.Policy(
+            f"{name}-protection",
+            name=physical(f"{name}-protection"),
+            document=pulumi.Output.all(uin, *self.group_ids).apply(
+                lambda values: protection_document(args.region, str(values[0]), [str(v) for v in values[1:]])
+            ),
+            description=f"gpufleet pool {args.pool}: protect its own instances, answer its drain hooks",
+            opts=child,
+        )
+        tencentcloud.cam.RolePolicyAttachmentByName(
+            f"{name}-protection-attach", role_name=args.role_name, policy_name=policy.name, opts=child
+        )
 
     def _alarm(
         self,
@@ -453,3 +497,13 @@ class TencentPool(pulumi.ComponentResource):
             ],
             opts=child,
         )
+
+
+def protection_document(region: str, uin: str, group_ids: Sequence[str]) -> str:
+    """The CAM policy a pool's worker needs to keep its job through a scale-in."""
+    groups = [f"qcs::as:{region}:uin/{uin}:auto-scaling-group/{group}" for group in group_ids]
+    statements = [
+        {"effect": "allow", "action": list(AS_PROTECT_ACTIONS), "resource": groups},
+        {"effect": "allow", "action": list(AS_LIFECYCLE_ACTIONS), "resource": ["*"]},
+    ]
+    return json.dumps({"version": "2.0", "statement": statements}, sort_keys=True)

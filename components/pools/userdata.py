@@ -23,6 +23,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from components.pools.lifecycle import DRAIN_HOOK_NAME, GROUP_ENV, GROUP_TAG, HOOK_ENV, QUEUE_URL_ENV
 from components.pools.scaling import GROUP_DIMENSION, STACK_DIMENSION
 from components.pools.workload import MAX_USER_DATA_BYTES, ContainerWorkload, ScriptWorkload, Workload
 
@@ -51,11 +52,15 @@ def workload_env(queue_name: str, region: str, cloud: str = "aws") -> dict[str, 
 @dataclass(frozen=True, kw_only=True)
 class WorkloadContext:
     """What the workload is told about where it runs: its pool's queue and region (as environment
-    variables ``GPUFLEET_QUEUE_NAME`` and the cloud's region variable, :data:`REGION_ENVS`)."""
+    variables ``GPUFLEET_QUEUE_NAME`` and the cloud's region variable, :data:`REGION_ENVS`). With
+    ``queue_url`` (AWS), also what its worker needs to protect its instance while it holds a job
+    (:mod:`components.pools.lifecycle`): ``GPUFLEET_QUEUE_URL``, ``GPUFLEET_LIFECYCLE_HOOK`` and
+    ``GPUFLEET_GROUP``, read at boot from the tag Auto Scaling puts on the instance."""
 
     workload: Workload
     queue_name: str
     region: str
+    queue_url: str | None = None
 
 
 def agent_namespace(stack: str) -> str:
@@ -109,10 +114,30 @@ def _heredoc_end(body: str, base: str) -> str:
     return end
 
 
-def _script_workload(workload: ScriptWorkload, env: dict[str, str]) -> str:
+def _group_lookup(region: str) -> str:
+    """Shell lines that set ``group_name`` to the instance's Auto Scaling group (IMDSv2 for the
+    instance id, then its ``aws:autoscaling:groupName`` tag: the agent's ``ec2:DescribeTags``)."""
+    imds = "http://169.254.169.254/latest"
+    token = "X-aws-ec2-metadata-token: $imds_token"
+    query = "--output text --query 'Tags[0].Value'"
+    filters = f'"Name=resource-id,Values=$instance_id" "Name=key,Values={GROUP_TAG}"'
+    return (
+        f"imds_token=$(curl -sS -m 5 -X PUT {imds}/api/token \\\n"
+        "  -H 'X-aws-ec2-metadata-token-ttl-seconds: 300') || imds_token=''\n"
+        f'instance_id=$(curl -sS -m 5 -H "{token}" {imds}/meta-data/instance-id) \\\n'
+        "  || instance_id=''\n"
+        f"group_name=$(aws ec2 describe-tags --region {shlex.quote(region)} {query} \\\n"
+        f"  --filters {filters}) || group_name=''\n"
+        'if [ -z "$group_name" ] || [ "$group_name" = None ]; then\n'
+        '  log "could not read the instance\'s group: its worker cannot protect it while it holds a job"\n'
+        "fi\n"
+    )
+
+
+def _script_workload(workload: ScriptWorkload, env: dict[str, str], dynamic: str = "") -> str:
     body = workload.user_data.rstrip("\n") + "\n"
     end = _heredoc_end(body, "GPUFLEET_WORKLOAD")
-    assignments = " ".join(f"{name}={shlex.quote(value)}" for name, value in env.items())
+    assignments = " ".join(f"{name}={shlex.quote(value)}" for name, value in env.items()) + dynamic
     return (
         f"mkdir -p {WORKLOAD_DIR}\n"
         f"cat > {WORKLOAD_SCRIPT} <<'{end}'\n"
@@ -124,10 +149,11 @@ def _script_workload(workload: ScriptWorkload, env: dict[str, str]) -> str:
     )
 
 
-def _container_workload(workload: ContainerWorkload, env: dict[str, str]) -> str:
+def _container_workload(workload: ContainerWorkload, env: dict[str, str], dynamic: str = "") -> str:
     image = shlex.quote(workload.image)
     variables = {**env, **workload.env}
     flags = "".join(f" -e {shlex.quote(f'{name}={value}')}" for name, value in variables.items())
+    flags += dynamic.replace(" ", " -e ")
     command = "".join(f" {shlex.quote(part)}" for part in workload.command)
     lines = [
         "runtime=''",
@@ -162,9 +188,13 @@ def _container_workload(workload: ContainerWorkload, env: dict[str, str]) -> str
 def render_workload(context: WorkloadContext, cloud: str = "aws") -> str:
     """The workload's part of the boot script, on `cloud`'s instances."""
     env = workload_env(context.queue_name, context.region, cloud)
+    lookup, dynamic = "", ""
+    if context.queue_url is not None:
+        env |= {QUEUE_URL_ENV: context.queue_url, HOOK_ENV: DRAIN_HOOK_NAME}
+        lookup, dynamic = _group_lookup(context.region), f' {GROUP_ENV}="$group_name"'
     if isinstance(context.workload, ContainerWorkload):
-        return _container_workload(context.workload, env)
-    return _script_workload(context.workload, env)
+        return lookup + _container_workload(context.workload, env, dynamic)
+    return lookup + _script_workload(context.workload, env, dynamic)
 
 
 def render_user_data(log_group_name: str, stack: str, workload: WorkloadContext | None = None) -> str:

@@ -307,6 +307,7 @@ class TencentSite(pulumi.ComponentResource):
                         max_receives=pool.queue.max_receives,
                         tags=tags,
                         provider=provider,
+                        uin=info.owner_uin,
                     ),
                     opts=child,
                 )

@@ -20,7 +20,11 @@ with min below max):
   scale in removes capacity once a minute: that is GF-OPS-003's verdict (scale-in respects the
   cooldown), not repeated here;
 - the shortest scale-in window (period x evaluation periods of its alarm) no shorter than the longest
-  scale-out window.
+  scale-out window;
+- an AWS group whose minimum is 0 does not scale out on a queue alarm whose threshold is 0
+  (`AWS/SQS ApproximateNumberOfMessagesVisible` above 0): one message would start a GPU instance.
+  Scale on the backlog per instance instead (target tracking on visible messages / instances in
+  service, held at the acceptable backlog per instance), which wakes the pool once that many wait.
 
 Kubernetes (kept modest): HorizontalPodAutoscalers (`autoscaling/v2`) and KEDA ScaledObjects whose
 target is a Deployment or StatefulSet of the stack requesting `nvidia.com/gpu` must not scale down
@@ -39,7 +43,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.proxy import UnknownValueError
 
 from policies.cost._common import describe, fmt, stack_pools
-from policies.cost.pools import SCALABLE_TYPES, Pool, ScalingSignal
+from policies.cost.pools import SCALABLE_TYPES, Pool, ResourceIndex, ScalingSignal
 from policies.k8s.workloads import namespace_of
 from policies.props import as_int, as_list, get, get_text, is_unknown
 from policies.rule import GfStackPolicy, Rule, judge, judges
@@ -51,6 +55,9 @@ K8S_HPA_TYPES = (
 K8S_SCALED_OBJECT = "kubernetes:keda.sh/v1alpha1:ScaledObject"
 K8S_WORKLOADS = ("kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:StatefulSet")
 DEFAULT_COOLDOWN_S = 300
+AWS_ASG = "aws:autoscaling/group:Group"
+AWS_LIFECYCLE_HOOK = "aws:autoscaling/lifecycleHook:LifecycleHook"
+TERMINATING = "autoscaling:EC2_INSTANCE_TERMINATING"
 
 RULE = Rule(
     id="GF-COST-006",
@@ -192,6 +199,7 @@ def pool_problems(pool: Pool, min_cooldown: int) -> list[str]:
                 f"{metric or 'the same metric'}; the scale-out threshold must be above the scale-in one"
             )
     problems.extend(_cooldown_problems(pool, min_cooldown))
+    problems.extend(_single_message_wake(pool))
     out_windows = [s.window_s for s in pool.scaling if s.direction == "out" and s.window_s is not None]
     in_windows = [s.window_s for s in pool.scaling if s.direction == "in" and s.window_s is not None]
     if out_windows and in_windows and min(in_windows) < max(out_windows):
@@ -200,6 +208,36 @@ def pool_problems(pool: Pool, min_cooldown: int) -> list[str]:
             "window must be no shorter than the scale-out window"
         )
     return problems
+
+
+# Queue-depth metrics an AWS scale-out alarm may watch (SQS publishes them per queue).
+QUEUE_DEPTH_METRICS = ("ApproximateNumberOfMessagesVisible",)
+
+
+def _single_message_wake(pool: Pool) -> list[str]:
+    """A pool at zero woken by any one waiting message: a queue alarm above 0 that scales it out."""
+    if pool.known("min_size") != 0:
+        return []
+    wakers = sorted(
+        {
+            signal.name
+            for signal in pool.scaling
+            if signal.direction == "out"
+            and signal.kind in ("step", "simple", "alarm")
+            and signal.metric in QUEUE_DEPTH_METRICS
+            and signal.threshold is not None
+            and signal.threshold <= 0
+        }
+    )
+    if not wakers:
+        return []
+    return [
+        f"{describe(pool)} has a minimum of 0 and scales out when {_alarms(wakers)} sees any waiting "
+        "message (threshold 0): one message starts a GPU instance, and each further instance waits a "
+        "cooldown; scale on the backlog per instance instead (target tracking on "
+        "ApproximateNumberOfMessagesVisible / GroupInServiceInstances held at the acceptable backlog "
+        "per instance)"
+    ]
 
 
 def _requests_gpu(workload: Any) -> bool:
@@ -272,15 +310,54 @@ def _k8s_problems(args: StackValidationArgs, min_cooldown: int, report: ReportVi
         judge(scaler.urn, check)
 
 
+def _drains(index: ResourceIndex, pool: Pool) -> bool:
+    """The group waits on a termination lifecycle hook before an instance goes."""
+    group = index.by_urn.get(pool.urn)
+    if group is None:
+        return False
+    for hook in as_list(get(group.props, "initialLifecycleHooks")):
+        if isinstance(hook, Mapping) and get_text(hook, "lifecycleTransition") == TERMINATING:
+            return True
+    for hook in index.of_type(AWS_LIFECYCLE_HOOK):
+        transition = get(hook.props, "lifecycleTransition")
+        if is_unknown(transition):
+            raise UnknownValueError(str(transition), ["lifecycleTransition"])
+        targets = index.refs(hook, "autoscalingGroupName", (AWS_ASG,))
+        if transition == TERMINATING and any(target.urn == group.urn for target in targets):
+            return True
+    return False
+
+
+def _undrained_scale_in(index: ResourceIndex, pool: Pool) -> list[str]:
+    """A queue-fed AWS group that may scale in without a termination hook ends running jobs."""
+    if pool.resource_type != AWS_ASG:
+        return []
+    fed = sorted({s.name for s in pool.scaling if s.metric in QUEUE_DEPTH_METRICS})
+    shrink = sorted({s.policy or s.name for s in pool.scaling if s.direction in ("in", "both")})
+    if not fed or not shrink or _drains(index, pool):
+        return []
+    return [
+        f"{describe(pool)} takes work from a queue ({_names(fed)}) and scales in "
+        f"({_names(shrink)}) with no termination lifecycle hook: a scale-in ends the job an instance "
+        "is running with no chance to checkpoint or return its message; add an "
+        f"aws.autoscaling.LifecycleHook with lifecycle_transition '{TERMINATING}' and a heartbeat long "
+        "enough to checkpoint, and let the worker protect its instance while it holds a job"
+    ]
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(f"'{n}'" for n in names)
+
+
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     min_cooldown = int(RULE.settings(args)["min_cooldown_s"])
-    pools, _ = stack_pools(args)
+    pools, index = stack_pools(args)
     for pool in pools:
         if not pool.scalable:
             continue
 
         def check(pool: Pool = pool) -> None:
-            for problem in pool_problems(pool, min_cooldown):
+            for problem in [*pool_problems(pool, min_cooldown), *_undrained_scale_in(index, pool)]:
                 report(problem, pool.urn)
 
         judge(pool.urn, check)

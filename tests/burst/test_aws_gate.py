@@ -1,5 +1,5 @@
-"""An AWS pool with a burst gate: its scale-out alarms become metric math on the site's signal; its
-scale-in alarm and every other child stay as without a gate."""
+"""An AWS pool with a burst gate: its GPU scale-out alarm and its backlog policy become metric math on
+the site's signal; its scale-in alarm and every other child stay as without a gate."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from tests.components.builders import STACK, pool_args
 from tests.components.conftest import RecordingMocks, Runner
 
 ALARM = "aws:cloudwatch/metricAlarm:MetricAlarm"
+POLICY = "aws:autoscaling/policy:Policy"
 ASG = "pool-asg-0a1b2c3"
 QUEUE = "pool-queue-0a1b2c3"
 OUT_ARN = "arn:aws:autoscaling:us-east-1:123456789012:policy/pool-scale-out-0a1b2c3"
@@ -34,44 +35,32 @@ def _signal(period: int) -> dict[str, object]:
     }
 
 
-def test_the_queue_alarm_is_gated_by_metric_math(run_pulumi: Runner) -> None:
+def test_the_backlog_policy_is_gated_by_metric_math(run_pulumi: Runner) -> None:
     mocks = _run(run_pulumi, pool_args(min_size=1, gate=GATE))
-    alarm = mocks.one(ALARM, "pool-queue-deep").inputs
-    assert alarm == {
-        "alarmDescription": (
-            "scale out: ApproximateNumberOfMessagesVisible above 10 for 300s, only when no GPU is free "
-            "ahead (baseline, then alicloud:cn-hangzhou)"
-        ),
-        "comparisonOperator": "GreaterThanThreshold",
-        "threshold": 10,
-        "evaluationPeriods": 1,
-        "datapointsToAlarm": 1,
-        "treatMissingData": "notBreaching",
-        "metricQueries": [
-            _signal(300),
-            {
-                "id": "own",
-                "metric": {
-                    "namespace": "AWS/SQS",
-                    "metricName": "ApproximateNumberOfMessagesVisible",
-                    "dimensions": {"QueueName": QUEUE},
-                    "period": 300,
-                    "stat": "Maximum",
-                },
-                "returnData": False,
+    config = mocks.one(POLICY, "pool-backlog").inputs["targetTrackingConfiguration"]
+    metrics = config["customizedMetricSpecification"]["metrics"]
+    assert [m["id"] for m in metrics] == ["m1", "m2", "ahead", "e1"]
+    assert metrics[2] == {
+        "id": "ahead",
+        "metricStat": {
+            "metric": {
+                "namespace": "gpufleet/Baseline",
+                "metricName": "FreeGpusAhead",
+                "dimensions": [{"name": "Site", "value": "aws:us-east-1"}],
             },
-            {
-                "id": "gated",
-                "expression": "IF(FILL(ahead, 0) < 1, own, 0)",
-                "label": "ApproximateNumberOfMessagesVisible while no GPU is free ahead of aws:us-east-1",
-                "returnData": True,
-            },
-        ],
-        "alarmActions": [OUT_ARN],
-        "tags": alarm["tags"],
+            "stat": "Maximum",
+        },
+        "returnData": False,
     }
-    # metric math alarms carry no metric of their own
-    assert not {"namespace", "metricName", "dimensions", "statistic", "period"} & set(alarm)
+    # Backlog per instance while no GPU is free ahead, 0 otherwise; the policy never scales in, so
+    # the 0 holds the pool where it is.
+    assert metrics[3] == {
+        "id": "e1",
+        "expression": "IF(FILL(ahead, 0) < 1, IF(m2 > 0, m1 / m2, m1), 0)",
+        "label": "visible messages per instance in service, while no GPU is free ahead of aws:us-east-1",
+        "returnData": True,
+    }
+    assert (config["targetValue"], config["disableScaleIn"]) == (10, True)
 
 
 def test_the_gpu_high_alarm_is_gated_too(run_pulumi: Runner) -> None:
@@ -89,21 +78,25 @@ def test_the_gpu_high_alarm_is_gated_too(run_pulumi: Runner) -> None:
 
 
 def test_scale_in_is_never_gated(run_pulumi: Runner) -> None:
-    gated = _run(run_pulumi, pool_args(gate=GATE)).one(ALARM, "pool-gpu-low").inputs
-    assert "metricQueries" not in gated
-    assert (gated["namespace"], gated["metricName"], gated["alarmActions"]) == (
-        f"gpufleet/{STACK}",
-        "nvidia_smi_utilization_gpu",
-        [IN_ARN],
-    )
+    def both() -> None:
+        GpuPool("plain", pool_args())
+        GpuPool("gated", pool_args(gate=GATE))
+
+    mocks = run_pulumi(both)
+    gated = mocks.one(ALARM, "gated-gpu-low").inputs
+    plain = mocks.one(ALARM, "plain-gpu-low").inputs
+    assert str(gated).replace("gated", "plain") == str(plain)
+    assert "FreeGpusAhead" not in str(gated)
+    assert gated["alarmActions"] == [IN_ARN.replace("pool-", "gated-")]
 
 
 def test_without_a_gate_the_graph_is_unchanged(run_pulumi: Runner) -> None:
     mocks = _run(run_pulumi, pool_args())
-    for name in ("pool-queue-deep", "pool-gpu-high", "pool-gpu-low"):
-        alarm = mocks.one(ALARM, name).inputs
-        assert "metricQueries" not in alarm
-        assert "namespace" in alarm and "FreeGpusAhead" not in str(alarm)
+    high = mocks.one(ALARM, "pool-gpu-high").inputs
+    assert "metricQueries" not in high and "namespace" in high
+    for alarm in mocks.of_type(ALARM):
+        assert "FreeGpusAhead" not in str(alarm.inputs)
+    assert "FreeGpusAhead" not in str(mocks.one(POLICY, "pool-backlog").inputs)
 
 
 def test_a_gate_adds_no_resource(run_pulumi: Runner) -> None:
@@ -115,4 +108,4 @@ def test_a_gate_adds_no_resource(run_pulumi: Runner) -> None:
     names = [(r.type, r.name) for r in mocks.custom()]
     plain = sorted((t, n.removeprefix("plain")) for t, n in names if n.startswith("plain"))
     gated = sorted((t, n.removeprefix("gated")) for t, n in names if n.startswith("gated"))
-    assert plain == gated and len(plain) == 13
+    assert plain == gated and len(plain) == 15

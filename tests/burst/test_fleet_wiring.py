@@ -47,9 +47,9 @@ def _signal_metrics(inputs: dict[str, Any]) -> list[str]:
 def test_with_a_burst_order_the_aws_scale_out_alarms_read_the_baseline_signal(gated: ResourceGraph) -> None:
     alarms = _alarms(gated)
     high = alarms[f"{FLEET}-pool-burst-aws-gpu-high"]
-    deep = alarms[f"{FLEET}-pool-burst-aws-queue-deep"]
+    (backlog,) = [r for r in gated.of_type("aws:autoscaling/policy:Policy") if r.name.endswith("aws-backlog")]
     assert "FreeGpusAhead" in _signal_metrics(high)
-    assert "FreeGpusAhead" in _signal_metrics(deep)
+    assert "FreeGpusAhead" in json.dumps(backlog.inputs)
     expressions = [q.get("expression") for q in high["metricQueries"] if isinstance(q, dict)]
     assert any(isinstance(e, str) and e.startswith("IF(FILL(") for e in expressions), json.dumps(expressions)
     # Scale-in is never gated.

@@ -384,14 +384,23 @@ _TRAIL = tuple(
         *(f"-bucket-{r}" for r in ("lifecycle", "policy", "public-access", "encryption", "versioning")),
     )
 )
+# Deliberately gone: each AWS pool's queue alarm, which fired +1 instance per cooldown (on one
+# message at size.min 0). The pool's `-backlog` target-tracking policy scales on the backlog per
+# instance instead, in proportion; deleting the alarm touches no instance.
+_QUEUE_ALARMS = {
+    "dev": ("pool-experiments-queue-deep",),
+    "prod": tuple(f"pool-{p}-queue-deep" for p in ("train-a100", "inference-a10g", "burst-a10g-west")),
+}
 REMOVED = {
-    "dev": {f"gpufleet-dev-{suffix}" for suffix in (*_SESSIONS, *_SHARED_ROLE, *_TRAIL)},
+    "dev": {
+        f"gpufleet-dev-{suffix}" for suffix in (*_SESSIONS, *_SHARED_ROLE, *_TRAIL, *_QUEUE_ALARMS["dev"])
+    },
     "prod": {
         f"gpufleet-prod{site}-{suffix}"
         for site in ("", "-us-west-2")
         for suffix in (*_SESSIONS, *_SHARED_ROLE)
     }
-    | {f"gpufleet-prod-{suffix}" for suffix in _TRAIL},
+    | {f"gpufleet-prod-{suffix}" for suffix in (*_TRAIL, *_QUEUE_ALARMS["prod"])},
 }
 
 

@@ -139,10 +139,11 @@ def test_a_pool_may_scale_on_a_queue_made_elsewhere(run_pulumi: Runner) -> None:
     raw["pools"]["experiments"]["queue"] = {"name": "vision-experiments"}
     mocks = _run(run_pulumi, "gpufleet-dev", raw)
     assert mocks.of_type("aws:sqs/queue:Queue") == []
-    alarm = mocks.one("aws:cloudwatch/metricAlarm:MetricAlarm", "gpufleet-dev-pool-experiments-queue-deep")
-    assert (alarm.inputs["namespace"], alarm.inputs["dimensions"]) == (
+    backlog = mocks.one("aws:autoscaling/policy:Policy", "gpufleet-dev-pool-experiments-backlog")
+    m1 = backlog.inputs["targetTrackingConfiguration"]["customizedMetricSpecification"]["metrics"][0]
+    assert (m1["metricStat"]["metric"]["namespace"], m1["metricStat"]["metric"]["dimensions"]) == (
         "AWS/SQS",
-        {"QueueName": "vision-experiments"},
+        [{"name": "QueueName", "value": "vision-experiments"}],
     )
 
 

@@ -46,7 +46,7 @@ def test_the_site_program_builds_the_same_site_as_the_project_program() -> None:
 
     assert site(project, "gpufleet-tc-dev") == site(_graph(), "gpufleet-dev")
     # 29 and the queue alarm's binding to its queue.
-    assert len(site(project, "gpufleet-tc-dev")) == 30
+    assert len(site(project, "gpufleet-tc-dev")) == 33
 
 
 def _check(mutate: str = "") -> StackResult:
@@ -82,7 +82,9 @@ def test_every_tencent_resource_uses_the_site_provider_for_its_region() -> None:
     assert provider.name == f"{SITE}-provider"
     assert provider.inputs["region"] == "ap-guangzhou"
     custom = [r for r in graph if r.custom and r.type.startswith("tencentcloud:")]
-    assert len(custom) == 29  # 28 and the queue alarm's binding to its queue
+    # 28, the queue alarm's binding to its queue, the group's drain hook, the pool's protection policy
+    # and its attachment
+    assert len(custom) == 32
     assert {r.provider for r in custom if r.provider} == {provider.urn}
     assert [r.name for r in custom if not r.provider] == []
 

@@ -11,6 +11,8 @@ import pytest
 
 from components.pools.alicloud import (
     CMS_COMPARISON_OPERATORS,
+    ESS_HOOK_RESULTS,
+    ESS_HOOK_TRANSITIONS,
     AlicloudGpuPool,
     AlicloudOffHours,
     AlicloudPoolArgs,
@@ -343,3 +345,47 @@ def test_the_workload_is_told_its_region_in_alibaba_clouds_variable() -> None:
 def test_bad_arguments_are_refused(changes: dict[str, object], words: str) -> None:
     with pytest.raises(ValueError, match=words):
         pool_args(**changes)
+
+
+def test_a_scale_in_waits_on_the_drain_hook(run_pulumi: Runner) -> None:
+    mocks = build(run_pulumi)
+    hook = mocks.one("alicloud:ess/lifecycleHook:LifecycleHook", "pool-drain").inputs
+    group_id = hook["scalingGroupId"]
+    assert hook == {
+        "name": "gpufleet-drain",
+        "scalingGroupId": group_id,
+        "lifecycleTransition": "SCALE_IN",
+        "heartbeatTimeout": 900,
+        "defaultResult": "CONTINUE",
+    }
+    assert hook["lifecycleTransition"] in ESS_HOOK_TRANSITIONS
+    assert hook["defaultResult"] in ESS_HOOK_RESULTS
+
+
+def test_the_worker_may_protect_instances_of_its_own_group_only(run_pulumi: Runner) -> None:
+    mocks = build(run_pulumi, account_id="1234567890123456")
+    policy = mocks.one("alicloud:ram/policy:Policy", "pool-protection").inputs
+    group_id = mocks.one("alicloud:ess/lifecycleHook:LifecycleHook", "pool-drain").inputs["scalingGroupId"]
+    assert policy["policyName"] == "gf-cn-a10-protection"
+    assert json.loads(policy["policyDocument"]) == {
+        "Version": "1",
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Action": ["ess:SetInstancesProtection"],
+                "Resource": [f"acs:ess:cn-hangzhou:1234567890123456:scalinggroup/{group_id}"],
+            },
+            # ESS's RAM table names no resource type for the lifecycle actions.
+            {
+                "Effect": "Allow",
+                "Action": ["ess:CompleteLifecycleAction", "ess:RecordLifecycleActionHeartbeat"],
+                "Resource": ["*"],
+            },
+        ],
+    }
+    attach = mocks.one("alicloud:ram/rolePolicyAttachment:RolePolicyAttachment", "pool-protection-attach")
+    assert (attach.inputs["roleName"], attach.inputs["policyName"], attach.inputs["policyType"]) == (
+        "gf-cn-a10",
+        "gf-cn-a10-protection",
+        "Custom",
+    )

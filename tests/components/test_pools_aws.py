@@ -32,14 +32,16 @@ def test_children(run_pulumi: Runner) -> None:
     mocks = run_pulumi(_build(pool_args(off_hours=OFF_HOURS)))
     assert mocks.names_by_type() == [
         ("aws:autoscaling/group:Group", "pool-asg"),
+        ("aws:autoscaling/lifecycleHook:LifecycleHook", "pool-drain"),
+        ("aws:autoscaling/policy:Policy", "pool-backlog"),
         ("aws:autoscaling/policy:Policy", "pool-scale-in"),
         ("aws:autoscaling/policy:Policy", "pool-scale-out"),
         ("aws:autoscaling/schedule:Schedule", "pool-start"),
         ("aws:autoscaling/schedule:Schedule", "pool-stop"),
         ("aws:cloudwatch/metricAlarm:MetricAlarm", "pool-gpu-high"),
         ("aws:cloudwatch/metricAlarm:MetricAlarm", "pool-gpu-low"),
-        ("aws:cloudwatch/metricAlarm:MetricAlarm", "pool-queue-deep"),
         ("aws:ec2/launchTemplate:LaunchTemplate", "pool-lt"),
+        ("aws:iam/rolePolicy:RolePolicy", "pool-protection"),
         ("aws:iam/rolePolicy:RolePolicy", "pool-queue-access"),
         ("aws:sqs/queue:Queue", "pool-dlq"),
         ("aws:sqs/queue:Queue", "pool-queue"),
@@ -151,88 +153,183 @@ def test_scale_out_steps_with_warmup_and_scale_in_is_simple_with_the_cooldown(ru
     assert out["autoscalingGroupName"] == scale_in["autoscalingGroupName"] == ASG
 
 
-def test_alarms_read_metrics_that_are_published(run_pulumi: Runner) -> None:
+def test_gpu_alarms_read_metrics_that_are_published(run_pulumi: Runner) -> None:
     mocks = run_pulumi(_build(pool_args(min_size=1)))
     alarms = {r.name: r.inputs for r in mocks.of_type("aws:cloudwatch/metricAlarm:MetricAlarm")}
-    summary = {
-        name: (
-            a["namespace"],
-            a["metricName"],
-            a["dimensions"],
-            a["statistic"],
-            a["comparisonOperator"],
-            a["threshold"],
-            a["period"],
-            a["evaluationPeriods"],
-            a["datapointsToAlarm"],
-            a["treatMissingData"],
-            a["alarmActions"],
-        )
-        for name, a in alarms.items()
-    }
+    assert sorted(alarms) == ["pool-gpu-high", "pool-gpu-low"]
+    high = alarms["pool-gpu-high"]
     out_arn = "arn:aws:autoscaling:us-east-1:123456789012:policy/pool-scale-out-0a1b2c3"
     in_arn = "arn:aws:autoscaling:us-east-1:123456789012:policy/pool-scale-in-0a1b2c3"
     gpu_dimensions = {"AutoScalingGroupName": ASG, "Stack": STACK}
-    assert summary == {
-        # The CloudWatch agent's rolled-up series (see test_userdata): group and stack.
-        "pool-gpu-high": (
-            f"gpufleet/{STACK}",
-            "nvidia_smi_utilization_gpu",
-            gpu_dimensions,
-            "Average",
-            "GreaterThanThreshold",
-            70,
-            60,
-            5,
-            5,
-            "notBreaching",
-            [out_arn],
-        ),
-        # SQS publishes this itself, every five minutes: a shorter period would never get a datapoint.
-        "pool-queue-deep": (
-            "AWS/SQS",
-            "ApproximateNumberOfMessagesVisible",
-            {"QueueName": QUEUE},
-            "Maximum",
-            "GreaterThanThreshold",
-            10,
-            300,
-            1,
-            1,
-            "notBreaching",
-            [out_arn],
-        ),
-        "pool-gpu-low": (
-            f"gpufleet/{STACK}",
-            "nvidia_smi_utilization_gpu",
-            gpu_dimensions,
-            "Average",
-            "LessThanThreshold",
-            30,
-            60,
-            30,
-            30,
-            "notBreaching",
-            [in_arn],
-        ),
+    # The CloudWatch agent's rolled-up series (see test_userdata): group and stack.
+    assert (
+        high["namespace"],
+        high["metricName"],
+        high["dimensions"],
+        high["statistic"],
+        high["comparisonOperator"],
+        high["threshold"],
+        high["period"],
+        high["evaluationPeriods"],
+        high["datapointsToAlarm"],
+        high["treatMissingData"],
+        high["alarmActions"],
+    ) == (
+        f"gpufleet/{STACK}",
+        "nvidia_smi_utilization_gpu",
+        gpu_dimensions,
+        "Average",
+        "GreaterThanThreshold",
+        70,
+        60,
+        5,
+        5,
+        "notBreaching",
+        [out_arn],
+    )
+    low = alarms["pool-gpu-low"]
+    # Below 30 % for six 5-minute periods (30 minutes), and only while no message waits: the GPU
+    # rule never scales in against the backlog policy. Both series take SQS's 5-minute period.
+    assert {k: low[k] for k in low if k not in ("alarmDescription", "tags")} == {
+        "comparisonOperator": "LessThanThreshold",
+        "threshold": 30,
+        "evaluationPeriods": 6,
+        "datapointsToAlarm": 6,
+        "treatMissingData": "notBreaching",
+        "metricQueries": [
+            {
+                "id": "gpu",
+                "metric": {
+                    "namespace": f"gpufleet/{STACK}",
+                    "metricName": "nvidia_smi_utilization_gpu",
+                    "dimensions": gpu_dimensions,
+                    "period": 300,
+                    "stat": "Average",
+                },
+                "returnData": False,
+            },
+            {
+                "id": "queue",
+                "metric": {
+                    "namespace": "AWS/SQS",
+                    "metricName": "ApproximateNumberOfMessagesVisible",
+                    "dimensions": {"QueueName": QUEUE},
+                    "period": 300,
+                    "stat": "Maximum",
+                },
+                "returnData": False,
+            },
+            {
+                "id": "idle",
+                "expression": "IF(FILL(queue, 0) > 0, 100, gpu)",
+                "label": "nvidia_smi_utilization_gpu while the queue is empty (100 while work waits)",
+                "returnData": True,
+            },
+        ],
+        "alarmActions": [in_arn],
     }
 
 
-def test_a_pool_at_zero_leaves_zero_when_work_is_queued(run_pulumi: Runner) -> None:
-    mocks = run_pulumi(_build(pool_args(min_size=0, scaling=ScalingRules(queue_out=10))))
-    queue_alarm = mocks.one("aws:cloudwatch/metricAlarm:MetricAlarm", "pool-queue-deep").inputs
-    # Any visible message for one SQS period; an empty or idle queue (no datapoint) is no work.
-    assert (queue_alarm["threshold"], queue_alarm["treatMissingData"]) == (0, "notBreaching")
-    out = mocks.one("aws:autoscaling/policy:Policy", "pool-scale-out").inputs
-    assert queue_alarm["alarmActions"] == [
-        "arn:aws:autoscaling:us-east-1:123456789012:policy/pool-scale-out-0a1b2c3"
+def _backlog_queries(group: str = ASG) -> list[dict[str, object]]:
+    return [
+        {
+            "id": "m1",
+            "metricStat": {
+                "metric": {
+                    "namespace": "AWS/SQS",
+                    "metricName": "ApproximateNumberOfMessagesVisible",
+                    "dimensions": [{"name": "QueueName", "value": QUEUE}],
+                },
+                "stat": "Sum",
+            },
+            "returnData": False,
+        },
+        {
+            "id": "m2",
+            "metricStat": {
+                "metric": {
+                    "namespace": "AWS/AutoScaling",
+                    "metricName": "GroupInServiceInstances",
+                    "dimensions": [{"name": "AutoScalingGroupName", "value": group}],
+                },
+                "stat": "Average",
+            },
+            "returnData": False,
+        },
     ]
-    # From 0 a percentage change adds nothing; a change in capacity of +1 adds one instance.
-    assert out["adjustmentType"] == "ChangeInCapacity"
-    assert [step["scalingAdjustment"] for step in out["stepAdjustments"]] == [1]
-    # With no instance there is no GPU metric: its alarms must not count the silence as idleness.
-    low = mocks.one("aws:cloudwatch/metricAlarm:MetricAlarm", "pool-gpu-low").inputs
-    assert low["treatMissingData"] == "notBreaching"
+
+
+def test_scale_out_on_backlog_per_instance_is_target_tracking(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(_build(pool_args(min_size=0, scaling=ScalingRules(queue_out=10))))
+    backlog = mocks.one("aws:autoscaling/policy:Policy", "pool-backlog").inputs
+    # AWS's SQS pattern: visible messages per instance in service, held at queue_out; proportional
+    # scale-out, and at zero instances the whole backlog counts as one instance's: more than
+    # queue_out messages wake the pool, one message does not.
+    assert backlog == {
+        "autoscalingGroupName": ASG,
+        "policyType": "TargetTrackingScaling",
+        "estimatedInstanceWarmup": 300,
+        "targetTrackingConfiguration": {
+            "targetValue": 10,
+            "disableScaleIn": True,
+            "customizedMetricSpecification": {
+                "metrics": [
+                    *_backlog_queries(),
+                    {
+                        "id": "e1",
+                        "expression": "IF(m2 > 0, m1 / m2, m1)",
+                        "label": "visible messages per instance in service",
+                        "returnData": True,
+                    },
+                ]
+            },
+        },
+    }
+    # m2 exists only for a group that collects it.
+    group = mocks.one("aws:autoscaling/group:Group", "pool-asg").inputs
+    assert (group["enabledMetrics"], group["metricsGranularity"]) == (["GroupInServiceInstances"], "1Minute")
+    # No alarm fires on one message any more.
+    assert [r.name for r in mocks.of_type("aws:cloudwatch/metricAlarm:MetricAlarm")] == [
+        "pool-gpu-high",
+        "pool-gpu-low",
+    ]
+
+
+def test_terminations_wait_on_the_drain_hook(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(_build(pool_args(spot_percent=100)))
+    hook = mocks.one("aws:autoscaling/lifecycleHook:LifecycleHook", "pool-drain").inputs
+    assert hook == {
+        "name": "gpufleet-drain",
+        "autoscalingGroupName": ASG,
+        "lifecycleTransition": "autoscaling:EC2_INSTANCE_TERMINATING",
+        "heartbeatTimeout": 900,
+        "defaultResult": "CONTINUE",
+    }
+    group = mocks.one("aws:autoscaling/group:Group", "pool-asg").inputs
+    assert group["capacityRebalance"] is True
+
+
+def test_the_worker_may_protect_its_own_instance_only(run_pulumi: Runner) -> None:
+    mocks = run_pulumi(_build(pool_args()))
+    protection = mocks.one("aws:iam/rolePolicy:RolePolicy", "pool-protection").inputs
+    # The test mocks' ARN of the group (a real one names autoScalingGroup:<id>:autoScalingGroupName/).
+    group_arn = f"arn:aws:autoscaling:us-east-1:{ACCOUNT}:group/{ASG}"
+    assert json.loads(protection["policy"])["Statement"] == [
+        {
+            "Sid": "ProtectOwnInstance",
+            "Effect": "Allow",
+            "Action": [
+                "autoscaling:SetInstanceProtection",
+                "autoscaling:CompleteLifecycleAction",
+                "autoscaling:RecordLifecycleActionHeartbeat",
+            ],
+            "Resource": [group_arn],
+        }
+    ]
+    queue_access = mocks.one("aws:iam/rolePolicy:RolePolicy", "pool-queue-access").inputs
+    assert protection["role"] == queue_access["role"]
+    consume = statements_by_sid(queue_access)["ConsumeOwnPoolQueue"]
+    assert consume["Action"] == SQS_CONSUMER
 
 
 def test_the_pool_creates_an_encrypted_queue_with_a_dead_letter_queue(run_pulumi: Runner) -> None:
@@ -292,8 +389,9 @@ def test_an_existing_queue_by_name_is_read_not_created(run_pulumi: Runner) -> No
     mocks = run_pulumi(_build(pool_args(queue=ExistingQueue(name="render-jobs"))))
     assert mocks.of_type("aws:sqs/queue:Queue") == []
     assert mocks.of_type("aws:sqs/queuePolicy:QueuePolicy") == []
-    alarm = mocks.one("aws:cloudwatch/metricAlarm:MetricAlarm", "pool-queue-deep").inputs
-    assert alarm["dimensions"] == {"QueueName": "render-jobs"}
+    backlog = mocks.one("aws:autoscaling/policy:Policy", "pool-backlog").inputs
+    m1 = backlog["targetTrackingConfiguration"]["customizedMetricSpecification"]["metrics"][0]
+    assert m1["metricStat"]["metric"]["dimensions"] == [{"name": "QueueName", "value": "render-jobs"}]
     access = mocks.one("aws:iam/rolePolicy:RolePolicy", "pool-queue-access").inputs
     resources = statements_by_sid(access)["ConsumeOwnPoolQueue"]["Resource"]
     assert resources == [f"arn:aws:sqs:us-east-1:{ACCOUNT}:render-jobs"]
@@ -304,8 +402,9 @@ def test_an_existing_queue_by_name_is_read_not_created(run_pulumi: Runner) -> No
 def test_an_existing_queue_by_arn(run_pulumi: Runner) -> None:
     arn = f"arn:aws:sqs:us-west-2:{ACCOUNT}:train.fifo"
     mocks = run_pulumi(_build(pool_args(region="us-west-2", queue=ExistingQueue(arn=arn))))
-    alarm = mocks.one("aws:cloudwatch/metricAlarm:MetricAlarm", "pool-queue-deep").inputs
-    assert alarm["dimensions"] == {"QueueName": "train.fifo"}
+    backlog = mocks.one("aws:autoscaling/policy:Policy", "pool-backlog").inputs
+    m1 = backlog["targetTrackingConfiguration"]["customizedMetricSpecification"]["metrics"][0]
+    assert m1["metricStat"]["metric"]["dimensions"] == [{"name": "QueueName", "value": "train.fifo"}]
     access = mocks.one("aws:iam/rolePolicy:RolePolicy", "pool-queue-access").inputs
     assert statements_by_sid(access)["ConsumeOwnPoolQueue"]["Resource"] == [arn]
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import base64
 import datetime
+import json
 
 import pytest
 
 from components.pools.aws import OffHours
 from components.pools.tencent_time import region_schedule, shift_cron, zone_offsets
 from components.pools.tencentcloud import (
+    AS_HOOK_HEARTBEAT_S,
+    AS_HOOK_RESULTS,
+    AS_HOOK_TRANSITIONS,
     AS_NEVER_THRESHOLD,
     GroupShape,
     TencentPool,
@@ -214,3 +218,50 @@ def test_off_hours_schedules_start_after_the_injected_clock(run_pulumi: Runner) 
         100,
     )
     assert (scale_in["adjustmentValue"], scale_out["adjustmentValue"]) == (-1, 1)
+
+
+def test_each_group_drains_and_the_worker_may_protect_its_own_groups(run_pulumi: Runner) -> None:
+    args = TencentPoolArgs(
+        pool="t4",
+        region="ap-guangzhou",
+        instance_types=["GN7.2XLARGE32"],
+        min_size=0,
+        max_size=4,
+        spot_percent=50,
+        vpc_id="vpc-1",
+        subnet_ids=["subnet-1"],
+        security_group_id="sg-1",
+        role_name="role",
+        image_id="img-1",
+        queue_name="q-t4",
+        tags={"project": "vision", "team": "ml-platform", "cost-center": "cc-042", "env": "dev"},
+        uin="100012345678",
+    )
+    mocks = run_pulumi(lambda: TencentPool("pool", args))
+    hooks = {h.name: h.inputs for h in mocks.of_type("tencentcloud:As/lifecycleHook:LifecycleHook")}
+    assert sorted(hooks) == ["pool-ondemand-drain", "pool-spot-drain"]
+    for hook in hooks.values():
+        assert {k: v for k, v in hook.items() if k != "scalingGroupId"} == {
+            "lifecycleHookName": "gpufleet-drain",
+            "lifecycleTransition": "INSTANCE_TERMINATING",
+            "heartbeatTimeout": 900,
+            "defaultResult": "CONTINUE",
+        }
+        assert hook["lifecycleTransition"] in AS_HOOK_TRANSITIONS
+        assert hook["defaultResult"] in AS_HOOK_RESULTS
+        assert AS_HOOK_HEARTBEAT_S[0] <= hook["heartbeatTimeout"] <= AS_HOOK_HEARTBEAT_S[1]
+    policy = json.loads(mocks.one("tencentcloud:Cam/policy:Policy", "pool-protection").inputs["document"])
+    protect, complete = policy["statement"]
+    # Instances of the pool's own two groups, and no other group.
+    assert (protect["effect"], protect["action"]) == ("allow", ["as:SetInstancesProtection"])
+    assert sorted(protect["resource"]) == sorted(
+        f"qcs::as:ap-guangzhou:uin/100012345678:auto-scaling-group/{hook['scalingGroupId']}"
+        for hook in hooks.values()
+    )
+    # CompleteLifecycleAction names a hook, not a group.
+    assert complete == {"effect": "allow", "action": ["as:CompleteLifecycleAction"], "resource": ["*"]}
+    assert policy["version"] == "2.0"
+    attach = mocks.one(
+        "tencentcloud:Cam/rolePolicyAttachmentByName:RolePolicyAttachmentByName", "pool-protection-attach"
+    ).inputs
+    assert attach == {"roleName": "role", "policyName": "pool-protection"}

@@ -123,3 +123,31 @@ def test_valid_rules_scale_in_slower_and_lower_than_out(
     assert high.evaluation_periods * high.period_s == rules.out_for_s
     # The queue alarm never fires later than asked, and never sooner than SQS's five minutes.
     assert 300 <= queue.evaluation_periods * queue.period_s <= rules.out_for_s
+
+
+def test_the_backlog_target_is_queue_out_per_instance_and_never_scales_in() -> None:
+    from components.pools.scaling import backlog_target
+
+    target = backlog_target(ScalingRules(queue_out=10, cooldown_s=300))
+    assert (target.target_value, target.expression, target.warmup_s, target.disable_scale_in) == (
+        10,
+        "IF(m2 > 0, m1 / m2, m1)",
+        300,
+        True,
+    )
+
+
+def test_aws_scale_in_waits_for_an_empty_queue_over_whole_sqs_periods() -> None:
+    from components.pools.scaling import compile_aws_alarms
+
+    high, low = compile_aws_alarms(ScalingRules())
+    assert (high.suffix, high.threshold, high.period_s, high.evaluation_periods) == ("gpu-high", 70, 60, 5)
+    assert (low.suffix, low.threshold, low.period_s, low.evaluation_periods, low.while_queue_empty) == (
+        "gpu-low",
+        30,
+        300,
+        6,
+        True,
+    )
+    # A window that is not a whole number of 5-minute periods rounds up: never sooner than asked.
+    assert compile_aws_alarms(ScalingRules(in_for_s=1860))[1].evaluation_periods == 7

@@ -90,7 +90,9 @@ def test_every_alibaba_resource_uses_the_site_provider(run_pulumi: Runner) -> No
     )
     provider = holder[0].outputs.provider
     custom = [r for r in resources if isinstance(r, pulumi.CustomResource) and r is not provider]
-    assert len(custom) == len(mocks.custom()) - 1 == 32
+    assert (
+        len(custom) == len(mocks.custom()) - 1 == 35
+    )  # with the pool's drain hook, protection policy and its attachment
     # Each child's provider is resolved from its parent chain: the site's, for its region.
     assert {id(r._provider) for r in custom} == {id(provider)}
 

@@ -65,12 +65,18 @@ def test_children_are_exactly_the_site(run_pulumi: Runner) -> None:
             (GROUP, f"{s}-pool-t4-spot"),
             ("tencentcloud:As/scalingPolicy:ScalingPolicy", f"{s}-pool-t4-spot-scale-out"),
             ("tencentcloud:As/scalingPolicy:ScalingPolicy", f"{s}-pool-t4-spot-scale-in"),
+            ("tencentcloud:As/lifecycleHook:LifecycleHook", f"{s}-pool-t4-spot-drain"),
             (SCHEDULE, f"{s}-pool-t4-spot-off-hours-stop"),
             (SCHEDULE, f"{s}-pool-t4-spot-off-hours-start"),
             (ALARM, f"{s}-pool-t4-gpu-high"),
             (ALARM, f"{s}-pool-t4-queue-deep"),
             ("tencentcloud:Monitor/policyBindingObject:PolicyBindingObject", f"{s}-pool-t4-queue-deep-queue"),
             (ALARM, f"{s}-pool-t4-gpu-low"),
+            ("tencentcloud:Cam/policy:Policy", f"{s}-pool-t4-protection"),
+            (
+                "tencentcloud:Cam/rolePolicyAttachmentByName:RolePolicyAttachmentByName",
+                f"{s}-pool-t4-protection-attach",
+            ),
             ("gpufleet:cost:TencentBudget", f"{s}-cost"),
             ("tencentcloud:Billing/budget:Budget", f"{s}-cost-budget"),
         ]

@@ -137,10 +137,12 @@ def test_the_gpu_alarms_read_the_series_the_agent_rolls_up(run_pulumi: Runner) -
     metrics = _config(base64.b64decode(lt["userData"]).decode())["metrics"]
     assert isinstance(metrics, dict)
     gpu = metrics["metrics_collected"]["nvidia_gpu"]
+    # The scale-in alarm is metric math (GPU while the queue is empty): its GPU query is the series.
     gpu_alarms = [
-        a.inputs
+        query.get("metric", query)
         for a in mocks.of_type("aws:cloudwatch/metricAlarm:MetricAlarm")
-        if a.inputs["namespace"] == metrics["namespace"]
+        for query in a.inputs.get("metricQueries", [a.inputs])
+        if query.get("metric", query).get("namespace") == metrics["namespace"]
     ]
     assert len(gpu_alarms) == 2
     for alarm in gpu_alarms:

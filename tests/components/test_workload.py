@@ -278,3 +278,36 @@ def test_the_boot_script_is_known_at_preview_unless_a_workload_needs_the_queue(
     else:
         # The script names the queue, which a created queue gets at deploy: unknown until then.
         assert isinstance(template["userData"], pulumi.output.Unknown)
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+def test_the_worker_is_told_its_queue_url_group_and_drain_hook(tmp_path: Path) -> None:
+    snippet = (
+        'printf "%s|%s|%s\\n" "$GPUFLEET_QUEUE_URL" "$GPUFLEET_GROUP" "$GPUFLEET_LIFECYCLE_HOOK" > @OUT@/seen'
+    ).replace("@OUT@", str(tmp_path))
+    url = f"https://sqs.us-east-1.amazonaws.com/{ACCOUNT}/jobs-0a1b2c3"
+    context = WorkloadContext(
+        workload=ScriptWorkload(user_data=snippet),
+        queue_name="jobs-0a1b2c3",
+        region="us-east-1",
+        queue_url=url,
+    )
+    stubs = {"curl": 'echo "i-0123456789abcdef0"', "aws": 'echo "pool-asg-0a1b2c3"'}
+    result = _boot(tmp_path, context, stubs)
+    assert (tmp_path / "seen").read_text() == f"{url}|pool-asg-0a1b2c3|gpufleet-drain\n", result.stderr
+    # The group comes from the tag Auto Scaling puts on the instance, read with the agent's DescribeTags.
+    assert _calls(tmp_path, "aws") == [
+        "ec2 describe-tags --region us-east-1 --output text --query Tags[0].Value --filters "
+        "Name=resource-id,Values=i-0123456789abcdef0 Name=key,Values=aws:autoscaling:groupName"
+    ]
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+def test_a_group_that_cannot_be_read_is_logged_not_fatal(tmp_path: Path) -> None:
+    snippet = f'printf "[%s]\\n" "$GPUFLEET_GROUP" > {tmp_path}/seen'
+    context = WorkloadContext(
+        workload=ScriptWorkload(user_data=snippet), queue_name="q", region="us-east-1", queue_url="https://q"
+    )
+    result = _boot(tmp_path, context, {"curl": "exit 7", "aws": "exit 255"})
+    assert (tmp_path / "seen").read_text() == "[]\n"
+    assert "its worker cannot protect it while it holds a job" in result.stderr

@@ -366,3 +366,132 @@ def test_kubernetes_gpu_workload_with_unknown_namespace_is_not_passed() -> None:
             unknown_ns.urn,
         )
     ]
+
+
+def _drained(stack: list[PolicyResource]) -> list[PolicyResource]:
+    """The pool with a termination hook on its group (stack[1])."""
+    hook = res(
+        "aws:autoscaling/lifecycleHook:LifecycleHook",
+        "gpu-drain",
+        {"autoscalingGroupName": UNKNOWN_STR, "lifecycleTransition": "autoscaling:EC2_INSTANCE_TERMINATING"},
+        deps={"autoscalingGroupName": [stack[1]]},
+    )
+    return [*stack, hook]
+
+
+def test_a_min_zero_group_woken_by_one_message_is_a_finding() -> None:
+    queue = {
+        "namespace": "AWS/SQS",
+        "metricName": "ApproximateNumberOfMessagesVisible",
+        "comparisonOperator": "GreaterThanThreshold",
+        "threshold": 0,
+        "period": 300,
+        "evaluationPeriods": 1,
+    }
+    stack = _drained(aws_pool(out_alarm=queue))
+    assert [m for m, _ in check_stack(POLICY, stack)] == [
+        "Auto Scaling group 'gpu' has a minimum of 0 and scales out when alarm 'gpu-high' sees any "
+        "waiting message (threshold 0): one message starts a GPU instance, and each further instance "
+        "waits a cooldown; scale on the backlog per instance instead (target tracking on "
+        "ApproximateNumberOfMessagesVisible / GroupInServiceInstances held at the acceptable backlog "
+        "per instance)"
+    ]
+    # The same alarm at the acceptable backlog, or on a group that keeps an instance, passes.
+    assert check_stack(POLICY, _drained(aws_pool(out_alarm={**queue, "threshold": 10}))) == []
+    assert check_stack(POLICY, _drained(aws_pool(out_alarm=queue, group={"minSize": 1}))) == []
+
+
+def test_the_backlog_target_and_a_scale_in_while_the_queue_is_empty_pass() -> None:
+    pool = aws_pool()
+    stack = [
+        *pool,
+        res(
+            "aws:autoscaling/policy:Policy",
+            "gpu-backlog",
+            {
+                "autoscalingGroupName": UNKNOWN_STR,
+                "policyType": "TargetTrackingScaling",
+                "estimatedInstanceWarmup": 300,
+                "targetTrackingConfiguration": {
+                    "targetValue": 10,
+                    "disableScaleIn": True,
+                    "customizedMetricSpecification": {
+                        "metrics": [
+                            {
+                                "id": "m1",
+                                "metricStat": {
+                                    "metric": {
+                                        "namespace": "AWS/SQS",
+                                        "metricName": "ApproximateNumberOfMessagesVisible",
+                                    },
+                                    "stat": "Sum",
+                                },
+                                "returnData": False,
+                            },
+                            {"id": "e1", "expression": "IF(m2 > 0, m1 / m2, m1)", "returnData": True},
+                        ]
+                    },
+                },
+            },
+            deps={"autoscalingGroupName": [pool[1]]},
+        ),
+    ]
+    assert check_stack(POLICY, _drained(stack)) == []
+
+
+QUEUE_ALARM = {
+    "namespace": "AWS/SQS",
+    "metricName": "ApproximateNumberOfMessagesVisible",
+    "comparisonOperator": "GreaterThanThreshold",
+    "threshold": 10,
+    "period": 300,
+    "evaluationPeriods": 1,
+}
+
+
+def test_a_queue_fed_group_that_scales_in_without_a_termination_hook_is_a_finding() -> None:
+    stack = aws_pool(out_alarm=QUEUE_ALARM)
+    assert check_stack(POLICY, stack) == [
+        (
+            "Auto Scaling group 'gpu' takes work from a queue ('gpu-high') and scales in ('gpu-in') "
+            "with no termination lifecycle hook: a scale-in ends the job an instance is running with "
+            "no chance to checkpoint or return its message; add an aws.autoscaling.LifecycleHook with "
+            "lifecycle_transition 'autoscaling:EC2_INSTANCE_TERMINATING' and a heartbeat long enough "
+            "to checkpoint, and let the worker protect its instance while it holds a job",
+            stack[1].urn,
+        )
+    ]
+
+
+@pytest.mark.parametrize("transition", ["autoscaling:EC2_INSTANCE_TERMINATING"])
+def test_a_termination_hook_on_the_group_clears_it(transition: str) -> None:
+    stack = aws_pool(out_alarm=QUEUE_ALARM)
+    hook = res(
+        "aws:autoscaling/lifecycleHook:LifecycleHook",
+        "gpu-drain",
+        {
+            "autoscalingGroupName": UNKNOWN_STR,
+            "lifecycleTransition": transition,
+            "heartbeatTimeout": 900,
+            "defaultResult": "CONTINUE",
+        },
+        deps={"autoscalingGroupName": [stack[1]]},
+    )
+    assert check_stack(POLICY, [*stack, hook]) == []
+    inline = aws_pool(
+        out_alarm=QUEUE_ALARM,
+        group={"initialLifecycleHooks": [{"name": "drain", "lifecycleTransition": transition}]},
+    )
+    assert check_stack(POLICY, inline) == []
+
+
+def test_a_launching_hook_does_not_count_and_a_gpu_only_group_is_not_queue_fed() -> None:
+    stack = aws_pool(out_alarm=QUEUE_ALARM)
+    launching = res(
+        "aws:autoscaling/lifecycleHook:LifecycleHook",
+        "gpu-warm",
+        {"autoscalingGroupName": UNKNOWN_STR, "lifecycleTransition": "autoscaling:EC2_INSTANCE_LAUNCHING"},
+        deps={"autoscalingGroupName": [stack[1]]},
+    )
+    assert len(check_stack(POLICY, [*stack, launching])) == 1
+    assert check_stack(POLICY, aws_pool()) == []
