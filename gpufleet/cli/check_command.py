@@ -257,6 +257,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
                         engine_rule=engine_rule,
                         waivers_from=judging.settings,
                         ignored_waivers=judging.ignored,
+                        project_root=project.root,
                     )
                     result.pack_seconds = time.perf_counter() - started
             except BadInput as exc:
