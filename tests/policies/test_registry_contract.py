@@ -13,7 +13,8 @@ from gpufleet.policy_config import load_policy_config
 from policies.registry import DuplicateRuleError, Registry, default_registry
 from policies.rule import GfPolicy, GfResourcePolicy, Rule
 
-# id: (default enforcement, severity), copied from RULES.md (49 rules) plus GF-NET-004, GF-DEPLOY-001..003 and GF-FIT-001..006.
+# id: (default enforcement, severity), copied from RULES.md (49 rules) plus GF-NET-004, GF-DEPLOY-001..003
+# and GF-FIT-001..006.
 CATALOGUE: dict[str, tuple[str, str]] = {
     "GF-STOR-001": ("M", "high"),
     "GF-STOR-002": ("M", "high"),
