@@ -49,6 +49,7 @@ from gpufleet.cli.cost_command import cost, print_cost_text, read_cost_json, ren
 from gpufleet.cli.advise_command import advise_app, buy_vs_rent
 from gpufleet.cli.new_command import new
 from gpufleet.cli.simulate_command import simulate
+from gpufleet.cli.preflight_command import preflight, render_preflight
 # isort: on
 
 __all__ = [
@@ -80,6 +81,7 @@ __all__ = [
     "out",
     "parse_formats",
     "plan",
+    "preflight",
     "print_cost_text",
     "print_text_report",
     "read_cost_json",
@@ -88,6 +90,7 @@ __all__ = [
     "render_cost_diff",
     "render_fleet",
     "render_plan",
+    "render_preflight",
     "render_rules_table",
     "rules",
     "run_program",

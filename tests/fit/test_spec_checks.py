@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (stack file lines are kept whole, as written in the stack files)
 """The fleet spec's launch and fit checks on every cloud: each shipped single-cloud stack, changed the way a
 user would change it, runs offline through this project's program and is judged by the GF-FIT rules."""
 
