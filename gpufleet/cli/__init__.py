@@ -1,9 +1,10 @@
 """The `gpufleet` command line: see what a Pulumi program builds, check it and price it, without a cloud
 account.
 
-One module per command (`plan_command`, `check_command`, `waivers_command`, `rules_command`,
-`cost_command`, `advise_command`, `new_command`, `simulate_command`); what they share is in `common` (the
-app, the consoles, bad input and exit statuses, shared options), `judging` (what `check` judges with),
+One module per command (`plan_command`, `check_command`, `preflight_command`, `waivers_command`,
+`rules_command`, `cost_command`, `advise_command`, `new_command`, `simulate_command`); what they share is
+in `common` (the app, the consoles, bad input and exit statuses, shared options), `judging` (what `check`
+judges with),
 `price_options` (the options of the commands that price a stack), `fleet_view` and `plan_settings` (what
 `plan` shows). Importing the package registers every command on `app`, in the order `--help` lists them.
 
@@ -42,6 +43,7 @@ from gpufleet.engine import run_program
 from gpufleet.cli.plan_command import plan, render_plan, write_graph_json
 from gpufleet.cli.judging import BUDGET_POLICY, parse_formats, select_rules, stack_cost, with_estimates
 from gpufleet.cli.check_command import check, print_text_report
+from gpufleet.cli.preflight_command import preflight, render_preflight
 from gpufleet.cli.waivers_command import waivers
 from gpufleet.cli.rules_command import render_rules_table, rules
 from gpufleet.cli.price_options import Currency, OutputFile, PriceFormat
@@ -49,7 +51,6 @@ from gpufleet.cli.cost_command import cost, print_cost_text, read_cost_json, ren
 from gpufleet.cli.advise_command import advise_app, buy_vs_rent
 from gpufleet.cli.new_command import new
 from gpufleet.cli.simulate_command import simulate
-from gpufleet.cli.preflight_command import preflight, render_preflight
 # isort: on
 
 __all__ = [

@@ -69,15 +69,18 @@ def read_quota_file(path: Path) -> dict[str, float]:
 
 
 def declared_quotas(config: Mapping[str, Any], root: Path | None = None) -> dict[str, dict[str, float]]:
-    """The stack's `gpufleet:quotas`, files read (relative to `root`, the project directory)."""
+    """The stack's `gpufleet:quotas`, files read relative to `root`, the project directory (without a
+    root, the entries naming files are left to a caller that knows it)."""
     value = _config_object(config.get("gpufleet:quotas"))
     out: dict[str, dict[str, float]] = {}
     if not isinstance(value, Mapping):
         return out
     for site, codes in value.items():
         if isinstance(codes, Mapping) and "file" in codes:
+            if root is None:
+                continue  # files are the caller's to read: it knows the project directory
             path = Path(str(codes["file"]))
-            out[str(site)] = read_quota_file(path if path.is_absolute() else (root or Path()) / path)
+            out[str(site)] = read_quota_file(path if path.is_absolute() else root / path)
         elif isinstance(codes, Mapping):
             out[str(site)] = {
                 str(k): float(v)
