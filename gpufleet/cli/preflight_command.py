@@ -55,7 +55,9 @@ def quota_rows(needs: list[Need], quotas: dict[str, dict[str, float]]) -> list[d
 def render_quotas(rows: list[dict[str, Any]], console: Console, *, source: str) -> None:
     table = Table(title=f"GPU vCPU quotas at maximum size ({source})", title_justify="left")
     for column in ("site", "quota", "need", "quota value", "pools"):
-        table.add_column(column, justify="right" if column in ("need", "quota value") else "left")
+        table.add_column(
+            column, justify="right" if column in ("need", "quota value") else "left", overflow="fold"
+        )
     for row in rows:
         have = row["quota_vcpus"]
         value = "not declared" if have is None else f"{have:g}"

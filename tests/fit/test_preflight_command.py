@@ -116,3 +116,16 @@ def test_plan_lists_needs_and_prices(project: Path) -> None:
     assert "GPU vCPU quotas at maximum size" in run.stdout
     assert "price per instance an hour (spot, on-demand)" in run.stdout
     assert "0.53 USD" in run.stdout  # g4dn.xlarge on demand in us-east-1
+
+
+def test_plan_states_the_hybrid_link_beside_a_distributed_pool(tmp_path: Path) -> None:
+    hybrid = (ROOT / "stacks" / "Pulumi.hybrid.yaml").read_text()
+    anchor = "        instance_types: [g5.12xlarge]           # 4x A10G: fine-tuning and inference overflow\n"
+    assert hybrid.count(anchor) == 1
+    hybrid = hybrid.replace(anchor, anchor + "        fit: {model_memory_gib: 60, distributed: true}\n")
+    root = copy_project(tmp_path / "p", {"hybrid": hybrid})
+    run = invoke("plan", str(root), "-s", "hybrid")
+    assert run.exit_code == 0, run.stderr
+    text = " ".join(run.stdout.split())
+    assert "is distributed and bursts from on-prem over the aws:us-east-1 link" in text
+    assert "an AWS Site-to-Site VPN tunnel carries up to 1.25 Gbps, against the 10 Gbps" in text
