@@ -44,6 +44,7 @@ FAMILY_TITLES = {
     "resilience": "Resilience",
     "ops": "Operability",
     "deploy": "Deployability",
+    "fit": "Launch and fit",
 }
 
 

@@ -32,6 +32,7 @@ from datetime import date
 from functools import cache
 from importlib import metadata
 from inspect import isawaitable
+from pathlib import Path
 from typing import Any
 
 from pulumi_policy import (
@@ -522,6 +523,7 @@ def evaluate_stack(
     engine_rule: bool = True,
     waivers_from: Settings | None = None,
     ignored_waivers: Sequence[tuple[Waiver, str]] = (),
+    project_root: Path | None = None,
 ) -> StackResult:
     """Evaluate `policies` on `graph`; `policy_config` is Pulumi's policy-pack config shape.
 
@@ -539,6 +541,13 @@ def evaluate_stack(
     try:
         waiver_today()  # waivers are judged on this date: a bad $GPUFLEET_TODAY is a config problem
     except ValueError as error:
+        raise PolicyConfigError([str(error)]) from None
+    # What the stack declares for the launch and fit rules (quotas, pool fits, the instance ceiling).
+    from gpufleet.preflight.settings import QuotaFileError, with_stack_settings
+
+    try:
+        policy_config = with_stack_settings(policy_config, graph.config, project_root)
+    except QuotaFileError as error:
         raise PolicyConfigError([str(error)]) from None
     resolved = resolve_policy_config(policy_list, policy_config)
     engine_level = engine_enforcement(policy_config)

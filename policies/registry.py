@@ -26,6 +26,7 @@ FAMILY_PACKAGES = (
     "policies.resilience",
     "policies.ops",
     "policies.deploy",
+    "policies.fit",
 )
 
 _SEVERITY_ORDER = [Severity.LOW, Severity.MEDIUM, Severity.HIGH, Severity.CRITICAL]

@@ -60,8 +60,9 @@ FAMILIES = {
     "DR": "resilience",
     "OPS": "ops",
     "DEPLOY": "deploy",
+    "FIT": "fit",
 }
-_ID = re.compile(r"^GF-(STOR|KMS|ACC|IAM|AUD|NET|COST|K8S|DR|OPS|DEPLOY)-\d{3}$")
+_ID = re.compile(r"^GF-(STOR|KMS|ACC|IAM|AUD|NET|COST|K8S|DR|OPS|DEPLOY|FIT)-\d{3}$")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 

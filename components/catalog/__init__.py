@@ -10,7 +10,7 @@ import difflib
 import functools
 import importlib.resources
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -77,6 +77,19 @@ class InstanceType:
     # Spot prices per region where the source has them (the median of the region's zones); a region
     # without one is priced at on-demand less ``spot_discount``.
     spot: Mapping[str, Price] = field(default_factory=lambda: MappingProxyType({}))
+    # From the catalogue's `families` block: the CPU architecture an image must match, whether the size
+    # takes an Elastic Fabric Adapter, and its network bandwidth in Gbps (None: not in the catalogue;
+    # `network_burst`: an "up to" figure, reached in bursts only).
+    arch: str = "x86_64"
+    efa: bool = False
+    network_gbps: float | None = None
+    network_burst: bool = False
+
+    @property
+    def network_text(self) -> str:
+        if self.network_gbps is None:
+            return "unknown bandwidth"
+        return f"{'up to ' if self.network_burst else ''}{self.network_gbps:g} Gbps"
 
     @property
     def total_vram_gib(self) -> float:
@@ -392,6 +405,66 @@ def _services(block: Any) -> dict[str, ServicePrices]:
     return found
 
 
+ARCHES = ("x86_64", "arm64")
+
+
+def _network(value: Any, where: str) -> tuple[float, bool]:
+    """`25` or `"up to 25"` (Gbps)."""
+    burst = isinstance(value, str) and value.startswith("up to ")
+    raw = value.removeprefix("up to ") if isinstance(value, str) else value
+    try:
+        gbps = float(raw)
+    except (TypeError, ValueError):
+        raise CatalogError(f"{where}: must be a number of Gbps or 'up to N', got {value!r}") from None
+    if gbps <= 0:
+        raise CatalogError(f"{where}: must be > 0, got {value!r}")
+    return gbps, burst
+
+
+def _size_of(cloud: str, name: str, family: str) -> str:
+    """The part of a type's name after its family: `g5.xlarge` -> `xlarge`, `ecs.gn7i-c8g1.2xlarge` ->
+    `c8g1.2xlarge`, `GN7.2XLARGE32` -> `2XLARGE32`."""
+    if cloud == "alicloud":
+        return name.removeprefix(f"ecs.{family}").lstrip("-.")
+    return name.split(".", 1)[1] if "." in name else name
+
+
+def _with_families(types: tuple[InstanceType, ...], block: Any) -> tuple[InstanceType, ...]:
+    if not block:
+        return types
+    if not isinstance(block, Mapping):
+        raise CatalogError("families: must be a mapping of cloud to families")
+    shaped: dict[tuple[str, str], dict[str, Any]] = {}
+    for cloud in CLOUDS:
+        for family, entry in (block.get(cloud) or {}).items():
+            where = f"families.{cloud}.{family}"
+            if not isinstance(entry, Mapping):
+                raise CatalogError(f"{where}: must be a mapping")
+            arch = entry.get("arch", "x86_64")
+            if arch not in ARCHES:
+                raise CatalogError(f"{where}.arch: must be one of {', '.join(ARCHES)}, got {arch!r}")
+            network = entry.get("network") or {}
+            if not isinstance(network, Mapping):
+                raise CatalogError(f"{where}.network: must map sizes to Gbps")
+            shaped[(cloud, str(family))] = {
+                "arch": arch,
+                "efa": {str(size) for size in entry.get("efa") or ()},
+                "network": {str(k): _network(v, f"{where}.network.{k}") for k, v in network.items()},
+            }
+    out: list[InstanceType] = []
+    for t in types:
+        entry = shaped.get((t.cloud, t.family))
+        if entry is None:
+            out.append(t)
+            continue
+        size = _size_of(t.cloud, t.name, t.family)
+        gbps, burst = entry["network"].get(size, (None, False))
+        out.append(
+            replace(t, arch=entry["arch"], efa=size in entry["efa"], network_gbps=gbps, network_burst=burst)
+        )
+    return tuple(out)
+
+
 def parse_catalog(data: Any) -> Catalog:
     """Validate the parsed data file and build a catalogue; raises CatalogError naming the bad entry."""
     if not isinstance(data, Mapping):
@@ -404,6 +477,7 @@ def parse_catalog(data: Any) -> Catalog:
         raise CatalogError(f"rates.per_usd: missing {', '.join(missing)}")
     entries = _require(data, "instance_types", "catalogue")
     types = tuple(_instance_type(entry, i) for i, entry in enumerate(entries))
+    types = _with_families(types, data.get("families"))
     seen: set[tuple[str, str]] = set()
     for t in types:
         if (t.cloud, t.name) in seen:

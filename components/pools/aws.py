@@ -202,7 +202,11 @@ class GpuPool(pulumi.ComponentResource):
         target = backlog_target(rules)
         tags = with_tags(args.tags, **{"gpufleet:pool": args.pool})
         image_id = args.image_id
+        # The looked-up image's architecture, on the template, so the pack can hold it against the types
+        # (GF-FIT-003): an id from a lookup says nothing of it at preview.
+        template_tags = dict(tags)
         if image_id is None:
+            template_tags["gpufleet:image-arch"] = "x86_64"
             image_id = aws.ec2.get_ami_output(
                 most_recent=True,
                 owners=["amazon"],
@@ -289,7 +293,7 @@ class GpuPool(pulumi.ComponentResource):
                 aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=tags)
                 for kind in ("instance", "volume", "network-interface")
             ],
-            tags=tags,
+            tags=template_tags,
             opts=child,
         )
 

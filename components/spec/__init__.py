@@ -35,6 +35,7 @@ from components.spec.parsing import (
 )
 from components.spec.pool import (
     Container,
+    Fit,
     OffHours,
     Pool,
     PoolQueue,
@@ -73,6 +74,7 @@ __all__ = [
     "ClusterAccess",
     "Container",
     "Duration",
+    "Fit",
     "FleetSpec",
     "GpuNamespace",
     "GpuNodes",

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from components import spec_limits as limits
+from components.catalog.workloads import MODEL_MEMORY_GIB
 from components.spec.account import Image
 from components.spec.checks import (
     _pool_checks,
@@ -374,6 +375,33 @@ class PoolWorkload(_Model):
         return self
 
 
+class Fit(_Model):
+    """What the pool's instances must hold and carry for the work it runs: checked by `gpufleet check`
+    (GF-FIT-004 GPU memory, GF-FIT-005 the network of distributed work), never changed by it."""
+
+    model_memory_gib: float | None = Field(
+        default=None,
+        gt=0,
+        le=limits.MAX_GIB,
+        allow_inf_nan=False,
+        description="GPU memory one instance needs",
+    )
+    model: str | None = Field(
+        default=None,
+        description=f"a known model, its memory from the catalogue: {', '.join(sorted(MODEL_MEMORY_GIB))}",
+    )
+    distributed: bool = Field(
+        default=False, description="work spans instances: needs 10 Gbps, EFA and a cluster placement group"
+    )
+
+    @field_validator("model")
+    @classmethod
+    def _known_model(cls, value: str | None) -> str | None:
+        if value is not None and value not in MODEL_MEMORY_GIB:
+            raise ValueError(f"unknown model {value!r}; known: {', '.join(sorted(MODEL_MEMORY_GIB))}")
+        return value
+
+
 class Pool(_Model):
     cloud: Literal["aws", "alicloud", "tencentcloud"] = "aws"
     region: str | None = Field(default=None, description="None: the stack's provider region")
@@ -389,6 +417,7 @@ class Pool(_Model):
     queue: PoolQueue = PoolQueue()
     image: Image | None = Field(default=None, description="None: the newest Deep Learning Base AMI")
     workload: PoolWorkload | None = Field(default=None, description="None: the image brings its own")
+    fit: Fit | None = Field(default=None, description="the GPU memory and network its work needs (checked)")
 
     @model_validator(mode="after")
     def _cross_fields(self) -> Pool:

@@ -23,6 +23,16 @@ class Budget(_Model):
     monthly: float = Field(gt=0, le=limits.MAX_MONTHLY_BUDGET, description="monthly budget, in `currency`")
     currency: Literal["USD", "CNY"] = "USD"
     alert_percent: int = Field(default=80, ge=1, le=100, description="alert at this % of the budget")
+    instance_ceiling: float | None = Field(
+        default=None,
+        gt=0,
+        le=limits.MAX_MONTHLY_BUDGET,
+        allow_inf_nan=False,
+        description=(
+            "highest hourly price of one GPU instance, in `currency`: a pool paying more (spot, or on-demand "
+            "where it buys it) is a GF-FIT-006 finding"
+        ),
+    )
     alert_emails: list[str] = Field(
         default_factory=list,
         description=(

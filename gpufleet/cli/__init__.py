@@ -1,9 +1,10 @@
 """The `gpufleet` command line: see what a Pulumi program builds, check it and price it, without a cloud
 account.
 
-One module per command (`plan_command`, `check_command`, `waivers_command`, `rules_command`,
-`cost_command`, `advise_command`, `new_command`, `simulate_command`); what they share is in `common` (the
-app, the consoles, bad input and exit statuses, shared options), `judging` (what `check` judges with),
+One module per command (`plan_command`, `check_command`, `preflight_command`, `waivers_command`,
+`rules_command`, `cost_command`, `advise_command`, `new_command`, `simulate_command`); what they share is
+in `common` (the app, the consoles, bad input and exit statuses, shared options), `judging` (what `check`
+judges with),
 `price_options` (the options of the commands that price a stack), `fleet_view` and `plan_settings` (what
 `plan` shows). Importing the package registers every command on `app`, in the order `--help` lists them.
 
@@ -42,6 +43,7 @@ from gpufleet.engine import run_program
 from gpufleet.cli.plan_command import plan, render_plan, write_graph_json
 from gpufleet.cli.judging import BUDGET_POLICY, parse_formats, select_rules, stack_cost, with_estimates
 from gpufleet.cli.check_command import check, print_text_report
+from gpufleet.cli.preflight_command import preflight, render_preflight
 from gpufleet.cli.waivers_command import waivers
 from gpufleet.cli.rules_command import render_rules_table, rules
 from gpufleet.cli.price_options import Currency, OutputFile, PriceFormat
@@ -80,6 +82,7 @@ __all__ = [
     "out",
     "parse_formats",
     "plan",
+    "preflight",
     "print_cost_text",
     "print_text_report",
     "read_cost_json",
@@ -88,6 +91,7 @@ __all__ = [
     "render_cost_diff",
     "render_fleet",
     "render_plan",
+    "render_preflight",
     "render_rules_table",
     "rules",
     "run_program",

@@ -36,6 +36,7 @@ from gpufleet.cli.judging import (
     parse_formats,
     select_rules,
     stack_cost,
+    stack_settings,
     with_estimates,
 )
 from gpufleet.engine import DEFAULT_TIMEOUT, UNISOLATED_NOTE
@@ -252,7 +253,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
                     result = evaluate.evaluate_stack(
                         graph,
                         policies,
-                        with_estimates(config, estimates),
+                        stack_settings(with_estimates(config, estimates), graph, project.root),
                         strict=strict,
                         engine_rule=engine_rule,
                         waivers_from=judging.settings,

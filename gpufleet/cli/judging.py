@@ -104,6 +104,17 @@ def stack_cost(graph: ResourceGraph, source: str) -> tuple[dict[str, Any], dict[
     return block, given
 
 
+def stack_settings(config: dict[str, Any], graph: ResourceGraph, root: Path) -> dict[str, Any]:
+    """The policy config for one stack with what the stack declares for the launch and fit rules: its
+    quotas (`gpufleet:quotas`, files read relative to the project), pool fits and instance ceiling."""
+    from gpufleet.preflight.settings import QuotaFileError, with_stack_settings
+
+    try:
+        return with_stack_settings(config, graph.config, root)
+    except QuotaFileError as exc:
+        raise BadInput(str(exc)) from None
+
+
 def with_estimates(config: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
     """The policy config for one stack: the budget rule gets the usage-based estimates and the spec's
     declared budget, unless the config already sets them."""

@@ -148,6 +148,12 @@ def plan(
     except BadInput as exc:
         raise fail(exc) from None
     render_plan(graph, cli.out)
+    from gpufleet.cli.preflight_command import render_preflight
+
+    try:
+        render_preflight(graph, cli.out, project_dir)  # quotas at max size, spot and on-demand prices
+    except BadInput as exc:
+        raise fail(exc) from None
     if fleet is not None:
         print_hybrid(fleet.spec, graph, cli.out)  # a hybrid fleet as one: baseline, sites, links
         render_fleet(fleet, cli.out)

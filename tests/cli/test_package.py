@@ -22,7 +22,7 @@ def test_help_lists_the_commands_in_their_order() -> None:
     group = typer.main.get_command(cli.app)
     assert isinstance(group, typer.core.TyperGroup)
     commands = group.list_commands(typer.Context(group))
-    assert commands == ["plan", "check", "waivers", "rules", "cost", "new", "simulate", "advise"]
+    assert commands == ["plan", "check", "preflight", "waivers", "rules", "cost", "new", "simulate", "advise"]
     advise = group.get_command(typer.Context(group), "advise")
     assert isinstance(advise, typer.core.TyperGroup)
     assert advise.list_commands(typer.Context(advise)) == ["buy-vs-rent"]

@@ -113,7 +113,7 @@ def test_rules_text_is_a_table_on_any_width(monkeypatch: pytest.MonkeyPatch) -> 
         (
             ["--family", "gpu"],
             "error: --family 'gpu' is not a rule family; allowed: storage, kms, access, iam, audit, network, "
-            "cost, k8s, resilience, ops, deploy\n",
+            "cost, k8s, resilience, ops, deploy, fit\n",
         ),
         (
             ["--cloud", "gcp"],

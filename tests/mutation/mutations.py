@@ -53,7 +53,7 @@ class Mutation(NamedTuple):
 
 ACCOUNT = "123456789012"
 
-# The 53 ids of the catalogue (shared RULES.md), copied here so that a rule dropped from the registry
+# The 59 ids of the catalogue (shared RULES.md), copied here so that a rule dropped from the registry
 # is noticed by the coverage test rather than silently losing its mutation.
 CATALOGUE_IDS = (
     "GF-STOR-001", "GF-STOR-002", "GF-STOR-003", "GF-STOR-004", "GF-STOR-005", "GF-STOR-006",
@@ -68,6 +68,7 @@ CATALOGUE_IDS = (
     "GF-DR-001", "GF-DR-002",
     "GF-OPS-001", "GF-OPS-002", "GF-OPS-003", "GF-OPS-004", "GF-OPS-005",
     "GF-DEPLOY-001", "GF-DEPLOY-002", "GF-DEPLOY-003",
+    "GF-FIT-001", "GF-FIT-002", "GF-FIT-003", "GF-FIT-004", "GF-FIT-005", "GF-FIT-006",
 )  # fmt: skip
 
 
@@ -485,6 +486,60 @@ def cost_009(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
     return graph, template.name
 
 
+# --- launch and fit --------------------------------------------------------------------------------
+
+
+def _fleet_config(graph: ResourceGraph) -> dict[str, Any]:
+    fleet = graph.config["gpufleet:fleet"]
+    spec: dict[str, Any] = json.loads(fleet) if isinstance(fleet, str) else fleet
+    graph.config["gpufleet:fleet"] = spec
+    return spec
+
+
+def fit_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    # 4 spot instances of 4 vCPUs against a spot quota of 4 vCPUs
+    graph.config["gpufleet:quotas"] = {"aws:us-east-1": {"L-3819A6DF": 4}}
+    return graph, find(graph, "pool-experiments-asg").name
+
+
+def fit_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    # two /28 private subnets hold 2 x 11 addresses; the pool may grow to 24 instances
+    for subnet in graph.of_type("aws:ec2/subnet:Subnet"):
+        if subnet.inputs.get("mapPublicIpOnLaunch"):
+            continue
+        base = subnet.inputs["cidrBlock"].split("/")[0]
+        subnet.inputs["cidrBlock"] = f"{base}/28"
+    group = find(graph, "pool-experiments-asg")
+    group.inputs["maxSize"] = 24
+    return graph, group.name
+
+
+def fit_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    template = find(graph, "pool-experiments-lt")
+    template.inputs["imageId"] = (
+        "resolve:ssm:/aws/service/deeplearning/ami/arm64/base-oss-nvidia-driver-gpu-amazon-linux-2023/latest/ami-id"
+    )
+    template.inputs["tags"].pop("gpufleet:image-arch", None)
+    return graph, find(graph, "pool-experiments-asg").name
+
+
+def fit_004(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    group = find(graph, "pool-experiments-asg")
+    asg_tag(group, "gpufleet:fit", "model=llama-7b-inference")
+    return graph, group.name
+
+
+def fit_005(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    group = find(graph, "pool-experiments-asg")
+    asg_tag(group, "gpufleet:fit", "model_memory_gib=8,distributed=true")
+    return graph, group.name
+
+
+def fit_006(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    _fleet_config(graph)["budget"]["instance_ceiling"] = 0.05
+    return graph, find(graph, "pool-experiments-asg").name
+
+
 # --- Kubernetes --------------------------------------------------------------------------------------
 
 TRAINING_NS = "training"
@@ -822,4 +877,10 @@ MUTATIONS: dict[str, Mutation] = {
     "GF-DEPLOY-001": Mutation("dev", "queue visibility timeout above SQS's 12 hours", deploy_001),
     "GF-DEPLOY-002": Mutation("dev", "training container named with a capital letter", deploy_002),
     "GF-DEPLOY-003": Mutation("dev", "off-hours schedule starting in 2020", deploy_003),
+    "GF-FIT-001": Mutation("dev", "a spot G quota of 4 vCPUs declared for a pool of 16", fit_001),
+    "GF-FIT-002": Mutation("dev", "private subnets cut to /28, pool max raised to 24", fit_002),
+    "GF-FIT-003": Mutation("dev", "x86 pool launched from an arm64 Deep Learning AMI", fit_003),
+    "GF-FIT-004": Mutation("dev", "T4/A10G pool declared to serve llama-7b (24 GiB)", fit_004),
+    "GF-FIT-005": Mutation("dev", "pool declared distributed on up-to-25 Gbps types", fit_005),
+    "GF-FIT-006": Mutation("dev", "budget.instance_ceiling of 0.05 USD an hour", fit_006),
 }

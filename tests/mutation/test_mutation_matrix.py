@@ -64,7 +64,7 @@ def test_golden_baselines(baseline: dict[str, StackResult]) -> None:
 
 def test_matrix_covers_every_rule() -> None:
     registry_ids = set(default_registry().ids())
-    assert len(CATALOGUE_IDS) == 53
+    assert len(CATALOGUE_IDS) == 59
     assert set(CATALOGUE_IDS) == registry_ids
     assert set(MUTATIONS) == registry_ids
     assert all(m.stack in ("dev", "prod") for m in MUTATIONS.values())

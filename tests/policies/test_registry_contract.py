@@ -13,7 +13,8 @@ from gpufleet.policy_config import load_policy_config
 from policies.registry import DuplicateRuleError, Registry, default_registry
 from policies.rule import GfPolicy, GfResourcePolicy, Rule
 
-# id: (default enforcement, severity), copied from RULES.md (49 rules) plus GF-NET-004 and GF-DEPLOY-001..003.
+# id: (default enforcement, severity), copied from RULES.md (49 rules) plus GF-NET-004, GF-DEPLOY-001..003
+# and GF-FIT-001..006.
 CATALOGUE: dict[str, tuple[str, str]] = {
     "GF-STOR-001": ("M", "high"),
     "GF-STOR-002": ("M", "high"),
@@ -68,6 +69,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "GF-DEPLOY-001": ("M", "high"),
     "GF-DEPLOY-002": ("M", "high"),
     "GF-DEPLOY-003": ("M", "high"),
+    "GF-FIT-001": ("M", "high"),
+    "GF-FIT-002": ("M", "high"),
+    "GF-FIT-003": ("M", "high"),
+    "GF-FIT-004": ("M", "high"),
+    "GF-FIT-005": ("A", "medium"),
+    "GF-FIT-006": ("M", "medium"),
 }
 LEVEL = {"M": EnforcementLevel.MANDATORY, "A": EnforcementLevel.ADVISORY}
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -79,13 +86,13 @@ def registry() -> Registry:
     return default_registry()
 
 
-def test_catalogue_copy_has_53_rules() -> None:
-    assert len(CATALOGUE) == 53
+def test_catalogue_copy_has_59_rules() -> None:
+    assert len(CATALOGUE) == 59
 
 
 def test_every_catalogue_id_is_implemented(registry: Registry) -> None:
     missing = sorted(set(CATALOGUE) - set(registry.ids()), key=list(CATALOGUE).index)
-    assert not missing, f"{len(missing)} of 53 catalogue rules are not implemented: {', '.join(missing)}"
+    assert not missing, f"{len(missing)} of 59 catalogue rules are not implemented: {', '.join(missing)}"
 
 
 def test_no_rule_outside_the_catalogue(registry: Registry) -> None:

@@ -204,7 +204,7 @@ def test_models_check_cross_fields_on_direct_construction() -> None:
 
 ALLOWED_POOL = (
     "cloud, region, instance_types, size, spot_percent, on_demand_base, scaling, off_hours, usage, disk_gib, "
-    "transfer, queue, image, workload"
+    "transfer, queue, image, workload, fit"
 )
 
 

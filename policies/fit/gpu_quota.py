@@ -1,0 +1,74 @@
+"""GF-FIT-001: the vCPU quotas the stack's GPU pools draw on cover them at their maximum size.
+
+Every GPU pool at its maximum size, filled with its largest type, split into on-demand and spot
+capacity as the pool buys it (an on-demand base, then the on-demand share of the rest), is counted
+against the quota its family draws on in its region: AWS G and VT families on L-DB2E81BA (on-demand)
+and L-3819A6DF (spot), P families on L-417A185B and L-7212CCBC; Alibaba Cloud and Tencent Cloud on
+their per-family GPU vCPU quotas (`<family>/on-demand`, `<family>/spot`). Pools of one region add up.
+The quotas are read from the rule's `quotas` config, keyed `cloud:region` then quota code (vCPUs):
+`gpufleet check` fills it from the stack's `gpufleet:quotas` config (inline numbers, or a file written by
+`aws service-quotas list-service-quotas --service-code ec2 --output json`), and `gpufleet preflight`
+reads the real ones with the user's credentials. A quota that is not declared is not judged; a declared
+one below the need is a launch that will fail (`VcpuLimitExceeded`, `MaxSpotInstanceCountExceeded`) once
+the pool scales that far.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+
+from policies.cost._common import fmt, stack_pools
+from policies.cost.pools.tokens import POOL_TYPES
+from policies.fit.quotas import declared, needs
+from policies.gpu import current_catalog
+from policies.rule import GfStackPolicy, Rule, judges
+
+RULE = Rule(
+    id="GF-FIT-001",
+    name="gpu-quota-covers-max-size",
+    description=(
+        "The GPU vCPU quotas of each region and purchase option cover every pool at its maximum size."
+    ),
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation=(
+        "Request a quota increase before deploying (AWS: `aws service-quotas request-service-quota-increase "
+        "--service-code ec2 --quota-code L-DB2E81BA --desired-value N`; Alibaba Cloud: Quota Center; "
+        "Tencent Cloud: the CVM quota page), or lower the pools' maximum sizes or move spot capacity to "
+        "a quota that has room."
+    ),
+    url="https://docs.aws.amazon.com/ec2/latest/instancetypes/ec2-instance-quotas.html",
+    config={
+        "quotas": {
+            "type": "object",
+            "default": {},
+            "description": (
+                'vCPU quotas by `cloud:region` then quota code, e.g. {"aws:us-east-1": {"L-DB2E81BA": 64}}'
+            ),
+        }
+    },
+)
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    quotas = declared(RULE.settings(args)["quotas"])
+    if not quotas:
+        return
+    pools, _ = stack_pools(args)
+    found, _unsized = needs(pools, current_catalog())
+    urns = {pool.name: pool.urn for pool in pools}
+    for need in found:
+        quota = quotas.get((need.site, need.code))
+        if quota is None or need.vcpus <= quota:
+            continue
+        first = need.pools[0].split(" ", 1)[0]
+        report(
+            f"{need.site} quota {need.code} ({need.name}) allows {fmt(quota)} vCPUs; the pools need "
+            f"{need.vcpus} at their maximum size ({'; '.join(need.pools)}): launches beyond "
+            f"{fmt(quota)} vCPUs fail",
+            urns.get(first),
+        )
+
+
+POLICY = GfStackPolicy(RULE, validate, judges(POOL_TYPES))

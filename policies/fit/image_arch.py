@@ -1,0 +1,69 @@
+"""GF-FIT-003: a GPU pool boots an image of its instance types' CPU architecture.
+
+The image's architecture is read from what names it: an SSM parameter path or image name
+(`resolve:ssm:/aws/service/deeplearning/ami/arm64/...`, an Alibaba image id such as
+`ubuntu_22_04_arm64_20G_alibase_...`), an EKS node group's `amiType` (`AL2023_ARM_64_NVIDIA`), an AMI the
+stack itself builds, or the `gpufleet:image-arch` tag gpufleet's launch templates carry (the Deep Learning
+AMI they look up is x86_64 unless the spec pins another image). The types' architecture is the
+catalogue's (`arch`: arm64 for g5g), else AWS Graviton families (a `g` after the generation digit). An
+image whose architecture cannot be told (a bare AMI id) is not judged. An x86_64 image on a Graviton
+type (or the reverse) never boots: EC2 refuses the launch (`InvalidParameterValue`), in every environment.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+
+from policies.cost._common import describe, stack_pools
+from policies.cost.pools import Pool
+from policies.cost.pools.tokens import POOL_TYPES
+from policies.fit._facts import entries, image_arches, type_arch
+from policies.gpu import current_catalog
+from policies.rule import GfStackPolicy, Rule, judge, judges
+
+RULE = Rule(
+    id="GF-FIT-003",
+    name="image-architecture-matches-type",
+    description=(
+        "A GPU pool's image is built for its instance types' CPU architecture (arm64 for g5g, x86_64 for "
+        "the rest)."
+    ),
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation=(
+        "Boot the pool from an image of its types' architecture (for g5g an arm64 image, e.g. "
+        "`resolve:ssm:/aws/service/deeplearning/ami/arm64/"
+        "base-oss-nvidia-driver-gpu-amazon-linux-2023/latest/ami-id`), "
+        "or choose types of the image's architecture; in a gpufleet stack set `pools.<name>.image`."
+    ),
+    url="https://docs.aws.amazon.com/ec2/latest/instancetypes/ec2-instance-type-specifications.html",
+)
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    pools, index = stack_pools(args)
+    catalog = current_catalog()
+    for pool in pools:
+
+        def check(pool: Pool = pool) -> None:
+            arches: dict[str, list[str]] = {}
+            for name, entry in entries(pool, catalog):
+                arches.setdefault(type_arch(pool.cloud, name, entry), []).append(name)
+            for arch, told_by, source in image_arches(pool, index):
+                wrong = [name for type_arch_, names in arches.items() if type_arch_ != arch for name in names]
+                if wrong:
+                    other = next(a for a, names in arches.items() if wrong[0] in names)
+                    report(
+                        f"{describe(pool)} boots a {arch} image ({told_by} on '{source}') on "
+                        f"{', '.join(wrong)}, which {'is' if len(wrong) == 1 else 'are'} "
+                        f"{other}: "
+                        "the launch is refused",
+                        pool.urn,
+                    )
+                    return
+
+        judge(pool.urn, check)
+
+
+POLICY = GfStackPolicy(RULE, validate, judges(POOL_TYPES))

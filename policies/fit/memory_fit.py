@@ -1,0 +1,96 @@
+"""GF-FIT-004: a GPU pool's instances hold the GPU memory its declared workload needs.
+
+A pool declares what it runs with the tag `gpufleet:fit` (`model=llama-7b-inference`,
+`model_memory_gib=24`, `distributed=true`, comma-separated) or, in a gpufleet stack, `pools.<name>.fit`
+(which `gpufleet check` passes in the rule's `pools` config). A named model takes its figure from the
+catalogue's small table (resnet-50 8 GiB, bert-base 16 GiB, llama-7b-inference 24 GiB). Each instance
+type of the pool must carry at least that much GPU memory (VRAM per GPU x GPUs per instance): a job
+scheduled onto a smaller one runs out of memory, whatever the pool's size. A pool that declares nothing,
+and a type the catalogue does not know, are not judged.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+
+from policies.cost._common import describe, fmt, stack_pools
+from policies.cost.pools import Pool
+from policies.cost.pools.tokens import POOL_TYPES
+from policies.fit._facts import declared_fit, entries
+from policies.gpu import current_catalog
+from policies.rule import GfStackPolicy, Rule, judge, judges
+
+
+def model_memory() -> dict[str, float]:
+    try:
+        from components.catalog.workloads import MODEL_MEMORY_GIB
+    except ImportError:  # the catalogue is not installed beside the pack
+        return {}
+    return dict(MODEL_MEMORY_GIB)
+
+
+RULE = Rule(
+    id="GF-FIT-004",
+    name="gpu-memory-fits-workload",
+    description="Each instance type of a pool carries the GPU memory its declared workload needs.",
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation=(
+        "Choose types with enough GPU memory per instance (more GPUs or larger ones: g5/g6 24 GiB, g6e "
+        "48 GiB per GPU), or shrink the workload (quantise it, or shard it with `distributed: true` over "
+        "instances that "
+        "each hold their part)."
+    ),
+    url="https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html",
+    config={
+        "pools": {
+            "type": "object",
+            "default": {},
+            "description": "fit per pool name: {model_memory_gib, model, distributed}",
+        }
+    },
+)
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    configured = RULE.settings(args)["pools"] or {}
+    pools, index = stack_pools(args)
+    catalog = current_catalog()
+    table = model_memory()
+    for pool in pools:
+
+        def check(pool: Pool = pool) -> None:
+            fit = declared_fit(pool, index, configured)
+            if fit is None:
+                return
+            need = fit.model_memory_gib
+            label = f"{fmt(need)} GiB" if need is not None else ""
+            if need is None and fit.model:
+                need = table.get(fit.model)
+                if need is None:
+                    report(
+                        f"{describe(pool)} declares model '{fit.model}' ({fit.where}), which the model table "
+                        f"does not know (known: {', '.join(sorted(table))}); set model_memory_gib instead",
+                        pool.urn,
+                    )
+                    return
+                label = f"{fmt(need)} GiB for {fit.model}"
+            if need is None:
+                return
+            short = [
+                f"{name} {fmt(entry.vram_gib * entry.gpu_count)} GiB ({entry.gpu_count} x {entry.gpu_class})"
+                for name, entry in entries(pool, catalog)
+                if entry is not None and entry.vram_gib * entry.gpu_count < need
+            ]
+            if short:
+                report(
+                    f"{describe(pool)} runs a workload that needs {label} of GPU memory per instance "
+                    f"({fit.where}), more than {'; '.join(short)} carries: jobs on it run out of memory",
+                    pool.urn,
+                )
+
+        judge(pool.urn, check)
+
+
+POLICY = GfStackPolicy(RULE, validate, judges(POOL_TYPES))

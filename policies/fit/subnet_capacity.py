@@ -1,0 +1,87 @@
+"""GF-FIT-002: the subnets a GPU pool may launch into have an address for each instance at its maximum.
+
+Each pool at its maximum size takes one private address per instance per network interface of its
+launch template (an EFA interface takes one, an EFA-only interface none, secondary addresses count),
+in the stack's own subnets it lists (AWS `vpcZoneIdentifiers`/`subnetIds`/`subnetId`, Alibaba Cloud
+`vswitchIds`/`vswitchId`, Tencent Cloud `subnetIds`/`subnetId`). Usable addresses are the subnet's range
+less what the cloud keeps: 5 on AWS (the first four and the last), 4 on Alibaba Cloud (the first and
+the last three of a vSwitch), 3 on Tencent Cloud (the first two and the last). Pools that share a
+subnet share its addresses. A pool in subnets the stack does not create is not judged (their ranges
+are not in the program). Addresses other resources hold (endpoints, load balancers, pods on EKS with
+the VPC CNI) come on top, so the rule judges the least the pools need.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+
+from policies.cost._common import describe, stack_pools
+from policies.cost.pools import Pool
+from policies.cost.pools.tokens import POOL_TYPES
+from policies.fit._facts import Subnet, addresses_per_instance, subnets
+from policies.rule import GfStackPolicy, Rule, judge, judges
+
+RULE = Rule(
+    id="GF-FIT-002",
+    name="subnet-addresses-cover-max-size",
+    description=(
+        "The subnets a GPU pool may use hold an address for every instance (and interface) at its "
+        "maximum size."
+    ),
+    clouds=("aws", "alicloud", "tencentcloud"),
+    enforcement=EnforcementLevel.MANDATORY,
+    severity=Severity.HIGH,
+    remediation=(
+        "Give the pool larger subnets (a /24 holds 251 instances on AWS) or more of them, or lower its "
+        "maximum size; in a gpufleet stack, a larger `network.vpc_cidr` gives each private subnet more room."
+    ),
+    url="https://docs.aws.amazon.com/vpc/latest/userguide/subnet-sizing.html",
+)
+
+
+@dataclass
+class _Group:
+    subnets: dict[str, Subnet] = field(default_factory=dict)
+    members: list[tuple[Pool, int, str]] = field(default_factory=list)
+
+
+def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    pools, index = stack_pools(args)
+    groups: list[_Group] = []
+    for pool in pools:
+
+        def place(pool: Pool = pool) -> None:
+            size = pool.known("max_size")
+            used = subnets(pool, index)
+            if not size or not used:
+                return
+            per, why = addresses_per_instance(pool, index)
+            group = _Group({s.urn: s for s in used}, [(pool, size * per, why)])
+            for other in [g for g in groups if set(g.subnets) & set(group.subnets)]:
+                groups.remove(other)
+                group.subnets.update(other.subnets)
+                group.members[:0] = other.members
+            groups.append(group)
+
+        judge(pool.urn, place)
+    for group in groups:
+        usable = sum(s.usable for s in group.subnets.values())
+        needed = sum(count for _, count, _ in group.members)
+        if needed <= usable:
+            continue
+        listed = ", ".join(f"{s.name} {s.cidr} ({s.usable})" for s in group.subnets.values())
+        who = "; ".join(
+            f"{describe(p)} max {p.max_size} x {why} = {count}" for p, count, why in group.members
+        )
+        for pool, _, _ in group.members:
+            report(
+                f"{describe(pool)} may need {needed} private addresses at maximum size ({who}), but its "
+                f"subnets hold {usable} usable ({listed}): launches fail with "
+                "InsufficientFreeAddressesInSubnet",
+                pool.urn,
+            )
+
+
+POLICY = GfStackPolicy(RULE, validate, judges(POOL_TYPES))

@@ -1,0 +1,113 @@
+"""The fleet spec's launch and fit checks on every cloud: each shipped single-cloud stack, changed the way a
+user would change it, runs offline through this project's program and is judged by the GF-FIT rules."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from gpufleet.engine import run_program
+from gpufleet.evaluate import Finding, evaluate_stack
+from policies.fit import POLICIES
+from tests.cli.helpers import ROOT, copy_project
+
+
+def _edit(text: str, *, fit: str | None = None, quotas: str | None = None, ceiling: float | None = None,
+          max_size: int | None = None, types: str | None = None) -> str:  # fmt: skip
+    if fit is not None:
+        text, count = re.subn(
+            r"(?m)^(\s+)(instance_types: \[[^\]]*\])", rf"\1\2\n\1fit: {fit}", text, count=1
+        )
+        assert count == 1
+    if types is not None:
+        text, count = re.subn(r"(?m)^(\s+instance_types: )\[[^\]]*\]", rf"\1{types}", text, count=1)
+        assert count == 1
+    if max_size is not None:
+        text, count = re.subn(
+            r"size: \{min: 0, max: 4\}", f"size: {{min: 0, max: {max_size}}}", text, count=1
+        )
+        assert count == 1
+    if ceiling is not None:
+        text, count = re.subn(r"budget: \{", f"budget: {{instance_ceiling: {ceiling}, ", text, count=1)
+        assert count == 1
+    if quotas is not None:
+        text = text.replace("\nconfig:\n", f"\nconfig:\n  gpufleet:quotas: {quotas}\n", 1)
+    return text
+
+
+def judge(tmp_path: Path, stack: str, **edits: object) -> dict[str, list[Finding]]:
+    text = _edit((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text(), **edits)  # type: ignore[arg-type]
+    root = copy_project(tmp_path / "p", {stack: text})
+    result = evaluate_stack(run_program(root, stack), POLICIES, {}, project_root=root)
+    found: dict[str, list[Finding]] = {}
+    for finding in result.violations:
+        found.setdefault(finding.rule_id, []).append(finding)
+    return found
+
+
+@pytest.mark.parametrize("stack", ["dev", "cn-dev", "tc-dev", "prod", "hybrid"])
+def test_shipped_stacks_have_no_mandatory_fit_finding(tmp_path: Path, stack: str) -> None:
+    root = copy_project(tmp_path / "p")
+    result = evaluate_stack(run_program(root, stack), POLICIES, {}, project_root=root)
+    assert [f for f in result.violations if f.enforcement == "mandatory"] == []
+
+
+def test_aws_spec_g5g_on_the_default_image_model_and_quota(tmp_path: Path) -> None:
+    found = judge(
+        tmp_path,
+        "dev",
+        fit="{model: llama-7b-inference}",
+        quotas='{"aws:us-east-1": {L-3819A6DF: 8}}',
+    )
+    assert "needs 24 GiB for llama-7b-inference" in found["GF-FIT-004"][0].message
+    assert "g4dn.xlarge 16 GiB" in found["GF-FIT-004"][0].message
+    assert "L-3819A6DF (All G and VT Spot Instance Requests) allows 8 vCPUs; the pools need 16" in (
+        found["GF-FIT-001"][0].message
+    )
+    arm = judge(tmp_path / "arm", "dev", types="[g5g.xlarge, g5g.2xlarge]")
+    assert "boots a x86_64 image (its tag gpufleet:image-arch=x86_64" in arm["GF-FIT-003"][0].message
+    assert arm["GF-FIT-003"][0].enforcement == "mandatory"
+
+
+def test_alicloud_spec_memory_quota_ceiling_and_vswitch(tmp_path: Path) -> None:
+    found = judge(
+        tmp_path,
+        "cn-dev",
+        fit="{model_memory_gib: 40, distributed: true}",
+        quotas='{"alicloud:cn-hangzhou": {gn7i/spot: 8}}',
+        ceiling=1,
+    )
+    assert "ecs.gn7i-c8g1.2xlarge 24 GiB (1 x A10)" in found["GF-FIT-004"][0].message
+    assert "gn7i/spot (Alibaba Cloud gn7i spot vCPUs) allows 8 vCPUs; the pools need 32" in (
+        found["GF-FIT-001"][0].message
+    )
+    assert "over the dev ceiling of 1 CNY/h" in found["GF-FIT-006"][0].message
+    assert "GF-FIT-005" not in found  # 16 Gbps sustained: enough; Alibaba has no EFA or placement check
+    big = judge(tmp_path / "big", "cn-dev", max_size=10000)
+    assert "may need 10000 private addresses" in big["GF-FIT-002"][0].message
+
+
+def test_tencent_spec_memory_quota_and_subnets(tmp_path: Path) -> None:
+    found = judge(
+        tmp_path,
+        "tc-dev",
+        fit="{model: llama-7b-inference}",
+        quotas='{"tencentcloud:ap-guangzhou": {GN7/spot: 8}}',
+        max_size=10000,
+    )
+    assert "GN7.2XLARGE32 16 GiB (1 x T4)" in found["GF-FIT-004"][0].message
+    assert "GN7/spot (Tencent Cloud GN7 spot vCPUs) allows 8 vCPUs" in found["GF-FIT-001"][0].message
+    assert "may need 10000 private addresses" in found["GF-FIT-002"][0].message
+
+
+def test_unknown_model_is_a_spec_error(tmp_path: Path) -> None:
+    from gpufleet.cli.common import BadInput
+    from gpufleet.cli.fleet_view import load_fleet
+
+    text = _edit((ROOT / "stacks" / "Pulumi.dev.yaml").read_text(), fit="{model: gpt-5}")
+    root = copy_project(tmp_path / "p", {"dev": text})
+    with pytest.raises(BadInput) as raised:
+        load_fleet(root, "dev")
+    assert "unknown model 'gpt-5'" in str(raised.value) + str(getattr(raised.value, "details", ""))
