@@ -90,6 +90,8 @@ class HybridGpuFleet(pulumi.ComponentResource):
     # its Roles Anywhere profile and trust anchor, and the exporter on the on-prem cluster (a
     # BaselineSignal, typed loosely so pulumi-aws loads only where it is needed).
     signal: pulumi.ComponentResource | None
+    # Kueue, the cluster-autoscalers and KEDA on the on-prem cluster (``None`` without onprem.scheduler).
+    scheduling: pulumi.ComponentResource | None
     signal_arns: pulumi.Output[dict[str, str]] | None
 
     def __init__(
@@ -162,6 +164,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
             self.signal_arns = pulumi.Output.all(
                 role=signal.role_arn, profile=signal.profile_arn, trust_anchor=signal.trust_anchor_arn
             )
+        self.scheduling = self._scheduling(name, spec, baseline, tags)
         self.links = self._links(name, spec, plans, tags)
         self._outputs(spec, plans)
 
@@ -172,9 +175,17 @@ class HybridGpuFleet(pulumi.ComponentResource):
             return None
         from components.baseline.kubernetes import OnPremBaseline, OnPremBaselineArgs
 
+        burst_gpus = 0
+        if spec.onprem.scheduler is not None:
+            from components.baseline.scheduling import plan_flavors
+
+            try:
+                burst_gpus = sum(f.gpus for f in plan_flavors(spec, stack_provider_regions())[1:])
+            except ValueError as error:
+                raise FleetError(str(error)) from None
         return OnPremBaseline(
             f"{name}-onprem",
-            OnPremBaselineArgs(fleet=name, onprem=spec.onprem, tags=tags),
+            OnPremBaselineArgs(fleet=name, onprem=spec.onprem, tags=tags, burst_gpus=burst_gpus),
             pulumi.ResourceOptions(parent=self),
         )
 
@@ -243,6 +254,43 @@ class HybridGpuFleet(pulumi.ComponentResource):
             pulumi.ResourceOptions(parent=self, providers=[baseline.provider]),
         )
         return signal
+
+    def _scheduling(
+        self, name: str, spec: FleetSpec, baseline: OnPremBaseline | None, tags: Mapping[str, str]
+    ) -> pulumi.ComponentResource | None:
+        """Kueue, one cluster-autoscaler per cloud site and KEDA on DCGM, on the on-prem cluster, when the
+        spec has ``onprem.scheduler`` (components/baseline/scheduling.py)."""
+        if baseline is None or spec.onprem is None or spec.onprem.scheduler is None:
+            return None
+        from components.baseline.exporter import cost_labels
+        from components.baseline.scheduling import (
+            BurstScheduling,
+            BurstSchedulingArgs,
+            plan_autoscalers,
+            plan_flavors,
+        )
+
+        regions = stack_provider_regions()
+        try:
+            flavors = plan_flavors(spec, regions)
+        except ValueError as error:
+            raise FleetError(str(error)) from None
+        groups = {
+            pool: list(outputs.groups) for site in self.sites.values() for pool, outputs in site.pools.items()
+        }
+        return BurstScheduling(
+            f"{name}-scheduling",
+            BurstSchedulingArgs(
+                fleet=name,
+                scheduler=spec.onprem.scheduler,
+                namespaces=list(spec.onprem.namespaces),
+                flavors=flavors,
+                autoscalers=plan_autoscalers(spec, regions),
+                labels=cost_labels(name, tags),
+                groups=groups,
+            ),
+            pulumi.ResourceOptions(parent=self, providers=[baseline.provider]),
+        )
 
     def _links(
         self, name: str, spec: FleetSpec, plans: Sequence[SitePlan], tags: Mapping[str, str]

@@ -99,10 +99,19 @@ def render_hybrid(spec: FleetSpec, graph: ResourceGraph) -> Tree:
     for key, link in spec.links.items():
         ranges = carried.get(key, [])
         links.add(escape(link_line(key, link, ranges, _link_connection(graph, key))))
+    scheduler = spec.onprem.scheduler if spec.onprem is not None else None
+    if scheduler is not None:
+        _scheduler(tree, spec, regions)
     if spec.burst is not None:
         from components.pools.burst import describe_burst_order
 
-        order = tree.add("[bold]burst order[/] (how each cloud enforces it: docs/burst-order.md)")
+        title = (
+            "[bold]queue-fed pools outside the cluster[/] (their own alarms, not the scheduler: "
+            "docs/burst-order.md)"
+            if scheduler is not None
+            else "[bold]burst order[/] (no scheduler enforces it; each cloud's alarms: docs/burst-order.md)"
+        )
+        order = tree.add(title)
         try:
             lines = describe_burst_order(spec, regions)
         except (SpecError, ValueError) as error:
@@ -110,6 +119,37 @@ def render_hybrid(spec: FleetSpec, graph: ResourceGraph) -> Tree:
         for line in lines:
             order.add(escape(line))
     return tree
+
+
+def _scheduler(tree: Tree, spec: FleetSpec, regions: Mapping[str, str | None]) -> None:
+    """The burst order as Kueue's flavor order: the scheduler admits each workload to the first flavor
+    with quota left, so the order is enforced for every job sent to a LocalQueue."""
+    from components.baseline.scheduling import plan_autoscalers, plan_flavors
+
+    branch = tree.add(
+        "[bold]scheduler[/] (Kueue enforces the burst order: a workload is admitted to the first flavor "
+        "with quota left)"
+    )
+    try:
+        flavors = plan_flavors(spec, regions)
+        autoscalers = {a.flavor: a for a in plan_autoscalers(spec, regions)}
+    except ValueError as error:
+        branch.add(escape(f"not compiled: {error}"))
+        return
+    for position, flavor in enumerate(flavors):
+        scaler = autoscalers.get(flavor.name)
+        how = (
+            "always first, no autoscaler"
+            if scaler is None
+            else f"cluster-autoscaler --cloud-provider={scaler.cloud}, scale-down after {scaler.unneeded} "
+            f"unneeded, not within {scaler.delay_after_add} of a scale-up"
+        )
+        branch.add(
+            escape(
+                f"{position}. flavor {flavor.name}: {flavor.gpus} GPUs, {flavor.cpus} CPUs, "
+                f"{flavor.memory_gib} GiB; {how}"
+            )
+        )
 
 
 def _baseline(branch: Tree, onprem: OnPrem) -> None:

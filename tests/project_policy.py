@@ -45,6 +45,26 @@ def unjudgeable_system_disk(finding: Any) -> bool:
     return rule_id == "GF-STOR-008" and TENCENT_SYSTEM_DISK in (message or "")
 
 
+def opaque_kueue_release(finding: Any) -> bool:
+    """GF-ENGINE-001's advisory on the Kueue controller's Helm release (onprem.scheduler): the chart's
+    objects are installed by the provider and are not judged offline, by design (docs/hybrid.md)."""
+    rule_id, message = (
+        (finding.get("rule_id"), finding.get("message"))
+        if isinstance(finding, dict)
+        else (finding.rule_id, finding.message)
+    )
+    return (
+        rule_id == "GF-ENGINE-001"
+        and "kubernetes:helm.sh/v3:Release" in (message or "")
+        and ("-scheduling-kueue'" in (message or ""))
+    )
+
+
 def judged(findings: Iterable[_T]) -> list[_T]:
-    """The findings but the Tencent system-disk advisories (`unjudgeable_system_disk`)."""
-    return [finding for finding in findings if not unjudgeable_system_disk(finding)]
+    """The findings but the Tencent system-disk advisories (`unjudgeable_system_disk`) and the Kueue
+    release's opacity (`opaque_kueue_release`)."""
+    return [
+        finding
+        for finding in findings
+        if not unjudgeable_system_disk(finding) and not opaque_kueue_release(finding)
+    ]

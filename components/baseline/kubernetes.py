@@ -116,6 +116,9 @@ class OnPremBaselineArgs:
     fleet: str
     onprem: OnPrem
     tags: Mapping[str, str]
+    # With onprem.scheduler: the burst sites' GPUs (Kueue's cloud flavors). A namespace's quota counts its
+    # pods wherever they run, so it holds its on-prem share plus every burst GPU; Kueue places the work.
+    burst_gpus: int = 0
 
 
 class OnPremBaseline(pulumi.ComponentResource):
@@ -138,7 +141,8 @@ class OnPremBaseline(pulumi.ComponentResource):
 
         self.namespaces = list(spec.namespaces)
         namespaces = {
-            ns: self._namespace(name, ns, spec.namespaces[ns].gpus, child) for ns in spec.namespaces
+            ns: self._namespace(name, ns, spec.namespaces[ns].gpus + args.burst_gpus, child)
+            for ns in spec.namespaces
         }
         self.priority_class_names = self._priority_classes(name, args.fleet, spec, child)
         self._address_plan(name, args.fleet, spec, child)

@@ -24,6 +24,7 @@ from components import spec_limits as limits
 from components.catalog import load_catalog
 from components.spec.addresses import OwnedRange, overlaps
 from components.spec.reach import Endpoint, data_ranges, reach_problems
+from components.spec.scheduler import Scheduler
 from components.spec.values import Duration, Ipv4Net, _Model, _show, duration_seconds
 
 # Published multi-arch digests (see docs/hybrid.md for where each was read). An image given by tag alone
@@ -556,6 +557,13 @@ class OnPrem(_Model):
 
     signal: Signal | None = Field(
         default=None, description="the burst signal's exporter (needed by burst on AWS)"
+    )
+    scheduler: Scheduler | None = Field(
+        default=None,
+        description=(
+            "the cluster schedules the burst: Kueue flavors in burst order, one cluster-autoscaler per "
+            "cloud, KEDA on DCGM utilisation for serving (docs/hybrid.md)"
+        ),
     )
 
     @field_validator("namespaces")

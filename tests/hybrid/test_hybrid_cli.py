@@ -63,7 +63,16 @@ def test_the_section_lists_the_baseline_every_site_and_every_link(hybrid: Resour
         "ike=ikev2 enc=aes256 integrity=sha256 dh=group14 pfs=group14",
         f"│   └── tencentcloud:ap-guangzhou  vpn to 198.51.100.20, static routes  routes {ROUTES}  "
         "ike=IKEV2 enc=AES-CBC-256 integrity=SHA-256 dh=GROUP14 pfs=DH-GROUP14",
-        "└── burst order (how each cloud enforces it: docs/burst-order.md)",
+        "├── scheduler (Kueue enforces the burst order: a workload is admitted to the first flavor with "
+        "quota left)",
+        "│   ├── 0. flavor onprem: 16 GPUs, 256 CPUs, 2048 GiB; always first, no autoscaler",
+        "│   ├── 1. flavor aws-us-east-1: 16 GPUs, 192 CPUs, 768 GiB; cluster-autoscaler "
+        "--cloud-provider=aws, scale-down after 30m unneeded, not within 300s of a scale-up",
+        "│   ├── 2. flavor alicloud-cn-hangzhou: 8 GPUs, 64 CPUs, 240 GiB; cluster-autoscaler "
+        "--cloud-provider=alicloud, scale-down after 30m unneeded, not within 300s of a scale-up",
+        "│   └── 3. flavor tencentcloud-ap-guangzhou: 8 GPUs, 64 CPUs, 256 GiB; cluster-autoscaler "
+        "--cloud-provider=tencentcloud, scale-down after 30m unneeded, not within 300s of a scale-up",
+        "└── queue-fed pools outside the cluster (their own alarms, not the scheduler: docs/burst-order.md)",
         "    ├── 0. on-prem baseline: 16 GPUs, always first",
         "    ├── 1. aws:us-east-1 (listed, 0.87 USD/GPU-hour): pools burst-aws; scale-out alarms gated by "
         "metric math on gpufleet/Baseline FreeGpusAhead",

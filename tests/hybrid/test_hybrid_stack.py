@@ -35,6 +35,7 @@ def test_one_fleet_holds_the_baseline_the_sites_and_the_links(hybrid: ResourceGr
         c for c in children if c[0].startswith(("gpufleet:baseline", "gpufleet:links", "gpufleet:sites"))
     ] == [
         ("gpufleet:baseline:BaselineSignal", FLEET),
+        ("gpufleet:baseline:BurstScheduling", f"{FLEET}-scheduling"),
         ("gpufleet:baseline:OnPremBaseline", f"{FLEET}-onprem"),
         ("gpufleet:baseline:SignalExporter", f"{FLEET}-signal-exporter"),
         ("gpufleet:links:AlicloudLink", f"{FLEET}-alicloud-cn-hangzhou-link"),
@@ -145,8 +146,9 @@ def test_the_baseline_reaches_the_cluster_through_the_secret_kubeconfig(hybrid: 
     assert is_secret(provider.inputs["kubeconfig"])
     quotas = {r.name: r.inputs["spec"]["hard"] for r in hybrid.of_type("kubernetes:core/v1:ResourceQuota")}
     assert quotas == {
-        f"{FLEET}-onprem-quota-training": {"requests.nvidia.com/gpu": "12"},
-        f"{FLEET}-onprem-quota-inference": {"requests.nvidia.com/gpu": "4"},
+        # the on-prem share plus the 32 burst GPUs (onprem.scheduler: Kueue places the work)
+        f"{FLEET}-onprem-quota-training": {"requests.nvidia.com/gpu": "44"},
+        f"{FLEET}-onprem-quota-inference": {"requests.nvidia.com/gpu": "36"},
     }
     patched = sorted(r.inputs["metadata"]["name"] for r in hybrid.of_type("kubernetes:core/v1:NodePatch"))
     assert patched == ["dgx-01", "dgx-02"]

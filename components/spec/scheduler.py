@@ -1,0 +1,116 @@
+"""``onprem.scheduler``: the on-prem cluster schedules the burst (Kueue, cluster-autoscaler, KEDA).
+
+With the section the baseline builds, on the on-prem cluster (:mod:`components.baseline.scheduling`):
+Kueue (its controller from a pinned Helm chart), one ``ResourceFlavor`` per site in burst order (the
+on-prem GPU nodes first), one ``ClusterQueue`` whose flavors follow that order with each site's capacity
+as quota, a ``LocalQueue`` per GPU namespace, one cluster-autoscaler per cloud that has pools, and, for
+serving, KEDA ``ScaledObject``s on DCGM GPU utilisation. Without it nothing of this is built.
+
+    onprem:
+      scheduler:
+        autoscaler_image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.0@sha256:<digest>
+        cpus_per_node: 128            # default: the hardware.server's (dgx_a100 128, dgx_h100 112)
+        memory_gib_per_node: 1024     # default: likewise (dgx_a100 1024, dgx_h100 2048)
+        serving:
+          - {deployment: llm-server, namespace: inference}
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from components.spec.values import Duration, _Model, _show, duration_seconds
+
+KUEUE_CHART_VERSION = "0.13.0"  # the CRDs GF-DEPLOY-002 validates against (policies/deploy/kubernetes.json)
+# The owned servers' host shape, for the on-prem flavor's cpu and memory quota: NVIDIA's DGX A100
+# (2x AMD EPYC 7742, 128 cores, 1 TB) and DGX H100 (2x Xeon Platinum 8480C, 112 cores, 2 TB) datasheets.
+SERVER_SHAPES: dict[str, tuple[int, int]] = {"dgx_a100": (128, 1024), "dgx_h100": (112, 2048)}
+_PINNED = re.compile(
+    r"^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?(/[a-z0-9]+([._-][a-z0-9]+)*)+"
+    r"(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?@sha256:[0-9a-f]{64}$"
+)
+_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+_SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
+_URL = re.compile(r"^https?://[A-Za-z0-9.-]+(:\d{1,5})?(/[A-Za-z0-9._~/-]*)?$")
+
+
+def _name(value: str, what: str) -> str:
+    if not _NAME.match(value):
+        raise ValueError(
+            f"{what} must be a Kubernetes name (lower-case letters, digits, '-'), got {_show(value)}"
+        )
+    return value
+
+
+class Serving(_Model):
+    """A serving Deployment KEDA scales on its pods' DCGM GPU utilisation (Prometheus)."""
+
+    deployment: str
+    namespace: str
+    utilisation: int = Field(default=70, ge=1, le=100, description="average GPU utilisation, percent")
+    window: Duration = Field(default="5m", description="the utilisation is averaged over this window")
+    min_replicas: int = Field(default=1, ge=0, le=1000)
+    max_replicas: int = Field(default=8, ge=1, le=1000)
+
+    @field_validator("deployment", "namespace")
+    @classmethod
+    def _names(cls, value: str) -> str:
+        return _name(value, "deployment and namespace")
+
+
+class Credentials(_Model):
+    """Kubernetes Secrets (in ``kube-system``, made by the operator) holding the Alibaba RAM and Tencent
+    CAM keys the autoscalers read: the keys never go in the spec or the stack's state."""
+
+    alicloud: str = "cluster-autoscaler-alicloud"
+    tencentcloud: str = "cluster-autoscaler-tencentcloud"
+
+    @field_validator("alicloud", "tencentcloud")
+    @classmethod
+    def _names(cls, value: str) -> str:
+        return _name(value, "a Secret's name")
+
+
+class Scheduler(_Model):
+    engine: Literal["kueue"] = "kueue"
+    kueue_chart_version: str = Field(default=KUEUE_CHART_VERSION, description="Kueue's Helm chart, pinned")
+    autoscaler_image: str = Field(description="cluster-autoscaler's image, pinned by @sha256: digest")
+    cpus_per_node: int | None = Field(default=None, ge=1, le=1024)
+    memory_gib_per_node: int | None = Field(default=None, ge=1, le=65536)
+    expander: Literal["least-waste", "priority", "random", "most-pods"] = "least-waste"
+    prometheus: str = Field(
+        default="http://prometheus-operated.monitoring.svc:9090",
+        description="the Prometheus KEDA queries for DCGM utilisation",
+    )
+    serving: list[Serving] = Field(default_factory=list, max_length=64)
+    credentials: Credentials = Credentials()
+
+    @field_validator("autoscaler_image")
+    @classmethod
+    def _pinned(cls, value: str) -> str:
+        if len(value) > 512 or not _PINNED.match(value):
+            raise ValueError(
+                f"must be an image pinned by digest (name:tag@sha256:<64 hex>), got {_show(value)}"
+            )
+        return value
+
+    @field_validator("kueue_chart_version")
+    @classmethod
+    def _version(cls, value: str) -> str:
+        if not _SEMVER.match(value):
+            raise ValueError(f"must be a chart version like 0.13.0, got {_show(value)}")
+        return value
+
+    @field_validator("prometheus")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        if not _URL.match(value):
+            raise ValueError(f"must be an http(s) URL, got {_show(value)}")
+        return value
+
+
+def window_seconds(serving: Serving) -> int:
+    return duration_seconds(serving.window)
