@@ -58,10 +58,7 @@ EXPECTED = {
             "1 x 32.77 an hour on demand stays under the cap of 50; or pick a smaller type",
         ),
     ),
-    ("GF-AUD-002", "gpufleet-dev-audit-trail"): (
-        "audit.log_retention_days",
-        _fix("audit.log_retention_days", "180", "audit logs are kept at least 180 days"),
-    ),
+    # dev's trail is the account stack's (baseline: separate): only its own log groups are judged here.
     ("GF-AUD-002", "gpufleet-dev-audit-agent-logs"): (
         "audit.log_retention_days",
         _fix("audit.log_retention_days", "180", "audit logs are kept at least 180 days"),

@@ -243,6 +243,38 @@ MUTATIONS: dict[str, tuple[Any, str, str]] = {
         "pool-a10-template",
         "unencrypted",
     ),
+    # CloudMonitor takes '>' and its kin, not CloudWatch's names: the provider refuses this one.
+    "GF-DEPLOY-001": (
+        _set("pool-a10-queue-deep", "escalationsCritical.comparisonOperator", "GreaterThanThreshold"),
+        "pool-a10-queue-deep",
+        "GreaterThanThreshold",
+    ),
+    "GF-DEPLOY-003": (
+        _set("pool-a10-off-hours-stop", "launchTime", "2020-01-01T12:00Z"),
+        "pool-a10-off-hours-stop",
+        "2020-01-01T12:00Z",
+    ),
+    # Two /28 vSwitches (16 addresses, of which Alibaba keeps some) for a pool of up to 40 instances.
+    "GF-FIT-002": (
+        lambda g: _set("pool-a10-group", "maxSize", 40)(
+            _set("network-vswitch-1", "cidrBlock", "10.60.16.0/28")(
+                _set("network-vswitch-0", "cidrBlock", "10.60.0.0/28")(g)
+            )
+        ),
+        "pool-a10-group",
+        "40",
+    ),
+    "GF-FIT-003": (
+        _set("pool-a10-template", "imageId", "ubuntu_22_04_arm64_20G_alibase_20240101.vhd"),
+        "pool-a10-group",
+        "arm64",
+    ),
+    # The A10 (24 GiB) and T4 (16 GiB) types asked to hold a 40 GiB model.
+    "GF-FIT-004": (
+        _set("pool-a10-group", "tags.gpufleet:fit", "model_memory_gib=40"),
+        "pool-a10-group",
+        "40",
+    ),
 }
 
 
@@ -250,7 +282,16 @@ def test_every_mandatory_alibaba_rule_the_site_can_break_has_a_mutation() -> Non
     # GF-NET-001 judges VPN links, which a site does not build (the links do); the budget and the
     # on-prem ranges are the pack's config (tests below); GF-NET-004 needs on-prem ranges too (a linked
     # Alibaba site's egress is mutated in tests/hybrid/test_hybrid_egress.py).
-    assert MANDATORY_ALIBABA - set(MUTATIONS) == {"GF-NET-001", "GF-COST-002", "GF-NET-002", "GF-NET-004"}
+    # GF-FIT-001 and GF-FIT-006 judge the quotas and the price ceiling the pack's config declares (tests
+    # below).
+    assert MANDATORY_ALIBABA - set(MUTATIONS) == {
+        "GF-NET-001",
+        "GF-COST-002",
+        "GF-NET-002",
+        "GF-NET-004",
+        "GF-FIT-001",
+        "GF-FIT-006",
+    }
 
 
 @pytest.mark.parametrize("rule_id", sorted(MUTATIONS))
@@ -352,3 +393,20 @@ def test_the_alicloud_dev_template_writes_the_cn_dev_fleet() -> None:
     rendered = yaml.safe_load(render(get_template("alicloud-dev"), values))["config"]
     shipped = yaml.safe_load(CN_DEV.read_text(encoding="utf-8"))["config"]
     assert rendered == shipped
+
+
+def test_a_declared_spot_quota_below_the_pools_maximum_trips_the_quota_rule() -> None:
+    # The A10 pool buys spot only, up to 4 instances of 8 vCPUs: 32 spot vCPUs of gn7i at its maximum.
+    quotas = {"alicloud:cn-hangzhou": {"gn7i/spot": 8, "gn6i/spot": 100}}
+    result = judge(graph(), {**CONFIG, "gpu-quota-covers-max-size": {"quotas": quotas}})
+    [finding] = [v for v in result.violations if v.rule_id == "GF-FIT-001"]
+    assert finding.urn.endswith(f"::{P}-pool-a10-group")
+    assert "gn7i" in finding.message and "8" in finding.message
+
+
+def test_a_dev_price_ceiling_under_the_a10s_spot_price_trips_the_ceiling_rule() -> None:
+    ceiling = {"instance_ceiling": {"dev": {"*": 0.5, "currency": "CNY"}}}
+    result = judge(graph(), {**CONFIG, "instance-price-under-ceiling": ceiling})
+    [finding] = [v for v in result.violations if v.rule_id == "GF-FIT-006"]
+    assert finding.urn.endswith(f"::{P}-pool-a10-group")
+    assert "0.5" in finding.message and "CNY" in finding.message

@@ -11,11 +11,9 @@ Where the golden stacks have nothing a rule judges (Kubernetes, site-to-site VPN
 access keys), the change adds what a user would write with the raw SDK: camelCase wire inputs, the
 engine's URN, and the cost tags, so that the addition breaks nothing but the rule under test.
 
-Most changes are made on the dev stack, whose baseline is clean. A change cannot show a rule that
-its stack's baseline already reports, and prod's baseline has carried GF-DR-001 and GF-DR-002
-(advisory: one region, no replica). Those two are therefore exercised on dev, by marking the one
-resource each judges as production (`env: prod` on the checkpoint bucket, on the GPU pool), which
-is how a resource gets promoted by hand, and which holds whether or not prod has a second region.
+Most changes are made on the dev stack, whose baseline is clean. The resilience rules judge only
+production, so GF-DR-001 and GF-DR-002 change prod, whose baseline is clean too (two regions,
+checkpoints replicated both ways): the replication dropped, the second region's burst pool removed.
 Rules whose natural mistake is a production one (re-keying restricted data away from BYOK, raising
 the production spend envelope) change prod, judged on top of its baseline.
 """
@@ -685,15 +683,16 @@ def k8s_005(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
 
 
 def dr_001(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    # prod's checkpoints replicate both ways between us-east-1 and us-west-2; `replicate_to` dropped.
     bucket = find(graph, "storage-bucket")
-    bucket.inputs["tags"]["env"] = "prod"
-    return graph, bucket.name
+    return without(graph, "replication-to-replica", "replication-to-primary"), bucket.name
 
 
 def dr_002(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
-    group = find(graph, "pool-experiments-asg")
-    asg_tag(group, "env", "prod")
-    return graph, group.name
+    # prod's us-west-2 burst pool removed (group, template, role, alarms and all): one region left.
+    data = graph.to_json()
+    data["resources"] = [r for r in data["resources"] if "pool-burst-a10g-west" not in r["urn"]]
+    return ResourceGraph.from_json(data), find(graph, "pool-inference-a10g-asg").name
 
 
 # --- deployability ------------------------------------------------------------------------------------
@@ -865,8 +864,8 @@ MUTATIONS: dict[str, Mutation] = {
     "GF-K8S-003": Mutation("dev", "training container runs privileged", k8s_003),
     "GF-K8S-004": Mutation("dev", "training Deployment without a PodDisruptionBudget", k8s_004),
     "GF-K8S-005": Mutation("dev", "AWS access key id in the trainer's plain env", k8s_005),
-    "GF-DR-001": Mutation("dev", "checkpoint bucket tagged env=prod, no replication", dr_001),
-    "GF-DR-002": Mutation("dev", "the only GPU pool tagged env=prod", dr_002),
+    "GF-DR-001": Mutation("prod", "checkpoint replication dropped", dr_001),
+    "GF-DR-002": Mutation("prod", "burst pool in the second region removed", dr_002),
     "GF-OPS-001": Mutation(
         "dev", "scale-out alarm on the backlog of a queue the stack does not create", ops_001
     ),
