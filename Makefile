@@ -81,7 +81,7 @@ bench: $(STAMP) $(CHECKOV_STAMP)
 # GF-DEPLOY-001's constraints, extracted from the pinned provider SDKs' docstrings; a test fails when
 # the committed file is out of step with the installed SDKs (after a provider upgrade, run this).
 deploy-constraints: $(STAMP)
-	$(BIN)/python -m policies.deploy.generate
+	$(BIN)/python -m gpufleet.policies.deploy.generate
 
 clean:
 	rm -rf $(VENV) $(CHECKOV_VENV) build *.egg-info .mypy_cache .ruff_cache

@@ -30,8 +30,8 @@ from gpufleet.checkov.run import find_checkov, run_checkov  # noqa: E402
 
 def measure(size: int, binary: Path) -> dict[str, float | int | str]:
     from gpufleet.evaluate import evaluate_stack
+    from gpufleet.policies.registry import default_registry
     from gpufleet.sandbox import collector_paused
-    from policies.registry import default_registry
 
     graph = synthetic_graph(size)
     start = time.perf_counter()

@@ -170,7 +170,7 @@ def pack(project: Path) -> tuple[Timing, int]:
     resources serves both), and the number of resources judged."""
     from gpufleet import cli, evaluate
     from gpufleet.engine import run_program
-    from policies.registry import default_registry
+    from gpufleet.policies.registry import default_registry
 
     graph = run_program(project, "dev")
     policies = list(default_registry())

@@ -349,10 +349,10 @@ def synthetic_graph(size: int) -> ResourceGraph:
 
 
 def run_one(size: int) -> dict[str, Any]:
-    from components.catalog import load_catalog
+    from gpufleet.components.catalog import load_catalog
     from gpufleet.evaluate import evaluate_stack
+    from gpufleet.policies.registry import default_registry
     from gpufleet.sandbox import collector_paused
-    from policies.registry import default_registry
 
     policies = list(default_registry())
     graph = synthetic_graph(size)

@@ -2,9 +2,9 @@
 
 The fleet only composes: it builds one site per cloud and region through the ``SITES`` dispatch
 (:mod:`components.sites`), the on-prem baseline when the spec has ``onprem``
-(:class:`components.baseline.kubernetes.OnPremBaseline`), and one private link per ``links`` entry
+(:class:`gpufleet.components.baseline.kubernetes.OnPremBaseline`), and one private link per ``links`` entry
 through the ``LINKS`` dispatch (:mod:`components.links`), fed by what each site returns
-(:class:`components.sites.SiteOutputs`). Everything cloud-specific lives in the site and the link of that
+(:class:`gpufleet.components.sites.SiteOutputs`). Everything cloud-specific lives in the site and the link of that
 cloud.
 """
 
@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 import pulumi
 
-from components import sites as dispatch
-from components.links import LinkArgs, link_factory
-from components.pools.burst import Gate, spec_gates
-from components.sites import (
+from gpufleet.components import sites as dispatch
+from gpufleet.components.links import LinkArgs, link_factory
+from gpufleet.components.pools.burst import Gate, spec_gates
+from gpufleet.components.sites import (
     CLOUDS,
     Cloud,
     Site,
@@ -31,14 +31,14 @@ from components.sites import (
     site_factory,
     site_name,
 )
-from components.spec import CONFIG_KEY, SpecError, site_plans
-from components.tags import STACK_TAG, current_stack
+from gpufleet.components.spec import CONFIG_KEY, SpecError, site_plans
+from gpufleet.components.tags import STACK_TAG, current_stack
 
 if TYPE_CHECKING:
-    from components.baseline.exporter import AlicloudPublishing
-    from components.baseline.kubernetes import OnPremBaseline
-    from components.baseline.signal import BaselineSignal
-    from components.spec import FleetSpec
+    from gpufleet.components.baseline.exporter import AlicloudPublishing
+    from gpufleet.components.baseline.kubernetes import OnPremBaseline
+    from gpufleet.components.baseline.signal import BaselineSignal
+    from gpufleet.components.spec import FleetSpec
 
 
 _T = TypeVar("_T")
@@ -49,11 +49,11 @@ class FleetError(Exception):
 
 
 class HybridGpuFleet(pulumi.ComponentResource):
-    """One site per cloud and region of the spec's site plan (:func:`components.spec.site_plans`), each
+    """One site per cloud and region of the spec's site plan (:func:`gpufleet.components.spec.site_plans`), each
     built through the ``SITES`` dispatch under this component, each cloud's home first and handed the
     cloud's other sites (``SiteArgs.peers``); every other site is handed its home (``SiteArgs.home``).
     A site builds its cloud's key, checkpoint bucket, identity, network, pools, audit trail and budget
-    (on AWS: :class:`components.sites.aws.AwsSite`, whose home also replicates checkpoints and keys to
+    (on AWS: :class:`gpufleet.components.sites.aws.AwsSite`, whose home also replicates checkpoints and keys to
     the other AWS regions).
 
     The outputs gather what the sites return: ``sites`` by ``cloud:region``, and per pool its scaling
@@ -173,11 +173,11 @@ class HybridGpuFleet(pulumi.ComponentResource):
         only then)."""
         if spec.onprem is None:
             return None
-        from components.baseline.kubernetes import OnPremBaseline, OnPremBaselineArgs
+        from gpufleet.components.baseline.kubernetes import OnPremBaseline, OnPremBaselineArgs
 
         burst_gpus = 0
         if spec.onprem.scheduler is not None:
-            from components.baseline.scheduling import plan_flavors
+            from gpufleet.components.baseline.scheduling import plan_flavors
 
             try:
                 burst_gpus = sum(f.gpus for f in plan_flavors(spec, stack_provider_regions())[1:])
@@ -206,10 +206,15 @@ class HybridGpuFleet(pulumi.ComponentResource):
         aws_sites = {g.site: g.ahead for g in gates.values() if g.enforcement == "metric-math"}
         if not aws_sites or baseline is None or spec.onprem is None or spec.onprem.signal is None:
             return None
-        from components.baseline.exporter import SignalExporter, SignalExporterArgs, SignalSite, cost_labels
-        from components.baseline.kubernetes import CAPACITY_LABEL
-        from components.baseline.signal import BaselineSignal, BaselineSignalArgs
-        from components.spec.onprem import full_config_key
+        from gpufleet.components.baseline.exporter import (
+            SignalExporter,
+            SignalExporterArgs,
+            SignalSite,
+            cost_labels,
+        )
+        from gpufleet.components.baseline.kubernetes import CAPACITY_LABEL
+        from gpufleet.components.baseline.signal import BaselineSignal, BaselineSignalArgs
+        from gpufleet.components.spec.onprem import full_config_key
 
         config = spec.onprem.signal
 
@@ -262,8 +267,8 @@ class HybridGpuFleet(pulumi.ComponentResource):
         spec has ``onprem.scheduler`` (components/baseline/scheduling.py)."""
         if baseline is None or spec.onprem is None or spec.onprem.scheduler is None:
             return None
-        from components.baseline.exporter import cost_labels
-        from components.baseline.scheduling import (
+        from gpufleet.components.baseline.exporter import cost_labels
+        from gpufleet.components.baseline.scheduling import (
             BurstScheduling,
             BurstSchedulingArgs,
             plan_autoscalers,
@@ -422,7 +427,7 @@ def _alicloud_publishing(
 ) -> AlicloudPublishing | None:
     """What the exporter publishes on Alibaba Cloud: every gated Alibaba pool's queue by site, with the
     home site's publisher role and OIDC provider; None without ``burst.publishers.alicloud``."""
-    from components.baseline.exporter import (
+    from gpufleet.components.baseline.exporter import (
         NAMESPACE,
         AlicloudGatedPool,
         AlicloudPublishing,

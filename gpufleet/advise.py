@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from components.catalog import Catalog, Price, load_catalog
 from gpufleet import finite
+from gpufleet.components.catalog import Catalog, Price, load_catalog
 from gpufleet.cost import HOURS_PER_MONTH, REPORT_VERSION, CostReport, PoolLine, estimate_stack
 from gpufleet.ownership import Ownership, load_ownership
 from gpufleet.redact import redactor
@@ -198,7 +198,7 @@ def advise_stack(
 
 def _hardware(graph: Any, source: str | None) -> Any:
     """The stack spec's onprem.hardware (its ownership overrides), or None."""
-    from components.spec import CONFIG_KEY, SpecError, load_fleet_from_config
+    from gpufleet.components.spec import CONFIG_KEY, SpecError, load_fleet_from_config
 
     config = getattr(graph, "config", None) or {}
     if CONFIG_KEY not in config:

@@ -20,7 +20,7 @@ from typing import Any
 
 from pulumi_policy import ResourceValidationPolicy
 
-from policies.rule import CLOUD_LETTERS, CLOUDS, FAMILIES, GfPolicy
+from gpufleet.policies.rule import CLOUD_LETTERS, CLOUDS, FAMILIES, GfPolicy
 
 RULES_DOC = "docs/rules.md"
 RULES_DOC_URL = f"https://github.com/gpufleet/gpufleet/blob/main/{RULES_DOC}"
@@ -67,7 +67,7 @@ def rule_doc_url(rule_id: str) -> str:
 def rule_module(policy: GfPolicy) -> ModuleType:
     """The `policies.<family>.<rule>` module whose `POLICY` is this policy object."""
     for name, module in sorted(sys.modules.items()):
-        if name.startswith("policies.") and getattr(module, "POLICY", None) is policy:
+        if name.startswith("gpufleet.policies.") and getattr(module, "POLICY", None) is policy:
             return module
     raise RuleDocError(
         f"{policy.rule.id} ({policy.rule.name}): no imported policies.<family>.<rule> module has this "
@@ -306,9 +306,9 @@ def engine_section() -> str:
 # Definitions several rules share, rendered once after the rule sections from their modules' docstrings
 # (the rule sections name the module): (title, module, the families whose rules use it).
 SHARED_DEFINITIONS = (
-    ("Kubernetes pod templates", "policies.k8s.templates", ("k8s", "network")),
-    ("Kubernetes GPU requests", "policies.k8s.workloads", ("k8s",)),
-    ("Weekly schedules", "policies.cost._weekly", ("cost",)),
+    ("Kubernetes pod templates", "gpufleet.policies.k8s.templates", ("k8s", "network")),
+    ("Kubernetes GPU requests", "gpufleet.policies.k8s.workloads", ("k8s",)),
+    ("Weekly schedules", "gpufleet.policies.cost._weekly", ("cost",)),
 )
 
 
@@ -355,6 +355,6 @@ def render_rules_markdown(policies: Iterable[GfPolicy], *, engine: bool = False)
 
 def default_rules_markdown() -> str:
     """The rules reference for the default registry: the content of docs/rules.md."""
-    from policies.registry import default_registry
+    from gpufleet.policies.registry import default_registry
 
     return render_rules_markdown(default_registry(), engine=True)

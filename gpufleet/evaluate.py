@@ -51,6 +51,9 @@ from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from gpufleet.graph import Resource, ResourceGraph
+from gpufleet.policies.rule import CannotTell, GfPolicy, GfResourcePolicy, Unjudged, internal_error_message
+from gpufleet.policies.waivers import Settings, Waiver
+from gpufleet.policies.waivers import today as waiver_today
 from gpufleet.policy_config import (
     ENGINE_POLICY,
     ENGINE_RULE_ID,
@@ -60,9 +63,6 @@ from gpufleet.policy_config import (
     waiver_settings,
 )
 from gpufleet.redact import Redactor, redactor, secret_texts
-from policies.rule import CannotTell, GfPolicy, GfResourcePolicy, Unjudged, internal_error_message
-from policies.waivers import Settings, Waiver
-from policies.waivers import today as waiver_today
 
 ENGINE = "crossguard"
 PACK_NAME = "gpufleet"
@@ -431,7 +431,7 @@ class _Reporter:
         self.remediation = policy.remediation_steps or ""
         self.types = types
         self.resource_urn: str | None = None
-        # The platform's waiver settings, read by the pack's waiver wrapper (policies.rule._waiving).
+        # The platform's waiver settings, read by the pack's waiver wrapper (gpufleet.policies.rule._waiving).
         self.waiver_settings: Settings | None = collector.waiver_settings
 
     def __call__(self, message: str, urn: str | None = None) -> None:
@@ -596,7 +596,7 @@ def evaluate_stack(
     )
     # The waivers the pack cannot judge from one violation: unmatched, unreadable, expired, expiring.
     from gpufleet import waivers
-    from policies.registry import default_registry
+    from gpufleet.policies.registry import default_registry
 
     known = {*default_registry().ids(), *(p.rule.id for p in policy_list)}
     waivers.attach(

@@ -19,11 +19,11 @@ from rich.tree import Tree
 from gpufleet.graph import Resource, ResourceGraph, is_secret
 
 if TYPE_CHECKING:
-    from components.network.onprem import EgressRule
-    from components.sites.base import SitePlan
-    from components.spec import FleetSpec
-    from components.spec.links import Link
-    from components.spec.onprem import OnPrem
+    from gpufleet.components.network.onprem import EgressRule
+    from gpufleet.components.sites.base import SitePlan
+    from gpufleet.components.spec import FleetSpec
+    from gpufleet.components.spec.links import Link
+    from gpufleet.components.spec.onprem import OnPrem
 
 LINK_TYPE_PREFIX = "gpufleet:links:"
 # Each cloud's VPN connection and where its algorithms sit: (label, input path) in wire names.
@@ -69,7 +69,7 @@ def is_hybrid(spec: FleetSpec) -> bool:
 
 def render_hybrid(spec: FleetSpec, graph: ResourceGraph) -> Tree:
     """The fleet as one: baseline first, then the sites in the site plan's order, then the links."""
-    from components.spec import SpecError, site_plans
+    from gpufleet.components.spec import SpecError, site_plans
 
     regions = {
         cloud: _text(graph.config.get(f"{cloud}:region")) for cloud in ("aws", "alicloud", "tencentcloud")
@@ -103,7 +103,7 @@ def render_hybrid(spec: FleetSpec, graph: ResourceGraph) -> Tree:
     if scheduler is not None:
         _scheduler(tree, spec, regions)
     if spec.burst is not None:
-        from components.pools.burst import describe_burst_order
+        from gpufleet.components.pools.burst import describe_burst_order
 
         title = (
             "[bold]queue-fed pools outside the cluster[/] (their own alarms, not the scheduler: "
@@ -124,7 +124,7 @@ def render_hybrid(spec: FleetSpec, graph: ResourceGraph) -> Tree:
 def _scheduler(tree: Tree, spec: FleetSpec, regions: Mapping[str, str | None]) -> None:
     """The burst order as Kueue's flavor order: the scheduler admits each workload to the first flavor
     with quota left, so the order is enforced for every job sent to a LocalQueue."""
-    from components.baseline.scheduling import plan_autoscalers, plan_flavors
+    from gpufleet.components.baseline.scheduling import plan_autoscalers, plan_flavors
 
     branch = tree.add(
         "[bold]scheduler[/] (Kueue enforces the burst order: a workload is admitted to the first flavor "

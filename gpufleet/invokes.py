@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from components.catalog import load_catalog
+from gpufleet.components.catalog import load_catalog
 from gpufleet.sdktypes import ACCOUNT_ID, ALICLOUD_ACCOUNT_ID, stable_hex, stable_uuid
 
 if TYPE_CHECKING:

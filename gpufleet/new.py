@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from components.naming import fleet_name
+from gpufleet.components.naming import fleet_name
 from gpufleet.project import ProjectError, load_project
 
 __all__ = [
@@ -42,7 +42,7 @@ _REGION_RE = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
 _ALICLOUD_REGION_RE = re.compile(r"^[a-z]{2}-[a-z]+(-\d)?$")
 # Tencent Cloud regions: ap-guangzhou, ap-shanghai-fsi, na-siliconvalley.
 _TENCENT_REGION_RE = re.compile(r"^[a-z]{2}-[a-z]+(-[a-z]+)?$")
-# The provider config key naming a stack's home region, by cloud (components.sites.base).
+# The provider config key naming a stack's home region, by cloud (gpufleet.components.sites.base).
 _REGION_KEYS = ("aws:region", "alicloud:region", "tencentcloud:region")
 # AWS tag values: letters, digits, spaces and `_ . : / = + - @`, at most 256 characters.
 _TAG_VALUE_RE = re.compile(r"^[\w .:/=+\-@]{1,256}$")
@@ -235,7 +235,7 @@ def _price_problems(spec_pools: Mapping[str, Any], regions: Mapping[str, str]) -
     """Pool instance types the catalogue has no price for in the pool's region (its own, else its
     cloud's provider region in ``regions``): `check` and `cost` could not price the stack, so the
     template does not fit that region."""
-    from components.catalog import load_catalog
+    from gpufleet.components.catalog import load_catalog
 
     catalog = load_catalog()
     problems = []
@@ -274,7 +274,12 @@ def create_stack(
 ) -> CreatedStack:
     """Render `template_name` into the project's `Pulumi.<stack>.yaml`, or raise NewStackError with
     nothing written."""
-    from components.spec import ACCOUNT_CONFIG_KEY, SpecError, load_fleet_from_config, parse_account_baseline
+    from gpufleet.components.spec import (
+        ACCOUNT_CONFIG_KEY,
+        SpecError,
+        load_fleet_from_config,
+        parse_account_baseline,
+    )
 
     if not _STACK_NAME_RE.fullmatch(stack):
         raise NewStackError(

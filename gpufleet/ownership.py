@@ -146,6 +146,7 @@ def parse_ownership(block: Any) -> Ownership:
 @functools.cache
 def load_ownership() -> Ownership:
     """The packaged catalogue's defaults."""
-    text = importlib.resources.files("components.catalog").joinpath("gpus.yaml").read_text(encoding="utf-8")
+    catalog = importlib.resources.files("gpufleet.components.catalog")
+    text = catalog.joinpath("gpus.yaml").read_text(encoding="utf-8")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     return parse_ownership(yaml.load(text, Loader=loader).get("ownership"))

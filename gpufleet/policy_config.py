@@ -9,7 +9,7 @@ The file format is the one `pulumi preview --policy-pack policies --policy-pack-
 Keys are policy names, `all`, or (a gpufleet convenience, rewritten to names on load) rule ids. A value
 is an enforcement level or an object with an optional `enforcementLevel` and the policy's config keys.
 
-Beside `all`, the top-level key `waivers` holds the platform's waiver settings (`policies.waivers.Settings`:
+Beside `all`, the top-level key `waivers` holds the platform's waiver settings (`gpufleet.policies.waivers.Settings`:
 `allow_tags`, `max_days`, `owners`); it is not a policy.
 
 With a platform config (`gpufleet check --platform-config FILE`, the platform team's file, e.g. the base
@@ -37,11 +37,11 @@ import yaml
 from pulumi_policy import EnforcementLevel, Severity
 
 from gpufleet import safe_yaml
+from gpufleet.policies import waivers
+from gpufleet.policies.rule import GfPolicy
+from gpufleet.policies.waivers import Settings, Waiver, parse_config_waivers, parse_settings
 from gpufleet.safe_json import JsonLimitError, loads_limited
 from gpufleet.safe_yaml import MAX_SAFE_INTEGER, quote
-from policies import waivers
-from policies.rule import GfPolicy
-from policies.waivers import Settings, Waiver, parse_config_waivers, parse_settings
 
 ENFORCEMENT_LEVELS = tuple(level.value for level in EnforcementLevel)
 ALL_KEY = "all"

@@ -122,7 +122,7 @@ SHORT_SECRET_CHARS = 3
 whole token (between spaces, quotes, brackets or punctuation), never inside another word or number."""
 PREFIX_CHARS = 32
 """A secret text at least this long is also redacted where only its beginning is quoted: a message
-quotes at most 200 characters of a value (`policies.props.excerpt`)."""
+quotes at most 200 characters of a value (`gpufleet.policies.props.excerpt`)."""
 _MAX_PARSED_CHARS = 1_000_000
 _WORD = "A-Za-z0-9_"
 # A short secret stands alone: after the start, a space, an opening quote or bracket, `=` or `,`; before

@@ -20,9 +20,9 @@ import yaml
 from gpufleet.evaluate import Finding
 
 if TYPE_CHECKING:
-    from components.spec import FleetSpec
-    from components.spec.pool import Pool
-    from policies.rule import GfPolicy
+    from gpufleet.components.spec import FleetSpec
+    from gpufleet.components.spec.pool import Pool
+    from gpufleet.policies.rule import GfPolicy
 
 CONFIG_KEY = "gpufleet:fleet"
 ASG = "aws:autoscaling/group:Group"
@@ -93,7 +93,7 @@ def _spot(finding: Finding, ctx: Context) -> SpecFix | None:
 
 
 def _types(finding: Finding, ctx: Context) -> SpecFix | None:
-    from components.catalog import load_catalog
+    from gpufleet.components.catalog import load_catalog
 
     found = _pool(finding, ctx)
     if found is None:

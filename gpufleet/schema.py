@@ -30,9 +30,9 @@ def _merge_defs(target: dict[str, Any], schema: dict[str, Any], name: str) -> No
 
 def stack_schema() -> dict[str, Any]:
     """The stack file's schema: Pulumi's stack-file keys, and under `config:` the two gpufleet specs."""
-    from components.spec import CONFIG_KEY, FleetSpec
-    from components.spec.specs import AccountBaselineSpec
-    from components.spec.values import ACCOUNT_CONFIG_KEY
+    from gpufleet.components.spec import CONFIG_KEY, FleetSpec
+    from gpufleet.components.spec.specs import AccountBaselineSpec
+    from gpufleet.components.spec.values import ACCOUNT_CONFIG_KEY
 
     defs: dict[str, Any] = {}
     _merge_defs(defs, FleetSpec.model_json_schema(mode="validation"), "FleetSpec")

@@ -6,7 +6,7 @@ violation is checked here, once per stack, and reported as advisory `GF-WAIVER-0
 - a config waiver whose resource (URN or glob) matches no resource of the stack;
 - a `gpufleet:waive:*` tag that cannot be read (not a rule id, no reason, owner or date, a key given
   twice), names a rule the pack does not have, or waives a rule that is not waivable;
-- a waiver the platform's settings refuse (`policies.waivers.refusal`): a tag while tags are off, a
+- a waiver the platform's settings refuse (`gpufleet.policies.waivers.refusal`): a tag while tags are off, a
   provider default tag, a glob matching every resource of more than one type, a reason that says nothing,
   an owner not on the list, an expiry beyond the horizon; and a waiver of the repository's own file that a
   platform config overrides (not read);
@@ -27,12 +27,12 @@ from pulumi_policy import Severity
 
 from gpufleet.evaluate import ENGINE, Finding, StackResult, analyzed_resources, provider_resource
 from gpufleet.graph import Resource, ResourceGraph
+from gpufleet.policies import waivers as pack_waivers
+from gpufleet.policies.context import effective_tags, tags_of
+from gpufleet.policies.registry import default_registry
+from gpufleet.policies.rule import GfPolicy
+from gpufleet.policies.waivers import Waiver
 from gpufleet.policy_config import ResolvedPolicyConfig
-from policies import waivers as pack_waivers
-from policies.context import effective_tags, tags_of
-from policies.registry import default_registry
-from policies.rule import GfPolicy
-from policies.waivers import Waiver
 
 WAIVER_RULE_ID = "GF-WAIVER-001"
 WAIVER_POLICY = "waiver-problem"

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gpufleet.evaluate import StackResult, WaivedFinding
-from policies.waivers import today
+from gpufleet.policies.waivers import today
 
 STATE_WORDS = {"active": "in force", "expiring": "expires soon", "expired": "expired"}
 

@@ -1,5 +1,5 @@
 """The gpufleet Pulumi program: one HybridGpuFleet from the stack's ``gpufleet:fleet`` config, or the
-account's baseline (:class:`components.account.aws.AccountBaseline`) from ``gpufleet:account``: one
+account's baseline (:class:`gpufleet.components.account.aws.AccountBaseline`) from ``gpufleet:account``: one
 project, and the stack's config says which kind of stack it is.
 
 Bad input ends the run with ``pulumi.RunError``: the Python language host prints its message alone,
@@ -13,9 +13,15 @@ from __future__ import annotations
 
 import pulumi
 
-from components.fleet import FleetError, HybridGpuFleet
-from components.naming import fleet_name as fleet_name_of
-from components.spec import ACCOUNT_CONFIG_KEY, CONFIG_KEY, SpecError, parse_account_baseline, parse_fleet
+from gpufleet.components.fleet import FleetError, HybridGpuFleet
+from gpufleet.components.naming import fleet_name as fleet_name_of
+from gpufleet.components.spec import (
+    ACCOUNT_CONFIG_KEY,
+    CONFIG_KEY,
+    SpecError,
+    parse_account_baseline,
+    parse_fleet,
+)
 
 stack = pulumi.get_stack()
 source = f"stacks/Pulumi.{stack}.yaml"
@@ -32,7 +38,7 @@ if account_raw is not None:
     # The account baseline is AWS's; a fleet stack loads a cloud's SDK only through that cloud's site.
     import pulumi_aws as aws
 
-    from components.account.aws import BASELINE_NAME, AccountBaseline, AccountBaselineArgs
+    from gpufleet.components.account.aws import BASELINE_NAME, AccountBaseline, AccountBaselineArgs
 
     try:
         baseline_spec = parse_account_baseline(account_raw, source=source)

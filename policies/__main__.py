@@ -2,7 +2,8 @@
 
 The Pulumi CLI runs a Python pack as `python -u -m pulumi.policy <engine-address> <pack dir>` with the pack
 directory as the working directory: `runpy` executes this file with `policies/` (not the project root) on
-sys.path. The project root is added here so that `import policies` and `components.catalog` resolve.
+sys.path. The project root is added here so that `gpufleet.policies` and `gpufleet.components.catalog`
+resolve from a checkout (gpufleet/policies and gpufleet/components link to the top-level folders).
 
 Only running this file builds the `PolicyPack` (which starts a gRPC server, prints its port and blocks);
 importing the `policies` package never does. The project's `policy-config.json` (beside Pulumi.yaml), when
@@ -24,7 +25,7 @@ POLICY_CONFIG_FILE = PROJECT_ROOT / "policy-config.json"
 # import gpufleet). Under `pulumi preview` the provider plugin builds a component's children and the pack
 # judges them, so there is no such policy to configure: its entry in policy-config.json is left out.
 ENGINE_KEYS = frozenset({"GF-ENGINE-001", "component-not-inspected"})
-# The platform's waiver settings (policies.waivers.SETTINGS_KEY): not a policy, read by `waiver_settings`.
+# The platform's waiver settings (gpufleet.policies.waivers.SETTINGS_KEY): not a policy, read by `waiver_settings`.
 SETTINGS_KEY = "waivers"
 
 
@@ -60,7 +61,7 @@ def initial_config(path: Path, policies: list[Any]) -> dict[str, Any] | None:
 def waiver_settings(path: Path) -> Any:
     """The project's waiver settings (its policy config's `waivers` object); the defaults (tags off) when
     the file has none or they are invalid: a pack that cannot tell allows the least."""
-    from policies import waivers
+    from gpufleet.policies import waivers
 
     if not path.is_file():
         return waivers.Settings()
@@ -77,15 +78,15 @@ def waiver_settings(path: Path) -> Any:
 def serve() -> None:
     from pulumi_policy import EnforcementLevel, Policy, PolicyPack
 
-    from policies.registry import default_registry
-    from policies.waivers import set_settings
-    from policies.waiving import install
+    from gpufleet.policies.registry import default_registry
+    from gpufleet.policies.waivers import set_settings
+    from gpufleet.policies.waiving import install
 
     install()
     set_settings(waiver_settings(POLICY_CONFIG_FILE))
     policies: list[Policy] = list(default_registry())
     if not policies:
-        raise SystemExit("gpufleet policy pack: policies.registry.default_registry() holds no policies")
+        raise SystemExit("gpufleet policy pack: gpufleet.policies.registry.default_registry() holds no policies")
     PolicyPack(
         name=PACK_NAME,
         policies=policies,

@@ -21,7 +21,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from policies.props import as_list, get_ref, is_unknown
+from gpufleet.policies.props import as_list, get_ref, is_unknown
 
 ENV_TAG_KEYS = ("env", "environment", "Environment", "Env", "stage")
 PROD_NAMES = frozenset({"prod", "production", "prd", "live"})

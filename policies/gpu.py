@@ -93,7 +93,7 @@ def current_catalog() -> CatalogLike | None:
         return _catalog_override[-1]
     if not _loaded:
         try:
-            from components.catalog import load_catalog
+            from gpufleet.components.catalog import load_catalog
 
             _loaded.append(load_catalog())
         except Exception:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from policies.documents import UNKNOWN, Principal, Statement
+from gpufleet.policies.documents import UNKNOWN, Principal, Statement
 
 ACCOUNT = re.compile(r"\d{12}")
 _ORG = re.compile(r"o-[a-z0-9]+", re.IGNORECASE)

@@ -12,21 +12,21 @@ from collections.abc import Iterable, Iterator
 
 from pulumi_policy import Severity
 
-from policies.rule import GfPolicy, GfResourcePolicy, GfStackPolicy
+from gpufleet.policies.rule import GfPolicy, GfResourcePolicy, GfStackPolicy
 
 FAMILY_PACKAGES = (
-    "policies.storage",
-    "policies.kms",
-    "policies.access",
-    "policies.iam",
-    "policies.audit",
-    "policies.network",
-    "policies.cost",
-    "policies.k8s",
-    "policies.resilience",
-    "policies.ops",
-    "policies.deploy",
-    "policies.fit",
+    "gpufleet.policies.storage",
+    "gpufleet.policies.kms",
+    "gpufleet.policies.access",
+    "gpufleet.policies.iam",
+    "gpufleet.policies.audit",
+    "gpufleet.policies.network",
+    "gpufleet.policies.cost",
+    "gpufleet.policies.k8s",
+    "gpufleet.policies.resilience",
+    "gpufleet.policies.ops",
+    "gpufleet.policies.deploy",
+    "gpufleet.policies.fit",
 )
 
 _SEVERITY_ORDER = [Severity.LOW, Severity.MEDIUM, Severity.HIGH, Severity.CRITICAL]

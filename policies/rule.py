@@ -12,7 +12,7 @@ diagnostic, as it does for any unknown value, and judges the resource for real d
 when the values are known. The offline evaluator does the same, one advisory finding per resource.
 
 A rule never raises anything else either. A value that is present but not of the shape the rule reads
-(`policies.props.Malformed`) is a finding of the rule, at the rule's enforcement, reading "cannot be
+(`gpufleet.policies.props.Malformed`) is a finding of the rule, at the rule's enforcement, reading "cannot be
 parsed: <field and problem>, <at most 200 characters of the value>". Any other exception escaping a
 rule's judgement of one resource becomes the finding "could not be judged: internal error <type>" for
 that rule and resource, and the other rules and resources are still judged. Without this, the Pulumi
@@ -42,9 +42,9 @@ from pulumi_policy import (
 from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
-from policies import waivers
-from policies.context import effective_tags, tags_of
-from policies.props import Malformed
+from gpufleet.policies import waivers
+from gpufleet.policies.context import effective_tags, tags_of
+from gpufleet.policies.props import Malformed
 
 CLOUDS = ("aws", "alicloud", "tencentcloud", "kubernetes")
 CLOUD_LETTERS = {"A": "aws", "L": "alicloud", "T": "tencentcloud", "K": "kubernetes"}
@@ -237,7 +237,7 @@ def _waiving(rule: Rule, args: Any, report: ReportViolation) -> ReportViolation:
     to advisory and lists it as waived); an expired, refused or invalid waiver is noted in the message of
     the violation, which keeps its level. A host without `waived` gets every violation as it is. The host's
     `waiver_settings` (the platform's waiver settings) govern which waivers may apply; without them, the
-    pack's (`policies.waivers.settings`)."""
+    pack's (`gpufleet.policies.waivers.settings`)."""
     lower = getattr(report, "waived", None)
     given = getattr(report, "waiver_settings", None)
     rule_id = rule.id

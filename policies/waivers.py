@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from policies.props import is_unknown
+from gpufleet.policies.props import is_unknown
 
 WAIVERS_KEY = "waivers"
 WAIVABLE_KEY = "waivable"

@@ -15,7 +15,7 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation
 from pulumi_policy import policy as policy_module
 
-from policies.waivers import Waiver, today, waived_message
+from gpufleet.policies.waivers import Waiver, today, waived_message
 
 _BASE: Any = getattr(policy_module, "_PolicyAnalyzerServicer", None)
 

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from gpufleet.policies.registry import default_registry
 from gpufleet.policy_config import load_policy_config
-from policies.registry import default_registry
 
 ROOT = Path(__file__).resolve().parents[1]
 _T = TypeVar("_T")

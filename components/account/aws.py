@@ -27,16 +27,16 @@ from typing import Literal
 import pulumi
 import pulumi_aws as aws
 
-from components.audit.aws import (
+from gpufleet.components.audit.aws import (
     SESSION_PREFERENCES_DOCUMENT,
     FleetAudit,
     FleetAuditArgs,
     session_preferences,
 )
-from components.cost.aws import FleetBudget, FleetBudgetArgs
-from components.keys.aws import FleetKey, FleetKeyArgs
-from components.storage.aws import AWS_REGION_RE
-from components.tags import STACK_TAG, check_cost_tags, current_stack, with_tags
+from gpufleet.components.cost.aws import FleetBudget, FleetBudgetArgs
+from gpufleet.components.keys.aws import FleetKey, FleetKeyArgs
+from gpufleet.components.storage.aws import AWS_REGION_RE
+from gpufleet.components.tags import STACK_TAG, check_cost_tags, current_stack, with_tags
 
 BASELINE_TAG = "gpufleet:account-baseline"
 AUTOSCALING_SERVICE = "autoscaling.amazonaws.com"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_alicloud as alicloud
 
-from components.tags import check_cost_tags
+from gpufleet.components.tags import check_cost_tags
 
 SLS_FOREVER_DAYS = 3650
 SLS_PROJECT_MAX = 63

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
-from components.identity.documents import Statement, document
-from components.storage.aws import harden_bucket, sse_kms_only_statements, tls_only_statements
-from components.tags import check_cost_tags
+from gpufleet.components.identity.documents import Statement, document
+from gpufleet.components.storage.aws import harden_bucket, sse_kms_only_statements, tls_only_statements
+from gpufleet.components.tags import check_cost_tags
 
 # Session Manager reads its account-wide preferences from a Session document with exactly this name.
 SESSION_PREFERENCES_DOCUMENT = "SSM-SessionManagerRunShell"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pulumi
 import tencentcloud_iac_pulumi as tencentcloud
 
-from components.tags import check_cost_tags
+from gpufleet.components.tags import check_cost_tags
 
 CLS_FOREVER_DAYS = 3640
 

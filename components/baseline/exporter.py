@@ -1,6 +1,6 @@
 """``SignalExporter``: the process that publishes the burst order's signal, on the on-prem cluster.
 
-It runs :mod:`components.baseline.exporter_script` (shipped in a ConfigMap) in a one-replica
+It runs :mod:`gpufleet.components.baseline.exporter_script` (shipped in a ConfigMap) in a one-replica
 ``Deployment`` in the ``gpufleet-system`` namespace, through the baseline's own ``kubernetes.Provider``:
 
 - ``Namespace`` ``gpufleet-system`` (Pod Security ``restricted`` enforced);
@@ -11,7 +11,7 @@ It runs :mod:`components.baseline.exporter_script` (shipped in a ConfigMap) in a
   account, the RAM role and OIDC provider ARNs, the token file, and each Alibaba site with its region,
   the sites ahead and its gated pools' MNS queues) and the AWS ``config`` whose
   ``credential_process`` runs ``aws_signing_helper credential-process`` with the client certificate,
-  its key and the trust anchor, profile and role ARNs of :class:`components.baseline.signal.BaselineSignal`;
+  its key and the trust anchor, profile and role ARNs of :class:`gpufleet.components.baseline.signal.BaselineSignal`;
 - ``Secret`` (``kubernetes.io/tls``) built from the two secret stack config keys, mounted read-only;
 - the ``Deployment``: non-root (UID/GID 10001), read-only root filesystem, every capability dropped, no
   privilege escalation, seccomp ``RuntimeDefault``, CPU and memory requests and limits, liveness and
@@ -38,10 +38,10 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.baseline import exporter_script
-from components.baseline.kubernetes import FLEET_LABEL, label_value
-from components.k8s_names import check_labels, check_name, tag_labels
-from components.pools.burst import SIGNAL_METRIC, SIGNAL_NAMESPACE, SITE_DIMENSION
+from gpufleet.components.baseline import exporter_script
+from gpufleet.components.baseline.kubernetes import FLEET_LABEL, label_value
+from gpufleet.components.k8s_names import check_labels, check_name, tag_labels
+from gpufleet.components.pools.burst import SIGNAL_METRIC, SIGNAL_NAMESPACE, SITE_DIMENSION
 
 TYPE = "gpufleet:baseline:SignalExporter"
 NAMESPACE = "gpufleet-system"

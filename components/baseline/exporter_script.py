@@ -1,7 +1,7 @@
 """The baseline exporter: publishes the burst order's signal from the on-prem cluster.
 
 This file is shipped as it is in a ConfigMap and run by ``python3`` in the exporter's container
-(:mod:`components.baseline.exporter`); it imports nothing but the standard library (boto3 only when it
+(:mod:`gpufleet.components.baseline.exporter`); it imports nothing but the standard library (boto3 only when it
 publishes to AWS), so the same code is unit-tested in-process.
 
 Every ``interval_seconds`` it reads the cluster's nodes and pods through the API server (the pod's
@@ -13,7 +13,7 @@ projected service-account token), computes the baseline's free GPUs and publishe
 - Alibaba Cloud (``config.json``'s ``alicloud``): for each Alibaba site, CloudMonitor custom metrics
   (PutCustomMetric): ``FreeGpusAhead`` for the site and, for each gated pool, ``GatedBacklog``, the
   pool's MNS queue backlog while no GPU is free ahead of the site, else 0
-  (``components.pools.burst_custom``). The backlog is CloudMonitor's ``acs_mns_new``
+  (``gpufleet.components.pools.burst_custom``). The backlog is CloudMonitor's ``acs_mns_new``
   ``NumberOfMessagesVisible`` for the queue (DescribeMetricLast): MNS is retiring GetQueueAttributes'
   ``ActiveMessages`` (it "will then return a default value of 0") and names that metric as its
   replacement. Credentials: STS ``AssumeRoleWithOIDC`` with the pod's second projected token
@@ -34,7 +34,7 @@ nothing free ahead (``FILL(ahead, 0)``; on Alibaba the pool's raw queue alarm ta
 fallback window), so a broken exporter never holds the burst back.
 
 The sites ahead of a site add their pools' free headroom (``free_gpus_ahead``, the same function as
-``components.pools.burst.free_gpus_ahead``). This exporter reads no cloud's scaling groups: a site ahead
+``gpufleet.components.pools.burst.free_gpus_ahead``). This exporter reads no cloud's scaling groups: a site ahead
 is passed no headroom, so it counts as full.
 """
 
@@ -245,7 +245,7 @@ CMS_VERSION = "2019-01-01"
 # return a default value of 0"; https://www.alibabacloud.com/help/en/mns/developer-reference/api-mns-open-2022-01-19-getqueueattributes),
 # whose replacement is the CloudMonitor metric ``NumberOfMessagesVisible``, read here with
 # DescribeMetricLast (https://www.alibabacloud.com/help/doc-detail/51939.html) in the namespace and with
-# the dimensions of the pools' own queue alarm (components.pools.alicloud QUEUE_PROJECT, QUEUE_METRIC).
+# the dimensions of the pools' own queue alarm (gpufleet.components.pools.alicloud QUEUE_PROJECT, QUEUE_METRIC).
 QUEUE_NAMESPACE = "acs_mns_new"
 QUEUE_METRIC = "NumberOfMessagesVisible"
 REFRESH_MARGIN_S = 300  # renew STS credentials this long before they expire
@@ -254,7 +254,7 @@ SESSION_SECONDS = 3600
 
 def gated_backlog(backlog: float | None, free_ahead: float | None) -> float | None:
     """``GatedBacklog``: the queue's backlog while no GPU is free ahead, else 0; None (publish nothing)
-    when the queue could not be read. The same function as ``components.pools.burst_custom``'s."""
+    when the queue could not be read. The same function as ``gpufleet.components.pools.burst_custom``'s."""
     if backlog is None:
         return None
     if math.isnan(backlog) or backlog < 0:
@@ -265,7 +265,7 @@ def gated_backlog(backlog: float | None, free_ahead: float | None) -> float | No
 
 
 def alicloud_item(metric: str, dimensions: Mapping[str, str], value: float, time_ms: int) -> dict[str, str]:
-    """One ``MetricList`` item of PutCustomMetric (as ``components.pools.burst_custom``'s)."""
+    """One ``MetricList`` item of PutCustomMetric (as ``gpufleet.components.pools.burst_custom``'s)."""
     return {
         "MetricName": metric,
         "Dimensions": json.dumps(dict(dimensions), sort_keys=True),
@@ -281,7 +281,7 @@ def alicloud_datapoints(
     site: str, backlogs: Mapping[str, float | None], *, free_ahead: float | None, time_ms: int
 ) -> list[dict[str, str]]:
     """One site's ``MetricList``: ``FreeGpusAhead`` once, then ``GatedBacklog`` per pool whose queue
-    was read, in pool-name order (as ``components.pools.burst_custom``'s)."""
+    was read, in pool-name order (as ``gpufleet.components.pools.burst_custom``'s)."""
     items: list[dict[str, str]] = []
     if free_ahead is not None:
         free = max(0.0, float(free_ahead))

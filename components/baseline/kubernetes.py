@@ -57,9 +57,9 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.k8s_names import check_labels, check_name, label_value, tag_labels
-from components.spec.onprem import OnPrem, QueueScaler
-from components.spec.values import duration_seconds
+from gpufleet.components.k8s_names import check_labels, check_name, label_value, tag_labels
+from gpufleet.components.spec.onprem import OnPrem, QueueScaler
+from gpufleet.components.spec.values import duration_seconds
 
 TYPE = "gpufleet:baseline:OnPremBaseline"
 SYSTEM_NAMESPACE = "kube-system"

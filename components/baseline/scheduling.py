@@ -37,12 +37,12 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.catalog import load_catalog
-from components.k8s_names import check_labels, check_name
+from gpufleet.components.catalog import load_catalog
+from gpufleet.components.k8s_names import check_labels, check_name
 
 if TYPE_CHECKING:
-    from components.spec import FleetSpec
-    from components.spec.scheduler import Scheduler
+    from gpufleet.components.spec import FleetSpec
+    from gpufleet.components.spec.scheduler import Scheduler
 
 TYPE = "gpufleet:baseline:BurstScheduling"
 KUEUE = "kueue.x-k8s.io/v1beta1"
@@ -123,7 +123,7 @@ def burst_sites(
     spec: FleetSpec, provider_regions: Mapping[str, str | None] | None
 ) -> list[tuple[str, tuple[str, ...]]]:
     """The burst sites in burst order with their pools (``burst.order``, else by price)."""
-    from components.pools.burst import order_sites, spec_pools
+    from gpufleet.components.pools.burst import order_sites, spec_pools
 
     order = spec.burst.sites if spec.burst is not None else None
     return [(s.site, s.pools) for s in order_sites(spec_pools(spec, provider_regions), order or None)]
@@ -132,7 +132,7 @@ def burst_sites(
 def plan_flavors(spec: FleetSpec, provider_regions: Mapping[str, str | None] | None = None) -> list[Flavor]:
     """The flavors in burst order: on-prem first, then each burst site. Raises ValueError when a quota
     cannot be known (an instance type the catalogue lacks, an on-prem host shape not given)."""
-    from components.spec.scheduler import SERVER_SHAPES
+    from gpufleet.components.spec.scheduler import SERVER_SHAPES
 
     onprem = spec.onprem
     if onprem is None or onprem.scheduler is None:
@@ -148,7 +148,7 @@ def plan_flavors(spec: FleetSpec, provider_regions: Mapping[str, str | None] | N
             "onprem.scheduler: cpus_per_node and memory_gib_per_node are needed for the on-prem flavor's "
             f"quota (known only for the servers {', '.join(SERVER_SHAPES)})"
         )
-    from components.baseline.kubernetes import CAPACITY_LABEL
+    from gpufleet.components.baseline.kubernetes import CAPACITY_LABEL
 
     labels = {CAPACITY_LABEL: "baseline"} if nodes.names is not None else dict(nodes.selector or {})
     flavors = [
@@ -619,7 +619,7 @@ class BurstScheduling(pulumi.ComponentResource):
     # ------------------------------------------------------------------------------------------- KEDA
 
     def _serving(self, name: str, prometheus: str, serving: Any, opts: pulumi.ResourceOptions) -> None:
-        from components.spec.scheduler import window_seconds
+        from gpufleet.components.spec.scheduler import window_seconds
 
         window = _minutes(window_seconds(serving))
         query = (

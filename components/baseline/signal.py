@@ -1,6 +1,6 @@
 """The AWS side of the baseline's burst signal: the role the on-prem exporter publishes under.
 
-The burst order (:mod:`components.pools.burst`) gates each AWS pool's scale-out on the
+The burst order (:mod:`gpufleet.components.pools.burst`) gates each AWS pool's scale-out on the
 ``gpufleet/Baseline`` ``FreeGpusAhead`` metric of its site. The exporter runs next to the baseline, on
 premises, and gets short-lived credentials for this role through IAM Roles Anywhere (an X.509
 certificate from the team's trust anchor; no access key is ever issued). The role trusts the anchor
@@ -24,10 +24,10 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
-from components.identity.documents import Statement, document
-from components.pools.burst import SIGNAL_NAMESPACE
-from components.spec.onprem import TRUST_ANCHOR_FORM, TRUST_ANCHOR_RE
-from components.tags import check_cost_tags
+from gpufleet.components.identity.documents import Statement, document
+from gpufleet.components.pools.burst import SIGNAL_NAMESPACE
+from gpufleet.components.spec.onprem import TRUST_ANCHOR_FORM, TRUST_ANCHOR_RE
+from gpufleet.components.tags import check_cost_tags
 
 ROLES_ANYWHERE = "rolesanywhere.amazonaws.com"
 SESSION_SECONDS = 3600  # the role's and the profile's longest session: one hour

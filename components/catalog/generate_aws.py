@@ -1,6 +1,6 @@
 """Regenerate the AWS GPU block of `gpus.yaml` from a SkyPilot catalogue CSV.
 
-    python -m components.catalog.generate_aws VMS_CSV --date 2026-12-01 --source URL
+    python -m gpufleet.components.catalog.generate_aws VMS_CSV --date 2026-12-01 --source URL
 
 `VMS_CSV` is `catalogs/v7/aws/vms.csv` of https://github.com/skypilot-org/skypilot-catalog (one row per
 instance type, region and availability zone: `InstanceType, AcceleratorName, AcceleratorCount, vCPUs,

@@ -4,7 +4,7 @@
 Alibaba Cloud: the public region ids of Elastic Compute Service ("Regions and zones", DescribeRegions),
 mainland China, Hong Kong, Singapore and the rest. Tencent Cloud: the public CVM regions
 ("Regions and Availability Zones"), without the finance-only regions. The AWS list is the provider's
-own (:data:`components.catalog.AWS_REGIONS`).
+own (:data:`gpufleet.components.catalog.AWS_REGIONS`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from components.catalog import AWS_REGIONS
+from gpufleet.components.catalog import AWS_REGIONS
 
 ALICLOUD_REGIONS = (
     # mainland China

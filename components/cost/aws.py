@@ -9,8 +9,8 @@ from typing import Literal
 import pulumi
 import pulumi_aws as aws
 
-from components.identity.documents import Statement, document
-from components.tags import STACK_TAG, check_cost_tags
+from gpufleet.components.identity.documents import Statement, document
+from gpufleet.components.tags import STACK_TAG, check_cost_tags
 
 
 @dataclass(frozen=True, kw_only=True)

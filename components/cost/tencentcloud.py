@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pulumi
 import tencentcloud_iac_pulumi as tencentcloud
 
-from components.catalog import load_catalog
+from gpufleet.components.catalog import load_catalog
 
 CURRENCY = "CNY"
 

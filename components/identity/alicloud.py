@@ -17,7 +17,7 @@ from typing import Any
 import pulumi
 import pulumi_alicloud as alicloud
 
-from components.tags import check_cost_tags
+from gpufleet.components.tags import check_cost_tags
 
 TRUSTED_SERVICE = "ecs.aliyuncs.com"
 MAX_ROLE_NAME = 64

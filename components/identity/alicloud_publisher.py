@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_alicloud as alicloud
 
-from components.identity.alicloud import MAX_ROLE_NAME, attach_custom_policy
-from components.pools.burst_custom import ALICLOUD_PUT_ACTION
+from gpufleet.components.identity.alicloud import MAX_ROLE_NAME, attach_custom_policy
+from gpufleet.components.pools.burst_custom import ALICLOUD_PUT_ACTION
 
 READ_QUEUE_ACTIONS = ("cms:DescribeMetricLast",)
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
-from components.identity.documents import Statement, document
-from components.storage.aws import AWS_REGION_RE
-from components.tags import check_cost_tags
+from gpufleet.components.identity.documents import Statement, document
+from gpufleet.components.storage.aws import AWS_REGION_RE
+from gpufleet.components.tags import check_cost_tags
 
 # What the SSM agent needs for Session Manager and nothing else: AWS's "minimal instance profile
 # permissions for Session Manager" (registering the instance, opening the session channels). Not the
@@ -40,7 +40,7 @@ class InstanceIdentityArgs:
     kms_key_arns: Sequence[pulumi.Input[str]]
     log_group_arns: Sequence[pulumi.Input[str]]
     tags: Mapping[str, str]
-    # The stack's own namespace (components.pools.userdata.agent_namespace): the only one the agent
+    # The stack's own namespace (gpufleet.components.pools.userdata.agent_namespace): the only one the agent
     # may publish to, so no node of another stack publishes the metric this stack's pools scale on.
     metric_namespace: str
     session_kms_key_arns: Sequence[pulumi.Input[str]] = ()

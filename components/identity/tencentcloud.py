@@ -16,7 +16,7 @@ from typing import Any
 import pulumi
 import tencentcloud_iac_pulumi as tencentcloud
 
-from components.tags import check_cost_tags
+from gpufleet.components.tags import check_cost_tags
 
 TRUSTED_SERVICE = "cvm.qcloud.com"
 READ_OBJECT = ("name/cos:GetObject", "name/cos:HeadObject")

@@ -17,7 +17,7 @@ from typing import Literal
 import pulumi
 import pulumi_alicloud as alicloud
 
-from components.tags import check_cost_tags
+from gpufleet.components.tags import check_cost_tags
 
 # The tag by which the fleet says an external key's material was imported out of band (GF-OPS-005).
 MATERIAL_TAG = "gpufleet:key-material"

@@ -15,8 +15,8 @@ from typing import Literal
 import pulumi
 import pulumi_aws as aws
 
-from components.identity.documents import Statement, document
-from components.tags import check_cost_tags
+from gpufleet.components.identity.documents import Statement, document
+from gpufleet.components.tags import check_cost_tags
 
 ADMIN_ACTIONS = (
     "kms:Create*",

@@ -1,5 +1,5 @@
 """Private links: one per site, from the on-prem network into that site's VPC (see
-:mod:`components.links.base`). ``LINKS`` is the dispatch the fleet builds links through, one line per
+:mod:`gpufleet.components.links.base`). ``LINKS`` is the dispatch the fleet builds links through, one line per
 cloud; entries are import paths, so a stack imports only the SDKs of the clouds it uses."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from typing import Protocol, cast
 
 import pulumi
 
-from components.links.base import LinkArgs, ranges_for, secret_config
-from components.sites.base import Cloud
+from gpufleet.components.links.base import LinkArgs, ranges_for, secret_config
+from gpufleet.components.sites.base import Cloud
 
 LINKS: Mapping[Cloud, str] = {
-    "aws": "components.links.aws:AwsLink",
-    "alicloud": "components.links.alicloud:AlicloudLink",
-    "tencentcloud": "components.links.tencentcloud:TencentLink",
+    "aws": "gpufleet.components.links.aws:AwsLink",
+    "alicloud": "gpufleet.components.links.alicloud:AlicloudLink",
+    "tencentcloud": "gpufleet.components.links.tencentcloud:TencentLink",
 }
 
 

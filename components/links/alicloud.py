@@ -17,7 +17,7 @@ from __future__ import annotations
 import pulumi
 import pulumi_alicloud as alicloud
 
-from components.links.base import (
+from gpufleet.components.links.base import (
     LinkArgs,
     child_options,
     peer_addresses,
@@ -26,7 +26,7 @@ from components.links.base import (
     route_table_ids,
     secret_config,
 )
-from components.spec.links import DEFAULT_VPN_MBPS
+from gpufleet.components.spec.links import DEFAULT_VPN_MBPS
 
 IKE_VERSION = "ikev2"
 ENCRYPTION = "aes256"

@@ -20,7 +20,7 @@ from __future__ import annotations
 import pulumi
 import pulumi_aws as aws
 
-from components.links.base import (
+from gpufleet.components.links.base import (
     LinkArgs,
     child_options,
     range_slug,
@@ -28,8 +28,8 @@ from components.links.base import (
     route_table_ids,
     secret_config,
 )
-from components.spec.links import AWS_SIDE_ASNS
-from components.tags import with_tags
+from gpufleet.components.spec.links import AWS_SIDE_ASNS
+from gpufleet.components.tags import with_tags
 
 IKE_VERSIONS = ["ikev2"]
 ENCRYPTION = ["AES256-GCM-16"]

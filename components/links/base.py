@@ -15,9 +15,9 @@ from typing import TypeVar
 
 import pulumi
 
-from components.sites.base import SiteOutputs
-from components.spec.links import Link, cloud_problems
-from components.tags import check_cost_tags
+from gpufleet.components.sites.base import SiteOutputs
+from gpufleet.components.spec.links import Link, cloud_problems
+from gpufleet.components.tags import check_cost_tags
 
 CONFIG_NAMESPACE = "gpufleet"
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import pulumi
 import tencentcloud_iac_pulumi as tencentcloud
 
-from components.links.base import (
+from gpufleet.components.links.base import (
     LinkArgs,
     child_options,
     peer_addresses,
@@ -28,7 +28,7 @@ from components.links.base import (
     route_table_ids,
     secret_config,
 )
-from components.spec.links import DEFAULT_VPN_MBPS
+from gpufleet.components.spec.links import DEFAULT_VPN_MBPS
 
 IKE_VERSION = "IKEV2"
 ENCRYPTION = "AES-CBC-256"

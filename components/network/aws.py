@@ -23,9 +23,9 @@ from typing import Literal, get_args
 import pulumi
 import pulumi_aws as aws
 
-from components.identity.documents import Statement, document
-from components.network.onprem import EgressRule, egress_problems
-from components.tags import check_cost_tags, with_tags
+from gpufleet.components.identity.documents import Statement, document
+from gpufleet.components.network.onprem import EgressRule, egress_problems
+from gpufleet.components.tags import check_cost_tags, with_tags
 
 HTTPS = 443
 Egress = Literal["none", "endpoints", "nat"]

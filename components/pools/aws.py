@@ -26,7 +26,7 @@ tracking scales in only when every policy agrees. It would scale in whenever uti
 the target, not below ``gpu_util_in`` for ``in_for``, and its scale-in cannot be slowed to one
 instance per cooldown, so the seed's rules would not hold.
 
-Scale-in never ends a running job (:mod:`components.pools.lifecycle`): the worker protects its
+Scale-in never ends a running job (:mod:`gpufleet.components.pools.lifecycle`): the worker protects its
 instance while it holds a job, and every termination waits on the ``-drain`` lifecycle hook."""
 
 from __future__ import annotations
@@ -37,17 +37,17 @@ from dataclasses import dataclass, field, replace
 import pulumi
 import pulumi_aws as aws
 
-from components.identity.aws import InstanceIdentity, InstanceIdentityArgs
-from components.identity.documents import document
-from components.pools.burst import SIGNAL_METRIC, SIGNAL_NAMESPACE, Gate
-from components.pools.lifecycle import (
+from gpufleet.components.identity.aws import InstanceIdentity, InstanceIdentityArgs
+from gpufleet.components.identity.documents import document
+from gpufleet.components.pools.burst import SIGNAL_METRIC, SIGNAL_NAMESPACE, Gate
+from gpufleet.components.pools.lifecycle import (
     DRAIN_DEFAULT_RESULT,
     DRAIN_HEARTBEAT_S,
     DRAIN_HOOK_NAME,
     TERMINATING,
     protection_statements,
 )
-from components.pools.queue import (
+from gpufleet.components.pools.queue import (
     ExistingQueue,
     NewQueue,
     PoolQueueRefs,
@@ -56,7 +56,7 @@ from components.pools.queue import (
     create_queue,
     existing_queue,
 )
-from components.pools.scaling import (
+from gpufleet.components.pools.scaling import (
     GPU_METRIC,
     GROUP_DIMENSION,
     GROUP_METRICS,
@@ -71,9 +71,9 @@ from components.pools.scaling import (
     backlog_target,
     compile_aws_alarms,
 )
-from components.pools.userdata import WorkloadContext, agent_namespace, encoded_user_data
-from components.pools.workload import Workload
-from components.tags import check_cost_tags, with_tags
+from gpufleet.components.pools.userdata import WorkloadContext, agent_namespace, encoded_user_data
+from gpufleet.components.pools.workload import Workload
+from gpufleet.components.tags import check_cost_tags, with_tags
 
 # AWS Deep Learning Base AMI with the NVIDIA driver, CUDA and the CloudWatch agent.
 DLAMI_NAME_FILTER = "Deep Learning Base OSS Nvidia Driver GPU AMI (Amazon Linux 2023) *"
@@ -119,7 +119,7 @@ class GpuPoolArgs:
     image_id: pulumi.Input[str] | None = None
     agent_log_group_name: pulumi.Input[str] | None = None
     region: str | None = None
-    # The burst order's gate (components.pools.burst): None scales on the pool's own alarms alone.
+    # The burst order's gate (gpufleet.components.pools.burst): None scales on the pool's own alarms alone.
     gate: Gate | None = None
 
     def __post_init__(self) -> None:
@@ -165,8 +165,8 @@ class GpuPool(pulumi.ComponentResource):
     """Children: ``-lt`` launch template (IMDSv2 only, hop limit 2, encrypted gp3 root volume with the
     fleet key, no public IP, no key pair), ``-asg`` Auto Scaling group (spot share above an on-demand
     base, price-capacity-optimized, one override per instance type), the work queue (``-queue`` and
-    its ``-dlq``, see :mod:`components.pools.queue`, unless the spec names an existing queue), the
-    pool's own identity (:class:`components.identity.aws.InstanceIdentity` of the same name: ``-role``,
+    its ``-dlq``, see :mod:`gpufleet.components.pools.queue`, unless the spec names an existing queue), the
+    pool's own identity (:class:`gpufleet.components.identity.aws.InstanceIdentity` of the same name: ``-role``,
     ``-permissions``, ``-profile``; no other pool's instances share the role) with
     ``-queue-access`` letting that role consume this queue only, ``-protection`` letting it protect
     its instances in this group only and answer its ``-drain`` termination hook, the ``-backlog``
@@ -174,7 +174,7 @@ class GpuPool(pulumi.ComponentResource):
     ``-gpu-high``, a ``-scale-in`` simple policy with the cooldown fired by ``-gpu-low``, and
     ``-stop``/``-start`` schedules when off-hours are set. With ``agent_log_group_name`` the
     instances boot the CloudWatch agent that publishes the GPU metric the alarms watch, then the
-    ``workload`` if any (:mod:`components.pools.userdata`).
+    ``workload`` if any (:mod:`gpufleet.components.pools.userdata`).
 
     Scale-in is simple scaling on purpose: AWS re-runs an Auto Scaling alarm action every minute
     while the alarm stays in ALARM, and a step policy takes no cooldown, so 30 minutes below the

@@ -15,7 +15,7 @@ How each cloud enforces the gate (:data:`ENFORCEMENT`):
 - ``alicloud`` and ``tencentcloud``: their alarms take one metric namespace each, so no AND across
   the queue's metrics and the signal (``ENFORCEMENT`` says "not-enforced" for the alarm itself). With
   ``burst.publishers.alicloud`` the exporter does the AND and the Alibaba queue alarms watch its
-  ``GatedBacklog`` (:mod:`components.pools.burst_custom`); Tencent alarm policies cannot watch a
+  ``GatedBacklog`` (:mod:`gpufleet.components.pools.burst_custom`); Tencent alarm policies cannot watch a
   published metric, so the Tencent pools keep scaling on their own queue, and ``gpufleet plan`` says so.
 """
 
@@ -25,10 +25,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from components.catalog import Catalog, load_catalog
+from gpufleet.components.catalog import Catalog, load_catalog
 
 if TYPE_CHECKING:
-    from components.spec import FleetSpec
+    from gpufleet.components.spec import FleetSpec
 
 SIGNAL_NAMESPACE = "gpufleet/Baseline"
 SIGNAL_METRIC = "FreeGpusAhead"
@@ -194,7 +194,7 @@ def spec_gates(
 ) -> dict[str, Gate]:
     """The gates the spec's ``burst`` asks for; empty without ``burst`` (pools scale as before).
     Raises SpecError (``gpufleet:fleet.burst.order``) when a listed site holds no pool."""
-    from components.spec.values import CONFIG_KEY, SpecError
+    from gpufleet.components.spec.values import CONFIG_KEY, SpecError
 
     if spec.burst is None:
         return {}
@@ -226,7 +226,7 @@ def describe_burst_order(
         if cloud == "aws":
             how = "scale-out alarms gated by metric math on gpufleet/Baseline FreeGpusAhead"
         else:
-            from components.pools.burst_custom import describe_gate
+            from gpufleet.components.pools.burst_custom import describe_gate
 
             how = describe_gate(cloud, spec.burst)
         lines.append(
@@ -246,7 +246,7 @@ def signal_line(spec: FleetSpec, gated: Sequence[str]) -> str:
         return (
             f"signal: {SIGNAL_METRIC} for {sites} has no publisher: add onprem.signal (docs/burst-order.md)"
         )
-    from components.spec.onprem import full_config_key
+    from gpufleet.components.spec.onprem import full_config_key
 
     trust = (
         f"trust anchor {signal.trust_anchor_arn}"

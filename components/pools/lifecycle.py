@@ -14,7 +14,7 @@ Scale-in never ends a running job, by two mechanisms the pool sets up and the wo
   (``CONTINUE``) when the heartbeat runs out, so a dead worker never holds an instance for ever.
 
 The worker learns where it runs from the environment the boot script gives it
-(:mod:`components.pools.userdata`): :data:`QUEUE_URL_ENV`, :data:`GROUP_ENV` (read at boot from the
+(:mod:`gpufleet.components.pools.userdata`): :data:`QUEUE_URL_ENV`, :data:`GROUP_ENV` (read at boot from the
 instance's ``aws:autoscaling:groupName`` tag, which Auto Scaling adds itself) and :data:`HOOK_ENV`.
 """
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import pulumi
 
-from components.identity.documents import Statement
+from gpufleet.components.identity.documents import Statement
 
 TERMINATING = "autoscaling:EC2_INSTANCE_TERMINATING"
 # Fixed, so the boot script can name it before the hook exists (hook names: 1-255 of [A-Za-z0-9-_/]).

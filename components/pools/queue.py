@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
-from components.identity.documents import Statement, document
+from gpufleet.components.identity.documents import Statement, document
 
 QUEUE_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,75}(\.fifo)?$|^[A-Za-z0-9_-]{1,80}$")
 QUEUE_ARN_RE = re.compile(r"^arn:aws[a-z-]*:sqs:([a-z]{2}(?:-[a-z]+)+-\d):(\d{12}):([^:]+)$")

@@ -5,7 +5,7 @@ holds more than ``queue_out`` visible messages; scale in when utilisation stays 
 for ``in_for_s``. Each alarm reads a metric something publishes:
 
 - ``CWAgent/nvidia_smi_utilization_gpu``: the CloudWatch agent on the instances
-  (:mod:`components.pools.userdata`), one minute apart, rolled up by ``AutoScalingGroupName`` and
+  (:mod:`gpufleet.components.pools.userdata`), one minute apart, rolled up by ``AutoScalingGroupName`` and
   ``Stack`` (the stack's own dimension, so two stacks never share a series);
 - ``AWS/SQS/ApproximateNumberOfMessagesVisible`` by ``QueueName``: SQS itself, for every active queue,
   every five minutes. An alarm period under 300 s on it never gets a datapoint, so its period is 300 s.

@@ -13,7 +13,7 @@ from NVML; the launch configuration keeps the agent on), bound to the pool's ins
 whose ``AS`` trigger tasks run the groups' scaling policies; a third alarm, of policy type ``cmq`` on the
 queue's ``visibleMsgNum`` (published by CMQ itself), is bound to the queue as an object (a queue carries
 no tags to bind by) and wakes a pool at zero. Thresholds and windows come from
-:func:`components.pools.scaling.compile_alarms`, as on AWS; a raised alarm runs its task again after the
+:func:`gpufleet.components.pools.scaling.compile_alarms`, as on AWS; a raised alarm runs its task again after the
 pool's cooldown while it stays raised.
 
 Spot instances bid at most the on-demand price of the pool's dearest type in the catalogue
@@ -21,7 +21,7 @@ Spot instances bid at most the on-demand price of the pool's dearest type in the
 program runs (:func:`schedule_start`): AS refuses a start time in the past.
 
 Scale-in never ends a running job: each group's ``-drain`` lifecycle hook (``INSTANCE_TERMINATING``,
-:data:`components.pools.lifecycle.DRAIN_HEARTBEAT_S`, then ``CONTINUE``) holds a terminating instance
+:data:`gpufleet.components.pools.lifecycle.DRAIN_HEARTBEAT_S`, then ``CONTINUE``) holds a terminating instance
 while its worker checkpoints, and the ``-protection`` CAM policy on the pool's role lets the worker
 protect instances of the pool's own groups while it holds a job (``as:SetInstancesProtection`` on
 ``qcs::as:<region>:uin/<uin>:auto-scaling-group/<id>``; ``as:CompleteLifecycleAction`` names a hook,
@@ -49,13 +49,13 @@ from typing import Literal
 import pulumi
 import tencentcloud_iac_pulumi as tencentcloud
 
-from components.catalog import Catalog, load_catalog
-from components.cost.tencentcloud import CURRENCY
-from components.pools.aws import OffHours
-from components.pools.lifecycle import DRAIN_DEFAULT_RESULT, DRAIN_HEARTBEAT_S, DRAIN_HOOK_NAME
-from components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
-from components.pools.tencent_time import REGION_OFFSET_MIN, region_schedule
-from components.tags import check_cost_tags
+from gpufleet.components.catalog import Catalog, load_catalog
+from gpufleet.components.cost.tencentcloud import CURRENCY
+from gpufleet.components.pools.aws import OffHours
+from gpufleet.components.pools.lifecycle import DRAIN_DEFAULT_RESULT, DRAIN_HEARTBEAT_S, DRAIN_HOOK_NAME
+from gpufleet.components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
+from gpufleet.components.pools.tencent_time import REGION_OFFSET_MIN, region_schedule
+from gpufleet.components.tags import check_cost_tags
 
 # Alarm policy ``namespace`` (tencentcloud_iac_pulumi/monitor/alarm_policy.py: "The type of alarm") is a
 # policy type id, as DescribeAllNamespaces lists them (QceNamespacesNew.N.Id, e.g. ``cvm_device``), not

@@ -23,9 +23,14 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from components.pools.lifecycle import DRAIN_HOOK_NAME, GROUP_ENV, GROUP_TAG, HOOK_ENV, QUEUE_URL_ENV
-from components.pools.scaling import GROUP_DIMENSION, STACK_DIMENSION
-from components.pools.workload import MAX_USER_DATA_BYTES, ContainerWorkload, ScriptWorkload, Workload
+from gpufleet.components.pools.lifecycle import DRAIN_HOOK_NAME, GROUP_ENV, GROUP_TAG, HOOK_ENV, QUEUE_URL_ENV
+from gpufleet.components.pools.scaling import GROUP_DIMENSION, STACK_DIMENSION
+from gpufleet.components.pools.workload import (
+    MAX_USER_DATA_BYTES,
+    ContainerWorkload,
+    ScriptWorkload,
+    Workload,
+)
 
 AGENT_CONFIG_PATH = "/opt/aws/amazon-cloudwatch-agent/etc/amazon-cloudwatch-agent.json"
 AGENT_CTL = "/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl"
@@ -54,7 +59,7 @@ class WorkloadContext:
     """What the workload is told about where it runs: its pool's queue and region (as environment
     variables ``GPUFLEET_QUEUE_NAME`` and the cloud's region variable, :data:`REGION_ENVS`). With
     ``queue_url`` (AWS), also what its worker needs to protect its instance while it holds a job
-    (:mod:`components.pools.lifecycle`): ``GPUFLEET_QUEUE_URL``, ``GPUFLEET_LIFECYCLE_HOOK`` and
+    (:mod:`gpufleet.components.pools.lifecycle`): ``GPUFLEET_QUEUE_URL``, ``GPUFLEET_LIFECYCLE_HOOK`` and
     ``GPUFLEET_GROUP``, read at boot from the tag Auto Scaling puts on the instance."""
 
     workload: Workload

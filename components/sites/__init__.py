@@ -1,4 +1,4 @@
-"""Sites: one cloud's presence in one region of the fleet (see :mod:`components.sites.base`).
+"""Sites: one cloud's presence in one region of the fleet (see :mod:`gpufleet.components.sites.base`).
 
 ``SITES`` is the dispatch the fleet builds sites through: adding a cloud is one site module per concern
 and one line here. Entries are import paths, so a stack imports only the SDKs of the clouds it uses.
@@ -10,7 +10,7 @@ import importlib
 from collections.abc import Mapping
 from typing import cast
 
-from components.sites.base import (
+from gpufleet.components.sites.base import (
     CLOUDS,
     REGION_CONFIG_KEYS,
     Cloud,
@@ -25,9 +25,9 @@ from components.sites.base import (
 )
 
 SITES: Mapping[Cloud, str] = {
-    "aws": "components.sites.aws:AwsSite",
-    "alicloud": "components.sites.alicloud:AlicloudSite",
-    "tencentcloud": "components.sites.tencentcloud:TencentSite",
+    "aws": "gpufleet.components.sites.aws:AwsSite",
+    "alicloud": "gpufleet.components.sites.alicloud:AlicloudSite",
+    "tencentcloud": "gpufleet.components.sites.tencentcloud:TencentSite",
 }
 
 

@@ -7,7 +7,7 @@ BYOK material is pending, the OSS checkpoint bucket, the SLS project with the no
 in the home site, the ActionTrail trail and its store), Cloud Assistant's session-manager switch,
 the network, and per pool a RAM role and an ESS pool. With ``storage.checkpoints.replica_regions.alicloud``
 the site also builds a key in that region (beside its own) and a one-way replica of its bucket there
-(:mod:`components.storage.alicloud_replica`).
+(:mod:`gpufleet.components.storage.alicloud_replica`).
 
 BYOK (``storage.checkpoints.byok_material``): ``pending`` builds the key alone (its material is
 imported out of band: docs/alicloud.md); ``imported`` builds everything and tags the key as imported;
@@ -16,7 +16,7 @@ imported out of band: docs/alicloud.md); ``imported`` builds everything and tags
 Alibaba has no budget resource: the spec's budget is held against the cost estimate by GF-COST-002.
 
 Burst order: with ``burst.publishers.alicloud`` each pool with a gate (``SiteArgs.burst_gates``) scales
-out on the exporter's ``GatedBacklog`` (:mod:`components.pools.burst_custom`), and the home Alibaba
+out on the exporter's ``GatedBacklog`` (:mod:`gpufleet.components.pools.burst_custom`), and the home Alibaba
 site builds the exporter's identity (:class:`AlicloudBurstPublisher`) for every gated Alibaba pool of
 the fleet. Without it the pools scale on their own queue, as before.
 """
@@ -28,27 +28,27 @@ from dataclasses import replace
 import pulumi
 import pulumi_alicloud as alicloud
 
-from components.audit.alicloud import AlicloudAudit, AlicloudAuditArgs
-from components.identity.alicloud import MAX_ROLE_NAME, PoolIdentity, PoolIdentityArgs
-from components.identity.alicloud_publisher import AlicloudBurstPublisher, PublisherArgs
-from components.keys.alicloud import AlicloudKey, AlicloudKeyArgs
-from components.network.alicloud import AlicloudNetwork, AlicloudNetworkArgs, zones_for_pools
-from components.pools.alicloud import AlicloudGpuPool, AlicloudOffHours, AlicloudPoolArgs
-from components.pools.burst_custom import CustomGate
-from components.pools.scaling import ScalingRules
-from components.pools.userdata import WorkloadContext
-from components.pools.workload import ContainerWorkload, ScriptWorkload, Workload
-from components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
-from components.spec import Pool
-from components.spec.burst import AlicloudPublisher
-from components.storage.alicloud import OssCheckpointBucket, OssCheckpointBucketArgs
-from components.storage.alicloud_replica import OssCheckpointReplica, OssReplicaArgs
+from gpufleet.components.audit.alicloud import AlicloudAudit, AlicloudAuditArgs
+from gpufleet.components.identity.alicloud import MAX_ROLE_NAME, PoolIdentity, PoolIdentityArgs
+from gpufleet.components.identity.alicloud_publisher import AlicloudBurstPublisher, PublisherArgs
+from gpufleet.components.keys.alicloud import AlicloudKey, AlicloudKeyArgs
+from gpufleet.components.network.alicloud import AlicloudNetwork, AlicloudNetworkArgs, zones_for_pools
+from gpufleet.components.pools.alicloud import AlicloudGpuPool, AlicloudOffHours, AlicloudPoolArgs
+from gpufleet.components.pools.burst_custom import CustomGate
+from gpufleet.components.pools.scaling import ScalingRules
+from gpufleet.components.pools.userdata import WorkloadContext
+from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload, Workload
+from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
+from gpufleet.components.spec import Pool
+from gpufleet.components.spec.burst import AlicloudPublisher
+from gpufleet.components.storage.alicloud import OssCheckpointBucket, OssCheckpointBucketArgs
+from gpufleet.components.storage.alicloud_replica import OssCheckpointReplica, OssReplicaArgs
 
 # Alibaba Cloud Linux 3, which has no NVIDIA driver: the pools' boot script installs it
-# (components.pools.alicloud.gpu_driver_install).
+# (gpufleet.components.pools.alicloud.gpu_driver_install).
 IMAGE_NAME = "^aliyun_3_x64_20G_alibase_"
 SESSION_MANAGER_SWITCH = "sessionManagerStatus"
-LONGEST_SUFFIX = "-scale-out"  # of the names the pool's resources take (components.pools.alicloud)
+LONGEST_SUFFIX = "-scale-out"  # of the names the pool's resources take (gpufleet.components.pools.alicloud)
 
 
 def _workload(pool: Pool) -> Workload | None:

@@ -19,23 +19,23 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_aws as aws
 
-from components.account.aws import (
+from gpufleet.components.account.aws import (
     BASELINE_TAG,
     AccountSettings,
     AccountSettingsArgs,
     autoscaling_service_linked_role,
 )
-from components.audit.aws import FleetAudit, FleetAuditArgs
-from components.cost.aws import FleetBudget, FleetBudgetArgs
-from components.identity.aws import InstanceIdentityArgs
-from components.keys.aws import FleetKey, FleetKeyArgs
-from components.network.aws import FleetNetwork, FleetNetworkArgs, interface_endpoint_services
-from components.network.onprem import EgressRule
-from components.network.zones import zones_for_pools
-from components.pools.aws import GpuPool, GpuPoolArgs
-from components.pools.userdata import agent_namespace
-from components.sites.aws_pools import pool_off_hours, pool_queue, pool_scaling, pool_workload
-from components.sites.aws_regional import (
+from gpufleet.components.audit.aws import FleetAudit, FleetAuditArgs
+from gpufleet.components.cost.aws import FleetBudget, FleetBudgetArgs
+from gpufleet.components.identity.aws import InstanceIdentityArgs
+from gpufleet.components.keys.aws import FleetKey, FleetKeyArgs
+from gpufleet.components.network.aws import FleetNetwork, FleetNetworkArgs, interface_endpoint_services
+from gpufleet.components.network.onprem import EgressRule
+from gpufleet.components.network.zones import zones_for_pools
+from gpufleet.components.pools.aws import GpuPool, GpuPoolArgs
+from gpufleet.components.pools.userdata import agent_namespace
+from gpufleet.components.sites.aws_pools import pool_off_hours, pool_queue, pool_scaling, pool_workload
+from gpufleet.components.sites.aws_regional import (
     AccountPlan,
     Home,
     Placement,
@@ -45,27 +45,27 @@ from components.sites.aws_regional import (
     _pool_types,
     _session_access,
 )
-from components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs, SitePlan
-from components.spec import RegionNetwork
-from components.storage.aws import (
+from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs, SitePlan
+from gpufleet.components.spec import RegionNetwork
+from gpufleet.components.storage.aws import (
     CheckpointBucket,
     CheckpointBucketArgs,
     CheckpointReplication,
     CheckpointReplicationArgs,
     ReplicatedBucket,
 )
-from components.tags import current_stack, with_tags
+from gpufleet.components.tags import current_stack, with_tags
 
 if TYPE_CHECKING:
-    from components.pools.burst import Gate
-    from components.spec import FleetSpec
+    from gpufleet.components.pools.burst import Gate
+    from gpufleet.components.spec import FleetSpec
 
 
 class AwsSite:
     """The fleet's AWS presence (home site) or one of its other AWS regions (a view of the home's).
 
     ``account.baseline`` in-stack also builds the account's once-only resources of every region the
-    fleet reaches (:class:`components.account.aws.AccountSettings`, the Session Manager preferences,
+    fleet reaches (:class:`gpufleet.components.account.aws.AccountSettings`, the Session Manager preferences,
     the Auto Scaling service-linked role unless it exists); separate leaves them to the account's
     baseline stack."""
 

@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING
 
 import pulumi
 
-from components.pools.aws import OffHours
-from components.pools.queue import ExistingQueue, NewQueue, QueueSource
-from components.pools.scaling import ScalingRules
-from components.pools.workload import ContainerWorkload, ScriptWorkload, Workload
+from gpufleet.components.pools.aws import OffHours
+from gpufleet.components.pools.queue import ExistingQueue, NewQueue, QueueSource
+from gpufleet.components.pools.scaling import ScalingRules
+from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload, Workload
 
 if TYPE_CHECKING:
-    from components.spec import FleetSpec, Pool
+    from gpufleet.components.spec import FleetSpec, Pool
 
 
 def pool_scaling(pool: Pool) -> ScalingRules:

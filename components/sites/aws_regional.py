@@ -15,24 +15,24 @@ from typing import TYPE_CHECKING, Literal
 import pulumi
 import pulumi_aws as aws
 
-from components.account.aws import (
+from gpufleet.components.account.aws import (
     AccountSettings,
     AccountSettingsArgs,
     baseline_key_alias,
     session_log_group_arn,
 )
-from components.audit.aws import FleetAudit, FleetAuditArgs
-from components.identity.aws import InstanceIdentityArgs
-from components.keys.aws import FleetKey, FleetKeyArgs
-from components.network.aws import FleetNetwork, FleetNetworkArgs
-from components.network.onprem import EgressRule
-from components.network.zones import zones_for_pools
-from components.pools.userdata import agent_namespace
-from components.storage.aws import AWS_REGION_RE, CheckpointBucket, CheckpointBucketArgs
-from components.tags import STACK_TAG, current_stack
+from gpufleet.components.audit.aws import FleetAudit, FleetAuditArgs
+from gpufleet.components.identity.aws import InstanceIdentityArgs
+from gpufleet.components.keys.aws import FleetKey, FleetKeyArgs
+from gpufleet.components.network.aws import FleetNetwork, FleetNetworkArgs
+from gpufleet.components.network.onprem import EgressRule
+from gpufleet.components.network.zones import zones_for_pools
+from gpufleet.components.pools.userdata import agent_namespace
+from gpufleet.components.storage.aws import AWS_REGION_RE, CheckpointBucket, CheckpointBucketArgs
+from gpufleet.components.tags import STACK_TAG, current_stack
 
 if TYPE_CHECKING:
-    from components.spec import FleetSpec, RegionNetwork
+    from gpufleet.components.spec import FleetSpec, RegionNetwork
 
 
 @dataclass(frozen=True)

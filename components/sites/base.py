@@ -1,7 +1,7 @@
 """The site contract: one cloud's presence in one region of the fleet.
 
 A fleet is one on-prem baseline plus one *site* per cloud and region its pools burst into, joined by
-private links (DESIGN.md). :class:`components.fleet.HybridGpuFleet` only composes: it reads the site
+private links (DESIGN.md). :class:`gpufleet.components.fleet.HybridGpuFleet` only composes: it reads the site
 plan from the spec (:func:`SitePlan` per cloud and region), builds each site through the ``SITES``
 dispatch in :mod:`components.sites`, and hands what each site returns (:class:`SiteOutputs`) to the
 links and the baseline. Everything cloud-specific lives in the site of that cloud.
@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 import pulumi
 
-from components.network.onprem import EgressRule
+from gpufleet.components.network.onprem import EgressRule
 
 if TYPE_CHECKING:
-    from components.pools.burst import Gate
-    from components.spec import FleetSpec
+    from gpufleet.components.pools.burst import Gate
+    from gpufleet.components.spec import FleetSpec
 
 Cloud = Literal["aws", "alicloud", "tencentcloud"]
 CLOUDS: tuple[Cloud, ...] = ("aws", "alicloud", "tencentcloud")
@@ -87,7 +87,7 @@ class SiteArgs:
     # replicate to), and, for every other site, the home site of its cloud, built before it.
     peers: Sequence[SitePlan] = ()
     home: Site | None = None
-    # The burst order's gate per pool of the fleet (components.pools.burst.spec_gates), by pool name;
+    # The burst order's gate per pool of the fleet (gpufleet.components.pools.burst.spec_gates), by pool name;
     # empty without ``burst``.
     # Sites whose cloud enforces it (``Gate.enforcement``) hold their pools' scale-out behind it.
     burst_gates: Mapping[str, Gate] = field(default_factory=dict)

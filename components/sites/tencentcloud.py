@@ -8,7 +8,7 @@ a CAM role through ``TENCENTCLOUD_*`` settings): an explicit provider does not r
 track (home site, ``audit.trail``), the COS bucket, and, when pools run here, the network, the role, a
 TAT command (instances are operated through TAT), the pools and, on the home site, the budget. With
 ``storage.checkpoints.replica_regions.tencentcloud`` it also builds a key in that region (beside its own)
-and a one-way replica of its bucket there (:mod:`components.storage.tencentcloud_replica`).
+and a one-way replica of its bucket there (:mod:`gpufleet.components.storage.tencentcloud_replica`).
 """
 
 from __future__ import annotations
@@ -19,18 +19,27 @@ from dataclasses import replace
 import pulumi
 import tencentcloud_iac_pulumi as tencentcloud
 
-from components.audit.tencentcloud import TencentAudit, TencentAuditArgs
-from components.cost.tencentcloud import CURRENCY, TencentBudget, TencentBudgetArgs
-from components.identity.tencentcloud import TencentIdentity, TencentIdentityArgs
-from components.keys.tencentcloud import TencentKey, TencentKeyArgs
-from components.network.tencentcloud import TencentNetwork, TencentNetworkArgs
-from components.pools.aws import OffHours
-from components.pools.scaling import ScalingRules
-from components.pools.tencentcloud import TencentPool, TencentPoolArgs, queue_name
-from components.pools.userdata import workload_env
-from components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
-from components.storage.tencentcloud import CosReplication, TencentBucket, TencentBucketArgs, bucket_name_part
-from components.storage.tencentcloud_replica import MAX_ROLE_NAME, CosCheckpointReplica, CosReplicaArgs
+from gpufleet.components.audit.tencentcloud import TencentAudit, TencentAuditArgs
+from gpufleet.components.cost.tencentcloud import CURRENCY, TencentBudget, TencentBudgetArgs
+from gpufleet.components.identity.tencentcloud import TencentIdentity, TencentIdentityArgs
+from gpufleet.components.keys.tencentcloud import TencentKey, TencentKeyArgs
+from gpufleet.components.network.tencentcloud import TencentNetwork, TencentNetworkArgs
+from gpufleet.components.pools.aws import OffHours
+from gpufleet.components.pools.scaling import ScalingRules
+from gpufleet.components.pools.tencentcloud import TencentPool, TencentPoolArgs, queue_name
+from gpufleet.components.pools.userdata import workload_env
+from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
+from gpufleet.components.storage.tencentcloud import (
+    CosReplication,
+    TencentBucket,
+    TencentBucketArgs,
+    bucket_name_part,
+)
+from gpufleet.components.storage.tencentcloud_replica import (
+    MAX_ROLE_NAME,
+    CosCheckpointReplica,
+    CosReplicaArgs,
+)
 
 # The public image the pools boot: TencentOS Server with the NVIDIA driver installed at first boot by
 # the image's GPU driver service (looked up by name, newest first).

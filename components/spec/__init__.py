@@ -15,9 +15,9 @@ network).
 
 from __future__ import annotations
 
-from components.spec.account import Account, Image
-from components.spec.links import Link, Links
-from components.spec.onprem import (
+from gpufleet.components.spec.account import Account, Image
+from gpufleet.components.spec.links import Link, Links
+from gpufleet.components.spec.onprem import (
     ClusterAccess,
     GpuNamespace,
     GpuNodes,
@@ -27,13 +27,13 @@ from components.spec.onprem import (
     Priorities,
     QueueScaler,
 )
-from components.spec.parsing import (
+from gpufleet.components.spec.parsing import (
     load_fleet_from_config,
     parse_account_baseline,
     parse_fleet,
     provider_regions,
 )
-from components.spec.pool import (
+from gpufleet.components.spec.pool import (
     Container,
     Fit,
     OffHours,
@@ -46,10 +46,18 @@ from components.spec.pool import (
     Usage,
     UsageStep,
 )
-from components.spec.settings import Access, Audit, BucketSpec, Budget, Network, RegionNetwork, Storage
-from components.spec.sites import provider_region_problems, site_plans
-from components.spec.specs import AccountBaselineSpec, FleetSpec
-from components.spec.values import (
+from gpufleet.components.spec.settings import (
+    Access,
+    Audit,
+    BucketSpec,
+    Budget,
+    Network,
+    RegionNetwork,
+    Storage,
+)
+from gpufleet.components.spec.sites import provider_region_problems, site_plans
+from gpufleet.components.spec.specs import AccountBaselineSpec, FleetSpec
+from gpufleet.components.spec.values import (
     ACCOUNT_CONFIG_KEY,
     CONFIG_KEY,
     NO_SSH_MESSAGE,

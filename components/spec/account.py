@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from components.spec.checks import _raise_first
-from components.spec.values import _cross, _Model, _show
+from gpufleet.components.spec.checks import _raise_first
+from gpufleet.components.spec.values import _cross, _Model, _show
 
 # ------------------------------------------------------------- account, first deploy and images (AWS)
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from components.spec.onprem import OnPrem
-    from components.spec.settings import Network
+    from gpufleet.components.spec.onprem import OnPrem
+    from gpufleet.components.spec.settings import Network
 
 IPv4Network = ipaddress.IPv4Network
 

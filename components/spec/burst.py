@@ -26,9 +26,9 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from components import spec_limits as limits
-from components.catalog.regions import REGIONS
-from components.spec.values import _Model, _show
+from gpufleet.components import spec_limits as limits
+from gpufleet.components.catalog.regions import REGIONS
+from gpufleet.components.spec.values import _Model, _show
 
 BY_PRICE = "by_price"
 CLOUD_NAMES = tuple(REGIONS)

@@ -8,9 +8,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from components import spec_limits as limits
-from components.catalog import CLOUDS, load_catalog
-from components.spec.values import (
+from gpufleet.components import spec_limits as limits
+from gpufleet.components.catalog import CLOUDS, load_catalog
+from gpufleet.components.spec.values import (
     _INSTANCE_TYPE_MAX,
     _POOL_NAME_MAX,
     _POOL_NAME_RE,

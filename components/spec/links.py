@@ -30,8 +30,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
-from components import spec_limits as limits
-from components.spec.values import Ipv4Net, _Model, _show
+from gpufleet.components import spec_limits as limits
+from gpufleet.components.spec.values import Ipv4Net, _Model, _show
 
 LINK_CLOUDS = ("aws", "alicloud", "tencentcloud")
 _KEY_RE = re.compile(r"^(aws|alicloud|tencentcloud):([a-z]{2}(-[a-z]+)+-\d+|[a-z]{2}-[a-z]+)$")

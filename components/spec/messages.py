@@ -11,9 +11,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel
 
-from components import spec_limits as limits
-from components.spec.specs import FleetSpec
-from components.spec.values import CONFIG_KEY, NO_SSH_MESSAGE, _show
+from gpufleet.components import spec_limits as limits
+from gpufleet.components.spec.specs import FleetSpec
+from gpufleet.components.spec.values import CONFIG_KEY, NO_SSH_MESSAGE, _show
 
 
 def _unwrap(annotation: Any) -> Any:

@@ -5,7 +5,7 @@ its node, pod and service ranges (checked against every site's VPC range by the 
 nodes (by name or label selector, with their GPU model and count), the namespaces that run GPU work with
 their GPU quotas, the job queue that scales the workers (KEDA), the PriorityClass values that rank
 baseline work above burst work, the pinned images of the NVIDIA device plugin and DCGM exporter, and
-the owned hardware the cost model amortises. :class:`components.baseline.kubernetes.OnPremBaseline`
+the owned hardware the cost model amortises. :class:`gpufleet.components.baseline.kubernetes.OnPremBaseline`
 builds it.
 """
 
@@ -20,12 +20,12 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, field_validator, model_validator
 
-from components import spec_limits as limits
-from components.catalog import load_catalog
-from components.spec.addresses import OwnedRange, overlaps
-from components.spec.reach import Endpoint, data_ranges, reach_problems
-from components.spec.scheduler import Scheduler
-from components.spec.values import Duration, Ipv4Net, _Model, _show, duration_seconds
+from gpufleet.components import spec_limits as limits
+from gpufleet.components.catalog import load_catalog
+from gpufleet.components.spec.addresses import OwnedRange, overlaps
+from gpufleet.components.spec.reach import Endpoint, data_ranges, reach_problems
+from gpufleet.components.spec.scheduler import Scheduler
+from gpufleet.components.spec.values import Duration, Ipv4Net, _Model, _show, duration_seconds
 
 # Published multi-arch digests (see docs/hybrid.md for where each was read). An image given by tag alone
 # can change under the fleet; one given by digest cannot.
@@ -94,7 +94,8 @@ Ranges = Annotated[list[Ipv4Net], BeforeValidator(_one_or_many), Field(min_lengt
 @functools.cache
 def purchase_models() -> Mapping[str, Mapping[str, Any]]:
     """The catalogue's ``purchases``: owned server models (``dgx_a100``...) with their quoted price."""
-    text = importlib.resources.files("components.catalog").joinpath("gpus.yaml").read_text(encoding="utf-8")
+    catalog = importlib.resources.files("gpufleet.components.catalog")
+    text = catalog.joinpath("gpus.yaml").read_text(encoding="utf-8")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     data = yaml.load(text, Loader=loader)
     purchases = data.get("purchases") if isinstance(data, Mapping) else None

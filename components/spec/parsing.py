@@ -8,10 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from components import spec_limits as limits
-from components.sites.base import REGION_CONFIG_KEYS
-from components.spec.account import Account, _account_checks, _byok_material_checks, _image_checks
-from components.spec.checks import (
+from gpufleet.components import spec_limits as limits
+from gpufleet.components.sites.base import REGION_CONFIG_KEYS
+from gpufleet.components.spec.account import Account, _account_checks, _byok_material_checks, _image_checks
+from gpufleet.components.spec.checks import (
     _bucket_checks,
     _get,
     _network_checks,
@@ -22,12 +22,12 @@ from components.spec.checks import (
     _usage_checks,
     _usage_schedule_checks,
 )
-from components.spec.messages import _message, _path
-from components.spec.pool import Pool, Scaling, Size
-from components.spec.settings import BucketSpec, Network, RegionNetwork
-from components.spec.sites import provider_region_problems, site_plans
-from components.spec.specs import AccountBaselineSpec, FleetSpec
-from components.spec.values import _CROSS, ACCOUNT_CONFIG_KEY, CONFIG_KEY, SpecError
+from gpufleet.components.spec.messages import _message, _path
+from gpufleet.components.spec.pool import Pool, Scaling, Size
+from gpufleet.components.spec.settings import BucketSpec, Network, RegionNetwork
+from gpufleet.components.spec.sites import provider_region_problems, site_plans
+from gpufleet.components.spec.specs import AccountBaselineSpec, FleetSpec
+from gpufleet.components.spec.values import _CROSS, ACCOUNT_CONFIG_KEY, CONFIG_KEY, SpecError
 
 # -------------------------------------------------------------------------------------- raw checks
 

@@ -8,10 +8,10 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from components import spec_limits as limits
-from components.catalog.workloads import MODEL_MEMORY_GIB
-from components.spec.account import Image
-from components.spec.checks import (
+from gpufleet.components import spec_limits as limits
+from gpufleet.components.catalog.workloads import MODEL_MEMORY_GIB
+from gpufleet.components.spec.account import Image
+from gpufleet.components.spec.checks import (
     _pool_checks,
     _raise_first,
     _scaling_checks,
@@ -19,7 +19,7 @@ from components.spec.checks import (
     _usage_checks,
     _usage_form_checks,
 )
-from components.spec.values import (
+from gpufleet.components.spec.values import (
     _WINDOW_RE,
     Duration,
     _checked,
@@ -28,7 +28,7 @@ from components.spec.values import (
     _show,
     duration_seconds,
 )
-from components.spec_limits import IANA_AREAS
+from gpufleet.components.spec_limits import IANA_AREAS
 
 
 class Transfer(_Model):

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, field_validator
 
-from components.network.onprem import MAX_PORT_SPAN, EgressRule
-from components.spec.values import _Model, _show
+from gpufleet.components.network.onprem import MAX_PORT_SPAN, EgressRule
+from gpufleet.components.spec.values import _Model, _show
 
 if TYPE_CHECKING:
-    from components.spec.onprem import OnPrem
+    from gpufleet.components.spec.onprem import OnPrem
 
 IPv4Network = ipaddress.IPv4Network
 # A name in an endpoint's cidrs stands for the whole of that on-prem field.

@@ -1,6 +1,6 @@
 """``onprem.scheduler``: the on-prem cluster schedules the burst (Kueue, cluster-autoscaler, KEDA).
 
-With the section the baseline builds, on the on-prem cluster (:mod:`components.baseline.scheduling`):
+With the section the baseline builds, on the on-prem cluster (:mod:`gpufleet.components.baseline.scheduling`):
 Kueue (its controller from a pinned Helm chart), one ``ResourceFlavor`` per site in burst order (the
 on-prem GPU nodes first), one ``ClusterQueue`` whose flavors follow that order with each site's capacity
 as quota, a ``LocalQueue`` per GPU namespace, one cluster-autoscaler per cloud that has pools, and, for
@@ -22,7 +22,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from components.spec.values import Duration, _Model, _show, duration_seconds
+from gpufleet.components.spec.values import Duration, _Model, _show, duration_seconds
 
 KUEUE_CHART_VERSION = "0.13.0"  # the CRDs GF-DEPLOY-002 validates against (policies/deploy/kubernetes.json)
 # The owned servers' host shape, for the on-prem flavor's cpu and memory quota: NVIDIA's DGX A100

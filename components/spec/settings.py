@@ -8,10 +8,10 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from components import spec_limits as limits
-from components.spec.account import _byok_material_checks
-from components.spec.checks import _bucket_checks, _raise_first
-from components.spec.values import Ipv4Net, _checked, _Model
+from gpufleet.components import spec_limits as limits
+from gpufleet.components.spec.account import _byok_material_checks
+from gpufleet.components.spec.checks import _bucket_checks, _raise_first
+from gpufleet.components.spec.values import Ipv4Net, _checked, _Model
 
 # A plain address check: the provider delivers (and bounces) mail; this catches typos and pasted names.
 _EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")

@@ -21,12 +21,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from components import spec_limits as limits
-from components.catalog.regions import CLOUD_NAMES, REGIONS, region_problem
-from components.sites.base import CLOUDS, REGION_CONFIG_KEYS, Cloud, SitePlan
-from components.spec import reach
-from components.spec.specs import FleetSpec
-from components.spec.values import CONFIG_KEY, SpecError
+from gpufleet.components import spec_limits as limits
+from gpufleet.components.catalog.regions import CLOUD_NAMES, REGIONS, region_problem
+from gpufleet.components.sites.base import CLOUDS, REGION_CONFIG_KEYS, Cloud, SitePlan
+from gpufleet.components.spec import reach
+from gpufleet.components.spec.specs import FleetSpec
+from gpufleet.components.spec.values import CONFIG_KEY, SpecError
 
 _AWS_REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
 _CLOUD_LIST = ", ".join(CLOUDS)

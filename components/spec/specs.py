@@ -8,16 +8,21 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from components import spec_limits as limits
-from components.spec.account import Account
-from components.spec.addresses import fleet_overlaps
-from components.spec.burst import Burst, burst_site_problem
-from components.spec.checks import _network_checks, _pool_name_checks, _raise_first, _usage_schedule_checks
-from components.spec.links import Links
-from components.spec.onprem import OnPrem
-from components.spec.pool import Pool
-from components.spec.settings import Access, Audit, Budget, Network, Storage
-from components.spec.values import REQUIRED_COST_TAGS, _cross, _Model
+from gpufleet.components import spec_limits as limits
+from gpufleet.components.spec.account import Account
+from gpufleet.components.spec.addresses import fleet_overlaps
+from gpufleet.components.spec.burst import Burst, burst_site_problem
+from gpufleet.components.spec.checks import (
+    _network_checks,
+    _pool_name_checks,
+    _raise_first,
+    _usage_schedule_checks,
+)
+from gpufleet.components.spec.links import Links
+from gpufleet.components.spec.onprem import OnPrem
+from gpufleet.components.spec.pool import Pool
+from gpufleet.components.spec.settings import Access, Audit, Budget, Network, Storage
+from gpufleet.components.spec.values import REQUIRED_COST_TAGS, _cross, _Model
 
 _AWS_REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
 
@@ -122,7 +127,7 @@ class FleetSpec(_Model):
 
 
 class AccountBaselineSpec(_Model):
-    """``gpufleet:account``: the account-baseline stack (one per account), see components.account.aws."""
+    """``gpufleet:account``: the account-baseline stack (one per account), see gpufleet.components.account.aws."""
 
     tags: dict[str, str]
     budget: Budget

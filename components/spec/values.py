@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 from pydantic_core import PydanticCustomError
 
-from components import spec_limits as limits
+from gpufleet.components import spec_limits as limits
 
 CONFIG_KEY = "gpufleet:fleet"
 ACCOUNT_CONFIG_KEY = "gpufleet:account"

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_alicloud as alicloud
 
-from components.tags import check_cost_tags
+from gpufleet.components.tags import check_cost_tags
 
 OSS_IA_MIN_STORAGE_DAYS = 30
 ABORT_MULTIPART_DAYS = 1

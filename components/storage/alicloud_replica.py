@@ -27,9 +27,9 @@ from typing import Any
 import pulumi
 import pulumi_alicloud as alicloud
 
-from components.identity.alicloud import MAX_ROLE_NAME, attach_custom_policy, service_trust_policy
-from components.storage.alicloud import OssCheckpointBucket, OssCheckpointBucketArgs
-from components.tags import check_cost_tags
+from gpufleet.components.identity.alicloud import MAX_ROLE_NAME, attach_custom_policy, service_trust_policy
+from gpufleet.components.storage.alicloud import OssCheckpointBucket, OssCheckpointBucketArgs
+from gpufleet.components.tags import check_cost_tags
 
 TRUSTED_SERVICE = "oss.aliyuncs.com"
 REPLICATION_ACTION = "ALL"

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
-from components.identity.documents import Statement, document
-from components.tags import check_cost_tags, with_tags
+from gpufleet.components.identity.documents import Statement, document
+from gpufleet.components.tags import check_cost_tags, with_tags
 
 # S3 refuses STANDARD_IA / ONEZONE_IA transitions for objects younger than 30 days and bills those
 # classes for at least 30 days of storage.

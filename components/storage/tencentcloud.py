@@ -23,7 +23,7 @@ from typing import Any
 import pulumi
 import tencentcloud_iac_pulumi as tencentcloud
 
-from components.tags import check_cost_tags, with_tags
+from gpufleet.components.tags import check_cost_tags, with_tags
 
 COS_IA_MIN_STORAGE_DAYS = 30
 ABORT_MULTIPART_DAYS = 1
@@ -131,7 +131,7 @@ class TencentBucketArgs:
 class TencentBucket(pulumi.ComponentResource):
     """``cos.Bucket`` ``<name_part>-<APPID>`` and its TLS-only ``cos.BucketPolicy``; with
     ``replication``, the bucket's ``replica_role`` and one enabled ``replica_rules`` entry copying the
-    whole bucket (see :mod:`components.storage.tencentcloud_replica`)."""
+    whole bucket (see :mod:`gpufleet.components.storage.tencentcloud_replica`)."""
 
     bucket_name: pulumi.Output[str]
 

@@ -24,8 +24,8 @@ from typing import Any
 import pulumi
 import tencentcloud_iac_pulumi as tencentcloud
 
-from components.storage.tencentcloud import TencentBucket, TencentBucketArgs, destination_id
-from components.tags import check_cost_tags
+from gpufleet.components.storage.tencentcloud import TencentBucket, TencentBucketArgs, destination_id
+from gpufleet.components.tags import check_cost_tags
 
 TRUSTED_SERVICE = "cos.qcloud.com"
 MAX_ROLE_NAME = 128

@@ -203,8 +203,8 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
     from gpufleet import allstacks, evaluate, remediation_fields, report
     from gpufleet.checkov import command as checkov_command
     from gpufleet.checkov.config import load_checkov_skips
+    from gpufleet.policies.registry import default_registry
     from gpufleet.policy_config import PolicyConfigError
-    from policies.registry import default_registry
 
     if list_stacks:
         _list_stacks(project_dir, formats, bool(stack) or all_stacks or output_dir is not None)

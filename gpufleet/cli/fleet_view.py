@@ -18,7 +18,7 @@ from gpufleet.cli.plan_settings import _fmt
 from gpufleet.project import ProjectError, load_project, load_stack_config
 
 if TYPE_CHECKING:
-    from components.spec import FleetSpec
+    from gpufleet.components.spec import FleetSpec
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ def load_fleet(project_dir: Path, stack: str) -> FleetView | None:
     """The stack's `gpufleet:fleet`, validated; None when the stack has no such key (any other program).
 
     Raises BadInput listing every problem of the spec, one per line."""
-    from components.spec import CONFIG_KEY, SpecError, load_fleet_from_config
+    from gpufleet.components.spec import CONFIG_KEY, SpecError, load_fleet_from_config
 
     try:
         project = load_project(project_dir)
@@ -122,7 +122,7 @@ def _add_spec_fields(
 
 def render_fleet(fleet: FleetView, console: Console) -> None:
     """The effective fleet spec: every value, marked as written in the stack file or taken by default."""
-    from components.spec import CONFIG_KEY
+    from gpufleet.components.spec import CONFIG_KEY
 
     tree = Tree(
         f"[bold]effective {CONFIG_KEY}[/] of {escape(fleet.source)}: values marked (default) are not in "

@@ -16,9 +16,9 @@ from gpufleet.graph import ResourceGraph
 from gpufleet.redact import redactor
 
 if TYPE_CHECKING:
+    from gpufleet.policies.rule import GfPolicy
+    from gpufleet.policies.waivers import Settings, Waiver
     from gpufleet.policy_config import PolicyConfigError
-    from policies.rule import GfPolicy
-    from policies.waivers import Settings, Waiver
 
 
 def parse_formats(value: str) -> list[str]:

@@ -31,7 +31,7 @@ from gpufleet.cli.common import (
 from gpufleet.engine import DEFAULT_TIMEOUT
 from gpufleet.graph import ResourceGraph
 from gpufleet.helptext import examples
-from policies.fit.quotas import Need
+from gpufleet.policies.fit.quotas import Need
 
 
 def quota_rows(needs: list[Need], quotas: dict[str, dict[str, float]]) -> list[dict[str, Any]]:

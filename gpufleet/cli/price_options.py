@@ -39,7 +39,7 @@ def _currency(value: str | None) -> str | None:
     """`--currency`, checked against the catalogue's rates before anything runs."""
     if value is None:
         return None
-    from components.catalog import CatalogError, load_catalog
+    from gpufleet.components.catalog import CatalogError, load_catalog
 
     try:
         known = load_catalog().per_usd

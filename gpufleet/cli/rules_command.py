@@ -94,8 +94,8 @@ def rules(
 ) -> None:
     """List the guardrail rules as implemented: id, policy, clouds, enforcement, severity, config."""
     from gpufleet import report
-    from policies.registry import default_registry
-    from policies.rule import CLOUDS, FAMILIES
+    from gpufleet.policies.registry import default_registry
+    from gpufleet.policies.rule import CLOUDS, FAMILIES
 
     try:
         if fmt not in ("text", "json", "markdown"):

@@ -39,8 +39,8 @@ def waivers(  # noqa: PLR0917 - typer maps each parameter to an option
     """List every waiver in force (policy-config.json and gpufleet:waive:* tags) with its age and expiry."""
     from gpufleet import evaluate
     from gpufleet import waivers as waiver_list
+    from gpufleet.policies.registry import default_registry
     from gpufleet.policy_config import PolicyConfigError
-    from policies.registry import default_registry
 
     try:
         if fmt not in ("text", "json"):

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from components.catalog import Catalog, load_catalog
+from gpufleet.components.catalog import Catalog, load_catalog
 from gpufleet.cost.lookup import _rate
 from gpufleet.cost.model import REPORT_VERSION, CostError, CostReport
 from gpufleet.cost.units import _show

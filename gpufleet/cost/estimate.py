@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from components.catalog import Catalog, load_catalog
+from gpufleet.components.catalog import Catalog, load_catalog
 from gpufleet.cost.lookup import unpriced_types
 from gpufleet.cost.model import CostError, CostReport, OtherLine, PricedPool, UsageLevel, UsageProfile
 from gpufleet.cost.other_lines import transfer_line
@@ -52,7 +52,7 @@ def estimate_spec(
     config: Mapping[str, Any] | None = None,
 ) -> CostReport:
     """Price a FleetSpec on its own (no program run): every pool as the spec describes it."""
-    from components.spec import CONFIG_KEY
+    from gpufleet.components.spec import CONFIG_KEY
 
     catalog = catalog or load_catalog()
     currency = currency or spec.budget.currency
@@ -200,8 +200,8 @@ def _by_vcpus(pool: Any, catalog: Catalog) -> tuple[Any | None, list[str]]:
     """A pool sized in vCPUs (AWS Batch) as instances of the type that costs most at its maxVcpus
     (bare families stand for the catalogue's types of the family); None and the reasons when the
     catalogue prices none of its types in the pool's region."""
-    from policies.cost.pools.families import expand
-    from policies.cost.pools.pricing import worst_shape
+    from gpufleet.policies.cost.pools.families import expand
+    from gpufleet.policies.cost.pools.pricing import worst_shape
 
     shape, _ = worst_shape(pool, catalog, "USD")
     if shape is None:
@@ -234,9 +234,9 @@ def estimate_stack(
     usage profile and the budget, matched by the ``gpufleet:pool`` tag, else by logical name. The pools'
     shape (types, sizes, spot share, schedules) comes from the graph: that is what would be deployed.
     """
-    from components.spec import CONFIG_KEY, SpecError, load_fleet_from_config
+    from gpufleet.components.spec import CONFIG_KEY, SpecError, load_fleet_from_config
     from gpufleet.evaluate import default_stack_tags, stack_policy_resources
-    from policies.cost.pools import discover_pools
+    from gpufleet.policies.cost.pools import discover_pools
 
     catalog = catalog or load_catalog()
     source = source or f"stacks/Pulumi.{graph.stack}.yaml"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from components.catalog import Catalog, InstanceType, Price, UnknownInstanceType
+from gpufleet.components.catalog import Catalog, InstanceType, Price, UnknownInstanceType
 from gpufleet.cost.model import CostError, PricedPool
 
 

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from components.catalog import Price
+from gpufleet.components.catalog import Price
 from gpufleet.cost.schedule import WeeklySchedule
 from gpufleet.cost.units import HOURS_PER_MONTH, _num
 

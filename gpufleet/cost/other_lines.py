@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from components.catalog import Catalog, Price
+from gpufleet.components.catalog import Catalog, Price
 from gpufleet.cost.lookup import _rate, _service_price
 from gpufleet.cost.model import CostError, OtherLine, PoolLine, PricedPool, PriceUsed
 from gpufleet.cost.units import DAYS_PER_MONTH, HOURS_PER_MONTH, _num

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from components.catalog import Catalog, load_catalog
+from gpufleet.components.catalog import Catalog, load_catalog
 from gpufleet.cost.lookup import _hourly, _rate
 from gpufleet.cost.model import (
     BudgetLike,

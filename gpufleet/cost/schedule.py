@@ -16,9 +16,9 @@ WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 def _replayed_week(stops: tuple[str, ...], starts: tuple[str, ...]) -> tuple[int, ...]:
     """Minutes on per weekday of `WeeklySchedule.from_crons`: the pack's own replay
-    (`policies.cost._weekly`), so the estimate reads every recurrence GF-COST-005 reads (Unix cron,
+    (`gpufleet.policies.cost._weekly`), so the estimate reads every recurrence GF-COST-005 reads (Unix cron,
     Application Auto Scaling `cron(...)`, Alibaba ESS `Cron` tasks)."""
-    from policies.cost._weekly import on_minutes_per_day
+    from gpufleet.policies.cost._weekly import on_minutes_per_day
 
     return on_minutes_per_day(stops, starts)
 

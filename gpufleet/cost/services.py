@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.catalog import Catalog
+from gpufleet.components.catalog import Catalog
 from gpufleet.cost.model import OtherLine
 from gpufleet.cost.other_lines import fixed_hourly_line, standalone_volume_line
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from components.catalog import Catalog
+from gpufleet.components.catalog import Catalog
 from gpufleet.cost.model import OtherLine
 from gpufleet.cost.other_lines import IT_CLASS, IT_RULE, bucket_storage_line, transfer_line
 from gpufleet.cost.props import _default_region, _tags
@@ -206,7 +206,7 @@ def _storage_lines(
 ) -> list[OtherLine]:
     """The checkpoint bucket and its replicas, priced from the lifecycle the program builds and the
     spec's volumes; replication traffic at the inter-region price. Other buckets are named unpriced."""
-    from components.spec import CONFIG_KEY
+    from gpufleet.components.spec import CONFIG_KEY
 
     buckets = graph.of_type(*_BUCKETS)
     if spec is None:

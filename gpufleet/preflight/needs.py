@@ -9,10 +9,10 @@ from typing import Any
 
 from gpufleet.evaluate import default_stack_tags, stack_policy_resources
 from gpufleet.graph import ResourceGraph
-from policies.cost.pools import Pool, ResourceIndex, discover_pools
-from policies.fit._facts import declared_fit, entries
-from policies.fit.quotas import Need, needs
-from policies.gpu import current_catalog
+from gpufleet.policies.cost.pools import Pool, ResourceIndex, discover_pools
+from gpufleet.policies.fit._facts import declared_fit, entries
+from gpufleet.policies.fit.quotas import Need, needs
+from gpufleet.policies.gpu import current_catalog
 
 # An AWS Site-to-Site VPN tunnel carries up to 1.25 Gbps
 # (https://docs.aws.amazon.com/vpn/latest/s2svpn/vpn-limits.html).

@@ -150,7 +150,7 @@ def with_stack_settings(
     if ceiling is not None:
         env, amount, currency = ceiling
         entry = _entry(merged, CEILING_POLICY)
-        from policies.fit.instance_ceiling import RULE
+        from gpufleet.policies.fit.instance_ceiling import RULE
 
         ceilings = dict(entry.get("instance_ceiling") or RULE.defaults()["instance_ceiling"])
         ceilings[env] = {"*": amount, "currency": currency}

@@ -9,8 +9,8 @@ from collections.abc import Iterable, Sequence
 from gpufleet import waivers_report
 from gpufleet.checkov import reports as checkov_reports
 from gpufleet.evaluate import Finding, StackResult
+from gpufleet.policies.rule import GfPolicy
 from gpufleet.report.model import resource_label, rule_infos, stack_error
-from policies.rule import GfPolicy
 
 
 def render_junit(results: Sequence[StackResult], policies: Iterable[GfPolicy] | None = None) -> str:

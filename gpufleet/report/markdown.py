@@ -8,6 +8,7 @@ from gpufleet import waivers_report
 from gpufleet.checkov import reports as checkov_reports
 from gpufleet.docs import rule_doc_url
 from gpufleet.evaluate import OPAQUE_RULE_ID, StackResult
+from gpufleet.policies.rule import GfPolicy
 from gpufleet.report.model import (
     cost_summary,
     errors_note,
@@ -16,7 +17,6 @@ from gpufleet.report.model import (
     stack_error,
     violation_counts,
 )
-from policies.rule import GfPolicy
 
 GITHUB_COMMENT_LIMIT = 65_536
 _SEVERITY_ICON = {"critical": "🟥", "high": "🟧", "medium": "🟨", "low": "🟦"}

@@ -17,8 +17,8 @@ from gpufleet.evaluate import (
     Finding,
     StackResult,
 )
+from gpufleet.policies.rule import GfPolicy
 from gpufleet.redact import Redactor
-from policies.rule import GfPolicy
 
 REPORT_VERSION = 1
 FORMATS = ("json", "text", "sarif", "junit", "markdown")

@@ -9,8 +9,8 @@ from typing import Any
 from pulumi_policy import ResourceValidationPolicy
 
 from gpufleet import finite
+from gpufleet.policies.rule import GfPolicy
 from gpufleet.report.model import ENGINE_FAMILY, ENGINE_RULE, REPORT_VERSION
-from policies.rule import GfPolicy
 
 
 def rules_table(registry: Iterable[GfPolicy]) -> list[dict[str, Any]]:

@@ -32,9 +32,9 @@ from gpufleet import finite, report, waivers_report
 from gpufleet.checkov import reports as checkov_reports
 from gpufleet.docs import rule_doc_url
 from gpufleet.evaluate import Finding, StackResult
+from gpufleet.policies.rule import GfPolicy
 from gpufleet.remediation_fields import field_line
 from gpufleet.report.model import resource_label, rule_infos, stack_error, stack_file_of, tool_version
-from policies.rule import GfPolicy
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"

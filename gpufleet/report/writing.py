@@ -7,13 +7,13 @@ from pathlib import Path
 
 from gpufleet.atomic import write_files_atomically
 from gpufleet.evaluate import StackResult
+from gpufleet.policies.rule import GfPolicy
 from gpufleet.report.jsondoc import render_json
 from gpufleet.report.junit import render_junit
 from gpufleet.report.markdown import render_markdown
 from gpufleet.report.model import FILE_NAMES, FORMATS
 from gpufleet.report.sarif import render_sarif
 from gpufleet.report.text import render_text
-from policies.rule import GfPolicy
 
 
 def render(

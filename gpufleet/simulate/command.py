@@ -92,7 +92,7 @@ def check_plots(plots: Sequence[Path]) -> None:
 
 
 def _spec(config: Mapping[str, Any], source: str) -> Any:
-    from components.spec import CONFIG_KEY, SpecError, load_fleet_from_config
+    from gpufleet.components.spec import CONFIG_KEY, SpecError, load_fleet_from_config
 
     try:
         return load_fleet_from_config(config, source)
@@ -205,7 +205,7 @@ def run(
     currency: str | None = None,
 ) -> Output:
     """The report for ``gpufleet simulate`` and the plot files to write; SimulateError for bad input."""
-    from components.catalog import CatalogError, load_catalog
+    from gpufleet.components.catalog import CatalogError, load_catalog
     from gpufleet.project import ProjectError, load_project, load_stack_config
     from gpufleet.simulate import report
     from gpufleet.simulate.traces import TraceError

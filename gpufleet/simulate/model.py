@@ -15,7 +15,7 @@ Each minute, in this order:
 2. instances launched ``boot_minutes`` ago are booted and take jobs; a job whose instance went away
    goes back to the front of the queue and waits again;
 3. the metrics of the minute, and the cost of every launched instance (booting ones are billed);
-4. the alarms as :func:`components.pools.scaling.compile_alarms` compiles them (each period's
+4. the alarms as :func:`gpufleet.components.pools.scaling.compile_alarms` compiles them (each period's
    statistic, ``evaluation_periods`` datapoints all breaching), and the policy each fires, re-run
    every minute while its alarm holds. What a policy then does depends on the cloud's scaling type:
 
@@ -45,7 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
+from gpufleet.components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
 from gpufleet.cost.model import split_capacity
 
 DEFAULT_BOOT_MINUTES = 4

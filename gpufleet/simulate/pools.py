@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from components.catalog import Catalog
-from components.pools.scaling import ScalingRules
+from gpufleet.components.catalog import Catalog
+from gpufleet.components.pools.scaling import ScalingRules
 from gpufleet.cost import CostError, PricedPool, price_pool
 from gpufleet.cost.props import _default_region
 from gpufleet.simulate.model import OffHoursWindow, SimPool
@@ -41,7 +41,7 @@ def sim_pool(
     boot_minutes: int,
 ) -> tuple[SimPool, list[str]]:
     """The pool ``name`` of ``spec`` and the notes the report shows about it."""
-    from components.spec import CONFIG_KEY
+    from gpufleet.components.spec import CONFIG_KEY
 
     if name not in spec.pools:
         known = ", ".join(sorted(spec.pools))

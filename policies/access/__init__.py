@@ -1,6 +1,6 @@
 """access policies."""
 
-from policies.access import (
+from gpufleet.policies.access import (
     gpu_no_login_credentials,
     gpu_no_public_ip,
     gpu_session_manager,
@@ -8,7 +8,7 @@ from policies.access import (
     no_ssh_rdp_ingress,
     session_logs_encrypted,
 )
-from policies.rule import GfPolicy
+from gpufleet.policies.rule import GfPolicy
 
 POLICIES: list[GfPolicy] = [
     no_ssh_rdp_ingress.POLICY,

@@ -25,9 +25,9 @@ from typing import Any
 from pulumi_policy import PolicyResource, ReportViolation
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.gpu import cloud_of, is_gpu_ami_type, is_gpu_family_or_type, is_gpu_type
-from policies.props import get_ref, is_unknown, plain
-from policies.rule import judge
+from gpufleet.policies.gpu import cloud_of, is_gpu_ami_type, is_gpu_family_or_type, is_gpu_type
+from gpufleet.policies.props import get_ref, is_unknown, plain
+from gpufleet.policies.rule import judge
 
 AWS_INSTANCE = "aws:ec2/instance:Instance"
 AWS_SPOT_INSTANCE = "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
@@ -212,7 +212,7 @@ class NotJudgeable(Exception):
 
 
 def judge_resource(report: ReportViolation, urn: str, check: Callable[[], None]) -> None:
-    """`policies.rule.judge`, plus a readable report for joins that cannot be resolved."""
+    """`gpufleet.policies.rule.judge`, plus a readable report for joins that cannot be resolved."""
 
     def guarded() -> None:
         try:

@@ -2,7 +2,7 @@
 
 A stack policy, because a launch template or scaling configuration often names no instance type of
 its own: it is judged as a GPU template when a GPU instance or group in the stack uses it (see
-`policies.access.compute`), and a template with no GPU type and no GPU user in the stack is left
+`gpufleet.policies.access.compute`), and a template with no GPU type and no GPU user in the stack is left
 alone (it launches no GPU instance from this program). Credentials judged:
 
 - AWS: `keyName` on `aws:ec2/instance:Instance`, `aws:ec2/spotInstanceRequest:SpotInstanceRequest`,
@@ -44,11 +44,11 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.access import compute as c
-from policies.gpu import is_gpu_type
-from policies.memo import per_stack
-from policies.props import is_unknown
-from policies.rule import GfStackPolicy, Rule
+from gpufleet.policies.access import compute as c
+from gpufleet.policies.gpu import is_gpu_type
+from gpufleet.policies.memo import per_stack
+from gpufleet.policies.props import is_unknown
+from gpufleet.policies.rule import GfStackPolicy, Rule
 
 ALI_KEY_PAIR_ATTACHMENT = "alicloud:ecs/keyPairAttachment:KeyPairAttachment"
 ALI_ECS_KEY_PAIR_ATTACHMENT = "alicloud:ecs/ecsKeyPairAttachment:EcsKeyPairAttachment"

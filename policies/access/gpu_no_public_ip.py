@@ -1,6 +1,6 @@
 """GF-ACC-005: GPU instances get no public IP.
 
-A stack policy (GPU templates and elastic IP bindings are joins, see `policies.access.compute`):
+A stack policy (GPU templates and elastic IP bindings are joins, see `gpufleet.policies.access.compute`):
 
 - AWS: `associatePublicIpAddress` on `aws:ec2/instance:Instance`, `spotInstanceRequest`,
   `launchConfiguration`, spot fleet `launchSpecifications[]`; `networkInterfaces[].associatePublicIpAddress`
@@ -41,11 +41,11 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.access import compute as c
-from policies.gpu import is_gpu_type
-from policies.memo import per_stack
-from policies.props import as_int, is_unknown, truthy
-from policies.rule import GfStackPolicy, Rule
+from gpufleet.policies.access import compute as c
+from gpufleet.policies.gpu import is_gpu_type
+from gpufleet.policies.memo import per_stack
+from gpufleet.policies.props import as_int, is_unknown, truthy
+from gpufleet.policies.rule import GfStackPolicy, Rule
 
 AWS_EIP = "aws:ec2/eip:Eip"
 AWS_SUBNET = "aws:ec2/subnet:Subnet"

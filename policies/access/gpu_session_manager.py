@@ -54,11 +54,11 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.access import compute as c
-from policies.documents import DocumentError, parse_document
-from policies.memo import per_stack
-from policies.props import is_unknown, truthy
-from policies.rule import GfStackPolicy, Rule, judges
+from gpufleet.policies.access import compute as c
+from gpufleet.policies.documents import DocumentError, parse_document
+from gpufleet.policies.memo import per_stack
+from gpufleet.policies.props import is_unknown, truthy
+from gpufleet.policies.rule import GfStackPolicy, Rule, judges
 
 AWS_INSTANCE_PROFILE = "aws:iam/instanceProfile:InstanceProfile"
 AWS_ROLE = "aws:iam/role:Role"

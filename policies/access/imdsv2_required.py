@@ -48,9 +48,9 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
-from policies.context import resource_region
-from policies.props import as_int, get, get_ref, is_set, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge
+from gpufleet.policies.context import resource_region
+from gpufleet.policies.props import as_int, get, get_ref, is_set, is_unknown
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge
 
 AWS_INSTANCE = "aws:ec2/instance:Instance"
 AWS_SPOT_INSTANCE = "aws:ec2/spotInstanceRequest:SpotInstanceRequest"

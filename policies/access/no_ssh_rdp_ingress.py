@@ -66,9 +66,9 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
-from policies.cost.pools import ResourceIndex, ResourceView
-from policies.memo import per_stack
-from policies.props import (
+from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
+from gpufleet.policies.memo import per_stack
+from gpufleet.policies.props import (
     Malformed,
     as_int,
     as_list,
@@ -80,7 +80,7 @@ from policies.props import (
     json_kind,
     plain,
 )
-from policies.rule import GfStackPolicy, Rule, judge
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge
 
 AWS_SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
 AWS_DEFAULT_SECURITY_GROUP = "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup"

@@ -29,10 +29,10 @@ import yaml
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.access import compute as c
-from policies.memo import per_stack
-from policies.props import get, is_set, truthy
-from policies.rule import GfStackPolicy, Rule
+from gpufleet.policies.access import compute as c
+from gpufleet.policies.memo import per_stack
+from gpufleet.policies.props import get, is_set, truthy
+from gpufleet.policies.rule import GfStackPolicy, Rule
 
 AWS_SSM_DOCUMENT = "aws:ssm/document:Document"
 AWS_LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"

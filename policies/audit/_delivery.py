@@ -9,7 +9,7 @@
 
 The bucket is found in the stack by name (its `bucket` or `id`) or by the trail's property
 dependency on it. Its lifecycle is its inline `lifecycleRules` plus the separate
-`aws:s3/bucketLifecycleConfiguration[V2]` resources joined to it (`policies.storage._buckets`).
+`aws:s3/bucketLifecycleConfiguration[V2]` resources joined to it (`gpufleet.policies.storage._buckets`).
 A rule applies to the trail's files when it is enabled, its prefix (`prefix`, `filter.prefix`,
 `filter.and.prefix`, COS `filterPrefix`) and the trail's key path are compatible (one starts with the
 other: a rule narrower than the trail's path still deletes part of it), and it has no tag filter (the
@@ -26,8 +26,8 @@ from typing import Any
 
 from pulumi_policy import PolicyResource
 
-from policies.props import as_list, get, get_ref, is_unknown
-from policies.storage._buckets import (
+from gpufleet.policies.props import as_list, get, get_ref, is_unknown
+from gpufleet.policies.storage._buckets import (
     AWS_LIFECYCLE,
     AWS_LIFECYCLE_V2,
     Bucket,

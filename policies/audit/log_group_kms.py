@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.props import is_set
-from policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.props import is_set
+from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
 
 AWS_LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"
 OTHER_CLOUD_LOGS = ("alicloud:log/store:Store", "tencentcloud:Cls/topic:Topic")

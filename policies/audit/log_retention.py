@@ -30,11 +30,11 @@ from functools import partial
 
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
 
-from policies.audit._delivery import TRAILS, delivery, expiries
-from policies.memo import per_stack
-from policies.props import as_int, get
-from policies.rule import GfStackPolicy, Rule, judge, judges
-from policies.storage._buckets import BucketIndex
+from gpufleet.policies.audit._delivery import TRAILS, delivery, expiries
+from gpufleet.policies.memo import per_stack
+from gpufleet.policies.props import as_int, get
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.storage._buckets import BucketIndex
 
 AWS_LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"
 AWS_EVENT_DATA_STORE = "aws:cloudtrail/eventDataStore:EventDataStore"

@@ -26,8 +26,8 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.props import as_int, get, truthy
-from policies.rule import GfStackPolicy, Rule, judges, unknown_message
+from gpufleet.policies.props import as_int, get, truthy
+from gpufleet.policies.rule import GfStackPolicy, Rule, judges, unknown_message
 
 AWS_TRAIL = "aws:cloudtrail/trail:Trail"
 ALI_TRAIL = "alicloud:actiontrail/trail:Trail"

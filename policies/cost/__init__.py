@@ -1,7 +1,7 @@
 """Cost guardrails (GF-COST-001..009): tags, budgets, GPU choice, spot, off-hours, autoscaling,
 worst-case spend, data locality and volume types. The pool model they share is the `pools` package."""
 
-from policies.cost import (
+from gpufleet.policies.cost import (
     autoscaling_sanity,
     cost_tags,
     gpu_instance_allowlist,
@@ -12,7 +12,7 @@ from policies.cost import (
     volume_current_type,
     worst_case_hourly,
 )
-from policies.rule import GfPolicy
+from gpufleet.policies.rule import GfPolicy
 
 POLICIES: list[GfPolicy] = [
     cost_tags.POLICY,

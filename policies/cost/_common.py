@@ -7,10 +7,10 @@ from typing import Any
 
 from pulumi_policy import StackValidationArgs
 
-from policies.context import STACK_ENV_KEYS, normalise_env, stack_from_urn
-from policies.cost.pools import Pool, ResourceIndex, discover_pools
-from policies.gpu import current_catalog
-from policies.memo import per_stack
+from gpufleet.policies.context import STACK_ENV_KEYS, normalise_env, stack_from_urn
+from gpufleet.policies.cost.pools import Pool, ResourceIndex, discover_pools
+from gpufleet.policies.gpu import current_catalog
+from gpufleet.policies.memo import per_stack
 
 ENV_HINT = "tag it env=dev|staging|prod (or name the stack after its environment)"
 

@@ -42,11 +42,11 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.cost._common import describe, fmt, stack_pools
-from policies.cost.pools import SCALABLE_TYPES, Pool, ResourceIndex, ScalingSignal
-from policies.k8s.workloads import namespace_of
-from policies.props import as_int, as_list, get, get_text, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.cost._common import describe, fmt, stack_pools
+from gpufleet.policies.cost.pools import SCALABLE_TYPES, Pool, ResourceIndex, ScalingSignal
+from gpufleet.policies.k8s.workloads import namespace_of
+from gpufleet.policies.props import as_int, as_list, get, get_text, is_unknown
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 K8S_HPA_TYPES = (
     "kubernetes:autoscaling/v2:HorizontalPodAutoscaler",

@@ -21,7 +21,7 @@ names (its `gpufleet:environment` stack tag, which the offline engine takes from
 every resource of it; a stack name alone is a weaker word than a tag, and is not contradicted. A
 resource tagged `env: prod` (or `environment`, `Environment`, `Env`, `stage`) in a dev stack is
 a finding on every resource this rule judges: it would bill the cost to the wrong environment and
-reads as an attempt to leave the dev rules, which it cannot (`policies.context.environment`).
+reads as an attempt to leave the dev rules, which it cannot (`gpufleet.policies.context.environment`).
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.context import tag_environment_conflict, tags_of
-from policies.cost.taggable import TAGGABLE
-from policies.props import get, get_ref, is_unknown
-from policies.rule import GfResourcePolicy, Judges, Rule
+from gpufleet.policies.context import tag_environment_conflict, tags_of
+from gpufleet.policies.cost.taggable import TAGGABLE
+from gpufleet.policies.props import get, get_ref, is_unknown
+from gpufleet.policies.rule import GfResourcePolicy, Judges, Rule
 
 AWS_ASG = "aws:autoscaling/group:Group"
 K8S_COST_KINDS = frozenset(

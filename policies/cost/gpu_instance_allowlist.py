@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.cost._common import describe, per_env, stack_pools, unknown_env_message
-from policies.cost.pools import Pool
-from policies.cost.pools.families import pool_gpu_class
-from policies.cost.pools.tokens import POOL_TYPES
-from policies.gpu import current_catalog
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.cost._common import describe, per_env, stack_pools, unknown_env_message
+from gpufleet.policies.cost.pools import Pool
+from gpufleet.policies.cost.pools.families import pool_gpu_class
+from gpufleet.policies.cost.pools.tokens import POOL_TYPES
+from gpufleet.policies.gpu import current_catalog
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 DEV_CLASSES = ["T4", "A10G", "A10", "L4"]
 

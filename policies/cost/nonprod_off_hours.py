@@ -18,7 +18,7 @@ of a fixed size) cannot scale to zero and fail in non-production environments.
 
 Off-hours means nights and weekends (`weekends_off`, default true): a pool that passes on its schedule
 alone (no idle scale-in) must stay at zero from Saturday 00:00 to Monday 00:00 in the schedule's time
-zone. Its stop and start recurrences are replayed over a week (see `policies.cost._weekly`); a
+zone. Its stop and start recurrences are replayed over a week (see `gpufleet.policies.cost._weekly`); a
 schedule that stops the pool every night and starts it every morning, weekends included, fails. A
 schedule that cannot be replayed as a week (one that depends on the date, an Alibaba task's
 `Daily`/`Weekly` recurrence) is not judged on its weekends.
@@ -30,12 +30,18 @@ import re
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.cost._common import describe, stack_pools, unknown_env_message
-from policies.cost._weekly import NotReplayable, weekend_running_minutes
-from policies.cost.pools import AWS_EKS_NODE_GROUP, AWS_INSTANCE, AWS_METRIC_ALARM, Pool, ResourceIndex
-from policies.cost.pools.tokens import POOL_TYPES
-from policies.props import as_list, get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.cost._common import describe, stack_pools, unknown_env_message
+from gpufleet.policies.cost._weekly import NotReplayable, weekend_running_minutes
+from gpufleet.policies.cost.pools import (
+    AWS_EKS_NODE_GROUP,
+    AWS_INSTANCE,
+    AWS_METRIC_ALARM,
+    Pool,
+    ResourceIndex,
+)
+from gpufleet.policies.cost.pools.tokens import POOL_TYPES
+from gpufleet.policies.props import as_list, get_ref, is_unknown
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 RULE = Rule(
     id="GF-COST-005",

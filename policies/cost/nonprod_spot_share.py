@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.cost._common import fmt, per_env, stack_pools, unknown_env_message
-from policies.cost.pools.tencentcloud import JoinedPool, joined_tencent_groups
-from policies.cost.pools.tokens import POOL_TYPES
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.cost._common import fmt, per_env, stack_pools, unknown_env_message
+from gpufleet.policies.cost.pools.tencentcloud import JoinedPool, joined_tencent_groups
+from gpufleet.policies.cost.pools.tokens import POOL_TYPES
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 RULE = Rule(
     id="GF-COST-004",

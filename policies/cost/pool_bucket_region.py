@@ -42,14 +42,14 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.context import resource_region
-from policies.cost._common import describe, stack_pools
-from policies.cost.pools import AWS_EKS_NODE_GROUP, Pool, ResourceIndex
-from policies.cost.pools.tokens import POOL_TYPES
-from policies.documents import UNKNOWN, DocumentError, parse_document
-from policies.memo import per_stack
-from policies.props import as_list, get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.context import resource_region
+from gpufleet.policies.cost._common import describe, stack_pools
+from gpufleet.policies.cost.pools import AWS_EKS_NODE_GROUP, Pool, ResourceIndex
+from gpufleet.policies.cost.pools.tokens import POOL_TYPES
+from gpufleet.policies.documents import UNKNOWN, DocumentError, parse_document
+from gpufleet.policies.memo import per_stack
+from gpufleet.policies.props import as_list, get_ref, is_unknown
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 PROFILE = "aws:iam/instanceProfile:InstanceProfile"
 ROLE = "aws:iam/role:Role"

@@ -30,11 +30,11 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.cost._common import fmt, stack_pools
-from policies.cost.pools import POOL_TYPES, Pool, hourly_envelope, monthly_estimate
-from policies.gpu import CatalogLike, current_catalog
-from policies.props import Malformed, as_list, as_number, get, get_ref, is_set, is_unknown, json_kind
-from policies.rule import GfStackPolicy, Rule, judge, judges, not_judged
+from gpufleet.policies.cost._common import fmt, stack_pools
+from gpufleet.policies.cost.pools import POOL_TYPES, Pool, hourly_envelope, monthly_estimate
+from gpufleet.policies.gpu import CatalogLike, current_catalog
+from gpufleet.policies.props import Malformed, as_list, as_number, get, get_ref, is_set, is_unknown, json_kind
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges, not_judged
 
 AWS_BUDGET = "aws:budgets/budget:Budget"
 TC_BUDGET = "tencentcloud:Billing/budget:Budget"

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.props import as_list, get
-from policies.rule import GfResourcePolicy, Judges, Rule
+from gpufleet.policies.props import as_list, get
+from gpufleet.policies.rule import GfResourcePolicy, Judges, Rule
 
 AWS_LEGACY = {"gp2": "gp3", "standard": "gp3", "io1": "io2 (or gp3)"}
 ALI_LEGACY = {"cloud": "cloud_essd", "cloud_efficiency": "cloud_essd", "cloud_ssd": "cloud_essd"}

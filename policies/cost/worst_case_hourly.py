@@ -20,11 +20,11 @@ from collections import defaultdict
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.cost._common import fmt, per_env, stack_pools, unknown_env_message
-from policies.cost.pools import Pool, hourly_envelope
-from policies.cost.pools.tokens import POOL_TYPES
-from policies.gpu import current_catalog
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.cost._common import fmt, per_env, stack_pools, unknown_env_message
+from gpufleet.policies.cost.pools import Pool, hourly_envelope
+from gpufleet.policies.cost.pools.tokens import POOL_TYPES
+from gpufleet.policies.gpu import current_catalog
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 RULE = Rule(
     id="GF-COST-007",

@@ -5,8 +5,8 @@ the clouds' rules no schema holds (bucket names, schedules in the past, lifecycl
 data with its sources in this package; none is waivable.
 """
 
-from policies.deploy import cloud_rules, kubernetes_api, provider_schema
-from policies.rule import GfPolicy
+from gpufleet.policies.deploy import cloud_rules, kubernetes_api, provider_schema
+from gpufleet.policies.rule import GfPolicy
 
 POLICIES: list[GfPolicy] = [
     provider_schema.POLICY,

@@ -1,7 +1,7 @@
 """The constraint table of GF-DEPLOY-001 and how one constraint judges one resource.
 
 The table is data: `provider_schema.json` (generated from the pinned provider SDKs' docstrings by
-`python -m policies.deploy.generate`) minus the generated entries `overrides.json` drops, plus the
+`python -m gpufleet.policies.deploy.generate`) minus the generated entries `overrides.json` drops, plus the
 entries it adds by hand. Every entry names its source. An entry is one of
 
 - `enum` (`values`), `range` (`min`, `max`, either may be absent), `length` (`min`, `max`),
@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from policies.deploy._values import Found, is_unknown_at, locate, number, plain, present, show
+from gpufleet.policies.deploy._values import Found, is_unknown_at, locate, number, plain, present, show
 
 HERE = Path(__file__).resolve().parent
 KINDS = ("enum", "range", "length", "pattern", "required", "conflicts", "exactlyOneOf", "requiredWith")

@@ -35,10 +35,10 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies import waivers
-from policies.deploy._values import locate, number, plain, show
-from policies.props import is_unknown
-from policies.rule import GfStackPolicy, Judges, Rule, judge
+from gpufleet.policies import waivers
+from gpufleet.policies.deploy._values import locate, number, plain, show
+from gpufleet.policies.props import is_unknown
+from gpufleet.policies.rule import GfStackPolicy, Judges, Rule, judge
 
 RULE = Rule(
     id="GF-DEPLOY-003",

@@ -6,8 +6,8 @@ docstring carries what the provider's validators hold ("Valid values: `a`, `b`",
 token in `SCOPE` (and of the nested input types under them), keeps only the phrasings it parses without
 doubt, and writes `provider_schema.json` beside it:
 
-    python -m policies.deploy.generate            # rewrite the committed file
-    python -m policies.deploy.generate --check    # exit 1 when the committed file is out of step
+    python -m gpufleet.policies.deploy.generate            # rewrite the committed file
+    python -m gpufleet.policies.deploy.generate --check    # exit 1 when the committed file is out of step
 
 Precision over recall: a description with two ranges, a conditional ("when", "if"), an "either ... or",
 an inconsistent default, or a list that only "includes" values gives nothing. What the docstrings do not
@@ -376,7 +376,7 @@ def generate() -> dict[str, Any]:
     versions = {dist: importlib.metadata.version(dist) for _, dist in PACKAGES.values()}
     table = {token: constraints_of(token) for token in sorted(SCOPE)}
     return {
-        "generated_by": "python -m policies.deploy.generate",
+        "generated_by": "python -m gpufleet.policies.deploy.generate",
         "sdks": dict(sorted(versions.items())),
         "constraints": {token: entries for token, entries in table.items() if entries},
     }
@@ -393,7 +393,10 @@ def main(argv: list[str] | None = None) -> int:
     text = render(generate())
     if args.check:
         if OUTPUT.read_text(encoding="utf-8") != text:
-            print(f"{OUTPUT} is out of step with the installed SDKs: run python -m policies.deploy.generate")
+            print(
+                f"{OUTPUT} is out of step with the installed SDKs: "
+                "run python -m gpufleet.policies.deploy.generate"
+            )
             return 1
         return 0
     OUTPUT.write_text(text, encoding="utf-8")

@@ -40,9 +40,9 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.deploy._values import Found, locate, plain, present, show
-from policies.props import is_unknown
-from policies.rule import GfResourcePolicy, Judges, Rule
+from gpufleet.policies.deploy._values import Found, locate, plain, present, show
+from gpufleet.policies.props import is_unknown
+from gpufleet.policies.rule import GfResourcePolicy, Judges, Rule
 
 RULE = Rule(
     id="GF-DEPLOY-002",

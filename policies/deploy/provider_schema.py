@@ -7,7 +7,7 @@ and `gpufleet check` and fails only at deploy. Under `pulumi preview --policy-pa
 provider's verdict, harmlessly.
 
 The constraints are data (`policies/deploy/`): `provider_schema.json`, extracted from the pinned
-provider SDKs' docstrings by `python -m policies.deploy.generate` (`make deploy-constraints`; a test
+provider SDKs' docstrings by `python -m gpufleet.policies.deploy.generate` (`make deploy-constraints`; a test
 fails when it is out of step with the installed SDKs), less what `overrides.json` drops as misread, plus
 what `overrides.json` adds by hand, each entry with its source (SDK file and property, or the cloud's
 API reference). Kinds: one of a set of values, a numeric range, a string length, a pattern, a required
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.deploy._constraints import problems, table
-from policies.rule import GfResourcePolicy, Judges, Rule
+from gpufleet.policies.deploy._constraints import problems, table
+from gpufleet.policies.rule import GfResourcePolicy, Judges, Rule
 
 RULE = Rule(
     id="GF-DEPLOY-001",

@@ -2,7 +2,7 @@
 deploy: vCPU quotas, subnet addresses, image architecture, GPU memory, the network of distributed work
 and the hourly price ceiling per instance."""
 
-from policies.fit import (
+from gpufleet.policies.fit import (
     distributed_network,
     gpu_quota,
     image_arch,
@@ -10,7 +10,7 @@ from policies.fit import (
     memory_fit,
     subnet_capacity,
 )
-from policies.rule import GfPolicy
+from gpufleet.policies.rule import GfPolicy
 
 POLICIES: list[GfPolicy] = [
     gpu_quota.POLICY,

@@ -1,6 +1,6 @@
 """What the launch and fit rules (GF-FIT-*) read of a pool beside its size and types: the templates it
 launches from, the subnets it may use, the image it boots, the fit it declares, and the catalogue entries
-of its types. Pools come from the cost rules' pool model (`policies.cost.pools`), so every GPU pool a
+of its types. Pools come from the cost rules' pool model (`gpufleet.policies.cost.pools`), so every GPU pool a
 program writes with the raw SDKs is judged, not only gpufleet's."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from policies.context import tags_of
-from policies.cost.pools import Pool, ResourceIndex, ResourceView
-from policies.cost.pools.tokens import (
+from gpufleet.policies.context import tags_of
+from gpufleet.policies.cost.pools import Pool, ResourceIndex, ResourceView
+from gpufleet.policies.cost.pools.tokens import (
     ALI_INSTANCE,
     ALI_NODE_POOL,
     ALI_SCALING_GROUP,
@@ -26,8 +26,8 @@ from policies.cost.pools.tokens import (
     TC_NODE_POOL,
     TC_SCALING_GROUP,
 )
-from policies.gpu import CatalogLike
-from policies.props import as_list, get_ref, is_unknown
+from gpufleet.policies.gpu import CatalogLike
+from gpufleet.policies.props import as_list, get_ref, is_unknown
 
 # --- catalogue ----------------------------------------------------------------------------------------
 

@@ -20,13 +20,13 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.cost._common import describe, fmt, stack_pools
-from policies.cost.pools import Pool, ResourceIndex, ResourceView
-from policies.cost.pools.tokens import AWS_ASG, POOL_TYPES
-from policies.fit._facts import declared_fit, entries, launch_sources, pool_view
-from policies.gpu import current_catalog
-from policies.props import as_list, get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.cost._common import describe, fmt, stack_pools
+from gpufleet.policies.cost.pools import Pool, ResourceIndex, ResourceView
+from gpufleet.policies.cost.pools.tokens import AWS_ASG, POOL_TYPES
+from gpufleet.policies.fit._facts import declared_fit, entries, launch_sources, pool_view
+from gpufleet.policies.gpu import current_catalog
+from gpufleet.policies.props import as_list, get_ref, is_unknown
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 PLACEMENT_GROUP = "aws:ec2/placementGroup:PlacementGroup"
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.cost._common import fmt, stack_pools
-from policies.cost.pools.tokens import POOL_TYPES
-from policies.fit.quotas import declared, needs
-from policies.gpu import current_catalog
-from policies.rule import GfStackPolicy, Rule, judges
+from gpufleet.policies.cost._common import fmt, stack_pools
+from gpufleet.policies.cost.pools.tokens import POOL_TYPES
+from gpufleet.policies.fit.quotas import declared, needs
+from gpufleet.policies.gpu import current_catalog
+from gpufleet.policies.rule import GfStackPolicy, Rule, judges
 
 RULE = Rule(
     id="GF-FIT-001",

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.cost._common import describe, stack_pools
-from policies.cost.pools import Pool
-from policies.cost.pools.tokens import POOL_TYPES
-from policies.fit._facts import entries, image_arches, type_arch
-from policies.gpu import current_catalog
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.cost._common import describe, stack_pools
+from gpufleet.policies.cost.pools import Pool
+from gpufleet.policies.cost.pools.tokens import POOL_TYPES
+from gpufleet.policies.fit._facts import entries, image_arches, type_arch
+from gpufleet.policies.gpu import current_catalog
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 RULE = Rule(
     id="GF-FIT-003",

@@ -13,17 +13,17 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.cost._common import describe, fmt, stack_pools
-from policies.cost.pools import Pool
-from policies.cost.pools.tokens import POOL_TYPES
-from policies.fit._facts import declared_fit, entries
-from policies.gpu import current_catalog
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.cost._common import describe, fmt, stack_pools
+from gpufleet.policies.cost.pools import Pool
+from gpufleet.policies.cost.pools.tokens import POOL_TYPES
+from gpufleet.policies.fit._facts import declared_fit, entries
+from gpufleet.policies.gpu import current_catalog
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 
 def model_memory() -> dict[str, float]:
     try:
-        from components.catalog.workloads import MODEL_MEMORY_GIB
+        from gpufleet.components.catalog.workloads import MODEL_MEMORY_GIB
     except ImportError:  # the catalogue is not installed beside the pack
         return {}
     return dict(MODEL_MEMORY_GIB)

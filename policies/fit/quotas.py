@@ -19,9 +19,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from policies.cost.pools import Pool
-from policies.fit._facts import entries, split_at_max
-from policies.gpu import CatalogLike
+from gpufleet.policies.cost.pools import Pool
+from gpufleet.policies.fit._facts import entries, split_at_max
+from gpufleet.policies.gpu import CatalogLike
 
 AWS_QUOTAS = {
     ("G", "on-demand"): ("L-DB2E81BA", "Running On-Demand G and VT instances"),

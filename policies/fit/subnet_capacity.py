@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.cost._common import describe, stack_pools
-from policies.cost.pools import Pool
-from policies.cost.pools.tokens import POOL_TYPES
-from policies.fit._facts import Subnet, addresses_per_instance, subnets
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.cost._common import describe, stack_pools
+from gpufleet.policies.cost.pools import Pool
+from gpufleet.policies.cost.pools.tokens import POOL_TYPES
+from gpufleet.policies.fit._facts import Subnet, addresses_per_instance, subnets
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 RULE = Rule(
     id="GF-FIT-002",

@@ -1,6 +1,6 @@
 """iam policies."""
 
-from policies.iam import (
+from gpufleet.policies.iam import (
     no_access_keys,
     no_broad_managed_policies,
     no_privilege_escalation,
@@ -8,7 +8,7 @@ from policies.iam import (
     no_wildcard_actions,
     trust_specific_principals,
 )
-from policies.rule import GfPolicy
+from gpufleet.policies.rule import GfPolicy
 
 POLICIES: list[GfPolicy] = [
     no_wildcard_actions.POLICY,

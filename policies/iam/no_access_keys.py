@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.props import get_ref, is_unknown
-from policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.props import get_ref, is_unknown
+from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
 
 AWS_ACCESS_KEY = "aws:iam/accessKey:AccessKey"
 ALI_ACCESS_KEY = "alicloud:ram/accessKey:AccessKey"

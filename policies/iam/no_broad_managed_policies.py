@@ -28,8 +28,8 @@ import re
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.props import get, get_ref, is_unknown, plain
-from policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.props import get, get_ref, is_unknown, plain
+from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
 
 AWS_ROLE = "aws:iam/role:Role"
 AWS_ROLE_ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"

@@ -8,7 +8,7 @@ versions and attachments, writing inline policies, minting credentials for other
 trust policies and permission boundaries, joining groups - on any resource - and `iam:PassRole` or
 `sts:AssumeRole` on every role: `*`, `NotResource`, or any pattern that reaches every role
 (`arn:*`, `arn:aws:iam::<account>:*`, `arn:aws:iam::<account>:role/*`, `arn:*:iam::*:role/*`,
-`...:role*`, `...:role/?*`; see `policies.iam.resource_scope`). A path (`role/training/*`) or a
+`...:role*`, `...:role/?*`; see `gpufleet.policies.iam.resource_scope`). A path (`role/training/*`) or a
 named role is a scope and passes. Patterns (`iam:Put*`, `iam:*`, `*`) and NotAction count
 when they grant one of them. Alibaba Cloud and Tencent Cloud documents are not applicable.
 """
@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.documents import Statement, covered_actions
-from policies.iam import sources
-from policies.iam.resource_scope import reaching
-from policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.documents import Statement, covered_actions
+from gpufleet.policies.iam import sources
+from gpufleet.policies.iam.resource_scope import reaching
+from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
 
 ESCALATION_ACTIONS = (
     "iam:CreatePolicyVersion",

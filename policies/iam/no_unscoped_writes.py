@@ -1,10 +1,10 @@
 """GF-IAM-002: no Allow of write or permissions-management actions on `Resource: *` where the action
 supports resource-level scoping.
 
-Judged on every identity document (see `policies.iam.sources`). The actions that accept scoping come
-from the curated table in `policies.iam.scoped_actions`; an action pattern (`s3:Put*`) or NotAction
+Judged on every identity document (see `gpufleet.policies.iam.sources`). The actions that accept scoping come
+from the curated table in `gpufleet.policies.iam.scoped_actions`; an action pattern (`s3:Put*`) or NotAction
 counts when it grants a listed action. A statement's resources count as every resource when their
-patterns reach every resource of the kinds the action acts on (see `policies.iam.resource_scope`):
+patterns reach every resource of the kinds the action acts on (see `gpufleet.policies.iam.resource_scope`):
 `*`, `arn:*`, `arn:aws:s3:::*/*` for object writes, `arn:aws:logs:*:*:*`,
 `arn:aws:iam::123456789012:*`, `arn:*:iam::*:role/*` for role actions, `acs:oss:*:*:*`,
 `acs:ecs:*:*:instance/*`, `qcs::cam::uin/1:roleName/*`; `NotResource` counts too. A path, a bucket
@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.documents import covered_actions
-from policies.iam import sources
-from policies.iam.resource_scope import reaching
-from policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
-from policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.documents import covered_actions
+from gpufleet.policies.iam import sources
+from gpufleet.policies.iam.resource_scope import reaching
+from gpufleet.policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
+from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
 
 RULE = Rule(
     id="GF-IAM-002",

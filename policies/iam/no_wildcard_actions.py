@@ -1,17 +1,17 @@
 """GF-IAM-001: no Allow statement with a wildcard action (`*`, `service:*`) or a glob as broad.
 
-Judged on every identity document (see `policies.iam.sources`): AWS IAM policies and inline role
+Judged on every identity document (see `gpufleet.policies.iam.sources`): AWS IAM policies and inline role
 policies, Alibaba RAM policies, Tencent CAM policies and policy versions. An Allow with `NotAction`
 grants every action but the listed ones, so it counts as a wildcard too. Resource policies (bucket
 and key policies) belong to the storage and key rules.
 
 An action pattern is read the way the cloud reads it: a glob, case-insensitive, where `*` is any run of
-characters (across `:`) and `?` is exactly one character (`policies.documents.glob_match`); Tencent's
+characters (across `:`) and `?` is exactly one character (`gpufleet.policies.documents.glob_match`); Tencent's
 `name/` prefix is ignored. A pattern is a wildcard, as broad as `*` or `service:*`, when:
 
 - it is `*` or `service:*` (also `*:*`), as written; or
 - it matches every action of one service's catalogue of sensitive actions, for the document's cloud
-  (the write and permissions-management actions of `policies.iam.scoped_actions`; for AWS IAM its
+  (the write and permissions-management actions of `gpufleet.policies.iam.scoped_actions`; for AWS IAM its
   admin core `AWS_IAM_ADMIN`: iam:PassRole, iam:CreateRole, iam:CreateUser, iam:CreateAccessKey,
   iam:AttachRolePolicy, iam:PutRolePolicy, iam:CreatePolicyVersion, iam:UpdateAssumeRolePolicy and
   the like): `iam:?*`, `iam:*e*`, `iam*` and `ia?:*e*` cover all of them, so each is read as `iam:*`;
@@ -29,10 +29,10 @@ import functools
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.documents import action_matches, is_wildcard_action
-from policies.iam import sources
-from policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
-from policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.documents import action_matches, is_wildcard_action
+from gpufleet.policies.iam import sources
+from gpufleet.policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
+from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
 
 RULE = Rule(
     id="GF-IAM-001",
@@ -74,7 +74,7 @@ AWS_IAM_ADMIN = (
 
 def _catalogue(cloud: str) -> dict[str, tuple[str, ...]]:
     """Sensitive actions per service (lower-case service name) for one cloud: the scoped write and
-    permissions-management actions of `policies.iam.scoped_actions`, and for AWS IAM its admin core."""
+    permissions-management actions of `gpufleet.policies.iam.scoped_actions`, and for AWS IAM its admin core."""
     by_service: dict[str, list[str]] = {}
     for action in SCOPED_WRITE_ACTIONS.get(cloud, ()):
         service = action.partition(":")[0].lower()

@@ -17,7 +17,7 @@ Alibaba Cloud (`acs:<service>:<region>:<account>:<resource>`) and Tencent Cloud
 
 from __future__ import annotations
 
-from policies.documents import Statement, resource_matches
+from gpufleet.policies.documents import Statement, resource_matches
 
 # cloud -> (ARN prefix, number of fields, index of the service field)
 _SHAPES = {"aws": ("arn", 6, 2), "alicloud": ("acs", 5, 1), "tencentcloud": ("qcs", 6, 2)}

@@ -12,7 +12,7 @@ element, so granting it on `*` is never necessary. Sources:
 - Alibaba Cloud: RAM "Services that work with RAM" authorization tables for OSS, ECS, KMS and RAM.
 - Tencent Cloud: CAM "Services that support CAM" resource-level tables for COS, CVM, KMS and CAM.
 
-Matching is case-insensitive (`policies.documents.action_matches`).
+Matching is case-insensitive (`gpufleet.policies.documents.action_matches`).
 """
 
 from __future__ import annotations

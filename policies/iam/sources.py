@@ -25,8 +25,8 @@ from typing import Any
 from pulumi_policy import ReportViolation, ResourceValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.documents import PolicyDocument, Statement, parse_document
-from policies.props import Malformed, get, get_objects, get_ref, get_text, is_unknown
+from gpufleet.policies.documents import PolicyDocument, Statement, parse_document
+from gpufleet.policies.props import Malformed, get, get_objects, get_ref, get_text, is_unknown
 
 AWS_POLICY = "aws:iam/policy:Policy"
 AWS_ROLE_POLICY = "aws:iam/rolePolicy:RolePolicy"

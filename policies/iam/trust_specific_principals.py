@@ -1,6 +1,6 @@
 """GF-IAM-004: role trust policies name specific principals (no `*`).
 
-Judged on every trust document (see `policies.iam.sources`): AWS `aws:iam/role:Role`
+Judged on every trust document (see `gpufleet.policies.iam.sources`): AWS `aws:iam/role:Role`
 `assumeRolePolicy`, Alibaba `alicloud:ram/role:Role` / `alicloud:resourcemanager/role:Role`
 `assumeRolePolicyDocument`, Tencent `tencentcloud:Cam/role:Role` / `Cam/roleByName` `document`.
 
@@ -41,11 +41,11 @@ import re
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.documents import Statement
-from policies.iam import sources
-from policies.principals import GITHUB, OIDC_SUB, is_anyone, is_github_subject, pinning
-from policies.props import Malformed
-from policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.documents import Statement
+from gpufleet.policies.iam import sources
+from gpufleet.policies.principals import GITHUB, OIDC_SUB, is_anyone, is_github_subject, pinning
+from gpufleet.policies.props import Malformed
+from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
 
 RULE = Rule(
     id="GF-IAM-004",

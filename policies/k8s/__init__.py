@@ -1,13 +1,13 @@
 """k8s policies."""
 
-from policies.k8s import (
+from gpufleet.policies.k8s import (
     gpu_namespace_quota,
     gpu_priority_disruption,
     gpu_taint_toleration,
     no_plain_cloud_credentials,
     pod_host_isolation,
 )
-from policies.rule import GfPolicy
+from gpufleet.policies.rule import GfPolicy
 
 POLICIES: list[GfPolicy] = [
     gpu_taint_toleration.POLICY,

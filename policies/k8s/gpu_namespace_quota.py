@@ -31,8 +31,8 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.policy import PolicyResource
 
-from policies.k8s.templates import PodTemplate
-from policies.k8s.workloads import (
+from gpufleet.policies.k8s.templates import PodTemplate
+from gpufleet.policies.k8s.workloads import (
     display,
     gpu_resources,
     is_workload,
@@ -42,8 +42,8 @@ from policies.k8s.workloads import (
     pod_templates,
     template_containers,
 )
-from policies.props import as_list, get, get_objects, get_ref, get_text, is_unknown, raw, truthy
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.props import as_list, get, get_objects, get_ref, get_text, is_unknown, raw, truthy
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 NAMESPACE = "kubernetes:core/v1:Namespace"
 QUOTA_KEY = "requests.nvidia.com/gpu"

@@ -30,7 +30,7 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.policy import PolicyResource
 
-from policies.k8s.workloads import (
+from gpufleet.policies.k8s.workloads import (
     display,
     gpu_containers,
     is_workload,
@@ -40,7 +40,7 @@ from policies.k8s.workloads import (
     template_containers,
     uses_gpu,
 )
-from policies.props import (
+from gpufleet.policies.props import (
     Malformed,
     as_int,
     as_list,
@@ -52,7 +52,7 @@ from policies.props import (
     json_kind,
     raw,
 )
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 RULE = Rule(
     id="GF-K8S-004",

@@ -34,9 +34,9 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.cost.pools import AWS_LAUNCH_TEMPLATE, ResourceIndex
-from policies.gpu import is_gpu_ami_type, is_gpu_type
-from policies.k8s.workloads import (
+from gpufleet.policies.cost.pools import AWS_LAUNCH_TEMPLATE, ResourceIndex
+from gpufleet.policies.gpu import is_gpu_ami_type, is_gpu_type
+from gpufleet.policies.k8s.workloads import (
     AMD_GPU_RESOURCE,
     GPU_RESOURCE,
     display,
@@ -45,9 +45,9 @@ from policies.k8s.workloads import (
     pod_templates,
     template_containers,
 )
-from policies.memo import per_stack
-from policies.props import as_list, get, get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.memo import per_stack
+from gpufleet.policies.props import as_list, get, get_ref, is_unknown
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 ACK_NODE_POOL = "alicloud:cs/nodePool:NodePool"

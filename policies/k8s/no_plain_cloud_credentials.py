@@ -17,9 +17,9 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.k8s.workloads import display, kind_of, template_containers, workload_templates
-from policies.props import as_list, get, get_ref, is_unknown, plain
-from policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.k8s.workloads import display, kind_of, template_containers, workload_templates
+from gpufleet.policies.props import as_list, get, get_ref, is_unknown, plain
+from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
 
 CREDENTIAL_NAMES = re.compile(
     r"^(AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY|AWS_SESSION_TOKEN|ALICLOUD_ACCESS_KEY\w*|ALICLOUD_SECRET_KEY"

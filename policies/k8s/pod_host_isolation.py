@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.k8s.workloads import (
+from gpufleet.policies.k8s.workloads import (
     PodTemplate,
     display,
     kind_of,
@@ -26,8 +26,8 @@ from policies.k8s.workloads import (
     template_containers,
     workload_templates,
 )
-from policies.props import as_list, get, truthy
-from policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.props import as_list, get, truthy
+from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
 
 SYSTEM_NAMESPACE = "kube-system"
 DEVICE_PLUGIN_DIR = "/var/lib/kubelet/device-plugins"

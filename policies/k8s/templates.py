@@ -35,7 +35,7 @@ from typing import Any
 
 import yaml
 
-from policies.props import as_list, get, get_map, get_ref, is_unknown, plain
+from gpufleet.policies.props import as_list, get, get_map, get_ref, is_unknown, plain
 
 GENERIC_CUSTOM_RESOURCE = "CustomResource"
 

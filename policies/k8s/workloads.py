@@ -15,8 +15,8 @@ from typing import Any
 from pulumi_policy import ResourceValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.k8s.templates import PodTemplate, api_of, pod_templates, runs_pods
-from policies.props import Malformed, get, get_objects, get_ref, is_unknown, json_kind, raw
+from gpufleet.policies.k8s.templates import PodTemplate, api_of, pod_templates, runs_pods
+from gpufleet.policies.props import Malformed, get, get_objects, get_ref, is_unknown, json_kind, raw
 
 GPU_RESOURCE = "nvidia.com/gpu"
 AMD_GPU_RESOURCE = "amd.com/gpu"

@@ -1,6 +1,6 @@
 """KMS policies: key rotation and key-policy wildcards."""
 
-from policies.kms import key_policy_no_wildcard, key_rotation
-from policies.rule import GfPolicy
+from gpufleet.policies.kms import key_policy_no_wildcard, key_rotation
+from gpufleet.policies.rule import GfPolicy
 
 POLICIES: list[GfPolicy] = [key_rotation.POLICY, key_policy_no_wildcard.POLICY]

@@ -13,7 +13,7 @@ from typing import Any
 
 from pulumi_policy import PolicyResource
 
-from policies.props import get, get_ref, is_unknown
+from gpufleet.policies.props import get, get_ref, is_unknown
 
 AWS_KEY = "aws:kms/key:Key"
 AWS_EXTERNAL_KEY = "aws:kms/externalKey:ExternalKey"

@@ -29,17 +29,17 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.documents import action_matches, parse_document
-from policies.kms._keys import (
+from gpufleet.policies.documents import action_matches, parse_document
+from gpufleet.policies.kms._keys import (
     AWS_EXTERNAL_KEY,
     AWS_KEY,
     AWS_KEY_POLICY,
     AWS_REPLICA_EXTERNAL_KEY,
     AWS_REPLICA_KEY,
 )
-from policies.principals import PINNING_KEYS, aws_account, is_anyone, pinning
-from policies.props import Malformed, get_ref
-from policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.principals import PINNING_KEYS, aws_account, is_anyone, pinning
+from gpufleet.policies.props import Malformed, get_ref
+from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
 
 # The kms actions a stranger must never be granted: use of the key's material, control of its policy
 # and grants, its destruction or disabling, and the creation of keys, aliases and key stores.

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.kms._keys import (
+from gpufleet.policies.kms._keys import (
     ALI_KEY,
     AWS_EXTERNAL_KEY,
     AWS_KEY,
@@ -23,8 +23,8 @@ from policies.kms._keys import (
     TC_EXTERNAL_KEY,
     TC_KEY,
 )
-from policies.props import get, is_set, truthy
-from policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.props import get, is_set, truthy
+from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
 
 RULE = Rule(
     id="GF-KMS-001",

@@ -1,7 +1,12 @@
 """network policies."""
 
-from policies.network import gpu_subnet_internet_route, onprem_egress, range_overlap, vpn_strong_crypto
-from policies.rule import GfPolicy
+from gpufleet.policies.network import (
+    gpu_subnet_internet_route,
+    onprem_egress,
+    range_overlap,
+    vpn_strong_crypto,
+)
+from gpufleet.policies.rule import GfPolicy
 
 POLICIES: list[GfPolicy] = [
     vpn_strong_crypto.POLICY,

@@ -42,9 +42,9 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.policy import PolicyResource
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.gpu import is_gpu_ami_type, is_gpu_type
-from policies.props import as_list, get, get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.gpu import is_gpu_ami_type, is_gpu_type
+from gpufleet.policies.props import as_list, get, get_ref, is_unknown
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 AWS_INSTANCE = "aws:ec2/instance:Instance"
 AWS_ASG = "aws:autoscaling/group:Group"

@@ -43,9 +43,9 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.policy import PolicyResource
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.network.range_overlap import ALI_VPC, AWS_VPC, ONPREM, TC_VPC, collect_ranges
-from policies.props import as_int, as_list, get_objects, get_ref, is_unknown, plain
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.network.range_overlap import ALI_VPC, AWS_VPC, ONPREM, TC_VPC, collect_ranges
+from gpufleet.policies.props import as_int, as_list, get_objects, get_ref, is_unknown, plain
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 AWS_SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
 AWS_DEFAULT_SECURITY_GROUP = "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup"

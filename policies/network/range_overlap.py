@@ -51,9 +51,9 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.policy import PolicyResource
 
-from policies.k8s.templates import api_of
-from policies.props import as_list, get, get_ref, is_unknown, truthy
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.k8s.templates import api_of
+from gpufleet.policies.props import as_list, get, get_ref, is_unknown, truthy
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 

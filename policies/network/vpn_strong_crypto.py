@@ -27,8 +27,8 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.props import as_list, excerpt, get
-from policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.props import as_list, excerpt, get
+from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
 
 AWS_VPN = "aws:ec2/vpnConnection:VpnConnection"
 ALI_VPN = "alicloud:vpn/connection:Connection"

@@ -1,13 +1,13 @@
 """Operability policies: the program deploys on a fresh account and its scaling can fire."""
 
-from policies.ops import (
+from gpufleet.policies.ops import (
     account_singletons,
     pending_key_material,
     principals_exist,
     scale_in_cooldown,
     scaling_metric_published,
 )
-from policies.rule import GfPolicy
+from gpufleet.policies.rule import GfPolicy
 
 POLICIES: list[GfPolicy] = [
     scaling_metric_published.POLICY,

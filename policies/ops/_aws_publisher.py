@@ -28,11 +28,16 @@ from weakref import WeakKeyDictionary
 
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.cost.pools import ResourceIndex, ResourceView
-from policies.documents import DocumentError, Statement, glob_match, parse_document
-from policies.ops._common import AWS_INSTANCE, AWS_LAUNCH_CONFIGURATION, AWS_LAUNCH_TEMPLATE, known_str
-from policies.props import as_list, get_ref, is_unknown, truthy
-from policies.rule import CannotTell
+from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
+from gpufleet.policies.documents import DocumentError, Statement, glob_match, parse_document
+from gpufleet.policies.ops._common import (
+    AWS_INSTANCE,
+    AWS_LAUNCH_CONFIGURATION,
+    AWS_LAUNCH_TEMPLATE,
+    known_str,
+)
+from gpufleet.policies.props import as_list, get_ref, is_unknown, truthy
+from gpufleet.policies.rule import CannotTell
 
 INSTANCE_PROFILE = "aws:iam/instanceProfile:InstanceProfile"
 ROLE = "aws:iam/role:Role"

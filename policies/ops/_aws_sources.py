@@ -17,9 +17,14 @@ import binascii
 import re
 from collections.abc import Mapping
 
-from policies.cost.pools import ResourceIndex, ResourceView
-from policies.ops._common import AWS_INSTANCE, AWS_LAUNCH_CONFIGURATION, AWS_LAUNCH_TEMPLATE, known_str
-from policies.props import get_ref
+from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
+from gpufleet.policies.ops._common import (
+    AWS_INSTANCE,
+    AWS_LAUNCH_CONFIGURATION,
+    AWS_LAUNCH_TEMPLATE,
+    known_str,
+)
+from gpufleet.policies.props import get_ref
 
 AGENT_DEFAULT_NAMESPACE = "CWAgent"
 SSM_PARAMETER = "aws:ssm/parameter:Parameter"

@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from policies.cost.pools import ResourceIndex, ResourceView
-from policies.ops._common import AWS_APPAS_POLICY, AWS_ASG, AWS_ASG_POLICY, AWS_METRIC_ALARM, unknown
-from policies.props import as_list, get_ref, is_unknown
+from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
+from gpufleet.policies.ops._common import AWS_APPAS_POLICY, AWS_ASG, AWS_ASG_POLICY, AWS_METRIC_ALARM, unknown
+from gpufleet.policies.props import as_list, get_ref, is_unknown
 
 _SCALING_ARN = re.compile(r"^arn:aws[a-z-]*:autoscaling:")
 _ASG_TT = "targetTrackingConfiguration"

@@ -29,9 +29,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from policies.cost.pools import ResourceIndex, ResourceView
-from policies.documents import DocumentError, parse_document
-from policies.ops._common import (
+from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
+from gpufleet.policies.documents import DocumentError, parse_document
+from gpufleet.policies.ops._common import (
     ALI_SCALING_CONFIGURATION,
     ALI_SCALING_GROUP,
     ALI_SCALING_RULE,
@@ -42,15 +42,15 @@ from policies.ops._common import (
     quoted,
     unknown,
 )
-from policies.props import as_list, get_ref, is_unknown, truthy
-from policies.rule import CannotTell
+from gpufleet.policies.props import as_list, get_ref, is_unknown, truthy
+from gpufleet.policies.rule import CannotTell
 
 RAM_POLICY = "alicloud:ram/policy:Policy"
 RAM_ROLE = "alicloud:ram/role:Role"
 ALI_CMS_ALARM_TYPE = "alicloud:cms/alarm:Alarm"
 RAM_ROLE_ATTACHMENT = "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment"
 PUT_CUSTOM_METRIC = "cms:PutCustomMetric"
-GATED_METRIC = "GatedBacklog"  # components.pools.burst_custom.GATED_METRIC (policies import no components)
+GATED_METRIC = "GatedBacklog"  # gpufleet.components.pools.burst_custom.GATED_METRIC (policies import no components)
 ALI_LAUNCH_TEMPLATE = "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate"
 ALI_AGENT_CONFIG = "alicloud:cloudmonitor/serviceAgentConfig:ServiceAgentConfig"
 ALI_AGENT_METRICS = frozenset({"MemoryUtilization", "LoadAverage"})

@@ -2,7 +2,7 @@
 
 Every operability rule judges the whole stack: it joins a resource to the ones it uses (an alarm to
 the policy it fires and the queue it watches, a key to the volumes it encrypts) through the engine's
-property dependencies first, then literal names, ids and ARNs (`policies.cost.pools.ResourceIndex`).
+property dependencies first, then literal names, ids and ARNs (`gpufleet.policies.cost.pools.ResourceIndex`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 from pulumi_policy import StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.cost.pools import ResourceIndex, ResourceView
-from policies.memo import per_stack
-from policies.props import as_list, get_ref, is_unknown
-from policies.rule import CannotTell, not_judged
+from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
+from gpufleet.policies.memo import per_stack
+from gpufleet.policies.props import as_list, get_ref, is_unknown
+from gpufleet.policies.rule import CannotTell, not_judged
 
 # --- AWS ------------------------------------------------------------------------------------------
 AWS_ASG = "aws:autoscaling/group:Group"

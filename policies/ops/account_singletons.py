@@ -26,11 +26,11 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.context import tags_of
-from policies.cost.pools import ResourceView
-from policies.ops._common import stack_index, unknown
-from policies.props import get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.context import tags_of
+from gpufleet.policies.cost.pools import ResourceView
+from gpufleet.policies.ops._common import stack_index, unknown
+from gpufleet.policies.props import get_ref, is_unknown
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 SESSION_DOCUMENT = "aws:ssm/document:Document"
 SESSION_DOCUMENT_NAME = "SSM-SessionManagerRunShell"

@@ -37,12 +37,12 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.context import tags_of
-from policies.cost.pools import ResourceIndex, ResourceView
-from policies.ops._aws_sources import group_templates
-from policies.ops._common import AWS_ASG, AWS_LAUNCH_TEMPLATE, number, quoted, stack_index, unknown
-from policies.props import get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.context import tags_of
+from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
+from gpufleet.policies.ops._aws_sources import group_templates
+from gpufleet.policies.ops._common import AWS_ASG, AWS_LAUNCH_TEMPLATE, number, quoted, stack_index, unknown
+from gpufleet.policies.props import get_ref, is_unknown
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 AWS_ALIAS = "aws:kms/alias:Alias"
 ALI_ALIAS = "alicloud:kms/alias:Alias"

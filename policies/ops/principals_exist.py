@@ -31,10 +31,10 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.cost.pools import ResourceIndex, ResourceView
-from policies.ops._common import stack_index
-from policies.props import as_list, get_ref, is_unknown, json_value
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
+from gpufleet.policies.ops._common import stack_index
+from gpufleet.policies.props import as_list, get_ref, is_unknown, json_value
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 SERVICE_LINKED_ROLE = "aws:iam/serviceLinkedRole:ServiceLinkedRole"
 ROLE = "aws:iam/role:Role"

@@ -24,8 +24,8 @@ from collections import defaultdict
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.cost.pools import ResourceIndex, ResourceView
-from policies.ops._common import (
+from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
+from gpufleet.policies.ops._common import (
     ALI_ESS_ALARM,
     ALI_SCALING_GROUP,
     ALI_SCALING_RULE,
@@ -42,8 +42,8 @@ from policies.ops._common import (
     stack_index,
     unknown,
 )
-from policies.props import as_list, get_ref, is_unknown
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.props import as_list, get_ref, is_unknown
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 RULE = Rule(
     id="GF-OPS-003",

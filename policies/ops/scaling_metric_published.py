@@ -22,7 +22,7 @@ metric and its `metrics[].metricStat.metric`) needs a publisher:
   instances are the group's (by `AutoScalingGroupName`) or else every launch source of the stack.
 - Any other namespace needs a role of the stack allowed to `PutMetricData` into it. The burst order's
   gated alarms (metric math on `gpufleet/Baseline` `FreeGpusAhead`) pass on the baseline exporter's
-  role (`components.baseline.signal.BaselineSignal`), which may publish into that namespace only.
+  role (`gpufleet.components.baseline.signal.BaselineSignal`), which may publish into that namespace only.
 A grant found in a document known at preview counts even when another document of the role is still
 unknown; with no grant found and a document unknown, the alarm could not be judged yet. A managed
 policy the pack does not know (not AWS's CloudWatchAgentServerPolicy and the like) makes it could not
@@ -59,12 +59,12 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.cost.pools import ResourceIndex, ResourceView
-from policies.ops import _aws_publisher as pub
-from policies.ops._aws_sources import agent_namespaces, group_sources
-from policies.ops._aws_watchers import Watcher, candidates, watcher
-from policies.ops._china_metrics import alicloud_problems, cms_groups, cms_problems, tencent_problems
-from policies.ops._common import (
+from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
+from gpufleet.policies.ops import _aws_publisher as pub
+from gpufleet.policies.ops._aws_sources import agent_namespaces, group_sources
+from gpufleet.policies.ops._aws_watchers import Watcher, candidates, watcher
+from gpufleet.policies.ops._china_metrics import alicloud_problems, cms_groups, cms_problems, tencent_problems
+from gpufleet.policies.ops._common import (
     ALI_ESS_ALARM,
     AWS_ASG,
     AWS_INSTANCE,
@@ -77,11 +77,11 @@ from policies.ops._common import (
     stack_index,
     unknown,
 )
-from policies.props import as_list, get_ref, is_unknown
-from policies.rule import CannotTell, GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.props import as_list, get_ref, is_unknown
+from gpufleet.policies.rule import CannotTell, GfStackPolicy, Rule, judge, judges
 
 AWS_SQS_QUEUE = "aws:sqs/queue:Queue"
-# The burst order's signal (components.pools.burst; policies do not import the fleet's modules).
+# The burst order's signal (gpufleet.components.pools.burst; policies do not import the fleet's modules).
 SIGNAL_NAMESPACE = "gpufleet/Baseline"
 SIGNAL_METRIC = "FreeGpusAhead"
 ALI_CMS_ALARM = "alicloud:cms/alarm:Alarm"

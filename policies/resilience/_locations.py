@@ -1,7 +1,7 @@
 """Where a stack runs: is it production, and in which cloud and region does a resource live.
 
 Production comes from the resource's own `env`/`environment` tag, then the stack tags, then the stack
-name in the URN (`policies.context.environment`). A region comes from the resource's `region` input,
+name in the URN (`gpufleet.policies.context.environment`). A region comes from the resource's `region` input,
 then its explicit provider's `region`; AWS auto scaling groups also reveal it through their
 availability zones (`us-east-1a` -> `us-east-1`) and Tencent scaling groups through `zones`
 (`ap-guangzhou-3` -> `ap-guangzhou`). When none is given the resource runs in the default region of
@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 
 from pulumi_policy import PolicyResource
 
-from policies.context import environment, resource_region
-from policies.props import as_list, get_ref, is_unknown
+from gpufleet.policies.context import environment, resource_region
+from gpufleet.policies.props import as_list, get_ref, is_unknown
 
 _AWS_ZONE = re.compile(r"^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$")
 _TC_ZONE = re.compile(r"^([a-z]{2}-[a-z]+)-\d+$")

@@ -19,11 +19,11 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.memo import per_stack
-from policies.props import get, get_ref, is_unknown
-from policies.resilience._locations import is_production
-from policies.rule import GfStackPolicy, Rule, judge, judges
-from policies.storage._buckets import (
+from gpufleet.policies.memo import per_stack
+from gpufleet.policies.props import get, get_ref, is_unknown
+from gpufleet.policies.resilience._locations import is_production
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.storage._buckets import (
     BUCKET_CLOUDS,
     Bucket,
     BucketIndex,

@@ -13,11 +13,11 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.cost._common import stack_pools
-from policies.gpu import is_gpu_ami_type, is_gpu_type
-from policies.props import get_ref
-from policies.resilience._locations import cloud_of, distinct_locations, is_production, region_of
-from policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.cost._common import stack_pools
+from gpufleet.policies.gpu import is_gpu_ami_type, is_gpu_type
+from gpufleet.policies.props import get_ref
+from gpufleet.policies.resilience._locations import cloud_of, distinct_locations, is_production, region_of
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 POOL_TYPES = frozenset(
     {

@@ -1,7 +1,7 @@
 """Storage policies: bucket encryption, BYOK, public access, TLS, lifecycle, versioning, block storage."""
 
-from policies.rule import GfPolicy
-from policies.storage import (
+from gpufleet.policies.rule import GfPolicy
+from gpufleet.policies.storage import (
     block_storage_encrypted,
     bucket_byok_key,
     bucket_customer_managed_key,

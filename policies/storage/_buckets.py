@@ -26,10 +26,10 @@ from typing import Any
 
 from pulumi_policy import PolicyResource, ReportViolation, StackValidationArgs
 
-from policies.context import effective_tags, resource_region
-from policies.memo import per_stack
-from policies.props import as_int, as_list, get, get_ref, is_unknown, truthy
-from policies.rule import judge
+from gpufleet.policies.context import effective_tags, resource_region
+from gpufleet.policies.memo import per_stack
+from gpufleet.policies.props import as_int, as_list, get, get_ref, is_unknown, truthy
+from gpufleet.policies.rule import judge
 
 AWS_BUCKET = "aws:s3/bucket:Bucket"
 AWS_BUCKET_V2 = "aws:s3/bucketV2:BucketV2"

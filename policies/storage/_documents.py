@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from policies.props import Malformed, as_list, excerpt, json_kind, json_value, plain
+from gpufleet.policies.props import Malformed, as_list, excerpt, json_kind, json_value, plain
 
 
 def _field(obj: Mapping[str, Any], name: str) -> Any:

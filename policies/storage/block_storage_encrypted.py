@@ -35,9 +35,9 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
 
-from policies.context import resource_region
-from policies.props import as_list, get, is_set, truthy
-from policies.rule import CannotTell, GfStackPolicy, Rule, judge, judges, not_judged
+from gpufleet.policies.context import resource_region
+from gpufleet.policies.props import as_list, get, is_set, truthy
+from gpufleet.policies.rule import CannotTell, GfStackPolicy, Rule, judge, judges, not_judged
 
 AWS_INSTANCE = "aws:ec2/instance:Instance"
 AWS_SPOT_REQUEST = "aws:ec2/spotInstanceRequest:SpotInstanceRequest"

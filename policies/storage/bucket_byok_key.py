@@ -12,11 +12,18 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.kms._keys import KeyIndex, is_external, origin_label
-from policies.memo import per_stack
-from policies.props import is_unknown
-from policies.rule import GfStackPolicy, Rule, judge, judges
-from policies.storage._buckets import BUCKET_CLOUDS, Bucket, BucketIndex, encryptions, has_tag, is_kms
+from gpufleet.policies.kms._keys import KeyIndex, is_external, origin_label
+from gpufleet.policies.memo import per_stack
+from gpufleet.policies.props import is_unknown
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.storage._buckets import (
+    BUCKET_CLOUDS,
+    Bucket,
+    BucketIndex,
+    encryptions,
+    has_tag,
+    is_kms,
+)
 
 RULE = Rule(
     id="GF-STOR-002",

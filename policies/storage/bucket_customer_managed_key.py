@@ -16,9 +16,16 @@ import re
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.memo import per_stack
-from policies.rule import GfStackPolicy, Rule, judges
-from policies.storage._buckets import BUCKET_CLOUDS, Bucket, BucketIndex, encryptions, is_kms, judge_buckets
+from gpufleet.policies.memo import per_stack
+from gpufleet.policies.rule import GfStackPolicy, Rule, judges
+from gpufleet.policies.storage._buckets import (
+    BUCKET_CLOUDS,
+    Bucket,
+    BucketIndex,
+    encryptions,
+    is_kms,
+    judge_buckets,
+)
 
 RULE = Rule(
     id="GF-STOR-001",

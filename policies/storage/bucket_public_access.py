@@ -21,11 +21,11 @@ from collections.abc import Callable
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.memo import per_stack
-from policies.props import get, truthy
-from policies.rule import GfStackPolicy, Rule, judges
-from policies.storage._buckets import BUCKET_CLOUDS, Bucket, BucketIndex, judge_buckets, walk
-from policies.storage._documents import condition, effect, is_wildcard_principal, statements
+from gpufleet.policies.memo import per_stack
+from gpufleet.policies.props import get, truthy
+from gpufleet.policies.rule import GfStackPolicy, Rule, judges
+from gpufleet.policies.storage._buckets import BUCKET_CLOUDS, Bucket, BucketIndex, judge_buckets, walk
+from gpufleet.policies.storage._documents import condition, effect, is_wildcard_principal, statements
 
 RULE = Rule(
     id="GF-STOR-003",

@@ -27,11 +27,11 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.memo import per_stack
-from policies.props import as_list, get, get_ref, is_unknown, truthy
-from policies.rule import GfStackPolicy, Rule, judges
-from policies.storage._buckets import BUCKET_CLOUDS, Bucket, BucketIndex, judge_buckets
-from policies.storage._documents import (
+from gpufleet.policies.memo import per_stack
+from gpufleet.policies.props import as_list, get, get_ref, is_unknown, truthy
+from gpufleet.policies.rule import GfStackPolicy, Rule, judges
+from gpufleet.policies.storage._buckets import BUCKET_CLOUDS, Bucket, BucketIndex, judge_buckets
+from gpufleet.policies.storage._documents import (
     actions,
     condition,
     effect,

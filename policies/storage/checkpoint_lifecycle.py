@@ -23,15 +23,15 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.rule import GfStackPolicy, Rule, judges
-from policies.storage._buckets import (
+from gpufleet.policies.rule import GfStackPolicy, Rule, judges
+from gpufleet.policies.storage._buckets import (
     BUCKET_CLOUDS,
     Bucket,
     bucket_lifecycle,
     checkpoint_buckets,
     judge_buckets,
 )
-from policies.storage._storage_classes import cheapest_fit, storage_class
+from gpufleet.policies.storage._storage_classes import cheapest_fit, storage_class
 
 RULE = Rule(
     id="GF-STOR-005",

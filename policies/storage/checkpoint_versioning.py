@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from policies.rule import GfStackPolicy, Rule, judges
-from policies.storage._buckets import (
+from gpufleet.policies.rule import GfStackPolicy, Rule, judges
+from gpufleet.policies.storage._buckets import (
     BUCKET_CLOUDS,
     Bucket,
     bucket_lifecycle,

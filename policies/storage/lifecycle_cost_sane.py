@@ -17,7 +17,7 @@ noncurrent versions:
   cheaper tier only after 30 days without access and charges transition and monitoring fees per
   object, so objects expired within 30 days of the move pay the fees and are never billed less.
 
-The minimums are in `policies.storage._storage_classes`. Classes not listed there (e.g. STANDARD)
+The minimums are in `gpufleet.policies.storage._storage_classes`. Classes not listed there (e.g. STANDARD)
 have no minimum and are not judged.
 """
 
@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from policies.rule import GfResourcePolicy, Rule, judges
-from policies.storage._buckets import (
+from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.storage._buckets import (
     AWS_BUCKET,
     AWS_BUCKET_V2,
     AWS_LIFECYCLE,
@@ -37,7 +37,7 @@ from policies.storage._buckets import (
     Transition,
     lifecycle_rules_of,
 )
-from policies.storage._storage_classes import S3_COLD, S3_IA, storage_class
+from gpufleet.policies.storage._storage_classes import S3_COLD, S3_IA, storage_class
 
 RULE = Rule(
     id="GF-STOR-006",

@@ -85,10 +85,12 @@ def test_the_wheel_carries_the_policy_pack_components_and_schema(venv: Path) -> 
     probe = _run(
         venv / "bin" / "python",
         "-c",
-        "import gpufleet, components, policies, importlib.resources as r, json; print(json.dumps({"
-        "'gpufleet': gpufleet.__file__, 'components': components.__file__, 'policies': policies.__file__, "
-        "'pack': r.files('policies').joinpath('PulumiPolicy.yaml').is_file(), "
-        "'catalog': r.files('components.catalog').joinpath('gpus.yaml').is_file(), "
+        "import gpufleet, gpufleet.components as c, gpufleet.policies as p, importlib.util as u, "
+        "importlib.resources as r, json; print(json.dumps({"
+        "'gpufleet': gpufleet.__file__, 'components': c.__file__, 'policies': p.__file__, "
+        "'top_level': [n for n in ('components', 'policies') if u.find_spec(n)], "
+        "'pack': r.files('gpufleet.policies').joinpath('PulumiPolicy.yaml').is_file(), "
+        "'catalog': r.files('gpufleet.components.catalog').joinpath('gpus.yaml').is_file(), "
         "'schema': r.files('gpufleet').joinpath('schemas', 'gpufleet-stack.schema.json').is_file(), "
         "'templates': sorted(p.name for p in r.files('gpufleet.templates').iterdir() "
         "if p.name.endswith('.yaml'))}))",
@@ -98,8 +100,33 @@ def test_the_wheel_carries_the_policy_pack_components_and_schema(venv: Path) -> 
     found = json.loads(probe.stdout)
     for package in ("gpufleet", "components", "policies"):
         assert Path(found[package]).is_relative_to(venv), found  # from the wheel, not this checkout
+    # Everything installs under gpufleet: nothing takes the names a team's own packages use.
+    assert found["top_level"] == []
     assert found["pack"] and found["catalog"] and found["schema"]
     assert "dev-sandbox.yaml" in found["templates"]
+
+
+def test_check_judges_a_project_with_its_own_components_and_policies(venv: Path, tmp_path: Path) -> None:
+    project = _sample_project(tmp_path / "team-fleet")
+    # The team's own packages, named as ours are in this repository; its program uses both.
+    for package, body in (
+        ("components", "def gpu_box_name(stack: str) -> str:\n    return f'gpu-box-{stack}'\n"),
+        ("policies", "TEAM_RULES = ('no-public-buckets',)\n"),
+    ):
+        (project / package).mkdir()
+        (project / package / "__init__.py").write_text(body)
+    main = project / "infra" / "__main__.py"
+    main.write_text(
+        "import sys\nfrom pathlib import Path\n\nsys.path.insert(0, str(Path(__file__).resolve().parents[1]))\n"
+        "from components import gpu_box_name  # the team's own\nfrom policies import TEAM_RULES\n\n"
+        "assert gpu_box_name('dev') == 'gpu-box-dev' and TEAM_RULES\n\n"
+        + main.read_text().replace("from __future__ import annotations\n", "")
+    )
+    run = _run(venv / "bin" / "gpufleet", "check", "-s", "dev", "--no-checkov", cwd=project)
+    assert run.returncode == 0, run.stdout + run.stderr
+    [stack] = json.loads(run.stdout)["stacks"]
+    assert (stack["stack"], stack["violations"]) == ("dev", [])
+    assert stack["resources"] > 50
 
 
 def test_check_runs_on_a_sample_project_from_the_installed_wheel(venv: Path, tmp_path: Path) -> None:
@@ -133,7 +160,7 @@ def test_the_policy_pack_serves_from_the_installed_package(venv: Path, tmp_path:
             version: 0.1.0
         """)
     )
-    (pack / "__main__.py").write_text('import runpy\n\nrunpy.run_module("policies", run_name="__main__")\n')
+    (pack / "__main__.py").write_text('import runpy\n\nrunpy.run_module("gpufleet.policies", run_name="__main__")\n')
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     process = subprocess.Popen(
         [str(venv / "bin" / "python"), "-u", str(pack / "__main__.py")],

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from components.spec.onprem import OwnedHardware
 from gpufleet.advise import buy_vs_rent, render_advice_text
+from gpufleet.components.spec.onprem import OwnedHardware
 from gpufleet.cost import PricedPool, UsageLevel, UsageProfile, price_pools
 from gpufleet.ownership import Ownership, OwnershipError, load_ownership, parse_ownership
 from tests.cost.helpers import small_catalog

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from components.baseline.exporter import (
+from gpufleet.components.baseline.exporter import (
     AlicloudGatedPool,
     AlicloudPublishing,
     AlicloudSignalSite,

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from components.baseline import exporter_script as script
-from components.pools import burst_custom
+from gpufleet.components.baseline import exporter_script as script
+from gpufleet.components.pools import burst_custom
 
 BASELINE = {"gpufleet.io/capacity": "baseline"}
 SITE = "alicloud:cn-hangzhou"

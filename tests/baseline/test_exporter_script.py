@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from components.baseline import exporter_script as script
-from components.pools.burst import Gate, PoolHeadroom, free_gpus_ahead
+from gpufleet.components.baseline import exporter_script as script
+from gpufleet.components.pools.burst import Gate, PoolHeadroom, free_gpus_ahead
 
 BASELINE = {"gpufleet.io/capacity": "baseline"}
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from components.baseline.kubernetes import OnPremBaseline, OnPremBaselineArgs, skip_annotations
-from components.spec import SpecError, parse_fleet
+from gpufleet.components.baseline.kubernetes import OnPremBaseline, OnPremBaselineArgs, skip_annotations
+from gpufleet.components.spec import SpecError, parse_fleet
 from gpufleet.evaluate import evaluate_stack
 from gpufleet.graph import Resource, ResourceGraph
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 from tests.components.conftest import RecordingMocks, Registration, Runner
 from tests.project_policy import project_policy_config
 

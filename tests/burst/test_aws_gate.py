@@ -3,8 +3,8 @@ the site's signal; its scale-in alarm and every other child stay as without a ga
 
 from __future__ import annotations
 
-from components.pools.aws import GpuPool, GpuPoolArgs
-from components.pools.burst import Gate
+from gpufleet.components.pools.aws import GpuPool, GpuPoolArgs
+from gpufleet.components.pools.burst import Gate
 from tests.components.builders import STACK, pool_args
 from tests.components.conftest import RecordingMocks, Runner
 

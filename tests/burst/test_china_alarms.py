@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.pools.alicloud import AlicloudGpuPool
-from components.pools.burst_custom import CustomGate
+from gpufleet.components.pools.alicloud import AlicloudGpuPool
+from gpufleet.components.pools.burst_custom import CustomGate
 from tests.components.conftest import RecordingMocks, Runner
 from tests.components.test_pools_alicloud import pool_args
 

@@ -9,8 +9,8 @@ import math
 
 import pytest
 
-from components.pools import burst_custom
-from components.pools.burst_custom import (
+from gpufleet.components.pools import burst_custom
+from gpufleet.components.pools.burst_custom import (
     CustomGate,
     alicloud_datapoints,
     alicloud_item,
@@ -18,8 +18,8 @@ from components.pools.burst_custom import (
     describe_gate,
     gated_backlog,
 )
-from components.spec.burst import AlicloudPublisher, Burst, Publishers
-from policies.ops import _china_metrics
+from gpufleet.components.spec.burst import AlicloudPublisher, Burst, Publishers
+from gpufleet.policies.ops import _china_metrics
 
 PUBLISHER = AlicloudPublisher(
     issuer_url="https://oidc.lab.example.com/k8s",

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from components.identity.alicloud_publisher import publish_policy
-from policies.ops.scaling_metric_published import POLICY
+from gpufleet.components.identity.alicloud_publisher import publish_policy
+from gpufleet.policies.ops.scaling_metric_published import POLICY
 from tests.policies.ops.helpers import res, run_stack
 
 TARGET = "acs:ess:cn-hangzhou:1234567890:scalingGroupId/asg-bp1gpu:scalingRuleId/asr-bp1out"

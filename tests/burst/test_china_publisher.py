@@ -162,7 +162,7 @@ def test_without_publishers_or_burst_the_china_graphs_do_not_change(graphs: dict
 
 
 def test_the_publish_policy_reads_the_backlog_only_when_a_pool_is_gated() -> None:
-    from components.identity.alicloud_publisher import publish_policy
+    from gpufleet.components.identity.alicloud_publisher import publish_policy
 
     queues = [("cn-shanghai", "gf-b"), ("cn-hangzhou", "gf-a"), ("cn-hangzhou", "gf-a")]
     [put, read] = json.loads(publish_policy(queues))["Statement"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.pools.burst import (
+from gpufleet.components.pools.burst import (
     ENFORCEMENT,
     SIGNAL_METRIC,
     SIGNAL_NAMESPACE,

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from components.baseline.signal import publish_statements
-from policies.ops.scaling_metric_published import POLICY
+from gpufleet.components.baseline.signal import publish_statements
+from gpufleet.policies.ops.scaling_metric_published import POLICY
 from tests.policies.ops.helpers import asg_policy_arn, res, run_stack
 
 QUEUE = res("aws:sqs/queue:Queue", "jobs", {"name": "ml-jobs"})

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from components.catalog import load_catalog
-from components.spec import parse_fleet
-from components.spec.onprem import purchase_models
+from gpufleet.components.catalog import load_catalog
+from gpufleet.components.spec import parse_fleet
+from gpufleet.components.spec.onprem import purchase_models
 from gpufleet.cost.model import PricedPool, UsageLevel, UsageProfile
 from gpufleet.cost.owned import coverage, owned_capacity, pool_demand, render_owned
 from tests.spec.test_onprem import fleet, onprem
@@ -157,7 +157,7 @@ def test_cost_owned_monthly_is_the_advise_whole_cost_for_the_hybrid_stack() -> N
 
     import yaml
 
-    from components.spec import CONFIG_KEY
+    from gpufleet.components.spec import CONFIG_KEY
     from gpufleet.cost import estimate_spec
     from gpufleet.ownership import load_ownership
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from components.pools.burst import describe_burst_order
-from components.spec import SpecError, parse_fleet, site_plans
+from gpufleet.components.pools.burst import describe_burst_order
+from gpufleet.components.spec import SpecError, parse_fleet, site_plans
 from tests.burst.test_china_spec import GOOD
 from tests.burst.test_spec import SOURCE, spec_with
 from tests.spec.test_onprem import onprem

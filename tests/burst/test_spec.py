@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from components.pools.burst import describe_burst_order, spec_gates
-from components.spec import SpecError, parse_fleet
+from gpufleet.components.pools.burst import describe_burst_order, spec_gates
+from gpufleet.components.spec import SpecError, parse_fleet
 
 SOURCE = "stacks/Pulumi.hybrid.yaml"
 POOLS = {

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 import yaml
 
-from components.catalog import (
+from gpufleet.components.catalog import (
     GPU_CLASSES_DEV_DEFAULT,
     CatalogError,
     UnknownInstanceType,
@@ -18,7 +18,7 @@ from components.catalog import (
 def _raw() -> dict[str, Any]:
     import importlib.resources
 
-    text = importlib.resources.files("components.catalog").joinpath("gpus.yaml").read_text()
+    text = importlib.resources.files("gpufleet.components.catalog").joinpath("gpus.yaml").read_text()
     data: dict[str, Any] = yaml.safe_load(text)
     return data
 

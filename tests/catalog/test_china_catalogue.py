@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from components.catalog import InstanceType, load_catalog
+from gpufleet.components.catalog import InstanceType, load_catalog
 
 # (name, GPUs, GiB per GPU, vCPUs, memory GiB) as Alibaba's "GPU-accelerated compute-optimized instance
 # families" page lists them:

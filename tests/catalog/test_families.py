@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from components.catalog import CatalogError, load_catalog, parse_catalog
-from components.catalog.workloads import MODEL_MEMORY_GIB
+from gpufleet.components.catalog import CatalogError, load_catalog, parse_catalog
+from gpufleet.components.catalog.workloads import MODEL_MEMORY_GIB
 
 
 def test_g5g_is_arm64_and_the_rest_x86() -> None:

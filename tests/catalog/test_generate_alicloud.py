@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
-from components.catalog import parse_catalog
-from components.catalog.generate_alicloud import BEGIN, END, SourceError, main, read_types
+from gpufleet.components.catalog import parse_catalog
+from gpufleet.components.catalog.generate_alicloud import BEGIN, END, SourceError, main, read_types
 
 EXCERPT = Path(__file__).with_name("fixtures") / "priceserver_alibabacloud_price_excerpt.json"
 SPOT_EXCERPT = Path(__file__).with_name("fixtures") / "priceserver_alibabacloud_spot_excerpt.json"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from components.catalog import parse_catalog
-from components.catalog.generate_aws import BEGIN, END, SourceError, main, read_types, render_entries
+from gpufleet.components.catalog import parse_catalog
+from gpufleet.components.catalog.generate_aws import BEGIN, END, SourceError, main, read_types, render_entries
 
 EXCERPT = Path(__file__).with_name("fixtures") / "skypilot_aws_vms_excerpt.csv"
 CATALOGUE = Path(__file__).resolve().parents[2] / "components" / "catalog" / "gpus.yaml"

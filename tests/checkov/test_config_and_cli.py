@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from gpufleet.checkov.config import load_checkov_skips, parse_checkov_config
 from gpufleet.cli import app
+from gpufleet.policies.registry import default_registry
 from gpufleet.policy_config import PolicyConfigError, normalize_policy_config
-from policies.registry import default_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 

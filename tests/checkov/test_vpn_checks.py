@@ -16,7 +16,7 @@ from gpufleet.checkov.overlap import explain
 from gpufleet.checkov.run import CUSTOM_CHECKS_DIR
 from gpufleet.engine import run_program
 from gpufleet.graph import ResourceGraph
-from policies.network import vpn_strong_crypto
+from gpufleet.policies.network import vpn_strong_crypto
 from tests.checkov.fixtures import resource, urn
 from tests.policies.support import run_resource
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 from tests.cli.helpers import DEV_STACK, ROOT, Run, copy_project, invoke, replace_once
 
 SPOT_RULE = "GF-COST-004"

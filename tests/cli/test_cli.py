@@ -135,7 +135,7 @@ def test_check_json_document_and_exit_code(
         policy_config: Mapping[str, Any] | None = None,
         **options: Any,
     ) -> StackResult:
-        from policies.waivers import Settings
+        from gpufleet.policies.waivers import Settings
 
         # The waiver settings come from the project's policy config (no `waivers` object: the defaults).
         assert options == {

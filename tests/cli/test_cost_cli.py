@@ -14,8 +14,8 @@ import pytest
 import yaml
 from rich.console import Console
 
-from components.catalog import load_catalog
 from gpufleet import cli
+from gpufleet.components.catalog import load_catalog
 from gpufleet.cost import (
     HOURS_PER_MONTH,
     PricedPool,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from components.spec import load_fleet_from_config, parse_account_baseline
+from gpufleet.components.spec import load_fleet_from_config, parse_account_baseline
 from gpufleet.new import list_templates, render
 from tests.cli.helpers import copy_project, invoke
 

@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from gpufleet import cli
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 from tests.cli.helpers import copy_project, invoke
 from tests.engine.projects import PHOTO_ARCHIVE, write_project
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from components.sites.alicloud import AlicloudSite
-from components.sites.base import SiteArgs, SitePlan
-from components.spec import FleetSpec, parse_fleet
+from gpufleet.components.sites.alicloud import AlicloudSite
+from gpufleet.components.sites.base import SiteArgs, SitePlan
+from gpufleet.components.spec import FleetSpec, parse_fleet
 
 REGION = "cn-hangzhou"
 FLEET = "gpufleet-cn-dev"

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from components.audit.aws import FleetAudit, FleetAuditArgs
-from components.cost.aws import FleetBudget, FleetBudgetArgs
-from components.identity.aws import InstanceIdentity, InstanceIdentityArgs
-from components.keys.aws import FleetKey, FleetKeyArgs
-from components.network.aws import FleetNetwork, FleetNetworkArgs
-from components.pools.aws import GpuPool, GpuPoolArgs, OffHours
-from components.storage.aws import CheckpointBucket, CheckpointBucketArgs
+from gpufleet.components.audit.aws import FleetAudit, FleetAuditArgs
+from gpufleet.components.cost.aws import FleetBudget, FleetBudgetArgs
+from gpufleet.components.identity.aws import InstanceIdentity, InstanceIdentityArgs
+from gpufleet.components.keys.aws import FleetKey, FleetKeyArgs
+from gpufleet.components.network.aws import FleetNetwork, FleetNetworkArgs
+from gpufleet.components.pools.aws import GpuPool, GpuPoolArgs, OffHours
+from gpufleet.components.storage.aws import CheckpointBucket, CheckpointBucketArgs
 
 ACCOUNT = "123456789012"
 REGION = "us-east-1"

@@ -6,9 +6,9 @@ from typing import Any
 
 import pulumi
 
-from components.links import LinkArgs
-from components.sites.base import Cloud, SiteOutputs
-from components.spec.links import Link
+from gpufleet.components.links import LinkArgs
+from gpufleet.components.sites.base import Cloud, SiteOutputs
+from gpufleet.components.spec.links import Link
 from gpufleet.graph import SECRET_SIG_KEY
 
 TAGS = {"project": "vision", "team": "ml-platform", "cost-center": "cc-042", "env": "dev"}

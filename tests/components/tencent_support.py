@@ -12,9 +12,9 @@ from typing import Any, cast
 
 import pulumi
 
-from components.sites.base import SiteArgs, SitePlan
-from components.sites.tencentcloud import TencentSite
-from components.spec import FleetSpec
+from gpufleet.components.sites.base import SiteArgs, SitePlan
+from gpufleet.components.sites.tencentcloud import TencentSite
+from gpufleet.components.spec import FleetSpec
 from gpufleet.invokes import INVOKES
 from tests.components.conftest import RecordingMocks, Runner
 

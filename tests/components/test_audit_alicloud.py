@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from components.audit.alicloud import AlicloudAudit, AlicloudAuditArgs, retention
+from gpufleet.components.audit.alicloud import AlicloudAudit, AlicloudAuditArgs, retention
 from tests.components.alicloud_builders import TAGS
 from tests.components.conftest import RecordingMocks, Runner
 

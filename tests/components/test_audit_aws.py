@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from components.audit.aws import FleetAudit, FleetAuditArgs
+from gpufleet.components.audit.aws import FleetAudit, FleetAuditArgs
 
 from .builders import ACCOUNT, KEY_ARN, REGION, TAGS
 from .conftest import Runner, statements_by_sid

@@ -11,13 +11,13 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pytest
 
-from components.baseline.kubernetes import TYPE, OnPremBaseline, OnPremBaselineArgs, label_value
-from components.spec import parse_fleet
-from components.spec.onprem import DCGM_EXPORTER_IMAGE, DEVICE_PLUGIN_IMAGE
+from gpufleet.components.baseline.kubernetes import TYPE, OnPremBaseline, OnPremBaselineArgs, label_value
+from gpufleet.components.spec import parse_fleet
+from gpufleet.components.spec.onprem import DCGM_EXPORTER_IMAGE, DEVICE_PLUGIN_IMAGE
 from gpufleet.engine import run_program
 from gpufleet.evaluate import evaluate_stack
 from gpufleet.graph import Resource, ResourceGraph, make_secret
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 from tests.components.conftest import RecordingMocks, Registration, Runner
 from tests.project_policy import project_policy_config
 
@@ -505,8 +505,8 @@ def test_a_plain_credential_in_a_daemon_trips_k8s_005(recorded: ResourceGraph) -
 
 PROGRAM = """
 import pulumi
-from components.spec import load_fleet_from_config
-from components.baseline.kubernetes import OnPremBaseline, OnPremBaselineArgs
+from gpufleet.components.spec import load_fleet_from_config
+from gpufleet.components.baseline.kubernetes import OnPremBaseline, OnPremBaselineArgs
 
 spec = load_fleet_from_config(
     {

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from components.fleet import HybridGpuFleet
-from components.spec import parse_fleet
+from gpufleet.components.fleet import HybridGpuFleet
+from gpufleet.components.spec import parse_fleet
 
 from .builders import TAGS, build_everything
 from .conftest import Registration, Runner

@@ -3,7 +3,7 @@ an hour (users once quoted 15), 8 hours a day for 30 days, on demand, is 2,287.8
 
 from __future__ import annotations
 
-from components.spec import parse_fleet
+from gpufleet.components.spec import parse_fleet
 from gpufleet.cost.estimate import estimate_spec
 from gpufleet.cost.report import render_text
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.cost.aws import FleetBudget, FleetBudgetArgs
+from gpufleet.components.cost.aws import FleetBudget, FleetBudgetArgs
 
 from .builders import ACCOUNT, KEY_ARN, STACK, TAGS
 from .conftest import OptionsRecorder, Runner, statements_by_sid
@@ -175,7 +175,7 @@ def test_the_fleet_spec_names_the_budget_recipients() -> None:
     ],
 )
 def test_budget_recipients_are_checked(emails: list[str], message: str) -> None:
-    from components.spec.settings import Budget
+    from gpufleet.components.spec.settings import Budget
 
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         Budget(monthly=100, alert_emails=emails)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.identity.documents import Statement, lint
+from gpufleet.components.identity.documents import Statement, lint
 
 
 @pytest.mark.parametrize(

@@ -428,7 +428,7 @@ def _agent_config(template: Resource) -> dict[str, Any]:
     [("dev", "experiments", "gpufleet-dev"), ("prod", "burst-a10g-west", "gpufleet-prod-us-west-2")],
 )
 def test_role_endpoints_and_agent_config_agree(stack: str, pool: str, site: str) -> None:
-    from components.pools.userdata import agent_config
+    from gpufleet.components.pools.userdata import agent_config
 
     graph = shipped(stack)
     template = one(graph, "aws:ec2/launchTemplate:LaunchTemplate", f"gpufleet-{stack}-pool-{pool}-lt")
@@ -470,9 +470,9 @@ def test_role_endpoints_and_agent_config_agree(stack: str, pool: str, site: str)
 
 
 def test_zones_are_those_that_offer_the_pools_instance_types(run_pulumi: Any) -> None:
-    from components.fleet import HybridGpuFleet
-    from components.network.zones import ZoneError, pick_zones
-    from components.spec import parse_fleet
+    from gpufleet.components.fleet import HybridGpuFleet
+    from gpufleet.components.network.zones import ZoneError, pick_zones
+    from gpufleet.components.spec import parse_fleet
 
     offered = [("p4d.24xlarge", "us-east-1b"), ("p4d.24xlarge", "us-east-1c"), ("g5.xlarge", "us-east-1a")]
     zones = ["us-east-1a", "us-east-1b", "us-east-1c"]
@@ -550,7 +550,7 @@ def test_a_fleet_on_a_separate_baseline_creates_no_trail(stack: str) -> None:
 )
 def test_spec_variants_pass_every_rule(stack: str, variant: str, change: dict[str, Any]) -> None:
     from gpufleet.evaluate import evaluate_stack
-    from policies.registry import default_registry
+    from gpufleet.policies.registry import default_registry
 
     raw = fleet(stack)
     overrides: dict[str, Any] = {"gpufleet:fleet": raw}
@@ -569,7 +569,7 @@ def test_spec_variants_pass_every_rule(stack: str, variant: str, change: dict[st
 
 def test_byok_pending_phase_raises_only_the_pending_alert_topic() -> None:
     from gpufleet.evaluate import evaluate_stack
-    from policies.registry import default_registry
+    from gpufleet.policies.registry import default_registry
 
     graph = run_program(ROOT, "prod", config_overrides={"gpufleet:fleet": _prod_with("pending")})
     result = evaluate_stack(graph, list(default_registry()), project_policy_config())
@@ -583,9 +583,9 @@ def test_byok_pending_phase_raises_only_the_pending_alert_topic() -> None:
 
 
 def test_zones_skip_those_an_endpoint_service_does_not_support(run_pulumi: Any) -> None:
-    from components.fleet import HybridGpuFleet
-    from components.network.zones import ZoneError, pick_zones
-    from components.spec import parse_fleet
+    from gpufleet.components.fleet import HybridGpuFleet
+    from gpufleet.components.network.zones import ZoneError, pick_zones
+    from gpufleet.components.spec import parse_fleet
 
     zones = ["us-east-1a", "us-east-1b", "us-east-1c"]
     offered = [("g5.xlarge", z) for z in zones]

@@ -10,9 +10,9 @@ import pulumi
 import pytest
 import yaml
 
-from components.fleet import FleetError, HybridGpuFleet
-from components.sites import SITES
-from components.spec import parse_fleet
+from gpufleet.components.fleet import FleetError, HybridGpuFleet
+from gpufleet.components.sites import SITES
+from gpufleet.components.spec import parse_fleet
 
 from .conftest import Runner
 
@@ -132,7 +132,8 @@ def test_unsupported_pools_are_refused_clearly(
     run_pulumi: Runner, change: dict[str, Any], message: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A build without a cloud's site module (here: Alibaba's, as if not shipped) names the pools.
-    monkeypatch.setattr("components.sites.SITES", {**SITES, "alicloud": "components.sites.absent:Site"})
+    absent = "gpufleet.components.sites.absent:Site"
+    monkeypatch.setattr("gpufleet.components.sites.SITES", {**SITES, "alicloud": absent})
     raw = copy.deepcopy(_stack_fleet("dev"))
     raw["pools"]["experiments"].update(change)
     if change.get("cloud") == "alicloud":

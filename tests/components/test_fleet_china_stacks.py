@@ -14,7 +14,7 @@ import yaml
 from gpufleet.engine import run_program
 from gpufleet.evaluate import evaluate_stack
 from gpufleet.graph import ResourceGraph
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 from tests.project_policy import project_policy_config
 
 ROOT = Path(__file__).resolve().parents[2]

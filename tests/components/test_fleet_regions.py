@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
-from components.fleet import FleetError, HybridGpuFleet
-from components.spec import SpecError, parse_fleet
+from gpufleet.components.fleet import FleetError, HybridGpuFleet
+from gpufleet.components.spec import SpecError, parse_fleet
 
 from .conftest import ACCOUNT, RecordingMocks, Registration, Runner, statements_by_sid
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import yaml
 
-from components.fleet import HybridGpuFleet
-from components.spec import parse_fleet
+from gpufleet.components.fleet import HybridGpuFleet
+from gpufleet.components.spec import parse_fleet
 
 from .conftest import ACCOUNT, RecordingMocks, Runner, statements_by_sid
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from components.identity.alicloud import PoolIdentity, PoolIdentityArgs
+from gpufleet.components.identity.alicloud import PoolIdentity, PoolIdentityArgs
 from tests.components.alicloud_builders import TAGS
 from tests.components.conftest import RecordingMocks, Runner, statements_by_sid
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from components.identity.aws import InstanceIdentity, InstanceIdentityArgs, permission_statements
-from components.identity.documents import lint
+from gpufleet.components.identity.aws import InstanceIdentity, InstanceIdentityArgs, permission_statements
+from gpufleet.components.identity.documents import lint
 
 from .builders import ACCOUNT, KEY_ARN, REGION, TAGS
 from .conftest import Runner, document, statements_by_sid

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from components.baseline.kubernetes import OnPremBaseline, OnPremBaselineArgs
-from components.k8s_names import (
+from gpufleet.components.baseline.kubernetes import OnPremBaseline, OnPremBaselineArgs
+from gpufleet.components.k8s_names import (
     check_labels,
     check_name,
     label_key,

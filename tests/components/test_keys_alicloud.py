@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.keys.alicloud import MATERIAL_TAG, AlicloudKey, AlicloudKeyArgs
+from gpufleet.components.keys.alicloud import MATERIAL_TAG, AlicloudKey, AlicloudKeyArgs
 from tests.components.alicloud_builders import TAGS
 from tests.components.conftest import Runner
 

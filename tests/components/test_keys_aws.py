@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.keys.aws import FleetKey, FleetKeyArgs
+from gpufleet.components.keys.aws import FleetKey, FleetKeyArgs
 
 from .builders import ACCOUNT, REGION, TAGS
 from .conftest import Runner, document, statements_by_sid
@@ -246,7 +246,7 @@ def _imported_byok_with_a_user() -> None:
 
 
 def test_imported_byok_key_is_used_only_once_enabled() -> None:
-    from components.keys.aws import KeyMaterialError, _usable
+    from gpufleet.components.keys.aws import KeyMaterialError, _usable
 
     arn = f"arn:aws:kms:{REGION}:{ACCOUNT}:key/1234"
     assert _usable("fk", REGION, arn, "Enabled") == arn

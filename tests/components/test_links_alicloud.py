@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from components.links.alicloud import AlicloudLink
+from gpufleet.components.links.alicloud import AlicloudLink
 from tests.components.conftest import Runner
 from tests.components.links_support import BGP_KEY, PSK, TAGS, VPN, is_secret, link_args
 

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from components.links.aws import AwsLink
-from components.links.base import LinkArgs
+from gpufleet.components.links.aws import AwsLink
+from gpufleet.components.links.base import LinkArgs
 from tests.components.conftest import Runner
 from tests.components.links_support import BGP_KEY, ONPREM, PSK, TAGS, VPN, is_secret, link_args
 

@@ -16,8 +16,8 @@ from gpufleet.cost import estimate_stack
 from gpufleet.engine import run_program
 from gpufleet.evaluate import evaluate_stack
 from gpufleet.graph import ResourceGraph
-from policies.network.vpn_strong_crypto import POLICY as GF_NET_001
-from policies.registry import default_registry
+from gpufleet.policies.network.vpn_strong_crypto import POLICY as GF_NET_001
+from gpufleet.policies.registry import default_registry
 from tests.engine.projects import write_project
 from tests.policies.support import resource_outcome
 
@@ -28,9 +28,9 @@ import pulumi_aws as aws
 import pulumi_alicloud as alicloud
 import tencentcloud_iac_pulumi as tencentcloud
 
-from components.links import LinkArgs, link_factory
-from components.sites.base import SiteOutputs
-from components.spec.links import Link
+from gpufleet.components.links import LinkArgs, link_factory
+from gpufleet.components.sites.base import SiteOutputs
+from gpufleet.components.spec.links import Link
 
 config = pulumi.Config("test")
 cloud = config.require("cloud")

@@ -9,7 +9,7 @@ import ipaddress
 from hypothesis import given
 from hypothesis import strategies as st
 
-from components.links.base import _range_problems, range_slug
+from gpufleet.components.links.base import _range_problems, range_slug
 
 VPC = ipaddress.IPv4Network("10.40.0.0/16")
 

@@ -3,7 +3,7 @@ defaults are IKEv1, 3DES, MD5 and GROUP1), the secret key, and routes to the on-
 
 from __future__ import annotations
 
-from components.links.tencentcloud import TencentLink
+from gpufleet.components.links.tencentcloud import TencentLink
 from tests.components.conftest import Runner
 from tests.components.links_support import BGP_KEY, PSK, TAGS, VPN, is_secret, link_args
 

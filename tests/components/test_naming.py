@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.naming import fleet_name
+from gpufleet.components.naming import fleet_name
 
 
 @pytest.mark.parametrize(

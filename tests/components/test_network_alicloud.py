@@ -8,7 +8,12 @@ from typing import Any
 import pulumi
 import pytest
 
-from components.network.alicloud import AlicloudNetwork, AlicloudNetworkArgs, vswitch_cidrs, zones_for_pools
+from gpufleet.components.network.alicloud import (
+    AlicloudNetwork,
+    AlicloudNetworkArgs,
+    vswitch_cidrs,
+    zones_for_pools,
+)
 from tests.components.alicloud_builders import A10, T4, TAGS
 from tests.components.conftest import RecordingMocks, Runner, close_loop, fresh_loop
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.network.aws import FleetNetwork, FleetNetworkArgs, plan_subnets, public_subnet
+from gpufleet.components.network.aws import FleetNetwork, FleetNetworkArgs, plan_subnets, public_subnet
 
 from .builders import REGION, TAGS
 from .conftest import Runner, document, statements_by_sid

@@ -15,7 +15,7 @@ import yaml
 from gpufleet.engine import run_program
 from gpufleet.evaluate import StackResult, evaluate_stack
 from gpufleet.graph import ResourceGraph
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 from tests.project_policy import project_policy_config
 
 PROGRAM = Path(__file__).parent / "tencent_site_program"

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from policies.access.gpu_no_login_credentials import POLICY as LOGIN_POLICY
-from policies.ops.scaling_metric_published import POLICY as METRIC_POLICY
+from gpufleet.policies.access.gpu_no_login_credentials import POLICY as LOGIN_POLICY
+from gpufleet.policies.ops.scaling_metric_published import POLICY as METRIC_POLICY
 from tests.policies.support import UNKNOWN_STRING_VALUE, res, run_stack, urn_of
 
 TAIL = "GPU instances carry no SSH key or login password: connect through a session manager"

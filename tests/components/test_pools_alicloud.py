@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from components.pools.alicloud import (
+from gpufleet.components.pools.alicloud import (
     CMS_COMPARISON_OPERATORS,
     ESS_HOOK_RESULTS,
     ESS_HOOK_TRANSITIONS,
@@ -25,9 +25,9 @@ from components.pools.alicloud import (
     task_name,
     zone_offsets,
 )
-from components.pools.scaling import ScalingRules
-from components.pools.userdata import WorkloadContext
-from components.pools.workload import ContainerWorkload, ScriptWorkload
+from gpufleet.components.pools.scaling import ScalingRules
+from gpufleet.components.pools.userdata import WorkloadContext
+from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload
 from tests.components.alicloud_builders import A10, T4, TAGS
 from tests.components.conftest import RecordingMocks, Runner
 

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from components.pools.aws import DLAMI_NAME_FILTER, GpuPool, GpuPoolArgs
-from components.pools.queue import ExistingQueue, NewQueue
-from components.pools.scaling import ScalingRules
+from gpufleet.components.pools.aws import DLAMI_NAME_FILTER, GpuPool, GpuPoolArgs
+from gpufleet.components.pools.queue import ExistingQueue, NewQueue
+from gpufleet.components.pools.scaling import ScalingRules
 
 from .builders import ACCOUNT, KEY_ARN, OFF_HOURS, STACK, TAGS, pool_args
 from .conftest import OptionsRecorder, Runner, statements_by_sid

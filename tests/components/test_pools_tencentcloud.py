@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from components.pools.aws import OffHours
-from components.pools.tencent_time import region_schedule, shift_cron, zone_offsets
-from components.pools.tencentcloud import (
+from gpufleet.components.pools.aws import OffHours
+from gpufleet.components.pools.tencent_time import region_schedule, shift_cron, zone_offsets
+from gpufleet.components.pools.tencentcloud import (
     AS_HOOK_HEARTBEAT_S,
     AS_HOOK_RESULTS,
     AS_HOOK_TRANSITIONS,
@@ -28,7 +28,7 @@ from components.pools.tencentcloud import (
     split_groups,
     spot_price_cap,
 )
-from components.storage.tencentcloud import bucket_name_part, ia_transition_days
+from gpufleet.components.storage.tencentcloud import bucket_name_part, ia_transition_days
 from tests.components.conftest import Runner
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from components.storage.aws import (
+from gpufleet.components.storage.aws import (
     CheckpointBucket,
     CheckpointBucketArgs,
     CheckpointReplication,

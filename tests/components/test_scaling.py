@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
+from gpufleet.components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
 
 GPU_DIMENSIONS = ("AutoScalingGroupName", "Stack")
 
@@ -126,7 +126,7 @@ def test_valid_rules_scale_in_slower_and_lower_than_out(
 
 
 def test_the_backlog_target_is_queue_out_per_instance_and_never_scales_in() -> None:
-    from components.pools.scaling import backlog_target
+    from gpufleet.components.pools.scaling import backlog_target
 
     target = backlog_target(ScalingRules(queue_out=10, cooldown_s=300))
     assert (target.target_value, target.expression, target.warmup_s, target.disable_scale_in) == (
@@ -138,7 +138,7 @@ def test_the_backlog_target_is_queue_out_per_instance_and_never_scales_in() -> N
 
 
 def test_aws_scale_in_waits_for_an_empty_queue_over_whole_sqs_periods() -> None:
-    from components.pools.scaling import compile_aws_alarms
+    from gpufleet.components.pools.scaling import compile_aws_alarms
 
     high, low = compile_aws_alarms(ScalingRules())
     assert (high.suffix, high.threshold, high.period_s, high.evaluation_periods) == ("gpu-high", 70, 60, 5)

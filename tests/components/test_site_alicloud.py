@@ -8,8 +8,8 @@ from typing import Any
 import pulumi
 import pytest
 
-from components.sites import SITES, SiteError, site_factory
-from components.sites.alicloud import AlicloudSite
+from gpufleet.components.sites import SITES, SiteError, site_factory
+from gpufleet.components.sites.alicloud import AlicloudSite
 from tests.components.alicloud_builders import FLEET, REGION, SPEC, build_site, plan_of, site_args, spec_of
 from tests.components.conftest import RecordingMocks, Runner
 
@@ -49,7 +49,7 @@ def resolved_outputs(run_pulumi: Runner) -> tuple[AlicloudSite, dict[str, Any]]:
 
 
 def test_the_dispatch_names_this_class() -> None:
-    assert SITES["alicloud"] == "components.sites.alicloud:AlicloudSite"
+    assert SITES["alicloud"] == "gpufleet.components.sites.alicloud:AlicloudSite"
     assert site_factory("alicloud") is AlicloudSite
 
 

@@ -18,7 +18,7 @@ from gpufleet.engine import run_program
 from gpufleet.evaluate import StackResult, evaluate_stack
 from gpufleet.graph import ResourceGraph
 from gpufleet.new import get_template, render
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 from tests.cli.helpers import invoke
 from tests.realworld.alicloud.support import replaced
 

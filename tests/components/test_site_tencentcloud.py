@@ -9,11 +9,11 @@ from typing import Any
 import pulumi
 import pytest
 
-from components.catalog import load_catalog
-from components.sites import site_factory
-from components.sites.base import SiteError
-from components.sites.tencentcloud import TencentSite
-from components.storage.tencentcloud import tls_only_policy
+from gpufleet.components.catalog import load_catalog
+from gpufleet.components.sites import site_factory
+from gpufleet.components.sites.base import SiteError
+from gpufleet.components.sites.tencentcloud import TencentSite
+from gpufleet.components.storage.tencentcloud import tls_only_policy
 from tests.components.conftest import Runner
 from tests.components.tencent_support import SITE, TencentMocks, build_site, inputs, plan, site_args, spec
 

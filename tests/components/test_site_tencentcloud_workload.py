@@ -6,9 +6,9 @@ import base64
 from types import SimpleNamespace
 from typing import Any
 
-from components.pools.tencentcloud import boot_script
-from components.sites.tencentcloud import _workload
-from components.spec.pool import PoolWorkload
+from gpufleet.components.pools.tencentcloud import boot_script
+from gpufleet.components.sites.tencentcloud import _workload
+from gpufleet.components.spec.pool import PoolWorkload
 
 
 def _args(workload: dict[str, Any]) -> Any:

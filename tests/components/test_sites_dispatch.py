@@ -11,9 +11,9 @@ from typing import Any, ClassVar
 import pulumi
 import pytest
 
-from components.fleet import HybridGpuFleet
-from components.sites import SITES, PoolOutputs, SiteArgs, SiteOutputs, SitePlan
-from components.spec import parse_fleet
+from gpufleet.components.fleet import HybridGpuFleet
+from gpufleet.components.sites import SITES, PoolOutputs, SiteArgs, SiteOutputs, SitePlan
+from gpufleet.components.spec import parse_fleet
 
 from .conftest import Runner
 
@@ -52,7 +52,7 @@ class RecordingSite:
 @pytest.fixture
 def recording(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, SiteArgs, pulumi.ResourceOptions]]:
     here = f"{__name__}:RecordingSite"
-    monkeypatch.setattr("components.sites.SITES", {**SITES, "alicloud": here, "tencentcloud": here})
+    monkeypatch.setattr("gpufleet.components.sites.SITES", {**SITES, "alicloud": here, "tencentcloud": here})
     for variable in ("AWS_REGION", "AWS_DEFAULT_REGION", "ALICLOUD_REGION", "TENCENTCLOUD_REGION"):
         monkeypatch.delenv(variable, raising=False)
     RecordingSite.built.clear()

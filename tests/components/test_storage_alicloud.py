@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from components.storage.alicloud import (
+from gpufleet.components.storage.alicloud import (
     OssCheckpointBucket,
     OssCheckpointBucketArgs,
     ia_transition_days,

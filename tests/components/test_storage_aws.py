@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.storage.aws import CheckpointBucket, CheckpointBucketArgs, transition_storage_class
+from gpufleet.components.storage.aws import CheckpointBucket, CheckpointBucketArgs, transition_storage_class
 
 from .builders import KEY_ARN, TAGS
 from .conftest import Runner, document, statements_by_sid

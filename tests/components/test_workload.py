@@ -12,12 +12,12 @@ from typing import Any
 import pulumi
 import pytest
 
-from components.fleet import FleetError, HybridGpuFleet
-from components.identity.aws import InstanceIdentityArgs
-from components.pools.aws import GpuPool
-from components.pools.userdata import WorkloadContext, encoded_user_data, render_user_data
-from components.pools.workload import ContainerWorkload, ScriptWorkload, ecr_image
-from components.spec import parse_fleet
+from gpufleet.components.fleet import FleetError, HybridGpuFleet
+from gpufleet.components.identity.aws import InstanceIdentityArgs
+from gpufleet.components.pools.aws import GpuPool
+from gpufleet.components.pools.userdata import WorkloadContext, encoded_user_data, render_user_data
+from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload, ecr_image
+from gpufleet.components.spec import parse_fleet
 
 from .builders import ACCOUNT, KEY_ARN, STACK, TAGS, pool_args
 from .conftest import Runner, close_loop, fresh_loop, statements_by_sid

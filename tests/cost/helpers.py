@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.catalog import Catalog, parse_catalog
+from gpufleet.components.catalog import Catalog, parse_catalog
 
 DATE = "2026-01-15"
 CNY_SOURCE = "https://example.test/cny-price-list"

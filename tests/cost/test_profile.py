@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from components.spec import parse_fleet
 from gpufleet.advise import buy_vs_rent, render_advice_text
+from gpufleet.components.spec import parse_fleet
 from gpufleet.cost import (
     HOURS_PER_MONTH,
     PROFILE_RULE,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from components.catalog import load_catalog
-from components.spec import parse_fleet
+from gpufleet.components.catalog import load_catalog
+from gpufleet.components.spec import parse_fleet
 from gpufleet.cost import CostError, estimate_spec
 from tests.cost.helpers import small_catalog
 

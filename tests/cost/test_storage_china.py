@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from components.catalog import load_catalog
+from gpufleet.components.catalog import load_catalog
 from gpufleet.cost import CostReport, OtherLine, estimate_stack
 from gpufleet.engine import run_program
 from gpufleet.graph import ResourceGraph

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from components.catalog import CatalogError, load_catalog, parse_catalog
-from components.spec import load_fleet_from_config
+from gpufleet.components.catalog import CatalogError, load_catalog, parse_catalog
+from gpufleet.components.spec import load_fleet_from_config
 from gpufleet.cost import (
     IT_RULE,
     CostReport,

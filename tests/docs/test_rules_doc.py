@@ -20,9 +20,9 @@ from gpufleet.docs import (
     rule_notes,
 )
 from gpufleet.evaluate import Finding, StackResult
+from gpufleet.policies.registry import default_registry
+from gpufleet.policies.rule import GfPolicy, GfResourcePolicy, Rule
 from gpufleet.report import render_markdown, render_sarif
-from policies.registry import default_registry
-from policies.rule import GfPolicy, GfResourcePolicy, Rule
 from tests.cli.helpers import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -157,7 +157,7 @@ def _as_module(monkeypatch: pytest.MonkeyPatch, name: str, doc: str | None, poli
 def test_a_rule_renders_from_its_metadata_and_module_docstring(monkeypatch: pytest.MonkeyPatch) -> None:
     policy = _sample_policy("GF-STOR-951", "Grants `s3:*` to Aliyun*FullAccess")
     doc = "GF-STOR-951: sample.\n\n    - AWS: `aws:s3/bucket:Bucket` with `acl` set.\n    Unknown keys defer."
-    _as_module(monkeypatch, "policies.storage.sample_doc_rule", doc, policy)
+    _as_module(monkeypatch, "gpufleet.policies.storage.sample_doc_rule", doc, policy)
     text = render_rules_markdown([policy])
     assert text.startswith("# gpufleet rules reference\n")
     assert "## Summary (1 rules)\n\n**Storage**\n" in text
@@ -182,7 +182,7 @@ def test_a_rule_renders_from_its_metadata_and_module_docstring(monkeypatch: pyte
 
 def test_a_rule_module_without_a_docstring_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     policy = _sample_policy("GF-NET-951")
-    _as_module(monkeypatch, "policies.network.sample_undocumented", None, policy)
+    _as_module(monkeypatch, "gpufleet.policies.network.sample_undocumented", None, policy)
     with pytest.raises(
         RuleDocError, match=r"GF-NET-951 .*policies\.network\.sample_undocumented has no docstring"
     ):

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
 from gpufleet.docs import default_rules_markdown, judged_types, judges_lines
-from policies.registry import default_registry
-from policies.rule import GfStackPolicy, Judges, Rule, judges
+from gpufleet.policies.registry import default_registry
+from gpufleet.policies.rule import GfStackPolicy, Judges, Rule, judges
 from tests.docs.test_rules_doc import section
 
 BATCH = "aws:batch/computeEnvironment:ComputeEnvironment"

@@ -13,8 +13,8 @@ from pulumi_policy import (
 )
 
 from gpufleet.graph import UNKNOWN_STRING, Resource, ResourceGraph
-from policies.props import get
-from policies.rule import GfPolicy, GfResourcePolicy, GfStackPolicy, Rule
+from gpufleet.policies.props import get
+from gpufleet.policies.rule import GfPolicy, GfResourcePolicy, GfStackPolicy, Rule
 
 BUCKET = "aws:s3/bucket:Bucket"
 VERSIONING = "aws:s3/bucketVersioning:BucketVersioning"

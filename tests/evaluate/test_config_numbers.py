@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from gpufleet.evaluate import wire_form
+from gpufleet.policies.registry import default_registry
 from gpufleet.policy_config import (
     PolicyConfigError,
     _describe,
@@ -15,7 +16,6 @@ from gpufleet.policy_config import (
     load_policy_config,
     normalize_policy_config,
 )
-from policies.registry import default_registry
 from tests.cli.helpers import invoke
 from tests.engine.projects import write_project
 

@@ -19,8 +19,8 @@ from pulumi_policy import (
 
 from gpufleet.evaluate import default_provider_name, evaluate_stack, provider_version
 from gpufleet.graph import Resource, ResourceGraph
+from gpufleet.policies.rule import GfResourcePolicy, GfStackPolicy, Rule
 from gpufleet.policy_config import PolicyConfigError
-from policies.rule import GfResourcePolicy, GfStackPolicy, Rule
 from tests.evaluate.sample_policies import (
     BUCKET,
     CKPT_BUCKET,

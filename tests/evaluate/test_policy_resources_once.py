@@ -10,7 +10,7 @@ import pytest
 from gpufleet import evaluate
 from gpufleet.cli import stack_cost, with_estimates
 from gpufleet.graph import Resource, ResourceGraph
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 
 STACK = "urn:pulumi:dev::p::pulumi:pulumi:Stack::p-dev"
 

@@ -17,8 +17,8 @@ from pulumi_policy import ReportViolation, ResourceValidationArgs
 
 from gpufleet.evaluate import evaluate_stack
 from gpufleet.graph import UNKNOWN_STRING, Resource, ResourceGraph
-from policies.registry import default_registry
-from policies.rule import GfPolicy, GfResourcePolicy, Judges, Rule, judges
+from gpufleet.policies.registry import default_registry
+from gpufleet.policies.rule import GfPolicy, GfResourcePolicy, Judges, Rule, judges
 
 BASELINES: dict[str, dict[str, Any]] = json.loads(
     (Path(__file__).resolve().parent.parent / "policies" / "hostile_baselines.json").read_text()

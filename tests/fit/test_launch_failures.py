@@ -10,7 +10,7 @@ import pytest
 
 from gpufleet.engine import run_program
 from gpufleet.evaluate import Finding, evaluate_stack
-from policies.fit import POLICIES
+from gpufleet.policies.fit import POLICIES
 from tests.engine.projects import write_project
 
 PROGRAM = """

@@ -10,7 +10,7 @@ from gpufleet.cli import stack_cost, with_estimates
 from gpufleet.engine import run_program
 from gpufleet.evaluate import StackResult, evaluate_stack
 from gpufleet.graph import ResourceGraph
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 from tests.project_policy import project_policy_config
 
 ROOT = Path(__file__).resolve().parents[2]

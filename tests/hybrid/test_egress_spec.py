@@ -11,9 +11,9 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from components.network.onprem import EgressRule
-from components.spec import SpecError, parse_fleet, site_plans
 from gpufleet.cli import app
+from gpufleet.components.network.onprem import EgressRule
+from gpufleet.components.spec import SpecError, parse_fleet, site_plans
 from tests.cli.helpers import copy_project
 from tests.hybrid.conftest import ONPREM_NODES, ROOT
 

@@ -10,8 +10,8 @@ import yaml
 from rich.console import Console
 from typer.testing import CliRunner
 
-from components.spec import FleetSpec, parse_fleet, site_plans
 from gpufleet.cli import app
+from gpufleet.components.spec import FleetSpec, parse_fleet, site_plans
 from gpufleet.graph import ResourceGraph
 from gpufleet.hybrid_view import crypto_summary, link_line, print_hybrid, site_line
 from tests.cli.helpers import copy_project

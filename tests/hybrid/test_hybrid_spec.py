@@ -11,8 +11,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from components.spec import SpecError, parse_fleet, site_plans
 from gpufleet.cli import app
+from gpufleet.components.spec import SpecError, parse_fleet, site_plans
 from tests.cli.helpers import copy_project
 from tests.hybrid.conftest import ONPREM_NODES, ROOT
 

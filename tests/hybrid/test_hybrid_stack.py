@@ -8,7 +8,7 @@ import copy
 
 from gpufleet.engine import run_program
 from gpufleet.graph import Resource, ResourceGraph, is_secret
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 from tests.hybrid.conftest import FLEET, ONPREM_NODES, ROOT, judge
 from tests.project_policy import judged, unjudgeable_system_disk
 

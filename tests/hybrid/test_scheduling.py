@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.baseline.scheduling import discovery_tags, plan_flavors
+from gpufleet.components.baseline.scheduling import discovery_tags, plan_flavors
 from gpufleet.graph import Resource, ResourceGraph
 
 FLEET = "gpufleet-hybrid"
@@ -139,7 +139,7 @@ def test_serving_scales_on_dcgm_utilisation(hybrid: ResourceGraph) -> None:
 def test_discovery_tags_an_aws_pool_needs() -> None:
     import yaml
 
-    from components.spec import parse_fleet
+    from gpufleet.components.spec import parse_fleet
     from tests.hybrid.conftest import ROOT
 
     stack = yaml.safe_load((ROOT / "stacks/Pulumi.hybrid.yaml").read_text())

@@ -9,8 +9,8 @@ import pytest
 from gpufleet.engine import run_program
 from gpufleet.evaluate import StackResult, evaluate_stack
 from gpufleet.graph import ResourceGraph
-from policies.registry import default_registry
-from policies.rule import GfPolicy
+from gpufleet.policies.registry import default_registry
+from gpufleet.policies.rule import GfPolicy
 from tests.project_policy import project_policy_config
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

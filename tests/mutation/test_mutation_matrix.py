@@ -10,8 +10,8 @@ import pytest
 
 from gpufleet.evaluate import Finding, StackResult, evaluate_stack
 from gpufleet.graph import ResourceGraph
-from policies.registry import default_registry
-from policies.rule import GfPolicy
+from gpufleet.policies.registry import default_registry
+from gpufleet.policies.rule import GfPolicy
 from tests.mutation.edits import apply, clone
 from tests.mutation.mutations import (
     CATALOGUE_IDS,

@@ -26,7 +26,7 @@ from pulumi_policy.proxy import (
     unknown_checking_proxy,
 )
 
-from policies.rule import GfResourcePolicy, GfStackPolicy, validate_collecting
+from gpufleet.policies.rule import GfResourcePolicy, GfStackPolicy, validate_collecting
 
 __all__ = [
     "UNKNOWN_BOOLEAN_VALUE",

@@ -1,10 +1,10 @@
-"""Provider default tags as every tag-based rule reads them (`policies.context.effective_tags`)."""
+"""Provider default tags as every tag-based rule reads them (`gpufleet.policies.context.effective_tags`)."""
 
 from __future__ import annotations
 
 import json
 
-from policies.context import effective_tags, environment, provider_default_tags
+from gpufleet.policies.context import effective_tags, environment, provider_default_tags
 from tests.policies.support import UNKNOWN_STRING_VALUE, provider, unknown_checking_proxy
 
 BUCKET = "aws:s3/bucket:Bucket"

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
 
-from policies.documents import (
+from gpufleet.policies.documents import (
     UNKNOWN,
     DocumentError,
     Principal,

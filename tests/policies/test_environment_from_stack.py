@@ -9,10 +9,10 @@ from typing import Any
 from pulumi_policy import ResourceValidationArgs
 
 from gpufleet.evaluate import default_stack_tags
-from policies.context import environment
-from policies.cost.cost_tags import POLICY as COST_TAGS
-from policies.cost.nonprod_spot_share import POLICY as SPOT_SHARE
-from policies.rule import validate_collecting
+from gpufleet.policies.context import environment
+from gpufleet.policies.cost.cost_tags import POLICY as COST_TAGS
+from gpufleet.policies.cost.nonprod_spot_share import POLICY as SPOT_SHARE
+from gpufleet.policies.rule import validate_collecting
 from tests.policies.cost.helpers import aws_pool
 from tests.policies.support import NotApplicable, opts, run_stack, urn_of
 

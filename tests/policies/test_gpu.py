@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from policies.gpu import cloud_of, gpu_class_of, is_gpu_ami_type, is_gpu_type, use_catalog
+from gpufleet.policies.gpu import cloud_of, gpu_class_of, is_gpu_ami_type, is_gpu_type, use_catalog
 
 
 @dataclass(frozen=True)

@@ -50,10 +50,10 @@ from pulumi_policy.proxy import (
     unknown_checking_proxy,
 )
 
-from policies import rule as rule_module
-from policies.props import Malformed
-from policies.registry import default_registry
-from policies.rule import GfPolicy, GfResourcePolicy
+from gpufleet.policies import rule as rule_module
+from gpufleet.policies.props import Malformed
+from gpufleet.policies.registry import default_registry
+from gpufleet.policies.rule import GfPolicy, GfResourcePolicy
 
 from .support import opts, res, urn_of
 
@@ -81,7 +81,7 @@ PROVIDERS: dict[str, dict[str, Any]] = {
 
 def _module_of(policy: GfPolicy) -> ModuleType:
     for name, module in list(sys.modules.items()):
-        if name.startswith("policies.") and getattr(module, "POLICY", None) is policy:
+        if name.startswith("gpufleet.policies.") and getattr(module, "POLICY", None) is policy:
             return module
     raise LookupError(f"no policies module defines POLICY = {policy.rule.id}")
 
@@ -110,7 +110,7 @@ def handled_types(policy: GfPolicy) -> list[str]:
     used = [module]
     for value in vars(module).values():
         name = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", None)
-        if isinstance(name, str) and name.startswith("policies.") and name in sys.modules:
+        if isinstance(name, str) and name.startswith("gpufleet.policies.") and name in sys.modules:
             used.append(sys.modules[name])
     for each in used:
         for value in vars(each).values():

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_importing_every_policy_module_returns_at_once() -> None:
     code = (
         "import importlib, pkgutil, policies\n"
-        "for module in pkgutil.walk_packages(policies.__path__, 'policies.'):\n"
+        "for module in pkgutil.walk_packages(policies.__path__, 'gpufleet.policies.'):\n"
         "    importlib.import_module(module.name)\n"
         "from policies.registry import default_registry\n"
         "print(len(default_registry()))\n"

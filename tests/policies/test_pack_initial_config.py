@@ -7,8 +7,8 @@ from pathlib import Path
 
 from pulumi_policy import EnforcementLevel
 
-from policies.__main__ import initial_config
-from policies.registry import default_registry
+from gpufleet.policies.__main__ import initial_config
+from gpufleet.policies.registry import default_registry
 
 
 def test_the_engine_check_is_left_out_of_the_packs_config(tmp_path: Path) -> None:
@@ -34,8 +34,8 @@ def test_the_engine_check_is_left_out_of_the_packs_config(tmp_path: Path) -> Non
 
 
 def test_the_waiver_settings_are_read_by_the_pack_not_handed_over_as_a_policy(tmp_path: Path) -> None:
-    from policies.__main__ import waiver_settings
-    from policies.waivers import Settings
+    from gpufleet.policies.__main__ import waiver_settings
+    from gpufleet.policies.waivers import Settings
 
     config = tmp_path / "policy-config.json"
     config.write_text(

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
 
-from policies.props import get, plain
+from gpufleet.policies.props import get, plain
 
 PROPS: dict[str, Any] = {
     "rules": [{"expiration": {"days": 30.0}, "id": "old"}, {"id": UNKNOWN_STRING_VALUE}],

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from pulumi_policy import EnforcementLevel, Severity
 
+from gpufleet.policies.registry import DuplicateRuleError, Registry, default_registry
+from gpufleet.policies.rule import GfPolicy, GfResourcePolicy, Rule
 from gpufleet.policy_config import load_policy_config
-from policies.registry import DuplicateRuleError, Registry, default_registry
-from policies.rule import GfPolicy, GfResourcePolicy, Rule
 
 # id: (default enforcement, severity), copied from RULES.md (49 rules) plus GF-NET-004, GF-DEPLOY-001..003
 # and GF-FIT-001..006.

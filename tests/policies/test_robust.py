@@ -19,17 +19,17 @@ from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 from gpufleet.evaluate import Finding, evaluate_stack
 from gpufleet.graph import Resource, ResourceGraph
-from policies.access.no_ssh_rdp_ingress import POLICY as NO_SSH
-from policies.cost.autoscaling_sanity import POLICY as AUTOSCALING
-from policies.cost.stack_budget import POLICY as BUDGET
-from policies.iam.no_wildcard_actions import POLICY as NO_WILDCARD
-from policies.k8s.gpu_namespace_quota import POLICY as NS_QUOTA
-from policies.k8s.gpu_priority_disruption import POLICY as PRIORITY
-from policies.k8s.pod_host_isolation import POLICY as HOST_ISOLATION
-from policies.props import EXCERPT_CHARS, Malformed, excerpt, get_objects, json_value
-from policies.registry import default_registry
-from policies.rule import GfResourcePolicy, GfStackPolicy, Rule, judge, validate_collecting
-from policies.storage.bucket_tls_only import POLICY as TLS_ONLY
+from gpufleet.policies.access.no_ssh_rdp_ingress import POLICY as NO_SSH
+from gpufleet.policies.cost.autoscaling_sanity import POLICY as AUTOSCALING
+from gpufleet.policies.cost.stack_budget import POLICY as BUDGET
+from gpufleet.policies.iam.no_wildcard_actions import POLICY as NO_WILDCARD
+from gpufleet.policies.k8s.gpu_namespace_quota import POLICY as NS_QUOTA
+from gpufleet.policies.k8s.gpu_priority_disruption import POLICY as PRIORITY
+from gpufleet.policies.k8s.pod_host_isolation import POLICY as HOST_ISOLATION
+from gpufleet.policies.props import EXCERPT_CHARS, Malformed, excerpt, get_objects, json_value
+from gpufleet.policies.registry import default_registry
+from gpufleet.policies.rule import GfResourcePolicy, GfStackPolicy, Rule, judge, validate_collecting
+from gpufleet.policies.storage.bucket_tls_only import POLICY as TLS_ONLY
 
 from .support import UNKNOWN_STRING_VALUE, opts, res, run_resource, run_stack, urn_of
 

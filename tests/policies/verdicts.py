@@ -8,7 +8,7 @@ from typing import Any
 
 from gpufleet.evaluate import evaluate_stack
 from gpufleet.graph import Resource, ResourceGraph
-from policies.rule import GfPolicy
+from gpufleet.policies.rule import GfPolicy
 
 STACK_URN = "urn:pulumi:dev::p::pulumi:pulumi:Stack::p-dev"
 

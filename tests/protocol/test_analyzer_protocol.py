@@ -24,8 +24,8 @@ from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
 from gpufleet.evaluate import Finding, analyzed_resources, default_stack_tags, evaluate_stack, stack_props
 from gpufleet.graph import Resource, ResourceGraph
+from gpufleet.policies.rule import GfPolicy, GfStackPolicy
 from gpufleet.policy_config import resolve_policy_config
-from policies.rule import GfPolicy, GfStackPolicy
 from tests.evaluate.sample_policies import sample_graph, sample_policies
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -295,7 +295,7 @@ def test_grpc_unknown_and_not_applicable(sample_pack: analyzer_pb2_grpc.Analyzer
 
 
 def test_real_pack_serves_the_registry(real_pack: analyzer_pb2_grpc.AnalyzerStub) -> None:
-    from policies.registry import default_registry
+    from gpufleet.policies.registry import default_registry
 
     registry = list(default_registry())
     info = real_pack.GetAnalyzerInfo(empty_pb2.Empty())
@@ -306,7 +306,7 @@ def test_real_pack_serves_the_registry(real_pack: analyzer_pb2_grpc.AnalyzerStub
 
 
 def test_real_pack_matches_offline_evaluation(real_pack: analyzer_pb2_grpc.AnalyzerStub) -> None:
-    from policies.registry import default_registry
+    from gpufleet.policies.registry import default_registry
 
     registry = list(default_registry())
     graph = sample_graph()
@@ -320,7 +320,7 @@ def test_real_pack_matches_offline_evaluation_on_a_mutated_golden_stack(
     """The dev stack as the program builds it, with every dev mutation of the matrix applied at once: the
     engine path and the offline path must return the same violations, and there must be many."""
     from gpufleet.engine import run_program
-    from policies.registry import default_registry
+    from gpufleet.policies.registry import default_registry
     from tests.mutation.edits import apply
     from tests.mutation.mutations import MUTATIONS
 

@@ -62,7 +62,7 @@ def results() -> list[StackResult]:
 
 
 def test_json_is_the_output_contract() -> None:
-    from policies.waivers import today
+    from gpufleet.policies.waivers import today
 
     document = json.loads(render_json(results()))
     assert document == {

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from components.pools.scaling import ScalingRules
+from gpufleet.components.pools.scaling import ScalingRules
 from gpufleet.simulate.model import (
     OffHoursWindow,
     Oscillation,

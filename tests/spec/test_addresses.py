@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from components.spec.addresses import AddressError, Overlap, OwnedRange, carve, overlaps, site_owner
+from gpufleet.components.spec.addresses import AddressError, Overlap, OwnedRange, carve, overlaps, site_owner
 
 Net = ipaddress.IPv4Network
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from components.spec import CONFIG_KEY, Link, SpecError, parse_fleet
+from gpufleet.components.spec import CONFIG_KEY, Link, SpecError, parse_fleet
 
 SOURCE = "stacks/Pulumi.hybrid.yaml"
 VPN = {"kind": "vpn", "gateway_ip": "203.0.113.10", "psk_config": "awsLinkPsk"}

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from components.spec import PoolQueue, SpecError, parse_fleet
+from gpufleet.components.spec import PoolQueue, SpecError, parse_fleet
 
 PATH = "gpufleet:fleet.pools.train.queue"
 KEY = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"

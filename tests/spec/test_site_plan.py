@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 import yaml
 
-from components.catalog import AWS_REGIONS
-from components.catalog.regions import ALICLOUD_REGIONS, TENCENTCLOUD_REGIONS
-from components.sites import SitePlan
-from components.spec import SpecError, load_fleet_from_config, parse_fleet, site_plans
+from gpufleet.components.catalog import AWS_REGIONS
+from gpufleet.components.catalog.regions import ALICLOUD_REGIONS, TENCENTCLOUD_REGIONS
+from gpufleet.components.sites import SitePlan
+from gpufleet.components.spec import SpecError, load_fleet_from_config, parse_fleet, site_plans
 from tests.cli.helpers import copy_project, invoke
 
 SOURCE = "stacks/Pulumi.test.yaml"

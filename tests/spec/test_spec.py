@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from components.spec import (
+from gpufleet.components.spec import (
     CONFIG_KEY,
     FleetSpec,
     OffHours,

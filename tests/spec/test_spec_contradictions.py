@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from components.spec import (
+from gpufleet.components.spec import (
     CONFIG_KEY,
     OffHours,
     SpecError,
     load_fleet_from_config,
     parse_fleet,
 )
-from components.spec_limits import AWS_LOG_RETENTION_DAYS
+from gpufleet.components.spec_limits import AWS_LOG_RETENTION_DAYS
 from tests.spec.test_spec import SOURCE, errors_of, minimal, with_change
 
 RETENTIONS = ", ".join(str(days) for days in AWS_LOG_RETENTION_DAYS)

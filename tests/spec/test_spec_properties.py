@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from components.spec import FleetSpec, SpecError, parse_fleet
+from gpufleet.components.spec import FleetSpec, SpecError, parse_fleet
 from tests.spec.test_spec import full
 
 Path = tuple[Any, ...]

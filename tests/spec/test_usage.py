@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from components.spec import CONFIG_KEY, SpecError, Usage, UsageStep, parse_fleet
+from gpufleet.components.spec import CONFIG_KEY, SpecError, Usage, UsageStep, parse_fleet
 
 SOURCE = "stacks/Pulumi.dev.yaml"
 POOL = f"{CONFIG_KEY}.pools.train"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from components.spec import SpecError, Transfer, parse_fleet
+from gpufleet.components.spec import SpecError, Transfer, parse_fleet
 
 
 def fleet() -> dict[str, Any]:

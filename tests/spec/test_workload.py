@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from components.spec import Container, PoolWorkload, SpecError, parse_fleet
+from gpufleet.components.spec import Container, PoolWorkload, SpecError, parse_fleet
 
 PATH = "gpufleet:fleet.pools.train.workload"
 ECR = "123456789012.dkr.ecr.us-east-1.amazonaws.com/trainer:1.4"

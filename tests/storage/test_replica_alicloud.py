@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from components.spec import FleetSpec
-from components.storage.alicloud import OssCheckpointBucketArgs
-from components.storage.alicloud_replica import OssReplicaArgs, replication_policy, trust_policy
+from gpufleet.components.spec import FleetSpec
+from gpufleet.components.storage.alicloud import OssCheckpointBucketArgs
+from gpufleet.components.storage.alicloud_replica import OssReplicaArgs, replication_policy, trust_policy
 from tests.components.alicloud_builders import FLEET, REGION, TAGS, build_site, spec_of
 from tests.storage.conftest import ProviderRecordingMocks, Runner
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.catalog import load_catalog
+from gpufleet.components.catalog import load_catalog
 from gpufleet.cost import CostReport, OtherLine, estimate_stack
 from gpufleet.graph import ResourceGraph
 from tests.storage.test_replica_dr_rule import ALI, TC, graph

@@ -14,7 +14,7 @@ import yaml
 from gpufleet.engine import run_program
 from gpufleet.evaluate import evaluate_stack
 from gpufleet.graph import ResourceGraph
-from policies.resilience.checkpoint_replication import POLICY
+from gpufleet.policies.resilience.checkpoint_replication import POLICY
 from tests.realworld.alicloud.support import replaced
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,7 +135,7 @@ def test_tencent_replication_to_the_same_region_fires() -> None:
 def test_cos_rules_on_an_unversioned_source_or_without_a_role_fire() -> None:
     from pulumi_policy import PolicyResource
 
-    from policies.storage._buckets import COS_BUCKET
+    from gpufleet.policies.storage._buckets import COS_BUCKET
     from tests.policies.support import regional_provider, res, run_stack
 
     def cos(**props: Any) -> PolicyResource:

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from components.catalog.regions import ALICLOUD_REGIONS, TENCENTCLOUD_REGIONS
-from components.spec import SpecError, parse_fleet, site_plans
+from gpufleet.components.catalog.regions import ALICLOUD_REGIONS, TENCENTCLOUD_REGIONS
+from gpufleet.components.spec import SpecError, parse_fleet, site_plans
 
 SOURCE = "stacks/Pulumi.test.yaml"
 ALI_POOL = {"cloud": "alicloud", "instance_types": ["ecs.gn6i-c4g1.xlarge"], "size": {"max": 2}}

@@ -10,10 +10,10 @@ from typing import Any
 import pulumi
 import pytest
 
-from components.sites.tencentcloud import TencentSite
-from components.spec import FleetSpec
-from components.storage.tencentcloud import TencentBucketArgs
-from components.storage.tencentcloud_replica import CosReplicaArgs, role_identity
+from gpufleet.components.sites.tencentcloud import TencentSite
+from gpufleet.components.spec import FleetSpec
+from gpufleet.components.storage.tencentcloud import TencentBucketArgs
+from gpufleet.components.storage.tencentcloud_replica import CosReplicaArgs, role_identity
 from gpufleet.invokes import TENCENT_APP_ID, TENCENT_UIN
 from tests.components.tencent_support import SITE, TAGS, TencentMocks, site_args, spec
 from tests.storage.conftest import ProviderRecorder, Runner

@@ -5,7 +5,7 @@ from datetime import date
 
 import pytest
 
-from policies import waivers
+from gpufleet.policies import waivers
 
 TODAY = date(2026, 12, 1)
 

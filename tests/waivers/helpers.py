@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.graph import UNKNOWN_STRING, Resource, ResourceGraph
-from policies.registry import default_registry
-from policies.rule import GfPolicy
+from gpufleet.policies.registry import default_registry
+from gpufleet.policies.rule import GfPolicy
 
 BUCKET = "aws:s3/bucket:Bucket"
 STACK, PROJECT = "dev", "waivers"

@@ -209,7 +209,7 @@ def test_a_bad_waiver_file_is_exit_2_naming_file_rule_and_field(project: Path) -
 
 
 def test_a_bad_date_in_the_environment_is_exit_2(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from policies import waivers
+    from gpufleet.policies import waivers
 
     waivers.set_clock(None)  # the system clock, which reads $GPUFLEET_TODAY
     monkeypatch.setenv("GPUFLEET_TODAY", "2026-13-01")

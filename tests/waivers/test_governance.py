@@ -13,10 +13,10 @@ import pytest
 
 from gpufleet.evaluate import evaluate_stack
 from gpufleet.graph import Resource
+from gpufleet.policies.registry import default_registry
+from gpufleet.policies.waivers import broad_glob, parse_tag, vague_reason
 from gpufleet.policy_config import PolicyConfigError, load_policy_config
 from gpufleet.report import exit_code
-from policies.registry import default_registry
-from policies.waivers import broad_glob, parse_tag, vague_reason
 
 from .helpers import TAGS_ON, WAIVE_STOR_001, bucket, no_cmk, policies, stack, urn, waiver
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from gpufleet.evaluate import evaluate_stack
+from gpufleet.policies.registry import default_registry
 from gpufleet.policy_config import PolicyConfigError, load_policy_config
 from gpufleet.report import exit_code
-from policies.registry import default_registry
 
 from .helpers import TAGS_ON, WAIVE_STOR_001, bucket, no_cmk, policies, stack, urn, waiver
 
@@ -247,7 +247,7 @@ def test_a_bad_date_in_the_pack_applies_no_waiver_and_says_why(monkeypatch: pyte
     from pulumi_policy import StackValidationArgs
 
     from gpufleet.evaluate import stack_policy_resources
-    from policies import waivers
+    from gpufleet.policies import waivers
 
     waivers.set_clock(None)
     monkeypatch.setenv("GPUFLEET_TODAY", "someday")

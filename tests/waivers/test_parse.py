@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from policies import waivers
-from policies.waivers import Waiver, decide, parse_config_waivers, parse_tag, type_and_name
+from gpufleet.policies import waivers
+from gpufleet.policies.waivers import Waiver, decide, parse_config_waivers, parse_tag, type_and_name
 
 from .helpers import urn
 
@@ -143,7 +143,7 @@ def test_the_clock_can_come_from_the_environment(monkeypatch: pytest.MonkeyPatch
 
 
 def test_every_policy_schema_accepts_waivers() -> None:
-    from policies.registry import default_registry
+    from gpufleet.policies.registry import default_registry
 
     for policy in default_registry():
         assert policy.config_schema is not None

@@ -28,7 +28,7 @@ def pack() -> Iterator[analyzer_pb2_grpc.AnalyzerStub]:
 
 def analyze(stub: analyzer_pb2_grpc.AnalyzerStub, config: dict[str, Any] | None, *buckets: Any) -> list[Any]:
     """GF-STOR-001's diagnostics (it joins a bucket with its encryption resources: a stack policy)."""
-    from policies.registry import default_registry
+    from gpufleet.policies.registry import default_registry
 
     graph = stack(*buckets)
     configure(stub, list(default_registry()), config, graph)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from policies.iam.trust_specific_principals import POLICY as TRUST_POLICY
+from gpufleet.policies.iam.trust_specific_principals import POLICY as TRUST_POLICY
 from tests.cli.helpers import ROOT, invoke
 from tests.policies.support import run_resource
 

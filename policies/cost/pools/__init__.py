@@ -25,9 +25,9 @@ cloud's pools), `discovery` (`discover_pools`) and `pricing` (the hourly envelop
 
 from __future__ import annotations
 
-from policies.cost.pools.discovery import discover_pools
-from policies.cost.pools.index import ResourceIndex, ResourceView
-from policies.cost.pools.model import (
+from gpufleet.policies.cost.pools.discovery import discover_pools
+from gpufleet.policies.cost.pools.index import ResourceIndex, ResourceView
+from gpufleet.policies.cost.pools.model import (
     POOL_KINDS,
     InstanceTypeLike,
     Pool,
@@ -35,7 +35,7 @@ from policies.cost.pools.model import (
     ScalingSignal,
     ScheduledAction,
 )
-from policies.cost.pools.pricing import (
+from gpufleet.policies.cost.pools.pricing import (
     HOURS_PER_MONTH,
     Envelope,
     PriceLine,
@@ -43,7 +43,7 @@ from policies.cost.pools.pricing import (
     monthly_estimate,
     unknown_number,
 )
-from policies.cost.pools.tokens import (
+from gpufleet.policies.cost.pools.tokens import (
     ALI_ESS_ALARM,
     ALI_INSTANCE,
     ALI_INSTANCE_SET,

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from policies.cost.pools.attachments import _Attachments
-from policies.cost.pools.builders import (
+from gpufleet.policies.cost.pools.attachments import _Attachments
+from gpufleet.policies.cost.pools.builders import (
     _instance_type,
     _instance_type_list,
     _override_types,
@@ -16,11 +16,11 @@ from policies.cost.pools.builders import (
     _spot_share,
     _standalone_pool,
 )
-from policies.cost.pools.index import ResourceIndex
-from policies.cost.pools.model import Pool
-from policies.cost.pools.reading import _Reader
-from policies.cost.pools.tokens import ALI_INSTANCE_SET, ALI_LAUNCH_TEMPLATES
-from policies.props import get_ref, is_unknown, truthy
+from gpufleet.policies.cost.pools.index import ResourceIndex
+from gpufleet.policies.cost.pools.model import Pool
+from gpufleet.policies.cost.pools.reading import _Reader
+from gpufleet.policies.cost.pools.tokens import ALI_INSTANCE_SET, ALI_LAUNCH_TEMPLATES
+from gpufleet.policies.props import get_ref, is_unknown, truthy
 
 
 def _ali_spot(strategy: Any) -> bool:

@@ -7,10 +7,10 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from policies.cost.pools.index import ResourceIndex
-from policies.cost.pools.model import ScalingSignal, ScheduledAction
-from policies.cost.pools.reading import _int, _join, _json, _num, _str
-from policies.cost.pools.scaling import (
+from gpufleet.policies.cost.pools.index import ResourceIndex
+from gpufleet.policies.cost.pools.model import ScalingSignal, ScheduledAction
+from gpufleet.policies.cost.pools.reading import _int, _join, _json, _num, _str
+from gpufleet.policies.cost.pools.scaling import (
     _ali_alarm_signal,
     _ali_rule_signals,
     _appas_policy_signal,
@@ -19,7 +19,7 @@ from policies.cost.pools.scaling import (
     _direction_of_operator,
     _spot_fleet_dimension,
 )
-from policies.cost.pools.tokens import (
+from gpufleet.policies.cost.pools.tokens import (
     ALI_ESS_ALARM,
     ALI_SCALING_CONFIGURATION,
     ALI_SCALING_GROUP,
@@ -40,7 +40,7 @@ from policies.cost.pools.tokens import (
     TC_SCALING_POLICY,
     TC_SCHEDULE,
 )
-from policies.props import as_list, get_ref
+from gpufleet.policies.props import as_list, get_ref
 
 # The (min, max, desired) size paths of an AWS Auto Scaling or Tencent AS scheduled action.
 _GROUP_SIZES = ("minSize", "maxSize", "desiredCapacity")

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from policies.cost.pools.attachments import _Attachments
-from policies.cost.pools.builders import (
+from gpufleet.policies.cost.pools.attachments import _Attachments
+from gpufleet.policies.cost.pools.builders import (
     _instance_type,
     _instance_type_list,
     _override_types,
@@ -18,11 +18,15 @@ from policies.cost.pools.builders import (
     _standalone_pool,
     _template_types,
 )
-from policies.cost.pools.index import ResourceIndex
-from policies.cost.pools.model import Pool
-from policies.cost.pools.reading import _int, _Reader, _str
-from policies.cost.pools.tokens import AWS_LAUNCH_CONFIGURATION, AWS_LAUNCH_TEMPLATE, AWS_SPOT_REQUEST
-from policies.props import as_list, get_ref, is_unknown
+from gpufleet.policies.cost.pools.index import ResourceIndex
+from gpufleet.policies.cost.pools.model import Pool
+from gpufleet.policies.cost.pools.reading import _int, _Reader, _str
+from gpufleet.policies.cost.pools.tokens import (
+    AWS_LAUNCH_CONFIGURATION,
+    AWS_LAUNCH_TEMPLATE,
+    AWS_SPOT_REQUEST,
+)
+from gpufleet.policies.props import as_list, get_ref, is_unknown
 
 # Attribute-based selection (`instanceRequirements.acceleratorNames`) names GPUs, not instance types:
 # each name stands for the smallest current AWS type carrying that GPU, so the rules that judge GPU

@@ -7,12 +7,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from policies.context import environment, resource_region
-from policies.cost.pools.attachments import _Attachments
-from policies.cost.pools.model import Pool
-from policies.cost.pools.reading import _Reader, _str
-from policies.gpu import cloud_of
-from policies.props import as_list, get_ref, is_unknown
+from gpufleet.policies.context import environment, resource_region
+from gpufleet.policies.cost.pools.attachments import _Attachments
+from gpufleet.policies.cost.pools.model import Pool
+from gpufleet.policies.cost.pools.reading import _Reader, _str
+from gpufleet.policies.gpu import cloud_of
+from gpufleet.policies.props import as_list, get_ref, is_unknown
 
 
 # --- pool builders -------------------------------------------------------------------------------

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from policies.cost.pools.alicloud import _build_ali_group, _build_ali_instance, _build_ali_node_pool
-from policies.cost.pools.attachments import _Attachments
-from policies.cost.pools.aws import (
+from gpufleet.policies.cost.pools.alicloud import _build_ali_group, _build_ali_instance, _build_ali_node_pool
+from gpufleet.policies.cost.pools.attachments import _Attachments
+from gpufleet.policies.cost.pools.aws import (
     _build_aws_asg,
     _build_aws_batch,
     _build_aws_fleet,
@@ -17,11 +17,11 @@ from policies.cost.pools.aws import (
     _build_aws_node_group,
     _build_aws_spot_fleet,
 )
-from policies.cost.pools.families import expand, pool_gpu_class, vcpu_count
-from policies.cost.pools.index import ResourceIndex
-from policies.cost.pools.model import Pool
-from policies.cost.pools.tencentcloud import _build_tc_group, _build_tc_instance, _build_tc_node_pool
-from policies.cost.pools.tokens import (
+from gpufleet.policies.cost.pools.families import expand, pool_gpu_class, vcpu_count
+from gpufleet.policies.cost.pools.index import ResourceIndex
+from gpufleet.policies.cost.pools.model import Pool
+from gpufleet.policies.cost.pools.tencentcloud import _build_tc_group, _build_tc_instance, _build_tc_node_pool
+from gpufleet.policies.cost.pools.tokens import (
     ALI_INSTANCE,
     ALI_INSTANCE_SET,
     ALI_NODE_POOL,
@@ -37,7 +37,7 @@ from policies.cost.pools.tokens import (
     TC_NODE_POOL,
     TC_SCALING_GROUP,
 )
-from policies.gpu import CatalogLike
+from gpufleet.policies.gpu import CatalogLike
 
 
 def discover_pools(

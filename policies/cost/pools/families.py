@@ -8,7 +8,7 @@ import math
 import re
 from typing import Any
 
-from policies.gpu import CatalogLike, gpu_class_of
+from gpufleet.policies.gpu import CatalogLike, gpu_class_of
 
 _AWS_BARE_FAMILY = re.compile(r"^(g\d|gr\d|p\d)[a-z0-9-]*$", re.IGNORECASE)
 

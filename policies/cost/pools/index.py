@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from policies.props import as_list, get_ref, is_unknown, plain
+from gpufleet.policies.props import as_list, get_ref, is_unknown, plain
 
 
 @dataclass(frozen=True)

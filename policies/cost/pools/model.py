@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from pulumi_policy.proxy import UnknownValueError
 
-from policies.cost.pools.tokens import (
+from gpufleet.policies.cost.pools.tokens import (
     ALI_INSTANCE,
     ALI_INSTANCE_SET,
     ALI_NODE_POOL,

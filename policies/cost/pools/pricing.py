@@ -9,9 +9,9 @@ from typing import Any
 
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE, UnknownValueError
 
-from policies.cost.pools.families import expand, vcpu_count
-from policies.cost.pools.model import Pool
-from policies.gpu import CatalogLike
+from gpufleet.policies.cost.pools.families import expand, vcpu_count
+from gpufleet.policies.cost.pools.model import Pool
+from gpufleet.policies.gpu import CatalogLike
 
 HOURS_PER_MONTH = 730
 

@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from policies.props import as_list, as_number, get_ref, is_unknown
+from gpufleet.policies.props import as_list, as_number, get_ref, is_unknown
 
 
 # --- reading helpers -----------------------------------------------------------------------------

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from policies.cost.pools.model import ScalingSignal
-from policies.cost.pools.reading import _int, _num, _str
-from policies.cost.pools.tokens import SPOT_FLEET_DIMENSION
-from policies.props import as_list, get_ref, is_unknown, truthy
+from gpufleet.policies.cost.pools.model import ScalingSignal
+from gpufleet.policies.cost.pools.reading import _int, _num, _str
+from gpufleet.policies.cost.pools.tokens import SPOT_FLEET_DIMENSION
+from gpufleet.policies.props import as_list, get_ref, is_unknown, truthy
 
 
 def _spot_fleet_dimension(resource: Any) -> bool:

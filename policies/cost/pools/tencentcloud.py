@@ -12,13 +12,13 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from policies.cost.pools.attachments import _Attachments
-from policies.cost.pools.builders import _instance_type, _instance_type_list, _pool, _standalone_pool
-from policies.cost.pools.index import ResourceIndex
-from policies.cost.pools.model import Pool
-from policies.cost.pools.reading import _Reader
-from policies.cost.pools.tokens import TC_SCALING_CONFIG, TC_SCALING_GROUP
-from policies.props import get_ref, is_unknown, truthy
+from gpufleet.policies.cost.pools.attachments import _Attachments
+from gpufleet.policies.cost.pools.builders import _instance_type, _instance_type_list, _pool, _standalone_pool
+from gpufleet.policies.cost.pools.index import ResourceIndex
+from gpufleet.policies.cost.pools.model import Pool
+from gpufleet.policies.cost.pools.reading import _Reader
+from gpufleet.policies.cost.pools.tokens import TC_SCALING_CONFIG, TC_SCALING_GROUP
+from gpufleet.policies.props import get_ref, is_unknown, truthy
 
 
 def _build_tc_group(

@@ -1,7 +1,7 @@
 """Resource types whose SDK class takes a `tags` input and that carry cost, per cloud (GF-COST-001).
 
 Data, not code: one type token per line in `aws.txt`, `alicloud.txt` and `tencentcloud.txt`, written
-by `python -m policies.cost.taggable.generate` from the installed provider SDKs; regenerate after a
+by `python -m gpufleet.policies.cost.taggable.generate` from the installed provider SDKs; regenerate after a
 provider upgrade, never edit by hand.
 """
 

@@ -1,6 +1,6 @@
-"""Regenerate the data files of `policies.cost.taggable` from the installed provider SDKs.
+"""Regenerate the data files of `gpufleet.policies.cost.taggable` from the installed provider SDKs.
 
-Run `python -m policies.cost.taggable.generate` after a provider upgrade. A resource type is listed
+Run `python -m gpufleet.policies.cost.taggable.generate` after a provider upgrade. A resource type is listed
 when its SDK `<Class>Args` takes a `tags` input and it carries cost of its own; the type token is the
 class's `@pulumi.type_token(...)` (or the token passed to `super().__init__`). `NO_COST` names the
 tag-taking types that do not: objects inside a bucket (the bucket's storage is billed to the bucket)
@@ -51,7 +51,7 @@ def render() -> dict[str, str]:
 
 
 if __name__ == "__main__":
-    from policies.cost.taggable import data_file
+    from gpufleet.policies.cost.taggable import data_file
 
     for cloud, text in render().items():
         target = data_file(cloud)

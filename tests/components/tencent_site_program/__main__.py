@@ -10,10 +10,10 @@ from typing import Any
 
 import pulumi
 
-from components.sites.base import SiteArgs, SitePlan, site_name
-from components.sites.tencentcloud import TencentSite
-from components.spec import FleetSpec
-from components.tags import STACK_TAG, current_stack
+from gpufleet.components.sites.base import SiteArgs, SitePlan, site_name
+from gpufleet.components.sites.tencentcloud import TencentSite
+from gpufleet.components.spec import FleetSpec
+from gpufleet.components.tags import STACK_TAG, current_stack
 
 config = pulumi.Config("gpufleet")
 region = pulumi.Config("tencentcloud").require("region")

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from pulumi_policy import PolicyResource
 
-from policies.access import gpu_no_login_credentials, gpu_no_public_ip
+from gpufleet.policies.access import gpu_no_login_credentials, gpu_no_public_ip
 
 from .helpers import UNKNOWN_BOOLEAN_VALUE, UNKNOWN_STRING_VALUE, check_stack, res, urn_of
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.access.gpu_no_login_credentials import POLICY, RULE
+from gpufleet.policies.access.gpu_no_login_credentials import POLICY, RULE
 
 from .helpers import UNKNOWN_STRING_VALUE, check_stack, res
 from .helpers import urn_of as urn

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.access.gpu_no_public_ip import POLICY, RULE
+from gpufleet.policies.access.gpu_no_public_ip import POLICY, RULE
 
 from .helpers import UNKNOWN_BOOLEAN_VALUE, UNKNOWN_STRING_VALUE, check_stack, res
 from .helpers import urn_of as urn

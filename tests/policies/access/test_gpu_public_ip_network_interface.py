@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pulumi_policy import PolicyResource
 
-from policies.access.gpu_no_public_ip import POLICY
+from gpufleet.policies.access.gpu_no_public_ip import POLICY
 
 from .helpers import UNKNOWN_STRING_VALUE, check_stack, res
 from .helpers import urn_of as urn

@@ -4,7 +4,7 @@ import json
 
 from pulumi_policy import PolicyResource
 
-from policies.access.gpu_session_manager import POLICY, RULE
+from gpufleet.policies.access.gpu_session_manager import POLICY, RULE
 
 from .helpers import UNKNOWN_STRING_VALUE, check_stack, res
 from .helpers import urn_of as urn

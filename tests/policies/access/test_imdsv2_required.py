@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from policies.access.imdsv2_required import POLICY, RULE
+from gpufleet.policies.access.imdsv2_required import POLICY, RULE
 
 from .helpers import UNKNOWN_STRING_VALUE, NotApplicable, check_stack, res
 from .helpers import urn_of as urn

@@ -8,7 +8,7 @@ from typing import Any
 
 from pulumi_policy import PolicyResource
 
-from policies.access.gpu_session_manager import POLICY
+from gpufleet.policies.access.gpu_session_manager import POLICY
 
 from .helpers import UNKNOWN_STRING_VALUE, check_stack, res
 from .helpers import urn_of as urn

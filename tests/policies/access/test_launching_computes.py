@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pulumi_policy import PolicyResource
 
-from policies.access import gpu_no_login_credentials as creds
-from policies.access import gpu_no_public_ip as public_ip
+from gpufleet.policies.access import gpu_no_login_credentials as creds
+from gpufleet.policies.access import gpu_no_public_ip as public_ip
 
 from .helpers import UNKNOWN_STRING_VALUE, check_stack, res
 from .helpers import urn_of as urn

@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-from policies.access.no_ssh_rdp_ingress import POLICY, RULE
-from policies.rule import GfStackPolicy
+from gpufleet.policies.access.no_ssh_rdp_ingress import POLICY, RULE
+from gpufleet.policies.rule import GfStackPolicy
 
 from .helpers import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, check_stack, res
 

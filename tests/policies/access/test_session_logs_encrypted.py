@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from policies.access.session_logs_encrypted import POLICY, RULE
+from gpufleet.policies.access.session_logs_encrypted import POLICY, RULE
 
 from .helpers import UNKNOWN_STRING_VALUE, NotApplicable, check_stack, res
 from .helpers import urn_of as urn

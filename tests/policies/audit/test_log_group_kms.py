@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from policies.audit.log_group_kms import POLICY, RULE
+from gpufleet.policies.audit.log_group_kms import POLICY, RULE
 
 from .helpers import UNKNOWN_STRING_VALUE, run_resource
 

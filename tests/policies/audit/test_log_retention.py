@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from policies.audit.log_retention import POLICY, RULE
+from gpufleet.policies.audit.log_retention import POLICY, RULE
 
 from .helpers import UNKNOWN_NUMBER_VALUE, res, run_stack
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from pulumi_policy import PolicyResource
 
-from policies.audit.log_retention import POLICY
+from gpufleet.policies.audit.log_retention import POLICY
 
 from .helpers import UNKNOWN_STRING_VALUE, res
 from .helpers import run_stack as stack_outcome

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from policies.audit.trail_per_cloud import POLICY, RULE
+from gpufleet.policies.audit.trail_per_cloud import POLICY, RULE
 from tests.policies.support import run_stack as stack_tagged
 
 from .helpers import UNKNOWN_BOOLEAN_VALUE, res, run_stack, urn_of

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from policies.gpu import use_catalog
+from gpufleet.policies.gpu import use_catalog
 
 from .helpers import FakeCatalog
 

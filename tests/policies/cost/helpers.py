@@ -9,8 +9,8 @@ from typing import Any
 
 from pulumi_policy import PolicyProviderResource, PolicyResource
 
-from policies.gpu import cloud_of
-from policies.rule import GfResourcePolicy
+from gpufleet.policies.gpu import cloud_of
+from gpufleet.policies.rule import GfResourcePolicy
 from tests.policies import support
 from tests.policies.support import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, unknown_checking_proxy
 from tests.policies.support import run_stack as check_stack

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from pulumi_policy import PolicyResource
 
-from policies.cost.autoscaling_sanity import POLICY, RULE
-from policies.ops.scale_in_cooldown import POLICY as SCALE_IN_COOLDOWN
+from gpufleet.policies.cost.autoscaling_sanity import POLICY, RULE
+from gpufleet.policies.ops.scale_in_cooldown import POLICY as SCALE_IN_COOLDOWN
 
 from .helpers import AWS_ALARM, UNKNOWN_NUM, UNKNOWN_STR, ali_pool, aws_pool, check_stack, res, tc_pool
 

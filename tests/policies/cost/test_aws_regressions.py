@@ -6,7 +6,7 @@ import json
 
 from pulumi_policy import PolicyResource
 
-from policies.cost import autoscaling_sanity, cost_tags, gpu_instance_allowlist, nonprod_off_hours
+from gpufleet.policies.cost import autoscaling_sanity, cost_tags, gpu_instance_allowlist, nonprod_off_hours
 
 from .helpers import AWS_ALARM, UNKNOWN_NUM, UNKNOWN_STR, aws_pool, check_resource, check_stack, res
 

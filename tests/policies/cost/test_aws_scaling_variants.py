@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from policies.cost import nonprod_off_hours, nonprod_spot_share
-from policies.cost import pools as P
-from policies.cost.pools import Pool, discover_pools
+from gpufleet.policies.cost import nonprod_off_hours, nonprod_spot_share
+from gpufleet.policies.cost import pools as P
+from gpufleet.policies.cost.pools import Pool, discover_pools
 
 from .helpers import FakeCatalog, check_stack, res
 

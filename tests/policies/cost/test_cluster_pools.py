@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pulumi_policy import PolicyResource
 
-from policies.cost import (
+from gpufleet.policies.cost import (
     autoscaling_sanity,
     cost_tags,
     gpu_instance_allowlist,
@@ -18,7 +18,7 @@ from policies.cost import (
     stack_budget,
     worst_case_hourly,
 )
-from policies.cost.pools import discover_pools, hourly_envelope
+from gpufleet.policies.cost.pools import discover_pools, hourly_envelope
 
 from .helpers import UNKNOWN_NUM, UNKNOWN_STR, FakeCatalog, check_resource, check_stack, res
 

@@ -3,7 +3,7 @@ configurations under a cost-optimised group, and spot settings unknown at previe
 
 from __future__ import annotations
 
-from policies.cost import nonprod_off_hours, nonprod_spot_share
+from gpufleet.policies.cost import nonprod_off_hours, nonprod_spot_share
 
 from .helpers import UNKNOWN_STR, ali_pool, check_stack, tc_pool
 

@@ -6,8 +6,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from policies.cost import gpu_instance_allowlist, nonprod_spot_share, pool_bucket_region, worst_case_hourly
-from policies.cost import pools as P
+from gpufleet.policies.cost import (
+    gpu_instance_allowlist,
+    nonprod_spot_share,
+    pool_bucket_region,
+    worst_case_hourly,
+)
+from gpufleet.policies.cost import pools as P
 
 from .helpers import UNKNOWN_NUM, UNKNOWN_STR, check_stack, res
 

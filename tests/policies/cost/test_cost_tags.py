@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from policies.cost.cost_tags import POLICY, RULE
+from gpufleet.policies.cost.cost_tags import POLICY, RULE
 
 from .helpers import UNKNOWN_STR, check_resource
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from policies.cost.cost_tags import POLICY
-from policies.cost.taggable import ALICLOUD, AWS, TAGGABLE, TENCENTCLOUD, data_file, generate
+from gpufleet.policies.cost.cost_tags import POLICY
+from gpufleet.policies.cost.taggable import ALICLOUD, AWS, TAGGABLE, TENCENTCLOUD, data_file, generate
 
 from .helpers import check_resource
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from policies.cost.gpu_instance_allowlist import POLICY, RULE
+from gpufleet.policies.cost.gpu_instance_allowlist import POLICY, RULE
 
 from .helpers import UNKNOWN_STR, ali_pool, aws_pool, check_stack, res, tc_pool
 

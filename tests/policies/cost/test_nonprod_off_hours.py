@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from policies.cost.nonprod_off_hours import POLICY, RULE
+from gpufleet.policies.cost.nonprod_off_hours import POLICY, RULE
 
 from .helpers import UNKNOWN_STR, ali_pool, aws_pool, check_stack, res, tc_pool
 

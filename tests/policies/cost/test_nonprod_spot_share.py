@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from policies.cost.nonprod_spot_share import POLICY, RULE
+from gpufleet.policies.cost.nonprod_spot_share import POLICY, RULE
 
 from .helpers import UNKNOWN_NUM, UNKNOWN_STR, ali_pool, aws_pool, check_stack, res, tc_pool
 

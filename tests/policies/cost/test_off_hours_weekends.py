@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from policies.cost._weekly import NotReplayable, fire_minutes, weekend_running_minutes
-from policies.cost.nonprod_off_hours import POLICY
+from gpufleet.policies.cost._weekly import NotReplayable, fire_minutes, weekend_running_minutes
+from gpufleet.policies.cost.nonprod_off_hours import POLICY
 
 from .helpers import UNKNOWN_STR, aws_pool, check_stack, res
 

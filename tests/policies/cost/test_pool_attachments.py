@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from policies.cost import pools as P
-from policies.cost.pools import Pool, ScheduledAction, discover_pools
+from gpufleet.policies.cost import pools as P
+from gpufleet.policies.cost.pools import Pool, ScheduledAction, discover_pools
 
 from .helpers import UNKNOWN_STR, FakeCatalog, ali_pool, res, tc_pool
 

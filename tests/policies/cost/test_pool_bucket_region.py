@@ -4,7 +4,7 @@ import json
 
 from pulumi_policy import EnforcementLevel, PolicyResource
 
-from policies.cost.pool_bucket_region import POLICY, RULE
+from gpufleet.policies.cost.pool_bucket_region import POLICY, RULE
 
 from .helpers import UNKNOWN_STR, check_stack, res
 

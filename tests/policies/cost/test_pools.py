@@ -3,9 +3,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from policies.cost import pools as P
-from policies.cost.pools import Pool, discover_pools, hourly_envelope, monthly_estimate
-from policies.gpu import gpu_class_of
+from gpufleet.policies.cost import pools as P
+from gpufleet.policies.cost.pools import Pool, discover_pools, hourly_envelope, monthly_estimate
+from gpufleet.policies.gpu import gpu_class_of
 
 from .helpers import UNKNOWN_NUM, UNKNOWN_STR, FakeCatalog, res
 

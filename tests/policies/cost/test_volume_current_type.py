@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel
 
-from policies.cost.volume_current_type import POLICY, RULE
+from gpufleet.policies.cost.volume_current_type import POLICY, RULE
 
 from .helpers import UNKNOWN_STR, check_resource
 

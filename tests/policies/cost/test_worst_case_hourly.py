@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from policies.cost.worst_case_hourly import POLICY, RULE
+from gpufleet.policies.cost.worst_case_hourly import POLICY, RULE
 
 from .helpers import UNKNOWN_NUM, ali_pool, aws_pool, check_stack, res, tc_pool
 

@@ -10,8 +10,8 @@ import pytest
 
 from gpufleet.evaluate import wire_form
 from gpufleet.graph import make_secret
-from policies import waivers
-from policies.deploy.cloud_rules import POLICY, rules
+from gpufleet.policies import waivers
+from gpufleet.policies.deploy.cloud_rules import POLICY, rules
 from tests.policies.support import regional_provider, res, run_stack
 
 S3 = "aws:s3/bucket:Bucket"

@@ -6,7 +6,7 @@ from typing import Any
 
 from gpufleet.evaluate import wire_form
 from gpufleet.graph import UNKNOWN_STRING, make_secret
-from policies.deploy.kubernetes_api import POLICY
+from gpufleet.policies.deploy.kubernetes_api import POLICY
 from tests.policies.support import run_resource
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"

@@ -14,9 +14,9 @@ import pytest
 
 from gpufleet.evaluate import wire_form
 from gpufleet.graph import UNKNOWN_STRING, make_secret
-from policies.deploy import generate
-from policies.deploy._constraints import problems, table
-from policies.deploy.provider_schema import POLICY
+from gpufleet.policies.deploy import generate
+from gpufleet.policies.deploy._constraints import problems, table
+from gpufleet.policies.deploy.provider_schema import POLICY
 from tests.policies.support import run_resource
 
 ALARM = "alicloud:cms/alarm:Alarm"
@@ -173,7 +173,7 @@ def test_every_entry_has_a_source_and_a_known_kind() -> None:
 def test_the_committed_table_is_what_the_installed_sdks_give() -> None:
     # In a process of its own: importing every SDK module of the scope would change this one's.
     done = subprocess.run(
-        [sys.executable, "-m", "policies.deploy.generate", "--check"],
+        [sys.executable, "-m", "gpufleet.policies.deploy.generate", "--check"],
         capture_output=True,
         text=True,
         check=False,

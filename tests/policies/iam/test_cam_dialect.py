@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from policies.documents import action_matches
-from policies.iam import no_unscoped_writes, trust_specific_principals
+from gpufleet.policies.documents import action_matches
+from gpufleet.policies.iam import no_unscoped_writes, trust_specific_principals
 
 from .helpers import check
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.iam.no_access_keys import POLICY, RULE
+from gpufleet.policies.iam.no_access_keys import POLICY, RULE
 
 from .helpers import UNKNOWN_STRING_VALUE, check
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.iam.no_broad_managed_policies import POLICY, RULE
+from gpufleet.policies.iam.no_broad_managed_policies import POLICY, RULE
 
 from .helpers import UNKNOWN_STRING_VALUE, check
 

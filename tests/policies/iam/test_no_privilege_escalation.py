@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from policies.iam.no_privilege_escalation import POLICY, RULE
+from gpufleet.policies.iam.no_privilege_escalation import POLICY, RULE
 
 from .helpers import NotApplicable, check
 

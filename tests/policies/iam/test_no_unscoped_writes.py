@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from policies.iam.no_unscoped_writes import POLICY, RULE
-from policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
+from gpufleet.policies.iam.no_unscoped_writes import POLICY, RULE
+from gpufleet.policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
 
 from .helpers import check
 

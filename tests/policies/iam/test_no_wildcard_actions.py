@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from policies.iam.no_wildcard_actions import POLICY, RULE
+from gpufleet.policies.iam.no_wildcard_actions import POLICY, RULE
 
 from .helpers import UNKNOWN_STRING_VALUE, check
 

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from policies.documents import Statement, action_matches, glob_match
-from policies.iam.resource_scope import covers_all, probes, reaching
-from policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
+from gpufleet.policies.documents import Statement, action_matches, glob_match
+from gpufleet.policies.iam.resource_scope import covers_all, probes, reaching
+from gpufleet.policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
 
 EVERY = [
     # (pattern, cloud, action)

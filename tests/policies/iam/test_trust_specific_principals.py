@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from policies.iam.trust_specific_principals import POLICY, RULE
+from gpufleet.policies.iam.trust_specific_principals import POLICY, RULE
 
 from .helpers import UNKNOWN_STRING_VALUE, check
 

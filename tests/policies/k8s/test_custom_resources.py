@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from policies.k8s import gpu_namespace_quota as k8s002
-from policies.k8s import gpu_priority_disruption as k8s004
-from policies.k8s import gpu_taint_toleration as k8s001
-from policies.k8s import no_plain_cloud_credentials as k8s005
-from policies.k8s import pod_host_isolation as k8s003
-from policies.k8s.templates import api_of, pod_templates, runs_pods
+from gpufleet.policies.k8s import gpu_namespace_quota as k8s002
+from gpufleet.policies.k8s import gpu_priority_disruption as k8s004
+from gpufleet.policies.k8s import gpu_taint_toleration as k8s001
+from gpufleet.policies.k8s import no_plain_cloud_credentials as k8s005
+from gpufleet.policies.k8s import pod_host_isolation as k8s003
+from gpufleet.policies.k8s.templates import api_of, pod_templates, runs_pods
 
 from .helpers import UNKNOWN_STRING_VALUE, res, run_resource, run_stack
 

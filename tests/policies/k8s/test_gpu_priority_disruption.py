@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from policies.k8s.gpu_priority_disruption import POLICY, RULE
+from gpufleet.policies.k8s.gpu_priority_disruption import POLICY, RULE
 from tests.policies.verdicts import node, verdicts
 
 from .helpers import UNKNOWN_STRING_VALUE, res, run_stack, urn_of

@@ -3,8 +3,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from policies.k8s.gpu_taint_toleration import POLICY, RULE
-from policies.rule import GfStackPolicy
+from gpufleet.policies.k8s.gpu_taint_toleration import POLICY, RULE
+from gpufleet.policies.rule import GfStackPolicy
 
 from .helpers import UNKNOWN_STRING_VALUE, res, run_stack
 

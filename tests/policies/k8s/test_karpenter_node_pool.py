@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from policies.k8s.gpu_taint_toleration import POLICY
+from gpufleet.policies.k8s.gpu_taint_toleration import POLICY
 
 from .helpers import UNKNOWN_STRING_VALUE
 from .test_gpu_taint_toleration import run_resource

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from policies.k8s.no_plain_cloud_credentials import POLICY, RULE
+from gpufleet.policies.k8s.no_plain_cloud_credentials import POLICY, RULE
 
 from .helpers import UNKNOWN_STRING_VALUE, run_resource
 

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from policies.k8s.pod_host_isolation import POLICY, RULE
+from gpufleet.policies.k8s.pod_host_isolation import POLICY, RULE
 
 from .helpers import UNKNOWN_BOOLEAN_VALUE, run_resource
 

@@ -5,8 +5,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from policies.kms._keys import AWS_EXTERNAL_KEY, AWS_KEY, AWS_KEY_POLICY
-from policies.kms.key_policy_no_wildcard import POLICY, RULE
+from gpufleet.policies.kms._keys import AWS_EXTERNAL_KEY, AWS_KEY, AWS_KEY_POLICY
+from gpufleet.policies.kms.key_policy_no_wildcard import POLICY, RULE
 
 from .helpers import UNKNOWN, run_resource
 

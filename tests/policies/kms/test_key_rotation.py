@@ -4,7 +4,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from policies.kms._keys import (
+from gpufleet.policies.kms._keys import (
     ALI_KEY,
     AWS_EXTERNAL_KEY,
     AWS_KEY,
@@ -13,7 +13,7 @@ from policies.kms._keys import (
     TC_EXTERNAL_KEY,
     TC_KEY,
 )
-from policies.kms.key_rotation import POLICY, RULE
+from gpufleet.policies.kms.key_rotation import POLICY, RULE
 
 from .helpers import UNKNOWN, NotApplicable, run_resource
 

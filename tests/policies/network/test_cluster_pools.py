@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from policies.network.range_overlap import POLICY
+from gpufleet.policies.network.range_overlap import POLICY
 
 from .helpers import res, run_stack, urn_of
 

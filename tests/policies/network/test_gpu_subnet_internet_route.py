@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pulumi_policy import PolicyResource
 
-from policies.network.gpu_subnet_internet_route import POLICY, RULE
+from gpufleet.policies.network.gpu_subnet_internet_route import POLICY, RULE
 
 from .helpers import UNKNOWN_STRING_VALUE, res, run_stack, urn_of
 

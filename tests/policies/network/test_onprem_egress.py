@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from policies.network.onprem_egress import POLICY
+from gpufleet.policies.network.onprem_egress import POLICY
 from tests.policies.support import NotApplicable, res, run_stack
 
 VPN_ROUTE = "aws:ec2/vpnConnectionRoute:VpnConnectionRoute"

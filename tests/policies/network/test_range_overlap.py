@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies.network.range_overlap import POLICY, RULE
+from gpufleet.policies.network.range_overlap import POLICY, RULE
 from tests.policies.verdicts import node, verdicts
 
 from .helpers import UNKNOWN_STRING_VALUE, res, run_stack, urn_of

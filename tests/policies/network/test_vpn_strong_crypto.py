@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from policies.network.vpn_strong_crypto import POLICY, RULE
+from gpufleet.policies.network.vpn_strong_crypto import POLICY, RULE
 
 from .helpers import UNKNOWN_STRING_VALUE, run_resource
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from policies.ops.account_singletons import POLICY, RULE, SETTINGS
+from gpufleet.policies.ops.account_singletons import POLICY, RULE, SETTINGS
 
 from .helpers import UNKNOWN_STRING_VALUE, NotApplicable, provider, res, run_stack
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from policies.ops import POLICIES
-from policies.rule import GfStackPolicy
+from gpufleet.policies.ops import POLICIES
+from gpufleet.policies.rule import GfStackPolicy
 
 from .helpers import UNKNOWN_NUMBER_VALUE, UNKNOWN_STRING_VALUE, NotApplicable, res, run_stack
 from .test_scaling_metric_published import Fleet

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from policies.ops.pending_key_material import POLICY, RULE
+from gpufleet.policies.ops.pending_key_material import POLICY, RULE
 
 from .helpers import ACCOUNT, NotApplicable, res, run_stack
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from policies.ops.principals_exist import POLICY, RULE
+from gpufleet.policies.ops.principals_exist import POLICY, RULE
 
 from .helpers import ACCOUNT, UNKNOWN_STRING_VALUE, NotApplicable, res, run_stack
 

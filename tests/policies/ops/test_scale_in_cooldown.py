@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from policies.ops.scale_in_cooldown import POLICY, RULE
+from gpufleet.policies.ops.scale_in_cooldown import POLICY, RULE
 
 from .helpers import UNKNOWN_NUMBER_VALUE, NotApplicable, asg_policy_arn, res, run_stack
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from policies.ops.scaling_metric_published import POLICY
+from gpufleet.policies.ops.scaling_metric_published import POLICY
 from tests.policies.verdicts import node, verdicts
 
 from .helpers import res, run_stack

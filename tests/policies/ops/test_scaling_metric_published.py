@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from policies.ops.scaling_metric_published import POLICY, RULE
+from gpufleet.policies.ops.scaling_metric_published import POLICY, RULE
 
 from .helpers import ACCOUNT, NotApplicable, asg_policy_arn, res, run_stack
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from policies.ops.scaling_metric_published import POLICY
+from gpufleet.policies.ops.scaling_metric_published import POLICY
 
 from .helpers import res, run_stack
 from .test_scaling_metric_published import TAGS_AND_METRICS, Fleet

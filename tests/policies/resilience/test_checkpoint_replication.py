@@ -3,8 +3,14 @@ from __future__ import annotations
 import pytest
 from pulumi_policy import EnforcementLevel, PolicyResource
 
-from policies.resilience.checkpoint_replication import POLICY, RULE
-from policies.storage._buckets import AWS_BUCKET, AWS_REPLICATION, COS_BUCKET, OSS_BUCKET, OSS_REPLICATION
+from gpufleet.policies.resilience.checkpoint_replication import POLICY, RULE
+from gpufleet.policies.storage._buckets import (
+    AWS_BUCKET,
+    AWS_REPLICATION,
+    COS_BUCKET,
+    OSS_BUCKET,
+    OSS_REPLICATION,
+)
 
 from .helpers import UNKNOWN, NotApplicable, provider, res, run_stack
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from policies.resilience._locations import distinct_locations
-from policies.resilience.multi_location_pools import POLICY, RULE
+from gpufleet.policies.resilience._locations import distinct_locations
+from gpufleet.policies.resilience.multi_location_pools import POLICY, RULE
 
 from .helpers import UNKNOWN, NotApplicable, provider, res, run_stack
 

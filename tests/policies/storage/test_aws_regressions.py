@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pulumi_policy import PolicyResource
 
-from policies.storage.bucket_customer_managed_key import POLICY
+from gpufleet.policies.storage.bucket_customer_managed_key import POLICY
 
 from .helpers import UNKNOWN, res, run_stack
 

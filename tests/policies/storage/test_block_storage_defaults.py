@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from policies.storage import block_storage_encrypted as b
-from policies.storage.block_storage_encrypted import POLICY
+from gpufleet.policies.storage import block_storage_encrypted as b
+from gpufleet.policies.storage.block_storage_encrypted import POLICY
 
 from .helpers import provider, res, run_stack
 

@@ -5,8 +5,8 @@ from collections.abc import Mapping
 import pytest
 from pulumi_policy import PolicyResource
 
-from policies.storage import block_storage_encrypted as b
-from policies.storage.block_storage_encrypted import POLICY, RULE
+from gpufleet.policies.storage import block_storage_encrypted as b
+from gpufleet.policies.storage.block_storage_encrypted import POLICY, RULE
 
 from .helpers import UNKNOWN, NotApplicable, provider, res, run_stack
 

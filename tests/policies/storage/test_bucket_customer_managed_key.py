@@ -5,7 +5,7 @@ from collections.abc import Mapping
 import pytest
 from pulumi_policy import EnforcementLevel, Severity
 
-from policies.storage._buckets import (
+from gpufleet.policies.storage._buckets import (
     AWS_BUCKET,
     AWS_BUCKET_V2,
     AWS_SSE,
@@ -14,7 +14,7 @@ from policies.storage._buckets import (
     OSS_BUCKET,
     OSS_SSE,
 )
-from policies.storage.bucket_customer_managed_key import POLICY, RULE
+from gpufleet.policies.storage.bucket_customer_managed_key import POLICY, RULE
 
 from .helpers import UNKNOWN, NotApplicable, res, run_stack
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from policies.storage._buckets import (
+from gpufleet.policies.storage._buckets import (
     AWS_ACCOUNT_PUBLIC_ACCESS_BLOCK,
     AWS_BUCKET,
     AWS_BUCKET_ACL_V2,
@@ -17,7 +17,7 @@ from policies.storage._buckets import (
     OSS_POLICY,
     OSS_PUBLIC_ACCESS_BLOCK,
 )
-from policies.storage.bucket_public_access import FLAGS, POLICY, RULE
+from gpufleet.policies.storage.bucket_public_access import FLAGS, POLICY, RULE
 
 from .helpers import UNKNOWN, NotApplicable, res, run_stack
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 import pytest
 from pulumi_policy import PolicyResource
 
-from policies.storage._buckets import (
+from gpufleet.policies.storage._buckets import (
     AWS_BUCKET,
     AWS_BUCKET_POLICY,
     COS_BUCKET,
@@ -14,7 +14,7 @@ from policies.storage._buckets import (
     OSS_BUCKET,
     OSS_HTTPS_CONFIG,
 )
-from policies.storage.bucket_tls_only import POLICY, RULE
+from gpufleet.policies.storage.bucket_tls_only import POLICY, RULE
 
 from .helpers import UNKNOWN, NotApplicable, res, run_stack
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from policies.storage._buckets import (
+from gpufleet.policies.storage._buckets import (
     AWS_BUCKET,
     AWS_BUCKET_POLICY,
     COS_BUCKET,
@@ -18,7 +18,7 @@ from policies.storage._buckets import (
     OSS_HTTPS_CONFIG,
     OSS_POLICY,
 )
-from policies.storage.bucket_tls_only import POLICY
+from gpufleet.policies.storage.bucket_tls_only import POLICY
 
 from .helpers import UNKNOWN, res, run_stack
 

@@ -3,9 +3,9 @@ reported as a key of origin '<sentinel>')."""
 
 from __future__ import annotations
 
-from policies.kms._keys import ALI_KEY
-from policies.storage._buckets import OSS_BUCKET
-from policies.storage.bucket_byok_key import POLICY
+from gpufleet.policies.kms._keys import ALI_KEY
+from gpufleet.policies.storage._buckets import OSS_BUCKET
+from gpufleet.policies.storage.bucket_byok_key import POLICY
 
 from .helpers import UNKNOWN, res, run_stack
 

@@ -5,8 +5,14 @@ from collections.abc import Mapping
 import pytest
 from pulumi_policy import PolicyResource
 
-from policies.storage._buckets import AWS_BUCKET, AWS_BUCKET_V2, AWS_LIFECYCLE, COS_BUCKET, OSS_BUCKET
-from policies.storage.checkpoint_lifecycle import POLICY, RULE
+from gpufleet.policies.storage._buckets import (
+    AWS_BUCKET,
+    AWS_BUCKET_V2,
+    AWS_LIFECYCLE,
+    COS_BUCKET,
+    OSS_BUCKET,
+)
+from gpufleet.policies.storage.checkpoint_lifecycle import POLICY, RULE
 
 from .helpers import UNKNOWN, NotApplicable, res, run_stack
 
@@ -160,7 +166,7 @@ def test_an_oss_expiry_shorter_than_ia_minimum_asks_for_no_transition() -> None:
 
 
 def test_cheapest_fit_counts_each_cloud_minimum_as_billed() -> None:
-    from policies.storage._storage_classes import cheapest_fit
+    from gpufleet.policies.storage._storage_classes import cheapest_fit
 
     assert cheapest_fit("alicloud", 7, 30).name == "IA"  # type: ignore[union-attr]
     assert cheapest_fit("alicloud", 7, 29) is None

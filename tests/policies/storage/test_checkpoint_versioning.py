@@ -5,7 +5,7 @@ from collections.abc import Mapping
 import pytest
 from pulumi_policy import EnforcementLevel, PolicyResource
 
-from policies.storage._buckets import (
+from gpufleet.policies.storage._buckets import (
     AWS_BUCKET,
     AWS_LIFECYCLE,
     AWS_VERSIONING,
@@ -13,7 +13,7 @@ from policies.storage._buckets import (
     OSS_BUCKET,
     OSS_VERSIONING,
 )
-from policies.storage.checkpoint_versioning import POLICY, RULE
+from gpufleet.policies.storage.checkpoint_versioning import POLICY, RULE
 
 from .helpers import UNKNOWN, NotApplicable, res, run_stack
 

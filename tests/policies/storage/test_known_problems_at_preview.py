@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pulumi_policy import PolicyResource
 
-from policies.storage import bucket_public_access, bucket_tls_only
-from policies.storage._buckets import (
+from gpufleet.policies.storage import bucket_public_access, bucket_tls_only
+from gpufleet.policies.storage._buckets import (
     COS_BUCKET,
     COS_POLICY,
     OSS_BUCKET,

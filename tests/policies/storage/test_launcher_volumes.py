@@ -8,8 +8,8 @@ from typing import Any
 
 from pulumi_policy import PolicyResource
 
-from policies.storage import block_storage_encrypted as b
-from policies.storage.block_storage_encrypted import POLICY
+from gpufleet.policies.storage import block_storage_encrypted as b
+from gpufleet.policies.storage.block_storage_encrypted import POLICY
 
 from .helpers import UNKNOWN, res, run_stack
 

@@ -17,7 +17,7 @@ from typing import Any
 from gpufleet.engine import run_program
 from gpufleet.evaluate import Finding, StackResult, evaluate_stack
 from gpufleet.graph import ResourceGraph
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 from tests.project_policy import unjudgeable_system_disk
 
 # Alibaba Cloud has no budget resource: the stack's budget is declared in the pack's config.

@@ -23,7 +23,7 @@ import yaml
 from gpufleet.engine import run_program
 from gpufleet.evaluate import Finding, StackResult, evaluate_stack
 from gpufleet.graph import UNKNOWN_STRING, Resource, ResourceGraph
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 from tests.project_policy import judged
 
 # Inputs whose whole value is a document usually built with `apply` from other resources' outputs.

@@ -10,7 +10,7 @@ import pytest
 
 from gpufleet.evaluate import evaluate_stack
 from gpufleet.graph import UNKNOWN_STRING
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 from tests.realworld.aws.harness import Outcome, run_variant, with_input
 
 HERE = Path(__file__).resolve().parent

@@ -10,7 +10,7 @@ from typing import Any
 
 from gpufleet.evaluate import evaluate_stack
 from gpufleet.graph import ResourceGraph
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 from tests.realworld.aws.harness import Outcome, run_variant
 
 HERE = Path(__file__).resolve().parent

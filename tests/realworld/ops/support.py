@@ -15,7 +15,7 @@ import yaml
 from gpufleet.engine import run_program
 from gpufleet.evaluate import Finding, StackResult, evaluate_stack
 from gpufleet.graph import ResourceGraph
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 
 
 @cache

@@ -18,7 +18,7 @@ import pytest
 from gpufleet.engine import run_program
 from gpufleet.evaluate import StackResult, evaluate_stack
 from gpufleet.graph import ResourceGraph
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 from tests.project_policy import judged
 from tests.realworld.aws.harness import as_preview, with_input
 

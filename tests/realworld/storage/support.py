@@ -11,7 +11,7 @@ from pathlib import Path
 
 from gpufleet.evaluate import evaluate_stack
 from gpufleet.graph import ResourceGraph
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 from tests.realworld.aws.harness import Outcome, run_variant
 
 MIXED = Path(__file__).resolve().parent / "mixed"

@@ -9,7 +9,7 @@ import pytest
 
 from gpufleet.engine import run_program
 from gpufleet.evaluate import StackResult, evaluate_stack
-from policies.registry import default_registry
+from gpufleet.policies.registry import default_registry
 from tests.project_policy import judged
 
 PROJECT = Path(__file__).parent / "pool_pair"
