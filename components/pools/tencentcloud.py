@@ -77,8 +77,9 @@ GPU_METRIC = "GpuUtil"
 QUEUE_METRIC = "visibleMsgNum"
 POOL_TAG = "gpufleet:pool"
 # As.ScalingConfig ``system_disk_type`` (tencentcloud_iac_pulumi/as_/scaling_config.py): "Valid values:
-# `CLOUD_PREMIUM` and `CLOUD_SSD`"; the provider checks it against its allow list before the API sees it,
-# so the AS API's CLOUD_BSSD is refused at preview. CLOUD_SSD: the SSD class of the two.
+# `CLOUD_PREMIUM` and `CLOUD_SSD`"; the provider checks it against its allow list (those two, the
+# deprecated CLOUD_BASIC and the local disks) before the API sees it, so the AS API's CLOUD_BSSD is
+# refused at preview. CLOUD_SSD: the SSD class of the two.
 SYSTEM_DISK_TYPES = frozenset({"CLOUD_PREMIUM", "CLOUD_SSD"})
 SYSTEM_DISK_TYPE = "CLOUD_SSD"
 # As.Schedule ``start_time``/``end_time`` (tencentcloud_iac_pulumi/as_/schedule.py): "in

@@ -1,6 +1,7 @@
 """`gpufleet preflight`: what each GPU quota must allow for the stack's pools at their maximum size, held
 against the real quotas (read with the user's credentials) or, with `--offline`, those the stack declares
-in `gpufleet:quotas`. The quota table is also shown by `gpufleet plan`."""
+in `gpufleet:quotas`. The quota table is also shown by `gpufleet plan`. An instance type the program reads
+as a secret reads `[secret]` in both, as everywhere else a stack is reported."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from gpufleet.engine import DEFAULT_TIMEOUT
 from gpufleet.graph import ResourceGraph
 from gpufleet.helptext import examples
 from gpufleet.policies.fit.quotas import Need
+from gpufleet.redact import redactor
 
 
 def quota_rows(needs: list[Need], quotas: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
@@ -78,16 +80,17 @@ def render_preflight(graph: ResourceGraph, console: Console, project_root: Path 
     from gpufleet.preflight.needs import distributed_over_links, prices, quota_needs
     from gpufleet.preflight.settings import QuotaFileError, declared_fits, declared_quotas
 
+    hide = redactor(graph)
     needs, unsized = quota_needs(graph)
     try:
         declared = declared_quotas(graph.config, project_root)
     except QuotaFileError as exc:
         raise BadInput(str(exc)) from None
     if needs:
-        render_quotas(quota_rows(needs, declared), console, source="gpufleet:quotas")
+        render_quotas(hide.value(quota_rows(needs, declared)), console, source="gpufleet:quotas")
     for line in unsized:
-        console.print(f"[yellow]quota need unknown:[/] {escape(line)}", soft_wrap=True)
-    rows = prices(graph)
+        console.print(f"[yellow]quota need unknown:[/] {escape(hide.text(line))}", soft_wrap=True)
+    rows = hide.value(prices(graph))
     if rows:
         table = Table(title="price per instance an hour (spot, on-demand)", title_justify="left")
         for column in ("pool", "type", "region", "spot", "on-demand", "buys"):
@@ -106,7 +109,7 @@ def render_preflight(graph: ResourceGraph, console: Console, project_root: Path 
     spec = json.loads(fleet) if isinstance(fleet, str) and fleet.startswith("{") else fleet
     links = list((spec or {}).get("links") or {}) if isinstance(spec, dict) else []
     for line in distributed_over_links(graph, declared_fits(graph.config), links):
-        console.print(f"[yellow]hybrid link:[/] {escape(line)}", soft_wrap=True)
+        console.print(f"[yellow]hybrid link:[/] {escape(hide.text(line))}", soft_wrap=True)
 
 
 def read_live_quotas(needs: list[Need]) -> dict[str, dict[str, float]]:
@@ -170,7 +173,10 @@ def preflight(  # noqa: PLR0917 - typer maps each parameter to an option
         raise typer.Exit(EXIT_BAD_INPUT) from None
     except BadInput as exc:
         raise fail(exc) from None
-    rows = quota_rows(needs, quotas)
+    # The quotas are read with the plain instance types; one that is a secret reads `[secret]` here.
+    hide = redactor(graph)
+    rows = hide.value(quota_rows(needs, quotas))
+    unsized = [hide.text(line) for line in unsized]
     short = [row for row in rows if row["short"]]
     if output_format == "json":
         document = {"stack": stack, "source": source, "quotas": rows, "unsized": unsized}

@@ -9,8 +9,9 @@
   cloud_efficiency): cloud, cloud_efficiency and cloud_ssd should be cloud_essd (or cloud_auto).
 - Tencent Cloud: `Cbs/storage` `storageType`, `Instance/instance` `systemDiskType` and
   `dataDisks[].dataDiskType`, `As/scalingConfig` `systemDiskType` and `dataDisks[].diskType`:
-  CLOUD_BASIC (HDD) should be CLOUD_BSSD or CLOUD_PREMIUM, which are current; local disks are part of
-  the instance type and not judged.
+  CLOUD_BASIC (HDD) should be CLOUD_BSSD or CLOUD_PREMIUM, which are current; on an AS launch
+  configuration CLOUD_SSD or CLOUD_PREMIUM, since the provider refuses CLOUD_BSSD there (GF-DEPLOY-001).
+  Local disks are part of the instance type and not judged.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ from gpufleet.policies.rule import GfResourcePolicy, Judges, Rule
 AWS_LEGACY = {"gp2": "gp3", "standard": "gp3", "io1": "io2 (or gp3)"}
 ALI_LEGACY = {"cloud": "cloud_essd", "cloud_efficiency": "cloud_essd", "cloud_ssd": "cloud_essd"}
 TC_LEGACY = {"CLOUD_BASIC": "CLOUD_BSSD (or CLOUD_PREMIUM)"}
+# The provider checks an AS launch configuration's disk types against its allow list, which has no
+# CLOUD_BSSD (policies/deploy/overrides.json): the advice there is a type it takes.
+TC_AS_LEGACY = {"CLOUD_BASIC": "CLOUD_SSD (or CLOUD_PREMIUM)"}
+TC_AS_CONFIG = "tencentcloud:As/scalingConfig:ScalingConfig"
 
 # token -> [(path, list item key or None, default when unset or None)]
 _FIELDS: dict[str, list[tuple[str, str | None, str | None]]] = {
@@ -61,7 +66,7 @@ _FIELDS: dict[str, list[tuple[str, str | None, str | None]]] = {
         ("systemDiskType", None, None),
         ("dataDisks", "dataDiskType", None),
     ],
-    "tencentcloud:As/scalingConfig:ScalingConfig": [
+    TC_AS_CONFIG: [
         ("systemDiskType", None, None),
         ("dataDisks", "diskType", None),
     ],
@@ -80,7 +85,9 @@ RULE = Rule(
     remediation=(
         "AWS: set `type` / `volumeType` to gp3 (io2 where provisioned IOPS are needed). Alibaba Cloud: "
         "set `category` / `systemDiskCategory` / `dataDisks[].category` to cloud_essd. Tencent Cloud: "
-        "set `storageType` / `systemDiskType` / `dataDisks[].dataDiskType` to CLOUD_BSSD or CLOUD_PREMIUM."
+        "set `storageType` / `systemDiskType` / `dataDisks[].dataDiskType` to CLOUD_BSSD or CLOUD_PREMIUM "
+        "(an AS launch configuration's `systemDiskType` / `dataDisks[].diskType` to CLOUD_SSD or "
+        "CLOUD_PREMIUM: the provider refuses CLOUD_BSSD there)."
     ),
     url="https://docs.aws.amazon.com/ebs/latest/userguide/general-purpose.html",
 )
@@ -114,6 +121,8 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         args.not_applicable(_no_volume(args.resource_type))
     cloud = args.resource_type.split(":", 1)[0]
     legacy = AWS_LEGACY if cloud == "aws" else ALI_LEGACY if cloud == "alicloud" else TC_LEGACY
+    if args.resource_type == TC_AS_CONFIG:
+        legacy = TC_AS_LEGACY
     for where, value, defaulted in _values(args):
         key = value.upper() if cloud == "tencentcloud" else value.lower()
         if key in legacy:

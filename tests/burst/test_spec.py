@@ -141,12 +141,12 @@ def test_by_price_puts_the_cheaper_gpu_hour_first() -> None:
     raw["onprem"] = onprem()
     raw["environment"] = "prod"
     # g5.2xlarge in us-east-1: 1.212 USD an hour on demand (spot_percent 0), one GPU -> 1.21;
-    # ecs.gn7i-c8g1.2xlarge in cn-hangzhou: 15 CNY an hour, one GPU, at the catalogue's rate -> 2.08 USD.
+    # ecs.gn7i-c8g1.2xlarge in cn-hangzhou: 9.5326 CNY an hour, one GPU, at the catalogue's rate -> 1.32 USD.
     assert describe_burst_order(parse_fleet(raw)) == [
         "0. on-prem baseline: 16 GPUs, always first",
         "1. aws:us-east-1 (by price, 1.21 USD/GPU-hour): pools train; scale-out alarms gated by metric math "
         "on gpufleet/Baseline FreeGpusAhead",
-        "2. alicloud:cn-hangzhou (by price, 2.08 USD/GPU-hour): pools hz; not gated: scale-out on the pools' "
+        "2. alicloud:cn-hangzhou (by price, 1.32 USD/GPU-hour): pools hz; not gated: scale-out on the pools' "
         "own queue (set burst.publishers.alicloud to gate it on the exporter's GatedBacklog); see "
         "docs/burst-order.md",
         "signal: FreeGpusAhead for aws:us-east-1 has no publisher: add onprem.signal (docs/burst-order.md)",

@@ -125,3 +125,11 @@ def test_checkov_findings_are_redacted(project: Path, monkeypatch: pytest.Monkey
     monkeypatch.setattr(checkov_command, "judge", judge)
     checkov_command.attach([result], [graph], Path("checkov"), enabled=True, skips={}, pack_seconds=[0.0])
     assert result.checkov["findings"][0]["check_name"] == "ingress from [secret] on [secret]"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_preflight_never_shows_a_secret_instance_type(project: Path, fmt: str) -> None:
+    run = invoke("preflight", str(project), "-s", "dev", "--offline", "--format", fmt)
+    assert run.exit_code == 0, run.stdout + run.stderr
+    _assert_hidden(run.stdout, run.stderr)
+    assert "[secret]" in run.stdout  # the pool that needs the quota, named by its type

@@ -91,7 +91,7 @@ def test_every_regional_resource_says_which_region_it_lives_in(run_pulumi: Runne
         f"{NAME}-replication-to-primary"
     }
     assert in_west == expected_west
-    assert len(in_west) == 41  # with the pool's queue, dead-letter queue and their policies
+    assert len(in_west) == 42  # with the pool's queue, dead-letter queue, their policies and its drain hook
     # Only IAM, which is global, is built without a region: the west pool's own role, none in the site.
     global_types = {
         r.type for r in mocks.custom() if r.name.startswith(f"{SITE}-") and not _takes_region(r.type)

@@ -233,7 +233,7 @@ P = f"{SOURCE}: {CONFIG_KEY}.onprem"
          f"{P}: unknown field 'gpus'; did you mean 'gpu_nodes'? allowed: cluster, node_cidrs, pod_cidrs, "
          "service_cidrs, gpu_nodes, "
          "namespaces, queue_scaler, priorities, gpu_daemons, images, hardware, metrics_scrapers, data_cidrs, "
-         "reachable, signal"),
+         "reachable, signal, scheduler"),
     ],
 )  # fmt: skip
 def test_errors_name_the_field_and_what_is_allowed(path: list[str], value: Any, expected: str) -> None:

@@ -123,6 +123,13 @@ def test_no_long_lived_cloud_key_in_workflows_or_docs() -> None:
         and path.name != "rules.md"
         and path.suffix in {".md", ".yml", ".yaml", ".py", ".sh"}
     }
+    # docs/hybrid.md names the keys of the Kubernetes Secret the Tencent cluster-autoscaler reads its CAM
+    # key from (components/baseline/scheduling.py): the operator creates that Secret, so the doc must name
+    # them, and it says the key never goes in the spec or the stack's state. Those two, there only.
+    autoscaler_keys = ["tencentcloud_secret_id", "tencentcloud_secret_key"]
+    scheduling = (ROOT / "components" / "baseline" / "scheduling.py").read_text()
+    assert all(f'key(secret, "{name}")' in scheduling for name in autoscaler_keys)
+    found["docs/hybrid.md"] = [n for n in found.get("docs/hybrid.md", []) if n not in autoscaler_keys]
     assert {path: names for path, names in found.items() if names} == {}
     assert (ROOT / "docs" / "ci.md").is_file()
 

@@ -84,7 +84,15 @@ def test_legacy_types_per_cloud() -> None:
         name="cfg",
     ) == [
         "tencentcloud:As/scalingConfig:ScalingConfig 'cfg' uses the legacy volume type CLOUD_BASIC at "
-        "`dataDisks[0].diskType`; use CLOUD_BSSD (or CLOUD_PREMIUM)"
+        "`dataDisks[0].diskType`; use CLOUD_SSD (or CLOUD_PREMIUM)"
+    ]
+    # CLOUD_BSSD is a current type for a CVM disk, but the provider refuses it on an AS launch
+    # configuration (above), so the advice differs by resource.
+    assert check_resource(
+        POLICY, "tencentcloud:Instance/instance:Instance", {"systemDiskType": "CLOUD_BASIC"}, name="vm"
+    ) == [
+        "tencentcloud:Instance/instance:Instance 'vm' uses the legacy volume type CLOUD_BASIC at "
+        "`systemDiskType`; use CLOUD_BSSD (or CLOUD_PREMIUM)"
     ]
 
 

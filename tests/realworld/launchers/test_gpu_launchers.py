@@ -56,9 +56,9 @@ VARIANTS: dict[str, set[tuple[str, str, str]]] = {
         (
             "GF-COST-007",
             "",
-            "the dev GPU pools can cost 1043.52 USD/h at maximum size and on-demand prices, over the dev cap "
+            "the dev GPU pools can cost 1040.48 USD/h at maximum size and on-demand prices, over the dev cap "
             "of 50 USD/h (train: 1024 x g5.xlarge (us-east-1) at 1.01 USD/h, 4096 vCPUs; ack-gpu: 4 x "
-            "ecs.gn7i-c8g1.2xlarge (cn-hangzhou) at 2.08 USD/h; tke-gpu: 4 x GN7.2XLARGE32 (ap-guangzhou) at "
+            "ecs.gn7i-c8g1.2xlarge (cn-hangzhou) at 1.32 USD/h; tke-gpu: 4 x GN7.2XLARGE32 (ap-guangzhou) at "
             "1.26 USD/h)",
         )
     },
@@ -117,9 +117,9 @@ VARIANTS: dict[str, set[tuple[str, str, str]]] = {
         (
             "GF-COST-007",
             "",
-            "the dev GPU pools can cost 100.22 USD/h at maximum size and on-demand prices, over the dev cap "
+            "the dev GPU pools can cost 97.18 USD/h at maximum size and on-demand prices, over the dev cap "
             "of 50 USD/h (train: 1 x g5.48xlarge (us-east-1) at 16.29 USD/h, 64 vCPUs; ack-gpu: 4 x "
-            "ecs.gn7i-c8g1.2xlarge (cn-hangzhou) at 2.08 USD/h; tke-gpu: 60 x GN7.2XLARGE32 (ap-guangzhou) "
+            "ecs.gn7i-c8g1.2xlarge (cn-hangzhou) at 1.32 USD/h; tke-gpu: 60 x GN7.2XLARGE32 (ap-guangzhou) "
             "at 1.26 USD/h)",
         )
     },
@@ -171,9 +171,9 @@ def test_each_mistake_is_reported_by_its_rule(variant: str) -> None:
 
 
 def test_alibaba_budget_holds_the_fixed_ack_pool() -> None:
-    # Two nodes around the clock: 2 x 15 CNY x 730 h.
+    # Two nodes around the clock: 2 x 9.5326 CNY (the catalogue's cn-hangzhou list price) x 730 h.
     tight = json.dumps({"stack-has-budget-alert": {"budgets": {"monthly": 10000, "currency": "CNY"}}})
-    assert ("GF-COST-002", "", "the Alibaba Cloud pools' monthly estimate of 21900.00 CNY (every pool at its "
+    assert ("GF-COST-002", "", "the Alibaba Cloud pools' monthly estimate of 13917.60 CNY (every pool at its "
             "minimum size, 730 h, on-demand) exceeds the declared budget of 10000 CNY") in findings(
         outcome("ack-fixed", tight)
     )  # fmt: skip

@@ -54,11 +54,18 @@ VARIANTS = {
 }
 
 
+# On demand, the dev T4 pool also pays GN7.2XLARGE32's on-demand 9.07 CNY an hour, over the dev ceiling of
+# 5 CNY an hour for a T4 (GF-FIT-006's default); on spot it pays 3.63.
+ALSO_REPORTED = {"on_demand": {"GF-FIT-006"}}
+
+
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_each_mistake_is_caught_by_its_rule_only(variant: str) -> None:
     rule_id, name, words = VARIANTS[variant]
     result = result_of(PROJECT, variant)
-    assert ids(result) == {rule_id}, [(f.rule_id, f.message) for f in result.violations]
+    assert ids(result) == {rule_id} | ALSO_REPORTED.get(variant, set()), [
+        (f.rule_id, f.message) for f in result.violations
+    ]
     for finding in of_rule(result, rule_id):
         assert finding.urn.endswith(f"::{name}") if name else finding.urn == ""
         assert words in finding.message

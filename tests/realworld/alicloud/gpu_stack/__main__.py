@@ -116,12 +116,13 @@ checkpoint_lifecycle = [
         id="checkpoints",
         enabled=True,
         prefix="",
-        # Archive bills 60 days from the object's creation, past the 30-day expiry.
-        transitions=(
-            [alicloud.oss.BucketLifecycleRuleTransitionArgs(days=7, storage_class="Archive")]
-            if broken == "archive_before_expiry"
-            else None
-        ),
+        # IA bills its 30-day minimum from the object's creation, so a move at day 7 costs nothing past the
+        # 30-day expiry; Archive bills 60 days from creation, past it.
+        transitions=[
+            alicloud.oss.BucketLifecycleRuleTransitionArgs(
+                days=7, storage_class="Archive" if broken == "archive_before_expiry" else "IA"
+            )
+        ],
         expirations=[
             alicloud.oss.BucketLifecycleRuleExpirationArgs(days=90 if broken == "long_expiry" else 30)
         ],

@@ -261,7 +261,7 @@ launch = tencentcloud.as_.ScalingConfig(
     project_id=0,
     cam_role_name=role.name,
     security_group_ids=[sg.id],
-    system_disk_type="CLOUD_BASIC" if broken == "legacy_disk" else "CLOUD_BSSD",
+    system_disk_type="CLOUD_BASIC" if broken == "legacy_disk" else "CLOUD_SSD",
     system_disk_size=100,
     instance_charge_type="POSTPAID_BY_HOUR" if broken == "on_demand" else "SPOTPAID",
     spot_instance_type=None if broken == "on_demand" else "one-time",

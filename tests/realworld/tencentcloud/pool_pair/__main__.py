@@ -94,7 +94,7 @@ for kind, size in (("spot", 6), ("ondemand", 3)):
         instance_types=["GNV4.3XLARGE44"],
         cam_role_name=role.name,
         security_group_ids=[sg.id],
-        system_disk_type="CLOUD_BSSD",
+        system_disk_type="CLOUD_SSD",
         system_disk_size=100,
         instance_charge_type="SPOTPAID" if spot else "POSTPAID_BY_HOUR",
         spot_instance_type="one-time" if spot else None,
