@@ -101,7 +101,9 @@ def test_the_preview_signs_in_through_oidc_only() -> None:
     pulumi = next(i for i, s in enumerate(steps) if str(s.get("uses", "")).startswith("pulumi/actions@"))
     assert steps.index(credentials) < pulumi
     assert steps[pulumi]["with"]["command"] == "preview"
-    assert steps[pulumi]["with"]["policyPacks"] == "policies"
+    # The pack and its config come from the base branch, checked out beside the change.
+    assert steps[pulumi]["with"]["policyPacks"] == "${{ runner.temp }}/judge/policies"
+    assert steps[pulumi]["with"]["policyPackConfigs"] == "${{ runner.temp }}/judge/policy-config.json"
     # the only secret the workflow reads is the Pulumi token, in the preview job
     secrets = re.findall(r"secrets\.(\w+)", TEXT)
     assert secrets == ["PULUMI_ACCESS_TOKEN"]
