@@ -101,7 +101,9 @@ def test_the_preview_signs_in_through_oidc_only() -> None:
     pulumi = next(i for i, s in enumerate(steps) if str(s.get("uses", "")).startswith("pulumi/actions@"))
     assert steps.index(credentials) < pulumi
     assert steps[pulumi]["with"]["command"] == "preview"
-    assert steps[pulumi]["with"]["policyPacks"] == "policies"
+    # The pack and its config come from the base branch, checked out beside the change.
+    assert steps[pulumi]["with"]["policyPacks"] == "${{ runner.temp }}/judge/policies"
+    assert steps[pulumi]["with"]["policyPackConfigs"] == "${{ runner.temp }}/judge/policy-config.json"
     # the only secret the workflow reads is the Pulumi token, in the preview job
     secrets = re.findall(r"secrets\.(\w+)", TEXT)
     assert secrets == ["PULUMI_ACCESS_TOKEN"]
@@ -193,11 +195,31 @@ def test_a_pull_request_is_judged_with_the_base_branch_policy_config() -> None:
     assert 'if [ "$EVENT" = pull_request ]; then' in run
     assert 'git show HEAD^1:policy-config.json > "$RUNNER_TEMP/platform/policy-config.json"' in run
     assert 'platform=(--platform-config "$RUNNER_TEMP/platform/policy-config.json")' in run
-    assert '.venv/bin/gpufleet check -s "$STACK" --strict "${platform[@]}"' in run
+    assert (
+        '"$JUDGE/.venv/bin/gpufleet" check "$GITHUB_WORKSPACE" -s "$STACK" --strict "${platform[@]}"' in run
+    )
+
+
+def test_a_pull_request_is_judged_by_the_base_branch_gpufleet() -> None:
+    """The change under review may edit the policies, the engine or the gpufleet it pins: the judge is
+    installed from the base branch (the merge commit's first parent), the judged tree is the checkout."""
+    (step,) = [s for s in JOBS["check"]["steps"] if s.get("name") == "The judge, from the base branch"]
+    assert step["env"]["EVENT"] == "${{ github.event_name }}"
+    run = step["run"]
+    assert 'git worktree add --detach "$judge" HEAD^1' in run
+    assert 'make -C "$judge" install checkov' in run
+    assert 'echo "JUDGE=$judge" >> "$GITHUB_ENV"' in run
+    names = [s.get("name") for s in JOBS["check"]["steps"]]
+    assert names.index("The judge, from the base branch") < names.index("Policy pack and checkov")
+    (check,) = [s for s in JOBS["check"]["steps"] if s.get("id") == "check"]
+    assert '--checkov-bin "$JUDGE/.venv-checkov/bin/checkov"' in check["run"]
+    assert "make install" not in " ".join(str(s.get("run", "")) for s in JOBS["check"]["steps"])
 
 
 def test_the_check_job_is_the_strict_gate() -> None:
     """What the offline check could not judge (a component not looked inside, a value unknown until
     apply on a mandatory rule) fails the pull request: `check --strict`."""
     (step,) = [s for s in JOBS["check"]["steps"] if s.get("id") == "check"]
-    assert re.search(r"\.venv/bin/gpufleet check -s \"\$STACK\" --strict ", step["run"])
+    assert re.search(
+        r"/\.venv/bin/gpufleet\" check \"\$GITHUB_WORKSPACE\" -s \"\$STACK\" --strict ", step["run"]
+    )
