@@ -4,7 +4,7 @@ The fleet only composes: it builds one site per cloud and region through the ``S
 (:mod:`components.sites`), the on-prem baseline when the spec has ``onprem``
 (:class:`gpufleet.components.baseline.kubernetes.OnPremBaseline`), and one private link per ``links`` entry
 through the ``LINKS`` dispatch (:mod:`components.links`), fed by what each site returns
-(:class:`gpufleet.components.sites.SiteOutputs`). Everything cloud-specific lives in the site and the link of that
+(:class:`components.sites.SiteOutputs`). Everything cloud-specific lives in the site and the link of that
 cloud.
 """
 
@@ -49,11 +49,11 @@ class FleetError(Exception):
 
 
 class HybridGpuFleet(pulumi.ComponentResource):
-    """One site per cloud and region of the spec's site plan (:func:`gpufleet.components.spec.site_plans`), each
+    """One site per cloud and region of the spec's site plan (:func:`components.spec.site_plans`), each
     built through the ``SITES`` dispatch under this component, each cloud's home first and handed the
     cloud's other sites (``SiteArgs.peers``); every other site is handed its home (``SiteArgs.home``).
     A site builds its cloud's key, checkpoint bucket, identity, network, pools, audit trail and budget
-    (on AWS: :class:`gpufleet.components.sites.aws.AwsSite`, whose home also replicates checkpoints and keys to
+    (on AWS: :class:`components.sites.aws.AwsSite`, whose home also replicates checkpoints and keys to
     the other AWS regions).
 
     The outputs gather what the sites return: ``sites`` by ``cloud:region``, and per pool its scaling

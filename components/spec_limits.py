@@ -32,7 +32,7 @@ MAX_JSON_CHARS = 1024 * 1024
 AWS_LOG_RETENTION_DAYS: tuple[int, ...] = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731)
 AWS_LOG_RETENTION_DAYS += (1096, 1827, 2192, 2557, 2922, 3288, 3653)
 AWS_TAG_KEY_MAX, AWS_TAG_VALUE_MAX, AWS_TAGS_PER_RESOURCE = 128, 256, 50
-# Keys the fleet itself sets on some resources, on top of the spec's tags (`gpufleet.components.tags.with_tags`).
+# Keys the fleet itself sets on some resources, on top of the spec's tags (`components.tags.with_tags`).
 FLEET_TAG_KEYS = ("Name", "purpose", "data-classification", "gpufleet:pool")
 _TAG_PUNCTUATION = frozenset(" _.:/=+-@")
 _TAG_CHARS = "letters, digits, spaces and _ . : / = + - @"

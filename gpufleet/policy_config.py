@@ -9,7 +9,7 @@ The file format is the one `pulumi preview --policy-pack policies --policy-pack-
 Keys are policy names, `all`, or (a gpufleet convenience, rewritten to names on load) rule ids. A value
 is an enforcement level or an object with an optional `enforcementLevel` and the policy's config keys.
 
-Beside `all`, the top-level key `waivers` holds the platform's waiver settings (`gpufleet.policies.waivers.Settings`:
+Beside `all`, the top-level key `waivers` holds the platform's waiver settings (`policies.waivers.Settings`:
 `allow_tags`, `max_days`, `owners`); it is not a policy.
 
 With a platform config (`gpufleet check --platform-config FILE`, the platform team's file, e.g. the base

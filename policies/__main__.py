@@ -25,7 +25,7 @@ POLICY_CONFIG_FILE = PROJECT_ROOT / "policy-config.json"
 # import gpufleet). Under `pulumi preview` the provider plugin builds a component's children and the pack
 # judges them, so there is no such policy to configure: its entry in policy-config.json is left out.
 ENGINE_KEYS = frozenset({"GF-ENGINE-001", "component-not-inspected"})
-# The platform's waiver settings (gpufleet.policies.waivers.SETTINGS_KEY): not a policy, read by `waiver_settings`.
+# The platform's waiver settings (policies.waivers.SETTINGS_KEY): not a policy, read by `waiver_settings`.
 SETTINGS_KEY = "waivers"
 
 
@@ -86,7 +86,7 @@ def serve() -> None:
     set_settings(waiver_settings(POLICY_CONFIG_FILE))
     policies: list[Policy] = list(default_registry())
     if not policies:
-        raise SystemExit("gpufleet policy pack: gpufleet.policies.registry.default_registry() holds no policies")
+        raise SystemExit("gpufleet policy pack: policies.registry.default_registry() holds no policies")
     PolicyPack(
         name=PACK_NAME,
         policies=policies,

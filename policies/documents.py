@@ -12,7 +12,7 @@ Three dialects reach the pack, as JSON strings or as objects (proxied by the eng
 
 Keys are matched case-insensitively, so mixed spellings parse the same way. Actions, resources and
 principals are strings (or lists of strings) in every dialect: a number, a boolean or a nested object
-there is a `DocumentError` (a `gpufleet.policies.props.Malformed`), as is JSON that does not parse or nests too
+there is a `DocumentError` (a `policies.props.Malformed`), as is JSON that does not parse or nests too
 deeply to read, or that names one key twice (`"Effect"` twice, or `"Effect"` and `"effect"`: never
 last-wins); condition values may also be numbers and booleans (read as their JSON text). A
 document whose value is unknown at preview raises `UnknownValueError` (through `policies.props`); so

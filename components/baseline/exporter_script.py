@@ -1,7 +1,7 @@
 """The baseline exporter: publishes the burst order's signal from the on-prem cluster.
 
 This file is shipped as it is in a ConfigMap and run by ``python3`` in the exporter's container
-(:mod:`gpufleet.components.baseline.exporter`); it imports nothing but the standard library (boto3 only when it
+(:mod:`components.baseline.exporter`); it imports nothing but the standard library (boto3 only when it
 publishes to AWS), so the same code is unit-tested in-process.
 
 Every ``interval_seconds`` it reads the cluster's nodes and pods through the API server (the pod's
@@ -34,7 +34,7 @@ nothing free ahead (``FILL(ahead, 0)``; on Alibaba the pool's raw queue alarm ta
 fallback window), so a broken exporter never holds the burst back.
 
 The sites ahead of a site add their pools' free headroom (``free_gpus_ahead``, the same function as
-``gpufleet.components.pools.burst.free_gpus_ahead``). This exporter reads no cloud's scaling groups: a site ahead
+``components.pools.burst.free_gpus_ahead``). This exporter reads no cloud's scaling groups: a site ahead
 is passed no headroom, so it counts as full.
 """
 
@@ -245,7 +245,7 @@ CMS_VERSION = "2019-01-01"
 # return a default value of 0"; https://www.alibabacloud.com/help/en/mns/developer-reference/api-mns-open-2022-01-19-getqueueattributes),
 # whose replacement is the CloudMonitor metric ``NumberOfMessagesVisible``, read here with
 # DescribeMetricLast (https://www.alibabacloud.com/help/doc-detail/51939.html) in the namespace and with
-# the dimensions of the pools' own queue alarm (gpufleet.components.pools.alicloud QUEUE_PROJECT, QUEUE_METRIC).
+# the dimensions of the pools' own queue alarm (components.pools.alicloud QUEUE_PROJECT, QUEUE_METRIC).
 QUEUE_NAMESPACE = "acs_mns_new"
 QUEUE_METRIC = "NumberOfMessagesVisible"
 REFRESH_MARGIN_S = 300  # renew STS credentials this long before they expire

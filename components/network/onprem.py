@@ -1,7 +1,7 @@
 """What a site's GPU security group opens towards on-prem when the site has a private link: one
 :class:`EgressRule` per on-prem endpoint, port range and protocol, to exactly the endpoint's ranges
-(worked out from the spec's ``onprem.reachable`` by :func:`gpufleet.components.spec.reach.site_egress`, carried
-by :attr:`gpufleet.components.sites.base.SitePlan.onprem_egress`). Cloud-neutral, so each cloud's network module
+(worked out from the spec's ``onprem.reachable`` by :func:`components.spec.reach.site_egress`, carried
+by :attr:`components.sites.base.SitePlan.onprem_egress`). Cloud-neutral, so each cloud's network module
 imports it without another cloud's SDK."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The Tencent Cloud site's network: a VPC with one private subnet per chosen zone, or existing subnets,
 and the pool instances' security group.
 
-Zones are chosen offline the way the AWS side chooses them (:func:`gpufleet.components.network.zones.pick_zones`):
+Zones are chosen offline the way the AWS side chooses them (:func:`components.network.zones.pick_zones`):
 from the region's CVM zones (``availability.get_zones_by_product``), keeping those where every pool has
 one of its instance types on sale (``instance.get_types`` by family). The security group admits no
 SSH or RDP: only the distributed-training ports from inside the VPC. Egress follows

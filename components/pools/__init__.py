@@ -1,1 +1,1 @@
-"""GPU burst pools, one module per cloud; scaling rules compile in :mod:`gpufleet.components.pools.scaling`."""
+"""GPU burst pools, one module per cloud; scaling rules compile in :mod:`components.pools.scaling`."""

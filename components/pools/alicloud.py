@@ -6,7 +6,7 @@ public IP, an encrypted ESSD system disk under the site's key, and the pool's RA
 ``COST_OPTIMIZED`` multi-zone policy takes the spot share: ``on_demand_base_capacity`` instances on
 demand, then ``100 - spot_percent`` % of the rest, every instance type of the pool as an override.
 
-Scaling is compiled from the same spec rules as AWS (:func:`gpufleet.components.pools.scaling.compile_alarms`):
+Scaling is compiled from the same spec rules as AWS (:func:`components.pools.scaling.compile_alarms`):
 GPU utilisation above/below a threshold, through ESS alarm tasks on CloudMonitor's
 ``GpuUtilizationAgent`` (read by the CloudMonitor agent, which the boot script installs), and the
 pool's MNS queue backlog, through a CloudMonitor alarm rule (``acs_mns_new``
@@ -15,7 +15,7 @@ the ARN CloudMonitor takes (:func:`scaling_rule_arn`), and which runs it again a
 while the backlog stays. Off-hours are ESS scheduled tasks, whose cron recurrences run in UTC: see
 :func:`off_hours_utc`.
 
-With a burst gate (:class:`gpufleet.components.pools.burst_custom.CustomGate`), the queue alarm ``-queue-deep``
+With a burst gate (:class:`components.pools.burst_custom.CustomGate`), the queue alarm ``-queue-deep``
 watches the exporter's ``GatedBacklog`` for the pool in the account's ``acs_customMetric_<uid>``
 project instead (same threshold, window and target), and ``-queue-deep-fallback`` keeps the raw MNS
 backlog alarm with the gate's longer window, so a silent exporter delays the burst but never stops it.
@@ -24,7 +24,7 @@ The GPU alarms are ESS alarm tasks on the group's own utilisation and stay as th
 Scale-in never ends a running job: the worker protects its instance while it holds a job
 (``ess:SetInstancesProtection`` on this group only, the ``-protection`` RAM policy attached to the
 pool's role), and every scale-in waits on the ``-drain`` lifecycle hook (``SCALE_IN``,
-:data:`gpufleet.components.pools.lifecycle.DRAIN_HEARTBEAT_S`, then ``CONTINUE``) while the worker checkpoints.
+:data:`components.pools.lifecycle.DRAIN_HEARTBEAT_S`, then ``CONTINUE``) while the worker checkpoints.
 ESS authorizes ``CompleteLifecycleAction`` and ``RecordLifecycleActionHeartbeat`` on all resources
 only (its RAM table lists no resource type for them), so those two are granted on ``*``.
 """

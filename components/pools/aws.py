@@ -168,7 +168,7 @@ class GpuPool(pulumi.ComponentResource):
     fleet key, no public IP, no key pair), ``-asg`` Auto Scaling group (spot share above an on-demand
     base, price-capacity-optimized, one override per instance type), the work queue (``-queue`` and
     its ``-dlq``, see :mod:`gpufleet.components.pools.queue`, unless the spec names an existing queue), the
-    pool's own identity (:class:`gpufleet.components.identity.aws.InstanceIdentity` of the same name: ``-role``,
+    pool's own identity (:class:`components.identity.aws.InstanceIdentity` of the same name: ``-role``,
     ``-permissions``, ``-profile``; no other pool's instances share the role) with
     ``-queue-access`` letting that role consume this queue only, ``-protection`` letting it protect
     its instances in this group only and answer its ``-drain`` termination hook, the ``-backlog``

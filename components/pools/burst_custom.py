@@ -1,7 +1,7 @@
 """The burst gate where the cloud's alarms cannot AND two namespaces: a custom metric the exporter computes.
 
 On AWS a pool's scale-out alarm ANDs its own queue with ``gpufleet/Baseline FreeGpusAhead`` in metric
-math (:mod:`gpufleet.components.pools.burst`). Alibaba CloudMonitor alarms read one project each, so the AND is
+math (:mod:`components.pools.burst`). Alibaba CloudMonitor alarms read one project each, so the AND is
 done by the on-prem exporter instead: for each gated pool it publishes ``GatedBacklog``, the pool's
 queue backlog while no GPU is free ahead of its site and 0 otherwise, and the pool's scale-out queue
 alarm watches that. This module is the contract between the two, pure data and functions the exporter

@@ -13,7 +13,7 @@ from NVML; the launch configuration keeps the agent on), bound to the pool's ins
 whose ``AS`` trigger tasks run the groups' scaling policies; a third alarm, of policy type ``cmq`` on the
 queue's ``visibleMsgNum`` (published by CMQ itself), is bound to the queue as an object (a queue carries
 no tags to bind by) and wakes a pool at zero. Thresholds and windows come from
-:func:`gpufleet.components.pools.scaling.compile_alarms`, as on AWS; a raised alarm runs its task again after the
+:func:`components.pools.scaling.compile_alarms`, as on AWS; a raised alarm runs its task again after the
 pool's cooldown while it stays raised.
 
 Spot instances bid at most the on-demand price of the pool's dearest type in the catalogue

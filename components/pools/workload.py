@@ -1,6 +1,6 @@
 """What a pool's instances run once they boot: a shell snippet, or a container image.
 
-The boot script (:mod:`gpufleet.components.pools.userdata`) starts the CloudWatch agent first, then the workload.
+The boot script (:mod:`components.pools.userdata`) starts the CloudWatch agent first, then the workload.
 A container is pulled by Docker (or nerdctl) on the instance; an image in ECR is pulled after a login
 with the instance role's credentials, which is what lets a pool with ``network.egress: endpoints``
 (ECR API and registry endpoints, layers through the S3 gateway) run containers with no route out.

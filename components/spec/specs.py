@@ -127,7 +127,7 @@ class FleetSpec(_Model):
 
 
 class AccountBaselineSpec(_Model):
-    """``gpufleet:account``: the account-baseline stack (one per account), see gpufleet.components.account.aws."""
+    """``gpufleet:account``: the account-baseline stack (one per account), see components.account.aws."""
 
     tags: dict[str, str]
     budget: Budget

@@ -74,7 +74,7 @@ AWS_IAM_ADMIN = (
 
 def _catalogue(cloud: str) -> dict[str, tuple[str, ...]]:
     """Sensitive actions per service (lower-case service name) for one cloud: the scoped write and
-    permissions-management actions of `gpufleet.policies.iam.scoped_actions`, and for AWS IAM its admin core."""
+    permissions-management actions of `policies.iam.scoped_actions`, and for AWS IAM its admin core."""
     by_service: dict[str, list[str]] = {}
     for action in SCOPED_WRITE_ACTIONS.get(cloud, ()):
         service = action.partition(":")[0].lower()

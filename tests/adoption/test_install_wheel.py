@@ -117,7 +117,8 @@ def test_check_judges_a_project_with_its_own_components_and_policies(venv: Path,
         (project / package / "__init__.py").write_text(body)
     main = project / "infra" / "__main__.py"
     main.write_text(
-        "import sys\nfrom pathlib import Path\n\nsys.path.insert(0, str(Path(__file__).resolve().parents[1]))\n"
+        "import sys\nfrom pathlib import Path\n\n"
+        "sys.path.insert(0, str(Path(__file__).resolve().parents[1]))\n"
         "from components import gpu_box_name  # the team's own\nfrom policies import TEAM_RULES\n\n"
         "assert gpu_box_name('dev') == 'gpu-box-dev' and TEAM_RULES\n\n"
         + main.read_text().replace("from __future__ import annotations\n", "")
@@ -160,7 +161,9 @@ def test_the_policy_pack_serves_from_the_installed_package(venv: Path, tmp_path:
             version: 0.1.0
         """)
     )
-    (pack / "__main__.py").write_text('import runpy\n\nrunpy.run_module("gpufleet.policies", run_name="__main__")\n')
+    (pack / "__main__.py").write_text(
+        'import runpy\n\nrunpy.run_module("gpufleet.policies", run_name="__main__")\n'
+    )
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     process = subprocess.Popen(
         [str(venv / "bin" / "python"), "-u", str(pack / "__main__.py")],
