@@ -7,14 +7,13 @@ How the policies fit together (AWS's documented pattern for scaling on an SQS qu
 GPU rules):
 
 - ``-backlog``: target tracking on the jobs per instance in service,
-  ``IF(m2 > 0, (m3 + IF(m1 > Q, m1, 0)) / m2, IF(m1 > Q, m1, 0))``: the jobs workers hold (m3, the
-  queue's messages in flight) and, once more than ``queue_out`` (Q) wait, the waiting ones (m1, visible),
-  over the instances in service (m2, ``AWS/AutoScaling GroupInServiceInstances``, collected because the
-  group enables it), held at one job per instance. Scale-out is proportional: 20 streams running and
-  180 waiting on 20 instances ask for 200 instances at once, where a +1 step per cooldown would take an
-  hour to add 12. At zero instances the waiting jobs are the whole need, so a pool at ``size.min`` 0
-  wakes once more than ``queue_out`` wait: ``queue_out: 0`` wakes it on any one. Its scale-in is
-  disabled: scaling in is the GPU alarm's, below.
+  ``IF(m2 > 0, (m3 + IF(m1 > Q, m1, 0)) / m2, m1)``: the jobs workers hold (m3, the queue's messages in
+  flight) and, once more than ``queue_out`` (Q) wait, the waiting ones (m1, visible), over the
+  instances in service (m2, ``AWS/AutoScaling GroupInServiceInstances``, collected because the group
+  enables it), held at one job per instance. Scale-out is proportional: 20 streams running and 180
+  waiting on 20 instances ask for 200 instances at once, where a +1 step per cooldown would take an
+  hour to add 12. A pool at zero counts every waiting job, so a pool at ``size.min`` 0 wakes for one
+  job. Its scale-in is disabled: scaling in is the GPU alarm's, below.
 - ``-scale-out`` (step, +1, paced by the warm-up) on ``-gpu-high``: GPU above ``gpu_util_out`` for
   ``out_for``, for work that keeps GPUs busy without queueing.
 - ``-scale-in`` (simple, -1 per ``cooldown``) on ``-gpu-low``: a metric-math alarm on the GPU
@@ -62,12 +61,12 @@ from gpufleet.components.pools.scaling import (
     GROUP_DIMENSION,
     GROUP_METRICS,
     IDLE_EXPRESSION,
+    IN_FLIGHT_METRIC,
     IN_SERVICE_METRIC,
     QUEUE_DIMENSION,
     QUEUE_METRIC,
     STACK_DIMENSION,
     AlarmSpec,
-    IN_FLIGHT_METRIC,
     BacklogTarget,
     ScalingRules,
     backlog_target,

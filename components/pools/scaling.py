@@ -15,8 +15,8 @@ step rules grow in bands of ``queue_out``: :func:`backlog_bands`). An AWS pool s
 queue by target tracking instead (:func:`backlog_target`): the jobs per instance in service, counting
 the jobs workers hold (in flight) and, once more than ``queue_out`` wait, the waiting ones, held at one
 job per instance. A spike of waiting jobs asks for an instance for each at once (20 running and 180
-waiting on 20 instances: 10 per instance, so 200 instances), and a pool at zero wakes once more than
-``queue_out`` wait. Its GPU rules stay alarms (:func:`compile_aws_alarms`), the scale-in one only while
+waiting on 20 instances: 10 per instance, so 200 instances), and a pool at zero wakes for any waiting
+job. Its GPU rules stay alarms (:func:`compile_aws_alarms`), the scale-in one only while
 the queue is empty, so the two kinds of policy never pull against each other.
 """
 
@@ -38,16 +38,16 @@ QUEUE_METRIC = ("AWS/SQS", "ApproximateNumberOfMessagesVisible", (QUEUE_DIMENSIO
 IN_SERVICE_METRIC = ("AWS/AutoScaling", "GroupInServiceInstances", (GROUP_DIMENSION,))
 GROUP_METRICS = ("GroupInServiceInstances",)
 # m1: messages visible (waiting jobs), m2: instances in service, m3: messages not visible (jobs the
-# workers hold). Waiting jobs count once more than queue_out wait (the seed's "queue depth > 10"); at
-# zero instances the waiting jobs are the whole need.
+# workers hold). A running pool counts the waiting jobs once more than queue_out wait (the seed's
+# "queue depth > 10"); a pool at zero counts every waiting job, so no job waits for company to start.
 IN_FLIGHT_METRIC = ("AWS/SQS", "ApproximateNumberOfMessagesNotVisible", ("QueueName",))
 JOBS_PER_INSTANCE = 1.0  # a worker runs one job at a time (gpufleet.worker)
 
 
 def backlog_expression(queue_out: float) -> str:
-    """The target-tracking metric: jobs per instance in service, waiting ones only past ``queue_out``."""
-    waiting = f"IF(m1 > {queue_out:g}, m1, 0)"
-    return f"IF(m2 > 0, (m3 + {waiting}) / m2, {waiting})"
+    """The target-tracking metric: jobs per instance in service, waiting ones only past ``queue_out``
+    (at zero instances, every waiting job)."""
+    return f"IF(m2 > 0, (m3 + IF(m1 > {queue_out:g}, m1, 0)) / m2, m1)"
 
 
 # The GPU scale-in alarm's series: the GPU utilisation while the queue is empty, 100 while work
@@ -189,13 +189,17 @@ def backlog_target(rules: ScalingRules) -> BacklogTarget:
     if problems:
         raise ValueError("invalid scaling rules: " + "; ".join(problems))
     return BacklogTarget(
-        target_value=JOBS_PER_INSTANCE, expression=backlog_expression(rules.queue_out), warmup_s=rules.cooldown_s
+        target_value=JOBS_PER_INSTANCE,
+        expression=backlog_expression(rules.queue_out),
+        warmup_s=rules.cooldown_s,
     )
 
 
-def backlog_desired(rules: ScalingRules, *, waiting: int, running: int) -> int:
-    """The capacity the backlog policy asks for: what AWS computes from the metric, in-service capacity
-    times the metric over the target (a pool at zero asks for the waiting jobs)."""
+def backlog_desired(rules: ScalingRules, *, waiting: int, running: int, in_service: int) -> int:
+    """The capacity the backlog policy asks for, as AWS computes it from the metric: the instances in
+    service times the metric over the target (at zero in service, the metric itself)."""
+    if in_service == 0:
+        return math.ceil(waiting / JOBS_PER_INSTANCE)
     counted = waiting if waiting > rules.queue_out else 0
     return math.ceil((running + counted) / JOBS_PER_INSTANCE)
 
