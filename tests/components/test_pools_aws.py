@@ -336,7 +336,13 @@ def test_the_worker_may_protect_its_own_instance_only(run_pulumi: Runner) -> Non
                 "autoscaling:RecordLifecycleActionHeartbeat",
             ],
             "Resource": [group_arn],
-        }
+        },
+        {
+            "Sid": "ReadOwnState",
+            "Effect": "Allow",
+            "Action": ["autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeAutoScalingInstances"],
+            "Resource": ["*"],
+        },
     ]
     queue_access = mocks.one("aws:iam/rolePolicy:RolePolicy", "pool-queue-access").inputs
     assert protection["role"] == queue_access["role"]
