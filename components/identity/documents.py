@@ -15,6 +15,8 @@ import pulumi
 # Actions that AWS does not scope to a resource ARN: "*" is the only valid Resource for them.
 UNSCOPED_ACTIONS = frozenset(
     {
+        "autoscaling:DescribeAutoScalingGroups",
+        "autoscaling:DescribeAutoScalingInstances",
         "cloudwatch:PutMetricData",
         "ec2:DescribeTags",
         "ecr:GetAuthorizationToken",

@@ -6,14 +6,14 @@ hook, and an optional off-hours schedule.
 How the policies fit together (AWS's documented pattern for scaling on an SQS queue, plus the seed's
 GPU rules):
 
-- ``-backlog``: target tracking on ``IF(m2 > 0, m1 / m2, m1)``, the queue's visible messages (m1)
-  per instance in service (m2, ``AWS/AutoScaling GroupInServiceInstances``, collected because the
-  group enables it), held at ``queue_out``. Scale-out is proportional: 200 messages on 20 instances
-  at a target of 10 asks for 20 instances at once, where a +1 step per cooldown would take an hour
-  to add 12. At zero instances the whole backlog is one instance's, so a pool at ``size.min`` 0 wakes
-  once more than ``queue_out`` messages wait: ``queue_out: 1`` wakes it on any one. Its scale-in is
-  disabled: target tracking would scale in as soon as workers take messages off the queue (running
-  jobs are not visible messages), i.e. while the GPUs are busiest.
+- ``-backlog``: target tracking on the jobs per instance in service,
+  ``IF(m2 > 0, (m3 + IF(m1 > Q, m1, 0)) / m2, m1)``: the jobs workers hold (m3, the queue's messages in
+  flight) and, once more than ``queue_out`` (Q) wait, the waiting ones (m1, visible), over the
+  instances in service (m2, ``AWS/AutoScaling GroupInServiceInstances``, collected because the group
+  enables it), held at one job per instance. Scale-out is proportional: 20 streams running and 180
+  waiting on 20 instances ask for 200 instances at once, where a +1 step per cooldown would take an
+  hour to add 12. A pool at zero counts every waiting job, so a pool at ``size.min`` 0 wakes for one
+  job. Its scale-in is disabled: scaling in is the GPU alarm's, below.
 - ``-scale-out`` (step, +1, paced by the warm-up) on ``-gpu-high``: GPU above ``gpu_util_out`` for
   ``out_for``, for work that keeps GPUs busy without queueing.
 - ``-scale-in`` (simple, -1 per ``cooldown``) on ``-gpu-low``: a metric-math alarm on the GPU
@@ -61,6 +61,7 @@ from gpufleet.components.pools.scaling import (
     GROUP_DIMENSION,
     GROUP_METRICS,
     IDLE_EXPRESSION,
+    IN_FLIGHT_METRIC,
     IN_SERVICE_METRIC,
     QUEUE_DIMENSION,
     QUEUE_METRIC,
@@ -601,11 +602,13 @@ def _backlog_policy(
     in, so a 0 removes nothing)."""
     queue_ns, queue_metric, queue_dims = QUEUE_METRIC
     group_ns, group_metric, group_dims = IN_SERVICE_METRIC
+    flight_ns, flight_metric, flight_dims = IN_FLIGHT_METRIC
     queries = [
         _metric_query("m1", queue_ns, queue_metric, {d: dimension_values[d] for d in queue_dims}, "Sum"),
         _metric_query("m2", group_ns, group_metric, {d: dimension_values[d] for d in group_dims}, "Average"),
+        _metric_query("m3", flight_ns, flight_metric, {d: dimension_values[d] for d in flight_dims}, "Sum"),
     ]
-    expression, label = target.expression, "visible messages per instance in service"
+    expression, label = target.expression, "jobs per instance in service"
     if gate is not None:
         queries.append(_metric_query("ahead", SIGNAL_NAMESPACE, SIGNAL_METRIC, gate.dimensions, "Maximum"))
         expression = gate.expression("ahead", target.expression)

@@ -48,7 +48,19 @@ PROTECTION_ACTIONS = (
 )
 
 
+# What the worker reads of its group: its own lifecycle state (a termination waiting on the hook) and
+# the group's maximum (0: the pool is stopped, by the off-hours schedule or by hand). Auto Scaling's
+# Describe actions take no resource ARN.
+DESCRIBE_ACTIONS = (
+    "autoscaling:DescribeAutoScalingGroups",
+    "autoscaling:DescribeAutoScalingInstances",
+)
+
+
 def protection_statements(group_arn: pulumi.Input[str]) -> list[Statement]:
     """What a pool's worker may do to its own group, and to no other: protect its instance while it
-    holds a job, and answer the termination hook."""
-    return [Statement(sid="ProtectOwnInstance", actions=PROTECTION_ACTIONS, resources=[group_arn])]
+    holds a job, and answer the termination hook; and read its instance's state and its group's size."""
+    return [
+        Statement(sid="ProtectOwnInstance", actions=PROTECTION_ACTIONS, resources=[group_arn]),
+        Statement(sid="ReadOwnState", actions=DESCRIBE_ACTIONS, resources=["*"]),
+    ]

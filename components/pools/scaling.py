@@ -12,15 +12,17 @@ for ``in_for_s``. Each alarm reads a metric something publishes:
 
 :func:`compile_alarms` is what the Alibaba and Tencent pools compile their queue alarms from (their
 step rules grow in bands of ``queue_out``: :func:`backlog_bands`). An AWS pool scales out on its
-queue by target tracking instead (:func:`backlog_target`): the backlog per instance in service,
-``IF(m2 > 0, m1 / m2, m1)``, held at ``queue_out``, so a spike adds capacity in proportion to the
-backlog and a pool at zero wakes once more than ``queue_out`` messages wait (``queue_out: 1`` wakes it
-on any message). Its GPU rules stay alarms (:func:`compile_aws_alarms`), the scale-in one only while
+queue by target tracking instead (:func:`backlog_target`): the jobs per instance in service, counting
+the jobs workers hold (in flight) and, once more than ``queue_out`` wait, the waiting ones, held at one
+job per instance. A spike of waiting jobs asks for an instance for each at once (20 running and 180
+waiting on 20 instances: 10 per instance, so 200 instances), and a pool at zero wakes for any waiting
+job. Its GPU rules stay alarms (:func:`compile_aws_alarms`), the scale-in one only while
 the queue is empty, so the two kinds of policy never pull against each other.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -35,9 +37,19 @@ QUEUE_METRIC = ("AWS/SQS", "ApproximateNumberOfMessagesVisible", (QUEUE_DIMENSIO
 # Published by Auto Scaling once a minute, only for a group whose metrics collection names it.
 IN_SERVICE_METRIC = ("AWS/AutoScaling", "GroupInServiceInstances", (GROUP_DIMENSION,))
 GROUP_METRICS = ("GroupInServiceInstances",)
-# m1: messages visible, m2: instances in service; at zero instances the whole backlog counts as one
-# instance's, so a pool at zero scales out once more than the target waits.
-BACKLOG_EXPRESSION = "IF(m2 > 0, m1 / m2, m1)"
+# m1: messages visible (waiting jobs), m2: instances in service, m3: messages not visible (jobs the
+# workers hold). A running pool counts the waiting jobs once more than queue_out wait (the seed's
+# "queue depth > 10"); a pool at zero counts every waiting job, so no job waits for company to start.
+IN_FLIGHT_METRIC = ("AWS/SQS", "ApproximateNumberOfMessagesNotVisible", ("QueueName",))
+JOBS_PER_INSTANCE = 1.0  # a worker runs one job at a time (gpufleet.worker)
+
+
+def backlog_expression(queue_out: float) -> str:
+    """The target-tracking metric: jobs per instance in service, waiting ones only past ``queue_out``
+    (at zero instances, every waiting job)."""
+    return f"IF(m2 > 0, (m3 + IF(m1 > {queue_out:g}, m1, 0)) / m2, m1)"
+
+
 # The GPU scale-in alarm's series: the GPU utilisation while the queue is empty, 100 while work
 # waits, so no GPU scale-in happens while the backlog policy may want the capacity back.
 IDLE_EXPRESSION = "IF(FILL(queue, 0) > 0, 100, gpu)"
@@ -159,25 +171,37 @@ def compile_alarms(rules: ScalingRules, min_size: int = 0) -> tuple[AlarmSpec, .
 
 @dataclass(frozen=True, kw_only=True)
 class BacklogTarget:
-    """A target-tracking policy on the backlog per instance: ``expression`` over ``m1`` (the queue's
-    visible messages, Sum), ``m2`` (the group's instances in service, Average), held at
-    ``target_value`` messages per instance. Its scale-in is disabled: scaling in is the GPU alarm's,
-    and only while the queue is empty."""
+    """A target-tracking policy on the jobs per instance: ``expression`` over ``m1`` (the queue's
+    visible messages, Sum), ``m2`` (the group's instances in service, Average) and ``m3`` (the queue's
+    messages in flight, Sum), held at ``target_value`` jobs per instance. Its scale-in is disabled:
+    scaling in is the GPU alarm's, and only while the queue is empty."""
 
     target_value: float
-    expression: str = BACKLOG_EXPRESSION
+    expression: str
     warmup_s: int
     disable_scale_in: bool = True
 
 
 def backlog_target(rules: ScalingRules) -> BacklogTarget:
-    """``queue_out`` as the acceptable backlog per instance (AWS's documented SQS pattern)."""
+    """One job per instance in service (AWS's documented SQS backlog pattern, with jobs that hold an
+    instance while they run: the acceptable backlog per instance is the job the instance runs)."""
     problems = rules.problems()
     if problems:
         raise ValueError("invalid scaling rules: " + "; ".join(problems))
-    if rules.queue_out <= 0:
-        raise ValueError("queue_out: a target-tracking target must be above 0")
-    return BacklogTarget(target_value=rules.queue_out, warmup_s=rules.cooldown_s)
+    return BacklogTarget(
+        target_value=JOBS_PER_INSTANCE,
+        expression=backlog_expression(rules.queue_out),
+        warmup_s=rules.cooldown_s,
+    )
+
+
+def backlog_desired(rules: ScalingRules, *, waiting: int, running: int, in_service: int) -> int:
+    """The capacity the backlog policy asks for, as AWS computes it from the metric: the instances in
+    service times the metric over the target (at zero in service, the metric itself)."""
+    if in_service == 0:
+        return math.ceil(waiting / JOBS_PER_INSTANCE)
+    counted = waiting if waiting > rules.queue_out else 0
+    return math.ceil((running + counted) / JOBS_PER_INSTANCE)
 
 
 def compile_aws_alarms(rules: ScalingRules) -> tuple[AlarmSpec, ...]:

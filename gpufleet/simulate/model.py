@@ -19,18 +19,26 @@ Each minute, in this order:
    statistic, ``evaluation_periods`` datapoints all breaching), and the policy each fires, re-run
    every minute while its alarm holds. What a policy then does depends on the cloud's scaling type:
 
-   - AWS: scale-out is a step policy of +1 paced by the instance warm-up (the cooldown): the group
-     counts instances still warming up as capacity already added, so while one warms up the same
-     step adds nothing; scale-in is a simple policy of -1 that waits the cooldown after each step,
-     and no dynamic scale-in runs while an instance warms up (the group's default instance warm-up).
+   - AWS: scale-out on the queue is target tracking on the jobs per instance in service
+     (:func:`gpufleet.components.pools.scaling.backlog_desired`), read every five minutes (SQS's
+     period): it asks for an instance for every running job and, once more than ``queue_out`` wait
+     (any, at zero instances), every waiting one, and never scales in. Scale-out on GPU is a step
+     policy of +1 paced by the instance warm-up (the cooldown): the group counts instances still
+     warming up as capacity already added. Scale-in is a simple policy of -1 that waits the cooldown
+     after each step, fires only while the queue is empty (the GPU series reads 100 while a job waits),
+     and not while an instance warms up (the group's default instance warm-up).
    - Alibaba ESS and Tencent AS: simple rules of +1 and -1; the group rejects alarm-triggered
      activities for the cooldown after any of them.
 
    Instances the decision adds are launched at the start of the next minute.
 
+A worker protects its instance while it runs a job (every shipped pool): a scale-in lowers the desired
+capacity and removes only idle instances, newest first; a busy one goes when its job ends. The
+off-hours stop ends running jobs (their workers checkpoint on the termination hook).
+
 Simplifications (the report repeats them): whole minutes (a cooldown of 90 s waits 2 minutes); the
-warm-up counts from launch; metrics arrive without CloudWatch's publishing delay; instances are
-removed newest first (AWS picks by its termination policy); spot instances are priced at the spot
+warm-up counts from launch; metrics arrive without CloudWatch's publishing delay; AWS's target
+tracking is taken to ask for exactly what its metric says, at once; spot instances are priced at the spot
 price and never interrupted; a job needs one instance and never more.
 """
 
@@ -45,7 +53,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from gpufleet.components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
+from gpufleet.components.pools.scaling import (
+    SQS_PERIOD_S,
+    AlarmSpec,
+    ScalingRules,
+    backlog_desired,
+    compile_alarms,
+    compile_aws_alarms,
+)
 from gpufleet.cost.model import split_capacity
 
 DEFAULT_BOOT_MINUTES = 4
@@ -80,6 +95,9 @@ class SimPool:
     currency: str = "USD"
     instance_type: str = ""
     off_hours: OffHoursWindow | None = None
+    # A worker protects its instance while it holds a job (gpufleet.worker, every shipped pool): a
+    # scale-in or schedule lowers the desired capacity, and the busy instances go once their job ends.
+    protect_running: bool = True
 
     @property
     def cooldown_minutes(self) -> int:
@@ -98,9 +116,11 @@ class SimPool:
                 "each (at most one instance a cooldown either way)"
             )
         return (
-            f"scale-out: step policy +1 paced by the {cooldown} s warm-up (one instance per warm-up while "
-            f"the alarm holds); scale-in: simple policy -1 every {cooldown} s cooldown, none while an "
-            "instance warms up"
+            "scale-out: target tracking on the jobs per instance in service (an instance for each job "
+            f"once more than {self.rules.queue_out:g} wait, or any at zero, every {SQS_PERIOD_S // 60} "
+            "minutes) and a step "
+            f"+1 on GPU paced by the {cooldown} s warm-up; scale-in: simple policy -1 every {cooldown} s "
+            "cooldown while the queue is empty, none while an instance warms up"
         )
 
 
@@ -269,10 +289,13 @@ class _Group:
         self.desired = desired
         self.launches: list[int] = [-(10**9)] * desired  # running since long before the trace
 
-    def reconcile(self, now: int) -> None:
+    def reconcile(self, now: int, busy: int = 0) -> None:
+        """Launch up to the desired capacity, or remove instances newest first; with scale-in
+        protection the ``busy`` ones (the oldest booted, which run the jobs) stay until their job ends."""
         if len(self.launches) < self.desired:
             self.launches.extend([now] * (self.desired - len(self.launches)))
-        del self.launches[self.desired :]  # newest first
+        keep = max(self.desired, busy) if self.pool.protect_running else self.desired
+        del self.launches[keep:]  # newest first
 
     def booted(self, now: int) -> int:
         return bisect.bisect_right(self.launches, now - self.pool.boot_minutes)
@@ -318,12 +341,14 @@ class _Queue:
 
 def simulate(pool: SimPool, trace: Trace) -> Result:
     """Replay ``trace`` through ``pool``'s compiled rules; see the module's docstring."""
-    alarms = [_Alarm(spec) for spec in compile_alarms(pool.rules, pool.min_size)]
+    simple = pool.cloud in SIMPLE_SCALING_CLOUDS
+    specs = compile_alarms(pool.rules, pool.min_size) if simple else compile_aws_alarms(pool.rules)
+    alarms = [_Alarm(spec) for spec in specs]
+    sqs_period = SQS_PERIOD_S // 60
     actions, stopped = schedule_actions(pool, trace)
     initial = trace.initial_size if trace.initial_size is not None else trace.jobs[0]
     low, high = (0, 0) if stopped else (pool.min_size, pool.max_size)
     group = _Group(pool, min(max(initial, low), high), low, high)
-    simple = pool.cloud in SIMPLE_SCALING_CLOUDS
     cooldown = pool.cooldown_minutes
     group_ready_at = 0  # Alibaba/Tencent: no alarm-triggered activity before this minute
     scale_in_ready_at = 0  # AWS: the simple scale-in policy's cooldown
@@ -334,6 +359,7 @@ def simulate(pool: SimPool, trace: Trace) -> Result:
     events: list[ScaleEvent] = []
     gpu: list[float | None] = []
     visible: list[float | None] = []
+    idle: list[float | None] = []  # the GPU while the queue is empty, 100 while any job waits
     launched: list[int] = []
     booted_series: list[int] = []
     desired: list[int] = []
@@ -350,6 +376,8 @@ def simulate(pool: SimPool, trace: Trace) -> Result:
                 group.low = group.high = group.desired = 0
             else:
                 group.low, group.high, group.desired = pool.min_size, pool.max_size, pool.min_size
+            # The off-hours stop ends running jobs too: their workers checkpoint on the -drain hook
+            # and lift their protection at the stop (AWS keeps a protected instance otherwise).
             group.reconcile(minute)
             events.append(ScaleEvent(minute, kind, before, group.desired, "off-hours schedule"))
 
@@ -369,6 +397,7 @@ def simulate(pool: SimPool, trace: Trace) -> Result:
 
         gpu.append(util * running / booted if booted else None)
         visible.append(float(queue.size))
+        idle.append(100.0 if queue.size else gpu[-1])
         count = len(group.launches)
         on_demand, spot = split_capacity(count, pool.on_demand_base, pool.spot_percent)
         on_demand_minutes += on_demand
@@ -383,11 +412,27 @@ def simulate(pool: SimPool, trace: Trace) -> Result:
 
         firing = {"out": "", "in": ""}
         for alarm in alarms:
-            series = gpu if alarm.spec.namespace == "CWAgent" else visible
+            series = (
+                idle
+                if alarm.spec.while_queue_empty
+                else gpu
+                if alarm.spec.namespace == "CWAgent"
+                else visible
+            )
             if alarm.observe(minute, series) and not firing[alarm.spec.direction]:
                 firing[alarm.spec.direction] = alarm.spec.suffix
         now = minute + 1  # decisions take effect from the next minute
         before = group.desired
+        if not simple and now % sqs_period == 0:
+            # Target tracking on the backlog (never scales in): the capacity its metric asks for.
+            wanted = min(
+                backlog_desired(pool.rules, waiting=queue.size, running=running, in_service=booted),
+                group.high,
+            )
+            if wanted > group.desired:
+                group.desired = wanted
+                events.append(ScaleEvent(minute, "out", before, wanted, "target tracking -backlog"))
+                before = group.desired
         if firing["out"]:
             if simple:
                 if now >= group_ready_at and group.desired < group.high:
@@ -411,7 +456,7 @@ def simulate(pool: SimPool, trace: Trace) -> Result:
                 else:
                     scale_in_ready_at = now + cooldown
                 events.append(ScaleEvent(minute, "in", before, group.desired, f"alarm {firing['in']}"))
-        group.reconcile(now)
+        group.reconcile(now, running)
 
     unstarted = queue.size
     queue.take(len(trace), unstarted)  # still waiting at the end: their wait so far
@@ -430,21 +475,26 @@ def simulate(pool: SimPool, trace: Trace) -> Result:
         interrupted=interrupted,
         on_demand_minutes=on_demand_minutes,
         spot_minutes=spot_minutes,
-        oscillations=oscillations(events, pool.oscillation_window),
+        oscillations=oscillations(events, trace.jobs, pool.oscillation_window),
     )
 
 
-def oscillations(events: Sequence[ScaleEvent], window: int) -> tuple[Oscillation, ...]:
-    """Each alarm scale-out that starts less than ``window`` minutes after an alarm scale-in: the
-    capacity removed was needed back before a cooldown had passed."""
+def oscillations(events: Sequence[ScaleEvent], jobs: Sequence[int], window: int) -> tuple[Oscillation, ...]:
+    """Each scale-out that follows scale-ins and either comes within ``window`` minutes (a cooldown) of
+    the last of them, or finds no more jobs than the first of them saw, however long after: the
+    capacity removed was needed back for the same work. So a flap of any period counts (in, then out
+    one cooldown later, all weekend); a schedule action starts afresh."""
     found: list[Oscillation] = []
+    first_in: int | None = None
     last_in: int | None = None
     for event in events:
         if event.kind == "in":
+            first_in = event.minute if first_in is None else first_in
             last_in = event.minute
-        elif event.kind == "out" and last_in is not None and event.minute - last_in < window:
-            found.append(Oscillation(last_in, event.minute))
-            last_in = None
+        elif event.kind == "out" and first_in is not None and last_in is not None:
+            if event.minute - last_in <= window or jobs[event.minute] <= jobs[first_in]:
+                found.append(Oscillation(last_in, event.minute))
+            first_in = last_in = None
         elif event.kind in ("stop", "start"):
-            last_in = None
+            first_in = last_in = None
     return tuple(found)

@@ -168,7 +168,8 @@ def _figure_rows(result: Result) -> list[tuple[str, str]]:
         ("time at max", f"{s['minutes_at_max']:,} min ({s['percent_at_max']}% of the trace)"),
         (
             "oscillations",
-            f"{s['oscillations']} (a scale-out within {result.pool.oscillation_window} min of a scale-in)",
+            f"{s['oscillations']} (a scale-out within {result.pool.oscillation_window} min of a scale-in, "
+            "or later with no more jobs)",
         ),
         (
             "peak",

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from gpufleet.worker.metadata import Http, TokenMetadata, required, urllib_http
 log = logging.getLogger("gpufleet.worker.aws")
 
 IMDS = "http://169.254.169.254"
+# Seconds between two reads of the group's maximum (the stop check).
+STOP_CHECK_S = 60.0
 # Wait states of a termination lifecycle hook: the instance leaves once the action is completed.
 TERMINATING_WAIT = frozenset({"Terminating:Wait", "Warmed:Terminating:Wait"})
 TERMINATING = frozenset(
@@ -101,6 +104,7 @@ class AsgInstance:
     instance_id: str | None = None
     group: str | None = None
     hook: str | None = None
+    _stop_checked: float | None = field(default=None, init=False, repr=False)
 
     def _id(self) -> str:
         if self.instance_id is None:
@@ -135,6 +139,18 @@ class AsgInstance:
     def unprotect(self) -> None:
         self._protection(False)
 
+    def stopped(self) -> bool:
+        """Whether the group's maximum is 0: the off-hours stop (or an operator) has stopped the pool.
+        Auto Scaling keeps a protected instance through such a scale-in, so the worker must let go.
+        Read at most once a :data:`STOP_CHECK_S`, to spare the Auto Scaling API."""
+        now = time.monotonic()
+        if self._stop_checked is not None and now - self._stop_checked < STOP_CHECK_S:
+            return False
+        self._stop_checked = now
+        found = self.autoscaling.describe_auto_scaling_groups(AutoScalingGroupNames=[self._group()])
+        groups = found.get("AutoScalingGroups") or []
+        return bool(groups) and int(groups[0].get("MaxSize", 1)) == 0
+
     def termination_pending(self) -> bool:
         action = self.imds.spot_action()
         if action is not None:
@@ -143,6 +159,9 @@ class AsgInstance:
         state = self.lifecycle_state()
         if state in TERMINATING:
             log.warning("the group is taking the instance out: %s", state)
+            return True
+        if self.stopped():
+            log.warning("the group's maximum is 0: the pool is stopped")
             return True
         return False
 

@@ -39,8 +39,8 @@ def test_the_backlog_policy_is_gated_by_metric_math(run_pulumi: Runner) -> None:
     mocks = _run(run_pulumi, pool_args(min_size=1, gate=GATE))
     config = mocks.one(POLICY, "pool-backlog").inputs["targetTrackingConfiguration"]
     metrics = config["customizedMetricSpecification"]["metrics"]
-    assert [m["id"] for m in metrics] == ["m1", "m2", "ahead", "e1"]
-    assert metrics[2] == {
+    assert [m["id"] for m in metrics] == ["m1", "m2", "m3", "ahead", "e1"]
+    assert metrics[3] == {
         "id": "ahead",
         "metricStat": {
             "metric": {
@@ -52,15 +52,15 @@ def test_the_backlog_policy_is_gated_by_metric_math(run_pulumi: Runner) -> None:
         },
         "returnData": False,
     }
-    # Backlog per instance while no GPU is free ahead, 0 otherwise; the policy never scales in, so
+    # Jobs per instance while no GPU is free ahead, 0 otherwise; the policy never scales in, so
     # the 0 holds the pool where it is.
-    assert metrics[3] == {
+    assert metrics[4] == {
         "id": "e1",
-        "expression": "IF(FILL(ahead, 0) < 1, IF(m2 > 0, m1 / m2, m1), 0)",
-        "label": "visible messages per instance in service, while no GPU is free ahead of aws:us-east-1",
+        "expression": "IF(FILL(ahead, 0) < 1, IF(m2 > 0, (m3 + IF(m1 > 10, m1, 0)) / m2, m1), 0)",
+        "label": "jobs per instance in service, while no GPU is free ahead of aws:us-east-1",
         "returnData": True,
     }
-    assert (config["targetValue"], config["disableScaleIn"]) == (10, True)
+    assert (config["targetValue"], config["disableScaleIn"]) == (1, True)
 
 
 def test_the_gpu_high_alarm_is_gated_too(run_pulumi: Runner) -> None:

@@ -256,29 +256,41 @@ def _backlog_queries(group: str = ASG) -> list[dict[str, object]]:
             },
             "returnData": False,
         },
+        {
+            "id": "m3",
+            "metricStat": {
+                "metric": {
+                    "namespace": "AWS/SQS",
+                    "metricName": "ApproximateNumberOfMessagesNotVisible",
+                    "dimensions": [{"name": "QueueName", "value": QUEUE}],
+                },
+                "stat": "Sum",
+            },
+            "returnData": False,
+        },
     ]
 
 
 def test_scale_out_on_backlog_per_instance_is_target_tracking(run_pulumi: Runner) -> None:
     mocks = run_pulumi(_build(pool_args(min_size=0, scaling=ScalingRules(queue_out=10))))
     backlog = mocks.one("aws:autoscaling/policy:Policy", "pool-backlog").inputs
-    # AWS's SQS pattern: visible messages per instance in service, held at queue_out; proportional
-    # scale-out, and at zero instances the whole backlog counts as one instance's: more than
-    # queue_out messages wake the pool, one message does not.
+    # AWS's SQS pattern with jobs that hold an instance: jobs per instance in service (in flight, and
+    # waiting ones once more than queue_out wait), held at one: proportional scale-out; at zero
+    # instances every waiting job counts, so one job wakes the pool.
     assert backlog == {
         "autoscalingGroupName": ASG,
         "policyType": "TargetTrackingScaling",
         "estimatedInstanceWarmup": 300,
         "targetTrackingConfiguration": {
-            "targetValue": 10,
+            "targetValue": 1,
             "disableScaleIn": True,
             "customizedMetricSpecification": {
                 "metrics": [
                     *_backlog_queries(),
                     {
                         "id": "e1",
-                        "expression": "IF(m2 > 0, m1 / m2, m1)",
-                        "label": "visible messages per instance in service",
+                        "expression": "IF(m2 > 0, (m3 + IF(m1 > 10, m1, 0)) / m2, m1)",
+                        "label": "jobs per instance in service",
                         "returnData": True,
                     },
                 ]
@@ -324,7 +336,13 @@ def test_the_worker_may_protect_its_own_instance_only(run_pulumi: Runner) -> Non
                 "autoscaling:RecordLifecycleActionHeartbeat",
             ],
             "Resource": [group_arn],
-        }
+        },
+        {
+            "Sid": "ReadOwnState",
+            "Effect": "Allow",
+            "Action": ["autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeAutoScalingInstances"],
+            "Resource": ["*"],
+        },
     ]
     queue_access = mocks.one("aws:iam/rolePolicy:RolePolicy", "pool-queue-access").inputs
     assert protection["role"] == queue_access["role"]

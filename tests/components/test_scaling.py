@@ -125,16 +125,22 @@ def test_valid_rules_scale_in_slower_and_lower_than_out(
     assert 300 <= queue.evaluation_periods * queue.period_s <= rules.out_for_s
 
 
-def test_the_backlog_target_is_queue_out_per_instance_and_never_scales_in() -> None:
-    from gpufleet.components.pools.scaling import backlog_target
+def test_the_backlog_target_is_one_job_per_instance_and_never_scales_in() -> None:
+    from gpufleet.components.pools.scaling import backlog_desired, backlog_target
 
-    target = backlog_target(ScalingRules(queue_out=10, cooldown_s=300))
+    rules = ScalingRules(queue_out=10, cooldown_s=300)
+    target = backlog_target(rules)
     assert (target.target_value, target.expression, target.warmup_s, target.disable_scale_in) == (
-        10,
-        "IF(m2 > 0, m1 / m2, m1)",
+        1,
+        "IF(m2 > 0, (m3 + IF(m1 > 10, m1, 0)) / m2, m1)",
         300,
         True,
     )
+    # What the metric asks for: 20 streams running, 180 waiting -> 200; 10 waiting (not more than
+    # queue_out) -> the 20 running; an empty pool -> every waiting job.
+    assert backlog_desired(rules, waiting=180, running=20, in_service=20) == 200
+    assert backlog_desired(rules, waiting=10, running=20, in_service=20) == 20
+    assert backlog_desired(rules, waiting=1, running=0, in_service=0) == 1
 
 
 def test_aws_scale_in_waits_for_an_empty_queue_over_whole_sqs_periods() -> None:

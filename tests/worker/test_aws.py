@@ -257,6 +257,30 @@ def test_a_termination_hook_during_the_job_completes_the_lifecycle(fleet: Fleet,
     assert "checkpoints/runs/8/step-3.pt" in keys
 
 
+def test_the_off_hours_stop_checkpoints_the_job_and_lets_the_instance_go(
+    fleet: Fleet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The schedule sets the group's min, max and desired to 0; Auto Scaling keeps a protected instance
+    # through that scale-in, so the worker itself checkpoints, returns the job and lifts its protection.
+    ready = tmp_path / "ready"
+    fleet.send({"command": [*python_job(TRAP), str(ready)], "checkpoint": "runs/9/"})
+    clock = ProbingClock()
+
+    def stop_once_running() -> None:
+        if ready.exists():
+            fleet.autoscaling.update_auto_scaling_group(
+                AutoScalingGroupName=GROUP, MinSize=0, MaxSize=0, DesiredCapacity=0
+            )
+
+    clock.probes.append(stop_once_running)
+    monkeypatch.setattr("gpufleet.worker.aws.STOP_CHECK_S", 0.0)  # read the group at every notice
+    assert fleet.worker(tmp_path, clock).run_once() is Outcome.INTERRUPTED
+    assert not fleet.protected()
+    assert fleet.visible() == 1, "returned with visibility 0"
+    keys = sorted(o["Key"] for o in fleet.s3.list_objects_v2(Bucket=BUCKET)["Contents"])
+    assert "checkpoints/runs/9/step-3.pt" in keys
+
+
 def test_an_expired_imds_token_is_renewed(fleet: Fleet) -> None:
     imds = Imds(http=fleet.imds)
     assert imds.instance_id() == fleet.instance_id
