@@ -490,3 +490,16 @@ def test_without_aws_pools_the_aws_home_range_is_not_in_the_address_plan() -> No
             "10.40.0.0/16 overlaps network.vpc_cidr (10.40.0.0/16); give each region its own range",
         )
     ]
+
+
+def test_a_bad_provider_region_is_reported_with_the_spec_problems() -> None:
+    # One run names everything to fix: the region key, a field error and an instance type typo together.
+    raw = fleet({"train": pool(AWS_POOL, instance_types=["g5.2xlarg"])}, budget={"monthly": 0})
+    with pytest.raises(SpecError) as raised:
+        load_fleet_from_config({"aws:region": "us-east-11", "gpufleet:fleet": raw}, source=SOURCE)
+    paths = [path for path, _ in raised.value.errors]
+    assert paths == [
+        "aws:region",
+        "gpufleet:fleet.budget.monthly",
+        "gpufleet:fleet.pools.train.instance_types[0]",
+    ]
