@@ -29,9 +29,14 @@ def _shell_arg(value: str) -> str:
                 "",
             ),
             ("gpufleet new llm-train --from training ... --region us-east-1 --replica-region us-west-2", ""),
+            (
+                "gpufleet new dev vision-fleet --from dev-sandbox ...",
+                "a whole project in a directory without Pulumi.yaml",
+            ),
         ],
         [
             "Nothing is asked interactively: every value is an option, so CI can run it.",
+            "The fleet is priced before it is written: a --budget below its monthly estimate is refused.",
             "Exit status: 0 written, 2 bad input (nothing written).",
         ],
     ),
