@@ -117,7 +117,8 @@ def test_check_judges_a_project_with_its_own_components_and_policies(venv: Path,
         (project / package / "__init__.py").write_text(body)
     main = project / "infra" / "__main__.py"
     main.write_text(
-        "import sys\nfrom pathlib import Path\n\nsys.path.insert(0, str(Path(__file__).resolve().parents[1]))\n"
+        "import sys\nfrom pathlib import Path\n\n"
+        "sys.path.insert(0, str(Path(__file__).resolve().parents[1]))\n"
         "from components import gpu_box_name  # the team's own\nfrom policies import TEAM_RULES\n\n"
         "assert gpu_box_name('dev') == 'gpu-box-dev' and TEAM_RULES\n\n"
         + main.read_text().replace("from __future__ import annotations\n", "")
