@@ -1,15 +1,21 @@
-"""`gpufleet new`: a new stack file from a golden template.
+"""`gpufleet new`: a new stack file from a golden template, and in a directory without a Pulumi project,
+the whole project around it (gpufleet.templates.project).
 
 A template is a commented stack file with `{{ name }}` placeholders for what the team must decide (cost
 tags, budget, region). Rendering fills them from command-line options only, never prompts, so CI can run
 it; the result is validated as a fleet spec and priced against the catalogue before anything is written,
-and written atomically, so a failed `new` leaves the stack directory as it was.
+and written atomically, so a failed `new` leaves the stack directory as it was. A fleet's budget must
+hold the fleet's monthly estimate (the one GF-COST-002 holds it against), else nothing is written and the
+error names the estimate: a stack `new` writes is one `gpufleet check` passes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
 import re
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -125,6 +131,12 @@ class CreatedStack:
     path: Path
     relative: str
     """The stack file relative to the project directory, POSIX form (`stacks/Pulumi.dev.yaml`)."""
+    project_files: tuple[str, ...] = ()
+    """The other files written, relative and POSIX, when the directory held no project: Pulumi.yaml,
+    the program, the policy pack shim, policy-config.json, the CI workflow (empty in a project)."""
+    monthly_estimate: float | None = None
+    """The fleet's monthly cost estimate in its budget's currency (None for the account baseline)."""
+    currency: str = ""
 
 
 def list_templates() -> list[Template]:
@@ -264,16 +276,38 @@ def _write_atomically(path: Path, text: str) -> None:
         raise NewStackError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def create_stack(
-    project_dir: Path,
-    stack: str,
-    template_name: str,
-    values: Mapping[str, str | float | None],
-    *,
-    force: bool = False,
-) -> CreatedStack:
-    """Render `template_name` into the project's `Pulumi.<stack>.yaml`, or raise NewStackError with
-    nothing written."""
+def _has_project(project_dir: Path) -> bool:
+    return (project_dir / "Pulumi.yaml").is_file() or (project_dir / "Pulumi.yml").is_file()
+
+
+_PROJECT_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
+
+
+def _project_name(tag: str | float | None, root: Path) -> str:
+    """The new project's Pulumi name: the `project` cost tag where it is a valid project name, else the
+    directory's name with what Pulumi refuses replaced by '-'."""
+    if isinstance(tag, str) and _PROJECT_NAME_RE.fullmatch(tag):
+        return tag
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", root.name).strip("-.")[:100]
+    return name or "gpufleet"
+
+
+def _requirement() -> str:
+    """The requirement that installs the gpufleet running now."""
+    from importlib import metadata
+
+    try:
+        version = metadata.version("gpufleet")
+    except metadata.PackageNotFoundError:
+        version = "0.1.0"
+    return f"gpufleet @ git+https://github.com/gpufleet/gpufleet@v{version}"
+
+
+def _validated(
+    template: Template, stack: str, relative: str, values: Mapping[str, str | float | None]
+) -> str:
+    """The rendered stack file, checked as a fleet spec (or account baseline) and against the catalogue's
+    regions; NewStackError lists every problem."""
     from gpufleet.components.spec import (
         ACCOUNT_CONFIG_KEY,
         SpecError,
@@ -281,28 +315,9 @@ def create_stack(
         parse_account_baseline,
     )
 
-    if not _STACK_NAME_RE.fullmatch(stack):
-        raise NewStackError(
-            f"invalid stack name {stack!r}: use 1-100 letters, digits, '-', '_' or '.' "
-            "(the stack file is named Pulumi.<stack>.yaml)"
-        )
-    template = get_template(template_name)
-    try:
-        project = load_project(project_dir)
-    except ProjectError as exc:
-        raise NewStackError(str(exc)) from None
-    path = project.stack_file(stack)
-    try:
-        relative = path.relative_to(project.root).as_posix()
-    except ValueError:
-        relative = path.as_posix()
-    if path.exists() and not force:
-        raise NewStackError(f"{relative} already exists; pass --force to overwrite it")
-
     chosen = _check_values(template, values)
     text = render(template, {**chosen, "stack_file": relative, "stack_name": stack})
-    data = yaml.safe_load(text)
-    config = data["config"]
+    config = yaml.safe_load(text)["config"]
     if ACCOUNT_CONFIG_KEY in config:
         # The account baseline: no pools to price, its own spec.
         try:
@@ -313,8 +328,7 @@ def create_stack(
                 "nothing written:",
                 exc.format().splitlines(),
             ) from None
-        _write_atomically(path, text)
-        return CreatedStack(path=path, relative=relative)
+        return text
     try:
         spec = load_fleet_from_config(config, source=relative)
     except SpecError as exc:
@@ -332,5 +346,127 @@ def create_stack(
             f"template {template.name!r} does not fit region {region}; nothing written:",
             problems,
         )
-    _write_atomically(path, text)
-    return CreatedStack(path=path, relative=relative)
+    return text
+
+
+def _estimate(template: Template, stack: str, relative: str, text: str) -> tuple[float, str] | None:
+    """The fleet's monthly estimate in its budget's currency, priced as `gpufleet check` prices it: the
+    fleet program run offline on the stack (in a scratch project, so an existing project's own program
+    and files are not involved); NewStackError when the budget does not hold it. None without a budget."""
+    from gpufleet.cost import CostError, estimate_stack
+    from gpufleet.engine import EngineError, run_program
+    from gpufleet.templates.project import project_files
+
+    with tempfile.TemporaryDirectory(prefix="gpufleet-new-") as scratch:
+        root = Path(scratch)
+        files = project_files("gpufleet-new", _requirement())
+        for name in ("Pulumi.yaml", "infra/__main__.py"):
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(files[name], encoding="utf-8")
+        (root / "stacks").mkdir()
+        (root / "stacks" / f"Pulumi.{stack}.yaml").write_text(text, encoding="utf-8")
+        try:
+            graph = run_program(root, stack)
+            report = estimate_stack(graph, source=relative)
+        except (EngineError, CostError) as exc:
+            raise NewStackError(
+                f"template {template.name!r} with these options cannot be priced; nothing written:",
+                str(exc).splitlines(),
+            ) from None
+    if report.budget is None:
+        return None
+    estimate = report.monthly_estimate
+    if math.isfinite(estimate) and estimate > report.budget.monthly:
+        enough = int(math.ceil(estimate / 100.0) * 100)
+        raise NewStackError(
+            f"--budget {_yaml_scalar(report.budget.monthly)} {report.budget.currency} is below the monthly "
+            f"estimate of template {template.name!r}, {estimate:,.2f} {report.currency} (as `gpufleet cost` "
+            "prices it: usage profile and schedules), and GF-COST-002 would fail the stack; "
+            f"nothing written. Pass --budget {enough} or more",
+        )
+    return estimate, report.currency
+
+
+def _write_project(root: Path, files: Mapping[str, str]) -> None:
+    """Every file or none: a failure removes what this call wrote (and the folders it made)."""
+    made_dirs: list[Path] = []
+    written: list[Path] = []
+    try:
+        for relative, text in files.items():
+            path = root / relative
+            missing = [p for p in (path.parent, *path.parent.parents) if not p.exists()]
+            made_dirs.extend(reversed(missing))
+            _write_atomically(path, text)
+            written.append(path)
+    except NewStackError:
+        for path in written:
+            path.unlink(missing_ok=True)
+        for folder in reversed(made_dirs):
+            with contextlib.suppress(OSError):  # not empty: something else wrote there meanwhile
+                folder.rmdir()
+        raise
+
+
+def create_stack(
+    project_dir: Path,
+    stack: str,
+    template_name: str,
+    values: Mapping[str, str | float | None],
+    *,
+    force: bool = False,
+) -> CreatedStack:
+    """Render `template_name` into the project's `Pulumi.<stack>.yaml`, or raise NewStackError with
+    nothing written. A directory without Pulumi.yaml (or one that does not exist yet) gets the whole
+    project around the stack (gpufleet.templates.project); no file already there is overwritten."""
+    from gpufleet.templates.project import project_files
+
+    if not _STACK_NAME_RE.fullmatch(stack):
+        raise NewStackError(
+            f"invalid stack name {stack!r}: use 1-100 letters, digits, '-', '_' or '.' "
+            "(the stack file is named Pulumi.<stack>.yaml)"
+        )
+    template = get_template(template_name)
+    others: dict[str, str] = {}
+    if project_dir.exists() and not project_dir.is_dir():
+        raise NewStackError(
+            f"project directory {project_dir} is a file; pass a directory: a Pulumi project, or an empty "
+            "or new one to make a project in"
+        )
+    if _has_project(project_dir):
+        try:
+            project = load_project(project_dir)
+        except ProjectError as exc:
+            raise NewStackError(str(exc)) from None
+        path = project.stack_file(stack)
+        try:
+            relative = path.relative_to(project.root).as_posix()
+        except ValueError:
+            relative = path.as_posix()
+        if path.exists() and not force:
+            raise NewStackError(f"{relative} already exists; pass --force to overwrite it")
+    else:
+        root = project_dir.resolve()
+        relative = f"stacks/Pulumi.{stack}.yaml"
+        path = root / relative
+        others = project_files(_project_name(values.get("project"), root), _requirement())
+        there = [name for name in (*others, relative) if (root / name).exists()]
+        if there:
+            raise NewStackError(
+                f"{project_dir} holds no Pulumi.yaml, so `new` makes a project there, but it already has "
+                f"{', '.join(there)}; nothing written. Move them away, or add a Pulumi.yaml to make it a "
+                "project `new` adds a stack to"
+            )
+
+    text = _validated(template, stack, relative, values)
+    estimate = _estimate(template, stack, relative, text)
+    if others:
+        _write_project(path.parents[1], {**others, relative: text})
+    else:
+        _write_atomically(path, text)
+    return CreatedStack(
+        path=path,
+        relative=relative,
+        project_files=tuple(others),
+        monthly_estimate=estimate[0] if estimate else None,
+        currency=estimate[1] if estimate else "",
+    )

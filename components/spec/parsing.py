@@ -169,17 +169,21 @@ def load_fleet_from_config(config: Mapping[str, Any], source: str = "stack confi
             source,
         )
     regions = provider_regions(config)
+    # A bad provider region is reported with the spec's own problems, not before them: one run names
+    # everything to fix. The site plan needs a parsed spec, so its problems (the provider regions' among
+    # them) come once the spec parses.
     problems = provider_region_problems(regions)
-    if problems:
-        raise SpecError(problems, source)
     value = config[CONFIG_KEY]
     if isinstance(value, str):
         # The Pulumi engine hands structured config to programs as a JSON string.
         try:
             value = limits.parse_json(value)
         except limits.JsonProblem as exc:
-            raise SpecError([(CONFIG_KEY, str(exc))], source) from None
-    spec = parse_fleet(value, source=source)
+            raise SpecError([*problems, (CONFIG_KEY, str(exc))], source) from None
+    try:
+        spec = parse_fleet(value, source=source)
+    except SpecError as exc:
+        raise SpecError([*problems, *exc.errors], source) from None
     site_plans(spec, regions, source=source)  # a spec that loads builds: its site plan is made here
     return spec
 

@@ -195,7 +195,8 @@ class Network(_Model):
         default_factory=dict,
         description=(
             "the network of every site but the AWS home, keyed cloud:region (a bare region is an AWS "
-            "region): each site with pools needs one"
+            "region): each site with pools needs one, but an Alibaba Cloud or Tencent Cloud home site "
+            "without one gets the first free /16 of 10.0.0.0/8"
         ),
     )
     egress: Literal["none", "endpoints", "nat"] = Field(

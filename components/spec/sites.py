@@ -204,17 +204,19 @@ def site_plans(
                     "region",
                 )
             )
-    for (cloud, region), names in at.items():
-        if cloud != "aws" and region == homes[cloud] and (cloud, region) not in entries:
-            where = f"{cloud}:{region}"
-            problems.append(
-                (
-                    f"network.regions.{where}.vpc_cidr",
-                    f"is missing: pools {', '.join(names)} run in {where}, which needs its own network "
-                    f"(network.vpc_cidr is the AWS home's); add network.regions.{where}.vpc_cidr, a range "
-                    "that overlaps none of the fleet's others",
-                )
+    defaults = _default_home_entries(spec, at, homes, entries)
+    if defaults is None:
+        problems += [
+            (
+                f"network.regions.{cloud}:{region}.vpc_cidr",
+                f"is missing and 10.0.0.0/8 has no free /16 left for {cloud}:{region}; add it, a range "
+                "that overlaps none of the fleet's others",
             )
+            for (cloud, region) in at
+            if cloud != "aws" and region == homes.get(cloud) and (cloud, region) not in entries
+        ]
+    else:
+        entries.update(defaults)
     problems += _aws_network_problems(spec, at, homes.get("aws"))
     if "aws" not in homes and not any(p.cloud == "aws" for p in spec.pools.values()):
         given = sorted({"vpc_cidr", "subnet_ids", "availability_zones"} & spec.network.model_fields_set)
@@ -282,6 +284,45 @@ def _replica_region_problems(
             )
         )
     return found
+
+
+DEFAULT_SUPERNET = ipaddress.IPv4Network("10.0.0.0/8")
+
+
+def _default_home_entries(
+    spec: FleetSpec,
+    at: Mapping[tuple[Cloud, str], list[str]],
+    homes: Mapping[Cloud, str],
+    entries: Mapping[tuple[Cloud, str], _Entry],
+) -> dict[tuple[Cloud, str], _Entry] | None:
+    """A network for each Alibaba Cloud and Tencent Cloud home site with pools that ``network.regions``
+    does not name (``network.vpc_cidr`` is the AWS home's): the first free /16 of 10.0.0.0/8, clear of
+    the AWS home's range (when AWS has pools), every ``network.regions`` range and the on-prem ranges,
+    two zones. An Alibaba-only or Tencent-only stack then needs no network section at all. None when
+    10.0.0.0/8 has no room left."""
+    from gpufleet.components.spec.addresses import AddressError, carve
+
+    wanted = [
+        (cloud, region)
+        for (cloud, region) in at
+        if cloud != "aws" and region == homes.get(cloud) and (cloud, region) not in entries
+    ]
+    if not wanted:
+        return {}
+    taken = [ipaddress.IPv4Network(entry.vpc_cidr) for entry in entries.values()]
+    if any(p.cloud == "aws" for p in spec.pools.values()) and not spec.network.subnet_ids:
+        taken.append(spec.network.vpc_cidr)
+    if spec.onprem is not None:
+        taken += [owned.network for owned in spec.onprem.owned_ranges()]
+    names = [f"{cloud}:{region}" for cloud, region in wanted]
+    try:
+        ranges = carve(DEFAULT_SUPERNET, names, taken=taken)
+    except AddressError:
+        return None
+    return {
+        (cloud, region): _Entry(name, cloud, region, str(ranges[name]), 2)
+        for (cloud, region), name in zip(wanted, names, strict=True)
+    }
 
 
 def onprem_link_ranges(spec: FleetSpec) -> list[str]:

@@ -1,4 +1,4 @@
-"""`gpufleet new`: a new stack file from a golden template."""
+"""`gpufleet new`: a new stack file from a golden template (a whole project in an empty directory)."""
 
 from __future__ import annotations
 
@@ -29,9 +29,14 @@ def _shell_arg(value: str) -> str:
                 "",
             ),
             ("gpufleet new llm-train --from training ... --region us-east-1 --replica-region us-west-2", ""),
+            (
+                "gpufleet new dev vision-fleet --from dev-sandbox ...",
+                "a whole project in a directory without Pulumi.yaml",
+            ),
         ],
         [
             "Nothing is asked interactively: every value is an option, so CI can run it.",
+            "The fleet is priced before it is written: a --budget below its monthly estimate is refused.",
             "Exit status: 0 written, 2 bad input (nothing written).",
         ],
     ),
@@ -64,7 +69,10 @@ def new(  # noqa: PLR0917 - typer maps each parameter to an option
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing stack file.")] = False,
 ) -> None:
-    """Write a new stack file from a golden template, validated before it is written."""
+    """Write a new stack file from a golden template, validated and priced before it is written.
+
+    In a directory without Pulumi.yaml (empty, or not there yet) it makes the whole project: Pulumi.yaml,
+    the program, the stack, a policy pack shim, policy-config.json and a CI workflow."""
     from gpufleet import new as templates
 
     if list_templates:
@@ -104,8 +112,16 @@ def new(  # noqa: PLR0917 - typer maps each parameter to an option
         (f"gpufleet check{where} -s {name}", "judge it against the guardrails and price it"),
         (f"pulumi stack init {name}{cwd}", "then pulumi up, where the CLI and credentials are"),
     ]
+    if created.project_files:
+        steps.insert(2, (f"pulumi install{cwd}", "creates .venv with gpufleet (requirements.txt)"))
     width = max(len(command) for command, _ in steps)
-    lines = [f"wrote {created.relative} from template {template}", "next:"]
+    lines = [f"wrote {created.relative} from template {template}"]
+    if created.monthly_estimate is not None:
+        lines.append(f"  estimated {created.monthly_estimate:,.2f} {created.currency} a month")
+    if created.project_files:
+        lines.append(f"made a new project in {project_dir} around it:")
+        lines += [f"  {relative}" for relative in created.project_files]
+    lines.append("next:")
     lines += [f"  {command.ljust(width)}   {why}" for command, why in steps]
     for line in lines:
         cli.out.print(line, markup=False, highlight=False, soft_wrap=True)

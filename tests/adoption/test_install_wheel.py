@@ -180,3 +180,23 @@ def test_the_policy_pack_serves_from_the_installed_package(venv: Path, tmp_path:
     finally:
         process.kill()
         process.wait(timeout=30)
+
+
+def test_new_makes_a_project_that_checks_clean_from_the_installed_wheel(venv: Path, tmp_path: Path) -> None:
+    # `gpufleet new` in an empty directory: the program, pack shim and policy config all come from the wheel.
+    project = tmp_path / "vision-fleet"
+    made = _run(
+        venv / "bin" / "gpufleet", "new", "dev", "--from", "dev-sandbox", project, "--project", "vision",
+        "--team", "ml-platform", "--cost-center", "cc-042", "--budget", "3000", "--region", "us-east-1",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stdout + made.stderr
+    # The team's own packages beside it, named as ours are in this repository.
+    for package in ("components", "policies"):
+        (project / package).mkdir()
+        (project / package / "__init__.py").write_text("OURS = True\n")
+    run = _run(venv / "bin" / "gpufleet", "check", "-s", "dev", "--no-checkov", cwd=project)
+    assert run.returncode == 0, run.stdout + run.stderr
+    [stack] = json.loads(run.stdout)["stacks"]
+    assert (stack["project"], stack["violations"]) == ("vision", [])
+    assert stack["cost"]["monthly_estimate"] > 0

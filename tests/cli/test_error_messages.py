@@ -40,8 +40,8 @@ def test_new_in_a_project_dir_that_is_a_file_writes_nothing(tmp_path: Path) -> N
     run = invoke("new", "ml-dev", str(not_a_dir), *TEMPLATE_OPTIONS)
     assert run.exit_code == 2
     assert run.stderr == (
-        f"error: project directory {not_a_dir} is a file; pass the directory of a Pulumi project "
-        "(the one holding Pulumi.yaml)\n"
+        f"error: project directory {not_a_dir} is a file; pass a directory: a Pulumi project, or an "
+        "empty or new one to make a project in\n"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["project"]
 

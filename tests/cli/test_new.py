@@ -16,7 +16,7 @@ TEAM = ("--project", "vision", "--team", "ml-platform", "--cost-center", "cc-042
 WHERE = ("--region", "us-east-1")
 REQUIRED = (*TEAM, "--budget", "60000", *WHERE)
 TRAINING = (*REQUIRED, "--replica-region", "us-west-2")
-OPTIONS = {"dev-sandbox": REQUIRED, "training": TRAINING, "inference": REQUIRED}
+OPTIONS = {"dev-sandbox": REQUIRED, "training": TRAINING, "inference": TRAINING}
 
 
 @pytest.fixture
@@ -158,12 +158,18 @@ def test_templates_carry_what_their_kind_of_fleet_needs(project: Path) -> None:
     assert training.storage.checkpoints.encryption == "byok"
     assert training.storage.checkpoints.classification == "restricted"
     assert training.storage.checkpoints.replicate_to == "us-west-2"
-    (pool,) = training.pools.values()
+    # The default, imported: the first deploy stops at the keys, and the estimate prices the whole fleet.
+    assert training.storage.checkpoints.material == "imported"
+    pool, burst = training.pools.values()
     assert pool.instance_types == ["p4d.24xlarge"]
     assert pool.on_demand_base == 1
+    # Production keeps a second location (GF-DR-002): a burst pool in the replica's region.
+    assert (burst.region, burst.size.min) == ("us-west-2", 0)
 
     inference = specs["inference"]
-    (pool,) = inference.pools.values()
+    assert inference.storage.checkpoints.replicate_to == "us-west-2"  # GF-DR-001
+    pool, failover = inference.pools.values()
+    assert (failover.region, failover.size.min) == ("us-west-2", 0)  # GF-DR-002
     assert pool.instance_types == ["g5.12xlarge", "g6.12xlarge"]
     assert (pool.size.min, pool.on_demand_base, pool.spot_percent) == (2, 2, 30)
     assert pool.usage is not None
@@ -255,11 +261,41 @@ def test_values_that_yaml_would_misread_are_quoted(project: Path) -> None:
             "  stacks/Pulumi.x.yaml: gpufleet:fleet.budget.monthly: must be > 0, got 0\n",
         ),
         (
-            ("new", "x", "--from", "inference", *TEAM, "--budget", "10", "--region", "eu-west-1"),
+            (
+                "new",
+                "x",
+                "--from",
+                "inference",
+                *TEAM,
+                "--budget",
+                "10",
+                "--region",
+                "eu-west-1",
+                "--replica-region",
+                "us-west-2",
+            ),
             "error: template 'inference' does not fit region eu-west-1; nothing written:\n"
             "  pools.serve: g6.12xlarge is not offered in eu-west-1 (the catalogue prices it in "
             "ap-northeast-1, ap-northeast-2, ap-south-1, ap-southeast-2, ca-central-1, eu-central-1, "
             "eu-north-1, eu-west-2, eu-west-3, us-east-1, us-east-2, us-west-2)\n",
+        ),
+        (
+            # The budget must hold the estimate GF-COST-002 holds it against, or check would fail it.
+            (
+                "new",
+                "x",
+                "--from",
+                "inference",
+                *TEAM,
+                "--budget",
+                "5000",
+                *WHERE,
+                "--replica-region",
+                "us-west-2",
+            ),
+            "error: --budget 5000 USD is below the monthly estimate of template 'inference', 16,772.41 USD "
+            "(as `gpufleet cost` prices it: usage profile and schedules), and GF-COST-002 would fail the "
+            "stack; nothing written. Pass --budget 16800 or more\n",
         ),
         (
             ("new", "x", "--from", "training", *REQUIRED, "--replica-region", "us-east-1"),
@@ -323,11 +359,12 @@ def test_stack_files_go_to_the_projects_stack_config_dir(tmp_path: Path) -> None
     assert (project / "env" / "Pulumi.dev.yaml").is_file()
 
 
-def test_not_a_project_is_bad_input(tmp_path: Path) -> None:
-    result = invoke("new", "dev", str(tmp_path), "--from", "dev-sandbox", *REQUIRED)
+def test_a_file_is_not_a_project_directory(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x")
+    result = invoke("new", "dev", str(tmp_path / "notes.txt"), "--from", "dev-sandbox", *REQUIRED)
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"error: no Pulumi.yaml in {tmp_path.resolve()}")
-    assert list(tmp_path.iterdir()) == []
+    assert result.stderr.startswith(f"error: project directory {tmp_path / 'notes.txt'} is a file")
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
 
 
 def test_the_alibaba_template_writes_an_alibaba_only_stack(project: Path) -> None:

@@ -1,4 +1,5 @@
-"""The README's simulate section says what the tool prints, figure for figure."""
+"""The simulate section of docs/commands.md (moved there from the README) says what the tool prints,
+figure for figure."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 from tests.cli.helpers import ROOT, copy_project, invoke
 from tests.simulate.test_cli import PNG_MAGIC
 
-README = (ROOT / "README.md").read_text()
+README = (ROOT / "docs" / "commands.md").read_text()
 PROD = (ROOT / "stacks" / "Pulumi.prod.yaml").read_text()
 
 
@@ -36,5 +37,5 @@ def test_the_compare_figures_and_the_plot(tmp_path: Path) -> None:
     saved = data["base_result"]["cost"] - data["head_result"]["cost"]
     assert f"the head saves {saved:,.0f} USD a week at the same queue wait" in " ".join(README.split())
     assert data["base_result"]["queue_wait_minutes"] == data["head_result"]["queue_wait_minutes"]
-    assert "![demand, capacity and cumulative cost" in README and "(docs/img/simulate.png)" in README
+    assert "![demand, capacity and cumulative cost" in README and "(img/simulate.png)" in README
     assert (ROOT / "docs" / "img" / "simulate.png").read_bytes().startswith(PNG_MAGIC)

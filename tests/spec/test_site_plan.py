@@ -252,19 +252,6 @@ _NET = "a range that overlaps none of the fleet's others"
             id="unknown-tencent-pool-region",
         ),
         pytest.param(
-            fleet({"ali": ALI_POOL}),
-            {"alicloud": "cn-hangzhou"},
-            [
-                (
-                    "gpufleet:fleet.network.regions.alicloud:cn-hangzhou.vpc_cidr",
-                    "is missing: pools ali run in alicloud:cn-hangzhou, which needs its own network "
-                    "(network.vpc_cidr is the AWS home's); add "
-                    f"network.regions.alicloud:cn-hangzhou.vpc_cidr, {_NET}",
-                )
-            ],
-            id="alibaba-home-without-network",
-        ),
-        pytest.param(
             fleet(
                 {"ali": ALI_POOL, "sh": pool(ALI_POOL, region="cn-shanghai")},
                 network={"regions": {"alicloud:cn-hangzhou": {"vpc_cidr": "10.60.0.0/16"}}},
@@ -404,6 +391,29 @@ def _config(**extra: Any) -> dict[str, Any]:
     return {"gpufleet:fleet": raw, **extra}
 
 
+def test_a_home_site_without_a_network_entry_gets_a_free_default_range() -> None:
+    # Alibaba-only: no network section at all; the first /16 of 10.0.0.0/8.
+    [ali] = plans(fleet({"ali": ALI_POOL}), alicloud="cn-hangzhou")
+    assert (ali.key, ali.vpc_cidr, ali.availability_zones) == ("alicloud:cn-hangzhou", "10.0.0.0/16", 2)
+    # Beside AWS, an entry and on-prem ranges: each default is clear of all of them and of the other's.
+    raw = fleet(
+        {"train": AWS_POOL, "west": pool(AWS_POOL, region="us-west-2"), "ali": ALI_POOL, "tc": TC_POOL},
+        network={"vpc_cidr": "10.0.0.0/16", "regions": {"us-west-2": {"vpc_cidr": "10.1.0.0/16"}}},
+    )
+    found = plans(raw, aws="us-east-1", alicloud="cn-hangzhou", tencentcloud="ap-guangzhou")
+    assert [(p.key, p.vpc_cidr) for p in found] == [
+        ("aws:us-east-1", "10.0.0.0/16"),
+        ("aws:us-west-2", "10.1.0.0/16"),
+        ("alicloud:cn-hangzhou", "10.2.0.0/16"),
+        ("tencentcloud:ap-guangzhou", "10.3.0.0/16"),
+    ]
+    # A given entry is kept as written.
+    given = fleet(
+        {"ali": ALI_POOL}, network={"regions": {"alicloud:cn-hangzhou": {"vpc_cidr": "10.60.0.0/16"}}}
+    )
+    assert [p.vpc_cidr for p in plans(given, alicloud="cn-hangzhou")] == ["10.60.0.0/16"]
+
+
 def test_an_alibaba_only_stack_loads_without_aws_region() -> None:
     spec = load_fleet_from_config(_config(**{"alicloud:region": "cn-hangzhou"}), SOURCE)
     assert list(spec.pools) == ["ali"]
@@ -445,7 +455,7 @@ def test_commands_exit_2_naming_the_file_and_the_region_key(tmp_path: Path, comm
 
 def test_site_ranges_may_not_overlap_across_clouds() -> None:
     raw = fleet(
-        {"train": AWS_POOL, "ali": ALI_POOL, "tc": TC_POOL},
+        {"train": AWS_POOL, "west": pool(AWS_POOL, region="us-west-2"), "ali": ALI_POOL, "tc": TC_POOL},
         network={
             "vpc_cidr": "10.40.0.0/16",
             "regions": {
@@ -479,4 +489,17 @@ def test_without_aws_pools_the_aws_home_range_is_not_in_the_address_plan() -> No
             "gpufleet:fleet.network.regions.alicloud:cn-hangzhou.vpc_cidr",
             "10.40.0.0/16 overlaps network.vpc_cidr (10.40.0.0/16); give each region its own range",
         )
+    ]
+
+
+def test_a_bad_provider_region_is_reported_with_the_spec_problems() -> None:
+    # One run names everything to fix: the region key, a field error and an instance type typo together.
+    raw = fleet({"train": pool(AWS_POOL, instance_types=["g5.2xlarg"])}, budget={"monthly": 0})
+    with pytest.raises(SpecError) as raised:
+        load_fleet_from_config({"aws:region": "us-east-11", "gpufleet:fleet": raw}, source=SOURCE)
+    paths = [path for path, _ in raised.value.errors]
+    assert paths == [
+        "aws:region",
+        "gpufleet:fleet.budget.monthly",
+        "gpufleet:fleet.pools.train.instance_types[0]",
     ]
