@@ -189,8 +189,42 @@ def test_security_group_admits_training_ports_from_the_vpc_only(run_pulumi: Runn
         ("10.50.0.0/16", "TCP", "29500-29510")
     ]
     assert [(r["cidrBlock"], r["protocol"], r["port"]) for r in rules["egresses"]] == [
+        ("183.60.83.19/32", "UDP", "53"),
+        ("183.60.83.19/32", "TCP", "53"),
+        ("183.60.82.98/32", "UDP", "53"),
+        ("183.60.82.98/32", "TCP", "53"),
+        ("169.254.0.23/32", "TCP", "80"),
+        ("169.254.10.10/32", "TCP", "80"),
+        ("169.254.0.4/32", "TCP", "80"),
+        ("169.254.0.5/32", "TCP", "80"),
+        ("169.254.0.15/32", "TCP", "80"),
         ("10.50.0.0/16", "ALL", "ALL"),
         ("0.0.0.0/0", "TCP", "443"),
+    ]
+
+
+def test_security_group_lets_nodes_reach_dns_metadata_and_the_monitor_agent_only(run_pulumi: Runner) -> None:
+    # Tencent's internal DNS, the metadata service (the CAM role's credentials) and the Cloud Monitor
+    # agent's endpoints (GpuUtil), each by /32 and port, accepted; nothing else outside the VPC but HTTPS.
+    mocks, _ = build_site(run_pulumi, site_args())
+    rules = inputs(mocks, "tencentcloud:Security/groupRuleSet:GroupRuleSet", f"{SITE}-network-nodes-rules")
+    outside = [r for r in rules["egresses"] if r["cidrBlock"] not in ("10.50.0.0/16", "0.0.0.0/0")]
+    dns = "Tencent internal DNS"
+    metadata = "instance metadata and CAM role credentials"
+    agent = "Cloud Monitor agent (GpuUtil)"
+    assert outside == [
+        {"action": "ACCEPT", "cidrBlock": cidr, "protocol": protocol, "port": port, "description": what}
+        for cidr, protocol, port, what in [
+            ("183.60.83.19/32", "UDP", "53", f"{dns} (udp)"),
+            ("183.60.83.19/32", "TCP", "53", f"{dns} (tcp)"),
+            ("183.60.82.98/32", "UDP", "53", f"{dns} (udp)"),
+            ("183.60.82.98/32", "TCP", "53", f"{dns} (tcp)"),
+            ("169.254.0.23/32", "TCP", "80", metadata),
+            ("169.254.10.10/32", "TCP", "80", metadata),
+            ("169.254.0.4/32", "TCP", "80", agent),
+            ("169.254.0.5/32", "TCP", "80", agent),
+            ("169.254.0.15/32", "TCP", "80", agent),
+        ]
     ]
 
 
