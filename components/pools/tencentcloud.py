@@ -118,6 +118,44 @@ if [ -f /etc/ssh/sshd_config ]; then
 fi
 """
 
+# The public TencentOS image has no NVIDIA driver: no CUDA for the workload, no NVML for the Cloud
+# Monitor agent, so no ``GpuUtil`` and the GPU alarms never fire. Tencent's "install the GPU driver
+# automatically" path (the console's 后台自动安装GPU驱动; for API-created instances, user data that writes
+# the wanted versions to /tmp/user_define_install_info.ini and runs
+# https://mirrors.tencentyun.com/install/GPU/auto_install.sh: https://cloud.tencent.com/document/product/560/112129)
+# runs at first boot from Tencent's internal mirror, which the HTTPS egress rule reaches without a route
+# out. The versions are the ones that page's example installs; the driver list per type and image is
+# "各实例支持的 GPU 驱动版本及安装方式" (https://cloud.tencent.com/document/product/560/76423#supportList).
+# It runs before the workload (``docker run --gpus all`` needs the driver) and is skipped when
+# ``nvidia-smi`` already answers (an image with the driver).
+GPU_DRIVER_SCRIPT_URL = "https://mirrors.tencentyun.com/install/GPU/auto_install.sh"
+GPU_DRIVER_INI = "/tmp/user_define_install_info.ini"
+GPU_DRIVER_VERSION = "535.161.07"
+CUDA_VERSION = "12.4.0"
+CUDNN_VERSION = "8.9.7"
+GPU_DRIVER_LOG = "/var/log/gpufleet-gpu-driver.log"
+
+
+def gpu_driver_install() -> str:
+    """The boot script's driver step: Tencent's auto-install script with pinned versions, unless the
+    image has a driver. A failed install is logged and the boot goes on."""
+    return (
+        "# gpufleet: the NVIDIA driver, CUDA and cuDNN (Tencent's GPU driver auto-install)\n"
+        "if ! nvidia-smi >/dev/null 2>&1; then\n"
+        f"  cat > {GPU_DRIVER_INI} <<'EOF'\n"
+        f"DRIVER_VERSION={GPU_DRIVER_VERSION}\n"
+        f"CUDA_VERSION={CUDA_VERSION}\n"
+        f"CUDNN_VERSION={CUDNN_VERSION}\n"
+        "DRIVER_URL=\n"
+        "CUDA_URL=\n"
+        "CUDNN_URL=\n"
+        "EOF\n"
+        f"  curl -fsS --retry 3 -o /tmp/auto_install.sh {GPU_DRIVER_SCRIPT_URL} \\\n"
+        f"    && bash /tmp/auto_install.sh >{GPU_DRIVER_LOG} 2>&1 \\\n"
+        '    || echo "gpufleet: no NVIDIA driver: no CUDA, no GpuUtil; the GPU alarms stay silent" >&2\n'
+        "fi\n"
+    )
+
 
 @dataclass(frozen=True)
 class GroupShape:
@@ -224,8 +262,11 @@ def _remark(alarm: AlarmSpec, metric: str) -> str:
 
 
 def boot_script(workload: str | None) -> str:
-    """The instances' user data (base64): lock logins, then the pool's workload script if any."""
-    script = LOCK_LOGINS if workload is None else f"{LOCK_LOGINS}\n# the pool's workload\n{workload}\n"
+    """The instances' user data (base64): lock logins, install the GPU driver, then the pool's workload
+    script if any."""
+    script = f"{LOCK_LOGINS}{gpu_driver_install()}"
+    if workload is not None:
+        script = f"{script}\n# the pool's workload\n{workload}\n"
     return base64.b64encode(script.encode()).decode()
 
 

@@ -169,7 +169,11 @@ def test_launch_configuration_has_no_credentials_no_public_ip_and_locks_logins(r
     mocks, _ = build_site(run_pulumi, site_args())
     config = inputs(mocks, CONFIG, f"{SITE}-pool-t4-spot-config")
     assert "password" not in config and "keyIds" not in config and "keepImageLogin" not in config
-    assert "passwd -l root" in base64.b64decode(config["userData"]).decode()
+    boot = base64.b64decode(config["userData"]).decode()
+    assert "passwd -l root" in boot
+    # The public image has no NVIDIA driver: the boot script installs it (no driver, no GpuUtil).
+    assert "https://mirrors.tencentyun.com/install/GPU/auto_install.sh" in boot
+    assert "DRIVER_VERSION=535.161.07\nCUDA_VERSION=12.4.0\nCUDNN_VERSION=8.9.7\n" in boot
     assert (config["publicIpAssigned"], config["internetMaxBandwidthOut"]) == (False, 0)
     assert (config["instanceChargeType"], config["spotInstanceType"]) == ("SPOTPAID", "one-time")
     # The bid is capped at the catalogue's on-demand price of GN7.2XLARGE32 in Guangzhou (1.26 USD),
