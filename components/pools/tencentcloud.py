@@ -14,7 +14,11 @@ whose ``AS`` trigger tasks run the groups' scaling policies; a third alarm, of p
 queue's ``visibleMsgNum`` (published by CMQ itself), is bound to the queue as an object (a queue carries
 no tags to bind by) and wakes a pool at zero. Thresholds and windows come from
 :func:`components.pools.scaling.compile_alarms`, as on AWS; a raised alarm runs its task again after the
-pool's cooldown while it stays raised.
+pool's cooldown while it stays raised. An alarm policy judges each bound instance on its own (not the
+pool's average): one busy instance raises ``-gpu-high``, one idle instance ``-gpu-low``; instances
+holding a job are protected, so scale-in takes an idle one, and the scaling policies' cooldown keeps
+the groups to one step per cooldown however many instances alarm. The boot script installs the NVIDIA
+driver (:func:`gpu_driver_install`): without it there is no ``GpuUtil``.
 
 Spot instances bid at most the on-demand price of the pool's dearest type in the catalogue
 (:func:`spot_price_cap`), in the account's currency. Off-hours schedules start the day after the

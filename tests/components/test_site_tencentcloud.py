@@ -471,3 +471,21 @@ def test_subnets_go_only_where_the_types_are_sold(run_pulumi: Runner) -> None:
 
 def test_the_sites_dispatch_builds_this_site() -> None:
     assert site_factory("tencentcloud") is TencentSite
+
+
+def test_as_scaling_policies_own_alarms_are_in_range_and_never_fire(run_pulumi: Runner) -> None:
+    # AS wants a metric alarm on each policy (MetricAlarm.Threshold: CPU_UTILIZATION and MEM_UTILIZATION
+    # take 1..100 %; Period 60 or 300 s; ContinuousTime 1..10). The Cloud Monitor alarm policies decide;
+    # these placeholders sit at 100 %, which utilisation never exceeds, in range.
+    mocks, _ = build_site(run_pulumi, site_args())
+    policy = "tencentcloud:As/scalingPolicy:ScalingPolicy"
+    fields = ("metricName", "comparisonOperator", "threshold", "period", "continuousTime", "statistic")
+    out = inputs(mocks, policy, f"{SITE}-pool-t4-spot-scale-out")
+    scale_in = inputs(mocks, policy, f"{SITE}-pool-t4-spot-scale-in")
+    assert [out[f] for f in fields] == ["CPU_UTILIZATION", "GREATER_THAN", 100, 60, 5, "AVERAGE"]
+    assert [scale_in[f] for f in fields] == ["MEM_UTILIZATION", "GREATER_THAN", 100, 300, 6, "AVERAGE"]
+    assert (out["adjustmentType"], out["adjustmentValue"], scale_in["adjustmentValue"]) == (
+        "CHANGE_IN_CAPACITY",
+        1,
+        -1,
+    )
