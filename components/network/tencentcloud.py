@@ -43,7 +43,7 @@ TRAINING_PORTS = "29500-29510"
 #   yehe_doc/计算/云服务器/操作指南/实例/查看信息/查看实例元数据_intl_en.md), TCP 80.
 #   metadata.tencentyun.com answers at 169.254.0.23; Cloud Monitor's "no monitoring data" page maps
 #   it to 169.254.10.10 for a hand-written hosts file, so both are open (each a /32 on port 80).
-# - The Cloud Monitor agent, which reports ``GpuUtil`` (the GPU alarms' metric): barad_agent posts to
+# - The Cloud Monitor agent, which reports ``Gpuutil`` (the GPU alarms' metric): barad_agent posts to
 #   receiver.barad.tencentyun.com (169.254.0.4) and custom.message.tencentyun.com (169.254.0.5), stargate
 #   installs and updates it from update2.agent.tencentyun.com (169.254.0.15), all TCP 80 (the addresses:
 #   https://cloud.tencent.com/document/product/248/17468, "Check the reporting domains"; the ports: CVM's
@@ -67,7 +67,7 @@ def platform_egress() -> list[tuple[str, str, str, str]]:
         for cidr in METADATA_CIDRS
     ]
     rules += [
-        (cidr, "TCP", PLATFORM_HTTP_PORT, "Cloud Monitor agent (GpuUtil)") for cidr in MONITOR_AGENT_CIDRS
+        (cidr, "TCP", PLATFORM_HTTP_PORT, "Cloud Monitor agent (Gpuutil)") for cidr in MONITOR_AGENT_CIDRS
     ]
     return rules
 

@@ -123,7 +123,7 @@ def test_boot_script_installs_the_nvidia_driver_before_the_workload() -> None:
         "  curl -fsS --retry 3 -o /tmp/auto_install.sh "
         "https://mirrors.tencentyun.com/install/GPU/auto_install.sh \\\n"
         "    && bash /tmp/auto_install.sh >/var/log/gpufleet-gpu-driver.log 2>&1 \\\n"
-        '    || echo "gpufleet: no NVIDIA driver: no CUDA, no GpuUtil; the GPU alarms stay silent" >&2\n'
+        '    || echo "gpufleet: no NVIDIA driver: no CUDA, no Gpuutil; the GPU alarms stay silent" >&2\n'
         "fi\n"
     )
     assert gpu_driver_install() == step

@@ -171,7 +171,7 @@ def test_launch_configuration_has_no_credentials_no_public_ip_and_locks_logins(r
     assert "password" not in config and "keyIds" not in config and "keepImageLogin" not in config
     boot = base64.b64decode(config["userData"]).decode()
     assert "passwd -l root" in boot
-    # The public image has no NVIDIA driver: the boot script installs it (no driver, no GpuUtil).
+    # The public image has no NVIDIA driver: the boot script installs it (no driver, no Gpuutil).
     assert "https://mirrors.tencentyun.com/install/GPU/auto_install.sh" in boot
     assert "DRIVER_VERSION=535.161.07\nCUDA_VERSION=12.4.0\nCUDNN_VERSION=8.9.7\n" in boot
     assert (config["publicIpAssigned"], config["internetMaxBandwidthOut"]) == (False, 0)
@@ -209,13 +209,13 @@ def test_security_group_admits_training_ports_from_the_vpc_only(run_pulumi: Runn
 
 def test_security_group_lets_nodes_reach_dns_metadata_and_the_monitor_agent_only(run_pulumi: Runner) -> None:
     # Tencent's internal DNS, the metadata service (the CAM role's credentials) and the Cloud Monitor
-    # agent's endpoints (GpuUtil), each by /32 and port, accepted; nothing else outside the VPC but HTTPS.
+    # agent's endpoints (Gpuutil), each by /32 and port, accepted; nothing else outside the VPC but HTTPS.
     mocks, _ = build_site(run_pulumi, site_args())
     rules = inputs(mocks, "tencentcloud:Security/groupRuleSet:GroupRuleSet", f"{SITE}-network-nodes-rules")
     outside = [r for r in rules["egresses"] if r["cidrBlock"] not in ("10.50.0.0/16", "0.0.0.0/0")]
     dns = "Tencent internal DNS"
     metadata = "instance metadata and CAM role credentials"
-    agent = "Cloud Monitor agent (GpuUtil)"
+    agent = "Cloud Monitor agent (Gpuutil)"
     assert outside == [
         {"action": "ACCEPT", "cidrBlock": cidr, "protocol": protocol, "port": port, "description": what}
         for cidr, protocol, port, what in [
@@ -251,7 +251,7 @@ def test_gpu_and_queue_alarms_trigger_the_groups_policies(run_pulumi: Runner) ->
     assert (high["namespace"], high["monitorType"]) == ("cvm_device", "MT_QCE")
     [rule] = high["conditions"]["rules"]
     assert (rule["metricName"], rule["operator"], rule["value"], rule["period"], rule["continuePeriod"]) == (
-        "GpuUtil", "gt", "70", 60, 5,
+        "Gpuutil", "gt", "70", 60, 5,
     )  # fmt: skip
     # A raised alarm runs the scaling task again after the pool's cooldown (0 would run it once).
     assert (rule["noticeFrequency"], rule["isPowerNotice"]) == (300, 0)
