@@ -4,11 +4,13 @@ and the pool instances' security group.
 Zones are chosen offline the way the AWS side chooses them (:func:`components.network.zones.pick_zones`):
 from the region's CVM zones (``availability.get_zones_by_product``), keeping those where every pool has
 one of its instance types on sale (``instance.get_types`` by family). The security group admits no
-SSH or RDP: only the distributed-training ports from inside the VPC. Egress follows
+SSH or RDP: only the distributed-training ports from inside the VPC. Its egress is the platform services a
+node needs (Tencent's internal DNS, the metadata service for the role's credentials, the Cloud Monitor
+agent's endpoints: :func:`platform_egress`), the VPC and HTTPS. Egress follows
 ``spec.network.egress``: ``none`` (and ``endpoints``, which Tencent needs no separate resources for: COS,
 CLS, CMQ, KMS and TAT answer on private endpoints inside the VPC) leaves the subnets without a route
-out, and the group allows HTTPS and the VPC only; ``nat`` adds a NAT gateway with an EIP and a default
-route to it in the subnets' route table.
+out, and the group allows those services, HTTPS and the VPC only; ``nat`` adds a NAT gateway with an
+EIP and a default route to it in the subnets' route table.
 """
 
 from __future__ import annotations
@@ -28,6 +30,46 @@ from gpufleet.components.tags import check_cost_tags
 
 # torch.distributed / NCCL rendezvous and data ports between the pool's instances.
 TRAINING_PORTS = "29500-29510"
+
+# What a GPU node reaches outside the VPC besides HTTPS. The group's egress is an allow list, so each
+# platform service the node needs is opened by address and port, nothing wider:
+# - DNS: Tencent's internal resolvers, the VPC's DHCP default ("腾讯云默认 DNS 为：183.60.83.19，
+#   183.60.82.98。如不使用腾讯云默认 DNS，将无法使用内部服务": the VPC DHCP page, as published in
+#   github.com/tencentyun/qcloud-documents; the mirror, metadata and agent names below resolve only
+#   there), UDP and TCP 53.
+# - Instance metadata and the CAM role's temporary credentials
+#   (``http://metadata.tencentyun.com/latest/meta-data/cam/security-credentials/<role>``: "Viewing
+#   instance metadata", github.com/tencentyun/intlcloud-documents
+#   yehe_doc/计算/云服务器/操作指南/实例/查看信息/查看实例元数据_intl_en.md), TCP 80.
+#   metadata.tencentyun.com answers at 169.254.0.23; Cloud Monitor's "no monitoring data" page maps
+#   it to 169.254.10.10 for a hand-written hosts file, so both are open (each a /32 on port 80).
+# - The Cloud Monitor agent, which reports ``Gpuutil`` (the GPU alarms' metric): barad_agent posts to
+#   receiver.barad.tencentyun.com (169.254.0.4) and custom.message.tencentyun.com (169.254.0.5), stargate
+#   installs and updates it from update2.agent.tencentyun.com (169.254.0.15), all TCP 80 (the addresses:
+#   https://cloud.tencent.com/document/product/248/17468, "Check the reporting domains"; the ports: CVM's
+#   "common ports of a CVM instance" list in tencentyun/intlcloud-documents).
+# The GPU driver comes from https://mirrors.tencentyun.com, inside the HTTPS rule.
+DNS_SERVERS = ("183.60.83.19/32", "183.60.82.98/32")
+METADATA_CIDRS = ("169.254.0.23/32", "169.254.10.10/32")
+MONITOR_AGENT_CIDRS = ("169.254.0.4/32", "169.254.0.5/32", "169.254.0.15/32")
+PLATFORM_HTTP_PORT = "80"
+
+
+def platform_egress() -> list[tuple[str, str, str, str]]:
+    """The platform services a node needs, as (cidr, protocol, port, description), in rule order."""
+    rules = [
+        (cidr, protocol, "53", f"Tencent internal DNS ({protocol.lower()})")
+        for cidr in DNS_SERVERS
+        for protocol in ("UDP", "TCP")
+    ]
+    rules += [
+        (cidr, "TCP", PLATFORM_HTTP_PORT, "instance metadata and CAM role credentials")
+        for cidr in METADATA_CIDRS
+    ]
+    rules += [
+        (cidr, "TCP", PLATFORM_HTTP_PORT, "Cloud Monitor agent (Gpuutil)") for cidr in MONITOR_AGENT_CIDRS
+    ]
+    return rules
 
 
 def family_of(instance_type: str) -> str:
@@ -156,7 +198,8 @@ class TencentNetwork(pulumi.ComponentResource):
         rule = tencentcloud.security.GroupRuleSetIngressArgs
         out = tencentcloud.security.GroupRuleSetEgressArgs
         # Entries apply in order: the on-prem endpoints' ports, then a drop of everything else towards
-        # what the link routes (before HTTPS anywhere could reach it), then the VPC and HTTPS.
+        # what the link routes (before HTTPS anywhere could reach it), then the platform services (DNS,
+        # metadata, the monitoring agent: :func:`platform_egress`), the VPC and HTTPS.
         egress = [
             *[
                 out(
@@ -178,6 +221,10 @@ class TencentNetwork(pulumi.ComponentResource):
                     description="on-prem: nothing but the endpoints above",
                 )
                 for cidr in args.onprem_ranges
+            ],
+            *[
+                out(action="ACCEPT", cidr_block=cidr, protocol=protocol, port=port, description=description)
+                for cidr, protocol, port, description in platform_egress()
             ],
             out(
                 action="ACCEPT", cidr_block=vpc_cidr, protocol="ALL", port="ALL", description="inside the VPC"

@@ -8,13 +8,17 @@ the pool's maximum in that share (:func:`split_groups`); a group whose share is 
 Scaling moves both groups one instance at a time, so the share holds within one instance.
 
 AS scaling policies know CPU, memory and traffic only. GPU utilisation drives scaling through Cloud
-Monitor alarm policies on ``cvm_device`` ``GpuUtil`` (the GPU utilisation the Cloud Monitor agent reports
+Monitor alarm policies on ``cvm_device`` ``Gpuutil`` (the GPU utilisation the Cloud Monitor agent reports
 from NVML; the launch configuration keeps the agent on), bound to the pool's instances by the pool tag,
 whose ``AS`` trigger tasks run the groups' scaling policies; a third alarm, of policy type ``cmq`` on the
 queue's ``visibleMsgNum`` (published by CMQ itself), is bound to the queue as an object (a queue carries
 no tags to bind by) and wakes a pool at zero. Thresholds and windows come from
 :func:`components.pools.scaling.compile_alarms`, as on AWS; a raised alarm runs its task again after the
-pool's cooldown while it stays raised.
+pool's cooldown while it stays raised. An alarm policy judges each bound instance on its own (not the
+pool's average): one busy instance raises ``-gpu-high``, one idle instance ``-gpu-low``; instances
+holding a job are protected, so scale-in takes an idle one, and the scaling policies' cooldown keeps
+the groups to one step per cooldown however many instances alarm. The boot script installs the NVIDIA
+driver (:func:`gpu_driver_install`): without it there is no ``Gpuutil``.
 
 Spot instances bid at most the on-demand price of the pool's dearest type in the catalogue
 (:func:`spot_price_cap`), in the account's currency. Off-hours schedules start the day after the
@@ -71,9 +75,15 @@ AS_LIFECYCLE_ACTIONS = ("as:CompleteLifecycleAction",)
 GPU_NAMESPACE = "cvm_device"
 QUEUE_NAMESPACE = "cmq"
 POLICY_NAMESPACES = frozenset({GPU_NAMESPACE, QUEUE_NAMESPACE})
-# Tencent's CVM metric list (QCE/CVM, "GPU monitoring": GpuMemTotal, GpuMemUsage, GpuMemUsed, GpuPowDraw,
-# GpuPowLimit, GpuPowUsage, GpuTemp, GpuUtil) spells GPU utilisation ``GpuUtil``; ``Gpuutil`` is no metric.
-GPU_METRIC = "GpuUtil"
+# The GPU utilisation metric, as Cloud Monitor publishes it for CVM (the agent's NVML reading,
+# nvmlDeviceGetUtilizationRates): ``Gpuutil``. Sources: the metric list Cloud Monitor's API returns for
+# QCE/CVM (DescribeBaseMetrics, as the provider's ``monitor.get_alarm_basic_metric`` lists it: ``Gpuutil``,
+# ``Gputemp``, ``Gpupowusage``, ``Gpumemusage``..., dimensions minorNumber and unInstanceId, that is per
+# GPU of an instance) and Tencent's "CVM monitoring metrics" page (tencentyun/intlcloud-documents,
+# yehe_doc/管理工具/云监控/云产品指标/云服务器监控指标_intl_en.md and _intl_zh.md: ``Gpuutil``). Later
+# versions of that page print ``Gpuutil``, the casing of the console's chart; the API's list, which alarm
+# rules name metrics from, keeps ``Gpuutil``, as it keeps ``CpuUsage`` where the page prints CPUUsage.
+GPU_METRIC = "Gpuutil"
 QUEUE_METRIC = "visibleMsgNum"
 POOL_TAG = "gpufleet:pool"
 # As.ScalingConfig ``system_disk_type`` (tencentcloud_iac_pulumi/as_/scaling_config.py): "Valid values:
@@ -118,6 +128,44 @@ if [ -f /etc/ssh/sshd_config ]; then
   systemctl disable --now sshd 2>/dev/null || true
 fi
 """
+
+# The public TencentOS image has no NVIDIA driver: no CUDA for the workload, no NVML for the Cloud
+# Monitor agent, so no ``Gpuutil`` and the GPU alarms never fire. Tencent's "install the GPU driver
+# automatically" path (the console's 后台自动安装GPU驱动; for API-created instances, user data that writes
+# the wanted versions to /tmp/user_define_install_info.ini and runs
+# https://mirrors.tencentyun.com/install/GPU/auto_install.sh: https://cloud.tencent.com/document/product/560/112129)
+# runs at first boot from Tencent's internal mirror, which the HTTPS egress rule reaches without a route
+# out. The versions are the ones that page's example installs; the driver list per type and image is
+# "各实例支持的 GPU 驱动版本及安装方式" (https://cloud.tencent.com/document/product/560/76423#supportList).
+# It runs before the workload (``docker run --gpus all`` needs the driver) and is skipped when
+# ``nvidia-smi`` already answers (an image with the driver).
+GPU_DRIVER_SCRIPT_URL = "https://mirrors.tencentyun.com/install/GPU/auto_install.sh"
+GPU_DRIVER_INI = "/tmp/user_define_install_info.ini"
+GPU_DRIVER_VERSION = "535.161.07"
+CUDA_VERSION = "12.4.0"
+CUDNN_VERSION = "8.9.7"
+GPU_DRIVER_LOG = "/var/log/gpufleet-gpu-driver.log"
+
+
+def gpu_driver_install() -> str:
+    """The boot script's driver step: Tencent's auto-install script with pinned versions, unless the
+    image has a driver. A failed install is logged and the boot goes on."""
+    return (
+        "# gpufleet: the NVIDIA driver, CUDA and cuDNN (Tencent's GPU driver auto-install)\n"
+        "if ! nvidia-smi >/dev/null 2>&1; then\n"
+        f"  cat > {GPU_DRIVER_INI} <<'EOF'\n"
+        f"DRIVER_VERSION={GPU_DRIVER_VERSION}\n"
+        f"CUDA_VERSION={CUDA_VERSION}\n"
+        f"CUDNN_VERSION={CUDNN_VERSION}\n"
+        "DRIVER_URL=\n"
+        "CUDA_URL=\n"
+        "CUDNN_URL=\n"
+        "EOF\n"
+        f"  curl -fsS --retry 3 -o /tmp/auto_install.sh {GPU_DRIVER_SCRIPT_URL} \\\n"
+        f"    && bash /tmp/auto_install.sh >{GPU_DRIVER_LOG} 2>&1 \\\n"
+        '    || echo "gpufleet: no NVIDIA driver: no CUDA, no Gpuutil; the GPU alarms stay silent" >&2\n'
+        "fi\n"
+    )
 
 
 @dataclass(frozen=True)
@@ -225,8 +273,11 @@ def _remark(alarm: AlarmSpec, metric: str) -> str:
 
 
 def boot_script(workload: str | None) -> str:
-    """The instances' user data (base64): lock logins, then the pool's workload script if any."""
-    script = LOCK_LOGINS if workload is None else f"{LOCK_LOGINS}\n# the pool's workload\n{workload}\n"
+    """The instances' user data (base64): lock logins, install the GPU driver, then the pool's workload
+    script if any."""
+    script = f"{LOCK_LOGINS}{gpu_driver_install()}"
+    if workload is not None:
+        script = f"{script}\n# the pool's workload\n{workload}\n"
     return base64.b64encode(script.encode()).decode()
 
 

@@ -41,8 +41,9 @@ from gpufleet.components.storage.tencentcloud_replica import (
     CosReplicaArgs,
 )
 
-# The public image the pools boot: TencentOS Server with the NVIDIA driver installed at first boot by
-# the image's GPU driver service (looked up by name, newest first).
+# The public image the pools boot (looked up by name, newest first): TencentOS Server, which has no
+# NVIDIA driver; the pools' boot script installs it at first boot
+# (gpufleet.components.pools.tencentcloud.gpu_driver_install).
 IMAGE_OS_NAME = "TencentOS Server 3.1 (TK4)"
 BUDGET_PERIOD = ("2026-01", "2030-12")
 

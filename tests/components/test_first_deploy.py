@@ -734,3 +734,44 @@ def test_the_runbook_finds_the_dead_letter_queue_through_the_redrive_policy() ->
     dlq = one(graph, "aws:sqs/queue:Queue", "gpufleet-dev-pool-experiments-dlq")
     assert "name" not in queue.inputs and "name" not in dlq.inputs
     assert json.loads(queue.inputs["redrivePolicy"])["deadLetterTargetArn"] == dlq.outputs["arn"]
+
+
+def test_p4d_efa_claims_agree_with_aws_the_catalogue_and_what_is_built() -> None:
+    from gpufleet.components.catalog import load_catalog
+
+    # AWS: p4d.24xlarge takes EFA (four network cards, 400 Gbps); the catalogue says so too.
+    p4d = load_catalog().get("aws", "p4d.24xlarge")
+    assert (p4d.efa, p4d.network_gbps, p4d.network_burst) == (True, 400, False)
+    # The runbook says the type supports EFA and that the fleet configures neither EFA nor placement.
+    runbook = " ".join((ROOT / "docs" / "first-deploy.md").read_text().split())
+    assert "A p4d.24xlarge supports EFA, on four network cards (400 Gbps in all;" in runbook
+    assert (
+        "the fleet configures neither, so multi-node jobs communicate over TCP on that one interface"
+        in runbook
+    )
+    # prod's comment: EFA-capable, built with one ENA interface (the launch template test above).
+    line = next(
+        x for x in (ROOT / "stacks" / "Pulumi.prod.yaml").read_text().splitlines() if "p4d.24xlarge]" in x
+    )
+    assert (
+        line.split("#", 1)[1].strip() == "8x A100 40 GiB; EFA-capable, built with one ENA interface: no EFA"
+    )
+
+
+def test_prod_comments_name_its_single_type_spot_pools() -> None:
+    # Each prod spot pool lists one type, and the plan warns about each (test above): the comments say so.
+    spec = (ROOT / "stacks" / "Pulumi.prod.yaml").read_text().splitlines()
+    spot = [x.split("#", 1)[1].strip() for x in spec if x.strip().startswith("spot_percent:")]
+    assert spot == [
+        "of capacity above the base; one type: plan warns",
+        "of capacity above the base; one type: plan warns",
+        "of capacity: burst work tolerates reclaims; one type: plan warns",
+    ]
+
+
+def test_the_runbook_says_sqs_metrics_of_an_idle_queue_arrive_late() -> None:
+    # CloudWatch gets SQS metrics only for active queues (active up to six hours after the last call);
+    # a woken idle queue's first datapoints can take about 15 minutes.
+    runbook = " ".join((ROOT / "docs" / "first-deploy.md").read_text().split())
+    assert "AWS counts a queue as active for up to six hours after its last API call" in runbook
+    assert "allow up to about 15 minutes from the send to the alarm" in runbook

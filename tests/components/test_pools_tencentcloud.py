@@ -20,6 +20,7 @@ from gpufleet.components.pools.tencentcloud import (
     TencentPool,
     TencentPoolArgs,
     boot_script,
+    gpu_driver_install,
     notice_frequency,
     physical,
     queue_name,
@@ -103,6 +104,33 @@ def test_boot_script_locks_root_then_runs_the_workload() -> None:
     assert "PasswordAuthentication no" in script
     assert script.index("passwd -l root") < script.index("echo train")
     assert "echo train" not in base64.b64decode(boot_script(None)).decode()
+
+
+def test_boot_script_installs_the_nvidia_driver_before_the_workload() -> None:
+    # The public TencentOS image has no driver: Tencent's auto-install script from the internal mirror,
+    # pinned versions in its ini file, skipped when nvidia-smi already answers.
+    step = (
+        "# gpufleet: the NVIDIA driver, CUDA and cuDNN (Tencent's GPU driver auto-install)\n"
+        "if ! nvidia-smi >/dev/null 2>&1; then\n"
+        "  cat > /tmp/user_define_install_info.ini <<'EOF'\n"
+        "DRIVER_VERSION=535.161.07\n"
+        "CUDA_VERSION=12.4.0\n"
+        "CUDNN_VERSION=8.9.7\n"
+        "DRIVER_URL=\n"
+        "CUDA_URL=\n"
+        "CUDNN_URL=\n"
+        "EOF\n"
+        "  curl -fsS --retry 3 -o /tmp/auto_install.sh "
+        "https://mirrors.tencentyun.com/install/GPU/auto_install.sh \\\n"
+        "    && bash /tmp/auto_install.sh >/var/log/gpufleet-gpu-driver.log 2>&1 \\\n"
+        '    || echo "gpufleet: no NVIDIA driver: no CUDA, no Gpuutil; the GPU alarms stay silent" >&2\n'
+        "fi\n"
+    )
+    assert gpu_driver_install() == step
+    script = base64.b64decode(boot_script("echo train")).decode()
+    assert step in script
+    assert script.index("passwd -l root") < script.index(step) < script.index("echo train")
+    assert step in base64.b64decode(boot_script(None)).decode()
 
 
 def test_names_fit_tencent_rules() -> None:

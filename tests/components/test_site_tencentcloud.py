@@ -169,7 +169,11 @@ def test_launch_configuration_has_no_credentials_no_public_ip_and_locks_logins(r
     mocks, _ = build_site(run_pulumi, site_args())
     config = inputs(mocks, CONFIG, f"{SITE}-pool-t4-spot-config")
     assert "password" not in config and "keyIds" not in config and "keepImageLogin" not in config
-    assert "passwd -l root" in base64.b64decode(config["userData"]).decode()
+    boot = base64.b64decode(config["userData"]).decode()
+    assert "passwd -l root" in boot
+    # The public image has no NVIDIA driver: the boot script installs it (no driver, no Gpuutil).
+    assert "https://mirrors.tencentyun.com/install/GPU/auto_install.sh" in boot
+    assert "DRIVER_VERSION=535.161.07\nCUDA_VERSION=12.4.0\nCUDNN_VERSION=8.9.7\n" in boot
     assert (config["publicIpAssigned"], config["internetMaxBandwidthOut"]) == (False, 0)
     assert (config["instanceChargeType"], config["spotInstanceType"]) == ("SPOTPAID", "one-time")
     # The bid is capped at the catalogue's on-demand price of GN7.2XLARGE32 in Guangzhou (1.26 USD),
@@ -189,8 +193,42 @@ def test_security_group_admits_training_ports_from_the_vpc_only(run_pulumi: Runn
         ("10.50.0.0/16", "TCP", "29500-29510")
     ]
     assert [(r["cidrBlock"], r["protocol"], r["port"]) for r in rules["egresses"]] == [
+        ("183.60.83.19/32", "UDP", "53"),
+        ("183.60.83.19/32", "TCP", "53"),
+        ("183.60.82.98/32", "UDP", "53"),
+        ("183.60.82.98/32", "TCP", "53"),
+        ("169.254.0.23/32", "TCP", "80"),
+        ("169.254.10.10/32", "TCP", "80"),
+        ("169.254.0.4/32", "TCP", "80"),
+        ("169.254.0.5/32", "TCP", "80"),
+        ("169.254.0.15/32", "TCP", "80"),
         ("10.50.0.0/16", "ALL", "ALL"),
         ("0.0.0.0/0", "TCP", "443"),
+    ]
+
+
+def test_security_group_lets_nodes_reach_dns_metadata_and_the_monitor_agent_only(run_pulumi: Runner) -> None:
+    # Tencent's internal DNS, the metadata service (the CAM role's credentials) and the Cloud Monitor
+    # agent's endpoints (Gpuutil), each by /32 and port, accepted; nothing else outside the VPC but HTTPS.
+    mocks, _ = build_site(run_pulumi, site_args())
+    rules = inputs(mocks, "tencentcloud:Security/groupRuleSet:GroupRuleSet", f"{SITE}-network-nodes-rules")
+    outside = [r for r in rules["egresses"] if r["cidrBlock"] not in ("10.50.0.0/16", "0.0.0.0/0")]
+    dns = "Tencent internal DNS"
+    metadata = "instance metadata and CAM role credentials"
+    agent = "Cloud Monitor agent (Gpuutil)"
+    assert outside == [
+        {"action": "ACCEPT", "cidrBlock": cidr, "protocol": protocol, "port": port, "description": what}
+        for cidr, protocol, port, what in [
+            ("183.60.83.19/32", "UDP", "53", f"{dns} (udp)"),
+            ("183.60.83.19/32", "TCP", "53", f"{dns} (tcp)"),
+            ("183.60.82.98/32", "UDP", "53", f"{dns} (udp)"),
+            ("183.60.82.98/32", "TCP", "53", f"{dns} (tcp)"),
+            ("169.254.0.23/32", "TCP", "80", metadata),
+            ("169.254.10.10/32", "TCP", "80", metadata),
+            ("169.254.0.4/32", "TCP", "80", agent),
+            ("169.254.0.5/32", "TCP", "80", agent),
+            ("169.254.0.15/32", "TCP", "80", agent),
+        ]
     ]
 
 
@@ -213,7 +251,7 @@ def test_gpu_and_queue_alarms_trigger_the_groups_policies(run_pulumi: Runner) ->
     assert (high["namespace"], high["monitorType"]) == ("cvm_device", "MT_QCE")
     [rule] = high["conditions"]["rules"]
     assert (rule["metricName"], rule["operator"], rule["value"], rule["period"], rule["continuePeriod"]) == (
-        "GpuUtil", "gt", "70", 60, 5,
+        "Gpuutil", "gt", "70", 60, 5,
     )  # fmt: skip
     # A raised alarm runs the scaling task again after the pool's cooldown (0 would run it once).
     assert (rule["noticeFrequency"], rule["isPowerNotice"]) == (300, 0)
@@ -433,3 +471,21 @@ def test_subnets_go_only_where_the_types_are_sold(run_pulumi: Runner) -> None:
 
 def test_the_sites_dispatch_builds_this_site() -> None:
     assert site_factory("tencentcloud") is TencentSite
+
+
+def test_as_scaling_policies_own_alarms_are_in_range_and_never_fire(run_pulumi: Runner) -> None:
+    # AS wants a metric alarm on each policy (MetricAlarm.Threshold: CPU_UTILIZATION and MEM_UTILIZATION
+    # take 1..100 %; Period 60 or 300 s; ContinuousTime 1..10). The Cloud Monitor alarm policies decide;
+    # these placeholders sit at 100 %, which utilisation never exceeds, in range.
+    mocks, _ = build_site(run_pulumi, site_args())
+    policy = "tencentcloud:As/scalingPolicy:ScalingPolicy"
+    fields = ("metricName", "comparisonOperator", "threshold", "period", "continuousTime", "statistic")
+    out = inputs(mocks, policy, f"{SITE}-pool-t4-spot-scale-out")
+    scale_in = inputs(mocks, policy, f"{SITE}-pool-t4-spot-scale-in")
+    assert [out[f] for f in fields] == ["CPU_UTILIZATION", "GREATER_THAN", 100, 60, 5, "AVERAGE"]
+    assert [scale_in[f] for f in fields] == ["MEM_UTILIZATION", "GREATER_THAN", 100, 300, 6, "AVERAGE"]
+    assert (out["adjustmentType"], out["adjustmentValue"], scale_in["adjustmentValue"]) == (
+        "CHANGE_IN_CAPACITY",
+        1,
+        -1,
+    )

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from gpufleet.components.network.tencentcloud import platform_egress
 from gpufleet.graph import Resource, ResourceGraph
 from tests.hybrid.conftest import FLEET, ONPREM_NODES, judge
 from tests.mutation.edits import add, apply
@@ -125,6 +126,11 @@ def test_tencent_lists_the_endpoints_then_drops_on_prem_before_https_anywhere(hy
                 "description": "on-prem: nothing but the endpoints above",
             }
             for cidr in ROUTED
+        ],
+        # DNS, metadata and the monitoring agent (exact values: tests/components/test_site_tencentcloud.py)
+        *[
+            {"action": "ACCEPT", "cidrBlock": cidr, "protocol": protocol, "port": port, "description": what}
+            for cidr, protocol, port, what in platform_egress()
         ],
         {
             "action": "ACCEPT",
