@@ -28,6 +28,7 @@ class RecordingSite:
     """A site that builds nothing and remembers what it was asked for."""
 
     built: ClassVar[list[tuple[str, SiteArgs, pulumi.ResourceOptions]]] = []
+    burst_publisher = None
 
     def __init__(self, name: str, args: SiteArgs, opts: pulumi.ResourceOptions) -> None:
         self.built.append((name, args, opts))
