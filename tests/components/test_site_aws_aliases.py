@@ -1,20 +1,21 @@
 """Moving the AWS resources under their ``AwsSite`` component replaces nothing on a real ``pulumi up``.
 
 ``urns.<stack>.before-sites.txt`` are the URNs the shipped stacks held while the AWS children hung off
-the fleet. The programs run here in-process under a mock monitor that keeps what each registration
-sends the engine, aliases included (the offline engine's graph keeps the URN and parent, not the
-aliases), and each resource's alias URNs are worked out as the Pulumi engine does
-(``pkg/resource/deploy/step_generator.go``, ``generateAliases``): each alias the resource names,
-collapsed to a URN with the resource's own name, type and parent standing in for what the alias leaves
-out; then, for every alias URN of its parent, the same child under that alias
-(``inheritedChildAlias``), so a component's alias carries its whole subtree. Every URN deployed
-stacks hold must then be the URN of exactly one resource of the program, or an alias of exactly one,
-or be one of the resources deliberately retired (``REMOVED`` in test_first_deploy.py).
+the fleet (dev and prod: the URNs deployed stacks hold, as pinned before; hybrid: as the program built
+it just before the site became a component). The programs run here in-process, with the engine's
+mocks, under a mock monitor that keeps what each registration sends the engine, aliases included
+(the offline engine's graph keeps each URN and parent, not the aliases). Each resource's alias URNs
+are worked out as the Pulumi engine does (``pkg/resource/deploy/step_generator.go``,
+``generateAliases``): each alias the resource names, collapsed to a URN with the resource's own name,
+type and parent standing in for what the alias leaves out; then, for every alias URN of its parent,
+the same child under that alias (``inheritedChildAlias``), so a component's alias carries its whole
+subtree. Every URN the stacks held must then be the URN of exactly one resource of the program, or an
+alias of exactly one, or one of the resources deliberately retired (``REMOVED`` in
+test_first_deploy.py).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,13 +23,15 @@ from typing import Any
 
 import pulumi
 import pytest
-import yaml
 from pulumi.runtime.mocks import MockMonitor
 
 from gpufleet.components.fleet import HybridGpuFleet
+from gpufleet.components.naming import fleet_name
 from gpufleet.components.spec import parse_fleet
+from gpufleet.mocks import FleetMocks
+from gpufleet.project import load_project, load_stack_config
 
-from .conftest import RecordingMocks, close_loop, fresh_loop
+from .conftest import close_loop, fresh_loop
 from .test_first_deploy import REMOVED
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -156,17 +159,20 @@ def alias_urns(registered: dict[str, Registered], project: str, stack: str) -> d
 
 
 def _registrations(stack: str) -> dict[str, Registered]:
-    config = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())["config"]
+    """The stack's program as ``infra/__main__.py`` builds it, with the stack file's config and the
+    engine's mocks (gpufleet.mocks), under the alias-keeping monitor."""
+    stack_config = load_stack_config(load_project(ROOT), stack, None)
+    config = stack_config.encoded()
     loop = fresh_loop()
-    monitor = AliasMonitor(RecordingMocks())
+    monitor = AliasMonitor(FleetMocks(config))
     try:
         pulumi.runtime.settings.reset_options(project="gpufleet", stack=stack, preview=False)
         pulumi.runtime.set_mocks(
             monitor.mocks, project="gpufleet", stack=stack, preview=False, monitor=monitor
         )
-        for key, value in config.items():
-            pulumi.runtime.set_config(key, value if isinstance(value, str) else json.dumps(value))
-        HybridGpuFleet(f"gpufleet-{stack}", parse_fleet(config["gpufleet:fleet"], source=stack))
+        pulumi.runtime.set_all_config(config, sorted(stack_config.secret_keys))
+        raw = pulumi.Config("gpufleet").require_object("fleet")
+        HybridGpuFleet(fleet_name(stack), parse_fleet(raw, source=stack))
         loop.run_until_complete(pulumi.runtime.stack.wait_for_rpcs())
     finally:
         loop.run_until_complete(pulumi.runtime.stack.wait_for_rpcs())
@@ -174,7 +180,7 @@ def _registrations(stack: str) -> dict[str, Registered]:
     return monitor.registered
 
 
-@pytest.fixture(scope="module", params=["dev", "prod"])
+@pytest.fixture(scope="module", params=["dev", "prod", "hybrid"])
 def stack(request: pytest.FixtureRequest) -> Iterator[tuple[str, dict[str, Registered]]]:
     yield request.param, _registrations(request.param)
 
@@ -198,7 +204,7 @@ def test_every_deployed_urn_is_one_resource_or_an_alias_of_one(
         assert len(owners) <= 1, f"{old} is claimed by {owners}"
         if not owners:
             unmatched.append(old.rsplit("::", 1)[1])
-    assert set(unmatched) == REMOVED[name]
+    assert set(unmatched) == REMOVED.get(name, set())
 
 
 def test_the_aws_children_moved_under_their_site(stack: tuple[str, dict[str, Registered]]) -> None:
@@ -210,8 +216,9 @@ def test_the_aws_children_moved_under_their_site(stack: tuple[str, dict[str, Reg
         f"gpufleet-{name}-aws-{r}" for r in (["us-east-1", "us-west-2"][: len(sites)])
     ]
     fleet = next(r for r in registered.values() if r.type == "gpufleet:fleet:HybridGpuFleet")
-    under_fleet = {r.type for r in registered.values() if r.parent == fleet.urn}
-    assert under_fleet == {"gpufleet:sites:AwsSite"}
+    # Under the fleet: its sites, links and on-prem baseline only, nothing of AWS's.
+    under_fleet = {r.type.split(":")[1] for r in registered.values() if r.parent == fleet.urn}
+    assert under_fleet <= {"sites", "links", "baseline"}, under_fleet
     for site in sites:
         children = [r for r in registered.values() if r.parent == site.urn]
         assert children
