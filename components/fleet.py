@@ -54,8 +54,9 @@ class HybridGpuFleet(pulumi.ComponentResource):
     built through the ``SITES`` dispatch under this component, each cloud's home first and handed the
     cloud's other sites (``SiteArgs.peers``); every other site is handed its home (``SiteArgs.home``).
     A site builds its cloud's key, checkpoint bucket, identity, network, pools, audit trail and budget
-    (on AWS: :class:`gpufleet.components.sites.aws.AwsSite`, whose home also replicates checkpoints and keys to
-    the other AWS regions).
+    (on AWS: :class:`gpufleet.components.sites.aws.AwsSite`, whose other regions replicate the home's
+    key and checkpoints), and, where its cloud has one, the burst order's publisher
+    (``Site.burst_publisher``), which the on-prem exporter signs in as.
 
     The outputs gather what the sites return: ``sites`` by ``cloud:region``, and per pool its scaling
     groups, queue and role. ``key_arn`` (a key id outside AWS) and ``bucket_name`` are the fleet's first
