@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from gpufleet.components.baseline.exporter import AlicloudPublishing
     from gpufleet.components.baseline.kubernetes import OnPremBaseline
     from gpufleet.components.baseline.signal import BaselineSignal
+    from gpufleet.components.identity.alicloud_publisher import AlicloudBurstPublisher
     from gpufleet.components.spec import FleetSpec
 
 
@@ -53,8 +54,9 @@ class HybridGpuFleet(pulumi.ComponentResource):
     built through the ``SITES`` dispatch under this component, each cloud's home first and handed the
     cloud's other sites (``SiteArgs.peers``); every other site is handed its home (``SiteArgs.home``).
     A site builds its cloud's key, checkpoint bucket, identity, network, pools, audit trail and budget
-    (on AWS: :class:`components.sites.aws.AwsSite`, whose home also replicates checkpoints and keys to
-    the other AWS regions).
+    (on AWS: :class:`components.sites.aws.AwsSite`, whose other regions replicate the home's
+    key and checkpoints), and, where its cloud has one, the burst order's publisher
+    (``Site.burst_publisher``), which the on-prem exporter signs in as.
 
     The outputs gather what the sites return: ``sites`` by ``cloud:region``, and per pool its scaling
     groups, queue and role. ``key_arn`` (a key id outside AWS) and ``bucket_name`` are the fleet's first
@@ -157,7 +159,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
         baseline = self._baseline(name, spec, tags)
         self.baseline = baseline
         self.baseline_gpu_count = baseline.gpu_count if baseline is not None else 0
-        signal = self._signal(name, spec, gates, baseline, tags, alicloud_home=homes.get("alicloud"))
+        signal = self._signal(name, spec, gates, baseline, tags, homes=homes)
         self.signal = signal
         self.signal_arns = None
         if signal is not None:
@@ -197,14 +199,16 @@ class HybridGpuFleet(pulumi.ComponentResource):
         baseline: OnPremBaseline | None,
         tags: Mapping[str, str],
         *,
-        alicloud_home: Site | None = None,
+        homes: Mapping[str, Site],
     ) -> BaselineSignal | None:
-        """The AWS publisher of ``gpufleet/Baseline`` ``FreeGpusAhead`` and its exporter on the on-prem
-        cluster, when the burst order gates an AWS pool (the site plan has checked that ``onprem.signal``
-        is then given). With ``burst.publishers.alicloud`` the exporter publishes the Alibaba gate too,
-        as the home Alibaba site's ``AlicloudBurstPublisher``."""
+        """The exporter of ``gpufleet/Baseline`` ``FreeGpusAhead`` on the on-prem cluster, signing in as
+        the AWS home site's publisher (its ``burst_publisher``: built when the burst order gates an AWS
+        pool and the spec gives ``onprem.signal``). With ``burst.publishers.alicloud`` the exporter
+        publishes the Alibaba gate too, as the home Alibaba site's ``burst_publisher``."""
+        aws_home = homes.get("aws")
+        publisher = aws_home.burst_publisher if aws_home is not None else None
         aws_sites = {g.site: g.ahead for g in gates.values() if g.enforcement == "metric-math"}
-        if not aws_sites or baseline is None or spec.onprem is None or spec.onprem.signal is None:
+        if publisher is None or baseline is None or spec.onprem is None or spec.onprem.signal is None:
             return None
         from gpufleet.components.baseline.exporter import (
             SignalExporter,
@@ -213,27 +217,17 @@ class HybridGpuFleet(pulumi.ComponentResource):
             cost_labels,
         )
         from gpufleet.components.baseline.kubernetes import CAPACITY_LABEL
-        from gpufleet.components.baseline.signal import BaselineSignal, BaselineSignalArgs
         from gpufleet.components.spec.onprem import full_config_key
 
+        signal = cast("BaselineSignal", publisher)
         config = spec.onprem.signal
 
         def secret(key: str) -> pulumi.Output[str]:
             namespace, _, config_name = full_config_key(key).partition(":")
             return pulumi.Config(namespace).require_secret(config_name)
 
-        signal = BaselineSignal(
-            name,  # children: <fleet>-signal-role, -signal-publish, -signal-profile (and -signal-anchor)
-            BaselineSignalArgs(
-                tags=tags,
-                client_cn=config.client_cn,
-                trust_anchor_arn=config.trust_anchor_arn,
-                ca_certificate=secret(config.ca_certificate) if config.ca_certificate else None,
-            ),
-            pulumi.ResourceOptions(parent=self),
-        )
         nodes = spec.onprem.gpu_nodes
-        alicloud = _alicloud_publishing(name, spec, gates, alicloud_home)
+        alicloud = _alicloud_publishing(name, spec, gates, homes.get("alicloud"))
         SignalExporter(
             f"{name}-signal-exporter",
             SignalExporterArgs(
@@ -435,9 +429,10 @@ def _alicloud_publishing(
     )
 
     settings = spec.burst.publishers.alicloud if spec.burst is not None else None
-    publisher = getattr(home, "burst_publisher", None)
-    if settings is None or publisher is None:
+    found = home.burst_publisher if home is not None else None
+    if settings is None or found is None:
         return None
+    publisher = cast("AlicloudBurstPublisher", found)
     runs_as = f"{NAMESPACE}/{name}-signal-exporter"
     if settings.service_account != runs_as:
         raise FleetError(

@@ -1,19 +1,18 @@
-"""AwsSite: the fleet on AWS, built from the site plan the fleet hands it.
+"""AwsSite: the fleet on AWS, one site component per AWS region of the site plan.
 
 The home site (``aws:region``) builds the fleet's AWS presence: the key, checkpoint bucket, trail,
-budget and account plan of the home region and its pools, one :class:`RegionalSite` per other AWS region
-the fleet reaches (a pool's ``region``, ``storage.checkpoints.replicate_to``), and the two-way
-checkpoint replication between them. Replication and key replicas join the AWS regions to each other,
-so the other AWS sites of the plan are views of what the home site built in their region.
+budget and account plan of the home region, its pools, and the burst order's AWS signal. Every other
+AWS site of the plan (a pool's ``region``, ``storage.checkpoints.replicate_to``) builds its region's
+:class:`RegionalSite` and pools from what the home hands it; the replica region's site also builds
+the two-way checkpoint replication between the two buckets.
 
-An ``AwsSite`` is a builder, not a component: its children keep the fleet as their parent, so the URNs
-of deployed stacks stay what they were before sites existed.
+Children keep their names; deployed stacks built them under the fleet, so each carries an alias to
+it (see :class:`AwsSite`): their URNs move under the site without a replace.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import pulumi
@@ -61,53 +60,68 @@ if TYPE_CHECKING:
     from gpufleet.components.spec import FleetSpec
 
 
-class AwsSite:
-    """The fleet's AWS presence (home site) or one of its other AWS regions (a view of the home's).
+class AwsSite(pulumi.ComponentResource):
+    """``gpufleet:sites:AwsSite``: the fleet's presence in one AWS region, a component like the other
+    clouds' sites.
+
+    The home site (``aws:region``) builds the key, budget, account plan, checkpoint bucket, trail,
+    network and pools of its region, and the burst order's AWS signal (:attr:`burst_publisher`). Every
+    other AWS site builds its region's :class:`RegionalSite` (a replica of the home key, the checkpoint
+    replica where ``storage.checkpoints.replicate_to`` names it, the network, logs and grants where
+    pools run) and its pools from what the home hands it (:class:`Home`); the site of the replica region
+    also builds the two-way checkpoint replication, since it joins its bucket to the home's.
 
     ``account.baseline`` in-stack also builds the account's once-only resources of every region the
     fleet reaches (:class:`gpufleet.components.account.aws.AccountSettings`, the Session Manager preferences,
     the Auto Scaling service-linked role unless it exists); separate leaves them to the account's
-    baseline stack."""
+    baseline stack.
+
+    Deployed stacks built these children under the fleet, before the site was a component: each
+    child the site builds itself carries an alias to the fleet (``pulumi.Alias(parent=<fleet>)``), and
+    their own children follow their parent's alias, so a ``pulumi up`` moves every resource under its
+    site without replacing one (tests/components/test_site_aws_aliases.py proves it against the URNs
+    deployed stacks hold)."""
 
     outputs: SiteOutputs
-    # Every AWS region the home site built, by region (the home's own included).
-    regions: dict[str, SiteOutputs]
+    # What every other AWS site of the fleet takes from the home (``None`` on the other sites, and on a
+    # home while BYOK material is pending for the parts that need the bucket).
+    home: Home | None
+    # The burst order's AWS signal (a BaselineSignal; ``None`` unless ``burst`` gates an AWS pool and
+    # the spec gives ``onprem.signal``): the publisher role the on-prem exporter signs in as.
+    burst_publisher: pulumi.ComponentResource | None
 
-    def __init__(self, name: str, args: SiteArgs, opts: pulumi.ResourceOptions) -> None:
-        del name  # children keep the fleet's names and parent (see the module docstring)
-        parent = opts.parent
-        if parent is None:
-            raise AssertionError("an AWS site is built under its fleet")
-        self._parent = parent
-        self._child = pulumi.ResourceOptions(parent=parent)
-        self.regions = {}
-        self._plans: dict[str, SitePlan] = {}
+    def __init__(self, name: str, args: SiteArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("gpufleet:sites:AwsSite", name, None, opts)
+        if args.plan.cloud != "aws":
+            raise SiteError(f"{args.plan.key}: AwsSite builds aws sites only")
+        fleet = opts.parent if opts is not None else None
+        # Children the site builds itself were the fleet's before the site was a component.
+        moved = [pulumi.Alias(parent=fleet)] if fleet is not None else None
+        self._child = pulumi.ResourceOptions(parent=self, aliases=moved)
+        self.home = None
+        self.burst_publisher = None
         if args.plan.home:
-            self._build(args)
-        elif isinstance(args.home, AwsSite):
-            self.regions = args.home.regions
+            self.outputs = self._build(args)
+            self.burst_publisher = self._signal(args)
+        elif isinstance(args.home, AwsSite) and args.home.home is not None:
+            self.outputs = self._build_peer(args, args.home.home)
         else:
             raise SiteError(f"{args.plan.key}: a second AWS region is built after the AWS home, from it")
-        self.outputs = self.regions[args.plan.region]
+        self.register_outputs({"key_arn": self.outputs.key_id, "bucket_name": self.outputs.bucket_name})
 
     # ------------------------------------------------------------------------------------------ home
 
-    def _build(self, args: SiteArgs) -> None:
+    def _build(self, args: SiteArgs) -> SiteOutputs:
         name, spec, tags, region = args.fleet, args.spec, dict(args.tags), args.plan.region
         byok_material_base64 = args.byok_material_base64
         child = self._child
-        self._plans = {plan.region: plan for plan in (args.plan, *args.peers)}
-        located = {pool: plan.region for plan in (args.plan, *args.peers) for pool in plan.pools}
-        aws_pools = {pool: located[pool] for pool in spec.pools if pool in located}
         checkpoints = spec.storage.checkpoints
         material = checkpoints.material
-        invoke = pulumi.InvokeOutputOptions(parent=self._parent)
+        invoke = pulumi.InvokeOutputOptions(parent=self)
         caller = aws.get_caller_identity_output(opts=invoke)
         partition = aws.get_partition_output(opts=invoke).partition
         account_id = caller.account_id
-        replica_region = checkpoints.replicate_to
-        peers = {peer.region: peer for peer in args.peers}
-        other_regions = sorted(peers)
+        other_regions = sorted(peer.region for peer in args.peers)
         account = self._account_plan(name, spec, tags)
 
         key = FleetKey(
@@ -145,15 +159,11 @@ class AwsSite:
             ),
             opts=child,
         )
-        sites: dict[str, RegionalSite] = {}
         if material == "pending":
             # Nothing may use a key before its material is in: the first deploy builds the keys (and
-            # the budget) only.
-            keys = Home(name, spec, account_id, partition, key, None, region, account)
-            for site_region in other_regions:
-                sites[site_region] = self._site(keys, site_region, keys_only=True)
-            self._finish(region, key, storage=None, budget=budget, placement=None, sites=sites, pools={})
-            return
+            # the budget) only; the other sites build their key replicas from this.
+            self.home = Home(name, spec, account_id, partition, key, None, region, account)
+            return _outputs(args.plan, key, None, None, {}, budget_name=budget.budget_name)
 
         if account.in_stack:
             AccountSettings(
@@ -198,21 +208,21 @@ class AwsSite:
             ),
             opts=child,
         )
+        self.home = Home(name, spec, account_id, partition, key, storage, region, account)
 
-        placements: dict[str, Placement] = {}
-        if region in aws_pools.values():
+        placement: Placement | None = None
+        if args.plan.pools:
             network = self._network(
                 name,
                 spec,
                 args.plan,
                 tags=tags,
-                pools=aws_pools,
                 bucket_arn=storage.bucket_arn,
                 partition=partition,
             )
             session_logs, session_key = _session_access(
                 account,
-                self._parent,
+                self,
                 audit=audit,
                 key=key,
                 region=region,
@@ -231,44 +241,59 @@ class AwsSite:
                 checkpoint_prefix=spec.storage.checkpoint_prefix,
                 partition=partition,
             )
-            placements[region] = Placement(network, identity, audit, key)
+            placement = Placement(network, identity, audit, key)
+        pools = self._pools(args, placement)
+        return _outputs(args.plan, key, storage, placement, pools, budget_name=budget.budget_name)
 
-        home = Home(name, spec, account_id, partition, key, storage, region, account)
-        for site_region in other_regions:
-            sites[site_region] = self._site(
-                home,
-                site_region,
-                byok_material_base64=byok_material_base64,
-                replicate_here=site_region == replica_region,
-                network=_region_network(peers[site_region]),
-                pool_types=_pool_types(spec, aws_pools, site_region),
-                onprem_egress=peers[site_region].onprem_egress,
-            )
-            placement = sites[site_region].placement
-            if placement is not None:
-                placements[site_region] = placement
+    # ----------------------------------------------------------------------------- other regions
 
-        if replica_region:
-            replica = sites[replica_region]
-            if replica.storage is None:  # RegionalSiteArgs(replicate_here=True) always builds it
+    def _build_peer(self, args: SiteArgs, home: Home) -> SiteOutputs:
+        """Another AWS region: its :class:`RegionalSite` (keys only while BYOK material is pending),
+        its pools, and, in the replica region, the checkpoint replication with the home bucket."""
+        plan, spec = args.plan, home.spec
+        replica_region = spec.storage.checkpoints.replicate_to
+        if home.storage is None:
+            site = self._site(home, plan.region, keys_only=True)
+            return _outputs(plan, site.key, None, None, {})
+        site = self._site(
+            home,
+            plan.region,
+            byok_material_base64=args.byok_material_base64,
+            replicate_here=plan.region == replica_region,
+            network=_region_network(plan),
+            pool_types=_pool_types(spec, dict.fromkeys(plan.pools, plan.region), plan.region),
+            onprem_egress=plan.onprem_egress,
+        )
+        if plan.region == replica_region:
+            if site.storage is None:  # RegionalSiteArgs(replicate_here=True) always builds it
                 raise AssertionError(replica_region)
             CheckpointReplication(
-                f"{name}-replication",
+                f"{home.fleet}-replication",
                 CheckpointReplicationArgs(
-                    primary=ReplicatedBucket(bucket=storage, kms_key_arn=key.key_arn, region=region),
-                    replica=ReplicatedBucket(
-                        bucket=replica.storage, kms_key_arn=replica.key.key_arn, region=replica_region
+                    primary=ReplicatedBucket(
+                        bucket=home.storage, kms_key_arn=home.key.key_arn, region=home.region
                     ),
-                    tags=tags,
-                    account_id=account_id,
+                    replica=ReplicatedBucket(
+                        bucket=site.storage, kms_key_arn=site.key.key_arn, region=replica_region
+                    ),
+                    tags=dict(args.tags),
+                    account_id=home.account_id,
                 ),
-                opts=child,
+                opts=self._child,
             )
+        pools = self._pools(args, site.placement)
+        return _outputs(plan, site.key, site.storage, site.placement, pools)
 
-        pools: dict[str, tuple[str, PoolOutputs]] = {}
-        for pool_name, pool_region in aws_pools.items():
+    # ------------------------------------------------------------------------------------------ parts
+
+    def _pools(self, args: SiteArgs, where: Placement | None) -> dict[str, PoolOutputs]:
+        """The plan's pools, in spec order, in the region's network with its grants."""
+        name, spec, region = args.fleet, args.spec, args.plan.region
+        pools: dict[str, PoolOutputs] = {}
+        for pool_name in args.plan.pools:
+            if where is None:  # the site plan gives every region with pools a network
+                raise AssertionError(f"{args.plan.key}: pools without a network")
             pool = spec.pools[pool_name]
-            where = placements[pool_region]
             group = GpuPool(
                 f"{name}-pool-{pool_name}",
                 GpuPoolArgs(
@@ -290,45 +315,45 @@ class AwsSite:
                     queue=pool_queue(pool),
                     agent_log_group_name=where.audit.agent_log_group_name,
                     kms_key_arn=where.key.key_arn,
-                    tags=tags,
-                    region=pool_region,
+                    tags=dict(args.tags),
+                    region=region,
                     gate=_enforced(args.burst_gates.get(pool_name)),
                 ),
-                opts=child,
+                opts=self._child,
             )
-            outputs = PoolOutputs(groups=[group.asg_name], queue=group.queue_name, role=group.role_arn)
-            pools[pool_name] = (pool_region, outputs)
-        self._finish(
-            region,
-            key,
-            storage=storage,
-            budget=budget,
-            placement=placements.get(region),
-            sites=sites,
-            pools=pools,
-        )
-
-    def _finish(
-        self,
-        region: str,
-        key: FleetKey,
-        *,
-        storage: CheckpointBucket | None,
-        budget: FleetBudget,
-        placement: Placement | None,
-        sites: Mapping[str, RegionalSite],
-        pools: Mapping[str, tuple[str, PoolOutputs]],
-    ) -> None:
-        def here(where: str) -> dict[str, PoolOutputs]:
-            return {name: outputs for name, (pool_region, outputs) in pools.items() if pool_region == where}
-
-        self.regions[region] = _outputs(
-            self._plans[region], key, storage, placement, here(region), budget_name=budget.budget_name
-        )
-        for site_region, site in sites.items():
-            self.regions[site_region] = _outputs(
-                self._plans[site_region], site.key, site.storage, site.placement, here(site_region)
+            pools[pool_name] = PoolOutputs(
+                groups=[group.asg_name], queue=group.queue_name, role=group.role_arn
             )
+        return pools
+
+    def _signal(self, args: SiteArgs) -> pulumi.ComponentResource | None:
+        """The AWS publisher of ``gpufleet/Baseline`` ``FreeGpusAhead`` (a role, its Roles Anywhere
+        profile and trust anchor), when the burst order gates an AWS pool (metric-math alarms) and the
+        spec gives the on-prem exporter (``onprem.signal``; the site plan has checked it is given then).
+        The exporter itself runs on the on-prem cluster and is the fleet's."""
+        spec = args.spec
+        gated = any(gate.enforcement == "metric-math" for gate in args.burst_gates.values())
+        if not gated or spec.onprem is None or spec.onprem.signal is None:
+            return None
+        from gpufleet.components.baseline.signal import BaselineSignal, BaselineSignalArgs
+        from gpufleet.components.spec.onprem import full_config_key
+
+        config = spec.onprem.signal
+        ca_certificate: pulumi.Output[str] | None = None
+        if config.ca_certificate:
+            namespace, _, config_name = full_config_key(config.ca_certificate).partition(":")
+            ca_certificate = pulumi.Config(namespace).require_secret(config_name)
+        # Children: <fleet>-signal-role, -signal-publish, -signal-profile (and -signal-anchor).
+        return BaselineSignal(
+            args.fleet,
+            BaselineSignalArgs(
+                tags=dict(args.tags),
+                client_cn=config.client_cn,
+                trust_anchor_arn=config.trust_anchor_arn,
+                ca_certificate=ca_certificate,
+            ),
+            self._child,
+        )
 
     def _account_plan(self, name: str, spec: FleetSpec, tags: dict[str, str]) -> AccountPlan:
         if spec.account.baseline == "separate":
@@ -381,7 +406,6 @@ class AwsSite:
         plan: SitePlan,
         *,
         tags: dict[str, str],
-        pools: dict[str, str],
         bucket_arn: pulumi.Input[str],
         partition: pulumi.Input[str],
     ) -> FleetNetwork:
@@ -392,10 +416,10 @@ class AwsSite:
             args = FleetNetworkArgs(region=region, tags=tags, subnet_ids=list(plan.subnet_ids))
         else:
             zones = zones_for_pools(
-                self._parent,
+                self,
                 region,
                 plan.availability_zones,
-                _pool_types(spec, pools, region),
+                _pool_types(spec, dict.fromkeys(plan.pools, region), region),
                 endpoint_services=interface_endpoint_services(egress),
             )
             args = FleetNetworkArgs(

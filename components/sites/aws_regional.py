@@ -2,8 +2,8 @@
 fleet's presence in one more AWS region (its key, the checkpoint replica, and where pools run, their
 network, logs and the grants their roles get).
 
-``RegionalSite`` keeps the type token ``gpufleet:fleet:RegionalSite`` and its place under the fleet: the
-URNs of deployed stacks do not change with the module it lives in.
+``RegionalSite`` keeps the type token ``gpufleet:fleet:RegionalSite``; it is a child of its region's
+:class:`gpufleet.components.sites.aws.AwsSite`, aliased to its former place under the fleet.
 """
 
 from __future__ import annotations

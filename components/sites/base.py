@@ -132,9 +132,18 @@ class SiteOutputs:
 
 
 class Site(Protocol):
-    """A built site: a ComponentResource (or, for AWS, the builder of its children) with ``outputs``."""
+    """A built site: a ComponentResource with ``outputs`` and ``burst_publisher``.
+
+    ``burst_publisher``: the identity the on-prem signal exporter publishes the burst order's gate of
+    this cloud with, built by the cloud's home site when the spec asks for it (AWS: a
+    :class:`gpufleet.components.baseline.signal.BaselineSignal`; Alibaba: an
+    :class:`gpufleet.components.identity.alicloud_publisher.AlicloudBurstPublisher`); ``None`` on every
+    other site and on clouds without a publisher."""
 
     outputs: SiteOutputs
+
+    @property
+    def burst_publisher(self) -> pulumi.ComponentResource | None: ...
 
 
 class SiteFactory(Protocol):
@@ -144,3 +153,15 @@ class SiteFactory(Protocol):
 def site_name(fleet: str, plan: SitePlan) -> str:
     """The logical name of a site's component: ``<fleet>-<cloud>-<region>``."""
     return f"{fleet}-{plan.cloud}-{plan.region}"
+
+
+if TYPE_CHECKING:
+    from gpufleet.components.sites.alicloud import AlicloudSite
+    from gpufleet.components.sites.aws import AwsSite
+    from gpufleet.components.sites.tencentcloud import TencentSite
+
+    def _every_site_keeps_the_contract(
+        aws: AwsSite, alicloud: AlicloudSite, tencent: TencentSite
+    ) -> list[Site]:
+        """For mypy only: each cloud's site class is a :class:`Site`."""
+        return [aws, alicloud, tencent]

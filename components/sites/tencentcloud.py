@@ -129,6 +129,8 @@ class TencentSite(pulumi.ComponentResource):
 
     outputs: SiteOutputs
     keys_pending_import: bool
+    # Tencent Cloud has no burst publisher: its pools are not gated (the site contract's ``burst_publisher``).
+    burst_publisher: pulumi.ComponentResource | None = None
 
     def __init__(self, name: str, args: SiteArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("gpufleet:sites:TencentSite", name, None, opts)

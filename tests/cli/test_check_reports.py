@@ -18,7 +18,7 @@ from tests.cli.helpers import DEV_STACK, ROOT, Run, copy_project, invoke, replac
 
 SPOT_RULE = "GF-COST-004"
 ASG_URN = (
-    "urn:pulumi:dev::gpufleet::gpufleet:fleet:HybridGpuFleet$gpufleet:pools:GpuPool"
+    "urn:pulumi:dev::gpufleet::gpufleet:fleet:HybridGpuFleet$gpufleet:sites:AwsSite$gpufleet:pools:GpuPool"
     "$aws:autoscaling/group:Group::gpufleet-dev-pool-experiments-asg"
 )
 SPOT_MESSAGE = (

@@ -40,6 +40,8 @@ def test_dev_fleet_composes_every_concern(run_pulumi: Runner) -> None:
         ("gpufleet:keys:FleetKey", "gpufleet-dev-key"),
         ("gpufleet:network:FleetNetwork", "gpufleet-dev-network"),
         ("gpufleet:pools:GpuPool", "gpufleet-dev-pool-experiments"),
+        # The AWS site of the home region: every component above but the fleet is its child.
+        ("gpufleet:sites:AwsSite", "gpufleet-dev-aws-us-east-1"),
         ("gpufleet:storage:CheckpointBucket", "gpufleet-dev-storage"),
     ]
     assert mocks.one("aws:kms/key:Key", "gpufleet-dev-key-key").inputs["enableKeyRotation"] is True

@@ -69,6 +69,10 @@ def test_prod_has_one_site_in_the_second_region_and_replication(run_pulumi: Runn
         ("gpufleet:pools:GpuPool", WEST_POOL),
         ("gpufleet:pools:GpuPool", f"{NAME}-pool-inference-a10g"),
         ("gpufleet:pools:GpuPool", f"{NAME}-pool-train-a100"),
+        # One AWS site per region: the home's, and the west's, which holds its RegionalSite, its pool
+        # and the replication (the west holds the replica).
+        ("gpufleet:sites:AwsSite", f"{NAME}-aws-{HOME}"),
+        ("gpufleet:sites:AwsSite", f"{NAME}-aws-{WEST}"),
         ("gpufleet:storage:CheckpointBucket", f"{NAME}-storage"),
         ("gpufleet:storage:CheckpointBucket", f"{SITE}-storage"),
         ("gpufleet:storage:CheckpointReplication", f"{NAME}-replication"),

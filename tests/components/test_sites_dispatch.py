@@ -6,13 +6,23 @@ from __future__ import annotations
 import json
 import runpy
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import pulumi
 import pytest
 
 from gpufleet.components.fleet import HybridGpuFleet
-from gpufleet.components.sites import SITES, PoolOutputs, SiteArgs, SiteOutputs, SitePlan
+from gpufleet.components.sites import (
+    SITES,
+    Cloud,
+    PoolOutputs,
+    Site,
+    SiteArgs,
+    SiteFactory,
+    SiteOutputs,
+    SitePlan,
+    site_factory,
+)
 from gpufleet.components.spec import parse_fleet
 
 from .conftest import Runner
@@ -28,6 +38,7 @@ class RecordingSite:
     """A site that builds nothing and remembers what it was asked for."""
 
     built: ClassVar[list[tuple[str, SiteArgs, pulumi.ResourceOptions]]] = []
+    burst_publisher = None
 
     def __init__(self, name: str, args: SiteArgs, opts: pulumi.ResourceOptions) -> None:
         self.built.append((name, args, opts))
@@ -255,3 +266,36 @@ def test_the_aws_sites_return_what_links_and_the_baseline_need(run_pulumi: Runne
         "aws:us-west-2 bucket": "gpufleet-prod-us-west-2-storage-bucket-0a1b2c3",
         "aws:us-west-2 vpc": "gpufleet-prod-us-west-2-network-vpc-id",
     }
+
+
+def test_every_site_is_a_component_with_a_burst_publisher(
+    run_pulumi: Runner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fleet reads ``burst_publisher`` off a home site through the contract: the AWS sites are
+    components like the others, and a site without a publisher says ``None``."""
+    import yaml
+
+    from gpufleet.components import fleet as fleet_module
+    from gpufleet.components.sites.tencentcloud import TencentSite
+
+    for cloud in SITES:
+        assert issubclass(cast("type", site_factory(cloud)), pulumi.ComponentResource), cloud
+    assert TencentSite.burst_publisher is None
+    built: list[Site] = []
+
+    def recording(cloud: Cloud) -> SiteFactory:
+        def build(name: str, args: SiteArgs, opts: pulumi.ResourceOptions) -> Site:
+            site = site_factory(cloud)(name, args, opts)
+            built.append(site)
+            return site
+
+        return build
+
+    monkeypatch.setattr(fleet_module, "site_factory", recording)
+    raw = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())["config"]["gpufleet:fleet"]
+    spec = parse_fleet(raw, source="test")
+    run_pulumi(lambda: HybridGpuFleet("gpufleet-prod", spec))
+    assert [type(site).__name__ for site in built] == ["AwsSite", "AwsSite"]
+    assert [site.outputs.region for site in built] == ["us-east-1", "us-west-2"]
+    # prod gates no pool: no publisher, and none ever on the second region's site.
+    assert [site.burst_publisher for site in built] == [None, None]

@@ -73,4 +73,10 @@ def test_replication_waits_for_versioning_and_its_permissions() -> None:
         assert versioning_and_permissions <= set(config.dependencies), config.name
     site = graph.named("gpufleet-prod-us-west-2")[0]
     assert site.type == "gpufleet:fleet:RegionalSite"
-    assert graph.get(site.parent or "") is graph.of_type("gpufleet:fleet:HybridGpuFleet")[0]
+    # The region's RegionalSite and the replication are children of the region's AWS site.
+    aws_site = graph.get(site.parent or "")
+    assert aws_site is not None and aws_site.name == "gpufleet-prod-aws-us-west-2"
+    assert aws_site.type == "gpufleet:sites:AwsSite"
+    assert graph.get(aws_site.parent or "") is graph.of_type("gpufleet:fleet:HybridGpuFleet")[0]
+    replication = graph.named("gpufleet-prod-replication")[0]
+    assert replication.parent == aws_site.urn

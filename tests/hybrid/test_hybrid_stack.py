@@ -34,7 +34,6 @@ def test_one_fleet_holds_the_baseline_the_sites_and_the_links(hybrid: ResourceGr
     assert [
         c for c in children if c[0].startswith(("gpufleet:baseline", "gpufleet:links", "gpufleet:sites"))
     ] == [
-        ("gpufleet:baseline:BaselineSignal", FLEET),
         ("gpufleet:baseline:BurstScheduling", f"{FLEET}-scheduling"),
         ("gpufleet:baseline:OnPremBaseline", f"{FLEET}-onprem"),
         ("gpufleet:baseline:SignalExporter", f"{FLEET}-signal-exporter"),
@@ -42,10 +41,15 @@ def test_one_fleet_holds_the_baseline_the_sites_and_the_links(hybrid: ResourceGr
         ("gpufleet:links:AwsLink", f"{FLEET}-aws-us-east-1-link"),
         ("gpufleet:links:TencentLink", f"{FLEET}-tencentcloud-ap-guangzhou-link"),
         ("gpufleet:sites:AlicloudSite", f"{FLEET}-alicloud-cn-hangzhou"),
+        ("gpufleet:sites:AwsSite", f"{FLEET}-aws-us-east-1"),
+        ("gpufleet:sites:AwsSite", f"{FLEET}-aws-us-west-2"),
         ("gpufleet:sites:TencentSite", f"{FLEET}-tencentcloud-ap-guangzhou"),
     ]
-    # The AWS site builds straight under the fleet (its URNs predate sites); its pool is there.
-    assert _one(hybrid, "aws:autoscaling/group:Group", f"{FLEET}-pool-burst-aws-asg").parent is not None
+    # The AWS site is a component like the others: its pool and the burst order's AWS signal (the
+    # exporter's publisher) are under it.
+    aws_site = _one(hybrid, "gpufleet:sites:AwsSite", f"{FLEET}-aws-us-east-1")
+    assert _one(hybrid, "gpufleet:pools:GpuPool", f"{FLEET}-pool-burst-aws").parent == aws_site.urn
+    assert _one(hybrid, "gpufleet:baseline:BaselineSignal", FLEET).parent == aws_site.urn
 
 
 def test_aws_link_is_a_bgp_vpn_into_the_private_route_table(hybrid: ResourceGraph) -> None:
