@@ -50,8 +50,8 @@ def without_resource_refs(request: Any, field_name: str) -> Any:
     lookup task belong to an event loop `_ensure_event_loop` creates for that thread. The program's
     loop later awaits that task through `wait_for_rpcs`: if it is still pending then, the run fails
     with "attached to a different loop", at random. With plain ids nothing is rebuilt off the
-    program's loop. The recorded inputs keep the original request, where the engine's `_from_struct` makes the
-    same replacement.
+    program's loop. The recorded inputs keep the original request, where `engine_monitor._from_struct`
+    makes the same replacement.
     """
     struct = getattr(request, field_name)
     if _RESOURCE_SIG_BYTES not in struct.SerializeToString():
