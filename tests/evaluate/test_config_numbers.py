@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.evaluate import wire_form
+from gpufleet.analyzer_inputs import wire_form
 from gpufleet.policies.registry import default_registry
 from gpufleet.policy_config import (
     PolicyConfigError,
