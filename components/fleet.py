@@ -179,7 +179,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
 
         burst_gpus = 0
         if spec.onprem.scheduler is not None:
-            from gpufleet.components.baseline.scheduling import plan_flavors
+            from gpufleet.components.baseline.kueue import plan_flavors
 
             try:
                 burst_gpus = sum(f.gpus for f in plan_flavors(spec, stack_provider_regions())[1:])
@@ -261,13 +261,10 @@ class HybridGpuFleet(pulumi.ComponentResource):
         spec has ``onprem.scheduler`` (components/baseline/scheduling.py)."""
         if baseline is None or spec.onprem is None or spec.onprem.scheduler is None:
             return None
+        from gpufleet.components.baseline.autoscaler import plan_autoscalers
         from gpufleet.components.baseline.exporter import cost_labels
-        from gpufleet.components.baseline.scheduling import (
-            BurstScheduling,
-            BurstSchedulingArgs,
-            plan_autoscalers,
-            plan_flavors,
-        )
+        from gpufleet.components.baseline.kueue import plan_flavors
+        from gpufleet.components.baseline.scheduling import BurstScheduling, BurstSchedulingArgs
 
         regions = stack_provider_regions()
         try:

@@ -25,7 +25,7 @@ import pulumi.runtime.resource as pulumi_runtime_resource
 from google.protobuf import struct_pb2
 from pulumi.runtime.proto import source_pb2
 
-from gpufleet import sandbox
+from gpufleet import sandbox, sandbox_child, sandbox_protocol
 from gpufleet.graph import SECRET_SIG_KEY, UNKNOWN_STRING
 from gpufleet.project import Project
 
@@ -50,8 +50,8 @@ def without_resource_refs(request: Any, field_name: str) -> Any:
     lookup task belong to an event loop `_ensure_event_loop` creates for that thread. The program's
     loop later awaits that task through `wait_for_rpcs`: if it is still pending then, the run fails
     with "attached to a different loop", at random. With plain ids nothing is rebuilt off the
-    program's loop. The recorded inputs keep the original request, where the engine's `_from_struct` makes the
-    same replacement.
+    program's loop. The recorded inputs keep the original request, where `engine_monitor._from_struct`
+    makes the same replacement.
     """
     struct = getattr(request, field_name)
     if _RESOURCE_SIG_BYTES not in struct.SerializeToString():
@@ -150,7 +150,7 @@ def _no_debug(*_args: Any, **_kwargs: Any) -> None:
 def left_behind(project: Project, threads_before: set[threading.Thread]) -> str | None:
     """A fork or non-daemon threads the program left: the language host would not finish either."""
     program = os.path.relpath(project.program_file, project.root)
-    forks = sandbox.forks()
+    forks = sandbox_child.forks()
     if forks:
         at = where(forks[0], project)
         return (
@@ -181,7 +181,7 @@ def _pool_worker(thread: threading.Thread) -> bool:
     return getattr(target, "__module__", None) == "concurrent.futures.thread"
 
 
-def where(frames: sandbox.Frames, project: Project) -> str:
+def where(frames: sandbox_protocol.Frames, project: Project) -> str:
     """` (at file:line)` of the innermost frame in the project's own code, or nothing."""
     root = str(project.root) + os.sep
     found = ""
@@ -227,8 +227,9 @@ def child_problem(problem: sandbox.ChildProblem, project: Project) -> str:
     if isinstance(problem, sandbox.Died) and problem.signal is not None:
         return (
             f"the program {program} crashed the process running it (signal "
-            f"{sandbox.signal_name(problem.signal)}: a fault in a native extension, memory exhausted, "
-            f"a recursion too deep for the interpreter, or a kill from outside); nothing is reported"
+            f"{sandbox_protocol.signal_name(problem.signal)}: a fault in a native extension, "
+            f"memory exhausted, a recursion too deep for the interpreter, or a kill from outside); "
+            f"nothing is reported"
         )
     status = problem.status if isinstance(problem, sandbox.Died) else None
     return (

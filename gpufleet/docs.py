@@ -257,7 +257,7 @@ Clouds: A AWS, L Alibaba Cloud, T Tencent Cloud, K Kubernetes.
 
 def engine_section() -> str:
     """GF-ENGINE-001: what the offline engine itself reports, apart from the pack's rules."""
-    from gpufleet.evaluate import (
+    from gpufleet.findings import (
         OPAQUE_DESCRIPTION,
         OPAQUE_POLICY,
         OPAQUE_REMEDIATION,

@@ -12,6 +12,9 @@ does (loop, sleep, fork, `os._exit`, leave threads running, close stdout, crash 
 caller gets a graph or a one-paragraph `EngineError`, and its own process state is untouched. Inside
 the child the run also has its own `contextvars` context, event loop and working directory, with
 `sys.path`, `sys.argv` and the program's own modules restored afterwards.
+
+The recording monitor is `gpufleet.engine_monitor`; what the child sends back is checked in
+`gpufleet.engine_received`, and a failed program's message is written in `gpufleet.engine_errors`.
 """
 
 from __future__ import annotations
@@ -21,45 +24,38 @@ import contextlib
 import contextvars
 import io
 import logging
-import math
 import os
-import re
 import runpy
 import sys
 import threading
-import traceback
 import warnings
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pulumi
 import pulumi.resource as pulumi_resource
 import pulumi.runtime
-from google.protobuf import struct_pb2
 from pulumi.runtime import settings as pulumi_settings
-from pulumi.runtime.mocks import MockMonitor
 from pulumi.runtime.stack import run_pulumi_func, wait_for_rpcs
 
 from gpufleet import sandbox
 from gpufleet.childrun import (
-    RESOURCE_SIG,
     child_problem,
     import_sdk_modules,
     left_behind,
     quick_registrations,
     remember_sdk_modules,
     sdk_modules,
-    without_resource_refs,
 )
-from gpufleet.graph import SECRET_SIG_KEY, UNKNOWN_STRING, Resource, ResourceGraph
-from gpufleet.mocks import FleetMocks, encode_documents, recorded_outputs
+from gpufleet.engine_errors import EngineError, program_error
+from gpufleet.engine_monitor import RecordingMonitor
+from gpufleet.engine_received import received
+from gpufleet.graph import ResourceGraph
+from gpufleet.mocks import FleetMocks
 from gpufleet.project import SECRET_PLACEHOLDER, Project, ProjectError, load_project, load_stack_config
-
-STACK_TYPE = "pulumi:pulumi:Stack"
-_GPUFLEET_DIR = Path(__file__).resolve().parent
 
 # `pulumi.resource` functions every resource constructor calls, in program order.
 _CONSTRUCTION_HOOKS = ("register_resource", "read_resource")
@@ -71,233 +67,6 @@ DEFAULT_TIMEOUT = 300.0
 
 # The run mutates process-wide state (cwd, sys.path, sys.modules): one run at a time.
 _RUN_LOCK = threading.Lock()
-
-
-class EngineError(Exception):
-    """The program could not be run or failed; the message is one paragraph for the user."""
-
-
-# -- wire form -------------------------------------------------------------------------------------
-
-
-def _from_struct(value: Any) -> Any:
-    """A protobuf Struct value as JSON-like data, the way CrossGuard receives it."""
-    if isinstance(value, struct_pb2.Struct):
-        out = {k: _from_struct(v) for k, v in value.items()}
-        if out.get(SECRET_SIG_KEY) == RESOURCE_SIG:
-            # A resource passed as an input: what a policy sees is its id (custom) or URN.
-            return out.get("id") or out.get("urn")
-        return out
-    if isinstance(value, struct_pb2.ListValue):
-        return [_from_struct(v) for v in value]
-    if isinstance(value, float):
-        if value.is_integer():
-            return int(value)
-        if not math.isfinite(value):
-            return _non_finite(value)
-    return value
-
-
-class NonFinite(str):
-    """A NaN or infinite number from the program, kept as protobuf's JSON text for it (`"NaN"`,
-    `"Infinity"`, `"-Infinity"`): JSON cannot carry it, nor can an int. The run names each in a note."""
-
-    __slots__ = ()
-
-
-_seen = threading.local()
-
-
-def _non_finite(value: float) -> NonFinite:
-    _seen.flag = True
-    return NonFinite("NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity"))
-
-
-def _marker_paths(value: Any, path: str) -> list[str]:
-    """Where `NonFinite` markers sit in `value`, as `ingress[0].fromPort`."""
-    if isinstance(value, NonFinite):
-        return [path]
-    if isinstance(value, dict):
-        return [p for k, v in value.items() for p in _marker_paths(v, f"{path}.{k}" if path else str(k))]
-    if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in _marker_paths(v, f"{path}[{i}]")]
-    return []
-
-
-def _from_python(value: Any) -> Any:
-    """A value produced by the mocks as JSON-like data."""
-    if isinstance(value, dict):
-        return {str(k): _from_python(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_from_python(v) for v in value]
-    if isinstance(value, bool) or value is None or isinstance(value, str | int):
-        return value
-    if isinstance(value, float):
-        if value.is_integer():
-            return int(value)
-        return value if math.isfinite(value) else _non_finite(value)
-    if isinstance(value, pulumi.Resource):
-        return getattr(value, "_name", None) or repr(value)
-    if type(value).__name__ == "Unknown":
-        return UNKNOWN_STRING
-    return str(value)
-
-
-def _provider_urn(reference: str) -> str | None:
-    """`<urn>::<id>` -> `<urn>`."""
-    if not reference:
-        return None
-    return reference.rsplit("::", 1)[0]
-
-
-# -- recording monitor -----------------------------------------------------------------------------
-
-
-@dataclass
-class _Record:
-    urn: str
-    type: str
-    name: str
-    custom: bool
-    inputs: dict[str, Any]
-    outputs: dict[str, Any] = field(default_factory=dict)
-    parent: str | None = None
-    dependencies: tuple[str, ...] = ()
-    property_dependencies: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    provider: str | None = None
-    id: str | None = None
-    protect: bool = False
-    remote: bool = False
-
-    def freeze(self) -> Resource:
-        return Resource(
-            urn=self.urn,
-            type=self.type,
-            name=self.name,
-            custom=self.custom,
-            inputs=self.inputs,
-            outputs=self.outputs,
-            parent=self.parent,
-            dependencies=self.dependencies,
-            property_dependencies=self.property_dependencies,
-            provider=self.provider,
-            id=self.id,
-            protect=self.protect,
-            remote=self.remote,
-        )
-
-
-class RecordingMonitor(MockMonitor):
-    """A mock resource monitor that keeps the whole registration request, not only type/name/inputs."""
-
-    def __init__(self, mocks: FleetMocks) -> None:
-        super().__init__(mocks)
-        self.records: dict[str, _Record] = {}
-        self.stack_urn: str | None = None
-        self._lock = threading.Lock()
-
-    def make_urn(self, parent: str, type_: str, name: str) -> str:
-        """URNs as the Pulumi engine makes them: the parent's full type chain, without the root stack."""
-        if parent:
-            qualified = parent.split("::")[2]
-            if qualified != STACK_TYPE:
-                type_ = f"{qualified}${type_}"
-        stack, project = pulumi.get_stack(), pulumi.get_project()
-        return f"urn:pulumi:{stack}::{project}::{type_}::{name}"
-
-    def _keep(self, record: _Record) -> None:
-        with self._lock:
-            # A URN registered twice is a program error the real engine rejects; keep the first.
-            self.records.setdefault(record.urn, record)
-
-    def RegisterResource(self, request: Any) -> Any:
-        response = super().RegisterResource(without_resource_refs(request, "object"))  # type: ignore[no-untyped-call]
-        urn = response.urn
-        _seen.flag = False
-        inputs = _from_struct(request.object)
-        if request.type == STACK_TYPE:
-            self.stack_urn = urn
-            self._keep(_Record(urn=urn, type=STACK_TYPE, name=request.name, custom=False, inputs={}))
-            return response
-        registration = self.resources.get(urn)
-        state = _from_python(recorded_outputs(registration.state)) if registration is not None else {}
-        if _seen.flag:
-            self._note_non_finite(request.type, request.name, {"inputs": inputs, "outputs": state})
-        self._keep(
-            _Record(
-                urn=urn,
-                type=request.type,
-                name=request.name,
-                custom=bool(request.custom),
-                remote=bool(getattr(request, "remote", False)),
-                inputs=inputs,
-                outputs={**encode_documents(inputs), **state},
-                parent=request.parent or None,
-                dependencies=tuple(dict.fromkeys(request.dependencies)),
-                property_dependencies={
-                    key: tuple(deps.urns) for key, deps in request.propertyDependencies.items() if deps.urns
-                },
-                provider=_provider_urn(request.provider),
-                id=(response.id or None) if request.custom else None,
-                protect=bool(getattr(request, "protect", False)),
-            )
-        )
-        return response
-
-    def ReadResource(self, request: Any) -> Any:
-        response = super().ReadResource(without_resource_refs(request, "properties"))  # type: ignore[no-untyped-call]
-        registration = self.resources.get(response.urn)
-        if not response.id:
-            # In a preview the SDK takes an empty id from a read as unknown; the engine returns it.
-            response.id = (registration.id if registration is not None else None) or request.id
-        state = _from_python(recorded_outputs(registration.state)) if registration is not None else {}
-        self._keep(
-            _Record(
-                urn=response.urn,
-                type=request.type,
-                name=request.name,
-                custom=True,
-                inputs=_from_struct(request.properties),
-                outputs=state,
-                parent=request.parent or None,
-                dependencies=tuple(dict.fromkeys(request.dependencies)),
-                provider=_provider_urn(request.provider),
-                id=request.id or None,
-            )
-        )
-        return response
-
-    def Invoke(self, request: Any) -> Any:
-        return super().Invoke(without_resource_refs(request, "args"))  # type: ignore[no-untyped-call]
-
-    def _note_non_finite(self, type_: str, name: str, values: dict[str, Any]) -> None:
-        paths = _marker_paths(values, "")
-        if not paths:
-            return
-        shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-        note = (
-            f"{type_} {name!r}: {shown} {'is' if len(paths) == 1 else 'are'} not a finite number (NaN or "
-            'infinity), which JSON and the Pulumi engine cannot carry; kept as the string "NaN" or '
-            '"Infinity", so policies judge it as malformed: fix the program'
-        )
-        with self._lock:
-            notes: list[str] = self.mocks.notes  # type: ignore[attr-defined]
-            if note not in notes:
-                notes.append(note)
-
-    def RegisterResourceOutputs(self, request: Any) -> Any:
-        _seen.flag = False
-        outputs = _from_struct(request.outputs)
-        if _seen.flag:
-            record = self.records.get(request.urn)
-            self._note_non_finite(
-                record.type if record else "component", request.urn.rsplit("::", 1)[-1], {"outputs": outputs}
-            )
-        with self._lock:
-            record = self.records.get(request.urn)
-            if record is not None:
-                record.outputs = outputs
-        return super().RegisterResourceOutputs(request)  # type: ignore[no-untyped-call]
 
 
 class _NoteHandler(logging.Handler):
@@ -362,7 +131,7 @@ def run_program(
         sent = sandbox.call(_record, job, timeout=timeout)
     except sandbox.ChildProblem as exc:
         raise EngineError(child_problem(exc, project)) from None
-    recorded = _received(sent, project)
+    recorded = received(sent, project)
     if isinstance(recorded, str):
         raise EngineError(recorded)
     remember_sdk_modules(recorded.sdk_modules)
@@ -388,90 +157,8 @@ class _Job:
     stack_references: dict[str, dict[str, Any]] | None
 
 
-@dataclass(frozen=True)
-class _Recorded:
-    """What the child process sends back."""
-
-    resources: list[Resource]
-    outputs: dict[str, Any]
-    notes: list[str]
-    sdk_modules: list[str]
-
-
 UNISOLATED_NOTE = "the program ran without isolation"
 """Start of the graph note when namespaces were not available (`check --strict` refuses such a run)."""
-
-_SDK_MODULE = re.compile(r"(pulumi_[a-z0-9_]+|tencentcloud_iac_pulumi)(\.[a-z_][a-z0-9_]*)?")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]")
-
-
-def _received(sent: Any, project: Project) -> _Recorded | str:
-    """What the child sent, checked field by field before anything is built from it: the child runs the
-    judged program, so its answer is data to validate, never code or objects to trust."""
-    if isinstance(sent, str):
-        return _CONTROL.sub("", sent)
-    program = os.path.relpath(project.program_file, project.root)
-    try:
-        if not isinstance(sent, dict):
-            raise TypeError("not an object")
-        resources = [_resource(item) for item in _typed(sent.get("resources"), list, "resources")]
-        outputs = _typed(sent.get("outputs"), dict, "outputs")
-        notes = [_CONTROL.sub("", _typed(n, str, "note")) for n in _typed(sent.get("notes"), list, "notes")]
-        modules = [
-            name
-            for name in _typed(sent.get("sdk_modules"), list, "sdk_modules")
-            if isinstance(name, str) and _SDK_MODULE.fullmatch(name)
-        ]
-    except (TypeError, ValueError, KeyError) as exc:
-        return (
-            f"the run of the program {program} sent back a result the engine cannot read ({exc}); the "
-            f"program may have written to the engine's result channel itself, so nothing is reported"
-        )
-    return _Recorded(resources=resources, outputs=outputs, notes=notes, sdk_modules=modules)
-
-
-_T = TypeVar("_T")
-
-
-def _typed(value: Any, kind: type[_T], what: str) -> _T:
-    if not isinstance(value, kind):
-        raise TypeError(f"{what} is not a {kind.__name__}")
-    return value
-
-
-def _optional_str(value: Any, what: str) -> str | None:
-    return None if value is None else _typed(value, str, what)
-
-
-def _strings(value: Any, what: str) -> tuple[str, ...]:
-    return tuple(_typed(item, str, what) for item in _typed(value, list, what))
-
-
-def _resource(data: Any) -> Resource:
-    data = _typed(data, dict, "resource")
-    urn = _typed(data["urn"], str, "urn")
-    if not urn.startswith("urn:pulumi:"):
-        raise ValueError(f"{urn[:80]!r} is not a URN")
-    return Resource(
-        urn=urn,
-        type=_typed(data["type"], str, "type"),
-        name=_typed(data["name"], str, "name"),
-        custom=_typed(data["custom"], bool, "custom"),
-        inputs=_typed(data["inputs"], dict, "inputs"),
-        outputs=_typed(data["outputs"], dict, "outputs"),
-        parent=_optional_str(data.get("parent"), "parent"),
-        dependencies=_strings(data.get("dependencies", []), "dependencies"),
-        property_dependencies={
-            _typed(key, str, "property"): _strings(value, "property_dependencies")
-            for key, value in _typed(
-                data.get("property_dependencies", {}), dict, "property_dependencies"
-            ).items()
-        },
-        provider=_optional_str(data.get("provider"), "provider"),
-        id=_optional_str(data.get("id"), "id"),
-        protect=_typed(data.get("protect", False), bool, "protect"),
-        remote=_typed(data.get("remote", False), bool, "remote"),
-    )
 
 
 def _record(job: _Job) -> dict[str, Any] | str:
@@ -491,7 +178,7 @@ def _record(job: _Job) -> dict[str, Any] | str:
     except KeyboardInterrupt as exc:
         # The child leads its own process group: a Ctrl-C at the terminal never reaches it, so this
         # was raised by the program.
-        return str(_program_error(exc, project, project.stack_file(job.stack)))
+        return str(program_error(exc, project, project.stack_file(job.stack)))
     problem = left_behind(project, threads_before)
     if problem:
         return problem
@@ -608,7 +295,7 @@ def _run_isolated(run: _Run) -> None:
         except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            raise _program_error(exc, project, project.stack_file(stack)) from None
+            raise program_error(exc, project, project.stack_file(stack)) from None
         finally:
             for name, original in originals.items():
                 setattr(pulumi_resource, name, original)
@@ -716,129 +403,6 @@ def _forget_program_modules(before: set[str], program_dir: Path) -> None:
         module_file = getattr(sys.modules.get(name), "__file__", None)
         if module_file and str(Path(module_file).resolve()).startswith(prefix):
             del sys.modules[name]
-
-
-def _program_frame(exc: BaseException, project: Project) -> str:
-    """`file:line` of the innermost frame in the project's own code, outside any virtualenv."""
-    root = str(project.root) + os.sep
-    found = ""
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename.startswith("<"):
-            # `<frozen importlib._bootstrap>`, `<string>`: no file, and relative to the program's cwd.
-            continue
-        filename = str(Path(frame.filename).resolve())
-        if filename.startswith(root) and "site-packages" not in filename:
-            found = f"{os.path.relpath(filename, project.root)}:{frame.lineno}"
-    return found
-
-
-def one_paragraph(text: str) -> str:
-    """Multi-line messages (a spec's list of problems) as one paragraph: `head: a; b; c`."""
-    lines = [" ".join(line.split()) for line in text.strip().splitlines() if line.strip()]
-    if len(lines) <= 1:
-        return lines[0] if lines else ""
-    return f"{lines[0]} {'; '.join(lines[1:])}"
-
-
-_SHOWN_CHARACTERS = 400
-"""A program's error message is quoted up to this long: enough for any real one, not a flood in CI."""
-
-
-def _text(value: object) -> str:
-    """`str(value)`, or a description when the program's own `__str__` fails."""
-    try:
-        return str(value)
-    except Exception as exc:  # the program's code, which may raise anything
-        return f"(its message cannot be shown: str() raised {type(exc).__name__})"
-
-
-def _clipped(text: str) -> str:
-    if len(text) <= _SHOWN_CHARACTERS:
-        return text
-    return f"{text[:_SHOWN_CHARACTERS]}... ({len(text) - _SHOWN_CHARACTERS:,} more characters)"
-
-
-def _shown(value: object) -> str:
-    """A program's value or error message as one paragraph, of reasonable length."""
-    return _clipped(one_paragraph(_text(value)))
-
-
-def _program_error(exc: BaseException, project: Project, stack_file: Path) -> BaseException:
-    program = os.path.relpath(project.program_file, project.root)
-    where = _program_frame(exc, project)
-    at = f" (at {where})" if where else ""
-    if isinstance(exc, SystemExit):
-        code = exc.code
-        if code is None or code == 0:
-            detail = "exited early (sys.exit) before finishing"
-        elif isinstance(code, int):
-            detail = f"exited (sys.exit) with status {code}"
-        else:
-            detail = f"exited (sys.exit): {_shown(code)}"
-        return EngineError(f"the program {program} {detail}{at}; nothing was recorded past that point")
-    if isinstance(exc, pulumi.ConfigMissingError):
-        if not stack_file.is_file():
-            stack = stack_file.name.removeprefix("Pulumi.").removesuffix(".yaml")
-            return EngineError(
-                f"the program {program} requires config {exc.key!r}{at}, and stack {stack!r} has no stack "
-                f"file ({stack_file} does not exist); create it with `gpufleet new {stack} --from TEMPLATE` "
-                f"(`gpufleet new --list` shows the templates), or write it with {exc.key!r} under `config:`"
-            )
-        return EngineError(
-            f"the program {program} requires config {exc.key!r}{at}, which {stack_file} does not set; "
-            f"add it under `config:` in that file"
-        )
-    if isinstance(exc, pulumi.RunError):
-        return EngineError(f"the program {program} stopped with an error{at}: {_shown(exc)}")
-    if isinstance(exc, SyntaxError) and exc.filename and not exc.filename.startswith("<"):
-        source = Path(exc.filename).resolve()
-        shown = os.path.relpath(source, project.root) if source.is_relative_to(project.root) else str(source)
-        line = f":{exc.lineno}" if exc.lineno else ""
-        kind = "an indentation error" if isinstance(exc, IndentationError) else "a syntax error"
-        return EngineError(f"the program {program} has {kind} at {shown}{line}: {exc.msg}")
-    if isinstance(exc, ModuleNotFoundError) and exc.name:
-        top = exc.name.split(".")[0]
-        local = (project.program_dir / top).exists() or (project.program_dir / f"{top}.py").exists()
-        if not local:
-            return EngineError(
-                f"the program {program} imports {exc.name!r}{at}, which is not installed; install it in "
-                f"this environment ({sys.executable}) and run again"
-            )
-    if not isinstance(exc, Exception):
-        # KeyboardInterrupt, GeneratorExit, a program's own BaseException subclass.
-        message = _shown(exc)
-        detail = f": {message}" if message else ""
-        return EngineError(
-            f"the program {program} raised {type(exc).__name__}{at}{detail}; nothing was recorded past "
-            f"that point"
-        )
-    if _raised_in_gpufleet(exc):
-        # A fault of the engine itself, not of the program: keep the traceback for the bug report.
-        return exc
-    text = _text(exc)
-    registering = _REGISTERING.findall(text)
-    if registering:
-        # The SDK wraps a bad input once per resource on the way down; the innermost names the cause.
-        name, token = registering[-1]
-        innermost = text.strip().splitlines()[-1]
-        cause = _clipped(_RISEN.sub("", innermost).strip())
-        return EngineError(f"the program {program} failed{at} while registering {token} {name!r}: {cause}")
-    message = _shown(exc) or "(no message)"
-    return EngineError(f"the program {program} failed{at}: {type(exc).__name__}: {message}")
-
-
-_REGISTERING = re.compile(r"While processing resource: '([^']*)', type: '([^']*)'")
-_RISEN = re.compile(r"^\w+ has risen: ")
-
-
-def _raised_in_gpufleet(exc: BaseException) -> bool:
-    frames = traceback.extract_tb(exc.__traceback__)
-    if not frames:
-        return False
-    if Path(frames[-1].filename).resolve().is_relative_to(_GPUFLEET_DIR):
-        return True
-    mocks_file = _GPUFLEET_DIR / "mocks.py"
-    return any(Path(f.filename).resolve() == mocks_file for f in frames)
 
 
 __all__ = ["EngineError", "RecordingMonitor", "run_program"]

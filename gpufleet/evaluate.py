@@ -20,363 +20,66 @@ the real engine and the other way round:
   `UnknownValueError` that escapes a policy becomes the servicer's advisory "can't run policy" diagnostic;
 - any other exception a policy raises (the pack's own policies never do: `policies.rule` wraps them) is the
   finding "could not be judged: internal error <type>" for that policy and resource, not the end of the run.
+
+What the engine sends is built in `gpufleet.analyzer_inputs`; findings and stack results are
+`gpufleet.findings`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
-from datetime import date
-from functools import cache
-from importlib import metadata
+from dataclasses import dataclass
 from inspect import isawaitable
 from pathlib import Path
 from typing import Any
 
 from pulumi_policy import (
     EnforcementLevel,
-    PolicyCustomTimeouts,
     PolicyProviderResource,
     PolicyResource,
-    PolicyResourceOptions,
     ResourceValidationArgs,
     ResourceValidationPolicy,
     StackValidationArgs,
     StackValidationPolicy,
 )
-from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
+from gpufleet.analyzer_inputs import (
+    _deserialized,
+    analyzed_resources,
+    default_stack_tags,
+    provider_resource,
+    resource_options,
+    stack_props,
+    wire_form,
+)
+from gpufleet.findings import (
+    Finding,
+    StackResult,
+    WaivedFinding,
+    opaque_findings,
+    placeholder_notes,
+    redact_secrets,
+)
 from gpufleet.graph import Resource, ResourceGraph
 from gpufleet.policies.rule import CannotTell, GfPolicy, GfResourcePolicy, Unjudged, internal_error_message
 from gpufleet.policies.waivers import Settings, Waiver
 from gpufleet.policies.waivers import today as waiver_today
 from gpufleet.policy_config import (
-    ENGINE_POLICY,
-    ENGINE_RULE_ID,
     PolicyConfigError,
     engine_enforcement,
     resolve_policy_config,
     waiver_settings,
 )
-from gpufleet.redact import Redactor, redactor, secret_texts
+from gpufleet.redact import redactor, secret_texts
 
 ENGINE = "crossguard"
 PACK_NAME = "gpufleet"
 # `PolicyPack` always reports this version over gRPC (the CLI reads the real one from PulumiPolicy.yaml);
 # the servicer's "can't run policy" message quotes it, so the offline message does too.
 SERVED_PACK_VERSION = "0.0.1"
-
-SEVERITY_ORDER = ("critical", "high", "medium", "low", "")
-ENFORCEMENT_ORDER = ("mandatory", "advisory")
-
-# pkg -> distribution that ships the provider SDK; its version names the default provider.
-_PROVIDER_DISTRIBUTIONS = {
-    "aws": "pulumi-aws",
-    "alicloud": "pulumi-alicloud",
-    "tencentcloud": "tencentcloud-iac-pulumi",
-    "kubernetes": "pulumi-kubernetes",
-    "random": "pulumi-random",
-}
-
-
-# The engine's own finding: a component it could not look inside (see `ResourceGraph.opaque`).
-OPAQUE_RULE_ID = ENGINE_RULE_ID
-OPAQUE_POLICY = ENGINE_POLICY
-OPAQUE_SEVERITY = "medium"
-OPAQUE_ENGINE = "gpufleet"
-OPAQUE_DESCRIPTION = (
-    "A component whose children are built by a provider plugin (a remote component such as pulumi-eks, "
-    "awsx, Helm v4 `Chart` or YAML v2 `ConfigFile`; a Helm v3 `Chart` or `Release`; a kustomize "
-    "`Directory`) could not be looked inside offline, so no policy judged its children."
-)
-OPAQUE_REMEDIATION = (
-    "Judge the children where they are built: run `pulumi preview --policy-pack policies` with the "
-    "provider plugin installed, or build them in the program (render a chart with `helm template` and "
-    "load the YAML with `kubernetes.yaml.ConfigFile`, which is expanded offline). "
-    "`gpufleet check --strict` (or `--enforce GF-ENGINE-001=mandatory`, or "
-    "`component-not-inspected: mandatory` in the policy config) makes this finding mandatory."
-)
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One violation, in the DESIGN.md output contract's shape."""
-
-    rule_id: str
-    policy: str
-    enforcement: str
-    severity: str
-    engine: str
-    urn: str
-    resource_type: str
-    message: str
-    remediation: str
-    spec_field: str | None = None
-    """For a gpufleet stack: the `gpufleet:fleet` field the remediation sets (remediation_fields.py)."""
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        # Added to the contract where known; absent otherwise, so every other finding keeps its shape.
-        if data["spec_field"] is None:
-            del data["spec_field"]
-        return data
-
-    def sort_key(self) -> tuple[int, int, str, str, str]:
-        return (
-            ENFORCEMENT_ORDER.index(self.enforcement) if self.enforcement in ENFORCEMENT_ORDER else 2,
-            SEVERITY_ORDER.index(self.severity) if self.severity in SEVERITY_ORDER else 4,
-            self.rule_id,
-            self.urn,
-            self.message,
-        )
-
-
-@dataclass(frozen=True)
-class WaivedFinding:
-    """A violation a waiver applies to: reported, never mandatory (gpufleet.waivers, policies.waivers)."""
-
-    finding: Finding
-    waiver: Waiver
-
-    def to_json(self, on: date) -> dict[str, Any]:
-        return {**self.finding.to_json(), "waiver": self.waiver.to_json(on)}
-
-
-@dataclass
-class StackResult:
-    stack: str
-    project: str
-    resources: int
-    violations: list[Finding] = field(default_factory=list)
-    not_applicable: list[dict[str, str]] = field(default_factory=list)
-    checkov: dict[str, Any] = field(default_factory=lambda: {"passed": 0, "failed": 0, "findings": []})
-    cost: dict[str, Any] | None = None
-    stack_file: str | None = None
-    opaque: list[dict[str, str]] = field(default_factory=list)
-    """Components that could not be looked inside offline (`ResourceGraph.opaque`)."""
-    waived: list[WaivedFinding] = field(default_factory=list)
-    """Violations a waiver applies to; not in `violations`."""
-    waivers: list[dict[str, Any]] = field(default_factory=list)
-    """Every waiver of the stack with its state (`gpufleet.waivers.inventory`)."""
-    waivers_on: date | None = None
-    pack_seconds: float = 0.0
-    """Seconds the policy pack took on this stack (checkov's timing block compares them)."""
-    secret_texts: frozenset[str] = field(default_factory=frozenset, repr=False)
-    """The stack's secret texts (`gpufleet.redact.secret_texts`): the reports redact them from what they
-    show besides the findings (the rules' texts). Never written out."""
-    notes: list[str] = field(default_factory=list)
-    """The engine's notes about placeholders the program read (an invoke or stack output answered with a
-    synthetic value): a verdict on a resource built from one judges the placeholder, so `check` says it."""
-    error: dict[str, Any] | None = None
-    """Why the stack could not be checked at all (`{"message", "details"}`): `check --all-stacks` reports
-    it beside the stacks it could check."""
-
-    @property
-    def mandatory_violations(self) -> list[Finding]:
-        return [v for v in self.violations if v.enforcement == "mandatory"]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "stack": self.stack,
-            "project": self.project,
-            "resources": self.resources,
-            "violations": [v.to_json() for v in self.violations],
-            "opaque": [dict(item) for item in self.opaque],
-            "checkov": self.checkov,
-            "cost": self.cost,
-            "waived": self.waived_json(),
-            **({"notes": list(self.notes)} if self.notes else {}),
-            # Added to the contract for stacks that could not be checked; absent on every other entry.
-            **({"error": self.error} if self.error is not None else {}),
-        }
-
-    def waived_json(self) -> dict[str, Any]:
-        on = self.waivers_on or waiver_today()
-        return {
-            "on": on.isoformat(),
-            "findings": [w.to_json(on) for w in self.waived],
-            "waivers": [dict(item) for item in self.waivers],
-        }
-
-
-# --- what the engine sends --------------------------------------------------------------------------
-
-
-def default_stack_tags(graph: ResourceGraph, *, description: str | None = None) -> dict[str, str]:
-    """The stack tags the CLI sends with `ConfigureStack`: project name and runtime, the project's
-    description, and every `pulumi:tags` config value (git metadata tags are the caller's to add);
-    for a gpufleet stack also `gpufleet:environment`, the fleet spec's `environment`."""
-    tags: dict[str, str] = {"pulumi:project": graph.project, "pulumi:runtime": "python"}
-    if description:
-        tags["pulumi:description"] = description
-    configured = _config_object(graph.config.get("pulumi:tags"))
-    if isinstance(configured, Mapping):
-        tags.update({str(k): str(v) for k, v in configured.items()})
-    # The fleet spec's environment is the stack's: the rules read it before any resource's env tag.
-    fleet = _config_object(graph.config.get("gpufleet:fleet"))
-    environment = fleet.get("environment") if isinstance(fleet, Mapping) else None
-    if isinstance(environment, str) and environment:
-        tags["gpufleet:environment"] = environment
-    return tags
-
-
-def _config_object(value: Any) -> Any:
-    """Structured config arrives JSON-encoded (as the CLI passes it to programs) or already parsed."""
-    if isinstance(value, str) and value[:1] in ("{", "["):
-        try:
-            return json.loads(value)
-        except json.JSONDecodeError:
-            return value
-    if isinstance(value, Mapping) and set(value) == {"value"}:
-        return _config_object(value["value"])
-    return value
-
-
-@cache
-def provider_version(package: str) -> str | None:
-    distribution = _PROVIDER_DISTRIBUTIONS.get(package, f"pulumi-{package}")
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def default_provider_name(package: str) -> str:
-    version = provider_version(package)
-    return "default_" + version.replace(".", "_").replace("-", "_") if version else "default"
-
-
-def default_provider(graph: ResourceGraph, package: str) -> Resource:
-    """The default provider the engine would create for `package`, configured from the stack's config."""
-    name = default_provider_name(package)
-    prefix = f"{package}:"
-    inputs: dict[str, Any] = {
-        key[len(prefix) :]: _config_object(value)
-        for key, value in sorted(graph.config.items())
-        if key.startswith(prefix)
-    }
-    version = provider_version(package)
-    if version:
-        inputs["version"] = version
-    token = f"pulumi:providers:{package}"
-    return Resource(
-        urn=f"urn:pulumi:{graph.stack}::{graph.project}::{token}::{name}",
-        type=token,
-        name=name,
-        custom=True,
-        inputs=inputs,
-        outputs=dict(inputs),
-    )
-
-
-class _Providers:
-    """Resolves each resource's provider: an explicit provider of the graph, else the default one."""
-
-    def __init__(self, graph: ResourceGraph) -> None:
-        self.graph = graph
-        self.defaults: dict[str, Resource] = {}
-
-    def lookup(self, reference: str) -> Resource | None:
-        found = self.graph.get(reference)
-        if found is None and "::" in reference:
-            # A provider reference is `<urn>::<id>`.
-            found = self.graph.get(reference.rsplit("::", 1)[0])
-        return found
-
-    def provider_of(self, resource: Resource) -> Resource | None:
-        if not resource.custom or resource.is_provider:
-            return None
-        if resource.provider:
-            explicit = self.lookup(resource.provider)
-            if explicit is not None:
-                return explicit
-        package = resource.package
-        if package not in self.defaults:
-            self.defaults[package] = default_provider(self.graph, package)
-        return self.defaults[package]
-
-
-def wire_form(value: Any) -> Any:
-    """A value as it arrives through a protobuf Struct: every number is a float (`22` -> `22.0`).
-
-    The engine sends properties and policy config as Structs, so a policy sees floats in production;
-    evaluating offline with the same types keeps `isinstance(x, int)` and `f"{x}"` behaving alike."""
-    kind = type(value)
-    # Exact-type checks first: this runs over every property of every resource.
-    if kind is str or kind is bool or kind is float or value is None:
-        return value
-    if kind is int:
-        return _wire_int(value)
-    if kind is dict:
-        return {k: wire_form(v) for k, v in value.items()}
-    if kind is list or kind is tuple:
-        return [wire_form(v) for v in value]
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return _wire_int(value)
-    if isinstance(value, Mapping):
-        return {k: wire_form(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [wire_form(v) for v in value]
-    return value
-
-
-def _wire_int(value: int) -> float | int:
-    """An integer as a double; one beyond a double's range (10**400) stays exact: no OverflowError."""
-    try:
-        return float(value)
-    except OverflowError:
-        return value
-
-
-def _deserialized(values: Mapping[str, Any]) -> dict[str, Any]:
-    return deserialize_properties(wire_form(values))
-
-
-def resource_options(resource: Resource) -> PolicyResourceOptions:
-    return PolicyResourceOptions(
-        protect=resource.protect,
-        ignore_changes=[],
-        delete_before_replace=None,
-        aliases=[],
-        custom_timeouts=PolicyCustomTimeouts(0, 0, 0),
-        additional_secret_outputs=[],
-        parent=resource.parent or None,
-    )
-
-
-def provider_resource(provider: Resource | None) -> PolicyProviderResource | None:
-    if provider is None:
-        return None
-    return PolicyProviderResource(
-        provider.type,
-        unknown_checking_proxy(_deserialized(provider.inputs)),
-        provider.urn,
-        provider.name,
-    )
-
-
-def analyzed_resources(graph: ResourceGraph) -> tuple[list[Resource], dict[str, Resource | None]]:
-    """Every resource the engine would analyze (graph order, then synthesized default providers), with
-    each one's provider."""
-    providers = _Providers(graph)
-    provider_of = {r.urn: providers.provider_of(r) for r in graph.resources}
-    defaults = list(providers.defaults.values())
-    for provider in defaults:
-        provider_of[provider.urn] = None
-    return [*graph.resources, *defaults], provider_of
-
-
-def stack_props(resource: Resource) -> dict[str, Any]:
-    """What a stack policy sees of a resource: its inputs overlaid with its (synthetic) outputs."""
-    if not resource.outputs:
-        return dict(resource.inputs)
-    return {**resource.inputs, **resource.outputs}
 
 
 # --- evaluation --------------------------------------------------------------------------------------
@@ -607,66 +310,6 @@ def evaluate_stack(
     return result
 
 
-def redact_secrets(result: StackResult, redacting: Redactor) -> None:
-    """Every secret text of the stack quoted in a finding (violations, waived ones, the waivers and the
-    not-applicable reasons) replaced by `[secret]`. The policies read deserialized properties, where a
-    secret is its plain value, so any message may quote one (`gpufleet.redact.Redactor`). Remediations
-    are redacted too: where a secret is a word of the rule's own text, the text says `[secret]` there."""
-    if not redacting:
-        return
-    result.violations = sorted((_redacted(f, redacting) for f in result.violations), key=Finding.sort_key)
-    result.waived = [replace(w, finding=_redacted(w.finding, redacting)) for w in result.waived]
-    result.waivers = redacting.value(result.waivers)
-    result.not_applicable = redacting.value(result.not_applicable)
-    result.notes = redacting.value(result.notes)
-
-
-def _redacted(finding: Finding, redacting: Redactor) -> Finding:
-    message, remediation = redacting.text(finding.message), redacting.text(finding.remediation)
-    if message == finding.message and remediation == finding.remediation:
-        return finding
-    return replace(finding, message=message, remediation=remediation)
-
-
-def placeholder_notes(notes: Iterable[str]) -> list[str]:
-    """The graph notes that say a value the program read is a placeholder (synthetic, not the cloud's)."""
-    return [note for note in notes if "placeholder" in note]
-
-
-def strict_opaque(result: StackResult) -> None:
-    """`check --strict`: a component that could not be looked inside is a mandatory finding."""
-    result.violations = sorted(
-        (
-            replace(f, enforcement=EnforcementLevel.MANDATORY.value) if f.rule_id == OPAQUE_RULE_ID else f
-            for f in result.violations
-        ),
-        key=Finding.sort_key,
-    )
-
-
-def opaque_findings(
-    opaque: Iterable[Mapping[str, str]], enforcement: EnforcementLevel = EnforcementLevel.ADVISORY
-) -> list[Finding]:
-    """One GF-ENGINE-001 finding (advisory by default) per component the engine could not look inside."""
-    return [
-        Finding(
-            rule_id=OPAQUE_RULE_ID,
-            policy=OPAQUE_POLICY,
-            enforcement=enforcement.value,
-            severity=OPAQUE_SEVERITY,
-            engine=OPAQUE_ENGINE,
-            urn=item["urn"],
-            resource_type=item["type"],
-            message=(
-                f"{item['type']} {item.get('name') or item['urn'].rsplit('::', 1)[-1]!r} could not be "
-                f"looked inside offline: {item['why']}; no policy judged what it creates"
-            ),
-            remediation=OPAQUE_REMEDIATION,
-        )
-        for item in opaque
-    ]
-
-
 @dataclass(frozen=True)
 class _Context:
     graph: ResourceGraph
@@ -810,3 +453,13 @@ def build_policy_resources(
             for key, urns in resource.property_dependencies.items()
         }
     return [item for _, item in built]
+
+
+__all__ = [
+    "Finding",
+    "StackResult",
+    "WaivedFinding",
+    "build_policy_resources",
+    "evaluate_stack",
+    "stack_policy_resources",
+]

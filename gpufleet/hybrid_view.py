@@ -124,7 +124,8 @@ def render_hybrid(spec: FleetSpec, graph: ResourceGraph) -> Tree:
 def _scheduler(tree: Tree, spec: FleetSpec, regions: Mapping[str, str | None]) -> None:
     """The burst order as Kueue's flavor order: the scheduler admits each workload to the first flavor
     with quota left, so the order is enforced for every job sent to a LocalQueue."""
-    from gpufleet.components.baseline.scheduling import plan_autoscalers, plan_flavors
+    from gpufleet.components.baseline.autoscaler import plan_autoscalers
+    from gpufleet.components.baseline.kueue import plan_flavors
 
     branch = tree.add(
         "[bold]scheduler[/] (Kueue enforces the burst order: a workload is admitted to the first flavor "

@@ -9,8 +9,8 @@ The file format is the one `pulumi preview --policy-pack policies --policy-pack-
 Keys are policy names, `all`, or (a gpufleet convenience, rewritten to names on load) rule ids. A value
 is an enforcement level or an object with an optional `enforcementLevel` and the policy's config keys.
 
-Beside `all`, the top-level key `waivers` holds the platform's waiver settings (`policies.waivers.Settings`:
-`allow_tags`, `max_days`, `owners`); it is not a policy.
+Beside `all`, the top-level key `waivers` holds the platform's waiver settings
+(`gpufleet.policies.waivers.Settings`: `allow_tags`, `max_days`, `owners`); it is not a policy.
 
 With a platform config (`gpufleet check --platform-config FILE`, the platform team's file, e.g. the base
 branch's), `platform_policy_config` takes waivers, waiver settings, `waivable`, rule config and enforcement
@@ -19,6 +19,9 @@ from that file alone; the repository's own file may only make enforcement strict
 Reconciliation follows the Pulumi CLI (`ReconcilePolicyPackConfig`): each policy starts from its own
 enforcement level and its schema defaults; then every layer (the pack's initial config, then the user's
 file, then command-line overrides) applies its `all` level first and its per-policy entries after.
+
+The config schemas are checked in `gpufleet.config_schema`; `--enforce` and `--set` are applied in
+`gpufleet.policy_overrides`.
 """
 
 from __future__ import annotations
@@ -26,8 +29,6 @@ from __future__ import annotations
 import copy
 import difflib
 import json
-import math
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,11 +38,11 @@ import yaml
 from pulumi_policy import EnforcementLevel, Severity
 
 from gpufleet import safe_yaml
+from gpufleet.config_schema import schema_problems
 from gpufleet.policies import waivers
 from gpufleet.policies.rule import GfPolicy
 from gpufleet.policies.waivers import Settings, Waiver, parse_config_waivers, parse_settings
 from gpufleet.safe_json import JsonLimitError, loads_limited
-from gpufleet.safe_yaml import MAX_SAFE_INTEGER, quote
 
 ENFORCEMENT_LEVELS = tuple(level.value for level in EnforcementLevel)
 ALL_KEY = "all"
@@ -79,90 +80,6 @@ class ResolvedPolicyConfig:
 
     enforcement: EnforcementLevel
     properties: dict[str, Any] = field(default_factory=dict)
-
-
-# --- schema checks -------------------------------------------------------------------------------
-
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "array": (list, tuple),
-    "object": (dict, Mapping),
-    "null": (type(None),),
-}
-
-
-def _is_type(value: Any, json_type: str) -> bool:
-    if json_type in ("integer", "number") and isinstance(value, bool):
-        return False
-    if json_type == "integer" and isinstance(value, float):
-        return value.is_integer()
-    return isinstance(value, _JSON_TYPES.get(json_type, (object,)))
-
-
-def _describe(schema: Mapping[str, Any]) -> str:
-    if "enum" in schema:
-        return "one of " + ", ".join(json.dumps(v) for v in schema["enum"])
-    json_type = schema.get("type")
-    if isinstance(json_type, list):
-        text = " or ".join(json_type)
-    elif json_type == "array" and isinstance(schema.get("items"), Mapping):
-        text = f"an array of {_describe(schema['items'])}"
-    else:
-        text = str(json_type or "any value")
-    bounds = []
-    if "minimum" in schema:
-        bounds.append(f">= {schema['minimum']}")
-    if "maximum" in schema:
-        bounds.append(f"<= {schema['maximum']}")
-    return text + (f" ({', '.join(bounds)})" if bounds else "")
-
-
-def _finite(value: float) -> bool:
-    """A number the engine carries exactly as a double: not NaN or infinite, not beyond ±2**53."""
-    if isinstance(value, int):
-        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
-    return math.isfinite(value) and abs(value) <= sys.float_info.max
-
-
-def schema_problems(value: Any, schema: Mapping[str, Any], path: str) -> list[str]:
-    """Type problems of `value` against the JSON-schema subset policy configs use (type, enum, items,
-    properties, additionalProperties, minimum, maximum)."""
-    problems: list[str] = []
-    json_type = schema.get("type")
-    if json_type is not None:
-        types = json_type if isinstance(json_type, list) else [json_type]
-        if not any(_is_type(value, t) for t in types):
-            return [f"{path}: {json.dumps(value, default=str)} is not allowed; expected {_describe(schema)}"]
-    if "enum" in schema and value not in schema["enum"]:
-        return [f"{path}: {json.dumps(value, default=str)} is not allowed; expected {_describe(schema)}"]
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        if not _finite(value):
-            return [
-                f"{path}: {quote(value, 60)} is not allowed; expected a finite number within ±2**53 "
-                f"({_describe(schema)})"
-            ]
-        if "minimum" in schema and value < schema["minimum"]:
-            problems.append(f"{path}: {value} is below the minimum {schema['minimum']}")
-        if "maximum" in schema and value > schema["maximum"]:
-            problems.append(f"{path}: {value} is above the maximum {schema['maximum']}")
-    if isinstance(value, list | tuple) and isinstance(schema.get("items"), Mapping):
-        for index, item in enumerate(value):
-            problems.extend(schema_problems(item, schema["items"], f"{path}[{index}]"))
-    if isinstance(value, Mapping):
-        properties = schema.get("properties") or {}
-        extra = schema.get("additionalProperties", True)
-        for key, item in value.items():
-            if key in properties:
-                problems.extend(schema_problems(item, properties[key], f"{path}.{key}"))
-            elif isinstance(extra, Mapping):
-                problems.extend(schema_problems(item, extra, f"{path}.{key}"))
-            elif extra is False:
-                allowed = ", ".join(sorted(properties)) or "none"
-                problems.append(f"{path}.{key}: unknown key; allowed keys: {allowed}")
-    return problems
 
 
 # --- names ---------------------------------------------------------------------------------------
@@ -478,141 +395,6 @@ def platform_policy_config(
     ):
         result[ENGINE_POLICY] = engine.value
     return result
-
-
-# --- command-line overrides ------------------------------------------------------------------------
-
-
-def _parse_value(text: str) -> Any:
-    """`365` -> 365, `true` -> True, `["a"]` -> list; anything that is not JSON stays a string.
-
-    Raises JsonLimitError for NaN, Infinity, numbers beyond a double and integers beyond ±2**53."""
-    try:
-        return loads_limited(text)
-    except json.JSONDecodeError:
-        return text
-
-
-def apply_overrides(
-    config: Mapping[str, Any],
-    policies: Iterable[GfPolicy],
-    *,
-    enforce: Sequence[str] = (),
-    set_values: Sequence[str] = (),
-) -> PolicyConfig:
-    """Apply `--enforce GF-COST-007=advisory`, `--enforce all=advisory` and `--set GF-AUD-002.min_days=365`.
-
-    Rule ids or policy names are accepted; nested config keys use dots
-    (`--set GF-COST-003.allowed.dev=[...]`).
-    `--enforce all=LEVEL` overrides every policy, including levels given per policy in the file.
-    """
-    policy_list = list(policies)
-    index = _Index(policy_list)
-    result: PolicyConfig = copy.deepcopy(dict(config))
-    problems: list[str] = []
-
-    for item in enforce:
-        target, sep, level = item.partition("=")
-        target, level = target.strip(), level.strip()
-        where = f"--enforce {item}"
-        if not sep or not target:
-            problems.append(f"{where}: expected POLICY=LEVEL (a rule id, a policy name or `all`)")
-            continue
-        problem = _level_problem(level, where)
-        if problem:
-            problems.append(problem)
-            continue
-        if target == ALL_KEY:
-            result[ALL_KEY] = level
-            # A command-line `all` beats per-policy levels from the file.
-            for name, entry in list(result.items()):
-                if isinstance(entry, Mapping):
-                    result[name] = {k: v for k, v in entry.items() if k != ENFORCEMENT_KEY}
-                elif name not in (ALL_KEY, ENGINE_POLICY):
-                    del result[name]
-            continue
-        if _is_engine(target):
-            for key in [k for k in result if isinstance(k, str) and _is_engine(k)]:
-                del result[key]
-            result[ENGINE_POLICY] = _level(level).value
-            continue
-        policy = index.find(target)
-        if policy is None:
-            problems.append(f"{where}: no such policy or rule id {target}; {index.close_to(target)}")
-            continue
-        entry = result.get(policy.name)
-        if isinstance(entry, Mapping):
-            result[policy.name] = {**entry, ENFORCEMENT_KEY: level}
-        else:
-            result[policy.name] = level
-
-    for item in set_values:
-        path, sep, text = item.partition("=")
-        where = f"--set {item}"
-        target, dot, key_path = path.strip().partition(".")
-        if not sep or not dot or not key_path:
-            problems.append(f"{where}: expected POLICY.KEY=VALUE (e.g. GF-AUD-002.min_days=365)")
-            continue
-        if _is_engine(target):
-            problems.append(f"{where}: {ENGINE_RULE_ID} takes no config, only a level (--enforce)")
-            continue
-        policy = index.find(target)
-        if policy is None:
-            problems.append(f"{where}: no such policy or rule id {target}; {index.close_to(target)}")
-            continue
-        keys = key_path.split(".")
-        if keys[0] in (waivers.WAIVERS_KEY, waivers.WAIVABLE_KEY):
-            problems.append(
-                f"{where}: {keys[0]} is set in the policy config file, where the change is reviewed, "
-                "not on the command line (docs/waivers.md)"
-            )
-            continue
-        schema = {
-            k: v
-            for k, v in (policy.config_schema.properties if policy.config_schema else {}).items()
-            if k not in (waivers.WAIVERS_KEY, waivers.WAIVABLE_KEY)
-        }
-        if keys[0] not in schema:
-            allowed = ", ".join(sorted(schema)) or "none (this policy takes no config)"
-            problems.append(f"{where}: {policy.name} has no config key {keys[0]}; allowed: {allowed}")
-            continue
-        try:
-            value = _parse_value(text.strip())
-        except JsonLimitError as exc:
-            expected = _describe(schema[keys[0]]) if len(keys) == 1 else "a finite JSON value"
-            problems.append(f"{where[:200]}: {exc}; expected {expected}")
-            continue
-        entry = result.get(policy.name)
-        merged: dict[str, Any] = (
-            dict(entry) if isinstance(entry, Mapping) else ({ENFORCEMENT_KEY: entry} if entry else {})
-        )
-        if len(keys) == 1:
-            merged[keys[0]] = value
-        else:
-            current = copy.deepcopy(merged.get(keys[0], schema[keys[0]].get("default")))
-            if not isinstance(current, dict):
-                current = {}
-            cursor = current
-            for part in keys[1:-1]:
-                nxt = cursor.get(part)
-                if not isinstance(nxt, dict):
-                    nxt = {}
-                    cursor[part] = nxt
-                cursor = nxt
-            cursor[keys[-1]] = value
-            merged[keys[0]] = current
-        found = schema_problems(merged[keys[0]], schema[keys[0]], f"{where}: {policy.name}.{keys[0]}")
-        if found:
-            problems.extend(found)
-            continue
-        result[policy.name] = merged
-
-    if problems:
-        raise PolicyConfigError(problems)
-    return result
-
-
-# --- reconciliation --------------------------------------------------------------------------------
 
 
 def resolve_policy_config(

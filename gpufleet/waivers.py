@@ -25,7 +25,8 @@ from typing import Any
 
 from pulumi_policy import Severity
 
-from gpufleet.evaluate import ENGINE, Finding, StackResult, analyzed_resources, provider_resource
+from gpufleet.analyzer_inputs import analyzed_resources, provider_resource
+from gpufleet.evaluate import ENGINE, Finding, StackResult
 from gpufleet.graph import Resource, ResourceGraph
 from gpufleet.policies import waivers as pack_waivers
 from gpufleet.policies.context import effective_tags, tags_of

@@ -203,6 +203,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
     from gpufleet import allstacks, evaluate, remediation_fields, report
     from gpufleet.checkov import command as checkov_command
     from gpufleet.checkov.config import load_checkov_skips
+    from gpufleet.findings import redact_secrets
     from gpufleet.policies.registry import default_registry
     from gpufleet.policy_config import PolicyConfigError
 
@@ -276,7 +277,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
                         monthly_estimate=block.get("monthly_estimate"),
                     ),
                 )
-                evaluate.redact_secrets(result, redactor(graph))
+                redact_secrets(result, redactor(graph))
             return result, graph
 
         outcomes = allstacks.check_stacks(names, check_one, project=project.name, jobs=jobs)

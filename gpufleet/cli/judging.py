@@ -134,7 +134,8 @@ def _policy_config(
     set_values: Sequence[str],
 ) -> dict[str, Any]:
     """The policy config file overlaid with --enforce/--set; the problems of both are reported together."""
-    from gpufleet.policy_config import PolicyConfigError, apply_overrides, load_policy_config
+    from gpufleet.policy_config import PolicyConfigError, load_policy_config
+    from gpufleet.policy_overrides import apply_overrides
 
     try:
         loaded = load_policy_config(path, policies, project_dir=project_root)
@@ -171,13 +172,13 @@ def judging_config(  # noqa: PLR0917 - the files and the command line's override
     stricter, and its waivers the platform's file does not hold are listed as not read."""
     from gpufleet.policy_config import (
         PolicyConfigError,
-        apply_overrides,
         config_waivers,
         find_policy_config,
         load_policy_config,
         platform_policy_config,
         waiver_settings,
     )
+    from gpufleet.policy_overrides import apply_overrides
 
     repository_file = path or find_policy_config(project_root)
     label = _label(repository_file, project_root) if repository_file else "policy-config.json"

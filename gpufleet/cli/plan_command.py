@@ -27,7 +27,8 @@ from gpufleet.cli.common import (
 )
 from gpufleet.cli.fleet_view import load_fleet, render_fleet
 from gpufleet.cli.plan_settings import _fmt, key_settings
-from gpufleet.engine import DEFAULT_TIMEOUT, STACK_TYPE
+from gpufleet.engine import DEFAULT_TIMEOUT
+from gpufleet.engine_monitor import STACK_TYPE
 from gpufleet.graph import Resource, ResourceGraph, is_secret
 from gpufleet.helptext import examples
 from gpufleet.hybrid_view import print_hybrid

@@ -234,8 +234,9 @@ def estimate_stack(
     usage profile and the budget, matched by the ``gpufleet:pool`` tag, else by logical name. The pools'
     shape (types, sizes, spot share, schedules) comes from the graph: that is what would be deployed.
     """
+    from gpufleet.analyzer_inputs import default_stack_tags
     from gpufleet.components.spec import CONFIG_KEY, SpecError, load_fleet_from_config
-    from gpufleet.evaluate import default_stack_tags, stack_policy_resources
+    from gpufleet.evaluate import stack_policy_resources
     from gpufleet.policies.cost.pools import discover_pools
 
     catalog = catalog or load_catalog()

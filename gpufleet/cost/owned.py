@@ -259,7 +259,7 @@ def render_owned(owned: OwnedCapacity, rented_monthly: float) -> list[str]:
 
 def with_owned(report: CostReport, spec: Any, pools: Sequence[PricedPool], catalog: Catalog) -> CostReport:
     """``report`` with the spec's owned capacity (none without a spec or ``onprem.hardware``)."""
-    from gpufleet.components.spec.onprem import purchase_models
+    from gpufleet.components.spec.onprem_checks import purchase_models
 
     onprem = getattr(spec, "onprem", None) if spec is not None else None
     owned = owned_capacity(

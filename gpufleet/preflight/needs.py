@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gpufleet.evaluate import default_stack_tags, stack_policy_resources
+from gpufleet.analyzer_inputs import default_stack_tags
+from gpufleet.evaluate import stack_policy_resources
 from gpufleet.graph import ResourceGraph
 from gpufleet.policies.cost.pools import Pool, ResourceIndex, discover_pools
 from gpufleet.policies.fit._facts import declared_fit, entries

@@ -7,7 +7,8 @@ from collections.abc import Iterable, Sequence
 from gpufleet import waivers_report
 from gpufleet.checkov import reports as checkov_reports
 from gpufleet.docs import rule_doc_url
-from gpufleet.evaluate import OPAQUE_RULE_ID, StackResult
+from gpufleet.evaluate import StackResult
+from gpufleet.findings import OPAQUE_RULE_ID
 from gpufleet.policies.rule import GfPolicy
 from gpufleet.report.model import (
     cost_summary,

@@ -8,14 +8,13 @@ from dataclasses import dataclass, replace
 from importlib import metadata
 from typing import Any
 
-from gpufleet.evaluate import (
+from gpufleet.evaluate import Finding, StackResult
+from gpufleet.findings import (
     OPAQUE_DESCRIPTION,
     OPAQUE_POLICY,
     OPAQUE_REMEDIATION,
     OPAQUE_RULE_ID,
     OPAQUE_SEVERITY,
-    Finding,
-    StackResult,
 )
 from gpufleet.policies.rule import GfPolicy
 from gpufleet.redact import Redactor

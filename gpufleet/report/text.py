@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 from gpufleet import waivers_report
 from gpufleet.checkov import reports as checkov_reports
-from gpufleet.evaluate import SEVERITY_ORDER, Finding, StackResult
+from gpufleet.evaluate import Finding, StackResult
+from gpufleet.findings import SEVERITY_ORDER
 from gpufleet.report.model import (
     cost_summary,
     errors_note,

@@ -9,7 +9,7 @@ import pytest
 
 from gpufleet.components.catalog import load_catalog
 from gpufleet.components.spec import parse_fleet
-from gpufleet.components.spec.onprem import purchase_models
+from gpufleet.components.spec.onprem_checks import purchase_models
 from gpufleet.cost.model import PricedPool, UsageLevel, UsageProfile
 from gpufleet.cost.owned import coverage, owned_capacity, pool_demand, render_owned
 from tests.spec.test_onprem import fleet, onprem

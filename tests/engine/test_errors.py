@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.engine import EngineError, one_paragraph, run_program
+from gpufleet.engine import EngineError, run_program
+from gpufleet.engine_errors import one_paragraph
 from tests.engine.projects import PHOTO_ARCHIVE, write_project
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet import sandbox
+from gpufleet import sandbox, sandbox_child, sandbox_protocol
 from tests.engine.projects import write_project
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -171,17 +171,17 @@ def test_sigterm_to_the_judge_is_exit_2_with_a_message(tmp_path: Path) -> None:
 def test_without_namespaces_the_run_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from gpufleet.engine import run_program
 
-    monkeypatch.setenv(sandbox.ISOLATION_ENV, "off")
+    monkeypatch.setenv(sandbox_child.ISOLATION_ENV, "off")
     graph = run_program(_project(tmp_path / "p", SSH_OPEN), "dev", timeout=60)
     assert not sandbox.isolation().namespaces
-    assert f"the program ran without isolation: {sandbox.ISOLATION_ENV}=off" in graph.notes
+    assert f"the program ran without isolation: {sandbox_child.ISOLATION_ENV}=off" in graph.notes
 
 
 def test_a_result_nested_too_deep_is_refused_before_parsing() -> None:
-    deep = b"[" * (sandbox.MAX_DEPTH + 1) + b"]" * (sandbox.MAX_DEPTH + 1)
+    deep = b"[" * (sandbox_protocol.MAX_DEPTH + 1) + b"]" * (sandbox_protocol.MAX_DEPTH + 1)
     with pytest.raises(sandbox.BadResult, match="nested deeper than 200 levels"):
-        sandbox.parse_json(deep)
-    assert sandbox.parse_json(b'{"a": ["[[[["]}') == {"a": ["[[[["]}
+        sandbox_protocol.parse_json(deep)
+    assert sandbox_protocol.parse_json(b'{"a": ["[[[["]}') == {"a": ["[[[["]}
 
 
 def test_strict_refuses_a_program_that_ran_without_isolation(tmp_path: Path) -> None:
@@ -191,7 +191,7 @@ def test_strict_refuses_a_program_that_ran_without_isolation(tmp_path: Path) -> 
         capture_output=True,
         text=True,
         check=False,
-        env={**os.environ, "PYTHONPATH": str(ROOT), sandbox.ISOLATION_ENV: "off"},
+        env={**os.environ, "PYTHONPATH": str(ROOT), sandbox_child.ISOLATION_ENV: "off"},
     )
     assert completed.returncode == 2
     assert completed.stdout == ""

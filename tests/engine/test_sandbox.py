@@ -15,7 +15,7 @@ from typing import NoReturn
 
 import pytest
 
-from gpufleet import sandbox
+from gpufleet import sandbox, sandbox_child
 from gpufleet.engine import run_program
 from tests.engine.projects import write_project
 
@@ -54,7 +54,7 @@ def fork_and_wait() -> tuple[int, int]:
     if pid == 0:  # pragma: no cover - stopped by the sandbox before this line runs
         return -1, -1
     _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), len(sandbox.forks())
+    return os.waitstatus_to_exitcode(status), len(sandbox_child.forks())
 
 
 def test_returns_the_result_from_another_process() -> None:
@@ -116,7 +116,7 @@ def test_a_killed_child_is_reported_with_its_signal() -> None:
 
 def test_a_fork_inside_the_child_is_stopped_at_once_and_recorded() -> None:
     status, forks = sandbox.call(fork_and_wait, timeout=30)
-    assert status == sandbox._FORKED_CHILD_STATUS
+    assert status == sandbox_child._FORKED_CHILD_STATUS
     assert forks == 1
 
 

@@ -7,15 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.evaluate import wire_form
+from gpufleet.analyzer_inputs import wire_form
+from gpufleet.config_schema import describe
 from gpufleet.policies.registry import default_registry
-from gpufleet.policy_config import (
-    PolicyConfigError,
-    _describe,
-    apply_overrides,
-    load_policy_config,
-    normalize_policy_config,
-)
+from gpufleet.policy_config import PolicyConfigError, load_policy_config, normalize_policy_config
+from gpufleet.policy_overrides import apply_overrides
 from tests.cli.helpers import invoke
 from tests.engine.projects import write_project
 
@@ -47,7 +43,7 @@ def test_set_rejects_non_finite_numbers(text: str, problem: str) -> None:
 
 
 def _expected(schema: dict[str, object]) -> str:
-    return _describe(schema)
+    return describe(schema)
 
 
 def test_the_file_rejects_nan_and_big_integers(tmp_path: Path) -> None:

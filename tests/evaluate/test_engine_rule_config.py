@@ -10,7 +10,8 @@ import pytest
 
 from gpufleet.evaluate import evaluate_stack
 from gpufleet.policies.registry import default_registry
-from gpufleet.policy_config import PolicyConfigError, apply_overrides, engine_enforcement, load_policy_config
+from gpufleet.policy_config import PolicyConfigError, engine_enforcement, load_policy_config
+from gpufleet.policy_overrides import apply_overrides
 from tests.cli.helpers import invoke
 from tests.engine.projects import write_project
 from tests.report.test_opaque_report import _graph

@@ -17,7 +17,8 @@ from pulumi_policy import (
     StackValidationArgs,
 )
 
-from gpufleet.evaluate import default_provider_name, evaluate_stack, provider_version
+from gpufleet.analyzer_inputs import default_provider_name, provider_version
+from gpufleet.evaluate import evaluate_stack
 from gpufleet.graph import Resource, ResourceGraph
 from gpufleet.policies.rule import GfResourcePolicy, GfStackPolicy, Rule
 from gpufleet.policy_config import PolicyConfigError

@@ -14,12 +14,12 @@ from pulumi_policy import EnforcementLevel
 from gpufleet.policy_config import (
     PolicyConfigError,
     ResolvedPolicyConfig,
-    apply_overrides,
     find_policy_config,
     load_policy_config,
     resolve_policy_config,
     to_initial_config,
 )
+from gpufleet.policy_overrides import apply_overrides
 from tests.evaluate.sample_policies import sample_policies
 
 POLICIES = sample_policies()

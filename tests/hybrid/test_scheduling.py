@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.components.baseline.scheduling import discovery_tags, plan_flavors
+from gpufleet.components.baseline.autoscaler import discovery_tags
+from gpufleet.components.baseline.kueue import plan_flavors
 from gpufleet.graph import Resource, ResourceGraph
 
 FLEET = "gpufleet-hybrid"

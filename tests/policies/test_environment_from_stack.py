@@ -8,7 +8,7 @@ from typing import Any
 
 from pulumi_policy import ResourceValidationArgs
 
-from gpufleet.evaluate import default_stack_tags
+from gpufleet.analyzer_inputs import default_stack_tags
 from gpufleet.policies.context import environment
 from gpufleet.policies.cost.cost_tags import POLICY as COST_TAGS
 from gpufleet.policies.cost.nonprod_spot_share import POLICY as SPOT_SHARE

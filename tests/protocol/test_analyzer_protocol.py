@@ -22,7 +22,8 @@ import pytest
 from google.protobuf import empty_pb2, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
-from gpufleet.evaluate import Finding, analyzed_resources, default_stack_tags, evaluate_stack, stack_props
+from gpufleet.analyzer_inputs import analyzed_resources, default_stack_tags, stack_props
+from gpufleet.evaluate import Finding, evaluate_stack
 from gpufleet.graph import Resource, ResourceGraph
 from gpufleet.policies.rule import GfPolicy, GfStackPolicy
 from gpufleet.policy_config import resolve_policy_config

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.evaluate import StackResult, evaluate_stack, strict_opaque
+from gpufleet.evaluate import StackResult, evaluate_stack
+from gpufleet.findings import strict_opaque
 from gpufleet.graph import Resource, ResourceGraph
 from gpufleet.report import (
     exit_code,

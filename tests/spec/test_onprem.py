@@ -9,12 +9,8 @@ from typing import Any
 import pytest
 
 from gpufleet.components.spec import CONFIG_KEY, FleetSpec, SpecError, parse_fleet
-from gpufleet.components.spec.onprem import (
-    DCGM_EXPORTER_IMAGE,
-    DEVICE_PLUGIN_IMAGE,
-    gpu_models,
-    purchase_models,
-)
+from gpufleet.components.spec.onprem import DCGM_EXPORTER_IMAGE, DEVICE_PLUGIN_IMAGE
+from gpufleet.components.spec.onprem_checks import gpu_models, purchase_models
 
 SOURCE = "stacks/Pulumi.hybrid.yaml"
 SQS = "https://sqs.us-east-1.amazonaws.com/123456789012/gpu-jobs"

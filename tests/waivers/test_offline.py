@@ -226,7 +226,7 @@ def test_the_project_config_is_valid_and_holds_policies_only() -> None:
 
 
 def test_waivers_cannot_be_set_on_the_command_line() -> None:
-    from gpufleet.policy_config import apply_overrides
+    from gpufleet.policy_overrides import apply_overrides
 
     with pytest.raises(PolicyConfigError) as caught:
         apply_overrides(

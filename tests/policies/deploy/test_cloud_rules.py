@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gpufleet.evaluate import wire_form
+from gpufleet.analyzer_inputs import wire_form
 from gpufleet.graph import make_secret
 from gpufleet.policies import waivers
 from gpufleet.policies.deploy.cloud_rules import POLICY, rules

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.evaluate import wire_form
+from gpufleet.analyzer_inputs import wire_form
 from gpufleet.graph import UNKNOWN_STRING, make_secret
 from gpufleet.policies.deploy.kubernetes_api import POLICY
 from tests.policies.support import run_resource

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from gpufleet.evaluate import wire_form
+from gpufleet.analyzer_inputs import wire_form
 from gpufleet.graph import UNKNOWN_STRING, make_secret
 from gpufleet.policies.deploy import generate
 from gpufleet.policies.deploy._constraints import problems, table

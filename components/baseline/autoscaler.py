@@ -1,0 +1,396 @@
+"""cluster-autoscaler in ``BurstScheduling`` (:mod:`gpufleet.components.baseline.scheduling`): one
+``Deployment`` per cloud site in ``kube-system`` with its own service account, lease and status
+ConfigMap, the upstream RBAC, and node groups limited to this fleet's (AWS by auto-discovery tags,
+Alibaba and Tencent by ``--nodes``); AWS credentials through a Roles Anywhere signing helper."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from gpufleet.components.baseline.kueue import GPU, SITE_LABEL, Flavor, burst_sites, flavor_name
+from gpufleet.components.k8s_names import check_labels, check_name
+
+if TYPE_CHECKING:
+    from gpufleet.components.baseline.scheduling import BurstSchedulingArgs
+    from gpufleet.components.spec import FleetSpec
+
+SYSTEM_NAMESPACE = "kube-system"
+SIGNING_HELPER_PORT = 9911
+# The cloud-provider names cluster-autoscaler takes.
+CLOUD_PROVIDER = {"aws": "aws", "alicloud": "alicloud", "tencentcloud": "tencentcloud"}
+RBAC = "rbac.authorization.k8s.io"
+
+
+@dataclass(frozen=True, kw_only=True)
+class AutoscaledPool:
+    name: str
+    min_size: int
+    max_size: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class SiteAutoscaler:
+    """One cluster-autoscaler: the site's cloud and region, its pools and the scale-down timing."""
+
+    site: str
+    flavor: str
+    pools: tuple[AutoscaledPool, ...]
+    unneeded: str  # --scale-down-unneeded-time
+    delay_after_add: str  # --scale-down-delay-after-add
+
+    @property
+    def cloud(self) -> str:
+        return self.site.partition(":")[0]
+
+    @property
+    def region(self) -> str:
+        return self.site.partition(":")[2]
+
+
+def _minutes(seconds: int) -> str:
+    return f"{seconds // 60}m" if seconds % 60 == 0 else f"{seconds}s"
+
+
+def plan_autoscalers(
+    spec: FleetSpec, provider_regions: Mapping[str, str | None] | None = None
+) -> list[SiteAutoscaler]:
+    """One autoscaler per burst site, in burst order. Its scale-down waits for the longest ``in_for`` of
+    the site's pools, and never within the longest ``cooldown`` after a scale-up."""
+    if spec.onprem is None or spec.onprem.scheduler is None:
+        return []
+    found = []
+    for site, pools in burst_sites(spec, provider_regions):
+        settings = [spec.pools[p] for p in pools]
+        found.append(
+            SiteAutoscaler(
+                site=site,
+                flavor=flavor_name(site),
+                pools=tuple(
+                    AutoscaledPool(name=p, min_size=spec.pools[p].size.min, max_size=spec.pools[p].size.max)
+                    for p in pools
+                ),
+                unneeded=_minutes(max(s.scaling.in_for_s for s in settings)),
+                delay_after_add=f"{max(s.scaling.cooldown_s for s in settings)}s",
+            )
+        )
+    return found
+
+
+def discovery_tags(cluster: str, flavor: Flavor, gpus_per_instance: int) -> dict[str, str]:
+    """The tags an AWS Auto Scaling group needs for this fleet's autoscaler to find it and to build the
+    node template it scales up from zero with (labels, taint and GPUs of a node that does not exist yet).
+    The AWS pools must carry them (not propagated to instances); see docs/hybrid.md."""
+    template = "k8s.io/cluster-autoscaler/node-template"
+    tags = {
+        "k8s.io/cluster-autoscaler/enabled": "true",
+        f"k8s.io/cluster-autoscaler/{cluster}": "owned",
+        **{f"{template}/label/{k}": v for k, v in flavor.node_labels.items()},
+        f"{template}/resources/{GPU}": str(gpus_per_instance),
+    }
+    if flavor.taint is not None:
+        tags[f"{template}/taint/{flavor.taint['key']}"] = f"{flavor.taint['value']}:{flavor.taint['effect']}"
+    return tags
+
+
+def aws_discovery_flag(cluster: str) -> str:
+    tags = f"k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/{cluster}"
+    return f"--node-group-auto-discovery=asg:tag={tags}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class AwsAccess:
+    """What the AWS autoscaler's signing helper needs: the client certificate and key (secrets), and the
+    Roles Anywhere trust anchor, profile and role ARNs."""
+
+    image: str
+    client_certificate: pulumi.Input[str]
+    client_key: pulumi.Input[str]
+    trust_anchor_arn: pulumi.Input[str]
+    profile_arn: pulumi.Input[str]
+    role_arn: pulumi.Input[str]
+
+
+class AutoscalerParts:
+    """The cluster-autoscaler part of ``BurstScheduling``: one autoscaler per cloud site."""
+
+    _labels: dict[str, str]
+
+    def _rbac(self, name: str, app: str, opts: pulumi.ResourceOptions) -> None:
+        """The upstream chart's rules (kubernetes/autoscaler, charts/cluster-autoscaler): read the cluster,
+        evict pods, write its own lease and status ConfigMap."""
+        read = ["get", "list", "watch"]
+        rules: Any = [
+            {"apiGroups": [""], "resources": ["events", "endpoints"], "verbs": ["create", "patch"]},
+            {"apiGroups": [""], "resources": ["pods/eviction"], "verbs": ["create"]},
+            {"apiGroups": [""], "resources": ["pods/status"], "verbs": ["update"]},
+            {
+                "apiGroups": [""],
+                "resources": ["endpoints"],
+                "resourceNames": ["cluster-autoscaler"],
+                "verbs": ["get", "update"],
+            },
+            {"apiGroups": [""], "resources": ["nodes"], "verbs": ["watch", "list", "get", "update"]},
+            {
+                "apiGroups": [""],
+                "resources": [
+                    "namespaces",
+                    "pods",
+                    "services",
+                    "replicationcontrollers",
+                    "persistentvolumeclaims",
+                    "persistentvolumes",
+                ],
+                "verbs": read,
+            },
+            {"apiGroups": ["extensions"], "resources": ["replicasets", "daemonsets"], "verbs": read},
+            {"apiGroups": ["policy"], "resources": ["poddisruptionbudgets"], "verbs": ["watch", "list"]},
+            {
+                "apiGroups": ["apps"],
+                "resources": ["statefulsets", "replicasets", "daemonsets"],
+                "verbs": read,
+            },
+            {
+                "apiGroups": ["storage.k8s.io"],
+                "resources": [
+                    "storageclasses",
+                    "csinodes",
+                    "csidrivers",
+                    "csistoragecapacities",
+                    "volumeattachments",
+                ],
+                "verbs": read,
+            },
+            {
+                "apiGroups": ["batch", "extensions"],
+                "resources": ["jobs"],
+                "verbs": ["get", "list", "watch", "patch"],
+            },
+            {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]},
+            {
+                "apiGroups": ["coordination.k8s.io"],
+                "resources": ["leases"],
+                "resourceNames": [app],
+                "verbs": ["get", "update"],
+            },
+            {
+                "apiGroups": ["resource.k8s.io"],
+                "resources": ["resourceclaims", "resourceslices", "deviceclasses"],
+                "verbs": read,
+            },
+        ]
+        meta: Any = {"name": app, "namespace": SYSTEM_NAMESPACE, "labels": self._labels}
+        cluster_meta: Any = {"name": app, "labels": self._labels}
+        role_ref: Any = {"apiGroup": RBAC, "kind": "ClusterRole", "name": app}
+        own_ref: Any = {"apiGroup": RBAC, "kind": "Role", "name": app}
+        subjects: Any = [{"kind": "ServiceAccount", "name": app, "namespace": SYSTEM_NAMESPACE}]
+        account = k8s.core.v1.ServiceAccount(f"{name}-sa", metadata=meta, opts=opts)
+        after = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[account]))
+        k8s.rbac.v1.ClusterRole(f"{name}-cluster-role", metadata=cluster_meta, rules=rules, opts=opts)
+        k8s.rbac.v1.ClusterRoleBinding(
+            f"{name}-cluster-binding",
+            metadata=cluster_meta,
+            role_ref=role_ref,
+            subjects=subjects,
+            opts=after,
+        )
+        own: Any = [
+            {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create", "list", "watch"]},
+            {
+                "apiGroups": [""],
+                "resources": ["configmaps"],
+                "resourceNames": [f"{app}-status"],
+                "verbs": ["delete", "get", "update", "watch"],
+            },
+        ]
+        k8s.rbac.v1.Role(f"{name}-role", metadata=meta, rules=own, opts=opts)
+        k8s.rbac.v1.RoleBinding(
+            f"{name}-binding",
+            metadata=meta,
+            role_ref=own_ref,
+            subjects=subjects,
+            opts=after,
+        )
+
+    def _autoscaler(
+        self, name: str, args: BurstSchedulingArgs, site: SiteAutoscaler, opts: pulumi.ResourceOptions
+    ) -> None:
+        app = check_name(f"{args.fleet}-autoscaler-{site.flavor}")
+        base = f"{name}-autoscaler-{site.flavor}"
+        self._rbac(base, app, opts)
+        flags = autoscaler_flags(args.fleet, site, args.scheduler.expander, app)
+        if site.cloud == "aws":
+            command: pulumi.Input[list[str]] = [*flags, aws_discovery_flag(args.fleet)]
+        else:
+            groups = [_pool_nodes(pool, args.groups.get(pool.name, ())) for pool in site.pools]
+            command = pulumi.Output.all(*groups).apply(lambda found: [*flags, *(f for g in found for f in g)])
+        selector = check_labels({"app.kubernetes.io/name": "cluster-autoscaler", SITE_LABEL: site.flavor})
+        container: dict[str, Any] = {
+            "name": "cluster-autoscaler",
+            "image": args.scheduler.autoscaler_image,
+            "command": command,
+            "env": self._cloud_env(args, site),
+            "resources": {
+                "requests": {"cpu": "100m", "memory": "300Mi"},
+                "limits": {"cpu": "500m", "memory": "600Mi"},
+            },
+            "ports": [{"name": "metrics", "containerPort": 8085}],
+            "livenessProbe": {"httpGet": {"path": "/health-check", "port": 8085}, "periodSeconds": 30},
+            "readinessProbe": {"httpGet": {"path": "/health-check", "port": 8085}, "periodSeconds": 10},
+            "securityContext": _restricted(),
+        }
+        containers = [container]
+        volumes: list[dict[str, Any]] = []
+        depends: list[pulumi.Resource] = []
+        if site.cloud == "aws" and args.aws is not None:
+            secret = k8s.core.v1.Secret(
+                f"{base}-client",
+                metadata={"name": f"{app}-client", "namespace": SYSTEM_NAMESPACE, "labels": self._labels},
+                type="kubernetes.io/tls",
+                string_data={"tls.crt": args.aws.client_certificate, "tls.key": args.aws.client_key},
+                opts=opts,
+            )
+            depends.append(secret)
+            containers.append(_signing_helper(args.aws))
+            volumes.append(
+                {"name": "client", "secret": {"secretName": f"{app}-client", "defaultMode": 0o440}}
+            )
+        spec: Any = {
+            "replicas": 1,
+            "selector": {"matchLabels": selector},
+            "template": {
+                "metadata": {"labels": {**self._labels, **selector}},
+                "spec": {
+                    "serviceAccountName": app,
+                    "priorityClassName": "system-cluster-critical",
+                    # On the on-prem control-plane side: an autoscaler never runs on a node it may remove.
+                    "affinity": {
+                        "nodeAffinity": {
+                            "requiredDuringSchedulingIgnoredDuringExecution": {
+                                "nodeSelectorTerms": [
+                                    {"matchExpressions": [{"key": SITE_LABEL, "operator": "DoesNotExist"}]}
+                                ]
+                            }
+                        }
+                    },
+                    "securityContext": {
+                        "runAsNonRoot": True,
+                        "runAsUser": 65532,
+                        "runAsGroup": 65532,
+                        "seccompProfile": {"type": "RuntimeDefault"},
+                    },
+                    "containers": containers,
+                    "volumes": volumes,
+                },
+            },
+        }
+        k8s.apps.v1.Deployment(
+            f"{base}-deployment",
+            metadata={"name": app, "namespace": SYSTEM_NAMESPACE, "labels": {**self._labels, **selector}},
+            spec=spec,
+            opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=depends)),
+        )
+
+    def _cloud_env(self, args: BurstSchedulingArgs, site: SiteAutoscaler) -> list[dict[str, Any]]:
+        if site.cloud == "aws":
+            env: list[dict[str, Any]] = [{"name": "AWS_REGION", "value": site.region}]
+            if args.aws is not None:
+                env.append(
+                    {
+                        "name": "AWS_EC2_METADATA_SERVICE_ENDPOINT",
+                        "value": f"http://127.0.0.1:{SIGNING_HELPER_PORT}",
+                    }
+                )
+            return env
+
+        def key(secret: str, item: str) -> dict[str, Any]:
+            return {"secretKeyRef": {"name": secret, "key": item}}
+
+        if site.cloud == "alicloud":
+            secret = args.scheduler.credentials.alicloud
+            return [
+                {"name": "ACCESS_KEY_ID", "valueFrom": key(secret, "access-key-id")},
+                {"name": "ACCESS_KEY_SECRET", "valueFrom": key(secret, "access-key-secret")},
+                {"name": "REGION_ID", "value": site.region},
+            ]
+        secret = args.scheduler.credentials.tencentcloud
+        return [
+            {"name": "SECRET_ID", "valueFrom": key(secret, "tencentcloud_secret_id")},
+            {"name": "SECRET_KEY", "valueFrom": key(secret, "tencentcloud_secret_key")},
+            {"name": "REGION", "value": site.region},
+        ]
+
+
+def autoscaler_flags(fleet: str, site: SiteAutoscaler, expander: str, app: str) -> list[str]:
+    """The flags every autoscaler of the fleet runs with (node groups come after)."""
+    return [
+        "./cluster-autoscaler",
+        f"--cloud-provider={CLOUD_PROVIDER[site.cloud]}",
+        f"--scale-down-unneeded-time={site.unneeded}",
+        f"--scale-down-delay-after-add={site.delay_after_add}",
+        f"--expander={expander}",
+        "--skip-nodes-with-local-storage=false",
+        "--balance-similar-node-groups=false",
+        # Several autoscalers share kube-system: each its own lease and status ConfigMap.
+        f"--leader-elect-resource-name={app}",
+        f"--status-config-map-name={app}-status",
+        "--logtostderr=true",
+        "--v=4",
+    ]
+
+
+def _pool_nodes(pool: AutoscaledPool, ids: Sequence[pulumi.Input[str]]) -> pulumi.Output[list[str]]:
+    return pulumi.Output.all(*ids).apply(lambda found: _nodes_flags(pool, found))
+
+
+def _nodes_flags(pool: AutoscaledPool, ids: Sequence[str]) -> list[str]:
+    """``--nodes=<min>:<max>:<id>`` per group of the pool; a pool of several groups (Tencent's spot and
+    on-demand) lets each reach the pool's maximum from 0."""
+    low = pool.min_size if len(ids) == 1 else 0
+    return [f"--nodes={low}:{pool.max_size}:{group}" for group in ids]
+
+
+def _restricted() -> dict[str, Any]:
+    return {
+        "allowPrivilegeEscalation": False,
+        "readOnlyRootFilesystem": True,
+        "capabilities": {"drop": ["ALL"]},
+    }
+
+
+def _signing_helper(access: AwsAccess) -> dict[str, Any]:
+    """``aws_signing_helper serve``: an instance-metadata endpoint on localhost handing out the Roles
+    Anywhere session's credentials, which the autoscaler's AWS SDK reads as it would on EC2."""
+    client = "/var/run/gpufleet/client"
+    return {
+        "name": "signing-helper",
+        "image": access.image,
+        "command": pulumi.Output.all(access.trust_anchor_arn, access.profile_arn, access.role_arn).apply(
+            lambda arns: [
+                "aws_signing_helper",
+                "serve",
+                "--port",
+                str(SIGNING_HELPER_PORT),
+                "--certificate",
+                f"{client}/tls.crt",
+                "--private-key",
+                f"{client}/tls.key",
+                "--trust-anchor-arn",
+                arns[0],
+                "--profile-arn",
+                arns[1],
+                "--role-arn",
+                arns[2],
+            ]
+        ),
+        "volumeMounts": [{"name": "client", "mountPath": client, "readOnly": True}],
+        "resources": {
+            "requests": {"cpu": "10m", "memory": "32Mi"},
+            "limits": {"cpu": "100m", "memory": "64Mi"},
+        },
+        "securityContext": _restricted(),
+    }
