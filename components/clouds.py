@@ -112,6 +112,13 @@ SDK_PACKAGES: Mapping[str, str] = MappingProxyType({p.key: p.sdk_package for p i
 DEFAULT_REGIONS: Mapping[str, str] = MappingProxyType({p.key: p.default_region for p in PROFILES.values()})
 
 
+def letters_legend() -> str:
+    """``A AWS, L Alibaba Cloud, T Tencent Cloud, K Kubernetes``: each letter of the rules catalogue with
+    the name it stands for."""
+    named = [f"{p.letter} {p.name}" for p in PROFILES.values()]
+    return ", ".join([*named, f"{KUBERNETES_LETTER} {KUBERNETES_NAME}"])
+
+
 def is_cloud(key: object) -> bool:
     """True when ``key`` is a registered cloud's key."""
     return key in PROFILES
