@@ -47,6 +47,7 @@ from gpufleet.components.pools.lifecycle import (
     TERMINATING,
     protection_statements,
 )
+from gpufleet.components.pools.off_hours import OffHours
 from gpufleet.components.pools.queue import (
     ExistingQueue,
     NewQueue,
@@ -83,15 +84,6 @@ IMDS_HOP_LIMIT = 2  # containers on the instance sit one hop further away than t
 MIN_SPOT_TYPES = 2
 # IAM role names take 64 characters; Pulumi appends "-" and 7 random characters to the logical name.
 MAX_ROLE_LOGICAL_NAME = 64 - 8
-
-
-@dataclass(frozen=True, kw_only=True)
-class OffHours:
-    """Scale to zero at ``stop_cron`` and restore at ``start_cron``, both in ``timezone`` (IANA)."""
-
-    timezone: str
-    stop_cron: str
-    start_cron: str
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -24,7 +24,7 @@ from gpufleet.components.cost.tencentcloud import CURRENCY, TencentBudget, Tence
 from gpufleet.components.identity.tencentcloud import TencentIdentity, TencentIdentityArgs
 from gpufleet.components.keys.tencentcloud import TencentKey, TencentKeyArgs
 from gpufleet.components.network.tencentcloud import TencentNetwork, TencentNetworkArgs
-from gpufleet.components.pools.aws import OffHours
+from gpufleet.components.pools.off_hours import OffHours
 from gpufleet.components.pools.scaling import ScalingRules
 from gpufleet.components.pools.tencentcloud import TencentPool, TencentPoolArgs, queue_name
 from gpufleet.components.pools.userdata import workload_env
