@@ -36,9 +36,9 @@ from gpufleet.components.spec import CONFIG_KEY, SpecError, site_plans
 from gpufleet.components.tags import STACK_TAG, current_stack
 
 if TYPE_CHECKING:
+    from gpufleet.components.baseline.aws_signal import BaselineSignal
     from gpufleet.components.baseline.exporter import AlicloudPublishing
     from gpufleet.components.baseline.kubernetes import OnPremBaseline
-    from gpufleet.components.baseline.signal import BaselineSignal
     from gpufleet.components.spec import FleetSpec
 
 
@@ -207,6 +207,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
         aws_sites = {g.site: g.ahead for g in gates.values() if g.enforcement == "metric-math"}
         if not aws_sites or baseline is None or spec.onprem is None or spec.onprem.signal is None:
             return None
+        from gpufleet.components.baseline.aws_signal import BaselineSignal, BaselineSignalArgs
         from gpufleet.components.baseline.exporter import (
             SignalExporter,
             SignalExporterArgs,
@@ -214,7 +215,6 @@ class HybridGpuFleet(pulumi.ComponentResource):
             cost_labels,
         )
         from gpufleet.components.baseline.kubernetes import CAPACITY_LABEL
-        from gpufleet.components.baseline.signal import BaselineSignal, BaselineSignalArgs
         from gpufleet.components.spec.onprem import full_config_key
 
         config = spec.onprem.signal

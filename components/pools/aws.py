@@ -39,6 +39,15 @@ import pulumi_aws as aws
 
 from gpufleet.components.identity.aws import InstanceIdentity, InstanceIdentityArgs
 from gpufleet.components.identity.documents import document
+from gpufleet.components.pools.aws_queue import (
+    ExistingQueue,
+    NewQueue,
+    PoolQueueRefs,
+    QueueSource,
+    consumer_statements,
+    create_queue,
+    existing_queue,
+)
 from gpufleet.components.pools.burst import SIGNAL_METRIC, SIGNAL_NAMESPACE, Gate
 from gpufleet.components.pools.lifecycle import (
     DRAIN_DEFAULT_RESULT,
@@ -48,15 +57,6 @@ from gpufleet.components.pools.lifecycle import (
     protection_statements,
 )
 from gpufleet.components.pools.off_hours import OffHours
-from gpufleet.components.pools.queue import (
-    ExistingQueue,
-    NewQueue,
-    PoolQueueRefs,
-    QueueSource,
-    consumer_statements,
-    create_queue,
-    existing_queue,
-)
 from gpufleet.components.pools.scaling import (
     GPU_METRIC,
     GROUP_DIMENSION,
@@ -157,8 +157,9 @@ class GpuPool(pulumi.ComponentResource):
     """Children: ``-lt`` launch template (IMDSv2 only, hop limit 2, encrypted gp3 root volume with the
     fleet key, no public IP, no key pair), ``-asg`` Auto Scaling group (spot share above an on-demand
     base, price-capacity-optimized, one override per instance type), the work queue (``-queue`` and
-    its ``-dlq``, see :mod:`gpufleet.components.pools.queue`, unless the spec names an existing queue), the
-    pool's own identity (:class:`gpufleet.components.identity.aws.InstanceIdentity` of the same name: ``-role``,
+    its ``-dlq``, see :mod:`gpufleet.components.pools.aws_queue`, unless the spec names an existing
+    queue), the pool's own identity
+    (:class:`gpufleet.components.identity.aws.InstanceIdentity` of the same name: ``-role``,
     ``-permissions``, ``-profile``; no other pool's instances share the role) with
     ``-queue-access`` letting that role consume this queue only, ``-protection`` letting it protect
     its instances in this group only and answer its ``-drain`` termination hook, the ``-backlog``
