@@ -54,7 +54,7 @@ def test_rules_legend_is_the_registry() -> None:
 
     letters = dict(pair.split(" ", 1) for pair in legend.group(1).split(", "))
     assert set(letters) == set(CLOUD_LETTERS)
-    assert RULE_CLOUDS == (*CLOUDS, clouds.KUBERNETES)
+    assert (*CLOUDS, clouds.KUBERNETES) == RULE_CLOUDS
     assert {CLOUD_LETTERS[p.letter] for p in PROFILES.values()} == set(CLOUDS)
 
 
@@ -85,8 +85,8 @@ def test_standalone_copies_agree_with_the_registry() -> None:
     from gpufleet.worker import __main__ as worker
 
     assert worker.CLOUDS == CLOUDS
-    assert worker.REGION_ENVS == {p.key: p.workload_region_env for p in PROFILES.values()}
-    assert new._REGION_KEYS == tuple(p.region_key for p in PROFILES.values())
+    assert {p.key: p.workload_region_env for p in PROFILES.values()} == worker.REGION_ENVS
+    assert tuple(p.region_key for p in PROFILES.values()) == new._REGION_KEYS
 
 
 # Module-level restatements of the cloud list or its display names, outside the registry.
