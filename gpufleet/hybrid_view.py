@@ -72,7 +72,9 @@ def render_hybrid(spec: FleetSpec, graph: ResourceGraph) -> Tree:
     """The fleet as one: baseline first, then the sites in the site plan's order, then the links."""
     from gpufleet.components.spec import SpecError, site_plans
 
-    regions = {cloud: _text(graph.config.get(p.region_key)) for cloud, p in PROFILES.items()}
+    regions: dict[str, str | None] = {
+        cloud: _text(graph.config.get(p.region_key)) for cloud, p in PROFILES.items()
+    }
     try:
         plans = site_plans(spec, regions)
     except SpecError:

@@ -41,7 +41,9 @@ ALICLOUD_ACCOUNT_ID = "1234567890123456"
 TENCENT_UIN = "100000000001"
 
 # Python packages of providers whose name is not `pulumi_<package>`.
-_PYTHON_PACKAGES = {p.key: p.sdk_package for p in PROFILES.values() if p.sdk_package != f"pulumi_{p.key}"}
+_PYTHON_PACKAGES: dict[str, str] = {
+    p.key: p.sdk_package for p in PROFILES.values() if p.sdk_package != f"pulumi_{p.key}"
+}
 
 # Nested output types deeper than this are left out (None); real outputs rarely nest further.
 MAX_DEPTH = 6

@@ -56,7 +56,7 @@ from gpufleet.components.pools.lifecycle import (
     TERMINATING,
     protection_statements,
 )
-from gpufleet.components.pools.off_hours import OffHours
+from gpufleet.components.pools.off_hours import OffHours as OffHours  # noqa: PLC0414 (re-export)
 from gpufleet.components.pools.scaling import (
     GPU_METRIC,
     GROUP_DIMENSION,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 import pulumi
 
 from gpufleet.components.clouds import Cloud
-from gpufleet.components.spec.sites import SitePlan
+from gpufleet.components.spec.sites import SitePlan as SitePlan  # noqa: PLC0414 (re-export)
 
 if TYPE_CHECKING:
     from gpufleet.components.pools.burst import Gate

@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from gpufleet.components import spec_limits as limits
-from gpufleet.components.catalog.regions import CLOUD_NAMES, REGIONS, region_problem
-from gpufleet.components.clouds import CHINA_CLOUDS, CLOUDS, REGION_CONFIG_KEYS, Cloud
+from gpufleet.components.catalog.regions import REGIONS, region_problem
+from gpufleet.components.clouds import CHINA_CLOUDS, CLOUD_NAMES, CLOUDS, REGION_CONFIG_KEYS, Cloud
 from gpufleet.components.network.onprem import EgressRule
 from gpufleet.components.spec import reach
 from gpufleet.components.spec.specs import FleetSpec

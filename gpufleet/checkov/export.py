@@ -20,7 +20,7 @@ from gpufleet.components.clouds import PROFILES
 from gpufleet.graph import UNKNOWN_STRING, Resource, ResourceGraph, is_secret
 
 TERRAFORM_VERSION = "1.9.8"
-PROVIDERS = {p.key: p.terraform_provider for p in PROFILES.values()}
+PROVIDERS: dict[str, str] = {p.key: p.terraform_provider for p in PROFILES.values()}
 # Outputs another resource's input is most often taken from, in the order a reference prefers them.
 _REFERENCED_OUTPUTS = ("id", "arn", "name", "bucket", "keyId")
 

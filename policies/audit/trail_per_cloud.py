@@ -126,7 +126,7 @@ def cloud_of(resource_type: str) -> str | None:
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    states = {cloud: _CloudState() for cloud in AUDITED_CLOUDS}
+    states: dict[str, _CloudState] = {cloud: _CloudState() for cloud in AUDITED_CLOUDS}
     for resource in args.resources:
         cloud = cloud_of(resource.resource_type)
         if cloud is None:

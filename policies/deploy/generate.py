@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 OUTPUT = HERE / "provider_schema.json"
 
 # Python package of each provider, and the distribution whose version pins it.
-PACKAGES = {p.key: (p.sdk_package, p.sdk_package) for p in PROFILES.values()}
+PACKAGES: dict[str, tuple[str, str]] = {p.key: (p.sdk_package, p.sdk_package) for p in PROFILES.values()}
 
 # The provider resources the fleet programs build: every AWS, Alibaba Cloud and Tencent Cloud type
 # token of the shipped stacks.
