@@ -9,7 +9,7 @@ other events are refused (GF-IAM-004 judges exactly this).
 What the role may do is what `pulumi preview` of this project's stacks reads, nothing more:
 
 - `ec2:DescribeAvailabilityZones`, `ec2:DescribeInstanceTypeOfferings`: the zones a pool's GPU types
-  are offered in (`components/network/zones.py`);
+  are offered in (`components/network/aws_zones.py`);
 - `ec2:DescribeVpcEndpointServices`: the interface endpoints' services in those zones;
 - `ec2:DescribeSubnets`: subnets given by id (`network.subnet_ids`);
 - `ec2:DescribeImages`: the GPU AMI lookup;

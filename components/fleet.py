@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 import pulumi
 
 from gpufleet.components import sites as dispatch
+from gpufleet.components.clouds import PROFILES
 from gpufleet.components.links import LinkArgs, link_factory
 from gpufleet.components.pools.burst import Gate, spec_gates
 from gpufleet.components.sites import (
@@ -35,9 +36,9 @@ from gpufleet.components.spec import CONFIG_KEY, SpecError, site_plans
 from gpufleet.components.tags import STACK_TAG, current_stack
 
 if TYPE_CHECKING:
+    from gpufleet.components.baseline.aws_signal import BaselineSignal
     from gpufleet.components.baseline.exporter import AlicloudPublishing
     from gpufleet.components.baseline.kubernetes import OnPremBaseline
-    from gpufleet.components.baseline.signal import BaselineSignal
     from gpufleet.components.identity.alicloud_publisher import AlicloudBurstPublisher
     from gpufleet.components.spec import FleetSpec
 
@@ -375,21 +376,13 @@ class HybridGpuFleet(pulumi.ComponentResource):
         )
 
 
-# Where each cloud's SDK reads its region when the stack's config has none.
-_REGION_ENV: Mapping[Cloud, tuple[str, ...]] = {
-    "aws": ("AWS_REGION", "AWS_DEFAULT_REGION"),
-    "alicloud": ("ALICLOUD_REGION",),
-    "tencentcloud": ("TENCENTCLOUD_REGION",),
-}
-
-
 def stack_provider_regions() -> dict[str, str | None]:
     """Each cloud's provider region as its SDK finds it: the stack's config (``aws:region`` ...), else the
     SDK's environment variable."""
     regions: dict[str, str | None] = {}
     for cloud in CLOUDS:
         found = pulumi.Config(cloud).get("region")
-        for variable in _REGION_ENV[cloud]:
+        for variable in PROFILES[cloud].region_envs:
             found = found or os.environ.get(variable) or None
         regions[cloud] = found
     return regions

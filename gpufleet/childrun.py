@@ -26,6 +26,7 @@ from google.protobuf import struct_pb2
 from pulumi.runtime.proto import source_pb2
 
 from gpufleet import sandbox, sandbox_child, sandbox_protocol
+from gpufleet.components.clouds import by_sdk_package
 from gpufleet.graph import SECRET_SIG_KEY, UNKNOWN_STRING
 from gpufleet.project import Project
 
@@ -99,7 +100,7 @@ def sdk_modules(names: Iterable[str]) -> list[str]:
     for name in names:
         parts = name.split(".")
         top = parts[0]
-        if not (top.startswith("pulumi_") or top == "tencentcloud_iac_pulumi"):
+        if not (top.startswith("pulumi_") or by_sdk_package(top) is not None):
             continue
         lazy = type(sys.modules.get(name)).__name__ == "_LazyModule"
         if len(parts) <= 2 and parts[-1] != "config" and not lazy:

@@ -20,18 +20,14 @@ from typing import Any
 
 from pulumi_policy import ResourceValidationPolicy
 
+from gpufleet.components import clouds
 from gpufleet.policies.rule import CLOUD_LETTERS, CLOUDS, FAMILIES, GfPolicy
 
 RULES_DOC = "docs/rules.md"
 RULES_DOC_URL = f"https://github.com/gpufleet/gpufleet/blob/main/{RULES_DOC}"
 REGENERATE = f"gpufleet rules --format markdown > {RULES_DOC}"
 
-CLOUD_NAMES = {
-    "aws": "AWS",
-    "alicloud": "Alibaba Cloud",
-    "tencentcloud": "Tencent Cloud",
-    "kubernetes": "Kubernetes",
-}
+CLOUD_NAMES = {**clouds.CLOUD_NAMES, clouds.KUBERNETES: clouds.KUBERNETES_NAME}
 FAMILY_TITLES = {
     "storage": "Storage",
     "kms": "KMS keys",
@@ -251,7 +247,7 @@ shows that as its "can't run policy during preview" diagnostic and judges the re
 `pulumi up`, when the value is known. The rule sections below say where a rule treats unknown or
 unset values differently (for example a key reference that counts as set).
 
-Clouds: A AWS, L Alibaba Cloud, T Tencent Cloud, K Kubernetes.
+Clouds: {legend}.
 """
 
 
@@ -331,7 +327,10 @@ def render_rules_markdown(policies: Iterable[GfPolicy], *, engine: bool = False)
     by_family: dict[str, list[GfPolicy]] = {family: [] for family in FAMILIES.values()}
     for policy in ordered:
         by_family[policy.rule.family].append(policy)
-    parts = [_INTRO.format(regenerate=REGENERATE), f"## Summary ({len(ordered)} rules)\n"]
+    parts = [
+        _INTRO.format(regenerate=REGENERATE, legend=clouds.letters_legend()),
+        f"## Summary ({len(ordered)} rules)\n",
+    ]
     for family, members in by_family.items():
         if not members:
             continue

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.tree import Tree
 
+from gpufleet.components.clouds import PROFILES
 from gpufleet.graph import Resource, ResourceGraph, is_secret
 
 if TYPE_CHECKING:
@@ -71,8 +72,8 @@ def render_hybrid(spec: FleetSpec, graph: ResourceGraph) -> Tree:
     """The fleet as one: baseline first, then the sites in the site plan's order, then the links."""
     from gpufleet.components.spec import SpecError, site_plans
 
-    regions = {
-        cloud: _text(graph.config.get(f"{cloud}:region")) for cloud in ("aws", "alicloud", "tencentcloud")
+    regions: dict[str, str | None] = {
+        cloud: _text(graph.config.get(p.region_key)) for cloud, p in PROFILES.items()
     }
     try:
         plans = site_plans(spec, regions)

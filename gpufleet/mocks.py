@@ -17,13 +17,12 @@ from pulumi.runtime import Mocks
 from pulumi.runtime.mocks import MockCallArgs, MockResourceArgs
 
 from gpufleet import sdktypes
+from gpufleet.components.clouds import DEFAULT_REGIONS
 from gpufleet.graph import SECRET_SIG_KEY
 from gpufleet.invokes import INVOKES, YAML_DECODE, decode_yaml, render_policy_statement
 from gpufleet.sdktypes import ACCOUNT_ID, ALICLOUD_ACCOUNT_ID, stable_hex, stable_uuid
 
 TENCENT_APP_ID = "1250000000"
-
-DEFAULT_REGIONS = {"aws": "us-east-1", "alicloud": "cn-hangzhou", "tencentcloud": "ap-guangzhou"}
 
 # Policy documents may be given as dicts (pulumi-aws accepts them) but providers return them as JSON
 # strings, and the SDKs reject a dict where an output is typed `str`.

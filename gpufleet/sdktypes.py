@@ -33,6 +33,7 @@ from typing import Any
 from pulumi import _types
 from pulumi.runtime import rpc
 
+from gpufleet.components.clouds import PROFILES
 from gpufleet.graph import SECRET_SIG_KEY
 
 ACCOUNT_ID = "123456789012"
@@ -40,7 +41,9 @@ ALICLOUD_ACCOUNT_ID = "1234567890123456"
 TENCENT_UIN = "100000000001"
 
 # Python packages of providers whose name is not `pulumi_<package>`.
-_PYTHON_PACKAGES = {"tencentcloud": "tencentcloud_iac_pulumi"}
+_PYTHON_PACKAGES: dict[str, str] = {
+    p.key: p.sdk_package for p in PROFILES.values() if p.sdk_package != f"pulumi_{p.key}"
+}
 
 # Nested output types deeper than this are left out (None); real outputs rarely nest further.
 MAX_DEPTH = 6

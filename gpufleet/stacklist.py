@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gpufleet.components import clouds
 from gpufleet.project import Project, ProjectError, load_project, load_stack_config
 
-CLOUDS = ("aws", "alicloud", "tencentcloud", "kubernetes")
+CLOUDS = (*clouds.CLOUDS, clouds.KUBERNETES)
 FORMATS = ("json", "text")
 FLEET_KEY = "gpufleet:fleet"
 ACCOUNT_KEY = "gpufleet:account"

@@ -42,12 +42,17 @@ from pulumi_policy import (
 from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
+from gpufleet.components import clouds as registry
 from gpufleet.policies import waivers
 from gpufleet.policies.context import effective_tags, tags_of
 from gpufleet.policies.props import Malformed
 
-CLOUDS = ("aws", "alicloud", "tencentcloud", "kubernetes")
-CLOUD_LETTERS = {"A": "aws", "L": "alicloud", "T": "tencentcloud", "K": "kubernetes"}
+# The clouds a rule may judge: the registered clouds, then Kubernetes; by their letter in docs/rules.md.
+CLOUDS = (*registry.CLOUDS, registry.KUBERNETES)
+CLOUD_LETTERS = {
+    **{p.letter: p.key for p in registry.PROFILES.values()},
+    registry.KUBERNETES_LETTER: registry.KUBERNETES,
+}
 FAMILIES = {
     "STOR": "storage",
     "KMS": "kms",

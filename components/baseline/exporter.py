@@ -11,7 +11,8 @@ It runs :mod:`gpufleet.components.baseline.exporter_script` (shipped in a Config
   account, the RAM role and OIDC provider ARNs, the token file, and each Alibaba site with its region,
   the sites ahead and its gated pools' MNS queues) and the AWS ``config`` whose
   ``credential_process`` runs ``aws_signing_helper credential-process`` with the client certificate,
-  its key and the trust anchor, profile and role ARNs of :class:`components.baseline.signal.BaselineSignal`;
+  its key and the trust anchor, profile and role ARNs of
+  :class:`components.baseline.aws_signal.BaselineSignal`;
 - ``Secret`` (``kubernetes.io/tls``) built from the two secret stack config keys, mounted read-only;
 - the ``Deployment``: non-root (UID/GID 10001), read-only root filesystem, every capability dropped, no
   privilege escalation, seccomp ``RuntimeDefault``, CPU and memory requests and limits, liveness and

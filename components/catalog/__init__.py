@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from gpufleet.components.clouds import CLOUDS
+
 __all__ = [
     "AWS_REGIONS",
     "CLOUDS",
@@ -32,7 +34,6 @@ __all__ = [
     "parse_catalog",
 ]
 
-CLOUDS = ("aws", "alicloud", "tencentcloud")
 CURRENCIES = ("USD", "CNY")
 GPU_CLASSES_DEV_DEFAULT = ("T4", "A10G", "A10", "L4")
 # Every region an AWS provider accepts, as pulumi-aws 7 lists them (`pulumi_aws.Region`): an `aws:region`

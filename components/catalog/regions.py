@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from gpufleet.components.catalog import AWS_REGIONS
+from gpufleet.components.clouds import CLOUD_NAMES
 
 ALICLOUD_REGIONS = (
     # mainland China
@@ -36,11 +37,6 @@ TENCENTCLOUD_REGIONS = (
 # The regions of each cloud, by the cloud's name in the spec.
 REGIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {"aws": AWS_REGIONS, "alicloud": ALICLOUD_REGIONS, "tencentcloud": TENCENTCLOUD_REGIONS}
-)
-
-# How each cloud is named in messages.
-CLOUD_NAMES: Mapping[str, str] = MappingProxyType(
-    {"aws": "AWS", "alicloud": "Alibaba Cloud", "tencentcloud": "Tencent Cloud"}
 )
 
 

@@ -17,10 +17,9 @@ from typing import Literal
 import pulumi
 import pulumi_alicloud as alicloud
 
+from gpufleet.components.keys.material import MATERIAL_TAG
 from gpufleet.components.tags import check_cost_tags
 
-# The tag by which the fleet says an external key's material was imported out of band (GF-OPS-005).
-MATERIAL_TAG = "gpufleet:key-material"
 ROTATION_INTERVAL = "365d"
 
 

@@ -16,6 +16,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpufleet.components.identity.documents import Statement, document
+from gpufleet.components.keys.material import MATERIAL_TAG
 from gpufleet.components.tags import check_cost_tags
 
 ADMIN_ACTIONS = (
@@ -37,8 +38,6 @@ ADMIN_ACTIONS = (
 )
 # Only a multi-Region primary needs these: creating a replica calls ReplicateKey on the primary.
 MULTI_REGION_ADMIN_ACTIONS = ("kms:ReplicateKey", "kms:UpdatePrimaryRegion")
-# What the fleet writes on a BYOK key whose material the owner imported out of band (GF-OPS-005).
-MATERIAL_TAG = "gpufleet:key-material"
 
 USE_ACTIONS = ("kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey")
 

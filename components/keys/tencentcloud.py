@@ -17,7 +17,7 @@ from typing import Literal
 import pulumi
 import tencentcloud_iac_pulumi as tencentcloud
 
-from gpufleet.components.keys.aws import MATERIAL_TAG
+from gpufleet.components.keys.material import MATERIAL_TAG
 from gpufleet.components.tags import check_cost_tags
 
 # The algorithm the material is wrapped with when ImportKeyMaterial is called (out of band or by the

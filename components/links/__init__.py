@@ -10,8 +10,8 @@ from typing import Protocol, cast
 
 import pulumi
 
+from gpufleet.components.clouds import Cloud
 from gpufleet.components.links.base import LinkArgs, ranges_for, secret_config
-from gpufleet.components.sites.base import Cloud
 
 LINKS: Mapping[Cloud, str] = {
     "aws": "gpufleet.components.links.aws:AwsLink",

@@ -2,7 +2,7 @@
 
 Zones are those that sell the pools' instance types: ``alicloud.get_zones(available_instance_type=...)``
 per type, taken in the region's own order, keeping a zone where every pool of the site has a type
-on sale (:func:`gpufleet.components.network.zones.pick_zones`); a vSwitch in a zone that sells none of a
+on sale (:func:`gpufleet.components.network.zone_pick.pick_zones`); a vSwitch in a zone that sells none of a
 pool's types would leave the scaling group failing launches there.
 
 The security group admits no ingress from outside the group (no SSH, no RDP: access is Cloud
@@ -24,7 +24,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpufleet.components.network.onprem import EgressRule, egress_problems, onprem_range_problems, range_slug
-from gpufleet.components.network.zones import pick_zones
+from gpufleet.components.network.zone_pick import pick_zones
 from gpufleet.components.tags import check_cost_tags
 
 SUBNET_BITS = 4  # each vSwitch takes a sixteenth of the VPC range

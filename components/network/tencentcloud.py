@@ -1,7 +1,7 @@
 """The Tencent Cloud site's network: a VPC with one private subnet per chosen zone, or existing subnets,
 and the pool instances' security group.
 
-Zones are chosen offline the way the AWS side chooses them (:func:`components.network.zones.pick_zones`):
+Zones are chosen offline the way the AWS side chooses them (:func:`components.network.zone_pick.pick_zones`):
 from the region's CVM zones (``availability.get_zones_by_product``), keeping those where every pool has
 one of its instance types on sale (``instance.get_types`` by family). The security group admits no
 SSH or RDP: only the distributed-training ports from inside the VPC. Its egress is the platform services a
@@ -25,7 +25,7 @@ import pulumi
 import tencentcloud_iac_pulumi as tencentcloud
 
 from gpufleet.components.network.onprem import EgressRule, egress_problems, onprem_range_problems
-from gpufleet.components.network.zones import pick_zones
+from gpufleet.components.network.zone_pick import pick_zones
 from gpufleet.components.tags import check_cost_tags
 
 # torch.distributed / NCCL rendezvous and data ports between the pool's instances.

@@ -39,15 +39,7 @@ import pulumi_aws as aws
 
 from gpufleet.components.identity.aws import InstanceIdentity, InstanceIdentityArgs
 from gpufleet.components.identity.documents import document
-from gpufleet.components.pools.burst import SIGNAL_METRIC, SIGNAL_NAMESPACE, Gate
-from gpufleet.components.pools.lifecycle import (
-    DRAIN_DEFAULT_RESULT,
-    DRAIN_HEARTBEAT_S,
-    DRAIN_HOOK_NAME,
-    TERMINATING,
-    protection_statements,
-)
-from gpufleet.components.pools.queue import (
+from gpufleet.components.pools.aws_queue import (
     ExistingQueue,
     NewQueue,
     PoolQueueRefs,
@@ -56,6 +48,15 @@ from gpufleet.components.pools.queue import (
     create_queue,
     existing_queue,
 )
+from gpufleet.components.pools.burst import SIGNAL_METRIC, SIGNAL_NAMESPACE, Gate
+from gpufleet.components.pools.lifecycle import (
+    DRAIN_DEFAULT_RESULT,
+    DRAIN_HEARTBEAT_S,
+    DRAIN_HOOK_NAME,
+    TERMINATING,
+    protection_statements,
+)
+from gpufleet.components.pools.off_hours import OffHours as OffHours  # noqa: PLC0414 (re-export)
 from gpufleet.components.pools.scaling import (
     GPU_METRIC,
     GROUP_DIMENSION,
@@ -84,15 +85,6 @@ IMDS_HOP_LIMIT = 2  # containers on the instance sit one hop further away than t
 MIN_SPOT_TYPES = 2
 # IAM role names take 64 characters; Pulumi appends "-" and 7 random characters to the logical name.
 MAX_ROLE_LOGICAL_NAME = 64 - 8
-
-
-@dataclass(frozen=True, kw_only=True)
-class OffHours:
-    """Scale to zero at ``stop_cron`` and restore at ``start_cron``, both in ``timezone`` (IANA)."""
-
-    timezone: str
-    stop_cron: str
-    start_cron: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -166,8 +158,9 @@ class GpuPool(pulumi.ComponentResource):
     """Children: ``-lt`` launch template (IMDSv2 only, hop limit 2, encrypted gp3 root volume with the
     fleet key, no public IP, no key pair), ``-asg`` Auto Scaling group (spot share above an on-demand
     base, price-capacity-optimized, one override per instance type), the work queue (``-queue`` and
-    its ``-dlq``, see :mod:`gpufleet.components.pools.queue`, unless the spec names an existing queue), the
-    pool's own identity (:class:`components.identity.aws.InstanceIdentity` of the same name: ``-role``,
+    its ``-dlq``, see :mod:`gpufleet.components.pools.aws_queue`, unless the spec names an existing
+    queue), the pool's own identity
+    (:class:`gpufleet.components.identity.aws.InstanceIdentity` of the same name: ``-role``,
     ``-permissions``, ``-profile``; no other pool's instances share the role) with
     ``-queue-access`` letting that role consume this queue only, ``-protection`` letting it protect
     its instances in this group only and answer its ``-drain`` termination hook, the ``-backlog``

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, Protocol
 
 PERIOD_S = 60  # the agent publishes the GPU metric every minute
 SQS_PERIOD_S = 300  # AWS/SQS publishes every 5 minutes; a shorter alarm period never gets data
@@ -90,6 +90,37 @@ class ScalingRules:
         if self.cooldown_s < 0:
             found.append(f"cooldown_s: {self.cooldown_s} must not be negative")
         return found
+
+
+class SpecScaling(Protocol):
+    """What :func:`rules_from_spec` reads: a pool's ``scaling`` as the spec parsed it
+    (:class:`gpufleet.components.spec.pool.Scaling`, durations already in seconds)."""
+
+    @property
+    def gpu_util_out(self) -> float: ...
+    @property
+    def out_for_s(self) -> int: ...
+    @property
+    def queue_out(self) -> float: ...
+    @property
+    def gpu_util_in(self) -> float: ...
+    @property
+    def in_for_s(self) -> int: ...
+    @property
+    def cooldown_s(self) -> int: ...
+
+
+def rules_from_spec(scaling: SpecScaling) -> ScalingRules:
+    """The spec's ``scaling`` as every cloud's pool compiles it: the one conversion, for every site and
+    the simulator."""
+    return ScalingRules(
+        gpu_util_out=scaling.gpu_util_out,
+        out_for_s=scaling.out_for_s,
+        queue_out=scaling.queue_out,
+        gpu_util_in=scaling.gpu_util_in,
+        in_for_s=scaling.in_for_s,
+        cooldown_s=scaling.cooldown_s,
+    )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime
 import zoneinfo
 
-from gpufleet.components.pools.aws import OffHours
+from gpufleet.components.pools.off_hours import OffHours
 
 REGION_OFFSET_MIN = 8 * 60  # AS reads recurrences at UTC+8
 _DAY_MIN = 24 * 60

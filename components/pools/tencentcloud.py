@@ -55,8 +55,8 @@ import tencentcloud_iac_pulumi as tencentcloud
 
 from gpufleet.components.catalog import Catalog, load_catalog
 from gpufleet.components.cost.tencentcloud import CURRENCY
-from gpufleet.components.pools.aws import OffHours
 from gpufleet.components.pools.lifecycle import DRAIN_DEFAULT_RESULT, DRAIN_HEARTBEAT_S, DRAIN_HOOK_NAME
+from gpufleet.components.pools.off_hours import OffHours
 from gpufleet.components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
 from gpufleet.components.pools.tencent_time import REGION_OFFSET_MIN, region_schedule
 from gpufleet.components.tags import check_cost_tags

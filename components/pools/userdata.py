@@ -23,6 +23,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gpufleet.components.clouds import PROFILES
 from gpufleet.components.pools.lifecycle import DRAIN_HOOK_NAME, GROUP_ENV, GROUP_TAG, HOOK_ENV, QUEUE_URL_ENV
 from gpufleet.components.pools.scaling import GROUP_DIMENSION, STACK_DIMENSION
 from gpufleet.components.pools.workload import (
@@ -39,14 +40,10 @@ WORKLOAD_DIR = "/var/lib/gpufleet"
 WORKLOAD_SCRIPT = f"{WORKLOAD_DIR}/workload.sh"
 CONTAINER_NAME = "gpufleet-workload"
 QUEUE_ENV = "GPUFLEET_QUEUE_NAME"
-REGION_ENV = "AWS_REGION"
+REGION_ENV = PROFILES["aws"].workload_region_env
 # The variable each cloud's own SDKs and CLIs read the region from: a workload is told its region in
 # its cloud's variable, never AWS's on another cloud (an AWS SDK would then aim at a region it lacks).
-REGION_ENVS: Mapping[str, str] = {
-    "aws": REGION_ENV,
-    "alicloud": "ALIBABA_CLOUD_REGION_ID",
-    "tencentcloud": "TENCENTCLOUD_REGION",
-}
+REGION_ENVS: Mapping[str, str] = {p.key: p.workload_region_env for p in PROFILES.values()}
 
 
 def workload_env(queue_name: str, region: str, cloud: str = "aws") -> dict[str, str]:

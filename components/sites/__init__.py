@@ -10,10 +10,8 @@ import importlib
 from collections.abc import Mapping
 from typing import cast
 
+from gpufleet.components.clouds import CLOUDS, REGION_CONFIG_KEYS, Cloud
 from gpufleet.components.sites.base import (
-    CLOUDS,
-    REGION_CONFIG_KEYS,
-    Cloud,
     PoolOutputs,
     Site,
     SiteArgs,

@@ -35,7 +35,7 @@ from gpufleet.components.keys.alicloud import AlicloudKey, AlicloudKeyArgs
 from gpufleet.components.network.alicloud import AlicloudNetwork, AlicloudNetworkArgs, zones_for_pools
 from gpufleet.components.pools.alicloud import AlicloudGpuPool, AlicloudOffHours, AlicloudPoolArgs
 from gpufleet.components.pools.burst_custom import CustomGate
-from gpufleet.components.pools.scaling import ScalingRules
+from gpufleet.components.pools.scaling import ScalingRules, rules_from_spec
 from gpufleet.components.pools.userdata import WorkloadContext
 from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload, Workload
 from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
@@ -61,15 +61,7 @@ def _workload(pool: Pool) -> Workload | None:
 
 
 def _rules(pool: Pool) -> ScalingRules:
-    s = pool.scaling
-    return ScalingRules(
-        gpu_util_out=s.gpu_util_out,
-        out_for_s=s.out_for_s,
-        queue_out=s.queue_out,
-        gpu_util_in=s.gpu_util_in,
-        in_for_s=s.in_for_s,
-        cooldown_s=s.cooldown_s,
-    )
+    return rules_from_spec(pool.scaling)
 
 
 def publisher(args: SiteArgs) -> AlicloudPublisher | None:

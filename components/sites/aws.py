@@ -29,8 +29,8 @@ from gpufleet.components.cost.aws import FleetBudget, FleetBudgetArgs
 from gpufleet.components.identity.aws import InstanceIdentityArgs
 from gpufleet.components.keys.aws import FleetKey, FleetKeyArgs
 from gpufleet.components.network.aws import FleetNetwork, FleetNetworkArgs, interface_endpoint_services
+from gpufleet.components.network.aws_zones import zones_for_pools
 from gpufleet.components.network.onprem import EgressRule
-from gpufleet.components.network.zones import zones_for_pools
 from gpufleet.components.pools.aws import GpuPool, GpuPoolArgs
 from gpufleet.components.pools.userdata import agent_namespace
 from gpufleet.components.sites.aws_pools import pool_off_hours, pool_queue, pool_scaling, pool_workload
@@ -335,7 +335,7 @@ class AwsSite(pulumi.ComponentResource):
         gated = any(gate.enforcement == "metric-math" for gate in args.burst_gates.values())
         if not gated or spec.onprem is None or spec.onprem.signal is None:
             return None
-        from gpufleet.components.baseline.signal import BaselineSignal, BaselineSignalArgs
+        from gpufleet.components.baseline.aws_signal import BaselineSignal, BaselineSignalArgs
         from gpufleet.components.spec.onprem import full_config_key
 
         config = spec.onprem.signal

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pulumi
 
 from gpufleet.components.pools.aws import OffHours
-from gpufleet.components.pools.queue import ExistingQueue, NewQueue, QueueSource
+from gpufleet.components.pools.aws_queue import ExistingQueue, NewQueue, QueueSource
 from gpufleet.components.pools.scaling import ScalingRules
 from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload, Workload
 

@@ -25,8 +25,8 @@ from gpufleet.components.audit.aws import FleetAudit, FleetAuditArgs
 from gpufleet.components.identity.aws import InstanceIdentityArgs
 from gpufleet.components.keys.aws import FleetKey, FleetKeyArgs
 from gpufleet.components.network.aws import FleetNetwork, FleetNetworkArgs
+from gpufleet.components.network.aws_zones import zones_for_pools
 from gpufleet.components.network.onprem import EgressRule
-from gpufleet.components.network.zones import zones_for_pools
 from gpufleet.components.pools.userdata import agent_namespace
 from gpufleet.components.storage.aws import AWS_REGION_RE, CheckpointBucket, CheckpointBucketArgs
 from gpufleet.components.tags import STACK_TAG, current_stack

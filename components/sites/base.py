@@ -16,58 +16,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import pulumi
 
-from gpufleet.components.network.onprem import EgressRule
+from gpufleet.components.clouds import Cloud
+from gpufleet.components.spec.sites import SitePlan as SitePlan  # noqa: PLC0414 (re-export)
 
 if TYPE_CHECKING:
     from gpufleet.components.pools.burst import Gate
     from gpufleet.components.spec import FleetSpec
 
-Cloud = Literal["aws", "alicloud", "tencentcloud"]
-CLOUDS: tuple[Cloud, ...] = ("aws", "alicloud", "tencentcloud")
-
-# The provider config key that names each cloud's home region in a stack file.
-REGION_CONFIG_KEYS: Mapping[Cloud, str] = {
-    "aws": "aws:region",
-    "alicloud": "alicloud:region",
-    "tencentcloud": "tencentcloud:region",
-}
-
 
 class SiteError(Exception):
     """The spec asks a site for something its cloud cannot build; the message names the spec field."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class SitePlan:
-    """What the spec asks of one site, worked out once from the spec before any site is built.
-
-    ``home``: the first site of its cloud (for AWS: the ``aws:region`` site, which holds the fleet's
-    trail, budget and account plan). ``pools``: the names of the spec's pools that run here, in spec
-    order. ``vpc_cidr``: the site's VPC range (``None`` when the site runs in existing subnets or holds
-    no pools). ``subnet_ids``: existing subnets (vSwitches on Alibaba) to run in instead of a new VPC.
-    ``onprem_ranges``: the on-prem ranges the site's private link carries and routes (empty: the site
-    has no link). ``onprem_egress``: what the site's GPU security group opens towards them, one rule per
-    on-prem endpoint, port range and protocol (``onprem.reachable``), nothing wider.
-    """
-
-    cloud: Cloud
-    region: str
-    home: bool
-    pools: tuple[str, ...] = ()
-    vpc_cidr: str | None = None
-    availability_zones: int = 2
-    subnet_ids: tuple[str, ...] = ()
-    onprem_ranges: tuple[str, ...] = ()
-    onprem_egress: tuple[EgressRule, ...] = ()
-
-    @property
-    def key(self) -> str:
-        """``cloud:region``, the site's name in the spec, in errors and in `gpufleet plan`."""
-        return f"{self.cloud}:{self.region}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -136,7 +98,7 @@ class Site(Protocol):
 
     ``burst_publisher``: the identity the on-prem signal exporter publishes the burst order's gate of
     this cloud with, built by the cloud's home site when the spec asks for it (AWS: a
-    :class:`gpufleet.components.baseline.signal.BaselineSignal`; Alibaba: an
+    :class:`gpufleet.components.baseline.aws_signal.BaselineSignal`; Alibaba: an
     :class:`gpufleet.components.identity.alicloud_publisher.AlicloudBurstPublisher`); ``None`` on every
     other site and on clouds without a publisher."""
 

@@ -24,8 +24,8 @@ from gpufleet.components.cost.tencentcloud import CURRENCY, TencentBudget, Tence
 from gpufleet.components.identity.tencentcloud import TencentIdentity, TencentIdentityArgs
 from gpufleet.components.keys.tencentcloud import TencentKey, TencentKeyArgs
 from gpufleet.components.network.tencentcloud import TencentNetwork, TencentNetworkArgs
-from gpufleet.components.pools.aws import OffHours
-from gpufleet.components.pools.scaling import ScalingRules
+from gpufleet.components.pools.off_hours import OffHours
+from gpufleet.components.pools.scaling import ScalingRules, rules_from_spec
 from gpufleet.components.pools.tencentcloud import TencentPool, TencentPoolArgs, queue_name
 from gpufleet.components.pools.userdata import workload_env
 from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
@@ -112,15 +112,7 @@ def _off_hours(args: SiteArgs, pool_name: str) -> OffHours | None:
 
 
 def _scaling(args: SiteArgs, pool_name: str) -> ScalingRules:
-    rules = args.spec.pools[pool_name].scaling
-    return ScalingRules(
-        gpu_util_out=rules.gpu_util_out,
-        out_for_s=rules.out_for_s,
-        queue_out=rules.queue_out,
-        gpu_util_in=rules.gpu_util_in,
-        in_for_s=rules.in_for_s,
-        cooldown_s=rules.cooldown_s,
-    )
+    return rules_from_spec(args.spec.pools[pool_name].scaling)
 
 
 class TencentSite(pulumi.ComponentResource):

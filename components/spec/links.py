@@ -31,10 +31,11 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from gpufleet.components import spec_limits as limits
+from gpufleet.components.clouds import CLOUDS
 from gpufleet.components.spec.values import Ipv4Net, _Model, _show
 
-LINK_CLOUDS = ("aws", "alicloud", "tencentcloud")
-_KEY_RE = re.compile(r"^(aws|alicloud|tencentcloud):([a-z]{2}(-[a-z]+)+-\d+|[a-z]{2}-[a-z]+)$")
+LINK_CLOUDS = CLOUDS
+_KEY_RE = re.compile("^(" + "|".join(CLOUDS) + r"):([a-z]{2}(-[a-z]+)+-\d+|[a-z]{2}-[a-z]+)$")
 _CONFIG_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 _CONNECTION_ID_RE: Mapping[str, tuple[re.Pattern[str], str]] = {
     "aws": (re.compile(r"^dxcon-[a-z0-9]{8,17}$"), "an AWS Direct Connect connection id like dxcon-ffabc123"),

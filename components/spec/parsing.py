@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from gpufleet.components import spec_limits as limits
-from gpufleet.components.sites.base import REGION_CONFIG_KEYS
+from gpufleet.components.clouds import REGION_CONFIG_KEYS
 from gpufleet.components.spec.account import Account, _account_checks, _byok_material_checks, _image_checks
 from gpufleet.components.spec.checks import (
     _bucket_checks,

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 import zoneinfo
-from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components import spec_limits as limits
 from gpufleet.components.catalog.workloads import MODEL_MEMORY_GIB
+from gpufleet.components.clouds import Cloud
 from gpufleet.components.spec.account import Image
 from gpufleet.components.spec.checks import (
     _pool_checks,
@@ -403,7 +403,7 @@ class Fit(_Model):
 
 
 class Pool(_Model):
-    cloud: Literal["aws", "alicloud", "tencentcloud"] = "aws"
+    cloud: Cloud = "aws"
     region: str | None = Field(default=None, description="None: the stack's provider region")
     instance_types: list[str] = Field(min_length=1)
     size: Size

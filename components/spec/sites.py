@@ -22,14 +22,44 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from gpufleet.components import spec_limits as limits
-from gpufleet.components.catalog.regions import CLOUD_NAMES, REGIONS, region_problem
-from gpufleet.components.sites.base import CLOUDS, REGION_CONFIG_KEYS, Cloud, SitePlan
+from gpufleet.components.catalog.regions import REGIONS, region_problem
+from gpufleet.components.clouds import CHINA_CLOUDS, CLOUD_NAMES, CLOUDS, REGION_CONFIG_KEYS, Cloud
+from gpufleet.components.network.onprem import EgressRule
 from gpufleet.components.spec import reach
 from gpufleet.components.spec.specs import FleetSpec
 from gpufleet.components.spec.values import CONFIG_KEY, SpecError
 
 _AWS_REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
 _CLOUD_LIST = ", ".join(CLOUDS)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SitePlan:
+    """What the spec asks of one site, worked out once from the spec before any site is built.
+
+    ``home``: the first site of its cloud (for AWS: the ``aws:region`` site, which holds the fleet's
+    trail, budget and account plan). ``pools``: the names of the spec's pools that run here, in spec
+    order. ``vpc_cidr``: the site's VPC range (``None`` when the site runs in existing subnets or holds
+    no pools). ``subnet_ids``: existing subnets (vSwitches on Alibaba) to run in instead of a new VPC.
+    ``onprem_ranges``: the on-prem ranges the site's private link carries and routes (empty: the site
+    has no link). ``onprem_egress``: what the site's GPU security group opens towards them, one rule per
+    on-prem endpoint, port range and protocol (``onprem.reachable``), nothing wider.
+    """
+
+    cloud: Cloud
+    region: str
+    home: bool
+    pools: tuple[str, ...] = ()
+    vpc_cidr: str | None = None
+    availability_zones: int = 2
+    subnet_ids: tuple[str, ...] = ()
+    onprem_ranges: tuple[str, ...] = ()
+    onprem_egress: tuple[EgressRule, ...] = ()
+
+    @property
+    def key(self) -> str:
+        """``cloud:region``, the site's name in the spec, in errors and in `gpufleet plan`."""
+        return f"{self.cloud}:{self.region}"
 
 
 @dataclass(frozen=True)
@@ -249,8 +279,7 @@ def _replica_region_problems(
     region). The allowed regions are listed."""
     found: list[tuple[str, str]] = []
     replicas = spec.storage.checkpoints.replica_regions
-    china: tuple[Cloud, ...] = ("alicloud", "tencentcloud")
-    for cloud in china:
+    for cloud in CHINA_CLOUDS:
         region = getattr(replicas, cloud)
         if region is None:
             continue

@@ -16,14 +16,11 @@ from importlib import resources as package_files
 from typing import Any
 
 from gpufleet.checkov.naming import snake_case, tf_identifier
+from gpufleet.components.clouds import PROFILES
 from gpufleet.graph import UNKNOWN_STRING, Resource, ResourceGraph, is_secret
 
 TERRAFORM_VERSION = "1.9.8"
-PROVIDERS = {
-    "aws": "registry.terraform.io/hashicorp/aws",
-    "alicloud": "registry.terraform.io/aliyun/alicloud",
-    "tencentcloud": "registry.terraform.io/tencentcloudstack/tencentcloud",
-}
+PROVIDERS: dict[str, str] = {p.key: p.terraform_provider for p in PROFILES.values()}
 # Outputs another resource's input is most often taken from, in the order a reference prefers them.
 _REFERENCED_OUTPUTS = ("id", "arn", "name", "bucket", "keyId")
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from gpufleet.checkov.naming import snake_case
+from gpufleet.components.clouds import SDK_PACKAGES
 
-SDK_PACKAGES = {"aws": "pulumi_aws", "alicloud": "pulumi_alicloud", "tencentcloud": "tencentcloud_iac_pulumi"}
 _CLASS = re.compile(r"^class (\w+)", re.M)
 _GETTER = re.compile(r"@pulumi\.getter(?:\(name=\"(?P<wire>[^\"]+)\"\))?\s*\n")
 _DEF = re.compile(r"^\s*def (\w+)\(self\)", re.M)

@@ -276,7 +276,7 @@ AWS: dict[str, tuple[str, dict[str, str]]] = {
     "aws:iam/rolePolicy:RolePolicy": ("aws_iam_role_policy", {}),
     "aws:iam/rolePolicyAttachment:RolePolicyAttachment": ("aws_iam_role_policy_attachment", {}),
     "aws:iam/policy:Policy": ("aws_iam_policy", {}),
-    # IAM Roles Anywhere: the burst signal's trust anchor and profile (components/baseline/signal.py).
+    # IAM Roles Anywhere: the burst signal's trust anchor and profile (components/baseline/aws_signal.py).
     "aws:rolesanywhere/trustAnchor:TrustAnchor": ("aws_rolesanywhere_trust_anchor", {}),
     "aws:rolesanywhere/profile:Profile": ("aws_rolesanywhere_profile", {}),
     "aws:iam/policyAttachment:PolicyAttachment": ("aws_iam_policy_attachment", {}),

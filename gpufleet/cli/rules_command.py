@@ -13,6 +13,7 @@ from rich.table import Table
 
 from gpufleet import cli
 from gpufleet.cli.common import BadInput, app, fail
+from gpufleet.components import clouds as registry
 from gpufleet.helptext import examples
 
 
@@ -22,7 +23,9 @@ def _config_cell(config: Mapping[str, Mapping[str, Any]]) -> str:
     return "\n".join(f"{key} = {json.dumps(schema.get('default'))}" for key, schema in config.items())
 
 
-_CLOUD_LETTERS = {"aws": "A", "alicloud": "L", "tencentcloud": "T", "kubernetes": "K"}
+_CLOUD_LETTERS = {p.key: p.letter for p in registry.PROFILES.values()} | {
+    registry.KUBERNETES: registry.KUBERNETES_LETTER
+}
 _WIDE_TABLE = 120
 _SEVERITY_STYLES = {"critical": "bold white on red", "high": "bold red", "medium": "yellow", "low": "blue"}
 
@@ -33,7 +36,7 @@ def render_rules_table(rows: Sequence[Mapping[str, Any]], console: Console) -> N
     wide = console.width >= _WIDE_TABLE
     table = Table(
         title=f"gpufleet guardrails: {len(rows)} rules",
-        caption="clouds: A AWS, L Alibaba Cloud, T Tencent Cloud, K Kubernetes. "
+        caption=f"clouds: {registry.letters_legend()}. "
         "`gpufleet rules --format json` has the full config schemas.",
         title_justify="left",
         caption_justify="left",

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpufleet.components.catalog import Catalog
-from gpufleet.components.pools.scaling import ScalingRules
+from gpufleet.components.pools.scaling import ScalingRules, rules_from_spec
 from gpufleet.cost import CostError, PricedPool, price_pool
 from gpufleet.cost.props import _default_region
 from gpufleet.simulate.model import OffHoursWindow, SimPool
@@ -19,15 +19,7 @@ class SimulateError(ValueError):
 
 def rules_of(pool: Any) -> ScalingRules:
     """The spec's ``scaling`` as the pool components compile it."""
-    s = pool.scaling
-    return ScalingRules(
-        gpu_util_out=s.gpu_util_out,
-        out_for_s=s.out_for_s,
-        queue_out=s.queue_out,
-        gpu_util_in=s.gpu_util_in,
-        in_for_s=s.in_for_s,
-        cooldown_s=s.cooldown_s,
-    )
+    return rules_from_spec(pool.scaling)
 
 
 def sim_pool(

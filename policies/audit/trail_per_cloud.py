@@ -26,6 +26,8 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
+from gpufleet.components.clouds import CLOUD_NAMES
+from gpufleet.components.clouds import CLOUDS as AUDITED_CLOUDS
 from gpufleet.policies.props import as_int, get, truthy
 from gpufleet.policies.rule import GfStackPolicy, Rule, judges, unknown_message
 
@@ -35,8 +37,6 @@ ALI_TRAIL_DEPRECATED = "alicloud:actiontrail/trailDeprecated:TrailDeprecated"
 TC_TRACK = "tencentcloud:Audit/track:Track"
 TC_AUDIT = "tencentcloud:Audit/instance:Instance"
 
-AUDITED_CLOUDS = ("aws", "alicloud", "tencentcloud")
-CLOUD_NAMES = {"aws": "AWS", "alicloud": "Alibaba Cloud", "tencentcloud": "Tencent Cloud"}
 TRAIL_KIND = {
     "aws": "a CloudTrail trail (aws.cloudtrail.Trail, isMultiRegionTrail=true)",
     "alicloud": "an ActionTrail trail (alicloud.actiontrail.Trail, status Enable, eventRw All)",
@@ -126,7 +126,7 @@ def cloud_of(resource_type: str) -> str | None:
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    states = {cloud: _CloudState() for cloud in AUDITED_CLOUDS}
+    states: dict[str, _CloudState] = {cloud: _CloudState() for cloud in AUDITED_CLOUDS}
     for resource in args.resources:
         cloud = cloud_of(resource.resource_type)
         if cloud is None:

@@ -30,6 +30,7 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
+from gpufleet.components.clouds import CLOUD_NAMES as CLOUD_LABELS
 from gpufleet.policies.cost._common import fmt, stack_pools
 from gpufleet.policies.cost.pools import POOL_TYPES, Pool, hourly_envelope, monthly_estimate
 from gpufleet.policies.gpu import CatalogLike, current_catalog
@@ -138,9 +139,6 @@ def tencent_budget_problem(props: Mapping[str, Any], alert: float) -> str | None
     if not seen:
         return f"has no warnJsons threshold; add one at or below {fmt(alert)}% (calType PERCENTAGE)"
     return f"warns at {', '.join(seen)}; add a warnJsons threshold at or below {fmt(alert)}%"
-
-
-CLOUD_LABELS = {"aws": "AWS", "alicloud": "Alibaba Cloud", "tencentcloud": "Tencent Cloud"}
 
 
 def stack_estimate(

@@ -28,15 +28,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from gpufleet.components.clouds import PROFILES
+
 HERE = Path(__file__).resolve().parent
 OUTPUT = HERE / "provider_schema.json"
 
 # Python package of each provider, and the distribution whose version pins it.
-PACKAGES = {
-    "aws": ("pulumi_aws", "pulumi_aws"),
-    "alicloud": ("pulumi_alicloud", "pulumi_alicloud"),
-    "tencentcloud": ("tencentcloud_iac_pulumi", "tencentcloud_iac_pulumi"),
-}
+PACKAGES: dict[str, tuple[str, str]] = {p.key: (p.sdk_package, p.sdk_package) for p in PROFILES.values()}
 
 # The provider resources the fleet programs build: every AWS, Alibaba Cloud and Tencent Cloud type
 # token of the shipped stacks.

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpufleet.components.clouds import CLOUD_NAMES
 from gpufleet.policies.cost.pools import Pool
 from gpufleet.policies.fit._facts import entries, split_at_max
 from gpufleet.policies.gpu import CatalogLike
@@ -39,7 +40,7 @@ def quota_of(cloud: str, instance_type: str, family: str | None, purchase: str) 
         return AWS_QUOTAS.get((key, purchase)) if key else None
     if family is None:
         return None
-    label = "Alibaba Cloud" if cloud == "alicloud" else "Tencent Cloud"
+    label = CLOUD_NAMES.get(cloud, cloud)
     return f"{family}/{purchase}", f"{label} {family} {purchase} vCPUs"
 
 

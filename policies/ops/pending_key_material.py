@@ -37,6 +37,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
+from gpufleet.components.keys.material import MATERIAL_TAG
 from gpufleet.policies.context import tags_of
 from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
 from gpufleet.policies.ops._aws_sources import group_templates
@@ -46,9 +47,6 @@ from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 AWS_ALIAS = "aws:kms/alias:Alias"
 ALI_ALIAS = "alicloud:kms/alias:Alias"
-
-# The tag by which a program says an external key's material was imported out of band.
-MATERIAL_TAG = "gpufleet:key-material"
 
 PENDING_TYPES = (
     "aws:kms/externalKey:ExternalKey",

@@ -22,7 +22,7 @@ metric and its `metrics[].metricStat.metric`) needs a publisher:
   instances are the group's (by `AutoScalingGroupName`) or else every launch source of the stack.
 - Any other namespace needs a role of the stack allowed to `PutMetricData` into it. The burst order's
   gated alarms (metric math on `gpufleet/Baseline` `FreeGpusAhead`) pass on the baseline exporter's
-  role (`gpufleet.components.baseline.signal.BaselineSignal`), which may publish into that namespace only.
+  role (`gpufleet.components.baseline.aws_signal.BaselineSignal`), which may publish into that namespace only.
 A grant found in a document known at preview counts even when another document of the role is still
 unknown; with no grant found and a document unknown, the alarm could not be judged yet. A managed
 policy the pack does not know (not AWS's CloudWatchAgentServerPolicy and the like) makes it could not

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gpufleet.components.baseline.signal import publish_statements
+from gpufleet.components.baseline.aws_signal import publish_statements
 from gpufleet.policies.ops.scaling_metric_published import POLICY
 from tests.policies.ops.helpers import asg_policy_arn, res, run_stack
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gpufleet.components.baseline.signal import BaselineSignal, BaselineSignalArgs
+from gpufleet.components.baseline.aws_signal import BaselineSignal, BaselineSignalArgs
 from tests.components.builders import TAGS
 from tests.components.conftest import Runner
 

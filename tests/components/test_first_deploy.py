@@ -471,7 +471,7 @@ def test_role_endpoints_and_agent_config_agree(stack: str, pool: str, site: str)
 
 def test_zones_are_those_that_offer_the_pools_instance_types(run_pulumi: Any) -> None:
     from gpufleet.components.fleet import HybridGpuFleet
-    from gpufleet.components.network.zones import ZoneError, pick_zones
+    from gpufleet.components.network.zone_pick import ZoneError, pick_zones
     from gpufleet.components.spec import parse_fleet
 
     offered = [("p4d.24xlarge", "us-east-1b"), ("p4d.24xlarge", "us-east-1c"), ("g5.xlarge", "us-east-1a")]
@@ -584,7 +584,7 @@ def test_byok_pending_phase_raises_only_the_pending_alert_topic() -> None:
 
 def test_zones_skip_those_an_endpoint_service_does_not_support(run_pulumi: Any) -> None:
     from gpufleet.components.fleet import HybridGpuFleet
-    from gpufleet.components.network.zones import ZoneError, pick_zones
+    from gpufleet.components.network.zone_pick import ZoneError, pick_zones
     from gpufleet.components.spec import parse_fleet
 
     zones = ["us-east-1a", "us-east-1b", "us-east-1c"]

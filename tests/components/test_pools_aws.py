@@ -5,7 +5,7 @@ import json
 import pytest
 
 from gpufleet.components.pools.aws import DLAMI_NAME_FILTER, GpuPool, GpuPoolArgs
-from gpufleet.components.pools.queue import ExistingQueue, NewQueue
+from gpufleet.components.pools.aws_queue import ExistingQueue, NewQueue
 from gpufleet.components.pools.scaling import ScalingRules
 
 from .builders import ACCOUNT, KEY_ARN, OFF_HOURS, STACK, TAGS, pool_args

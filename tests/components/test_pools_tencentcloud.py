@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from gpufleet.components.pools.aws import OffHours
+from gpufleet.components.pools.off_hours import OffHours
 from gpufleet.components.pools.tencent_time import region_schedule, shift_cron, zone_offsets
 from gpufleet.components.pools.tencentcloud import (
     AS_HOOK_HEARTBEAT_S,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-CLOUDS = ("aws", "alicloud", "tencentcloud")
+from gpufleet.components.clouds import CLOUDS
 
 
 def data_file(cloud: str) -> Path:

@@ -14,7 +14,8 @@ import re
 from importlib.util import find_spec
 from pathlib import Path
 
-_PACKAGES = {"aws": "pulumi_aws", "alicloud": "pulumi_alicloud", "tencentcloud": "tencentcloud_iac_pulumi"}
+from gpufleet.components.clouds import SDK_PACKAGES as _PACKAGES
+
 _TOKEN = re.compile(r'@pulumi\.type_token\("([^"]+)"\)\s*\nclass (\w+)\(pulumi\.CustomResource\)')
 _ARGS = re.compile(r"\nclass (\w+)Args:\n(.*?)\n    def __init__\(__self__, \*,(.*?)\):", re.S)
 NO_COST = re.compile(
