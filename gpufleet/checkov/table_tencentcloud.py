@@ -73,6 +73,10 @@ TENCENTCLOUD: dict[str, tuple[str, dict[str, str]]] = {
         "tencentcloud_monitor_alarm_policy",
         {"groupBies": "group_by", "policyTags": "policy_tag"},
     ),
+    "tencentcloud:Monitor/policyBindingObject:PolicyBindingObject": (
+        "tencentcloud_monitor_policy_binding_object",
+        {},
+    ),
     "tencentcloud:Billing/budget:Budget": (
         "tencentcloud_billing_budget",
         {"warnJsons": "warn_json", "waveThresholdJsons": "wave_threshold_json"},

@@ -129,7 +129,7 @@ def test_no_long_lived_cloud_key_in_workflows_or_docs() -> None:
     # key from (components/baseline/scheduling.py): the operator creates that Secret, so the doc must name
     # them, and it says the key never goes in the spec or the stack's state. Those two, there only.
     autoscaler_keys = ["tencentcloud_secret_id", "tencentcloud_secret_key"]
-    scheduling = (ROOT / "components" / "baseline" / "scheduling.py").read_text()
+    scheduling = (ROOT / "components" / "baseline" / "autoscaler.py").read_text()
     assert all(f'key(secret, "{name}")' in scheduling for name in autoscaler_keys)
     found["docs/hybrid.md"] = [n for n in found.get("docs/hybrid.md", []) if n not in autoscaler_keys]
     assert {path: names for path, names in found.items() if names} == {}
