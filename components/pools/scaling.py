@@ -10,8 +10,10 @@ for ``in_for_s``. Each alarm reads a metric something publishes:
 - ``AWS/SQS/ApproximateNumberOfMessagesVisible`` by ``QueueName``: SQS itself, for every active queue,
   every five minutes. An alarm period under 300 s on it never gets a datapoint, so its period is 300 s.
 
-:func:`compile_alarms` is what the Alibaba and Tencent pools compile their queue alarms from (their
-step rules grow in bands of ``queue_out``: :func:`backlog_bands`). An AWS pool scales out on its
+:func:`compile_band_alarms` is what the Alibaba and Tencent pools compile from: their target tracking
+cannot read a queue, so the backlog drives several disjoint bands (:func:`backlog_bands`), each an alarm
+on the queue's waiting messages that adds as many instances as the band's lower bound asks for at one job
+per instance, besides the GPU rules of :func:`compile_alarms`. An AWS pool scales out on its
 queue by target tracking instead (:func:`backlog_target`): the jobs per instance in service, counting
 the jobs workers hold (in flight) and, once more than ``queue_out`` wait, the waiting ones, held at one
 job per instance. A spike of waiting jobs asks for an instance for each at once (20 running and 180
@@ -53,9 +55,13 @@ def backlog_expression(queue_out: float) -> str:
 # The GPU scale-in alarm's series: the GPU utilisation while the queue is empty, 100 while work
 # waits, so no GPU scale-in happens while the backlog policy may want the capacity back.
 IDLE_EXPRESSION = "IF(FILL(queue, 0) > 0, 100, gpu)"
-# Where a cloud's target tracking cannot read a queue (Alibaba, Tencent): a backlog of at least k times
-# queue_out adds k instances at once, for each k here.
+# Where a cloud's target tracking cannot read a queue (Alibaba, Tencent): the backlog's bands start at
+# k times queue_out (at least one message), for each k here; a band adds its lower bound in instances.
 BACKLOG_BANDS = (1, 2, 4, 8)
+# ESS ScalingRule ``adjustment_value`` (pulumi_alicloud/ess/scaling_rule.py): "The number of ECS instances
+# to be adjusted in a single scaling activity cannot exceed 500", QuantityChangeInCapacity (0, 500]. AS
+# states no bound below the group's maximum; one cap for both clouds.
+MAX_STEP = 500
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -140,12 +146,18 @@ class AlarmSpec:
     treat_missing_data: str = "notBreaching"
     # Scale in only while the pool's queue is empty (a metric-math alarm, :data:`IDLE_EXPRESSION`).
     while_queue_empty: bool = False
+    # A backlog band's upper bound (exclusive of the next band: the alarm holds while the metric is at
+    # most this); None: no upper bound.
+    upper: float | None = None
+    # The instances the alarm's rule adds (out) or removes (in) at once.
+    adjustment: int = 1
 
     @property
     def description(self) -> str:
         verb = "above" if self.comparison_operator.startswith("Greater") else "below"
         window = self.period_s * self.evaluation_periods
-        return f"scale {self.direction}: {self.metric_name} {verb} {self.threshold:g} for {window}s"
+        bound = f" and at most {self.upper:g}" if self.upper is not None else ""
+        return f"scale {self.direction}: {self.metric_name} {verb} {self.threshold:g}{bound} for {window}s"
 
 
 def _periods(window_s: int, period_s: int) -> int:
@@ -154,9 +166,9 @@ def _periods(window_s: int, period_s: int) -> int:
     return max(1, window_s // period_s)
 
 
-def compile_alarms(rules: ScalingRules, min_size: int = 0) -> tuple[AlarmSpec, ...]:
-    """The pool's alarms: GPU high and queue backlog scale out, GPU low scales in. ``min_size`` 0 sets
-    the queue threshold to 0 (any waiting message wakes the pool)."""
+def compile_alarms(rules: ScalingRules) -> tuple[AlarmSpec, ...]:
+    """The pool's alarms: GPU high and queue backlog (more than ``queue_out`` waiting, whatever the
+    pool's minimum) scale out, GPU low scales in."""
     problems = rules.problems()
     if problems:
         raise ValueError("invalid scaling rules: " + "; ".join(problems))
@@ -181,7 +193,7 @@ def compile_alarms(rules: ScalingRules, min_size: int = 0) -> tuple[AlarmSpec, .
             metric_name=queue_metric,
             dimensions=queue_dims,
             comparison_operator="GreaterThanThreshold",
-            threshold=0 if min_size == 0 else rules.queue_out,
+            threshold=rules.queue_out,
             period_s=SQS_PERIOD_S,
             evaluation_periods=_periods(rules.out_for_s, SQS_PERIOD_S),
             statistic="Maximum",
@@ -239,7 +251,7 @@ def compile_aws_alarms(rules: ScalingRules) -> tuple[AlarmSpec, ...]:
     """An AWS pool's alarms beside its backlog target: GPU high scales out one step; GPU low scales in
     one instance per cooldown, over whole 5-minute periods (the queue's, so both series line up)
     covering at least ``in_for``, and only while the queue is empty."""
-    gpu_high, _queue, gpu_low = compile_alarms(rules, min_size=1)
+    gpu_high, _queue, gpu_low = compile_alarms(rules)
     periods = -(-rules.in_for_s // SQS_PERIOD_S)
     return (
         gpu_high,
@@ -247,12 +259,48 @@ def compile_aws_alarms(rules: ScalingRules) -> tuple[AlarmSpec, ...]:
     )
 
 
-def backlog_bands(rules: ScalingRules, max_size: int) -> tuple[tuple[float, int], ...]:
-    """Step scale-out on the raw backlog where a cloud's target tracking cannot read a queue:
-    ``(lower bound in messages, instances added)`` for backlogs above 1, 2, 4 and 8 times
-    ``queue_out``, each band adding instances in proportion to its lower bound (never more than
-    ``max_size``). Proportional in bands: a 20 to 200 spike adds 8 at once, not one per cooldown."""
+@dataclass(frozen=True)
+class BacklogBand:
+    """Waiting messages above ``lower`` and at most ``upper`` (None: no bound) add ``add`` instances."""
+
+    multiple: int
+    lower: float
+    upper: float | None
+    add: int
+
+
+def backlog_bands(rules: ScalingRules, max_size: int) -> tuple[BacklogBand, ...]:
+    """Step scale-out on the raw backlog where a cloud's target tracking cannot read a queue: disjoint
+    bands starting at 1, 2, 4 and 8 times ``queue_out`` (a ``queue_out`` of 0: the first band wakes on
+    any message, the others start at 2, 4 and 8 messages), each adding its lower bound in instances at
+    :data:`JOBS_PER_INSTANCE` (at least one, at most ``max_size`` and :data:`MAX_STEP`). Disjoint, so one
+    band's alarm holds at a time and the group's cooldown never lets a small band pre-empt a big one.
+    Proportional: a 20 to 200 spike adds 10, 20, 40 and 80 at a time, not one per cooldown; adding the
+    lower bound, never more than waits, the bands never overshoot the backlog."""
+    unit = max(rules.queue_out, 1)
+    lowers = [rules.queue_out] + [unit * multiple for multiple in BACKLOG_BANDS[1:]]
     bands = []
-    for multiple in BACKLOG_BANDS:
-        bands.append((rules.queue_out * multiple, max(1, min(multiple, max_size))))
+    for index, multiple in enumerate(BACKLOG_BANDS):
+        upper = lowers[index + 1] if index + 1 < len(lowers) else None
+        add = max(1, min(math.ceil(lowers[index] / JOBS_PER_INSTANCE), max_size, MAX_STEP))
+        bands.append(BacklogBand(multiple=multiple, lower=lowers[index], upper=upper, add=add))
     return tuple(bands)
+
+
+def band_suffix(band: BacklogBand) -> str:
+    """``queue-deep`` for the first band (the queue alarm's name before the bands), ``queue-deep-x<k>``
+    for the band from k times ``queue_out``."""
+    return "queue-deep" if band.multiple == 1 else f"queue-deep-x{band.multiple}"
+
+
+def compile_band_alarms(rules: ScalingRules, max_size: int) -> tuple[AlarmSpec, ...]:
+    """An Alibaba or Tencent pool's alarms: GPU high (+1), one queue alarm per backlog band (its
+    ``threshold`` the band's lower bound, ``upper`` its upper, ``adjustment`` the instances it adds),
+    then GPU low (-1). The seed's windows and cooldown stay; a pool at zero wakes like any other once
+    more than ``queue_out`` wait."""
+    gpu_high, queue, gpu_low = compile_alarms(rules)
+    bands = tuple(
+        replace(queue, suffix=band_suffix(band), threshold=band.lower, upper=band.upper, adjustment=band.add)
+        for band in backlog_bands(rules, max_size)
+    )
+    return (gpu_high, *bands, replace(gpu_low, adjustment=-1))

@@ -15,7 +15,7 @@ Each minute, in this order:
 2. instances launched ``boot_minutes`` ago are booted and take jobs; a job whose instance went away
    goes back to the front of the queue and waits again;
 3. the metrics of the minute, and the cost of every launched instance (booting ones are billed);
-4. the alarms as :func:`gpufleet.components.pools.scaling.compile_alarms` compiles them (each period's
+4. the alarms as :mod:`gpufleet.components.pools.scaling` compiles them for the cloud (each period's
    statistic, ``evaluation_periods`` datapoints all breaching), and the policy each fires, re-run
    every minute while its alarm holds. What a policy then does depends on the cloud's scaling type:
 
@@ -27,8 +27,11 @@ Each minute, in this order:
      warming up as capacity already added. Scale-in is a simple policy of -1 that waits the cooldown
      after each step, fires only while the queue is empty (the GPU series reads 100 while a job waits),
      and not while an instance warms up (the group's default instance warm-up).
-   - Alibaba ESS and Tencent AS: simple rules of +1 and -1; the group rejects alarm-triggered
-     activities for the cooldown after any of them.
+   - Alibaba ESS and Tencent AS (:func:`gpufleet.components.pools.scaling.compile_band_alarms`): GPU
+     high adds 1, each backlog band's alarm (waiting jobs above its lower bound and at most its upper)
+     adds the band's lower bound, GPU low removes 1; the group rejects alarm-triggered activities for
+     the cooldown after any of them. When GPU high and a band hold in the same minute, the band runs
+     (the replay takes the larger step: the clouds run whichever request reaches the group first).
 
    Instances the decision adds are launched at the start of the next minute.
 
@@ -57,9 +60,10 @@ from gpufleet.components.pools.scaling import (
     SQS_PERIOD_S,
     AlarmSpec,
     ScalingRules,
+    backlog_bands,
     backlog_desired,
-    compile_alarms,
     compile_aws_alarms,
+    compile_band_alarms,
 )
 from gpufleet.cost.model import split_capacity
 
@@ -111,9 +115,12 @@ class SimPool:
         """What the pool's cloud does with the compiled rules, in one sentence."""
         cooldown = self.rules.cooldown_s
         if self.cloud in SIMPLE_SCALING_CLOUDS:
+            bands = ", ".join(
+                f"+{band.add} above {band.lower:g}" for band in backlog_bands(self.rules, self.max_size)
+            )
             return (
-                f"simple rules +1/-1; the group rejects alarm-triggered activities for {cooldown} s after "
-                "each (at most one instance a cooldown either way)"
+                f"simple rules: backlog bands ({bands} waiting), +1 on GPU, -1 on idle GPU; the group "
+                f"rejects alarm-triggered activities for {cooldown} s after each"
             )
         return (
             "scale-out: target tracking on the jobs per instance in service (an instance for each job "
@@ -272,7 +279,7 @@ class _Alarm:
         if point is None:
             return False  # treat_missing_data: notBreaching
         if self.spec.comparison_operator.startswith("Greater"):
-            return point > self.spec.threshold
+            return point > self.spec.threshold and (self.spec.upper is None or point <= self.spec.upper)
         return point < self.spec.threshold
 
 
@@ -339,143 +346,197 @@ class _Queue:
         return left
 
 
-def simulate(pool: SimPool, trace: Trace) -> Result:
-    """Replay ``trace`` through ``pool``'s compiled rules; see the module's docstring."""
-    simple = pool.cloud in SIMPLE_SCALING_CLOUDS
-    specs = compile_alarms(pool.rules, pool.min_size) if simple else compile_aws_alarms(pool.rules)
-    alarms = [_Alarm(spec) for spec in specs]
-    sqs_period = SQS_PERIOD_S // 60
-    actions, stopped = schedule_actions(pool, trace)
-    initial = trace.initial_size if trace.initial_size is not None else trace.jobs[0]
-    low, high = (0, 0) if stopped else (pool.min_size, pool.max_size)
-    group = _Group(pool, min(max(initial, low), high), low, high)
-    cooldown = pool.cooldown_minutes
-    group_ready_at = 0  # Alibaba/Tencent: no alarm-triggered activity before this minute
-    scale_in_ready_at = 0  # AWS: the simple scale-in policy's cooldown
+@dataclass
+class _Series:
+    """What each minute of the replay records."""
 
-    queue = _Queue()
-    running = min(trace.jobs[0], group.booted(0))  # jobs already running before the trace
-    interrupted = 0
-    events: list[ScaleEvent] = []
-    gpu: list[float | None] = []
-    visible: list[float | None] = []
-    idle: list[float | None] = []  # the GPU while the queue is empty, 100 while any job waits
-    launched: list[int] = []
-    booted_series: list[int] = []
-    desired: list[int] = []
-    max_allowed: list[int] = []
-    waiting_series: list[int] = []
-    cumulative: list[float] = []
-    cost = on_demand_minutes = spot_minutes = 0.0
+    gpu: list[float | None] = field(default_factory=list)
+    visible: list[float | None] = field(default_factory=list)
+    idle: list[float | None] = field(default_factory=list)  # the GPU while the queue is empty, 100 else
+    launched: list[int] = field(default_factory=list)
+    booted: list[int] = field(default_factory=list)
+    desired: list[int] = field(default_factory=list)
+    max_allowed: list[int] = field(default_factory=list)
+    waiting: list[int] = field(default_factory=list)
+    cumulative: list[float] = field(default_factory=list)
 
-    for minute, (jobs, util) in enumerate(zip(trace.jobs, trace.gpu_util, strict=True)):
-        kind = actions.get(minute)
-        if kind is not None:
-            before = group.desired
-            if kind == "stop":
-                group.low = group.high = group.desired = 0
-            else:
-                group.low, group.high, group.desired = pool.min_size, pool.max_size, pool.min_size
-            # The off-hours stop ends running jobs too: their workers checkpoint on the -drain hook
-            # and lift their protection at the stop (AWS keeps a protected instance otherwise).
-            group.reconcile(minute)
-            events.append(ScaleEvent(minute, kind, before, group.desired, "off-hours schedule"))
 
-        booted = group.booted(minute)
-        if running > booted:  # instances went away under running jobs
-            interrupted += running - booted
-            queue.arrive(minute, running - booted, front=True)
-            running = booted
-        change = jobs - (running + queue.size)
+class _Replay:
+    """The state of one replay; :meth:`minute` runs one minute of the module docstring's steps."""
+
+    def __init__(self, pool: SimPool, trace: Trace) -> None:
+        self.pool = pool
+        self.simple = pool.cloud in SIMPLE_SCALING_CLOUDS
+        specs = (
+            compile_band_alarms(pool.rules, pool.max_size) if self.simple else compile_aws_alarms(pool.rules)
+        )
+        self.alarms = [_Alarm(spec) for spec in specs]
+        self.actions, stopped = schedule_actions(pool, trace)
+        initial = trace.initial_size if trace.initial_size is not None else trace.jobs[0]
+        low, high = (0, 0) if stopped else (pool.min_size, pool.max_size)
+        self.group = _Group(pool, min(max(initial, low), high), low, high)
+        self.group_ready_at = 0  # Alibaba/Tencent: no alarm-triggered activity before this minute
+        self.scale_in_ready_at = 0  # AWS: the simple scale-in policy's cooldown
+        self.queue = _Queue()
+        self.running = min(trace.jobs[0], self.group.booted(0))  # jobs already running before the trace
+        self.interrupted = 0
+        self.events: list[ScaleEvent] = []
+        self.series = _Series()
+        self.cost = self.on_demand_minutes = self.spot_minutes = 0.0
+
+    def minute(self, minute: int, jobs: int, util: float) -> None:
+        self._schedule(minute)
+        booted = self._work(minute, jobs)
+        self._record(booted, util)
+        firing = self._firing(minute)
+        now = minute + 1  # decisions take effect from the next minute
+        if not self.simple and now % (SQS_PERIOD_S // 60) == 0:
+            self._track(minute, booted)
+        if firing["out"] is not None:
+            self._scale_out(minute, now, firing["out"])
+        elif firing["in"] is not None:
+            self._scale_in(minute, now, firing["in"])
+        self.group.reconcile(now, self.running)
+
+    def _schedule(self, minute: int) -> None:
+        kind = self.actions.get(minute)
+        if kind is None:
+            return
+        group = self.group
+        before = group.desired
+        if kind == "stop":
+            group.low = group.high = group.desired = 0
+        else:
+            group.low, group.high, group.desired = self.pool.min_size, self.pool.max_size, self.pool.min_size
+        # The off-hours stop ends running jobs too: on every cloud the worker reads the group's maximum
+        # of 0 as a stop notice, checkpoints, returns its job and lifts its protection.
+        group.reconcile(minute)
+        self.events.append(ScaleEvent(minute, kind, before, group.desired, "off-hours schedule"))
+
+    def _work(self, minute: int, jobs: int) -> int:
+        """Jobs arrive, finish, start; returns the instances booted this minute."""
+        queue = self.queue
+        booted = self.group.booted(minute)
+        if self.running > booted:  # instances went away under running jobs
+            self.interrupted += self.running - booted
+            queue.arrive(minute, self.running - booted, front=True)
+            self.running = booted
+        change = jobs - (self.running + queue.size)
         if change > 0:
             queue.arrive(minute, change)
         elif change < 0:
-            finished = min(-change, running)  # running jobs finish first
-            running -= finished
+            finished = min(-change, self.running)  # running jobs finish first
+            self.running -= finished
             queue.take(minute, -change - finished, newest=True)  # then the newest waiting jobs leave
-        running += queue.take(minute, booted - running)
+        self.running += queue.take(minute, booted - self.running)
+        return booted
 
-        gpu.append(util * running / booted if booted else None)
-        visible.append(float(queue.size))
-        idle.append(100.0 if queue.size else gpu[-1])
-        count = len(group.launches)
+    def _record(self, booted: int, util: float) -> None:
+        series, pool = self.series, self.pool
+        series.gpu.append(util * self.running / booted if booted else None)
+        series.visible.append(float(self.queue.size))
+        series.idle.append(100.0 if self.queue.size else series.gpu[-1])
+        count = len(self.group.launches)
         on_demand, spot = split_capacity(count, pool.on_demand_base, pool.spot_percent)
-        on_demand_minutes += on_demand
-        spot_minutes += spot
-        cost += (on_demand * pool.on_demand_hourly + spot * pool.spot_hourly) / 60
-        launched.append(count)
-        booted_series.append(booted)
-        desired.append(group.desired)
-        max_allowed.append(group.high)
-        waiting_series.append(queue.size)
-        cumulative.append(cost)
+        self.on_demand_minutes += on_demand
+        self.spot_minutes += spot
+        self.cost += (on_demand * pool.on_demand_hourly + spot * pool.spot_hourly) / 60
+        series.launched.append(count)
+        series.booted.append(booted)
+        series.desired.append(self.group.desired)
+        series.max_allowed.append(self.group.high)
+        series.waiting.append(self.queue.size)
+        series.cumulative.append(self.cost)
 
-        firing = {"out": "", "in": ""}
-        for alarm in alarms:
-            series = (
-                idle
-                if alarm.spec.while_queue_empty
-                else gpu
-                if alarm.spec.namespace == "CWAgent"
-                else visible
-            )
-            if alarm.observe(minute, series) and not firing[alarm.spec.direction]:
-                firing[alarm.spec.direction] = alarm.spec.suffix
-        now = minute + 1  # decisions take effect from the next minute
-        before = group.desired
-        if not simple and now % sqs_period == 0:
-            # Target tracking on the backlog (never scales in): the capacity its metric asks for.
-            wanted = min(
-                backlog_desired(pool.rules, waiting=queue.size, running=running, in_service=booted),
-                group.high,
-            )
-            if wanted > group.desired:
-                group.desired = wanted
-                events.append(ScaleEvent(minute, "out", before, wanted, "target tracking -backlog"))
-                before = group.desired
-        if firing["out"]:
-            if simple:
-                if now >= group_ready_at and group.desired < group.high:
-                    group.desired += 1
-                    group_ready_at = now + cooldown
+    def _firing(self, minute: int) -> dict[str, AlarmSpec | None]:
+        """The alarm each direction runs this minute: the first in order on AWS; on Alibaba and Tencent
+        the one that adds the most (the bands are disjoint, so at most GPU high and one band)."""
+        firing: dict[str, AlarmSpec | None] = {"out": None, "in": None}
+        series = self.series
+        for alarm in self.alarms:
+            spec = alarm.spec
+            if spec.while_queue_empty:
+                values = series.idle
+            elif spec.namespace == "CWAgent":
+                values = series.gpu
             else:
-                # Step scaling: warming instances count as capacity already added by this step.
-                group.desired = max(group.desired, min(group.warmed(now) + 1, group.high))
-            if group.desired != before:
-                events.append(ScaleEvent(minute, "out", before, group.desired, f"alarm {firing['out']}"))
-        elif firing["in"] and group.desired > group.low:
-            allowed = (
-                now >= group_ready_at
-                if simple
-                else (now >= scale_in_ready_at and group.warmed(now) == len(group.launches))
-            )
-            if allowed:
-                group.desired -= 1
-                if simple:
-                    group_ready_at = now + cooldown
-                else:
-                    scale_in_ready_at = now + cooldown
-                events.append(ScaleEvent(minute, "in", before, group.desired, f"alarm {firing['in']}"))
-        group.reconcile(now, running)
+                values = series.visible
+            held = firing[spec.direction]
+            if alarm.observe(minute, values) and (
+                held is None or (self.simple and spec.adjustment > held.adjustment)
+            ):
+                firing[spec.direction] = spec
+        return firing
 
+    def _track(self, minute: int, booted: int) -> None:
+        """AWS's target tracking on the backlog (never scales in): the capacity its metric asks for."""
+        group = self.group
+        wanted = min(
+            backlog_desired(
+                self.pool.rules, waiting=self.queue.size, running=self.running, in_service=booted
+            ),
+            group.high,
+        )
+        if wanted > group.desired:
+            self.events.append(ScaleEvent(minute, "out", group.desired, wanted, "target tracking -backlog"))
+            group.desired = wanted
+
+    def _scale_out(self, minute: int, now: int, spec: AlarmSpec) -> None:
+        group = self.group
+        before = group.desired
+        if self.simple:
+            if now >= self.group_ready_at and group.desired < group.high:
+                group.desired = min(group.desired + spec.adjustment, group.high)
+                self.group_ready_at = now + self.pool.cooldown_minutes
+        else:
+            # Step scaling: warming instances count as capacity already added by this step.
+            group.desired = max(group.desired, min(group.warmed(now) + 1, group.high))
+        if group.desired != before:
+            self.events.append(ScaleEvent(minute, "out", before, group.desired, f"alarm {spec.suffix}"))
+
+    def _scale_in(self, minute: int, now: int, spec: AlarmSpec) -> None:
+        group = self.group
+        if group.desired <= group.low:
+            return
+        if self.simple:
+            allowed = now >= self.group_ready_at
+        else:
+            allowed = now >= self.scale_in_ready_at and group.warmed(now) == len(group.launches)
+        if not allowed:
+            return
+        before = group.desired
+        group.desired -= 1
+        if self.simple:
+            self.group_ready_at = now + self.pool.cooldown_minutes
+        else:
+            self.scale_in_ready_at = now + self.pool.cooldown_minutes
+        self.events.append(ScaleEvent(minute, "in", before, group.desired, f"alarm {spec.suffix}"))
+
+
+def simulate(pool: SimPool, trace: Trace) -> Result:
+    """Replay ``trace`` through ``pool``'s compiled rules; see the module's docstring."""
+    replay = _Replay(pool, trace)
+    for minute, (jobs, util) in enumerate(zip(trace.jobs, trace.gpu_util, strict=True)):
+        replay.minute(minute, jobs, util)
+    queue, series = replay.queue, replay.series
     unstarted = queue.size
     queue.take(len(trace), unstarted)  # still waiting at the end: their wait so far
     return Result(
         pool=pool,
         trace=trace,
-        launched=tuple(launched),
-        booted=tuple(booted_series),
-        desired=tuple(desired),
-        max_allowed=tuple(max_allowed),
-        waiting=tuple(waiting_series),
-        cumulative_cost=tuple(cumulative),
-        events=tuple(events),
+        launched=tuple(series.launched),
+        booted=tuple(series.booted),
+        desired=tuple(series.desired),
+        max_allowed=tuple(series.max_allowed),
+        waiting=tuple(series.waiting),
+        cumulative_cost=tuple(series.cumulative),
+        events=tuple(replay.events),
         waits=tuple(sorted(queue.waits.items())),
         unstarted=unstarted,
-        interrupted=interrupted,
-        on_demand_minutes=on_demand_minutes,
-        spot_minutes=spot_minutes,
-        oscillations=oscillations(events, trace.jobs, pool.oscillation_window),
+        interrupted=replay.interrupted,
+        on_demand_minutes=replay.on_demand_minutes,
+        spot_minutes=replay.spot_minutes,
+        oscillations=oscillations(replay.events, trace.jobs, pool.oscillation_window),
     )
 
 
