@@ -6,20 +6,12 @@ public IP, an encrypted ESSD system disk under the site's key, and the pool's RA
 ``COST_OPTIMIZED`` multi-zone policy takes the spot share: ``on_demand_base_capacity`` instances on
 demand, then ``100 - spot_percent`` % of the rest, every instance type of the pool as an override.
 
-Scaling is compiled from the same spec rules as AWS (:func:`components.pools.scaling.compile_alarms`):
-GPU utilisation above/below a threshold, through ESS alarm tasks on CloudMonitor's
-``GpuUtilizationAgent`` (read by the CloudMonitor agent, which the boot script installs), and the
-pool's MNS queue backlog, through a CloudMonitor alarm rule (``acs_mns_new``
-``NumberOfMessagesVisible``, published every five minutes) whose target is the scale-out rule, named by
-the ARN CloudMonitor takes (:func:`scaling_rule_arn`), and which runs it again after the pool's cooldown
-while the backlog stays. Off-hours are ESS scheduled tasks, whose cron recurrences run in UTC: see
-:func:`off_hours_utc`.
-
-With a burst gate (:class:`components.pools.burst_custom.CustomGate`), the queue alarm ``-queue-deep``
-watches the exporter's ``GatedBacklog`` for the pool in the account's ``acs_customMetric_<uid>``
-project instead (same threshold, window and target), and ``-queue-deep-fallback`` keeps the raw MNS
-backlog alarm with the gate's longer window, so a silent exporter delays the burst but never stops it.
-The GPU alarms are ESS alarm tasks on the group's own utilisation and stay as they are.
+Scaling (:mod:`components.pools.alicloud_scaling`) is compiled from the same spec rules as AWS: GPU
+utilisation above/below a threshold, through ESS alarm tasks on CloudMonitor's ``GpuUtilizationAgent``
+(read by the CloudMonitor agent, which the boot script installs), and the pool's MNS queue backlog in
+bands, each a CloudMonitor alarm rule (``acs_mns_new`` ``NumberOfMessagesVisible``) that runs a simple
+rule adding the band's lower bound in instances. Off-hours are ESS scheduled tasks, whose cron
+recurrences run in UTC: see :func:`off_hours_utc`.
 
 Scale-in never ends a running job: the worker protects its instance while it holds a job
 (``ess:SetInstancesProtection`` on this group only, the ``-protection`` RAM policy attached to the
@@ -32,7 +24,6 @@ only (its RAM table lists no resource type for them), so those two are granted o
 from __future__ import annotations
 
 import base64
-import dataclasses
 import datetime
 import hashlib
 import json
@@ -44,22 +35,14 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_alicloud as alicloud
 
-from gpufleet.components.pools.burst_custom import GATED_METRIC, CustomGate, alicloud_namespace
+from gpufleet.components.pools.alicloud_scaling import build_scaling
+from gpufleet.components.pools.burst_custom import CustomGate
 from gpufleet.components.pools.lifecycle import DRAIN_DEFAULT_RESULT, DRAIN_HEARTBEAT_S, DRAIN_HOOK_NAME
-from gpufleet.components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
+from gpufleet.components.pools.scaling import ScalingRules
 from gpufleet.components.pools.userdata import WorkloadContext, render_workload
 from gpufleet.components.pools.workload import MAX_USER_DATA_BYTES
 from gpufleet.components.tags import check_cost_tags
 
-GPU_METRIC = "GpuUtilizationAgent"
-QUEUE_PROJECT = "acs_mns_new"
-# The queue's visible (receivable) messages. MNS is retiring ``ActiveMessages`` (GetQueueAttributes
-# "will soon ... return a default value of 0"); its documentation maps it to the CloudMonitor metric
-# ``NumberOfMessagesVisible`` (InactiveMessages -> NumberOfMessagesInvisible, DelayMessages ->
-# NumberOfMessagesDelayed): help/en/mns/developer-reference/api-mns-open-2022-01-19-getqueueattributes.
-# That page does not repeat the project; ``acs_mns_new`` is the one CloudMonitor's metric-meta pages
-# list for "Simple Message Queue (formerly MNS) - Queue".
-QUEUE_METRIC = "NumberOfMessagesVisible"
 AGENT_DIR = "/usr/local/cloudmonitor"
 AGENT_VERSION = "3.5.12"
 TASK_DAYS = 360  # ESS repeats a scheduled task for at most a year after it is created
@@ -75,72 +58,11 @@ ESS_LIFECYCLE_ACTIONS = ("ess:CompleteLifecycleAction", "ess:RecordLifecycleActi
 # one only when the group has one.
 GROUP_DESIRED_CAPACITY: int | None = None
 
-# ---------------------------------------------------------------------------- provider limits
-# cms.Alarm escalations ``comparison_operator`` (pulumi_alicloud/cms/_inputs.py,
-# AlarmEscalationsCriticalArgs): "Valid values: `>`, `>=`, `<`, `<=`, `!=`, `==`,
-# `GreaterThanYesterday`, `LessThanYesterday`, `GreaterThanLastWeek`, `LessThanLastWeek`,
-# `GreaterThanLastPeriod`, `LessThanLastPeriod`". CloudWatch's ``*Threshold`` spellings are refused.
-CMS_COMPARISON_OPERATORS = frozenset(
-    {
-        ">",
-        ">=",
-        "<",
-        "<=",
-        "!=",
-        "==",
-        "GreaterThanYesterday",
-        "LessThanYesterday",
-        "GreaterThanLastWeek",
-        "LessThanLastWeek",
-        "GreaterThanLastPeriod",
-        "LessThanLastPeriod",
-    }
-)
-# ess.Alarm ``comparison_operator`` (pulumi_alicloud/ess/alarm.py): "Supported value: >=, <=, >, <".
-ESS_COMPARISON_OPERATORS = frozenset({">=", "<=", ">", "<"})
-# The spec's (CloudWatch) operators as the two Alibaba services spell them.
-_OPERATORS = {
-    "GreaterThanThreshold": ">",
-    "GreaterThanOrEqualToThreshold": ">=",
-    "LessThanThreshold": "<",
-    "LessThanOrEqualToThreshold": "<=",
-}
-# cms.Alarm ``silence_time`` (pulumi_alicloud/cms/alarm.py): "Notification silence period in the alarm
-# state, in seconds. Default value: `86400`. Valid value range: [300, 86400]". The default would run
-# the scale-out rule once a day at most while the alarm stays raised.
-CMS_SILENCE_RANGE_S = (300, 86_400)
 # ess.ScheduledTask ``scheduled_task_name`` (pulumi_alicloud/ess/scheduled_task.py): "must be 2-40
 # characters (English or Chinese) long"; the ESS API (CreateScheduledTask) adds: letters, digits,
 # Chinese characters, '_', '-' and '.', starting with a letter, digit or Chinese character.
 TASK_NAME_MAX = 40
 TASK_NAME_RE = re.compile(r"[A-Za-z0-9\u4e00-\u9fa5][A-Za-z0-9\u4e00-\u9fa5_.-]{1,39}")
-
-
-def cms_operator(spec_operator: str) -> str:
-    """A CloudMonitor alarm rule's operator for the spec's ``GreaterThanThreshold``-style one."""
-    operator = _OPERATORS.get(spec_operator, spec_operator)
-    if operator not in CMS_COMPARISON_OPERATORS:
-        raise ValueError(
-            f"comparison operator {spec_operator!r}: CloudMonitor takes {sorted(CMS_COMPARISON_OPERATORS)}"
-        )
-    return operator
-
-
-def ess_operator(spec_operator: str) -> str:
-    """An ESS alarm task's operator for the spec's ``GreaterThanThreshold``-style one."""
-    operator = _OPERATORS.get(spec_operator, spec_operator)
-    if operator not in ESS_COMPARISON_OPERATORS:
-        raise ValueError(
-            f"comparison operator {spec_operator!r}: ESS takes {sorted(ESS_COMPARISON_OPERATORS)}"
-        )
-    return operator
-
-
-def silence_time(cooldown_s: int) -> int:
-    """How long a raised CloudMonitor alarm stays quiet before it runs its target again: the pool's
-    cooldown (scaling cannot act sooner), within CloudMonitor's range."""
-    low, high = CMS_SILENCE_RANGE_S
-    return max(low, min(high, cooldown_s))
 
 
 def task_name(base: str, suffix: str) -> str:
@@ -170,14 +92,6 @@ def compensate_with_on_demand(spot_percent: int) -> bool | None:
     if spot_percent <= 0:
         return None
     return spot_percent < 100
-
-
-def scaling_rule_arn(region: str, account_id: str, group_id: str, rule_id: str) -> str:
-    """The scaling rule as a CloudMonitor alarm target names it (pulumi_alicloud/cms/_inputs.py,
-    AlarmTargetArgs ``arn``: "Auto Scaling: `acs:ess:{regionId}:{userId}:scalingGroupId/{Scaling group
-    ID}:scalingRuleId/{Scaling rule ID}`"). Not the rule's ``ari`` (``ari:acs:ess:...:scalingrule/...``),
-    which only ESS's own alarm tasks take."""
-    return f"acs:ess:{region}:{account_id}:scalingGroupId/{group_id}:scalingRuleId/{rule_id}"
 
 
 # ------------------------------------------------------------------------------------- off-hours
@@ -438,89 +352,13 @@ class AlicloudGpuPool(pulumi.ComponentResource):
             if args.account_id is not None
             else alicloud.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
         )
-        self._scaling(name, args, group, queue, child, account=account)
+        build_scaling(name, args, group, queue, child, account=account)
         self._drain(name, args, group, account, child)
         if args.off_hours is not None:
             self._off_hours(name, args, args.off_hours, group, child)
         self.group_id = group.id
         self.queue_name = queue.queue_name
         self.register_outputs({"group_id": self.group_id, "queue_name": self.queue_name})
-
-    def _scaling(
-        self,
-        name: str,
-        args: AlicloudPoolArgs,
-        group: alicloud.ess.ScalingGroup,
-        queue: alicloud.message.ServiceQueue,
-        child: pulumi.ResourceOptions,
-        *,
-        account: pulumi.Output[str],
-    ) -> None:
-        rules: dict[str, alicloud.ess.ScalingRule] = {}
-        for direction, step in (("out", 1), ("in", -1)):
-            rules[direction] = alicloud.ess.ScalingRule(
-                f"{name}-scale-{direction}",
-                scaling_group_id=group.id,
-                scaling_rule_name=f"{args.name_prefix}-{args.pool}-scale-{direction}",
-                scaling_rule_type="SimpleScalingRule",
-                adjustment_type="QuantityChangeInCapacity",
-                adjustment_value=step,
-                cooldown=args.rules.cooldown_s,
-                opts=child,
-            )
-        contacts: alicloud.cms.AlarmContactGroup | None = None
-        for alarm in compile_alarms(args.rules, args.min_size):
-            rule = rules[alarm.direction]
-            if alarm.suffix.startswith("gpu"):
-                # As on AWS: every one-minute period of the window breaches, not their average.
-                alicloud.ess.Alarm(
-                    f"{name}-{alarm.suffix}",
-                    name=f"{args.name_prefix}-{args.pool}-{alarm.suffix}",
-                    description=alarm.description.replace(alarm.metric_name, GPU_METRIC),
-                    scaling_group_id=group.id,
-                    # ESS alarm tasks take the rule's ari (ess/alarm.py: "specified as ess scaling rule ari").
-                    alarm_actions=[rule.ari],
-                    metric_type="system",
-                    metric_name=GPU_METRIC,
-                    statistics="Average",
-                    comparison_operator=ess_operator(alarm.comparison_operator),
-                    threshold=f"{alarm.threshold:g}",
-                    period=alarm.period_s,
-                    evaluation_count=alarm.evaluation_periods,
-                    enable=True,
-                    opts=child,
-                )
-                continue
-            if contacts is None:
-                contacts = alicloud.cms.AlarmContactGroup(
-                    f"{name}-contacts",
-                    alarm_contact_group_name=f"{args.name_prefix}-{args.pool}",
-                    describe="gpufleet pool scaling alarms",
-                    opts=child,
-                )
-            target = pulumi.Output.all(account, group.id, rule.id).apply(
-                lambda ids: scaling_rule_arn(args.region, ids[0], ids[1], ids[2])
-            )
-            if args.gate is None:
-                self._queue_alarm(
-                    name=name,
-                    args=args,
-                    alarm=alarm,
-                    queue=queue,
-                    rule=target,
-                    contacts=contacts,
-                    child=child,
-                )
-                continue
-            self._gated_alarm(
-                name=name, args=args, gate=args.gate, alarm=alarm, rule=target, contacts=contacts, child=child
-            )
-            fallback = dataclasses.replace(
-                alarm, suffix=f"{alarm.suffix}-fallback", evaluation_periods=args.gate.fallback_periods
-            )
-            self._queue_alarm(
-                name=name, args=args, alarm=fallback, queue=queue, rule=target, contacts=contacts, child=child
-            )
 
     def _drain(
         self,
@@ -560,58 +398,6 @@ class AlicloudGpuPool(pulumi.ComponentResource):
             opts=child,
         )
 
-    def _queue_alarm(
-        self,
-        *,
-        name: str,
-        args: AlicloudPoolArgs,
-        alarm: AlarmSpec,
-        queue: alicloud.message.ServiceQueue,
-        rule: pulumi.Output[str],
-        contacts: alicloud.cms.AlarmContactGroup,
-        child: pulumi.ResourceOptions,
-    ) -> None:
-        """The queue alarm on the MNS backlog (``acs_mns_new`` ``NumberOfMessagesVisible``)."""
-        dimensions = queue.queue_name.apply(
-            lambda q: json.dumps([{"region": args.region, "queue": q}], sort_keys=True)
-        )
-        _scale_out_alarm(
-            name,
-            args,
-            alarm,
-            rule=rule,
-            contacts=contacts,
-            child=child,
-            project=QUEUE_PROJECT,
-            metric=QUEUE_METRIC,
-            dimensions=dimensions,
-        )
-
-    def _gated_alarm(
-        self,
-        *,
-        name: str,
-        args: AlicloudPoolArgs,
-        gate: CustomGate,
-        alarm: AlarmSpec,
-        rule: pulumi.Output[str],
-        contacts: alicloud.cms.AlarmContactGroup,
-        child: pulumi.ResourceOptions,
-    ) -> None:
-        """The queue alarm on the exporter's ``GatedBacklog``: the same threshold, window and target."""
-        project = pulumi.Output.from_input(gate.account_id).apply(alicloud_namespace)
-        _scale_out_alarm(
-            name,
-            args,
-            alarm,
-            rule=rule,
-            contacts=contacts,
-            child=child,
-            project=project,
-            metric=GATED_METRIC,
-            dimensions=gate.metric_dimensions(),
-        )
-
     def _off_hours(
         self,
         name: str,
@@ -649,43 +435,6 @@ class AlicloudGpuPool(pulumi.ComponentResource):
                 task_enabled=True,
                 opts=child,
             )
-
-
-def _scale_out_alarm(
-    name: str,
-    args: AlicloudPoolArgs,
-    alarm: AlarmSpec,
-    *,
-    rule: pulumi.Output[str],
-    contacts: alicloud.cms.AlarmContactGroup,
-    child: pulumi.ResourceOptions,
-    project: pulumi.Input[str],
-    metric: str,
-    dimensions: pulumi.Input[str],
-) -> None:
-    """A CloudMonitor alarm that runs the pool's scale-out rule (``rule``: its ARN as CloudMonitor names
-    it, :func:`scaling_rule_arn`) when ``metric``'s maximum stays over the threshold for the alarm's
-    window, and again after the pool's cooldown while it does."""
-    alicloud.cms.Alarm(
-        f"{name}-{alarm.suffix}",
-        name=f"{args.name_prefix}-{args.pool}-{alarm.suffix}",
-        project=project,
-        metric=metric,
-        metric_dimensions=dimensions,
-        period=alarm.period_s,
-        escalations_critical=alicloud.cms.AlarmEscalationsCriticalArgs(
-            statistics="Maximum",
-            comparison_operator=cms_operator(alarm.comparison_operator),
-            threshold=f"{alarm.threshold:g}",
-            times=alarm.evaluation_periods,
-        ),
-        silence_time=silence_time(args.rules.cooldown_s),
-        contact_groups=[contacts.alarm_contact_group_name],
-        targets=[alicloud.cms.AlarmTargetArgs(target_id="1", arn=rule)],
-        enabled=True,
-        tags={**args.tags, "gpufleet:pool": args.pool},
-        opts=child,
-    )
 
 
 def protection_document(region: str, account: str, group_id: str) -> str:

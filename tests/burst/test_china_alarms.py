@@ -1,4 +1,4 @@
-"""An Alibaba pool with a burst gate: its queue alarm watches the exporter's GatedBacklog, the raw queue
+"""An Alibaba pool with a burst gate: its queue band alarms watch the exporter's GatedBacklog, the raw queue
 alarm stays as the fail-open fallback on a longer window, and nothing else changes."""
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from tests.components.test_pools_alicloud import pool_args
 CMS_ALARM = "alicloud:cms/alarm:Alarm"
 ESS_ALARM = "alicloud:ess/alarm:Alarm"
 ACCOUNT = "1234567890123456"
-SCALE_OUT = f"acs:ess:cn-hangzhou:{ACCOUNT}:scalingGroupId/pool-group-id:scalingRuleId/pool-scale-out-id"
+SCALE_OUT = (
+    f"acs:ess:cn-hangzhou:{ACCOUNT}:scalingGroupId/pool-group-id:scalingRuleId/pool-scale-queue-deep-id"
+)
 TAGS = {
     "cost-center": "cc-042",
     "env": "dev",
@@ -47,19 +49,20 @@ def _common(name: str, times: float) -> dict[str, Any]:
         "targets": [{"targetId": "1", "arn": SCALE_OUT}],
         "silenceTime": 300.0,
         "tags": TAGS,
-        "escalationsCritical": {
-            "comparisonOperator": ">",
-            "statistics": "Maximum",
-            "threshold": "0",
-            "times": times,
-        },
     }
+
+
+def _band(metric: str, times: float) -> dict[str, Any]:
+    """The first band (above queue_out 10, at most 20 waiting) of the pool's backlog on ``metric``."""
+    series = f"@{metric}[300].$Maximum"
+    return {"expressionRaw": f"{series} > 10 && {series} <= 20", "level": "CRITICAL", "times": times}
 
 
 def test_the_queue_alarm_watches_the_gated_backlog(run_pulumi: Runner) -> None:
     alarm = _build(run_pulumi, gate=_gate()).one(CMS_ALARM, "pool-queue-deep").inputs
     assert alarm == {
         **_common("gf-cn-a10-queue-deep", 1.0),
+        "compositeExpression": _band("GatedBacklog", 1.0),
         "project": f"acs_customMetric_{ACCOUNT}",
         "metric": "GatedBacklog",
         "metricDimensions": '[{"Pool": "a10", "Site": "alicloud:cn-hangzhou"}]',
@@ -71,6 +74,7 @@ def test_the_raw_queue_alarm_stays_as_the_fallback_on_the_longer_window(run_pulu
     fallback = mocks.one(CMS_ALARM, "pool-queue-deep-fallback").inputs
     assert fallback == {
         **_common("gf-cn-a10-queue-deep-fallback", 9.0),
+        "compositeExpression": _band("NumberOfMessagesVisible", 9.0),
         "project": "acs_mns_new",
         "metric": "NumberOfMessagesVisible",
         "metricDimensions": '[{"queue": "gf-cn-a10", "region": "cn-hangzhou"}]',
@@ -89,11 +93,14 @@ def test_a_gate_adds_only_the_fallback_and_leaves_the_gpu_alarms_alone(run_pulum
     for typ, name in mocks.names_by_type():
         pool, _, rest = name.partition("-")
         names[pool].add((typ, rest))
-    assert names["gated"] - names["plain"] == {(CMS_ALARM, "queue-deep-fallback")}
+    assert names["gated"] - names["plain"] == {
+        (CMS_ALARM, f"{band}-fallback")
+        for band in ("queue-deep", "queue-deep-x2", "queue-deep-x4", "queue-deep-x8")
+    }
     assert names["plain"] - names["gated"] == set()
     for suffix in ("gpu-high", "gpu-low"):
         gated = str(mocks.one(ESS_ALARM, f"gated-{suffix}").inputs).replace("gated-", "plain-")
         assert gated == str(mocks.one(ESS_ALARM, f"plain-{suffix}").inputs)
     plain_queue = mocks.one(CMS_ALARM, "plain-queue-deep").inputs
     assert (plain_queue["project"], plain_queue["metric"]) == ("acs_mns_new", "NumberOfMessagesVisible")
-    assert plain_queue["escalationsCritical"]["times"] == 1.0
+    assert plain_queue["compositeExpression"]["times"] == 1.0

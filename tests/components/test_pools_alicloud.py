@@ -10,20 +10,23 @@ import json
 import pytest
 
 from gpufleet.components.pools.alicloud import (
-    CMS_COMPARISON_OPERATORS,
     ESS_HOOK_RESULTS,
     ESS_HOOK_TRANSITIONS,
     AlicloudGpuPool,
     AlicloudOffHours,
     AlicloudPoolArgs,
-    cms_operator,
     encoded_user_data,
-    ess_operator,
     off_hours_utc,
-    scaling_rule_arn,
-    silence_time,
     task_name,
     zone_offsets,
+)
+from gpufleet.components.pools.alicloud_scaling import (
+    CMS_COMPARISON_OPERATORS,
+    cms_operator,
+    ess_adjustment,
+    ess_operator,
+    scaling_rule_arn,
+    silence_time,
 )
 from gpufleet.components.pools.scaling import ScalingRules
 from gpufleet.components.pools.userdata import WorkloadContext
@@ -179,35 +182,96 @@ def test_alarms_follow_the_spec_rules(run_pulumi: Runner) -> None:
         "SimpleScalingRule",
     )
     assert (in_rule["adjustmentValue"], in_rule["cooldown"]) == (-1, 600)
-    queue = mocks.one("alicloud:cms/alarm:Alarm", "pool-queue-deep").inputs
-    assert (queue["project"], queue["metric"], queue["period"]) == (
-        "acs_mns_new",
-        "NumberOfMessagesVisible",
-        300,
-    )
-    assert json.loads(queue["metricDimensions"]) == [{"queue": "gf-cn-a10", "region": "cn-hangzhou"}]
-    assert queue["escalationsCritical"] == {
+    # The GPU rules stay the seed's; the backlog has a rule and an alarm per band.
+    rule_names = {r.name for r in mocks.of_type("alicloud:ess/scalingRule:ScalingRule")}
+    assert rule_names == {
+        "pool-scale-out",
+        "pool-scale-in",
+        "pool-scale-queue-deep",
+        "pool-scale-queue-deep-x2",
+        "pool-scale-queue-deep-x4",
+        "pool-scale-queue-deep-x8",
+    }
+
+
+# queue_out 5 on a pool of at most 40: bands above 5, 10, 20 and 40 waiting messages add 5, 10, 20 and
+# the 40 the pool can hold; each band is bounded by the next one's lower bound.
+BANDS = (
+    (
+        "queue-deep",
+        5,
+        "@NumberOfMessagesVisible[300].$Maximum > 5 && @NumberOfMessagesVisible[300].$Maximum <= 10",
+    ),
+    (
+        "queue-deep-x2",
+        10,
+        "@NumberOfMessagesVisible[300].$Maximum > 10 && @NumberOfMessagesVisible[300].$Maximum <= 20",
+    ),
+    (
+        "queue-deep-x4",
+        20,
+        "@NumberOfMessagesVisible[300].$Maximum > 20 && @NumberOfMessagesVisible[300].$Maximum <= 40",
+    ),
+)
+
+
+def test_each_backlog_band_runs_its_own_rule_of_its_lower_bound(run_pulumi: Runner) -> None:
+    rules = ScalingRules(out_for_s=600, queue_out=5, cooldown_s=600, in_for_s=1800)
+    mocks = build(run_pulumi, rules=rules, min_size=1, max_size=40)
+    for suffix, add, expression in BANDS:
+        rule = mocks.one("alicloud:ess/scalingRule:ScalingRule", f"pool-scale-{suffix}").inputs
+        assert rule == {
+            "scalingGroupId": "pool-group-id",
+            "scalingRuleName": f"gf-cn-a10-scale-{suffix}",
+            "scalingRuleType": "SimpleScalingRule",
+            "adjustmentType": "QuantityChangeInCapacity",
+            "adjustmentValue": add,
+            "cooldown": 600,
+        }
+        alarm = mocks.one("alicloud:cms/alarm:Alarm", f"pool-{suffix}").inputs
+        assert (alarm["project"], alarm["metric"], alarm["period"]) == (
+            "acs_mns_new",
+            "NumberOfMessagesVisible",
+            300,
+        )
+        assert json.loads(alarm["metricDimensions"]) == [{"queue": "gf-cn-a10", "region": "cn-hangzhou"}]
+        assert alarm["compositeExpression"] == {"expressionRaw": expression, "level": "CRITICAL", "times": 2}
+        assert "escalationsCritical" not in alarm
+        # CloudMonitor names the rule by group and rule id under the account (not the rule's ari), and
+        # runs it again after the pool's cooldown while the backlog stays (not once a day).
+        assert alarm["targets"] == [
+            {
+                "targetId": "1",
+                "arn": "acs:ess:cn-hangzhou:1234567890123456:"
+                f"scalingGroupId/pool-group-id:scalingRuleId/pool-scale-{suffix}-id",
+            }
+        ]
+        assert alarm["silenceTime"] == 600
+        assert alarm["contactGroups"] == ["gf-cn-a10"]
+    top = mocks.one("alicloud:cms/alarm:Alarm", "pool-queue-deep-x8").inputs
+    assert top["escalationsCritical"] == {
         "statistics": "Maximum",
         "comparisonOperator": ">",
-        "threshold": "5",
+        "threshold": "40",
         "times": 2,
     }
-    # CloudMonitor names the rule by group and rule id under the account (not the rule's ari), and
-    # runs it again after the pool's cooldown while the backlog stays (not once a day).
-    assert queue["targets"] == [
-        {
-            "targetId": "1",
-            "arn": "acs:ess:cn-hangzhou:1234567890123456:"
-            "scalingGroupId/pool-group-id:scalingRuleId/pool-scale-out-id",
-        }
-    ]
-    assert queue["silenceTime"] == 600
-    assert queue["contactGroups"] == ["gf-cn-a10"]
+    assert "compositeExpression" not in top
+    top_rule = mocks.one("alicloud:ess/scalingRule:ScalingRule", "pool-scale-queue-deep-x8").inputs
+    assert top_rule["adjustmentValue"] == 40
 
 
-def test_an_empty_pool_wakes_on_any_message(run_pulumi: Runner) -> None:
-    queue = build(run_pulumi).one("alicloud:cms/alarm:Alarm", "pool-queue-deep").inputs
-    assert queue["escalationsCritical"]["threshold"] == "0"
+def test_an_empty_pool_wakes_past_queue_out_like_any_other(run_pulumi: Runner) -> None:
+    queue = build(run_pulumi, min_size=0).one("alicloud:cms/alarm:Alarm", "pool-queue-deep").inputs
+    assert queue["compositeExpression"]["expressionRaw"].startswith(
+        "@NumberOfMessagesVisible[300].$Maximum > 10 &&"
+    )
+
+
+def test_band_rule_values_are_ones_ess_takes() -> None:
+    assert ess_adjustment(500) == 500
+    for bad in (0, 501, -500):
+        with pytest.raises(ValueError, match="QuantityChangeInCapacity takes -499..500, not 0"):
+            ess_adjustment(bad)
 
 
 def test_queue_is_the_pools_own(run_pulumi: Runner) -> None:
