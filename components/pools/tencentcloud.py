@@ -57,8 +57,20 @@ from gpufleet.components.catalog import Catalog, load_catalog
 from gpufleet.components.cost.tencentcloud import CURRENCY
 from gpufleet.components.pools.lifecycle import DRAIN_DEFAULT_RESULT, DRAIN_HEARTBEAT_S, DRAIN_HOOK_NAME
 from gpufleet.components.pools.off_hours import OffHours
-from gpufleet.components.pools.scaling import AlarmSpec, ScalingRules, compile_alarms
+from gpufleet.components.pools.scaling import AlarmSpec, ScalingRules, compile_band_alarms
 from gpufleet.components.pools.tencent_time import REGION_OFFSET_MIN, region_schedule
+from gpufleet.components.pools.tencentcloud_scaling import (
+    ALL_RULES,
+    ANY_RULE,
+    AS_ADJUSTMENT_TYPE,
+    AS_NEVER_METRIC,
+    AS_NEVER_THRESHOLD,
+    alarm_rules,
+    as_window,
+    group_share,
+    percent_threshold,
+    remark,
+)
 from gpufleet.components.tags import check_cost_tags
 
 # Alarm policy ``namespace`` (tencentcloud_iac_pulumi/monitor/alarm_policy.py: "The type of alarm") is a
@@ -98,24 +110,12 @@ SYSTEM_DISK_TYPE = "CLOUD_SSD"
 SCHEDULE_TZ = datetime.timezone(datetime.timedelta(minutes=REGION_OFFSET_MIN))
 SCHEDULE_FORMAT = "%Y-%m-%dT%H:%M:%S+08:00"
 SCHEDULE_END = "2036-01-01T00:00:00+08:00"
-_OPERATORS = {"GreaterThanThreshold": "gt", "LessThanThreshold": "lt"}
-# AlarmPolicyConditionsRule ``notice_frequency`` ("Alarm interval in seconds"); the monitor API
-# (AlarmPolicyRule.NoticeFrequency) takes 0 (never repeat: the AS task would run once per alarm) or one
-# of these intervals.
-NOTICE_FREQUENCIES_S = (300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400)
 # tcmq.Queue ``msg_retention_seconds`` (tencentcloud_iac_pulumi/tcmq/queue.py): "Value range: 30-43,200
 # seconds (30 seconds to 12 hours)".
 QUEUE_RETENTION_RANGE_S = (30, 43_200)
 # The queue keeps messages for its longest, 12 h: the four days the other clouds keep (SQS, MNS) is more
 # than a CMQ queue can hold.
 QUEUE_RETENTION_S = 43_200
-# As.ScalingPolicy ``threshold`` ("Alarm threshold"; the AS API, MetricAlarm.Threshold:
-# "CPU_UTILIZATION: [1, 100], %; MEM_UTILIZATION: [1, 100], %"). The policies' own alarm never decides:
-# a utilisation above 100% never happens. Scale-out watches CPU and scale-in memory, so the two
-# placeholders never read as a scale-in threshold at or above the scale-out one.
-AS_PERCENT_THRESHOLD_RANGE = (1, 100)
-AS_NEVER_THRESHOLD = 100
-AS_NEVER_METRIC = {"out": "CPU_UTILIZATION", "in": "MEM_UTILIZATION"}
 _QUEUE_NAME_RE = re.compile(r"[^A-Za-z0-9_-]+")
 
 LOCK_LOGINS = """#!/bin/bash
@@ -212,15 +212,6 @@ def schedule_start(now: datetime.datetime) -> str:
     return start.strftime(SCHEDULE_FORMAT)
 
 
-def notice_frequency(cooldown_s: int) -> int:
-    """How often a raised alarm runs its AS task again: the shortest interval Cloud Monitor takes that
-    is not shorter than the pool's cooldown (scaling cannot act sooner)."""
-    for interval in NOTICE_FREQUENCIES_S:
-        if interval >= cooldown_s:
-            return interval
-    return NOTICE_FREQUENCIES_S[-1]
-
-
 def queue_retention(seconds: int = QUEUE_RETENTION_S) -> int:
     low, high = QUEUE_RETENTION_RANGE_S
     if not low <= seconds <= high:
@@ -246,30 +237,10 @@ def spot_price_cap(
     return f"{cap:.2f}"
 
 
-def _percent_threshold(percent: int) -> int:
-    low, high = AS_PERCENT_THRESHOLD_RANGE
-    if not low <= percent <= high:
-        raise ValueError(f"AS utilisation threshold {percent} is outside {low}..{high}")
-    return percent
-
-
-def _as_window(seconds: int) -> dict[str, int]:
-    """An AS metric alarm's ``period`` (60 or 300 s) and ``continuous_time`` (1..10 periods) covering
-    ``seconds`` as closely as AS allows."""
-    period = 60 if seconds <= 600 else 300
-    return {"period": period, "continuous_time": max(1, min(10, seconds // period))}
-
-
 def queue_name(prefix: str, pool: str) -> str:
     """A CMQ queue name (letters, digits, '-' and '_', at most 64, starting with a letter)."""
     name = _QUEUE_NAME_RE.sub("-", f"{prefix}-{pool}").strip("-")
     return name[:64] if name[:1].isalpha() else f"q-{name}"[:64]
-
-
-def _remark(alarm: AlarmSpec, metric: str) -> str:
-    verb = "above" if alarm.direction == "out" else "below"
-    window = alarm.period_s * alarm.evaluation_periods
-    return f"scale {alarm.direction}: {metric} {verb} {alarm.threshold:g} for {window}s"[:100]
 
 
 def boot_script(workload: str | None) -> str:
@@ -353,17 +324,20 @@ class TencentPool(pulumi.ComponentResource):
                 + " and ".join(f"{s.kind} group {s.min_size}..{s.max_size}" for s in self.shapes),
                 resource=self,
             )
-        alarms = compile_alarms(args.scaling, args.min_size)
-        policies: dict[str, list[tuple[pulumi.Output[str], pulumi.Output[str]]]] = {"out": [], "in": []}
+        alarms = compile_band_alarms(args.scaling, args.max_size)
+        policies: dict[str, list[tuple[pulumi.Output[str], pulumi.Output[str]]]] = {}
         self.group_ids = []
         for shape in self.shapes:
-            group, scale = self._group(name, args, shape, tags, child)
+            group = self._group(name, args, shape, tags, child)
             self.group_ids.append(group.id)
-            for direction, policy in scale.items():
-                policies[direction].append((group.id, policy.id))
+            for alarm in alarms:
+                policy = self._policy(
+                    f"{name}-{shape.kind}", args, shape=shape, group=group, alarm=alarm, child=child
+                )
+                policies.setdefault(alarm.suffix, []).append((group.id, policy.id))
         for alarm in alarms:
             self._alarm(
-                name=name, args=args, alarm=alarm, queue=queue, targets=policies[alarm.direction], child=child
+                name=name, args=args, alarm=alarm, queue=queue, targets=policies[alarm.suffix], child=child
             )
         if args.uin is not None:
             self._protection(name, args, args.uin, child)
@@ -376,7 +350,7 @@ class TencentPool(pulumi.ComponentResource):
         shape: GroupShape,
         tags: Mapping[str, str],
         child: pulumi.ResourceOptions,
-    ) -> tuple[tencentcloud.as_.ScalingGroup, dict[str, tencentcloud.as_.ScalingPolicy]]:
+    ) -> tencentcloud.as_.ScalingGroup:
         spot = shape.kind == "spot"
         prefix = f"{name}-{shape.kind}"
         config = tencentcloud.as_.ScalingConfig(
@@ -420,27 +394,6 @@ class TencentPool(pulumi.ComponentResource):
             tags=dict(tags),
             opts=child,
         )
-        scale = {
-            direction: tencentcloud.as_.ScalingPolicy(
-                f"{prefix}-scale-{direction}",
-                scaling_group_id=group.id,
-                policy_name=physical(f"{prefix}-scale-{direction}"),
-                adjustment_type="CHANGE_IN_CAPACITY",
-                adjustment_value=1 if direction == "out" else -1,
-                # The alarm policies decide when. AS still wants a metric alarm of its own, with a
-                # threshold in 1..100: a utilisation above 100% never happens (CPU below 1% does, on an
-                # idle GPU instance, so the scale-in placeholder must not use it); its window matches
-                # the spec's.
-                comparison_operator="GREATER_THAN",
-                metric_name=AS_NEVER_METRIC[direction],
-                threshold=_percent_threshold(AS_NEVER_THRESHOLD),
-                **_as_window(args.scaling.out_for_s if direction == "out" else args.scaling.in_for_s),
-                statistic="AVERAGE",
-                cooldown=args.scaling.cooldown_s,
-                opts=child,
-            )
-            for direction in ("out", "in")
-        }
         tencentcloud.as_.LifecycleHook(
             f"{prefix}-drain",
             lifecycle_hook_name=DRAIN_HOOK_NAME,
@@ -466,7 +419,40 @@ class TencentPool(pulumi.ComponentResource):
                     recurrence=cron,
                     opts=child,
                 )
-        return group, scale
+        return group
+
+    def _policy(
+        self,
+        prefix: str,
+        args: TencentPoolArgs,
+        *,
+        shape: GroupShape,
+        group: tencentcloud.as_.ScalingGroup,
+        alarm: AlarmSpec,
+        child: pulumi.ResourceOptions,
+    ) -> tencentcloud.as_.ScalingPolicy:
+        """The group's policy an alarm runs: ``-scale-out`` (+1, GPU high), ``-scale-in`` (-1, GPU low)
+        or ``-scale-<band>`` (the group's share of the band's instances)."""
+        key = {"gpu-high": "out", "gpu-low": "in"}.get(alarm.suffix, alarm.suffix)
+        direction = alarm.direction
+        return tencentcloud.as_.ScalingPolicy(
+            f"{prefix}-scale-{key}",
+            scaling_group_id=group.id,
+            policy_name=physical(f"{prefix}-scale-{key}"),
+            adjustment_type=AS_ADJUSTMENT_TYPE,
+            adjustment_value=group_share(alarm.adjustment, shape.max_size, args.max_size),
+            # The alarm policies decide when. AS still wants a metric alarm of its own, with a
+            # threshold in 1..100: a utilisation above 100% never happens (CPU below 1% does, on an
+            # idle GPU instance, so the scale-in placeholder must not use it); its window matches
+            # the spec's.
+            comparison_operator="GREATER_THAN",
+            metric_name=AS_NEVER_METRIC[direction],
+            threshold=percent_threshold(AS_NEVER_THRESHOLD),
+            **as_window(args.scaling.out_for_s if direction == "out" else args.scaling.in_for_s),
+            statistic="AVERAGE",
+            cooldown=args.scaling.cooldown_s,
+            opts=child,
+        )
 
     def _protection(
         self, name: str, args: TencentPoolArgs, uin: pulumi.Input[str], child: pulumi.ResourceOptions
@@ -504,15 +490,7 @@ class TencentPool(pulumi.ComponentResource):
             )
             for group_id, policy_id in targets
         ]
-        rule = tencentcloud.monitor.AlarmPolicyConditionsRuleArgs(
-            metric_name=GPU_METRIC if gpu else QUEUE_METRIC,
-            period=alarm.period_s,
-            operator=_OPERATORS[alarm.comparison_operator],
-            value=f"{alarm.threshold:g}",
-            continue_period=alarm.evaluation_periods,
-            notice_frequency=notice_frequency(args.scaling.cooldown_s),
-            is_power_notice=0,
-        )
+        rules = alarm_rules(alarm, GPU_METRIC if gpu else QUEUE_METRIC, args.scaling.cooldown_s)
         namespace = GPU_NAMESPACE if gpu else QUEUE_NAMESPACE
         if namespace not in POLICY_NAMESPACES:
             raise ValueError(f"alarm policy namespace {namespace!r} is not a policy type id")
@@ -523,8 +501,10 @@ class TencentPool(pulumi.ComponentResource):
             namespace=namespace,
             enable=1,
             project_id=0,
-            remark=_remark(alarm, GPU_METRIC if gpu else QUEUE_METRIC),
-            conditions=tencentcloud.monitor.AlarmPolicyConditionsArgs(is_union_rule=0, rules=[rule]),
+            remark=remark(alarm, GPU_METRIC if gpu else QUEUE_METRIC),
+            conditions=tencentcloud.monitor.AlarmPolicyConditionsArgs(
+                is_union_rule=ALL_RULES if len(rules) > 1 else ANY_RULE, rules=rules
+            ),
             # GPU alarms watch the pool's instances, which carry the pool tag.
             policy_tags=[tencentcloud.monitor.AlarmPolicyPolicyTagArgs(key=POOL_TAG, value=args.pool)]
             if gpu

@@ -15,13 +15,11 @@ from gpufleet.components.pools.tencentcloud import (
     AS_HOOK_HEARTBEAT_S,
     AS_HOOK_RESULTS,
     AS_HOOK_TRANSITIONS,
-    AS_NEVER_THRESHOLD,
     GroupShape,
     TencentPool,
     TencentPoolArgs,
     boot_script,
     gpu_driver_install,
-    notice_frequency,
     physical,
     queue_name,
     queue_retention,
@@ -29,6 +27,7 @@ from gpufleet.components.pools.tencentcloud import (
     split_groups,
     spot_price_cap,
 )
+from gpufleet.components.pools.tencentcloud_scaling import AS_NEVER_THRESHOLD, notice_frequency
 from gpufleet.components.storage.tencentcloud import bucket_name_part, ia_transition_days
 from tests.components.conftest import Runner
 
@@ -293,3 +292,60 @@ def test_each_group_drains_and_the_worker_may_protect_its_own_groups(run_pulumi:
         "tencentcloud:Cam/rolePolicyAttachmentByName:RolePolicyAttachmentByName", "pool-protection-attach"
     ).inputs
     assert attach == {"roleName": "role", "policyName": "pool-protection"}
+
+
+def test_each_backlog_band_runs_its_share_on_each_group(run_pulumi: Runner) -> None:
+    # queue_out 10 on a pool of at most 40, half spot: two groups of at most 20. The bands above 10, 20,
+    # 40 and 80 waiting messages add 10, 20, 40 and 40 (the pool's maximum) instances, each group half.
+    args = TencentPoolArgs(
+        pool="t4",
+        region="ap-guangzhou",
+        instance_types=["GN7.2XLARGE32"],
+        min_size=0,
+        max_size=40,
+        spot_percent=50,
+        vpc_id="vpc-1",
+        subnet_ids=["subnet-1"],
+        security_group_id="sg-1",
+        role_name="role",
+        image_id="img-1",
+        queue_name="q-t4",
+        tags={"project": "vision", "team": "ml-platform", "cost-center": "cc-042", "env": "dev"},
+    )
+    mocks = run_pulumi(lambda: TencentPool("pool", args))
+    policy_type = "tencentcloud:As/scalingPolicy:ScalingPolicy"
+    for band, lower, upper, each in (
+        ("queue-deep", "10", "20", 5),
+        ("queue-deep-x2", "20", "40", 10),
+        ("queue-deep-x4", "40", "80", 20),
+        ("queue-deep-x8", "80", None, 20),
+    ):
+        for kind in ("spot", "ondemand"):
+            policy = mocks.one(policy_type, f"pool-{kind}-scale-{band}").inputs
+            assert (policy["adjustmentType"], policy["adjustmentValue"], policy["cooldown"]) == (
+                "CHANGE_IN_CAPACITY",
+                each,
+                300,
+            )
+        alarm = mocks.one("tencentcloud:Monitor/alarmPolicy:AlarmPolicy", f"pool-{band}").inputs
+        assert alarm["namespace"] == "cmq"
+        rules = alarm["conditions"]["rules"]
+        bounds = [
+            (r["metricName"], r["operator"], r["value"], r["period"], r["continuePeriod"]) for r in rules
+        ]
+        expected = [("visibleMsgNum", "gt", lower, 300, 1)]
+        if upper is not None:
+            expected.append(("visibleMsgNum", "le", upper, 300, 1))
+        assert bounds == expected
+        # Both rules must hold (1: all) for a bounded band.
+        assert alarm["conditions"]["isUnionRule"] == (1 if upper is not None else 0)
+        tasks = [json.loads(t["taskConfig"]) for t in alarm["triggerTasks"]]
+        assert [t["Policy"] for t in tasks] == [
+            f"pool-spot-scale-{band}-id",
+            f"pool-ondemand-scale-{band}-id",
+        ]
+        assert {t["type"] for t in alarm["triggerTasks"]} == {"AS"}
+    # The GPU rules stay the seed's +1 and -1 on each group.
+    for kind in ("spot", "ondemand"):
+        assert mocks.one(policy_type, f"pool-{kind}-scale-out").inputs["adjustmentValue"] == 1
+        assert mocks.one(policy_type, f"pool-{kind}-scale-in").inputs["adjustmentValue"] == -1

@@ -23,6 +23,7 @@ BUCKET = "tencentcloud:Cos/bucket:Bucket"
 CONFIG = "tencentcloud:As/scalingConfig:ScalingConfig"
 GROUP = "tencentcloud:As/scalingGroup:ScalingGroup"
 ALARM = "tencentcloud:Monitor/alarmPolicy:AlarmPolicy"
+BANDS = ("queue-deep", "queue-deep-x2", "queue-deep-x4", "queue-deep-x8")
 SCHEDULE = "tencentcloud:As/schedule:Schedule"
 BUCKET_NAME = "gf-dev-ckpt-779ec5-1250000000"  # within COS's 60-character request domain
 
@@ -65,12 +66,19 @@ def test_children_are_exactly_the_site(run_pulumi: Runner) -> None:
             (GROUP, f"{s}-pool-t4-spot"),
             ("tencentcloud:As/scalingPolicy:ScalingPolicy", f"{s}-pool-t4-spot-scale-out"),
             ("tencentcloud:As/scalingPolicy:ScalingPolicy", f"{s}-pool-t4-spot-scale-in"),
+            *[
+                ("tencentcloud:As/scalingPolicy:ScalingPolicy", f"{s}-pool-t4-spot-scale-{band}")
+                for band in BANDS
+            ],
             ("tencentcloud:As/lifecycleHook:LifecycleHook", f"{s}-pool-t4-spot-drain"),
             (SCHEDULE, f"{s}-pool-t4-spot-off-hours-stop"),
             (SCHEDULE, f"{s}-pool-t4-spot-off-hours-start"),
             (ALARM, f"{s}-pool-t4-gpu-high"),
-            (ALARM, f"{s}-pool-t4-queue-deep"),
-            ("tencentcloud:Monitor/policyBindingObject:PolicyBindingObject", f"{s}-pool-t4-queue-deep-queue"),
+            *[(ALARM, f"{s}-pool-t4-{band}") for band in BANDS],
+            *[
+                ("tencentcloud:Monitor/policyBindingObject:PolicyBindingObject", f"{s}-pool-t4-{band}-queue")
+                for band in BANDS
+            ],
             (ALARM, f"{s}-pool-t4-gpu-low"),
             ("tencentcloud:Cam/policy:Policy", f"{s}-pool-t4-protection"),
             (
@@ -281,8 +289,8 @@ def test_gpu_and_queue_alarms_trigger_the_groups_policies(run_pulumi: Runner) ->
             "region": "ap-guangzhou",
         }
     ]
-    # A pool at zero wakes on any waiting message.
-    assert queue["conditions"]["rules"][0]["value"] == "0"
+    # A pool at zero wakes like any other once more than queue_out (10) wait.
+    assert [(r["operator"], r["value"]) for r in queue["conditions"]["rules"]] == [("gt", "10"), ("le", "20")]
     low = inputs(mocks, ALARM, f"{SITE}-pool-t4-gpu-low")
     assert low["conditions"]["rules"][0]["continuePeriod"] == 30
     assert json.loads(low["triggerTasks"][0]["taskConfig"])["Policy"] == f"{SITE}-pool-t4-spot-scale-in-id"
