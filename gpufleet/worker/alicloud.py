@@ -19,12 +19,14 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from gpufleet.worker.core import Message, checkpoint_files, object_key, with_receipt
+from gpufleet.worker.group import GroupInstance
 from gpufleet.worker.metadata import Http, TokenMetadata, required, urllib_http
 
 log = logging.getLogger("gpufleet.worker.alicloud")
@@ -120,7 +122,7 @@ def _items(value: Any, inner: str) -> list[dict[str, Any]]:
 
 
 @dataclass
-class EssInstance:
+class EssInstance(GroupInstance):
     """This instance in its ESS scaling group. ``group_id`` None: read from DescribeScalingInstances;
     ``hook_id`` None: no scale-in hook to complete."""
 
@@ -130,28 +132,20 @@ class EssInstance:
     instance_id: str | None = None
     group_id: str | None = None
     hook_id: str | None = None
-
-    def _id(self) -> str:
-        if self.instance_id is None:
-            self.instance_id = self.metadata.instance_id()
-        return self.instance_id
+    clock: Callable[[], float] = time.monotonic
+    removing_states = REMOVING
+    hook_wait_state = REMOVING_WAIT
 
     def _describe(self) -> dict[str, Any] | None:
         found = self.ess("DescribeScalingInstances", {"RegionId": self.region, "InstanceIds.1": self._id()})
         instances = _items(found.get("ScalingInstances"), "ScalingInstance")
         return instances[0] if instances else None
 
-    def _group(self) -> str:
-        if self.group_id is None:
-            described = self._describe()
-            if described is None:
-                raise RuntimeError(f"instance {self._id()} is in no ESS scaling group")
-            self.group_id = str(described["ScalingGroupId"])
-        return self.group_id
+    def _group_of(self, described: Mapping[str, Any]) -> str:
+        return str(described["ScalingGroupId"])
 
-    def lifecycle_state(self) -> str | None:
-        described = self._describe()
-        return None if described is None else str(described["LifecycleState"])
+    def _state_of(self, described: Mapping[str, Any]) -> str:
+        return str(described["LifecycleState"])
 
     def _protection(self, on: bool) -> None:
         self.ess(
@@ -164,22 +158,12 @@ class EssInstance:
             },
         )
 
-    def protect(self) -> None:
-        self._protection(True)
-
-    def unprotect(self) -> None:
-        self._protection(False)
-
-    def termination_pending(self) -> bool:
-        when = self.metadata.spot_termination_time()
-        if when:
-            log.warning("spot instance reclaimed at %s", when)
-            return True
-        state = self.lifecycle_state()
-        if state in REMOVING:
-            log.warning("the scaling group is taking the instance out: %s", state)
-            return True
-        return False
+    def _max_size(self) -> int | None:
+        found = self.ess(
+            "DescribeScalingGroups", {"RegionId": self.region, "ScalingGroupIds.1": self._group()}
+        )
+        groups = _items(found.get("ScalingGroups"), "ScalingGroup")
+        return int(groups[0]["MaxSize"]) if groups else None
 
     def _pending_token(self) -> str | None:
         """The token of this hook's pending action for this instance: the group's scaling activities
@@ -205,12 +189,8 @@ class EssInstance:
                     return str(action["LifecycleActionToken"])
         return None
 
-    def lifecycle_heartbeat(self) -> None:
-        # The wait lasts the hook's own timeout: set it above the job's grace period.
-        return None
-
     def complete_lifecycle(self) -> None:
-        if self.hook_id is None or self.lifecycle_state() != REMOVING_WAIT:
+        if not self.hook_waiting():
             return
         token = self._pending_token()
         if token is None:

@@ -17,12 +17,14 @@ No Tencent SDK is a dependency: each API is reached through an injected client.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from gpufleet.worker.core import Message, checkpoint_files, object_key
+from gpufleet.worker.group import GroupInstance
 from gpufleet.worker.metadata import Http, PlainMetadata, required, urllib_http
 
 log = logging.getLogger("gpufleet.worker.tencentcloud")
@@ -104,7 +106,7 @@ def _response(answer: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 @dataclass
-class AsInstance:
+class AsInstance(GroupInstance):
     """This instance in its AS group. ``group_id`` None: read from DescribeAutoScalingInstances;
     ``hook_id`` None: no scale-in hook to complete."""
 
@@ -113,31 +115,23 @@ class AsInstance:
     instance_id: str | None = None
     group_id: str | None = None
     hook_id: str | None = None
+    clock: Callable[[], float] = time.monotonic
+    removing_states = TERMINATING
+    hook_wait_state = IN_TERMINATING_HOOK
 
     def _call(self, action: str, params: Mapping[str, Any]) -> Mapping[str, Any]:
         return _response(self.as_api(action, params))
-
-    def _id(self) -> str:
-        if self.instance_id is None:
-            self.instance_id = self.metadata.instance_id()
-        return self.instance_id
 
     def _describe(self) -> Mapping[str, Any] | None:
         found = self._call("DescribeAutoScalingInstances", {"InstanceIds": [self._id()]})
         instances = found.get("AutoScalingInstanceSet") or []
         return instances[0] if instances else None
 
-    def _group(self) -> str:
-        if self.group_id is None:
-            described = self._describe()
-            if described is None:
-                raise RuntimeError(f"instance {self._id()} is in no AS group")
-            self.group_id = str(described["AutoScalingGroupId"])
-        return self.group_id
+    def _group_of(self, described: Mapping[str, Any]) -> str:
+        return str(described["AutoScalingGroupId"])
 
-    def lifecycle_state(self) -> str | None:
-        described = self._describe()
-        return None if described is None else str(described["LifeCycleState"])
+    def _state_of(self, described: Mapping[str, Any]) -> str:
+        return str(described["LifeCycleState"])
 
     def _protection(self, on: bool) -> None:
         self._call(
@@ -145,29 +139,13 @@ class AsInstance:
             {"AutoScalingGroupId": self._group(), "InstanceIds": [self._id()], "ProtectedFromScaleIn": on},
         )
 
-    def protect(self) -> None:
-        self._protection(True)
-
-    def unprotect(self) -> None:
-        self._protection(False)
-
-    def termination_pending(self) -> bool:
-        when = self.metadata.spot_termination_time()
-        if when:
-            log.warning("spot instance reclaimed at %s", when)
-            return True
-        state = self.lifecycle_state()
-        if state in TERMINATING:
-            log.warning("the group is taking the instance out: %s", state)
-            return True
-        return False
-
-    def lifecycle_heartbeat(self) -> None:
-        # AS has no heartbeat call: the hook's HeartbeatTimeout must exceed the job's grace period.
-        return None
+    def _max_size(self) -> int | None:
+        found = self._call("DescribeAutoScalingGroups", {"AutoScalingGroupIds": [self._group()]})
+        groups = found.get("AutoScalingGroupSet") or []
+        return int(groups[0]["MaxSize"]) if groups else None
 
     def complete_lifecycle(self) -> None:
-        if self.hook_id is None or self.lifecycle_state() != IN_TERMINATING_HOOK:
+        if not self.hook_waiting():
             return
         self._call(
             "CompleteLifecycleAction",

@@ -92,6 +92,7 @@ class FakeMns:
 class FakeEss:
     state: str = "InService"
     protected: bool = False
+    max_size: int = 4
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     completed: list[dict[str, Any]] = field(default_factory=list)
 
@@ -106,6 +107,10 @@ class FakeEss:
                 "LifecycleState": "Protected" if self.protected and self.state == "InService" else self.state,
             }
             return {"ScalingInstances": {"ScalingInstance": [instance]}, "TotalCount": 1}
+        if action == "DescribeScalingGroups":
+            assert params["ScalingGroupIds.1"] == GROUP
+            group = {"ScalingGroupId": GROUP, "MinSize": 0, "MaxSize": self.max_size}
+            return {"ScalingGroups": {"ScalingGroup": [group]}, "TotalCount": 1}
         if action == "SetInstancesProtection":
             assert (params["ScalingGroupId"], params["InstanceId.1"]) == (GROUP, INSTANCE)
             self.protected = bool(params["ProtectedFromScaleIn"])
@@ -187,7 +192,7 @@ def site(tmp_path: Path, *, ends_at: float = 50.0, status: int = 0) -> Site:
     runner = ScriptedRunner(clock, lambda c, env: ScriptedProcess(c, ends_at=ends_at, status=status))
     worker = Worker(
         queue=MnsQueue(mns, "jobs", visibility_timeout_s=60),
-        instance=EssInstance(ess, EcsMetadata(http=metadata), "cn-hangzhou", hook_id=HOOK),
+        instance=EssInstance(ess, EcsMetadata(http=metadata), "cn-hangzhou", hook_id=HOOK, clock=clock.now),
         checkpoints=OssCheckpoints(oss, "fleet-ckpt"),
         settings=Settings(checkpoint_dir=tmp_path / "ckpt", poll_s=1.0, notice_s=5.0, grace_s=30.0),
         runner=runner,
@@ -294,3 +299,36 @@ def test_mns_xml_fields() -> None:
         "</ChangeVisibility>"
     )
     assert mns_fields(xml) == {"ReceiptHandle": "TbZj6w", "NextVisibleTime": "1250700979298"}
+
+
+def test_the_off_hours_stop_checkpoints_the_job_and_lets_the_instance_go(tmp_path: Path) -> None:
+    # The off-hours task sets the group's maximum to 0 at t=100; ESS keeps a protected instance through
+    # that, so the worker reads the 0 (at most once a minute) as a stop notice: checkpoint, job back,
+    # protection off. No hook action is pending (the group has not started removing it yet).
+    s = site(tmp_path, ends_at=10_000)
+    s.mns.send(JOB)
+
+    def stop(t: float) -> None:
+        if t >= 100:
+            s.ess.max_size = 0
+
+    s.clock.on_sleep = stop
+    assert s.worker.run_once() is Outcome.INTERRUPTED
+    assert s.runner.processes[0].signals == ["TERM"]
+    assert s.oss.objects == {"checkpoints/runs/9/step-7/model.pt": "weights"}
+    s.clock.sleep(1)
+    assert s.mns.receivable() == 1, "the job is back in the queue for the morning"
+    assert not s.ess.protected
+    assert s.ess.completed == []
+    reads = [c for c in s.ess.calls if c[0] == "DescribeScalingGroups"]
+    # Read at start, then once a minute: the stop at 100 is seen by the read at 120 at the latest.
+    assert 2 <= len(reads) <= 4
+    assert s.clock.t <= 100 + 60 + 30 + 5
+    assert s.worker.run_once() is Outcome.TERMINATING
+
+
+def test_a_running_group_is_no_stop_notice(tmp_path: Path) -> None:
+    s = site(tmp_path, ends_at=130)
+    s.mns.send(JOB)
+    assert s.worker.run_once() is Outcome.SUCCEEDED
+    assert [c for c in s.ess.calls if c[0] == "DescribeScalingGroups"]

@@ -76,6 +76,8 @@ class FakeCmq:
 class FakeAs:
     state: str = "IN_SERVICE"
     protected: bool = False
+    max_size: int = 4
+    group_reads: int = 0
     completed: list[dict[str, Any]] = field(default_factory=list)
 
     def __call__(self, action: str, params: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -88,6 +90,11 @@ class FakeAs:
                 "ProtectedFromScaleIn": self.protected,
             }
             return {"Response": {"AutoScalingInstanceSet": [instance], "TotalCount": 1, "RequestId": "r"}}
+        if action == "DescribeAutoScalingGroups":
+            assert params["AutoScalingGroupIds"] == [GROUP]
+            self.group_reads += 1
+            group = {"AutoScalingGroupId": GROUP, "MinSize": 0, "MaxSize": self.max_size}
+            return {"Response": {"AutoScalingGroupSet": [group], "TotalCount": 1, "RequestId": "r"}}
         if action == "SetInstancesProtection":
             if params["AutoScalingGroupId"] != GROUP:
                 return {"Response": {"Error": {"Code": "ResourceNotFound.AutoScalingGroupNotFound"}}}
@@ -142,7 +149,7 @@ def site(tmp_path: Path, *, ends_at: float = 50.0, status: int = 0) -> Site:
     runner = ScriptedRunner(clock, lambda c, env: ScriptedProcess(c, ends_at=ends_at, status=status))
     worker = Worker(
         queue=CmqQueue(cmq, "jobs", visibility_timeout_s=600),
-        instance=AsInstance(as_api, CvmMetadata(http=metadata), hook_id=HOOK),
+        instance=AsInstance(as_api, CvmMetadata(http=metadata), hook_id=HOOK, clock=clock.now),
         checkpoints=CosCheckpoints(cos, "fleet-ckpt-1250000000"),
         settings=Settings(checkpoint_dir=tmp_path / "ckpt", poll_s=1.0, notice_s=5.0, grace_s=30.0),
         runner=runner,
@@ -227,3 +234,23 @@ def test_a_lost_receipt_raises() -> None:
     clock.sleep(11)
     with pytest.raises(TencentError, match="4440"):
         queue.delete(message)
+
+
+def test_the_off_hours_stop_checkpoints_the_job_and_lets_the_instance_go(tmp_path: Path) -> None:
+    # The off-hours schedule sets the group's maximum to 0 at t=100; AS keeps a protected instance, so
+    # the worker takes the 0 as a stop notice: checkpoint, protection off, no hook action to complete.
+    s = site(tmp_path, ends_at=10_000)
+    s.cmq.send(JOB)
+
+    def stop(t: float) -> None:
+        if t >= 100:
+            s.as_api.max_size = 0
+
+    s.clock.on_sleep = stop
+    assert s.worker.run_once() is Outcome.INTERRUPTED
+    assert s.runner.processes[0].signals == ["TERM"]
+    assert s.cos.objects
+    assert not s.as_api.protected
+    assert s.as_api.completed == []
+    assert 2 <= s.as_api.group_reads <= 4
+    assert s.worker.run_once() is Outcome.TERMINATING
