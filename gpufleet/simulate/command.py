@@ -190,6 +190,60 @@ def _trace(value: str, pool: SimPool, start: dt.datetime) -> Trace:
     return read_trace(Path(value), start)
 
 
+def _project(project_dir: Path, stack: str) -> tuple[Any, Any, Path, str]:
+    """The project, the stack's config, its file and how the report names it."""
+    from gpufleet.project import ProjectError, load_project, load_stack_config
+
+    try:
+        project = load_project(project_dir)
+        config = load_stack_config(project, stack)
+    except ProjectError as exc:
+        raise SimulateError(str(exc)) from None
+    stack_file = project.stack_file(stack)
+    try:
+        source = stack_file.relative_to(project.root).as_posix()
+    except ValueError:
+        source = stack_file.as_posix()
+    return project, config, stack_file, source
+
+
+def _catalog_and_currency(currency: str | None) -> tuple[Any, str | None]:
+    from gpufleet.components.catalog import CatalogError, load_catalog
+
+    try:
+        catalog = load_catalog()
+    except CatalogError as exc:
+        raise SimulateError(f"the GPU catalogue cannot be read: {exc}") from None
+    if currency is not None and currency.strip().upper() not in catalog.per_usd:
+        known = ", ".join(sorted(catalog.per_usd))
+        raise SimulateError(f"--currency {currency!r}: the catalogue's rates know {known}")
+    return catalog, currency.strip().upper() if currency else None
+
+
+def _render(selected: str, head: Result, stack: str, notes: list[str]) -> str:
+    from gpufleet.simulate import report
+
+    if selected == "json":
+        from gpufleet import finite
+
+        return finite.dumps(report.to_json(head, stack, notes))
+    if selected == "markdown":
+        return report.render_markdown(head, stack, notes)
+    return report.render_text(head, stack, notes)
+
+
+def _render_compare(selected: str, base: Result, head: Result, stack: str, label: str) -> str:
+    from gpufleet.simulate import report
+
+    if selected == "json":
+        from gpufleet import finite
+
+        return finite.dumps(report.compare_json(base, head, stack, label))
+    if selected == "markdown":
+        return report.render_compare_markdown(base, head, stack, label)
+    return report.render_compare_text(base, head, stack, label)
+
+
 def run(
     project_dir: Path,
     stack: str,
@@ -205,9 +259,6 @@ def run(
     currency: str | None = None,
 ) -> Output:
     """The report for ``gpufleet simulate`` and the plot files to write; SimulateError for bad input."""
-    from gpufleet.components.catalog import CatalogError, load_catalog
-    from gpufleet.project import ProjectError, load_project, load_stack_config
-    from gpufleet.simulate import report
     from gpufleet.simulate.traces import TraceError
 
     selected = parse_format(fmt)
@@ -216,24 +267,8 @@ def run(
     check_plots(plots)
     if compare is not None and base_ref is not None:
         raise SimulateError("give --compare FILE or --base-ref REF, not both")
-    try:
-        project = load_project(project_dir)
-        config = load_stack_config(project, stack)
-    except ProjectError as exc:
-        raise SimulateError(str(exc)) from None
-    stack_file = project.stack_file(stack)
-    try:
-        source = stack_file.relative_to(project.root).as_posix()
-    except ValueError:
-        source = stack_file.as_posix()
-    try:
-        catalog = load_catalog()
-    except CatalogError as exc:
-        raise SimulateError(f"the GPU catalogue cannot be read: {exc}") from None
-    if currency is not None and currency.strip().upper() not in catalog.per_usd:
-        known = ", ".join(sorted(catalog.per_usd))
-        raise SimulateError(f"--currency {currency!r}: the catalogue's rates know {known}")
-    code = currency.strip().upper() if currency else None
+    project, config, stack_file, source = _project(project_dir, stack)
+    catalog, code = _catalog_and_currency(currency)
     spec = _spec(config.values, source)
     head, notes = sim_pool(
         spec, pool_name, config.values, catalog, source=source, currency=code, boot_minutes=boot_minutes
@@ -251,9 +286,8 @@ def run(
     head_result = simulate(head, trace)
     results: list[tuple[str, Result]] = [("", head_result)]
     if base_values is not None:
-        base_spec = _spec(base_values, base_label)
         base, _ = sim_pool(
-            base_spec,
+            _spec(base_values, base_label),
             pool_name,
             base_values,
             catalog,
@@ -263,22 +297,9 @@ def run(
         )
         base_result = simulate(base, trace)
         results = [("base", base_result), ("head", head_result)]
-        if selected == "json":
-            from gpufleet import finite
-
-            text = finite.dumps(report.compare_json(base_result, head_result, stack, base_label))
-        elif selected == "markdown":
-            text = report.render_compare_markdown(base_result, head_result, stack, base_label)
-        else:
-            text = report.render_compare_text(base_result, head_result, stack, base_label)
-    elif selected == "json":
-        from gpufleet import finite
-
-        text = finite.dumps(report.to_json(head_result, stack, notes))
-    elif selected == "markdown":
-        text = report.render_markdown(head_result, stack, notes)
+        text = _render_compare(selected, base_result, head_result, stack, base_label)
     else:
-        text = report.render_text(head_result, stack, notes)
+        text = _render(selected, head_result, stack, notes)
     output = Output(text)
     if plots:
         from gpufleet.simulate.plot import render

@@ -86,7 +86,8 @@ def read_trace(path: Path, start: dt.datetime) -> Trace:
     return parse_trace(text, shown, start)
 
 
-def parse_trace(text: str, path: str, start: dt.datetime) -> Trace:
+def _rows(text: str, path: str) -> list[tuple[int, list[str]]]:
+    """The data rows (line number, cells) after the header; comments and blank lines skipped."""
     rows: list[tuple[int, list[str]]] = []
     header_seen = False
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -112,57 +113,79 @@ def parse_trace(text: str, path: str, start: dt.datetime) -> Trace:
         raise TraceError(f"{path}: empty; a trace is a CSV with the header {_FORM!r} and a row a minute")
     if not rows:
         raise TraceError(f"{path}: no rows after the header; give one row a minute")
+    return rows
 
+
+def _moment(path: str, number: int, minute: str) -> dt.datetime:
+    """A row's ISO 8601 minute, aware and whole."""
+    moment = _timestamp(minute)
+    if moment is None:
+        raise TraceError(
+            f"{_where(path, number, 0)}: must be a minute index (0, 1, ...) or an ISO 8601 time "
+            f"like 2026-01-09T17:00:00Z, got {_clip(minute)}"
+        )
+    if moment.tzinfo is None:
+        raise TraceError(
+            f"{_where(path, number, 0)}: {_clip(minute)} has no UTC offset; add Z or one like +08:00"
+        )
+    if moment.second or moment.microsecond:
+        raise TraceError(f"{_where(path, number, 0)}: {_clip(minute)} is not at a whole minute")
+    return moment
+
+
+def _check_minute(
+    path: str, number: int, minute: str, position: int, *, origin: dt.datetime | None, first_number: int
+) -> dt.datetime | None:
+    """A row's minute is the next one: its index, or (``origin`` the first row's time) its time.
+    Returns the first row's time when the rows are timed, else None."""
+    if origin is None:
+        if not _WHOLE.fullmatch(minute) or int(minute) != position:
+            raise TraceError(
+                f"{_where(path, number, 0)}: expected minute {position} (the rows count minutes "
+                f"0, 1, 2, ... one a row, as line {first_number} began), got {_clip(minute)}"
+            )
+        return None
+    moment = _moment(path, number, minute)
+    if moment != origin + dt.timedelta(minutes=position):
+        expected = (origin + dt.timedelta(minutes=position)).isoformat()
+        raise TraceError(
+            f"{_where(path, number, 0)}: expected {expected} (one row a minute, no gaps or repeats), "
+            f"got {_clip(minute)}"
+        )
+    return origin
+
+
+def _values(path: str, number: int, queued: str, util: str) -> tuple[int, float]:
+    if not _WHOLE.fullmatch(queued) or int(queued) > MAX_JOBS:
+        raise TraceError(
+            f"{_where(path, number, 1)}: must be a whole number of jobs 0..{MAX_JOBS:,}, got {_clip(queued)}"
+        )
+    try:
+        value = float(util)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 100:  # NaN fails too
+        raise TraceError(f"{_where(path, number, 2)}: must be a percentage 0..100, got {_clip(util)}")
+    return int(queued), value
+
+
+def parse_trace(text: str, path: str, start: dt.datetime) -> Trace:
+    rows = _rows(text, path)
     first_number, first = rows[0]
-    by_index = _WHOLE.fullmatch(first[0]) is not None
+    origin: dt.datetime | None = None
+    if _WHOLE.fullmatch(first[0]) is None:
+        origin = _moment(path, first_number, first[0])
+        if not in_range(origin):
+            raise TraceError(
+                f"{_where(path, first_number, 0)}: {_clip(first[0])} is outside the years 1970 to 2199"
+            )
     jobs: list[int] = []
     utils: list[float] = []
-    origin = start
     for position, (number, cells) in enumerate(rows):
         minute, queued, util = cells
-        if by_index:
-            if not _WHOLE.fullmatch(minute) or int(minute) != position:
-                raise TraceError(
-                    f"{_where(path, number, 0)}: expected minute {position} (the rows count minutes "
-                    f"0, 1, 2, ... one a row, as line {first_number} began), got {_clip(minute)}"
-                )
-        else:
-            moment = _timestamp(minute)
-            if moment is None:
-                raise TraceError(
-                    f"{_where(path, number, 0)}: must be a minute index (0, 1, ...) or an ISO 8601 time "
-                    f"like 2026-01-09T17:00:00Z, got {_clip(minute)}"
-                )
-            if moment.tzinfo is None:
-                raise TraceError(
-                    f"{_where(path, number, 0)}: {_clip(minute)} has no UTC offset; add Z or one like +08:00"
-                )
-            if moment.second or moment.microsecond:
-                raise TraceError(f"{_where(path, number, 0)}: {_clip(minute)} is not at a whole minute")
-            if position == 0:
-                if not in_range(moment):
-                    raise TraceError(
-                        f"{_where(path, number, 0)}: {_clip(minute)} is outside the years 1970 to 2199"
-                    )
-                origin = moment
-            elif moment != origin + dt.timedelta(minutes=position):
-                expected = (origin + dt.timedelta(minutes=position)).isoformat()
-                raise TraceError(
-                    f"{_where(path, number, 0)}: expected {expected} (one row a minute, no gaps or repeats), "
-                    f"got {_clip(minute)}"
-                )
-        if not _WHOLE.fullmatch(queued) or int(queued) > MAX_JOBS:
-            raise TraceError(
-                f"{_where(path, number, 1)}: must be a whole number of jobs 0..{MAX_JOBS:,}, "
-                f"got {_clip(queued)}"
-            )
-        try:
-            value = float(util)
-        except ValueError:
-            value = math.nan
-        if not 0 <= value <= 100:  # NaN fails too
-            raise TraceError(f"{_where(path, number, 2)}: must be a percentage 0..100, got {_clip(util)}")
-        jobs.append(int(queued))
+        _check_minute(path, number, minute, position, origin=origin, first_number=first_number)
+        count, value = _values(path, number, queued, util)
+        jobs.append(count)
         utils.append(value)
     name = Path(path).name
-    return Trace(name, origin, tuple(jobs), tuple(utils), source=path)
+    return Trace(name, origin or start, tuple(jobs), tuple(utils), source=path)

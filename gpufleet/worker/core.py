@@ -70,7 +70,12 @@ def parse_job(body: str) -> Job:
     unknown = sorted(set(data) - JOB_KEYS)
     if unknown:
         raise JobError(f"unknown keys {unknown}: a job has 'command' and optionally 'checkpoint'")
-    command = data.get("command")
+    command = _command(data.get("command"))
+    checkpoint = _checkpoint(data.get("checkpoint"))
+    return Job(command=command, checkpoint=checkpoint)
+
+
+def _command(command: object) -> tuple[str, ...]:
     if not isinstance(command, list) or not command:
         raise JobError("'command' must be a non-empty list of strings (an argv, not a shell line)")
     if len(command) > MAX_COMMAND_PARTS:
@@ -83,18 +88,22 @@ def parse_job(body: str) -> Job:
         raise JobError("'command' contains a NUL character")
     if sum(len(part) for part in command) > MAX_COMMAND_CHARS:
         raise JobError(f"'command' is longer than {MAX_COMMAND_CHARS} characters")
-    checkpoint = data.get("checkpoint")
-    if checkpoint is not None:
-        if not isinstance(checkpoint, str):
-            raise JobError("'checkpoint' must be a string (a key prefix in the fleet bucket)")
-        if len(checkpoint) > MAX_PREFIX_CHARS or not PREFIX_RE.match(checkpoint):
-            raise JobError(
-                f"'checkpoint' {checkpoint[:100]!r} is not a relative key prefix like 'runs/42/' "
-                "(no leading '/', no empty or '..' segment, no spaces)"
-            )
-        if any(segment in {".", ".."} for segment in checkpoint.split("/")):
-            raise JobError(f"'checkpoint' {checkpoint[:100]!r} has a '.' or '..' segment")
-    return Job(command=tuple(command), checkpoint=checkpoint)
+    return tuple(command)
+
+
+def _checkpoint(checkpoint: object) -> str | None:
+    if checkpoint is None:
+        return None
+    if not isinstance(checkpoint, str):
+        raise JobError("'checkpoint' must be a string (a key prefix in the fleet bucket)")
+    if len(checkpoint) > MAX_PREFIX_CHARS or not PREFIX_RE.match(checkpoint):
+        raise JobError(
+            f"'checkpoint' {checkpoint[:100]!r} is not a relative key prefix like 'runs/42/' "
+            "(no leading '/', no empty or '..' segment, no spaces)"
+        )
+    if any(segment in {".", ".."} for segment in checkpoint.split("/")):
+        raise JobError(f"'checkpoint' {checkpoint[:100]!r} has a '.' or '..' segment")
+    return checkpoint
 
 
 @dataclass(frozen=True)
