@@ -10,7 +10,7 @@ GPU_DIMENSIONS = ("AutoScalingGroupName", "Stack")
 
 
 def test_defaults_compile_to_the_seed_thresholds() -> None:
-    assert compile_alarms(ScalingRules(), min_size=1) == (
+    assert compile_alarms(ScalingRules()) == (
         AlarmSpec(
             suffix="gpu-high",
             direction="out",
@@ -50,11 +50,45 @@ def test_defaults_compile_to_the_seed_thresholds() -> None:
     )
 
 
-def test_a_pool_at_zero_wakes_on_any_waiting_message() -> None:
-    # With no instance there is no GPU metric; a backlog below queue_out would wait at zero forever.
-    queue = compile_alarms(ScalingRules(queue_out=10), min_size=0)[1]
-    assert (queue.suffix, queue.threshold, queue.treat_missing_data) == ("queue-deep", 0, "notBreaching")
-    assert compile_alarms(ScalingRules(queue_out=10), min_size=2)[1].threshold == 10
+def test_the_queue_alarm_respects_queue_out_whatever_the_minimum() -> None:
+    # No threshold 0 for a pool at zero: it wakes once more than queue_out wait (queue_out 0: any).
+    queue = compile_alarms(ScalingRules(queue_out=10))[1]
+    assert (queue.suffix, queue.threshold, queue.treat_missing_data) == ("queue-deep", 10, "notBreaching")
+    assert compile_alarms(ScalingRules(queue_out=0))[1].threshold == 0
+
+
+def test_backlog_bands_are_disjoint_and_add_their_lower_bound() -> None:
+    from gpufleet.components.pools.scaling import BacklogBand, backlog_bands
+
+    assert backlog_bands(ScalingRules(queue_out=10), max_size=300) == (
+        BacklogBand(multiple=1, lower=10, upper=20, add=10),
+        BacklogBand(multiple=2, lower=20, upper=40, add=20),
+        BacklogBand(multiple=4, lower=40, upper=80, add=40),
+        BacklogBand(multiple=8, lower=80, upper=None, add=80),
+    )
+    # Capped at the pool's maximum and at ESS's 500 a step; queue_out 0 wakes on one message.
+    assert [b.add for b in backlog_bands(ScalingRules(queue_out=100), max_size=600)] == [100, 200, 400, 500]
+    assert [b.add for b in backlog_bands(ScalingRules(queue_out=10), max_size=30)] == [10, 20, 30, 30]
+    zero = backlog_bands(ScalingRules(queue_out=0), max_size=10)
+    assert [(b.lower, b.upper, b.add) for b in zero] == [(0, 2, 1), (2, 4, 2), (4, 8, 4), (8, None, 8)]
+
+
+def test_band_alarms_keep_the_gpu_rules_and_one_alarm_per_band() -> None:
+    from gpufleet.components.pools.scaling import compile_band_alarms
+
+    alarms = compile_band_alarms(ScalingRules(), max_size=300)
+    assert [(a.suffix, a.direction, a.threshold, a.upper, a.adjustment) for a in alarms] == [
+        ("gpu-high", "out", 70, None, 1),
+        ("queue-deep", "out", 10, 20, 10),
+        ("queue-deep-x2", "out", 20, 40, 20),
+        ("queue-deep-x4", "out", 40, 80, 40),
+        ("queue-deep-x8", "out", 80, None, 80),
+        ("gpu-low", "in", 30, None, -1),
+    ]
+    assert (
+        alarms[1].description
+        == "scale out: ApproximateNumberOfMessagesVisible above 10 and at most 20 for 300s"
+    )
 
 
 def test_no_alarm_on_an_sqs_metric_has_a_period_under_five_minutes() -> None:
@@ -116,7 +150,7 @@ def test_valid_rules_scale_in_slower_and_lower_than_out(
         gpu_util_in=util_in,
         gpu_util_out=min(util_in + gap, 100),
     )
-    high, queue, low = compile_alarms(rules, min_size=1)
+    high, queue, low = compile_alarms(rules)
     assert low.threshold < high.threshold
     assert low.evaluation_periods * low.period_s >= high.evaluation_periods * high.period_s
     assert low.evaluation_periods * low.period_s >= queue.evaluation_periods * queue.period_s
