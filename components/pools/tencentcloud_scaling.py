@@ -69,7 +69,9 @@ def as_window(seconds: int) -> dict[str, int]:
 def remark(alarm: AlarmSpec, metric: str) -> str:
     verb = "above" if alarm.direction == "out" else "below"
     window = alarm.period_s * alarm.evaluation_periods
-    return f"scale {alarm.direction}: {metric} {verb} {alarm.threshold:g} for {window}s"[:100]
+    bound = f" and at most {alarm.upper:g}" if alarm.upper is not None else ""
+    step = f" (+{alarm.adjustment})" if alarm.adjustment > 1 else ""
+    return f"scale {alarm.direction}{step}: {metric} {verb} {alarm.threshold:g}{bound} for {window}s"[:100]
 
 
 def group_share(adjustment: int, group_max: int, pool_max: int) -> int:

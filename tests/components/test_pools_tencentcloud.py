@@ -345,6 +345,8 @@ def test_each_backlog_band_runs_its_share_on_each_group(run_pulumi: Runner) -> N
             f"pool-ondemand-scale-{band}-id",
         ]
         assert {t["type"] for t in alarm["triggerTasks"]} == {"AS"}
+    first = mocks.one("tencentcloud:Monitor/alarmPolicy:AlarmPolicy", "pool-queue-deep").inputs
+    assert first["remark"] == "scale out (+10): visibleMsgNum above 10 and at most 20 for 300s"
     # The GPU rules stay the seed's +1 and -1 on each group.
     for kind in ("spot", "ondemand"):
         assert mocks.one(policy_type, f"pool-{kind}-scale-out").inputs["adjustmentValue"] == 1

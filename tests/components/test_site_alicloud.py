@@ -91,8 +91,9 @@ def test_every_alibaba_resource_uses_the_site_provider(run_pulumi: Runner) -> No
     provider = holder[0].outputs.provider
     custom = [r for r in resources if isinstance(r, pulumi.CustomResource) and r is not provider]
     assert (
-        len(custom) == len(mocks.custom()) - 1 == 35
-    )  # with the pool's drain hook, protection policy and its attachment
+        len(custom) == len(mocks.custom()) - 1 == 42
+    )  # with the pool's drain hook, protection policy and its attachment, and per backlog band (four)
+    # a scaling rule and an alarm (the first band's alarm is the former queue alarm)
     # Each child's provider is resolved from its parent chain: the site's, for its region.
     assert {id(r._provider) for r in custom} == {id(provider)}
 
