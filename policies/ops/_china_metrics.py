@@ -302,7 +302,10 @@ def _gate_unpublished(index: ResourceIndex, alarm: ResourceView, label: str) -> 
         other_arns, other_sources = _targets(other)
         if arns & other_arns or sources & other_sources:
             period = get_ref(other.props, "period")
+            # A bounded backlog band counts its periods in its composite expression.
             times = get_ref(other.props, "escalationsCritical.times")
+            if times is None:
+                times = get_ref(other.props, "compositeExpression.times")
             window = (
                 f" after {int(period) * int(times)}s of backlog"
                 if isinstance(period, (int, float)) and isinstance(times, (int, float))

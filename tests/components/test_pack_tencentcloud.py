@@ -45,8 +45,9 @@ def test_the_site_program_builds_the_same_site_as_the_project_program() -> None:
         )
 
     assert site(project, "gpufleet-tc-dev") == site(_graph(), "gpufleet-dev")
-    # 29 and the queue alarm's binding to its queue.
-    assert len(site(project, "gpufleet-tc-dev")) == 33
+    # 29 and the queue alarm's binding to its queue; then per backlog band past the first a policy, an
+    # alarm policy and its binding, and the first band's own policy (10).
+    assert len(site(project, "gpufleet-tc-dev")) == 43
 
 
 def _check(mutate: str = "") -> StackResult:
@@ -83,8 +84,8 @@ def test_every_tencent_resource_uses_the_site_provider_for_its_region() -> None:
     assert provider.inputs["region"] == "ap-guangzhou"
     custom = [r for r in graph if r.custom and r.type.startswith("tencentcloud:")]
     # 28, the queue alarm's binding to its queue, the group's drain hook, the pool's protection policy
-    # and its attachment
-    assert len(custom) == 32
+    # and its attachment, and the backlog bands' 4 policies, 3 more alarm policies and their 3 bindings
+    assert len(custom) == 42
     assert {r.provider for r in custom if r.provider} == {provider.urn}
     assert [r.name for r in custom if not r.provider] == []
 
