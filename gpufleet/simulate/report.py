@@ -8,7 +8,7 @@ import zoneinfo
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from gpufleet.simulate.model import Result, SimPool, Trace
+from gpufleet.simulate.model import SIMPLE_SCALING_CLOUDS, Result, SimPool, Trace
 
 REPORT_VERSION = 1
 MAX_EVENTS_SHOWN = 20
@@ -137,7 +137,10 @@ def to_json(result: Result, stack: str, notes: Sequence[str] = ()) -> dict[str, 
 
 def _rules_line(pool: SimPool) -> str:
     r = pool.rules
-    queue = "any waiting job" if pool.min_size == 0 else f"queue > {r.queue_out:g}"
+    # AWS's target tracking counts every waiting job at zero instances; the band clouds wake past
+    # queue_out like any pool.
+    at_zero = pool.min_size == 0 and pool.cloud not in SIMPLE_SCALING_CLOUDS
+    queue = "any waiting job" if at_zero else f"queue > {r.queue_out:g}"
     return (
         f"out when GPU > {r.gpu_util_out:g}% for {r.out_for_s // 60} min or {queue}; in when GPU < "
         f"{r.gpu_util_in:g}% for {r.in_for_s // 60} min; cooldown {r.cooldown_s} s; "
