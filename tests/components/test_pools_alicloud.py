@@ -270,7 +270,7 @@ def test_an_empty_pool_wakes_past_queue_out_like_any_other(run_pulumi: Runner) -
 def test_band_rule_values_are_ones_ess_takes() -> None:
     assert ess_adjustment(500) == 500
     for bad in (0, 501, -500):
-        with pytest.raises(ValueError, match="QuantityChangeInCapacity takes -499..500, not 0"):
+        with pytest.raises(ValueError, match=r"QuantityChangeInCapacity takes -499\.\.500, not 0"):
             ess_adjustment(bad)
 
 
