@@ -22,6 +22,8 @@ ASSUMPTIONS = (
     "spot instances at the catalogue's spot price, never interrupted; booting instances are billed",
     "a job stopped by a scale-in or the schedule waits again at the front of the queue; a job still "
     "waiting at the end counts its wait so far",
+    "Alibaba and Tencent: when the GPU rule and a backlog band hold in the same minute the band runs; "
+    "the cloud runs whichever request reaches the group first",
 )
 
 
