@@ -54,6 +54,15 @@ ESS_HOOK_RESULTS = ("CONTINUE", "ABANDON", "ROLLBACK")
 # (acs:ess:{regionId}:{accountId}:scalinggroup/{ScalingGroupId}); the lifecycle actions take none.
 ESS_PROTECT_ACTIONS = ("ess:SetInstancesProtection",)
 ESS_LIFECYCLE_ACTIONS = ("ess:CompleteLifecycleAction", "ess:RecordLifecycleActionHeartbeat")
+# What the worker reads (gpufleet.worker.alicloud): its lifecycle state, the group's maximum (the
+# off-hours stop notice) and its hook's pending action. List/read actions, granted on all resources as
+# ESS's RAM table (help/en/auto-scaling/developer-reference/api-ess-2022-02-22-ram) lists them.
+ESS_READ_ACTIONS = (
+    "ess:DescribeLifecycleActions",
+    "ess:DescribeScalingActivities",
+    "ess:DescribeScalingGroups",
+    "ess:DescribeScalingInstances",
+)
 # The scaling group's desired capacity: none, ESS scales between min and max. Scheduled tasks may set
 # one only when the group has one.
 GROUP_DESIRED_CAPACITY: int | None = None
@@ -450,6 +459,7 @@ def protection_document(region: str, account: str, group_id: str) -> str:
                     "Resource": [f"acs:ess:{region}:{account}:scalinggroup/{group_id}"],
                 },
                 {"Effect": "Allow", "Action": list(ESS_LIFECYCLE_ACTIONS), "Resource": ["*"]},
+                {"Effect": "Allow", "Action": list(ESS_READ_ACTIONS), "Resource": ["*"]},
             ],
         },
         sort_keys=True,

@@ -84,6 +84,9 @@ AS_HOOK_RESULTS = ("CONTINUE", "ABANDON")
 AS_HOOK_HEARTBEAT_S = (30, 7200)
 AS_PROTECT_ACTIONS = ("as:SetInstancesProtection",)
 AS_LIFECYCLE_ACTIONS = ("as:CompleteLifecycleAction",)
+# What the worker reads (gpufleet.worker.tencentcloud): its lifecycle state and the group's maximum
+# (the off-hours stop notice); read actions, on all resources.
+AS_READ_ACTIONS = ("as:DescribeAutoScalingGroups", "as:DescribeAutoScalingInstances")
 GPU_NAMESPACE = "cvm_device"
 QUEUE_NAMESPACE = "cmq"
 POLICY_NAMESPACES = frozenset({GPU_NAMESPACE, QUEUE_NAMESPACE})
@@ -537,5 +540,6 @@ def protection_document(region: str, uin: str, group_ids: Sequence[str]) -> str:
     statements = [
         {"effect": "allow", "action": list(AS_PROTECT_ACTIONS), "resource": groups},
         {"effect": "allow", "action": list(AS_LIFECYCLE_ACTIONS), "resource": ["*"]},
+        {"effect": "allow", "action": list(AS_READ_ACTIONS), "resource": ["*"]},
     ]
     return json.dumps({"version": "2.0", "statement": statements}, sort_keys=True)

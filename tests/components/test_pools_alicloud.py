@@ -445,6 +445,17 @@ def test_the_worker_may_protect_instances_of_its_own_group_only(run_pulumi: Runn
                 "Action": ["ess:CompleteLifecycleAction", "ess:RecordLifecycleActionHeartbeat"],
                 "Resource": ["*"],
             },
+            # What the worker reads: its state, the group's maximum (the stop notice), its hook's action.
+            {
+                "Effect": "Allow",
+                "Action": [
+                    "ess:DescribeLifecycleActions",
+                    "ess:DescribeScalingActivities",
+                    "ess:DescribeScalingGroups",
+                    "ess:DescribeScalingInstances",
+                ],
+                "Resource": ["*"],
+            },
         ],
     }
     attach = mocks.one("alicloud:ram/rolePolicyAttachment:RolePolicyAttachment", "pool-protection-attach")

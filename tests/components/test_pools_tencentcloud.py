@@ -278,7 +278,7 @@ def test_each_group_drains_and_the_worker_may_protect_its_own_groups(run_pulumi:
         assert hook["defaultResult"] in AS_HOOK_RESULTS
         assert AS_HOOK_HEARTBEAT_S[0] <= hook["heartbeatTimeout"] <= AS_HOOK_HEARTBEAT_S[1]
     policy = json.loads(mocks.one("tencentcloud:Cam/policy:Policy", "pool-protection").inputs["document"])
-    protect, complete = policy["statement"]
+    protect, complete, read = policy["statement"]
     # Instances of the pool's own two groups, and no other group.
     assert (protect["effect"], protect["action"]) == ("allow", ["as:SetInstancesProtection"])
     assert sorted(protect["resource"]) == sorted(
@@ -287,6 +287,12 @@ def test_each_group_drains_and_the_worker_may_protect_its_own_groups(run_pulumi:
     )
     # CompleteLifecycleAction names a hook, not a group.
     assert complete == {"effect": "allow", "action": ["as:CompleteLifecycleAction"], "resource": ["*"]}
+    # The worker reads its lifecycle state and the group's maximum (the off-hours stop notice).
+    assert read == {
+        "effect": "allow",
+        "action": ["as:DescribeAutoScalingGroups", "as:DescribeAutoScalingInstances"],
+        "resource": ["*"],
+    }
     assert policy["version"] == "2.0"
     attach = mocks.one(
         "tencentcloud:Cam/rolePolicyAttachmentByName:RolePolicyAttachmentByName", "pool-protection-attach"
