@@ -37,12 +37,14 @@ Each minute, in this order:
 
 A worker protects its instance while it runs a job (every shipped pool): a scale-in lowers the desired
 capacity and removes only idle instances, newest first; a busy one goes when its job ends. The
-off-hours stop ends running jobs (their workers checkpoint on the termination hook).
+off-hours stop ends running jobs: on every cloud the worker reads the group's maximum of 0 as a stop
+notice, checkpoints, returns its job and lifts its protection.
 
 Simplifications (the report repeats them): whole minutes (a cooldown of 90 s waits 2 minutes); the
 warm-up counts from launch; metrics arrive without CloudWatch's publishing delay; AWS's target
 tracking is taken to ask for exactly what its metric says, at once; spot instances are priced at the spot
-price and never interrupted; a job needs one instance and never more.
+price and never interrupted; a job needs one instance and never more; a
+Tencent pool's spot and on-demand groups are replayed as one group taking the whole step.
 """
 
 from __future__ import annotations
