@@ -5,20 +5,22 @@ AS in tencentcloud-iac-pulumi 0.2.3 has no spot/on-demand mix in one group: a la
 all-spot (``SPOTPAID``) or all on-demand. The spec's ``spot_percent`` (above ``on_demand_base``) is
 therefore realised as two groups, ``<pool>-spot`` and ``<pool>-ondemand``, whose maximum sizes split
 the pool's maximum in that share (:func:`split_groups`); a group whose share is zero is not built.
-Scaling moves both groups one instance at a time, so the share holds within one instance.
+Each scaling step moves both groups, each by its share of the step
+(:func:`components.pools.tencentcloud_scaling.group_share`).
 
 AS scaling policies know CPU, memory and traffic only. GPU utilisation drives scaling through Cloud
-Monitor alarm policies on ``cvm_device`` ``Gpuutil`` (the GPU utilisation the Cloud Monitor agent reports
-from NVML; the launch configuration keeps the agent on), bound to the pool's instances by the pool tag,
-whose ``AS`` trigger tasks run the groups' scaling policies; a third alarm, of policy type ``cmq`` on the
-queue's ``visibleMsgNum`` (published by CMQ itself), is bound to the queue as an object (a queue carries
-no tags to bind by) and wakes a pool at zero. Thresholds and windows come from
-:func:`components.pools.scaling.compile_alarms`, as on AWS; a raised alarm runs its task again after the
-pool's cooldown while it stays raised. An alarm policy judges each bound instance on its own (not the
-pool's average): one busy instance raises ``-gpu-high``, one idle instance ``-gpu-low``; instances
-holding a job are protected, so scale-in takes an idle one, and the scaling policies' cooldown keeps
-the groups to one step per cooldown however many instances alarm. The boot script installs the NVIDIA
-driver (:func:`gpu_driver_install`): without it there is no ``Gpuutil``.
+Monitor alarm policies on ``cvm_device`` ``Gpuutil`` (the GPU utilisation the Cloud Monitor agent
+reports from NVML; the launch configuration keeps the agent on), bound to the pool's instances by the
+pool tag, whose ``AS`` trigger tasks run the groups' scaling policies; the backlog bands' alarms, of
+policy type ``cmq`` on the queue's ``visibleMsgNum`` (published by CMQ itself), are bound to the queue
+as an object (a queue carries no tags to bind by), each running its band's policies
+(:mod:`components.pools.tencentcloud_scaling`). Thresholds and windows come from
+:func:`components.pools.scaling.compile_band_alarms`, as on AWS; a raised alarm runs its task again
+after the pool's cooldown while it stays raised. An alarm policy judges each bound instance on its own
+(not the pool's average): one busy instance raises ``-gpu-high``, one idle instance ``-gpu-low``;
+instances holding a job are protected, so scale-in takes an idle one, and the scaling policies' cooldown
+keeps the groups to one step per cooldown however many instances alarm. The boot script installs the
+NVIDIA driver (:func:`gpu_driver_install`): without it there is no ``Gpuutil``.
 
 Spot instances bid at most the on-demand price of the pool's dearest type in the catalogue
 (:func:`spot_price_cap`), in the account's currency. Off-hours schedules start the day after the
