@@ -159,6 +159,8 @@ class EssInstance(GroupInstance):
         )
 
     def _max_size(self) -> int | None:
+        # DescribeScalingGroups (2014-08-28): ScalingGroupIds, a list of up to 20 ids (flat form
+        # ScalingGroupIds.N); answers ScalingGroups.ScalingGroup[].MaxSize.
         found = self.ess(
             "DescribeScalingGroups", {"RegionId": self.region, "ScalingGroupIds.1": self._group()}
         )
