@@ -292,15 +292,19 @@ def _project_name(tag: str | float | None, root: Path) -> str:
     return name or "gpufleet"
 
 
-def _requirement() -> str:
-    """The requirement that installs the gpufleet running now."""
+def _version() -> str:
+    """The release of the gpufleet running now."""
     from importlib import metadata
 
     try:
-        version = metadata.version("gpufleet")
+        return metadata.version("gpufleet")
     except metadata.PackageNotFoundError:
-        version = "0.1.0"
-    return f"gpufleet @ git+https://github.com/gpufleet/gpufleet@v{version}"
+        return "0.1.0"
+
+
+def _requirement() -> str:
+    """The requirement that installs the gpufleet running now."""
+    return f"gpufleet @ git+https://github.com/gpufleet/gpufleet@v{_version()}"
 
 
 def _validated(
@@ -359,7 +363,7 @@ def _estimate(template: Template, stack: str, relative: str, text: str) -> tuple
 
     with tempfile.TemporaryDirectory(prefix="gpufleet-new-") as scratch:
         root = Path(scratch)
-        files = project_files("gpufleet-new", _requirement())
+        files = project_files("gpufleet-new", _requirement(), _version())
         for name in ("Pulumi.yaml", "infra/__main__.py"):
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             (root / name).write_text(files[name], encoding="utf-8")
@@ -448,7 +452,7 @@ def create_stack(
         root = project_dir.resolve()
         relative = f"stacks/Pulumi.{stack}.yaml"
         path = root / relative
-        others = project_files(_project_name(values.get("project"), root), _requirement())
+        others = project_files(_project_name(values.get("project"), root), _requirement(), _version())
         there = [name for name in (*others, relative) if (root / name).exists()]
         if there:
             raise NewStackError(
