@@ -67,7 +67,7 @@ OPTION_NAMES: Mapping[str, str] = {
 _PARAMETER_OF = {option: name for name, option in OPTION_NAMES.items()}
 
 # Filled by `create_stack` itself, never by an option.
-_DERIVED = frozenset({"stack_file", "stack_name", "fleet_name"})
+_DERIVED = frozenset({"stack_file", "stack_name", "fleet_name", "schema_url"})
 
 # Off-hours windows are local working hours; a region's usual zone is a better guess than UTC.
 _REGION_TIMEZONES: Mapping[str, str] = {
@@ -185,11 +185,17 @@ def _yaml_scalar(value: str | float) -> str:
 
 def render(template: Template, values: Mapping[str, str | float]) -> str:
     """The template with every placeholder replaced; KeyError names a placeholder without a value.
-    ``fleet_name`` follows from ``stack_name`` (components/naming.py) unless given."""
+    ``fleet_name`` follows from ``stack_name`` (components/naming.py) unless given, ``schema_url`` is the
+    schema of the running gpufleet release (gpufleet.schema.SCHEMA_URL)."""
+    from gpufleet.schema import SCHEMA_URL
+
     if "stack_name" in values and "fleet_name" not in values:
         values = {**values, "fleet_name": fleet_name(str(values["stack_name"]))}
 
     def replace(match: re.Match[str]) -> str:
+        # The editor's schema comment names this release's schema, as a bare URL.
+        if match.group(1) == "schema_url":
+            return str(values.get("schema_url", SCHEMA_URL))
         return _yaml_scalar(values[match.group(1)])
 
     # The description line is for `--list`; the stack file starts with its own header.
