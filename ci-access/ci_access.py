@@ -178,6 +178,36 @@ def read_policy(regions: Sequence[str], account_id: str, partition: str = "aws")
     }
 
 
+# S3 bucket names: 3-63 lower-case letters, digits, dots and hyphens (AWS bucket naming rules).
+STATE_BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
+KMS_KEY_ARN = re.compile(r"arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key/[A-Za-z0-9-]+")
+
+
+def state_policy(bucket: str, key_arn: str | None, partition: str = "aws") -> list[dict[str, Any]]:
+    """With a self-managed backend (`pulumi login s3://<bucket>`) the preview reads the stack's state
+    under `.pulumi/` and takes the stack's lock (`.pulumi/locks/`, written and deleted); a stack whose
+    secrets provider is a KMS key (`awskms://`) decrypts its config with that key. Nothing else."""
+    bucket_arn = f"arn:{partition}:s3:::{bucket}"
+    found: list[dict[str, Any]] = [
+        {"Sid": "StateList", "Effect": "Allow", "Action": "s3:ListBucket", "Resource": bucket_arn},
+        {
+            "Sid": "StateRead",
+            "Effect": "Allow",
+            "Action": "s3:GetObject",
+            "Resource": f"{bucket_arn}/.pulumi/*",
+        },
+        {
+            "Sid": "StateLock",
+            "Effect": "Allow",
+            "Action": ["s3:DeleteObject", "s3:PutObject"],
+            "Resource": f"{bucket_arn}/.pulumi/locks/*",
+        },
+    ]
+    if key_arn is not None:
+        found.append({"Sid": "StackSecrets", "Effect": "Allow", "Action": "kms:Decrypt", "Resource": key_arn})
+    return found
+
+
 class _Settings:
     def __init__(self, config: pulumi.Config) -> None:
         self.repository = check_repository(config.get("repository"))
@@ -191,6 +221,18 @@ class _Settings:
             raise AccessConfigError(
                 f"{NAMESPACE}:providerArn must be the ARN of the account's GitHub OIDC provider "
                 f"(arn:aws:iam::<account>:oidc-provider/{GITHUB_ISSUER}), got {self.provider_arn!r}"
+            )
+        self.state_bucket = config.get("stateBucket")
+        if self.state_bucket is not None and STATE_BUCKET.fullmatch(self.state_bucket) is None:
+            raise AccessConfigError(
+                f"{NAMESPACE}:stateBucket must be the name of the S3 bucket of `pulumi login s3://<bucket>` "
+                f"(3-63 lower-case letters, digits, dots, hyphens), got {self.state_bucket!r}"
+            )
+        self.secrets_key = config.get("secretsKeyArn")
+        if self.secrets_key is not None and KMS_KEY_ARN.fullmatch(self.secrets_key) is None:
+            raise AccessConfigError(
+                f"{NAMESPACE}:secretsKeyArn must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), "
+                f"got {self.secrets_key!r}"
             )
         try:
             self.fingerprints = (
@@ -277,6 +319,17 @@ def _aws(settings: _Settings) -> dict[str, pulumi.Output[Any]]:
             lambda parts: json.dumps(read_policy(regions, parts[0], parts[1]))
         ),
     )
+    if settings.state_bucket is not None:
+        bucket, key = settings.state_bucket, settings.secrets_key
+        aws.iam.RolePolicy(
+            "pr-preview-state",
+            role=role.name,
+            policy=partition.apply(
+                lambda part: json.dumps(
+                    {"Version": "2012-10-17", "Statement": state_policy(bucket, key, part)}
+                )
+            ),
+        )
     # IAM bills nothing; the budget (free without actions) says so if anything tagged as this stack ever
     # starts to cost.
     aws.budgets.Budget(

@@ -374,3 +374,73 @@ def test_bad_cloud_config_exits_2_naming_the_key(tmp_path: Path, old: str, new: 
     run = invoke("plan", str(project), "-s", "example")
     assert run.exit_code == 2
     assert message in " ".join(run.stderr.split())
+
+
+def test_a_self_managed_state_bucket_is_read_and_locked_nothing_more(tmp_path: Path) -> None:
+    key = "arn:aws:kms:us-east-1:123456789012:key/0b1c2d3e-4f5a-6b7c-8d9e-0f1a2b3c4d5e"
+    project = _copy(
+        tmp_path,
+        **{
+            "  # gpufleet-ci-access:stateBucket:": "  gpufleet-ci-access:stateBucket:",
+            "  # gpufleet-ci-access:secretsKeyArn:": "  gpufleet-ci-access:secretsKeyArn:",
+        },
+    )
+    out = tmp_path / "graph.json"
+    assert invoke("plan", str(project), "-s", "example", "--json", str(out)).exit_code == 0
+    policies = [
+        r for r in json.loads(out.read_text())["resources"] if r["type"] == "aws:iam/rolePolicy:RolePolicy"
+    ]
+    (state,) = [r for r in policies if r["name"] == "pr-preview-state"]
+    assert json.loads(state["inputs"]["policy"])["Statement"] == [
+        {
+            "Sid": "StateList",
+            "Effect": "Allow",
+            "Action": "s3:ListBucket",
+            "Resource": "arn:aws:s3:::acme-pulumi-state",
+        },
+        {
+            "Sid": "StateRead",
+            "Effect": "Allow",
+            "Action": "s3:GetObject",
+            "Resource": "arn:aws:s3:::acme-pulumi-state/.pulumi/*",
+        },
+        {
+            "Sid": "StateLock",
+            "Effect": "Allow",
+            "Action": ["s3:DeleteObject", "s3:PutObject"],
+            "Resource": "arn:aws:s3:::acme-pulumi-state/.pulumi/locks/*",
+        },
+        {"Sid": "StackSecrets", "Effect": "Allow", "Action": "kms:Decrypt", "Resource": key},
+    ]
+    # without the settings, the role reads no bucket at all
+    assert [r["name"] for r in _plan_policies(tmp_path)] == ["pr-preview-reads"]
+
+
+def _plan_policies(tmp_path: Path) -> list[dict[str, Any]]:
+    out = tmp_path / "plain.json"
+    assert invoke("plan", str(CI_ACCESS), "-s", "example", "--json", str(out)).exit_code == 0
+    return [
+        r for r in json.loads(out.read_text())["resources"] if r["type"] == "aws:iam/rolePolicy:RolePolicy"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            "  # gpufleet-ci-access:stateBucket: acme-pulumi-state",
+            "  gpufleet-ci-access:stateBucket: s3://Acme",
+            "gpufleet-ci-access:stateBucket must be the name of the S3 bucket of `pulumi login s3://<bucket>`",
+        ),
+        (
+            "  # gpufleet-ci-access:secretsKeyArn: arn:aws:kms:",
+            "  gpufleet-ci-access:secretsKeyArn: alias/x-arn:aws:kms:",
+            "gpufleet-ci-access:secretsKeyArn must be a KMS key ARN",
+        ),
+    ],
+)
+def test_bad_state_settings_exit_2_naming_the_key(tmp_path: Path, old: str, new: str, message: str) -> None:
+    project = _copy(tmp_path, **{old: new})
+    run = invoke("plan", str(project), "-s", "example")
+    assert run.exit_code == 2
+    assert message in " ".join(run.stderr.split())
