@@ -111,17 +111,17 @@ jobs:
     uses: gpufleet/gpufleet/.github/workflows/gpufleet-preview.yml@v{version}
     with:
       gpufleet-version: "{version}"
-      # Where the stacks' state lives (s3://bucket; OSS and COS: s3://bucket?endpoint=...): read with the
-      # same short-lived credentials. Left empty, the state is Pulumi Cloud's and the PULUMI_ACCESS_TOKEN
-      # secret is passed below instead.
+      # Where the stacks' state lives, with no stored token: an S3 bucket (s3://bucket) read with the AWS
+      # role, or Pulumi Cloud through its OIDC exchange (the organization's name). Set one.
       backend-url: ${{{{ vars.GPUFLEET_BACKEND_URL }}}}
+      pulumi-organization: ${{{{ vars.GPUFLEET_PULUMI_ORGANIZATION }}}}
       # The roles of ci-access/, for the clouds your stacks use (repository variables; none is a secret).
       aws-role-arn: ${{{{ vars.GPUFLEET_AWS_ROLE_ARN }}}}
       alicloud-role-arn: ${{{{ vars.GPUFLEET_ALICLOUD_ROLE_ARN }}}}
       alicloud-oidc-provider-arn: ${{{{ vars.GPUFLEET_ALICLOUD_OIDC_PROVIDER_ARN }}}}
       tencentcloud-role-arn: ${{{{ vars.GPUFLEET_TENCENTCLOUD_ROLE_ARN }}}}
       tencentcloud-provider-id: ${{{{ vars.GPUFLEET_TENCENTCLOUD_PROVIDER_ID }}}}
-    # Only with Pulumi Cloud as the backend:
+    # Only with Pulumi Cloud and a stored token instead (not recommended):
     # secrets:
     #   PULUMI_ACCESS_TOKEN: ${{{{ secrets.PULUMI_ACCESS_TOKEN }}}}
 """

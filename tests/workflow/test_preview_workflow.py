@@ -67,6 +67,7 @@ def test_every_action_is_pinned_by_sha_as_in_the_guardrails_workflow() -> None:
         "aws-actions/configure-aws-credentials",
         "aliyun/configure-aliyun-credentials-action",
         "pulumi/actions",
+        "pulumi/auth-actions",
         "github/codeql-action/upload-sarif",
     }
 
@@ -127,14 +128,30 @@ def test_the_three_clouds_sign_in_through_oidc_for_an_hour_each_only_where_the_s
 def test_no_secret_reaches_a_log() -> None:
     runs = [s["run"] for _, s in _all_steps() if "run" in s]
     assert not any(re.search(r"set -x|set -o xtrace|\benv\b\s*$|printenv", run, re.M) for run in runs)
-    # the Pulumi token reaches only the two steps that log in and preview, through env
+    # a Pulumi token, exchanged or stored, reaches only the two steps that log in and preview, through env
     holders = [(job, s.get("name")) for job, s in _all_steps() if "secrets." in str(s)]
     assert holders == [("preview", "The state backend"), ("preview", "pulumi preview with the policy pack")]
     for _, step in _all_steps():
         if "secrets." in str(step):
-            assert step["env"]["PULUMI_ACCESS_TOKEN"] == "${{ secrets.PULUMI_ACCESS_TOKEN }}"
+            assert step["env"]["PULUMI_ACCESS_TOKEN"] == (
+                "${{ steps.pulumi-token.outputs.pulumi-access-token || secrets.PULUMI_ACCESS_TOKEN }}"
+            )
     # values reach scripts through env, never pasted in (template injection)
     assert [run for run in runs if "${{" in run] == []
+
+
+def test_pulumi_cloud_gets_an_hour_long_token_through_oidc_not_a_stored_one() -> None:
+    ((job, exchange),) = _uses("pulumi/auth-actions")
+    assert job == "preview"
+    assert exchange["if"] == "${{ inputs.backend-url == '' && inputs.pulumi-organization != '' }}"
+    assert exchange["with"] == {
+        "organization": "${{ inputs.pulumi-organization }}",
+        "requested-token-type": "urn:pulumi:token-type:access_token:organization",
+        "token-expiration": 3600,
+        "export-environment-variables": False,
+    }
+    names = [s.get("name") for s in _steps("preview")]
+    assert names.index(exchange["name"]) < names.index("The state backend")
 
 
 def test_a_self_managed_backend_needs_no_pulumi_token() -> None:
