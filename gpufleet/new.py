@@ -203,6 +203,25 @@ def render(template: Template, values: Mapping[str, str | float]) -> str:
     return _PLACEHOLDER_RE.sub(replace, body)
 
 
+def _region_problems(template: Template, values: Mapping[str, str | float | None]) -> list[str]:
+    """--region and --replica-region, each a region name of the cloud whose provider region the template
+    leaves open (a hybrid template fixes the others')."""
+    alicloud = "alicloud:region: {{ region }}" in template.text
+    tencent = "tencentcloud:region: {{ region }}" in template.text
+    problems = []
+    for name in ("region", "replica_region"):
+        value = values.get(name)
+        if name not in template.parameters:
+            continue
+        if alicloud and not _ALICLOUD_REGION_RE.fullmatch(str(value)):
+            problems.append(f"{OPTION_NAMES[name]} {value!r}: an Alibaba Cloud region name like cn-hangzhou")
+        elif tencent and not _TENCENT_REGION_RE.fullmatch(str(value)):
+            problems.append(f"{OPTION_NAMES[name]} {value!r}: a Tencent Cloud region name like ap-guangzhou")
+        elif not alicloud and not tencent and not _REGION_RE.fullmatch(str(value)):
+            problems.append(f"{OPTION_NAMES[name]} {value!r}: an AWS region name like us-east-1")
+    return problems
+
+
 def _check_values(template: Template, values: Mapping[str, str | float | None]) -> dict[str, str | float]:
     """The template's parameters from `values`, or NewStackError listing every missing or bad one."""
     missing = [
@@ -218,20 +237,7 @@ def _check_values(template: Template, values: Mapping[str, str | float | None]) 
                 f"{OPTION_NAMES[name]} {value!r}: a tag value holds 1-256 letters, digits, spaces "
                 "and _ . : / = + - @"
             )
-    # --region is the cloud whose provider region the template leaves open (a hybrid template fixes
-    # the others').
-    alicloud = "alicloud:region: {{ region }}" in template.text
-    tencent = "tencentcloud:region: {{ region }}" in template.text
-    for name in ("region", "replica_region"):
-        value = values.get(name)
-        if name not in template.parameters:
-            continue
-        if alicloud and not _ALICLOUD_REGION_RE.fullmatch(str(value)):
-            problems.append(f"{OPTION_NAMES[name]} {value!r}: an Alibaba Cloud region name like cn-hangzhou")
-        elif tencent and not _TENCENT_REGION_RE.fullmatch(str(value)):
-            problems.append(f"{OPTION_NAMES[name]} {value!r}: a Tencent Cloud region name like ap-guangzhou")
-        elif not alicloud and not tencent and not _REGION_RE.fullmatch(str(value)):
-            problems.append(f"{OPTION_NAMES[name]} {value!r}: an AWS region name like us-east-1")
+    problems += _region_problems(template, values)
     if "replica_region" in template.parameters and values.get("replica_region") == values.get("region"):
         problems.append(
             f"--replica-region {values.get('replica_region')!r}: must differ from --region, "
