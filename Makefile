@@ -22,25 +22,33 @@ help:
 	@echo "make bench  - print the plan, policy and engine benchmarks"
 	@echo "make deploy-constraints - regenerate policies/deploy/provider_schema.json from the installed SDKs"
 
+# The installs take minutes on a first run: each says what it does before it starts, and pip shows
+# each package as it is fetched (no --quiet), so no minute passes without output.
 $(BIN)/python:
+	@echo "==> [1/3] creating $(VENV)/"
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): pyproject.toml | $(BIN)/python
+	@echo "==> [2/3] installing gpufleet, Pulumi and the AWS, Alibaba Cloud, Tencent Cloud and Kubernetes SDKs into $(VENV)/ (about 1 GB: a few minutes the first time)"
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --progress-bar on -e '.[dev]'
 	@touch $(STAMP)
+	@echo "==> gpufleet installed in $(VENV)/"
 
 # --require-hashes: every file pip fetches must match the lock file (see gpufleet/checkov/lockfile.py).
 $(CHECKOV_STAMP): requirements-checkov.txt
+	@echo "==> [3/3] installing checkov (pinned, hash-checked) into $(CHECKOV_VENV)/ (about a minute the first time)"
 	$(PYTHON) -m venv $(CHECKOV_VENV)
-	$(CHECKOV_VENV)/bin/python -m pip install --quiet --require-hashes --no-deps -r requirements-checkov.txt
+	$(CHECKOV_VENV)/bin/python -m pip install --progress-bar on --require-hashes --no-deps -r requirements-checkov.txt
 	@touch $(CHECKOV_STAMP)
+	@echo "==> checkov installed in $(CHECKOV_VENV)/"
 
 install: $(STAMP)
 
 checkov: $(CHECKOV_STAMP)
 
 plan: $(STAMP) $(CHECKOV_STAMP)
+	@echo "==> gpufleet plan -s $(STACK) (offline: no cloud account or credentials)"
 	$(BIN)/gpufleet plan -s $(STACK)
 	@echo
 	@echo "gpufleet is installed in $(VENV)/, not on your PATH. To run the commands of the README:"

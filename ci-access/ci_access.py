@@ -1,4 +1,7 @@
-"""GitHub Actions' OIDC provider and the read-only role `.github/workflows/guardrails.yml` previews with.
+"""GitHub Actions' OIDC provider and the read-only role the preview jobs (`.github/workflows/guardrails.yml`,
+the reusable `.github/workflows/gpufleet-preview.yml`) sign in with, on AWS and, where `clouds` names
+them, on Alibaba Cloud (`ci_alicloud`: a RAM OIDC provider and role) and Tencent Cloud (`ci_tencentcloud`:
+a CAM OIDC identity provider and role). Each trusts the same subject, this repository's pull requests.
 
 The workflow's preview job asks GitHub for an OIDC token (audience `sts.amazonaws.com`) and exchanges it
 for credentials of this role that last an hour at most: no access key exists anywhere. The trust policy
@@ -29,6 +32,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import ci_alicloud
+import ci_tencentcloud
 import pulumi
 import pulumi_aws as aws
 
@@ -55,6 +60,7 @@ PREVIEW_READS = (
 )
 
 NAMESPACE = "gpufleet-ci-access"
+CLOUDS = ("aws", "alicloud", "tencentcloud")
 
 
 class AccessConfigError(ValueError):
@@ -111,6 +117,17 @@ def check_budget(value: Any) -> tuple[float, str]:
     return float(monthly), email
 
 
+def check_clouds(value: Any) -> list[str]:
+    """`clouds`: where the roles are made; AWS only when unset."""
+    if value is None:
+        return ["aws"]
+    if not isinstance(value, list) or not value or not all(c in CLOUDS for c in value):
+        raise AccessConfigError(
+            f"{NAMESPACE}:clouds must be a non-empty list of {', '.join(CLOUDS)}, got {value!r}"
+        )
+    return [c for c in CLOUDS if c in value]
+
+
 def subject(repository: str) -> str:
     """The `sub` claim of a pull-request job of `repository`."""
     return f"repo:{repository}:pull_request"
@@ -161,26 +178,116 @@ def read_policy(regions: Sequence[str], account_id: str, partition: str = "aws")
     }
 
 
-def _config() -> tuple[str, list[str], dict[str, str], tuple[float, str], str | None]:
-    config = pulumi.Config(NAMESPACE)
-    try:
-        repository = check_repository(config.get("repository"))
-        regions = check_regions(config.get_object("regions"))
+# S3 bucket names: 3-63 lower-case letters, digits, dots and hyphens (AWS bucket naming rules).
+STATE_BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
+KMS_KEY_ARN = re.compile(r"arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key/[A-Za-z0-9-]+")
+
+
+def state_policy(bucket: str, key_arn: str | None, partition: str = "aws") -> list[dict[str, Any]]:
+    """With a self-managed backend (`pulumi login s3://<bucket>`) the preview reads the stack's state
+    under `.pulumi/` and takes the stack's lock (`.pulumi/locks/`, written and deleted); a stack whose
+    secrets provider is a KMS key (`awskms://`) decrypts its config with that key. Nothing else."""
+    bucket_arn = f"arn:{partition}:s3:::{bucket}"
+    found: list[dict[str, Any]] = [
+        {"Sid": "StateList", "Effect": "Allow", "Action": "s3:ListBucket", "Resource": bucket_arn},
+        {
+            "Sid": "StateRead",
+            "Effect": "Allow",
+            "Action": "s3:GetObject",
+            "Resource": f"{bucket_arn}/.pulumi/*",
+        },
+        {
+            "Sid": "StateLock",
+            "Effect": "Allow",
+            "Action": ["s3:DeleteObject", "s3:PutObject"],
+            "Resource": f"{bucket_arn}/.pulumi/locks/*",
+        },
+    ]
+    if key_arn is not None:
+        found.append({"Sid": "StackSecrets", "Effect": "Allow", "Action": "kms:Decrypt", "Resource": key_arn})
+    return found
+
+
+class _Settings:
+    def __init__(self, config: pulumi.Config) -> None:
+        self.repository = check_repository(config.get("repository"))
+        self.clouds = check_clouds(config.get_object("clouds"))
+        self.regions = check_regions(config.get_object("regions")) if "aws" in self.clouds else []
         tags = check_tags(config.get_object("tags"))
-        budget = check_budget(config.get_object("budget"))
+        self.tags = {**tags, COMPONENT_TAG[0]: COMPONENT_TAG[1]}
+        self.monthly, self.email = check_budget(config.get_object("budget"))
+        self.provider_arn = config.get("providerArn")
+        if self.provider_arn is not None and PROVIDER_ARN.fullmatch(self.provider_arn) is None:
+            raise AccessConfigError(
+                f"{NAMESPACE}:providerArn must be the ARN of the account's GitHub OIDC provider "
+                f"(arn:aws:iam::<account>:oidc-provider/{GITHUB_ISSUER}), got {self.provider_arn!r}"
+            )
+        self.state_bucket = config.get("stateBucket")
+        if self.state_bucket is not None and STATE_BUCKET.fullmatch(self.state_bucket) is None:
+            raise AccessConfigError(
+                f"{NAMESPACE}:stateBucket must be the name of the S3 bucket of `pulumi login s3://<bucket>` "
+                f"(3-63 lower-case letters, digits, dots, hyphens), got {self.state_bucket!r}"
+            )
+        self.secrets_key = config.get("secretsKeyArn")
+        if self.secrets_key is not None and KMS_KEY_ARN.fullmatch(self.secrets_key) is None:
+            raise AccessConfigError(
+                f"{NAMESPACE}:secretsKeyArn must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), "
+                f"got {self.secrets_key!r}"
+            )
+        try:
+            self.fingerprints = (
+                ci_alicloud.check_fingerprints(config.get_object("alicloudFingerprints"), NAMESPACE)
+                if "alicloud" in self.clouds
+                else []
+            )
+            self.identity_key = (
+                ci_tencentcloud.check_identity_key(config.get("tencentcloudIdentityKey"), NAMESPACE)
+                if "tencentcloud" in self.clouds
+                else ""
+            )
+        except ValueError as exc:
+            raise AccessConfigError(str(exc)) from None
+
+
+def _config() -> _Settings:
+    try:
+        return _Settings(pulumi.Config(NAMESPACE))
     except AccessConfigError as exc:
         raise pulumi.RunError(str(exc)) from None
-    provider_arn = config.get("providerArn")
-    if provider_arn is not None and PROVIDER_ARN.fullmatch(provider_arn) is None:
-        raise pulumi.RunError(
-            f"{NAMESPACE}:providerArn must be the ARN of the account's GitHub OIDC provider "
-            f"(arn:aws:iam::<account>:oidc-provider/{GITHUB_ISSUER}), got {provider_arn!r}"
-        )
-    return repository, regions, {**tags, COMPONENT_TAG[0]: COMPONENT_TAG[1]}, budget, provider_arn
 
 
 def build() -> Mapping[str, pulumi.Output[Any]]:
-    repository, regions, tags, (monthly, email), existing = _config()
+    settings = _config()
+    outputs: dict[str, pulumi.Output[Any]] = {
+        "subject": pulumi.Output.from_input(subject(settings.repository))
+    }
+    if "aws" in settings.clouds:
+        outputs |= _aws(settings)
+    if "alicloud" in settings.clouds:
+        outputs |= ci_alicloud.build(
+            subject(settings.repository), settings.repository, settings.fingerprints, settings.tags
+        )
+    if "tencentcloud" in settings.clouds:
+        outputs |= ci_tencentcloud.build(
+            subject(settings.repository),
+            settings.repository,
+            settings.identity_key,
+            settings.tags,
+            (settings.monthly, settings.email),
+        )
+    for name, value in outputs.items():
+        pulumi.export(name, value)
+    return outputs
+
+
+def _aws(settings: _Settings) -> dict[str, pulumi.Output[Any]]:
+    repository, regions, tags, existing = (
+        settings.repository,
+        settings.regions,
+        settings.tags,
+        settings.provider_arn,
+    )
+    monthly, email = settings.monthly, settings.email
     depends: list[pulumi.Resource] = []
     if existing is None:
         depends.append(
@@ -212,6 +319,17 @@ def build() -> Mapping[str, pulumi.Output[Any]]:
             lambda parts: json.dumps(read_policy(regions, parts[0], parts[1]))
         ),
     )
+    if settings.state_bucket is not None:
+        bucket, key = settings.state_bucket, settings.secrets_key
+        aws.iam.RolePolicy(
+            "pr-preview-state",
+            role=role.name,
+            policy=partition.apply(
+                lambda part: json.dumps(
+                    {"Version": "2012-10-17", "Statement": state_policy(bucket, key, part)}
+                )
+            ),
+        )
     # IAM bills nothing; the budget (free without actions) says so if anything tagged as this stack ever
     # starts to cost.
     aws.budgets.Budget(
@@ -232,7 +350,4 @@ def build() -> Mapping[str, pulumi.Output[Any]]:
         ],
         tags=tags,
     )
-    outputs = {"roleArn": role.arn, "subject": pulumi.Output.from_input(subject(repository))}
-    for name, value in outputs.items():
-        pulumi.export(name, value)
-    return outputs
+    return {"roleArn": role.arn}

@@ -67,7 +67,7 @@ OPTION_NAMES: Mapping[str, str] = {
 _PARAMETER_OF = {option: name for name, option in OPTION_NAMES.items()}
 
 # Filled by `create_stack` itself, never by an option.
-_DERIVED = frozenset({"stack_file", "stack_name", "fleet_name"})
+_DERIVED = frozenset({"stack_file", "stack_name", "fleet_name", "schema_url"})
 
 # Off-hours windows are local working hours; a region's usual zone is a better guess than UTC.
 _REGION_TIMEZONES: Mapping[str, str] = {
@@ -185,16 +185,41 @@ def _yaml_scalar(value: str | float) -> str:
 
 def render(template: Template, values: Mapping[str, str | float]) -> str:
     """The template with every placeholder replaced; KeyError names a placeholder without a value.
-    ``fleet_name`` follows from ``stack_name`` (components/naming.py) unless given."""
+    ``fleet_name`` follows from ``stack_name`` (components/naming.py) unless given, ``schema_url`` is the
+    schema of the running gpufleet release (gpufleet.schema.SCHEMA_URL)."""
+    from gpufleet.schema import SCHEMA_URL
+
     if "stack_name" in values and "fleet_name" not in values:
         values = {**values, "fleet_name": fleet_name(str(values["stack_name"]))}
 
     def replace(match: re.Match[str]) -> str:
+        # The editor's schema comment names this release's schema, as a bare URL.
+        if match.group(1) == "schema_url":
+            return str(values.get("schema_url", SCHEMA_URL))
         return _yaml_scalar(values[match.group(1)])
 
     # The description line is for `--list`; the stack file starts with its own header.
     body = template.text.split("\n", 1)[1] if "\n" in template.text else ""
     return _PLACEHOLDER_RE.sub(replace, body)
+
+
+def _region_problems(template: Template, values: Mapping[str, str | float | None]) -> list[str]:
+    """--region and --replica-region, each a region name of the cloud whose provider region the template
+    leaves open (a hybrid template fixes the others')."""
+    alicloud = "alicloud:region: {{ region }}" in template.text
+    tencent = "tencentcloud:region: {{ region }}" in template.text
+    problems = []
+    for name in ("region", "replica_region"):
+        value = values.get(name)
+        if name not in template.parameters:
+            continue
+        if alicloud and not _ALICLOUD_REGION_RE.fullmatch(str(value)):
+            problems.append(f"{OPTION_NAMES[name]} {value!r}: an Alibaba Cloud region name like cn-hangzhou")
+        elif tencent and not _TENCENT_REGION_RE.fullmatch(str(value)):
+            problems.append(f"{OPTION_NAMES[name]} {value!r}: a Tencent Cloud region name like ap-guangzhou")
+        elif not alicloud and not tencent and not _REGION_RE.fullmatch(str(value)):
+            problems.append(f"{OPTION_NAMES[name]} {value!r}: an AWS region name like us-east-1")
+    return problems
 
 
 def _check_values(template: Template, values: Mapping[str, str | float | None]) -> dict[str, str | float]:
@@ -212,20 +237,7 @@ def _check_values(template: Template, values: Mapping[str, str | float | None]) 
                 f"{OPTION_NAMES[name]} {value!r}: a tag value holds 1-256 letters, digits, spaces "
                 "and _ . : / = + - @"
             )
-    # --region is the cloud whose provider region the template leaves open (a hybrid template fixes
-    # the others').
-    alicloud = "alicloud:region: {{ region }}" in template.text
-    tencent = "tencentcloud:region: {{ region }}" in template.text
-    for name in ("region", "replica_region"):
-        value = values.get(name)
-        if name not in template.parameters:
-            continue
-        if alicloud and not _ALICLOUD_REGION_RE.fullmatch(str(value)):
-            problems.append(f"{OPTION_NAMES[name]} {value!r}: an Alibaba Cloud region name like cn-hangzhou")
-        elif tencent and not _TENCENT_REGION_RE.fullmatch(str(value)):
-            problems.append(f"{OPTION_NAMES[name]} {value!r}: a Tencent Cloud region name like ap-guangzhou")
-        elif not alicloud and not tencent and not _REGION_RE.fullmatch(str(value)):
-            problems.append(f"{OPTION_NAMES[name]} {value!r}: an AWS region name like us-east-1")
+    problems += _region_problems(template, values)
     if "replica_region" in template.parameters and values.get("replica_region") == values.get("region"):
         problems.append(
             f"--replica-region {values.get('replica_region')!r}: must differ from --region, "
@@ -292,15 +304,19 @@ def _project_name(tag: str | float | None, root: Path) -> str:
     return name or "gpufleet"
 
 
-def _requirement() -> str:
-    """The requirement that installs the gpufleet running now."""
+def _version() -> str:
+    """The release of the gpufleet running now."""
     from importlib import metadata
 
     try:
-        version = metadata.version("gpufleet")
+        return metadata.version("gpufleet")
     except metadata.PackageNotFoundError:
-        version = "0.1.0"
-    return f"gpufleet @ git+https://github.com/gpufleet/gpufleet@v{version}"
+        return "0.1.0"
+
+
+def _requirement() -> str:
+    """The requirement that installs the gpufleet running now."""
+    return f"gpufleet @ git+https://github.com/gpufleet/gpufleet@v{_version()}"
 
 
 def _validated(
@@ -359,7 +375,7 @@ def _estimate(template: Template, stack: str, relative: str, text: str) -> tuple
 
     with tempfile.TemporaryDirectory(prefix="gpufleet-new-") as scratch:
         root = Path(scratch)
-        files = project_files("gpufleet-new", _requirement())
+        files = project_files("gpufleet-new", _requirement(), _version())
         for name in ("Pulumi.yaml", "infra/__main__.py"):
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             (root / name).write_text(files[name], encoding="utf-8")
@@ -448,7 +464,7 @@ def create_stack(
         root = project_dir.resolve()
         relative = f"stacks/Pulumi.{stack}.yaml"
         path = root / relative
-        others = project_files(_project_name(values.get("project"), root), _requirement())
+        others = project_files(_project_name(values.get("project"), root), _requirement(), _version())
         there = [name for name in (*others, relative) if (root / name).exists()]
         if there:
             raise NewStackError(

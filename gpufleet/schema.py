@@ -14,8 +14,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gpufleet import __version__
+
 SCHEMA_FILE = "gpufleet-stack.schema.json"
-SCHEMA_URL = f"https://raw.githubusercontent.com/gpufleet/gpufleet/main/docs/schema/{SCHEMA_FILE}"
+# Versioned: the copy at a release's tag never changes, and a stack written by `gpufleet new` names the
+# schema of the release that wrote it (and that its requirements.txt installs).
+SCHEMA_URL = f"https://raw.githubusercontent.com/gpufleet/gpufleet/v{__version__}/docs/schema/{SCHEMA_FILE}"
 MODELINE = "# yaml-language-server: $schema="
 """The comment that points an editor at the schema (yaml-language-server, used by VS Code's YAML)."""
 
@@ -28,6 +32,20 @@ def _merge_defs(target: dict[str, Any], schema: dict[str, Any], name: str) -> No
     target[name] = schema
 
 
+def _describe(defs: dict[str, Any]) -> None:
+    """Fill each property's description from components.spec.descriptions where its model has none."""
+    from gpufleet.components.spec.descriptions import FIELD_DESCRIPTIONS
+
+    for key, text in FIELD_DESCRIPTIONS.items():
+        model, field = key.split(".", 1)
+        properties = defs.get(model, {}).get("properties", {})
+        if field not in properties:
+            raise ValueError(f"schema: {key} is described but the model has no such field")
+        if "description" in properties[field]:
+            raise ValueError(f"schema: {key} has a description of its own; remove its entry")
+        properties[field]["description"] = text
+
+
 def stack_schema() -> dict[str, Any]:
     """The stack file's schema: Pulumi's stack-file keys, and under `config:` the two gpufleet specs."""
     from gpufleet.components.spec import CONFIG_KEY, FleetSpec
@@ -37,6 +55,7 @@ def stack_schema() -> dict[str, Any]:
     defs: dict[str, Any] = {}
     _merge_defs(defs, FleetSpec.model_json_schema(mode="validation"), "FleetSpec")
     _merge_defs(defs, AccountBaselineSpec.model_json_schema(mode="validation"), "AccountBaselineSpec")
+    _describe(defs)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_URL,
@@ -48,15 +67,26 @@ def stack_schema() -> dict[str, Any]:
                 "type": "object",
                 "description": "Stack configuration: gpufleet's specs beside any other config key.",
                 "properties": {
-                    CONFIG_KEY: {"$ref": "#/$defs/FleetSpec"},
-                    ACCOUNT_CONFIG_KEY: {"$ref": "#/$defs/AccountBaselineSpec"},
+                    CONFIG_KEY: {
+                        "$ref": "#/$defs/FleetSpec",
+                        "description": "A GPU fleet: pools on AWS, Alibaba Cloud and Tencent Cloud, and an "
+                        "optional on-prem baseline (docs/fleet-spec.md).",
+                    },
+                    ACCOUNT_CONFIG_KEY: {
+                        "$ref": "#/$defs/AccountBaselineSpec",
+                        "description": "The account baseline: the once-only resources of an AWS account "
+                        "(docs/first-deploy.md).",
+                    },
                 },
                 "additionalProperties": True,
             },
             "environment": {"description": "Pulumi ESC environments the stack imports."},
-            "secretsprovider": {"type": "string"},
-            "encryptedkey": {"type": "string"},
-            "encryptionsalt": {"type": "string"},
+            "secretsprovider": {
+                "type": "string",
+                "description": "Pulumi's secrets provider for the stack (awskms://..., passphrase, ...).",
+            },
+            "encryptedkey": {"type": "string", "description": "Pulumi's encrypted data key (set by Pulumi)."},
+            "encryptionsalt": {"type": "string", "description": "Pulumi's passphrase salt (set by Pulumi)."},
         },
         "additionalProperties": True,
         "$defs": dict(sorted(defs.items())),

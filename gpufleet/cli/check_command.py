@@ -32,6 +32,7 @@ from gpufleet.cli.common import (
 from gpufleet.cli.fleet_view import load_fleet
 from gpufleet.cli.judging import (
     _config_problem,
+    default_format,
     judging_config,
     parse_formats,
     select_rules,
@@ -70,8 +71,8 @@ def print_text_report(text: str, console: Console) -> None:
 @app.command(
     epilog=examples(
         [
-            ("gpufleet check -s dev", "JSON report on stdout"),
-            ("gpufleet check -s dev --format text", "readable in a terminal"),
+            ("gpufleet check -s dev", "text in a terminal, JSON when piped or redirected"),
+            ("gpufleet check -s dev --format json > dev.json", "the format named, wherever stdout goes"),
             (
                 "gpufleet check --all-stacks --jobs 2 --format sarif,junit,markdown --output-dir reports",
                 "every stack, two at a time, three reports",
@@ -101,11 +102,14 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         ),
     ] = False,
     formats: Annotated[
-        str,
+        str | None,
         typer.Option(
-            "--format", "-f", help="Comma-separated: json, text, sarif, junit, markdown (several need -o)."
+            "--format",
+            "-f",
+            help="Comma-separated: json, text, sarif, junit, markdown (several need -o). Default: text "
+            "when stdout is a terminal, else json.",
         ),
-    ] = "json",
+    ] = None,
     output_dir: Annotated[
         Path | None, typer.Option("--output-dir", "-o", help="Write each report to a file here.")
     ] = None,
@@ -207,6 +211,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
     from gpufleet.policies.registry import default_registry
     from gpufleet.policy_config import PolicyConfigError
 
+    formats = formats or default_format(output_dir)
     if list_stacks:
         _list_stacks(project_dir, formats, bool(stack) or all_stacks or output_dir is not None)
     try:

@@ -69,8 +69,12 @@ def print_cost_text(report: CostReport, console: Console, *, wide: bool = False)
             ("gpufleet cost -s prod --wide", "every column, however wide the terminal"),
             ("gpufleet cost -s prod --format json > base.json", "on the base branch, then on the PR:"),
             ("gpufleet cost -s prod --compare base.json --format markdown", "what it adds a month"),
+            ("gpufleet cost -s prod --plot cost.png", "the month's cost drawn, against the budget"),
         ],
-        ["Exit status: 0 priced, 2 bad input (stack config, usage profile, compare file, currency)."],
+        [
+            "Exit status: 0 priced, 2 bad input (stack config, usage profile, compare file, currency, "
+            "plot path)."
+        ],
     ),
 )
 def cost(  # noqa: PLR0917 - typer maps each parameter to an option
@@ -93,15 +97,26 @@ def cost(  # noqa: PLR0917 - typer maps each parameter to an option
     wide: Annotated[
         bool, typer.Option("--wide", help="Every column of the tables, however wide the terminal.")
     ] = False,
+    plot: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--plot",
+            metavar="FILE",
+            help="Also draw the month's cost (accrued day by day, per line, against the budget) to "
+            "FILE.png or FILE.svg.",
+        ),
+    ] = None,
 ) -> None:
     """Price the stack from the GPU catalogue, per pool and in total.
 
     Hourly and monthly, against the budget, with the catalogue prices and rates used.
 
     --compare shows what a change adds or saves per line, per month, against the base branch."""
+    from gpufleet.cli.cost_plot import check_plots, write_plots
     from gpufleet.cost import CostError, estimate_stack
 
     try:
+        check_plots(plot or [])
         selected = _price_format(fmt)
         code = _currency(currency)
         base = read_cost_json(compare) if compare is not None else None
@@ -112,6 +127,9 @@ def cost(  # noqa: PLR0917 - typer maps each parameter to an option
             raise BadInput(str(exc)) from None
         # Priced from the plain values; an instance type (or any text) that is a secret reads `[secret]`.
         report = redactor(graph).value(report)
+        write_plots(report, plot or [])
+        for path in plot or []:
+            cli.err.print(f"wrote {escape(str(path))}", soft_wrap=True)
         if compare is not None:
             change = _cost_diff(base, report, compare)
             if isinstance(base, Mapping) and base.get("stack") not in (None, "", report.stack):

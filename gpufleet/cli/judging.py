@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,16 @@ if TYPE_CHECKING:
     from gpufleet.policies.rule import GfPolicy
     from gpufleet.policies.waivers import Settings, Waiver
     from gpufleet.policy_config import PolicyConfigError
+
+
+def stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+def default_format(output_dir: Path | None) -> str:
+    """`check`'s report when `--format` is not given: text for a person at a terminal, JSON for a pipe,
+    a file or CI (the same test as the colours of the text report), and JSON files with --output-dir."""
+    return "text" if output_dir is None and stdout_is_terminal() else "json"
 
 
 def parse_formats(value: str) -> list[str]:

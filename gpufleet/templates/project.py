@@ -6,7 +6,7 @@ too: it serves the installed `gpufleet.policies`. So a project made here carries
 could fall behind the installed one.
 
 Each entry is a path relative to the project directory and its text; `{project}` and `{requirement}` are
-filled by `project_files`.
+filled by `project_files`, and `{version}` in the workflow.
 """
 
 from __future__ import annotations
@@ -77,13 +77,18 @@ POLICY_CONFIG: dict[str, object] = {
     "onprem-egress-named-ports": {"anywhere": True},
 }
 
-# Pinned actions, as in this repository's .github/workflows/guardrails.yml (docs/ci.md).
+# The caller of gpufleet's reusable workflow (.github/workflows/gpufleet-preview.yml, docs/ci.md): the
+# release it names is the gpufleet of requirements.txt. `{{{{` and `}}}}` are the braces of `${{{{ }}}}`.
 WORKFLOW = """\
-# gpufleet on every pull request: every stack under stacks/ judged offline by the policy pack (no cloud
-# credentials, so fork pull requests get it too) and priced; --strict fails the job on a mandatory
-# violation and on anything the offline check could not judge (docs/ci.md). The findings go to code
-# scanning (SARIF) and the job summary. Actions are pinned by commit SHA; the token can do nothing a job
-# did not ask for.
+# gpufleet on every pull request, through gpufleet's reusable workflow (docs/ci.md in gpufleet): every
+# stack under stacks/ judged offline by the policy pack (--strict: a mandatory violation or anything the
+# offline check could not judge fails it), previewed with the pack on hour-long credentials from
+# GitHub's OIDC token (the roles of gpufleet's ci-access/; no cloud key is stored anywhere), findings in
+# code scanning (SARIF) and in one PR comment, updated on every push.
+#
+# The reusable workflow is named by its release tag; pin it by that tag's commit SHA
+# (`git ls-remote https://github.com/gpufleet/gpufleet 'refs/tags/v{version}^{{}}'`) and keep the two
+# versions below in step with requirements.txt.
 name: gpufleet
 
 on:
@@ -94,60 +99,31 @@ on:
 permissions: {{}}
 
 jobs:
-  check:
-    name: gpufleet check
-    runs-on: ubuntu-latest
-    timeout-minutes: 30
-    permissions:
-      contents: read
-    steps:
-      - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1
-        with:
-          persist-credentials: false
-      - uses: actions/setup-python@5fda3b95a4ea91299a34e894583c3862153e4b97 # v7.0.0
-        with:
-          python-version: "3.12"
-      - run: python -m pip install -r requirements.txt
-      # The judged program runs in user namespaces of its own; Ubuntu 24.04 restricts them through
-      # AppArmor, and --strict refuses a run without them.
-      - name: Allow the program's sandbox
-        run: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 || true
-      - name: gpufleet check --all-stacks --strict
-        run: |
-          set +e
-          gpufleet check --all-stacks --strict --format sarif,markdown,text --output-dir reports
-          status=$?
-          [ ! -f reports/gpufleet.md ] || cat reports/gpufleet.md >> "$GITHUB_STEP_SUMMARY"
-          exit "$status"
-      - uses: actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f # v7.0.0
-        if: ${{{{ !cancelled() }}}}
-        with:
-          name: gpufleet-reports
-          path: reports/
-
-  sarif:
-    name: code scanning
-    needs: [check]
-    # A fork's pull request gets a read-only token: its results stay in the job summary and artifact.
-    if: ${{{{ !cancelled() && !github.event.pull_request.head.repo.fork }}}}
-    runs-on: ubuntu-latest
-    timeout-minutes: 15
+  gpufleet:
+    # The most any of its jobs asks for: each job asks for its least (OIDC in the preview only, the
+    # writes in the report job, which runs no code of the change).
     permissions:
       contents: read
       actions: read
+      id-token: write
       security-events: write
-    steps:
-      - uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1
-        with:
-          persist-credentials: false
-      - uses: actions/download-artifact@3e5f45b2cfb9172054b4087a40e8e0b5a5461e7c # v8.0.1
-        with:
-          name: gpufleet-reports
-          path: reports
-      - uses: github/codeql-action/upload-sarif@8aad20d150bbac5944a9f9d289da16a4b0d87c1e # v4.36.2
-        with:
-          sarif_file: reports/gpufleet.sarif
-          category: gpufleet
+      pull-requests: write
+    uses: gpufleet/gpufleet/.github/workflows/gpufleet-preview.yml@v{version}
+    with:
+      gpufleet-version: "{version}"
+      # Where the stacks' state lives, with no stored token: an S3 bucket (s3://bucket) read with the AWS
+      # role, or Pulumi Cloud through its OIDC exchange (the organization's name). Set one.
+      backend-url: ${{{{ vars.GPUFLEET_BACKEND_URL }}}}
+      pulumi-organization: ${{{{ vars.GPUFLEET_PULUMI_ORGANIZATION }}}}
+      # The roles of ci-access/, for the clouds your stacks use (repository variables; none is a secret).
+      aws-role-arn: ${{{{ vars.GPUFLEET_AWS_ROLE_ARN }}}}
+      alicloud-role-arn: ${{{{ vars.GPUFLEET_ALICLOUD_ROLE_ARN }}}}
+      alicloud-oidc-provider-arn: ${{{{ vars.GPUFLEET_ALICLOUD_OIDC_PROVIDER_ARN }}}}
+      tencentcloud-role-arn: ${{{{ vars.GPUFLEET_TENCENTCLOUD_ROLE_ARN }}}}
+      tencentcloud-provider-id: ${{{{ vars.GPUFLEET_TENCENTCLOUD_PROVIDER_ID }}}}
+    # Only with Pulumi Cloud and a stored token instead (not recommended):
+    # secrets:
+    #   PULUMI_ACCESS_TOKEN: ${{{{ secrets.PULUMI_ACCESS_TOKEN }}}}
 """
 
 GITIGNORE = """\
@@ -157,8 +133,9 @@ __pycache__/
 """
 
 
-def project_files(project: str, requirement: str) -> dict[str, str]:
-    """Path (relative, POSIX) -> text of every file of a new project but the stack file."""
+def project_files(project: str, requirement: str, version: str) -> dict[str, str]:
+    """Path (relative, POSIX) -> text of every file of a new project but the stack file; `version` is the
+    gpufleet release `requirement` installs, which the workflow names too."""
     return {
         "Pulumi.yaml": PULUMI_YAML.format(project=project, program_dir=PROGRAM_DIR),
         "requirements.txt": REQUIREMENTS.format(requirement=requirement),
@@ -166,6 +143,6 @@ def project_files(project: str, requirement: str) -> dict[str, str]:
         f"{PACK_DIR}/PulumiPolicy.yaml": PACK_YAML.format(pack_dir=PACK_DIR),
         f"{PACK_DIR}/__main__.py": PACK_MAIN,
         "policy-config.json": json.dumps(POLICY_CONFIG, indent=2) + "\n",
-        ".github/workflows/gpufleet.yml": WORKFLOW.format(),
+        ".github/workflows/gpufleet.yml": WORKFLOW.format(version=version),
         ".gitignore": GITIGNORE,
     }

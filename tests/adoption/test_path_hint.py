@@ -33,7 +33,10 @@ def test_make_plan_ends_with_the_path_hint(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
-    assert lines[0] == "gpufleet plan -s prod"
+    assert lines[:2] == [
+        "==> gpufleet plan -s prod (offline: no cloud account or credentials)",
+        "gpufleet plan -s prod",
+    ]
     assert f"  . {venv}/bin/activate      # then: gpufleet check -s prod --format text" in lines
     assert lines[-1] == f"or without activating:  {venv}/bin/gpufleet --help"
 
@@ -46,3 +49,26 @@ def test_readme_quick_start_says_how_to_put_gpufleet_on_the_path() -> None:
     assert ".venv/bin/gpufleet" in quick
     # The hint comes before the first bare `gpufleet` command a newcomer would type.
     assert quick.index(". .venv/bin/activate") < quick.index("gpufleet check")
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_plan_says_what_it_installs_before_each_long_step(tmp_path: Path) -> None:
+    """A first `make plan` takes minutes: every install announces itself and pip shows its progress."""
+    venv, checkov = tmp_path / "venv", tmp_path / "checkov"
+    done = subprocess.run(
+        ["make", "-n", "-C", str(ROOT), "plan", f"VENV={venv}", f"CHECKOV_VENV={checkov}"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "MAKEFLAGS": ""},
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if not line.startswith("make")]
+    steps = [i for i, line in enumerate(lines) if line.startswith('echo "==> [')]
+    assert [lines[i].split("]")[0] for i in steps] == ['echo "==> [1/3', 'echo "==> [2/3', 'echo "==> [3/3']
+    installs = [i for i, line in enumerate(lines) if "pip install" in line and "--upgrade pip" not in line]
+    assert len(installs) == 2
+    for i in installs:
+        assert "--quiet" not in lines[i] and "--progress-bar on" in lines[i]
+        assert any(step < i for step in steps)
+    assert steps[1] < installs[0] < steps[2] < installs[1]

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 import yaml
 
-from gpufleet import schema
+from gpufleet import __version__, schema
 from gpufleet.new import list_templates, render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,7 +57,8 @@ def test_every_template_names_the_schema_and_writes_a_valid_stack(
     name: str, validator: jsonschema.Draft202012Validator
 ) -> None:
     (template,) = [t for t in list_templates() if t.name == name]
-    assert template.text.splitlines()[1] == f"{schema.MODELINE}{schema.SCHEMA_URL}"
+    assert template.text.splitlines()[1] == f"{schema.MODELINE}{{{{ schema_url }}}}"
+    assert f"/gpufleet/v{__version__}/docs/schema/" in schema.SCHEMA_URL  # versioned
     assert schema.SCHEMA_URL.endswith(f"/docs/schema/{schema.SCHEMA_FILE}")
     written = render(template, VALUES)
     # The stack file `gpufleet new` writes keeps the comment: the team's editor finds the schema too.
@@ -86,3 +87,42 @@ def test_the_schema_describes_the_fields_with_their_defaults() -> None:
     assert pool["spot_percent"]["maximum"] == 100
     hardware = document["$defs"]["OwnedHardware"]["properties"]
     assert hardware["amortisation_months"]["default"] == 36
+
+
+def _properties_without_description(node: Any, path: str = "") -> list[str]:
+    found: list[str] = []
+    if isinstance(node, dict):
+        for name, prop in (node.get("properties") or {}).items():
+            if isinstance(prop, dict) and not prop.get("description"):
+                found.append(f"{path}.{name}")
+        for key, value in node.items():
+            found += _properties_without_description(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += _properties_without_description(value, f"{path}[{i}]")
+    return found
+
+
+def test_every_property_has_a_description_and_the_id_is_versioned() -> None:
+    document = json.loads(schema.packaged())
+    assert _properties_without_description(document) == []
+    assert document["$id"] == (
+        f"https://raw.githubusercontent.com/gpufleet/gpufleet/v{__version__}/docs/schema/{schema.SCHEMA_FILE}"
+    )
+    fleet = document["$defs"]["Pool"]["properties"]
+    assert fleet["spot_percent"]["description"] == (
+        "percent of the capacity above on_demand_base that runs on spot"
+    )
+
+
+def test_a_description_entry_must_name_a_field_without_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpufleet.components.spec import descriptions
+
+    monkeypatch.setattr(descriptions, "FIELD_DESCRIPTIONS", {"Pool.cloud": "the cloud"})
+    with pytest.raises(ValueError, match=r"Pool\.cloud has a description of its own"):
+        schema._describe({"Pool": {"properties": {"cloud": {"description": "own"}}}})
+    with pytest.raises(ValueError, match=r"Pool\.cloud is described but the model has no such field"):
+        schema._describe({"Pool": {"properties": {}}})
+    defs: dict[str, Any] = {"Pool": {"properties": {"cloud": {"type": "string"}}}}
+    schema._describe(defs)
+    assert defs["Pool"]["properties"]["cloud"]["description"] == "the cloud"

@@ -98,16 +98,21 @@ def test_the_project_runs_the_packaged_program_and_pack(tmp_path: Path) -> None:
     assert (root / "requirements.txt").read_text().splitlines()[-1].startswith("gpufleet @ git+https://")
     workflow = yaml.safe_load((root / ".github" / "workflows" / "gpufleet.yml").read_text())
     assert workflow["permissions"] == {}
-    check_steps = "\n".join(step.get("run", "") for step in workflow["jobs"]["check"]["steps"])
-    assert "gpufleet check --all-stacks --strict --format sarif," in check_steps
-    upload = workflow["jobs"]["sarif"]["steps"][-1]
-    assert upload["uses"].startswith("github/codeql-action/upload-sarif@")
-    assert upload["with"]["sarif_file"] == "reports/gpufleet.sarif"
-    assert workflow["jobs"]["sarif"]["permissions"]["security-events"] == "write"
-    for job in workflow["jobs"].values():
-        for step in job["steps"]:
-            if "uses" in step:
-                assert len(step["uses"].split("@")[1]) == 40, step  # pinned by commit SHA
+    # The project calls gpufleet's reusable workflow at the release its requirements.txt installs.
+    version = (root / "requirements.txt").read_text().splitlines()[-1].rsplit("@v", 1)[1]
+    (caller,) = workflow["jobs"].values()
+    assert caller["uses"] == f"gpufleet/gpufleet/.github/workflows/gpufleet-preview.yml@v{version}"
+    assert caller["with"]["gpufleet-version"] == version
+    assert caller["with"]["backend-url"] == "${{ vars.GPUFLEET_BACKEND_URL }}"
+    # Every input it passes is one the reusable workflow declares; no secret is passed by default.
+    reusable = yaml.safe_load((ROOT / ".github" / "workflows" / "gpufleet-preview.yml").read_text())
+    assert set(caller["with"]) <= set(reusable[True]["workflow_call"]["inputs"])
+    assert "secrets" not in caller
+    # The caller grants what the reusable workflow's jobs ask for together, nothing more.
+    asked: dict[str, str] = {}
+    for job in reusable["jobs"].values():
+        asked |= job["permissions"]
+    assert caller["permissions"] == asked
 
     # What the workflow runs, on the project as made.
     reports = tmp_path / "reports"
