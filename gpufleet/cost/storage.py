@@ -242,6 +242,27 @@ def _storage_lines(
         return []
     if missing:
         notes.append(f"{' and '.join(missing)} not set: that part of bucket storage is not priced")
+    home, holders, transfers = _replication_flow(graph, checkpoint_buckets)
+    unpriced = [b for b in checkpoint_buckets if b not in holders]
+    if unpriced:
+        notes.append(
+            f"{', '.join(b.name for b in unpriced)}: checkpoint bucket storage not priced: "
+            f"{field_path}.checkpoints.written_gib_per_month is fleet-wide and is priced once, at "
+            f"{home.name} and its replicas"
+        )
+    priced = _Priced(graph, storage, catalog, currency, source, notes)
+    lines = [priced.holder_line(bucket, home) for bucket in holders]
+    if written:
+        for config, origin, replica in transfers:
+            line = priced.replication_line(config, origin, replica)
+            if line is not None:
+                lines.append(line)
+    return lines
+
+
+def _replication_flow(graph: Any, checkpoint_buckets: list[Any]) -> tuple[Any, list[Any], list[Any]]:
+    """The home bucket, the buckets that hold the checkpoints (the home and each bucket downstream of
+    it) and the replications that copy them: (config, origin, replica)."""
     home_region = _default_region(graph.config, "aws")
     # The AWS home's bucket; without one the first bucket that is no other's replica (a one-way OSS or
     # COS replica may be registered before its source).
@@ -264,19 +285,28 @@ def _storage_lines(
                 holders.append(replica)
                 queue.append(replica)
                 transfers.append((config, current, replica))
-    unpriced = [b for b in checkpoint_buckets if b not in holders]
-    if unpriced:
-        notes.append(
-            f"{', '.join(b.name for b in unpriced)}: checkpoint bucket storage not priced: "
-            f"{field_path}.checkpoints.written_gib_per_month is fleet-wide and is priced once, at "
-            f"{home.name} and its replicas"
-        )
-    lines: list[OtherLine] = []
-    for bucket in holders:
+    return home, holders, transfers
+
+
+@dataclass(frozen=True)
+class _Priced:
+    """What pricing the checkpoint buckets and their replication shares: the graph, the spec's storage,
+    the catalogue and currency, the spec file, and the report's notes (appended to)."""
+
+    graph: Any
+    storage: Any
+    catalog: Catalog
+    currency: str
+    source: str
+    notes: list[str]
+
+    def holder_line(self, bucket: Any, home: Any) -> OtherLine:
+        """The storage of one bucket holding the checkpoints, on its own lifecycle."""
+        storage, notes, catalog = self.storage, self.notes, self.catalog
+        written = storage.checkpoints.written_gib_per_month
         cloud = _CLOUD_OF_BUCKET[bucket.type]
-        region = _bucket_region(bucket, graph, cloud)
-        where = f"{source}: {bucket.urn}"
-        lifecycle = _checkpoint_lifecycle(graph, bucket, storage.checkpoint_prefix)
+        region = _bucket_region(bucket, self.graph, cloud)
+        lifecycle = _checkpoint_lifecycle(self.graph, bucket, storage.checkpoint_prefix)
         if lifecycle is None and written:
             notes.append(
                 f"bucket {bucket.name}: no enabled lifecycle rule expires {storage.checkpoint_prefix!r}: "
@@ -291,43 +321,44 @@ def _storage_lines(
                 "a noncurrent version, in the class it had reached"
             )
         standard = _catalog_class(catalog, cloud, "STANDARD")
-        lines.append(
-            bucket_storage_line(
-                bucket.name,
-                cloud=cloud,
-                gib_written_per_month=float(written or 0.0) if lifecycle is not None else 0.0,
-                first_class=standard,
-                kept_class=standard,
-                transitions=tuple((d, _catalog_class(catalog, cloud, c)) for d, c in lifecycle.transitions)
-                if lifecycle
-                else (),
-                expire_days=lifecycle.expire_days if lifecycle else 1,
-                noncurrent_days=lifecycle.noncurrent_days if lifecycle else 0,
-                kept_gib=float(datasets or 0.0),
-                catalog=catalog,
-                currency=currency,
-                where=where,
-                region=region,
-                notes=bucket_notes,
-                explain_tiers=False,
-            )
+        line = bucket_storage_line(
+            bucket.name,
+            cloud=cloud,
+            gib_written_per_month=float(written or 0.0) if lifecycle is not None else 0.0,
+            first_class=standard,
+            kept_class=standard,
+            transitions=tuple((d, _catalog_class(catalog, cloud, c)) for d, c in lifecycle.transitions)
+            if lifecycle
+            else (),
+            expire_days=lifecycle.expire_days if lifecycle else 1,
+            noncurrent_days=lifecycle.noncurrent_days if lifecycle else 0,
+            kept_gib=float(storage.datasets_gib or 0.0),
+            catalog=catalog,
+            currency=self.currency,
+            where=f"{self.source}: {bucket.urn}",
+            region=region,
+            notes=bucket_notes,
+            explain_tiers=False,
         )
         uses_tiers = lifecycle is not None and any(IT_CLASS in t for _, t in lifecycle.transitions)
         if uses_tiers and written and IT_RULE not in notes:
             notes.append(IT_RULE)
-    for config, origin, replica in transfers:
-        if not written:
-            continue
+        return line
+
+    def replication_line(self, config: Any, origin: Any, replica: Any) -> OtherLine | None:
+        """The cross-region traffic of one replication, or None (with a note) when it has no price."""
+        written = self.storage.checkpoints.written_gib_per_month
+        datasets = self.storage.datasets_gib
         cloud = _CLOUD_OF_BUCKET[origin.type]
-        region = _bucket_region(origin, graph, cloud)
-        services = catalog.service(cloud)
+        region = _bucket_region(origin, self.graph, cloud)
+        services = self.catalog.service(cloud)
         if services is None or services.price("transfer_inter_region_gib") is None:
-            notes.append(
+            self.notes.append(
                 f"replication {config.name} ({origin.name} -> {replica.name}): the cross-region traffic "
                 f"({_num(written)} GiB a month) is not priced: the catalogue has no {cloud} "
                 "transfer_inter_region_gib price"
             )
-            continue
+            return None
         replication_notes = [
             "checkpoints written in either region cross once: the spec's volume is fleet-wide",
         ]
@@ -336,18 +367,15 @@ def _storage_lines(
                 f"the first copy of the {_num(datasets)} GiB of datasets is one-off (S3 Batch Replication), "
                 "not monthly"
             )
-        lines.append(
-            transfer_line(
-                "replication",
-                config.name,
-                cloud=cloud,
-                region=region,
-                key="transfer_inter_region_gib",
-                gib_per_month=float(written),
-                catalog=catalog,
-                currency=currency,
-                where=f"{source}: {config.urn}",
-                notes=(f"{origin.name} -> {replica.name}", *replication_notes),
-            )
+        return transfer_line(
+            "replication",
+            config.name,
+            cloud=cloud,
+            region=region,
+            key="transfer_inter_region_gib",
+            gib_per_month=float(written),
+            catalog=self.catalog,
+            currency=self.currency,
+            where=f"{self.source}: {config.urn}",
+            notes=(f"{origin.name} -> {replica.name}", *replication_notes),
         )
-    return lines
