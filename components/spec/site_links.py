@@ -1,5 +1,5 @@
-"""The sites' links to on-prem: each link's ranges and route checks, the burst signal's reach, and the
-link each site plan gets."""
+"""The sites' links to on-prem: each link's ranges and route checks, and the link each site plan
+gets."""
 
 from __future__ import annotations
 
@@ -90,42 +90,6 @@ def link_problems(spec: FleetSpec, plans: list[SitePlan]) -> list[tuple[str, str
                 )
             )
     return found
-
-
-def signal_problems(spec: FleetSpec, plans: list[SitePlan]) -> list[tuple[str, str]]:
-    """A burst order that gates AWS pools needs the exporter that publishes their signal; the Alibaba
-    gate is published by that same exporter, so it needs it too."""
-    if spec.burst is None:
-        return []
-    gated = [pool for plan in plans if plan.cloud == "aws" for pool in plan.pools]
-    found: list[tuple[str, str]] = []
-    if spec.burst.publishers.alicloud is not None and (
-        not gated or spec.onprem is None or spec.onprem.signal is None
-    ):
-        # Without the exporter nothing publishes GatedBacklog: the gated alarms would never fire and
-        # the pools would burst on their fallback alarm alone, after fallback_after_s.
-        need = "an AWS pool in the burst order and onprem.signal" if not gated else "onprem.signal"
-        found.append(
-            (
-                "burst.publishers.alicloud",
-                "needs the on-prem exporter, which is built with the AWS burst signal "
-                f"({need}); without it nothing publishes GatedBacklog and the Alibaba pools would burst "
-                "on their fallback alarm alone: add it, or remove publishers.alicloud",
-            )
-        )
-    if not gated or (spec.onprem is not None and spec.onprem.signal is not None):
-        return found
-    what = (
-        f"burst gates the AWS pools ({', '.join(gated)}) on gpufleet/Baseline FreeGpusAhead, which only "
-        "the on-prem exporter publishes"
-    )
-    add = (
-        "signal with trust_anchor_arn or ca_certificate, client_certificate, client_key and image (see "
-        "docs/burst-order.md)"
-    )
-    if spec.onprem is None:
-        return [*found, ("onprem", f"is missing: {what}; add onprem with its {add}, or remove burst")]
-    return [*found, ("onprem.signal", f"is missing: {what}; add onprem.{add}, or remove burst")]
 
 
 def with_link(spec: FleetSpec, plan: SitePlan) -> SitePlan:

@@ -25,7 +25,7 @@ from gpufleet.components import spec_limits as limits
 from gpufleet.components.catalog.regions import REGIONS, region_problem
 from gpufleet.components.clouds import CHINA_CLOUDS, CLOUD_NAMES, CLOUDS, REGION_CONFIG_KEYS, Cloud
 from gpufleet.components.network.onprem import EgressRule
-from gpufleet.components.spec.site_links import link_problems, signal_problems, with_link
+from gpufleet.components.spec.site_links import link_problems, with_link
 from gpufleet.components.spec.specs import FleetSpec
 from gpufleet.components.spec.values import CONFIG_KEY, SpecError
 
@@ -152,7 +152,7 @@ def site_plans(
     if problems:
         raise SpecError([(_full(path), message) for path, message in problems], source)
     plans = _plans(spec, homes, at, entries, replica)
-    found = link_problems(spec, plans) + signal_problems(spec, plans)
+    found = link_problems(spec, plans) + _signal_problems(spec, plans)
     if found:
         raise SpecError([(_full(path), message) for path, message in found], source)
     return [with_link(spec, plan) for plan in plans]
@@ -409,6 +409,42 @@ def _default_home_entries(
         (cloud, region): _Entry(name, cloud, region, str(ranges[name]), 2)
         for (cloud, region), name in zip(wanted, names, strict=True)
     }
+
+
+def _signal_problems(spec: FleetSpec, plans: list[SitePlan]) -> list[tuple[str, str]]:
+    """A burst order that gates AWS pools needs the exporter that publishes their signal; the Alibaba
+    gate is published by that same exporter, so it needs it too."""
+    if spec.burst is None:
+        return []
+    gated = [pool for plan in plans if plan.cloud == "aws" for pool in plan.pools]
+    found: list[tuple[str, str]] = []
+    if spec.burst.publishers.alicloud is not None and (
+        not gated or spec.onprem is None or spec.onprem.signal is None
+    ):
+        # Without the exporter nothing publishes GatedBacklog: the gated alarms would never fire and
+        # the pools would burst on their fallback alarm alone, after fallback_after_s.
+        need = "an AWS pool in the burst order and onprem.signal" if not gated else "onprem.signal"
+        found.append(
+            (
+                "burst.publishers.alicloud",
+                "needs the on-prem exporter, which is built with the AWS burst signal "
+                f"({need}); without it nothing publishes GatedBacklog and the Alibaba pools would burst "
+                "on their fallback alarm alone: add it, or remove publishers.alicloud",
+            )
+        )
+    if not gated or (spec.onprem is not None and spec.onprem.signal is not None):
+        return found
+    what = (
+        f"burst gates the AWS pools ({', '.join(gated)}) on gpufleet/Baseline FreeGpusAhead, which only "
+        "the on-prem exporter publishes"
+    )
+    add = (
+        "signal with trust_anchor_arn or ca_certificate, client_certificate, client_key and image (see "
+        "docs/burst-order.md)"
+    )
+    if spec.onprem is None:
+        return [*found, ("onprem", f"is missing: {what}; add onprem with its {add}, or remove burst")]
+    return [*found, ("onprem.signal", f"is missing: {what}; add onprem.{add}, or remove burst")]
 
 
 def _aws_network_problems(
