@@ -44,7 +44,7 @@ class Project:
     """The program: a directory holding `__main__.py`, or a single Python file."""
     stack_config_dir: Path
     config_defaults: dict[str, Any]
-    """Project-level config defaults, keys fully qualified (`<project>:key`, `aws:region`)."""
+    """Project-level config defaults, keys fully qualified (`<project>:key`, `<cloud>:region`)."""
 
     @property
     def program_dir(self) -> Path:

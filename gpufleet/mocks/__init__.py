@@ -23,7 +23,7 @@ from pulumi.runtime import Mocks
 from pulumi.runtime.mocks import MockCallArgs, MockResourceArgs
 
 from gpufleet import sdktypes
-from gpufleet.components.clouds import CLOUDS, DEFAULT_REGIONS, KUBERNETES, PROFILES
+from gpufleet.components.clouds import ACCOUNT_CLOUD, DEFAULT_REGIONS, KUBERNETES, PROFILES
 from gpufleet.invokes import INVOKES, YAML_DECODE, decode_yaml
 from gpufleet.mocks.common import (
     MockAnswer,
@@ -51,8 +51,8 @@ _RESOURCE_IDS: Mapping[str, ResourceId] = {
     KUBERNETES: cast(ResourceId, _provider_module(KUBERNETES).resource_id),
 }
 
-# Stack references read the account stack, which runs on the first cloud of the registry.
-_ACCOUNT_CLOUD = CLOUDS[0]
+# Stack references read the account stack, which runs on the registry's account cloud.
+_ACCOUNT_CLOUD = ACCOUNT_CLOUD
 _stack_output_placeholder = cast(
     StackOutputPlaceholder, _provider_module(_ACCOUNT_CLOUD).stack_output_placeholder
 )
