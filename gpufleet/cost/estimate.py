@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gpufleet.components.catalog import Catalog, load_catalog
+from gpufleet.cost.billed import BILLED
 from gpufleet.cost.lookup import unpriced_types
 from gpufleet.cost.model import CostError, CostReport, OtherLine, PricedPool, UsageLevel, UsageProfile
 from gpufleet.cost.other_lines import transfer_line
@@ -137,7 +138,8 @@ class _Action:
         return self.max_size == 0 or (self.max_size is None and self.desired == 0)
 
 
-_SCHEDULE_TYPES = ("aws:autoscaling/schedule:Schedule", "tencentcloud:As/schedule:Schedule")
+# Scheduled scaling actions, of every cloud that has them (gpufleet.cost.billed).
+_SCHEDULE_TYPES = tuple(token for billed in BILLED.values() for token in billed.schedules)
 
 
 def _int_or_none(value: Any) -> int | None:

@@ -7,32 +7,22 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.components.catalog import Catalog
+from gpufleet.cost.billed import BILLED
 from gpufleet.cost.model import OtherLine
 from gpufleet.cost.other_lines import fixed_hourly_line, standalone_volume_line
 
-# Type tokens of what bills by the hour or by size beside the pools (from the installed SDKs).
-_NAT_GATEWAYS = {
-    "aws:ec2/natGateway:NatGateway": "aws",
-    "alicloud:vpc/natGateway:NatGateway": "alicloud",
-    "tencentcloud:Nat/gateway:Gateway": "tencentcloud",
-}
-_VPN_CONNECTIONS = {
-    "aws:ec2/vpnConnection:VpnConnection": "aws",
-    "alicloud:vpn/gateway:Gateway": "alicloud",
-    "tencentcloud:Vpn/gateway:Gateway": "tencentcloud",
-}
+# Type tokens of what bills by the hour or by size beside the pools, with their cloud (gpufleet.cost.billed).
+_NAT_GATEWAYS = {token: cloud for cloud, billed in BILLED.items() for token in billed.nat_gateways}
+_VPN_CONNECTIONS = {token: cloud for cloud, billed in BILLED.items() for token in billed.vpn_connections}
 # The virtual interfaces a dedicated link builds on an existing line, and the input naming that line:
 # the line's port hours (and its data transfer) bill on the connection, outside the stack.
 _DEDICATED_INTERFACES = {
-    "aws:directconnect/privateVirtualInterface:PrivateVirtualInterface": "connectionId",
-    "alicloud:expressconnect/virtualBorderRouter:VirtualBorderRouter": "physicalConnectionId",
-    "tencentcloud:Dcx/instance:Instance": "dcId",
+    token: connection
+    for billed in BILLED.values()
+    for token, connection in billed.dedicated_interfaces.items()
 }
 _VOLUMES = {
-    "aws:ebs/volume:Volume": ("aws", "size"),
-    "alicloud:ecs/ecsDisk:EcsDisk": ("alicloud", "size"),
-    "alicloud:ecs/disk:Disk": ("alicloud", "size"),
-    "tencentcloud:Cbs/storage:Storage": ("tencentcloud", "storageSize"),
+    token: (cloud, size) for cloud, billed in BILLED.items() for token, size in billed.volumes.items()
 }
 
 

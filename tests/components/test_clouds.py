@@ -157,3 +157,19 @@ def test_analyzer_names_each_clouds_distribution() -> None:
     for profile in PROFILES.values():
         assert _PROVIDER_DISTRIBUTIONS[profile.type_prefix] == profile.sdk_distribution
     assert _PROVIDER_DISTRIBUTIONS[clouds.KUBERNETES] == "pulumi-kubernetes"
+
+
+def test_each_cloud_declares_its_billed_types_with_its_own_tokens() -> None:
+    from gpufleet.cost.billed import BILLED
+
+    assert tuple(BILLED) == CLOUDS
+    for key, billed in BILLED.items():
+        tokens = [
+            *billed.nat_gateways,
+            *billed.vpn_connections,
+            *billed.dedicated_interfaces,
+            *billed.volumes,
+            *billed.schedules,
+        ]
+        assert billed.nat_gateways and billed.vpn_connections and billed.volumes
+        assert all(PROFILES[key].owns(token) for token in tokens), key
