@@ -173,3 +173,13 @@ def test_each_cloud_declares_its_billed_types_with_its_own_tokens() -> None:
         ]
         assert billed.nat_gateways and billed.vpn_connections and billed.volumes
         assert all(PROFILES[key].owns(token) for token in tokens), key
+
+
+def test_each_cloud_declares_where_its_vpn_keeps_its_algorithms() -> None:
+    from gpufleet.vpn_crypto import VPN_BY_CLOUD
+
+    assert tuple(VPN_BY_CLOUD) == CLOUDS
+    for key, vpn in VPN_BY_CLOUD.items():
+        assert PROFILES[key].owns(vpn.token)
+        assert [label for label, _ in vpn.paths] == ["ike", "enc", "integrity", "dh", "pfs"]
+        assert len(vpn.second_tunnel) in (0, len(vpn.paths))
