@@ -28,17 +28,13 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from pulumi import _types
 from pulumi.runtime import rpc
 
-from gpufleet.components.clouds import PROFILES
+from gpufleet.components.clouds import ACCOUNT_CLOUD, PROFILES, of_type
 from gpufleet.graph import SECRET_SIG_KEY
-
-ACCOUNT_ID = "123456789012"
-ALICLOUD_ACCOUNT_ID = "1234567890123456"
-TENCENT_UIN = "100000000001"
 
 # Python packages of providers whose name is not `pulumi_<package>`.
 _PYTHON_PACKAGES: dict[str, str] = {
@@ -241,13 +237,17 @@ def _string(token: str, prop: str) -> str:
 
 
 def _placeholder_arn(package: str, module: str, resource: str, key: str, slug: str) -> str:
-    """An ARN (or the cloud's own resource name) in the format of the provider `package`."""
-    if package == "alicloud":
-        return f"acs:{module}:{_REGION}:{ALICLOUD_ACCOUNT_ID}:{_kebab(resource)}/{slug}"
-    if package == "tencentcloud":
-        return f"qcs::{module.lower()}:{_REGION}:uin/{TENCENT_UIN}:{_kebab(resource)}/{slug}"
-    service = "execute-api" if key == "executionarn" else (module if module != "index" else "iam")
-    return f"arn:aws:{service}:{_REGION}:{ACCOUNT_ID}:{_kebab(resource)}/{slug}"
+    """An ARN (or the cloud's own resource name) in the format of the provider `package`: the cloud's
+    mocks module (``gpufleet/mocks/<cloud>.py``) writes it; a package of no registered cloud gets the
+    account cloud's format."""
+    cloud = of_type(f"{package}:") or PROFILES[ACCOUNT_CLOUD]
+    # Imported here: the mocks modules import this one.
+    write = cast(PlaceholderArn, importlib.import_module(f"gpufleet.mocks.{cloud.key}").placeholder_arn)
+    return write(module, _kebab(resource), key, _REGION, slug)
+
+
+# (module, resource in kebab case, property name in lower case, region, name slug) -> the ARN.
+PlaceholderArn = Callable[[str, str, str, str, str], str]
 
 
 def _placeholder_address(key: str, slug: str) -> str | None:

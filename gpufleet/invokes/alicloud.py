@@ -7,10 +7,13 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from gpufleet.invokes.base import Invoke
-from gpufleet.sdktypes import ALICLOUD_ACCOUNT_ID, stable_hex
+from gpufleet.sdktypes import stable_hex
 
 if TYPE_CHECKING:
     from gpufleet.mocks import FleetMocks
+
+# The offline Alibaba Cloud account (its UID): every ARN the mocks and invokes write names it.
+ALICLOUD_ACCOUNT_ID = "1234567890123456"
 
 
 def _alicloud_zones(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:

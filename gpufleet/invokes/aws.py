@@ -8,10 +8,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from gpufleet.invokes.base import Invoke
-from gpufleet.sdktypes import ACCOUNT_ID, stable_hex, stable_uuid
+from gpufleet.sdktypes import stable_hex, stable_uuid
 
 if TYPE_CHECKING:
     from gpufleet.mocks import FleetMocks
+
+# The offline AWS account: every ARN the mocks and invokes write names it.
+ACCOUNT_ID = "123456789012"
 
 
 def _aws_caller_identity(_m: FleetMocks, _a: dict[str, Any], _region: str) -> dict[str, Any]:

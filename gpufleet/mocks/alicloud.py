@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any
 from pulumi.runtime.mocks import MockResourceArgs
 
 from gpufleet.components.clouds import ALICLOUD
+from gpufleet.invokes.alicloud import ALICLOUD_ACCOUNT_ID
 from gpufleet.mocks.common import kebab, split_token
-from gpufleet.sdktypes import ALICLOUD_ACCOUNT_ID, stable_hex, stable_uuid
+from gpufleet.sdktypes import stable_hex, stable_uuid
 
 if TYPE_CHECKING:
     from gpufleet.mocks import FleetMocks
@@ -68,3 +69,8 @@ def resource_id(mocks: FleetMocks, token: str, args: MockResourceArgs, out: dict
         out.setdefault("name", f"{args.name}-{hexid[:7]}")
         return str(out["name"])
     return f"{args.name}-{hexid[:8]}"
+
+
+def placeholder_arn(module: str, resource: str, _key: str, region: str, slug: str) -> str:
+    """A typed placeholder's ARN (`resource` in kebab case)."""
+    return f"acs:{module}:{region}:{ALICLOUD_ACCOUNT_ID}:{resource}/{slug}"

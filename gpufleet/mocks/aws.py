@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 from pulumi.runtime.mocks import MockResourceArgs
 
 from gpufleet.components.clouds import AWS
+from gpufleet.invokes.aws import ACCOUNT_ID
 from gpufleet.mocks.common import kebab, sdk_output_names, split_token
-from gpufleet.sdktypes import ACCOUNT_ID, stable_hex, stable_uuid
+from gpufleet.sdktypes import stable_hex, stable_uuid
 
 if TYPE_CHECKING:
     from gpufleet.mocks import FleetMocks
@@ -258,3 +259,9 @@ def stack_output_placeholder(stack: str, output: str, region: str) -> Any:
     if key.endswith("s") and not key.endswith(("ss", "us")):
         return [f"{key[:-1].replace('_', '-')}-{hexid[:7]}-{i}" for i in range(2)]
     return f"{key.replace('_', '-')}-{hexid[:7]}"
+
+
+def placeholder_arn(module: str, resource: str, key: str, region: str, slug: str) -> str:
+    """A typed placeholder's ARN (`resource` in kebab case, `key` the property name in lower case)."""
+    service = "execute-api" if key == "executionarn" else (module if module != "index" else "iam")
+    return f"arn:aws:{service}:{region}:{ACCOUNT_ID}:{resource}/{slug}"

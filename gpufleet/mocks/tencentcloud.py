@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from pulumi.runtime.mocks import MockResourceArgs
 
 from gpufleet.components.clouds import TENCENTCLOUD
-from gpufleet.invokes.tencentcloud import TENCENT_APP_ID
+from gpufleet.invokes.tencentcloud import TENCENT_APP_ID, TENCENT_UIN
 from gpufleet.mocks.common import split_token
 from gpufleet.sdktypes import stable_hex, stable_uuid
 
@@ -50,3 +50,8 @@ def resource_id(mocks: FleetMocks, token: str, args: MockResourceArgs, out: dict
     if key in _TENCENT_ID_PREFIX:
         return f"{_TENCENT_ID_PREFIX[key]}-{hexid}"
     return f"{args.name}-{hexid}"
+
+
+def placeholder_arn(module: str, resource: str, _key: str, region: str, slug: str) -> str:
+    """A typed placeholder's resource name, in the six-part `qcs::` form (`resource` in kebab case)."""
+    return f"qcs::{module.lower()}:{region}:uin/{TENCENT_UIN}:{resource}/{slug}"
