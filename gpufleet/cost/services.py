@@ -75,7 +75,6 @@ def _other_lines(
     return lines
 
 
-_VPC_ENDPOINT = "aws:ec2/vpcEndpoint:VpcEndpoint"
 _ENDPOINT_PRICE = "interface_endpoint_az_hour"
 
 
@@ -84,29 +83,34 @@ def _endpoint_lines(
 ) -> list[OtherLine]:
     """VPC interface endpoints bill per availability zone (one network interface per subnet) and
     hour; gateway endpoints (S3, DynamoDB) are free. Data processed is not priced."""
-    endpoints = [
-        r
-        for r in graph.of_type(_VPC_ENDPOINT)
-        if str(r.inputs.get("vpcEndpointType", "")).lower() == "interface"
-    ]
-    services = catalog.service("aws")
-    if endpoints and (services is None or services.price(_ENDPOINT_PRICE) is None):
-        notes.append(f"VPC interface endpoints not priced: the catalogue has no aws {_ENDPOINT_PRICE}")
-        return []
-    lines = []
-    for resource in endpoints:
-        subnets = resource.inputs.get("subnetIds")
-        zones = len(subnets) if isinstance(subnets, list) and subnets else 1
-        lines.append(
-            fixed_hourly_line(
-                "endpoint",
-                resource.name,
-                cloud="aws",
-                key=_ENDPOINT_PRICE,
-                count=zones,
-                catalog=catalog,
-                currency=currency,
-                where=f"{source}: {resource.urn}",
+    lines: list[OtherLine] = []
+    for cloud, billed in BILLED.items():
+        endpoints = [
+            r
+            for r in graph.of_type(*billed.vpc_endpoints)
+            if str(r.inputs.get("vpcEndpointType", "")).lower() == "interface"
+        ]
+        if not endpoints:
+            continue
+        services = catalog.service(cloud)
+        if services is None or services.price(_ENDPOINT_PRICE) is None:
+            notes.append(
+                f"VPC interface endpoints not priced: the catalogue has no {cloud} {_ENDPOINT_PRICE}"
             )
-        )
+            continue
+        for resource in endpoints:
+            subnets = resource.inputs.get("subnetIds")
+            zones = len(subnets) if isinstance(subnets, list) and subnets else 1
+            lines.append(
+                fixed_hourly_line(
+                    "endpoint",
+                    resource.name,
+                    cloud=cloud,
+                    key=_ENDPOINT_PRICE,
+                    count=zones,
+                    catalog=catalog,
+                    currency=currency,
+                    where=f"{source}: {resource.urn}",
+                )
+            )
     return lines

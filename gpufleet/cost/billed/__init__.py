@@ -24,6 +24,7 @@ class BilledTypes:
     interfaces a dedicated link builds on an existing line, with the input naming that line (its port
     hours bill on the connection, outside the stack). ``volumes``: standalone disks, with the input
     giving their size in GiB. ``schedules``: scheduled scaling actions with a cron ``recurrence``.
+    ``vpc_endpoints``: VPC endpoints, of which the interface ones bill per zone and hour.
     """
 
     nat_gateways: tuple[str, ...] = ()
@@ -31,6 +32,7 @@ class BilledTypes:
     dedicated_interfaces: Mapping[str, str] = field(default_factory=dict)
     volumes: Mapping[str, str] = field(default_factory=dict)
     schedules: tuple[str, ...] = ()
+    vpc_endpoints: tuple[str, ...] = ()
 
 
 def _declared(key: str) -> BilledTypes:

@@ -12,4 +12,5 @@ BILLED = BilledTypes(
     },
     volumes={"aws:ebs/volume:Volume": "size"},
     schedules=("aws:autoscaling/schedule:Schedule",),
+    vpc_endpoints=("aws:ec2/vpcEndpoint:VpcEndpoint",),
 )
