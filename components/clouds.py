@@ -99,7 +99,8 @@ PROFILES: Mapping[Cloud, CloudProfile] = MappingProxyType({p.key: p for p in (AW
 CLOUDS: tuple[Cloud, ...] = tuple(PROFILES)
 # The cloud a pool runs on when its spec names none (`Pool.cloud`'s default).
 DEFAULT_CLOUD: Cloud = AWS.key
-# The cloud of the account baseline stack (`gpufleet:account`), which other stacks' references read.
+# The cloud of the account baseline stack (`gpufleet:account`), which other stacks' references read, and
+# of the fleet's home (its key, checkpoint bucket, trail and budget).
 ACCOUNT_CLOUD: Cloud = AWS.key
 # The clouds without AWS, in order: the ones whose sites own an explicit provider and price in CNY.
 CHINA_CLOUDS: tuple[Cloud, ...] = tuple(c for c in CLOUDS if c != "aws")

@@ -183,3 +183,13 @@ def test_each_cloud_declares_where_its_vpn_keeps_its_algorithms() -> None:
         assert PROFILES[key].owns(vpn.token)
         assert [label for label, _ in vpn.paths] == ["ike", "enc", "integrity", "dh", "pfs"]
         assert len(vpn.second_tunnel) in (0, len(vpn.paths))
+
+
+def test_each_cloud_declares_how_its_buckets_are_read() -> None:
+    from gpufleet.cost.buckets import BUCKETS, CLOUD_OF_BUCKET, READERS
+
+    assert tuple(READERS) == CLOUDS
+    for key, reader in READERS.items():
+        assert reader.buckets and all(PROFILES[key].owns(token) for token in reader.buckets)
+        assert all(CLOUD_OF_BUCKET[token] == key for token in reader.buckets)
+    assert len(BUCKETS) == len(set(BUCKETS)) == len(CLOUD_OF_BUCKET)
