@@ -97,6 +97,11 @@ TENCENTCLOUD = CloudProfile(
 
 PROFILES: Mapping[Cloud, CloudProfile] = MappingProxyType({p.key: p for p in (AWS, ALICLOUD, TENCENTCLOUD)})
 CLOUDS: tuple[Cloud, ...] = tuple(PROFILES)
+# The cloud a pool runs on when its spec names none (`Pool.cloud`'s default).
+DEFAULT_CLOUD: Cloud = AWS.key
+# The cloud of the account baseline stack (`gpufleet:account`), which other stacks' references read, and
+# of the fleet's home (its key, checkpoint bucket, trail and budget).
+ACCOUNT_CLOUD: Cloud = AWS.key
 # The clouds without AWS, in order: the ones whose sites own an explicit provider and price in CNY.
 CHINA_CLOUDS: tuple[Cloud, ...] = tuple(c for c in CLOUDS if c != "aws")
 
@@ -104,6 +109,7 @@ CHINA_CLOUDS: tuple[Cloud, ...] = tuple(c for c in CLOUDS if c != "aws")
 KUBERNETES = "kubernetes"
 KUBERNETES_NAME = "Kubernetes"
 KUBERNETES_LETTER = "K"
+KUBERNETES_DISTRIBUTION = "pulumi-kubernetes"
 
 # Derived views, for callers that index by key.
 CLOUD_NAMES: Mapping[str, str] = MappingProxyType({p.key: p.name for p in PROFILES.values()})

@@ -14,14 +14,13 @@ from pulumi_policy import PolicyCustomTimeouts, PolicyProviderResource, PolicyRe
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import unknown_checking_proxy
 
+from gpufleet.components.clouds import KUBERNETES, KUBERNETES_DISTRIBUTION, PROFILES
 from gpufleet.graph import Resource, ResourceGraph
 
 # pkg -> distribution that ships the provider SDK; its version names the default provider.
 _PROVIDER_DISTRIBUTIONS = {
-    "aws": "pulumi-aws",
-    "alicloud": "pulumi-alicloud",
-    "tencentcloud": "tencentcloud-iac-pulumi",
-    "kubernetes": "pulumi-kubernetes",
+    **{p.type_prefix: p.sdk_distribution for p in PROFILES.values()},
+    KUBERNETES: KUBERNETES_DISTRIBUTION,
     "random": "pulumi-random",
 }
 

@@ -58,7 +58,6 @@ def _finite(value: float) -> bool:
 def schema_problems(value: Any, schema: Mapping[str, Any], path: str) -> list[str]:
     """Type problems of `value` against the JSON-schema subset policy configs use (type, enum, items,
     properties, additionalProperties, minimum, maximum)."""
-    problems: list[str] = []
     json_type = schema.get("type")
     if json_type is not None:
         types = json_type if isinstance(json_type, list) else [json_type]
@@ -66,28 +65,43 @@ def schema_problems(value: Any, schema: Mapping[str, Any], path: str) -> list[st
             return [f"{path}: {json.dumps(value, default=str)} is not allowed; expected {describe(schema)}"]
     if "enum" in schema and value not in schema["enum"]:
         return [f"{path}: {json.dumps(value, default=str)} is not allowed; expected {describe(schema)}"]
+    problems: list[str] = []
     if isinstance(value, int | float) and not isinstance(value, bool):
         if not _finite(value):
             return [
                 f"{path}: {quote(value, 60)} is not allowed; expected a finite number within ±2**53 "
                 f"({describe(schema)})"
             ]
-        if "minimum" in schema and value < schema["minimum"]:
-            problems.append(f"{path}: {value} is below the minimum {schema['minimum']}")
-        if "maximum" in schema and value > schema["maximum"]:
-            problems.append(f"{path}: {value} is above the maximum {schema['maximum']}")
+        problems.extend(_bound_problems(value, schema, path))
     if isinstance(value, list | tuple) and isinstance(schema.get("items"), Mapping):
         for index, item in enumerate(value):
             problems.extend(schema_problems(item, schema["items"], f"{path}[{index}]"))
     if isinstance(value, Mapping):
-        properties = schema.get("properties") or {}
-        extra = schema.get("additionalProperties", True)
-        for key, item in value.items():
-            if key in properties:
-                problems.extend(schema_problems(item, properties[key], f"{path}.{key}"))
-            elif isinstance(extra, Mapping):
-                problems.extend(schema_problems(item, extra, f"{path}.{key}"))
-            elif extra is False:
-                allowed = ", ".join(sorted(properties)) or "none"
-                problems.append(f"{path}.{key}: unknown key; allowed keys: {allowed}")
+        problems.extend(_mapping_problems(value, schema, path))
+    return problems
+
+
+def _bound_problems(value: float, schema: Mapping[str, Any], path: str) -> list[str]:
+    """The number `value` against the schema's `minimum` and `maximum`."""
+    problems: list[str] = []
+    if "minimum" in schema and value < schema["minimum"]:
+        problems.append(f"{path}: {value} is below the minimum {schema['minimum']}")
+    if "maximum" in schema and value > schema["maximum"]:
+        problems.append(f"{path}: {value} is above the maximum {schema['maximum']}")
+    return problems
+
+
+def _mapping_problems(value: Mapping[Any, Any], schema: Mapping[str, Any], path: str) -> list[str]:
+    """Each key of `value` against the schema's `properties` and `additionalProperties`."""
+    problems: list[str] = []
+    properties = schema.get("properties") or {}
+    extra = schema.get("additionalProperties", True)
+    for key, item in value.items():
+        if key in properties:
+            problems.extend(schema_problems(item, properties[key], f"{path}.{key}"))
+        elif isinstance(extra, Mapping):
+            problems.extend(schema_problems(item, extra, f"{path}.{key}"))
+        elif extra is False:
+            allowed = ", ".join(sorted(properties)) or "none"
+            problems.append(f"{path}.{key}: unknown key; allowed keys: {allowed}")
     return problems

@@ -139,5 +139,5 @@ def _raised_in_gpufleet(exc: BaseException) -> bool:
         return False
     if Path(frames[-1].filename).resolve().is_relative_to(_GPUFLEET_DIR):
         return True
-    mocks_file = _GPUFLEET_DIR / "mocks.py"
-    return any(Path(f.filename).resolve() == mocks_file for f in frames)
+    mocks_dir = _GPUFLEET_DIR / "mocks"
+    return any(Path(f.filename).resolve().is_relative_to(mocks_dir) for f in frames)

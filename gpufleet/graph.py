@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from gpufleet.components.clouds import KUBERNETES, PROFILES
+
 _T = TypeVar("_T")
 
 SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"
@@ -44,7 +46,7 @@ OPAQUE_RESOURCES = {
 EXPANDED_OFFLINE = frozenset({"kubernetes:yaml:ConfigFile", "kubernetes:yaml:ConfigGroup"})
 # Packages known to ship provider plugins, besides those the graph has resources or providers of.
 _PROVIDER_PACKAGES = frozenset(
-    {"aws", "alicloud", "tencentcloud", "kubernetes", "eks", "awsx", "azure-native", "gcp", "random"}
+    {*(p.type_prefix for p in PROFILES.values()), KUBERNETES, "eks", "awsx", "azure-native", "gcp", "random"}
 )
 
 

@@ -18,6 +18,7 @@ from rich.tree import Tree
 
 from gpufleet.components.clouds import PROFILES
 from gpufleet.graph import Resource, ResourceGraph, is_secret
+from gpufleet.vpn_crypto import BY_TOKEN, VPN_CRYPTO
 
 if TYPE_CHECKING:
     from gpufleet.components.network.onprem import EgressRule
@@ -27,34 +28,6 @@ if TYPE_CHECKING:
     from gpufleet.components.spec.onprem import OnPrem
 
 LINK_TYPE_PREFIX = "gpufleet:links:"
-# Each cloud's VPN connection and where its algorithms sit: (label, input path) in wire names.
-VPN_CRYPTO: Mapping[str, Sequence[tuple[str, str]]] = {
-    "aws:ec2/vpnConnection:VpnConnection": (
-        ("ike", "tunnel1IkeVersions"),
-        ("enc", "tunnel1Phase1EncryptionAlgorithms"),
-        ("integrity", "tunnel1Phase1IntegrityAlgorithms"),
-        ("dh", "tunnel1Phase1DhGroupNumbers"),
-        ("pfs", "tunnel1Phase2DhGroupNumbers"),
-    ),
-    "alicloud:vpn/connection:Connection": (
-        ("ike", "ikeConfig.ikeVersion"),
-        ("enc", "ikeConfig.ikeEncAlg"),
-        ("integrity", "ikeConfig.ikeAuthAlg"),
-        ("dh", "ikeConfig.ikePfs"),
-        ("pfs", "ipsecConfig.ipsecPfs"),
-    ),
-    "tencentcloud:Vpn/connection:Connection": (
-        ("ike", "ikeVersion"),
-        ("enc", "ikeProtoEncryAlgorithm"),
-        ("integrity", "ikeProtoAuthenAlgorithm"),
-        ("dh", "ikeDhGroupName"),
-        ("pfs", "ipsecPfsDhGroup"),
-    ),
-}
-# AWS sets each tunnel on its own: the summary says when the second differs from the first.
-_AWS_TUNNEL2 = tuple(
-    path.replace("tunnel1", "tunnel2") for _, path in VPN_CRYPTO["aws:ec2/vpnConnection:VpnConnection"]
-)
 
 
 def print_hybrid(spec: FleetSpec, graph: ResourceGraph, console: Console) -> None:
@@ -244,12 +217,14 @@ def link_line(key: str, link: Link, ranges: Sequence[str], connection: Resource 
 def crypto_summary(connection: Resource | None) -> str:
     """``ike=ikev2 enc=AES256-GCM-16 integrity=SHA2-384 dh=20,21 pfs=20,21`` from the recorded connection
     (``crypto: not recorded`` when the program built none)."""
-    if connection is None or connection.type not in VPN_CRYPTO:
+    vpn = BY_TOKEN.get(connection.type) if connection is not None else None
+    if connection is None or vpn is None:
         return "crypto: not recorded"
-    parts = [f"{label}={_value(connection.inputs, path)}" for label, path in VPN_CRYPTO[connection.type]]
-    if connection.type == "aws:ec2/vpnConnection:VpnConnection":
-        first = [_value(connection.inputs, path) for _, path in VPN_CRYPTO[connection.type]]
-        second = [_value(connection.inputs, path) for path in _AWS_TUNNEL2]
+    parts = [f"{label}={_value(connection.inputs, path)}" for label, path in vpn.paths]
+    if vpn.second_tunnel:
+        # A cloud that sets each tunnel on its own: the summary says when the second differs.
+        first = [_value(connection.inputs, path) for _, path in vpn.paths]
+        second = [_value(connection.inputs, path) for path in vpn.second_tunnel]
         parts.append("both tunnels" if first == second else "tunnel 2 differs")
     return " ".join(parts)
 

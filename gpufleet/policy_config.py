@@ -185,41 +185,11 @@ def normalize_policy_config(
         if not isinstance(key, str):
             problems.append(f"{source}: key {key!r} is not a string; expected a policy name or rule id")
             continue
-        if key == ALL_KEY:
-            level = value.get(ENFORCEMENT_KEY) if isinstance(value, Mapping) else value
-            problem = _level_problem(level, f"{source}: {key}")
-            if problem:
-                problems.append(problem)
-                continue
-            extra = sorted(set(value) - {ENFORCEMENT_KEY}) if isinstance(value, Mapping) else []
-            if extra:
-                problems.append(f"{source}: all.{extra[0]}: unknown key; `all` takes a level only")
-                continue
-            result[ALL_KEY] = _level(level).value
-            continue
-        if key == SETTINGS_KEY:
-            _, found = parse_settings(value, f"{source}: {key}")
-            if found:
-                problems.extend(found)
-                continue
-            result[SETTINGS_KEY] = dict(value) if isinstance(value, Mapping) else value
-            continue
-        if key == CHECKOV_KEY:
-            # The Pulumi CLI sends every top-level key to the pack as a policy: checkov's skips live in
-            # checkov-config.json (gpufleet.checkov.config).
-            problems.append(
-                f"{source}: {key}: checkov's skip list is not a policy; move it to checkov-config.json "
-                f'beside Pulumi.yaml ({{"skip": {{"CKV_...": "reason"}}}}, docs/checkov.md)'
-            )
+        if key in (ALL_KEY, SETTINGS_KEY, CHECKOV_KEY):
+            _normalize_reserved(key, value, source, problems, result)
             continue
         if _is_engine(key):
-            level = _engine_level(value, f"{source}: {key}", problems)
-            if level is None:
-                continue
-            if ENGINE_POLICY in result:
-                problems.append(f"{source}: {key}: configures {ENGINE_POLICY} twice (by name and by rule id)")
-                continue
-            result[ENGINE_POLICY] = level
+            _normalize_engine(key, value, source, problems, result)
             continue
         policy = index.find(key)
         if policy is None:
@@ -237,6 +207,46 @@ def normalize_policy_config(
     if problems:
         raise PolicyConfigError(problems)
     return result
+
+
+def _normalize_reserved(key: str, value: Any, source: str, problems: list[str], result: PolicyConfig) -> None:
+    """The pack-wide keys (`all`, `settings`) into `result`, and the misplaced `checkov` key as a problem."""
+    if key == ALL_KEY:
+        level = value.get(ENFORCEMENT_KEY) if isinstance(value, Mapping) else value
+        problem = _level_problem(level, f"{source}: {key}")
+        if problem:
+            problems.append(problem)
+            return
+        extra = sorted(set(value) - {ENFORCEMENT_KEY}) if isinstance(value, Mapping) else []
+        if extra:
+            problems.append(f"{source}: all.{extra[0]}: unknown key; `all` takes a level only")
+            return
+        result[ALL_KEY] = _level(level).value
+        return
+    if key == SETTINGS_KEY:
+        _, found = parse_settings(value, f"{source}: {key}")
+        if found:
+            problems.extend(found)
+            return
+        result[SETTINGS_KEY] = dict(value) if isinstance(value, Mapping) else value
+        return
+    # The Pulumi CLI sends every top-level key to the pack as a policy: checkov's skips live in
+    # checkov-config.json (gpufleet.checkov.config).
+    problems.append(
+        f"{source}: {key}: checkov's skip list is not a policy; move it to checkov-config.json "
+        f'beside Pulumi.yaml ({{"skip": {{"CKV_...": "reason"}}}}, docs/checkov.md)'
+    )
+
+
+def _normalize_engine(key: str, value: Any, source: str, problems: list[str], result: PolicyConfig) -> None:
+    """The engine's own policy, by name or rule id, into `result`."""
+    level = _engine_level(value, f"{source}: {key}", problems)
+    if level is None:
+        return
+    if ENGINE_POLICY in result:
+        problems.append(f"{source}: {key}: configures {ENGINE_POLICY} twice (by name and by rule id)")
+        return
+    result[ENGINE_POLICY] = level
 
 
 def _is_engine(key: str) -> bool:
@@ -424,16 +434,8 @@ def resolve_policy_config(
             level = _level(normalized[ALL_KEY])
             resolved = {name: (level, props) for name, (_, props) in resolved.items()}
         for name, entry in normalized.items():
-            if name in (ALL_KEY, ENGINE_POLICY, SETTINGS_KEY):
-                continue
-            level, props = resolved[name]
-            if isinstance(entry, Mapping):
-                if ENFORCEMENT_KEY in entry:
-                    level = _level(entry[ENFORCEMENT_KEY])
-                props = {**props, **{k: v for k, v in entry.items() if k != ENFORCEMENT_KEY}}
-            else:
-                level = _level(entry)
-            resolved[name] = (level, props)
+            if name not in (ALL_KEY, ENGINE_POLICY, SETTINGS_KEY):
+                resolved[name] = _apply_entry(resolved[name], entry)
 
     for name, (_, props) in resolved.items():
         policy = index.by_name[name]
@@ -444,6 +446,20 @@ def resolve_policy_config(
     if problems:
         raise PolicyConfigError(problems)
     return {name: ResolvedPolicyConfig(level, props) for name, (level, props) in resolved.items()}
+
+
+def _apply_entry(
+    current: tuple[EnforcementLevel, dict[str, Any]], entry: Any
+) -> tuple[EnforcementLevel, dict[str, Any]]:
+    """A policy's level and config after one layer's entry (a level, or a mapping of config and level)."""
+    level, props = current
+    if isinstance(entry, Mapping):
+        if ENFORCEMENT_KEY in entry:
+            level = _level(entry[ENFORCEMENT_KEY])
+        props = {**props, **{k: v for k, v in entry.items() if k != ENFORCEMENT_KEY}}
+    else:
+        level = _level(entry)
+    return level, props
 
 
 def to_initial_config(config: Mapping[str, Any]) -> dict[str, EnforcementLevel | dict[str, Any]]:

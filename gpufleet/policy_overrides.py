@@ -49,110 +49,128 @@ def apply_overrides(
     (`--set GF-COST-003.allowed.dev=[...]`).
     `--enforce all=LEVEL` overrides every policy, including levels given per policy in the file.
     """
-    policy_list = list(policies)
-    index = _Index(policy_list)
+    index = _Index(list(policies))
     result: PolicyConfig = copy.deepcopy(dict(config))
     problems: list[str] = []
-
     for item in enforce:
-        target, sep, level = item.partition("=")
-        target, level = target.strip(), level.strip()
-        where = f"--enforce {item}"
-        if not sep or not target:
-            problems.append(f"{where}: expected POLICY=LEVEL (a rule id, a policy name or `all`)")
-            continue
-        problem = _level_problem(level, where)
+        problem = _apply_enforce(item, index, result)
         if problem:
             problems.append(problem)
-            continue
-        if target == ALL_KEY:
-            result[ALL_KEY] = level
-            # A command-line `all` beats per-policy levels from the file.
-            for name, entry in list(result.items()):
-                if isinstance(entry, Mapping):
-                    result[name] = {k: v for k, v in entry.items() if k != ENFORCEMENT_KEY}
-                elif name not in (ALL_KEY, ENGINE_POLICY):
-                    del result[name]
-            continue
-        if _is_engine(target):
-            for key in [k for k in result if isinstance(k, str) and _is_engine(k)]:
-                del result[key]
-            result[ENGINE_POLICY] = _level(level).value
-            continue
-        policy = index.find(target)
-        if policy is None:
-            problems.append(f"{where}: no such policy or rule id {target}; {index.close_to(target)}")
-            continue
-        entry = result.get(policy.name)
-        if isinstance(entry, Mapping):
-            result[policy.name] = {**entry, ENFORCEMENT_KEY: level}
-        else:
-            result[policy.name] = level
-
     for item in set_values:
-        path, sep, text = item.partition("=")
-        where = f"--set {item}"
-        target, dot, key_path = path.strip().partition(".")
-        if not sep or not dot or not key_path:
-            problems.append(f"{where}: expected POLICY.KEY=VALUE (e.g. GF-AUD-002.min_days=365)")
-            continue
-        if _is_engine(target):
-            problems.append(f"{where}: {ENGINE_RULE_ID} takes no config, only a level (--enforce)")
-            continue
-        policy = index.find(target)
-        if policy is None:
-            problems.append(f"{where}: no such policy or rule id {target}; {index.close_to(target)}")
-            continue
-        keys = key_path.split(".")
-        if keys[0] in (waivers.WAIVERS_KEY, waivers.WAIVABLE_KEY):
-            problems.append(
-                f"{where}: {keys[0]} is set in the policy config file, where the change is reviewed, "
-                "not on the command line (docs/waivers.md)"
-            )
-            continue
-        schema = {
-            k: v
-            for k, v in (policy.config_schema.properties if policy.config_schema else {}).items()
-            if k not in (waivers.WAIVERS_KEY, waivers.WAIVABLE_KEY)
-        }
-        if keys[0] not in schema:
-            allowed = ", ".join(sorted(schema)) or "none (this policy takes no config)"
-            problems.append(f"{where}: {policy.name} has no config key {keys[0]}; allowed: {allowed}")
-            continue
-        try:
-            value = _parse_value(text.strip())
-        except JsonLimitError as exc:
-            expected = describe(schema[keys[0]]) if len(keys) == 1 else "a finite JSON value"
-            problems.append(f"{where[:200]}: {exc}; expected {expected}")
-            continue
-        entry = result.get(policy.name)
-        merged: dict[str, Any] = (
-            dict(entry) if isinstance(entry, Mapping) else ({ENFORCEMENT_KEY: entry} if entry else {})
-        )
-        if len(keys) == 1:
-            merged[keys[0]] = value
-        else:
-            current = copy.deepcopy(merged.get(keys[0], schema[keys[0]].get("default")))
-            if not isinstance(current, dict):
-                current = {}
-            cursor = current
-            for part in keys[1:-1]:
-                nxt = cursor.get(part)
-                if not isinstance(nxt, dict):
-                    nxt = {}
-                    cursor[part] = nxt
-                cursor = nxt
-            cursor[keys[-1]] = value
-            merged[keys[0]] = current
-        found = schema_problems(merged[keys[0]], schema[keys[0]], f"{where}: {policy.name}.{keys[0]}")
-        if found:
-            problems.extend(found)
-            continue
-        result[policy.name] = merged
-
+        problems.extend(_apply_set(item, index, result))
     if problems:
         raise PolicyConfigError(problems)
     return result
+
+
+def _apply_enforce(item: str, index: _Index, result: PolicyConfig) -> str | None:
+    """One `--enforce TARGET=LEVEL` applied to `result`, or the problem with it."""
+    target, sep, level = item.partition("=")
+    target, level = target.strip(), level.strip()
+    where = f"--enforce {item}"
+    if not sep or not target:
+        return f"{where}: expected POLICY=LEVEL (a rule id, a policy name or `all`)"
+    problem = _level_problem(level, where)
+    if problem:
+        return problem
+    if target == ALL_KEY:
+        _enforce_all(level, result)
+        return None
+    if _is_engine(target):
+        for key in [k for k in result if isinstance(k, str) and _is_engine(k)]:
+            del result[key]
+        result[ENGINE_POLICY] = _level(level).value
+        return None
+    policy = index.find(target)
+    if policy is None:
+        return f"{where}: no such policy or rule id {target}; {index.close_to(target)}"
+    entry = result.get(policy.name)
+    if isinstance(entry, Mapping):
+        result[policy.name] = {**entry, ENFORCEMENT_KEY: level}
+    else:
+        result[policy.name] = level
+    return None
+
+
+def _enforce_all(level: str, result: PolicyConfig) -> None:
+    """`--enforce all=LEVEL`: a command-line `all` beats per-policy levels from the file."""
+    result[ALL_KEY] = level
+    for name, entry in list(result.items()):
+        if isinstance(entry, Mapping):
+            result[name] = {k: v for k, v in entry.items() if k != ENFORCEMENT_KEY}
+        elif name not in (ALL_KEY, ENGINE_POLICY):
+            del result[name]
+
+
+def _apply_set(item: str, index: _Index, result: PolicyConfig) -> list[str]:
+    """One `--set POLICY.KEY=VALUE` applied to `result`, or the problems with it."""
+    where = f"--set {item}"
+    found = _set_target(item, where, index)
+    if isinstance(found, str):
+        return [found]
+    policy, keys, schema = found
+    try:
+        value = _parse_value(item.partition("=")[2].strip())
+    except JsonLimitError as exc:
+        expected = describe(schema[keys[0]]) if len(keys) == 1 else "a finite JSON value"
+        return [f"{where[:200]}: {exc}; expected {expected}"]
+    merged = _merged(result.get(policy.name), keys, value, schema[keys[0]])
+    problems = schema_problems(merged[keys[0]], schema[keys[0]], f"{where}: {policy.name}.{keys[0]}")
+    if not problems:
+        result[policy.name] = merged
+    return problems
+
+
+def _set_target(item: str, where: str, index: _Index) -> str | tuple[GfPolicy, list[str], dict[str, Any]]:
+    """The policy, key path and settable config schema a `--set` names, or the problem with it."""
+    path, sep, _text = item.partition("=")
+    target, dot, key_path = path.strip().partition(".")
+    if not sep or not dot or not key_path:
+        return f"{where}: expected POLICY.KEY=VALUE (e.g. GF-AUD-002.min_days=365)"
+    if _is_engine(target):
+        return f"{where}: {ENGINE_RULE_ID} takes no config, only a level (--enforce)"
+    policy = index.find(target)
+    if policy is None:
+        return f"{where}: no such policy or rule id {target}; {index.close_to(target)}"
+    keys = key_path.split(".")
+    if keys[0] in (waivers.WAIVERS_KEY, waivers.WAIVABLE_KEY):
+        return (
+            f"{where}: {keys[0]} is set in the policy config file, where the change is reviewed, "
+            "not on the command line (docs/waivers.md)"
+        )
+    schema = {
+        k: v
+        for k, v in (policy.config_schema.properties if policy.config_schema else {}).items()
+        if k not in (waivers.WAIVERS_KEY, waivers.WAIVABLE_KEY)
+    }
+    if keys[0] not in schema:
+        allowed = ", ".join(sorted(schema)) or "none (this policy takes no config)"
+        return f"{where}: {policy.name} has no config key {keys[0]}; allowed: {allowed}"
+    return policy, keys, schema
+
+
+def _merged(entry: Any, keys: list[str], value: Any, key_schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The policy's entry with `value` set at the key path `keys` (nested dicts made as needed, starting
+    from the key's default)."""
+    merged: dict[str, Any] = (
+        dict(entry) if isinstance(entry, Mapping) else ({ENFORCEMENT_KEY: entry} if entry else {})
+    )
+    if len(keys) == 1:
+        merged[keys[0]] = value
+        return merged
+    current = copy.deepcopy(merged.get(keys[0], key_schema.get("default")))
+    if not isinstance(current, dict):
+        current = {}
+    cursor = current
+    for part in keys[1:-1]:
+        nxt = cursor.get(part)
+        if not isinstance(nxt, dict):
+            nxt = {}
+            cursor[part] = nxt
+        cursor = nxt
+    cursor[keys[-1]] = value
+    merged[keys[0]] = current
+    return merged
 
 
 # --- reconciliation --------------------------------------------------------------------------------

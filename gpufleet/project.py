@@ -44,7 +44,7 @@ class Project:
     """The program: a directory holding `__main__.py`, or a single Python file."""
     stack_config_dir: Path
     config_defaults: dict[str, Any]
-    """Project-level config defaults, keys fully qualified (`<project>:key`, `aws:region`)."""
+    """Project-level config defaults, keys fully qualified (`<project>:key`, `<cloud>:region`)."""
 
     @property
     def program_dir(self) -> Path:
@@ -104,9 +104,8 @@ def _read_yaml(path: Path) -> Any:
         raise ProjectError(f"{path} is not valid YAML{where}: {safe_yaml.clip(str(problem))}") from None
 
 
-def load_project(project_dir: Path) -> Project:
-    """Read `<project_dir>/Pulumi.yaml` (or `Pulumi.yml`)."""
-    root = project_dir.resolve()
+def _project_file(project_dir: Path, root: Path) -> Path:
+    """`Pulumi.yaml` (or `Pulumi.yml`) of the project directory `root`; ProjectError when there is none."""
     if root.exists() and not root.is_dir():
         raise ProjectError(
             f"project directory {project_dir} is a file; pass the directory of a Pulumi project "
@@ -121,17 +120,11 @@ def load_project(project_dir: Path) -> Project:
         raise ProjectError(
             f"no Pulumi.yaml in {root}: pass the directory of a Pulumi project (the one holding Pulumi.yaml)"
         )
-    data = _read_yaml(path)
-    if not isinstance(data, dict):
-        raise ProjectError(f"{path} must be a mapping with at least `name` and `runtime`")
-    name = data.get("name")
-    if not isinstance(name, str) or not _PROJECT_NAME_RE.fullmatch(name):
-        raise ProjectError(
-            f"{path}: `name` must be a project name (letters, digits, '-', '_' and '.', at most 100 "
-            f"characters), got {safe_yaml.quote(name, 60)}"
-        )
+    return path
 
-    runtime_raw = data.get("runtime")
+
+def _runtime_options(path: Path, runtime_raw: Any) -> tuple[str, dict[str, Any]]:
+    """The runtime (`python`) and its `runtime.options`; ProjectError for another runtime or bad options."""
     runtime_options: dict[str, Any] = {}
     if isinstance(runtime_raw, dict):
         runtime = runtime_raw.get("name")
@@ -148,17 +141,39 @@ def load_project(project_dir: Path) -> Project:
             f"{path}: runtime is {safe_yaml.quote(runtime, 60)}; the offline engine runs Python programs "
             "only (runtime: python)"
         )
+    return runtime, runtime_options
 
-    main = root
-    main_raw = data.get("main")
-    if main_raw is not None:
-        if not isinstance(main_raw, str) or not _is_relative_path(main_raw):
-            raise ProjectError(
-                f"{path}: `main` must be a path relative to the project, got {safe_yaml.quote(main_raw, 100)}"
-            )
-        main = (root / main_raw).resolve()
-        if not main.exists():
-            raise ProjectError(f"{path}: `main` points to {main}, which does not exist")
+
+def _main_path(path: Path, root: Path, main_raw: Any) -> Path:
+    """The program's directory or file: `main`, relative to the project, or the project itself."""
+    if main_raw is None:
+        return root
+    if not isinstance(main_raw, str) or not _is_relative_path(main_raw):
+        raise ProjectError(
+            f"{path}: `main` must be a path relative to the project, got {safe_yaml.quote(main_raw, 100)}"
+        )
+    main = (root / main_raw).resolve()
+    if not main.exists():
+        raise ProjectError(f"{path}: `main` points to {main}, which does not exist")
+    return main
+
+
+def load_project(project_dir: Path) -> Project:
+    """Read `<project_dir>/Pulumi.yaml` (or `Pulumi.yml`)."""
+    root = project_dir.resolve()
+    path = _project_file(project_dir, root)
+    data = _read_yaml(path)
+    if not isinstance(data, dict):
+        raise ProjectError(f"{path} must be a mapping with at least `name` and `runtime`")
+    name = data.get("name")
+    if not isinstance(name, str) or not _PROJECT_NAME_RE.fullmatch(name):
+        raise ProjectError(
+            f"{path}: `name` must be a project name (letters, digits, '-', '_' and '.', at most 100 "
+            f"characters), got {safe_yaml.quote(name, 60)}"
+        )
+
+    runtime, runtime_options = _runtime_options(path, data.get("runtime"))
+    main = _main_path(path, root, data.get("main"))
     program_file = main / "__main__.py" if main.is_dir() else main
     if not program_file.is_file():
         raise ProjectError(f"{path}: the program {program_file} does not exist")

@@ -26,19 +26,15 @@ import keyword
 import re
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from pulumi import _types
 from pulumi.runtime import rpc
 
-from gpufleet.components.clouds import PROFILES
+from gpufleet.components.clouds import ACCOUNT_CLOUD, PROFILES, of_type
 from gpufleet.graph import SECRET_SIG_KEY
-
-ACCOUNT_ID = "123456789012"
-ALICLOUD_ACCOUNT_ID = "1234567890123456"
-TENCENT_UIN = "100000000001"
 
 # Python packages of providers whose name is not `pulumi_<package>`.
 _PYTHON_PACKAGES: dict[str, str] = {
@@ -225,12 +221,37 @@ def _string(token: str, prop: str) -> str:
     if key == "data" or key.endswith(("base64", "certificatedata", "cadata")):
         return _PLACEHOLDER_CERTIFICATE
     if key.endswith("arn"):
-        if package == "alicloud":
-            return f"acs:{module}:{_REGION}:{ALICLOUD_ACCOUNT_ID}:{_kebab(resource)}/{slug}"
-        if package == "tencentcloud":
-            return f"qcs::{module.lower()}:{_REGION}:uin/{TENCENT_UIN}:{_kebab(resource)}/{slug}"
-        service = "execute-api" if key == "executionarn" else (module if module != "index" else "iam")
-        return f"arn:aws:{service}:{_REGION}:{ACCOUNT_ID}:{_kebab(resource)}/{slug}"
+        return _placeholder_arn(package, module, resource, key, slug)
+    address = _placeholder_address(key, slug)
+    if address is not None:
+        return address
+    if prop.endswith(("At", "Time", "Date", "Timestamp")) or key in ("created", "updated", "expiration"):
+        return _PLACEHOLDER_DATE
+    if key.endswith(("policy", "json", "document")):
+        return "{}"
+    if key in ("region", "regionid", "location"):
+        return _REGION
+    if key in ("zone", "zoneid", "availabilityzone", "masterzoneid"):
+        return f"{_REGION}a"
+    return slug
+
+
+def _placeholder_arn(package: str, module: str, resource: str, key: str, slug: str) -> str:
+    """An ARN (or the cloud's own resource name) in the format of the provider `package`: the cloud's
+    mocks module (``gpufleet/mocks/<cloud>.py``) writes it; a package of no registered cloud gets the
+    account cloud's format."""
+    cloud = of_type(f"{package}:") or PROFILES[ACCOUNT_CLOUD]
+    # Imported here: the mocks modules import this one.
+    write = cast(PlaceholderArn, importlib.import_module(f"gpufleet.mocks.{cloud.key}").placeholder_arn)
+    return write(module, _kebab(resource), key, _REGION, slug)
+
+
+# (module, resource in kebab case, property name in lower case, region, name slug) -> the ARN.
+PlaceholderArn = Callable[[str, str, str, str, str], str]
+
+
+def _placeholder_address(key: str, slug: str) -> str | None:
+    """A CIDR, URL, host name or IP address for a property named like one (`key`, lower case)."""
     if "cidr" in key:
         return "10.0.0.0/16"
     if key.endswith(("url", "uri")):
@@ -241,15 +262,7 @@ def _string(token: str, prop: str) -> str:
         return "203.0.113.10"
     if key.endswith(("ip", "ipaddress")) or key == "address":
         return "10.0.0.10"
-    if prop.endswith(("At", "Time", "Date", "Timestamp")) or key in ("created", "updated", "expiration"):
-        return _PLACEHOLDER_DATE
-    if key.endswith(("policy", "json", "document")):
-        return "{}"
-    if key in ("region", "regionid", "location"):
-        return _REGION
-    if key in ("zone", "zoneid", "availabilityzone", "masterzoneid"):
-        return f"{_REGION}a"
-    return slug
+    return None
 
 
 def _build(typ: Any, token: str, prop: str, depth: int) -> Any:
@@ -326,6 +339,77 @@ def _is_secret(value: Any) -> bool:
     return isinstance(value, dict) and SECRET_SIG_KEY in value and "value" in value
 
 
+# A scalar conversion's answer when the value cannot be read as the declared type.
+_MISSING: Any = object()
+
+
+def _as_str(value: Any, _arg: Any) -> Any:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+    if isinstance(value, dict | list):
+        return json.dumps(value, separators=(",", ":"), default=str)
+    return _MISSING
+
+
+def _as_bool(value: Any, _arg: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    if isinstance(value, int | float):
+        return bool(value)
+    return _MISSING
+
+
+def _as_int(value: Any, _arg: Any) -> Any:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"-?\d{1,18}", value.strip()):
+        return int(value)
+    return _MISSING
+
+
+def _as_float(value: Any, _arg: Any) -> Any:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    return _MISSING
+
+
+def _as_enum(value: Any, enum_class: Any) -> Any:
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        try:
+            enum_class(value)
+        except Exception:  # an enum's own constructor may raise anything
+            pass
+        else:
+            return value
+    return _MISSING
+
+
+# Scalar kinds of `_shape`, and how a value is read as each.
+_SCALARS: dict[str, Callable[[Any, Any], Any]] = {
+    "str": _as_str,
+    "literal": _as_str,
+    "bool": _as_bool,
+    "int": _as_int,
+    "float": _as_float,
+    "enum": _as_enum,
+}
+
+
 def conform(value: Any, typ: Any, prop: str, owner: Owner, depth: int = 0) -> Any:
     """`value` (an input echoed, a modelled output) in a shape the SDK accepts for type `typ`.
 
@@ -340,55 +424,18 @@ def conform(value: Any, typ: Any, prop: str, owner: Owner, depth: int = 0) -> An
     kind, arg = _shape(typ)
     if kind == "any":
         return value
-    if kind in ("str", "literal"):
-        if isinstance(value, str):
-            return value
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, int | float):
-            return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
-        if isinstance(value, dict | list):
-            return json.dumps(value, separators=(",", ":"), default=str)
-    elif kind == "bool":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.lower() in ("true", "false"):
-            return value.lower() == "true"
-        if isinstance(value, int | float):
-            return bool(value)
-    elif kind == "int":
-        if isinstance(value, bool):
-            return int(value)
-        if isinstance(value, int):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if isinstance(value, str) and re.fullmatch(r"-?\d{1,18}", value.strip()):
-            return int(value)
-    elif kind == "float":
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return value
-        if isinstance(value, str):
-            try:
-                return float(value)
-            except ValueError:
-                pass
-    elif kind == "enum":
-        if isinstance(value, str | int | float) and not isinstance(value, bool):
-            try:
-                arg(value)
-            except Exception:  # an enum's own constructor may raise anything
-                pass
-            else:
-                return value
-    elif kind == "list":
+    convert = _SCALARS.get(kind)
+    if convert is not None:
+        converted = convert(value, arg)
+        return placeholder(typ, prop, owner) if converted is _MISSING else converted
+    if kind == "list":
         items = value if isinstance(value, list) else [value]
         return [conform(v, arg, prop, owner, depth + 1) for v in items]
-    elif kind == "map":
+    if kind == "map":
         if isinstance(value, dict):
             return {k: conform(v, arg, str(k), owner, depth + 1) for k, v in value.items()}
         return {}
-    elif kind == "object":
+    if kind == "object":
         if isinstance(value, list) and value and isinstance(value[0], dict):
             value = value[0]
         if isinstance(value, dict):

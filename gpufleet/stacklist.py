@@ -58,7 +58,7 @@ def spec_clouds(fleet: Any) -> set[str]:
     spec = _mapping(fleet)
     found: set[str] = set()
     for pool in _mapping(spec.get("pools")).values():
-        cloud = _mapping(pool).get("cloud", "aws")
+        cloud = _mapping(pool).get("cloud", clouds.DEFAULT_CLOUD)
         if cloud in CLOUDS:
             found.add(cloud)
     for site in _mapping(spec.get("links")):
@@ -76,7 +76,7 @@ def stack_clouds(values: Mapping[str, Any]) -> tuple[str, ...]:
     if FLEET_KEY in values:
         found |= spec_clouds(values[FLEET_KEY])
     if ACCOUNT_KEY in values:
-        found.add("aws")
+        found.add(clouds.ACCOUNT_CLOUD)
     return tuple(cloud for cloud in CLOUDS if cloud in found)
 
 

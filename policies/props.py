@@ -91,16 +91,9 @@ def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
         if size > limit:
             return
         item = _target(item)
-        if depth > _EXCERPT_DEPTH:
-            emit("...")
-        elif isinstance(item, str):
-            emit(json.dumps(item[: limit + 1], ensure_ascii=False))
-        elif isinstance(item, float) and item.is_integer() and abs(item) < 1e16:
-            emit(str(int(item)))  # numbers cross the wire as floats: 22.0 was written 22
-        elif item is None or isinstance(item, bool | float):
-            emit(json.dumps(item))
-        elif isinstance(item, int):
-            emit(str(item) if item.bit_length() < 256 else f"<a {item.bit_length()}-bit integer>")
+        scalar = "..." if depth > _EXCERPT_DEPTH else _scalar_excerpt(item, limit)
+        if scalar is not None:
+            emit(scalar)
         elif isinstance(item, Mapping):
             emit("{")
             for position, key in enumerate(item):
@@ -128,6 +121,20 @@ def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
     walk(value, 0)
     text = "".join(parts)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _scalar_excerpt(item: Any, limit: int) -> str | None:
+    """A string, number, boolean or null as JSON (a string cut after `limit` characters); None for
+    anything else."""
+    if isinstance(item, str):
+        return json.dumps(item[: limit + 1], ensure_ascii=False)
+    if isinstance(item, float) and item.is_integer() and abs(item) < 1e16:
+        return str(int(item))  # numbers cross the wire as floats: 22.0 was written 22
+    if item is None or isinstance(item, bool | float):
+        return json.dumps(item)
+    if isinstance(item, int):
+        return str(item) if item.bit_length() < 256 else f"<a {item.bit_length()}-bit integer>"
+    return None
 
 
 def _target(value: Any) -> Any:

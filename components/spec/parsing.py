@@ -39,85 +39,110 @@ def _field_default(model: type[BaseModel], name: str) -> Any:
 def _raw_cross_checks(raw: Any) -> Iterator[tuple[str, str]]:
     for rel, message in limits.tag_checks(_get(raw, "tags"), _get(raw, "environment")):
         yield f"{CONFIG_KEY}.tags{rel}", message
-    network = _get(raw, "network", {})
-    if isinstance(network, Mapping):
-        home_cidr = network.get("vpc_cidr", str(_field_default(Network, "vpc_cidr")))
-        zones = network.get("availability_zones", _field_default(Network, "availability_zones"))
-        if not network.get("subnet_ids"):
-            for rel, message in limits.vpc_cidr_checks(home_cidr, zones):
-                yield f"{CONFIG_KEY}.network.{rel}", message
-        regions = network.get("regions", {})
-        for region, entry in regions.items() if isinstance(regions, Mapping) else ():
-            zones = _get(entry, "availability_zones", _field_default(RegionNetwork, "availability_zones"))
-            for rel, message in limits.vpc_cidr_checks(_get(entry, "vpc_cidr"), zones):
-                yield f"{CONFIG_KEY}.network.regions.{limits.clip(str(region), 60)}.{rel}", message
-        pools = _get(raw, "pools")
-        clouds = [_get(p, "cloud", "aws") for p in pools.values()] if isinstance(pools, Mapping) else ["aws"]
-        aws_home = home_cidr if "aws" in clouds or not clouds else None
-        for rel, message in _network_checks(aws_home, regions):
-            yield f"{CONFIG_KEY}.network.{rel}", message
-    checkpoints = _get(_get(raw, "storage", {}), "checkpoints", {})
-    if isinstance(checkpoints, Mapping):
-        defaults = {n: _field_default(BucketSpec, n) for n in BucketSpec.model_fields}
-        found = _bucket_checks(
-            *(checkpoints.get(n, defaults[n]) for n in ("encryption", "classification")),
-            *(checkpoints.get(n, defaults[n]) for n in ("ia_after_days", "expire_after_days")),
-        )
-        found += _byok_material_checks(
-            checkpoints.get("encryption", defaults["encryption"]), checkpoints.get("byok_material")
-        )
-        for rel, message in found:
-            yield f"{CONFIG_KEY}.storage.checkpoints.{rel}", message
-    account = _get(raw, "account", {})
-    if isinstance(account, Mapping):
-        found = _account_checks(
-            account.get("baseline", _field_default(Account, "baseline")), account.get("service_linked_roles")
-        )
-        for rel, message in found:
-            yield f"{CONFIG_KEY}.account.{rel}", message
+    yield from _raw_network_checks(raw)
+    yield from _raw_storage_checks(raw)
+    yield from _raw_account_checks(raw)
     pools = _get(raw, "pools")
     if not isinstance(pools, Mapping):
         return
     for rel, message in _pool_name_checks(pools):
         yield f"{CONFIG_KEY}.pools.{rel}", message
+    network = _get(raw, "network", {})
     for name, pool in pools.items():
-        if not isinstance(pool, Mapping):
-            continue
-        prefix = f"{CONFIG_KEY}.pools.{limits.clip(str(name), 60)}"
-        size = pool.get("size")
-        size_min = _get(size, "min", _field_default(Size, "min"))
-        size_max = _get(size, "max")
-        for rel, message in _size_checks(size_min, size_max):
-            yield f"{prefix}.size.{rel}", message
-        scaling = pool.get("scaling", {})
-        if isinstance(scaling, Mapping):
-            values = {n: scaling.get(n, _field_default(Scaling, n)) for n in Scaling.model_fields}
-            found = _scaling_checks(
-                values["gpu_util_out"], values["gpu_util_in"], values["out_for"], values["in_for"]
-            )
-            for rel, message in found:
-                yield f"{prefix}.scaling.{rel}", message
-        for rel, message in _pool_checks(
-            pool.get("cloud", _field_default(Pool, "cloud")),
-            pool.get("instance_types"),
-            size_max,
-            pool.get("on_demand_base", _field_default(Pool, "on_demand_base")),
-        ):
-            yield f"{prefix}.{rel}", message
-        egress = _get(network, "egress", _field_default(Network, "egress"))
-        for rel, message in limits.workload_route_checks(
-            pool.get("workload"), egress, _get(network, "subnet_ids")
-        ):
-            yield f"{prefix}.workload.{rel}", message
-        image = pool.get("image")
-        if isinstance(image, Mapping):
-            for _, message in _image_checks(image.get("ami"), image.get("ssm_parameter")):
-                yield f"{prefix}.image", message
-        usage = pool.get("usage")
-        found = _usage_checks(usage, size_min, size_max)
-        found += _usage_schedule_checks(usage, pool.get("off_hours"), _get(raw, "environment"))
+        if isinstance(pool, Mapping):
+            prefix = f"{CONFIG_KEY}.pools.{limits.clip(str(name), 60)}"
+            yield from _raw_pool_checks(raw, network, prefix, pool)
+
+
+def _raw_network_checks(raw: Any) -> Iterator[tuple[str, str]]:
+    """The home and regional VPC ranges: sizes against their zones, and overlaps."""
+    network = _get(raw, "network", {})
+    if not isinstance(network, Mapping):
+        return
+    home_cidr = network.get("vpc_cidr", str(_field_default(Network, "vpc_cidr")))
+    zones = network.get("availability_zones", _field_default(Network, "availability_zones"))
+    if not network.get("subnet_ids"):
+        for rel, message in limits.vpc_cidr_checks(home_cidr, zones):
+            yield f"{CONFIG_KEY}.network.{rel}", message
+    regions = network.get("regions", {})
+    for region, entry in regions.items() if isinstance(regions, Mapping) else ():
+        zones = _get(entry, "availability_zones", _field_default(RegionNetwork, "availability_zones"))
+        for rel, message in limits.vpc_cidr_checks(_get(entry, "vpc_cidr"), zones):
+            yield f"{CONFIG_KEY}.network.regions.{limits.clip(str(region), 60)}.{rel}", message
+    pools = _get(raw, "pools")
+    clouds = [_get(p, "cloud", "aws") for p in pools.values()] if isinstance(pools, Mapping) else ["aws"]
+    aws_home = home_cidr if "aws" in clouds or not clouds else None
+    for rel, message in _network_checks(aws_home, regions):
+        yield f"{CONFIG_KEY}.network.{rel}", message
+
+
+def _raw_storage_checks(raw: Any) -> Iterator[tuple[str, str]]:
+    """The checkpoint bucket's encryption, classification, lifecycle and key material."""
+    checkpoints = _get(_get(raw, "storage", {}), "checkpoints", {})
+    if not isinstance(checkpoints, Mapping):
+        return
+    defaults = {n: _field_default(BucketSpec, n) for n in BucketSpec.model_fields}
+    found = _bucket_checks(
+        *(checkpoints.get(n, defaults[n]) for n in ("encryption", "classification")),
+        *(checkpoints.get(n, defaults[n]) for n in ("ia_after_days", "expire_after_days")),
+    )
+    found += _byok_material_checks(
+        checkpoints.get("encryption", defaults["encryption"]), checkpoints.get("byok_material")
+    )
+    for rel, message in found:
+        yield f"{CONFIG_KEY}.storage.checkpoints.{rel}", message
+
+
+def _raw_account_checks(raw: Any) -> Iterator[tuple[str, str]]:
+    """The account baseline against its service-linked roles."""
+    account = _get(raw, "account", {})
+    if not isinstance(account, Mapping):
+        return
+    found = _account_checks(
+        account.get("baseline", _field_default(Account, "baseline")), account.get("service_linked_roles")
+    )
+    for rel, message in found:
+        yield f"{CONFIG_KEY}.account.{rel}", message
+
+
+def _raw_pool_checks(
+    raw: Any, network: Any, prefix: str, pool: Mapping[str, Any]
+) -> Iterator[tuple[str, str]]:
+    """One pool's size, scaling, types, workload route, image and usage (under `prefix`)."""
+    size = pool.get("size")
+    size_min = _get(size, "min", _field_default(Size, "min"))
+    size_max = _get(size, "max")
+    for rel, message in _size_checks(size_min, size_max):
+        yield f"{prefix}.size.{rel}", message
+    scaling = pool.get("scaling", {})
+    if isinstance(scaling, Mapping):
+        values = {n: scaling.get(n, _field_default(Scaling, n)) for n in Scaling.model_fields}
+        found = _scaling_checks(
+            values["gpu_util_out"], values["gpu_util_in"], values["out_for"], values["in_for"]
+        )
         for rel, message in found:
-            yield f"{prefix}.{rel}", message
+            yield f"{prefix}.scaling.{rel}", message
+    for rel, message in _pool_checks(
+        pool.get("cloud", _field_default(Pool, "cloud")),
+        pool.get("instance_types"),
+        size_max,
+        pool.get("on_demand_base", _field_default(Pool, "on_demand_base")),
+    ):
+        yield f"{prefix}.{rel}", message
+    egress = _get(network, "egress", _field_default(Network, "egress"))
+    for rel, message in limits.workload_route_checks(
+        pool.get("workload"), egress, _get(network, "subnet_ids")
+    ):
+        yield f"{prefix}.workload.{rel}", message
+    image = pool.get("image")
+    if isinstance(image, Mapping):
+        for _, message in _image_checks(image.get("ami"), image.get("ssm_parameter")):
+            yield f"{prefix}.image", message
+    usage = pool.get("usage")
+    found = _usage_checks(usage, size_min, size_max)
+    found += _usage_schedule_checks(usage, pool.get("off_hours"), _get(raw, "environment"))
+    for rel, message in found:
+        yield f"{prefix}.{rel}", message
 
 
 # ----------------------------------------------------------------------------------------- parsing

@@ -9,7 +9,7 @@ from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components import spec_limits as limits
 from gpufleet.components.catalog.workloads import MODEL_MEMORY_GIB
-from gpufleet.components.clouds import Cloud
+from gpufleet.components.clouds import DEFAULT_CLOUD, Cloud
 from gpufleet.components.spec.account import Image
 from gpufleet.components.spec.checks import (
     _pool_checks,
@@ -403,7 +403,7 @@ class Fit(_Model):
 
 
 class Pool(_Model):
-    cloud: Cloud = "aws"
+    cloud: Cloud = DEFAULT_CLOUD
     region: str | None = Field(default=None, description="None: the stack's provider region")
     instance_types: list[str] = Field(min_length=1)
     size: Size

@@ -19,13 +19,13 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from gpufleet.components import spec_limits as limits
 from gpufleet.components.catalog.regions import REGIONS, region_problem
 from gpufleet.components.clouds import CHINA_CLOUDS, CLOUD_NAMES, CLOUDS, REGION_CONFIG_KEYS, Cloud
 from gpufleet.components.network.onprem import EgressRule
-from gpufleet.components.spec import reach
+from gpufleet.components.spec.site_links import link_problems, with_link
 from gpufleet.components.spec.specs import FleetSpec
 from gpufleet.components.spec.values import CONFIG_KEY, SpecError
 
@@ -141,6 +141,32 @@ def site_plans(
     }
     entry_problems: list[tuple[str, str]] = []
     entries = _entries(spec, entry_problems)
+    homes, unplaced, at = _place_pools(spec, regions, bad_providers, entries, problems)
+    replica = _checked_replica(spec, regions, homes, problems)
+    problems += _replica_region_problems(spec, regions, homes, at, unplaced)
+    problems += entry_problems
+    problems += _unused_entry_problems(
+        spec, regions=regions, entries=entries, homes=homes, at=at, unplaced=unplaced
+    )
+    problems += _home_network_problems(spec, entries, homes, at)
+    if problems:
+        raise SpecError([(_full(path), message) for path, message in problems], source)
+    plans = _plans(spec, homes, at, entries, replica)
+    found = link_problems(spec, plans) + _signal_problems(spec, plans)
+    if found:
+        raise SpecError([(_full(path), message) for path, message in found], source)
+    return [with_link(spec, plan) for plan in plans]
+
+
+def _place_pools(
+    spec: FleetSpec,
+    regions: Mapping[Cloud, str],
+    bad_providers: set[str],
+    entries: Mapping[tuple[Cloud, str], _Entry],
+    problems: list[tuple[str, str]],
+) -> tuple[dict[Cloud, str], set[Cloud], dict[tuple[Cloud, str], list[str]]]:
+    """Each pool's site: (each cloud's home region, the clouds with a pool whose region is unknown,
+    the pools at each cloud:region). Problems are appended to ``problems``."""
     homes: dict[Cloud, str] = {}
     unplaced: set[Cloud] = set()  # clouds with a pool whose region is unknown: their entries may be used
     at: dict[tuple[Cloud, str], list[str]] = {}
@@ -165,14 +191,7 @@ def site_plans(
             problems.append((path, problem))
             continue
         if cloud == "aws" and "aws" not in regions:
-            if key not in bad_providers and not any(p == key for p, _ in problems):
-                problems.append(
-                    (
-                        key,
-                        "is not set: the fleet's AWS home (its key, checkpoint bucket, trail "
-                        "and budget) is the stack's aws:region; set it in the stack's config",
-                    )
-                )
+            _no_aws_home(key, bad_providers, problems)
             continue
         home = homes.setdefault(cloud, regions.get(cloud, region))
         if region != home and (cloud, region) not in entries:
@@ -186,30 +205,62 @@ def site_plans(
             )
             continue
         at.setdefault((cloud, region), []).append(name)
+    return homes, unplaced, at
+
+
+def _no_aws_home(key: str, bad_providers: set[str], problems: list[tuple[str, str]]) -> None:
+    """An AWS pool with a region of its own but no stack aws:region: the home needs one (said once)."""
+    if key not in bad_providers and not any(p == key for p, _ in problems):
+        problems.append(
+            (
+                key,
+                "is not set: the fleet's AWS home (its key, checkpoint bucket, trail "
+                "and budget) is the stack's aws:region; set it in the stack's config",
+            )
+        )
+
+
+def _checked_replica(
+    spec: FleetSpec, regions: Mapping[Cloud, str], homes: Mapping[Cloud, str], problems: list[tuple[str, str]]
+) -> str | None:
+    """``storage.checkpoints.replicate_to`` when it is usable, else None (with the problem appended)."""
     replica = spec.storage.checkpoints.replicate_to
     replica_path = "storage.checkpoints.replicate_to"
-    if replica is not None:
-        replica_problem = _region_problem("aws", replica)
-        if replica_problem is not None:
-            problems.append((replica_path, replica_problem))
-            replica = None
-        elif replica == regions.get("aws"):
-            problems.append(
-                (
-                    replica_path,
-                    f"{replica} is the stack's own aws:region; the replica must be in a second "
-                    "region to survive a regional outage",
-                )
+    if replica is None:
+        return None
+    replica_problem = _region_problem("aws", replica)
+    if replica_problem is not None:
+        problems.append((replica_path, replica_problem))
+        return None
+    if replica == regions.get("aws"):
+        problems.append(
+            (
+                replica_path,
+                f"{replica} is the stack's own aws:region; the replica must be in a second "
+                "region to survive a regional outage",
             )
-            replica = None
-        elif "aws" not in homes:
-            if not any(p.cloud == "aws" for p in spec.pools.values()):
-                problems.append(
-                    (replica_path, "replicates the AWS checkpoint bucket, but no pool runs on AWS: remove it")
-                )
-            replica = None
-    problems += _replica_region_problems(spec, regions, homes, at, unplaced)
-    problems += entry_problems
+        )
+        return None
+    if "aws" not in homes:
+        if not any(p.cloud == "aws" for p in spec.pools.values()):
+            problems.append(
+                (replica_path, "replicates the AWS checkpoint bucket, but no pool runs on AWS: remove it")
+            )
+        return None
+    return replica
+
+
+def _unused_entry_problems(
+    spec: FleetSpec,
+    *,
+    regions: Mapping[Cloud, str],
+    entries: Mapping[tuple[Cloud, str], _Entry],
+    homes: Mapping[Cloud, str],
+    at: Mapping[tuple[Cloud, str], list[str]],
+    unplaced: set[Cloud],
+) -> list[tuple[str, str]]:
+    """``network.regions`` entries that name the AWS home or a site no pool runs in."""
+    problems: list[tuple[str, str]] = []
     used = set(at) | set(homes.items())
     for (cloud, region), entry in entries.items():
         path = f"network.regions.{limits.clip(entry.key, 80)}"
@@ -234,6 +285,18 @@ def site_plans(
                     "region",
                 )
             )
+    return problems
+
+
+def _home_network_problems(
+    spec: FleetSpec,
+    entries: dict[tuple[Cloud, str], _Entry],
+    homes: Mapping[Cloud, str],
+    at: Mapping[tuple[Cloud, str], list[str]],
+) -> list[tuple[str, str]]:
+    """The homes' networks: each other cloud's home gets a default range (added to ``entries``) or a
+    problem; the AWS home's network is checked, and refused when no pool runs on AWS."""
+    problems: list[tuple[str, str]] = []
     defaults = _default_home_entries(spec, at, homes, entries)
     if defaults is None:
         problems += [
@@ -258,13 +321,7 @@ def site_plans(
             )
             for field in given
         ]
-    if problems:
-        raise SpecError([(_full(path), message) for path, message in problems], source)
-    plans = _plans(spec, homes, at, entries, replica)
-    link_problems = _link_problems(spec, plans) + _signal_problems(spec, plans)
-    if link_problems:
-        raise SpecError([(_full(path), message) for path, message in link_problems], source)
-    return [_with_link(spec, plan) for plan in plans]
+    return problems
 
 
 def _replica_region_problems(
@@ -354,83 +411,6 @@ def _default_home_entries(
     }
 
 
-def onprem_link_ranges(spec: FleetSpec) -> list[str]:
-    """The on-prem ranges a link carries when it names none: the node and data ranges, and a pod or
-    service range only when an endpoint of ``onprem.reachable`` lies in it (:func:`reach.link_ranges`)."""
-    return [str(net) for net in reach.link_ranges(spec.onprem)] if spec.onprem is not None else []
-
-
-def _link_problems(spec: FleetSpec, plans: list[SitePlan]) -> list[tuple[str, str]]:
-    """A link without the on-prem side it joins, or naming no site of the plan that has a VPC of its own
-    for it to reach, each naming the link and the fleet's sites."""
-    if not spec.links:
-        return []
-    found: list[tuple[str, str]] = []
-    if spec.onprem is None:
-        found.append(
-            (
-                "links",
-                f"joins the on-prem network to the sites ({', '.join(spec.links)}), but the spec has no "
-                "onprem section: add onprem (its cluster, node, pod and service ranges) or remove links",
-            )
-        )
-    by_key = {plan.key: plan for plan in plans}
-    networked = [plan.key for plan in plans if plan.vpc_cidr is not None and not plan.subnet_ids]
-    sites = ", ".join(networked) or "none"
-    for key in spec.links:
-        path = f"links.{limits.clip(key, 80)}"
-        plan = by_key.get(key)
-        if plan is None:
-            found.append(
-                (
-                    path,
-                    f"names no site of the fleet: {key} runs no pool; the fleet's sites with a network "
-                    f"of their own are {sites} (each cloud:region where a pool runs)",
-                )
-            )
-        elif plan.subnet_ids:
-            found.append(
-                (
-                    path,
-                    f"{key} runs in existing subnets (network.subnet_ids), whose VPC and route tables the "
-                    f"fleet does not own: a link reaches a VPC the fleet creates ({sites})",
-                )
-            )
-        elif plan.vpc_cidr is None:
-            found.append(
-                (
-                    path,
-                    f"{key} holds no pools and so no network of its own for the link to reach; the "
-                    f"fleet's sites with a network are {sites}",
-                )
-            )
-        ranges = spec.links[key].onprem_ranges or []
-        before = len(found)
-        for index, net in enumerate(ranges):
-            found += [
-                (
-                    f"{path}.onprem_ranges[{index}]",
-                    f"{net} overlaps {other.key}'s VPC range {other.vpc_cidr}: a link routes on-prem "
-                    "ranges only, and a route to a cloud range would take that site's traffic",
-                )
-                for other in plans
-                if other.vpc_cidr is not None and net.overlaps(ipaddress.IPv4Network(other.vpc_cidr))
-            ]
-        if ranges and len(found) == before and spec.onprem and not reach.site_egress(spec.onprem, ranges):
-            found.append(
-                (
-                    f"{path}.onprem_ranges",
-                    "routes none of the on-prem endpoints burst nodes may reach ("
-                    + ", ".join(
-                        f"{e.name} {' '.join(map(str, reach.endpoint_ranges(spec.onprem, e)))}"
-                        for e in reach.endpoints(spec.onprem)
-                    )
-                    + "): route one of their ranges, or leave onprem_ranges out",
-                )
-            )
-    return found
-
-
 def _signal_problems(spec: FleetSpec, plans: list[SitePlan]) -> list[tuple[str, str]]:
     """A burst order that gates AWS pools needs the exporter that publishes their signal; the Alibaba
     gate is published by that same exporter, so it needs it too."""
@@ -465,19 +445,6 @@ def _signal_problems(spec: FleetSpec, plans: list[SitePlan]) -> list[tuple[str, 
     if spec.onprem is None:
         return [*found, ("onprem", f"is missing: {what}; add onprem with its {add}, or remove burst")]
     return [*found, ("onprem.signal", f"is missing: {what}; add onprem.{add}, or remove burst")]
-
-
-def _with_link(spec: FleetSpec, plan: SitePlan) -> SitePlan:
-    link = spec.links.get(plan.key)
-    if link is None:
-        return plan
-    ranges = (
-        [str(net) for net in link.onprem_ranges]
-        if link.onprem_ranges is not None
-        else onprem_link_ranges(spec)
-    )
-    egress = reach.site_egress(spec.onprem, [ipaddress.IPv4Network(r) for r in ranges]) if spec.onprem else ()
-    return replace(plan, onprem_ranges=tuple(ranges), onprem_egress=egress)
 
 
 def _aws_network_problems(

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gpufleet.components.catalog import Catalog, load_catalog
+from gpufleet.cost.billed import BILLED
 from gpufleet.cost.lookup import unpriced_types
 from gpufleet.cost.model import CostError, CostReport, OtherLine, PricedPool, UsageLevel, UsageProfile
 from gpufleet.cost.other_lines import transfer_line
@@ -137,7 +138,8 @@ class _Action:
         return self.max_size == 0 or (self.max_size is None and self.desired == 0)
 
 
-_SCHEDULE_TYPES = ("aws:autoscaling/schedule:Schedule", "tencentcloud:As/schedule:Schedule")
+# Scheduled scaling actions, of every cloud that has them (gpufleet.cost.billed).
+_SCHEDULE_TYPES = tuple(token for billed in BILLED.values() for token in billed.schedules)
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -259,67 +261,11 @@ def estimate_stack(
     unpriced: list[str] = []
     matched: set[str] = set()
     for discovered in found:
-        pool = discovered
-        resource = graph.get(pool.urn)
-        tags = _tags(resource.inputs) if resource is not None else {}
-        spec_name, how = _match_spec_pool(pool.name, tags, spec.pools if spec else ())
-        spec_pool = spec.pools[spec_name] if spec and spec_name else None
-        name = spec_name or pool.name
-        pool_notes: list[str] = []
-        if spec_name:
-            matched.add(spec_name)
-            if how == "name":
-                pool_notes.append(f"matched to spec pool {spec_name} by logical name {pool.name}")
-        region = (
-            pool.region
-            or (spec.pool_region(spec_name, "") if spec and spec_name else "")
-            or (_default_region(graph.config, pool.cloud) or "")
+        pool = _price_pool(
+            discovered, graph, spec, catalog, source=source, tally=_Tally(matched, notes, unpriced)
         )
-        if not region:
-            raise CostError(f"{source}: {pool.urn}: the pool's region is unknown; set {pool.cloud}:region")
-        if pool.max_vcpus is not None and pool.instance_types:
-            sized, reasons = _by_vcpus(replace(pool, region=region), catalog)
-            if sized is None:
-                unpriced.append(f"{name}: {'; '.join(reasons)}")
-                continue
-            pool_notes.append(
-                f"sized in vCPUs ({pool.min_vcpus or 0}-{pool.max_vcpus}): priced as "
-                f"{sized.max_size} x {sized.instance_types[0]}, the type that costs most at maxVcpus"
-            )
-            pool = sized
-        if pool.max_size is None or not pool.instance_types:
-            notes.append(f"{pool.name}: size or instance type unknown at preview: not priced")
-            continue
-        reasons = unpriced_types(catalog, pool.cloud, region, pool.instance_types)
-        if reasons:
-            # A type or region the catalogue does not price never stops a check: the pool is named
-            # as unpriced and left out of every total (the security rules still judge it).
-            unpriced.append(f"{name}: {'; '.join(reasons)}")
-            continue
-        actions, joined_note = _pool_actions(pool, graph)
-        schedule, schedule_note = _graph_schedule(actions)
-        pool_notes.extend(n for n in (joined_note, schedule_note) if n)
-        if spec_pool is not None and spec_pool.off_hours is not None and schedule is None:
-            pool_notes.append("the spec's off_hours is not deployed: priced around the clock")
-        path = f"{CONFIG_KEY}.pools.{spec_name}" if spec_name else pool.urn
-        priced.append(
-            PricedPool(
-                name=name,
-                cloud=pool.cloud,
-                region=region,
-                instance_types=tuple(pool.instance_types),
-                min_size=pool.min_size or 0,
-                max_size=pool.max_size,
-                spot_percent=_spot_above_base(pool),
-                on_demand_base=pool.on_demand_base,
-                usage=_usage_of(spec_pool.usage) if spec_pool is not None else None,
-                schedule=schedule,
-                disk_gib=float(spec_pool.disk_gib) if spec_pool is not None else None,
-                source=source,
-                path=path,
-                notes=tuple(pool_notes),
-            )
-        )
+        if pool is not None:
+            priced.append(pool)
     if spec is not None:
         for spec_name in spec.pools:
             if spec_name not in matched:
@@ -341,6 +287,83 @@ def estimate_stack(
         unpriced=unpriced,
     )
     return with_owned(report, spec, priced, catalog)
+
+
+@dataclass(frozen=True)
+class _Tally:
+    """What pricing the pools gathers besides the priced pools: the spec pools matched, the report's
+    notes and the pools left unpriced (with why)."""
+
+    matched: set[str]
+    notes: list[str]
+    unpriced: list[str]
+
+
+def _price_pool(
+    pool: Any, graph: Any, spec: Any, catalog: Catalog, *, source: str, tally: _Tally
+) -> PricedPool | None:
+    """One discovered pool, matched to its spec pool and priced; None when it cannot be priced (said in
+    the tally's notes or unpriced list)."""
+    from gpufleet.components.spec import CONFIG_KEY
+
+    resource = graph.get(pool.urn)
+    tags = _tags(resource.inputs) if resource is not None else {}
+    spec_name, how = _match_spec_pool(pool.name, tags, spec.pools if spec else ())
+    spec_pool = spec.pools[spec_name] if spec and spec_name else None
+    name = spec_name or pool.name
+    pool_notes: list[str] = []
+    if spec_name:
+        tally.matched.add(spec_name)
+        if how == "name":
+            pool_notes.append(f"matched to spec pool {spec_name} by logical name {pool.name}")
+    region = (
+        pool.region
+        or (spec.pool_region(spec_name, "") if spec and spec_name else "")
+        or (_default_region(graph.config, pool.cloud) or "")
+    )
+    if not region:
+        raise CostError(f"{source}: {pool.urn}: the pool's region is unknown; set {pool.cloud}:region")
+    if pool.max_vcpus is not None and pool.instance_types:
+        sized, reasons = _by_vcpus(replace(pool, region=region), catalog)
+        if sized is None:
+            tally.unpriced.append(f"{name}: {'; '.join(reasons)}")
+            return None
+        pool_notes.append(
+            f"sized in vCPUs ({pool.min_vcpus or 0}-{pool.max_vcpus}): priced as "
+            f"{sized.max_size} x {sized.instance_types[0]}, the type that costs most at maxVcpus"
+        )
+        pool = sized
+    if pool.max_size is None or not pool.instance_types:
+        tally.notes.append(f"{pool.name}: size or instance type unknown at preview: not priced")
+        return None
+    reasons = unpriced_types(catalog, pool.cloud, region, pool.instance_types)
+    if reasons:
+        # A type or region the catalogue does not price never stops a check: the pool is named
+        # as unpriced and left out of every total (the security rules still judge it).
+        tally.unpriced.append(f"{name}: {'; '.join(reasons)}")
+        return None
+    actions, joined_note = _pool_actions(pool, graph)
+    schedule, schedule_note = _graph_schedule(actions)
+    pool_notes.extend(n for n in (joined_note, schedule_note) if n)
+    if spec_pool is not None and spec_pool.off_hours is not None and schedule is None:
+        pool_notes.append("the spec's off_hours is not deployed: priced around the clock")
+    path = f"{CONFIG_KEY}.pools.{spec_name}" if spec_name else pool.urn
+    return PricedPool(
+        name=name,
+        cloud=pool.cloud,
+        region=region,
+        instance_types=tuple(pool.instance_types),
+        min_size=pool.min_size or 0,
+        max_size=pool.max_size,
+        spot_percent=_spot_above_base(pool),
+        on_demand_base=pool.on_demand_base,
+        usage=_usage_of(spec_pool.usage) if spec_pool is not None else None,
+        schedule=schedule,
+        disk_gib=float(spec_pool.disk_gib) if spec_pool is not None else None,
+        source=source,
+        path=path,
+        notes=tuple(pool_notes),
+    )
 
 
 def _transfer_lines(

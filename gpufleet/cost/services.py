@@ -7,32 +7,22 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.components.catalog import Catalog
+from gpufleet.cost.billed import BILLED
 from gpufleet.cost.model import OtherLine
 from gpufleet.cost.other_lines import fixed_hourly_line, standalone_volume_line
 
-# Type tokens of what bills by the hour or by size beside the pools (from the installed SDKs).
-_NAT_GATEWAYS = {
-    "aws:ec2/natGateway:NatGateway": "aws",
-    "alicloud:vpc/natGateway:NatGateway": "alicloud",
-    "tencentcloud:Nat/gateway:Gateway": "tencentcloud",
-}
-_VPN_CONNECTIONS = {
-    "aws:ec2/vpnConnection:VpnConnection": "aws",
-    "alicloud:vpn/gateway:Gateway": "alicloud",
-    "tencentcloud:Vpn/gateway:Gateway": "tencentcloud",
-}
+# Type tokens of what bills by the hour or by size beside the pools, with their cloud (gpufleet.cost.billed).
+_NAT_GATEWAYS = {token: cloud for cloud, billed in BILLED.items() for token in billed.nat_gateways}
+_VPN_CONNECTIONS = {token: cloud for cloud, billed in BILLED.items() for token in billed.vpn_connections}
 # The virtual interfaces a dedicated link builds on an existing line, and the input naming that line:
 # the line's port hours (and its data transfer) bill on the connection, outside the stack.
 _DEDICATED_INTERFACES = {
-    "aws:directconnect/privateVirtualInterface:PrivateVirtualInterface": "connectionId",
-    "alicloud:expressconnect/virtualBorderRouter:VirtualBorderRouter": "physicalConnectionId",
-    "tencentcloud:Dcx/instance:Instance": "dcId",
+    token: connection
+    for billed in BILLED.values()
+    for token, connection in billed.dedicated_interfaces.items()
 }
 _VOLUMES = {
-    "aws:ebs/volume:Volume": ("aws", "size"),
-    "alicloud:ecs/ecsDisk:EcsDisk": ("alicloud", "size"),
-    "alicloud:ecs/disk:Disk": ("alicloud", "size"),
-    "tencentcloud:Cbs/storage:Storage": ("tencentcloud", "storageSize"),
+    token: (cloud, size) for cloud, billed in BILLED.items() for token, size in billed.volumes.items()
 }
 
 
@@ -85,7 +75,6 @@ def _other_lines(
     return lines
 
 
-_VPC_ENDPOINT = "aws:ec2/vpcEndpoint:VpcEndpoint"
 _ENDPOINT_PRICE = "interface_endpoint_az_hour"
 
 
@@ -94,29 +83,34 @@ def _endpoint_lines(
 ) -> list[OtherLine]:
     """VPC interface endpoints bill per availability zone (one network interface per subnet) and
     hour; gateway endpoints (S3, DynamoDB) are free. Data processed is not priced."""
-    endpoints = [
-        r
-        for r in graph.of_type(_VPC_ENDPOINT)
-        if str(r.inputs.get("vpcEndpointType", "")).lower() == "interface"
-    ]
-    services = catalog.service("aws")
-    if endpoints and (services is None or services.price(_ENDPOINT_PRICE) is None):
-        notes.append(f"VPC interface endpoints not priced: the catalogue has no aws {_ENDPOINT_PRICE}")
-        return []
-    lines = []
-    for resource in endpoints:
-        subnets = resource.inputs.get("subnetIds")
-        zones = len(subnets) if isinstance(subnets, list) and subnets else 1
-        lines.append(
-            fixed_hourly_line(
-                "endpoint",
-                resource.name,
-                cloud="aws",
-                key=_ENDPOINT_PRICE,
-                count=zones,
-                catalog=catalog,
-                currency=currency,
-                where=f"{source}: {resource.urn}",
+    lines: list[OtherLine] = []
+    for cloud, billed in BILLED.items():
+        endpoints = [
+            r
+            for r in graph.of_type(*billed.vpc_endpoints)
+            if str(r.inputs.get("vpcEndpointType", "")).lower() == "interface"
+        ]
+        if not endpoints:
+            continue
+        services = catalog.service(cloud)
+        if services is None or services.price(_ENDPOINT_PRICE) is None:
+            notes.append(
+                f"VPC interface endpoints not priced: the catalogue has no {cloud} {_ENDPOINT_PRICE}"
             )
-        )
+            continue
+        for resource in endpoints:
+            subnets = resource.inputs.get("subnetIds")
+            zones = len(subnets) if isinstance(subnets, list) and subnets else 1
+            lines.append(
+                fixed_hourly_line(
+                    "endpoint",
+                    resource.name,
+                    cloud=cloud,
+                    key=_ENDPOINT_PRICE,
+                    count=zones,
+                    catalog=catalog,
+                    currency=currency,
+                    where=f"{source}: {resource.urn}",
+                )
+            )
     return lines

@@ -33,15 +33,7 @@ def render_junit(results: Sequence[StackResult], policies: Iterable[GfPolicy] | 
             all_tests += 1
             all_errors += 1
             continue
-        if result.opaque:
-            properties = ET.SubElement(suite, "properties")
-            for item in result.opaque:
-                ET.SubElement(
-                    properties,
-                    "property",
-                    name="gpufleet.not-inspected",
-                    value=f"{item['urn']}: {item['why']}",
-                )
+        _opaque_properties(suite, result)
         by_rule: dict[str, dict[str, list[Finding]]] = defaultdict(lambda: defaultdict(list))
         for finding in result.violations:
             by_rule[finding.rule_id][finding.urn].append(finding)
@@ -54,29 +46,9 @@ def render_junit(results: Sequence[StackResult], policies: Iterable[GfPolicy] | 
                 continue
             for urn, findings in sorted(by_rule[rule_id].items()):
                 name = f"{rule_id} {info.policy}: {resource_label(urn)}"
-                case = ET.SubElement(suite, "testcase", classname=classname, name=name)
                 tests += 1
-                mandatory = [f for f in findings if f.enforcement == "mandatory"]
-                advisory = [f for f in findings if f.enforcement != "mandatory"]
-                for finding in mandatory:
-                    kind = f"{finding.enforcement}/{finding.severity}"
-                    failure = ET.SubElement(case, "failure", message=finding.message, type=kind)
-                    failure.text = (
-                        f"{finding.message}\nresource: {urn or '(stack)'}\nremediation: {finding.remediation}"
-                    )
-                if mandatory:
-                    failures += 1
-                if advisory:
-                    out = ET.SubElement(case, "system-out")
-                    out.text = "\n".join(f"advisory ({f.severity}): {f.message}" for f in advisory)
-        for waived in result.waived:
-            finding = waived.finding
-            name = f"{finding.rule_id} {finding.policy}: {resource_label(finding.urn)} (waived)"
-            case = ET.SubElement(
-                suite, "testcase", classname=f"gpufleet.{result.stack}.{finding.rule_id}", name=name
-            )
-            skipped = ET.SubElement(case, "skipped", message=waivers_report.junit_message(waived, result))
-            skipped.text = f"{finding.message}\nresource: {finding.urn or '(stack)'}"
+                failures += _resource_case(suite, classname, name, urn, findings)
+        _waived_cases(suite, result)
         tests += len(result.waived)
         suite.set("tests", str(tests))
         suite.set("failures", str(failures))
@@ -91,3 +63,45 @@ def render_junit(results: Sequence[StackResult], policies: Iterable[GfPolicy] | 
     root.set("skipped", str(sum(len(r.waived) for r in results)))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _opaque_properties(suite: ET.Element, result: StackResult) -> None:
+    """The resources the stack's check could not inspect, as suite properties."""
+    if not result.opaque:
+        return
+    properties = ET.SubElement(suite, "properties")
+    for item in result.opaque:
+        ET.SubElement(
+            properties,
+            "property",
+            name="gpufleet.not-inspected",
+            value=f"{item['urn']}: {item['why']}",
+        )
+
+
+def _resource_case(suite: ET.Element, classname: str, name: str, urn: str, findings: list[Finding]) -> int:
+    """One rule's test case for one resource: a failure per mandatory finding, the advisory ones in
+    system-out. 1 when the case fails, else 0."""
+    case = ET.SubElement(suite, "testcase", classname=classname, name=name)
+    mandatory = [f for f in findings if f.enforcement == "mandatory"]
+    advisory = [f for f in findings if f.enforcement != "mandatory"]
+    for finding in mandatory:
+        kind = f"{finding.enforcement}/{finding.severity}"
+        failure = ET.SubElement(case, "failure", message=finding.message, type=kind)
+        failure.text = f"{finding.message}\nresource: {urn or '(stack)'}\nremediation: {finding.remediation}"
+    if advisory:
+        out = ET.SubElement(case, "system-out")
+        out.text = "\n".join(f"advisory ({f.severity}): {f.message}" for f in advisory)
+    return 1 if mandatory else 0
+
+
+def _waived_cases(suite: ET.Element, result: StackResult) -> None:
+    """A skipped test case per waived finding, with the waiver's reason."""
+    for waived in result.waived:
+        finding = waived.finding
+        name = f"{finding.rule_id} {finding.policy}: {resource_label(finding.urn)} (waived)"
+        case = ET.SubElement(
+            suite, "testcase", classname=f"gpufleet.{result.stack}.{finding.rule_id}", name=name
+        )
+        skipped = ET.SubElement(case, "skipped", message=waivers_report.junit_message(waived, result))
+        skipped.text = f"{finding.message}\nresource: {finding.urn or '(stack)'}"

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from importlib import metadata
 from typing import Any
 
+from gpufleet.components.clouds import CLOUDS, KUBERNETES
 from gpufleet.evaluate import Finding, StackResult
 from gpufleet.findings import (
     OPAQUE_DESCRIPTION,
@@ -67,7 +68,7 @@ ENGINE_RULE = RuleInfo(
     enforcement="advisory",
     remediation=OPAQUE_REMEDIATION,
     url="",
-    clouds=("aws", "alicloud", "tencentcloud", "kubernetes"),
+    clouds=(*CLOUDS, KUBERNETES),
     family=ENGINE_FAMILY,
 )
 

@@ -23,7 +23,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyResource,
+    ReportViolation,
+    Severity,
+    StackValidationArgs,
+)
 from pulumi_policy.proxy import UnknownValueError
 
 from gpufleet.components.clouds import CLOUD_NAMES
@@ -129,23 +135,8 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     states: dict[str, _CloudState] = {cloud: _CloudState() for cloud in AUDITED_CLOUDS}
     for resource in args.resources:
         cloud = cloud_of(resource.resource_type)
-        if cloud is None:
-            continue
-        state = states[cloud]
-        state.resources += 1
-        trail = TRAILS.get(resource.resource_type)
-        if trail is None:
-            continue
-        _, kind, defect_of = trail
-        try:
-            defect = defect_of(resource.props)
-        except UnknownValueError as error:
-            state.defects.append((f"{kind} '{resource.name}' {unknown_message(error)}", resource.urn))
-            continue
-        if defect is None:
-            state.compliant = True
-        else:
-            state.defects.append((f"{kind} '{resource.name}' {defect}", resource.urn))
+        if cloud is not None:
+            _record(states[cloud], resource)
 
     if all(state.resources == 0 for state in states.values()):
         args.not_applicable("the stack deploys no AWS, Alibaba Cloud or Tencent Cloud resources")
@@ -166,6 +157,24 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                 f"add {TRAIL_KIND[cloud]}",
                 None,
             )
+
+
+def _record(state: _CloudState, resource: PolicyResource) -> None:
+    """Count one resource of the cloud; a trail makes the cloud compliant or adds its defect."""
+    state.resources += 1
+    trail = TRAILS.get(resource.resource_type)
+    if trail is None:
+        return
+    _, kind, defect_of = trail
+    try:
+        defect = defect_of(resource.props)
+    except UnknownValueError as error:
+        state.defects.append((f"{kind} '{resource.name}' {unknown_message(error)}", resource.urn))
+        return
+    if defect is None:
+        state.compliant = True
+    else:
+        state.defects.append((f"{kind} '{resource.name}' {defect}", resource.urn))
 
 
 POLICY = GfStackPolicy(

@@ -109,46 +109,39 @@ def problems(props: Any, entry: Mapping[str, Any]) -> Iterator[str]:
                 yield f"{_at(owner, name)} is required and not set"
         return
     for owner in _parents(props, path):
-        if not isinstance(owner.value, Mapping):
-            continue
-        if kind == "requiredWith":
-            field = entry["field"]
-            if present(owner.value, field):
-                missing = [n for n in entry["with"] if not present(owner.value, n)]
-                if missing:
-                    yield (
-                        f"{_at(owner, field)} is set, so {', '.join(_at(owner, n) for n in missing)} "
-                        f"must be set too"
-                    )
-            continue
-        fields = list(entry["fields"])
-        given = [n for n in fields if present(owner.value, n)]
-        if kind == "conflicts" and len(given) > 1:
-            yield f"{' and '.join(_at(owner, n) for n in given)} cannot be set together; set one of them"
-        elif kind == "exactlyOneOf" and len(given) != 1:
-            if not given and any(is_unknown_at(owner.value, n) for n in fields):
-                continue
-            names = ", ".join(_at(owner, n) for n in fields)
-            what = "none is set" if not given else f"{len(given)} are set ({', '.join(given)})"
-            yield f"exactly one of {names} must be set; {what}"
+        if isinstance(owner.value, Mapping):
+            yield from _combination_problems(owner, kind, entry)
+
+
+def _combination_problems(owner: Found, kind: str, entry: Mapping[str, Any]) -> Iterator[str]:
+    """`requiredWith`, `conflicts` and `exactlyOneOf` under one object (`owner`)."""
+    if kind == "requiredWith":
+        field = entry["field"]
+        if present(owner.value, field):
+            missing = [n for n in entry["with"] if not present(owner.value, n)]
+            if missing:
+                others = ", ".join(_at(owner, n) for n in missing)
+                yield f"{_at(owner, field)} is set, so {others} must be set too"
+        return
+    fields = list(entry["fields"])
+    given = [n for n in fields if present(owner.value, n)]
+    if kind == "conflicts" and len(given) > 1:
+        yield f"{' and '.join(_at(owner, n) for n in given)} cannot be set together; set one of them"
+    elif kind == "exactlyOneOf" and len(given) != 1:
+        if not given and any(is_unknown_at(owner.value, n) for n in fields):
+            return
+        names = ", ".join(_at(owner, n) for n in fields)
+        what = "none is set" if not given else f"{len(given)} are set ({', '.join(given)})"
+        yield f"exactly one of {names} must be set; {what}"
 
 
 def _value_problem(found: Found, entry: Mapping[str, Any]) -> str | None:
     kind = entry["kind"]
     value = found.value
     if kind == "enum":
-        values = entry["values"]
-        if all(isinstance(v, str) for v in values):
-            text = _scalar_text(value)
-            if text is None or text in values:
-                return None
-            if entry.get("caseInsensitive") and text.lower() in {v.lower() for v in values}:
-                return None
-        else:
-            given = number(value)
-            if given is None or any(float(v) == given for v in values):
-                return None
-        return f"{found.path} is {found.quoted()}; allowed: {_listed(values)}"
+        if _enum_allows(value, entry):
+            return None
+        return f"{found.path} is {found.quoted()}; allowed: {_listed(entry['values'])}"
     if kind == "range":
         given = number(value) if not isinstance(value, str) else None
         if given is None:
@@ -171,3 +164,15 @@ def _value_problem(found: Found, entry: Mapping[str, Any]) -> str | None:
             return None
         return f"{found.path} is {found.quoted()}; allowed: {entry.get('describe') or entry['pattern']}"
     return None
+
+
+def _enum_allows(value: Any, entry: Mapping[str, Any]) -> bool:
+    """True when `value` is one of the enum's values (or cannot be compared: unknown, structured)."""
+    values = entry["values"]
+    if all(isinstance(v, str) for v in values):
+        text = _scalar_text(value)
+        if text is None or text in values:
+            return True
+        return bool(entry.get("caseInsensitive")) and text.lower() in {v.lower() for v in values}
+    given = number(value)
+    return given is None or any(float(v) == given for v in values)

@@ -215,47 +215,50 @@ def _pod_spec(props: Any, path: str, image_required: bool) -> Iterator[str]:
             yield f"{pod.path}.containers is required and not set"
         for group in ("initContainers", "containers"):
             for container in locate(pod.value, f"{group}[]"):
-                where = f"{pod.path}.{container.path}"
-                body = container.value
-                if not isinstance(body, Mapping):
-                    continue
-                name, _ = plain(body.get("name"))
-                if name is None:
-                    yield f"{where}.name is required and not set"
-                elif isinstance(name, str):
-                    if not valid_name(name, "label"):
-                        yield f"{where}.name is {show(name)}; allowed: {NAME_FORMS['label']}"
-                    elif name in container_names:
-                        yield (
-                            f"{where}.name is {show(name)}; allowed: a name no other container of the pod has"
-                        )
-                    container_names.add(name)
-                if image_required and not present(body, "image"):
-                    yield f"{where}.image is required and not set"
-                for port in locate(body, "ports[]"):
-                    at = f"{where}.{port.path}"
-                    if not isinstance(port.value, Mapping):
-                        continue
-                    number, _ = plain(port.value.get("containerPort"))
-                    if number is None:
-                        yield f"{at}.containerPort is required and not set"
-                    elif isinstance(number, int | float) and not 1 <= number <= 65535:
-                        yield f"{at}.containerPort is {show(number)}; allowed: 1 to 65535"
-                    port_name, _ = plain(port.value.get("name"))
-                    if isinstance(port_name, str):
-                        if not iana_svc_name(port_name):
-                            yield (
-                                f"{at}.name is {show(port_name)}; allowed: an IANA_SVC_NAME (at most 15 "
-                                "lowercase letters, digits and '-', at least one letter, no "
-                                "'-' at either end "
-                                "or twice in a row)"
-                            )
-                        elif port_name in port_names:
-                            yield (
-                                f"{at}.name is {show(port_name)}; allowed: a port name no "
-                                "other port of the pod has"
-                            )
-                        port_names.add(port_name)
+                if isinstance(container.value, Mapping):
+                    where = f"{pod.path}.{container.path}"
+                    yield from _container(where, container.value, image_required, container_names)
+                    for port in locate(container.value, "ports[]"):
+                        if isinstance(port.value, Mapping):
+                            yield from _port(f"{where}.{port.path}", port.value, port_names)
+
+
+def _container(
+    where: str, body: Mapping[str, Any], image_required: bool, container_names: set[str]
+) -> Iterator[str]:
+    """A container's name (a DNS label, unique in the pod: added to `container_names`) and image."""
+    name, _ = plain(body.get("name"))
+    if name is None:
+        yield f"{where}.name is required and not set"
+    elif isinstance(name, str):
+        if not valid_name(name, "label"):
+            yield f"{where}.name is {show(name)}; allowed: {NAME_FORMS['label']}"
+        elif name in container_names:
+            yield f"{where}.name is {show(name)}; allowed: a name no other container of the pod has"
+        container_names.add(name)
+    if image_required and not present(body, "image"):
+        yield f"{where}.image is required and not set"
+
+
+def _port(at: str, port: Mapping[str, Any], port_names: set[str]) -> Iterator[str]:
+    """A container port's number and name (an IANA_SVC_NAME, unique in the pod: added to `port_names`)."""
+    number, _ = plain(port.get("containerPort"))
+    if number is None:
+        yield f"{at}.containerPort is required and not set"
+    elif isinstance(number, int | float) and not 1 <= number <= 65535:
+        yield f"{at}.containerPort is {show(number)}; allowed: 1 to 65535"
+    port_name, _ = plain(port.get("name"))
+    if isinstance(port_name, str):
+        if not iana_svc_name(port_name):
+            yield (
+                f"{at}.name is {show(port_name)}; allowed: an IANA_SVC_NAME (at most 15 "
+                "lowercase letters, digits and '-', at least one letter, no "
+                "'-' at either end "
+                "or twice in a row)"
+            )
+        elif port_name in port_names:
+            yield f"{at}.name is {show(port_name)}; allowed: a port name no other port of the pod has"
+        port_names.add(port_name)
 
 
 def iana_svc_name(value: str) -> bool:
@@ -302,13 +305,32 @@ def problems(resource_type: str, props: Any) -> Iterator[str]:
     for found in locate(props, "spec.selector.matchLabels"):
         yield from _labels(found, "label selector")
     if not patch:
-        for path in spec.get("required", ()):
-            yield from _required(props, path)
-        for fields in spec.get("oneOf", ()):
-            owner = plain(props)[0]
-            given = [f for f in fields if list(locate(owner, f))]
-            if len(given) > 1:
-                yield f"{' and '.join(given)} cannot be set together; set one of them"
+        yield from _presence_problems(props, spec)
+    yield from _value_problems(props, spec)
+    if spec.get("podSpec"):
+        yield from _pod_spec(props, spec["podSpec"], bool(spec.get("imageRequired")))
+    if spec.get("selectorMatchesTemplate"):
+        yield from _selector_matches(props)
+    yield from _config_key_problems(props, spec)
+    secret_type, _ = plain(props.get("type") if isinstance(props, Mapping) else None)
+    needed = spec.get("secretTypes", {}).get(secret_type) if isinstance(secret_type, str) else None
+    if needed and not patch:
+        yield from _secret_keys(props, secret_type, needed)
+
+
+def _presence_problems(props: Any, spec: Mapping[str, Any]) -> Iterator[str]:
+    """The kind's required fields, and its fields of which at most one may be set."""
+    for path in spec.get("required", ()):
+        yield from _required(props, path)
+    for fields in spec.get("oneOf", ()):
+        owner = plain(props)[0]
+        given = [f for f in fields if list(locate(owner, f))]
+        if len(given) > 1:
+            yield f"{' and '.join(given)} cannot be set together; set one of them"
+
+
+def _value_problems(props: Any, spec: Mapping[str, Any]) -> Iterator[str]:
+    """The kind's enumerated fields and fields with a maximum."""
     for path, allowed in spec.get("enums", {}).items():
         for found in locate(props, path):
             if isinstance(found.value, str) and found.value not in allowed:
@@ -321,10 +343,10 @@ def problems(resource_type: str, props: Any) -> Iterator[str]:
                 and found.value > maximum
             ):
                 yield f"{found.path} is {found.quoted()}; allowed: at most {show(maximum)}"
-    if spec.get("podSpec"):
-        yield from _pod_spec(props, spec["podSpec"], bool(spec.get("imageRequired")))
-    if spec.get("selectorMatchesTemplate"):
-        yield from _selector_matches(props)
+
+
+def _config_key_problems(props: Any, spec: Mapping[str, Any]) -> Iterator[str]:
+    """The keys of ConfigMap and Secret data: at most 253 letters, digits, '-', '_' and '.'."""
     for field in spec.get("configKeys", ()):
         for found in locate(props, field):
             for data_key, _, _ in _entries(found):
@@ -334,10 +356,6 @@ def problems(resource_type: str, props: Any) -> Iterator[str]:
                         "most 253 letters, "
                         "digits, '-', '_' and '.'"
                     )
-    secret_type, _ = plain(props.get("type") if isinstance(props, Mapping) else None)
-    needed = spec.get("secretTypes", {}).get(secret_type) if isinstance(secret_type, str) else None
-    if needed and not patch:
-        yield from _secret_keys(props, secret_type, needed)
 
 
 def _secret_keys(props: Any, secret_type: str, needed: list[str]) -> Iterator[str]:

@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
 from gpufleet.policies.kms._keys import (
@@ -53,51 +55,66 @@ IMPORTED = {
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    kind, props, name = args.resource_type, args.props, args.name
+    kind, name = args.resource_type, args.name
     if kind in IMPORTED:
         args.not_applicable(f"{IMPORTED[kind]} '{name}' holds imported key material; rotation does not apply")
     if kind == AWS_REPLICA_KEY:
         args.not_applicable(f"AWS KMS replica key '{name}' rotates with its primary key")
-    if kind == AWS_KEY:
-        spec = get(props, "customerMasterKeySpec")
-        if spec is not None and str(spec) != "SYMMETRIC_DEFAULT":
-            args.not_applicable(
-                f"AWS KMS key '{name}' has spec {spec}, which AWS does not rotate automatically"
-            )
-        if is_set(props, "customKeyStoreId") or is_set(props, "xksKeyId"):
-            args.not_applicable(f"AWS KMS key '{name}' is in a custom key store, which AWS does not rotate")
-        if not truthy(get(props, "enableKeyRotation")):
-            report(
-                f"AWS KMS key '{name}' does not rotate (enableKeyRotation is not true); enable rotation", None
-            )
-    elif kind == ALI_KEY:
-        origin = get(props, "origin")
-        if isinstance(origin, str) and origin.upper() == "EXTERNAL":
-            args.not_applicable(f"Alibaba KMS key '{name}' has origin EXTERNAL (imported material)")
-        spec = get(props, "keySpec")
-        if isinstance(spec, str) and spec.upper().startswith(("RSA", "EC_")):
-            args.not_applicable(
-                f"Alibaba KMS key '{name}' is asymmetric ({spec}); it cannot rotate automatically"
-            )
-        rotation = get(props, "automaticRotation")
-        if str(rotation or "Disabled").lower() != "enabled":
-            report(
-                f"Alibaba KMS key '{name}' has automaticRotation {rotation or 'unset (Disabled)'}; set it to "
-                "Enabled",
-                None,
-            )
-    elif kind == TC_KEY:
-        usage = get(props, "keyUsage")
-        if isinstance(usage, str) and usage.upper().startswith("ASYMMETRIC"):
-            args.not_applicable(
-                f"Tencent KMS key '{name}' is asymmetric ({usage}); Tencent KMS rotates only symmetric keys"
-            )
-        if truthy(get(props, "keyRotationEnabled")):
-            return
+    judge = _BY_TYPE.get(kind)
+    if judge is not None:
+        judge(args, report)
+
+
+def _aws_key(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    props, name = args.props, args.name
+    spec = get(props, "customerMasterKeySpec")
+    if spec is not None and str(spec) != "SYMMETRIC_DEFAULT":
+        args.not_applicable(f"AWS KMS key '{name}' has spec {spec}, which AWS does not rotate automatically")
+    if is_set(props, "customKeyStoreId") or is_set(props, "xksKeyId"):
+        args.not_applicable(f"AWS KMS key '{name}' is in a custom key store, which AWS does not rotate")
+    if not truthy(get(props, "enableKeyRotation")):
+        report(f"AWS KMS key '{name}' does not rotate (enableKeyRotation is not true); enable rotation", None)
+
+
+def _alicloud_key(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    props, name = args.props, args.name
+    origin = get(props, "origin")
+    if isinstance(origin, str) and origin.upper() == "EXTERNAL":
+        args.not_applicable(f"Alibaba KMS key '{name}' has origin EXTERNAL (imported material)")
+    spec = get(props, "keySpec")
+    if isinstance(spec, str) and spec.upper().startswith(("RSA", "EC_")):
+        args.not_applicable(
+            f"Alibaba KMS key '{name}' is asymmetric ({spec}); it cannot rotate automatically"
+        )
+    rotation = get(props, "automaticRotation")
+    if str(rotation or "Disabled").lower() != "enabled":
         report(
-            f"Tencent KMS key '{name}' does not rotate (keyRotationEnabled is not true); enable rotation",
+            f"Alibaba KMS key '{name}' has automaticRotation {rotation or 'unset (Disabled)'}; set it to "
+            "Enabled",
             None,
         )
+
+
+def _tencent_key(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    props, name = args.props, args.name
+    usage = get(props, "keyUsage")
+    if isinstance(usage, str) and usage.upper().startswith("ASYMMETRIC"):
+        args.not_applicable(
+            f"Tencent KMS key '{name}' is asymmetric ({usage}); Tencent KMS rotates only symmetric keys"
+        )
+    if truthy(get(props, "keyRotationEnabled")):
+        return
+    report(
+        f"Tencent KMS key '{name}' does not rotate (keyRotationEnabled is not true); enable rotation",
+        None,
+    )
+
+
+_BY_TYPE: dict[str, Callable[[ResourceValidationArgs, ReportViolation], None]] = {
+    AWS_KEY: _aws_key,
+    ALI_KEY: _alicloud_key,
+    TC_KEY: _tencent_key,
+}
 
 
 POLICY = GfResourcePolicy(RULE, validate, judges(IMPORTED, AWS_REPLICA_KEY, AWS_KEY, ALI_KEY, TC_KEY))

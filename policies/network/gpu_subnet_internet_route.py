@@ -164,54 +164,63 @@ def _build_index(resources: list[PolicyResource]) -> _Index:
         defaultdict(list),
     )
     for r in resources:
-        t, p = r.resource_type, r.props
-        if t in SUBNETS:
-            for vpc in _refs(r, "vpcId"):
-                index.vpc_of_subnet[r.urn] = vpc
-        if t == AWS_MAIN_ASSOCIATION:
-            for vpc in _refs(r, "vpcId"):
-                index.main_associations[vpc].extend(_refs(r, "routeTableId"))
-            continue
-        if t == AWS_DEFAULT_ROUTE_TABLE:
-            for vpc in _refs(r, "defaultRouteTableId"):
-                index.default_tables[vpc].append(r.urn)
-        if t in (AWS_ASSOCIATION, ALI_ATTACHMENT, TC_ASSOCIATION):
-            subnet_prop = "vswitchId" if t == ALI_ATTACHMENT else "subnetId"
-            for subnet in _refs(r, subnet_prop):
-                index.tables_of_subnet[subnet].extend(_refs(r, "routeTableId"))
-        elif t == TC_SUBNET:
-            index.tables_of_subnet[r.urn].extend(_refs(r, "routeTableId"))
-        elif t == AWS_ROUTE:
-            dep_types = {d.resource_type for d in r.property_dependencies.get("gatewayId", []) or []}
-            destination = get_ref(p, "destinationCidrBlock") or get_ref(p, "destinationIpv6CidrBlock")
-            if _is_default(destination) and _aws_gateway_is_igw(get_ref(p, "gatewayId"), dep_types):
-                for table in _refs(r, "routeTableId"):
-                    index.internet_routes[table].append(
-                        f"route '{r.name}' ({destination} to an internet gateway)"
-                    )
-        elif t in (AWS_ROUTE_TABLE, AWS_DEFAULT_ROUTE_TABLE):
-            dep_types = {d.resource_type for d in r.property_dependencies.get("routes", []) or []}
-            for route in as_list(get_ref(p, "routes")):
-                destination = get_ref(route, "cidrBlock") or get_ref(route, "ipv6CidrBlock")
-                if _is_default(destination) and _aws_gateway_is_igw(get_ref(route, "gatewayId"), dep_types):
-                    index.internet_routes[r.urn].append(
-                        f"an inline route ({destination} to an internet gateway)"
-                    )
-        elif t == ALI_ROUTE_ENTRY:
-            hop = get_ref(p, "nexthopType")
-            destination = get_ref(p, "destinationCidrblock")
-            if _is_default(destination) and hop in ("Ipv4Gateway", "IPv6Gateway"):
-                for table in _refs(r, "routeTableId"):
-                    index.internet_routes[table].append(f"route entry '{r.name}' ({destination} to an {hop})")
-        elif t == TC_ROUTE_ENTRY:
-            destination = get_ref(p, "destinationCidrBlock")
-            if _is_default(destination) and get_ref(p, "nextType") == "EIP" and not get_ref(p, "disabled"):
-                for table in _refs(r, "routeTableId"):
-                    index.internet_routes[table].append(f"route entry '{r.name}' ({destination} to EIP)")
-        elif t in (ALI_SCALING_CONFIGURATION,):
-            for group in _refs(r, "scalingGroupId"):
-                index.configs_of_group[group].append(r)
+        _index_tables(index, r)
+        _index_internet_routes(index, r)
     return index
+
+
+def _index_tables(index: _Index, r: PolicyResource) -> None:
+    """The subnet's VPC, the VPC's main and default route tables, the subnet's route tables and the
+    scaling group's configurations."""
+    t = r.resource_type
+    if t in SUBNETS:
+        for vpc in _refs(r, "vpcId"):
+            index.vpc_of_subnet[r.urn] = vpc
+    if t == AWS_MAIN_ASSOCIATION:
+        for vpc in _refs(r, "vpcId"):
+            index.main_associations[vpc].extend(_refs(r, "routeTableId"))
+    if t == AWS_DEFAULT_ROUTE_TABLE:
+        for vpc in _refs(r, "defaultRouteTableId"):
+            index.default_tables[vpc].append(r.urn)
+    if t in (AWS_ASSOCIATION, ALI_ATTACHMENT, TC_ASSOCIATION):
+        subnet_prop = "vswitchId" if t == ALI_ATTACHMENT else "subnetId"
+        for subnet in _refs(r, subnet_prop):
+            index.tables_of_subnet[subnet].extend(_refs(r, "routeTableId"))
+    elif t == TC_SUBNET:
+        index.tables_of_subnet[r.urn].extend(_refs(r, "routeTableId"))
+    elif t == ALI_SCALING_CONFIGURATION:
+        for group in _refs(r, "scalingGroupId"):
+            index.configs_of_group[group].append(r)
+
+
+def _index_internet_routes(index: _Index, r: PolicyResource) -> None:
+    """The routes to the internet (a default route to an internet gateway or EIP), by route table."""
+    t, p = r.resource_type, r.props
+    if t == AWS_ROUTE:
+        dep_types = {d.resource_type for d in r.property_dependencies.get("gatewayId", []) or []}
+        destination = get_ref(p, "destinationCidrBlock") or get_ref(p, "destinationIpv6CidrBlock")
+        if _is_default(destination) and _aws_gateway_is_igw(get_ref(p, "gatewayId"), dep_types):
+            for table in _refs(r, "routeTableId"):
+                index.internet_routes[table].append(
+                    f"route '{r.name}' ({destination} to an internet gateway)"
+                )
+    elif t in (AWS_ROUTE_TABLE, AWS_DEFAULT_ROUTE_TABLE):
+        dep_types = {d.resource_type for d in r.property_dependencies.get("routes", []) or []}
+        for route in as_list(get_ref(p, "routes")):
+            destination = get_ref(route, "cidrBlock") or get_ref(route, "ipv6CidrBlock")
+            if _is_default(destination) and _aws_gateway_is_igw(get_ref(route, "gatewayId"), dep_types):
+                index.internet_routes[r.urn].append(f"an inline route ({destination} to an internet gateway)")
+    elif t == ALI_ROUTE_ENTRY:
+        hop = get_ref(p, "nexthopType")
+        destination = get_ref(p, "destinationCidrblock")
+        if _is_default(destination) and hop in ("Ipv4Gateway", "IPv6Gateway"):
+            for table in _refs(r, "routeTableId"):
+                index.internet_routes[table].append(f"route entry '{r.name}' ({destination} to an {hop})")
+    elif t == TC_ROUTE_ENTRY:
+        destination = get_ref(p, "destinationCidrBlock")
+        if _is_default(destination) and get_ref(p, "nextType") == "EIP" and not get_ref(p, "disabled"):
+            for table in _refs(r, "routeTableId"):
+                index.internet_routes[table].append(f"route entry '{r.name}' ({destination} to EIP)")
 
 
 def _template_is_gpu(template: PolicyResource) -> bool:

@@ -164,6 +164,32 @@ def _collect(resource: PolicyResource, vpc_urns: set[str]) -> list[Range]:
     if kind == ALI_VPC_CIDR:
         value = get(props, "secondaryCidrBlock")
         return _ranges([value], _vpc_group(resource, vpc_urns), f"VPC CIDR '{name}'", urn)
+    tunnel = _tunnel_ranges(resource)
+    if tunnel is not None:
+        return tunnel
+    gateway_route = _route_to_onprem(resource)
+    if gateway_route is not None:
+        return gateway_route
+    pool = _cluster_pool(resource)
+    if pool is not None:
+        return pool
+    if kind in (K8S_NAMESPACE, K8S_CONFIGMAP):
+        label = "Namespace" if kind == K8S_NAMESPACE else "ConfigMap"
+        found: list[Range] = []
+        for key, group in (
+            (POD_CIDR_KEY, "k8s-pod"),
+            (SERVICE_CIDR_KEY, "k8s-service"),
+            (NODE_CIDR_KEY, ONPREM),
+        ):
+            found += _ranges(_metadata_values(props, key), group, f"{label} '{name}' {key}", urn)
+        return found
+    return []
+
+
+def _tunnel_ranges(resource: PolicyResource) -> list[Range] | None:
+    """The on-prem side of a VPN connection, attachment or route, or of a dedicated tunnel or Direct
+    Connect route. None for any other resource."""
+    kind, props, name, urn = resource.resource_type, resource.props, resource.name, resource.urn
     if kind == AWS_VPN_ROUTE:
         return _ranges([get(props, "destinationCidrBlock")], ONPREM, f"VPN route '{name}'", urn)
     if kind == AWS_VPN:
@@ -192,23 +218,7 @@ def _collect(resource: PolicyResource, vpc_urns: set[str]) -> list[Range]:
     if kind == TC_DCG_CCN_ROUTE:
         label = f"Direct Connect gateway route '{name}'"
         return _ranges([get(props, "cidrBlock")], ONPREM, label, urn)
-    gateway_route = _route_to_onprem(resource)
-    if gateway_route is not None:
-        return gateway_route
-    pool = _cluster_pool(resource)
-    if pool is not None:
-        return pool
-    if kind in (K8S_NAMESPACE, K8S_CONFIGMAP):
-        label = "Namespace" if kind == K8S_NAMESPACE else "ConfigMap"
-        found: list[Range] = []
-        for key, group in (
-            (POD_CIDR_KEY, "k8s-pod"),
-            (SERVICE_CIDR_KEY, "k8s-service"),
-            (NODE_CIDR_KEY, ONPREM),
-        ):
-            found += _ranges(_metadata_values(props, key), group, f"{label} '{name}' {key}", urn)
-        return found
-    return []
+    return None
 
 
 def _route_to_onprem(resource: PolicyResource) -> list[Range] | None:

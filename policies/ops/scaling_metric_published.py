@@ -141,49 +141,64 @@ def _by_dimension(index: ResourceIndex, w: Watcher, types: tuple[str, ...], valu
     return index.refs(w.view, w.dims_prop, types, value=value)
 
 
+def _aws_queue(index: ResourceIndex, w: Watcher, metric: str, dims: Mapping[str, Any]) -> str | None:
+    """AWS/SQS: the queue the dimension names (or any queue) is created by the stack."""
+    label = w.label
+    queue = dims.get("QueueName")
+    if queue is None:
+        if index.of_type(AWS_SQS_QUEUE):
+            return None
+        return f"{label} scales on AWS/SQS {metric} but the stack has no queue"
+    if _by_dimension(index, w, (AWS_SQS_QUEUE,), queue):
+        return None
+    if is_unknown(queue):
+        raise unknown(queue, "dimensions.QueueName")
+    return (
+        f"{label} scales on AWS/SQS {metric} of queue '{queue}', which the stack does not create: SQS "
+        f"publishes metrics only for a queue that exists; create the queue in the stack or list "
+        f"'AWS/SQS:{queue}' in published_namespaces"
+    )
+
+
+def _aws_groups(
+    index: ResourceIndex, w: Watcher, ns: str, metric: str, dims: Mapping[str, Any]
+) -> str | None:
+    """AWS/EC2 and AWS/AutoScaling: the group the dimension names is created by the stack (and collects
+    the group metric), or the stack has something EC2 reports on."""
+    label = w.label
+    group_name = dims.get("AutoScalingGroupName")
+    groups = _by_dimension(index, w, (AWS_ASG,), group_name)
+    if group_name is not None and not groups:
+        if is_unknown(group_name):
+            raise unknown(group_name, "dimensions.AutoScalingGroupName")
+        return (
+            f"{label} scales on {ns} {metric} of group '{group_name}', which the stack does not create; "
+            f"create it in the stack or list '{ns}:{group_name}' in published_namespaces"
+        )
+    if ns == "AWS/AutoScaling":
+        for group in groups:
+            enabled = get_ref(group.props, "enabledMetrics")
+            if is_unknown(enabled):
+                raise unknown(enabled, "enabledMetrics")
+            if metric not in [str(m) for m in as_list(enabled)]:
+                return (
+                    f"{label} scales on AWS/AutoScaling {metric}, but group '{group.name}' does not "
+                    f"collect it; add '{metric}' to the group's enabledMetrics"
+                )
+        return None
+    if groups or index.of_type(AWS_ASG, AWS_INSTANCE, *EC2_FLEETS):
+        return None
+    return f"{label} scales on AWS/EC2 {metric} but the stack has no instance or group EC2 reports on"
+
+
 def _aws_service(
     index: ResourceIndex, w: Watcher, ns: str, metric: str, dims: Mapping[str, Any]
 ) -> str | None:
     label = w.label
     if ns == "AWS/SQS":
-        queue = dims.get("QueueName")
-        if queue is None:
-            if index.of_type(AWS_SQS_QUEUE):
-                return None
-            return f"{label} scales on AWS/SQS {metric} but the stack has no queue"
-        if _by_dimension(index, w, (AWS_SQS_QUEUE,), queue):
-            return None
-        if is_unknown(queue):
-            raise unknown(queue, "dimensions.QueueName")
-        return (
-            f"{label} scales on AWS/SQS {metric} of queue '{queue}', which the stack does not create: SQS "
-            f"publishes metrics only for a queue that exists; create the queue in the stack or list "
-            f"'AWS/SQS:{queue}' in published_namespaces"
-        )
+        return _aws_queue(index, w, metric, dims)
     if ns in ("AWS/EC2", "AWS/AutoScaling"):
-        group_name = dims.get("AutoScalingGroupName")
-        groups = _by_dimension(index, w, (AWS_ASG,), group_name)
-        if group_name is not None and not groups:
-            if is_unknown(group_name):
-                raise unknown(group_name, "dimensions.AutoScalingGroupName")
-            return (
-                f"{label} scales on {ns} {metric} of group '{group_name}', which the stack does not create; "
-                f"create it in the stack or list '{ns}:{group_name}' in published_namespaces"
-            )
-        if ns == "AWS/AutoScaling":
-            for group in groups:
-                enabled = get_ref(group.props, "enabledMetrics")
-                if is_unknown(enabled):
-                    raise unknown(enabled, "enabledMetrics")
-                if metric not in [str(m) for m in as_list(enabled)]:
-                    return (
-                        f"{label} scales on AWS/AutoScaling {metric}, but group '{group.name}' does not "
-                        f"collect it; add '{metric}' to the group's enabledMetrics"
-                    )
-            return None
-        if groups or index.of_type(AWS_ASG, AWS_INSTANCE, *EC2_FLEETS):
-            return None
-        return f"{label} scales on AWS/EC2 {metric} but the stack has no instance or group EC2 reports on"
+        return _aws_groups(index, w, ns, metric, dims)
     types = SERVICE_RESOURCES.get(ns)
     if types is None:
         raise CannotTell(

@@ -135,8 +135,21 @@ def _aws_instance_like(props: Mapping[str, Any], root_from_template: bool) -> li
     return disks
 
 
-def _disks(resource: PolicyResource) -> tuple[str, str, list[Disk]]:
+# A volume carrier's cloud, label and disks.
+_Carrier = tuple[str, str, list[Disk]]
+
+
+def _disks(resource: PolicyResource) -> _Carrier:
     props, kind = resource.props, resource.resource_type
+    for of_cloud in (_aws_disks, _alicloud_disks, _tencent_disks):
+        found = of_cloud(kind, props)
+        if found is not None:
+            return found
+    raise ValueError(f"{kind} carries no volume")
+
+
+def _aws_disks(kind: str, props: Any) -> _Carrier | None:
+    """(cloud, label, disks) of an AWS volume carrier; None for another type."""
     if kind in (AWS_INSTANCE, AWS_SPOT_REQUEST):
         label = "EC2 instance" if kind == AWS_INSTANCE else "EC2 spot instance request"
         return "aws", label, _aws_instance_like(props, is_set(props, "launchTemplate"))
@@ -161,6 +174,11 @@ def _disks(resource: PolicyResource) -> tuple[str, str, list[Disk]]:
                 for i, m in enumerate(mappings)
             ],
         )
+    return None
+
+
+def _alicloud_disks(kind: str, props: Any) -> _Carrier | None:
+    """(cloud, label, disks) of an Alibaba Cloud volume carrier; None for another type."""
     if kind in (ALI_INSTANCE, ALI_SCALING_CONFIGURATION):
         label = "ECS instance" if kind == ALI_INSTANCE else "ESS scaling configuration"
         disks = []
@@ -183,6 +201,11 @@ def _disks(resource: PolicyResource) -> tuple[str, str, list[Disk]]:
     if kind == ALI_INSTANCE_SET:
         system = Disk("system disk (EcsInstanceSet has no system-disk encryption input)", False)
         return "alicloud", "ECS instance set", [system, *_data_disks(props, "encrypted")]
+    return None
+
+
+def _tencent_disks(kind: str, props: Any) -> _Carrier | None:
+    """(cloud, label, disks) of a Tencent Cloud volume carrier; None for another type."""
     if kind in (TC_INSTANCE, TC_LAUNCH_TEMPLATE):
         label = "CVM instance" if kind == TC_INSTANCE else "CVM launch template"
         return "tencentcloud", label, _data_disks(props, "encrypt")
@@ -204,7 +227,7 @@ def _disks(resource: PolicyResource) -> tuple[str, str, list[Disk]]:
                 for i, _ in enumerate(as_list(get(props, "dataDisks")))
             ],
         )
-    raise ValueError(f"{kind} carries no volume")
+    return None
 
 
 # Tencent carriers whose system disk the SDK gives no encryption input: (field read, what it is).

@@ -111,3 +111,85 @@ def test_no_module_restates_the_cloud_list() -> None:
             for match in _RESTATED.finditer(path.read_text(encoding="utf-8")):
                 found.append(f"{rel}: {match.group(0)}")
     assert found == []
+
+
+def test_default_and_account_clouds_are_registered_and_used() -> None:
+    from gpufleet import stacklist
+    from gpufleet.components.spec.pool import Pool
+
+    assert clouds.DEFAULT_CLOUD == clouds.ACCOUNT_CLOUD == "aws"
+    assert Pool.model_fields["cloud"].default == clouds.DEFAULT_CLOUD
+    # A pool without `cloud` runs on the default cloud; an account baseline adds the account cloud.
+    assert stacklist.spec_clouds({"pools": {"gpu": {}}}) == {"aws"}
+    assert stacklist.stack_clouds({"gpufleet:account": {}}) == ("aws",)
+
+
+@pytest.mark.parametrize("key", CLOUDS)
+def test_each_cloud_has_its_mocks_and_invokes_modules(key: str) -> None:
+    """The engine finds a cloud's offline answers by its key: `gpufleet/mocks/<key>.py` answers its
+    resources, `gpufleet/invokes/<key>.py` its invokes, each invoke a token of that cloud's provider."""
+    import importlib
+
+    from gpufleet.invokes import INVOKES
+    from gpufleet.mocks import FleetMocks
+
+    profile = PROFILES[key]  # type: ignore[index]
+    own = importlib.import_module(f"gpufleet.invokes.{key}").INVOKES
+    assert own and all(profile.owns(token) for token in own)
+    assert {t: a for t, a in INVOKES.items() if profile.owns(t)} == own
+    assert callable(importlib.import_module(f"gpufleet.mocks.{key}").resource_id)
+    # A resource of the cloud gets its id from the cloud's module, not the generic `<name>-<hex>`.
+    from pulumi.runtime.mocks import MockResourceArgs
+
+    token = {
+        "aws": "aws:ec2/vpc:Vpc",
+        "alicloud": "alicloud:vpc/network:Network",
+        "tencentcloud": "tencentcloud:Vpc/instance:Instance",
+    }[key]
+    args = MockResourceArgs(typ=token, name="net", inputs={}, provider=None, resource_id=None, custom=True)
+    resource_id, _outputs = FleetMocks({f"{key}:region": profile.default_region}).new_resource(args)
+    assert resource_id is not None and resource_id.startswith("vpc-")
+
+
+def test_analyzer_names_each_clouds_distribution() -> None:
+    from gpufleet.analyzer_inputs import _PROVIDER_DISTRIBUTIONS
+
+    for profile in PROFILES.values():
+        assert _PROVIDER_DISTRIBUTIONS[profile.type_prefix] == profile.sdk_distribution
+    assert _PROVIDER_DISTRIBUTIONS[clouds.KUBERNETES] == "pulumi-kubernetes"
+
+
+def test_each_cloud_declares_its_billed_types_with_its_own_tokens() -> None:
+    from gpufleet.cost.billed import BILLED
+
+    assert tuple(BILLED) == CLOUDS
+    for key, billed in BILLED.items():
+        tokens = [
+            *billed.nat_gateways,
+            *billed.vpn_connections,
+            *billed.dedicated_interfaces,
+            *billed.volumes,
+            *billed.schedules,
+        ]
+        assert billed.nat_gateways and billed.vpn_connections and billed.volumes
+        assert all(PROFILES[key].owns(token) for token in tokens), key
+
+
+def test_each_cloud_declares_where_its_vpn_keeps_its_algorithms() -> None:
+    from gpufleet.vpn_crypto import VPN_BY_CLOUD
+
+    assert tuple(VPN_BY_CLOUD) == CLOUDS
+    for key, vpn in VPN_BY_CLOUD.items():
+        assert PROFILES[key].owns(vpn.token)
+        assert [label for label, _ in vpn.paths] == ["ike", "enc", "integrity", "dh", "pfs"]
+        assert len(vpn.second_tunnel) in (0, len(vpn.paths))
+
+
+def test_each_cloud_declares_how_its_buckets_are_read() -> None:
+    from gpufleet.cost.buckets import BUCKETS, CLOUD_OF_BUCKET, READERS
+
+    assert tuple(READERS) == CLOUDS
+    for key, reader in READERS.items():
+        assert reader.buckets and all(PROFILES[key].owns(token) for token in reader.buckets)
+        assert all(CLOUD_OF_BUCKET[token] == key for token in reader.buckets)
+    assert len(BUCKETS) == len(set(BUCKETS)) == len(CLOUD_OF_BUCKET)

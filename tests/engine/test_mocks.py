@@ -7,7 +7,8 @@ from typing import Any
 
 from pulumi.runtime.mocks import MockCallArgs, MockResourceArgs
 
-from gpufleet.mocks import FleetMocks, encode_documents, render_policy_statement
+from gpufleet.invokes.aws import render_policy_statement
+from gpufleet.mocks import FleetMocks, encode_documents
 
 
 def _new(

@@ -14,7 +14,7 @@ from gpufleet.components.sites.tencentcloud import TencentSite
 from gpufleet.components.spec import FleetSpec
 from gpufleet.components.storage.tencentcloud import TencentBucketArgs
 from gpufleet.components.storage.tencentcloud_replica import CosReplicaArgs, role_identity
-from gpufleet.invokes import TENCENT_APP_ID, TENCENT_UIN
+from gpufleet.invokes.tencentcloud import TENCENT_APP_ID, TENCENT_UIN
 from tests.components.tencent_support import SITE, TAGS, TencentMocks, site_args, spec
 from tests.storage.conftest import ProviderRecorder, Runner
 

@@ -1,79 +1,20 @@
-"""Offline answers to invokes (`get_*` data sources and the Kubernetes YAML decoder).
-
-Answers are plausible and deterministic, derived from the arguments; every value is synthetic. An invoke
-without an answer here gets typed placeholders from its result type (`FleetMocks.call`).
-"""
+"""Offline answers to AWS invokes (`aws.get_*` data sources), in the shapes AWS returns them."""
 
 from __future__ import annotations
 
-import base64
-import datetime
 import json
-import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from gpufleet.components.catalog import load_catalog
-from gpufleet.sdktypes import ACCOUNT_ID, ALICLOUD_ACCOUNT_ID, stable_hex, stable_uuid
+from gpufleet.invokes.base import Invoke
+from gpufleet.sdktypes import stable_hex, stable_uuid
 
 if TYPE_CHECKING:
     from gpufleet.mocks import FleetMocks
 
-
-YAML_DECODE = "kubernetes:yaml:decode"
-
-# A manifest that expands past this many values (YAML aliases nest copies) is refused, not expanded.
-_YAML_MAX_VALUES = 200_000
-
-
-class _ManifestTooLarge(ValueError):
-    pass
-
-
-def _plain(value: Any, budget: list[int]) -> Any:
-    """YAML data as the JSON the provider's decoder returns: dates as text, keys as strings."""
-    budget[0] -= 1
-    if budget[0] < 0:
-        raise _ManifestTooLarge
-    if isinstance(value, dict):
-        return {str(k): _plain(v, budget) for k, v in value.items()}
-    if isinstance(value, list | tuple | set):
-        return [_plain(v, budget) for v in value]
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode()
-    if isinstance(value, datetime.date):
-        return value.isoformat()
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return value
-
-
-def decode_yaml(text: Any) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-    """`kubernetes:yaml:decode`, as the provider answers it: every document of a YAML stream.
-
-    `yaml.ConfigFile` and `yaml.ConfigGroup` (v1) parse their manifests through this invoke and build
-    the child resources in the program itself, so answering it expands them offline faithfully.
-    """
-    if not isinstance(text, str):
-        return {}, [("text", f"expected YAML text, got {type(text).__name__}")]
-    try:
-        documents = [d for d in yaml.safe_load_all(text) if d is not None]
-        result = _plain(documents, [_YAML_MAX_VALUES])
-    except _ManifestTooLarge:
-        return {}, [
-            ("text", f"the manifest expands to more than {_YAML_MAX_VALUES:,} values (YAML aliases?)")
-        ]
-    except RecursionError:
-        return {}, [("text", "the manifest is nested too deeply to decode")]
-    except yaml.YAMLError as exc:
-        return {}, [("text", f"the manifest is not valid YAML: {' '.join(str(exc).split())[:200]}")]
-    bad = [type(d).__name__ for d in result if not isinstance(d, dict)]
-    if bad:
-        return {}, [("text", f"a Kubernetes manifest document must be a mapping, got {bad[0]}")]
-    return {"result": result}, []
+# The offline AWS account: every ARN the mocks and invokes write names it.
+ACCOUNT_ID = "123456789012"
 
 
 def _aws_caller_identity(_m: FleetMocks, _a: dict[str, Any], _region: str) -> dict[str, Any]:
@@ -389,204 +330,7 @@ def _aws_subnets(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, An
     }
 
 
-def _alicloud_zones(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    ids = [f"{region}-{s}" for s in ("h", "i", "j")]
-    return {
-        "ids": ids,
-        "id": region,
-        "zones": [
-            {
-                "id": z,
-                "localName": z,
-                "availableInstanceTypes": [],
-                "availableResourceCreations": ["Instance", "VSwitch", "IoOptimized"],
-                "availableDiskCategories": ["cloud_essd", "cloud_efficiency"],
-                "multiZoneIds": [],
-                "slbSlaveZoneIds": [],
-            }
-            for z in ids
-        ],
-    }
-
-
-def _alicloud_images(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    image = f"m-bp1{stable_hex('image', region, json.dumps(a, sort_keys=True, default=str), length=17)}"
-    return {
-        "ids": [image],
-        "id": image,
-        "images": [
-            {
-                "id": image,
-                "imageId": image,
-                "name": a.get("nameRegex") or "offline-gpu-image",
-                "osType": "linux",
-                "osName": "Alibaba Cloud Linux 3",
-                "architecture": "x86_64",
-                "status": "Available",
-                "imageOwnerAlias": a.get("owners") or "system",
-                "size": 40,
-            }
-        ],
-    }
-
-
-def _alicloud_instance_types(_m: FleetMocks, a: dict[str, Any], _region: str) -> dict[str, Any]:
-    family = a.get("instanceTypeFamily") or "ecs.gn7i"
-    return {
-        "ids": [f"{family}-c8g1.2xlarge"],
-        "id": family,
-        "instanceTypes": [],
-    }
-
-
-def _alicloud_caller_identity(_m: FleetMocks, _a: dict[str, Any], _region: str) -> dict[str, Any]:
-    return {
-        "accountId": ALICLOUD_ACCOUNT_ID,
-        "arn": f"acs:ram::{ALICLOUD_ACCOUNT_ID}:root",
-        "identityType": "Account",
-        "id": ALICLOUD_ACCOUNT_ID,
-    }
-
-
-def _alicloud_switches(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    """The vSwitches asked for by id, in one VPC, one zone each in `_alicloud_zones`' order."""
-    ids = [str(i) for i in a.get("ids") or []]
-    zones = _alicloud_zones(_m, a, region)["ids"]
-    vpc = f"vpc-bp1{stable_hex('vpc', region, *ids, length=17)}"
-    switches = [
-        {
-            "availableIpAddressCount": 250,
-            "cidrBlock": f"10.0.{index}.0/24",
-            "creationTime": "2025-01-01T00:00:00Z",
-            "description": "",
-            "enableIpv6": False,
-            "id": vswitch,
-            "ipv6CidrBlock": "",
-            "isDefault": False,
-            "name": vswitch,
-            "resourceGroupId": "rg-offline",
-            "routeTableId": f"vtb-bp1{stable_hex('vtb', vpc, length=17)}",
-            "status": "Available",
-            "tags": {},
-            "vpcId": vpc,
-            "vswitchId": vswitch,
-            "vswitchName": vswitch,
-            "zoneId": zones[index % len(zones)],
-        }
-        for index, vswitch in enumerate(ids)
-    ]
-    return {"ids": ids, "names": ids, "vswitches": switches, "id": region}
-
-
-def _tencent_zones(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    zones = [f"{region}-{i}" for i in (3, 4, 6)]
-    return {
-        "id": region,
-        "product": a.get("product", "cvm"),
-        "zones": [
-            {"id": str(100000 + i), "name": z, "description": z, "state": "AVAILABLE"}
-            for i, z in enumerate(zones)
-        ],
-    }
-
-
-def _tencent_images(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    image = f"img-{stable_hex('image', region, json.dumps(a, sort_keys=True, default=str), length=8)}"
-    return {
-        "id": image,
-        "imageId": image,
-        "imageName": "offline-gpu-image",
-        "osName": a.get("osName") or "TencentOS Server 3.1",
-        "images": [
-            {
-                "imageId": image,
-                "imageName": "offline-gpu-image",
-                "osName": "TencentOS Server 3.1",
-                "imageType": "PUBLIC_IMAGE",
-                "architecture": "x86_64",
-                "platform": "TencentOS",
-                "imageSize": 50,
-                "imageCreator": "",
-                "imageDescription": "",
-                "imageState": "NORMAL",
-                "createdTime": "2025-01-01T00:00:00Z",
-                "snapshots": [],
-                "support_cloud_init": True,
-                "supportCloudInit": True,
-                "syncPercent": 100,
-                "isSupportCloudinit": True,
-            }
-        ],
-    }
-
-
-# The offline Tencent account: its APPID (the suffix of every COS bucket name) and owner UIN.
-TENCENT_APP_ID = "1250000000"
-TENCENT_UIN = "100000000001"
-
-
-def _tencent_user_info(_m: FleetMocks, _a: dict[str, Any], _region: str) -> dict[str, Any]:
-    return {
-        "appId": TENCENT_APP_ID,
-        "ownerUin": TENCENT_UIN,
-        "uin": TENCENT_UIN,
-        "name": "offline",
-        "id": "offline",
-    }
-
-
-def _tencent_instance_types(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    """Every catalogued Tencent type of the families the `instance-family` filter names, on sale in
-    each zone `_tencent_zones` lists (or the `zone` filter's zones, or `availabilityZone`)."""
-    filters = {
-        f.get("name"): list(f.get("values") or []) for f in a.get("filters") or [] if isinstance(f, dict)
-    }
-    zone_answer = _tencent_zones(_m, {}, region)["zones"]
-    zones = filters.get("zone") or ([a["availabilityZone"]] if a.get("availabilityZone") else None)
-    zones = zones or [z["name"] for z in zone_answer]
-    families = set(filters.get("instance-family") or [])
-    types = [t for t in load_catalog().types("tencentcloud") if not families or t.family in families]
-    rows = [
-        {
-            "availabilityZone": zone,
-            "instanceType": t.name,
-            "family": t.family,
-            "cpuCoreCount": t.vcpu,
-            "gpuCoreCount": t.gpu_count,
-            "memorySize": int(t.memory_gib),
-            "instanceChargeType": "POSTPAID_BY_HOUR",
-            "status": "SELL",
-            "cbsConfigs": [],
-        }
-        for zone in zones
-        for t in types
-    ]
-    return {"id": region, "instanceTypes": rows}
-
-
-def _tencent_subnets(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    """An existing subnet named by `subnetId`, in one VPC of the region."""
-    subnet = str(a.get("subnetId") or f"subnet-{stable_hex('subnet', region, length=8)}")
-    vpc = f"vpc-{stable_hex('vpc', region, length=8)}"
-    row: dict[str, Any] = {
-        "subnetId": subnet,
-        "vpcId": vpc,
-        "name": subnet,
-        "availabilityZone": a.get("availabilityZone") or f"{region}-3",
-        "cidrBlock": "10.60.0.0/20",
-        "routeTableId": f"rtb-{stable_hex('rtb', vpc, length=8)}",
-        "isDefault": False,
-        "isMulticast": False,
-        "availableIpCount": 4000,
-        "createTime": "2025-01-01 00:00:00",
-        "tags": {},
-        "cdcId": "",
-        "ipv6CidrBlock": "",
-    }
-    return {"id": subnet, "instanceLists": [row]}
-
-
-INVOKES: dict[str, Callable[[FleetMocks, dict[str, Any], str], dict[str, Any]]] = {
+INVOKES: dict[str, Invoke] = {
     "aws:index/getCallerIdentity:getCallerIdentity": _aws_caller_identity,
     "aws:index/getRegion:getRegion": _aws_region,
     "aws:index/getPartition:getPartition": _aws_partition,
@@ -601,15 +345,4 @@ INVOKES: dict[str, Callable[[FleetMocks, dict[str, Any], str], dict[str, Any]]] 
     "aws:iam/getPolicy:getPolicy": _aws_policy,
     "aws:ec2/getVpc:getVpc": _aws_vpc,
     "aws:ec2/getSubnets:getSubnets": _aws_subnets,
-    "alicloud:index/getZones:getZones": _alicloud_zones,
-    "alicloud:index/getCallerIdentity:getCallerIdentity": _alicloud_caller_identity,
-    "alicloud:vpc/getSwitches:getSwitches": _alicloud_switches,
-    "alicloud:ecs/getImages:getImages": _alicloud_images,
-    "alicloud:ecs/getInstanceTypes:getInstanceTypes": _alicloud_instance_types,
-    "tencentcloud:Availability/getZonesByProduct:getZonesByProduct": _tencent_zones,
-    "tencentcloud:Images/getInstance:getInstance": _tencent_images,
-    "tencentcloud:Image/getInstance:getInstance": _tencent_images,
-    "tencentcloud:User/getInfo:getInfo": _tencent_user_info,
-    "tencentcloud:Instance/getTypes:getTypes": _tencent_instance_types,
-    "tencentcloud:Vpc/getSubnets:getSubnets": _tencent_subnets,
 }
