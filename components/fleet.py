@@ -20,6 +20,7 @@ from gpufleet.components import sites as dispatch
 from gpufleet.components.clouds import PROFILES
 from gpufleet.components.links import LinkArgs, link_factory
 from gpufleet.components.pools.burst import Gate, spec_gates
+from gpufleet.components.pools.join import plan_joins
 from gpufleet.components.sites import (
     CLOUDS,
     Cloud,
@@ -134,6 +135,10 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 )
             ) from None
         factories = _factories(plans)
+        try:
+            joins = plan_joins(spec, stack_provider_regions(), name)
+        except ValueError as error:
+            raise FleetError(str(error)) from None
         self.keys_pending_import = material == "pending"
         tags = {**spec.cost_tags, STACK_TAG: current_stack()}
         self.sites = {}
@@ -149,6 +154,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 peers=tuple(p for p in plans if p.cloud == plan.cloud and not p.home) if plan.home else (),
                 home=homes.get(plan.cloud),
                 burst_gates=gates,
+                joins=joins,
             )
             try:
                 site = factories[plan.cloud](site_name(name, plan), args, pulumi.ResourceOptions(parent=self))

@@ -163,6 +163,9 @@ class FleetNetworkArgs:
     # What the instances may open on-prem over the site's private link (the on-prem endpoints' ports
     # and ranges), nothing wider.
     onprem_egress: Sequence[EgressRule] = ()
+    # Interface endpoints beyond the egress mode's (``secretsmanager`` for pools that join the on-prem
+    # cluster: their nodes read their join secret there).
+    extra_endpoint_services: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -350,7 +353,8 @@ class FleetNetwork(pulumi.ComponentResource):
             opts=child,
         )
         subnet_ids = [s.id for s in subnets]
-        for service in interface_endpoint_services(args.egress):
+        services = interface_endpoint_services(args.egress)
+        for service in (*services, *(s for s in args.extra_endpoint_services if s not in services)):
             aws.ec2.VpcEndpoint(
                 f"{name}-{service}",
                 vpc_id=vpc.id,
