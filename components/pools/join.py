@@ -153,11 +153,12 @@ def plan_joins(
     return joins
 
 
-def render_join(join: PoolJoin, *, identity: str, read_secret: str, secret: str) -> str:
+def render_join(join: PoolJoin, *, identity: str, read_secret: str, secret: str, preamble: str = "") -> str:
     """The boot script of a joined node (plain text). ``identity`` sets ``ZONE``, ``REGION`` and
     ``INSTANCE`` from the instance's metadata; ``read_secret`` prints the secret's value (the join
     command) with the instance's role. Any failing step stops the boot with its reason in the log:
-    a node that cannot join must not pretend to be capacity."""
+    a node that cannot join must not pretend to be capacity. ``preamble`` runs first (Tencent: lock
+    the password logins CVM sets)."""
     form = PROVIDER_IDS[join.cloud].format(zone="$ZONE", instance="$INSTANCE", region="$REGION")
     tools = " ".join(REQUIRED_TOOLS)
     labels, taint = shlex.quote(join.labels_flag), shlex.quote(join.taint_flag)
@@ -166,6 +167,7 @@ def render_join(join: PoolJoin, *, identity: str, read_secret: str, secret: str)
         f"# gpufleet: join the on-prem cluster at {join.api_server} as a node of flavor {join.flavor}.\n"
         "set -euo pipefail\n"
         "umask 077\n"
+        f"{preamble}"
         f'log() {{ echo "{JOIN_LOG_PREFIX}: $*" >&2; }}\n'
         f"for tool in {tools}; do\n"
         '  command -v "$tool" >/dev/null 2>&1 \\\n'

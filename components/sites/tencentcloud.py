@@ -24,9 +24,12 @@ from gpufleet.components.cost.tencentcloud import CURRENCY, TencentBudget, Tence
 from gpufleet.components.identity.tencentcloud import TencentIdentity, TencentIdentityArgs
 from gpufleet.components.keys.tencentcloud import TencentKey, TencentKeyArgs
 from gpufleet.components.network.tencentcloud import TencentNetwork, TencentNetworkArgs
+from gpufleet.components.pools.join import scaler_tags, secret_name
 from gpufleet.components.pools.off_hours import OffHours
 from gpufleet.components.pools.scaling import ScalingRules, rules_from_spec
-from gpufleet.components.pools.tencentcloud import TencentPool, TencentPoolArgs, queue_name
+from gpufleet.components.pools.tencentcloud import POOL_TAG, TencentPool, TencentPoolArgs, queue_name
+from gpufleet.components.pools.tencentcloud_join import join_secret
+from gpufleet.components.pools.tencentcloud_join import join_user_data as tencent_join_data
 from gpufleet.components.pools.userdata import workload_env
 from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
 from gpufleet.components.storage.tencentcloud import (
@@ -287,6 +290,23 @@ class TencentSite(pulumi.ComponentResource):
             ).image_id.apply(str)
             for pool_name in plan.pools:
                 pool = spec.pools[pool_name]
+                join = args.joins.get(pool_name)
+                join_user_data = None
+                if join is not None:
+                    # Its nodes join the on-prem cluster: a join secret its role reads, no alarm scaling.
+                    secret = secret_name(f"{name}-pool-{pool_name}", pool_name)
+                    join_secret(
+                        f"{name}-pool-{pool_name}",
+                        secret=secret,
+                        pool=pool_name,
+                        region=plan.region,
+                        uin=info.owner_uin,
+                        key_id=key.key_id,
+                        role_name=identity.role_name,
+                        tags={**tags, POOL_TAG: pool_name},
+                        opts=child,
+                    )
+                    join_user_data = tencent_join_data(join, secret, plan.region)
                 built = TencentPool(
                     f"{name}-pool-{pool_name}",
                     TencentPoolArgs(
@@ -309,9 +329,10 @@ class TencentSite(pulumi.ComponentResource):
                         queue_name=queues[pool_name],
                         visibility_timeout_s=pool.queue.visibility_timeout_s,
                         max_receives=pool.queue.max_receives,
-                        tags=tags,
+                        tags={**tags, **scaler_tags(join)},
                         provider=provider,
                         uin=info.owner_uin,
+                        join_user_data=join_user_data,
                     ),
                     opts=child,
                 )
