@@ -297,6 +297,7 @@ class AlicloudSite(pulumi.ComponentResource):
                 egress=args.spec.network.egress,
                 onprem_egress=plan.onprem_egress,
                 onprem_ranges=plan.onprem_ranges,
+                kubelet_sources=plan.kubelet_sources,
                 name_prefix=prefix,
             )
         return AlicloudNetwork(f"{prefix}-network", net_args, opts=child)

@@ -445,6 +445,7 @@ class AwsSite(pulumi.ComponentResource):
                 partition=partition,
                 onprem_egress=plan.onprem_egress,
                 extra_endpoint_services=extra,
+                kubelet_sources=plan.kubelet_sources,
             )
         return FleetNetwork(f"{name}-network", args, opts=self._child)
 

@@ -249,6 +249,7 @@ class TencentSite(pulumi.ComponentResource):
                     egress=spec.network.egress,
                     onprem_egress=plan.onprem_egress,
                     onprem_ranges=plan.onprem_ranges,
+                    kubelet_sources=plan.kubelet_sources,
                     tags=tags,
                     provider=provider,
                 ),

@@ -44,7 +44,6 @@ MAX_PORTS = 16
 MAX_EGRESS_RULES = 48
 HTTPS = 443
 NFS = 2049
-KUBELET_PORT = 10250  # the kubelet's API: the API server's logs, exec and port-forward (kubernetes.io ports)
 API_SERVER_ENDPOINT = "kube-apiserver"
 _NAME_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
 _PORTS_RE = re.compile(r"^(\d{1,5})(?:-(\d{1,5}))?$")
