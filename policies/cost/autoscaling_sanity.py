@@ -377,9 +377,9 @@ def one_scaler_problems(pool: Pool) -> list[str]:
         return []
     acting = sorted({s.policy or s.name for s in pool.scaling})
     return [
-        f"{describe(pool)} is tagged {SCALER_TAG}={CLUSTER_AUTOSCALER} but {_names(acting)} also scale it: "
-        "a group has one scaler; remove its scaling policies and alarms (cluster-autoscaler sizes it) or "
-        f"tag it {SCALER_TAG}=alarms"
+        f"{describe(pool)} is tagged {SCALER_TAG}={CLUSTER_AUTOSCALER}, but its scaling policies or alarms "
+        f"({_names(acting)}) act on it too: a group has one scaler; remove them (cluster-autoscaler sizes "
+        f"it) or tag it {SCALER_TAG}=alarms"
     ]
 
 
