@@ -1,8 +1,8 @@
 """``onprem.data_cidrs`` and ``onprem.reachable``: what burst nodes may open on-prem, and nothing else.
 
-A burst node in a cloud runs the team's queue workers. It is not a member of the on-prem cluster: it
-reads data (NFS, an object store, an image registry) and pushes results and checkpoints back. So it
-gets egress to named on-prem endpoints only, each a list of ranges (inside the on-prem node, pod,
+A burst node in a cloud runs the team's queue workers, or (with ``onprem.scheduler``) joins the on-prem
+cluster as a node: it reads data (NFS, an object store, an image registry) and pushes results and
+checkpoints back. Either way it gets egress to named on-prem endpoints only, each a list of ranges (inside the on-prem node, pod,
 service or data ranges), ports and a protocol; never every port, never the cluster's API server or
 kubelets unless the spec names them. Without ``reachable`` the fleet opens:
 

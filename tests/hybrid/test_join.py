@@ -141,10 +141,8 @@ def test_nodes_join_with_the_flavors_labels_taint_and_provider_id(hybrid: Resour
         (label,) = [f"{k}={v}" for k, v in flavor["nodeLabels"].items()]
         (taint,) = flavor["nodeTaints"]
         assert f"    - {{name: node-labels, value: {label}}}\n" in script
-        assert (
-            f"    - {{name: register-with-taints, value: {taint['key']}={taint['value']}:{taint['effect']}}}\n"
-            in script
-        )
+        registered = f"{taint['key']}={taint['value']}:{taint['effect']}"
+        assert f"    - {{name: register-with-taints, value: {registered}}}\n" in script
         assert "    apiServerEndpoint: 192.168.16.10:6443\n" in script
         assert "kubeadm join --config /run/gpufleet/kubeadm-join.yaml" in script
         assert provider_ids[cloud] in script
@@ -294,7 +292,8 @@ def _fleet() -> dict[str, Any]:
             {"api_server": "apiserver.lab:6443"},
             "onprem.scheduler.api_server",
             "must be the API server's IPv4 address and port like 192.168.16.10:6443, got "
-            "'apiserver.lab:6443': burst nodes dial it over the private link, which routes on-prem ranges only",
+            "'apiserver.lab:6443': burst nodes dial it over the private link, which routes on-prem ranges "
+            "only",
         ),
         (
             {"control_plane_cidrs": ["10.9.0.0/24"]},

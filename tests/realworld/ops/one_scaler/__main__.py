@@ -15,7 +15,11 @@ SCALER = {"gpufleet:scaler": "cluster-autoscaler"}
 template = aws.ec2.LaunchTemplate(
     "nodes-lt",
     image_id="ami-0123456789abcdef0",
-    metadata_options={"http_endpoint": "enabled", "http_tokens": "required", "http_put_response_hop_limit": 1},
+    metadata_options={
+        "http_endpoint": "enabled",
+        "http_tokens": "required",
+        "http_put_response_hop_limit": 1,
+    },
     block_device_mappings=[
         {"device_name": "/dev/xvda", "ebs": {"volume_type": "gp3", "volume_size": 200, "encrypted": "true"}}
     ],
