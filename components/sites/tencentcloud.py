@@ -24,7 +24,7 @@ from gpufleet.components.cost.tencentcloud import CURRENCY, TencentBudget, Tence
 from gpufleet.components.identity.tencentcloud import TencentIdentity, TencentIdentityArgs
 from gpufleet.components.keys.tencentcloud import TencentKey, TencentKeyArgs
 from gpufleet.components.network.tencentcloud import TencentNetwork, TencentNetworkArgs
-from gpufleet.components.pools.join import scaler_tags, secret_name
+from gpufleet.components.pools.join import PoolJoin, scaler_tags, secret_name
 from gpufleet.components.pools.off_hours import OffHours
 from gpufleet.components.pools.scaling import ScalingRules, rules_from_spec
 from gpufleet.components.pools.tencentcloud import POOL_TAG, TencentPool, TencentPoolArgs, queue_name
@@ -292,13 +292,10 @@ class TencentSite(pulumi.ComponentResource):
             for pool_name in plan.pools:
                 pool = spec.pools[pool_name]
                 join = args.joins.get(pool_name)
-                join_user_data = None
-                if join is not None:
-                    # Its nodes join the on-prem cluster: a join secret its role reads, no alarm scaling.
-                    secret = secret_name(f"{name}-pool-{pool_name}", pool_name)
-                    join_secret(
+                join_user_data = (
+                    _joined(
                         f"{name}-pool-{pool_name}",
-                        secret=secret,
+                        join,
                         pool=pool_name,
                         region=plan.region,
                         uin=info.owner_uin,
@@ -307,7 +304,9 @@ class TencentSite(pulumi.ComponentResource):
                         tags={**tags, POOL_TAG: pool_name},
                         opts=child,
                     )
-                    join_user_data = tencent_join_data(join, secret, plan.region)
+                    if join is not None
+                    else None
+                )
                 built = TencentPool(
                     f"{name}-pool-{pool_name}",
                     TencentPoolArgs(
@@ -370,3 +369,32 @@ class TencentSite(pulumi.ComponentResource):
             budget_name=budget.budget_name if budget is not None else None,
         )
         self.register_outputs({"key_id": key.key_id, "bucket_name": bucket.bucket_name})
+
+
+def _joined(
+    base: str,
+    join: PoolJoin,
+    *,
+    pool: str,
+    region: str,
+    uin: pulumi.Input[str],
+    key_id: pulumi.Input[str],
+    role_name: pulumi.Input[str],
+    tags: dict[str, str],
+    opts: pulumi.ResourceOptions,
+) -> str:
+    """A pool whose nodes join the on-prem cluster: its join secret, its role's read on it, and the boot
+    script (no alarm scaling: components/pools/tencentcloud_join.py)."""
+    secret = secret_name(base, pool)
+    join_secret(
+        base,
+        secret=secret,
+        pool=pool,
+        region=region,
+        uin=uin,
+        key_id=key_id,
+        role_name=role_name,
+        tags=tags,
+        opts=opts,
+    )
+    return tencent_join_data(join, secret, region)

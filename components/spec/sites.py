@@ -17,19 +17,22 @@ plan is made builds.
 from __future__ import annotations
 
 import ipaddress
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from gpufleet.components import spec_limits as limits
-from gpufleet.components.catalog.regions import REGIONS, region_problem
-from gpufleet.components.clouds import CHINA_CLOUDS, CLOUD_NAMES, CLOUDS, REGION_CONFIG_KEYS, Cloud
+from gpufleet.components.catalog.regions import region_problem
+from gpufleet.components.clouds import CLOUDS, REGION_CONFIG_KEYS, Cloud
 from gpufleet.components.network.onprem import EgressRule
 from gpufleet.components.spec import reach
+from gpufleet.components.spec.site_replicas import (
+    checkpoint_replica,
+    region_site_problem,
+    replica_region_problems,
+)
 from gpufleet.components.spec.specs import FleetSpec
 from gpufleet.components.spec.values import CONFIG_KEY, SpecError
 
-_AWS_REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
 _CLOUD_LIST = ", ".join(CLOUDS)
 
 
@@ -87,13 +90,6 @@ def provider_region_problems(provider_regions: Mapping[str, str | None]) -> list
     return found
 
 
-def _region_problem(cloud: Cloud, region: str) -> str | None:
-    """Why ``region`` is not one of ``cloud``'s: for AWS a name of another shape is said so first."""
-    if cloud == "aws" and not _AWS_REGION_RE.match(region):
-        return f"{limits.quote(region)} is not an AWS region name like us-west-2"
-    return region_problem(cloud, region)
-
-
 def _where(cloud: Cloud, region: str) -> str:
     """How ``network.regions`` names a site: the bare region for AWS, ``cloud:region`` otherwise."""
     return region if cloud == "aws" else f"{cloud}:{region}"
@@ -115,7 +111,7 @@ def _entries(spec: FleetSpec, problems: list[tuple[str, str]]) -> dict[tuple[Clo
                 )
             )
             continue
-        problem = _region_problem(cloud, region)
+        problem = region_site_problem(cloud, region)
         if problem is not None:
             problems.append((path, problem))
             continue
@@ -144,99 +140,11 @@ def site_plans(
     }
     entry_problems: list[tuple[str, str]] = []
     entries = _entries(spec, entry_problems)
-    homes: dict[Cloud, str] = {}
-    unplaced: set[Cloud] = set()  # clouds with a pool whose region is unknown: their entries may be used
-    at: dict[tuple[Cloud, str], list[str]] = {}
-    for name, pool in spec.pools.items():
-        cloud: Cloud = pool.cloud
-        path = f"pools.{name}.region"
-        key = REGION_CONFIG_KEYS[cloud]
-        region = pool.region or regions.get(cloud)
-        if region is None:
-            unplaced.add(cloud)
-            if key not in bad_providers:
-                problems.append(
-                    (
-                        path,
-                        f"is not set and the stack has no {key}: set {key} in the stack's "
-                        "config, or give the pool a region",
-                    )
-                )
-            continue
-        problem = _region_problem(cloud, region)
-        if problem is not None:
-            problems.append((path, problem))
-            continue
-        if cloud == "aws" and "aws" not in regions:
-            if key not in bad_providers and not any(p == key for p, _ in problems):
-                problems.append(
-                    (
-                        key,
-                        "is not set: the fleet's AWS home (its key, checkpoint bucket, trail "
-                        "and budget) is the stack's aws:region; set it in the stack's config",
-                    )
-                )
-            continue
-        home = homes.setdefault(cloud, regions.get(cloud, region))
-        if region != home and (cloud, region) not in entries:
-            said = f"the stack's {key} {home}" if cloud in regions else f"{cloud}'s home region {home}"
-            problems.append(
-                (
-                    path,
-                    f"{region} differs from {said} and needs its own network: add network.regions."
-                    f"{_where(cloud, region)}.vpc_cidr, a range that overlaps none of the fleet's others",
-                )
-            )
-            continue
-        at.setdefault((cloud, region), []).append(name)
-    replica = spec.storage.checkpoints.replicate_to
-    replica_path = "storage.checkpoints.replicate_to"
-    if replica is not None:
-        replica_problem = _region_problem("aws", replica)
-        if replica_problem is not None:
-            problems.append((replica_path, replica_problem))
-            replica = None
-        elif replica == regions.get("aws"):
-            problems.append(
-                (
-                    replica_path,
-                    f"{replica} is the stack's own aws:region; the replica must be in a second "
-                    "region to survive a regional outage",
-                )
-            )
-            replica = None
-        elif "aws" not in homes:
-            if not any(p.cloud == "aws" for p in spec.pools.values()):
-                problems.append(
-                    (replica_path, "replicates the AWS checkpoint bucket, but no pool runs on AWS: remove it")
-                )
-            replica = None
-    problems += _replica_region_problems(spec, regions, homes, at, unplaced)
+    homes, unplaced, at = _place_pools(spec, regions, entries, bad_providers, problems)
+    replica = checkpoint_replica(spec, regions, homes, problems)
+    problems += replica_region_problems(spec, regions, homes, at, unplaced)
     problems += entry_problems
-    used = set(at) | set(homes.items())
-    for (cloud, region), entry in entries.items():
-        path = f"network.regions.{limits.clip(entry.key, 80)}"
-        if cloud == "aws" and region == regions.get("aws"):
-            problems.append(
-                (
-                    path,
-                    "this is the stack's own aws:region, whose network is network.vpc_cidr; remove the entry",
-                )
-            )
-        elif (
-            cloud not in unplaced
-            and (cloud, region) not in used
-            and not any(
-                p.cloud == cloud and (p.region or regions.get(cloud)) == region for p in spec.pools.values()
-            )
-        ):
-            problems.append(
-                (
-                    path,
-                    f"no pool runs in {_where(cloud, region)}; remove the entry or add a pool with that "
-                    "region",
-                )
-            )
+    problems += _entry_use_problems(spec, entries, regions, unplaced, set(at) | set(homes.items()))
     defaults = _default_home_entries(spec, at, homes, entries)
     if defaults is None:
         problems += [
@@ -270,52 +178,96 @@ def site_plans(
     return [_with_link(spec, plan) for plan in plans]
 
 
-def _replica_region_problems(
+def _place_pools(
     spec: FleetSpec,
     regions: Mapping[Cloud, str],
-    homes: Mapping[Cloud, str],
-    at: Mapping[tuple[Cloud, str], list[str]],
-    unplaced: set[Cloud],
-) -> list[tuple[str, str]]:
-    """``storage.checkpoints.replica_regions``: each a region of its cloud, on a cloud with pools, and
-    not a region where that cloud has a site (the replica must survive the loss of every source's
-    region). The allowed regions are listed."""
-    found: list[tuple[str, str]] = []
-    replicas = spec.storage.checkpoints.replica_regions
-    for cloud in CHINA_CLOUDS:
-        region = getattr(replicas, cloud)
+    entries: Mapping[tuple[Cloud, str], _Entry],
+    bad_providers: set[str],
+    problems: list[tuple[str, str]],
+) -> tuple[dict[Cloud, str], set[Cloud], dict[tuple[Cloud, str], list[str]]]:
+    """Each pool's site: the homes by cloud, the clouds with a pool of unknown region, and the pools by
+    (cloud, region); what cannot be placed is added to ``problems``."""
+    homes: dict[Cloud, str] = {}
+    unplaced: set[Cloud] = set()  # clouds with a pool whose region is unknown: their entries may be used
+    at: dict[tuple[Cloud, str], list[str]] = {}
+    for name, pool in spec.pools.items():
+        cloud: Cloud = pool.cloud
+        path = f"pools.{name}.region"
+        key = REGION_CONFIG_KEYS[cloud]
+        region = pool.region or regions.get(cloud)
         if region is None:
+            unplaced.add(cloud)
+            if key not in bad_providers:
+                problems.append(
+                    (
+                        path,
+                        f"is not set and the stack has no {key}: set {key} in the stack's "
+                        "config, or give the pool a region",
+                    )
+                )
             continue
-        path = f"storage.checkpoints.replica_regions.{cloud}"
-        name = CLOUD_NAMES[cloud]
-        problem = region_problem(cloud, region)
+        problem = region_site_problem(cloud, region)
         if problem is not None:
-            found.append((path, problem))
+            problems.append((path, problem))
             continue
-        if not any(p.cloud == cloud for p in spec.pools.values()):
-            found.append(
-                (path, f"replicates the {name} checkpoint buckets, but no pool runs on {name}: remove it")
+        if cloud == "aws" and "aws" not in regions:
+            if key not in bad_providers and not any(p == key for p, _ in problems):
+                problems.append(
+                    (
+                        key,
+                        "is not set: the fleet's AWS home (its key, checkpoint bucket, trail "
+                        "and budget) is the stack's aws:region; set it in the stack's config",
+                    )
+                )
+            continue
+        home = homes.setdefault(cloud, regions.get(cloud, region))
+        if region != home and (cloud, region) not in entries:
+            said = f"the stack's {key} {home}" if cloud in regions else f"{cloud}'s home region {home}"
+            problems.append(
+                (
+                    path,
+                    f"{region} differs from {said} and needs its own network: add network.regions."
+                    f"{_where(cloud, region)}.vpc_cidr, a range that overlaps none of the fleet's others",
+                )
             )
             continue
-        if cloud in unplaced and cloud not in homes:
-            continue  # the pools' regions are reported; the replica is judged once they are known
-        sites = sorted({r for c, r in at if c == cloud} | ({homes[cloud]} if cloud in homes else set()))
-        if region not in sites:
-            continue
-        others = ", ".join(r for r in REGIONS[cloud] if r not in sites)
-        if region == regions.get(cloud) or (cloud not in regions and region == homes.get(cloud)):
-            said = f"the stack's {REGION_CONFIG_KEYS[cloud]}" if cloud in regions else f"{name}'s home region"
-            where = f"{region} is {said}"
-        else:
-            where = f"{region} is where pools {', '.join(at[cloud, region])} run, with a bucket of its own"
-        found.append(
-            (
-                path,
-                f"{where}; the replica must be in a region with no {name} site to survive a regional "
-                f"outage: use one of {others}",
+        at.setdefault((cloud, region), []).append(name)
+    return homes, unplaced, at
+
+
+def _entry_use_problems(
+    spec: FleetSpec,
+    entries: Mapping[tuple[Cloud, str], _Entry],
+    regions: Mapping[Cloud, str],
+    unplaced: set[Cloud],
+    used: set[tuple[Cloud, str]],
+) -> list[tuple[str, str]]:
+    """``network.regions`` entries naming the AWS home's own region, or a region no pool runs in."""
+    problems: list[tuple[str, str]] = []
+    for (cloud, region), entry in entries.items():
+        path = f"network.regions.{limits.clip(entry.key, 80)}"
+        if cloud == "aws" and region == regions.get("aws"):
+            problems.append(
+                (
+                    path,
+                    "this is the stack's own aws:region, whose network is network.vpc_cidr; remove the entry",
+                )
             )
-        )
-    return found
+        elif (
+            cloud not in unplaced
+            and (cloud, region) not in used
+            and not any(
+                p.cloud == cloud and (p.region or regions.get(cloud)) == region for p in spec.pools.values()
+            )
+        ):
+            problems.append(
+                (
+                    path,
+                    f"no pool runs in {_where(cloud, region)}; remove the entry or add a pool with that "
+                    "region",
+                )
+            )
+    return problems
 
 
 DEFAULT_SUPERNET = ipaddress.IPv4Network("10.0.0.0/8")
