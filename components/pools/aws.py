@@ -46,7 +46,7 @@ from gpufleet.components.identity.documents import document
 from gpufleet.components.pools.aws_alarms import alarm_scaling
 from gpufleet.components.pools.aws_boot import DLAMI_NAME_FILTER as DLAMI_NAME_FILTER  # noqa: PLC0414
 from gpufleet.components.pools.aws_boot import pool_image, pool_user_data
-from gpufleet.components.pools.aws_join import discovery_tags, join_secret
+from gpufleet.components.pools.aws_join import group_tags, join_secret
 from gpufleet.components.pools.aws_queue import (
     ExistingQueue,
     NewQueue,
@@ -57,7 +57,7 @@ from gpufleet.components.pools.aws_queue import (
     existing_queue,
 )
 from gpufleet.components.pools.burst import Gate
-from gpufleet.components.pools.join import PoolJoin, scaler_tags, secret_name
+from gpufleet.components.pools.join import PoolJoin, secret_name
 from gpufleet.components.pools.lifecycle import (
     DRAIN_DEFAULT_RESULT,
     DRAIN_HEARTBEAT_S,
@@ -196,7 +196,7 @@ class GpuPool(pulumi.ComponentResource):
             for alarm in compile_aws_alarms(rules)
         )
         target = backlog_target(rules)
-        tags = with_tags(args.tags, **{"gpufleet:pool": args.pool}, **scaler_tags(args.join))
+        tags = with_tags(args.tags, **{"gpufleet:pool": args.pool})
         image_id, image_tags = pool_image(args, self)
         template_tags = {**tags, **image_tags}
         if args.spot_percent > 0 and len(args.instance_types) < MIN_SPOT_TYPES:
@@ -312,9 +312,10 @@ class GpuPool(pulumi.ComponentResource):
                 for k, v in sorted(tags.items())
             ]
             + [
-                # cluster-autoscaler's discovery and node template: the group's, never the instances'.
+                # Who sizes the group (one scaler per group, GF-COST-006) and, for cluster-autoscaler,
+                # its discovery and node template: the group's, never the instances'.
                 aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=False)
-                for k, v in sorted(discovery_tags(args.join).items() if args.join is not None else ())
+                for k, v in sorted(group_tags(args.join).items())
             ],
             # Instances never boot unable to take work from their queue.
             opts=pulumi.ResourceOptions(parent=self, depends_on=[queue_access]),

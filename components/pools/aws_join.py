@@ -27,7 +27,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpufleet.components.identity.documents import Statement, document
-from gpufleet.components.pools.join import PoolJoin, render_join
+from gpufleet.components.pools.join import PoolJoin, render_join, scaler_tags
 from gpufleet.components.pools.workload import MAX_USER_DATA_BYTES
 
 ENDPOINT_SERVICE = "secretsmanager"
@@ -48,6 +48,12 @@ def discovery_tags(join: PoolJoin) -> dict[str, str]:
         f"{TEMPLATE_TAG}/taint/{taint['key']}": f"{taint['value']}:{taint['effect']}",
         f"{TEMPLATE_TAG}/resources/{GPU_RESOURCE}": str(join.gpus_per_instance),
     }
+
+
+def group_tags(join: PoolJoin | None) -> dict[str, str]:
+    """The tags the group carries alone (not propagated): who sizes it, and, for a joined pool, the
+    autoscaler's discovery and node-template tags."""
+    return {**scaler_tags(join), **(discovery_tags(join) if join is not None else {})}
 
 
 def identity_script() -> str:

@@ -169,7 +169,7 @@ def test_the_aws_group_carries_discovery_and_template_tags_not_propagated(hybrid
         f"{template}/taint/gpufleet.io/site": ("aws-us-east-1:NoSchedule", False),
         f"{template}/resources/nvidia.com/gpu": ("4", False),  # g5.12xlarge: 4 A10G
     }
-    assert tags["gpufleet:scaler"] == ("cluster-autoscaler", True)
+    assert tags["gpufleet:scaler"] == ("cluster-autoscaler", False)
 
 
 def test_joined_groups_have_one_scaler(hybrid: ResourceGraph) -> None:
