@@ -316,7 +316,6 @@ def encoded_user_data(region: str, workload: WorkloadContext | None = None) -> s
     return base64.b64encode(script).decode()
 
 
-# ------------------------------------------------------------------------------------------ pool
 @dataclass(frozen=True, kw_only=True)
 class AlicloudPoolArgs:
     pool: str
