@@ -281,6 +281,18 @@ class HybridGpuFleet(pulumi.ComponentResource):
             from gpufleet.components.pools.tencentcloud_join import TKE_REQUIRED
 
             pulumi.log.warn(TKE_REQUIRED)
+        for pool, join in joins.items():
+            if join.cloud != "aws" or spec.pools[pool].image is None:
+                # The default images carry the driver but no kubeadm: the join script stops at its check.
+                pulumi.log.warn(
+                    f"pools.{pool}: its nodes join the on-prem cluster but boot the cloud's default image, "
+                    "which has no kubeadm or kubelet: they stop at the join script's first check; "
+                    + (
+                        "give the pool an image that has them (pools.<name>.image, docs/hybrid.md)"
+                        if join.cloud == "aws"
+                        else f"{join.cloud} pools take no image of their own yet (docs/hybrid.md)"
+                    )
+                )
         from gpufleet.components.baseline.autoscaler import plan_autoscalers
         from gpufleet.components.baseline.exporter import cost_labels
         from gpufleet.components.baseline.kueue import plan_flavors
