@@ -2,9 +2,9 @@
 
 A burst node in a cloud runs the team's queue workers, or (with ``onprem.scheduler``) joins the on-prem
 cluster as a node: it reads data (NFS, an object store, an image registry) and pushes results and
-checkpoints back. Either way it gets egress to named on-prem endpoints only, each a list of ranges (inside the on-prem node, pod,
-service or data ranges), ports and a protocol; never every port, never the cluster's API server or
-kubelets unless the spec names them. Without ``reachable`` the fleet opens:
+checkpoints back. Either way it gets egress to named on-prem endpoints only, each a list of ranges
+(inside the on-prem node, pod, service or data ranges), ports and a protocol; never every port, never
+the cluster's API server or kubelets unless the spec names them. Without ``reachable`` the fleet opens:
 
 - ``baseline``: TCP 443 on the node ranges (the cluster's ingress, where results and checkpoints go);
 - ``data``: TCP 443 (object store, registry) and 2049 (NFSv4) on the data ranges, when there are any.
