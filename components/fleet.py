@@ -20,6 +20,7 @@ from gpufleet.components import sites as dispatch
 from gpufleet.components.clouds import PROFILES
 from gpufleet.components.links import LinkArgs, link_factory
 from gpufleet.components.pools.burst import Gate, spec_gates
+from gpufleet.components.pools.join import PoolJoin, plan_joins
 from gpufleet.components.sites import (
     CLOUDS,
     Cloud,
@@ -36,6 +37,7 @@ from gpufleet.components.spec import CONFIG_KEY, SpecError, site_plans
 from gpufleet.components.tags import STACK_TAG, current_stack
 
 if TYPE_CHECKING:
+    from gpufleet.components.baseline.autoscaler import AwsAccess
     from gpufleet.components.baseline.aws_signal import BaselineSignal
     from gpufleet.components.baseline.exporter import AlicloudPublishing
     from gpufleet.components.baseline.kubernetes import OnPremBaseline
@@ -134,6 +136,10 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 )
             ) from None
         factories = _factories(plans)
+        try:
+            joins = plan_joins(spec, stack_provider_regions(), name)
+        except ValueError as error:
+            raise FleetError(str(error)) from None
         self.keys_pending_import = material == "pending"
         tags = {**spec.cost_tags, STACK_TAG: current_stack()}
         self.sites = {}
@@ -149,6 +155,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 peers=tuple(p for p in plans if p.cloud == plan.cloud and not p.home) if plan.home else (),
                 home=homes.get(plan.cloud),
                 burst_gates=gates,
+                joins=joins,
             )
             try:
                 site = factories[plan.cloud](site_name(name, plan), args, pulumi.ResourceOptions(parent=self))
@@ -167,7 +174,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
             self.signal_arns = pulumi.Output.all(
                 role=signal.role_arn, profile=signal.profile_arn, trust_anchor=signal.trust_anchor_arn
             )
-        self.scheduling = self._scheduling(name, spec, baseline, tags)
+        self.scheduling = self._scheduling(name, spec, baseline, tags, joins=joins, homes=homes)
         self.links = self._links(name, spec, plans, tags)
         self._outputs(spec, plans)
 
@@ -256,12 +263,36 @@ class HybridGpuFleet(pulumi.ComponentResource):
         return signal
 
     def _scheduling(
-        self, name: str, spec: FleetSpec, baseline: OnPremBaseline | None, tags: Mapping[str, str]
+        self,
+        name: str,
+        spec: FleetSpec,
+        baseline: OnPremBaseline | None,
+        tags: Mapping[str, str],
+        *,
+        joins: Mapping[str, PoolJoin],
+        homes: Mapping[str, Site],
     ) -> pulumi.ComponentResource | None:
         """Kueue, one cluster-autoscaler per cloud site and KEDA on DCGM, on the on-prem cluster, when the
-        spec has ``onprem.scheduler`` (components/baseline/scheduling.py)."""
+        spec has ``onprem.scheduler`` (components/baseline/scheduling.py); the AWS autoscaler signs in
+        through Roles Anywhere (:func:`_aws_access`)."""
         if baseline is None or spec.onprem is None or spec.onprem.scheduler is None:
             return None
+        if any(join.cloud == "tencentcloud" for join in joins.values()):
+            from gpufleet.components.pools.tencentcloud_join import TKE_REQUIRED
+
+            pulumi.log.warn(TKE_REQUIRED)
+        for pool, join in joins.items():
+            if join.cloud != "aws" or spec.pools[pool].image is None:
+                # The default images carry the driver but no kubeadm: the join script stops at its check.
+                pulumi.log.warn(
+                    f"pools.{pool}: its nodes join the on-prem cluster but boot the cloud's default image, "
+                    "which has no kubeadm or kubelet: they stop at the join script's first check; "
+                    + (
+                        "give the pool an image that has them (pools.<name>.image, docs/hybrid.md)"
+                        if join.cloud == "aws"
+                        else f"{join.cloud} pools take no image of their own yet (docs/hybrid.md)"
+                    )
+                )
         from gpufleet.components.baseline.autoscaler import plan_autoscalers
         from gpufleet.components.baseline.exporter import cost_labels
         from gpufleet.components.baseline.kueue import plan_flavors
@@ -285,8 +316,61 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 autoscalers=plan_autoscalers(spec, regions),
                 labels=cost_labels(name, tags),
                 groups=groups,
+                aws=self._aws_access(name, spec, joins, homes, tags),
             ),
             pulumi.ResourceOptions(parent=self, providers=[baseline.provider]),
+        )
+
+    def _aws_access(
+        self,
+        name: str,
+        spec: FleetSpec,
+        joins: Mapping[str, PoolJoin],
+        homes: Mapping[str, Site],
+        tags: Mapping[str, str],
+    ) -> AwsAccess | None:
+        """The AWS autoscaler's credentials: its own role (:mod:`gpufleet.components.baseline.aws_autoscaler`)
+        through the signal's Roles Anywhere trust anchor and client certificate, when AWS pools join and
+        the fleet has the signal; None (and a warning) when they join without it."""
+        aws_joins = [join for join in joins.values() if join.cloud == "aws"]
+        if not aws_joins or spec.onprem is None:
+            return None
+        home = homes.get("aws")
+        signal = cast("BaselineSignal | None", home.burst_publisher if home is not None else None)
+        config = spec.onprem.signal
+        if signal is None or config is None:
+            pulumi.log.warn(
+                "the AWS cluster-autoscaler has no credentials: it signs in through the burst signal's Roles "
+                "Anywhere trust anchor and client certificate (onprem.signal, and burst over an AWS pool)"
+            )
+            return None
+        from gpufleet.components.baseline.autoscaler import AwsAccess
+        from gpufleet.components.baseline.aws_autoscaler import AutoscalerIdentity, AutoscalerIdentityArgs
+        from gpufleet.components.spec.onprem import full_config_key
+
+        def secret(key: str) -> pulumi.Output[str]:
+            namespace, _, config_name = full_config_key(key).partition(":")
+            return pulumi.Config(namespace).require_secret(config_name)
+
+        region = aws_joins[0].site.partition(":")[2]
+        identity = AutoscalerIdentity(
+            f"{name}-aws-autoscaler",
+            AutoscalerIdentityArgs(
+                cluster=name,
+                region=region,
+                client_cn=config.client_cn,
+                trust_anchor_arn=signal.trust_anchor_arn,
+                tags={**tags, "gpufleet:site": f"aws:{region}"},
+            ),
+            pulumi.ResourceOptions(parent=self),
+        )
+        return AwsAccess(
+            image=config.image,
+            client_certificate=secret(config.client_certificate),
+            client_key=secret(config.client_key),
+            trust_anchor_arn=identity.trust_anchor_arn,
+            profile_arn=identity.profile_arn,
+            role_arn=identity.role_arn,
         )
 
     def _links(

@@ -88,6 +88,8 @@ def render_hybrid(spec: FleetSpec, graph: ResourceGraph) -> Tree:
         order = tree.add(title)
         try:
             lines = describe_burst_order(spec, regions)
+            if scheduler is not None and set(spec.pools) <= set(_joins(spec, regions)):
+                lines = ["none: every burst pool joins the cluster, and cluster-autoscaler alone sizes it"]
         except (SpecError, ValueError) as error:
             lines = [f"not compiled: {error}"]
         for line in lines:
@@ -111,6 +113,15 @@ def _scheduler(tree: Tree, spec: FleetSpec, regions: Mapping[str, str | None]) -
     except ValueError as error:
         branch.add(escape(f"not compiled: {error}"))
         return
+    scheduler = spec.onprem.scheduler if spec.onprem is not None else None
+    if scheduler is not None:
+        control = ", ".join(str(net) for net in scheduler.control_plane())
+        branch.add(
+            escape(
+                f"burst nodes join {scheduler.api_server} over their site's link (kubeadm join, the token "
+                f"from each pool's join secret: docs/hybrid.md); kubelets admit 10250 from {control} only"
+            )
+        )
     for position, flavor in enumerate(flavors):
         scaler = autoscalers.get(flavor.name)
         how = (
@@ -119,12 +130,21 @@ def _scheduler(tree: Tree, spec: FleetSpec, regions: Mapping[str, str | None]) -
             else f"cluster-autoscaler --cloud-provider={scaler.cloud}, scale-down after {scaler.unneeded} "
             f"unneeded, not within {scaler.delay_after_add} of a scale-up"
         )
+        if scaler is not None and scaler.cloud == "tencentcloud":
+            how += "; but the Tencent provider requires TKE: it does not size these groups (docs/hybrid.md)"
         branch.add(
             escape(
                 f"{position}. flavor {flavor.name}: {flavor.gpus} GPUs, {flavor.cpus} CPUs, "
                 f"{flavor.memory_gib} GiB; {how}"
             )
         )
+
+
+def _joins(spec: FleetSpec, regions: Mapping[str, str | None]) -> dict[str, object]:
+    """The pools whose nodes join the cluster (components/pools/join.py)."""
+    from gpufleet.components.pools.join import plan_joins
+
+    return dict(plan_joins(spec, regions, "cluster"))
 
 
 def _baseline(branch: Tree, onprem: OnPrem) -> None:

@@ -84,7 +84,8 @@ def plan_autoscalers(
 def discovery_tags(cluster: str, flavor: Flavor, gpus_per_instance: int) -> dict[str, str]:
     """The tags an AWS Auto Scaling group needs for this fleet's autoscaler to find it and to build the
     node template it scales up from zero with (labels, taint and GPUs of a node that does not exist yet).
-    The AWS pools must carry them (not propagated to instances); see docs/hybrid.md."""
+    The joined AWS pools carry them, not propagated to instances
+    (:func:`gpufleet.components.pools.aws_join.discovery_tags`, which gives the same tags)."""
     template = "k8s.io/cluster-autoscaler/node-template"
     tags = {
         "k8s.io/cluster-autoscaler/enabled": "true",
@@ -388,6 +389,9 @@ def _signing_helper(access: AwsAccess) -> dict[str, Any]:
             ]
         ),
         "volumeMounts": [{"name": "client", "mountPath": client, "readOnly": True}],
+        # The helper answers the SDK's metadata calls on its port: open means serving.
+        "livenessProbe": {"tcpSocket": {"port": SIGNING_HELPER_PORT}, "periodSeconds": 30},
+        "readinessProbe": {"tcpSocket": {"port": SIGNING_HELPER_PORT}, "periodSeconds": 10},
         "resources": {
             "requests": {"cpu": "10m", "memory": "32Mi"},
             "limits": {"cpu": "100m", "memory": "64Mi"},

@@ -17,6 +17,14 @@ UNSCOPED_ACTIONS = frozenset(
     {
         "autoscaling:DescribeAutoScalingGroups",
         "autoscaling:DescribeAutoScalingInstances",
+        # cluster-autoscaler's reads (Service Authorization Reference: no resource type for any of them).
+        "autoscaling:DescribeLaunchConfigurations",
+        "autoscaling:DescribeScalingActivities",
+        "autoscaling:DescribeTags",
+        "ec2:DescribeImages",
+        "ec2:DescribeInstanceTypes",
+        "ec2:DescribeLaunchTemplateVersions",
+        "ec2:GetInstanceTypesFromInstanceRequirements",
         "cloudwatch:PutMetricData",
         "ec2:DescribeTags",
         "ecr:GetAuthorizationToken",

@@ -23,7 +23,13 @@ from typing import Literal
 import pulumi
 import pulumi_alicloud as alicloud
 
-from gpufleet.components.network.onprem import EgressRule, egress_problems, onprem_range_problems, range_slug
+from gpufleet.components.network.onprem import (
+    KUBELET_PORT,
+    EgressRule,
+    egress_problems,
+    onprem_range_problems,
+    range_slug,
+)
 from gpufleet.components.network.zone_pick import pick_zones
 from gpufleet.components.tags import check_cost_tags
 
@@ -73,6 +79,9 @@ class AlicloudNetworkArgs:
     # is dropped.
     onprem_egress: Sequence[EgressRule] = ()
     onprem_ranges: Sequence[str] = ()
+    # The on-prem ranges the API server calls the nodes' kubelets from (TCP 10250) when the nodes join the
+    # on-prem cluster (components/spec/reach.py ``kubelet_sources``); empty: no ingress from on-prem.
+    kubelet_sources: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -163,6 +172,20 @@ class AlicloudNetwork(pulumi.ComponentResource):
                     description=f"on-prem {rule.label} over the private link",
                     opts=child,
                 )
+        for cidr in args.kubelet_sources:
+            alicloud.ecs.SecurityGroupRule(
+                f"{name}-kubelet-{range_slug(cidr)}",
+                security_group_id=group.id,
+                type="ingress",
+                ip_protocol="tcp",
+                port_range=f"{KUBELET_PORT}/{KUBELET_PORT}",
+                cidr_ip=cidr,
+                policy="accept",
+                nic_type="intranet",
+                priority=1,
+                description="kubelet from the on-prem API server over the private link",
+                opts=child,
+            )
         for cidr in args.onprem_ranges:
             alicloud.ecs.SecurityGroupRule(
                 f"{name}-onprem-drop-{range_slug(cidr)}",

@@ -24,7 +24,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpufleet.components.identity.documents import Statement, document
-from gpufleet.components.network.onprem import EgressRule, egress_problems
+from gpufleet.components.network.onprem import KUBELET_PORT, EgressRule, egress_problems
 from gpufleet.components.tags import check_cost_tags, with_tags
 
 HTTPS = 443
@@ -163,6 +163,12 @@ class FleetNetworkArgs:
     # What the instances may open on-prem over the site's private link (the on-prem endpoints' ports
     # and ranges), nothing wider.
     onprem_egress: Sequence[EgressRule] = ()
+    # Interface endpoints beyond the egress mode's (``secretsmanager`` for pools that join the on-prem
+    # cluster: their nodes read their join secret there).
+    extra_endpoint_services: Sequence[str] = ()
+    # The on-prem ranges the API server calls the nodes' kubelets from (TCP 10250) when the nodes join the
+    # on-prem cluster (components/spec/reach.py ``kubelet_sources``); empty: no ingress from on-prem.
+    kubelet_sources: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -350,7 +356,8 @@ class FleetNetwork(pulumi.ComponentResource):
             opts=child,
         )
         subnet_ids = [s.id for s in subnets]
-        for service in interface_endpoint_services(args.egress):
+        services = interface_endpoint_services(args.egress)
+        for service in (*services, *(s for s in args.extra_endpoint_services if s not in services)):
             aws.ec2.VpcEndpoint(
                 f"{name}-{service}",
                 vpc_id=vpc.id,
@@ -451,9 +458,24 @@ class FleetNetwork(pulumi.ComponentResource):
             region=args.region,
             # The description of a group without a link stays as deployed stacks have it (changing it
             # replaces the group).
-            description="GPU instances: no ingress; HTTPS egress only"
-            + ("; on-prem endpoints over the private link" if args.onprem_egress else ""),
-            ingress=[],
+            description=(
+                "GPU instances: no ingress; HTTPS egress only"
+                + ("; on-prem endpoints over the private link" if args.onprem_egress else "")
+                if not args.kubelet_sources
+                else "GPU instances: the kubelet from the on-prem control plane only; HTTPS egress and "
+                "on-prem endpoints over the private link"
+            ),
+            ingress=[
+                aws.ec2.SecurityGroupIngressArgs(
+                    protocol="tcp",
+                    from_port=KUBELET_PORT,
+                    to_port=KUBELET_PORT,
+                    cidr_blocks=list(args.kubelet_sources),
+                    description="kubelet from the on-prem API server over the private link",
+                )
+            ]
+            if args.kubelet_sources
+            else [],
             egress=egress,
             tags=dict(args.tags),
             opts=pulumi.ResourceOptions(parent=self),

@@ -14,6 +14,9 @@ from typing import Literal
 EgressProtocol = Literal["tcp", "udp"]
 # Wider than this is no longer "a port": it is the all-ports rule the endpoints replace.
 MAX_PORT_SPAN = 4096
+# The kubelet's API port, which the on-prem API server calls on joined nodes (logs, exec, port-forward;
+# kubernetes.io "Ports and Protocols").
+KUBELET_PORT = 10250
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -24,7 +24,12 @@ from typing import Any, Literal
 import pulumi
 import tencentcloud_iac_pulumi as tencentcloud
 
-from gpufleet.components.network.onprem import EgressRule, egress_problems, onprem_range_problems
+from gpufleet.components.network.onprem import (
+    KUBELET_PORT,
+    EgressRule,
+    egress_problems,
+    onprem_range_problems,
+)
 from gpufleet.components.network.zone_pick import pick_zones
 from gpufleet.components.tags import check_cost_tags
 
@@ -103,6 +108,9 @@ class TencentNetworkArgs:
     # is dropped.
     onprem_egress: Sequence[EgressRule] = ()
     onprem_ranges: Sequence[str] = ()
+    # The on-prem ranges the API server calls the nodes' kubelets from (TCP 10250) when the nodes join the
+    # on-prem cluster (components/spec/reach.py ``kubelet_sources``); empty: no ingress from on-prem.
+    kubelet_sources: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -241,7 +249,17 @@ class TencentNetwork(pulumi.ComponentResource):
                     protocol="TCP",
                     port=TRAINING_PORTS,
                     description="distributed training between the pool's instances",
-                )
+                ),
+                *[
+                    rule(
+                        action="ACCEPT",
+                        cidr_block=cidr,
+                        protocol="TCP",
+                        port=str(KUBELET_PORT),
+                        description="kubelet from the on-prem API server over the private link",
+                    )
+                    for cidr in args.kubelet_sources
+                ],
             ],
             egresses=egress,
             opts=child,

@@ -239,7 +239,6 @@ def encoded_user_data(region: str, workload: WorkloadContext | None = None) -> s
     return base64.b64encode(script).decode()
 
 
-# ------------------------------------------------------------------------------------------ pool
 @dataclass(frozen=True, kw_only=True)
 class AlicloudPoolArgs:
     pool: str
@@ -262,6 +261,7 @@ class AlicloudPoolArgs:
     queue_visibility_s: int = 900
     off_hours: AlicloudOffHours | None = None
     workload: WorkloadContext | None = None
+    join_user_data: str | None = None  # joined pools boot the join script (pools/alicloud_join.py)
     today: datetime.date | None = None
     gate: CustomGate | None = None
     # The account that owns the pool: CloudMonitor alarm targets name it. None asks the provider.
@@ -326,7 +326,7 @@ class AlicloudGpuPool(pulumi.ComponentResource):
                 kms_key_id=args.key_id,
                 delete_with_instance=True,
             ),
-            user_data=encoded_user_data(args.region, args.workload),
+            user_data=args.join_user_data or encoded_user_data(args.region, args.workload),
             update_default_version_number=True,
             tags=tags,
             template_tags=tags,

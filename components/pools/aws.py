@@ -27,7 +27,11 @@ the target, not below ``gpu_util_in`` for ``in_for``, and its scale-in cannot be
 instance per cooldown, so the seed's rules would not hold.
 
 Scale-in never ends a running job (:mod:`gpufleet.components.pools.lifecycle`): the worker protects its
-instance while it holds a job, and every termination waits on the ``-drain`` lifecycle hook."""
+instance while it holds a job, and every termination waits on the ``-drain`` lifecycle hook.
+
+The policies and alarms are built by :mod:`gpufleet.components.pools.aws_alarms`, the image and user data
+by :mod:`gpufleet.components.pools.aws_boot`. A pool whose nodes join the on-prem cluster (``join``,
+:mod:`gpufleet.components.pools.aws_join`) has neither: cluster-autoscaler alone sizes its group."""
 
 from __future__ import annotations
 
@@ -39,6 +43,10 @@ import pulumi_aws as aws
 
 from gpufleet.components.identity.aws import InstanceIdentity, InstanceIdentityArgs
 from gpufleet.components.identity.documents import document
+from gpufleet.components.pools.aws_alarms import alarm_scaling
+from gpufleet.components.pools.aws_boot import DLAMI_NAME_FILTER as DLAMI_NAME_FILTER  # noqa: PLC0414
+from gpufleet.components.pools.aws_boot import pool_image, pool_user_data
+from gpufleet.components.pools.aws_join import group_tags, join_secret
 from gpufleet.components.pools.aws_queue import (
     ExistingQueue,
     NewQueue,
@@ -48,7 +56,8 @@ from gpufleet.components.pools.aws_queue import (
     create_queue,
     existing_queue,
 )
-from gpufleet.components.pools.burst import SIGNAL_METRIC, SIGNAL_NAMESPACE, Gate
+from gpufleet.components.pools.burst import Gate
+from gpufleet.components.pools.join import PoolJoin, secret_name
 from gpufleet.components.pools.lifecycle import (
     DRAIN_DEFAULT_RESULT,
     DRAIN_HEARTBEAT_S,
@@ -59,26 +68,16 @@ from gpufleet.components.pools.lifecycle import (
 from gpufleet.components.pools.off_hours import OffHours as OffHours  # noqa: PLC0414 (re-export)
 from gpufleet.components.pools.scaling import (
     GPU_METRIC,
-    GROUP_DIMENSION,
     GROUP_METRICS,
-    IDLE_EXPRESSION,
-    IN_FLIGHT_METRIC,
-    IN_SERVICE_METRIC,
-    QUEUE_DIMENSION,
-    QUEUE_METRIC,
-    STACK_DIMENSION,
     AlarmSpec,
-    BacklogTarget,
     ScalingRules,
     backlog_target,
     compile_aws_alarms,
 )
-from gpufleet.components.pools.userdata import WorkloadContext, agent_namespace, encoded_user_data
+from gpufleet.components.pools.userdata import agent_namespace
 from gpufleet.components.pools.workload import Workload
 from gpufleet.components.tags import check_cost_tags, with_tags
 
-# AWS Deep Learning Base AMI with the NVIDIA driver, CUDA and the CloudWatch agent.
-DLAMI_NAME_FILTER = "Deep Learning Base OSS Nvidia Driver GPU AMI (Amazon Linux 2023) *"
 ROOT_DEVICE = "/dev/xvda"
 IMDS_HOP_LIMIT = 2  # containers on the instance sit one hop further away than the host
 # AWS's spot guidance: be flexible across instance types; a spot pool lists at least this many.
@@ -114,6 +113,9 @@ class GpuPoolArgs:
     region: str | None = None
     # The burst order's gate (gpufleet.components.pools.burst): None scales on the pool's own alarms alone.
     gate: Gate | None = None
+    # The on-prem cluster its nodes join (gpufleet.components.pools.join): cluster-autoscaler then sizes
+    # the group alone (no scaling policy, no alarm) and the nodes boot the join script.
+    join: PoolJoin | None = None
 
     def __post_init__(self) -> None:
         problems = check_cost_tags(self.tags)
@@ -195,22 +197,8 @@ class GpuPool(pulumi.ComponentResource):
         )
         target = backlog_target(rules)
         tags = with_tags(args.tags, **{"gpufleet:pool": args.pool})
-        image_id = args.image_id
-        # The looked-up image's architecture, on the template, so the pack can hold it against the types
-        # (GF-FIT-003): an id from a lookup says nothing of it at preview.
-        template_tags = dict(tags)
-        if image_id is None:
-            template_tags["gpufleet:image-arch"] = "x86_64"
-            image_id = aws.ec2.get_ami_output(
-                most_recent=True,
-                owners=["amazon"],
-                region=args.region,
-                filters=[
-                    aws.ec2.GetAmiFilterArgs(name="name", values=[DLAMI_NAME_FILTER]),
-                    aws.ec2.GetAmiFilterArgs(name="architecture", values=["x86_64"]),
-                ],
-                opts=pulumi.InvokeOutputOptions(parent=self),
-            ).id
+        image_id, image_tags = pool_image(args, self)
+        template_tags = {**tags, **image_tags}
         if args.spot_percent > 0 and len(args.instance_types) < MIN_SPOT_TYPES:
             # Spot capacity is offered per type and zone: a group that may take one type only waits
             # (or falls back to nothing) whenever that type's spot pools run dry.
@@ -223,25 +211,22 @@ class GpuPool(pulumi.ComponentResource):
         region: pulumi.Input[str] = (
             args.region or aws.get_region_output(opts=pulumi.InvokeOutputOptions(parent=self)).region
         )
-        user_data: pulumi.Output[str] | None = None
-        workload = args.workload
-        if args.agent_log_group_name is not None and workload is None:
-            # Known at preview (the log group's name is fixed), so rules can read the agent config.
-            user_data = pulumi.Output.from_input(args.agent_log_group_name).apply(
-                lambda group: encoded_user_data(group, args.stack)
-            )
-        elif args.agent_log_group_name is not None and workload is not None:
-            # The workload is told its queue, whose name and URL a created queue gets at deploy.
-            user_data = pulumi.Output.all(args.agent_log_group_name, queue.name, region, queue.url).apply(
-                lambda values: encoded_user_data(
-                    values[0],
-                    args.stack,
-                    WorkloadContext(
-                        workload=workload, queue_name=values[1], region=values[2], queue_url=values[3]
-                    ),
-                )
-            )
         profile_arn, role_name = self._identity(name, args, child)
+        secret: str | None = None
+        if args.join is not None:
+            secret = secret_name(name, args.pool)
+            join_secret(
+                name,
+                secret=secret,
+                pool=args.pool,
+                kms_key_arn=args.kms_key_arn,
+                role_name=role_name,
+                region=args.region,
+                region_name=region,
+                tags=tags,
+                opts=child,
+            )
+        user_data = pool_user_data(args, queue, region, secret)
         queue_access = aws.iam.RolePolicy(
             f"{name}-queue-access",
             role=role_name,
@@ -325,46 +310,31 @@ class GpuPool(pulumi.ComponentResource):
             tags=[
                 aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
                 for k, v in sorted(tags.items())
+            ]
+            + [
+                # Who sizes the group (one scaler per group, GF-COST-006) and, for cluster-autoscaler,
+                # its discovery and node template: the group's, never the instances'.
+                aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=False)
+                for k, v in sorted(group_tags(args.join).items())
             ],
             # Instances never boot unable to take work from their queue.
             opts=pulumi.ResourceOptions(parent=self, depends_on=[queue_access]),
         )
 
-        policies = {
-            "out": aws.autoscaling.Policy(
-                f"{name}-scale-out",
-                autoscaling_group_name=group.name,
-                policy_type="StepScaling",
-                adjustment_type="ChangeInCapacity",
-                metric_aggregation_type="Average",
-                estimated_instance_warmup=rules.cooldown_s,
+        if args.join is None:
+            alarm_scaling(
+                name,
+                rules=rules,
+                target=target,
+                alarms=self.alarms,
+                gate=args.gate,
+                group=group,
+                queue_name=queue.name,
+                stack=args.stack,
                 region=args.region,
-                step_adjustments=[
-                    aws.autoscaling.PolicyStepAdjustmentArgs(
-                        scaling_adjustment=1, metric_interval_lower_bound="0"
-                    )
-                ],
-                opts=child,
-            ),
-            "in": aws.autoscaling.Policy(
-                f"{name}-scale-in",
-                autoscaling_group_name=group.name,
-                policy_type="SimpleScaling",
-                adjustment_type="ChangeInCapacity",
-                scaling_adjustment=-1,
-                cooldown=rules.cooldown_s,
-                region=args.region,
-                opts=child,
-            ),
-        }
-        dimension_values: dict[str, pulumi.Input[str]] = {
-            GROUP_DIMENSION: group.name,
-            STACK_DIMENSION: args.stack,
-            QUEUE_DIMENSION: queue.name,
-        }
-        _backlog_policy(
-            name, target, args.gate, dimension_values=dimension_values, region=args.region, opts=child
-        )
+                tags=tags,
+                child=child,
+            )
         aws.autoscaling.LifecycleHook(
             f"{name}-drain",
             name=DRAIN_HOOK_NAME,
@@ -381,49 +351,6 @@ class GpuPool(pulumi.ComponentResource):
             policy=document(protection_statements(group.arn)),
             opts=child,
         )
-        for alarm in self.alarms:
-            if args.gate is not None and alarm.direction == "out":
-                # Burst order: scale out only with no GPU free ahead (the baseline, earlier sites).
-                _gated_alarm(
-                    name,
-                    alarm,
-                    args.gate,
-                    dimension_values=dimension_values,
-                    action=policies["out"].arn,
-                    region=args.region,
-                    tags=tags,
-                    opts=child,
-                )
-                continue
-            if alarm.while_queue_empty:
-                _idle_alarm(
-                    name,
-                    alarm,
-                    dimension_values=dimension_values,
-                    action=policies[alarm.direction].arn,
-                    region=args.region,
-                    tags=tags,
-                    opts=child,
-                )
-                continue
-            aws.cloudwatch.MetricAlarm(
-                f"{name}-{alarm.suffix}",
-                alarm_description=alarm.description,
-                namespace=alarm.namespace,
-                metric_name=alarm.metric_name,
-                dimensions={dimension: dimension_values[dimension] for dimension in alarm.dimensions},
-                statistic=alarm.statistic,
-                comparison_operator=alarm.comparison_operator,
-                threshold=alarm.threshold,
-                period=alarm.period_s,
-                evaluation_periods=alarm.evaluation_periods,
-                datapoints_to_alarm=alarm.evaluation_periods,
-                treat_missing_data=alarm.treat_missing_data,
-                alarm_actions=[policies[alarm.direction].arn],
-                region=args.region,
-                tags=tags,
-                opts=child,
-            )
 
         if args.off_hours is not None:
             hours = args.off_hours
@@ -497,191 +424,3 @@ class GpuPool(pulumi.ComponentResource):
         return create_queue(
             name, args.queue, kms_key_arn=args.kms_key_arn, tags=tags, region=args.region, opts=opts
         )
-
-
-def _gated_alarm(
-    name: str,
-    alarm: AlarmSpec,
-    gate: Gate,
-    *,
-    dimension_values: Mapping[str, pulumi.Input[str]],
-    action: pulumi.Input[str],
-    region: str | None,
-    tags: Mapping[str, str],
-    opts: pulumi.ResourceOptions,
-) -> aws.cloudwatch.MetricAlarm:
-    """A scale-out alarm as metric math: the pool's own metric, passed through only while the
-    ``gpufleet/Baseline`` signal for the pool's site says no GPU is free ahead of it. The signal's
-    maximum over the period: one free GPU at any moment of it holds the pool back."""
-    ahead = ", then ".join(("baseline", *gate.ahead))
-    return aws.cloudwatch.MetricAlarm(
-        f"{name}-{alarm.suffix}",
-        alarm_description=f"{alarm.description}, only when no GPU is free ahead ({ahead})",
-        comparison_operator=alarm.comparison_operator,
-        threshold=alarm.threshold,
-        evaluation_periods=alarm.evaluation_periods,
-        datapoints_to_alarm=alarm.evaluation_periods,
-        treat_missing_data=alarm.treat_missing_data,
-        metric_queries=[
-            aws.cloudwatch.MetricAlarmMetricQueryArgs(
-                id="ahead",
-                metric=aws.cloudwatch.MetricAlarmMetricQueryMetricArgs(
-                    namespace=SIGNAL_NAMESPACE,
-                    metric_name=SIGNAL_METRIC,
-                    dimensions=gate.dimensions,
-                    period=alarm.period_s,
-                    stat="Maximum",
-                ),
-                return_data=False,
-            ),
-            aws.cloudwatch.MetricAlarmMetricQueryArgs(
-                id="own",
-                metric=aws.cloudwatch.MetricAlarmMetricQueryMetricArgs(
-                    namespace=alarm.namespace,
-                    metric_name=alarm.metric_name,
-                    dimensions={dimension: dimension_values[dimension] for dimension in alarm.dimensions},
-                    period=alarm.period_s,
-                    stat=alarm.statistic,
-                ),
-                return_data=False,
-            ),
-            aws.cloudwatch.MetricAlarmMetricQueryArgs(
-                id="gated",
-                expression=gate.expression("ahead", "own"),
-                label=f"{alarm.metric_name} while no GPU is free ahead of {gate.site}",
-                return_data=True,
-            ),
-        ],
-        alarm_actions=[action],
-        region=region,
-        tags=tags,
-        opts=opts,
-    )
-
-
-def _metric_query(
-    query_id: str, namespace: str, metric: str, dimensions: Mapping[str, pulumi.Input[str]], stat: str
-) -> aws.autoscaling.PolicyTargetTrackingConfigurationCustomizedMetricSpecificationMetricArgs:
-    return aws.autoscaling.PolicyTargetTrackingConfigurationCustomizedMetricSpecificationMetricArgs(
-        id=query_id,
-        metric_stat=aws.autoscaling.PolicyTargetTrackingConfigurationCustomizedMetricSpecificationMetricMetricStatArgs(
-            metric=aws.autoscaling.PolicyTargetTrackingConfigurationCustomizedMetricSpecificationMetricMetricStatMetricArgs(
-                namespace=namespace,
-                metric_name=metric,
-                dimensions=[
-                    aws.autoscaling.PolicyTargetTrackingConfigurationCustomizedMetricSpecificationMetricMetricStatMetricDimensionArgs(
-                        name=key, value=value
-                    )
-                    for key, value in dimensions.items()
-                ],
-            ),
-            stat=stat,
-        ),
-        return_data=False,
-    )
-
-
-def _backlog_policy(
-    name: str,
-    target: BacklogTarget,
-    gate: Gate | None,
-    *,
-    dimension_values: Mapping[str, pulumi.Input[str]],
-    region: str | None,
-    opts: pulumi.ResourceOptions,
-) -> aws.autoscaling.Policy:
-    """``-backlog``: target tracking on the backlog per instance in service. Behind a burst gate the
-    backlog counts only while no GPU is free ahead (0 otherwise: no scale-out; the policy never scales
-    in, so a 0 removes nothing)."""
-    queue_ns, queue_metric, queue_dims = QUEUE_METRIC
-    group_ns, group_metric, group_dims = IN_SERVICE_METRIC
-    flight_ns, flight_metric, flight_dims = IN_FLIGHT_METRIC
-    queries = [
-        _metric_query("m1", queue_ns, queue_metric, {d: dimension_values[d] for d in queue_dims}, "Sum"),
-        _metric_query("m2", group_ns, group_metric, {d: dimension_values[d] for d in group_dims}, "Average"),
-        _metric_query("m3", flight_ns, flight_metric, {d: dimension_values[d] for d in flight_dims}, "Sum"),
-    ]
-    expression, label = target.expression, "jobs per instance in service"
-    if gate is not None:
-        queries.append(_metric_query("ahead", SIGNAL_NAMESPACE, SIGNAL_METRIC, gate.dimensions, "Maximum"))
-        expression = gate.expression("ahead", target.expression)
-        label = f"{label}, while no GPU is free ahead of {gate.site}"
-    queries.append(
-        aws.autoscaling.PolicyTargetTrackingConfigurationCustomizedMetricSpecificationMetricArgs(
-            id="e1", expression=expression, label=label, return_data=True
-        )
-    )
-    return aws.autoscaling.Policy(
-        f"{name}-backlog",
-        autoscaling_group_name=dimension_values[GROUP_DIMENSION],
-        policy_type="TargetTrackingScaling",
-        estimated_instance_warmup=target.warmup_s,
-        region=region,
-        target_tracking_configuration=aws.autoscaling.PolicyTargetTrackingConfigurationArgs(
-            target_value=target.target_value,
-            disable_scale_in=target.disable_scale_in,
-            customized_metric_specification=aws.autoscaling.PolicyTargetTrackingConfigurationCustomizedMetricSpecificationArgs(
-                metrics=queries
-            ),
-        ),
-        opts=opts,
-    )
-
-
-def _idle_alarm(
-    name: str,
-    alarm: AlarmSpec,
-    *,
-    dimension_values: Mapping[str, pulumi.Input[str]],
-    action: pulumi.Input[str],
-    region: str | None,
-    tags: Mapping[str, str],
-    opts: pulumi.ResourceOptions,
-) -> aws.cloudwatch.MetricAlarm:
-    """The GPU scale-in alarm as metric math: the GPU utilisation while the queue is empty, 100 while
-    any message waits (:data:`IDLE_EXPRESSION`). A queue with no datapoint is an idle queue: SQS
-    stops publishing for a queue inactive for six hours."""
-    queue_ns, queue_metric, queue_dims = QUEUE_METRIC
-    return aws.cloudwatch.MetricAlarm(
-        f"{name}-{alarm.suffix}",
-        alarm_description=f"{alarm.description}, only while the queue is empty",
-        comparison_operator=alarm.comparison_operator,
-        threshold=alarm.threshold,
-        evaluation_periods=alarm.evaluation_periods,
-        datapoints_to_alarm=alarm.evaluation_periods,
-        treat_missing_data=alarm.treat_missing_data,
-        metric_queries=[
-            aws.cloudwatch.MetricAlarmMetricQueryArgs(
-                id="gpu",
-                metric=aws.cloudwatch.MetricAlarmMetricQueryMetricArgs(
-                    namespace=alarm.namespace,
-                    metric_name=alarm.metric_name,
-                    dimensions={dimension: dimension_values[dimension] for dimension in alarm.dimensions},
-                    period=alarm.period_s,
-                    stat=alarm.statistic,
-                ),
-                return_data=False,
-            ),
-            aws.cloudwatch.MetricAlarmMetricQueryArgs(
-                id="queue",
-                metric=aws.cloudwatch.MetricAlarmMetricQueryMetricArgs(
-                    namespace=queue_ns,
-                    metric_name=queue_metric,
-                    dimensions={dimension: dimension_values[dimension] for dimension in queue_dims},
-                    period=alarm.period_s,
-                    stat="Maximum",
-                ),
-                return_data=False,
-            ),
-            aws.cloudwatch.MetricAlarmMetricQueryArgs(
-                id="idle",
-                expression=IDLE_EXPRESSION,
-                label=f"{alarm.metric_name} while the queue is empty (100 while work waits)",
-                return_data=True,
-            ),
-        ],
-        alarm_actions=[action],
-        region=region,
-        tags=tags,
-        opts=opts,
-    )

@@ -277,6 +277,9 @@ class TencentPoolArgs:
     off_hours: OffHours | None = None
     disk_gib: int = 200
     workload: str | None = None
+    # A pool whose nodes join the on-prem cluster (pools/tencentcloud_join.py): its boot script, and no
+    # scaling policy or alarm (cluster-autoscaler alone sizes its groups).
+    join_user_data: str | None = None
     visibility_timeout_s: int = 900
     max_receives: int = 5
     provider: pulumi.ProviderResource | None = None
@@ -335,12 +338,12 @@ class TencentPool(pulumi.ComponentResource):
         for shape in self.shapes:
             group = self._group(name, args, shape, tags, child)
             self.group_ids.append(group.id)
-            for alarm in alarms:
+            for alarm in alarms if args.join_user_data is None else ():
                 policy = self._policy(
                     f"{name}-{shape.kind}", args, shape=shape, group=group, alarm=alarm, child=child
                 )
                 policies.setdefault(alarm.suffix, []).append((group.id, policy.id))
-        for alarm in alarms:
+        for alarm in alarms if args.join_user_data is None else ():
             self._alarm(
                 name=name, args=args, alarm=alarm, queue=queue, targets=policies[alarm.suffix], child=child
             )
@@ -375,7 +378,7 @@ class TencentPool(pulumi.ComponentResource):
             internet_charge_type="TRAFFIC_POSTPAID_BY_HOUR",
             internet_max_bandwidth_out=0,
             public_ip_assigned=False,
-            user_data=boot_script(args.workload),
+            user_data=args.join_user_data or boot_script(args.workload),
             enhanced_security_service=True,
             enhanced_monitor_service=True,
             enhanced_automation_tools_service=True,

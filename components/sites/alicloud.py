@@ -34,7 +34,10 @@ from gpufleet.components.identity.alicloud_publisher import AlicloudBurstPublish
 from gpufleet.components.keys.alicloud import AlicloudKey, AlicloudKeyArgs
 from gpufleet.components.network.alicloud import AlicloudNetwork, AlicloudNetworkArgs, zones_for_pools
 from gpufleet.components.pools.alicloud import AlicloudGpuPool, AlicloudOffHours, AlicloudPoolArgs
+from gpufleet.components.pools.alicloud_join import JoinedAlicloudGpuPool, join_secret, pool_secret_name
+from gpufleet.components.pools.alicloud_join import join_user_data as alicloud_join_data
 from gpufleet.components.pools.burst_custom import CustomGate
+from gpufleet.components.pools.join import scaler_tags
 from gpufleet.components.pools.scaling import ScalingRules, rules_from_spec
 from gpufleet.components.pools.userdata import WorkloadContext
 from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload, Workload
@@ -294,6 +297,7 @@ class AlicloudSite(pulumi.ComponentResource):
                 egress=args.spec.network.egress,
                 onprem_egress=plan.onprem_egress,
                 onprem_ranges=plan.onprem_ranges,
+                kubelet_sources=plan.kubelet_sources,
                 name_prefix=prefix,
             )
         return AlicloudNetwork(f"{prefix}-network", net_args, opts=child)
@@ -354,7 +358,24 @@ class AlicloudSite(pulumi.ComponentResource):
             if gate is not None and settings is not None
             else None
         )
-        built = AlicloudGpuPool(
+        join = args.joins.get(pool_name)
+        pool_class, join_user_data = AlicloudGpuPool, None
+        if join is not None:
+            # Its nodes join the on-prem cluster: a join secret its role reads, no alarm scaling.
+            secret = pool_secret_name(prefix, pool_name)
+            join_secret(
+                f"{prefix}-pool-{pool_name}",
+                secret=secret,
+                pool=pool_name,
+                region=plan.region,
+                account=account,
+                key_id=key.key_id,
+                role_name=identity.role_name,
+                tags={**args.tags, "gpufleet:pool": pool_name},
+                opts=child,
+            )
+            pool_class, join_user_data = JoinedAlicloudGpuPool, alicloud_join_data(join, secret, plan.region)
+        built = pool_class(
             f"{prefix}-pool-{pool_name}",
             AlicloudPoolArgs(
                 pool=pool_name,
@@ -369,7 +390,7 @@ class AlicloudSite(pulumi.ComponentResource):
                 key_id=key.key_id,
                 image_id=image,
                 queue_name=queue_name,
-                tags=args.tags,
+                tags={**args.tags, **scaler_tags(join)},
                 spot_percent=pool.spot_percent,
                 on_demand_base=pool.on_demand_base,
                 disk_gib=pool.disk_gib,
@@ -381,6 +402,7 @@ class AlicloudSite(pulumi.ComponentResource):
                 else None,
                 gate=custom_gate,
                 account_id=account,
+                join_user_data=join_user_data,
             ),
             opts=child,
         )

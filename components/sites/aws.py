@@ -32,6 +32,7 @@ from gpufleet.components.network.aws import FleetNetwork, FleetNetworkArgs, inte
 from gpufleet.components.network.aws_zones import zones_for_pools
 from gpufleet.components.network.onprem import EgressRule
 from gpufleet.components.pools.aws import GpuPool, GpuPoolArgs
+from gpufleet.components.pools.aws_join import ENDPOINT_SERVICE as JOIN_ENDPOINT_SERVICE
 from gpufleet.components.pools.userdata import agent_namespace
 from gpufleet.components.sites.aws_pools import pool_off_hours, pool_queue, pool_scaling, pool_workload
 from gpufleet.components.sites.aws_regional import (
@@ -219,6 +220,7 @@ class AwsSite(pulumi.ComponentResource):
                 tags=tags,
                 bucket_arn=storage.bucket_arn,
                 partition=partition,
+                joined=any(pool in args.joins for pool in args.plan.pools),
             )
             session_logs, session_key = _session_access(
                 account,
@@ -251,6 +253,13 @@ class AwsSite(pulumi.ComponentResource):
         """Another AWS region: its :class:`RegionalSite` (keys only while BYOK material is pending),
         its pools, and, in the replica region, the checkpoint replication with the home bucket."""
         plan, spec = args.plan, home.spec
+        joined = [pool for pool in plan.pools if pool in args.joins]
+        if joined:
+            raise SiteError(
+                f"pools.{joined[0]}: pools that join the on-prem cluster run in the AWS home region "
+                f"({home.region}) in this version: a second region's network has no Secrets Manager "
+                "endpoint for the join secret"
+            )
         replica_region = spec.storage.checkpoints.replicate_to
         if home.storage is None:
             site = self._site(home, plan.region, keys_only=True)
@@ -318,6 +327,7 @@ class AwsSite(pulumi.ComponentResource):
                     tags=dict(args.tags),
                     region=region,
                     gate=_enforced(args.burst_gates.get(pool_name)),
+                    join=args.joins.get(pool_name),
                 ),
                 opts=self._child,
             )
@@ -408,10 +418,13 @@ class AwsSite(pulumi.ComponentResource):
         tags: dict[str, str],
         bucket_arn: pulumi.Input[str],
         partition: pulumi.Input[str],
+        joined: bool = False,
     ) -> FleetNetwork:
         """The home region's network: the plan's existing subnets, or a new VPC of the plan's range (the
         spec's site plan refuses a way out built into existing subnets)."""
         region, egress = plan.region, spec.network.egress
+        # Joined pools read their join secret through a Secrets Manager endpoint (pools/aws_join.py).
+        extra = (JOIN_ENDPOINT_SERVICE,) if joined else ()
         if plan.subnet_ids:
             args = FleetNetworkArgs(region=region, tags=tags, subnet_ids=list(plan.subnet_ids))
         else:
@@ -420,7 +433,7 @@ class AwsSite(pulumi.ComponentResource):
                 region,
                 plan.availability_zones,
                 _pool_types(spec, dict.fromkeys(plan.pools, region), region),
-                endpoint_services=interface_endpoint_services(egress),
+                endpoint_services=(*interface_endpoint_services(egress), *extra),
             )
             args = FleetNetworkArgs(
                 region=region,
@@ -431,6 +444,8 @@ class AwsSite(pulumi.ComponentResource):
                 bucket_arns=[bucket_arn],
                 partition=partition,
                 onprem_egress=plan.onprem_egress,
+                extra_endpoint_services=extra,
+                kubelet_sources=plan.kubelet_sources,
             )
         return FleetNetwork(f"{name}-network", args, opts=self._child)
 

@@ -25,6 +25,7 @@ from gpufleet.components.spec.sites import SitePlan as SitePlan  # noqa: PLC0414
 
 if TYPE_CHECKING:
     from gpufleet.components.pools.burst import Gate
+    from gpufleet.components.pools.join import PoolJoin
     from gpufleet.components.spec import FleetSpec
 
 
@@ -53,6 +54,9 @@ class SiteArgs:
     # empty without ``burst``.
     # Sites whose cloud enforces it (``Gate.enforcement``) hold their pools' scale-out behind it.
     burst_gates: Mapping[str, Gate] = field(default_factory=dict)
+    # The pools whose nodes join the on-prem cluster (gpufleet.components.pools.join.plan_joins), by pool
+    # name; empty without ``onprem.scheduler``. cluster-autoscaler alone sizes their groups.
+    joins: Mapping[str, PoolJoin] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -24,9 +24,12 @@ from gpufleet.components.cost.tencentcloud import CURRENCY, TencentBudget, Tence
 from gpufleet.components.identity.tencentcloud import TencentIdentity, TencentIdentityArgs
 from gpufleet.components.keys.tencentcloud import TencentKey, TencentKeyArgs
 from gpufleet.components.network.tencentcloud import TencentNetwork, TencentNetworkArgs
+from gpufleet.components.pools.join import PoolJoin, scaler_tags, secret_name
 from gpufleet.components.pools.off_hours import OffHours
 from gpufleet.components.pools.scaling import ScalingRules, rules_from_spec
-from gpufleet.components.pools.tencentcloud import TencentPool, TencentPoolArgs, queue_name
+from gpufleet.components.pools.tencentcloud import POOL_TAG, TencentPool, TencentPoolArgs, queue_name
+from gpufleet.components.pools.tencentcloud_join import join_secret
+from gpufleet.components.pools.tencentcloud_join import join_user_data as tencent_join_data
 from gpufleet.components.pools.userdata import workload_env
 from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
 from gpufleet.components.storage.tencentcloud import (
@@ -246,6 +249,7 @@ class TencentSite(pulumi.ComponentResource):
                     egress=spec.network.egress,
                     onprem_egress=plan.onprem_egress,
                     onprem_ranges=plan.onprem_ranges,
+                    kubelet_sources=plan.kubelet_sources,
                     tags=tags,
                     provider=provider,
                 ),
@@ -287,6 +291,22 @@ class TencentSite(pulumi.ComponentResource):
             ).image_id.apply(str)
             for pool_name in plan.pools:
                 pool = spec.pools[pool_name]
+                join = args.joins.get(pool_name)
+                join_user_data = (
+                    _joined(
+                        f"{name}-pool-{pool_name}",
+                        join,
+                        pool=pool_name,
+                        region=plan.region,
+                        uin=info.owner_uin,
+                        key_id=key.key_id,
+                        role_name=identity.role_name,
+                        tags={**tags, POOL_TAG: pool_name},
+                        opts=child,
+                    )
+                    if join is not None
+                    else None
+                )
                 built = TencentPool(
                     f"{name}-pool-{pool_name}",
                     TencentPoolArgs(
@@ -309,9 +329,10 @@ class TencentSite(pulumi.ComponentResource):
                         queue_name=queues[pool_name],
                         visibility_timeout_s=pool.queue.visibility_timeout_s,
                         max_receives=pool.queue.max_receives,
-                        tags=tags,
+                        tags={**tags, **scaler_tags(join)},
                         provider=provider,
                         uin=info.owner_uin,
+                        join_user_data=join_user_data,
                     ),
                     opts=child,
                 )
@@ -348,3 +369,32 @@ class TencentSite(pulumi.ComponentResource):
             budget_name=budget.budget_name if budget is not None else None,
         )
         self.register_outputs({"key_id": key.key_id, "bucket_name": bucket.bucket_name})
+
+
+def _joined(
+    base: str,
+    join: PoolJoin,
+    *,
+    pool: str,
+    region: str,
+    uin: pulumi.Input[str],
+    key_id: pulumi.Input[str],
+    role_name: pulumi.Input[str],
+    tags: dict[str, str],
+    opts: pulumi.ResourceOptions,
+) -> str:
+    """A pool whose nodes join the on-prem cluster: its join secret, its role's read on it, and the boot
+    script (no alarm scaling: components/pools/tencentcloud_join.py)."""
+    secret = secret_name(base, pool)
+    join_secret(
+        base,
+        secret=secret,
+        pool=pool,
+        region=region,
+        uin=uin,
+        key_id=key_id,
+        role_name=role_name,
+        tags=tags,
+        opts=opts,
+    )
+    return tencent_join_data(join, secret, region)

@@ -1,13 +1,18 @@
 """``onprem.data_cidrs`` and ``onprem.reachable``: what burst nodes may open on-prem, and nothing else.
 
-A burst node in a cloud runs the team's queue workers. It is not a member of the on-prem cluster: it
-reads data (NFS, an object store, an image registry) and pushes results and checkpoints back. So it
-gets egress to named on-prem endpoints only, each a list of ranges (inside the on-prem node, pod,
-service or data ranges), ports and a protocol; never every port, never the cluster's API server or
-kubelets unless the spec names them. Without ``reachable`` the fleet opens:
+A burst node in a cloud runs the team's queue workers, or (with ``onprem.scheduler``) joins the on-prem
+cluster as a node: it reads data (NFS, an object store, an image registry) and pushes results and
+checkpoints back. Either way it gets egress to named on-prem endpoints only, each a list of ranges
+(inside the on-prem node, pod, service or data ranges), ports and a protocol; never every port, never
+the cluster's API server or kubelets unless the spec names them. Without ``reachable`` the fleet opens:
 
 - ``baseline``: TCP 443 on the node ranges (the cluster's ingress, where results and checkpoints go);
 - ``data``: TCP 443 (object store, registry) and 2049 (NFSv4) on the data ranges, when there are any.
+
+With ``onprem.scheduler`` burst nodes are cluster members (docs/hybrid.md): the fleet adds the endpoint
+``kube-apiserver`` (TCP ``scheduler.api_server``'s port on its address) to the spec's, and each site's
+security group admits the kubelet port (TCP 10250) from ``scheduler.control_plane_cidrs`` only
+(:func:`kubelet_sources`).
 
 A link routes the node and data ranges, plus a pod or service range only when an endpoint lies in it
 (:func:`link_ranges`); each site's security group gets one rule per endpoint, port range and protocol
@@ -39,6 +44,7 @@ MAX_PORTS = 16
 MAX_EGRESS_RULES = 48
 HTTPS = 443
 NFS = 2049
+API_SERVER_ENDPOINT = "kube-apiserver"
 _NAME_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$")
 _PORTS_RE = re.compile(r"^(\d{1,5})(?:-(\d{1,5}))?$")
 
@@ -121,7 +127,62 @@ def default_endpoints(onprem: OnPrem) -> list[Endpoint]:
 
 
 def endpoints(onprem: OnPrem) -> list[Endpoint]:
-    return list(onprem.reachable) if onprem.reachable is not None else default_endpoints(onprem)
+    """The spec's endpoints (or the defaults), and, when burst nodes join the cluster, its API server."""
+    found = list(onprem.reachable) if onprem.reachable is not None else default_endpoints(onprem)
+    scheduler = onprem.scheduler
+    if scheduler is not None:
+        found.append(
+            Endpoint(
+                name=API_SERVER_ENDPOINT,
+                cidrs=[f"{scheduler.api_server_address}/32"],
+                ports=[scheduler.api_server_port],
+            )
+        )
+    return found
+
+
+def kubelet_sources(onprem: OnPrem) -> tuple[str, ...]:
+    """The on-prem ranges a burst node's kubelet port admits (none unless burst nodes join)."""
+    if onprem.scheduler is None:
+        return ()
+    return tuple(str(net) for net in onprem.scheduler.control_plane())
+
+
+def _join_problems(onprem: OnPrem) -> list[tuple[str, str]]:
+    """The API server and the control plane live in the node ranges, and no endpoint takes the name the
+    fleet gives the API server's."""
+    scheduler = onprem.scheduler
+    if scheduler is None:
+        return []
+    nodes = ", ".join(map(str, onprem.node_cidrs))
+    found: list[tuple[str, str]] = []
+    if not any(scheduler.api_server_address in net for net in onprem.node_cidrs):
+        found.append(
+            (
+                "scheduler.api_server",
+                f"{scheduler.api_server_address} is not inside onprem.node_cidrs ({nodes}): the links route "
+                "the node ranges, and burst nodes join the API server through them",
+            )
+        )
+    for index, net in enumerate(scheduler.control_plane_cidrs):
+        if not any(net.subnet_of(node) for node in onprem.node_cidrs):
+            found.append(
+                (
+                    f"scheduler.control_plane_cidrs[{index}]",
+                    f"{net} is not inside onprem.node_cidrs ({nodes}): the control plane runs on the "
+                    "cluster's nodes",
+                )
+            )
+    for index, endpoint in enumerate(onprem.reachable or []):
+        if endpoint.name == API_SERVER_ENDPOINT:
+            found.append(
+                (
+                    f"reachable[{index}].name",
+                    f"{API_SERVER_ENDPOINT} is the endpoint the fleet opens for scheduler.api_server: "
+                    "name yours otherwise",
+                )
+            )
+    return found
 
 
 def _fields(onprem: OnPrem) -> dict[str, list[IPv4Network]]:
@@ -144,7 +205,7 @@ def reach_problems(onprem: OnPrem) -> list[tuple[str, str]]:
     more rules than a security group holds; each as (field under onprem, message)."""
     fields = _fields(onprem)
     shown = "; ".join(f"{name} {', '.join(map(str, nets))}" for name, nets in fields.items() if nets)
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, str]] = _join_problems(onprem)
     given = onprem.reachable or []
     if len(given) > MAX_ENDPOINTS:
         found.append(("reachable", f"must list at most {MAX_ENDPOINTS} endpoints, got {len(given)}"))

@@ -11,18 +11,25 @@ serving, KEDA ``ScaledObject``s on DCGM GPU utilisation. Without it nothing of t
         autoscaler_image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.0@sha256:<digest>
         cpus_per_node: 128            # default: the hardware.server's (dgx_a100 128, dgx_h100 112)
         memory_gib_per_node: 1024     # default: likewise (dgx_a100 1024, dgx_h100 2048)
+        api_server: 192.168.16.10:6443   # where burst nodes' kubeadm join dials, over the private link
+        control_plane_cidrs: [192.168.16.10/32]   # who calls the kubelets (10250); default: the API server
         serving:
           - {deployment: llm-server, namespace: inference}
+
+Every burst pool on a site with a flavor joins the cluster at boot (docs/hybrid.md, "How a burst node
+joins"): ``api_server`` is the address it joins, inside ``onprem.node_cidrs`` (checked with the other
+on-prem ranges in :mod:`gpufleet.components.spec.reach`).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Literal
 
 from pydantic import Field, field_validator
 
-from gpufleet.components.spec.values import Duration, _Model, _show, duration_seconds
+from gpufleet.components.spec.values import Duration, Ipv4Net, _Model, _show, duration_seconds
 
 KUEUE_CHART_VERSION = "0.13.0"  # the CRDs GF-DEPLOY-002 validates against (policies/deploy/kubernetes.json)
 # The owned servers' host shape, for the on-prem flavor's cpu and memory quota: NVIDIA's DGX A100
@@ -34,6 +41,7 @@ _PINNED = re.compile(
 )
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
+_HOST_PORT = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})$")
 _URL = re.compile(r"^https?://[A-Za-z0-9.-]+(:\d{1,5})?(/[A-Za-z0-9._~/-]*)?$")
 
 
@@ -87,6 +95,50 @@ class Scheduler(_Model):
     )
     serving: list[Serving] = Field(default_factory=list, max_length=64)
     credentials: Credentials = Credentials()
+    api_server: str = Field(
+        description=(
+            "the on-prem API server burst nodes join, IPv4:port inside onprem.node_cidrs (the address "
+            "kubeadm join dials over the private link), like 192.168.16.10:6443"
+        )
+    )
+    control_plane_cidrs: list[Ipv4Net] = Field(
+        default_factory=list,
+        max_length=8,
+        description=(
+            "the on-prem ranges the API server calls kubelets from (TCP 10250, logs and exec), inside "
+            "onprem.node_cidrs; none: the API server's address alone"
+        ),
+    )
+
+    @field_validator("api_server")
+    @classmethod
+    def _api_server(cls, value: str) -> str:
+        match = _HOST_PORT.match(value.strip()) if isinstance(value, str) else None
+        port = int(match.group(2)) if match else 0
+        try:
+            ipaddress.IPv4Address(match.group(1) if match else "")
+        except ValueError:
+            match = None
+        if match is None or not 1 <= port <= 65535:
+            raise ValueError(
+                f"must be the API server's IPv4 address and port like 192.168.16.10:6443, got "
+                f"{_show(value)}: burst nodes dial it over the private link, which routes on-prem ranges only"
+            )
+        return value.strip()
+
+    @property
+    def api_server_address(self) -> ipaddress.IPv4Address:
+        return ipaddress.IPv4Address(self.api_server.rpartition(":")[0])
+
+    @property
+    def api_server_port(self) -> int:
+        return int(self.api_server.rpartition(":")[2])
+
+    def control_plane(self) -> list[ipaddress.IPv4Network]:
+        """Where the API server calls kubelets from: ``control_plane_cidrs``, else its own address."""
+        if self.control_plane_cidrs:
+            return list(self.control_plane_cidrs)
+        return [ipaddress.IPv4Network(f"{self.api_server_address}/32")]
 
     @field_validator("autoscaler_image")
     @classmethod

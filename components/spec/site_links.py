@@ -101,5 +101,11 @@ def with_link(spec: FleetSpec, plan: SitePlan) -> SitePlan:
         if link.onprem_ranges is not None
         else onprem_link_ranges(spec)
     )
-    egress = reach.site_egress(spec.onprem, [ipaddress.IPv4Network(r) for r in ranges]) if spec.onprem else ()
-    return replace(plan, onprem_ranges=tuple(ranges), onprem_egress=egress)
+    routed = [ipaddress.IPv4Network(r) for r in ranges]
+    egress = reach.site_egress(spec.onprem, routed) if spec.onprem else ()
+    kubelet = tuple(
+        source
+        for source in (reach.kubelet_sources(spec.onprem) if spec.onprem and plan.pools else ())
+        if any(ipaddress.IPv4Network(source).subnet_of(net) for net in routed)
+    )
+    return replace(plan, onprem_ranges=tuple(ranges), onprem_egress=egress, kubelet_sources=kubelet)

@@ -55,6 +55,9 @@ class SitePlan:
     subnet_ids: tuple[str, ...] = ()
     onprem_ranges: tuple[str, ...] = ()
     onprem_egress: tuple[EgressRule, ...] = ()
+    # Joined nodes (``onprem.scheduler``): the on-prem ranges their kubelets admit (TCP 10250), those of
+    # ``scheduler.control_plane_cidrs`` the site's link routes.
+    kubelet_sources: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:

@@ -365,6 +365,7 @@ AWS: dict[str, tuple[str, dict[str, str]]] = {
         {"attachmentsSources": "attachments_source", "parameters": "parameter"},
     ),
     "aws:ssm/parameter:Parameter": ("aws_ssm_parameter", {}),
+    "aws:secretsmanager/secret:Secret": ("aws_secretsmanager_secret", {}),
     # kubernetes services
     "aws:eks/cluster:Cluster": (
         "aws_eks_cluster",

@@ -22,6 +22,7 @@ TENCENTCLOUD: dict[str, tuple[str, dict[str, str]]] = {
     "tencentcloud:Security/groupLiteRule:GroupLiteRule": ("tencentcloud_security_group_lite_rule", {}),
     "tencentcloud:Cam/role:Role": ("tencentcloud_cam_role", {}),
     "tencentcloud:Cam/policy:Policy": ("tencentcloud_cam_policy", {}),
+    "tencentcloud:Ssm/secret:Secret": ("tencentcloud_ssm_secret", {}),
     "tencentcloud:Cam/rolePolicyAttachment:RolePolicyAttachment": (
         "tencentcloud_cam_role_policy_attachment",
         {},

@@ -26,6 +26,11 @@ with min below max):
   Scale on the backlog per instance instead (target tracking on visible messages / instances in
   service, held at the acceptable backlog per instance), which wakes the pool once that many wait.
 
+One scaler per group: a group tagged `gpufleet:scaler` = `cluster-autoscaler` (its nodes are members of a
+Kubernetes cluster whose cluster-autoscaler sizes it) must have no scaling policy or alarm acting on it
+(they would fight the autoscaler over its desired capacity), and is not "absent" without them. A
+group tagged `gpufleet:scaler` = `alarms`, or not tagged, is judged as above.
+
 Kubernetes (kept modest): HorizontalPodAutoscalers (`autoscaling/v2`) and KEDA ScaledObjects whose
 target is a Deployment or StatefulSet of the stack requesting `nvidia.com/gpu` must not scale down
 faster than `min_cooldown_s`: `spec.behavior.scaleDown.stabilizationWindowSeconds` (default 300),
@@ -58,6 +63,8 @@ DEFAULT_COOLDOWN_S = 300
 AWS_ASG = "aws:autoscaling/group:Group"
 AWS_LIFECYCLE_HOOK = "aws:autoscaling/lifecycleHook:LifecycleHook"
 TERMINATING = "autoscaling:EC2_INSTANCE_TERMINATING"
+SCALER_TAG = "gpufleet:scaler"
+CLUSTER_AUTOSCALER = "cluster-autoscaler"
 
 RULE = Rule(
     id="GF-COST-006",
@@ -349,6 +356,33 @@ def _names(names: list[str]) -> str:
     return ", ".join(f"'{n}'" for n in names)
 
 
+def scaler_tag(group: Any) -> str | None:
+    """The group's ``gpufleet:scaler`` tag: ``tags`` as a map (Alibaba, Tencent) or as AWS's list of
+    ``{key, value, propagateAtLaunch}``."""
+    tags = get(group.props, "tags")
+    if is_unknown(tags):
+        raise UnknownValueError(str(tags), ["tags"])
+    if isinstance(tags, Mapping):
+        value = tags.get(SCALER_TAG)
+        return value if isinstance(value, str) else None
+    for tag in as_list(tags):
+        if isinstance(tag, Mapping) and get_text(tag, "key") == SCALER_TAG:
+            return get_text(tag, "value")
+    return None
+
+
+def one_scaler_problems(pool: Pool) -> list[str]:
+    """A group cluster-autoscaler sizes has no scaling policy or alarm of its own."""
+    if not pool.scaling:
+        return []
+    acting = sorted({s.policy or s.name for s in pool.scaling})
+    return [
+        f"{describe(pool)} is tagged {SCALER_TAG}={CLUSTER_AUTOSCALER}, but its scaling policies or alarms "
+        f"({_names(acting)}) act on it too: a group has one scaler; remove them (cluster-autoscaler sizes "
+        f"it) or tag it {SCALER_TAG}=alarms"
+    ]
+
+
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     min_cooldown = int(RULE.settings(args)["min_cooldown_s"])
     pools, index = stack_pools(args)
@@ -357,6 +391,13 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             continue
 
         def check(pool: Pool = pool) -> None:
+            group = index.by_urn.get(pool.urn)
+            if group is not None and scaler_tag(group) == CLUSTER_AUTOSCALER:
+                if pool.known("max_size") is None:
+                    report(f"{describe(pool)} has no maximum size; set a finite maxSize", pool.urn)
+                for problem in one_scaler_problems(pool):
+                    report(problem, pool.urn)
+                return
             for problem in [*pool_problems(pool, min_cooldown), *_undrained_scale_in(index, pool)]:
                 report(problem, pool.urn)
 

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from gpufleet.engine import run_program
-from tests.cli.helpers import ROOT, copy_project
+from tests.burst.conftest import QUEUE_FED_HYBRID
+from tests.cli.helpers import copy_project
 from tests.project_policy import judged
 
 # The hunk the hybrid stack takes once the AWS publisher (BaselineSignal) is built by the fleet: until
@@ -27,12 +28,7 @@ BURST_BLOCK = """    burst:
           fallback_after_s: 1800
 """
 # The stack file without any `burst` of its own: the key line and the lines indented under it.
-UNGATED = re.sub(
-    r"^    burst:.*\n(?:      .*\n)*",
-    "",
-    (ROOT / "stacks" / "Pulumi.hybrid.yaml").read_text(encoding="utf-8"),
-    flags=re.MULTILINE,
-)
+UNGATED = re.sub(r"^    burst:.*\n(?:      .*\n)*", "", QUEUE_FED_HYBRID, flags=re.MULTILINE)
 GATED = UNGATED.replace("\n    onprem:\n", "\n" + BURST_BLOCK + "\n    onprem:\n", 1)
 ORDER_ONLY = re.sub(r"\n      publishers:.*?(?=\n\n    onprem:)", "", GATED, count=1, flags=re.DOTALL)
 POOL = "gpufleet-hybrid-cn-hangzhou-pool-burst-alicloud"

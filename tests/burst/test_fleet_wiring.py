@@ -14,16 +14,18 @@ import yaml
 
 from gpufleet.engine import run_program
 from gpufleet.graph import ResourceGraph
-from tests.cli.helpers import ROOT, copy_project
+from tests.burst.conftest import QUEUE_FED_HYBRID
+from tests.cli.helpers import copy_project
 
-HYBRID = (ROOT / "stacks" / "Pulumi.hybrid.yaml").read_text(encoding="utf-8")
+HYBRID = QUEUE_FED_HYBRID
 FLEET = "gpufleet-hybrid"
 SECRET_SIG = "4dabf18193072939515e22adb298388d"
 
 
 @pytest.fixture(scope="module")
-def gated() -> ResourceGraph:
-    return run_program(ROOT, "hybrid")
+def gated(tmp_path_factory: pytest.TempPathFactory) -> ResourceGraph:
+    project = copy_project(tmp_path_factory.mktemp("gated") / "p", stacks={"hybrid": HYBRID})
+    return run_program(project, "hybrid")
 
 
 def _without_burst() -> str:

@@ -41,7 +41,7 @@ def test_the_skips_live_in_their_own_file(tmp_path: Path) -> None:
     assert load_checkov_skips(None, tmp_path / "nowhere") == {}
     # The project's own skip list moved out of policy-config.json.
     assert "checkov" not in json.loads((ROOT / "policy-config.json").read_text(encoding="utf-8"))
-    assert len(load_checkov_skips(None, ROOT)) == 13
+    assert len(load_checkov_skips(None, ROOT)) == 14
 
 
 def test_a_checkov_key_in_the_policy_config_is_refused() -> None:

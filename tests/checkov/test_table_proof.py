@@ -56,7 +56,7 @@ def test_every_entry_agrees_with_the_installed_sdks() -> None:
     by_cloud = {
         p: sum(t.startswith(f"{p}:") for t in data["resources"]) for p in ("aws", "alicloud", "tencentcloud")
     }
-    assert by_cloud == {"aws": 147, "alicloud": 73, "tencentcloud": 60}
+    assert by_cloud == {"aws": 148, "alicloud": 73, "tencentcloud": 61}
     assert all(sdk_properties(token) for token in data["resources"])
     assert sdk_problems(data) == []
     # 74 entries carry renames, 187 renames in all: each one was checked above.
@@ -191,7 +191,7 @@ def test_aws_terraform_types_are_known_to_checkov(checkov_bin: Path) -> None:
     )
     known = set(json.loads(listing.stdout))
     types = {e["type"] for t, e in _shipped()["resources"].items() if t.startswith("aws:")}
-    assert len(types) == 141
+    assert len(types) == 142
     assert sorted(types - known) == []
     assert "aws_vpn_connexion" not in known
 

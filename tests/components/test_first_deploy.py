@@ -401,6 +401,35 @@ REMOVED = {
         for suffix in (*_SESSIONS, *_SHARED_ROLE)
     }
     | {f"gpufleet-prod-{suffix}" for suffix in (*_TRAIL, *_QUEUE_ALARMS["prod"])},
+    # The hybrid fleet's pools join the on-prem cluster: cluster-autoscaler alone sizes their groups, so
+    # their scaling policies, rules and alarms are gone (one scaler per group, GF-COST-006).
+    "hybrid": {
+        f"gpufleet-hybrid-pool-burst-aws-{suffix}"
+        for suffix in ("backlog", "scale-in", "scale-out", "gpu-high", "gpu-low")
+    }
+    | {
+        f"gpufleet-hybrid-cn-hangzhou-pool-burst-alicloud-{suffix}"
+        for suffix in (
+            "queue-deep",
+            "queue-deep-fallback",
+            "contacts",
+            "gpu-high",
+            "gpu-low",
+            "scale-in",
+            "scale-out",
+        )
+    }
+    | {
+        f"gpufleet-hybrid-tencentcloud-ap-guangzhou-pool-burst-tencent-{suffix}"
+        for suffix in (
+            "spot-scale-in",
+            "spot-scale-out",
+            "gpu-high",
+            "gpu-low",
+            "queue-deep",
+            "queue-deep-queue",
+        )
+    },
 }
 
 

@@ -125,8 +125,12 @@ def test_group_size_overrides_subnets_and_tag_list(run_pulumi: Runner) -> None:
     assert template["overrides"] == [{"instanceType": "g5.xlarge"}, {"instanceType": "g4dn.xlarge"}]
     assert template["launchTemplateSpecification"] == {"launchTemplateId": "pool-lt-id", "version": "1"}
     assert group["tags"] == [
-        {"key": k, "value": v, "propagateAtLaunch": True}
-        for k, v in sorted({**TAGS, "gpufleet:pool": "experiments"}.items())
+        *(
+            {"key": k, "value": v, "propagateAtLaunch": True}
+            for k, v in sorted({**TAGS, "gpufleet:pool": "experiments"}.items())
+        ),
+        # The group's own: its alarms size it (one scaler per group, GF-COST-006).
+        {"key": "gpufleet:scaler", "value": "alarms", "propagateAtLaunch": False},
     ]
     assert (group["defaultCooldown"], group["defaultInstanceWarmup"]) == (300, 300)
 

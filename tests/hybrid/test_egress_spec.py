@@ -21,10 +21,15 @@ REGIONS = {"aws": "us-east-1", "alicloud": "cn-hangzhou", "tencentcloud": "ap-gu
 DATA = "192.168.32.0/24"
 SOURCE = "stacks/Pulumi.hybrid.yaml"
 P = f"{SOURCE}: gpufleet:fleet.onprem"
+# Burst nodes join the cluster (onprem.scheduler): the fleet adds its API server to the spec's endpoints.
+API_SERVER = EgressRule(
+    endpoint="kube-apiserver", protocol="tcp", from_port=6443, to_port=6443, cidrs=("192.168.16.10/32",)
+)
 HYBRID_RULES = (
     EgressRule(endpoint="ingress", protocol="tcp", from_port=443, to_port=443, cidrs=(ONPREM_NODES,)),
     EgressRule(endpoint="storage", protocol="tcp", from_port=443, to_port=443, cidrs=(DATA,)),
     EgressRule(endpoint="storage", protocol="tcp", from_port=2049, to_port=2049, cidrs=(DATA,)),
+    API_SERVER,
 )
 
 
@@ -70,6 +75,7 @@ def test_without_reachable_the_defaults_are_https_on_the_nodes_and_https_and_nfs
                 ),
                 EgressRule(endpoint="data", protocol="tcp", from_port=443, to_port=443, cidrs=(DATA,)),
                 EgressRule(endpoint="data", protocol="tcp", from_port=2049, to_port=2049, cidrs=(DATA,)),
+                API_SERVER,
             ),
         )
     }
@@ -81,6 +87,7 @@ def test_without_reachable_the_defaults_are_https_on_the_nodes_and_https_and_nfs
                 EgressRule(
                     endpoint="baseline", protocol="tcp", from_port=443, to_port=443, cidrs=(ONPREM_NODES,)
                 ),
+                API_SERVER,
             ),
         )
     }
@@ -103,6 +110,7 @@ def test_pods_and_services_are_routed_only_when_an_endpoint_lies_there() -> None
             endpoint="metrics", protocol="tcp", from_port=30000, to_port=32767, cidrs=("10.96.0.10/32",)
         ),
         EgressRule(endpoint="dns", protocol="udp", from_port=53, to_port=53, cidrs=("10.96.0.53/32",)),
+        API_SERVER,
     )
 
 
@@ -126,7 +134,8 @@ def test_a_link_routing_none_of_the_endpoints_is_refused() -> None:
     fleet["links"]["tencentcloud:ap-guangzhou"]["onprem_ranges"] = ["172.20.0.0/16"]
     assert _errors(fleet) == [
         f"{SOURCE}: gpufleet:fleet.links.tencentcloud:ap-guangzhou.onprem_ranges: routes none of the "
-        f"on-prem endpoints burst nodes may reach (ingress {ONPREM_NODES}, storage {DATA}): route one of "
+        f"on-prem endpoints burst nodes may reach (ingress {ONPREM_NODES}, storage {DATA}, kube-apiserver "
+        "192.168.16.10/32): route one of "
         "their ranges, or leave onprem_ranges out"
     ]
 
@@ -204,8 +213,9 @@ def test_too_many_rules_for_a_security_group_are_refused() -> None:
     fleet["onprem"]["reachable"] = [
         {"name": f"e{i}", "cidrs": [f"192.168.32.{i}/32"], "ports": list(range(1000, 1010))} for i in range(5)
     ]
+    # 5 x 10, and the API server's one.
     assert _errors(fleet) == [
-        f"{P}: reachable: opens 50 (port, range) pairs, more than the 48 a site's security group is given: "
+        f"{P}: reachable: opens 51 (port, range) pairs, more than the 48 a site's security group is given: "
         "name fewer ports or wider ranges"
     ]
 
@@ -226,10 +236,10 @@ def test_the_defaults_count_against_the_security_group_too() -> None:
     fleet = _fleet()
     del fleet["onprem"]["reachable"]
     fleet["onprem"]["data_cidrs"] = [f"192.168.{64 + i}.0/24" for i in range(24)]
-    # baseline: 1 node range x 1 port; data: 24 ranges x 2 ports.
+    # baseline: 1 node range x 1 port; data: 24 ranges x 2 ports; the API server: 1.
     assert _errors(fleet) == [
-        f"{P}: reachable: opens 49 (port, range) pairs, more than the 48 a site's security group is given: "
+        f"{P}: reachable: opens 50 (port, range) pairs, more than the 48 a site's security group is given: "
         "name fewer ports or wider ranges"
     ]
     fleet["onprem"]["data_cidrs"] = fleet["onprem"]["data_cidrs"][:23]
-    assert len(_plans(fleet)["aws:us-east-1"][1]) == 3
+    assert len(_plans(fleet)["aws:us-east-1"][1]) == 4

@@ -46,7 +46,7 @@ def test_the_section_lists_the_baseline_every_site_and_every_link(hybrid: Resour
         f"│   ├── ranges: nodes {ONPREM_NODES}, pods 10.244.0.0/16, services 10.96.0.0/16, "
         "data 192.168.32.0/24",
         f"│   └── burst nodes may open: ingress tcp/443 to {ONPREM_NODES}; storage tcp/443, tcp/2049 to "
-        "192.168.32.0/24 (nothing else on-prem)",
+        "192.168.32.0/24; kube-apiserver tcp/6443 to 192.168.16.10/32 (nothing else on-prem)",
         "├── sites (burst pools)",
         "│   ├── aws:us-east-1  VPC 10.43.0.0/16  pools burst-aws (g5.12xlarge, 0-4, 70% spot)  "
         "[private link]",
@@ -65,25 +65,18 @@ def test_the_section_lists_the_baseline_every_site_and_every_link(hybrid: Resour
         "ike=IKEV2 enc=AES-CBC-256 integrity=SHA-256 dh=GROUP14 pfs=DH-GROUP14",
         "├── scheduler (Kueue enforces the burst order: a workload is admitted to the first flavor with "
         "quota left)",
+        "│   ├── burst nodes join 192.168.16.10:6443 over their site's link (kubeadm join, the token from "
+        "each pool's join secret: docs/hybrid.md); kubelets admit 10250 from 192.168.16.10/32 only",
         "│   ├── 0. flavor onprem: 16 GPUs, 256 CPUs, 2048 GiB; always first, no autoscaler",
         "│   ├── 1. flavor aws-us-east-1: 16 GPUs, 192 CPUs, 768 GiB; cluster-autoscaler "
         "--cloud-provider=aws, scale-down after 30m unneeded, not within 300s of a scale-up",
         "│   ├── 2. flavor alicloud-cn-hangzhou: 8 GPUs, 64 CPUs, 240 GiB; cluster-autoscaler "
         "--cloud-provider=alicloud, scale-down after 30m unneeded, not within 300s of a scale-up",
         "│   └── 3. flavor tencentcloud-ap-guangzhou: 8 GPUs, 64 CPUs, 256 GiB; cluster-autoscaler "
-        "--cloud-provider=tencentcloud, scale-down after 30m unneeded, not within 300s of a scale-up",
+        "--cloud-provider=tencentcloud, scale-down after 30m unneeded, not within 300s of a scale-up; but "
+        "the Tencent provider requires TKE: it does not size these groups (docs/hybrid.md)",
         "└── queue-fed pools outside the cluster (their own alarms, not the scheduler: docs/burst-order.md)",
-        "    ├── 0. on-prem baseline: 16 GPUs, always first",
-        "    ├── 1. aws:us-east-1 (listed, 0.87 USD/GPU-hour): pools burst-aws; scale-out alarms gated by "
-        "metric math on gpufleet/Baseline FreeGpusAhead",
-        "    ├── 2. alicloud:cn-hangzhou (listed, 0.46 USD/GPU-hour): pools burst-alicloud; queue scale-out "
-        "gated on the exporter's GatedBacklog (acs_customMetric); if it is silent, the raw queue alarm "
-        "bursts after 1800s; GPU alarms not gated",
-        "    ├── 3. tencentcloud:ap-guangzhou (listed, 0.50 USD/GPU-hour): pools burst-tencent; not gated: "
-        "Tencent alarm policies cannot watch a published metric; see docs/burst-order.md",
-        "    └── signal: gpufleet/Baseline FreeGpusAhead for aws:us-east-1, every 60s, by the on-prem "
-        "exporter (gpufleet-system) under the BaselineSignal role; IAM Roles Anywhere, trust anchor built "
-        "from gpufleet:signalCaBundle",
+        "    └── none: every burst pool joins the cluster, and cluster-autoscaler alone sizes it",
     ]
     # The Alibaba algorithms sit beside the pre-shared key in a secret block: the key never shows.
     assert "[secret" not in console.export_text()

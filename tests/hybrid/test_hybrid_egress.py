@@ -22,8 +22,15 @@ ALI_SG = "alicloud:ecs/securityGroupRule:SecurityGroupRule"
 AWS_SG = "aws:ec2/securityGroup:SecurityGroup"
 TC_RULES = "tencentcloud:Security/groupRuleSet:GroupRuleSet"
 ALI_NET = f"{FLEET}-cn-hangzhou-network"
-# (endpoint, port, range) of the hybrid stack's onprem.reachable.
-ENDPOINTS = [("ingress", 443, ONPREM_NODES), ("storage", 443, DATA), ("storage", 2049, DATA)]
+API_SERVER = "192.168.16.10/32"  # onprem.scheduler.api_server's address; also the control plane
+# (endpoint, port, range) of the hybrid stack's onprem.reachable, and the API server its nodes join.
+ENDPOINTS = [
+    ("ingress", 443, ONPREM_NODES),
+    ("storage", 443, DATA),
+    ("storage", 2049, DATA),
+    ("kube-apiserver", 6443, API_SERVER),
+]
+KUBELET = "kubelet from the on-prem API server over the private link"
 
 
 def _slug(cidr: str) -> str:
@@ -40,9 +47,19 @@ def test_aws_opens_one_rule_per_endpoint_port_and_protocol_to_exactly_its_ranges
     hybrid: ResourceGraph,
 ) -> None:
     group = _one(hybrid, AWS_SG, f"{FLEET}-network-instances-sg").inputs
-    assert group["ingress"] == []
+    # The joined nodes' kubelet, from the control plane only.
+    assert group["ingress"] == [
+        {
+            "protocol": "tcp",
+            "fromPort": 10250,
+            "toPort": 10250,
+            "cidrBlocks": [API_SERVER],
+            "description": KUBELET,
+        }
+    ]
     assert group["description"] == (
-        "GPU instances: no ingress; HTTPS egress only; on-prem endpoints over the private link"
+        "GPU instances: the kubelet from the on-prem control plane only; HTTPS egress and on-prem "
+        "endpoints over the private link"
     )
     assert group["egress"] == [
         {
@@ -101,6 +118,16 @@ def test_alibaba_accepts_the_endpoints_first_and_drops_the_rest_of_on_prem(hybri
             }
             for cidr in ROUTED
         },
+        f"{ALI_NET}-kubelet-{_slug(API_SERVER)}": {
+            **common,
+            "type": "ingress",
+            "ipProtocol": "tcp",
+            "portRange": "10250/10250",
+            "cidrIp": API_SERVER,
+            "policy": "accept",
+            "priority": 1,
+            "description": KUBELET,
+        },
     }
 
 
@@ -147,8 +174,16 @@ def test_tencent_lists_the_endpoints_then_drops_on_prem_before_https_anywhere(hy
             "description": "HTTPS",
         },
     ]
-    # Nothing on-prem may open a connection to a burst node: no ingress names an on-prem range.
-    assert all(r["cidrBlock"] not in ROUTED for r in rule_set.inputs["ingresses"])
+    # On-prem opens nothing on a burst node but its kubelet, from the control plane.
+    assert [r for r in rule_set.inputs["ingresses"] if r["cidrBlock"] != "10.52.0.0/16"] == [
+        {
+            "action": "ACCEPT",
+            "cidrBlock": API_SERVER,
+            "protocol": "TCP",
+            "port": "10250",
+            "description": KUBELET,
+        }
+    ]
 
 
 def test_each_link_routes_the_node_and_data_ranges_and_nothing_else(hybrid: ResourceGraph) -> None:

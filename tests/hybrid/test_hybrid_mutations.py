@@ -132,30 +132,26 @@ def k8s_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
     return graph, plugin.name
 
 
-def ops_003(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
-    # A second, faster step scale-in fired by the burst pool's idle alarm: two instances a minute.
+def cost_006(graph: ResourceGraph) -> tuple[ResourceGraph, str]:
+    # A target-tracking policy on the joined pool's group, which cluster-autoscaler alone sizes: two
+    # scalers fighting over one desired capacity.
     group = find(graph, "pool-burst-aws-asg")
     policy = add(
         graph,
         "aws:autoscaling/policy:Policy",
-        "burst-scale-in-fast",
+        "burst-cpu-target",
         {
             "autoscalingGroupName": group.outputs.get("name") or group.inputs.get("name"),
-            "policyType": "StepScaling",
-            "adjustmentType": "ChangeInCapacity",
-            "metricAggregationType": "Average",
+            "policyType": "TargetTrackingScaling",
             "estimatedInstanceWarmup": 300,
-            "stepAdjustments": [{"metricIntervalUpperBound": "0", "scalingAdjustment": -2}],
+            "targetTrackingConfiguration": {
+                "predefinedMetricSpecification": {"predefinedMetricType": "ASGAverageCPUUtilization"},
+                "targetValue": 50,
+            },
         },
         references={"autoscalingGroupName": [group]},
-        resource_id="burst-scale-in-fast",
-        state={"arn": "arn:aws:autoscaling:us-east-1:123456789012:policy/burst-scale-in-fast"},
-    )
-    alarm = find(graph, "pool-burst-aws-gpu-low")
-    alarm.inputs["alarmActions"] = [*alarm.inputs["alarmActions"], policy.outputs["arn"]]
-    alarm.property_dependencies["alarmActions"] = (
-        *alarm.property_dependencies.get("alarmActions", ()),
-        policy.urn,
+        resource_id="burst-cpu-target",
+        state={"arn": "arn:aws:autoscaling:us-east-1:123456789012:policy/burst-cpu-target"},
     )
     return graph, policy.name
 
@@ -168,7 +164,7 @@ MUTATIONS: dict[str, tuple[str, Callable[[ResourceGraph], tuple[ResourceGraph, s
     "queue worker does not tolerate the GPU taint": ("GF-K8S-001", k8s_001),
     "training namespace loses its GPU quota": ("GF-K8S-002", k8s_002),
     "device plugin runs privileged": ("GF-K8S-003", k8s_003),
-    "second step scale-in on the burst pool's idle alarm": ("GF-OPS-003", ops_003),
+    "a scaling policy on the group cluster-autoscaler sizes": ("GF-COST-006", cost_006),
 }
 
 

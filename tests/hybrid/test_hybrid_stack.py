@@ -34,6 +34,8 @@ def test_one_fleet_holds_the_baseline_the_sites_and_the_links(hybrid: ResourceGr
     assert [
         c for c in children if c[0].startswith(("gpufleet:baseline", "gpufleet:links", "gpufleet:sites"))
     ] == [
+        # The AWS cluster-autoscaler's Roles Anywhere role (components/baseline/aws_autoscaler.py).
+        ("gpufleet:baseline:AutoscalerIdentity", f"{FLEET}-aws-autoscaler"),
         ("gpufleet:baseline:BurstScheduling", f"{FLEET}-scheduling"),
         ("gpufleet:baseline:OnPremBaseline", f"{FLEET}-onprem"),
         ("gpufleet:baseline:SignalExporter", f"{FLEET}-signal-exporter"),

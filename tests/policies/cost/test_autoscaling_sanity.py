@@ -495,3 +495,19 @@ def test_a_launching_hook_does_not_count_and_a_gpu_only_group_is_not_queue_fed()
     )
     assert len(check_stack(POLICY, [*stack, launching])) == 1
     assert check_stack(POLICY, aws_pool()) == []
+
+
+def test_only_the_cluster_autoscaler_tag_excuses_a_group_without_scaling() -> None:
+    def tagged(value: str) -> list[PolicyResource]:
+        tags = [{"key": "gpufleet:scaler", "value": value, "propagateAtLaunch": True}]
+        return aws_pool(scaling=False, group={"tags": tags})
+
+    assert check_stack(POLICY, tagged("cluster-autoscaler")) == []
+    stack = tagged("alarms")
+    assert check_stack(POLICY, stack) == [
+        (
+            "Auto Scaling group 'gpu' can grow to 4 but autoscaling is absent: no scaling policy or "
+            "alarm acts on it",
+            stack[1].urn,
+        )
+    ]
