@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from gpufleet.checkov.merge import PASSED_KEY, empty_block, judge
 from gpufleet.checkov.overlap import explain
 from gpufleet.checkov.run import INSTALL_HINT, CheckovNotFound, find_checkov
+from gpufleet.checkov.warm import WarmCheckov
+from gpufleet.checkov.warm import start as start_warm
 from gpufleet.graph import ResourceGraph
 from gpufleet.redact import redactor
 
@@ -44,6 +46,12 @@ def resolve(enabled: bool | None, explicit: Path | None, project_root: Path) -> 
     return binary
 
 
+def warm_up(binary: Path | None) -> WarmCheckov | None:
+    """Start checkov now (its import takes seconds) so that it is ready when the programs have run;
+    None when checkov is off."""
+    return start_warm(binary)
+
+
 def attach(
     results: Sequence[StackResult],
     graphs: Sequence[ResourceGraph],
@@ -53,9 +61,11 @@ def attach(
     skips: dict[str, str],
     pack_seconds: Sequence[float],
     overlap_rules: Sequence[tuple[str, Sequence[str]]] | None = None,
+    warm: WarmCheckov | None = None,
 ) -> None:
-    """Fill each result's `checkov` block (one checkov run for all of them). With `overlap_rules`
-    ((rule id, its checkov ids), for --explain-overlap) each block gets an `overlap` list."""
+    """Fill each result's `checkov` block (one checkov run for all of them, by `warm` when it was
+    started beside the programs). With `overlap_rules` ((rule id, its checkov ids), for
+    --explain-overlap) each block gets an `overlap` list."""
     if binary is None:
         off = enabled is False or os.environ.get(DEFAULT_VAR) == "off"
         note = (
@@ -68,11 +78,14 @@ def attach(
         ]
     else:
         try:
-            blocks = judge(graphs, binary, skip_checks=skips)
+            blocks = judge(graphs, binary, skip_checks=skips, warm=warm)
         except Exception as exc:
             # Whatever breaks here must not hide the policy pack's verdicts.
             note = f"checkov was not run: the export for it failed ({type(exc).__name__}: {exc})"
             blocks = [empty_block("error", note) for _ in graphs]
+        finally:
+            if warm is not None:
+                warm.close()
     for result, found, graph, seconds in zip(results, blocks, graphs, pack_seconds, strict=True):
         # checkov judges an export without the secrets; what it says is shown redacted all the same.
         block = redactor(graph).value(found)
