@@ -1,5 +1,6 @@
-"""`gpufleet check`'s checkov part: decide whether checkov runs, run it once over every stack, and put
-each stack's block into its result.
+"""`gpufleet check`'s checkov part: decide whether checkov runs, start it before the programs run (its
+start-up takes seconds: `warm.py`), give it every stack's export once they have run, and put each
+stack's block into its result.
 
 `--checkov` (explicit) makes a missing checkov bad input (exit 2, with how to install it); by default
 checkov runs when it is found and its absence is a note in the report; `--no-checkov` turns it off.
@@ -29,6 +30,10 @@ DEFAULT_VAR = "GPUFLEET_CHECKOV_DEFAULT"
 """`off` turns checkov off unless `--checkov` (or `--checkov-bin`) asks for it: the test suite sets it."""
 
 
+_STARTED: dict[Path, WarmCheckov | None] = {}
+"""The checkov that `resolve` started for a binary, waiting for `attach` to give it the exports."""
+
+
 class CheckovUnavailable(Exception):
     """`--checkov` was asked for and there is no checkov to run (bad input: exit 2)."""
 
@@ -43,6 +48,13 @@ def resolve(enabled: bool | None, explicit: Path | None, project_root: Path) -> 
         raise CheckovUnavailable(str(exc)) from None
     if binary is None and enabled:
         raise CheckovUnavailable(f"--checkov: checkov is not installed here; {INSTALL_HINT}")
+    if binary is not None:
+        # checkov starts now, so that its start-up runs beside the programs; `attach` hands it the
+        # exports (or it is stopped when the process ends without one).
+        earlier = _STARTED.pop(binary, None)
+        if earlier is not None:  # a check of this same process that ended before its `attach`
+            earlier.close()
+        _STARTED[binary] = warm_up(binary)
     return binary
 
 
@@ -63,9 +75,11 @@ def attach(
     overlap_rules: Sequence[tuple[str, Sequence[str]]] | None = None,
     warm: WarmCheckov | None = None,
 ) -> None:
-    """Fill each result's `checkov` block (one checkov run for all of them, by `warm` when it was
-    started beside the programs). With `overlap_rules` ((rule id, its checkov ids), for
-    --explain-overlap) each block gets an `overlap` list."""
+    """Fill each result's `checkov` block (one checkov run for all of them: by `warm`, or the checkov
+    `resolve` started for `binary` beside the programs, when there is one). With `overlap_rules`
+    ((rule id, its checkov ids), for --explain-overlap) each block gets an `overlap` list."""
+    if warm is None and binary is not None:
+        warm = _STARTED.pop(binary, None)
     if binary is None:
         off = enabled is False or os.environ.get(DEFAULT_VAR) == "off"
         note = (

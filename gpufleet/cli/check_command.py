@@ -236,8 +236,6 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         references = read_stack_references(stack_refs)
         checkov_binary = checkov_command.resolve(checkov, checkov_bin, project.root)
         checkov_skips = load_checkov_skips(checkov_config, project.root)
-        # checkov starts now, so that its start-up runs beside the programs.
-        checkov_warm = checkov_command.warm_up(checkov_binary)
 
         def check_one(name: str) -> allstacks.Outcome:
             try:
@@ -293,7 +291,6 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             skips=checkov_skips,
             pack_seconds=[result.pack_seconds for result, _ in checked],
             overlap_rules=[(p.rule.id, p.rule.checkov) for p in policies] if explain_overlap else None,
-            warm=checkov_warm,
         )
     except checkov_command.CheckovUnavailable as exc:
         raise fail(BadInput(str(exc))) from None

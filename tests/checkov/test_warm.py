@@ -117,3 +117,21 @@ def test_warm_is_off_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv(warm.DISABLE_VAR, "off")
     started = warm.start(fake)
     assert started is not None and started.process is None
+
+
+def test_check_starts_checkov_when_it_resolves_it_and_hands_it_the_exports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpufleet.checkov import command
+    from gpufleet.evaluate import StackResult
+
+    monkeypatch.delenv(command.DEFAULT_VAR, raising=False)
+    fake = _script(tmp_path / "ck", f"#!{sys.executable}\nprint('[]')\n")
+    assert command.resolve(None, fake, tmp_path) == fake
+    started = command._STARTED[fake]
+    assert started is not None and started.process is not None
+    result = StackResult(stack="fixture", project="proj", resources=14, cost=None)
+    command.attach([result], [fixture_graph()], fake, enabled=None, skips={}, pack_seconds=[0.0])
+    assert fake not in command._STARTED
+    assert started.process is None, "the process resolve started is the one attach used and stopped"
+    assert result.checkov is not None and result.checkov["status"] == "ran"
