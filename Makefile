@@ -19,7 +19,7 @@ help:
 	@echo "make lint   - ruff, mypy, the import-layering contracts and the workflows (make lint-workflows)"
 	@echo "make check  - run the policy pack and checkov on every stack (gpufleet check --all-stacks)"
 	@echo "make checkov - create $(CHECKOV_VENV) with the pinned checkov of requirements-checkov.txt"
-	@echo "make bench  - print the plan, policy and engine benchmarks"
+	@echo "make bench  - print the plan, policy, engine, checkov and all-stacks benchmarks"
 	@echo "make deploy-constraints - regenerate policies/deploy/provider_schema.json from the installed SDKs"
 
 # The installs take minutes on a first run: each says what it does before it starts, and pip shows
@@ -85,6 +85,7 @@ bench: $(STAMP) $(CHECKOV_STAMP)
 	$(BIN)/python bench/policy_bench.py
 	$(BIN)/python bench/engine_bench.py
 	$(BIN)/python bench/checkov_bench.py
+	$(BIN)/python bench/allstacks_bench.py
 
 # GF-DEPLOY-001's constraints, extracted from the pinned provider SDKs' docstrings; a test fails when
 # the committed file is out of step with the installed SDKs (after a provider upgrade, run this).

@@ -24,7 +24,7 @@ for the resource. Both findings go through `report_violation`, so `pulumi previe
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -214,6 +214,24 @@ def _failed(urn: str | None, error: Exception) -> None:
     running.report(message, urn)
 
 
+_URN_INDEX: list[tuple[Sequence[Any], int, dict[str, Any]]] = []
+"""The last stack's resources and their URN index: every stack policy of a stack reads the same list, and
+a stack policy's violations each look their resource up (a scan per violation grew with the square of
+the stack). The list is held, so its identity cannot be taken by another list while it is cached; a
+list that grew since is indexed again."""
+
+
+def _by_urn(resources: Sequence[Any]) -> dict[str, Any]:
+    """URN -> the first resource of `resources` with it, built once per resource list."""
+    if _URN_INDEX and _URN_INDEX[0][0] is resources and _URN_INDEX[0][1] == len(resources):
+        return _URN_INDEX[0][2]
+    index: dict[str, Any] = {}
+    for resource in resources:
+        index.setdefault(resource.urn, resource)
+    _URN_INDEX[:] = [(resources, len(resources), index)]
+    return index
+
+
 def _tags_at(args: Any, urn: str) -> tuple[Mapping[str, Any], frozenset[str]]:
     """The effective tags of the resource at `urn` (the one under validation, or one of the stack's), and
     the keys among them that come from its provider's default tags."""
@@ -222,10 +240,9 @@ def _tags_at(args: Any, urn: str) -> tuple[Mapping[str, Any], frozenset[str]]:
         if urn == args.urn:
             found = (args.resource_type, args.props, args.provider)
     else:
-        for resource in getattr(args, "resources", ()) or ():
-            if resource.urn == urn:
-                found = (resource.resource_type, resource.props, resource.provider)
-                break
+        resource = _by_urn(getattr(args, "resources", ()) or ()).get(urn)
+        if resource is not None:
+            found = (resource.resource_type, resource.props, resource.provider)
     if found is None:
         return {}, frozenset()
     tags = effective_tags(*found)

@@ -1,5 +1,6 @@
-"""`gpufleet check`'s checkov part: decide whether checkov runs, run it once over every stack, and put
-each stack's block into its result.
+"""`gpufleet check`'s checkov part: decide whether checkov runs, start it before the programs run (its
+start-up takes seconds: `warm.py`), give it every stack's export once they have run, and put each
+stack's block into its result.
 
 `--checkov` (explicit) makes a missing checkov bad input (exit 2, with how to install it); by default
 checkov runs when it is found and its absence is a note in the report; `--no-checkov` turns it off.
@@ -15,6 +16,8 @@ from typing import TYPE_CHECKING
 from gpufleet.checkov.merge import PASSED_KEY, empty_block, judge
 from gpufleet.checkov.overlap import explain
 from gpufleet.checkov.run import INSTALL_HINT, CheckovNotFound, find_checkov
+from gpufleet.checkov.warm import WarmCheckov
+from gpufleet.checkov.warm import start as start_warm
 from gpufleet.graph import ResourceGraph
 from gpufleet.redact import redactor
 
@@ -25,6 +28,10 @@ NOT_FOUND_NOTE = f"checkov was not run: it is not installed here; {INSTALL_HINT}
 DISABLED_NOTE = "checkov was not run: --no-checkov"
 DEFAULT_VAR = "GPUFLEET_CHECKOV_DEFAULT"
 """`off` turns checkov off unless `--checkov` (or `--checkov-bin`) asks for it: the test suite sets it."""
+
+
+_STARTED: dict[Path, WarmCheckov | None] = {}
+"""The checkov that `resolve` started for a binary, waiting for `attach` to give it the exports."""
 
 
 class CheckovUnavailable(Exception):
@@ -41,7 +48,20 @@ def resolve(enabled: bool | None, explicit: Path | None, project_root: Path) -> 
         raise CheckovUnavailable(str(exc)) from None
     if binary is None and enabled:
         raise CheckovUnavailable(f"--checkov: checkov is not installed here; {INSTALL_HINT}")
+    if binary is not None:
+        # checkov starts now, so that its start-up runs beside the programs; `attach` hands it the
+        # exports (or it is stopped when the process ends without one).
+        earlier = _STARTED.pop(binary, None)
+        if earlier is not None:  # a check of this same process that ended before its `attach`
+            earlier.close()
+        _STARTED[binary] = warm_up(binary)
     return binary
+
+
+def warm_up(binary: Path | None) -> WarmCheckov | None:
+    """Start checkov now (its import takes seconds) so that it is ready when the programs have run;
+    None when checkov is off."""
+    return start_warm(binary)
 
 
 def attach(
@@ -53,9 +73,13 @@ def attach(
     skips: dict[str, str],
     pack_seconds: Sequence[float],
     overlap_rules: Sequence[tuple[str, Sequence[str]]] | None = None,
+    warm: WarmCheckov | None = None,
 ) -> None:
-    """Fill each result's `checkov` block (one checkov run for all of them). With `overlap_rules`
+    """Fill each result's `checkov` block (one checkov run for all of them: by `warm`, or the checkov
+    `resolve` started for `binary` beside the programs, when there is one). With `overlap_rules`
     ((rule id, its checkov ids), for --explain-overlap) each block gets an `overlap` list."""
+    if warm is None and binary is not None:
+        warm = _STARTED.pop(binary, None)
     if binary is None:
         off = enabled is False or os.environ.get(DEFAULT_VAR) == "off"
         note = (
@@ -68,11 +92,14 @@ def attach(
         ]
     else:
         try:
-            blocks = judge(graphs, binary, skip_checks=skips)
+            blocks = judge(graphs, binary, skip_checks=skips, warm=warm)
         except Exception as exc:
             # Whatever breaks here must not hide the policy pack's verdicts.
             note = f"checkov was not run: the export for it failed ({type(exc).__name__}: {exc})"
             blocks = [empty_block("error", note) for _ in graphs]
+        finally:
+            if warm is not None:
+                warm.close()
     for result, found, graph, seconds in zip(results, blocks, graphs, pack_seconds, strict=True):
         # checkov judges an export without the secrets; what it says is shown redacted all the same.
         block = redactor(graph).value(found)

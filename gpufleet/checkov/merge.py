@@ -23,6 +23,7 @@ from gpufleet import finite
 from gpufleet.checkov.export import Export, Origin, export_graph
 from gpufleet.checkov.naming import tf_identifier
 from gpufleet.checkov.run import DEFAULT_TIMEOUT, CheckovRun, run_checkov
+from gpufleet.checkov.warm import WarmCheckov
 from gpufleet.graph import ResourceGraph
 
 PLAN_SUFFIX = ".tfplan.json"
@@ -145,8 +146,10 @@ def judge(
     *,
     skip_checks: Mapping[str, str] | None = None,
     timeout: float = DEFAULT_TIMEOUT,
+    warm: WarmCheckov | None = None,
 ) -> list[dict[str, Any]]:
-    """Export every stack, run checkov once over all of them, and return one block per graph."""
+    """Export every stack, run checkov once over all of them (by `warm`, started while the programs
+    ran, when given), and return one block per graph."""
     skips = dict(skip_checks or {})
     exports: list[Export] = []
     export_seconds: list[float] = []
@@ -157,9 +160,18 @@ def judge(
     with tempfile.TemporaryDirectory(prefix="gpufleet-checkov-") as tmp:
         directory = Path(tmp)
         by_file = write_exports(exports, directory)
-        run = run_checkov(
-            binary, [directory / name for name in by_file], skip_checks=sorted(skips), timeout=timeout
-        )
+        # A stack with nothing checkov judges (no resource of a mapped type, no Kubernetes object) is not
+        # given to it: its block is what checkov's empty report makes of it. With nothing at all, checkov
+        # does not run (the warm one is stopped).
+        files = [directory / name for name, f in by_file.items() if f.export.addresses or f.export.objects]
+        if not files:
+            if warm is not None:
+                warm.close()
+            run = CheckovRun()
+        elif warm is not None:
+            run = warm.run(files, skip_checks=sorted(skips), timeout=timeout)
+        else:
+            run = run_checkov(binary, files, skip_checks=sorted(skips), timeout=timeout)
     if run.error is not None:
         blocks = {e.stack: empty_block("error", run.error) for e in exports}
     else:

@@ -80,6 +80,11 @@ def checkov_command(
     return command
 
 
+def checkov_env() -> dict[str, str]:
+    """checkov's environment: offline (no mapping download), no tips, errors only in its log."""
+    return {**os.environ, "BC_SKIP_MAPPING": "TRUE", "CHECKOV_NO_OUTPUT_TIPS": "true", "LOG_LEVEL": "ERROR"}
+
+
 def parse_output(stdout: str) -> list[dict[str, Any]]:
     """checkov's JSON: one report object, a list of them (one per framework), or an empty summary
     when no file held anything to scan."""
@@ -101,7 +106,7 @@ def run_checkov(
     """Run checkov once over `files`. Never raises for checkov's own failures: a crash, a timeout or
     unreadable output comes back as `error`, so it cannot hide the policy pack's verdicts."""
     command = checkov_command(binary, files, skip_checks=skip_checks, external_checks_dir=external_checks_dir)
-    env = {**os.environ, "BC_SKIP_MAPPING": "TRUE", "CHECKOV_NO_OUTPUT_TIPS": "true", "LOG_LEVEL": "ERROR"}
+    env = checkov_env()
     start = time.perf_counter()
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env, check=False)

@@ -9,6 +9,7 @@ provider's own Check would not see it either); a value inside a secret is judged
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
@@ -20,6 +21,31 @@ from gpufleet.policies.props import _target, is_unknown
 SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d"
 SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
 SECRET_TEXT = "[secret]"
+
+
+_SCALARS = frozenset({bool, int, float, type(None)})
+"""Types that are never a proxy, a secret or an unknown (the unknown sentinel is a string): taken as
+they are without the checks `_plain` makes of anything else."""
+
+
+def _is_list(value: Any) -> bool:
+    """A sequence that is not text: plain lists and dicts by their exact type first (the abstract-base-
+    class checks any other value needs are most of the time of a walk)."""
+    kind = type(value)
+    if kind is list or kind is tuple:
+        return True
+    if kind is dict or kind is str:
+        return False
+    return isinstance(value, Sequence) and not isinstance(value, str | bytes)
+
+
+def _is_map(value: Any) -> bool:
+    kind = type(value)
+    if kind is dict:
+        return True
+    if kind is list or kind is str:
+        return False
+    return isinstance(value, Mapping)
 
 
 @dataclass(frozen=True)
@@ -36,6 +62,9 @@ class Found:
 
 def _plain(value: Any) -> tuple[Any, bool]:
     """The value behind proxies and secret wrappers, and whether it was secret."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value, False
     value = _target(value)
     secret = False
     while isinstance(value, Mapping) and value.get(SECRET_SIG_KEY) == SECRET_SIG:
@@ -48,13 +77,14 @@ def plain(value: Any) -> tuple[Any, bool]:
     return _plain(value)
 
 
-def _segments(path: str) -> list[tuple[str, bool]]:
-    """`rules[].days` -> [("rules", True), ("days", False)]."""
+@functools.lru_cache(maxsize=4096)
+def _segments(path: str) -> tuple[tuple[str, bool], ...]:
+    """`rules[].days` -> (("rules", True), ("days", False)); the paths are the constraints' own, few."""
     parts = []
     for part in path.split("."):
         listed = part.endswith("[]")
         parts.append((part[:-2] if listed else part, listed))
-    return parts
+    return tuple(parts)
 
 
 def locate(props: Any, path: str) -> Iterator[Found]:
@@ -62,32 +92,32 @@ def locate(props: Any, path: str) -> Iterator[Found]:
     yield from _walk(props, _segments(path), "", False)
 
 
-def _walk(current: Any, segments: list[tuple[str, bool]], where: str, secret: bool) -> Iterator[Found]:
+def _walk(current: Any, segments: tuple[tuple[str, bool], ...], where: str, secret: bool) -> Iterator[Found]:
     current, hidden = _plain(current)
     secret = secret or hidden
-    if is_unknown(current) or current is None:
+    if current is None or is_unknown(current):
         return
     if not segments:
         yield Found(where, current, secret)
         return
     (name, listed), rest = segments[0], segments[1:]
-    if isinstance(current, Sequence) and not isinstance(current, str | bytes):
+    if _is_list(current):
         # A block given as a list where the path names one object: judge each entry.
         for index, item in enumerate(current):
             yield from _walk(item, segments, f"{where}[{index}]", secret)
         return
-    if not isinstance(current, Mapping) or name not in current:
+    if not _is_map(current) or name not in current:
         return
     child, hidden = _plain(current[name])
     child_secret = secret or hidden
     here = f"{where}.{name}" if where else name
-    if is_unknown(child) or child is None:
+    if child is None or is_unknown(child):
         return
     if listed:
-        if isinstance(child, Sequence) and not isinstance(child, str | bytes):
+        if _is_list(child):
             for index, item in enumerate(child):
                 yield from _walk(item, rest, f"{here}[{index}]", child_secret)
-        elif isinstance(child, Mapping):
+        elif _is_map(child):
             yield from _walk(child, rest, here, child_secret)
         elif not rest:
             yield Found(here, child, child_secret)

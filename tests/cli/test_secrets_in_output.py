@@ -118,7 +118,9 @@ def test_checkov_findings_are_redacted(project: Path, monkeypatch: pytest.Monkey
     graph = run_program(project, "dev")
     result = evaluate.StackResult(stack="dev", project="scratch", resources=len(graph))
 
-    def judge(graphs: object, binary: object, skip_checks: object) -> list[dict[str, object]]:
+    def judge(
+        graphs: object, binary: object, skip_checks: object, warm: object = None
+    ) -> list[dict[str, object]]:
         finding = {"check_id": "CKV_X", "check_name": f"ingress from {CIDR} on {INSTANCE_TYPE}"}
         return [{"status": "ran", "passed": 0, "failed": 1, "findings": [finding]}]
 

@@ -1,0 +1,126 @@
+"""checkov kept warm: run by checkov's own Python (never imported by gpufleet; `warm.py` starts it), it
+imports checkov at once, then waits for one request and answers it.
+
+    <checkov's python> driver.py DIRECTORY
+    DIRECTORY/request.json  {"argv": ["-f", "plan.json", "--framework", ...]}   written by gpufleet
+    DIRECTORY/answer.json   {"reports": [...], "exit_code": 1} or {"error": "..."}
+
+Each report keeps the keys of checkov's JSON output that gpufleet reads (`check_type`, the checks'
+`check_id`, `check_name`, `severity`, `guideline`, `resource`, `file_path`, `check_result`, the
+summary's `checkov_version`): the findings are checkov's own, run with the arguments of the `checkov`
+command, minus what nothing here reads (printing the whole report, the debug log checkov keeps in
+memory for its platform upload, a fork per framework). It exits when its parent does.
+
+It must import nothing from gpufleet: checkov's environment does not have it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+# One framework at a time in this process: a fork per framework costs more than it saves on two
+# frameworks, and its results come back pickled.
+os.environ.setdefault("CHECKOV_PARALLELIZATION_TYPE", "none")
+os.environ.setdefault("BC_SKIP_MAPPING", "TRUE")
+os.environ.setdefault("CHECKOV_NO_OUTPUT_TIPS", "true")
+os.environ.setdefault("LOG_LEVEL", "ERROR")
+
+RECORD_KEYS = ("check_id", "check_name", "guideline", "resource", "file_path")
+RESULT_KEYS = ("result", "suppress_comment")
+OUTCOMES = ("passed_checks", "failed_checks", "skipped_checks")
+
+
+def _quiet_logging() -> None:
+    """checkov sets the root logger to DEBUG and copies every record into an in-memory stream (for
+    its platform upload, which never happens here): formatting those records is a good part of a run."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if isinstance(handler, logging.StreamHandler) and isinstance(handler.stream, io.StringIO):
+            root.removeHandler(handler)
+    root.setLevel(logging.ERROR)
+
+
+def _severity(record: Any) -> Any:
+    severity = getattr(record, "severity", None)
+    return getattr(severity, "name", severity)
+
+
+def _record(record: Any) -> dict[str, Any]:
+    out = {key: getattr(record, key, None) for key in RECORD_KEYS}
+    out["severity"] = _severity(record)
+    result = getattr(record, "check_result", None) or {}
+    out["check_result"] = {
+        key: str(getattr(result[key], "value", result[key]))
+        for key in RESULT_KEYS
+        if result.get(key) is not None
+    }
+    return out
+
+
+def _report(report: Any, version: str) -> dict[str, Any]:
+    return {
+        "check_type": report.check_type,
+        "results": {key: [_record(r) for r in getattr(report, key)] for key in OUTCOMES},
+        "summary": {**report.get_summary(), "checkov_version": version},
+    }
+
+
+POLL_SECONDS = 0.02
+MAX_WAIT_SECONDS = 6 * 3600.0
+
+
+def _wait_for(request: Path, parent: int) -> bool:
+    """True once `request` is there; False when the parent is gone or it never comes."""
+    deadline = time.monotonic() + MAX_WAIT_SECONDS
+    while not request.exists():
+        if os.getppid() != parent or time.monotonic() > deadline:
+            return False
+        time.sleep(POLL_SECONDS)
+    return True
+
+
+def _answer(request: Path, version: str) -> dict[str, Any]:
+    from checkov.main import Checkov
+
+    try:
+        argv = json.loads(request.read_text(encoding="utf-8"))["argv"]
+        checkov = Checkov(argv=[str(a) for a in argv])
+        _quiet_logging()
+        # The reports are taken from the object: checkov's own printing is what is skipped.
+        checkov.print_results = lambda *args, **kwargs: 0  # type: ignore[method-assign]
+        with contextlib.redirect_stdout(sys.stderr):
+            exit_code = checkov.run()
+        return {"reports": [_report(r, version) for r in checkov.scan_reports], "exit_code": exit_code}
+    except Exception as exc:  # every failure is an answer (gpufleet then runs the command), never a hang
+        return {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()[-2000:]}
+    except SystemExit as exc:  # checkov exits on arguments it refuses
+        return {"error": f"checkov exited with status {exc.code}"}
+
+
+def main() -> int:
+    directory = Path(sys.argv[1])
+    parent = os.getppid()
+    import checkov.main  # noqa: F401 - the start-up this process exists to do early
+    from checkov.version import version
+
+    _quiet_logging()
+    if not _wait_for(directory / "request.json", parent):
+        return 0
+    answer = _answer(directory / "request.json", version)
+    staged = directory / "answer.json.tmp"
+    staged.write_text(json.dumps(answer, default=str), encoding="utf-8")
+    staged.replace(directory / "answer.json")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""checkov started beside the programs (gpufleet/checkov/warm.py, driver.py): the same findings as the
+`checkov` command, the command where the warm process cannot answer, and no run where nothing is
+exported."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpufleet.checkov import warm
+from gpufleet.checkov.merge import judge
+from gpufleet.graph import Resource, ResourceGraph
+from tests.checkov.fixtures import fixture_graph, urn
+
+
+def _script(path: Path, body: str) -> Path:
+    path.write_text(body, encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def _outcomes(block: dict[str, Any]) -> dict[str, Any]:
+    return {
+        key: block[key]
+        for key in (
+            "status",
+            "note",
+            "version",
+            "passed",
+            "failed",
+            "skipped",
+            "findings",
+            "skipped_on_resources",
+        )
+    }
+
+
+@pytest.mark.checkov
+def test_the_warm_checkov_finds_what_the_command_finds(checkov_bin: Path) -> None:
+    assert warm.checkov_python(checkov_bin) is not None, "the .venv-checkov script names its Python"
+    (command_block,) = judge([fixture_graph()], checkov_bin, skip_checks={"CKV_AWS_24": "fixture"})
+    started = warm.start(checkov_bin)
+    assert started is not None and started.process is not None
+    (warm_block,) = judge([fixture_graph()], checkov_bin, skip_checks={"CKV_AWS_24": "fixture"}, warm=started)
+    assert started.process is None and started.directory is None, "stopped and cleaned up after its run"
+    assert _outcomes(warm_block) == _outcomes(command_block)
+    assert warm_block["status"] == "ran" and warm_block["failed"] > 0
+    assert "CKV_AWS_24" not in {f["check_id"] for f in warm_block["findings"]}
+
+
+def test_a_checkov_that_is_not_a_python_script_runs_as_the_command(tmp_path: Path) -> None:
+    fake = _script(tmp_path / "ck", "#!/bin/sh\necho '[]'\nexit 0\n")
+    assert warm.checkov_python(fake) is None
+    started = warm.start(fake)
+    assert started is not None and started.process is None
+    (block,) = judge([fixture_graph()], fake, warm=started)
+    assert (block["status"], block["passed"], block["failed"]) == ("ran", 0, 0)
+
+
+def test_a_driver_that_cannot_answer_falls_back_to_the_command(tmp_path: Path) -> None:
+    # A Python with no checkov in it: the driver fails at its import and leaves no answer; the
+    # command (a stand-in here) then runs and its verdict is the block's.
+    fake = _script(tmp_path / "ck", f"#!{sys.executable}\nprint('[]')\n")
+    started = warm.start(fake)
+    assert started is not None and started.process is not None
+    (block,) = judge([fixture_graph()], fake, warm=started)
+    assert (block["status"], block["note"]) == (
+        "ran",
+        "not exported (no Terraform type known): aws:lambda/function:Function",
+    )
+    assert started.process is None
+
+
+def test_nothing_exported_runs_no_checkov(tmp_path: Path) -> None:
+    seen = tmp_path / "ran"
+    fake = _script(tmp_path / "ck", f"#!/bin/sh\ntouch {seen}\necho '[]'\n")
+    lambda_only = ResourceGraph(
+        project="proj",
+        stack="fixture",
+        resources=[
+            Resource(
+                urn=urn("aws:lambda/function:Function", "fn"),
+                type="aws:lambda/function:Function",
+                name="fn",
+                custom=True,
+                inputs={"runtime": "python3.12"},
+            )
+        ],
+    )
+    (block,) = judge([lambda_only], fake)
+    assert not seen.exists()
+    assert (block["status"], block["passed"], block["failed"], block["findings"]) == ("ran", 0, 0, [])
+    assert block["exported"]["resources"] == 0
+    # A stack that has something is still given to checkov beside it.
+    judge([lambda_only, fixture_graph()], fake)
+    assert seen.exists()
+
+
+def test_closing_stops_the_process_and_removes_its_directory(tmp_path: Path) -> None:
+    fake = _script(tmp_path / "ck", f"#!{sys.executable}\nprint('[]')\n")
+    started = warm.start(fake)
+    assert started is not None and started.process is not None
+    pid, directory = started.process.pid, started.directory
+    started.close()
+    assert started.process is None and directory is not None and not directory.exists()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, 0)
+
+
+def test_warm_is_off_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = _script(tmp_path / "ck", f"#!{sys.executable}\nprint('[]')\n")
+    monkeypatch.setenv(warm.DISABLE_VAR, "off")
+    started = warm.start(fake)
+    assert started is not None and started.process is None
+
+
+def test_check_starts_checkov_when_it_resolves_it_and_hands_it_the_exports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpufleet.checkov import command
+    from gpufleet.evaluate import StackResult
+
+    monkeypatch.delenv(command.DEFAULT_VAR, raising=False)
+    fake = _script(tmp_path / "ck", f"#!{sys.executable}\nprint('[]')\n")
+    assert command.resolve(None, fake, tmp_path) == fake
+    started = command._STARTED[fake]
+    assert started is not None and started.process is not None
+    result = StackResult(stack="fixture", project="proj", resources=14, cost=None)
+    command.attach([result], [fixture_graph()], fake, enabled=None, skips={}, pack_seconds=[0.0])
+    assert fake not in command._STARTED
+    assert started.process is None, "the process resolve started is the one attach used and stopped"
+    assert result.checkov is not None and result.checkov["status"] == "ran"
