@@ -45,8 +45,9 @@ def quota_rows(needs: list[Need], quotas: dict[str, dict[str, float]]) -> list[d
                 "site": need.site,
                 "code": need.code,
                 "name": need.name,
-                "need_vcpus": need.vcpus,
-                "quota_vcpus": have,
+                "unit": need.unit,
+                "need": need.vcpus,
+                "quota": have,
                 "short": have is not None and need.vcpus > have,
                 "pools": need.pools,
             }
@@ -55,20 +56,20 @@ def quota_rows(needs: list[Need], quotas: dict[str, dict[str, float]]) -> list[d
 
 
 def render_quotas(rows: list[dict[str, Any]], console: Console, *, source: str) -> None:
-    table = Table(title=f"GPU vCPU quotas at maximum size ({source})", title_justify="left")
+    table = Table(title=f"GPU quotas at maximum size ({source})", title_justify="left")
     for column in ("site", "quota", "need", "quota value", "pools"):
         table.add_column(
             column, justify="right" if column in ("need", "quota value") else "left", overflow="fold"
         )
     for row in rows:
-        have = row["quota_vcpus"]
+        have = row["quota"]
         value = "not declared" if have is None else f"{have:g}"
         if row["short"]:
-            value = f"[red]{value} (short by {row['need_vcpus'] - have:g})[/]"
+            value = f"[red]{value} (short by {row['need'] - have:g})[/]"
         table.add_row(
             escape(row["site"]),
             escape(f"{row['code']} {row['name']}"),
-            str(row["need_vcpus"]),
+            f"{row['need']} {row['unit']}",
             value,
             escape("; ".join(row["pools"])),
         )
@@ -147,9 +148,10 @@ def preflight(  # noqa: PLR0917 - typer maps each parameter to an option
     stack_refs: StackRefs = None,
     timeout: Timeout = DEFAULT_TIMEOUT,
 ) -> None:
-    """Say before deploy whether the GPU quotas let every pool reach its maximum size: the vCPUs each
-    quota (per cloud, region and purchase option) must allow, against the real quotas or the declared
-    ones. Exit 0 when they do, 1 on a shortfall, 2 when the quotas cannot be read (no credentials)."""
+    """Say before deploy whether the GPU quotas let every pool reach its maximum size: the vCPUs
+    (Tencent Cloud: instances) each quota (per cloud, region and purchase option) must allow, against
+    the real quotas or the declared ones. Exit 0 when they do, 1 on a shortfall, 2 when the quotas
+    cannot be read (no credentials)."""
     from gpufleet.preflight import clients
     from gpufleet.preflight.needs import quota_needs
     from gpufleet.preflight.settings import QuotaFileError, declared_quotas
@@ -188,7 +190,7 @@ def preflight(  # noqa: PLR0917 - typer maps each parameter to an option
             cli.out.print("no GPU pool draws on a quota")
         for line in unsized:
             cli.out.print(f"[yellow]quota need unknown:[/] {escape(line)}", soft_wrap=True)
-        undeclared = [row for row in rows if row["quota_vcpus"] is None]
+        undeclared = [row for row in rows if row["quota"] is None]
         if short:
             cli.out.print(
                 f"[red]{len(short)} quota{'' if len(short) == 1 else 's'} short[/]: launches beyond them fail"

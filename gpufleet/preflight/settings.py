@@ -1,8 +1,9 @@
 """What a stack declares for the launch and fit rules (GF-FIT-*), passed to them as policy config.
 
-- `gpufleet:quotas` (stack config): vCPU quotas by `cloud:region`, each a mapping of quota code to vCPUs
-  or `{file: PATH}`, a file written by `aws service-quotas list-service-quotas --service-code ec2
-  --output json` (its `Quotas[].QuotaCode` and `Value`), or a mapping of code to number in JSON;
+- `gpufleet:quotas` (stack config): quotas by `cloud:region`, each a mapping of quota code to its value
+  (vCPUs; Tencent Cloud instances) or `{file: PATH}`, a file the cloud's CLI wrote (`aws service-quotas
+  list-service-quotas --service-code ec2 --output json`, `aliyun ecs DescribeAccountAttributes`, `tccli
+  cvm DescribeAccountQuota`: `gpufleet.preflight.answers` reads each), or a mapping of code to number;
 - `gpufleet:fleet` `pools.<name>.fit`: the pool's workload fit, for GF-FIT-004 and GF-FIT-005;
 - `gpufleet:fleet` `budget.instance_ceiling`: the hourly ceiling per instance, for GF-FIT-006, in the
   budget's currency, for every GPU class of the stack's environment.
@@ -45,26 +46,23 @@ def _numbers(data: Mapping[Any, Any]) -> dict[str, float]:
 
 
 def read_quota_file(path: Path) -> dict[str, float]:
-    """Quota code -> value from an `aws service-quotas list-service-quotas --output json` file, or from a
-    plain JSON mapping of code to number."""
+    """Quota code -> value from a file the cloud's CLI wrote (`aws service-quotas list-service-quotas
+    --service-code ec2 --output json`, `aliyun ecs DescribeAccountAttributes --RegionId R`, `tccli cvm
+    DescribeAccountQuota --region R`), or from a plain JSON mapping of code to number."""
+    from gpufleet.preflight.answers import any_quotas
+
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise QuotaFileError(f"{path}: cannot read the quota file: {exc}") from None
-    if isinstance(data, Mapping) and isinstance(data.get("Quotas"), list):
-        return {
-            str(q["QuotaCode"]): float(q["Value"])
-            for q in data["Quotas"]
-            if isinstance(q, Mapping) and "QuotaCode" in q and isinstance(q.get("Value"), int | float)
-        }
+    found = any_quotas(data)
+    if found is not None:
+        return found
     if isinstance(data, Mapping):
-        return {
-            str(k): float(v)
-            for k, v in data.items()
-            if isinstance(v, int | float) and not isinstance(v, bool)
-        }
+        return _numbers(data)
     raise QuotaFileError(
-        f"{path}: expected the JSON of `aws service-quotas list-service-quotas` or a mapping"
+        f"{path}: expected the JSON of `aws service-quotas list-service-quotas`, `aliyun ecs "
+        "DescribeAccountAttributes`, `tccli cvm DescribeAccountQuota`, or a mapping of quota code to number"
     )
 
 

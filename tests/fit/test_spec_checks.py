@@ -76,13 +76,14 @@ def test_alicloud_spec_memory_quota_ceiling_and_vswitch(tmp_path: Path) -> None:
         tmp_path,
         "cn-dev",
         fit="{model_memory_gib: 40, distributed: true}",
-        quotas='{"alicloud:cn-hangzhou": {gn7i/spot: 8}}',
+        quotas='{"alicloud:cn-hangzhou": {max-spot-instance-vcpu-count: 8}}',
         ceiling=1,
     )
     assert "ecs.gn7i-c8g1.2xlarge 24 GiB (1 x A10)" in found["GF-FIT-004"][0].message
-    assert "gn7i/spot (Alibaba Cloud gn7i spot vCPUs) allows 8 vCPUs; the pools need 32" in (
-        found["GF-FIT-001"][0].message
-    )
+    assert (
+        "alicloud:cn-hangzhou quota max-spot-instance-vcpu-count (Alibaba Cloud preemptible instance "
+        "vCPUs) allows 8 vCPUs; the pools need 32"
+    ) in (found["GF-FIT-001"][0].message)
     assert "over the dev ceiling of 1 CNY/h" in found["GF-FIT-006"][0].message
     assert "GF-FIT-005" not in found  # 16 Gbps sustained: enough; Alibaba has no EFA or placement check
     big = judge(tmp_path / "big", "cn-dev", max_size=10000)
@@ -94,11 +95,14 @@ def test_tencent_spec_memory_quota_and_subnets(tmp_path: Path) -> None:
         tmp_path,
         "tc-dev",
         fit="{model: llama-7b-inference}",
-        quotas='{"tencentcloud:ap-guangzhou": {GN7/spot: 8}}',
+        quotas='{"tencentcloud:ap-guangzhou": {SpotPaidQuotaSet: 3}}',
         max_size=10000,
     )
     assert "GN7.2XLARGE32 16 GiB (1 x T4)" in found["GF-FIT-004"][0].message
-    assert "GN7/spot (Tencent Cloud GN7 spot vCPUs) allows 8 vCPUs" in found["GF-FIT-001"][0].message
+    assert (
+        "tencentcloud:ap-guangzhou quota SpotPaidQuotaSet (Tencent Cloud spot instances) allows 3 "
+        "instances; the pools need 10000"
+    ) in found["GF-FIT-001"][0].message
     assert "may need 10000 private addresses" in found["GF-FIT-002"][0].message
 
 
