@@ -41,6 +41,15 @@ RULE = Rule(
 )
 
 
+# What a launch into a full subnet meets: AWS names the error
+# (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/errors-overview.html).
+OUT_OF_ADDRESSES = {
+    "aws": "launches fail with InsufficientFreeAddressesInSubnet",
+    "alicloud": "launches fail once the vSwitches have no free private address",
+}
+_OTHER = "launches fail once the subnets have no free private address"
+
+
 @dataclass
 class _Group:
     subnets: dict[str, Subnet] = field(default_factory=dict)
@@ -71,15 +80,15 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         needed = sum(count for _, count, _ in group.members)
         if needed <= usable:
             continue
-        listed = ", ".join(f"{s.name} {s.cidr} ({s.usable})" for s in group.subnets.values())
+        ordered = sorted(group.subnets.values(), key=lambda s: (s.name, s.cidr))
+        listed = ", ".join(f"{s.name} {s.cidr} ({s.usable})" for s in ordered)
         who = "; ".join(
             f"{describe(p)} max {p.max_size} x {why} = {count}" for p, count, why in group.members
         )
         for pool, _, _ in group.members:
             report(
                 f"{describe(pool)} may need {needed} private addresses at maximum size ({who}), but its "
-                f"subnets hold {usable} usable ({listed}): launches fail with "
-                "InsufficientFreeAddressesInSubnet",
+                f"subnets hold {usable} usable ({listed}): {OUT_OF_ADDRESSES.get(pool.cloud, _OTHER)}",
                 pool.urn,
             )
 
