@@ -34,6 +34,8 @@ interfaces = [
     alicloud.ess.ScalingConfigurationNetworkInterfaceArgs(instance_type="Primary", network_interface_traffic_mode=mode, security_group_ids=[sg.id])
     for mode in (cfg.get_object("traffic") or [])
 ]
+strategy = cfg.get("deployment_strategy")
+dset = alicloud.ecs.EcsDeploymentSet("dset", deployment_set_name="train", strategy=strategy) if strategy else None
 if cfg.get_bool("standalone"):
     alicloud.ecs.Instance(
         "gpu",
@@ -43,7 +45,7 @@ if cfg.get_bool("standalone"):
         security_groups=[sg.id],
         instance_charge_type="PostPaid",
         spot_strategy=cfg.get("spot") or "NoSpot",
-        deployment_set_id=cfg.get("deployment_set"),
+        deployment_set_id=dset.id if dset else None,
         network_interface_traffic_mode=(cfg.get_object("traffic") or [None])[0],
         tags=tags,
     )
@@ -366,6 +368,46 @@ def test_tencent_distributed_on_a_slow_type(tmp_path: Path) -> None:
     }
     finding = only(judge(tmp_path, "tencentcloud", config), "GF-FIT-005")
     assert "under a sustained 10 Gbps: GN7.2XLARGE32 (3 Gbps)" in finding.message
+
+
+ERDMA = "ecs.ebmgn8is.32xlarge"  # takes an elastic RDMA interface (catalogue `eri`)
+
+
+def test_alicloud_distributed_group_without_an_elastic_rdma_interface(tmp_path: Path) -> None:
+    config = {"cidrs": ["10.0.0.0/24"], "max": 2, "type": ERDMA, "tags": {"gpufleet:fit": "distributed=true"}}
+    finding = only(judge(tmp_path, "alicloud", config), "GF-FIT-005")
+    assert (
+        "no elastic RDMA interface (networkInterfaceTrafficMode HighPerformance) although "
+        "ecs.ebmgn8is.32xlarge take one"
+    ) in finding.message
+    assert "deployment set" not in finding.message  # an ESS configuration takes none
+    config["traffic"] = ["HighPerformance"]
+    eri = [f for f in judge(tmp_path / "eri", "alicloud", config) if f.rule_id == "GF-FIT-005"]
+    assert all("elastic RDMA" not in f.message for f in eri)
+
+
+@pytest.mark.parametrize(
+    ("strategy", "expected"),
+    [
+        (None, "no deployment set of strategy LowLatency"),
+        ("Availability", "deployment set 'dset' of strategy Availability, not LowLatency"),
+    ],
+)
+def test_alicloud_distributed_instance_outside_a_low_latency_deployment_set(
+    tmp_path: Path, strategy: str | None, expected: str
+) -> None:
+    config: dict[str, object] = {
+        "cidrs": ["10.0.0.0/24"], "max": 1, "type": ERDMA, "standalone": True,
+        "traffic": ["HighPerformance"], "tags": {"gpufleet:fit": "distributed=true"},
+    }  # fmt: skip
+    if strategy:
+        config["deployment_strategy"] = strategy
+    finding = only(judge(tmp_path, "alicloud", config), "GF-FIT-005")
+    assert expected in finding.message
+    assert "elastic RDMA" not in finding.message
+    config["deployment_strategy"] = "LowLatency"
+    fine = [f for f in judge(tmp_path / "low", "alicloud", config) if f.rule_id == "GF-FIT-005"]
+    assert all("deployment set" not in f.message for f in fine)
 
 
 # --- hourly ceiling --------------------------------------------------------------------------------------
