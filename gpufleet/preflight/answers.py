@@ -119,3 +119,43 @@ def any_quotas(answer: Any) -> dict[str, float] | None:
     if "AccountQuotaOverview" in answer or (isinstance(inner, Mapping) and "AccountQuotaOverview" in inner):
         return tencent_quotas(answer)
     return None
+
+
+# Image architectures as each cloud's describe-images answer states them: AWS `DescribeImages`
+# (`Images[].Architecture`: i386 | x86_64 | arm64 | x86_64_mac | arm64_mac,
+# https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_Image.html), Alibaba Cloud ECS
+# `DescribeImages` (`Images.Image[].Architecture`: i386 | x86_64 | arm64), Tencent Cloud CVM
+# `DescribeImages` (`ImageSet[].Architecture`: x86_64 | arm, https://cloud.tencent.com/document/api/213/15753).
+_ARCHES = {"x86_64": "x86_64", "x86_64_mac": "x86_64", "arm64": "arm64", "arm64_mac": "arm64", "arm": "arm64"}
+
+
+def normal_arch(value: Any) -> str | None:
+    """x86_64 or arm64 for what the clouds call them (`aarch64`, Tencent's `arm`); None otherwise."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip().lower()
+    return _ARCHES.get("arm64" if text == "aarch64" else text)
+
+
+def image_arches(answer: Any) -> dict[str, str] | None:
+    """image id -> architecture from a describe-images answer of any of the three clouds; None when the
+    answer is none of them."""
+    if not isinstance(answer, Mapping):
+        return None
+    inner = answer.get("Response")
+    body = inner if isinstance(inner, Mapping) else answer
+    images = body.get("Images")
+    if isinstance(images, Mapping):  # Alibaba Cloud: {"Images": {"Image": [...]}}
+        images = images.get("Image")
+    if images is None:
+        images = body.get("ImageSet")  # Tencent Cloud
+    if not isinstance(images, list):
+        return None
+    out: dict[str, str] = {}
+    for image in images:
+        if not isinstance(image, Mapping):
+            continue
+        arch = normal_arch(image.get("Architecture"))
+        if isinstance(image.get("ImageId"), str) and arch:
+            out[image["ImageId"]] = arch
+    return out

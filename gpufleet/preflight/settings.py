@@ -4,6 +4,10 @@
   (vCPUs; Tencent Cloud instances) or `{file: PATH}`, a file the cloud's CLI wrote (`aws service-quotas
   list-service-quotas --service-code ec2 --output json`, `aliyun ecs DescribeAccountAttributes`, `tccli
   cvm DescribeAccountQuota`: `gpufleet.preflight.answers` reads each), or a mapping of code to number;
+- `gpufleet:images` (stack config): image ids mapped to their architecture (`x86_64`, `arm64`), for
+  GF-FIT-003: ids say nothing offline (`ami-0123...`, Tencent `img-...`); `file: PATH` (or a list of
+  paths) reads what `aws ec2 describe-images`, `aliyun ecs DescribeImages` or `tccli cvm DescribeImages`
+  printed;
 - `gpufleet:fleet` `pools.<name>.fit`: the pool's workload fit, for GF-FIT-004 and GF-FIT-005;
 - `gpufleet:fleet` `budget.instance_ceiling`: the hourly ceiling per instance, for GF-FIT-006, in the
   budget's currency, for every GPU class of the stack's environment.
@@ -20,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 QUOTA_POLICY = "gpu-quota-covers-max-size"
+IMAGE_POLICY = "image-architecture-matches-type"
 FIT_POLICIES = ("gpu-memory-fits-workload", "distributed-pool-network")
 CEILING_POLICY = "instance-price-under-ceiling"
 
@@ -88,6 +93,48 @@ def declared_quotas(config: Mapping[str, Any], root: Path | None = None) -> dict
     return out
 
 
+def _read_image_file(path: Path) -> dict[str, str]:
+    from gpufleet.preflight.answers import image_arches
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise QuotaFileError(f"{path}: cannot read the image file: {exc}") from None
+    found = image_arches(data)
+    if found is None:
+        raise QuotaFileError(
+            f"{path}: expected the JSON of `aws ec2 describe-images`, `aliyun ecs DescribeImages` or `tccli "
+            "cvm DescribeImages`"
+        )
+    return found
+
+
+def declared_images(config: Mapping[str, Any], root: Path | None = None) -> dict[str, str]:
+    """The stack's `gpufleet:images`: image id -> x86_64 | arm64, files read relative to `root`.
+    An architecture other than those two is a `QuotaFileError` naming the entry and the allowed values."""
+    from gpufleet.preflight.answers import normal_arch
+
+    value = _config_object(config.get("gpufleet:images"))
+    out: dict[str, str] = {}
+    if not isinstance(value, Mapping):
+        return out
+    for key, arch in value.items():
+        if key == "file":
+            if root is None:
+                continue
+            for name in arch if isinstance(arch, list) else [arch]:
+                path = Path(str(name))
+                out.update(_read_image_file(path if path.is_absolute() else root / path))
+            continue
+        normal = normal_arch(arch)
+        if normal is None:
+            raise QuotaFileError(
+                f"gpufleet:images.{key}: architecture must be one of x86_64, arm64, got {arch!r}"
+            )
+        out[str(key)] = normal
+    return out
+
+
 def _fleet(config: Mapping[str, Any]) -> Mapping[str, Any]:
     fleet = _config_object(config.get("gpufleet:fleet"))
     return fleet if isinstance(fleet, Mapping) else {}
@@ -137,6 +184,12 @@ def with_stack_settings(
             combined.setdefault(site, {}).update(codes)
         entry["quotas"] = combined
         merged[QUOTA_POLICY] = entry
+    images = declared_images(stack_config, root)
+    if images:
+        entry = _entry(merged, IMAGE_POLICY)
+        given = entry.get("images")
+        entry["images"] = {**images, **(given if isinstance(given, Mapping) else {})}
+        merged[IMAGE_POLICY] = entry
     fits = declared_fits(stack_config)
     if fits:
         for policy in FIT_POLICIES:

@@ -178,9 +178,12 @@ _IMAGE_PROPS = ("imageId", "ami", "imageName", "amiType", "imageType")
 _AMI_TYPES = ("aws:ec2/ami:Ami", "aws:ec2/amiCopy:AmiCopy", "aws:ec2/amiFromInstance:AmiFromInstance")
 
 
-def image_arches(pool: Pool, index: ResourceIndex) -> list[tuple[str, str, str]]:
+def image_arches(
+    pool: Pool, index: ResourceIndex, table: Mapping[str, str] | None = None
+) -> list[tuple[str, str, str]]:
     """(architecture, what says so, the resource it is read from) for each image the pool boots whose
-    architecture can be told: from its name or parameter path, an AMI the stack builds, or the
+    architecture can be told: from the declared image table (`table`: image id -> arch, what `gpufleet
+    check` fills from `gpufleet:images`), its name or parameter path, an AMI the stack builds, or the
     `gpufleet:image-arch` tag on the template."""
     found: list[tuple[str, str, str]] = []
     for source in launch_sources(pool, index):
@@ -190,6 +193,10 @@ def image_arches(pool: Pool, index: ResourceIndex) -> list[tuple[str, str, str]]
             continue
         for prop in _IMAGE_PROPS:
             value = get_ref(source.props, prop)
+            declared = table.get(value) if table and isinstance(value, str) else None
+            if declared in ("x86_64", "arm64"):
+                found.append((str(declared), f"{prop} '{value}', {declared} in gpufleet:images", source.name))
+                break
             arch = arch_of_text(value)
             if arch:
                 found.append((arch, f"{prop} '{value}'", source.name))

@@ -423,3 +423,37 @@ def test_dev_t4_pool_over_five_cny_an_hour_on_demand(tmp_path: Path, cloud: str)
     assert f"{T4[cloud]} at " in finding.message
     assert "CNY/h on-demand (spot " in finding.message
     assert "over the dev ceiling of 5 CNY/h for T4" in finding.message
+
+
+def test_tencent_image_id_from_the_tccli_describe_images_file(tmp_path: Path) -> None:
+    # `tccli cvm DescribeImages --ImageIds '["img-arm64xyz"]'`: Tencent's image ids say nothing offline.
+    answer = {
+        "TotalCount": 1,
+        "ImageSet": [{"ImageId": "img-arm64xyz", "OsName": "TencentOS Server 3.1 for ARM64", "Architecture": "arm", "ImageType": "PUBLIC_IMAGE", "ImageState": "NORMAL"}],
+        "RequestId": "7f3d1a2b-0c4e-4b8a-9a71-2d6f5e3c1b90",
+    }  # fmt: skip
+    for standalone in (False, True):
+        config = {
+            "cidrs": ["10.0.0.0/24"], "max": 2, "type": A10["tencentcloud"], "image": "img-arm64xyz",
+            "standalone": standalone, "gpufleet:images": {"file": "images.json"},
+        }  # fmt: skip
+        findings = judge(
+            tmp_path / str(standalone), "tencentcloud", config, {"images.json": json.dumps(answer)}
+        )
+        finding = only(findings, "GF-FIT-003")
+        assert "boots a arm64 image (imageId 'img-arm64xyz', arm64 in gpufleet:images" in finding.message
+        assert "on GN7.5XLARGE80, which is x86_64: the launch is refused" in finding.message
+
+
+def test_alicloud_custom_image_id_from_the_aliyun_describe_images_file(tmp_path: Path) -> None:
+    # `aliyun ecs DescribeImages --RegionId cn-hangzhou --ImageId m-bp1train0a10image01`
+    answer = {
+        "RequestId": "1CB3BF2A-7D1F-4A8B-9C31-0A1B2C3D4E5F",
+        "Images": {"Image": [{"ImageId": "m-bp1train0a10image01", "Architecture": "arm64", "OSType": "linux", "Status": "Available"}]},
+        "TotalCount": 1, "PageNumber": 1, "PageSize": 10, "RegionId": "cn-hangzhou",
+    }  # fmt: skip
+    config = {
+        "cidrs": ["10.0.0.0/24"], "max": 2, "type": A10["alicloud"], "gpufleet:images": {"file": "images.json"},
+    }  # fmt: skip
+    finding = only(judge(tmp_path, "alicloud", config, {"images.json": json.dumps(answer)}), "GF-FIT-003")
+    assert "boots a arm64 image (imageId 'm-bp1train0a10image01', arm64 in gpufleet:images" in finding.message
