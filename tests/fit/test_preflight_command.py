@@ -252,3 +252,25 @@ def test_plan_states_the_hybrid_link_beside_a_distributed_pool(tmp_path: Path) -
     text = " ".join(run.stdout.split())
     assert "is distributed and bursts from on-prem over the aws:us-east-1 link" in text
     assert "an AWS Site-to-Site VPN tunnel carries up to 1.25 Gbps, against the 10 Gbps" in text
+
+
+def test_preflight_names_the_other_launch_and_fit_findings(tmp_path: Path) -> None:
+    dev = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
+    anchor = "        instance_types: [g4dn.xlarge, g5.xlarge]"
+    assert dev.count(anchor) == 1
+    dev = dev.replace(anchor, anchor.replace("[g4dn.xlarge, g5.xlarge]", "[g5g.xlarge]"), 1)
+    dev = dev.replace("\nconfig:\n", "\nconfig:\n  gpufleet:quotas: {aws:us-east-1: {L-3819A6DF: 64}}\n", 1)
+    root = copy_project(tmp_path / "p", {"dev": dev})
+    run = invoke("preflight", str(root), "-s", "dev", "--offline")
+    assert run.exit_code == 1, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert "every quota covers the pools at their maximum size" in lines
+    assert "launch and fit findings (GF-FIT-002..006)" in lines
+    [arch] = [line for line in lines if line.startswith("  GF-FIT-003 mandatory: ")]
+    assert (
+        "boots a x86_64 image (its tag gpufleet:image-arch=x86_64" in arch
+        and "g5g.xlarge, which is arm64" in arch
+    )
+    document = json.loads(invoke("preflight", str(root), "-s", "dev", "--offline", "--format", "json").stdout)
+    assert [(f["rule_id"], f["enforcement"]) for f in document["findings"]] == [("GF-FIT-003", "mandatory")]
+
