@@ -274,3 +274,18 @@ def test_preflight_names_the_other_launch_and_fit_findings(tmp_path: Path) -> No
     document = json.loads(invoke("preflight", str(root), "-s", "dev", "--offline", "--format", "json").stdout)
     assert [(f["rule_id"], f["enforcement"]) for f in document["findings"]] == [("GF-FIT-003", "mandatory")]
 
+
+def test_the_commands_doc_sample_is_what_the_command_prints(tmp_path: Path) -> None:
+    doc = (ROOT / "docs" / "commands.md").read_text()
+    assert (
+        "with the P quotas of\n`stacks/Pulumi.prod.yaml` lowered to `L-417A185B: 384, L-7212CCBC: 96`" in doc
+    )
+    sample = doc[doc.index('$ gpufleet preflight -s prod --offline; echo "exit $?"\n') :].split("```")[0]
+    prod = (ROOT / "stacks" / "Pulumi.prod.yaml").read_text()
+    assert prod.count("L-417A185B: 576, L-7212CCBC: 384") == 1
+    root = copy_project(
+        tmp_path / "p",
+        {"prod": prod.replace("L-417A185B: 576, L-7212CCBC: 384", "L-417A185B: 384, L-7212CCBC: 96")},
+    )
+    run = invoke("preflight", str(root), "-s", "prod", "--offline")
+    assert sample.splitlines()[1:] == [*run.stdout.splitlines(), f"exit {run.exit_code}"]
