@@ -143,6 +143,7 @@ def run_program(
         graph.add(resource)
     graph.outputs = recorded.outputs
     graph.notes.extend(n for n in recorded.notes if n not in graph.notes)
+    graph.image_arches.update(recorded.image_arches)
     return graph
 
 
@@ -195,6 +196,7 @@ def _record(job: _Job) -> dict[str, Any] | str:
         "resources": [record.freeze().to_json() for record in records],
         "outputs": outputs,
         "notes": [*mocks.notes, *log_notes],
+        "image_arches": dict(mocks.image_arches),
         "sdk_modules": sdk_modules(n for n in list(sys.modules) if n not in modules_before),
     }
 

@@ -170,9 +170,15 @@ def _entry(config: Mapping[str, Any], policy: str) -> dict[str, Any]:
 
 
 def with_stack_settings(
-    policy_config: Mapping[str, Any] | None, stack_config: Mapping[str, Any], root: Path | None = None
+    policy_config: Mapping[str, Any] | None,
+    stack_config: Mapping[str, Any],
+    root: Path | None = None,
+    *,
+    looked_up: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, Any]:
-    """`policy_config` with the stack's quotas, fits and ceiling merged in (see the module)."""
+    """`policy_config` with the stack's quotas, fits, images and ceiling merged in (see the module);
+    `looked_up` are the images the program's lookups answered (image id -> {arch, from}), below what
+    the stack declares."""
     merged: dict[str, Any] = dict(policy_config or {})
     quotas = declared_quotas(stack_config, root)
     if quotas:
@@ -184,7 +190,8 @@ def with_stack_settings(
             combined.setdefault(site, {}).update(codes)
         entry["quotas"] = combined
         merged[QUOTA_POLICY] = entry
-    images = declared_images(stack_config, root)
+    images: dict[str, Any] = {image: dict(found) for image, found in (looked_up or {}).items()}
+    images.update(declared_images(stack_config, root))
     if images:
         entry = _entry(merged, IMAGE_POLICY)
         given = entry.get("images")

@@ -178,8 +178,19 @@ _IMAGE_PROPS = ("imageId", "ami", "imageName", "amiType", "imageType")
 _AMI_TYPES = ("aws:ec2/ami:Ami", "aws:ec2/amiCopy:AmiCopy", "aws:ec2/amiFromInstance:AmiFromInstance")
 
 
+def _table_arch(table: Mapping[str, Any] | None, value: Any) -> tuple[str, str] | None:
+    """(arch, where it is said) of an image id in the table: a declared entry (`arm64`) or a lookup's
+    answer (`{"arch": "arm64", "from": "the ec2.getAmi lookup"}`)."""
+    entry = table.get(value) if table and isinstance(value, str) else None
+    if entry in ("x86_64", "arm64"):
+        return str(entry), "in gpufleet:images"
+    if isinstance(entry, Mapping) and entry.get("arch") in ("x86_64", "arm64"):
+        return str(entry["arch"]), f"by {entry.get('from') or 'its lookup'}"
+    return None
+
+
 def image_arches(
-    pool: Pool, index: ResourceIndex, table: Mapping[str, str] | None = None
+    pool: Pool, index: ResourceIndex, table: Mapping[str, Any] | None = None
 ) -> list[tuple[str, str, str]]:
     """(architecture, what says so, the resource it is read from) for each image the pool boots whose
     architecture can be told: from the declared image table (`table`: image id -> arch, what `gpufleet
@@ -193,9 +204,9 @@ def image_arches(
             continue
         for prop in _IMAGE_PROPS:
             value = get_ref(source.props, prop)
-            declared = table.get(value) if table and isinstance(value, str) else None
-            if declared in ("x86_64", "arm64"):
-                found.append((str(declared), f"{prop} '{value}', {declared} in gpufleet:images", source.name))
+            known = _table_arch(table, value)
+            if known is not None:
+                found.append((known[0], f"{prop} '{value}', {known[0]} {known[1]}", source.name))
                 break
             arch = arch_of_text(value)
             if arch:

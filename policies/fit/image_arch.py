@@ -2,16 +2,18 @@
 
 The image's architecture is read from the stack's image table (`gpufleet:images`: image ids that say
 nothing offline, an AMI id or a Tencent Cloud `img-...` id, mapped to their architecture, inline or from
-the cloud CLI's describe-images JSON; the rule's `images` config), else from what names it: an SSM
-parameter path or image name (`resolve:ssm:/aws/service/deeplearning/ami/arm64/...`, an Alibaba Cloud
-image id such as `ubuntu_22_04_arm64_20G_alibase_...`), an EKS node group's `amiType`
-(`AL2023_ARM_64_NVIDIA`), an AMI the stack itself builds, or the `gpufleet:image-arch` tag gpufleet's
-launch templates carry (the Deep Learning AMI they look up is x86_64 unless the spec pins another
-image). The types' architecture is the catalogue's (`arch`: arm64 for g5g), else AWS Graviton families
-(a `g` after the generation digit); every Alibaba Cloud and Tencent Cloud GPU family is x86_64. An image
-whose architecture cannot be told (a bare id not in the table) is not judged. An image of the other
-architecture never boots: the cloud refuses the launch (EC2 `InvalidParameterValue`), in every
-environment.
+the cloud CLI's describe-images JSON; the rule's `images` config, where the offline engine also puts what
+the program's image lookups asked for: `ec2.getAmi` with an architecture filter or name,
+`ssm.getParameter` of an AMI path, Alibaba Cloud `ecs.getImages`, Tencent Cloud images lookups), else
+from what names it: an SSM parameter path or image name
+(`resolve:ssm:/aws/service/deeplearning/ami/arm64/...`, an Alibaba Cloud image id such as
+`ubuntu_22_04_arm64_20G_alibase_...`), an EKS node group's `amiType` (`AL2023_ARM_64_NVIDIA`), an AMI the
+stack itself builds, or the `gpufleet:image-arch` tag gpufleet's launch templates carry (the Deep
+Learning AMI they look up is x86_64 unless the spec pins another image). The types' architecture is the
+catalogue's (`arch`: arm64 for g5g), else AWS Graviton families (a `g` after the generation digit); every
+Alibaba Cloud and Tencent Cloud GPU family is x86_64. An image whose architecture cannot be told (a bare
+id not in the table) is not judged. An image of the other architecture never boots: the cloud refuses the
+launch (EC2 `InvalidParameterValue`), in every environment.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ RULE = Rule(
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    table = {str(k): str(v) for k, v in (RULE.settings(args)["images"] or {}).items()}
+    table = dict(RULE.settings(args)["images"] or {})
     pools, index = stack_pools(args)
     catalog = current_catalog()
     for pool in pools:

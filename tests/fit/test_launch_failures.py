@@ -221,3 +221,33 @@ def test_distributed_p4d_without_efa_in_a_spread_placement_group(tmp_path: Path)
     assert "no EFA interface although p4d.24xlarge take one" in finding.message
     assert "placement group 'pg' of strategy spread, not cluster" in finding.message
     assert "under a sustained" not in finding.message  # 400 Gbps
+
+
+@pytest.mark.parametrize(
+    ("lookup", "told"),
+    [
+        (
+            'aws.ec2.get_ami(most_recent=True, owners=["amazon"], filters=[aws.ec2.GetAmiFilterArgs(name="architecture", values=["x86_64"])]).id',
+            "by the ec2.getAmi lookup",
+        ),
+        (
+            'aws.ec2.get_ami(most_recent=True, owners=["amazon"], filters=[aws.ec2.GetAmiFilterArgs(name="name", values=["Deep Learning Base OSS Nvidia Driver GPU AMI (Amazon Linux 2023) x86_64*"])]).id',
+            "by the ec2.getAmi lookup",
+        ),
+        (
+            'aws.ssm.get_parameter(name="/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-amazon-linux-2023/latest/ami-id").value',
+            "by the ssm.getParameter /aws/service/deeplearning/ami/x86_64/",
+        ),
+    ],
+)
+def test_x86_image_looked_up_in_the_program_on_g5g(tmp_path: Path, lookup: str, told: str) -> None:
+    program = _lt_types("g5g.xlarge").replace(
+        'image_id=cfg.get("image") or "ami-0123456789abcdef0"', f"image_id={lookup}"
+    )
+    assert lookup in program
+    config = "  t:cidrs: [10.0.0.0/24]\n  t:max: 2\n"
+    root = write_project(tmp_path / "p", program, stacks={"prod": _stack(config)})
+    findings = evaluate_stack(run_program(root, "prod"), POLICIES, {}, project_root=root).violations
+    finding = only(findings, "GF-FIT-003")
+    assert "boots a x86_64 image (imageId 'ami-" in finding.message and told in finding.message
+    assert "on g5g.xlarge, which is arm64: the launch is refused" in finding.message

@@ -457,3 +457,25 @@ def test_alicloud_custom_image_id_from_the_aliyun_describe_images_file(tmp_path:
     }  # fmt: skip
     finding = only(judge(tmp_path, "alicloud", config, {"images.json": json.dumps(answer)}), "GF-FIT-003")
     assert "boots a arm64 image (imageId 'm-bp1train0a10image01', arm64 in gpufleet:images" in finding.message
+
+
+def test_alicloud_arm64_image_looked_up_by_name(tmp_path: Path) -> None:
+    lookup = (
+        'alicloud.ecs.get_images(name_regex="^ubuntu_22_04_arm64", owners="system", most_recent=True).ids[0]'
+    )
+    program = ALICLOUD.replace('image_id=cfg.get("image") or "m-bp1train0a10image01"', f"image_id={lookup}")
+    assert program.count(lookup) == 2
+    root = write_project(
+        tmp_path / "p",
+        program,
+        stacks={
+            "prod": 'config:\n  alicloud:region: cn-hangzhou\n  t:cidrs: ["10.0.0.0/24"]\n  t:max: 2\n  t:type: ecs.gn7i-c8g1.2xlarge\n'
+        },
+    )
+    findings = evaluate_stack(run_program(root, "prod"), POLICIES, {}, project_root=root).violations
+    finding = only(findings, "GF-FIT-003")
+    assert (
+        "boots a arm64 image (imageId 'm-bp1" in finding.message
+        and "by the ecs.getImages lookup" in finding.message
+    )
+    assert "on ecs.gn7i-c8g1.2xlarge, which is x86_64" in finding.message
