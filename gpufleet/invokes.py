@@ -17,10 +17,19 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from gpufleet.components.catalog import load_catalog
+from gpufleet.invokes_images import (
+    _alicloud_images,
+    _aws_ami,
+    _aws_ssm_parameter,
+    _tencent_images,
+    looked_up_images,
+)
 from gpufleet.sdktypes import ACCOUNT_ID, ALICLOUD_ACCOUNT_ID, stable_hex, stable_uuid
 
 if TYPE_CHECKING:
     from gpufleet.mocks import FleetMocks
+
+__all__ = ["INVOKES", "YAML_DECODE", "decode_yaml", "looked_up_images", "render_policy_statement"]
 
 
 YAML_DECODE = "kubernetes:yaml:decode"
@@ -236,61 +245,6 @@ def _aws_kms_alias(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, 
     }
 
 
-# An image lookup's architecture, as its arguments ask for it: an `architecture` filter, or a name (filter,
-# regex, SSM parameter path) that names one. The image ids the lookups answer are recorded with it
-# (`FleetMocks.image_arches`), so the pack can hold them against the instance types (GF-FIT-003): an
-# offline id says nothing of its own.
-_ARM = re.compile(r"arm64|aarch64|arm_64|graviton", re.IGNORECASE)
-_X86 = re.compile(r"x86_64|x86-64|amd64|(?<![a-z0-9])x64(?![a-z0-9])|_x64_", re.IGNORECASE)
-
-
-def _arch_of(value: Any) -> str | None:
-    text = json.dumps(value, sort_keys=True, default=str)
-    if _ARM.search(text):
-        return "arm64"
-    if _X86.search(text):
-        return "x86_64"
-    return None
-
-
-def _lookup_arch(a: dict[str, Any]) -> str | None:
-    for item in a.get("filters") or []:
-        if isinstance(item, dict) and item.get("name") == "architecture":
-            return _arch_of(item.get("values"))
-    return _arch_of(a.get("architecture")) or _arch_of(
-        {k: v for k, v in a.items() if k in ("filters", "nameRegex", "name", "imageNameRegex", "osName")}
-    )
-
-
-def _record_image(m: FleetMocks, image: str, a: dict[str, Any], lookup: str) -> str | None:
-    arch = _lookup_arch(a)
-    if arch is not None:
-        m.image_arches[image] = {"arch": arch, "from": f"the {lookup} lookup"}
-    return arch
-
-
-def _aws_ami(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    ami = f"ami-{stable_hex('ami', json.dumps(a, sort_keys=True, default=str))}"
-    arch = _record_image(_m, ami, a, "ec2.getAmi")
-    return {
-        "id": ami,
-        "imageId": ami,
-        "arn": f"arn:aws:ec2:{region}::image/{ami}",
-        "name": "offline-image",
-        "architecture": arch or "x86_64",
-        "rootDeviceName": "/dev/xvda",
-        "rootDeviceType": "ebs",
-        "virtualizationType": "hvm",
-        "ownerId": ACCOUNT_ID,
-        "owners": a.get("owners") or [],
-        "mostRecent": bool(a.get("mostRecent")),
-        "blockDeviceMappings": [],
-        "filters": a.get("filters") or [],
-        "tags": {},
-        "state": "available",
-    }
-
-
 def _aws_ami_ids(_m: FleetMocks, a: dict[str, Any], _region: str) -> dict[str, Any]:
     seed = json.dumps(a, sort_keys=True, default=str)
     return {
@@ -298,24 +252,6 @@ def _aws_ami_ids(_m: FleetMocks, a: dict[str, Any], _region: str) -> dict[str, A
         "id": stable_hex("amiids", seed, length=8),
         "owners": a.get("owners") or [],
         "filters": a.get("filters") or [],
-    }
-
-
-def _aws_ssm_parameter(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    name = str(a.get("name", "offline"))
-    # Public AMI parameters (/aws/service/.../image_id) are the common use in fleet programs.
-    value = f"ami-{stable_hex('ssm', name)}" if re.search(r"(?i)ami|image", name) else "offline-value"
-    if value.startswith("ami-"):
-        _record_image(_m, value, {"name": name}, f"ssm.getParameter {name}")
-    return {
-        "name": name,
-        "value": value,
-        "insecureValue": value,
-        "type": "String",
-        "version": 1,
-        "arn": f"arn:aws:ssm:{region}:{ACCOUNT_ID}:parameter/{name.lstrip('/')}",
-        "id": name,
-        "withDecryption": a.get("withDecryption", True),
     }
 
 
@@ -445,28 +381,6 @@ def _alicloud_zones(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str,
     }
 
 
-def _alicloud_images(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    image = f"m-bp1{stable_hex('image', region, json.dumps(a, sort_keys=True, default=str), length=17)}"
-    arch = _record_image(_m, image, a, "ecs.getImages")
-    return {
-        "ids": [image],
-        "id": image,
-        "images": [
-            {
-                "id": image,
-                "imageId": image,
-                "name": a.get("nameRegex") or "offline-gpu-image",
-                "osType": "linux",
-                "osName": "Alibaba Cloud Linux 3",
-                "architecture": arch or "x86_64",
-                "status": "Available",
-                "imageOwnerAlias": a.get("owners") or "system",
-                "size": 40,
-            }
-        ],
-    }
-
-
 def _alicloud_instance_types(_m: FleetMocks, a: dict[str, Any], _region: str) -> dict[str, Any]:
     family = a.get("instanceTypeFamily") or "ecs.gn7i"
     return {
@@ -523,37 +437,6 @@ def _tencent_zones(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, 
         "zones": [
             {"id": str(100000 + i), "name": z, "description": z, "state": "AVAILABLE"}
             for i, z in enumerate(zones)
-        ],
-    }
-
-
-def _tencent_images(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
-    image = f"img-{stable_hex('image', region, json.dumps(a, sort_keys=True, default=str), length=8)}"
-    arch = _record_image(_m, image, a, "tencentcloud images")
-    return {
-        "id": image,
-        "imageId": image,
-        "imageName": "offline-gpu-image",
-        "osName": a.get("osName") or "TencentOS Server 3.1",
-        "images": [
-            {
-                "imageId": image,
-                "imageName": "offline-gpu-image",
-                "osName": "TencentOS Server 3.1",
-                "imageType": "PUBLIC_IMAGE",
-                "architecture": arch or "x86_64",
-                "platform": "TencentOS",
-                "imageSize": 50,
-                "imageCreator": "",
-                "imageDescription": "",
-                "imageState": "NORMAL",
-                "createdTime": "2025-01-01T00:00:00Z",
-                "snapshots": [],
-                "support_cloud_init": True,
-                "supportCloudInit": True,
-                "syncPercent": 100,
-                "isSupportCloudinit": True,
-            }
         ],
     }
 

@@ -239,8 +239,6 @@ class FleetMocks(Mocks):
         self._provider_regions: dict[str, str] = {}
         self._lock = threading.Lock()
         self.notes: list[str] = []
-        # image id -> {"arch", "from"}: what the image lookups answered (gpufleet.invokes).
-        self.image_arches: dict[str, dict[str, str]] = {}
 
     # -- helpers ---------------------------------------------------------------------------------
 
