@@ -134,6 +134,8 @@ def subnets(pool: Pool, index: ResourceIndex) -> list[Subnet] | None:
 def addresses_per_instance(pool: Pool, index: ResourceIndex) -> tuple[int, str]:
     """Private addresses one instance takes in its subnet, and why: one per network interface of its
     launch template (an EFA-only interface takes none) plus the secondary addresses they ask for."""
+    if pool.cloud == "alicloud":
+        return _alicloud_addresses(pool, index)
     if pool.cloud != "aws":
         return 1, "one network interface"
     best, why = 1, "one network interface"
@@ -153,6 +155,28 @@ def addresses_per_instance(pool: Pool, index: ResourceIndex) -> tuple[int, str]:
         if count > best:
             best = count
             why = f"{len(interfaces)} network interfaces" + (f", {efa} of them EFA" if efa else "")
+    return best, why
+
+
+def _alicloud_addresses(pool: Pool, index: ResourceIndex) -> tuple[int, str]:
+    """Alibaba Cloud: an ESS scaling configuration's `networkInterfaces` (the primary ENI and its
+    secondaries) take an address each; a standalone ECS instance takes one for its primary ENI, one per
+    secondary ENI in `networkInterfaces`, and its `secondaryPrivateIpAddressCount`."""
+    best, why = 1, "one network interface"
+    for source in launch_sources(pool, index):
+        interfaces = [i for i in as_list(get_ref(source.props, "networkInterfaces")) if i is not None]
+        if source.resource_type == ALI_INSTANCE:
+            extra = get_ref(source.props, "secondaryPrivateIpAddressCount")
+            extra = int(extra) if isinstance(extra, int | float) and not isinstance(extra, bool) else 0
+            count = 1 + len(interfaces) + extra
+        else:
+            count = max(1, len(interfaces))
+        if count > best:
+            best, why = count, f"{count} private addresses"
+            if interfaces:
+                why = f"{len(interfaces) + (source.resource_type == ALI_INSTANCE)} network interfaces"
+            if source.resource_type == ALI_INSTANCE and count > 1 + len(interfaces):
+                why += f", {count - 1 - len(interfaces)} secondary addresses"
     return best, why
 
 

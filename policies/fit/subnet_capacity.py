@@ -1,7 +1,9 @@
 """GF-FIT-002: the subnets a GPU pool may launch into have an address for each instance at its maximum.
 
 Each pool at its maximum size takes one private address per instance per network interface of its
-launch template (an EFA interface takes one, an EFA-only interface none, secondary addresses count),
+launch template (an EFA interface takes one, an EFA-only interface none, secondary addresses count; on
+Alibaba Cloud each ENI of a scaling configuration's `networkInterfaces`, and an instance's secondary
+ENIs and `secondaryPrivateIpAddressCount`),
 in the stack's own subnets it lists (AWS `vpcZoneIdentifiers`/`subnetIds`/`subnetId`, Alibaba Cloud
 `vswitchIds`/`vswitchId`, Tencent Cloud `subnetIds`/`subnetId`). Usable addresses are the subnet's range
 less what the cloud keeps: 5 on AWS (the first four and the last), 4 on Alibaba Cloud (the first and

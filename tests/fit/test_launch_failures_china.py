@@ -31,8 +31,8 @@ switches = [
 ]
 sg = alicloud.ecs.SecurityGroup("sg", vpc_id=vpc.id, security_group_name="train")
 interfaces = [
-    alicloud.ess.ScalingConfigurationNetworkInterfaceArgs(instance_type="Primary", network_interface_traffic_mode=mode, security_group_ids=[sg.id])
-    for mode in (cfg.get_object("traffic") or [])
+    alicloud.ess.ScalingConfigurationNetworkInterfaceArgs(instance_type="Primary" if i == 0 else "Secondary", network_interface_traffic_mode=mode, security_group_ids=[sg.id])
+    for i, mode in enumerate(cfg.get_object("traffic") or [])
 ]
 strategy = cfg.get("deployment_strategy")
 dset = alicloud.ecs.EcsDeploymentSet("dset", deployment_set_name="train", strategy=strategy) if strategy else None
@@ -265,6 +265,16 @@ def test_alicloud_vswitches_keep_four_addresses_each(tmp_path: Path) -> None:
     none_of(judge(tmp_path / "fits", "alicloud", config), "GF-FIT-002")
 
 
+def test_alicloud_secondary_enis_take_an_address_each(tmp_path: Path) -> None:
+    # Two /28 vSwitches hold 24 addresses; 13 instances with a primary and a secondary ENI need 26.
+    config = {
+        "cidrs": ["10.0.0.0/28", "10.0.0.16/28"], "max": 13, "type": T4["alicloud"],
+        "traffic": ["Standard", "Standard"],
+    }  # fmt: skip
+    finding = only(judge(tmp_path, "alicloud", config), "GF-FIT-002")
+    assert "max 13 x 2 network interfaces = 26" in finding.message and "hold 24 usable" in finding.message
+
+
 def test_tencent_subnets_keep_three_addresses_each(tmp_path: Path) -> None:
     # Two /28 subnets: 2 x (16 - 3) = 26 addresses for 27 instances.
     config = {"cidrs": ["10.0.0.0/28", "10.0.0.16/28"], "max": 27, "type": T4["tencentcloud"]}
@@ -330,6 +340,18 @@ def test_model_does_not_fit_a_t4(tmp_path: Path, cloud: str) -> None:
     assert f"{T4[cloud]} 16 GiB (1 x T4)" in finding.message
     config["tags"] = {"gpufleet:fit": "model=bert-base"}
     none_of(judge(tmp_path / "bert", cloud, config), "GF-FIT-004")
+
+
+@pytest.mark.parametrize("written", ["LLaMA-7B inference", "llama_7b_inference", "Llama-7B-Inference"])
+def test_model_names_as_people_write_them(tmp_path: Path, written: str) -> None:
+    config = {
+        "cidrs": ["10.0.0.0/24"],
+        "max": 2,
+        "type": T4["tencentcloud"],
+        "tags": {"gpufleet:fit": f"model={written}"},
+    }
+    finding = only(judge(tmp_path, "tencentcloud", config), "GF-FIT-004")
+    assert f"needs 24 GiB for {written} of GPU memory per instance" in finding.message
 
 
 @pytest.mark.parametrize("cloud", ["alicloud", "tencentcloud"])
