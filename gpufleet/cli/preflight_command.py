@@ -129,7 +129,9 @@ def fit_findings(graph: ResourceGraph, project_dir: Path) -> list[Finding]:
         result = evaluate_stack(graph, others, config, project_root=project_dir)
     except PolicyConfigError as exc:
         raise BadInput("; ".join(exc.problems)) from None
-    return sorted(result.violations, key=lambda f: (f.rule_id, f.urn))
+    # The engine's own findings (GF-ENGINE-*: what it could not look inside) belong to `check`.
+    fit = [f for f in result.violations if f.rule_id.startswith("GF-FIT-")]
+    return sorted(fit, key=lambda f: (f.rule_id, f.urn))
 
 
 def render_findings(findings: list[dict[str, Any]], console: Console) -> None:
