@@ -54,6 +54,7 @@ from gpufleet.engine_errors import EngineError, program_error
 from gpufleet.engine_monitor import RecordingMonitor
 from gpufleet.engine_received import received
 from gpufleet.graph import ResourceGraph
+from gpufleet.invokes import looked_up_images
 from gpufleet.mocks import FleetMocks
 from gpufleet.project import SECRET_PLACEHOLDER, Project, ProjectError, load_project, load_stack_config
 
@@ -143,6 +144,7 @@ def run_program(
         graph.add(resource)
     graph.outputs = recorded.outputs
     graph.notes.extend(n for n in recorded.notes if n not in graph.notes)
+    graph.image_arches.update(recorded.image_arches)
     return graph
 
 
@@ -195,6 +197,7 @@ def _record(job: _Job) -> dict[str, Any] | str:
         "resources": [record.freeze().to_json() for record in records],
         "outputs": outputs,
         "notes": [*mocks.notes, *log_notes],
+        "image_arches": looked_up_images(mocks),
         "sdk_modules": sdk_modules(n for n in list(sys.modules) if n not in modules_before),
     }
 
@@ -212,6 +215,94 @@ class _Run:
     """URNs in the order the program constructed them."""
 
 
+def _current_loop() -> asyncio.AbstractEventLoop | None:
+    """The caller's event loop, if it has one, to put back after the run."""
+    with warnings.catch_warnings():
+        # Asking for the current loop when there is none is deprecated from Python 3.12 on.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with contextlib.suppress(RuntimeError):
+            return asyncio.get_event_loop_policy().get_event_loop()
+    return None
+
+
+def _new_loop() -> asyncio.AbstractEventLoop:
+    """The run's own event loop, made current."""
+    loop = asyncio.new_event_loop()
+    # Futures the SDK leaves failed after a program error would be logged when collected, long after
+    # the run; the error itself is reported once, as an EngineError.
+    loop.set_exception_handler(_ignore_unretrieved)
+    # The mock calls are short and hold the GIL: one worker thread is as fast as many.
+    loop.set_default_executor(ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpufleet-monitor"))
+    asyncio.set_event_loop(loop)
+    return loop
+
+
+def _install_hooks(run: _Run, created: list[pulumi.Resource]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Record each resource as the program constructs it (in `created`) and answer stack references
+    from the mocks; returns what `_remove_hooks` puts back."""
+    originals = {name: getattr(pulumi_resource, name) for name in _CONSTRUCTION_HOOKS}
+
+    def in_order(original: Callable[..., Any]) -> Callable[..., Any]:
+        def hook(res: pulumi.Resource, *args: Any, **kwargs: Any) -> Any:
+            created.append(res)
+            return original(res, *args, **kwargs)
+
+        return hook
+
+    for name, original in originals.items():
+        setattr(pulumi_resource, name, in_order(original))
+    reference_originals = {
+        name: getattr(pulumi.StackReference, name) for name in ("get_output", "require_output")
+    }
+    for name, lookup in _stack_reference_lookups(run.mocks).items():
+        setattr(pulumi.StackReference, name, lookup)
+    return originals, reference_originals
+
+
+def _remove_hooks(originals: dict[str, Any], reference_originals: dict[str, Any]) -> None:
+    for name, original in originals.items():
+        setattr(pulumi_resource, name, original)
+    for name, original_lookup in reference_originals.items():
+        setattr(pulumi.StackReference, name, original_lookup)
+
+
+def _keep_printed(run: _Run, printed: _Printed) -> None:
+    """What the program printed, as notes (the first lines, then how many more)."""
+    lines = [line.rstrip() for line in printed.text().splitlines() if line.strip()]
+    run.notes.extend(f"program printed: {line}" for line in lines[:_PRINTED_LINES_KEPT])
+    if len(lines) > _PRINTED_LINES_KEPT:
+        run.notes.append(f"program printed {len(lines) - _PRINTED_LINES_KEPT} more lines")
+
+
+def _run_with_mocks(
+    run: _Run,
+    loop: asyncio.AbstractEventLoop,
+    *,
+    program: Callable[[], Awaitable[None]],
+    program_logger: logging.Logger,
+    printed: _Printed,
+    created: list[pulumi.Resource],
+) -> None:
+    """Run `program` against the mocks on `loop`, its output kept in `printed`, and note the order in
+    which it constructed its resources."""
+    pulumi.runtime.set_mocks(
+        run.mocks,
+        project=run.project.name,
+        stack=run.stack,
+        preview=True,
+        logger=program_logger,
+        monitor=run.monitor,
+    )
+    # What the program prints must not mix into reports on stdout (`check --format json`).
+    with contextlib.redirect_stdout(printed):
+        loop.run_until_complete(run_pulumi_func(program))
+        loop.run_until_complete(wait_for_rpcs())
+    urns = loop.run_until_complete(
+        asyncio.gather(*(res.urn.future() for res in created), return_exceptions=True)
+    )
+    run.program_order.extend(urn for urn in urns if isinstance(urn, str))
+
+
 def _run_isolated(run: _Run) -> None:
     """Run the program; called inside a fresh copy of the caller's contextvars context."""
     project, stack = run.project, run.stack
@@ -224,23 +315,12 @@ def _run_isolated(run: _Run) -> None:
     saved_modules = set(sys.modules)
     asyncio_logger = logging.getLogger("asyncio")
     saved_asyncio_level = asyncio_logger.level
-    saved_loop: asyncio.AbstractEventLoop | None = None
-    with warnings.catch_warnings():
-        # Asking for the current loop when there is none is deprecated from Python 3.12 on.
-        warnings.simplefilter("ignore", DeprecationWarning)
-        with contextlib.suppress(RuntimeError):
-            saved_loop = asyncio.get_event_loop_policy().get_event_loop()
+    saved_loop = _current_loop()
 
     program_logger = logging.Logger(f"gpufleet.program.{project.name}.{stack}")
     program_logger.addHandler(_NoteHandler(run.notes))
 
-    loop = asyncio.new_event_loop()
-    # Futures the SDK leaves failed after a program error would be logged when collected, long after
-    # the run; the error itself is reported once, as an EngineError.
-    loop.set_exception_handler(_ignore_unretrieved)
-    # The mock calls are short and hold the GIL: one worker thread is as fast as many.
-    loop.set_default_executor(ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpufleet-monitor"))
-    asyncio.set_event_loop(loop)
+    loop = _new_loop()
     try:
         os.chdir(program_dir)
         # As the language host: a directory program runs via runpy with the directory on sys.path;
@@ -259,52 +339,18 @@ def _run_isolated(run: _Run) -> None:
 
         printed = _Printed()
         created: list[pulumi.Resource] = []
-        originals = {name: getattr(pulumi_resource, name) for name in _CONSTRUCTION_HOOKS}
-
-        def in_order(original: Callable[..., Any]) -> Callable[..., Any]:
-            def hook(res: pulumi.Resource, *args: Any, **kwargs: Any) -> Any:
-                created.append(res)
-                return original(res, *args, **kwargs)
-
-            return hook
-
-        for name, original in originals.items():
-            setattr(pulumi_resource, name, in_order(original))
-        reference_originals = {
-            name: getattr(pulumi.StackReference, name) for name in ("get_output", "require_output")
-        }
-        for name, lookup in _stack_reference_lookups(run.mocks).items():
-            setattr(pulumi.StackReference, name, lookup)
+        originals, reference_originals = _install_hooks(run, created)
         try:
-            pulumi.runtime.set_mocks(
-                run.mocks,
-                project=project.name,
-                stack=stack,
-                preview=True,
-                logger=program_logger,
-                monitor=run.monitor,
+            _run_with_mocks(
+                run, loop, program=program, program_logger=program_logger, printed=printed, created=created
             )
-            # What the program prints must not mix into reports on stdout (`check --format json`).
-            with contextlib.redirect_stdout(printed):
-                loop.run_until_complete(run_pulumi_func(program))
-                loop.run_until_complete(wait_for_rpcs())
-            urns = loop.run_until_complete(
-                asyncio.gather(*(res.urn.future() for res in created), return_exceptions=True)
-            )
-            run.program_order.extend(urn for urn in urns if isinstance(urn, str))
         except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             raise program_error(exc, project, project.stack_file(stack)) from None
         finally:
-            for name, original in originals.items():
-                setattr(pulumi_resource, name, original)
-            for name, original_lookup in reference_originals.items():
-                setattr(pulumi.StackReference, name, original_lookup)
-            lines = [line.rstrip() for line in printed.text().splitlines() if line.strip()]
-            run.notes.extend(f"program printed: {line}" for line in lines[:_PRINTED_LINES_KEPT])
-            if len(lines) > _PRINTED_LINES_KEPT:
-                run.notes.append(f"program printed {len(lines) - _PRINTED_LINES_KEPT} more lines")
+            _remove_hooks(originals, reference_originals)
+            _keep_printed(run, printed)
     finally:
         _close_loop(loop)
         asyncio.set_event_loop(saved_loop)

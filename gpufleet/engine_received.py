@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from gpufleet.graph import Resource
@@ -23,6 +23,7 @@ class Recorded:
     outputs: dict[str, Any]
     notes: list[str]
     sdk_modules: list[str]
+    image_arches: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 _SDK_MODULE = re.compile(r"(pulumi_[a-z0-9_]+|tencentcloud_iac_pulumi)(\.[a-z_][a-z0-9_]*)?")
@@ -46,12 +47,27 @@ def received(sent: Any, project: Project) -> Recorded | str:
             for name in _typed(sent.get("sdk_modules"), list, "sdk_modules")
             if isinstance(name, str) and _SDK_MODULE.fullmatch(name)
         ]
+        images = _image_arches(sent.get("image_arches"))
     except (TypeError, ValueError, KeyError) as exc:
         return (
             f"the run of the program {program} sent back a result the engine cannot read ({exc}); the "
             f"program may have written to the engine's result channel itself, so nothing is reported"
         )
-    return Recorded(resources=resources, outputs=outputs, notes=notes, sdk_modules=modules)
+    return Recorded(
+        resources=resources, outputs=outputs, notes=notes, sdk_modules=modules, image_arches=images
+    )
+
+
+def _image_arches(value: Any) -> dict[str, dict[str, str]]:
+    """image id -> {"arch": x86_64 | arm64, "from": the lookup}; anything else is left out."""
+    out: dict[str, dict[str, str]] = {}
+    for image, found in _typed(value or {}, dict, "image_arches").items():
+        if not isinstance(image, str) or not isinstance(found, dict):
+            continue
+        arch, lookup = found.get("arch"), found.get("from")
+        if arch in ("x86_64", "arm64") and isinstance(lookup, str):
+            out[_CONTROL.sub("", image)] = {"arch": arch, "from": _CONTROL.sub("", lookup)}
+    return out
 
 
 _T = TypeVar("_T")

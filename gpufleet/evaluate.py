@@ -249,7 +249,9 @@ def evaluate_stack(
     from gpufleet.preflight.settings import QuotaFileError, with_stack_settings
 
     try:
-        policy_config = with_stack_settings(policy_config, graph.config, project_root)
+        policy_config = with_stack_settings(
+            policy_config, graph.config, project_root, looked_up=graph.image_arches
+        )
     except QuotaFileError as error:
         raise PolicyConfigError([str(error)]) from None
     resolved = resolve_policy_config(policy_list, policy_config)

@@ -140,6 +140,9 @@ class ResourceGraph:
     outputs: dict[str, Any] = field(default_factory=dict)
     synthetic: bool = True
     notes: list[str] = field(default_factory=list)
+    image_arches: dict[str, dict[str, str]] = field(default_factory=dict)
+    """image id -> {"arch", "from"}: what the program's image lookups answered offline (the mocks), for
+    the architecture rule (GF-FIT-003). Not written with the graph: a graph read back judges without it."""
     _by_urn: dict[str, Resource] = field(default_factory=dict, init=False, repr=False)
     _by_type: dict[str, list[Resource]] = field(
         default_factory=lambda: defaultdict(list), init=False, repr=False

@@ -449,7 +449,9 @@ def _with_families(types: tuple[InstanceType, ...], block: Any) -> tuple[Instanc
                 raise CatalogError(f"{where}.network: must map sizes to Gbps")
             shaped[(cloud, str(family))] = {
                 "arch": arch,
-                "efa": {str(size) for size in entry.get("efa") or ()},
+                # `efa` (AWS) and `eri` (Alibaba Cloud's elastic RDMA interface): the sizes that take the
+                # cloud's RDMA interface, carried as `efa` on the type.
+                "efa": {str(size) for size in entry.get("efa") or entry.get("eri") or ()},
                 "network": {str(k): _network(v, f"{where}.network.{k}") for k, v in network.items()},
             }
     out: list[InstanceType] = []

@@ -121,7 +121,7 @@ def stack_settings(config: dict[str, Any], graph: ResourceGraph, root: Path) -> 
     from gpufleet.preflight.settings import QuotaFileError, with_stack_settings
 
     try:
-        return with_stack_settings(config, graph.config, root)
+        return with_stack_settings(config, graph.config, root, looked_up=graph.image_arches)
     except QuotaFileError as exc:
         raise BadInput(str(exc)) from None
 

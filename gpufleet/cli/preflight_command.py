@@ -1,7 +1,8 @@
 """`gpufleet preflight`: what each GPU quota must allow for the stack's pools at their maximum size, held
 against the real quotas (read with the user's credentials) or, with `--offline`, those the stack declares
-in `gpufleet:quotas`. The quota table is also shown by `gpufleet plan`. An instance type the program reads
-as a secret reads `[secret]` in both, as everywhere else a stack is reported."""
+in `gpufleet:quotas`, and the other launch and fit findings (GF-FIT-002..006). The quota lines are also
+shown by `gpufleet plan`. An instance type the program reads as a secret reads `[secret]` in both, as
+everywhere else a stack is reported."""
 
 from __future__ import annotations
 
@@ -30,10 +31,13 @@ from gpufleet.cli.common import (
     read_stack_references,
 )
 from gpufleet.engine import DEFAULT_TIMEOUT
+from gpufleet.findings import Finding
 from gpufleet.graph import ResourceGraph
 from gpufleet.helptext import examples
 from gpufleet.policies.fit.quotas import Need
 from gpufleet.redact import redactor
+
+QUOTA_RULE = "GF-FIT-001"
 
 
 def quota_rows(needs: list[Need], quotas: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
@@ -45,8 +49,9 @@ def quota_rows(needs: list[Need], quotas: dict[str, dict[str, float]]) -> list[d
                 "site": need.site,
                 "code": need.code,
                 "name": need.name,
-                "need_vcpus": need.vcpus,
-                "quota_vcpus": have,
+                "unit": need.unit,
+                "need": need.vcpus,
+                "quota": have,
                 "short": have is not None and need.vcpus > have,
                 "pools": need.pools,
             }
@@ -55,24 +60,21 @@ def quota_rows(needs: list[Need], quotas: dict[str, dict[str, float]]) -> list[d
 
 
 def render_quotas(rows: list[dict[str, Any]], console: Console, *, source: str) -> None:
-    table = Table(title=f"GPU vCPU quotas at maximum size ({source})", title_justify="left")
-    for column in ("site", "quota", "need", "quota value", "pools"):
-        table.add_column(
-            column, justify="right" if column in ("need", "quota value") else "left", overflow="fold"
-        )
+    """One line per quota (site, code and name, need, value), then the pools that draw on it: lines, not
+    a table, so that long pool names read whole at any terminal width."""
+    console.print(f"GPU quotas at maximum size ({escape(source)})", soft_wrap=True)
     for row in rows:
-        have = row["quota_vcpus"]
-        value = "not declared" if have is None else f"{have:g}"
+        have = row["quota"]
+        value = "not declared" if have is None else f"quota {have:g}"
         if row["short"]:
-            value = f"[red]{value} (short by {row['need_vcpus'] - have:g})[/]"
-        table.add_row(
-            escape(row["site"]),
-            escape(f"{row['code']} {row['name']}"),
-            str(row["need_vcpus"]),
-            value,
-            escape("; ".join(row["pools"])),
+            value = f"[red]{value} (short by {row['need'] - have:g})[/]"
+        console.print(
+            f"  {escape(row['site'])} {escape(row['code'])} {escape(row['name'])}: need "
+            f"{row['need']} {row['unit']}, {value}",
+            soft_wrap=True,
         )
-    console.print(table)
+        for pool in row["pools"]:
+            console.print(f"      {escape(pool)}", soft_wrap=True)
 
 
 def render_preflight(graph: ResourceGraph, console: Console, project_root: Path | None = None) -> None:
@@ -112,6 +114,63 @@ def render_preflight(graph: ResourceGraph, console: Console, project_root: Path 
         console.print(f"[yellow]hybrid link:[/] {escape(hide.text(line))}", soft_wrap=True)
 
 
+def fit_findings(graph: ResourceGraph, project_dir: Path) -> list[Finding]:
+    """The other launch and fit rules' findings (GF-FIT-002..006: subnet addresses, image architecture,
+    GPU memory, the network of distributed work, the price ceiling), judged with the project's policy
+    config and the stack's own declarations; GF-FIT-001 is the quota table itself."""
+    from gpufleet.evaluate import evaluate_stack
+    from gpufleet.policies.fit import POLICIES
+    from gpufleet.policies.registry import default_registry
+    from gpufleet.policy_config import PolicyConfigError, load_policy_config
+
+    try:
+        config = load_policy_config(None, list(default_registry()), project_dir=project_dir)
+        others = [policy for policy in POLICIES if policy.rule.id != QUOTA_RULE]
+        result = evaluate_stack(graph, others, config, project_root=project_dir)
+    except PolicyConfigError as exc:
+        raise BadInput("; ".join(exc.problems)) from None
+    # The engine's own findings (GF-ENGINE-*: what it could not look inside) belong to `check`.
+    fit = [f for f in result.violations if f.rule_id.startswith("GF-FIT-")]
+    return sorted(fit, key=lambda f: (f.rule_id, f.urn))
+
+
+def render_findings(findings: list[dict[str, Any]], console: Console) -> None:
+    if not findings:
+        console.print("no launch or fit finding (GF-FIT-002..006)")
+        return
+    console.print("launch and fit findings (GF-FIT-002..006)")
+    for finding in findings:
+        color = "red" if finding["enforcement"] == "mandatory" else "yellow"
+        console.print(
+            f"  [{color}]{finding['rule_id']} {finding['enforcement']}[/]: {escape(finding['message'])}",
+            soft_wrap=True,
+        )
+
+
+def render_text(
+    rows: list[dict[str, Any]], unsized: list[str], findings: list[dict[str, Any]], source: str
+) -> None:
+    """`preflight`'s text: the quota lines, the needs that could not be sized, the verdict on the
+    quotas, then the other launch and fit findings."""
+    if rows:
+        render_quotas(rows, cli.out, source=source)
+    else:
+        cli.out.print("no GPU pool draws on a quota")
+    for line in unsized:
+        cli.out.print(f"[yellow]quota need unknown:[/] {escape(line)}", soft_wrap=True)
+    short = [row for row in rows if row["short"]]
+    undeclared = [row for row in rows if row["quota"] is None]
+    if short:
+        cli.out.print(
+            f"[red]{len(short)} quota{'' if len(short) == 1 else 's'} short[/]: launches beyond them fail"
+        )
+    elif undeclared:
+        cli.out.print(f"{len(undeclared)} quota(s) not known: declare them in gpufleet:quotas")
+    else:
+        cli.out.print("every quota covers the pools at their maximum size")
+    render_findings(findings, cli.out)
+
+
 def read_live_quotas(needs: list[Need]) -> dict[str, dict[str, float]]:
     """The real quotas of every site the needs name, read through `gpufleet.preflight.clients.READERS`."""
     from gpufleet.preflight import clients
@@ -147,9 +206,11 @@ def preflight(  # noqa: PLR0917 - typer maps each parameter to an option
     stack_refs: StackRefs = None,
     timeout: Timeout = DEFAULT_TIMEOUT,
 ) -> None:
-    """Say before deploy whether the GPU quotas let every pool reach its maximum size: the vCPUs each
-    quota (per cloud, region and purchase option) must allow, against the real quotas or the declared
-    ones. Exit 0 when they do, 1 on a shortfall, 2 when the quotas cannot be read (no credentials)."""
+    """Say before deploy whether the GPU quotas let every pool reach its maximum size: the vCPUs
+    (Tencent Cloud: instances) each quota (per cloud, region and purchase option) must allow, against
+    the real quotas or the declared ones; then what else would make a launch fail or a job not fit
+    (GF-FIT-002..006). Exit 0 when nothing does, 1 on a shortfall or a mandatory finding, 2 when the
+    quotas cannot be read (no credentials)."""
     from gpufleet.preflight import clients
     from gpufleet.preflight.needs import quota_needs
     from gpufleet.preflight.settings import QuotaFileError, declared_quotas
@@ -160,6 +221,7 @@ def preflight(  # noqa: PLR0917 - typer maps each parameter to an option
         references = read_stack_references(stack_refs)
         graph = _run(project_dir, stack, references, timeout)
         needs, unsized = quota_needs(graph)
+        found = fit_findings(graph, project_dir)
         if offline:
             quotas = declared_quotas(graph.config, project_dir)
             source = "declared in gpufleet:quotas"
@@ -178,23 +240,21 @@ def preflight(  # noqa: PLR0917 - typer maps each parameter to an option
     rows = hide.value(quota_rows(needs, quotas))
     unsized = [hide.text(line) for line in unsized]
     short = [row for row in rows if row["short"]]
+    findings = [
+        {"rule_id": f.rule_id, "enforcement": f.enforcement, "urn": f.urn, "message": f.message}
+        for f in found
+    ]
+    findings = hide.value(findings)
+    mandatory = [f for f in findings if f["enforcement"] == "mandatory"]
     if output_format == "json":
-        document = {"stack": stack, "source": source, "quotas": rows, "unsized": unsized}
+        document = {
+            "stack": stack,
+            "source": source,
+            "quotas": rows,
+            "unsized": unsized,
+            "findings": findings,
+        }
         cli.out.print_json(json.dumps(document))
     else:
-        if rows:
-            render_quotas(rows, cli.out, source=source)
-        else:
-            cli.out.print("no GPU pool draws on a quota")
-        for line in unsized:
-            cli.out.print(f"[yellow]quota need unknown:[/] {escape(line)}", soft_wrap=True)
-        undeclared = [row for row in rows if row["quota_vcpus"] is None]
-        if short:
-            cli.out.print(
-                f"[red]{len(short)} quota{'' if len(short) == 1 else 's'} short[/]: launches beyond them fail"
-            )
-        elif undeclared:
-            cli.out.print(f"{len(undeclared)} quota(s) not known: declare them in gpufleet:quotas")
-        else:
-            cli.out.print("every quota covers the pools at their maximum size")
-    raise typer.Exit(EXIT_VIOLATION if short else EXIT_OK)
+        render_text(rows, unsized, findings, source)
+    raise typer.Exit(EXIT_VIOLATION if short or mandatory else EXIT_OK)

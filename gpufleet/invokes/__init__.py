@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from gpufleet.components.clouds import PROFILES
 from gpufleet.invokes.base import Invoke
+from gpufleet.invokes.images import looked_up_images
 from gpufleet.invokes.kubernetes import YAML_DECODE, decode_yaml
 
 
@@ -27,4 +28,4 @@ INVOKES: dict[str, Invoke] = {
     token: answer for profile in PROFILES.values() for token, answer in _cloud_invokes(profile.key).items()
 }
 
-__all__ = ["INVOKES", "YAML_DECODE", "Invoke", "decode_yaml"]
+__all__ = ["INVOKES", "YAML_DECODE", "Invoke", "decode_yaml", "looked_up_images"]

@@ -7,6 +7,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from gpufleet.invokes.base import Invoke
+from gpufleet.invokes.images import record_image
 from gpufleet.sdktypes import stable_hex
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ def _alicloud_zones(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str,
 
 def _alicloud_images(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
     image = f"m-bp1{stable_hex('image', region, json.dumps(a, sort_keys=True, default=str), length=17)}"
+    arch = record_image(_m, image, a, "ecs.getImages")
     return {
         "ids": [image],
         "id": image,
@@ -48,7 +50,7 @@ def _alicloud_images(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str
                 "name": a.get("nameRegex") or "offline-gpu-image",
                 "osType": "linux",
                 "osName": "Alibaba Cloud Linux 3",
-                "architecture": "x86_64",
+                "architecture": arch or "x86_64",
                 "status": "Available",
                 "imageOwnerAlias": a.get("owners") or "system",
                 "size": 40,

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from gpufleet.invokes.base import Invoke
+from gpufleet.invokes.images import record_image
 from gpufleet.sdktypes import stable_hex, stable_uuid
 
 if TYPE_CHECKING:
@@ -179,12 +180,13 @@ def _aws_kms_alias(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, 
 
 def _aws_ami(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
     ami = f"ami-{stable_hex('ami', json.dumps(a, sort_keys=True, default=str))}"
+    arch = record_image(_m, ami, a, "ec2.getAmi")
     return {
         "id": ami,
         "imageId": ami,
         "arn": f"arn:aws:ec2:{region}::image/{ami}",
         "name": "offline-image",
-        "architecture": "x86_64",
+        "architecture": arch or "x86_64",
         "rootDeviceName": "/dev/xvda",
         "rootDeviceType": "ebs",
         "virtualizationType": "hvm",
@@ -212,6 +214,8 @@ def _aws_ssm_parameter(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[s
     name = str(a.get("name", "offline"))
     # Public AMI parameters (/aws/service/.../image_id) are the common use in fleet programs.
     value = f"ami-{stable_hex('ssm', name)}" if re.search(r"(?i)ami|image", name) else "offline-value"
+    if value.startswith("ami-"):
+        record_image(_m, value, {"name": name}, f"ssm.getParameter {name}")
     return {
         "name": name,
         "value": value,

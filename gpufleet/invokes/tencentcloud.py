@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from gpufleet.components.catalog import load_catalog
 from gpufleet.components.clouds import TENCENTCLOUD
 from gpufleet.invokes.base import Invoke
+from gpufleet.invokes.images import record_image
 from gpufleet.sdktypes import stable_hex
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ def _tencent_zones(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, 
 
 def _tencent_images(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str, Any]:
     image = f"img-{stable_hex('image', region, json.dumps(a, sort_keys=True, default=str), length=8)}"
+    arch = record_image(_m, image, a, "tencentcloud images")
     return {
         "id": image,
         "imageId": image,
@@ -40,7 +42,7 @@ def _tencent_images(_m: FleetMocks, a: dict[str, Any], region: str) -> dict[str,
                 "imageName": "offline-gpu-image",
                 "osName": "TencentOS Server 3.1",
                 "imageType": "PUBLIC_IMAGE",
-                "architecture": "x86_64",
+                "architecture": arch or "x86_64",
                 "platform": "TencentOS",
                 "imageSize": 50,
                 "imageCreator": "",

@@ -1,17 +1,27 @@
 """Reading the real quotas with the user's credentials, one reader per cloud, injectable.
 
 `READERS` maps a cloud to a factory of a `QuotaReader`; tests (and other tools) replace an entry with a
-stub. The AWS reader uses boto3's Service Quotas client (the optional extra `gpufleet[preflight]`); the
-Alibaba Cloud and Tencent Cloud readers take the client that calls their quota APIs
-(`alibabacloud_quotas20200510`, Quota Center `ListProductQuotas` for product `ecs`; `tencentcloud-sdk-python`
-CVM) and read the per-family GPU vCPU quotas through it. A cloud whose SDK or credentials are missing
-raises `NoCredentials`, which `gpufleet preflight` reports with exit status 2.
+stub. The AWS reader uses boto3's Service Quotas client (the optional extra `gpufleet[preflight]`,
+`GetServiceQuota` per code); the Alibaba Cloud reader calls ECS `DescribeAccountAttributes`, the
+Tencent Cloud reader CVM `DescribeAccountQuota`, each through a caller-provided call or the cloud's SDK
+when it is installed. The answers are read by `gpufleet.preflight.answers`. A cloud whose SDK or
+credentials are missing raises `NoCredentials`, which `gpufleet preflight` reports with exit status 2.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
+
+from gpufleet.preflight.answers import (
+    ALICLOUD_ATTRIBUTES,
+    TENCENT_SETS,
+    alicloud_quotas,
+    tencent_quotas,
+    tencent_region,
+)
 
 
 class NoCredentials(Exception):
@@ -62,35 +72,104 @@ class AwsQuotas:
         return found
 
 
-SDKS = {"alicloud": "alibabacloud_quotas20200510", "tencentcloud": "tencentcloud-sdk-python"}
+class AlicloudQuotas:
+    """ECS `DescribeAccountAttributes` in each region. `call(region, attribute_names)` returns the API's
+    answer as a mapping (the SDK's `to_map()` of the response body, or what `aliyun ecs
+    DescribeAccountAttributes` prints); without one, the `alibabacloud_ecs20140526` SDK is used with the
+    credentials of the environment (`ALIBABA_CLOUD_ACCESS_KEY_ID`, `ALIBABA_CLOUD_ACCESS_KEY_SECRET`)."""
 
-
-class ApiQuotas:
-    """A cloud whose quotas come from a caller-provided API client: `call(region, code)` returns the
-    quota's value in vCPUs, or None when the cloud has no such quota."""
-
-    def __init__(self, cloud: str, call: Callable[[str, str], float | None] | None) -> None:
-        if call is None:
-            sdk = {"alicloud": "alibabacloud_quotas20200510", "tencentcloud": "tencentcloud-sdk-python"}[
-                cloud
-            ]
-            raise NoCredentials(
-                f"reading {cloud} quotas needs its API client ({sdk}) and credentials; none is configured "
-                "here: run `gpufleet preflight --offline` with the quotas declared in gpufleet:quotas"
-            )
-        self.call = call
+    def __init__(self, call: Callable[[str, list[str]], Mapping[str, Any]] | None = None) -> None:
+        self.call = call or _alicloud_sdk_call()
 
     def read(self, region: str, codes: Iterable[str]) -> dict[str, float]:
-        found: dict[str, float] = {}
-        for code in codes:
-            value = self.call(region, code)
-            if value is not None:
-                found[code] = float(value)
-        return found
+        wanted = [code for code in codes if code in ALICLOUD_ATTRIBUTES]
+        if not wanted:
+            return {}
+        found = alicloud_quotas(self.call(region, wanted))
+        return {code: found[code] for code in wanted if code in found}
+
+
+class TencentQuotas:
+    """CVM `DescribeAccountQuota` in each region. `call(region)` returns the API's answer as a mapping
+    (with or without its `Response` wrapper: what `tccli cvm DescribeAccountQuota` prints, or the SDK's
+    `to_json_string()` parsed); without one, `tencentcloud-sdk-python` is used with the credentials of
+    the environment (`TENCENTCLOUD_SECRET_ID`, `TENCENTCLOUD_SECRET_KEY`)."""
+
+    def __init__(self, call: Callable[[str], Mapping[str, Any]] | None = None) -> None:
+        self.call = call or _tencent_sdk_call()
+
+    def read(self, region: str, codes: Iterable[str]) -> dict[str, float]:
+        wanted = [code for code in codes if code in TENCENT_SETS]
+        if not wanted:
+            return {}
+        answer = self.call(region)
+        answered = tencent_region(answer)
+        if answered is not None and answered != region:
+            raise NoCredentials(f"Tencent Cloud answered for region {answered}, not {region}")
+        found = tencent_quotas(answer)
+        return {code: found[code] for code in wanted if code in found}
+
+
+def _missing(cloud: str, what: str) -> NoCredentials:
+    return NoCredentials(
+        f"reading {cloud} quotas needs {what}: install it and set the credentials, or run `gpufleet "
+        "preflight --offline` with the quotas declared in gpufleet:quotas"
+    )
+
+
+def _alicloud_sdk_call() -> Callable[[str, list[str]], Mapping[str, Any]]:
+    access_key = os.environ.get("ALIBABA_CLOUD_ACCESS_KEY_ID")
+    secret = os.environ.get("ALIBABA_CLOUD_ACCESS_KEY_SECRET")
+    try:
+        from alibabacloud_ecs20140526 import models as ecs_models  # type: ignore[import-not-found]
+        from alibabacloud_ecs20140526.client import Client  # type: ignore[import-not-found]
+        from alibabacloud_tea_openapi import models as api_models  # type: ignore[import-not-found]
+    except ImportError:
+        raise _missing(
+            "alicloud", "the Alibaba Cloud ECS SDK (pip install alibabacloud_ecs20140526)"
+        ) from None
+    if not access_key or not secret:
+        raise _missing("alicloud", "ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET")
+
+    def call(region: str, names: list[str]) -> Mapping[str, Any]:
+        config = api_models.Config(
+            access_key_id=access_key,
+            access_key_secret=secret,
+            region_id=region,
+            endpoint=f"ecs.{region}.aliyuncs.com",
+        )
+        request = ecs_models.DescribeAccountAttributesRequest(region_id=region, attribute_name=names)
+        body: Mapping[str, Any] = Client(config).describe_account_attributes(request).body.to_map()
+        return body
+
+    return call
+
+
+def _tencent_sdk_call() -> Callable[[str], Mapping[str, Any]]:
+    secret_id = os.environ.get("TENCENTCLOUD_SECRET_ID")
+    secret_key = os.environ.get("TENCENTCLOUD_SECRET_KEY")
+    try:
+        from tencentcloud.common import credential  # type: ignore[import-not-found]
+        from tencentcloud.cvm.v20170312 import cvm_client, models  # type: ignore[import-not-found]
+    except ImportError:
+        raise _missing(
+            "tencentcloud", "tencentcloud-sdk-python (pip install tencentcloud-sdk-python)"
+        ) from None
+    if not secret_id or not secret_key:
+        raise _missing("tencentcloud", "TENCENTCLOUD_SECRET_ID and TENCENTCLOUD_SECRET_KEY")
+
+    def call(region: str) -> Mapping[str, Any]:
+        client = cvm_client.CvmClient(credential.Credential(secret_id, secret_key), region)
+        answer: Mapping[str, Any] = json.loads(
+            client.DescribeAccountQuota(models.DescribeAccountQuotaRequest()).to_json_string()
+        )
+        return answer
+
+    return call
 
 
 READERS: dict[str, Callable[[], QuotaReader]] = {
     "aws": AwsQuotas,
-    "alicloud": lambda: ApiQuotas("alicloud", None),
-    "tencentcloud": lambda: ApiQuotas("tencentcloud", None),
+    "alicloud": AlicloudQuotas,
+    "tencentcloud": TencentQuotas,
 }

@@ -1,8 +1,13 @@
 """What a stack declares for the launch and fit rules (GF-FIT-*), passed to them as policy config.
 
-- `gpufleet:quotas` (stack config): vCPU quotas by `cloud:region`, each a mapping of quota code to vCPUs
-  or `{file: PATH}`, a file written by `aws service-quotas list-service-quotas --service-code ec2
-  --output json` (its `Quotas[].QuotaCode` and `Value`), or a mapping of code to number in JSON;
+- `gpufleet:quotas` (stack config): quotas by `cloud:region`, each a mapping of quota code to its value
+  (vCPUs; Tencent Cloud instances) or `{file: PATH}`, a file the cloud's CLI wrote (`aws service-quotas
+  list-service-quotas --service-code ec2 --output json`, `aliyun ecs DescribeAccountAttributes`, `tccli
+  cvm DescribeAccountQuota`: `gpufleet.preflight.answers` reads each), or a mapping of code to number;
+- `gpufleet:images` (stack config): image ids mapped to their architecture (`x86_64`, `arm64`), for
+  GF-FIT-003: ids say nothing offline (`ami-0123...`, Tencent `img-...`); `file: PATH` (or a list of
+  paths) reads what `aws ec2 describe-images`, `aliyun ecs DescribeImages` or `tccli cvm DescribeImages`
+  printed;
 - `gpufleet:fleet` `pools.<name>.fit`: the pool's workload fit, for GF-FIT-004 and GF-FIT-005;
 - `gpufleet:fleet` `budget.instance_ceiling`: the hourly ceiling per instance, for GF-FIT-006, in the
   budget's currency, for every GPU class of the stack's environment.
@@ -19,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 QUOTA_POLICY = "gpu-quota-covers-max-size"
+IMAGE_POLICY = "image-architecture-matches-type"
 FIT_POLICIES = ("gpu-memory-fits-workload", "distributed-pool-network")
 CEILING_POLICY = "instance-price-under-ceiling"
 
@@ -45,26 +51,23 @@ def _numbers(data: Mapping[Any, Any]) -> dict[str, float]:
 
 
 def read_quota_file(path: Path) -> dict[str, float]:
-    """Quota code -> value from an `aws service-quotas list-service-quotas --output json` file, or from a
-    plain JSON mapping of code to number."""
+    """Quota code -> value from a file the cloud's CLI wrote (`aws service-quotas list-service-quotas
+    --service-code ec2 --output json`, `aliyun ecs DescribeAccountAttributes --RegionId R`, `tccli cvm
+    DescribeAccountQuota --region R`), or from a plain JSON mapping of code to number."""
+    from gpufleet.preflight.answers import any_quotas
+
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise QuotaFileError(f"{path}: cannot read the quota file: {exc}") from None
-    if isinstance(data, Mapping) and isinstance(data.get("Quotas"), list):
-        return {
-            str(q["QuotaCode"]): float(q["Value"])
-            for q in data["Quotas"]
-            if isinstance(q, Mapping) and "QuotaCode" in q and isinstance(q.get("Value"), int | float)
-        }
+    found = any_quotas(data)
+    if found is not None:
+        return found
     if isinstance(data, Mapping):
-        return {
-            str(k): float(v)
-            for k, v in data.items()
-            if isinstance(v, int | float) and not isinstance(v, bool)
-        }
+        return _numbers(data)
     raise QuotaFileError(
-        f"{path}: expected the JSON of `aws service-quotas list-service-quotas` or a mapping"
+        f"{path}: expected the JSON of `aws service-quotas list-service-quotas`, `aliyun ecs "
+        "DescribeAccountAttributes`, `tccli cvm DescribeAccountQuota`, or a mapping of quota code to number"
     )
 
 
@@ -87,6 +90,48 @@ def declared_quotas(config: Mapping[str, Any], root: Path | None = None) -> dict
                 for k, v in codes.items()
                 if isinstance(v, int | float) and not isinstance(v, bool)
             }
+    return out
+
+
+def _read_image_file(path: Path) -> dict[str, str]:
+    from gpufleet.preflight.answers import image_arches
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise QuotaFileError(f"{path}: cannot read the image file: {exc}") from None
+    found = image_arches(data)
+    if found is None:
+        raise QuotaFileError(
+            f"{path}: expected the JSON of `aws ec2 describe-images`, `aliyun ecs DescribeImages` or `tccli "
+            "cvm DescribeImages`"
+        )
+    return found
+
+
+def declared_images(config: Mapping[str, Any], root: Path | None = None) -> dict[str, str]:
+    """The stack's `gpufleet:images`: image id -> x86_64 | arm64, files read relative to `root`.
+    An architecture other than those two is a `QuotaFileError` naming the entry and the allowed values."""
+    from gpufleet.preflight.answers import normal_arch
+
+    value = _config_object(config.get("gpufleet:images"))
+    out: dict[str, str] = {}
+    if not isinstance(value, Mapping):
+        return out
+    for key, arch in value.items():
+        if key == "file":
+            if root is None:
+                continue
+            for name in arch if isinstance(arch, list) else [arch]:
+                path = Path(str(name))
+                out.update(_read_image_file(path if path.is_absolute() else root / path))
+            continue
+        normal = normal_arch(arch)
+        if normal is None:
+            raise QuotaFileError(
+                f"gpufleet:images.{key}: architecture must be one of x86_64, arm64, got {arch!r}"
+            )
+        out[str(key)] = normal
     return out
 
 
@@ -125,9 +170,15 @@ def _entry(config: Mapping[str, Any], policy: str) -> dict[str, Any]:
 
 
 def with_stack_settings(
-    policy_config: Mapping[str, Any] | None, stack_config: Mapping[str, Any], root: Path | None = None
+    policy_config: Mapping[str, Any] | None,
+    stack_config: Mapping[str, Any],
+    root: Path | None = None,
+    *,
+    looked_up: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, Any]:
-    """`policy_config` with the stack's quotas, fits and ceiling merged in (see the module)."""
+    """`policy_config` with the stack's quotas, fits, images and ceiling merged in (see the module);
+    `looked_up` are the images the program's lookups answered (image id -> {arch, from}), below what
+    the stack declares."""
     merged: dict[str, Any] = dict(policy_config or {})
     quotas = declared_quotas(stack_config, root)
     if quotas:
@@ -139,6 +190,13 @@ def with_stack_settings(
             combined.setdefault(site, {}).update(codes)
         entry["quotas"] = combined
         merged[QUOTA_POLICY] = entry
+    images: dict[str, Any] = {image: dict(found) for image, found in (looked_up or {}).items()}
+    images.update(declared_images(stack_config, root))
+    if images:
+        entry = _entry(merged, IMAGE_POLICY)
+        given = entry.get("images")
+        entry["images"] = {**images, **(given if isinstance(given, Mapping) else {})}
+        merged[IMAGE_POLICY] = entry
     fits = declared_fits(stack_config)
     if fits:
         for policy in FIT_POLICIES:

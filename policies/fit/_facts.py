@@ -134,6 +134,8 @@ def subnets(pool: Pool, index: ResourceIndex) -> list[Subnet] | None:
 def addresses_per_instance(pool: Pool, index: ResourceIndex) -> tuple[int, str]:
     """Private addresses one instance takes in its subnet, and why: one per network interface of its
     launch template (an EFA-only interface takes none) plus the secondary addresses they ask for."""
+    if pool.cloud == "alicloud":
+        return _alicloud_addresses(pool, index)
     if pool.cloud != "aws":
         return 1, "one network interface"
     best, why = 1, "one network interface"
@@ -153,6 +155,28 @@ def addresses_per_instance(pool: Pool, index: ResourceIndex) -> tuple[int, str]:
         if count > best:
             best = count
             why = f"{len(interfaces)} network interfaces" + (f", {efa} of them EFA" if efa else "")
+    return best, why
+
+
+def _alicloud_addresses(pool: Pool, index: ResourceIndex) -> tuple[int, str]:
+    """Alibaba Cloud: an ESS scaling configuration's `networkInterfaces` (the primary ENI and its
+    secondaries) take an address each; a standalone ECS instance takes one for its primary ENI, one per
+    secondary ENI in `networkInterfaces`, and its `secondaryPrivateIpAddressCount`."""
+    best, why = 1, "one network interface"
+    for source in launch_sources(pool, index):
+        interfaces = [i for i in as_list(get_ref(source.props, "networkInterfaces")) if i is not None]
+        if source.resource_type == ALI_INSTANCE:
+            extra = get_ref(source.props, "secondaryPrivateIpAddressCount")
+            extra = int(extra) if isinstance(extra, int | float) and not isinstance(extra, bool) else 0
+            count = 1 + len(interfaces) + extra
+        else:
+            count = max(1, len(interfaces))
+        if count > best:
+            best, why = count, f"{count} private addresses"
+            if interfaces:
+                why = f"{len(interfaces) + (source.resource_type == ALI_INSTANCE)} network interfaces"
+            if source.resource_type == ALI_INSTANCE and count > 1 + len(interfaces):
+                why += f", {count - 1 - len(interfaces)} secondary addresses"
     return best, why
 
 
@@ -178,9 +202,23 @@ _IMAGE_PROPS = ("imageId", "ami", "imageName", "amiType", "imageType")
 _AMI_TYPES = ("aws:ec2/ami:Ami", "aws:ec2/amiCopy:AmiCopy", "aws:ec2/amiFromInstance:AmiFromInstance")
 
 
-def image_arches(pool: Pool, index: ResourceIndex) -> list[tuple[str, str, str]]:
+def _table_arch(table: Mapping[str, Any] | None, value: Any) -> tuple[str, str] | None:
+    """(arch, where it is said) of an image id in the table: a declared entry (`arm64`) or a lookup's
+    answer (`{"arch": "arm64", "from": "the ec2.getAmi lookup"}`)."""
+    entry = table.get(value) if table and isinstance(value, str) else None
+    if entry in ("x86_64", "arm64"):
+        return str(entry), "in gpufleet:images"
+    if isinstance(entry, Mapping) and entry.get("arch") in ("x86_64", "arm64"):
+        return str(entry["arch"]), f"by {entry.get('from') or 'its lookup'}"
+    return None
+
+
+def image_arches(
+    pool: Pool, index: ResourceIndex, table: Mapping[str, Any] | None = None
+) -> list[tuple[str, str, str]]:
     """(architecture, what says so, the resource it is read from) for each image the pool boots whose
-    architecture can be told: from its name or parameter path, an AMI the stack builds, or the
+    architecture can be told: from the declared image table (`table`: image id -> arch, what `gpufleet
+    check` fills from `gpufleet:images`), its name or parameter path, an AMI the stack builds, or the
     `gpufleet:image-arch` tag on the template."""
     found: list[tuple[str, str, str]] = []
     for source in launch_sources(pool, index):
@@ -190,6 +228,10 @@ def image_arches(pool: Pool, index: ResourceIndex) -> list[tuple[str, str, str]]
             continue
         for prop in _IMAGE_PROPS:
             value = get_ref(source.props, prop)
+            known = _table_arch(table, value)
+            if known is not None:
+                found.append((known[0], f"{prop} '{value}', {known[0]} {known[1]}", source.name))
+                break
             arch = arch_of_text(value)
             if arch:
                 found.append((arch, f"{prop} '{value}'", source.name))

@@ -1,16 +1,19 @@
-"""GF-FIT-001: the vCPU quotas the stack's GPU pools draw on cover them at their maximum size.
+"""GF-FIT-001: the quotas the stack's GPU pools draw on cover them at their maximum size.
 
 Every GPU pool at its maximum size, filled with its largest type, split into on-demand and spot
 capacity as the pool buys it (an on-demand base, then the on-demand share of the rest), is counted
 against the quota its family draws on in its region: AWS G and VT families on L-DB2E81BA (on-demand)
-and L-3819A6DF (spot), P families on L-417A185B and L-7212CCBC; Alibaba Cloud and Tencent Cloud on
-their per-family GPU vCPU quotas (`<family>/on-demand`, `<family>/spot`). Pools of one region add up.
-The quotas are read from the rule's `quotas` config, keyed `cloud:region` then quota code (vCPUs):
-`gpufleet check` fills it from the stack's `gpufleet:quotas` config (inline numbers, or a file written by
-`aws service-quotas list-service-quotas --service-code ec2 --output json`), and `gpufleet preflight`
-reads the real ones with the user's credentials. A quota that is not declared is not judged; a declared
-one below the need is a launch that will fail (`VcpuLimitExceeded`, `MaxSpotInstanceCountExceeded`) once
-the pool scales that far.
+and L-3819A6DF (spot), P families on L-417A185B and L-7212CCBC; Alibaba Cloud on its region's
+pay-as-you-go and preemptible vCPU quotas (`max-postpaid-instance-vcpu-count`,
+`max-spot-instance-vcpu-count`); Tencent Cloud on its pay-as-you-go and spot instance quotas
+(`PostPaidQuotaSet`, `SpotPaidQuotaSet`, counted in instances). Pools of one region add up. The quotas
+are read from the rule's `quotas` config, keyed `cloud:region` then quota code: `gpufleet check` fills
+it from the stack's `gpufleet:quotas` config (inline numbers, or a file the cloud's CLI wrote: `aws
+service-quotas list-service-quotas --service-code ec2`, `aliyun ecs DescribeAccountAttributes`,
+`tccli cvm DescribeAccountQuota`), and `gpufleet preflight` reads the real ones with the user's
+credentials. A quota that is not declared is not judged; a declared one below the need is a launch that
+will fail (AWS `VcpuLimitExceeded`, `MaxSpotInstanceCountExceeded`; a quota error on the other clouds)
+once the pool scales that far.
 """
 
 from __future__ import annotations
@@ -27,15 +30,17 @@ RULE = Rule(
     id="GF-FIT-001",
     name="gpu-quota-covers-max-size",
     description=(
-        "The GPU vCPU quotas of each region and purchase option cover every pool at its maximum size."
+        "The GPU quotas (vCPUs; Tencent Cloud: instances) of each region and purchase option cover "
+        "every pool at its maximum size."
     ),
     clouds=("aws", "alicloud", "tencentcloud"),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation=(
         "Request a quota increase before deploying (AWS: `aws service-quotas request-service-quota-increase "
-        "--service-code ec2 --quota-code L-DB2E81BA --desired-value N`; Alibaba Cloud: Quota Center; "
-        "Tencent Cloud: the CVM quota page), or lower the pools' maximum sizes or move spot capacity to "
+        "--service-code ec2 --quota-code L-DB2E81BA --desired-value N`; Alibaba Cloud: Quota Center, ECS "
+        "vCPU quotas of the region; Tencent Cloud: the CVM quota page of each zone), or lower the "
+        "pools' maximum sizes or move spot capacity to "
         "a quota that has room."
     ),
     url="https://docs.aws.amazon.com/ec2/latest/instancetypes/ec2-instance-quotas.html",
@@ -44,7 +49,7 @@ RULE = Rule(
             "type": "object",
             "default": {},
             "description": (
-                'vCPU quotas by `cloud:region` then quota code, e.g. {"aws:us-east-1": {"L-DB2E81BA": 64}}'
+                'quotas by `cloud:region` then quota code, e.g. {"aws:us-east-1": {"L-DB2E81BA": 64}}'
             ),
         }
     },
@@ -64,9 +69,9 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             continue
         first = need.pools[0].split(" ", 1)[0]
         report(
-            f"{need.site} quota {need.code} ({need.name}) allows {fmt(quota)} vCPUs; the pools need "
-            f"{need.vcpus} at their maximum size ({'; '.join(need.pools)}): launches beyond "
-            f"{fmt(quota)} vCPUs fail",
+            f"{need.site} quota {need.code} ({need.name}) allows {fmt(quota)} {need.unit}; the pools "
+            f"need {need.vcpus} at their maximum size ({'; '.join(need.pools)}): launches beyond "
+            f"{fmt(quota)} {need.unit} fail",
             urns.get(first),
         )
 

@@ -1,13 +1,19 @@
 """GF-FIT-003: a GPU pool boots an image of its instance types' CPU architecture.
 
-The image's architecture is read from what names it: an SSM parameter path or image name
-(`resolve:ssm:/aws/service/deeplearning/ami/arm64/...`, an Alibaba image id such as
+The image's architecture is read from the stack's image table (`gpufleet:images`: image ids that say
+nothing offline, an AMI id or a Tencent Cloud `img-...` id, mapped to their architecture, inline or from
+the cloud CLI's describe-images JSON; the rule's `images` config, where the offline engine also puts what
+the program's image lookups asked for: `ec2.getAmi` with an architecture filter or name,
+`ssm.getParameter` of an AMI path, Alibaba Cloud `ecs.getImages`, Tencent Cloud images lookups), else
+from what names it: an SSM parameter path or image name
+(`resolve:ssm:/aws/service/deeplearning/ami/arm64/...`, an Alibaba Cloud image id such as
 `ubuntu_22_04_arm64_20G_alibase_...`), an EKS node group's `amiType` (`AL2023_ARM_64_NVIDIA`), an AMI the
-stack itself builds, or the `gpufleet:image-arch` tag gpufleet's launch templates carry (the Deep Learning
-AMI they look up is x86_64 unless the spec pins another image). The types' architecture is the
-catalogue's (`arch`: arm64 for g5g), else AWS Graviton families (a `g` after the generation digit). An
-image whose architecture cannot be told (a bare AMI id) is not judged. An x86_64 image on a Graviton
-type (or the reverse) never boots: EC2 refuses the launch (`InvalidParameterValue`), in every environment.
+stack itself builds, or the `gpufleet:image-arch` tag gpufleet's launch templates carry (the Deep
+Learning AMI they look up is x86_64 unless the spec pins another image). The types' architecture is the
+catalogue's (`arch`: arm64 for g5g), else AWS Graviton families (a `g` after the generation digit); every
+Alibaba Cloud and Tencent Cloud GPU family is x86_64. An image whose architecture cannot be told (a bare
+id not in the table) is not judged. An image of the other architecture never boots: the cloud refuses the
+launch (EC2 `InvalidParameterValue`), in every environment.
 """
 
 from __future__ import annotations
@@ -38,10 +44,20 @@ RULE = Rule(
         "or choose types of the image's architecture; in a gpufleet stack set `pools.<name>.image`."
     ),
     url="https://docs.aws.amazon.com/ec2/latest/instancetypes/ec2-instance-type-specifications.html",
+    config={
+        "images": {
+            "type": "object",
+            "default": {},
+            "description": (
+                'image id -> architecture (x86_64 or arm64), e.g. {"ami-0123456789abcdef0": "arm64"}'
+            ),
+        }
+    },
 )
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+    table = dict(RULE.settings(args)["images"] or {})
     pools, index = stack_pools(args)
     catalog = current_catalog()
     for pool in pools:
@@ -50,7 +66,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             arches: dict[str, list[str]] = {}
             for name, entry in entries(pool, catalog):
                 arches.setdefault(type_arch(pool.cloud, name, entry), []).append(name)
-            for arch, told_by, source in image_arches(pool, index):
+            for arch, told_by, source in image_arches(pool, index, table):
                 wrong = [name for type_arch_, names in arches.items() if type_arch_ != arch for name in names]
                 if wrong:
                     other = next(a for a, names in arches.items() if wrong[0] in names)

@@ -3,13 +3,16 @@
 A pool declares what it runs with the tag `gpufleet:fit` (`model=llama-7b-inference`,
 `model_memory_gib=24`, `distributed=true`, comma-separated) or, in a gpufleet stack, `pools.<name>.fit`
 (which `gpufleet check` passes in the rule's `pools` config). A named model takes its figure from the
-catalogue's small table (resnet-50 8 GiB, bert-base 16 GiB, llama-7b-inference 24 GiB). Each instance
+catalogue's small table (resnet-50 8 GiB, bert-base 16 GiB, llama-7b-inference 24 GiB), matched
+whatever its case and separators (`LLaMA-7B inference`, `ResNet50`). Each instance
 type of the pool must carry at least that much GPU memory (VRAM per GPU x GPUs per instance): a job
 scheduled onto a smaller one runs out of memory, whatever the pool's size. A pool that declares nothing,
 and a type the catalogue does not know, are not judged.
 """
 
 from __future__ import annotations
+
+import re
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
@@ -27,6 +30,13 @@ def model_memory() -> dict[str, float]:
     except ImportError:  # the catalogue is not installed beside the pack
         return {}
     return dict(MODEL_MEMORY_GIB)
+
+
+def model_key(text: str) -> str:
+    """A model name as the table spells it, whatever a tag wrote: `LLaMA-7B-Inference`, `resnet_50`,
+    `ResNet50`, `BERT base` -> `llama-7b-inference`, `resnet-50`, `resnet-50`, `bert-base`."""
+    key = re.sub(r"[\s_]+", "-", text.strip().lower())
+    return re.sub(r"^resnet(\d)", r"resnet-\1", key)
 
 
 RULE = Rule(
@@ -67,7 +77,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             need = fit.model_memory_gib
             label = f"{fmt(need)} GiB" if need is not None else ""
             if need is None and fit.model:
-                need = table.get(fit.model)
+                need = table.get(fit.model, table.get(model_key(fit.model)))
                 if need is None:
                     report(
                         f"{describe(pool)} declares model '{fit.model}' ({fit.where}), which the model table "

@@ -1,13 +1,17 @@
-"""The vCPU quotas a GPU pool draws on at its maximum size, per cloud, region and purchase option.
+"""The quotas (vCPUs, or instances) a GPU pool draws on at its maximum size, per cloud, region and
+purchase option.
 
 - AWS (Service Quotas, service code `ec2`, in vCPUs per region): G and VT families draw on "Running
   On-Demand G and VT instances" (L-DB2E81BA) and "All G and VT Spot Instance Requests" (L-3819A6DF);
   P families on "Running On-Demand P instances" (L-417A185B) and "All P Spot Instance Requests"
   (L-7212CCBC). https://docs.aws.amazon.com/ec2/latest/instancetypes/ec2-instance-quotas.html
-- Alibaba Cloud: vCPUs of the GPU instance family per region and billing method, as the Quota Center
-  lists them for ECS; keyed here `<family>/on-demand` and `<family>/spot` (`gn7i/spot`).
-- Tencent Cloud: vCPUs of the CVM instance family per region and billing method; keyed here the same
-  way (`GN7/spot`).
+- Alibaba Cloud (ECS `DescribeAccountAttributes`, in vCPUs per region, every instance family together):
+  pay-as-you-go instances draw on `max-postpaid-instance-vcpu-count`, preemptible (spot) instances on
+  `max-spot-instance-vcpu-count`. https://www.alibabacloud.com/help/en/ecs/developer-reference/api-ecs-2014-05-26-describeaccountattributes
+- Tencent Cloud (CVM `DescribeAccountQuota`, in instances per availability zone): pay-as-you-go
+  instances draw on `PostPaidQuotaSet`, spot instances on `SpotPaidQuotaSet`; a region's quota here is
+  the sum of its zones' `TotalQuota` (a pool may spread over them), so a need above it fails whatever
+  the zones. https://cloud.tencent.com/document/api/213/55628
 
 `needs` sums every pool of the stack; a pool whose types the catalogue does not know (no vCPU count)
 is named in `unsized`.
@@ -19,7 +23,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpufleet.components.clouds import CLOUD_NAMES
 from gpufleet.policies.cost.pools import Pool
 from gpufleet.policies.fit._facts import entries, split_at_max
 from gpufleet.policies.gpu import CatalogLike
@@ -32,16 +35,29 @@ AWS_QUOTAS = {
 }
 
 
-def quota_of(cloud: str, instance_type: str, family: str | None, purchase: str) -> tuple[str, str] | None:
+CHINA_QUOTAS = {
+    ("alicloud", "on-demand"): (
+        "max-postpaid-instance-vcpu-count",
+        "Alibaba Cloud pay-as-you-go instance vCPUs",
+    ),
+    ("alicloud", "spot"): ("max-spot-instance-vcpu-count", "Alibaba Cloud preemptible instance vCPUs"),
+    ("tencentcloud", "on-demand"): ("PostPaidQuotaSet", "Tencent Cloud pay-as-you-go instances"),
+    ("tencentcloud", "spot"): ("SpotPaidQuotaSet", "Tencent Cloud spot instances"),
+}
+
+
+def quota_of(cloud: str, instance_type: str, purchase: str) -> tuple[str, str] | None:
     """(quota code, its name) a type draws on when bought `purchase` ("on-demand" | "spot")."""
     if cloud == "aws":
         letter = instance_type[:1].lower()
         key = "P" if letter == "p" else "G" if letter in ("g", "v") else None
         return AWS_QUOTAS.get((key, purchase)) if key else None
-    if family is None:
-        return None
-    label = CLOUD_NAMES.get(cloud, cloud)
-    return f"{family}/{purchase}", f"{label} {family} {purchase} vCPUs"
+    return CHINA_QUOTAS.get((cloud, purchase))
+
+
+def unit_of(cloud: str) -> str:
+    """What a cloud's GPU quotas count: vCPUs, or (Tencent Cloud) instances."""
+    return "instances" if cloud == "tencentcloud" else "vCPUs"
 
 
 @dataclass
@@ -50,22 +66,13 @@ class Need:
     region: str
     code: str
     name: str
-    vcpus: int = 0
+    vcpus: int = 0  # what the quota counts: vCPUs, or instances where `unit` says so
     pools: list[str] = field(default_factory=list)
+    unit: str = "vCPUs"
 
     @property
     def site(self) -> str:
         return f"{self.cloud}:{self.region}"
-
-
-def _family(cloud: str, name: str, entry: Any) -> str | None:
-    if entry is not None:
-        return str(entry.family)
-    if cloud == "alicloud" and name.startswith("ecs."):
-        return name[4:].split("-", 1)[0].split(".", 1)[0]
-    if cloud == "tencentcloud":
-        return name.split(".", 1)[0]
-    return None
 
 
 def needs(pools: Iterable[Pool], catalog: CatalogLike | None) -> tuple[list[Need], list[str]]:
@@ -90,12 +97,13 @@ def needs(pools: Iterable[Pool], catalog: CatalogLike | None) -> tuple[list[Need
         for purchase, count in (("on-demand", on_demand), ("spot", spot)):
             if count <= 0:
                 continue
-            quota = quota_of(pool.cloud, name, _family(pool.cloud, name, entry), purchase)
+            quota = quota_of(pool.cloud, name, purchase)
             if quota is None:
                 continue
             key = (pool.cloud, pool.region, quota[0])
-            need = found.setdefault(key, Need(pool.cloud, pool.region, quota[0], quota[1]))
-            need.vcpus += count * int(entry.vcpu)
+            unit = unit_of(pool.cloud)
+            need = found.setdefault(key, Need(pool.cloud, pool.region, quota[0], quota[1], unit=unit))
+            need.vcpus += count * (1 if unit == "instances" else int(entry.vcpu))
             need.pools.append(f"{pool.name} {count} x {name} ({entry.vcpu} vCPUs) {purchase}")
     return sorted(found.values(), key=lambda n: (n.cloud, n.region, n.code)), unsized
 

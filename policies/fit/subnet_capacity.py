@@ -1,7 +1,9 @@
 """GF-FIT-002: the subnets a GPU pool may launch into have an address for each instance at its maximum.
 
 Each pool at its maximum size takes one private address per instance per network interface of its
-launch template (an EFA interface takes one, an EFA-only interface none, secondary addresses count),
+launch template (an EFA interface takes one, an EFA-only interface none, secondary addresses count; on
+Alibaba Cloud each ENI of a scaling configuration's `networkInterfaces`, and an instance's secondary
+ENIs and `secondaryPrivateIpAddressCount`),
 in the stack's own subnets it lists (AWS `vpcZoneIdentifiers`/`subnetIds`/`subnetId`, Alibaba Cloud
 `vswitchIds`/`vswitchId`, Tencent Cloud `subnetIds`/`subnetId`). Usable addresses are the subnet's range
 less what the cloud keeps: 5 on AWS (the first four and the last), 4 on Alibaba Cloud (the first and
@@ -41,6 +43,15 @@ RULE = Rule(
 )
 
 
+# What a launch into a full subnet meets: AWS names the error
+# (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/errors-overview.html).
+OUT_OF_ADDRESSES = {
+    "aws": "launches fail with InsufficientFreeAddressesInSubnet",
+    "alicloud": "launches fail once the vSwitches have no free private address",
+}
+_OTHER = "launches fail once the subnets have no free private address"
+
+
 @dataclass
 class _Group:
     subnets: dict[str, Subnet] = field(default_factory=dict)
@@ -71,15 +82,15 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         needed = sum(count for _, count, _ in group.members)
         if needed <= usable:
             continue
-        listed = ", ".join(f"{s.name} {s.cidr} ({s.usable})" for s in group.subnets.values())
+        ordered = sorted(group.subnets.values(), key=lambda s: (s.name, s.cidr))
+        listed = ", ".join(f"{s.name} {s.cidr} ({s.usable})" for s in ordered)
         who = "; ".join(
             f"{describe(p)} max {p.max_size} x {why} = {count}" for p, count, why in group.members
         )
         for pool, _, _ in group.members:
             report(
                 f"{describe(pool)} may need {needed} private addresses at maximum size ({who}), but its "
-                f"subnets hold {usable} usable ({listed}): launches fail with "
-                "InsufficientFreeAddressesInSubnet",
+                f"subnets hold {usable} usable ({listed}): {OUT_OF_ADDRESSES.get(pool.cloud, _OTHER)}",
                 pool.urn,
             )
 

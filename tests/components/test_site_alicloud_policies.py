@@ -396,12 +396,17 @@ def test_the_alicloud_dev_template_writes_the_cn_dev_fleet() -> None:
 
 
 def test_a_declared_spot_quota_below_the_pools_maximum_trips_the_quota_rule() -> None:
-    # The A10 pool buys spot only, up to 4 instances of 8 vCPUs: 32 spot vCPUs of gn7i at its maximum.
-    quotas = {"alicloud:cn-hangzhou": {"gn7i/spot": 8, "gn6i/spot": 100}}
+    # The A10 pool buys spot only, up to 4 instances of 8 vCPUs: 32 preemptible vCPUs at its maximum.
+    quotas = {
+        "alicloud:cn-hangzhou": {"max-spot-instance-vcpu-count": 8, "max-postpaid-instance-vcpu-count": 100}
+    }
     result = judge(graph(), {**CONFIG, "gpu-quota-covers-max-size": {"quotas": quotas}})
     [finding] = [v for v in result.violations if v.rule_id == "GF-FIT-001"]
     assert finding.urn.endswith(f"::{P}-pool-a10-group")
-    assert "gn7i" in finding.message and "8" in finding.message
+    assert "max-spot-instance-vcpu-count (Alibaba Cloud preemptible instance vCPUs) allows 8 vCPUs" in (
+        finding.message
+    )
+    assert "need 32" in finding.message
 
 
 def test_a_dev_price_ceiling_under_the_a10s_spot_price_trips_the_ceiling_rule() -> None:

@@ -73,3 +73,10 @@ def test_gpufleet_new_in_an_empty_directory_runs_as_shown(
     sample = README[README.index("$ gpufleet check -s dev --format text\n") :].split("```")[0]
     for line in sample.splitlines()[1:]:
         assert line in outputs[1].splitlines(), line
+
+
+def test_the_preflight_run_shown_is_what_the_command_prints() -> None:
+    sample = README[README.index("$ gpufleet preflight -s prod --offline\n") :].split("```")[0]
+    run = invoke("preflight", "-s", "prod", "--offline", str(ROOT))
+    assert run.exit_code == 0, run.stdout + run.stderr
+    assert sample.splitlines()[1:] == run.stdout.splitlines()

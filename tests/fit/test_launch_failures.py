@@ -152,3 +152,102 @@ def test_dev_pool_over_the_instance_ceiling(tmp_path: Path) -> None:
     finding = only(judge(tmp_path, "g4dn.4xlarge", config), "GF-FIT-006")
     assert "over the dev ceiling of 5 CNY/h for T4" in finding.message
     assert "on-demand" in finding.message
+
+
+def test_arm64_image_on_an_x86_type(tmp_path: Path) -> None:
+    image = "resolve:ssm:/aws/service/deeplearning/ami/arm64/base-oss-nvidia-driver-gpu-amazon-linux-2023/latest/ami-id"
+    config = f"  t:cidrs: [10.0.0.0/24]\n  t:max: 2\n  t:image: {image}\n"
+    finding = only(judge(tmp_path, "g5.xlarge", config), "GF-FIT-003")
+    assert "boots a arm64 image (imageId 'resolve:ssm:/aws/service/deeplearning/ami/arm64/" in finding.message
+    assert "on g5.xlarge, which is x86_64: the launch is refused" in finding.message
+
+
+def test_bare_ami_id_from_the_image_table_in_the_stack(tmp_path: Path) -> None:
+    config = (
+        "  t:cidrs: [10.0.0.0/24]\n  t:max: 2\n  t:image: ami-0a1b2c3d4e5f60718\n"
+        "  gpufleet:images: {ami-0a1b2c3d4e5f60718: x86_64}\n"
+    )
+    finding = only(judge(tmp_path, "g5g.2xlarge", config), "GF-FIT-003")
+    assert (
+        "boots a x86_64 image (imageId 'ami-0a1b2c3d4e5f60718', x86_64 in gpufleet:images on 'lt') on "
+        "g5g.2xlarge, which is arm64" in finding.message
+    )
+
+
+def test_bare_ami_id_from_describe_images_output(tmp_path: Path) -> None:
+    # `aws ec2 describe-images --image-ids ami-0a1b2c3d4e5f60718 --output json`
+    answer = (
+        '{"Images": [{"ImageId": "ami-0a1b2c3d4e5f60718", "Architecture": "arm64", "Name": "team-dl-al2023",'
+        ' "State": "available", "RootDeviceType": "ebs", "VirtualizationType": "hvm"}]}'
+    )
+    (tmp_path / "p").mkdir(parents=True)
+    (tmp_path / "p" / "images.json").write_text(answer)
+    config = (
+        "  t:cidrs: [10.0.0.0/24]\n  t:max: 2\n  t:image: ami-0a1b2c3d4e5f60718\n"
+        "  gpufleet:images: {file: images.json}\n"
+    )
+    finding = only(judge(tmp_path, "g6.xlarge", config), "GF-FIT-003")
+    assert "boots a arm64 image (imageId 'ami-0a1b2c3d4e5f60718', arm64 in gpufleet:images" in finding.message
+    assert "on g6.xlarge, which is x86_64" in finding.message
+
+
+def test_bare_ami_id_not_in_the_table_is_not_judged(tmp_path: Path) -> None:
+    config = "  t:cidrs: [10.0.0.0/24]\n  t:max: 2\n  t:image: ami-0a1b2c3d4e5f60718\n"
+    assert [f for f in judge(tmp_path, "g5g.xlarge", config) if f.rule_id == "GF-FIT-003"] == []
+
+
+def test_an_image_table_entry_of_another_architecture_is_refused(tmp_path: Path) -> None:
+    from gpufleet.policy_config import PolicyConfigError
+
+    config = "  t:cidrs: [10.0.0.0/24]\n  t:max: 2\n  gpufleet:images: {ami-0a1b2c3d4e5f60718: sparc}\n"
+    with pytest.raises(PolicyConfigError) as raised:
+        judge(tmp_path, "g5.xlarge", config)
+    assert (
+        "gpufleet:images.ami-0a1b2c3d4e5f60718: architecture must be one of x86_64, arm64, got 'sparc'"
+        in str(raised.value)
+    )
+
+
+def test_distributed_p4d_without_efa_in_a_spread_placement_group(tmp_path: Path) -> None:
+    program = _lt_types("p4d.24xlarge").replace(
+        '    "gpu",\n    min_size=0,',
+        '    "gpu",\n    placement_group=aws.ec2.PlacementGroup("pg", strategy="spread").id,\n    min_size=0,',
+    )
+    assert "placement_group=" in program
+    config = '  t:cidrs: [10.0.0.0/24]\n  t:max: 2\n  t:tags: {"gpufleet:fit": "distributed=true"}\n'
+    root = write_project(tmp_path / "p", program, stacks={"prod": _stack(config)})
+    findings = evaluate_stack(run_program(root, "prod"), POLICIES, {}, project_root=root).violations
+    finding = only(findings, "GF-FIT-005")
+    assert "no EFA interface although p4d.24xlarge take one" in finding.message
+    assert "placement group 'pg' of strategy spread, not cluster" in finding.message
+    assert "under a sustained" not in finding.message  # 400 Gbps
+
+
+@pytest.mark.parametrize(
+    ("lookup", "told"),
+    [
+        (
+            'aws.ec2.get_ami(most_recent=True, owners=["amazon"], filters=[aws.ec2.GetAmiFilterArgs(name="architecture", values=["x86_64"])]).id',
+            "by the ec2.getAmi lookup",
+        ),
+        (
+            'aws.ec2.get_ami(most_recent=True, owners=["amazon"], filters=[aws.ec2.GetAmiFilterArgs(name="name", values=["Deep Learning Base OSS Nvidia Driver GPU AMI (Amazon Linux 2023) x86_64*"])]).id',
+            "by the ec2.getAmi lookup",
+        ),
+        (
+            'aws.ssm.get_parameter(name="/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-amazon-linux-2023/latest/ami-id").value',
+            "by the ssm.getParameter /aws/service/deeplearning/ami/x86_64/",
+        ),
+    ],
+)
+def test_x86_image_looked_up_in_the_program_on_g5g(tmp_path: Path, lookup: str, told: str) -> None:
+    program = _lt_types("g5g.xlarge").replace(
+        'image_id=cfg.get("image") or "ami-0123456789abcdef0"', f"image_id={lookup}"
+    )
+    assert lookup in program
+    config = "  t:cidrs: [10.0.0.0/24]\n  t:max: 2\n"
+    root = write_project(tmp_path / "p", program, stacks={"prod": _stack(config)})
+    findings = evaluate_stack(run_program(root, "prod"), POLICIES, {}, project_root=root).violations
+    finding = only(findings, "GF-FIT-003")
+    assert "boots a x86_64 image (imageId 'ami-" in finding.message and told in finding.message
+    assert "on g5g.xlarge, which is arm64: the launch is refused" in finding.message

@@ -76,13 +76,14 @@ def test_alicloud_spec_memory_quota_ceiling_and_vswitch(tmp_path: Path) -> None:
         tmp_path,
         "cn-dev",
         fit="{model_memory_gib: 40, distributed: true}",
-        quotas='{"alicloud:cn-hangzhou": {gn7i/spot: 8}}',
+        quotas='{"alicloud:cn-hangzhou": {max-spot-instance-vcpu-count: 8}}',
         ceiling=1,
     )
     assert "ecs.gn7i-c8g1.2xlarge 24 GiB (1 x A10)" in found["GF-FIT-004"][0].message
-    assert "gn7i/spot (Alibaba Cloud gn7i spot vCPUs) allows 8 vCPUs; the pools need 32" in (
-        found["GF-FIT-001"][0].message
-    )
+    assert (
+        "alicloud:cn-hangzhou quota max-spot-instance-vcpu-count (Alibaba Cloud preemptible instance "
+        "vCPUs) allows 8 vCPUs; the pools need 32"
+    ) in (found["GF-FIT-001"][0].message)
     assert "over the dev ceiling of 1 CNY/h" in found["GF-FIT-006"][0].message
     assert "GF-FIT-005" not in found  # 16 Gbps sustained: enough; Alibaba has no EFA or placement check
     big = judge(tmp_path / "big", "cn-dev", max_size=10000)
@@ -94,11 +95,14 @@ def test_tencent_spec_memory_quota_and_subnets(tmp_path: Path) -> None:
         tmp_path,
         "tc-dev",
         fit="{model: llama-7b-inference}",
-        quotas='{"tencentcloud:ap-guangzhou": {GN7/spot: 8}}',
+        quotas='{"tencentcloud:ap-guangzhou": {SpotPaidQuotaSet: 3}}',
         max_size=10000,
     )
     assert "GN7.2XLARGE32 16 GiB (1 x T4)" in found["GF-FIT-004"][0].message
-    assert "GN7/spot (Tencent Cloud GN7 spot vCPUs) allows 8 vCPUs" in found["GF-FIT-001"][0].message
+    assert (
+        "tencentcloud:ap-guangzhou quota SpotPaidQuotaSet (Tencent Cloud spot instances) allows 3 "
+        "instances; the pools need 10000"
+    ) in found["GF-FIT-001"][0].message
     assert "may need 10000 private addresses" in found["GF-FIT-002"][0].message
 
 
@@ -111,3 +115,68 @@ def test_unknown_model_is_a_spec_error(tmp_path: Path) -> None:
     with pytest.raises(BadInput) as raised:
         load_fleet(root, "dev")
     assert "unknown model 'gpt-5'" in str(raised.value) + str(getattr(raised.value, "details", ""))
+
+
+def _add_pool_line(text: str, line: str) -> str:
+    text, count = re.subn(r"(?m)^(\s+)(instance_types: \[[^\]]*\].*)$", rf"\1\2\n\1{line}", text, count=1)
+    assert count == 1
+    return text
+
+
+def test_aws_spec_pinned_ami_from_the_image_table(tmp_path: Path) -> None:
+    text = _edit((ROOT / "stacks" / "Pulumi.dev.yaml").read_text(), types="[g5g.xlarge]")
+    text = _add_pool_line(text, "image: {ami: ami-0a1b2c3d4e5f60718}")
+    text = text.replace("\nconfig:\n", "\nconfig:\n  gpufleet:images: {ami-0a1b2c3d4e5f60718: x86_64}\n", 1)
+    root = copy_project(tmp_path / "p", {"dev": text})
+    result = evaluate_stack(run_program(root, "dev"), POLICIES, {}, project_root=root)
+    [finding] = [f for f in result.violations if f.rule_id == "GF-FIT-003"]
+    assert (
+        "boots a x86_64 image (imageId 'ami-0a1b2c3d4e5f60718', x86_64 in gpufleet:images" in finding.message
+    )
+    assert "on g5g.xlarge, which is arm64" in finding.message
+
+
+def test_aws_spec_pinned_ssm_parameter_of_the_other_architecture(tmp_path: Path) -> None:
+    text = _edit((ROOT / "stacks" / "Pulumi.dev.yaml").read_text(), types="[g5.xlarge]")
+    text = _add_pool_line(
+        text,
+        "image: {ssm_parameter: "
+        "/aws/service/deeplearning/ami/arm64/base-oss-nvidia-driver-gpu-amazon-linux-2023/latest/ami-id:3}",
+    )
+    root = copy_project(tmp_path / "p", {"dev": text})
+    result = evaluate_stack(run_program(root, "dev"), POLICIES, {}, project_root=root)
+    [finding] = [f for f in result.violations if f.rule_id == "GF-FIT-003"]
+    assert "boots a arm64 image (imageId 'resolve:ssm:/aws/service/deeplearning/ami/arm64/" in finding.message
+    assert "on g5.xlarge, which is x86_64" in finding.message
+
+
+def test_aws_spec_distributed_subnets_and_ceiling(tmp_path: Path) -> None:
+    # A /22 VPC: private subnets of a few hundred addresses, for up to 600 instances.
+    text = (
+        (ROOT / "stacks" / "Pulumi.dev.yaml")
+        .read_text()
+        .replace("vpc_cidr: 10.40.0.0/16", "vpc_cidr: 10.40.0.0/22")
+    )
+    text = _edit(text, fit="{model_memory_gib: 12, distributed: true}", ceiling=0.1, max_size=600)
+    root = copy_project(tmp_path / "p", {"dev": text})
+    found: dict[str, list[Finding]] = {}
+    for finding in evaluate_stack(run_program(root, "dev"), POLICIES, {}, project_root=root).violations:
+        found.setdefault(finding.rule_id, []).append(finding)
+    distributed = found["GF-FIT-005"][0].message
+    assert found["GF-FIT-005"][0].enforcement == "advisory"
+    assert "is declared distributed (pools.experiments.fit)" in distributed
+    assert "under a sustained 10 Gbps: g5.xlarge (up to 10 Gbps)" in distributed
+    assert "no placement group" in distributed
+    subnets = found["GF-FIT-002"][0].message
+    assert "may need 600 private addresses" in subnets and "subnets hold " in subnets
+    ceiling = found["GF-FIT-006"][0].message
+    assert (
+        "g4dn.xlarge at 0.19 USD/h spot (spot 0.19, on-demand 0.53) over the dev ceiling of 0.10 USD/h for T4"
+        in (ceiling)
+    )
+
+
+def test_tencent_spec_distributed_and_ceiling(tmp_path: Path) -> None:
+    found = judge(tmp_path, "tc-dev", fit="{model_memory_gib: 12, distributed: true}", ceiling=1)
+    assert "under a sustained 10 Gbps: GN7.2XLARGE32 (3 Gbps)" in found["GF-FIT-005"][0].message
+    assert "over the dev ceiling of 1 CNY/h for T4" in found["GF-FIT-006"][0].message
