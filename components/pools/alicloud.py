@@ -361,13 +361,26 @@ class AlicloudGpuPool(pulumi.ComponentResource):
             if args.account_id is not None
             else alicloud.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
         )
-        build_scaling(name, args, group, queue, child, account=account)
+        self._scaling(name, args, group, queue, child, account=account)
         self._drain(name, args, group, account, child)
         if args.off_hours is not None:
             self._off_hours(name, args, args.off_hours, group, child)
         self.group_id = group.id
         self.queue_name = queue.queue_name
         self.register_outputs({"group_id": self.group_id, "queue_name": self.queue_name})
+
+    def _scaling(
+        self,
+        name: str,
+        args: AlicloudPoolArgs,
+        group: alicloud.ess.ScalingGroup,
+        queue: alicloud.message.ServiceQueue,
+        child: pulumi.ResourceOptions,
+        *,
+        account: pulumi.Output[str],
+    ) -> None:
+        """The pool's scaling rules and alarms (a joined pool, sized by cluster-autoscaler, has none)."""
+        build_scaling(name, args, group, queue, child, account=account)
 
     def _drain(
         self,
