@@ -124,6 +124,10 @@ def test_the_role_may_publish_the_gate_and_read_the_gated_queue_only(graphs: dic
     assert attach == {"roleName": PUBLISHER, "policyName": f"{PUBLISHER}-publish", "policyType": "Custom"}
 
 
+# The backlog bands of a pool (components/pools/scaling.py backlog_bands): each gated alarm has a fallback.
+BANDS = ("", "-x2", "-x4", "-x8")
+
+
 def test_the_gated_pool_alarms(graphs: dict[str, Any]) -> None:
     graph = graphs["gated"]
     gated = _inputs(graph, "alicloud:cms/alarm:Alarm", f"{POOL}-queue-deep")
@@ -133,8 +137,25 @@ def test_the_gated_pool_alarms(graphs: dict[str, Any]) -> None:
     ]
     fallback = _inputs(graph, "alicloud:cms/alarm:Alarm", f"{POOL}-queue-deep-fallback")
     assert (fallback["project"], fallback["metric"]) == ("acs_mns_new", "NumberOfMessagesVisible")
-    assert (fallback["period"], fallback["escalationsCritical"]["times"]) == (300, 6)
+    # The first backlog band (more than queue_out, at most twice it) holds for six periods.
+    assert (fallback["period"], fallback["compositeExpression"]) == (
+        300,
+        {
+            "level": "CRITICAL",
+            "expressionRaw": "@NumberOfMessagesVisible[300].$Maximum > 10 && "
+            "@NumberOfMessagesVisible[300].$Maximum <= 20",
+            "times": 6,
+        },
+    )
     assert fallback["targets"] == gated["targets"]
+    # The top band has no upper bound: a plain escalation.
+    top = _inputs(graph, "alicloud:cms/alarm:Alarm", f"{POOL}-queue-deep-x8-fallback")
+    assert top["escalationsCritical"] == {
+        "times": 6,
+        "threshold": "80",
+        "statistics": "Maximum",
+        "comparisonOperator": ">",
+    }
 
 
 def test_without_publishers_or_burst_the_china_graphs_do_not_change(graphs: dict[str, Any]) -> None:
@@ -147,10 +168,9 @@ def test_without_publishers_or_burst_the_china_graphs_do_not_change(graphs: dict
         ("alicloud:ram/role:Role", f"{PUBLISHER}-role"),
         ("alicloud:ram/policy:Policy", f"{PUBLISHER}-policy"),
         ("alicloud:ram/rolePolicyAttachment:RolePolicyAttachment", f"{PUBLISHER}-attach"),
-        ("alicloud:cms/alarm:Alarm", f"{POOL}-queue-deep-fallback"),
-    }
+    } | {("alicloud:cms/alarm:Alarm", f"{POOL}-queue-deep{band}-fallback") for band in BANDS}
     changed = {key for key in ungated if gated[key] != ungated[key]}
-    assert changed == {("alicloud:cms/alarm:Alarm", f"{POOL}-queue-deep")}
+    assert changed == {("alicloud:cms/alarm:Alarm", f"{POOL}-queue-deep{band}") for band in BANDS}
     # Tencent: not gated, every resource as without burst.
     assert {k: v for k, v in gated.items() if k[0].startswith("tencentcloud:")} == {
         k: v for k, v in ungated.items() if k[0].startswith("tencentcloud:")

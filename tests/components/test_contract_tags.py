@@ -31,7 +31,10 @@ def _taggable(token: str) -> bool:
 def _tag_map(registration: Registration) -> dict[str, str]:
     tags = registration.inputs.get("tags") or {}
     if isinstance(tags, list):  # Auto Scaling groups take a list of {key, value, propagateAtLaunch}
-        assert all(t["propagateAtLaunch"] is True for t in tags), registration.name
+        # The cost tags reach the instances; who sizes the group (gpufleet:scaler) and cluster-autoscaler's
+        # discovery and node-template tags are the group's own.
+        own = {t["key"] for t in tags if t["key"] == "gpufleet:scaler" or t["key"].startswith("k8s.io/")}
+        assert all(t["propagateAtLaunch"] is (t["key"] not in own) for t in tags), registration.name
         return {t["key"]: t["value"] for t in tags}
     return dict(tags)
 

@@ -56,6 +56,9 @@ def _hybrid_without_cloud_networks() -> dict[str, Any]:
     fleet["onprem"]["pod_cidrs"] = ["10.1.0.0/16", "10.244.0.0/16"]
     fleet["onprem"]["service_cidrs"] = ["10.2.0.0/16"]
     fleet["onprem"]["data_cidrs"] = ["10.3.0.0/24"]
+    # The scheduler's API server sits in the node range the links route.
+    fleet["onprem"]["scheduler"]["api_server"] = "10.0.0.10:6443"
+    fleet["onprem"]["scheduler"].pop("control_plane_cidrs", None)
     fleet["links"] = {}
     fleet.get("burst", {}).pop("order", None)
     return {key: config[key] for key in ("aws:region", "alicloud:region", "tencentcloud:region")} | {

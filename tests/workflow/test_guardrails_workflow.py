@@ -132,6 +132,11 @@ def test_no_long_lived_cloud_key_in_workflows_or_docs() -> None:
     scheduling = (ROOT / "components" / "baseline" / "autoscaler.py").read_text()
     assert all(f'key(secret, "{name}")' in scheduling for name in autoscaler_keys)
     found["docs/hybrid.md"] = [n for n in found.get("docs/hybrid.md", []) if n not in autoscaler_keys]
+    # docs/commands.md says which variables `gpufleet preflight` reads the user's own credentials from
+    # (a workstation's, to read quotas): those two names, there only.
+    preflight_keys = ["ALIBABA_CLOUD_ACCESS_KEY_ID", "TENCENTCLOUD_SECRET_ID"]
+    assert "gpufleet preflight" in (ROOT / "docs" / "commands.md").read_text()
+    found["docs/commands.md"] = [n for n in found.get("docs/commands.md", []) if n not in preflight_keys]
     assert {path: names for path, names in found.items() if names} == {}
     assert (ROOT / "docs" / "ci.md").is_file()
 
