@@ -194,7 +194,7 @@ def _record(job: _Job) -> dict[str, Any] | str:
     if monitor.stack_urn and monitor.stack_urn in monitor.records:
         outputs = dict(monitor.records[monitor.stack_urn].outputs)
     return {
-        "resources": [record.freeze().to_json() for record in records],
+        "resources": [record.to_json() for record in records],
         "outputs": outputs,
         "notes": [*mocks.notes, *log_notes],
         "image_arches": looked_up_images(mocks),

@@ -65,31 +65,43 @@ def _shown(value: object) -> str:
     return _clipped(one_paragraph(_text(value)))
 
 
+def _exit_detail(exc: SystemExit) -> str:
+    """How the program left through `sys.exit`: early, with a status, or with a message."""
+    code = exc.code
+    if code is None or code == 0:
+        return "exited early (sys.exit) before finishing"
+    if isinstance(code, int):
+        return f"exited (sys.exit) with status {code}"
+    return f"exited (sys.exit): {_shown(code)}"
+
+
+def _config_missing_error(
+    exc: pulumi.ConfigMissingError, program: str, at: str, stack_file: Path
+) -> EngineError:
+    """A required config key the stack does not set, or a stack without a stack file at all."""
+    if not stack_file.is_file():
+        stack = stack_file.name.removeprefix("Pulumi.").removesuffix(".yaml")
+        return EngineError(
+            f"the program {program} requires config {exc.key!r}{at}, and stack {stack!r} has no stack "
+            f"file ({stack_file} does not exist); create it with `gpufleet new {stack} --from TEMPLATE` "
+            f"(`gpufleet new --list` shows the templates), or write it with {exc.key!r} under `config:`"
+        )
+    return EngineError(
+        f"the program {program} requires config {exc.key!r}{at}, which {stack_file} does not set; "
+        f"add it under `config:` in that file"
+    )
+
+
 def program_error(exc: BaseException, project: Project, stack_file: Path) -> BaseException:
     program = os.path.relpath(project.program_file, project.root)
     where = _program_frame(exc, project)
     at = f" (at {where})" if where else ""
     if isinstance(exc, SystemExit):
-        code = exc.code
-        if code is None or code == 0:
-            detail = "exited early (sys.exit) before finishing"
-        elif isinstance(code, int):
-            detail = f"exited (sys.exit) with status {code}"
-        else:
-            detail = f"exited (sys.exit): {_shown(code)}"
-        return EngineError(f"the program {program} {detail}{at}; nothing was recorded past that point")
-    if isinstance(exc, pulumi.ConfigMissingError):
-        if not stack_file.is_file():
-            stack = stack_file.name.removeprefix("Pulumi.").removesuffix(".yaml")
-            return EngineError(
-                f"the program {program} requires config {exc.key!r}{at}, and stack {stack!r} has no stack "
-                f"file ({stack_file} does not exist); create it with `gpufleet new {stack} --from TEMPLATE` "
-                f"(`gpufleet new --list` shows the templates), or write it with {exc.key!r} under `config:`"
-            )
         return EngineError(
-            f"the program {program} requires config {exc.key!r}{at}, which {stack_file} does not set; "
-            f"add it under `config:` in that file"
+            f"the program {program} {_exit_detail(exc)}{at}; nothing was recorded past that point"
         )
+    if isinstance(exc, pulumi.ConfigMissingError):
+        return _config_missing_error(exc, program, at, stack_file)
     if isinstance(exc, pulumi.RunError):
         return EngineError(f"the program {program} stopped with an error{at}: {_shown(exc)}")
     if isinstance(exc, SyntaxError) and exc.filename and not exc.filename.startswith("<"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import threading
-from dataclasses import dataclass, field
+from dataclasses import replace
 from typing import Any
 
 import pulumi
@@ -96,46 +96,12 @@ def _provider_urn(reference: str) -> str | None:
 # -- recording monitor -----------------------------------------------------------------------------
 
 
-@dataclass
-class _Record:
-    urn: str
-    type: str
-    name: str
-    custom: bool
-    inputs: dict[str, Any]
-    outputs: dict[str, Any] = field(default_factory=dict)
-    parent: str | None = None
-    dependencies: tuple[str, ...] = ()
-    property_dependencies: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    provider: str | None = None
-    id: str | None = None
-    protect: bool = False
-    remote: bool = False
-
-    def freeze(self) -> Resource:
-        return Resource(
-            urn=self.urn,
-            type=self.type,
-            name=self.name,
-            custom=self.custom,
-            inputs=self.inputs,
-            outputs=self.outputs,
-            parent=self.parent,
-            dependencies=self.dependencies,
-            property_dependencies=self.property_dependencies,
-            provider=self.provider,
-            id=self.id,
-            protect=self.protect,
-            remote=self.remote,
-        )
-
-
 class RecordingMonitor(MockMonitor):
     """A mock resource monitor that keeps the whole registration request, not only type/name/inputs."""
 
     def __init__(self, mocks: FleetMocks) -> None:
         super().__init__(mocks)
-        self.records: dict[str, _Record] = {}
+        self.records: dict[str, Resource] = {}
         self.stack_urn: str | None = None
         self._lock = threading.Lock()
 
@@ -148,7 +114,7 @@ class RecordingMonitor(MockMonitor):
         stack, project = pulumi.get_stack(), pulumi.get_project()
         return f"urn:pulumi:{stack}::{project}::{type_}::{name}"
 
-    def _keep(self, record: _Record) -> None:
+    def _keep(self, record: Resource) -> None:
         with self._lock:
             # A URN registered twice is a program error the real engine rejects; keep the first.
             self.records.setdefault(record.urn, record)
@@ -160,14 +126,14 @@ class RecordingMonitor(MockMonitor):
         inputs = _from_struct(request.object)
         if request.type == STACK_TYPE:
             self.stack_urn = urn
-            self._keep(_Record(urn=urn, type=STACK_TYPE, name=request.name, custom=False, inputs={}))
+            self._keep(Resource(urn=urn, type=STACK_TYPE, name=request.name, custom=False, inputs={}))
             return response
         registration = self.resources.get(urn)
         state = _from_python(recorded_outputs(registration.state)) if registration is not None else {}
         if _seen.flag:
             self._note_non_finite(request.type, request.name, {"inputs": inputs, "outputs": state})
         self._keep(
-            _Record(
+            Resource(
                 urn=urn,
                 type=request.type,
                 name=request.name,
@@ -195,7 +161,7 @@ class RecordingMonitor(MockMonitor):
             response.id = (registration.id if registration is not None else None) or request.id
         state = _from_python(recorded_outputs(registration.state)) if registration is not None else {}
         self._keep(
-            _Record(
+            Resource(
                 urn=response.urn,
                 type=request.type,
                 name=request.name,
@@ -239,5 +205,5 @@ class RecordingMonitor(MockMonitor):
         with self._lock:
             record = self.records.get(request.urn)
             if record is not None:
-                record.outputs = outputs
+                self.records[request.urn] = replace(record, outputs=outputs)
         return super().RegisterResourceOutputs(request)  # type: ignore[no-untyped-call]

@@ -30,7 +30,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpufleet.components.pools.burst_custom import GATED_METRIC, CustomGate, alicloud_namespace
-from gpufleet.components.pools.scaling import MAX_STEP, AlarmSpec, compile_band_alarms
+from gpufleet.components.pools.scaling import MAX_STEP, AlarmSpec, cloud_operator, compile_band_alarms
 
 if TYPE_CHECKING:
     from gpufleet.components.pools.alicloud import AlicloudPoolArgs
@@ -83,22 +83,12 @@ CMS_SILENCE_RANGE_S = (300, 86_400)
 
 def cms_operator(spec_operator: str) -> str:
     """A CloudMonitor alarm rule's operator for the spec's ``GreaterThanThreshold``-style one."""
-    operator = _OPERATORS.get(spec_operator, spec_operator)
-    if operator not in CMS_COMPARISON_OPERATORS:
-        raise ValueError(
-            f"comparison operator {spec_operator!r}: CloudMonitor takes {sorted(CMS_COMPARISON_OPERATORS)}"
-        )
-    return operator
+    return cloud_operator(spec_operator, _OPERATORS, CMS_COMPARISON_OPERATORS, "CloudMonitor")
 
 
 def ess_operator(spec_operator: str) -> str:
     """An ESS alarm task's operator for the spec's ``GreaterThanThreshold``-style one."""
-    operator = _OPERATORS.get(spec_operator, spec_operator)
-    if operator not in ESS_COMPARISON_OPERATORS:
-        raise ValueError(
-            f"comparison operator {spec_operator!r}: ESS takes {sorted(ESS_COMPARISON_OPERATORS)}"
-        )
-    return operator
+    return cloud_operator(spec_operator, _OPERATORS, ESS_COMPARISON_OPERATORS, "ESS")
 
 
 def silence_time(cooldown_s: int) -> int:

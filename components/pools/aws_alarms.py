@@ -133,37 +133,20 @@ def _gated_alarm(
     ``gpufleet/Baseline`` signal for the pool's site says no GPU is free ahead of it. The signal's
     maximum over the period: one free GPU at any moment of it holds the pool back."""
     ahead = ", then ".join(("baseline", *gate.ahead))
-    return aws.cloudwatch.MetricAlarm(
-        f"{name}-{alarm.suffix}",
-        alarm_description=f"{alarm.description}, only when no GPU is free ahead ({ahead})",
-        comparison_operator=alarm.comparison_operator,
-        threshold=alarm.threshold,
-        evaluation_periods=alarm.evaluation_periods,
-        datapoints_to_alarm=alarm.evaluation_periods,
-        treat_missing_data=alarm.treat_missing_data,
-        metric_queries=[
-            aws.cloudwatch.MetricAlarmMetricQueryArgs(
-                id="ahead",
-                metric=aws.cloudwatch.MetricAlarmMetricQueryMetricArgs(
-                    namespace=SIGNAL_NAMESPACE,
-                    metric_name=SIGNAL_METRIC,
-                    dimensions=gate.dimensions,
-                    period=alarm.period_s,
-                    stat="Maximum",
-                ),
-                return_data=False,
+    return _math_alarm(
+        name,
+        alarm,
+        description=f"{alarm.description}, only when no GPU is free ahead ({ahead})",
+        queries=[
+            _alarm_query(
+                "ahead",
+                SIGNAL_NAMESPACE,
+                SIGNAL_METRIC,
+                gate.dimensions,
+                period_s=alarm.period_s,
+                stat="Maximum",
             ),
-            aws.cloudwatch.MetricAlarmMetricQueryArgs(
-                id="own",
-                metric=aws.cloudwatch.MetricAlarmMetricQueryMetricArgs(
-                    namespace=alarm.namespace,
-                    metric_name=alarm.metric_name,
-                    dimensions={dimension: dimension_values[dimension] for dimension in alarm.dimensions},
-                    period=alarm.period_s,
-                    stat=alarm.statistic,
-                ),
-                return_data=False,
-            ),
+            _own_query("own", alarm, dimension_values),
             aws.cloudwatch.MetricAlarmMetricQueryArgs(
                 id="gated",
                 expression=gate.expression("ahead", "own"),
@@ -171,10 +154,77 @@ def _gated_alarm(
                 return_data=True,
             ),
         ],
+        action=action,
+        region=region,
+        tags=tags,
+        opts=opts,
+    )
+
+
+def _math_alarm(
+    name: str,
+    alarm: AlarmSpec,
+    *,
+    description: str,
+    queries: Sequence[aws.cloudwatch.MetricAlarmMetricQueryArgs],
+    action: pulumi.Input[str],
+    region: str | None,
+    tags: Mapping[str, str],
+    opts: pulumi.ResourceOptions,
+) -> aws.cloudwatch.MetricAlarm:
+    """``alarm`` judged on metric math: its threshold, periods and missing-data rule over ``queries``
+    (the one returning data is what it compares)."""
+    return aws.cloudwatch.MetricAlarm(
+        f"{name}-{alarm.suffix}",
+        alarm_description=description,
+        comparison_operator=alarm.comparison_operator,
+        threshold=alarm.threshold,
+        evaluation_periods=alarm.evaluation_periods,
+        datapoints_to_alarm=alarm.evaluation_periods,
+        treat_missing_data=alarm.treat_missing_data,
+        metric_queries=list(queries),
         alarm_actions=[action],
         region=region,
         tags=tags,
         opts=opts,
+    )
+
+
+def _alarm_query(
+    query_id: str,
+    namespace: str,
+    metric: str,
+    dimensions: Mapping[str, pulumi.Input[str]],
+    *,
+    period_s: int,
+    stat: str,
+) -> aws.cloudwatch.MetricAlarmMetricQueryArgs:
+    """One metric of a metric-math alarm, an input of its expression (returns no data itself)."""
+    return aws.cloudwatch.MetricAlarmMetricQueryArgs(
+        id=query_id,
+        metric=aws.cloudwatch.MetricAlarmMetricQueryMetricArgs(
+            namespace=namespace,
+            metric_name=metric,
+            dimensions=dimensions,
+            period=period_s,
+            stat=stat,
+        ),
+        return_data=False,
+    )
+
+
+def _own_query(
+    query_id: str, alarm: AlarmSpec, dimension_values: Mapping[str, pulumi.Input[str]]
+) -> aws.cloudwatch.MetricAlarmMetricQueryArgs:
+    """The alarm's own metric, statistic and period as one query of its metric math."""
+    dimensions = {dimension: dimension_values[dimension] for dimension in alarm.dimensions}
+    return _alarm_query(
+        query_id,
+        alarm.namespace,
+        alarm.metric_name,
+        dimensions,
+        period_s=alarm.period_s,
+        stat=alarm.statistic,
     )
 
 
@@ -261,36 +311,15 @@ def _idle_alarm(
     any message waits (:data:`IDLE_EXPRESSION`). A queue with no datapoint is an idle queue: SQS
     stops publishing for a queue inactive for six hours."""
     queue_ns, queue_metric, queue_dims = QUEUE_METRIC
-    return aws.cloudwatch.MetricAlarm(
-        f"{name}-{alarm.suffix}",
-        alarm_description=f"{alarm.description}, only while the queue is empty",
-        comparison_operator=alarm.comparison_operator,
-        threshold=alarm.threshold,
-        evaluation_periods=alarm.evaluation_periods,
-        datapoints_to_alarm=alarm.evaluation_periods,
-        treat_missing_data=alarm.treat_missing_data,
-        metric_queries=[
-            aws.cloudwatch.MetricAlarmMetricQueryArgs(
-                id="gpu",
-                metric=aws.cloudwatch.MetricAlarmMetricQueryMetricArgs(
-                    namespace=alarm.namespace,
-                    metric_name=alarm.metric_name,
-                    dimensions={dimension: dimension_values[dimension] for dimension in alarm.dimensions},
-                    period=alarm.period_s,
-                    stat=alarm.statistic,
-                ),
-                return_data=False,
-            ),
-            aws.cloudwatch.MetricAlarmMetricQueryArgs(
-                id="queue",
-                metric=aws.cloudwatch.MetricAlarmMetricQueryMetricArgs(
-                    namespace=queue_ns,
-                    metric_name=queue_metric,
-                    dimensions={dimension: dimension_values[dimension] for dimension in queue_dims},
-                    period=alarm.period_s,
-                    stat="Maximum",
-                ),
-                return_data=False,
+    queue_dimensions = {dimension: dimension_values[dimension] for dimension in queue_dims}
+    return _math_alarm(
+        name,
+        alarm,
+        description=f"{alarm.description}, only while the queue is empty",
+        queries=[
+            _own_query("gpu", alarm, dimension_values),
+            _alarm_query(
+                "queue", queue_ns, queue_metric, queue_dimensions, period_s=alarm.period_s, stat="Maximum"
             ),
             aws.cloudwatch.MetricAlarmMetricQueryArgs(
                 id="idle",
@@ -299,7 +328,7 @@ def _idle_alarm(
                 return_data=True,
             ),
         ],
-        alarm_actions=[action],
+        action=action,
         region=region,
         tags=tags,
         opts=opts,

@@ -25,6 +25,7 @@ the queue is empty, so the two kinds of policy never pull against each other.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
@@ -304,3 +305,13 @@ def compile_band_alarms(rules: ScalingRules, max_size: int) -> tuple[AlarmSpec, 
         for band in backlog_bands(rules, max_size)
     )
     return (gpu_high, *bands, replace(gpu_low, adjustment=-1))
+
+
+def cloud_operator(spec_operator: str, spelling: Mapping[str, str], allowed: Set[str], service: str) -> str:
+    """The spec's (CloudWatch) comparison operator as another cloud's alarm service spells it; one
+    already in that spelling passes as it is. Anything the service does not take is an error naming
+    what it takes."""
+    operator = spelling.get(spec_operator, spec_operator)
+    if operator not in allowed:
+        raise ValueError(f"comparison operator {spec_operator!r}: {service} takes {sorted(allowed)}")
+    return operator

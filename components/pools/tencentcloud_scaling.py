@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import tencentcloud_iac_pulumi as tencentcloud
 
-from gpufleet.components.pools.scaling import AlarmSpec
+from gpufleet.components.pools.scaling import AlarmSpec, cloud_operator
 
 _OPERATORS = {"GreaterThanThreshold": "gt", "LessThanThreshold": "lt"}
 # AlarmPolicyRule.Operator as the monitor API takes it (Monitor API 2018-07-24, AlarmPolicyRule: "gt",
@@ -82,12 +82,7 @@ def group_share(adjustment: int, group_max: int, pool_max: int) -> int:
 
 
 def monitor_operator(spec_operator: str) -> str:
-    operator = _OPERATORS.get(spec_operator, spec_operator)
-    if operator not in MONITOR_OPERATORS:
-        raise ValueError(
-            f"comparison operator {spec_operator!r}: Cloud Monitor takes {sorted(MONITOR_OPERATORS)}"
-        )
-    return operator
+    return cloud_operator(spec_operator, _OPERATORS, MONITOR_OPERATORS, "Cloud Monitor")
 
 
 def alarm_rules(

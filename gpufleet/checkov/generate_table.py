@@ -37,26 +37,60 @@ def merge_bridge_metadata(data: dict[str, Any], metadata: Mapping[str, Any]) -> 
     """Check `data`'s resources against one provider's bridge metadata; add the renames it knows.
     Returns the mismatches found."""
     renames = metadata.get("renames") or {}
-    types: dict[str, str] = dict(renames.get("resources") or {})
-    # Some providers ship only `auto-aliasing`: Terraform type -> {"current": token, ...}.
-    for tf_type, alias in ((metadata.get("auto-aliasing") or {}).get("resources") or {}).items():
-        if isinstance(alias, Mapping) and isinstance(alias.get("current"), str):
-            types.setdefault(alias["current"], tf_type)
+    types = _terraform_types(metadata)
     properties: Mapping[str, Mapping[str, str]] = renames.get("renamedProperties") or {}
-    fields_by_token: dict[str, Mapping[str, Any]] = {}
-    for alias in ((metadata.get("auto-aliasing") or {}).get("resources") or {}).values():
-        if isinstance(alias, Mapping) and isinstance(alias.get("current"), str):
-            fields_by_token[alias["current"]] = alias.get("fields") or {}
+    fields_by_token = _fields_by_token(metadata)
     problems = []
     for token, entry in data["resources"].items():
         if token in types and types[token] != entry["type"]:
             problems.append(f"{token}: table says {entry['type']}, bridge metadata says {types[token]}")
-        for pulumi_name, tf_name in (properties.get(token) or {}).items():
-            if tf_name != snake_case(pulumi_name) and _in_sdk(token, pulumi_name):
-                entry["renames"].setdefault(pulumi_name, tf_name)
+        _add_renames(token, entry, properties.get(token) or {})
         _add_pluralised_fields(token, entry, fields_by_token.get(token) or {})
-    # Nested types (`alicloud:oss/BucketLifecycleRule:BucketLifecycleRule`) belong to the resource of
-    # their module whose class name is the longest prefix of theirs (`alicloud:oss/bucket:Bucket`).
+    _add_nested_renames(data, types, properties)
+    for entry in data["resources"].values():
+        entry["renames"] = dict(sorted(entry["renames"].items()))
+    return problems
+
+
+def _auto_aliases(metadata: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """`auto-aliasing.resources` as (Terraform type, alias) pairs, only the aliases naming their
+    `current` token."""
+    aliases = (metadata.get("auto-aliasing") or {}).get("resources") or {}
+    return [
+        (tf_type, alias)
+        for tf_type, alias in aliases.items()
+        if isinstance(alias, Mapping) and isinstance(alias.get("current"), str)
+    ]
+
+
+def _terraform_types(metadata: Mapping[str, Any]) -> dict[str, str]:
+    """Each type token's Terraform type: `renames.resources`, else `auto-aliasing` (some providers ship
+    only that: Terraform type -> {"current": token, ...})."""
+    types: dict[str, str] = dict((metadata.get("renames") or {}).get("resources") or {})
+    for tf_type, alias in _auto_aliases(metadata):
+        types.setdefault(alias["current"], tf_type)
+    return types
+
+
+def _fields_by_token(metadata: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """Each type token's collection `fields` from `auto-aliasing`."""
+    return {alias["current"]: alias.get("fields") or {} for _, alias in _auto_aliases(metadata)}
+
+
+def _add_renames(token: str, entry: dict[str, Any], renamed: Mapping[str, str]) -> None:
+    """The renamed properties whose Terraform name is not merely their snake_case, where the SDK has
+    them."""
+    for pulumi_name, tf_name in renamed.items():
+        if tf_name != snake_case(pulumi_name) and _in_sdk(token, pulumi_name):
+            entry["renames"].setdefault(pulumi_name, tf_name)
+
+
+def _add_nested_renames(
+    data: dict[str, Any], types: Mapping[str, str], properties: Mapping[str, Mapping[str, str]]
+) -> None:
+    """Nested types (`alicloud:oss/BucketLifecycleRule:BucketLifecycleRule`) belong to the resource of
+    their module whose class name is the longest prefix of theirs (`alicloud:oss/bucket:Bucket`): their
+    renames go to that resource's entry."""
     owners: dict[str, list[tuple[str, str]]] = {}
     for token in {*types, *data["resources"]}:
         module, _, cls = token.rpartition(":")
@@ -71,14 +105,8 @@ def merge_bridge_metadata(data: dict[str, Any], metadata: Mapping[str, Any]) -> 
         if not candidates:
             continue
         owner = max(candidates, key=lambda ct: len(ct[0]))[1]
-        if owner not in data["resources"]:
-            continue
-        for pulumi_name, tf_name in renamed.items():
-            if tf_name != snake_case(pulumi_name) and _in_sdk(owner, pulumi_name):
-                data["resources"][owner]["renames"].setdefault(pulumi_name, tf_name)
-    for entry in data["resources"].values():
-        entry["renames"] = dict(sorted(entry["renames"].items()))
-    return problems
+        if owner in data["resources"]:
+            _add_renames(owner, data["resources"][owner], renamed)
 
 
 def _in_sdk(token: str, pulumi_name: str) -> bool:

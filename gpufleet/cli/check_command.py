@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -29,8 +32,9 @@ from gpufleet.cli.common import (
     read_stack_references,
     write_stdout,
 )
-from gpufleet.cli.fleet_view import load_fleet
+from gpufleet.cli.fleet_view import FleetView, load_fleet
 from gpufleet.cli.judging import (
+    Judging,
     _config_problem,
     default_format,
     judging_config,
@@ -43,8 +47,14 @@ from gpufleet.cli.judging import (
 from gpufleet.engine import DEFAULT_TIMEOUT, UNISOLATED_NOTE
 from gpufleet.graph import ResourceGraph
 from gpufleet.helptext import examples
+from gpufleet.project import Project
 from gpufleet.redact import redactor
 from gpufleet.sandbox import collector_paused
+
+if TYPE_CHECKING:
+    from gpufleet.allstacks import Outcome
+    from gpufleet.findings import StackResult
+    from gpufleet.policies.rule import GfPolicy
 
 _TEXT_STYLES = (
     (r"\bGF-[A-Z0-9]+-\d{3}\b", "bold cyan"),
@@ -204,10 +214,9 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
 ) -> None:
     """Run the program offline and judge it with the guardrail policies and checkov, and price it."""
     # The policy pack is imported only when judging: `plan` stays quick to start.
-    from gpufleet import allstacks, evaluate, remediation_fields, report
+    from gpufleet import allstacks
     from gpufleet.checkov import command as checkov_command
     from gpufleet.checkov.config import load_checkov_skips
-    from gpufleet.findings import redact_secrets
     from gpufleet.policies.registry import default_registry
     from gpufleet.policy_config import PolicyConfigError
 
@@ -216,17 +225,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         _list_stacks(project_dir, formats, bool(stack) or all_stacks or output_dir is not None)
     try:
         selected = parse_formats(formats)
-        if len(selected) > 1 and output_dir is None:
-            raise BadInput(
-                f"--format {','.join(selected)} names {len(selected)} reports and stdout takes one: "
-                "pass --output-dir DIR to write each to its file there"
-            )
-        # Checked before any stack runs so a mistyped path does not cost a whole evaluation.
-        if output_dir is not None and output_dir.exists() and not output_dir.is_dir():
-            raise BadInput(
-                f"--output-dir {output_dir} is a file; pass a directory (created if missing) "
-                "to write the reports in"
-            )
+        _check_output_dir(selected, output_dir)
         project, names = _stacks(project_dir, stack, all_stacks)
         try:
             jobs = allstacks.parse_jobs(jobs)
@@ -237,55 +236,22 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         judging = judging_config(
             policy_config, project.root, everything, enforce or (), set_values or (), platform_config
         )
-        config = judging.config
-        references = read_stack_references(stack_refs)
+        run = _StackRun(
+            project=project,
+            references=read_stack_references(stack_refs),
+            timeout=timeout,
+            strict=strict,
+            all_stacks=all_stacks,
+            everything=everything,
+            policies=policies,
+            engine_rule=engine_rule,
+            judging=judging,
+        )
         checkov_binary = checkov_command.resolve(checkov, checkov_bin, project.root)
         checkov_skips = load_checkov_skips(checkov_config, project.root)
-
-        def check_one(name: str) -> allstacks.Outcome:
-            try:
-                # The program would stop at the first bad spec too, but folded into one paragraph: checking
-                # the spec first lists each problem on its own line.
-                fleet = load_fleet(project.root, name)
-                graph = _run(project.root, name, references, timeout)
-                if strict:
-                    _require_isolation(graph)
-                stack_file = _stack_file(project, name)
-                # Pricing and judging allocate much and free little: the collector would walk the whole
-                # graph again and again for nothing.
-                with collector_paused():
-                    block, estimates = stack_cost(graph, stack_file)
-                    started = time.perf_counter()
-                    result = evaluate.evaluate_stack(
-                        graph,
-                        policies,
-                        stack_settings(with_estimates(config, estimates), graph, project.root),
-                        strict=strict,
-                        engine_rule=engine_rule,
-                        waivers_from=judging.settings,
-                        ignored_waivers=judging.ignored,
-                    )
-                    result.pack_seconds = time.perf_counter() - started
-            except BadInput as exc:
-                if not all_stacks:
-                    raise
-                return allstacks.error_result(name, project.name, str(exc), exc.details), None
-            result.stack_file = stack_file
-            result.cost = block
-            if fleet is not None:
-                result.violations = remediation_fields.in_spec_terms(
-                    result.violations,
-                    remediation_fields.Context(
-                        fleet.spec,
-                        stack_file,
-                        remediation_fields.settings_of(everything, config),
-                        monthly_estimate=block.get("monthly_estimate"),
-                    ),
-                )
-                redact_secrets(result, redactor(graph))
-            return result, graph
-
-        outcomes = allstacks.check_stacks(names, check_one, project=project.name, jobs=jobs)
+        outcomes = allstacks.check_stacks(
+            names, functools.partial(_check_stack, run=run), project=project.name, jobs=jobs
+        )
         results = [result for result, _ in outcomes]
         checked = [(result, graph) for result, graph in outcomes if graph is not None]
         checkov_command.attach(
@@ -304,8 +270,110 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
     except BadInput as exc:
         raise fail(exc) from None
 
+    _write_reports(results, selected, output_dir, policies, project.root)
+    _exit_for(results)
+
+
+def _check_output_dir(selected: list[str], output_dir: Path | None) -> None:
+    """Several reports need a directory, and the directory must not be a file: checked before any
+    stack runs so a mistyped path does not cost a whole evaluation."""
+    if len(selected) > 1 and output_dir is None:
+        raise BadInput(
+            f"--format {','.join(selected)} names {len(selected)} reports and stdout takes one: "
+            "pass --output-dir DIR to write each to its file there"
+        )
+    if output_dir is not None and output_dir.exists() and not output_dir.is_dir():
+        raise BadInput(
+            f"--output-dir {output_dir} is a file; pass a directory (created if missing) "
+            "to write the reports in"
+        )
+
+
+@dataclass(frozen=True)
+class _StackRun:
+    """What every stack of one `check` is run and judged with."""
+
+    project: Project
+    references: Mapping[str, Mapping[str, Any]] | None
+    timeout: float
+    strict: bool
+    all_stacks: bool
+    everything: list[GfPolicy]
+    policies: list[GfPolicy]
+    engine_rule: bool
+    judging: Judging
+
+
+def _check_stack(name: str, run: _StackRun) -> Outcome:
+    """One stack run offline, priced and judged; with --all-stacks, its bad input is its report entry."""
+    from gpufleet import allstacks, evaluate
+
+    config = run.judging.config
     try:
-        rendered = report.write_reports(results, selected, None, policies=policies, repo_root=project.root)
+        # The program would stop at the first bad spec too, but folded into one paragraph: checking
+        # the spec first lists each problem on its own line.
+        fleet = load_fleet(run.project.root, name)
+        graph = _run(run.project.root, name, run.references, run.timeout)
+        if run.strict:
+            _require_isolation(graph)
+        stack_file = _stack_file(run.project, name)
+        # Pricing and judging allocate much and free little: the collector would walk the whole
+        # graph again and again for nothing.
+        with collector_paused():
+            block, estimates = stack_cost(graph, stack_file)
+            started = time.perf_counter()
+            result = evaluate.evaluate_stack(
+                graph,
+                run.policies,
+                stack_settings(with_estimates(config, estimates), graph, run.project.root),
+                strict=run.strict,
+                engine_rule=run.engine_rule,
+                waivers_from=run.judging.settings,
+                ignored_waivers=run.judging.ignored,
+            )
+            result.pack_seconds = time.perf_counter() - started
+    except BadInput as exc:
+        if not run.all_stacks:
+            raise
+        return allstacks.error_result(name, run.project.name, str(exc), exc.details), None
+    result.stack_file = stack_file
+    result.cost = block
+    if fleet is not None:
+        _in_spec_terms(result, fleet, stack_file, run, graph)
+    return result, graph
+
+
+def _in_spec_terms(
+    result: StackResult, fleet: FleetView, stack_file: str, run: _StackRun, graph: ResourceGraph
+) -> None:
+    """A fleet stack's findings told in the terms of its spec, and its secrets redacted."""
+    from gpufleet import remediation_fields
+    from gpufleet.findings import redact_secrets
+
+    result.violations = remediation_fields.in_spec_terms(
+        result.violations,
+        remediation_fields.Context(
+            fleet.spec,
+            stack_file,
+            remediation_fields.settings_of(run.everything, run.judging.config),
+            monthly_estimate=(result.cost or {}).get("monthly_estimate"),
+        ),
+    )
+    redact_secrets(result, redactor(graph))
+
+
+def _write_reports(
+    results: list[StackResult],
+    selected: list[str],
+    output_dir: Path | None,
+    policies: list[GfPolicy],
+    root: Path,
+) -> None:
+    """The reports on stdout (one) or as files in `output_dir` (each), with a summary line."""
+    from gpufleet import report
+
+    try:
+        rendered = report.write_reports(results, selected, None, policies=policies, repo_root=root)
         if output_dir is not None:
             output_dir.mkdir(parents=True, exist_ok=True)
             write_files_atomically({output_dir / report.FILE_NAMES[fmt]: rendered[fmt] for fmt in selected})
@@ -317,15 +385,21 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             print_text_report(text, cli.out)
         else:
             write_stdout(text)
-    else:
-        for fmt in selected:
-            cli.out.print(f"wrote {escape(str(output_dir / report.FILE_NAMES[fmt]))}", soft_wrap=True)
-        total = [f for r in results for f in r.violations]
-        mandatory = sum(1 for f in total if f.enforcement == "mandatory")
-        cli.out.print(
-            f"{len(results)} stack{'' if len(results) == 1 else 's'}: {mandatory} mandatory, "
-            f"{len(total) - mandatory} advisory violations"
-        )
+        return
+    for fmt in selected:
+        cli.out.print(f"wrote {escape(str(output_dir / report.FILE_NAMES[fmt]))}", soft_wrap=True)
+    total = [f for r in results for f in r.violations]
+    mandatory = sum(1 for f in total if f.enforcement == "mandatory")
+    cli.out.print(
+        f"{len(results)} stack{'' if len(results) == 1 else 's'}: {mandatory} mandatory, "
+        f"{len(total) - mandatory} advisory violations"
+    )
+
+
+def _exit_for(results: list[StackResult]) -> NoReturn:
+    """Each stack that could not be checked on stderr (exit 2), else exit 1 on a mandatory violation."""
+    from gpufleet import report
+
     broken = [result for result in results if result.error is not None]
     for result in broken:
         error = result.error or {}

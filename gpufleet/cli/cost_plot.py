@@ -12,18 +12,16 @@ date in the file, so one report writes the same bytes.
 from __future__ import annotations
 
 import io
-import os
-import secrets
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gpufleet.cli.common import BadInput
+from gpufleet.plotfiles import FORMATS, plot_path_problem, write_plot
 
 if TYPE_CHECKING:
     from gpufleet.cost import CostReport
 
-FORMATS = (".png", ".svg")
 HOURS_PER_MONTH = 730
 DAYS = HOURS_PER_MONTH / 24
 _COLOURS = (
@@ -35,13 +33,9 @@ _COLOURS = (
 def check_plots(plots: Sequence[Path]) -> None:
     """Each --plot path names .png or .svg in a directory that exists: checked before any pricing."""
     for path in plots:
-        if path.suffix.lower() not in FORMATS:
-            raise BadInput(
-                f"--plot {path}: the file's suffix chooses the format, {' or '.join(FORMATS)}; got "
-                f"{path.suffix or 'none'!r}"
-            )
-        if not path.parent.is_dir():
-            raise BadInput(f"--plot {path}: the directory {path.parent} does not exist")
+        problem = plot_path_problem(path)
+        if problem:
+            raise BadInput(problem)
 
 
 def alert_day(monthly: float, threshold: float) -> float | None:
@@ -145,13 +139,7 @@ def write_plots(report: CostReport, plots: Sequence[Path]) -> None:
     """Each plot whole or not at all: staged beside its target under a name of its own, then renamed."""
     for target in plots:
         data = render(report, target.suffix.lower())
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
         try:
-            handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-            tmp.replace(target)
+            write_plot(target, data)
         except OSError as exc:
             raise BadInput(f"cannot write --plot {target}: {exc.strerror or exc}") from None
-        finally:
-            tmp.unlink(missing_ok=True)

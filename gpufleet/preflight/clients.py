@@ -117,9 +117,16 @@ def _missing(cloud: str, what: str) -> NoCredentials:
     )
 
 
+def _credentials(cloud: str, *names: str) -> list[str]:
+    """The values of the environment variables a cloud's SDK reads its credentials from, all of them
+    set, or the error naming them."""
+    values = [os.environ.get(name, "") for name in names]
+    if not all(values):
+        raise _missing(cloud, " and ".join(names))
+    return values
+
+
 def _alicloud_sdk_call() -> Callable[[str, list[str]], Mapping[str, Any]]:
-    access_key = os.environ.get("ALIBABA_CLOUD_ACCESS_KEY_ID")
-    secret = os.environ.get("ALIBABA_CLOUD_ACCESS_KEY_SECRET")
     try:
         from alibabacloud_ecs20140526 import models as ecs_models  # type: ignore[import-not-found]
         from alibabacloud_ecs20140526.client import Client  # type: ignore[import-not-found]
@@ -128,8 +135,9 @@ def _alicloud_sdk_call() -> Callable[[str, list[str]], Mapping[str, Any]]:
         raise _missing(
             "alicloud", "the Alibaba Cloud ECS SDK (pip install alibabacloud_ecs20140526)"
         ) from None
-    if not access_key or not secret:
-        raise _missing("alicloud", "ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET")
+    access_key, secret = _credentials(
+        "alicloud", "ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET"
+    )
 
     def call(region: str, names: list[str]) -> Mapping[str, Any]:
         config = api_models.Config(
@@ -146,8 +154,6 @@ def _alicloud_sdk_call() -> Callable[[str, list[str]], Mapping[str, Any]]:
 
 
 def _tencent_sdk_call() -> Callable[[str], Mapping[str, Any]]:
-    secret_id = os.environ.get("TENCENTCLOUD_SECRET_ID")
-    secret_key = os.environ.get("TENCENTCLOUD_SECRET_KEY")
     try:
         from tencentcloud.common import credential  # type: ignore[import-not-found]
         from tencentcloud.cvm.v20170312 import cvm_client, models  # type: ignore[import-not-found]
@@ -155,8 +161,7 @@ def _tencent_sdk_call() -> Callable[[str], Mapping[str, Any]]:
         raise _missing(
             "tencentcloud", "tencentcloud-sdk-python (pip install tencentcloud-sdk-python)"
         ) from None
-    if not secret_id or not secret_key:
-        raise _missing("tencentcloud", "TENCENTCLOUD_SECRET_ID and TENCENTCLOUD_SECRET_KEY")
+    secret_id, secret_key = _credentials("tencentcloud", "TENCENTCLOUD_SECRET_ID", "TENCENTCLOUD_SECRET_KEY")
 
     def call(region: str) -> Mapping[str, Any]:
         client = cvm_client.CvmClient(credential.Credential(secret_id, secret_key), region)

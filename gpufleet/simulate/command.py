@@ -4,15 +4,14 @@ render; every bad input a SimulateError naming the file and field."""
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
-import secrets
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpufleet.plotfiles import plot_path_problem, write_plot
 from gpufleet.simulate.model import DEFAULT_BOOT_MINUTES, Result, SimPool, Trace, simulate
 from gpufleet.simulate.pools import SimulateError, sim_pool
 from gpufleet.simulate.scenarios import SCENARIOS, scenario_trace
@@ -76,16 +75,11 @@ def parse_start(value: str | None) -> dt.datetime:
 
 
 def check_plots(plots: Sequence[Path]) -> None:
-    from gpufleet.simulate.plot import FORMATS as PLOT_FORMATS
-
+    """Each --plot path names .png or .svg in a directory that exists: checked before the replay."""
     for path in plots:
-        if path.suffix.lower() not in PLOT_FORMATS:
-            raise SimulateError(
-                f"--plot {path}: the file's suffix chooses the format, {' or '.join(PLOT_FORMATS)}; got "
-                f"{path.suffix or 'none'!r}"
-            )
-        if not path.parent.is_dir():
-            raise SimulateError(f"--plot {path}: the directory {path.parent} does not exist")
+        problem = plot_path_problem(path)
+        if problem:
+            raise SimulateError(problem)
 
 
 # ----------------------------------------------------------------------------------------- the specs
@@ -312,13 +306,7 @@ def run(
 def write_files(files: Mapping[Path, bytes]) -> None:
     """Each file whole or not at all (staged beside it, then renamed)."""
     for target, data in files.items():
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
         try:
-            handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-            tmp.replace(target)
+            write_plot(target, data)
         except OSError as exc:
             raise SimulateError(f"cannot write --plot {target}: {exc.strerror or exc}") from None
-        finally:
-            tmp.unlink(missing_ok=True)

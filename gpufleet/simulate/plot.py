@@ -7,9 +7,8 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
+from gpufleet.plotfiles import FORMATS
 from gpufleet.simulate.model import Result
-
-FORMATS = (".png", ".svg")
 
 
 def render(results: Sequence[tuple[str, Result]], suffix: str) -> bytes:
