@@ -282,7 +282,7 @@ class AutoscalerParts:
             volumes.append(
                 {"name": "client", "secret": {"secretName": f"{app}-client", "defaultMode": 0o440}}
             )
-        metadata: dict[str, Any] = {
+        metadata: Any = {
             "name": app,
             "namespace": SYSTEM_NAMESPACE,
             "labels": {**self._labels, **selector},
