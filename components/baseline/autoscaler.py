@@ -1,7 +1,9 @@
 """cluster-autoscaler in ``BurstScheduling`` (:mod:`gpufleet.components.baseline.scheduling`): one
 ``Deployment`` per cloud site in ``kube-system`` with its own service account, lease and status
 ConfigMap, the upstream RBAC, and node groups limited to this fleet's (AWS by auto-discovery tags,
-Alibaba and Tencent by ``--nodes``); AWS credentials through a Roles Anywhere signing helper."""
+Alibaba and Tencent by ``--nodes``); AWS credentials through a Roles Anywhere signing helper, Alibaba
+and Tencent keys from the operator's Secrets as environment variables (:data:`KEYS_FROM_ENV`). What the pod
+may reach and its API token: :mod:`~gpufleet.components.baseline.autoscaler_pod`."""
 
 from __future__ import annotations
 

@@ -44,17 +44,20 @@ HTTPS = 443
 #   on the SDK's regional endpoints; the signing helper opens the Roles Anywhere session
 #   (CreateSession) in its trust anchor's region (rolesanywhere.<region>.amazonaws.com).
 # - alicloud: the provider's ESS and ECS clients (cloudprovider/alicloud/alicloud_auto_scaling.go,
-#   alicloud_instance_types.go) on the region's endpoints of Alibaba's endpoint list.
+#   alicloud_instance_types.go). Its vendored SDK's endpoint table (alibaba-cloud-sdk-go/sdk/endpoints/
+#   endpoints_config.go) gives ESS the pattern ess.[RegionId].aliyuncs.com and ECS none, so the ECS host is
+#   asked of the Location service (location_resolver.go: DescribeEndpoints on location.aliyuncs.com,
+#   HTTPS), which answers the region's ECS endpoint (ecs-<region>.aliyuncs.com, Alibaba's endpoint list).
 # - tencentcloud: the provider's AS, CVM and VPC clients (cloudprovider/tencentcloud/
-#   tencentcloud_manager.go, CreateTencentcloudManager: cvmClient, vpcClient, asClient) on
-#   <service>.tencentcloudapi.com.
+#   tencentcloud_manager.go, CreateTencentcloudManager: cvmClient, vpcClient, asClient), each pinned to
+#   ASHttpEndpoint, CVMHttpEndpoint and VPCHttpEndpoint (the provider's client profiles).
 CLOUD_API_ENDPOINTS: Mapping[str, tuple[str, ...]] = {
     "aws": (
         "autoscaling.{region}.amazonaws.com",
         "ec2.{region}.amazonaws.com",
         "rolesanywhere.{region}.amazonaws.com",
     ),
-    "alicloud": ("ess.{region}.aliyuncs.com", "ecs.{region}.aliyuncs.com"),
+    "alicloud": ("ess.{region}.aliyuncs.com", "location.aliyuncs.com", "ecs-{region}.aliyuncs.com"),
     "tencentcloud": ("as.tencentcloudapi.com", "cvm.tencentcloudapi.com", "vpc.tencentcloudapi.com"),
 }
 ANY_IPV4 = "0.0.0.0/0"

@@ -254,5 +254,6 @@ def test_api_server_peers_default_to_the_joined_address_and_kubeadms_port() -> N
     assert api_server_peers("10.0.0.5:6443", ["10.0.0.0/29"]) == (["10.0.0.0/29"], [6443])
     assert cloud_endpoints("alicloud", "cn-hangzhou") == [
         "ess.cn-hangzhou.aliyuncs.com",
-        "ecs.cn-hangzhou.aliyuncs.com",
+        "location.aliyuncs.com",
+        "ecs-cn-hangzhou.aliyuncs.com",
     ]
