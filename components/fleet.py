@@ -282,16 +282,13 @@ class HybridGpuFleet(pulumi.ComponentResource):
 
             pulumi.log.warn(TKE_REQUIRED)
         for pool, join in joins.items():
-            if join.cloud != "aws" or spec.pools[pool].image is None:
+            if spec.pools[pool].image is None:
                 # The default images carry the driver but no kubeadm: the join script stops at its check.
+                named = "image.ami or image.ssm_parameter" if join.cloud == "aws" else "image.id"
                 pulumi.log.warn(
                     f"pools.{pool}: its nodes join the on-prem cluster but boot the cloud's default image, "
-                    "which has no kubeadm or kubelet: they stop at the join script's first check; "
-                    + (
-                        "give the pool an image that has them (pools.<name>.image, docs/hybrid.md)"
-                        if join.cloud == "aws"
-                        else f"{join.cloud} pools take no image of their own yet (docs/hybrid.md)"
-                    )
+                    "which has no kubeadm or kubelet: they stop at the join script's first check; give the "
+                    f"pool an image that has them (pools.{pool}.{named}, docs/hybrid.md)"
                 )
         from gpufleet.components.baseline.autoscaler import plan_autoscalers
         from gpufleet.components.baseline.exporter import cost_labels

@@ -1,7 +1,9 @@
 """cluster-autoscaler in ``BurstScheduling`` (:mod:`gpufleet.components.baseline.scheduling`): one
 ``Deployment`` per cloud site in ``kube-system`` with its own service account, lease and status
 ConfigMap, the upstream RBAC, and node groups limited to this fleet's (AWS by auto-discovery tags,
-Alibaba and Tencent by ``--nodes``); AWS credentials through a Roles Anywhere signing helper."""
+Alibaba and Tencent by ``--nodes``); AWS credentials through a Roles Anywhere signing helper, Alibaba
+and Tencent keys from the operator's Secrets as environment variables (:data:`KEYS_FROM_ENV`). What the pod
+may reach and its API token: :mod:`~gpufleet.components.baseline.autoscaler_pod`."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpufleet.components.baseline.autoscaler_pod import api_token_mount, api_token_volume, network_policy_spec
+from gpufleet.components.baseline.kubernetes import skip_annotations
 from gpufleet.components.baseline.kueue import GPU, SITE_LABEL, Flavor, burst_sites, flavor_name
 from gpufleet.components.k8s_names import check_labels, check_name
 
@@ -24,6 +28,25 @@ SIGNING_HELPER_PORT = 9911
 # The cloud-provider names cluster-autoscaler takes.
 CLOUD_PROVIDER = {"aws": "aws", "alicloud": "alicloud", "tencentcloud": "tencentcloud"}
 RBAC = "rbac.authorization.k8s.io"
+# Where each cloud's cluster-autoscaler provider reads its keys (kubernetes/autoscaler,
+# cluster-autoscaler/cloudprovider): alicloud_cloud_config.go reads ACCESS_KEY_ID, ACCESS_KEY_SECRET and
+# REGION_ID with os.Getenv (its --cloud-config file is read by gcfg into a struct without sections, so it
+# cannot carry them; the one file it reads is an RRSA OIDC token, which needs a RAM OIDC provider and
+# role for the autoscaler); tencentcloud_manager.go builds its credential from os.Getenv("SECRET_ID") and
+# os.Getenv("SECRET_KEY") and reads nothing else. So both keep the keys as environment variables taken
+# from the operator's Secret, and checkov's CKV_K8S_35 is skipped on the Deployment with this reason.
+KEYS_FROM_ENV = {
+    "alicloud": (
+        "the Alibaba provider of cluster-autoscaler reads its AccessKey only from the environment "
+        "(ACCESS_KEY_ID and ACCESS_KEY_SECRET, alicloud_cloud_config.go); the values come from the "
+        "operator's Secret by secretKeyRef, never inline, and the RAM user may scale the fleet's groups only"
+    ),
+    "tencentcloud": (
+        "the Tencent provider of cluster-autoscaler reads its keys only from the environment (SECRET_ID "
+        "and SECRET_KEY, tencentcloud_manager.go); the values come from the operator's Secret by "
+        "secretKeyRef, never inline, and the CAM user may scale the fleet's groups only"
+    ),
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -243,9 +266,10 @@ class AutoscalerParts:
             "livenessProbe": {"httpGet": {"path": "/health-check", "port": 8085}, "periodSeconds": 30},
             "readinessProbe": {"httpGet": {"path": "/health-check", "port": 8085}, "periodSeconds": 10},
             "securityContext": _restricted(),
+            "volumeMounts": [api_token_mount()],
         }
         containers = [container]
-        volumes: list[dict[str, Any]] = []
+        volumes: list[dict[str, Any]] = [api_token_volume()]
         depends: list[pulumi.Resource] = []
         if site.cloud == "aws" and args.aws is not None:
             secret = k8s.core.v1.Secret(
@@ -260,40 +284,29 @@ class AutoscalerParts:
             volumes.append(
                 {"name": "client", "secret": {"secretName": f"{app}-client", "defaultMode": 0o440}}
             )
-        spec: Any = {
-            "replicas": 1,
-            "selector": {"matchLabels": selector},
-            "template": {
-                "metadata": {"labels": {**self._labels, **selector}},
-                "spec": {
-                    "serviceAccountName": app,
-                    "priorityClassName": "system-cluster-critical",
-                    # On the on-prem control-plane side: an autoscaler never runs on a node it may remove.
-                    "affinity": {
-                        "nodeAffinity": {
-                            "requiredDuringSchedulingIgnoredDuringExecution": {
-                                "nodeSelectorTerms": [
-                                    {"matchExpressions": [{"key": SITE_LABEL, "operator": "DoesNotExist"}]}
-                                ]
-                            }
-                        }
-                    },
-                    "securityContext": {
-                        "runAsNonRoot": True,
-                        "runAsUser": 65532,
-                        "runAsGroup": 65532,
-                        "seccompProfile": {"type": "RuntimeDefault"},
-                    },
-                    "containers": containers,
-                    "volumes": volumes,
-                },
-            },
+        metadata: Any = {
+            "name": app,
+            "namespace": SYSTEM_NAMESPACE,
+            "labels": {**self._labels, **selector},
         }
+        if site.cloud in KEYS_FROM_ENV:
+            metadata["annotations"] = skip_annotations({"CKV_K8S_35": KEYS_FROM_ENV[site.cloud]})
         k8s.apps.v1.Deployment(
             f"{base}-deployment",
-            metadata={"name": app, "namespace": SYSTEM_NAMESPACE, "labels": {**self._labels, **selector}},
-            spec=spec,
+            metadata=metadata,
+            spec=_deployment_spec(app, {**self._labels, **selector}, selector, containers, volumes),
             opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=depends)),
+        )
+        policy: Any = network_policy_spec(
+            selector,
+            args.scheduler.api_server,
+            [str(c) for c in args.scheduler.control_plane_cidrs],
+        )
+        k8s.networking.v1.NetworkPolicy(
+            f"{base}-netpol",
+            metadata={"name": app, "namespace": SYSTEM_NAMESPACE, "labels": self._labels},
+            spec=policy,
+            opts=opts,
         )
 
     def _cloud_env(self, args: BurstSchedulingArgs, site: SiteAutoscaler) -> list[dict[str, Any]]:
@@ -353,6 +366,46 @@ def _nodes_flags(pool: AutoscaledPool, ids: Sequence[str]) -> list[str]:
     on-demand) lets each reach the pool's maximum from 0."""
     low = pool.min_size if len(ids) == 1 else 0
     return [f"--nodes={low}:{pool.max_size}:{group}" for group in ids]
+
+
+def _deployment_spec(
+    app: str,
+    pod_labels: Mapping[str, str],
+    selector: Mapping[str, str],
+    containers: list[dict[str, Any]],
+    volumes: list[dict[str, Any]],
+) -> Any:
+    """One replica on the on-prem control-plane side (an autoscaler never runs on a node it may
+    remove), non-root, its API token from the projected volume only (no automount)."""
+    return {
+        "replicas": 1,
+        "selector": {"matchLabels": dict(selector)},
+        "template": {
+            "metadata": {"labels": dict(pod_labels)},
+            "spec": {
+                "serviceAccountName": app,
+                "automountServiceAccountToken": False,
+                "priorityClassName": "system-cluster-critical",
+                "affinity": {
+                    "nodeAffinity": {
+                        "requiredDuringSchedulingIgnoredDuringExecution": {
+                            "nodeSelectorTerms": [
+                                {"matchExpressions": [{"key": SITE_LABEL, "operator": "DoesNotExist"}]}
+                            ]
+                        }
+                    }
+                },
+                "securityContext": {
+                    "runAsNonRoot": True,
+                    "runAsUser": 65532,
+                    "runAsGroup": 65532,
+                    "seccompProfile": {"type": "RuntimeDefault"},
+                },
+                "containers": containers,
+                "volumes": volumes,
+            },
+        },
+    }
 
 
 def _restricted() -> dict[str, Any]:

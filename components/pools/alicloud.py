@@ -41,7 +41,7 @@ from gpufleet.components.pools.lifecycle import DRAIN_DEFAULT_RESULT, DRAIN_HEAR
 from gpufleet.components.pools.scaling import ScalingRules
 from gpufleet.components.pools.userdata import WorkloadContext, render_workload
 from gpufleet.components.pools.workload import MAX_USER_DATA_BYTES
-from gpufleet.components.tags import check_cost_tags
+from gpufleet.components.tags import check_cost_tags, image_arch_tags
 
 AGENT_DIR = "/usr/local/cloudmonitor"
 AGENT_VERSION = "3.5.12"
@@ -254,6 +254,9 @@ class AlicloudPoolArgs:
     image_id: pulumi.Input[str]
     queue_name: str
     tags: Mapping[str, str]
+    # The image's architecture when known (the default image's, or the spec's image.arch or what its id
+    # names): tagged gpufleet:image-arch on the launch template for GF-FIT-003.
+    image_arch: str | None = None
     spot_percent: int = 0
     on_demand_base: int = 0
     disk_gib: int = 200
@@ -328,7 +331,7 @@ class AlicloudGpuPool(pulumi.ComponentResource):
             ),
             user_data=args.join_user_data or encoded_user_data(args.region, args.workload),
             update_default_version_number=True,
-            tags=tags,
+            tags={**tags, **image_arch_tags(args.image_arch)},
             template_tags=tags,
             opts=child,
         )
@@ -361,7 +364,7 @@ class AlicloudGpuPool(pulumi.ComponentResource):
             if args.account_id is not None
             else alicloud.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self)).account_id
         )
-        self._scaling(name, args, group, queue, child, account=account)
+        self._scaling(name, args, group, queue, child=child, account=account)
         self._drain(name, args, group, account, child)
         if args.off_hours is not None:
             self._off_hours(name, args, args.off_hours, group, child)
@@ -375,11 +378,12 @@ class AlicloudGpuPool(pulumi.ComponentResource):
         args: AlicloudPoolArgs,
         group: alicloud.ess.ScalingGroup,
         queue: alicloud.message.ServiceQueue,
-        child: pulumi.ResourceOptions,
         *,
+        child: pulumi.ResourceOptions,
         account: pulumi.Output[str],
     ) -> None:
-        """The pool's scaling rules and alarms (a joined pool, sized by cluster-autoscaler, has none)."""
+        """The scaling rules and alarms (:func:`~gpufleet.components.pools.alicloud_scaling.build_scaling`);
+        a joined pool has none (cluster-autoscaler sizes its group)."""
         build_scaling(name, args, group, queue, child, account=account)
 
     def _drain(

@@ -12,6 +12,7 @@ import pulumi_aws as aws
 
 from gpufleet.components.pools.aws_join import join_user_data
 from gpufleet.components.pools.userdata import WorkloadContext, encoded_user_data
+from gpufleet.components.tags import IMAGE_ARCH_TAG
 
 if TYPE_CHECKING:
     from gpufleet.components.pools.aws import GpuPoolArgs
@@ -19,9 +20,8 @@ if TYPE_CHECKING:
 
 # AWS Deep Learning Base AMI with the NVIDIA driver, CUDA and the CloudWatch agent.
 DLAMI_NAME_FILTER = "Deep Learning Base OSS Nvidia Driver GPU AMI (Amazon Linux 2023) *"
-# The architecture of the looked-up image, tagged on the template so the pack can hold it against the
-# types (GF-FIT-003): an id from a lookup says nothing of it at preview.
-IMAGE_ARCH_TAG = "gpufleet:image-arch"
+# The architecture of the looked-up image is tagged on the template (IMAGE_ARCH_TAG) so the pack can hold
+# it against the types (GF-FIT-003): an id from a lookup says nothing of it at preview.
 
 
 def pool_image(args: GpuPoolArgs, parent: pulumi.Resource) -> tuple[pulumi.Input[str], dict[str, str]]:

@@ -73,7 +73,7 @@ from gpufleet.components.pools.tencentcloud_scaling import (
     percent_threshold,
     remark,
 )
-from gpufleet.components.tags import check_cost_tags
+from gpufleet.components.tags import check_cost_tags, image_arch_tags
 
 # Alarm policy ``namespace`` (tencentcloud_iac_pulumi/monitor/alarm_policy.py: "The type of alarm") is a
 # policy type id, as DescribeAllNamespaces lists them (QceNamespacesNew.N.Id, e.g. ``cvm_device``), not
@@ -271,6 +271,9 @@ class TencentPoolArgs:
     image_id: pulumi.Input[str]
     queue_name: str
     tags: Mapping[str, str]
+    # The spec's image.arch or what its id names (the default TencentOS lookup names none): tagged
+    # gpufleet:image-arch on the launch configuration for GF-FIT-003.
+    image_arch: str | None = None
     spot_percent: int = 100
     on_demand_base: int = 0
     scaling: ScalingRules = field(default_factory=ScalingRules)
@@ -383,7 +386,7 @@ class TencentPool(pulumi.ComponentResource):
             enhanced_monitor_service=True,
             enhanced_automation_tools_service=True,
             instance_tags=dict(tags),
-            tags=dict(tags),
+            tags={**tags, **image_arch_tags(args.image_arch)},
             opts=child,
         )
         group = tencentcloud.as_.ScalingGroup(

@@ -50,6 +50,8 @@ from gpufleet.components.storage.alicloud_replica import OssCheckpointReplica, O
 # Alibaba Cloud Linux 3, which has no NVIDIA driver: the pools' boot script installs it
 # (gpufleet.components.pools.alicloud.gpu_driver_install).
 IMAGE_NAME = "^aliyun_3_x64_20G_alibase_"
+# The default image's architecture: the lookup's name says x64.
+DEFAULT_IMAGE_ARCH = "x86_64"
 SESSION_MANAGER_SWITCH = "sessionManagerStatus"
 LONGEST_SUFFIX = "-scale-out"  # of the names the pool's resources take (gpufleet.components.pools.alicloud)
 
@@ -100,11 +102,6 @@ def pool_problems(args: SiteArgs) -> list[str]:
                 f"pools.{name}: the {args.plan.key} site builds Alibaba Cloud pools only; it is {found}"
             )
             continue
-        if pool.image is not None:
-            problems.append(
-                f"pools.{name}.image: ami and ssm_parameter are AWS images; an Alibaba pool runs the newest "
-                "Alibaba Cloud Linux 3 image, the NVIDIA driver installed at first boot: leave image out"
-            )
         if pool.queue.existing:
             problems.append(
                 f"pools.{name}.queue: name and arn name SQS queues; an Alibaba pool gets its own MNS queue: "
@@ -388,7 +385,8 @@ class AlicloudSite(pulumi.ComponentResource):
                 security_group_id=network.security_group_id,
                 role_name=identity.role_name,
                 key_id=key.key_id,
-                image_id=image,
+                image_id=pool.image.id if pool.image is not None and pool.image.id else image,
+                image_arch=pool.image.named_arch if pool.image is not None else DEFAULT_IMAGE_ARCH,
                 queue_name=queue_name,
                 tags={**args.tags, **scaler_tags(join)},
                 spot_percent=pool.spot_percent,

@@ -72,11 +72,6 @@ def _problems(args: SiteArgs) -> list[str]:
         where = f"pools.{pool_name}"
         if pool.cloud != "tencentcloud":
             found.append(f"{where}.cloud: {pool.cloud!r} pools do not run on a Tencent Cloud site")
-        if pool.image is not None:
-            found.append(
-                f"{where}.image: an AMI or SSM parameter is AWS-only; Tencent pools boot the public "
-                f"{IMAGE_OS_NAME} image (leave image out)"
-            )
         if pool.queue.existing:
             found.append(
                 f"{where}.queue: name/arn name an existing SQS queue; Tencent pools get their own CMQ queue "
@@ -325,7 +320,8 @@ class TencentSite(pulumi.ComponentResource):
                         subnet_ids=network.subnet_ids,
                         security_group_id=network.security_group_id,
                         role_name=identity.role_name,
-                        image_id=image,
+                        image_id=pool.image.id if pool.image is not None and pool.image.id else image,
+                        image_arch=pool.image.named_arch if pool.image is not None else None,
                         queue_name=queues[pool_name],
                         visibility_timeout_s=pool.queue.visibility_timeout_s,
                         max_receives=pool.queue.max_receives,

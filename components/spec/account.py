@@ -14,6 +14,18 @@ from gpufleet.components.spec.values import _cross, _Model, _show
 
 _AMI_RE = re.compile(r"^ami-[0-9a-f]{8}([0-9a-f]{9})?$")
 _SSM_PARAMETER_RE = re.compile(r"^/[A-Za-z0-9_.\-/]+:\d+$")
+# The image ids Alibaba and Tencent take (``ImageId``). Alibaba: a custom or shared image ``m-`` and
+# lowercase letters and digits (DescribeImages, e.g. ``m-bp1g7004ksh0oeuc****``), or a public image's id,
+# its file name (``ubuntu_22_04_x64_20G_alibase_20240130.vhd``, the ECS public image list). Tencent:
+# ``img-`` and 8 lowercase letters and digits (CVM API, the Image data structure, e.g. ``img-eb30mz89``).
+IMAGE_ID_FORMATS: dict[str, tuple[re.Pattern[str], str]] = {
+    "alicloud": (
+        re.compile(r"^(m-[a-z0-9]{8,40}|[a-z][A-Za-z0-9_]*\.vhd)$"),
+        "an Alibaba image id like m-bp1g7004ksh0oeuc1234, or a public image's like "
+        "ubuntu_22_04_x64_20G_alibase_20240130.vhd",
+    ),
+    "tencentcloud": (re.compile(r"^img-[a-z0-9]{8}$"), "a Tencent image id like img-eb30mz89"),
+}
 
 
 def _byok_material_checks(encryption: Any, material: Any) -> list[tuple[str, str]]:
@@ -34,9 +46,39 @@ def _account_checks(baseline: Any, roles: Any) -> list[tuple[str, str]]:
     return []
 
 
-def _image_checks(ami: Any, parameter: Any) -> list[tuple[str, str]]:
-    if (ami is None) == (parameter is None):
-        return [("image", "give exactly one of ami (an AMI id) or ssm_parameter (a name with :version)")]
+def _image_checks(ami: Any, parameter: Any, image_id: Any = None, arch: Any = None) -> list[tuple[str, str]]:
+    if sum(v is not None for v in (ami, parameter, image_id)) != 1:
+        return [
+            (
+                "image",
+                "give exactly one of ami (an AMI id), ssm_parameter (a name with :version) or id (an "
+                "Alibaba or Tencent image id)",
+            )
+        ]
+    if arch is not None and image_id is None:
+        return [("image", "arch goes with id (an Alibaba or Tencent image); an AMI's is told by GF-FIT-003")]
+    return []
+
+
+_POOL_OF = {"alicloud": "an Alibaba Cloud", "tencentcloud": "a Tencent Cloud"}
+
+
+def image_cloud_checks(cloud: Any, ami: Any, parameter: Any, image_id: Any) -> list[tuple[str, str]]:
+    """What a pool of ``cloud`` may name: AWS an AMI or SSM parameter, Alibaba and Tencent an ``id`` of
+    that cloud's format (:data:`IMAGE_ID_FORMATS`)."""
+    if cloud == "aws" and image_id is not None:
+        return [("image.id", "is for Alibaba and Tencent pools; an AWS pool names ami or ssm_parameter")]
+    if cloud in IMAGE_ID_FORMATS:
+        if ami is not None or parameter is not None:
+            return [
+                (
+                    "image",
+                    f"ami and ssm_parameter are AWS images; {_POOL_OF[cloud]} pool names its image by id",
+                )
+            ]
+        pattern, example = IMAGE_ID_FORMATS[cloud]
+        if isinstance(image_id, str) and not pattern.match(image_id):
+            return [("image.id", f"must be {example}, got {image_id!r}")]
     return []
 
 
@@ -64,11 +106,27 @@ class Account(_Model):
 
 
 class Image(_Model):
-    """The pool's machine image, pinned: an AMI id, or an SSM parameter name with its version
-    (``/aws/service/...:42``), resolved by EC2 at each launch (``resolve:ssm:``)."""
+    """The pool's machine image, pinned. AWS: an AMI id, or an SSM parameter name with its version
+    (``/aws/service/...:42``), resolved by EC2 at each launch (``resolve:ssm:``). Alibaba and Tencent:
+    the image ``id`` (checked against the pool's cloud by the pool), with its ``arch`` when the id does
+    not name it."""
 
     ami: str | None = Field(default=None, description="an AMI id like ami-0123456789abcdef0")
     ssm_parameter: str | None = Field(default=None, description="a parameter name with :version")
+    id: str | None = Field(
+        default=None,
+        description=(
+            "Alibaba and Tencent pools: the image id (Alibaba m-... or a public image's id like "
+            "ubuntu_22_04_x64_20G_alibase_20240130.vhd; Tencent img-...)"
+        ),
+    )
+    arch: Literal["x86_64", "arm64"] | None = Field(
+        default=None,
+        description=(
+            "with id: the image's CPU architecture, tagged gpufleet:image-arch on the launch template or "
+            "configuration for GF-FIT-003; none: read from the id when it names one (x64, arm64)"
+        ),
+    )
 
     @field_validator("ami")
     @classmethod
@@ -89,11 +147,25 @@ class Image(_Model):
 
     @model_validator(mode="after")
     def _cross_fields(self) -> Image:
-        if _image_checks(self.ami, self.ssm_parameter):
-            raise _cross(_image_checks(self.ami, self.ssm_parameter)[0][1])
+        found = _image_checks(self.ami, self.ssm_parameter, self.id, self.arch)
+        if found:
+            raise _cross(found[0][1])
         return self
+
+    @property
+    def named_arch(self) -> str | None:
+        """The architecture of an ``id`` image: ``arch``, else what the id names (x64, arm64)."""
+        if self.id is None:
+            return None
+        if self.arch is not None:
+            return self.arch
+        if re.search(r"arm64|aarch64", self.id):
+            return "arm64"
+        return "x86_64" if re.search(r"(^|_)x64(_|$)|x86_64", self.id) else None
 
     @property
     def image_id(self) -> str:
         """What a launch template's ``image_id`` takes."""
+        if self.id is not None:
+            return self.id
         return self.ami if self.ami is not None else f"resolve:ssm:{self.ssm_parameter}"

@@ -10,7 +10,13 @@ from pydantic import BaseModel, ValidationError
 
 from gpufleet.components import spec_limits as limits
 from gpufleet.components.clouds import REGION_CONFIG_KEYS
-from gpufleet.components.spec.account import Account, _account_checks, _byok_material_checks, _image_checks
+from gpufleet.components.spec.account import (
+    Account,
+    _account_checks,
+    _byok_material_checks,
+    _image_checks,
+    image_cloud_checks,
+)
 from gpufleet.components.spec.checks import (
     _bucket_checks,
     _get,
@@ -136,8 +142,12 @@ def _raw_pool_checks(
         yield f"{prefix}.workload.{rel}", message
     image = pool.get("image")
     if isinstance(image, Mapping):
-        for _, message in _image_checks(image.get("ami"), image.get("ssm_parameter")):
+        ami, parameter, image_id = image.get("ami"), image.get("ssm_parameter"), image.get("id")
+        for _, message in _image_checks(ami, parameter, image_id, image.get("arch")):
             yield f"{prefix}.image", message
+        cloud = pool.get("cloud", _field_default(Pool, "cloud"))
+        for rel, message in image_cloud_checks(cloud, ami, parameter, image_id):
+            yield f"{prefix}.{rel}", message
     usage = pool.get("usage")
     found = _usage_checks(usage, size_min, size_max)
     found += _usage_schedule_checks(usage, pool.get("off_hours"), _get(raw, "environment"))

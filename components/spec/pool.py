@@ -10,7 +10,7 @@ from pydantic import Field, field_validator, model_validator
 from gpufleet.components import spec_limits as limits
 from gpufleet.components.catalog.workloads import MODEL_MEMORY_GIB
 from gpufleet.components.clouds import DEFAULT_CLOUD, Cloud
-from gpufleet.components.spec.account import Image
+from gpufleet.components.spec.account import Image, image_cloud_checks
 from gpufleet.components.spec.checks import (
     _pool_checks,
     _raise_first,
@@ -415,7 +415,13 @@ class Pool(_Model):
     disk_gib: int = Field(default=200, ge=20, le=16384)
     transfer: Transfer | None = None
     queue: PoolQueue = PoolQueue()
-    image: Image | None = Field(default=None, description="None: the newest Deep Learning Base AMI")
+    image: Image | None = Field(
+        default=None,
+        description=(
+            "None: the cloud's default image (AWS the newest Deep Learning Base AMI, Alibaba Cloud Linux 3, "
+            "TencentOS Server 3.1); a joined pool needs one with kubeadm and kubelet"
+        ),
+    )
     workload: PoolWorkload | None = Field(default=None, description="None: the image brings its own")
     fit: Fit | None = Field(default=None, description="the GPU memory and network its work needs (checked)")
 
@@ -424,5 +430,7 @@ class Pool(_Model):
         found = _pool_checks(self.cloud, self.instance_types, self.size.max, self.on_demand_base)
         if self.usage is not None:
             found += _usage_checks(self.usage.model_dump(), self.size.min, self.size.max)
+        if self.image is not None:
+            found += image_cloud_checks(self.cloud, self.image.ami, self.image.ssm_parameter, self.image.id)
         _raise_first(found)
         return self

@@ -219,11 +219,14 @@ def image_arches(
     """(architecture, what says so, the resource it is read from) for each image the pool boots whose
     architecture can be told: from the declared image table (`table`: image id -> arch, what `gpufleet
     check` fills from `gpufleet:images`), its name or parameter path, an AMI the stack builds, or the
-    `gpufleet:image-arch` tag on the template."""
+    `gpufleet:image-arch` tag on the template (not where the image's name says otherwise)."""
     found: list[tuple[str, str, str]] = []
     for source in launch_sources(pool, index):
         tag = tags_of(source.resource_type, source.props).get(IMAGE_ARCH_TAG)
-        if isinstance(tag, str) and tag in ("x86_64", "arm64"):
+        # An image name that says its architecture is believed over the tag (a tag left stale when the
+        # image was changed by hand); the tag speaks for ids that say nothing.
+        named = any(arch_of_text(get_ref(source.props, prop)) for prop in _IMAGE_PROPS)
+        if isinstance(tag, str) and tag in ("x86_64", "arm64") and not named:
             found.append((tag, f"its tag {IMAGE_ARCH_TAG}={tag}", source.name))
             continue
         for prop in _IMAGE_PROPS:

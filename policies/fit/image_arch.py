@@ -4,16 +4,17 @@ The image's architecture is read from the stack's image table (`gpufleet:images`
 nothing offline, an AMI id or a Tencent Cloud `img-...` id, mapped to their architecture, inline or from
 the cloud CLI's describe-images JSON; the rule's `images` config, where the offline engine also puts what
 the program's image lookups asked for: `ec2.getAmi` with an architecture filter or name,
-`ssm.getParameter` of an AMI path, Alibaba Cloud `ecs.getImages`, Tencent Cloud images lookups), else
-from what names it: an SSM parameter path or image name
-(`resolve:ssm:/aws/service/deeplearning/ami/arm64/...`, an Alibaba Cloud image id such as
-`ubuntu_22_04_arm64_20G_alibase_...`), an EKS node group's `amiType` (`AL2023_ARM_64_NVIDIA`), an AMI the
-stack itself builds, or the `gpufleet:image-arch` tag gpufleet's launch templates carry (the Deep
-Learning AMI they look up is x86_64 unless the spec pins another image). The types' architecture is the
-catalogue's (`arch`: arm64 for g5g), else AWS Graviton families (a `g` after the generation digit); every
-Alibaba Cloud and Tencent Cloud GPU family is x86_64. An image whose architecture cannot be told (a bare
-id not in the table) is not judged. An image of the other architecture never boots: the cloud refuses the
-launch (EC2 `InvalidParameterValue`), in every environment.
+`ssm.getParameter` of an AMI path, Alibaba Cloud `ecs.getImages`, Tencent Cloud images lookups), else from
+what names it: an SSM parameter path or image name (`resolve:ssm:/aws/service/deeplearning/ami/arm64/...`,
+an Alibaba Cloud image id such as `ubuntu_22_04_arm64_20G_alibase_...`), an EKS node group's `amiType`
+(`AL2023_ARM_64_NVIDIA`), an AMI the stack itself builds, or the `gpufleet:image-arch` tag gpufleet's
+launch templates and configurations carry (the Deep Learning AMI and Alibaba Cloud Linux 3 images they
+look up are x86_64; a pool naming an Alibaba or Tencent image by id tags the `arch` the spec gives),
+unless the image's name says otherwise. The types' architecture is the catalogue's (`arch`: arm64 for
+g5g), else AWS Graviton families (a `g` after the generation digit); every Alibaba Cloud and Tencent Cloud
+GPU family is x86_64. An image whose architecture cannot be told (a bare id not in the table) is not
+judged. An image of the other architecture never boots: the cloud refuses the launch (EC2
+`InvalidParameterValue`), in every environment.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from gpufleet.checkov.export import export_graph
 from gpufleet.checkov.merge import write_exports
 from gpufleet.checkov.run import run_checkov
 from gpufleet.cli import app
+from gpufleet.components.baseline.autoscaler import KEYS_FROM_ENV
 from gpufleet.engine import run_program
 
 pytestmark = pytest.mark.checkov
@@ -27,25 +28,13 @@ ROOT = Path(__file__).resolve().parents[2]
 PENDING_SKIPS: dict[str, set[str]] = {}
 # The Alibaba and Tencent sites are small (checkov has few checks for their types).
 MIN_PASSED = {"cn-dev": 10, "tc-dev": 3}
-# Open on the hybrid stack: the cluster-autoscaler Deployments of the scheduler have no NetworkPolicy
-# (CKV2_K8S_6), mount their service account token (CKV_K8S_38: the autoscaler calls the API server with
-# it, so the fix is a skip with that reason on the object) and, on Alibaba and Tencent, read their cloud
-# keys from Secrets as environment variables (CKV_K8S_35: a mounted file instead). To fix, not to skip.
+# The cluster-autoscaler Deployments of the scheduler: each selected by its own NetworkPolicy (CKV2_K8S_6)
+# and given its API token by a projected volume, not the automount (CKV_K8S_38). The Alibaba and Tencent
+# providers read their keys from environment variables only, so CKV_K8S_35 is skipped on those two
+# Deployments with the reason (autoscaler.KEYS_FROM_ENV); nothing is left open.
 AUTOSCALER = "gpufleet-hybrid-autoscaler-"
-OPEN_HYBRID = sorted(
-    [
-        ("CKV2_K8S_6", f"{AUTOSCALER}{site}")
-        for site in ("alicloud-cn-hangzhou", "aws-us-east-1", "tencentcloud-ap-guangzhou")
-    ]
-    + [
-        ("CKV_K8S_35", f"{AUTOSCALER}{site}")
-        for site in ("alicloud-cn-hangzhou", "tencentcloud-ap-guangzhou")
-    ]
-    + [
-        ("CKV_K8S_38", f"{AUTOSCALER}{site}")
-        for site in ("alicloud-cn-hangzhou", "aws-us-east-1", "tencentcloud-ap-guangzhou")
-    ]
-)
+OPEN_HYBRID: list[tuple[str, str]] = []
+KEYS_FROM_ENV_SITES = ("alicloud-cn-hangzhou", "tencentcloud-ap-guangzhou")
 
 
 def _open(findings: list[dict[str, Any]]) -> list[tuple[str, str]]:
@@ -72,7 +61,8 @@ def test_our_stacks_are_clean_with_documented_skips(checkov_bin: Path) -> None:
     # The baseline's 14 objects and its address plan, and the burst signal's exporter (7).
     # ... and the scheduler's (Kueue flavors and queues, three cluster-autoscalers with their RBAC, KEDA).
     # ... and the AWS autoscaler's client-certificate Secret for its signing helper (1).
-    assert hybrid["exported"]["kubernetes_objects"] == 15 + 7 + 29 + 1
+    # ... and one NetworkPolicy per autoscaler (3).
+    assert hybrid["exported"]["kubernetes_objects"] == 15 + 7 + 29 + 1 + 3
     # The links' VPN, route and gateway types and the burst publishers' identities are mapped: checkov
     # sees every resource of the stack.
     assert hybrid["exported"]["unmapped_types"] == {}
@@ -126,13 +116,13 @@ def test_the_hybrid_baseline_skips_per_object_only(checkov_bin: Path) -> None:
     assert _open(results["failed_checks"]) == OPEN_HYBRID
     assert len(results["passed_checks"]) >= 150
     annotations = {
-        m["metadata"]["name"]: m["metadata"]["annotations"]
+        (m["kind"], m["metadata"]["name"]): m["metadata"]["annotations"]
         for m in export.manifests
-        if m["kind"] == "DaemonSet"
+        if m["kind"] in ("DaemonSet", "Deployment") and m["metadata"].get("annotations")
     }
     reasons = {
-        (name, value.partition("=")[0]): value.partition("=")[2]
-        for name, values in annotations.items()
+        (key, value.partition("=")[0]): value.partition("=")[2]
+        for key, values in annotations.items()
         for value in values.values()
     }
     skipped = sorted(
@@ -140,14 +130,22 @@ def test_the_hybrid_baseline_skips_per_object_only(checkov_bin: Path) -> None:
         for c in results["skipped_checks"]
     )
     plugin, exporter = "gpufleet-hybrid-nvidia-device-plugin", "gpufleet-hybrid-dcgm-exporter"
+    daemons = [
+        ("DaemonSet", plugin, "CKV_K8S_23"),
+        ("DaemonSet", plugin, "CKV_K8S_40"),
+        ("DaemonSet", exporter, "CKV_K8S_23"),
+        ("DaemonSet", exporter, "CKV_K8S_40"),
+        ("DaemonSet", exporter, "CKV_GPUF_7"),
+    ]
+    # The two autoscalers whose providers read keys from the environment only, and no other object.
+    env_keys = [("Deployment", f"{AUTOSCALER}{site}", "CKV_K8S_35") for site in KEYS_FROM_ENV_SITES]
+    assert set(annotations) == {(kind, name) for kind, name, _ in daemons + env_keys}
     assert skipped == sorted(
-        (check, f"DaemonSet.kube-system.{name}", reasons[name, check])
-        for name, check in [
-            (plugin, "CKV_K8S_23"),
-            (plugin, "CKV_K8S_40"),
-            (exporter, "CKV_K8S_23"),
-            (exporter, "CKV_K8S_40"),
-            (exporter, "CKV_GPUF_7"),
-        ]
+        (check, f"{kind}.kube-system.{name}", reasons[(kind, name), check])
+        for kind, name, check in daemons + env_keys
+    )
+    assert (
+        reasons[("Deployment", f"{AUTOSCALER}alicloud-cn-hangzhou"), "CKV_K8S_35"]
+        == KEYS_FROM_ENV["alicloud"]
     )
     assert all(len(reason) > 80 for reason in reasons.values())

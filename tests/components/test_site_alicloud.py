@@ -185,7 +185,6 @@ def test_a_site_without_pools_has_no_network(run_pulumi: Runner) -> None:
             {"storage": {"checkpoints": {"encryption": "byok", "byok_material": "config"}}},
             "storage.checkpoints.byok_material: config is not available on Alibaba Cloud",
         ),
-        ({"pool": {"image": {"ami": "ami-0123456789abcdef0"}}}, "pools.a10.image: ami and ssm_parameter"),
         ({"pool": {"queue": {"name": "jobs"}}}, "pools.a10.queue: name and arn name SQS queues"),
         (
             {"pools": {"a-pool-name-that-is-long-enough-to-break": SPEC["pools"]["a10"]}},
@@ -226,3 +225,32 @@ def test_a_plan_naming_a_pool_of_another_cloud_is_refused(run_pulumi: Runner) ->
         run_pulumi(lambda: build_site(spec=spec))
     with pytest.raises(SiteError, match=r"pools\.nope: .* it is not in the spec"):
         run_pulumi(lambda: build_site(plan=plan_of(pools=("nope",))))
+
+
+TEMPLATE = "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate"
+
+
+def test_the_default_image_is_tagged_x86_64(run_pulumi: Runner) -> None:
+    """The looked-up Alibaba Cloud Linux 3 image (its name says x64) is tagged for GF-FIT-003."""
+    mocks, _ = run_site(run_pulumi)
+    template = mocks.one(TEMPLATE, f"{P}-pool-a10-template").inputs
+    assert template["tags"]["gpufleet:image-arch"] == "x86_64"
+    assert "gpufleet:image-arch" not in template["templateTags"]
+
+
+@pytest.mark.parametrize(
+    ("image", "arch"),
+    [
+        ({"id": "m-bp1g7004ksh0oeuc1234", "arch": "arm64"}, "arm64"),
+        ({"id": "ubuntu_22_04_arm64_20G_alibase_20240130.vhd"}, "arm64"),
+        ({"id": "ubuntu_22_04_x64_20G_alibase_20240130.vhd"}, "x86_64"),
+        ({"id": "m-bp1g7004ksh0oeuc1234"}, None),
+    ],
+)
+def test_a_named_image_boots_the_pool_with_its_architecture(
+    run_pulumi: Runner, image: dict[str, str], arch: str | None
+) -> None:
+    mocks, _ = run_site(run_pulumi, spec=spec_of(pool={"image": image}))
+    template = mocks.one(TEMPLATE, f"{P}-pool-a10-template").inputs
+    assert template["imageId"] == image["id"]
+    assert template["tags"].get("gpufleet:image-arch") == arch

@@ -437,7 +437,6 @@ def test_byok_config_imports_the_secret_material(run_pulumi: Runner) -> None:
             {},
             "storage.checkpoints.byok_material: config needs the key material",
         ),
-        ({"pool_t4": {"image": {"ami": "ami-0123456789abcdef0"}}}, {}, "pools.t4.image: an AMI"),
         ({"pool_t4": {"queue": {"name": "jobs"}}}, {}, "pools.t4.queue: name/arn name an existing SQS queue"),
         ({"pool_t4": {"cloud": "aws", "instance_types": ["g4dn.xlarge"]}}, {}, "pools.t4.cloud: 'aws' pools"),
     ],
@@ -497,3 +496,24 @@ def test_as_scaling_policies_own_alarms_are_in_range_and_never_fire(run_pulumi: 
         1,
         -1,
     )
+
+
+def test_the_default_image_carries_no_architecture_tag(run_pulumi: Runner) -> None:
+    """The TencentOS lookup names no architecture: nothing is claimed for it."""
+    mocks, _ = build_site(run_pulumi, site_args(spec()))
+    config = inputs(mocks, CONFIG, f"{SITE}-pool-t4-spot-config")
+    assert "gpufleet:image-arch" not in config["tags"]
+
+
+@pytest.mark.parametrize(
+    ("image", "arch"), [({"id": "img-eb30mz89", "arch": "arm64"}, "arm64"), ({"id": "img-eb30mz89"}, None)]
+)
+def test_a_named_image_boots_the_pool_with_its_architecture(
+    run_pulumi: Runner, image: dict[str, str], arch: str | None
+) -> None:
+    mocks, _ = build_site(run_pulumi, site_args(spec(pool_t4={"image": image})))
+    config = inputs(mocks, CONFIG, f"{SITE}-pool-t4-spot-config")
+    assert config["imageId"] == "img-eb30mz89"
+    assert config["tags"].get("gpufleet:image-arch") == arch
+    # The instances keep the cost tags only.
+    assert "gpufleet:image-arch" not in config["instanceTags"]

@@ -180,3 +180,44 @@ def test_tencent_spec_distributed_and_ceiling(tmp_path: Path) -> None:
     found = judge(tmp_path, "tc-dev", fit="{model_memory_gib: 12, distributed: true}", ceiling=1)
     assert "under a sustained 10 Gbps: GN7.2XLARGE32 (3 Gbps)" in found["GF-FIT-005"][0].message
     assert "over the dev ceiling of 1 CNY/h for T4" in found["GF-FIT-006"][0].message
+
+
+@pytest.mark.parametrize(
+    ("stack", "image", "source", "types"),
+    [
+        (
+            "cn-dev",
+            "{id: m-bp1g7004ksh0oeuc1234, arch: arm64}",
+            "gpufleet-cn-dev-cn-hangzhou-pool-a10-dev",
+            "ecs.gn7i-c8g1.2xlarge",
+        ),
+        (
+            "tc-dev",
+            "{id: img-eb30mz89, arch: arm64}",
+            "gpufleet-tc-dev-tencentcloud-ap-guangzhou-pool-t4-dev",
+            "GN7.2XLARGE32",
+        ),
+    ],
+)
+def test_china_spec_named_arm_image_on_an_x86_type(
+    tmp_path: Path, stack: str, image: str, source: str, types: str
+) -> None:
+    """An Alibaba or Tencent pool naming an arm64 image by a bare id: the launch template / configuration
+    carries gpufleet:image-arch, and GF-FIT-003 refuses the x86_64 GPU type."""
+    text = _add_pool_line((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text(), f"image: {image}")
+    root = copy_project(tmp_path / "p", {stack: text})
+    result = evaluate_stack(run_program(root, stack), POLICIES, {}, project_root=root)
+    found = sorted((f.message, f.enforcement) for f in result.violations if f.rule_id == "GF-FIT-003")
+    # tc-dev's pool is all spot: one AS group, the spot one.
+    groups = ["-group"] if stack == "cn-dev" else ["-spot"]
+    kind = "ESS scaling group" if stack == "cn-dev" else "AS scaling group"
+    launch = "-template" if stack == "cn-dev" else "-config"
+    assert found == [
+        (
+            f"{kind} '{source}{group}' boots a arm64 image (its tag gpufleet:image-arch=arm64 on "
+            f"'{source}{group.replace('-group', '')}{launch}') on {types}, which is x86_64: the launch is "
+            "refused",
+            "mandatory",
+        )
+        for group in groups
+    ]

@@ -17,7 +17,9 @@ import yaml
 
 from gpufleet.components.pools.alicloud_join import PLACEHOLDER
 from gpufleet.components.spec import SpecError, parse_fleet
+from gpufleet.engine import run_program
 from gpufleet.graph import Resource, ResourceGraph
+from tests.cli.helpers import copy_project
 from tests.hybrid.conftest import FLEET, ROOT
 
 ACCOUNT = "123456789012"
@@ -328,3 +330,44 @@ def test_docs_name_what_the_node_image_must_carry() -> None:
     text = (Path(ROOT) / "docs" / "hybrid.md").read_text()
     for word in ("kubeadm token create --print-join-command", "kubeadm", "containerd", "tccli", "aliyun"):
         assert word in text
+
+
+def _default_image_warnings(graph: ResourceGraph) -> list[str]:
+    return sorted(n for n in graph.notes if "boot the cloud's default image" in n)
+
+
+def test_joined_pools_on_default_images_are_warned_with_the_field_to_set(hybrid: ResourceGraph) -> None:
+    named = {
+        "burst-aws": "image.ami or image.ssm_parameter",
+        "burst-alicloud": "image.id",
+        "burst-tencent": "image.id",
+    }
+    assert _default_image_warnings(hybrid) == sorted(
+        "program warning: "
+        f"pools.{pool}: its nodes join the on-prem cluster but boot the cloud's default image, which has no "
+        "kubeadm or kubelet: they stop at the join script's first check; give the pool an image that has "
+        f"them (pools.{pool}.{field}, docs/hybrid.md)"
+        for pool, field in named.items()
+    )
+
+
+def test_joined_alibaba_and_tencent_pools_boot_the_image_they_name(tmp_path: Path) -> None:
+    text = (ROOT / "stacks" / "Pulumi.hybrid.yaml").read_text()
+    for types, image in (
+        ("[ecs.gn7i-c8g1.2xlarge]", "{id: m-bp1kubeadm0image01, arch: x86_64}"),
+        ("[GN7.2XLARGE32]", "{id: img-k8sjoin1}"),
+    ):
+        text, count = re.subn(
+            rf"(?m)^(\s+)(instance_types: {re.escape(types)}.*)$", rf"\1\2\n\1image: {image}", text, count=1
+        )
+        assert count == 1
+    graph = run_program(copy_project(tmp_path / "p", {"hybrid": text}), "hybrid")
+    [template] = graph.of_type("alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate")
+    assert template.inputs["imageId"] == "m-bp1kubeadm0image01"
+    assert template.inputs["tags"]["gpufleet:image-arch"] == "x86_64"
+    configs = graph.of_type("tencentcloud:As/scalingConfig:ScalingConfig")
+    assert configs and {c.inputs["imageId"] for c in configs} == {"img-k8sjoin1"}
+    # The id names no architecture and none is given: nothing is claimed.
+    assert all("gpufleet:image-arch" not in c.inputs["tags"] for c in configs)
+    # Only the AWS pool still boots a default image.
+    assert [w.split(":")[1].strip() for w in _default_image_warnings(graph)] == ["pools.burst-aws"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.components.baseline.autoscaler import discovery_tags
+from gpufleet.components.baseline.autoscaler import KEYS_FROM_ENV, discovery_tags
+from gpufleet.components.baseline.autoscaler_pod import api_server_peers, cloud_endpoints
 from gpufleet.components.baseline.kueue import plan_flavors
 from gpufleet.graph import Resource, ResourceGraph
 
@@ -156,3 +157,103 @@ def test_discovery_tags_an_aws_pool_needs() -> None:
         "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu": "4",
         "k8s.io/cluster-autoscaler/node-template/taint/gpufleet.io/site": "aws-us-east-1:NoSchedule",
     }
+
+
+SITES = ("aws-us-east-1", "alicloud-cn-hangzhou", "tencentcloud-ap-guangzhou")
+
+
+def test_each_autoscaler_reaches_dns_the_api_server_and_its_cloud_only(hybrid: ResourceGraph) -> None:
+    """One NetworkPolicy per autoscaler selecting exactly its pods: no ingress; egress to CoreDNS on 53,
+    the control plane (scheduler.control_plane_cidrs) on the API server's port, and 443."""
+    for flavor in SITES:
+        deployment = _one(
+            hybrid, "kubernetes:apps/v1:Deployment", f"{FLEET}-scheduling-autoscaler-{flavor}-deployment"
+        )
+        policy = _one(
+            hybrid,
+            "kubernetes:networking.k8s.io/v1:NetworkPolicy",
+            f"{FLEET}-scheduling-autoscaler-{flavor}-netpol",
+        )
+        assert policy.inputs["metadata"]["name"] == f"{FLEET}-autoscaler-{flavor}"
+        assert policy.inputs["metadata"]["namespace"] == "kube-system"
+        assert policy.inputs["spec"] == {
+            "podSelector": {
+                "matchLabels": {"app.kubernetes.io/name": "cluster-autoscaler", "gpufleet.io/site": flavor}
+            },
+            "policyTypes": ["Ingress", "Egress"],
+            "ingress": [],
+            "egress": [
+                {
+                    "to": [
+                        {
+                            "namespaceSelector": {
+                                "matchLabels": {"kubernetes.io/metadata.name": "kube-system"}
+                            },
+                            "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}},
+                        }
+                    ],
+                    "ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}],
+                },
+                {
+                    "to": [{"ipBlock": {"cidr": "192.168.16.10/32"}}],
+                    "ports": [{"protocol": "TCP", "port": 6443}],
+                },
+                {"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": [{"protocol": "TCP", "port": 443}]},
+            ],
+        }
+        pod_labels = deployment.inputs["spec"]["template"]["metadata"]["labels"]
+        assert policy.inputs["spec"]["podSelector"]["matchLabels"].items() <= pod_labels.items()
+
+
+def test_each_autoscaler_gets_a_short_lived_api_token_not_the_automount(hybrid: ResourceGraph) -> None:
+    for flavor in SITES:
+        deployment = _one(
+            hybrid, "kubernetes:apps/v1:Deployment", f"{FLEET}-scheduling-autoscaler-{flavor}-deployment"
+        )
+        pod = deployment.inputs["spec"]["template"]["spec"]
+        assert pod["automountServiceAccountToken"] is False
+        [token] = [v for v in pod["volumes"] if v["name"] == "api-token"]
+        sources = token["projected"]["sources"]
+        # No audience: the API server's own; one hour.
+        assert sources[0] == {"serviceAccountToken": {"path": "token", "expirationSeconds": 3600}}
+        assert sources[1]["configMap"] == {
+            "name": "kube-root-ca.crt",
+            "items": [{"key": "ca.crt", "path": "ca.crt"}],
+        }
+        assert sources[2]["downwardAPI"]["items"] == [
+            {"path": "namespace", "fieldRef": {"fieldPath": "metadata.namespace"}}
+        ]
+        autoscaler, *helpers = pod["containers"]
+        assert autoscaler["volumeMounts"] == [
+            {
+                "name": "api-token",
+                "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
+                "readOnly": True,
+            }
+        ]
+        # The AWS signing helper never sees the API token.
+        assert all("api-token" not in str(h.get("volumeMounts")) for h in helpers)
+        assert len(helpers) == (1 if flavor.startswith("aws") else 0)
+
+
+def test_env_keys_are_skipped_with_the_reason_on_alibaba_and_tencent_only(hybrid: ResourceGraph) -> None:
+    for flavor in SITES:
+        deployment = _one(
+            hybrid, "kubernetes:apps/v1:Deployment", f"{FLEET}-scheduling-autoscaler-{flavor}-deployment"
+        )
+        cloud = flavor.split("-")[0]
+        annotations = deployment.inputs["metadata"].get("annotations")
+        if cloud == "aws":
+            assert annotations is None
+        else:
+            assert annotations == {"checkov.io/skip1": f"CKV_K8S_35={KEYS_FROM_ENV[cloud]}"}
+
+
+def test_api_server_peers_default_to_the_joined_address_and_kubeadms_port() -> None:
+    assert api_server_peers("10.0.0.5:443", []) == (["10.0.0.5/32"], [443, 6443])
+    assert api_server_peers("10.0.0.5:6443", ["10.0.0.0/29"]) == (["10.0.0.0/29"], [6443])
+    assert cloud_endpoints("alicloud", "cn-hangzhou") == [
+        "ess.cn-hangzhou.aliyuncs.com",
+        "location.aliyuncs.com",
+        "ecs-cn-hangzhou.aliyuncs.com",
+    ]
