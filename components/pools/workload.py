@@ -62,6 +62,8 @@ class ContainerWorkload:
     image: str
     command: Sequence[str] = ()
     env: Mapping[str, str] = field(default_factory=dict)
+    # Replaces the image's ENTRYPOINT (``--entrypoint``); None: the image's own.
+    entrypoint: str | None = None
 
     @property
     def ecr(self) -> EcrImage | None:
@@ -78,7 +80,8 @@ class ContainerWorkload:
             for name in self.env
             if not ENV_NAME_RE.match(name)
         )
-        size = container_size(self.image, tuple(self.command), self.env)
+        words = (*((self.entrypoint,) if self.entrypoint else ()), *self.command)
+        size = container_size(self.image, words, self.env)
         if size > MAX_WORKLOAD_CHARS:
             found.append(
                 f"container: image, command and env take about {size} characters of user data; at most "
