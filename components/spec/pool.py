@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import zoneinfo
-from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -421,11 +420,18 @@ class PoolWorkload(_Model):
     reference_worker: ReferenceWorker | None = Field(
         default=None, description="the reference worker (python -m gpufleet.worker) in an image; AWS"
     )
-    image_reads_queue: Literal[True] | None = Field(
+    image_reads_queue: bool | None = Field(
         default=None,
         description="true: the pool's image starts its own reader of the pool's queue at boot; the fleet "
         "starts nothing",
     )
+
+    @field_validator("image_reads_queue")
+    @classmethod
+    def _only_true(cls, value: bool | None) -> bool | None:
+        if value is False:
+            raise ValueError("must be true (the pool's image reads the queue itself) or left out, got false")
+        return value
 
     @field_validator("user_data")
     @classmethod
