@@ -246,7 +246,7 @@ class PoolQueue(_Model):
         if value is not None and not _QUEUE_NAME_RE.match(value):
             raise ValueError(
                 "must be an SQS queue name: 1-80 letters, digits, '-' or '_' (a FIFO queue ends in .fifo), "
-                f"got {value!r}"
+                f"got {_show(value)}"
             )
         return value
 
@@ -256,7 +256,7 @@ class PoolQueue(_Model):
         match = _QUEUE_ARN_RE.match(value) if value is not None else None
         if value is not None and (match is None or not _QUEUE_NAME_RE.match(match.group("name"))):
             raise ValueError(
-                f"must be an SQS queue ARN like arn:aws:sqs:us-east-1:123456789012:jobs, got {value!r}"
+                f"must be an SQS queue ARN like arn:aws:sqs:us-east-1:123456789012:jobs, got {_show(value)}"
             )
         return value
 
