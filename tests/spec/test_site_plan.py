@@ -18,8 +18,18 @@ from tests.cli.helpers import copy_project, invoke
 
 SOURCE = "stacks/Pulumi.test.yaml"
 AWS_POOL = {"instance_types": ["g5.2xlarge"], "size": {"max": 4}, "workload": {"image_reads_queue": True}}
-ALI_POOL = {"cloud": "alicloud", "instance_types": ["ecs.gn6i-c4g1.xlarge"], "size": {"max": 2}, "workload": {"image_reads_queue": True}}
-TC_POOL = {"cloud": "tencentcloud", "instance_types": ["GN7.2XLARGE32"], "size": {"max": 2}, "workload": {"image_reads_queue": True}}
+ALI_POOL = {
+    "cloud": "alicloud",
+    "instance_types": ["ecs.gn6i-c4g1.xlarge"],
+    "size": {"max": 2},
+    "workload": {"image_reads_queue": True},
+}
+TC_POOL = {
+    "cloud": "tencentcloud",
+    "instance_types": ["GN7.2XLARGE32"],
+    "size": {"max": 2},
+    "workload": {"image_reads_queue": True},
+}
 
 
 def fleet(pools: dict[str, Any], **sections: Any) -> dict[str, Any]:
