@@ -71,8 +71,8 @@ def fleet(section: dict[str, Any]) -> dict[str, Any]:
         "budget": {"monthly": 1000},
         "pools": {
             "burst": {
-                "workload": {"image_reads_queue": True},
                 "instance_types": ["p4d.24xlarge"],
+                "workload": {"image_reads_queue": True},
                 "size": {"max": 2},
             }
         },

@@ -12,16 +12,16 @@ from gpufleet.components.spec import SpecError, parse_fleet
 SOURCE = "stacks/Pulumi.hybrid.yaml"
 POOLS = {
     "train": {
-        "workload": {"image_reads_queue": True},
         "instance_types": ["g5.2xlarge"],
+        "workload": {"image_reads_queue": True},
         "size": {"max": 4},
         "region": "us-east-1",
     },
     "hz": {
         "cloud": "alicloud",
         "region": "cn-hangzhou",
-        "workload": {"image_reads_queue": True},
         "instance_types": ["ecs.gn7i-c8g1.2xlarge"],
+        "workload": {"image_reads_queue": True},
         "size": {"max": 2},
     },
 }
@@ -133,8 +133,8 @@ def test_without_burst_no_gates() -> None:
 def test_a_pool_without_region_takes_the_provider_region() -> None:
     pools = {
         "train": {
-            "workload": {"image_reads_queue": True},
             "instance_types": ["g5.2xlarge"],
+            "workload": {"image_reads_queue": True},
             "size": {"max": 4},
         }
     }
@@ -168,8 +168,8 @@ def test_by_price_puts_the_cheaper_gpu_hour_first() -> None:
 def test_a_listed_site_no_pool_reaches_is_a_spec_error() -> None:
     pools = {
         "train": {
-            "workload": {"image_reads_queue": True},
             "instance_types": ["g5.2xlarge"],
+            "workload": {"image_reads_queue": True},
             "size": {"max": 4},
         }
     }

@@ -185,8 +185,8 @@ def test_a_step_of_no_hours_is_shown_but_is_not_the_peak() -> None:
 def test_a_spec_profile_priced_by_estimate_spec() -> None:
     shape = {
         "region": "us-east-1",
-        "workload": {"image_reads_queue": True},
         "instance_types": ["g5.2xlarge"],
+        "workload": {"image_reads_queue": True},
         "size": {"min": 2, "max": 8},
     }
     spec = parse_fleet({

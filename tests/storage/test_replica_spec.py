@@ -13,14 +13,14 @@ from gpufleet.components.spec import SpecError, parse_fleet, site_plans
 SOURCE = "stacks/Pulumi.test.yaml"
 ALI_POOL = {
     "cloud": "alicloud",
-    "workload": {"image_reads_queue": True},
     "instance_types": ["ecs.gn6i-c4g1.xlarge"],
+    "workload": {"image_reads_queue": True},
     "size": {"max": 2},
 }
 TC_POOL = {
     "cloud": "tencentcloud",
-    "workload": {"image_reads_queue": True},
     "instance_types": ["GN7.2XLARGE32"],
+    "workload": {"image_reads_queue": True},
     "size": {"max": 2},
 }
 AWS_POOL = {"workload": {"image_reads_queue": True}, "instance_types": ["g5.2xlarge"], "size": {"max": 2}}
