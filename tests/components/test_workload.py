@@ -18,6 +18,7 @@ from gpufleet.components.identity.aws import InstanceIdentityArgs
 from gpufleet.components.pools.aws import GpuPool
 from gpufleet.components.pools.userdata import WorkloadContext, encoded_user_data, render_user_data
 from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload, ecr_image
+from gpufleet.components.sites.base import SiteArgs
 from gpufleet.components.spec import parse_fleet
 
 from .builders import ACCOUNT, KEY_ARN, STACK, TAGS, pool_args
@@ -406,5 +407,5 @@ def test_an_image_that_reads_its_queue_gets_no_workload_on_any_cloud() -> None:
     ali_pool = _spec_pool("alicloud", "cn-hangzhou", "ecs.gn7i-c8g1.2xlarge", reads).pools["p"]
     assert alicloud._workload(ali_pool) is None
     spec = _spec_pool("tencentcloud", "ap-guangzhou", "GN7.2XLARGE32", reads)
-    args = cast(tencentcloud.SiteArgs, SimpleNamespace(spec=spec))
+    args = cast(SiteArgs, SimpleNamespace(spec=spec))
     assert tencentcloud._workload(args, "p", "jobs", "ap-guangzhou") is None
