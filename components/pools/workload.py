@@ -111,7 +111,7 @@ class ScriptWorkload:
 
     def problems(self) -> list[str]:
         if not self.user_data.strip():
-            return ["user_data: the snippet is empty; leave workload out instead"]
+            return ["user_data: the snippet is empty"]
         if len(self.user_data) > MAX_SNIPPET_CHARS:
             return [
                 f"user_data: {len(self.user_data)} characters; at most {MAX_SNIPPET_CHARS} fit in EC2's "

@@ -439,7 +439,9 @@ class PoolWorkload(_Model):
         if value is None:
             return value
         if not value.strip():
-            raise ValueError("must not be empty; leave workload out instead")
+            raise ValueError(
+                "must not be empty: give the snippet, or image_reads_queue: true if the image reads it"
+            )
         if len(value) > _MAX_SNIPPET_CHARS:
             raise ValueError(
                 f"must be at most {_MAX_SNIPPET_CHARS} characters (EC2 takes 16 KB of user data, the "

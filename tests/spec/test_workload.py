@@ -179,7 +179,13 @@ def test_an_image_the_network_cannot_pull_is_refused(image: str, egress: str | N
                 "must be true (the pool's image reads the queue itself) or left out, got false",
             ),
         ),
-        ({"user_data": "  \n"}, (f"{PATH}.user_data", "must not be empty; leave workload out instead")),
+        (
+            {"user_data": "  \n"},
+            (
+                f"{PATH}.user_data",
+                "must not be empty: give the snippet, or image_reads_queue: true if the image reads it",
+            ),
+        ),
         (
             {"user_data": "x" * 12_001},
             (
