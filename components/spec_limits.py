@@ -216,14 +216,15 @@ def workload_route_checks(workload: Any, egress: Any, subnet_ids: Any) -> list[t
     """A container image the pool's private subnets cannot pull. A network of the fleet's own has no
     route out but its endpoints (``none``: none for ECR; ``endpoints``: ECR only); existing subnets
     (``network.subnet_ids``) bring their own way out and are not judged."""
-    image = _mapping_get(_mapping_get(workload, "container"), "image")
+    form = "container" if _mapping_get(workload, "container") is not None else "reference_worker"
+    image = _mapping_get(_mapping_get(workload, form), "image")
     if not isinstance(image, str) or not IMAGE_RE.match(image) or subnet_ids:
         return []
     in_ecr = ECR_IMAGE_RE.match(image) is not None
     if egress == "none" and in_ecr:
         return [
             (
-                "container.image",
+                f"{form}.image",
                 "is in ECR, but network.egress none builds no ecr.api or ecr.dkr endpoint to pull it "
                 "through: set network.egress: endpoints (or nat)",
             )
@@ -231,7 +232,7 @@ def workload_route_checks(workload: Any, egress: Any, subnet_ids: Any) -> list[t
     if egress in ("none", "endpoints") and not in_ecr:
         return [
             (
-                "container.image",
+                f"{form}.image",
                 f"is not in ECR, and network.egress {egress} gives the private subnets no route to "
                 "another registry: set network.egress: nat, or push the image to ECR in the pool's "
                 "region and use endpoints",

@@ -156,6 +156,8 @@ def _container_workload(workload: ContainerWorkload, env: dict[str, str], dynami
     variables = {**env, **workload.env}
     flags = "".join(f" -e {shlex.quote(f'{name}={value}')}" for name, value in variables.items())
     flags += dynamic.replace(" ", " -e ")
+    if workload.entrypoint is not None:
+        flags += f" --entrypoint {shlex.quote(workload.entrypoint)}"
     command = "".join(f" {shlex.quote(part)}" for part in workload.command)
     lines = [
         "runtime=''",

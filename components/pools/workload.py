@@ -62,6 +62,8 @@ class ContainerWorkload:
     image: str
     command: Sequence[str] = ()
     env: Mapping[str, str] = field(default_factory=dict)
+    # Replaces the image's ENTRYPOINT (``--entrypoint``); None: the image's own.
+    entrypoint: str | None = None
 
     @property
     def ecr(self) -> EcrImage | None:
@@ -78,7 +80,8 @@ class ContainerWorkload:
             for name in self.env
             if not ENV_NAME_RE.match(name)
         )
-        size = container_size(self.image, tuple(self.command), self.env)
+        words = (*((self.entrypoint,) if self.entrypoint else ()), *self.command)
+        size = container_size(self.image, words, self.env)
         if size > MAX_WORKLOAD_CHARS:
             found.append(
                 f"container: image, command and env take about {size} characters of user data; at most "
@@ -108,7 +111,7 @@ class ScriptWorkload:
 
     def problems(self) -> list[str]:
         if not self.user_data.strip():
-            return ["user_data: the snippet is empty; leave workload out instead"]
+            return ["user_data: the snippet is empty"]
         if len(self.user_data) > MAX_SNIPPET_CHARS:
             return [
                 f"user_data: {len(self.user_data)} characters; at most {MAX_SNIPPET_CHARS} fit in EC2's "

@@ -62,7 +62,11 @@ def _workload(pool: Pool) -> Workload | None:
     if pool.workload.container is not None:
         c = pool.workload.container
         return ContainerWorkload(image=c.image, command=c.command or (), env=c.env)
-    return ScriptWorkload(user_data=pool.workload.user_data or "")
+    if pool.workload.image_reads_queue:
+        return None  # the image starts its own reader: the boot script starts nothing
+    if pool.workload.user_data is None:  # reference_worker is refused on Alibaba pools by the spec
+        raise AssertionError(f"pools: a workload form Alibaba pools cannot run: {pool.workload}")
+    return ScriptWorkload(user_data=pool.workload.user_data)
 
 
 def _rules(pool: Pool) -> ScalingRules:

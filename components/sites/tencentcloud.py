@@ -83,14 +83,14 @@ def _problems(args: SiteArgs) -> list[str]:
 def _workload(args: SiteArgs, pool_name: str, queue: str, region: str) -> str | None:
     """The pool's workload, told its queue and region (``TENCENTCLOUD_REGION``) as on every cloud."""
     workload = args.spec.pools[pool_name].workload
-    if workload is None:
-        return None
+    if workload is None or workload.image_reads_queue:
+        return None  # nothing, or the image's own reader: the boot script starts nothing
     told = workload_env(queue, region, "tencentcloud")
     if workload.user_data is not None:
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in told.items())
         return f"export {exports}\n{workload.user_data}"
     container = workload.container
-    if container is None:  # PoolWorkload guarantees one of the two
+    if container is None:  # reference_worker is refused on Tencent pools by the spec
         raise AssertionError(pool_name)
     variables = {**told, **dict(sorted(container.env.items()))}
     env = " ".join(f"-e {shlex.quote(f'{k}={v}')}" for k, v in variables.items())

@@ -76,6 +76,46 @@ def _pool_checks(
     return found
 
 
+# The workload forms a pool may give (components.spec.pool.PoolWorkload), named in the errors.
+WORKLOAD_KEYS = ("user_data", "container", "reference_worker", "image_reads_queue")
+# The clouds whose pools may run the reference worker: `python -m gpufleet.worker` wires SQS and EC2
+# Auto Scaling only (gpufleet/worker/__main__.py, build()); MNS/ESS and CMQ/AS take injected clients.
+REFERENCE_WORKER_CLOUDS = ("aws",)
+
+
+def _workload_checks(cloud: Any, queue: Any, workload: Any, joined: bool) -> list[tuple[str, str]]:
+    """A pool whose queue the fleet creates declares what reads it (a created queue nothing reads keeps
+    the pool at its maximum for as long as one message waits); the reference worker runs where its
+    entrypoint does. ``joined``: the pool's nodes join the on-prem cluster (``onprem.scheduler``) and
+    take work from Kueue, so cluster-autoscaler, not the queue, sizes it."""
+    existing = _get(queue, "name") is not None or _get(queue, "arn") is not None
+    if workload is None and not existing and not joined:
+        return [
+            (
+                "workload",
+                "is required: the fleet creates this pool's queue and scales on it, so something must read "
+                "it; give one of user_data (a shell snippet), container (an image), reference_worker "
+                "({image: ...}: python -m gpufleet.worker in an image) or image_reads_queue: true (the "
+                "pool's image reads the queue itself), or name an existing queue in queue.name or "
+                "queue.arn",
+            )
+        ]
+    if (
+        _get(workload, "reference_worker") is not None
+        and cloud in CLOUDS
+        and cloud not in REFERENCE_WORKER_CLOUDS
+    ):
+        return [
+            (
+                "workload.reference_worker",
+                f"python -m gpufleet.worker runs on {', '.join(REFERENCE_WORKER_CLOUDS)} only, not {cloud}: "
+                f"build the worker with gpufleet.worker.{cloud} in your image's entrypoint "
+                "(docs/worker.md) and give the image as workload.container",
+            )
+        ]
+    return []
+
+
 _STEP_FORM = "{size, hours_per_day}"
 
 

@@ -27,6 +27,7 @@ from gpufleet.components.spec.checks import (
     _size_checks,
     _usage_checks,
     _usage_schedule_checks,
+    _workload_checks,
 )
 from gpufleet.components.spec.messages import _message, _path
 from gpufleet.components.spec.pool import Pool, Scaling, Size
@@ -140,6 +141,10 @@ def _raw_pool_checks(
         pool.get("workload"), egress, _get(network, "subnet_ids")
     ):
         yield f"{prefix}.workload.{rel}", message
+    joined = _get(_get(raw, "onprem"), "scheduler") is not None
+    cloud = pool.get("cloud", _field_default(Pool, "cloud"))
+    for rel, message in _workload_checks(cloud, pool.get("queue", {}), pool.get("workload"), joined):
+        yield f"{prefix}.{rel}", message
     image = pool.get("image")
     if isinstance(image, Mapping):
         ami, parameter, image_id = image.get("ami"), image.get("ssm_parameter"), image.get("id")

@@ -246,7 +246,7 @@ class PoolQueue(_Model):
         if value is not None and not _QUEUE_NAME_RE.match(value):
             raise ValueError(
                 "must be an SQS queue name: 1-80 letters, digits, '-' or '_' (a FIFO queue ends in .fifo), "
-                f"got {value!r}"
+                f"got {_show(value)}"
             )
         return value
 
@@ -256,7 +256,7 @@ class PoolQueue(_Model):
         match = _QUEUE_ARN_RE.match(value) if value is not None else None
         if value is not None and (match is None or not _QUEUE_NAME_RE.match(match.group("name"))):
             raise ValueError(
-                f"must be an SQS queue ARN like arn:aws:sqs:us-east-1:123456789012:jobs, got {value!r}"
+                f"must be an SQS queue ARN like arn:aws:sqs:us-east-1:123456789012:jobs, got {_show(value)}"
             )
         return value
 
@@ -307,6 +307,32 @@ class PoolQueue(_Model):
 _MAX_SNIPPET_CHARS = limits.MAX_WORKLOAD_CHARS
 
 
+def _image_reference(value: str) -> str:
+    if not limits.IMAGE_RE.match(value):
+        raise ValueError(f"must be an image reference like {limits.IMAGE_EXAMPLES}, got {_show(value)}")
+    return value
+
+
+def _env_names(value: dict[str, str]) -> dict[str, str]:
+    bad = [name for name in value if not limits.ENV_NAME_RE.match(name)]
+    if bad:
+        raise ValueError(
+            "names must be environment variable names (letters, digits and _, not starting with a "
+            f"digit), got {', '.join(_show(name) for name in bad[:5])}"
+        )
+    return value
+
+
+def _fits(image: str, command: list[str], env: dict[str, str]) -> None:
+    size = limits.container_size(image, command, env)
+    if size > limits.MAX_WORKLOAD_CHARS:
+        raise ValueError(
+            f"image, command and env take about {size} characters of user data; at most "
+            f"{limits.MAX_WORKLOAD_CHARS} fit in EC2's 16 KB beside the agent's setup: keep large "
+            "settings in S3 or SSM Parameter Store and read them in the container"
+        )
+
+
 class Container(_Model):
     """A container the pool's instances run with every GPU (Docker, or nerdctl), restarted when it
     stops. ``env`` is readable by anyone who can read the launch template: no secrets."""
@@ -318,39 +344,94 @@ class Container(_Model):
     @field_validator("image")
     @classmethod
     def _reference(cls, value: str) -> str:
-        if not limits.IMAGE_RE.match(value):
-            raise ValueError(f"must be an image reference like {limits.IMAGE_EXAMPLES}, got {_show(value)}")
-        return value
+        return _image_reference(value)
 
     @field_validator("env")
     @classmethod
     def _names(cls, value: dict[str, str]) -> dict[str, str]:
-        bad = [name for name in value if not limits.ENV_NAME_RE.match(name)]
-        if bad:
-            raise ValueError(
-                "names must be environment variable names (letters, digits and _, not starting with a "
-                f"digit), got {', '.join(_show(name) for name in bad[:5])}"
-            )
-        return value
+        return _env_names(value)
 
     @model_validator(mode="after")
     def _fits_user_data(self) -> Container:
-        size = limits.container_size(self.image, self.command or [], self.env)
-        if size > limits.MAX_WORKLOAD_CHARS:
-            raise ValueError(
-                f"image, command and env take about {size} characters of user data; at most "
-                f"{limits.MAX_WORKLOAD_CHARS} fit in EC2's 16 KB beside the agent's setup: keep large "
-                "settings in S3 or SSM Parameter Store and read them in the container"
-            )
+        _fits(self.image, self.command or [], self.env)
         return self
 
 
+# What a reference_worker container runs: the entrypoint and arguments of ``python -m gpufleet.worker``
+# (gpufleet/worker/__main__.py), whatever the image's own ENTRYPOINT is.
+REFERENCE_WORKER_ENTRYPOINT = "python"
+
+
+def reference_worker_command(cloud: str) -> tuple[str, ...]:
+    """The arguments after the ``python`` entrypoint that start the reference worker on ``cloud``."""
+    return ("-m", "gpufleet.worker", "--cloud", cloud)
+
+
+class ReferenceWorker(_Model):
+    """The project's reference worker (docs/worker.md) in a container: ``python -m gpufleet.worker
+    --cloud aws`` run in ``image`` with every GPU, restarted when it stops. It takes one job at a time
+    from the pool's queue (a message's ``command``, run inside the image), protects its instance while
+    the job runs, checkpoints and returns the job on a termination notice, deletes the message on
+    success. The pool gives it its queue, region, group and scale-in hook; ``env`` adds the worker's
+    own settings (``GPUFLEET_BUCKET`` for checkpoints, ``GPUFLEET_GRACE_S``, ...). AWS pools only: the
+    entrypoint wires SQS and Auto Scaling."""
+
+    image: str = Field(
+        description="an image with gpufleet installed (docs/worker.md, Building the image) and the jobs' "
+        "code; in ECR (pulled through endpoints), or any registry"
+    )
+    env: dict[str, str] = Field(
+        default_factory=dict,
+        description="the worker's settings, e.g. GPUFLEET_BUCKET (the checkpoint bucket); no secrets",
+    )
+
+    @field_validator("image")
+    @classmethod
+    def _reference(cls, value: str) -> str:
+        return _image_reference(value)
+
+    @field_validator("env")
+    @classmethod
+    def _names(cls, value: dict[str, str]) -> dict[str, str]:
+        return _env_names(value)
+
+    @model_validator(mode="after")
+    def _fits_user_data(self) -> ReferenceWorker:
+        _fits(self.image, [REFERENCE_WORKER_ENTRYPOINT, *reference_worker_command("aws")], self.env)
+        return self
+
+
+WORKLOAD_FORMS = (
+    "user_data (a shell snippet)",
+    "container (an image)",
+    "reference_worker (python -m gpufleet.worker in an image)",
+    "image_reads_queue: true (the pool's image reads the queue itself)",
+)
+
+
 class PoolWorkload(_Model):
-    """What a pool's instances run after the CloudWatch agent starts: ``user_data`` (a shell
-    snippet, run by bash as root) or ``container``; exactly one."""
+    """What a pool's instances run after the CloudWatch agent starts, exactly one of: ``user_data``
+    (a shell snippet, run by bash as root), ``container``, ``reference_worker`` (the project's worker
+    in a container), or ``image_reads_queue: true`` (nothing is started: the pool's image brings the
+    reader of its queue). A pool whose queue the fleet creates must name one."""
 
     user_data: str | None = Field(default=None, description="a shell snippet run after the agent starts")
     container: Container | None = None
+    reference_worker: ReferenceWorker | None = Field(
+        default=None, description="the reference worker (python -m gpufleet.worker) in an image; AWS"
+    )
+    image_reads_queue: bool | None = Field(
+        default=None,
+        description="true: the pool's image starts its own reader of the pool's queue at boot; the fleet "
+        "starts nothing",
+    )
+
+    @field_validator("image_reads_queue")
+    @classmethod
+    def _only_true(cls, value: bool | None) -> bool | None:
+        if value is False:
+            raise ValueError("must be true (the pool's image reads the queue itself) or left out, got false")
+        return value
 
     @field_validator("user_data")
     @classmethod
@@ -358,7 +439,9 @@ class PoolWorkload(_Model):
         if value is None:
             return value
         if not value.strip():
-            raise ValueError("must not be empty; leave workload out instead")
+            raise ValueError(
+                "must not be empty: give the snippet, or image_reads_queue: true if the image reads it"
+            )
         if len(value) > _MAX_SNIPPET_CHARS:
             raise ValueError(
                 f"must be at most {_MAX_SNIPPET_CHARS} characters (EC2 takes 16 KB of user data, the "
@@ -370,8 +453,9 @@ class PoolWorkload(_Model):
 
     @model_validator(mode="after")
     def _one_kind(self) -> PoolWorkload:
-        if (self.user_data is None) == (self.container is None):
-            raise ValueError("give exactly one of user_data (a shell snippet) or container (an image)")
+        given = [self.user_data, self.container, self.reference_worker, self.image_reads_queue]
+        if sum(value is not None for value in given) != 1:
+            raise ValueError(f"give exactly one of {', '.join(WORKLOAD_FORMS)}")
         return self
 
 
@@ -422,7 +506,11 @@ class Pool(_Model):
             "TencentOS Server 3.1); a joined pool needs one with kubeadm and kubelet"
         ),
     )
-    workload: PoolWorkload | None = Field(default=None, description="None: the image brings its own")
+    workload: PoolWorkload | None = Field(
+        default=None,
+        description="what reads the pool's queue; required when the fleet creates the queue (none: an "
+        "existing queue in queue.name or queue.arn, or a pool whose nodes join onprem.scheduler)",
+    )
     fit: Fit | None = Field(default=None, description="the GPU memory and network its work needs (checked)")
 
     @model_validator(mode="after")

@@ -17,6 +17,7 @@ from gpufleet.components.spec.checks import (
     _pool_name_checks,
     _raise_first,
     _usage_schedule_checks,
+    _workload_checks,
 )
 from gpufleet.components.spec.links import Links
 from gpufleet.components.spec.onprem import OnPrem
@@ -81,6 +82,15 @@ class FleetSpec(_Model):
                 )
                 if found:
                     raise _cross(f"pools.{name}.workload.{found[0][0]}: {found[0][1]}")
+        return self
+
+    @model_validator(mode="after")
+    def _workload_readers(self) -> FleetSpec:
+        joined = self.onprem is not None and self.onprem.scheduler is not None
+        for name, pool in self.pools.items():
+            workload = pool.workload.model_dump() if pool.workload is not None else None
+            found = _workload_checks(pool.cloud, pool.queue.model_dump(), workload, joined)
+            _raise_first([(f"pools.{name}.{path}", message) for path, message in found])
         return self
 
     @model_validator(mode="after")

@@ -69,7 +69,13 @@ def fleet(section: dict[str, Any]) -> dict[str, Any]:
         "environment": "prod",
         "tags": {"project": "vision", "team": "ml", "cost-center": "cc-1"},
         "budget": {"monthly": 1000},
-        "pools": {"burst": {"instance_types": ["p4d.24xlarge"], "size": {"max": 2}}},
+        "pools": {
+            "burst": {
+                "instance_types": ["p4d.24xlarge"],
+                "workload": {"image_reads_queue": True},
+                "size": {"max": 2},
+            }
+        },
         "onprem": section,
     }
 

@@ -16,6 +16,14 @@ QUEUE_FED_HYBRID = re.sub(
     count=1,
     flags=re.MULTILINE,
 )
+# ... and, no longer joined, each pool says what reads its queue (the pool's image, here).
+QUEUE_FED_HYBRID = re.sub(
+    r"^(        )(instance_types: \[[^\]\n]*\].*)$",
+    r"\1\2\n\1workload: {image_reads_queue: true}",
+    QUEUE_FED_HYBRID,
+    flags=re.MULTILINE,
+)
 assert "scheduler:" not in QUEUE_FED_HYBRID.split("burst:")[0].split("onprem:")[1]
+assert QUEUE_FED_HYBRID.count("workload: {image_reads_queue: true}") == 3
 
 __all__ = ["QUEUE_FED_HYBRID", "run_pulumi"]

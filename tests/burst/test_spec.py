@@ -11,11 +11,17 @@ from gpufleet.components.spec import SpecError, parse_fleet
 
 SOURCE = "stacks/Pulumi.hybrid.yaml"
 POOLS = {
-    "train": {"instance_types": ["g5.2xlarge"], "size": {"max": 4}, "region": "us-east-1"},
+    "train": {
+        "instance_types": ["g5.2xlarge"],
+        "workload": {"image_reads_queue": True},
+        "size": {"max": 4},
+        "region": "us-east-1",
+    },
     "hz": {
         "cloud": "alicloud",
         "region": "cn-hangzhou",
         "instance_types": ["ecs.gn7i-c8g1.2xlarge"],
+        "workload": {"image_reads_queue": True},
         "size": {"max": 2},
     },
 }
@@ -125,7 +131,13 @@ def test_without_burst_no_gates() -> None:
 
 
 def test_a_pool_without_region_takes_the_provider_region() -> None:
-    pools = {"train": {"instance_types": ["g5.2xlarge"], "size": {"max": 4}}}
+    pools = {
+        "train": {
+            "instance_types": ["g5.2xlarge"],
+            "workload": {"image_reads_queue": True},
+            "size": {"max": 4},
+        }
+    }
     spec = parse_fleet(spec_with({"order": ["aws:us-west-2"]}, pools))
     assert spec_gates(spec, {"aws": "us-west-2"})["train"].site == "aws:us-west-2"
     # the stack's region is not known: the listed site cannot be matched yet, and plan says so
@@ -154,7 +166,13 @@ def test_by_price_puts_the_cheaper_gpu_hour_first() -> None:
 
 
 def test_a_listed_site_no_pool_reaches_is_a_spec_error() -> None:
-    pools = {"train": {"instance_types": ["g5.2xlarge"], "size": {"max": 4}}}
+    pools = {
+        "train": {
+            "instance_types": ["g5.2xlarge"],
+            "workload": {"image_reads_queue": True},
+            "size": {"max": 4},
+        }
+    }
     spec = parse_fleet(spec_with({"order": ["aws:us-west-2"]}, pools))
     with pytest.raises(SpecError) as caught:
         spec_gates(spec, {"aws": "us-east-1"}, source=SOURCE)

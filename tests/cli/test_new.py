@@ -145,6 +145,10 @@ def test_templates_carry_what_their_kind_of_fleet_needs(project: Path) -> None:
         for t in list_templates()
         if t.name not in ("account-baseline", "alicloud-dev", "tencent-dev")
     }
+    # A pool whose queue the fleet creates says what reads it (docs/fleet-spec.md).
+    for name, spec in specs.items():
+        for pool_name, pool in spec.pools.items():
+            assert pool.queue.existing or pool.workload is not None, (name, pool_name)
     sandbox = specs["dev-sandbox"]
     assert sandbox.environment == "dev"
     (pool,) = sandbox.pools.values()

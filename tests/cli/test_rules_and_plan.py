@@ -142,6 +142,7 @@ config:
     pools:
       debug:
         instance_types: [g4dn.xlarge]
+        workload: {image_reads_queue: true}
         size: {max: 2}
         spot_percent: 100
         scaling: {cooldown: 600s}

@@ -26,6 +26,7 @@ SPEC: dict[str, Any] = {
             "cloud": "alicloud",
             "region": REGION,
             "instance_types": [A10, T4],
+            "workload": {"image_reads_queue": True},
             "size": {"min": 0, "max": 4},
             "spot_percent": 100,
             "off_hours": {"timezone": "Asia/Shanghai", "scale_to_zero": "20:00-08:00"},

@@ -42,6 +42,7 @@ SPEC: dict[str, Any] = {
             "cloud": "tencentcloud",
             "region": REGION,
             "instance_types": ["GN7.2XLARGE32"],
+            "workload": {"image_reads_queue": True},
             "size": {"min": 0, "max": 4},
             "spot_percent": 100,
             "off_hours": {"timezone": "Asia/Shanghai", "scale_to_zero": "20:00-08:00", "weekends": True},

@@ -56,7 +56,13 @@ def spec_of(section: dict[str, Any]) -> Any:
         "environment": "prod",
         "tags": {k: v for k, v in TAGS.items() if k != "env"},
         "budget": {"monthly": 20000},
-        "pools": {"burst": {"instance_types": ["p4d.24xlarge"], "size": {"max": 4}}},
+        "pools": {
+            "burst": {
+                "instance_types": ["p4d.24xlarge"],
+                "size": {"max": 4},
+                "workload": {"image_reads_queue": True},
+            }
+        },
         "onprem": section,
     }
     return parse_fleet(raw).onprem
@@ -528,7 +534,7 @@ config:
     tags: {project: vision, team: ml-platform, cost-center: cc-042}
     budget: {monthly: 20000}
     pools:
-      burst: {instance_types: [p4d.24xlarge], size: {max: 4}}
+      burst: {instance_types: [p4d.24xlarge], size: {max: 4}, workload: {image_reads_queue: true}}
     onprem:
       cluster: {kubeconfig_secret: onpremKubeconfig}
       node_cidrs: 192.168.16.0/20

@@ -16,6 +16,7 @@ SEED = {
             "cloud": "alicloud",
             "region": "cn-hangzhou",
             "instance_types": ["ecs.gn7i-c8g1.2xlarge"],
+            "workload": {"image_reads_queue": True},
             "size": {"min": 0, "max": 1},
             "usage": {"hours_per_day": 8, "average_size": 1, "days_per_month": 30},
         }

@@ -29,9 +29,19 @@ from .conftest import Runner
 
 ROOT = Path(__file__).resolve().parents[2]
 TAGS = {"project": "vision", "team": "ml-platform", "cost-center": "cc-042"}
-ALI_POOL = {"cloud": "alicloud", "instance_types": ["ecs.gn6i-c4g1.xlarge"], "size": {"max": 2}}
-TC_POOL = {"cloud": "tencentcloud", "instance_types": ["GN7.2XLARGE32"], "size": {"max": 2}}
-AWS_POOL = {"instance_types": ["g5.2xlarge"], "size": {"max": 4}}
+ALI_POOL = {
+    "cloud": "alicloud",
+    "instance_types": ["ecs.gn6i-c4g1.xlarge"],
+    "size": {"max": 2},
+    "workload": {"image_reads_queue": True},
+}
+TC_POOL = {
+    "cloud": "tencentcloud",
+    "instance_types": ["GN7.2XLARGE32"],
+    "size": {"max": 2},
+    "workload": {"image_reads_queue": True},
+}
+AWS_POOL = {"instance_types": ["g5.2xlarge"], "size": {"max": 4}, "workload": {"image_reads_queue": True}}
 
 
 class RecordingSite:

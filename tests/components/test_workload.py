@@ -7,7 +7,8 @@ import base64
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pulumi
 import pytest
@@ -17,6 +18,7 @@ from gpufleet.components.identity.aws import InstanceIdentityArgs
 from gpufleet.components.pools.aws import GpuPool
 from gpufleet.components.pools.userdata import WorkloadContext, encoded_user_data, render_user_data
 from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload, ecr_image
+from gpufleet.components.sites.base import SiteArgs
 from gpufleet.components.spec import parse_fleet
 
 from .builders import ACCOUNT, KEY_ARN, STACK, TAGS, pool_args
@@ -311,3 +313,99 @@ def test_a_group_that_cannot_be_read_is_logged_not_fatal(tmp_path: Path) -> None
     result = _boot(tmp_path, context, {"curl": "exit 7", "aws": "exit 255"})
     assert (tmp_path / "seen").read_text() == "[]\n"
     assert "its worker cannot protect it while it holds a job" in result.stderr
+
+
+# --- the reference worker: what the boot script starts is what `python -m gpufleet.worker` reads ------
+
+
+def _docker_env(call: str) -> dict[str, str]:
+    words = call.split(" ")
+    return dict(words[i + 1].split("=", 1) for i, word in enumerate(words) if word == "-e")
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+def test_the_reference_worker_starts_with_the_environment_it_reads(tmp_path: Path) -> None:
+    from gpufleet.components.sites.aws_pools import reference_worker_workload
+    from gpufleet.components.spec import ReferenceWorker
+    from gpufleet.worker.__main__ import load_config
+
+    worker = ReferenceWorker(image=ECR, env={"GPUFLEET_BUCKET": "fleet-ckpt"})
+    context = WorkloadContext(
+        workload=reference_worker_workload(worker, "aws"),
+        queue_name="jobs-0a1b2c3",
+        region="us-east-1",
+        queue_url="https://sqs.us-east-1.amazonaws.com/123456789012/jobs-0a1b2c3",
+    )
+    stubs = {
+        "docker": "cat > /dev/null",
+        "aws": 'case "$1" in ecr) echo token ;; ec2) echo gpufleet-dev-train-asg ;; esac',
+        "curl": "echo i-0abc",
+        "systemctl": "",
+    }
+    result = _boot(tmp_path, context, stubs)
+    assert (result.returncode, result.stderr) == (0, "")
+    run = _calls(tmp_path, "docker")[-1]
+    assert run.startswith("run -d --name gpufleet-workload --restart always --gpus all -e ")
+    assert run.endswith(f" --entrypoint python {ECR} -m gpufleet.worker --cloud aws")
+    env = _docker_env(run)
+    assert env == {
+        "GPUFLEET_QUEUE_NAME": "jobs-0a1b2c3",
+        "AWS_REGION": "us-east-1",
+        "GPUFLEET_QUEUE_URL": "https://sqs.us-east-1.amazonaws.com/123456789012/jobs-0a1b2c3",
+        "GPUFLEET_LIFECYCLE_HOOK": "gpufleet-drain",
+        "GPUFLEET_BUCKET": "fleet-ckpt",
+        "GPUFLEET_GROUP": "gpufleet-dev-train-asg",
+    }
+    config = load_config("aws", env)
+    assert (config.region, config.queue_name, config.queue_url) == (
+        "us-east-1",
+        "jobs-0a1b2c3",
+        "https://sqs.us-east-1.amazonaws.com/123456789012/jobs-0a1b2c3",
+    )
+    assert (config.group, config.hook, config.bucket) == (
+        "gpufleet-dev-train-asg",
+        "gpufleet-drain",
+        "fleet-ckpt",
+    )
+
+
+def _spec_pool(cloud: str, region: str, instance_type: str, workload: dict[str, Any]) -> Any:
+    raw = {
+        "environment": "dev",
+        "tags": {"project": "vision", "team": "ml-platform", "cost-center": "cc-042"},
+        "budget": {"monthly": 5000},
+        "network": {"egress": "endpoints"},
+        "pools": {
+            "p": {
+                "cloud": cloud,
+                "region": region,
+                "instance_types": [instance_type],
+                "size": {"max": 2},
+                "workload": workload,
+            }
+        },
+    }
+    return parse_fleet(raw, source="test")
+
+
+def test_the_reference_worker_is_the_aws_pools_container() -> None:
+    from gpufleet.components.sites.aws_pools import pool_workload
+
+    pool = _spec_pool("aws", "us-east-1", "g5.2xlarge", {"reference_worker": {"image": ECR}}).pools["p"]
+    assert pool_workload(pool) == ContainerWorkload(
+        image=ECR, entrypoint="python", command=("-m", "gpufleet.worker", "--cloud", "aws"), env={}
+    )
+
+
+def test_an_image_that_reads_its_queue_gets_no_workload_on_any_cloud() -> None:
+    from gpufleet.components.sites import alicloud, tencentcloud
+    from gpufleet.components.sites.aws_pools import pool_workload
+
+    reads = {"image_reads_queue": True}
+    aws_pool = _spec_pool("aws", "us-east-1", "g5.2xlarge", reads).pools["p"]
+    assert pool_workload(aws_pool) is None
+    ali_pool = _spec_pool("alicloud", "cn-hangzhou", "ecs.gn7i-c8g1.2xlarge", reads).pools["p"]
+    assert alicloud._workload(ali_pool) is None
+    spec = _spec_pool("tencentcloud", "ap-guangzhou", "GN7.2XLARGE32", reads)
+    args = cast(SiteArgs, SimpleNamespace(spec=spec))
+    assert tencentcloud._workload(args, "p", "jobs", "ap-guangzhou") is None

@@ -183,7 +183,12 @@ def test_a_step_of_no_hours_is_shown_but_is_not_the_peak() -> None:
 
 
 def test_a_spec_profile_priced_by_estimate_spec() -> None:
-    shape = {"region": "us-east-1", "instance_types": ["g5.2xlarge"], "size": {"min": 2, "max": 8}}
+    shape = {
+        "region": "us-east-1",
+        "instance_types": ["g5.2xlarge"],
+        "workload": {"image_reads_queue": True},
+        "size": {"min": 2, "max": 8},
+    }
     spec = parse_fleet({
         "environment": "dev", "tags": {"project": "p", "team": "t", "cost-center": "c"},
         "budget": {"monthly": 5000},

@@ -21,11 +21,14 @@ def _spec(pools: dict[str, object], environment: str = "dev") -> object:
 
 def test_three_clouds_priced_in_the_budget_currency() -> None:
     spec = _spec({
-        "aws": {"cloud": "aws", "region": "us-east-1", "instance_types": ["g5.2xlarge"], "size": {"max": 1},
+        "aws": {"cloud": "aws", "region": "us-east-1", "workload": {"image_reads_queue": True},
+                                                       "instance_types": ["g5.2xlarge"], "size": {"max": 1},
                 "usage": {"hours_per_day": 8, "average_size": 1}},
-        "ali": {"cloud": "alicloud", "region": "cn-hangzhou", "instance_types": ["ecs.gn7i-c8g1.2xlarge"],
+        "ali": {"cloud": "alicloud", "region": "cn-hangzhou", "workload": {"image_reads_queue": True},
+                                                              "instance_types": ["ecs.gn7i-c8g1.2xlarge"],
                 "size": {"max": 1}, "usage": {"hours_per_day": 8, "average_size": 1}},
-        "tc": {"cloud": "tencentcloud", "region": "ap-guangzhou", "instance_types": ["GN7.2XLARGE32"],
+        "tc": {"cloud": "tencentcloud", "region": "ap-guangzhou", "workload": {"image_reads_queue": True},
+                                                                  "instance_types": ["GN7.2XLARGE32"],
                "size": {"max": 1}, "usage": {"hours_per_day": 8, "average_size": 1}},
     })  # fmt: skip
     report = estimate_spec(spec, catalog=CATALOG, stack="dev")
@@ -37,7 +40,8 @@ def test_three_clouds_priced_in_the_budget_currency() -> None:
 
 
 def test_off_hours_ignored_in_prod_as_the_fleet_does() -> None:
-    pool = {"cloud": "aws", "region": "us-east-1", "instance_types": ["g5.2xlarge"], "size": {"max": 2},
+    pool = {"cloud": "aws", "region": "us-east-1", "workload": {"image_reads_queue": True},
+                                                   "instance_types": ["g5.2xlarge"], "size": {"max": 2},
             "off_hours": {"timezone": "UTC", "scale_to_zero": "20:00-08:00"}}  # fmt: skip
     dev = estimate_spec(_spec({"x": pool}), catalog=CATALOG).pools[0]
     prod = estimate_spec(_spec({"x": pool}, "prod"), catalog=CATALOG).pools[0]
@@ -47,7 +51,9 @@ def test_off_hours_ignored_in_prod_as_the_fleet_does() -> None:
 
 
 def test_spec_pool_without_region_needs_the_stack_region() -> None:
-    spec = _spec({"x": {"instance_types": ["g5.2xlarge"], "size": {"max": 2}}})
+    spec = _spec(
+        {"x": {"workload": {"image_reads_queue": True}, "instance_types": ["g5.2xlarge"], "size": {"max": 2}}}
+    )
     with pytest.raises(CostError, match=r"stacks/Pulumi.dev.yaml: gpufleet:fleet.pools.x.region: is needed"):
         estimate_spec(spec, catalog=CATALOG, source="stacks/Pulumi.dev.yaml")
     report = estimate_spec(spec, catalog=CATALOG, config={"aws:region": "eu-west-1"})

@@ -26,6 +26,7 @@ config:
     pools:
       train:
         instance_types: [g5.2xlarge]
+        workload: {image_reads_queue: true}
         size: {min: 1, max: 8}
         spot_percent: 50
         on_demand_base: 1
@@ -33,6 +34,7 @@ config:
         usage: {hours_per_day: 10, average_size: 4}
       experiments:
         instance_types: [g6.2xlarge, g5.2xlarge]
+        workload: {image_reads_queue: true}
         size: {min: 0, max: 40}
         spot_percent: 100
         off_hours: {timezone: Asia/Shanghai, scale_to_zero: "20:00-08:00", weekends: true}
@@ -172,7 +174,8 @@ def test_spec_pool_matched_by_logical_name_when_untagged() -> None:
     spec = json.loads(json.dumps({
         "environment": "dev", "tags": {"project": "p", "team": "t", "cost-center": "c"},
         "budget": {"monthly": 100, "currency": "CNY"},
-        "pools": {"train": {"instance_types": ["g5.2xlarge"], "size": {"max": 10},
+        "pools": {"train": {"workload": {"image_reads_queue": True},
+                            "instance_types": ["g5.2xlarge"], "size": {"max": 10},
                             "usage": {"hours_per_day": 5, "average_size": 2}}},
     }))  # fmt: skip
     graph = ResourceGraph(
@@ -191,7 +194,8 @@ def test_bad_usage_profile_in_the_stack_is_a_cost_error_naming_the_file() -> Non
     spec = {
         "environment": "dev", "tags": {"project": "p", "team": "t", "cost-center": "c"},
         "budget": {"monthly": 100, "currency": "USD"},
-        "pools": {"train": {"instance_types": ["g5.2xlarge"], "size": {"min": 3, "max": 10},
+        "pools": {"train": {"workload": {"image_reads_queue": True},
+                            "instance_types": ["g5.2xlarge"], "size": {"min": 3, "max": 10},
                             "usage": {"hours_per_day": 5, "average_size": 2}}},
     }  # fmt: skip
     graph = ResourceGraph(

@@ -158,12 +158,14 @@ config:
     pools:
       train:
         instance_types: [g5.2xlarge]
+        workload: {image_reads_queue: true}
         size: {min: 0, max: 4}
         usage: {hours_per_day: 10, average_size: 2}
         transfer: {egress_gib_per_month: 100, cross_region_gib_per_month: 0}
       burst:
         region: eu-west-1
         instance_types: [g5.2xlarge]
+        workload: {image_reads_queue: true}
         size: {min: 0, max: 2}
         usage: {hours_per_day: 5, average_size: 1}
         transfer: {cross_region_gib_per_month: 200}

@@ -71,6 +71,8 @@ def test_a_link_to_a_site_the_fleet_does_not_have_names_the_key_and_the_sites() 
 def test_links_without_onprem_are_refused() -> None:
     fleet = _fleet()
     del fleet["onprem"]
+    for pool in fleet["pools"].values():  # no longer joined: each says what reads its queue
+        pool["workload"] = {"image_reads_queue": True}
     assert _problems(fleet) == [
         (
             "gpufleet:fleet.links",

@@ -27,7 +27,13 @@ def spec_with(links: Any) -> dict[str, Any]:
         "environment": "dev",
         "tags": {"project": "vision", "team": "ml-platform", "cost-center": "cc-042"},
         "budget": {"monthly": 5000},
-        "pools": {"train": {"instance_types": ["g5.2xlarge"], "size": {"max": 4}}},
+        "pools": {
+            "train": {
+                "instance_types": ["g5.2xlarge"],
+                "size": {"max": 4},
+                "workload": {"image_reads_queue": True},
+            }
+        },
         "links": links,
     }
 

@@ -34,7 +34,13 @@ def fleet(section: dict[str, Any] | None = None, **network: Any) -> dict[str, An
         "environment": "prod",
         "tags": {"project": "vision", "team": "ml-platform", "cost-center": "cc-042"},
         "budget": {"monthly": 20000},
-        "pools": {"burst": {"instance_types": ["p4d.24xlarge"], "size": {"max": 4}}},
+        "pools": {
+            "burst": {
+                "instance_types": ["p4d.24xlarge"],
+                "size": {"max": 4},
+                "workload": {"image_reads_queue": True},
+            }
+        },
         "onprem": onprem() if section is None else section,
     }
     if network:

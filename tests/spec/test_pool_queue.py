@@ -13,7 +13,11 @@ KEY = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890
 
 
 def _fleet(queue: Any = None, budget: Any = None) -> dict[str, Any]:
-    pool: dict[str, Any] = {"instance_types": ["g5.2xlarge"], "size": {"max": 4}}
+    pool: dict[str, Any] = {
+        "instance_types": ["g5.2xlarge"],
+        "size": {"max": 4},
+        "workload": {"image_reads_queue": True},
+    }
     if queue is not None:
         pool["queue"] = queue
     return {

@@ -17,9 +17,19 @@ from gpufleet.components.spec import SpecError, load_fleet_from_config, parse_fl
 from tests.cli.helpers import copy_project, invoke
 
 SOURCE = "stacks/Pulumi.test.yaml"
-AWS_POOL = {"instance_types": ["g5.2xlarge"], "size": {"max": 4}}
-ALI_POOL = {"cloud": "alicloud", "instance_types": ["ecs.gn6i-c4g1.xlarge"], "size": {"max": 2}}
-TC_POOL = {"cloud": "tencentcloud", "instance_types": ["GN7.2XLARGE32"], "size": {"max": 2}}
+AWS_POOL = {"instance_types": ["g5.2xlarge"], "size": {"max": 4}, "workload": {"image_reads_queue": True}}
+ALI_POOL = {
+    "cloud": "alicloud",
+    "instance_types": ["ecs.gn6i-c4g1.xlarge"],
+    "size": {"max": 2},
+    "workload": {"image_reads_queue": True},
+}
+TC_POOL = {
+    "cloud": "tencentcloud",
+    "instance_types": ["GN7.2XLARGE32"],
+    "size": {"max": 2},
+    "workload": {"image_reads_queue": True},
+}
 
 
 def fleet(pools: dict[str, Any], **sections: Any) -> dict[str, Any]:

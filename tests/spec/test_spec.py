@@ -27,7 +27,13 @@ def minimal() -> dict[str, Any]:
         "environment": "dev",
         "tags": {"project": "vision", "team": "ml-platform", "cost-center": "cc-042"},
         "budget": {"monthly": 5000},
-        "pools": {"train": {"instance_types": ["g5.2xlarge"], "size": {"max": 4}}},
+        "pools": {
+            "train": {
+                "instance_types": ["g5.2xlarge"],
+                "size": {"max": 4},
+                "workload": {"image_reads_queue": True},
+            }
+        },
     }
 
 
@@ -65,11 +71,13 @@ def full() -> dict[str, Any]:
                     "cooldown": "300s",
                 },
                 "usage": {"hours_per_day": 10, "average_size": 4},
+                "workload": {"image_reads_queue": True},
             },
             "experiments": {
                 "instance_types": ["g5.2xlarge", "g6.2xlarge"],
                 "size": {"max": 40},
                 "spot_percent": 100,
+                "queue": {"name": "team-experiments"},
                 "off_hours": {"timezone": "Asia/Shanghai", "scale_to_zero": "20:00-08:00", "weekends": True},
                 "usage": {
                     "days_per_month": 22,
@@ -81,6 +89,7 @@ def full() -> dict[str, Any]:
                 "region": "cn-hangzhou",
                 "instance_types": ["ecs.gn7i-c8g1.2xlarge"],
                 "size": {"max": 2},
+                "workload": {"image_reads_queue": True},
             },
         },
     }
@@ -270,7 +279,7 @@ ALLOWED_POOL = (
          ".pools.train.usage.hours_per_day: must be <= 24, got 25"),
         (["pools", "train", "usage"], {"hours_per_day": 8, "average_size": 6},
          ".pools.train.usage.average_size: must be between size.min (0) and size.max (4), got 6"),
-        (["pools", "Train_1"], {"instance_types": ["g5.xlarge"], "size": {"max": 1}},
+        (["pools", "Train_1"], {"instance_types": ["g5.xlarge"], "size": {"max": 1}, "queue": {"name": "t"}},
          ".pools.Train_1: pool names must be lower-case letters, digits and '-', start and end "
          "with a letter or digit, at most 40 characters; got 'Train_1'"),
         (["pools"], {}, ".pools: must have at least 1 entry, got none"),

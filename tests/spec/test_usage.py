@@ -19,7 +19,14 @@ def fleet(usage: Any, *, environment: str = "dev", **pool: Any) -> dict[str, Any
         "environment": environment,
         "tags": {"project": "vision", "team": "ml-platform", "cost-center": "cc-042"},
         "budget": {"monthly": 5000},
-        "pools": {"train": {"instance_types": ["g5.2xlarge"], "size": {"min": 2, "max": 8}, **pool}},
+        "pools": {
+            "train": {
+                "instance_types": ["g5.2xlarge"],
+                "size": {"min": 2, "max": 8},
+                "workload": {"image_reads_queue": True},
+                **pool,
+            }
+        },
     }
     config["pools"]["train"]["usage"] = copy.deepcopy(usage)
     return config
@@ -165,6 +172,7 @@ def test_every_usage_error_is_reported_at_once() -> None:
     config["pools"]["infer"] = {
         "instance_types": ["g5.2xlarge"],
         "size": {"max": 4},
+        "workload": {"image_reads_queue": True},
         "usage": {"hours_per_day": 8, "profile": []},
     }
     assert errors_of(config) == [

@@ -20,6 +20,7 @@ def fleet() -> dict[str, Any]:
             "train": {
                 "instance_types": ["p4d.24xlarge"],
                 "size": {"max": 8},
+                "workload": {"image_reads_queue": True},
                 "transfer": {"egress_gib_per_month": 50, "cross_region_gib_per_month": 0},
             }
         },

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from gpufleet.components.spec import Container, PoolWorkload, SpecError, parse_fleet
+from gpufleet.components.spec import Container, Pool, PoolWorkload, ReferenceWorker, SpecError, parse_fleet
 
 PATH = "gpufleet:fleet.pools.train.workload"
 ECR = "123456789012.dkr.ecr.us-east-1.amazonaws.com/trainer:1.4"
@@ -34,10 +36,76 @@ def _errors(raw: dict[str, Any]) -> list[tuple[str, str]]:
     return raised.value.errors
 
 
-def test_no_workload_by_default() -> None:
+MISSING = (
+    "is required: the fleet creates this pool's queue and scales on it, so something must read it; give one "
+    "of user_data (a shell snippet), container (an image), reference_worker ({image: ...}: python -m "
+    "gpufleet.worker in an image) or image_reads_queue: true (the pool's image reads the queue itself), or "
+    "name an existing queue in queue.name or queue.arn"
+)
+ONE_OF = (
+    "give exactly one of user_data (a shell snippet), container (an image), reference_worker (python -m "
+    "gpufleet.worker in an image), image_reads_queue: true (the pool's image reads the queue itself)"
+)
+
+
+def test_a_created_queue_with_no_workload_is_an_error_for_every_pool() -> None:
     raw = _fleet(None)
     del raw["pools"]["train"]["workload"]
+    raw["pools"]["serve"] = {"instance_types": ["g5.2xlarge"], "size": {"max": 2}, "size_typo": 1}
+    # Reported together with the other problems of the spec, one per pool.
+    assert _errors(raw) == [
+        (
+            "gpufleet:fleet.pools.serve",
+            "unknown field 'size_typo'; did you mean 'size'? allowed: " + ", ".join(Pool.model_fields),
+        ),
+        (PATH, MISSING),
+        ("gpufleet:fleet.pools.serve.workload", MISSING),
+    ]
+
+
+def test_an_existing_queue_needs_no_workload() -> None:
+    raw = _fleet(None)
+    del raw["pools"]["train"]["workload"]
+    raw["pools"]["train"]["queue"] = {"name": "team-jobs"}
     assert parse_fleet(raw, source="test").pools["train"].workload is None
+
+
+def test_an_image_that_reads_its_own_queue_says_so() -> None:
+    spec = parse_fleet(_fleet({"image_reads_queue": True}), source="test")
+    assert spec.pools["train"].workload == PoolWorkload(image_reads_queue=True)
+
+
+def test_the_reference_worker_in_an_ecr_image() -> None:
+    workload = {"reference_worker": {"image": ECR, "env": {"GPUFLEET_BUCKET": "fleet-ckpt"}}}
+    spec = parse_fleet(_fleet(workload, egress="endpoints"), source="test")
+    assert spec.pools["train"].workload == PoolWorkload(
+        reference_worker=ReferenceWorker(image=ECR, env={"GPUFLEET_BUCKET": "fleet-ckpt"})
+    )
+
+
+def test_the_reference_worker_image_must_be_pullable() -> None:
+    assert _errors(_fleet({"reference_worker": {"image": ECR}})) == [
+        (
+            f"{PATH}.reference_worker.image",
+            "is in ECR, but network.egress none builds no ecr.api or ecr.dkr endpoint to pull it through: "
+            "set network.egress: endpoints (or nat)",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("cloud", "region", "instance_type"),
+    [("alicloud", "cn-hangzhou", "ecs.gn7i-c8g1.2xlarge"), ("tencentcloud", "ap-guangzhou", "GN7.2XLARGE32")],
+)
+def test_the_reference_worker_runs_on_aws_pools_only(cloud: str, region: str, instance_type: str) -> None:
+    raw = _fleet({"reference_worker": {"image": HUB}}, egress="nat")
+    raw["pools"]["train"] |= {"cloud": cloud, "region": region, "instance_types": [instance_type]}
+    assert (
+        f"{PATH}.reference_worker",
+        f"python -m gpufleet.worker runs on aws only, not {cloud}: build the worker with "
+        f"gpufleet.worker.{cloud} in your image's entrypoint (docs/worker.md) and give the image as "
+        "workload.container",
+    ) in _errors(raw)
 
 
 def test_a_shell_snippet() -> None:
@@ -101,12 +169,23 @@ def test_an_image_the_network_cannot_pull_is_refused(image: str, egress: str | N
 @pytest.mark.parametrize(
     ("workload", "error"),
     [
-        ({}, (PATH, "give exactly one of user_data (a shell snippet) or container (an image)")),
+        ({}, (PATH, ONE_OF)),
+        ({"user_data": "echo", "container": {"image": ECR}}, (PATH, ONE_OF)),
+        ({"image_reads_queue": True, "reference_worker": {"image": ECR}}, (PATH, ONE_OF)),
         (
-            {"user_data": "echo", "container": {"image": ECR}},
-            (PATH, "give exactly one of user_data (a shell snippet) or container (an image)"),
+            {"image_reads_queue": False},
+            (
+                f"{PATH}.image_reads_queue",
+                "must be true (the pool's image reads the queue itself) or left out, got false",
+            ),
         ),
-        ({"user_data": "  \n"}, (f"{PATH}.user_data", "must not be empty; leave workload out instead")),
+        (
+            {"user_data": "  \n"},
+            (
+                f"{PATH}.user_data",
+                "must not be empty: give the snippet, or image_reads_queue: true if the image reads it",
+            ),
+        ),
         (
             {"user_data": "x" * 12_001},
             (
@@ -152,3 +231,26 @@ def test_an_image_the_network_cannot_pull_is_refused(image: str, egress: str | N
 )
 def test_bad_workloads_are_refused(workload: dict[str, Any], error: tuple[str, str]) -> None:
     assert _errors(_fleet(workload, egress="endpoints")) == [error]
+
+
+def _hybrid() -> dict[str, Any]:
+    root = Path(__file__).resolve().parents[2]
+    config = yaml.safe_load((root / "stacks" / "Pulumi.hybrid.yaml").read_text())["config"]
+    fleet: dict[str, Any] = config["gpufleet:fleet"]
+    return fleet
+
+
+def test_pools_that_join_the_onprem_cluster_take_work_from_kueue_not_their_queue() -> None:
+    fleet = _hybrid()
+    assert fleet["onprem"]["scheduler"] and all("workload" not in p for p in fleet["pools"].values())
+    spec = parse_fleet(fleet, source="test")
+    assert [pool.workload for pool in spec.pools.values()] == [None, None, None]
+
+
+def test_without_the_onprem_scheduler_the_same_pools_need_a_workload() -> None:
+    fleet = _hybrid()
+    del fleet["onprem"]["scheduler"]
+    assert _errors(fleet) == [
+        (f"gpufleet:fleet.pools.{name}.workload", MISSING)
+        for name in ("burst-aws", "burst-alicloud", "burst-tencent")
+    ]

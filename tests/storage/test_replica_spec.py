@@ -11,9 +11,19 @@ from gpufleet.components.catalog.regions import ALICLOUD_REGIONS, TENCENTCLOUD_R
 from gpufleet.components.spec import SpecError, parse_fleet, site_plans
 
 SOURCE = "stacks/Pulumi.test.yaml"
-ALI_POOL = {"cloud": "alicloud", "instance_types": ["ecs.gn6i-c4g1.xlarge"], "size": {"max": 2}}
-TC_POOL = {"cloud": "tencentcloud", "instance_types": ["GN7.2XLARGE32"], "size": {"max": 2}}
-AWS_POOL = {"instance_types": ["g5.2xlarge"], "size": {"max": 2}}
+ALI_POOL = {
+    "cloud": "alicloud",
+    "instance_types": ["ecs.gn6i-c4g1.xlarge"],
+    "workload": {"image_reads_queue": True},
+    "size": {"max": 2},
+}
+TC_POOL = {
+    "cloud": "tencentcloud",
+    "instance_types": ["GN7.2XLARGE32"],
+    "workload": {"image_reads_queue": True},
+    "size": {"max": 2},
+}
+AWS_POOL = {"workload": {"image_reads_queue": True}, "instance_types": ["g5.2xlarge"], "size": {"max": 2}}
 REGIONS = {"aws": "us-east-1", "alicloud": "cn-hangzhou", "tencentcloud": "ap-guangzhou"}
 NETWORKS = {
     "alicloud:cn-hangzhou": {"vpc_cidr": "10.60.0.0/16"},
