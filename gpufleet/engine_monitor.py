@@ -142,9 +142,11 @@ class RecordingMonitor(MockMonitor):
                 inputs=inputs,
                 outputs={**encode_documents(inputs), **state},
                 parent=request.parent or None,
-                dependencies=tuple(dict.fromkeys(request.dependencies)),
+                dependencies=tuple(sorted(set(request.dependencies))),
                 property_dependencies={
-                    key: tuple(deps.urns) for key, deps in request.propertyDependencies.items() if deps.urns
+                    key: tuple(sorted(set(deps.urns)))
+                    for key, deps in request.propertyDependencies.items()
+                    if deps.urns
                 },
                 provider=_provider_urn(request.provider),
                 id=(response.id or None) if request.custom else None,
@@ -169,7 +171,7 @@ class RecordingMonitor(MockMonitor):
                 inputs=_from_struct(request.properties),
                 outputs=state,
                 parent=request.parent or None,
-                dependencies=tuple(dict.fromkeys(request.dependencies)),
+                dependencies=tuple(sorted(set(request.dependencies))),
                 provider=_provider_urn(request.provider),
                 id=request.id or None,
             )

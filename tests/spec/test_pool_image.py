@@ -34,7 +34,9 @@ POOLS = {
 
 def config(cloud: str, image: dict[str, Any]) -> dict[str, Any]:
     raw = copy.deepcopy(BASE)
-    raw["pools"] = {"p": {**copy.deepcopy(POOLS[cloud]), "image": image}}
+    raw["pools"] = {
+        "p": {**copy.deepcopy(POOLS[cloud]), "image": image, "workload": {"image_reads_queue": True}}
+    }
     return raw
 
 
