@@ -3,7 +3,10 @@ imports checkov at once, then waits for one request and answers it.
 
     <checkov's python> driver.py DIRECTORY
     DIRECTORY/request.json  {"argv": ["-f", "plan.json", "--framework", ...]}   written by gpufleet
-    DIRECTORY/answer.json   {"reports": [...], "exit_code": 1} or {"error": "..."}
+    DIRECTORY/answer.json   {"argv": [...], "reports": [...], "exit_code": 1} or {"error": "..."}
+
+The answer repeats the arguments checkov ran with: gpufleet takes it only when they are the ones it
+sent and this process exited 0 (a request or answer left by anyone else is then not taken).
 
 Each report keeps the keys of checkov's JSON output that gpufleet reads (`check_type`, the checks'
 `check_id`, `check_name`, `severity`, `guideline`, `resource`, `file_path`, `check_result`, the
@@ -92,14 +95,15 @@ def _answer(request: Path, version: str) -> dict[str, Any]:
     from checkov.main import Checkov
 
     try:
-        argv = json.loads(request.read_text(encoding="utf-8"))["argv"]
-        checkov = Checkov(argv=[str(a) for a in argv])
+        argv = [str(a) for a in json.loads(request.read_text(encoding="utf-8"))["argv"]]
+        checkov = Checkov(argv=argv)
         _quiet_logging()
         # The reports are taken from the object: checkov's own printing is what is skipped.
         checkov.print_results = lambda *args, **kwargs: 0  # type: ignore[method-assign]
         with contextlib.redirect_stdout(sys.stderr):
             exit_code = checkov.run()
-        return {"reports": [_report(r, version) for r in checkov.scan_reports], "exit_code": exit_code}
+        reports = [_report(r, version) for r in checkov.scan_reports]
+        return {"argv": argv, "reports": reports, "exit_code": exit_code}
     except Exception as exc:  # every failure is an answer (gpufleet then runs the command), never a hang
         return {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()[-2000:]}
     except SystemExit as exc:  # checkov exits on arguments it refuses

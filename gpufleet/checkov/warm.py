@@ -11,7 +11,10 @@ checkov's either way.
 No descriptor joins this process to the driver: the programs run in forked sandboxes, and a pipe to a
 process outside the sandbox would let a program hand checkov arguments of its own. The driver waits
 for a request file in a directory of its own (mode 0700, outside the sandbox's writable tmpfs; the
-sandbox sees every other filesystem read-only) and leaves its answer beside it.
+sandbox sees every other filesystem read-only) and leaves its answer beside it. Where the sandbox has
+no namespaces a program can reach that directory and the driver: an answer is taken only from a driver
+that exited 0 and ran the very arguments sent (`_ask`), anything else runs the command, whose
+arguments and output no program touches.
 """
 
 from __future__ import annotations
@@ -143,7 +146,12 @@ class WarmCheckov:
             answer = json.loads(answer_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        if not isinstance(answer, dict) or not isinstance(answer.get("reports"), list):
+        # Only the answer of a driver that ended by itself, to the arguments sent here: a request
+        # written earlier by anyone else (other arguments), or an answer left beside a driver that
+        # was killed, makes checkov run as a command instead.
+        if self.process.returncode != 0 or not isinstance(answer, dict) or answer.get("argv") != argv:
+            return None
+        if not isinstance(answer.get("reports"), list):
             return None
         reports: list[dict[str, Any]] = [
             r for r in answer["reports"] if isinstance(r, dict) and "results" in r

@@ -4,6 +4,7 @@ exported."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -135,3 +136,35 @@ def test_check_starts_checkov_when_it_resolves_it_and_hands_it_the_exports(
     assert fake not in command._STARTED
     assert started.process is None, "the process resolve started is the one attach used and stopped"
     assert result.checkov is not None and result.checkov["status"] == "ran"
+
+
+def test_an_answer_left_beside_a_dead_driver_is_not_taken(tmp_path: Path) -> None:
+    # The driver ends without answering (no checkov in this Python, as if killed); an answer with no
+    # findings is left in its directory. The command runs instead, and its failure is the verdict.
+    fake = _script(tmp_path / "ck", f"#!{sys.executable}\nprint('not json')\n")
+    started = warm.start(fake)
+    assert started is not None and started.process is not None and started.directory is not None
+    started.process.wait(timeout=60)
+    (started.directory / warm.ANSWER).write_text('{"reports": []}', encoding="utf-8")
+    (block,) = judge([fixture_graph()], fake, warm=started)
+    assert block["status"] == "error"
+    assert block["failed"] == 0 and block["findings"] == []
+
+
+@pytest.mark.checkov
+def test_a_request_written_by_another_process_does_not_decide_the_findings(
+    checkov_bin: Path, tmp_path: Path
+) -> None:
+    # A request with arguments of its own (an empty directory: nothing found) reaches the driver first;
+    # its answer is not the one to gpufleet's arguments, so checkov runs as the command.
+    (command_block,) = judge([fixture_graph()], checkov_bin)
+    started = warm.start(checkov_bin)
+    assert started is not None and started.process is not None and started.directory is not None
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    forged = {"argv": ["-d", str(empty), "--framework", "terraform_plan", "-o", "json"]}
+    (started.directory / warm.REQUEST).write_text(json.dumps(forged), encoding="utf-8")
+    assert started.process.wait(timeout=300) == 0
+    (warm_block,) = judge([fixture_graph()], checkov_bin, warm=started)
+    assert _outcomes(warm_block) == _outcomes(command_block)
+    assert warm_block["status"] == "ran" and warm_block["failed"] > 0
