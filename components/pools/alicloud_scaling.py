@@ -30,7 +30,13 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpufleet.components.pools.burst_custom import GATED_METRIC, CustomGate, alicloud_namespace
-from gpufleet.components.pools.scaling import MAX_STEP, AlarmSpec, cloud_operator, compile_band_alarms
+from gpufleet.components.pools.scaling import (
+    MAX_STEP,
+    AlarmSpec,
+    cloud_operator,
+    compile_band_alarms,
+    plain_number,
+)
 
 if TYPE_CHECKING:
     from gpufleet.components.pools.alicloud import AlicloudPoolArgs
@@ -141,9 +147,9 @@ def band_expression(metric: str, alarm: AlarmSpec) -> str:
     """The composite expression of a bounded band: the metric's maximum above the lower bound and at
     most the upper, e.g. ``@NumberOfMessagesVisible[300].$Maximum > 10 && ... <= 20``."""
     series = f"@{metric}[{alarm.period_s}].$Maximum"
-    expression = f"{series} {cms_operator(alarm.comparison_operator)} {alarm.threshold:g}"
+    expression = f"{series} {cms_operator(alarm.comparison_operator)} {plain_number(alarm.threshold)}"
     if alarm.upper is not None:
-        expression += f" && {series} <= {alarm.upper:g}"
+        expression += f" && {series} <= {plain_number(alarm.upper)}"
     return expression
 
 
@@ -210,7 +216,7 @@ def _gpu_alarm(
         metric_name=GPU_METRIC,
         statistics="Average",
         comparison_operator=ess_operator(alarm.comparison_operator),
-        threshold=f"{alarm.threshold:g}",
+        threshold=plain_number(alarm.threshold),
         period=alarm.period_s,
         evaluation_count=alarm.evaluation_periods,
         enable=True,
@@ -301,7 +307,7 @@ def _scale_out_alarm(
         else alicloud.cms.AlarmEscalationsCriticalArgs(
             statistics="Maximum",
             comparison_operator=cms_operator(alarm.comparison_operator),
-            threshold=f"{alarm.threshold:g}",
+            threshold=plain_number(alarm.threshold),
             times=alarm.evaluation_periods,
         ),
         composite_expression=alicloud.cms.AlarmCompositeExpressionArgs(

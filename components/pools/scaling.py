@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Set
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from typing import Literal, Protocol
 
 PERIOD_S = 60  # the agent publishes the GPU metric every minute
@@ -47,10 +48,25 @@ IN_FLIGHT_METRIC = ("AWS/SQS", "ApproximateNumberOfMessagesNotVisible", ("QueueN
 JOBS_PER_INSTANCE = 1.0  # a worker runs one job at a time (gpufleet.worker)
 
 
+def plain_number(value: float) -> str:
+    """``value`` written out in full (``1600000``, ``2.5``), never in exponent form or rounded.
+
+    Python's ``:g`` keeps six significant digits and switches to ``1.6e+06`` from a million on, so a
+    ``queue_out`` of 200000 (the spec bounds it below only) put a band's ``8 * queue_out`` into the
+    clouds as ``1.6e+06`` and 1234567 as ``1.23457e+06`` (1234570, another threshold). The values go
+    into CloudMonitor's expression syntax (``@metric[period].$Maximum > N``, help/en/cms/user-guide/
+    alert-rule-expressions), ESS and CloudMonitor thresholds, Tencent Cloud Monitor's rule ``Value``
+    and CloudWatch metric math, each of which reads a decimal number."""
+    number = float(value)
+    if number.is_integer():
+        return str(int(number))
+    return format(Decimal(repr(number)), "f")
+
+
 def backlog_expression(queue_out: float) -> str:
     """The target-tracking metric: jobs per instance in service, waiting ones only past ``queue_out``
     (at zero instances, every waiting job)."""
-    return f"IF(m2 > 0, (m3 + IF(m1 > {queue_out:g}, m1, 0)) / m2, m1)"
+    return f"IF(m2 > 0, (m3 + IF(m1 > {plain_number(queue_out)}, m1, 0)) / m2, m1)"
 
 
 # The GPU scale-in alarm's series: the GPU utilisation while the queue is empty, 100 while work
@@ -157,8 +173,9 @@ class AlarmSpec:
     def description(self) -> str:
         verb = "above" if self.comparison_operator.startswith("Greater") else "below"
         window = self.period_s * self.evaluation_periods
-        bound = f" and at most {self.upper:g}" if self.upper is not None else ""
-        return f"scale {self.direction}: {self.metric_name} {verb} {self.threshold:g}{bound} for {window}s"
+        bound = f" and at most {plain_number(self.upper)}" if self.upper is not None else ""
+        threshold = plain_number(self.threshold)
+        return f"scale {self.direction}: {self.metric_name} {verb} {threshold}{bound} for {window}s"
 
 
 def _periods(window_s: int, period_s: int) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import tencentcloud_iac_pulumi as tencentcloud
 
-from gpufleet.components.pools.scaling import AlarmSpec, cloud_operator
+from gpufleet.components.pools.scaling import AlarmSpec, cloud_operator, plain_number
 
 _OPERATORS = {"GreaterThanThreshold": "gt", "LessThanThreshold": "lt"}
 # AlarmPolicyRule.Operator as the monitor API takes it (Monitor API 2018-07-24, AlarmPolicyRule: "gt",
@@ -69,9 +69,10 @@ def as_window(seconds: int) -> dict[str, int]:
 def remark(alarm: AlarmSpec, metric: str) -> str:
     verb = "above" if alarm.direction == "out" else "below"
     window = alarm.period_s * alarm.evaluation_periods
-    bound = f" and at most {alarm.upper:g}" if alarm.upper is not None else ""
+    bound = f" and at most {plain_number(alarm.upper)}" if alarm.upper is not None else ""
     step = f" (+{alarm.adjustment})" if alarm.adjustment > 1 else ""
-    return f"scale {alarm.direction}{step}: {metric} {verb} {alarm.threshold:g}{bound} for {window}s"[:100]
+    threshold = plain_number(alarm.threshold)
+    return f"scale {alarm.direction}{step}: {metric} {verb} {threshold}{bound} for {window}s"[:100]
 
 
 def group_share(adjustment: int, group_max: int, pool_max: int) -> int:
@@ -98,7 +99,7 @@ def alarm_rules(
             metric_name=metric,
             period=alarm.period_s,
             operator=operator,
-            value=f"{value:g}",
+            value=plain_number(value),
             continue_period=alarm.evaluation_periods,
             notice_frequency=notice_frequency(cooldown_s),
             is_power_notice=0,

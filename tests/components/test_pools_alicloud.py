@@ -464,3 +464,21 @@ def test_the_worker_may_protect_instances_of_its_own_group_only(run_pulumi: Runn
         "gf-cn-a10-protection",
         "Custom",
     )
+
+
+def test_band_thresholds_reach_cloudmonitor_written_in_full() -> None:
+    """A large ``queue_out`` puts ``8 * queue_out`` into the composite expression in full, not as
+    ``1.6e+06`` (or ``1.23457e+06`` for 1234567, another threshold)."""
+    from gpufleet.components.pools.alicloud_scaling import band_expression
+    from gpufleet.components.pools.scaling import compile_band_alarms
+
+    alarms = {a.suffix: a for a in compile_band_alarms(ScalingRules(queue_out=200_000), 500)}
+    bounded = [a for a in alarms.values() if a.upper is not None and not a.suffix.startswith("gpu")]
+    top = max(bounded, key=lambda a: a.upper or 0)
+    expression = band_expression("NumberOfMessagesVisible", top)
+    assert "e+" not in expression
+    assert expression == (
+        f"@NumberOfMessagesVisible[300].$Maximum > {int(top.threshold)} "
+        f"&& @NumberOfMessagesVisible[300].$Maximum <= {int(top.upper or 0)}"
+    )
+    assert int(top.upper or 0) >= 1_000_000

@@ -357,3 +357,18 @@ def test_each_backlog_band_runs_its_share_on_each_group(run_pulumi: Runner) -> N
     for kind in ("spot", "ondemand"):
         assert mocks.one(policy_type, f"pool-{kind}-scale-out").inputs["adjustmentValue"] == 1
         assert mocks.one(policy_type, f"pool-{kind}-scale-in").inputs["adjustmentValue"] == -1
+
+
+def test_band_rule_values_reach_cloud_monitor_written_in_full() -> None:
+    """The rules' ``value`` for a large ``queue_out``: digits in full ("1600000"), never "1.6e+06"."""
+    from gpufleet.components.pools.scaling import ScalingRules, compile_band_alarms
+    from gpufleet.components.pools.tencentcloud_scaling import alarm_rules
+
+    alarms = [a for a in compile_band_alarms(ScalingRules(queue_out=200_000), 500) if a.upper is not None]
+    top = max((a for a in alarms if not a.suffix.startswith("gpu")), key=lambda a: a.upper or 0)
+    rules = alarm_rules(top, "visibleMsgNum", 300)
+    assert [(r.operator, r.value) for r in rules] == [
+        ("gt", str(int(top.threshold))),
+        ("le", str(int(top.upper or 0))),
+    ]
+    assert int(top.upper or 0) >= 1_000_000

@@ -191,3 +191,26 @@ def test_aws_scale_in_waits_for_an_empty_queue_over_whole_sqs_periods() -> None:
     )
     # A window that is not a whole number of 5-minute periods rounds up: never sooner than asked.
     assert compile_aws_alarms(ScalingRules(in_for_s=1860))[1].evaluation_periods == 7
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        (10, "10"),
+        (10.0, "10"),
+        (1_600_000, "1600000"),
+        (1_234_567, "1234567"),
+        (2.5, "2.5"),
+        (1e-7, "0.0000001"),
+    ],
+)
+def test_plain_number_never_uses_exponent_or_rounds(value: float, written: str) -> None:
+    from gpufleet.components.pools.scaling import plain_number
+
+    assert plain_number(value) == written
+
+
+def test_backlog_expression_writes_a_large_queue_out_in_full() -> None:
+    from gpufleet.components.pools.scaling import backlog_expression
+
+    assert backlog_expression(1_234_567) == "IF(m2 > 0, (m3 + IF(m1 > 1234567, m1, 0)) / m2, m1)"
