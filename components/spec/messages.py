@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel
 
 from gpufleet.components import spec_limits as limits
+from gpufleet.components.spec.pool import WORKLOAD_FORMS
 from gpufleet.components.spec.specs import FleetSpec
 from gpufleet.components.spec.values import CONFIG_KEY, NO_SSH_MESSAGE, _show
 
@@ -79,6 +80,12 @@ _SIMPLE_MESSAGES = {
 }
 
 
+def _not_a_mapping(loc: tuple[Any, ...], shown: str) -> str:
+    if loc[-1:] == ("workload",):
+        return f"must be a mapping with exactly one of {', '.join(WORKLOAD_FORMS)}, got {shown}"
+    return f"must be a mapping of settings, got {shown}"
+
+
 def _message(error: Mapping[str, Any], root: type[BaseModel] | None = None) -> tuple[tuple[Any, ...], str]:
     kind: str = error["type"]
     loc: tuple[Any, ...] = tuple(error["loc"])
@@ -107,7 +114,7 @@ def _message(error: Mapping[str, Any], root: type[BaseModel] | None = None) -> t
         hint = f"; did you mean {close[0]!r}?" if close else ""
         return loc, f"must be one of {choices}, got {shown}{hint}"
     if kind in ("model_type", "model_attributes_type"):
-        return loc, f"must be a mapping of settings, got {shown}"
+        return loc, _not_a_mapping(loc, shown)
     if kind == "greater_than_equal":
         return loc, f"must be >= {_show(ctx['ge'])}, got {shown}"
     if kind == "less_than_equal":
