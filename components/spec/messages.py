@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel
 
 from gpufleet.components import spec_limits as limits
+from gpufleet.components.spec.pool import WORKLOAD_FORMS
 from gpufleet.components.spec.specs import FleetSpec
 from gpufleet.components.spec.values import CONFIG_KEY, NO_SSH_MESSAGE, _show
 
@@ -79,6 +80,24 @@ _SIMPLE_MESSAGES = {
 }
 
 
+# A required field left out: what to give, where the bare "is required" would leave the reader guessing.
+_MISSING_HINTS = {
+    ("scheduler", "api_server"): (
+        "is required: the on-prem API server burst nodes join, its IPv4 address and port inside "
+        "onprem.node_cidrs, like 192.168.16.10:6443"
+    ),
+}
+
+
+def _shape_message(kind: str, loc: tuple[Any, ...], shown: str) -> str:
+    """A missing field, or a mapping given as something else: the forms the field takes."""
+    if kind == "missing":
+        return _MISSING_HINTS.get(loc[-2:], _SIMPLE_MESSAGES["missing"])
+    if loc[-1:] == ("workload",):
+        return f"must be a mapping with exactly one of {', '.join(WORKLOAD_FORMS)}, got {shown}"
+    return f"must be a mapping of settings, got {shown}"
+
+
 def _message(error: Mapping[str, Any], root: type[BaseModel] | None = None) -> tuple[tuple[Any, ...], str]:
     kind: str = error["type"]
     loc: tuple[Any, ...] = tuple(error["loc"])
@@ -106,8 +125,8 @@ def _message(error: Mapping[str, Any], root: type[BaseModel] | None = None) -> t
         )
         hint = f"; did you mean {close[0]!r}?" if close else ""
         return loc, f"must be one of {choices}, got {shown}{hint}"
-    if kind in ("model_type", "model_attributes_type"):
-        return loc, f"must be a mapping of settings, got {shown}"
+    if kind in ("model_type", "model_attributes_type", "missing"):
+        return loc, _shape_message(kind, loc, shown)
     if kind == "greater_than_equal":
         return loc, f"must be >= {_show(ctx['ge'])}, got {shown}"
     if kind == "less_than_equal":

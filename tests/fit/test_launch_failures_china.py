@@ -311,6 +311,12 @@ def test_alicloud_arm64_image_on_a_gpu_type(tmp_path: Path, image: str, standalo
     assert finding.enforcement == "mandatory"
     assert f"boots a arm64 image (imageId '{image}'" in finding.message
     assert "on ecs.gn7i-c8g1.2xlarge, which is x86_64: the launch is refused" in finding.message
+    # the whole message, naming the resource that launches and where the image is set
+    launcher, owner = ("ECS instance", "gpu") if standalone else ("ESS scaling group", "gpu-config")
+    assert finding.message == (
+        f"{launcher} 'gpu' boots a arm64 image (imageId '{image}' on '{owner}') on ecs.gn7i-c8g1.2xlarge, "
+        "which is x86_64: the launch is refused"
+    )
 
 
 @pytest.mark.parametrize(

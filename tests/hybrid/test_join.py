@@ -324,6 +324,13 @@ def test_the_api_server_is_required_with_the_scheduler() -> None:
     assert [p.removeprefix("gpufleet:fleet.") for p, _ in error.value.errors] == [
         "onprem.scheduler.api_server"
     ]
+    assert error.value.errors == [
+        (
+            "gpufleet:fleet.onprem.scheduler.api_server",
+            "is required: the on-prem API server burst nodes join, its IPv4 address and port inside "
+            "onprem.node_cidrs, like 192.168.16.10:6443",
+        )
+    ]
 
 
 def test_docs_name_what_the_node_image_must_carry() -> None:

@@ -221,6 +221,10 @@ def test_the_backlog_bands_follow_the_livestream_spike(cloud: str) -> None:
     bands = [(e.minute, e.after - e.before, e.reason) for e in result.events if "queue-deep" in e.reason]
     assert bands[0] == (40, 20, "alarm queue-deep-x2")
     assert {step for _, step, _ in bands} == {10, 20}
+    # The whole replay, the same on ESS and AS: +20 each cooldown from minute 40, +10 while the backlog
+    # sits between 10 and 20 (minutes 65 to 75), +20 again until capacity meets demand.
+    x2, x1 = (20, "alarm queue-deep-x2"), (10, "alarm queue-deep")
+    assert bands == [(minute, *(x1 if 65 <= minute <= 75 else x2)) for minute in range(40, 95, 5)]
     first_at_demand = next(m for m, b in enumerate(result.booted) if b >= 200)
     assert first_at_demand == 95
     # One band a cooldown: never two activities within five minutes.
@@ -250,3 +254,8 @@ def test_a_pool_at_zero_waits_for_more_than_queue_out() -> None:
         trace([5] * 12, 100, initial=0),
     )
     assert [(e.minute, e.after, e.reason) for e in eager.events][:1] == [(4, 4, "alarm queue-deep-x4")]
+    # and after it only GPU high adds one: nothing else runs in the hour
+    assert [(e.minute, e.after, e.reason) for e in eager.events] == [
+        (4, 4, "alarm queue-deep-x4"),
+        (9, 5, "alarm gpu-high"),
+    ]

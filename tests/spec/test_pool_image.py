@@ -102,17 +102,18 @@ def test_each_cloud_names_its_own_image(
         (
             "alicloud",
             {"id": "m-bp1g7004ksh0oeuc1234", "arch": "sparc"},
-            "pools.p.image.arch: ",
+            "pools.p.image.arch: must be one of x86_64, arm64, got 'sparc'",
         ),
         (
             "aws",
             {"ami": "ami-0123456789abcdef0", "arch": "arm64"},
-            "pools.p.image: arch goes with id (an Alibaba or Tencent image)",
+            "pools.p.image: arch goes with id (an Alibaba or Tencent image); an AMI's is told by GF-FIT-003",
         ),
         (
             "tencentcloud",
             {"id": "img-eb30mz89", "ami": "ami-0123456789abcdef0"},
-            "pools.p.image: give exactly one of ami (an AMI id), ssm_parameter (a name with :version) or id",
+            "pools.p.image: give exactly one of ami (an AMI id), ssm_parameter (a name with :version) or id "
+            "(an Alibaba or Tencent image id)",
         ),
     ],
 )
@@ -122,3 +123,5 @@ def test_a_wrong_image_names_the_field_and_what_it_takes(
     with pytest.raises(SpecError) as error:
         parse_fleet(config(cloud, image))
     assert message in error.value.format()
+    # the whole line, so a message cut short or naming another field fails
+    assert f"stack config: gpufleet:fleet.{message}" in error.value.format().splitlines()

@@ -173,6 +173,15 @@ def test_an_image_the_network_cannot_pull_is_refused(image: str, egress: str | N
         ({"user_data": "echo", "container": {"image": ECR}}, (PATH, ONE_OF)),
         ({"image_reads_queue": True, "reference_worker": {"image": ECR}}, (PATH, ONE_OF)),
         (
+            "python train.py",
+            (
+                PATH,
+                "must be a mapping with exactly one of user_data (a shell snippet), container (an image), "
+                "reference_worker (python -m gpufleet.worker in an image), image_reads_queue: true (the "
+                "pool's image reads the queue itself), got 'python train.py'",
+            ),
+        ),
+        (
             {"image_reads_queue": False},
             (
                 f"{PATH}.image_reads_queue",

@@ -89,6 +89,18 @@ def test_the_token_grants_nothing_unless_a_job_asks_and_only_the_preview_gets_oi
     report_runs = [s["run"] for s in _steps("report") if "run" in s]
     assert len(report_runs) == 1 and "gh api" in report_runs[0]
     assert not re.search(r"\bpip\b|\bpulumi\b|gpufleet\" check|python", report_runs[0])
+    # the comment is written with the job's own token, found by its marker and edited, never a second one
+    [comment] = [s for s in _steps("report") if "run" in s]
+    assert comment["if"] == "${{ github.event_name == 'pull_request' }}"
+    assert comment["env"] == {
+        "GH_TOKEN": "${{ github.token }}",
+        "PR": "${{ github.event.pull_request.number }}",
+    }
+    run = comment["run"]
+    assert "marker='<!-- gpufleet-preview -->'" in run
+    assert 'gh api --method PATCH "repos/$GITHUB_REPOSITORY/issues/comments/$id" -F body=@comment.md' in run
+    assert 'gh api --method POST "repos/$GITHUB_REPOSITORY/issues/$PR/comments" -F body=@comment.md' in run
+    assert run.index('if [ -n "$id" ]') < run.index("--method PATCH") < run.index("--method POST")
 
 
 def test_every_checkout_leaves_no_token_behind() -> None:
