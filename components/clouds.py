@@ -10,10 +10,11 @@ with :data:`KUBERNETES`.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
-from typing import Literal, cast
+from types import MappingProxyType, ModuleType
+from typing import Any, Literal, cast
 
 Cloud = Literal["aws", "alicloud", "tencentcloud"]
 
@@ -160,3 +161,34 @@ def of_type(type_token: str) -> CloudProfile | None:
 def by_sdk_package(package: str) -> CloudProfile | None:
     """The cloud whose Python SDK package is ``package`` (top-level module name), or None."""
     return next((p for p in PROFILES.values() if p.sdk_package == package), None)
+
+
+def cloud_parts(package: str) -> Mapping[Cloud, ModuleType]:
+    """Each registered cloud's module of ``package`` (``<package>.<cloud key>``), for clouds that have one.
+
+    Neutral code keeps a cloud's facts (type tokens, field names, messages, small checks) in a module
+    named after the cloud beside it and reads them through this map, so it never names a cloud itself:
+    adding a cloud adds a module and a registry entry, no edit to the neutral code.
+    """
+    found: dict[Cloud, ModuleType] = {}
+    for key in CLOUDS:
+        name = f"{package}.{key}"
+        try:
+            found[key] = importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name != name:
+                raise
+    return MappingProxyType(found)
+
+
+def part_values(parts: Mapping[Cloud, ModuleType], attribute: str) -> dict[Cloud, Any]:
+    """``attribute`` of each cloud's module that defines it, by cloud."""
+    return {key: getattr(module, attribute) for key, module in parts.items() if hasattr(module, attribute)}
+
+
+def part_union(parts: Mapping[Cloud, ModuleType], attribute: str) -> frozenset[str]:
+    """The union of ``attribute`` (an iterable of strings, e.g. type tokens) over the clouds' modules."""
+    found: set[str] = set()
+    for value in part_values(parts, attribute).values():
+        found.update([value] if isinstance(value, str) else value)
+    return frozenset(found)
