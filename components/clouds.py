@@ -192,3 +192,20 @@ def part_union(parts: Mapping[Cloud, ModuleType], attribute: str) -> frozenset[s
     for value in part_values(parts, attribute).values():
         found.update([value] if isinstance(value, str) else value)
     return frozenset(found)
+
+
+def part_merged(parts: Mapping[Cloud, ModuleType], attribute: str) -> dict[Any, Any]:
+    """The clouds' ``attribute`` mappings merged into one (a key defined twice is a ValueError)."""
+    merged: dict[Any, Any] = {}
+    for key, value in part_values(parts, attribute).items():
+        clash = merged.keys() & value.keys()
+        if clash:
+            raise ValueError(f"{key}.{attribute} redefines {sorted(map(str, clash))}")
+        merged.update(value)
+    return merged
+
+
+def part_of(parts: Mapping[Cloud, ModuleType], type_token: str) -> ModuleType | None:
+    """The module, among ``parts``, of the cloud whose provider owns ``type_token``, or None."""
+    owner = of_type(type_token)
+    return parts.get(owner.key) if owner is not None else None
