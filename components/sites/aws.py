@@ -45,7 +45,14 @@ from gpufleet.components.sites.aws_regional import (
     _pool_types,
     _session_access,
 )
-from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs, SitePlan
+from gpufleet.components.sites.base import (
+    PoolOutputs,
+    SiteArgs,
+    SiteError,
+    SiteFactory,
+    SiteOutputs,
+    SitePlan,
+)
 from gpufleet.components.spec import RegionNetwork
 from gpufleet.components.storage.aws import (
     CheckpointBucket,
@@ -488,3 +495,7 @@ def _region_network(plan: SitePlan) -> RegionNetwork | None:
 def _enforced(gate: Gate | None) -> Gate | None:
     """The burst order's gate where AWS enforces it (metric-math alarms); None scales as before."""
     return gate if gate is not None and gate.enforcement == "metric-math" else None
+
+
+# What :data:`gpufleet.components.sites.SITES` builds this cloud's sites with.
+SITE: SiteFactory = AwsSite
