@@ -47,6 +47,7 @@ from gpufleet.components.pools.aws_alarms import alarm_scaling
 from gpufleet.components.pools.aws_boot import DLAMI_NAME_FILTER as DLAMI_NAME_FILTER  # noqa: PLC0414
 from gpufleet.components.pools.aws_boot import pool_image, pool_user_data
 from gpufleet.components.pools.aws_join import group_tags, join_secret
+from gpufleet.components.pools.aws_metrics import compile_aws_alarms
 from gpufleet.components.pools.aws_queue import (
     ExistingQueue,
     NewQueue,
@@ -72,7 +73,6 @@ from gpufleet.components.pools.scaling import (
     AlarmSpec,
     ScalingRules,
     backlog_target,
-    compile_aws_alarms,
 )
 from gpufleet.components.pools.userdata import agent_namespace
 from gpufleet.components.pools.workload import Workload

@@ -16,7 +16,8 @@ silent or wrong, a backlog still scales the pool out after that window. The orde
 
 Tencent Cloud: not enforced. A Cloud Monitor ``AlarmPolicy`` (the only alarm that runs an AS trigger
 task) takes ``monitor_type`` ``MT_QCE``, Tencent Cloud service metrics, only: no namespace holds a
-metric a program publishes, so no alarm can watch ``GatedBacklog`` (:data:`TENCENT_NOT_ENFORCED`).
+metric a program publishes, so no alarm can watch ``GatedBacklog``
+(:data:`gpufleet.components.pools.facts.tencentcloud.NOT_ENFORCED`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gpufleet.components.clouds import cloud_parts, profile
 from gpufleet.components.pools.burst import SIGNAL_METRIC, SITE_DIMENSION
 
 if TYPE_CHECKING:
@@ -42,12 +44,6 @@ ALICLOUD_GROUP_ID = "0"  # PutCustomMetric: 0 is "no application group"
 ALICLOUD_RAW_TYPE = "0"  # PutCustomMetric Type 0: raw values, aggregated by CloudMonitor
 ALICLOUD_CLIENT_ID = "sts.aliyuncs.com"
 MNS_PERIOD_S = 300  # acs_mns_new publishes every five minutes: the fallback alarm's period
-
-TENCENT_NOT_ENFORCED = (
-    "Tencent Cloud alarm policies (Monitor.AlarmPolicy, the only alarm that runs an AS trigger task) take "
-    "monitor_type MT_QCE, Tencent Cloud service metrics, only: no policy can watch a metric the exporter "
-    "publishes, so the Tencent pools scale on their own queue and GPU alarms"
-)
 
 
 def alicloud_namespace(account_id: str) -> str:
@@ -137,16 +133,6 @@ def alicloud_datapoints(
 
 
 def describe_gate(cloud: str, burst: Burst) -> str:
-    """How an Alibaba or Tencent site's pools are held back, for ``gpufleet plan``'s burst-order lines."""
-    if cloud == "alicloud":
-        settings = burst.publishers.alicloud
-        if settings is None:
-            return (
-                "not gated: scale-out on the pools' own queue (set burst.publishers.alicloud to gate it on "
-                "the exporter's GatedBacklog); see docs/burst-order.md"
-            )
-        return (
-            f"queue scale-out gated on the exporter's {GATED_METRIC} (acs_customMetric); if it is silent, "
-            f"the raw queue alarm bursts after {settings.fallback_after_s}s; GPU alarms not gated"
-        )
-    return "not gated: Tencent alarm policies cannot watch a published metric; see docs/burst-order.md"
+    """How an Alibaba or Tencent site's pools are held back, for ``gpufleet plan``'s burst-order lines
+    (each cloud's ``describe_gate`` in components/pools/facts/<cloud>.py)."""
+    return str(cloud_parts("gpufleet.components.pools.facts")[profile(cloud).key].describe_gate(burst))

@@ -24,7 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gpufleet.components.clouds import PROFILES
-from gpufleet.components.pools.lifecycle import DRAIN_HOOK_NAME, GROUP_ENV, GROUP_TAG, HOOK_ENV, QUEUE_URL_ENV
+from gpufleet.components.pools.facts.aws import GROUP_TAG
+from gpufleet.components.pools.lifecycle import DRAIN_HOOK_NAME, GROUP_ENV, HOOK_ENV, QUEUE_URL_ENV
 from gpufleet.components.pools.scaling import GROUP_DIMENSION, STACK_DIMENSION
 from gpufleet.components.pools.workload import (
     MAX_USER_DATA_BYTES,
