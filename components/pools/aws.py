@@ -57,6 +57,7 @@ from gpufleet.components.pools.aws_queue import (
     create_queue,
     existing_queue,
 )
+from gpufleet.components.pools.aws_userdata import agent_namespace
 from gpufleet.components.pools.burst import Gate
 from gpufleet.components.pools.join import PoolJoin, secret_name
 from gpufleet.components.pools.lifecycle import (
@@ -74,7 +75,6 @@ from gpufleet.components.pools.scaling import (
     ScalingRules,
     backlog_target,
 )
-from gpufleet.components.pools.userdata import agent_namespace
 from gpufleet.components.pools.workload import Workload
 from gpufleet.components.tags import check_cost_tags, with_tags
 

@@ -33,7 +33,7 @@ from gpufleet.components.network.aws_zones import zones_for_pools
 from gpufleet.components.network.onprem import EgressRule
 from gpufleet.components.pools.aws import GpuPool, GpuPoolArgs
 from gpufleet.components.pools.aws_join import ENDPOINT_SERVICE as JOIN_ENDPOINT_SERVICE
-from gpufleet.components.pools.userdata import agent_namespace
+from gpufleet.components.pools.aws_userdata import agent_namespace
 from gpufleet.components.sites.aws_pools import pool_off_hours, pool_queue, pool_scaling, pool_workload
 from gpufleet.components.sites.aws_regional import (
     AccountPlan,
