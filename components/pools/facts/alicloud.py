@@ -16,12 +16,12 @@ if TYPE_CHECKING:
 
 ENFORCEMENT = "not-enforced"
 PROVIDER_ID = "{region}.{instance}"
-# burst_custom.GATED_METRIC, kept here so these facts import nothing of the pools.
-_GATED_METRIC = "GatedBacklog"
 
 
 def describe_gate(burst: Burst) -> str:
     """How an Alibaba site's pools are held back, for ``gpufleet plan``'s burst-order lines."""
+    from gpufleet.components.pools.burst_custom import GATED_METRIC
+
     settings = burst.publishers.alicloud
     if settings is None:
         return (
@@ -29,6 +29,6 @@ def describe_gate(burst: Burst) -> str:
             "the exporter's GatedBacklog); see docs/burst-order.md"
         )
     return (
-        f"queue scale-out gated on the exporter's {_GATED_METRIC} (acs_customMetric); if it is silent, "
+        f"queue scale-out gated on the exporter's {GATED_METRIC} (acs_customMetric); if it is silent, "
         f"the raw queue alarm bursts after {settings.fallback_after_s}s; GPU alarms not gated"
     )
