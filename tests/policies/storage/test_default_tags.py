@@ -9,7 +9,7 @@ import json
 import pytest
 from pulumi_policy import PolicyProviderResource, PolicyResource
 
-from gpufleet.policies.kms._keys import AWS_EXTERNAL_KEY, AWS_KEY
+from gpufleet.policies.kms.aws import AWS_EXTERNAL_KEY, AWS_KEY
 from gpufleet.policies.storage import bucket_byok_key, checkpoint_versioning
 from gpufleet.policies.storage._buckets import AWS_BUCKET, AWS_SSE, OSS_BUCKET
 from tests.policies.support import provider
