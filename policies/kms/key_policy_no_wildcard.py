@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
+from gpufleet.policies.dialects.aws import aws_account
 from gpufleet.policies.documents import action_matches, parse_document
 from gpufleet.policies.kms._keys import (
     AWS_EXTERNAL_KEY,
@@ -37,7 +38,7 @@ from gpufleet.policies.kms._keys import (
     AWS_REPLICA_EXTERNAL_KEY,
     AWS_REPLICA_KEY,
 )
-from gpufleet.policies.principals import PINNING_KEYS, aws_account, is_anyone, pinning
+from gpufleet.policies.principals import PINNING_KEYS, is_anyone, pinning
 from gpufleet.policies.props import Malformed, get_ref
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
 
