@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs
 
-from gpufleet.policies.principals import aws_account
+from gpufleet.policies.dialects.aws import aws_account
 from gpufleet.policies.props import get, is_set, truthy
 
 AWS_KEY = "aws:kms/key:Key"

@@ -96,15 +96,6 @@ def part(cloud: str) -> ModuleType:
     return PARTS[cast(Cloud, cloud)]
 
 
-def __getattr__(name: str) -> Any:
-    """A name one cloud's module defines (a type token such as `AWS_LIFECYCLE`), for importers of this
-    module."""
-    for part in PARTS.values():
-        if not name.startswith("_") and hasattr(part, name):
-            return getattr(part, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 @dataclass
 class Bucket:
     resource: PolicyResource
