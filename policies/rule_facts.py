@@ -3,7 +3,8 @@
 A family's cloud modules (`policies/iam/aws.py`, `policies/audit/alicloud.py`, ...) give each rule's
 cloud-specific metadata by rule id: `URLS` (the one documentation page of the rule, which one cloud's
 module gives) and `CHECKOV` (the equivalent checkov checks, in cloud order). The rule module reads
-them here, so it names no cloud.
+them here, so it names no cloud. A rule may instead keep a plain attribute per cloud module (its
+remediation fragment, its checkov ids, its one link): `sole`, `chained` and `by_cloud_name` read those.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from gpufleet.components.clouds import Cloud, part_values
+from gpufleet.components.clouds import Cloud, part_values, profile
 
 
 def rule_url(parts: Mapping[Cloud, ModuleType], rule_id: str) -> str:
@@ -46,4 +47,32 @@ def joined(parts: Mapping[Cloud, ModuleType], attribute: str, separator: str) ->
     return separator.join(str(value) for value in part_values(parts, attribute).values())
 
 
-__all__ = ["by_cloud", "clouds_with", "joined", "rule_checkov", "rule_url"]
+def sole(parts: Mapping[Cloud, ModuleType], attribute: str) -> Any:
+    """``attribute`` of the one cloud module that defines it (a rule's single documentation link);
+    ValueError when none or several do, so the choice is never made by order."""
+    found = part_values(parts, attribute)
+    if len(found) != 1:
+        raise ValueError(f"{attribute} must be defined by exactly one cloud, not {sorted(found) or 'none'}")
+    return next(iter(found.values()))
+
+
+def chained(parts: Mapping[Cloud, ModuleType], attribute: str) -> tuple[str, ...]:
+    """The clouds' ``attribute`` tuples (checkov ids) one after another, in the order of clouds."""
+    return tuple(item for items in part_values(parts, attribute).values() for item in items)
+
+
+def by_cloud_name(parts: Mapping[Cloud, ModuleType], attribute: str) -> str:
+    """Each cloud's ``attribute`` text after the cloud's name (`AWS: ... Alibaba Cloud: ...`)."""
+    return " ".join(f"{profile(cloud).name}: {text}" for cloud, text in part_values(parts, attribute).items())
+
+
+__all__ = [
+    "by_cloud",
+    "by_cloud_name",
+    "chained",
+    "clouds_with",
+    "joined",
+    "rule_checkov",
+    "rule_url",
+    "sole",
+]

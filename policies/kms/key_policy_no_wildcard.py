@@ -31,11 +31,11 @@ from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationA
 
 from gpufleet.components.clouds import of_type, part_merged, part_values
 from gpufleet.policies.documents import action_matches, parse_document
-from gpufleet.policies.kms._facts import chained, clouds_with, sole
 from gpufleet.policies.kms._keys import PARTS
 from gpufleet.policies.principals import PINNING_KEYS, ValueCheck, is_anyone, pinning
 from gpufleet.policies.props import Malformed, get_ref
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.rule_facts import chained, clouds_with, sole
 
 # The kms actions a stranger must never be granted: use of the key's material, control of its policy
 # and grants, its destruction or disabling, and the creation of keys, aliases and key stores.

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
 from gpufleet.components.clouds import part_merged
-from gpufleet.policies.kms._facts import by_cloud_name, chained, clouds_with, sole
 from gpufleet.policies.kms._keys import PARTS
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.rule_facts import by_cloud_name, chained, clouds_with, sole
 
 RULE = Rule(
     id="GF-KMS-001",

@@ -20,11 +20,11 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.proxy import UnknownValueError
 
 from gpufleet.components.clouds import as_cloud
-from gpufleet.policies.kms._facts import by_cloud_name, chained, clouds_with, sole
 from gpufleet.policies.memo import per_stack
 from gpufleet.policies.props import is_unknown
 from gpufleet.policies.resilience._locations import PARTS, is_production
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import by_cloud_name, chained, clouds_with, sole
 from gpufleet.policies.storage._buckets import (
     BUCKET_CLOUDS,
     Bucket,

@@ -16,7 +16,6 @@ from pulumi_policy.proxy import UnknownValueError
 from gpufleet.components.clouds import part_union, part_values
 from gpufleet.policies.cost._common import stack_pools
 from gpufleet.policies.gpu import is_gpu_ami_type, is_gpu_type
-from gpufleet.policies.kms._facts import clouds_with, sole
 from gpufleet.policies.props import get_ref
 from gpufleet.policies.resilience._locations import (
     PARTS,
@@ -26,6 +25,7 @@ from gpufleet.policies.resilience._locations import (
     region_of,
 )
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import clouds_with, sole
 
 POOL_TYPES = part_union(PARTS, "POOL_TYPES")
 _POOL_NAMES = list(part_values(PARTS, "POOL_NAME").values())

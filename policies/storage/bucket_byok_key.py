@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from gpufleet.policies.kms._facts import by_cloud_name, clouds_with, sole
 from gpufleet.policies.kms._keys import KeyIndex, is_external, origin_label
 from gpufleet.policies.memo import per_stack
 from gpufleet.policies.props import is_unknown
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import by_cloud_name, clouds_with, sole
 from gpufleet.policies.storage._buckets import (
     BUCKET_CLOUDS,
     PARTS,

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from gpufleet.policies.kms._facts import by_cloud_name, chained, clouds_with, sole
 from gpufleet.policies.memo import per_stack
 from gpufleet.policies.rule import GfStackPolicy, Rule, judges
+from gpufleet.policies.rule_facts import by_cloud_name, chained, clouds_with, sole
 from gpufleet.policies.storage._buckets import (
     BUCKET_CLOUDS,
     PARTS,

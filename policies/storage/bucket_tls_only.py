@@ -26,10 +26,10 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from gpufleet.policies.kms._facts import by_cloud_name, chained, clouds_with, sole
 from gpufleet.policies.memo import per_stack
 from gpufleet.policies.props import get, get_ref, is_unknown
 from gpufleet.policies.rule import GfStackPolicy, Rule, judges
+from gpufleet.policies.rule_facts import by_cloud_name, chained, clouds_with, sole
 from gpufleet.policies.storage._buckets import BUCKET_CLOUDS, PARTS, Bucket, BucketIndex, judge_buckets, part
 from gpufleet.policies.storage._documents import (
     actions,

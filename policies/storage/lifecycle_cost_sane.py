@@ -26,8 +26,8 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
 from gpufleet.components.clouds import part_values
-from gpufleet.policies.kms._facts import clouds_with, sole
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.rule_facts import clouds_with, sole
 from gpufleet.policies.storage._buckets import PARTS, LifecycleRule, Transition, lifecycle_rules_of, part
 from gpufleet.policies.storage._storage_classes import storage_class
 

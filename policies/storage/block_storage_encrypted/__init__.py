@@ -35,8 +35,8 @@ from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Sev
 
 from gpufleet.components.clouds import cloud_parts, part_merged, part_of, part_union
 from gpufleet.policies.context import resource_region
-from gpufleet.policies.kms._facts import by_cloud_name, chained, clouds_with, sole
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import by_cloud_name, chained, clouds_with, sole
 from gpufleet.policies.storage.block_storage_encrypted._disks import Disk
 
 # Each cloud's carriers, defaults and readers, in its module of this package (`aws`, `alicloud`, ...).
