@@ -17,7 +17,13 @@ from gpufleet.policies.cost.pools.builders import _instance_type, _instance_type
 from gpufleet.policies.cost.pools.index import ResourceIndex
 from gpufleet.policies.cost.pools.model import Pool
 from gpufleet.policies.cost.pools.reading import _Reader
-from gpufleet.policies.cost.pools.tokens import TC_SCALING_CONFIG, TC_SCALING_GROUP
+from gpufleet.policies.cost.pools.tencentcloud_scaling import attach
+from gpufleet.policies.cost.pools.tokens.tencentcloud import (
+    TC_INSTANCE,
+    TC_NODE_POOL,
+    TC_SCALING_CONFIG,
+    TC_SCALING_GROUP,
+)
 from gpufleet.policies.props import get_ref, is_unknown, truthy
 
 
@@ -182,3 +188,13 @@ def _join(members: Sequence[Pool]) -> Pool:
         max_size=sum(x for x in maxima if x is not None) if None not in maxima else None,
         unknown=unknown,
     )
+
+
+# The pool builders by the type token of the pool resource they read, and the function that joins
+# scaling and schedules to this cloud's pools (read by `discover_pools`).
+BUILDERS = {
+    TC_SCALING_GROUP: _build_tc_group,
+    TC_INSTANCE: _build_tc_instance,
+    TC_NODE_POOL: _build_tc_node_pool,
+}
+ATTACH = attach
