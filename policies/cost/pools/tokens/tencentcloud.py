@@ -22,3 +22,8 @@ POOL_KINDS = {
 POOL_TYPES = frozenset(POOL_KINDS)
 SCALABLE_TYPES = frozenset({TC_SCALING_GROUP, TC_NODE_POOL})
 CLUSTER_SCALED_TYPES = frozenset({TC_NODE_POOL})
+# AS has no spot/on-demand mix in one group: a pool with a spot share is two groups, all-spot and
+# on-demand, carrying one `gpufleet:pool` tag, which the spot-share rule judges as one pool
+# (`pools.joined`), named as (pool noun, member noun).
+JOINED_BY_TAG = frozenset({TC_SCALING_GROUP})
+JOINED_LABEL = ("Tencent pool", "AS scaling groups")
