@@ -1,5 +1,6 @@
 """AWS facts of the cost rules: the fragments of their remediation texts that name AWS services and
-fields, their AWS reference pages, and the checks only AWS needs (the aws provider's `defaultTags`,
+fields, their AWS reference pages, the bracketed `cron(...)` recurrences GF-COST-005 and the
+estimate replay, and the checks only AWS needs (the aws provider's `defaultTags`,
 an EC2 instance an alarm stops when idle, a queue-fed group's termination hook).
 
 Read by the neutral rules through :data:`gpufleet.policies.cost._clouds.PARTS`; texts are joined with
@@ -105,6 +106,12 @@ def stopped_when_idle(pool: Pool, index: ResourceIndex) -> bool:
             return True
     return False
 
+
+# The bracketed recurrence of an Application Auto Scaling scheduled action, `cron(m h dom mon dow year)`
+# with days numbered 1 (Sunday) to 7 (Saturday), which `_weekly` replays beside Unix cron, and how its
+# messages name it.
+CRON_WRAPPED = re.compile(r"cron\((.*)\)")
+CRON_WRAPPED_NAME = "AWS cron(...)"
 
 # --- GF-COST-006 autoscaling sanity --------------------------------------------------------------
 SCALING_SETTINGS = (
