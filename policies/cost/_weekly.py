@@ -22,7 +22,7 @@ from gpufleet.policies.cost._clouds import PARTS
 
 # Each cloud's bracketed cron dialect (`CRON_WRAPPED` of its cost module: AWS Application Auto
 # Scaling's `cron(m h dom mon dow year)`, days 1-7 from Sunday) and how messages name it.
-_WRAPPED: dict[str, re.Pattern[str]] = part_values(PARTS, "CRON_WRAPPED")
+_WRAPPED: dict[str, re.Pattern[str]] = dict(part_values(PARTS, "CRON_WRAPPED").items())
 _WRAPPED_NAMES = " or ".join(part_values(PARTS, "CRON_WRAPPED_NAME").values())
 
 _DAY = 1440

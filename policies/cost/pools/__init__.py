@@ -32,7 +32,6 @@ from typing import Any
 from gpufleet.policies.cost.pools.discovery import discover_pools
 from gpufleet.policies.cost.pools.index import ResourceIndex, ResourceView
 from gpufleet.policies.cost.pools.model import (
-    POOL_KINDS,
     InstanceTypeLike,
     Pool,
     PriceLike,
@@ -49,6 +48,7 @@ from gpufleet.policies.cost.pools.pricing import (
 )
 from gpufleet.policies.cost.pools.tokens import (
     CLUSTER_SCALED_TYPES,
+    POOL_KINDS,
     POOL_TYPES,
     SCALABLE_TYPES,
     cloud_token,

@@ -14,7 +14,7 @@ from gpufleet.policies.gpu import CatalogLike, gpu_class_of
 
 # Each cloud's pattern of a bare GPU family name its pools may name in place of an instance type
 # (`BARE_FAMILY` of its token module; AWS Batch's `g5`, `p4d`); a cloud without one takes no families.
-_BARE_FAMILIES: dict[str, re.Pattern[str]] = part_values(PARTS, "BARE_FAMILY")
+_BARE_FAMILIES: dict[str, re.Pattern[str]] = dict(part_values(PARTS, "BARE_FAMILY").items())
 
 
 def is_family(cloud: str, name: str) -> bool:
