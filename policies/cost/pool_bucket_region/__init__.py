@@ -36,105 +36,64 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
+from gpufleet.components.clouds import Cloud, cloud_parts, part_values, profile
 from gpufleet.policies.context import resource_region
+from gpufleet.policies.cost._clouds import and_list, sole
 from gpufleet.policies.cost._common import describe, stack_pools
-from gpufleet.policies.cost.pools import AWS_EKS_NODE_GROUP, Pool, ResourceIndex
+from gpufleet.policies.cost.pools import Pool, ResourceIndex
 from gpufleet.policies.cost.pools.tokens import POOL_TYPES
 from gpufleet.policies.documents import UNKNOWN, DocumentError, parse_document
 from gpufleet.policies.memo import per_stack
 from gpufleet.policies.props import as_list, get_ref, is_unknown
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
-PROFILE = "aws:iam/instanceProfile:InstanceProfile"
-ROLE = "aws:iam/role:Role"
-ROLE_POLICY = "aws:iam/rolePolicy:RolePolicy"
-ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
-MANAGED_POLICY = "aws:iam/policy:Policy"
-BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
+# Each cloud's facts (`pool_bucket_region/<cloud>.py`): BUCKET_KIND, BUCKET_TYPES, `bucket_of_arn`,
+# `roles_of`, the role -> document links (ROLE_POLICIES, ATTACHMENTS, INLINE_POLICIES) and the texts.
+PARTS = cloud_parts(__name__)
 
-RAM_ROLE = "alicloud:ram/role:Role"
-RAM_POLICY = "alicloud:ram/policy:Policy"
-RAM_ATTACHMENT = "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment"
-OSS_BUCKET = "alicloud:oss/bucket:Bucket"
 
-CAM_ROLE = "tencentcloud:Cam/role:Role"
-CAM_POLICY = "tencentcloud:Cam/policy:Policy"
-CAM_ATTACHMENT = "tencentcloud:Cam/rolePolicyAttachment:RolePolicyAttachment"
-CAM_ATTACHMENT_BY_NAME = "tencentcloud:Cam/rolePolicyAttachmentByName:RolePolicyAttachmentByName"
-COS_BUCKET = "tencentcloud:Cos/bucket:Bucket"
+def _region_advice() -> str:
+    """How to put a bucket in the pool's region: each cloud's own advice, then the clouds that need
+    only a provider for that region, named together."""
+    own = list(part_values(PARTS, "REGION_ADVICE").values())
+    plain = [
+        f"{profile(k).name} {p.BUCKET_KIND}" for k, p in PARTS.items() if not hasattr(p, "REGION_ADVICE")
+    ]
+    return "; ".join([*own, f"{and_list(plain)}: create the bucket with a provider for the pool's region"])
+
 
 RULE = Rule(
     id="GF-COST-008",
     name="gpu-pools-near-their-buckets",
     description="GPU pools and the buckets they read live in the same region (no cross-region transfer).",
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(PARTS),
     enforcement=EnforcementLevel.ADVISORY,
     severity=Severity.MEDIUM,
     remediation=(
-        "Create the bucket in the pool's region (AWS: set `region` on the v7 bucket or use a provider "
-        "for that region; Alibaba Cloud OSS and Tencent Cloud COS: create the bucket with a provider "
-        "for the pool's region), or replicate the data into a bucket in the pool's region and grant "
-        "the pool's role (instance profile role, RAM role, CAM role) that bucket instead."
+        f"Create the bucket in the pool's region ({_region_advice()}), or replicate the data into a "
+        "bucket in the pool's region and grant the pool's role "
+        f"({', '.join(p.ROLE_NOUN for p in PARTS.values())}) that bucket instead."
     ),
-    url="https://aws.amazon.com/ec2/pricing/on-demand/#Data_Transfer",
+    url=sole(PARTS, "URL"),
 )
 
 
-def _aws_bucket(arn: str) -> str | None:
-    if not arn.startswith("arn:aws:s3:::"):
-        return None
-    return arn[len("arn:aws:s3:::") :].split("/", 1)[0]
-
-
-def _oss_bucket(arn: str) -> str | None:
-    # acs:oss:<region>:<account>:<bucket>[/<object>]
-    parts = arn.split(":", 4)
-    if len(parts) != 5 or parts[0] != "acs" or parts[1] != "oss":
-        return None
-    return parts[4].split("/", 1)[0]
-
-
-def _cos_bucket(arn: str) -> str | None:
-    # qcs::cos:<region>:uid/<appid>:<bucket>-<appid>[/<object>]
-    parts = arn.split(":", 5)
-    if len(parts) != 6 or parts[0] != "qcs" or parts[2] != "cos":
-        return None
-    return parts[5].split("/", 1)[0]
-
-
-@dataclass(frozen=True)
-class _Cloud:
-    """How one cloud links a pool to its role, the role to its documents, the documents to buckets."""
-
-    name: str
-    bucket_kind: str
-    bucket_types: tuple[str, ...]
-    bucket_of_arn: Callable[[str], str | None]
-
-
-_CLOUDS = {
-    "aws": _Cloud("aws", "S3", BUCKETS, _aws_bucket),
-    "alicloud": _Cloud("alicloud", "OSS", (OSS_BUCKET,), _oss_bucket),
-    "tencentcloud": _Cloud("tencentcloud", "COS", (COS_BUCKET,), _cos_bucket),
-}
-
-
-def _bucket_names(document: Any, cloud: _Cloud, path: str) -> set[str]:
+def _bucket_names(document: Any, cloud: str, path: str) -> set[str]:
     """Bucket names the allow statements of `document` grant; none when it cannot be read."""
+    bucket_of_arn: Callable[[str], str | None] = PARTS[cast(Cloud, cloud)].bucket_of_arn
     try:
-        parsed = parse_document(document, path, cloud=cloud.name)
+        parsed = parse_document(document, path, cloud=cloud)
     except (UnknownValueError, DocumentError):
         return set()
     names: set[str] = set()
     for statement in parsed.allows() if parsed else ():
         for arn in statement.resources:
-            name = cloud.bucket_of_arn(arn) if arn != UNKNOWN else None
+            name = bucket_of_arn(arn) if arn != UNKNOWN else None
             if name and "*" not in name:
                 names.add(name)
     return names
@@ -147,13 +106,13 @@ class _Joins:
         self.index = index
         # role URN -> (resource holding a document, the document's input name)
         self.docs_by_role: dict[str, list[tuple[Any, str]]] = defaultdict(list)
-        for role_policy in index.of_type(ROLE_POLICY):
-            for role in index.refs(role_policy, "role", (ROLE,)):
-                self.docs_by_role[role.urn].append((role_policy, "policy"))
-        self._attach(ATTACHMENT, ("role", ROLE), ("policyArn", MANAGED_POLICY, "policy"))
-        self._attach(RAM_ATTACHMENT, ("roleName", RAM_ROLE), ("policyName", RAM_POLICY, "policyDocument"))
-        self._attach(CAM_ATTACHMENT, ("roleId", CAM_ROLE), ("policyId", CAM_POLICY, "document"))
-        self._attach(CAM_ATTACHMENT_BY_NAME, ("roleName", CAM_ROLE), ("policyName", CAM_POLICY, "document"))
+        for part in PARTS.values():
+            for holder_type, role_prop, role_type, doc in getattr(part, "ROLE_POLICIES", ()):
+                for holder in index.of_type(holder_type):
+                    for role in index.refs(holder, role_prop, (role_type,)):
+                        self.docs_by_role[role.urn].append((holder, doc))
+            for attachment_type, role, policy in part.ATTACHMENTS:
+                self._attach(attachment_type, role, policy)
 
     def _attach(self, attachment_type: str, role: tuple[str, str], policy: tuple[str, str, str]) -> None:
         """Link roles to attached policies: `role` is (input, role type), `policy` is (input, policy
@@ -176,35 +135,21 @@ class _Joins:
         return list(found.values())
 
     def _roles_of(self, cloud: str, source: Any) -> Iterable[Any]:
-        if cloud == "alicloud":
-            return [
-                *self.index.refs(source, "roleName", (RAM_ROLE,)),
-                *self.index.refs(source, "ramRoleName", (RAM_ROLE,)),
-            ]
-        if cloud == "tencentcloud":
-            return self.index.refs(source, "camRoleName", (CAM_ROLE,))
-        if source.resource_type == AWS_EKS_NODE_GROUP:
-            return self.index.refs(source, "nodeRoleArn", (ROLE,))
-        profile_value = get_ref(source.props, "iamInstanceProfile")
-        candidates: Iterable[Any] = [profile_value]
-        if isinstance(profile_value, dict) or hasattr(profile_value, "keys"):
-            candidates = [get_ref(profile_value, "name"), get_ref(profile_value, "arn")]
-        roles: list[Any] = []
-        for candidate in candidates:
-            value = candidate if isinstance(candidate, str) else ""
-            for profile in self.index.refs(source, "iamInstanceProfile", (PROFILE,), value=value):
-                roles.extend(self.index.refs(profile, "role", (ROLE,)))
+        roles: Iterable[Any] = PARTS[cast(Cloud, cloud)].roles_of(self.index, source)
         return roles
 
-    def buckets(self, role: Any, cloud: _Cloud) -> list[Any]:
+    def buckets(self, role: Any, cloud: str) -> list[Any]:
+        part = PARTS[cast(Cloud, cloud)]
+        bucket_types: tuple[str, ...] = part.BUCKET_TYPES
+        inline: str | None = getattr(part, "INLINE_POLICIES", None)
         found: dict[str, Any] = {}
         sources = list(self.docs_by_role.get(role.urn, []))
-        if cloud.name == "aws":
-            sources.append((role, "inlinePolicies"))
+        if inline is not None:
+            sources.append((role, inline))
         for resource, prop in sources:
-            for bucket in self.index.refs(resource, prop, cloud.bucket_types, value=""):
+            for bucket in self.index.refs(resource, prop, bucket_types, value=""):
                 found[bucket.urn] = bucket
-            if prop == "inlinePolicies":
+            if prop == inline:
                 documents = [get_ref(item, "policy") for item in as_list(get_ref(resource.props, prop))]
             else:
                 documents = [get_ref(resource.props, prop)]
@@ -212,7 +157,7 @@ class _Joins:
                 if document is None or is_unknown(document):
                     continue
                 for name in _bucket_names(document, cloud, f"{resource.name}.{prop}"):
-                    for bucket in self.index.refs(resource, prop, cloud.bucket_types, value=name):
+                    for bucket in self.index.refs(resource, prop, bucket_types, value=name):
                         found[bucket.urn] = bucket
         return list(found.values())
 
@@ -225,17 +170,17 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     pools, _ = stack_pools(args)
     joins = per_stack(_joins, args.resources)
     for pool in pools:
-        cloud = _CLOUDS.get(pool.cloud)
-        if cloud is None or pool.region is None:
+        if pool.cloud not in PARTS or pool.region is None:
             continue
 
-        def check(pool: Pool = pool, cloud: _Cloud = cloud) -> None:
+        def check(pool: Pool = pool) -> None:
+            kind = PARTS[cast(Cloud, pool.cloud)].BUCKET_KIND
             for role in joins.roles(pool):
-                for bucket in joins.buckets(role, cloud):
+                for bucket in joins.buckets(role, pool.cloud):
                     region = resource_region(bucket.props, bucket.provider)
                     if region and region != pool.region:
                         report(
-                            f"{describe(pool)} in {pool.region} reads {cloud.bucket_kind} bucket "
+                            f"{describe(pool)} in {pool.region} reads {kind} bucket "
                             f"'{bucket.name}' in {region} through role '{role.name}'; keep them in one "
                             "region to avoid cross-region transfer charges",
                             pool.urn,

@@ -20,57 +20,16 @@ from collections.abc import Iterator
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
+from gpufleet.components.clouds import cloud_parts, part_merged, part_of
+from gpufleet.policies.cost._clouds import sole
 from gpufleet.policies.props import as_list, get
 from gpufleet.policies.rule import GfResourcePolicy, Judges, Rule
 
-AWS_LEGACY = {"gp2": "gp3", "standard": "gp3", "io1": "io2 (or gp3)"}
-ALI_LEGACY = {"cloud": "cloud_essd", "cloud_efficiency": "cloud_essd", "cloud_ssd": "cloud_essd"}
-TC_LEGACY = {"CLOUD_BASIC": "CLOUD_BSSD (or CLOUD_PREMIUM)"}
-# The provider checks an AS launch configuration's disk types against its allow list, which has no
-# CLOUD_BSSD (policies/deploy/overrides.json): the advice there is a type it takes.
-TC_AS_LEGACY = {"CLOUD_BASIC": "CLOUD_SSD (or CLOUD_PREMIUM)"}
-TC_AS_CONFIG = "tencentcloud:As/scalingConfig:ScalingConfig"
-
-# token -> [(path, list item key or None, default when unset or None)]
-_FIELDS: dict[str, list[tuple[str, str | None, str | None]]] = {
-    "aws:ebs/volume:Volume": [("type", None, "gp2")],
-    "aws:ec2/launchTemplate:LaunchTemplate": [("blockDeviceMappings", "ebs.volumeType", None)],
-    "aws:ec2/instance:Instance": [
-        ("rootBlockDevice.volumeType", None, None),
-        ("ebsBlockDevices", "volumeType", None),
-    ],
-    "aws:ec2/spotInstanceRequest:SpotInstanceRequest": [
-        ("rootBlockDevice.volumeType", None, None),
-        ("ebsBlockDevices", "volumeType", None),
-    ],
-    "aws:ec2/launchConfiguration:LaunchConfiguration": [
-        ("rootBlockDevice.volumeType", None, None),
-        ("ebsBlockDevices", "volumeType", None),
-    ],
-    "alicloud:ecs/disk:Disk": [("category", None, "cloud_efficiency")],
-    "alicloud:ecs/ecsDisk:EcsDisk": [("category", None, "cloud_efficiency")],
-    "alicloud:ecs/instance:Instance": [
-        ("systemDiskCategory", None, "cloud_efficiency"),
-        ("dataDisks", "category", "cloud_efficiency"),
-    ],
-    "alicloud:ecs/ecsInstanceSet:EcsInstanceSet": [
-        ("systemDiskCategory", None, "cloud_efficiency"),
-        ("dataDisks", "category", "cloud_efficiency"),
-    ],
-    "alicloud:ess/scalingConfiguration:ScalingConfiguration": [
-        ("systemDiskCategory", None, "cloud_efficiency"),
-        ("dataDisks", "category", "cloud_efficiency"),
-    ],
-    "tencentcloud:Cbs/storage:Storage": [("storageType", None, None)],
-    "tencentcloud:Instance/instance:Instance": [
-        ("systemDiskType", None, None),
-        ("dataDisks", "dataDiskType", None),
-    ],
-    TC_AS_CONFIG: [
-        ("systemDiskType", None, None),
-        ("dataDisks", "diskType", None),
-    ],
-}
+# Each cloud's volume facts (`volume_current_type/<cloud>.py`): FIELDS (token -> [(path, list item key
+# or None, default when unset or None)]), LEGACY (type -> advice), optionally LEGACY_BY_TYPE, and
+# `normalise` (the case its types are compared in).
+PARTS = cloud_parts(__name__)
+_FIELDS: dict[str, list[tuple[str, str | None, str | None]]] = part_merged(PARTS, "FIELDS")
 
 RULE = Rule(
     id="GF-COST-009",
@@ -79,17 +38,11 @@ RULE = Rule(
         "Volumes use the current general-purpose type (gp3, cloud_essd, CLOUD_BSSD/PREMIUM), not legacy "
         "types."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(PARTS),
     enforcement=EnforcementLevel.ADVISORY,
     severity=Severity.LOW,
-    remediation=(
-        "AWS: set `type` / `volumeType` to gp3 (io2 where provisioned IOPS are needed). Alibaba Cloud: "
-        "set `category` / `systemDiskCategory` / `dataDisks[].category` to cloud_essd. Tencent Cloud: "
-        "set `storageType` / `systemDiskType` / `dataDisks[].dataDiskType` to CLOUD_BSSD or CLOUD_PREMIUM "
-        "(an AS launch configuration's `systemDiskType` / `dataDisks[].diskType` to CLOUD_SSD or "
-        "CLOUD_PREMIUM: the provider refuses CLOUD_BSSD there)."
-    ),
-    url="https://docs.aws.amazon.com/ebs/latest/userguide/general-purpose.html",
+    remediation=" ".join(p.REMEDIATION for p in PARTS.values()),
+    url=sole(PARTS, "URL"),
 )
 
 
@@ -119,12 +72,12 @@ def _no_volume(resource_type: str) -> str:
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if args.resource_type not in _FIELDS:
         args.not_applicable(_no_volume(args.resource_type))
-    cloud = args.resource_type.split(":", 1)[0]
-    legacy = AWS_LEGACY if cloud == "aws" else ALI_LEGACY if cloud == "alicloud" else TC_LEGACY
-    if args.resource_type == TC_AS_CONFIG:
-        legacy = TC_AS_LEGACY
+    part = part_of(PARTS, args.resource_type)
+    if part is None:
+        return
+    legacy: dict[str, str] = getattr(part, "LEGACY_BY_TYPE", {}).get(args.resource_type, part.LEGACY)
     for where, value, defaulted in _values(args):
-        key = value.upper() if cloud == "tencentcloud" else value.lower()
+        key: str = part.normalise(value)
         if key in legacy:
             origin = " (the provider default)" if defaulted else ""
             report(
