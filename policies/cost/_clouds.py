@@ -12,11 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from types import ModuleType
-from typing import Any
 
 from gpufleet.components.clouds import Cloud, cloud_parts, part_values
+from gpufleet.policies import rule_facts
 
 PARTS = cloud_parts("gpufleet.policies.cost")
+
+
+# A rule's one reference page, which one cloud's module gives.
+sole = rule_facts.sole
 
 
 def and_list(items: Iterable[str]) -> str:
@@ -33,13 +37,3 @@ def ranked(parts: Mapping[Cloud, ModuleType], attribute: str) -> list[str]:
     if len(set(ranks)) != len(ranks):
         raise ValueError(f"two clouds' {attribute} fragments share a rank")
     return [text for _, text in sorted(pairs)]
-
-
-def sole(parts: Mapping[Cloud, ModuleType], attribute: str) -> Any:
-    """``attribute`` of the one cloud module that defines it (a rule's reference page, which one
-    cloud's documentation holds). No cloud or several defining it is a ValueError: the choice is made
-    where the fact is declared, never by the order the clouds are registered in."""
-    found = part_values(parts, attribute)
-    if len(found) != 1:
-        raise ValueError(f"{attribute} must be defined by exactly one cloud, not {sorted(found) or 'none'}")
-    return next(iter(found.values()))
