@@ -35,16 +35,17 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from gpufleet.components.clouds import cloud_parts, part_merged, part_of, part_union, part_values
+from gpufleet.components.clouds import cloud_parts, part_merged, part_of, part_union
 from gpufleet.policies import waivers
 from gpufleet.policies.deploy._values import locate, number, plain, show
 from gpufleet.policies.props import is_unknown
 from gpufleet.policies.rule import GfStackPolicy, Judges, Rule, judge
+from gpufleet.policies.rule_facts import sole
 
 # Each cloud's facts and checks (`aws.py`, `alicloud.py`, ...): the field of a scheduled action's first
 # run, the scaling groups scheduled tasks name, the desired-capacity check, the rule's reference.
 PARTS = cloud_parts("gpufleet.policies.deploy")
-(URL,) = part_values(PARTS, "CLOUD_RULES_URL").values()
+URL = str(sole(PARTS, "CLOUD_RULES_URL"))
 START_FIELDS: Mapping[str, str] = part_merged(PARTS, "START_FIELDS")
 SCALING_GROUPS = part_union(PARTS, "SCALING_GROUP")
 

@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from gpufleet.components.clouds import Cloud, as_cloud, cloud_parts, part_merged, part_union, part_values
+from gpufleet.policies import rule_facts
 from gpufleet.policies.context import tags_of
 from gpufleet.policies.cost.pools import Pool, ResourceIndex, ResourceView
 from gpufleet.policies.gpu import CatalogLike
@@ -43,8 +44,7 @@ def fragments(attribute: str) -> dict[Cloud, Any]:
 
 def rule_url(rule_id: str) -> str:
     """The reference of a rule: the one cloud module whose `URLS` names it (ValueError otherwise)."""
-    (url,) = [urls[rule_id] for urls in fragments("URLS").values() if rule_id in urls]
-    return str(url)
+    return rule_facts.rule_url(parts(), rule_id)
 
 
 # --- catalogue ----------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ Alibaba Cloud message fragments."""
 from __future__ import annotations
 
 from gpufleet.policies.cost.pools import Pool, ResourceIndex, ResourceView
-from gpufleet.policies.cost.pools.tokens import ALI_INSTANCE, ALI_NODE_POOL, ALI_SCALING_GROUP
+from gpufleet.policies.cost.pools.tokens.alicloud import ALI_INSTANCE, ALI_NODE_POOL, ALI_SCALING_GROUP
 from gpufleet.policies.props import as_list, get_ref, is_unknown
 
 # --- types and launch sources ---------------------------------------------------------------------------

@@ -9,7 +9,12 @@ import re
 from typing import Any
 
 from gpufleet.policies.cost.pools import Pool, ResourceIndex, ResourceView
-from gpufleet.policies.cost.pools.tokens import AWS_ASG, AWS_EKS_NODE_GROUP, AWS_INSTANCE, AWS_SPOT_REQUEST
+from gpufleet.policies.cost.pools.tokens.aws import (
+    AWS_ASG,
+    AWS_EKS_NODE_GROUP,
+    AWS_INSTANCE,
+    AWS_SPOT_REQUEST,
+)
 from gpufleet.policies.props import as_list, get_ref, is_unknown
 
 # The rules' references, by rule id.

@@ -4,7 +4,7 @@ instances, not vCPUs)."""
 
 from __future__ import annotations
 
-from gpufleet.policies.cost.pools.tokens import TC_INSTANCE, TC_NODE_POOL, TC_SCALING_GROUP
+from gpufleet.policies.cost.pools.tokens.tencentcloud import TC_INSTANCE, TC_NODE_POOL, TC_SCALING_GROUP
 
 STANDALONE = frozenset({TC_INSTANCE})
 

@@ -17,9 +17,7 @@ from typing import Any
 from pulumi_policy.proxy import UnknownValueError
 
 from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
-from gpufleet.policies.ops import _aws_publisher as pub
-from gpufleet.policies.ops._aws_sources import agent_namespaces, group_sources
-from gpufleet.policies.ops._aws_types import (
+from gpufleet.policies.cost.pools.tokens.aws import (
     AWS_APPAS_POLICY,
     AWS_ASG,
     AWS_ASG_POLICY,
@@ -28,6 +26,8 @@ from gpufleet.policies.ops._aws_types import (
     AWS_LAUNCH_TEMPLATE,
     AWS_METRIC_ALARM,
 )
+from gpufleet.policies.ops import _aws_publisher as pub
+from gpufleet.policies.ops._aws_sources import agent_namespaces, group_sources
 from gpufleet.policies.ops._aws_watchers import Watcher, candidates, watcher
 from gpufleet.policies.ops._common import quoted, unknown
 from gpufleet.policies.props import as_list, get_ref, is_unknown

@@ -22,7 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
-from gpufleet.policies.ops._aws_types import AWS_APPAS_POLICY, AWS_ASG, AWS_ASG_POLICY, AWS_METRIC_ALARM
+from gpufleet.policies.cost.pools.tokens.aws import (
+    AWS_APPAS_POLICY,
+    AWS_ASG,
+    AWS_ASG_POLICY,
+    AWS_METRIC_ALARM,
+)
 from gpufleet.policies.ops._common import unknown
 from gpufleet.policies.props import as_list, get_ref, is_unknown
 

@@ -19,6 +19,7 @@ from pulumi_policy import StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
 from gpufleet.components.clouds import Cloud, cloud_parts, part_of, part_values
+from gpufleet.policies import rule_facts
 from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
 from gpufleet.policies.memo import per_stack
 from gpufleet.policies.props import as_list, get_ref, is_unknown
@@ -40,13 +41,12 @@ def fragments(attribute: str) -> dict[Cloud, Any]:
 
 def joined(attribute: str) -> tuple[str, ...]:
     """The type tokens of `attribute` of every cloud's module that defines it, in the clouds' order."""
-    return tuple(token for tokens in fragments(attribute).values() for token in tokens)
+    return rule_facts.chained(parts(), attribute)
 
 
 def rule_url(rule_id: str) -> str:
     """The reference of a rule: the one cloud module whose `URLS` names it (ValueError otherwise)."""
-    (url,) = [urls[rule_id] for urls in fragments("URLS").values() if rule_id in urls]
-    return str(url)
+    return rule_facts.rule_url(parts(), rule_id)
 
 
 def part_of_type(type_token: str) -> ModuleType:

@@ -30,6 +30,12 @@ from typing import Any
 from gpufleet.components.keys.material import MATERIAL_TAG
 from gpufleet.policies.context import tags_of
 from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
+from gpufleet.policies.cost.pools.tokens.alicloud import (
+    ALI_ESS_ALARM,
+    ALI_SCALING_CONFIGURATION,
+    ALI_SCALING_GROUP,
+    ALI_SCALING_RULE,
+)
 from gpufleet.policies.documents import DocumentError, parse_document
 from gpufleet.policies.ops._common import DEFAULT_COOLDOWN_S, known_str, number, quoted, unknown, value_at
 from gpufleet.policies.ops._cooldown import (
@@ -41,11 +47,6 @@ from gpufleet.policies.ops._cooldown import (
 )
 from gpufleet.policies.props import as_list, get_ref, is_unknown, truthy
 from gpufleet.policies.rule import CannotTell
-
-ALI_SCALING_GROUP = "alicloud:ess/scalingGroup:ScalingGroup"
-ALI_SCALING_RULE = "alicloud:ess/scalingRule:ScalingRule"
-ALI_SCALING_CONFIGURATION = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
-ALI_ESS_ALARM = "alicloud:ess/alarm:Alarm"
 
 # --- GF-OPS-001: scaling metrics --------------------------------------------------------------------------
 

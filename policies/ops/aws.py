@@ -8,6 +8,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
+from gpufleet.policies.cost.pools.tokens.aws import (
+    AWS_APPAS_POLICY,
+    AWS_ASG,
+    AWS_ASG_POLICY,
+    AWS_LAUNCH_TEMPLATE,
+    AWS_METRIC_ALARM,
+)
 from gpufleet.policies.ops._aws_metrics import METRIC_TYPES, metric_alarms, metric_judge
 from gpufleet.policies.ops._aws_principals import (
     POLICY_HOLDERS,
@@ -16,13 +23,6 @@ from gpufleet.policies.ops._aws_principals import (
     principal_problems,
 )
 from gpufleet.policies.ops._aws_sources import group_templates
-from gpufleet.policies.ops._aws_types import (
-    AWS_APPAS_POLICY,
-    AWS_ASG,
-    AWS_ASG_POLICY,
-    AWS_LAUNCH_TEMPLATE,
-    AWS_METRIC_ALARM,
-)
 from gpufleet.policies.ops._common import DEFAULT_COOLDOWN_S, cannot_tell, number, quoted, unknown
 from gpufleet.policies.ops._cooldown import (
     policy_kind,

@@ -16,15 +16,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
+from gpufleet.policies.cost.pools.tokens.tencentcloud import (
+    TC_ALARM_POLICY,
+    TC_SCALING_CONFIG,
+    TC_SCALING_GROUP,
+    TC_SCALING_POLICY,
+)
 from gpufleet.policies.ops._common import number, quoted, value_at
 from gpufleet.policies.ops._cooldown import sets_a_size, short_cooldown
 from gpufleet.policies.props import as_list, get_ref, is_unknown, truthy
 from gpufleet.policies.rule import CannotTell
-
-TC_SCALING_GROUP = "tencentcloud:As/scalingGroup:ScalingGroup"
-TC_SCALING_CONFIG = "tencentcloud:As/scalingConfig:ScalingConfig"
-TC_SCALING_POLICY = "tencentcloud:As/scalingPolicy:ScalingPolicy"
-TC_ALARM_POLICY = "tencentcloud:Monitor/alarmPolicy:AlarmPolicy"
 
 # --- GF-OPS-001: scaling metrics --------------------------------------------------------------------------
 
