@@ -19,7 +19,7 @@ from gpufleet.components.pools.burst_custom import (
     gated_backlog,
 )
 from gpufleet.components.spec.burst import AlicloudPublisher, Burst, Publishers
-from gpufleet.policies.ops import _china_metrics
+from gpufleet.policies.ops import alicloud as _china_metrics
 
 PUBLISHER = AlicloudPublisher(
     issuer_url="https://oidc.lab.example.com/k8s",

@@ -1,23 +1,21 @@
-"""GF-OPS-001 on Alibaba Cloud and Tencent Cloud: who publishes the metric a scaling alarm watches.
+"""Alibaba Cloud's facts and checks for the operability rules (GF-OPS-*).
 
-Alibaba Cloud ESS alarms (`alicloud:ess/alarm:Alarm`): `metricType` `system` metrics come from
-CloudMonitor; the ones read from the CloudMonitor agent inside the instance (names ending in `Agent`,
-such as `GpuUtilizationAgent`, and `MemoryUtilization`, `LoadAverage`) need the agent, which CloudMonitor
-installs on new instances of Alibaba's public images; a custom image (`m-...`) may not have it, so unless
-its user data installs the agent the alarm could not be judged. A
-`alicloud:cloudmonitor/serviceAgentConfig:ServiceAgentConfig` with `enableInstallAgentNewEcs: false`
-turns that automatic install off: then an instance of a public image whose user data does not install
-the agent publishes none of its metrics, a finding naming the config.
+GF-OPS-001, who publishes the metric a scaling alarm watches. ESS alarms (`alicloud:ess/alarm:Alarm`):
+`metricType` `system` metrics come from CloudMonitor; the ones read from the CloudMonitor agent inside
+the instance (names ending in `Agent`, such as `GpuUtilizationAgent`, and `MemoryUtilization`,
+`LoadAverage`) need the agent, which CloudMonitor installs on new instances of Alibaba's public images;
+a custom image (`m-...`) may not have it, so unless its user data installs the agent the alarm could
+not be judged. A `alicloud:cloudmonitor/serviceAgentConfig:ServiceAgentConfig` with
+`enableInstallAgentNewEcs: false` turns that automatic install off: then an instance of a public image
+whose user data does not install the agent publishes none of its metrics, a finding naming the config.
 `custom` metrics are uploaded by a program: a RAM policy of the stack must allow
 `cms:PutCustomMetric`. The burst order's gate (`GatedBacklog`, published by the on-prem exporter) needs
 more: a RAM role of the stack with an attached policy that allows it (the exporter's publisher
 role), since a policy attached to nothing publishes nothing. Without it the gated alarm never fires;
 the message says whether a raw MNS queue alarm on the same scaling rule still bursts the pool.
 
-Tencent Cloud: the `cvm_device` (`QCE/CVM`) namespace of a Cloud Monitor `AlarmPolicy` that triggers
-Auto Scaling, and the CPU and memory metrics of an AS `ScalingPolicy`, are reported by the Cloud Monitor
-agent, installed unless the group's scaling configuration sets `enhancedMonitorService: false`.
-`QCE/CMQ` (a CMQ queue's `visibleMsgNum` and the like) is published by CMQ itself.
+GF-OPS-003 (ESS scaling rules' cooldowns) and GF-OPS-005 (KMS keys of origin EXTERNAL and their users)
+read their Alibaba Cloud facts from here too.
 """
 
 from __future__ import annotations
@@ -26,24 +24,31 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from gpufleet.components.keys.material import MATERIAL_TAG
+from gpufleet.policies.context import tags_of
 from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
-from gpufleet.policies.documents import DocumentError, parse_document
-from gpufleet.policies.ops._common import (
+from gpufleet.policies.cost.pools.tokens.alicloud import (
+    ALI_ESS_ALARM,
     ALI_SCALING_CONFIGURATION,
     ALI_SCALING_GROUP,
     ALI_SCALING_RULE,
-    TC_SCALING_CONFIG,
-    TC_SCALING_GROUP,
-    TC_SCALING_POLICY,
-    known_str,
-    quoted,
-    unknown,
+)
+from gpufleet.policies.documents import DocumentError, parse_document
+from gpufleet.policies.ops._common import DEFAULT_COOLDOWN_S, known_str, number, quoted, unknown, value_at
+from gpufleet.policies.ops._cooldown import (
+    policy_kind,
+    sets_a_size,
+    short_cooldown,
+    step_adjustments,
+    step_message,
 )
 from gpufleet.policies.props import as_list, get_ref, is_unknown, truthy
 from gpufleet.policies.rule import CannotTell
+
+# --- GF-OPS-001: scaling metrics --------------------------------------------------------------------------
 
 RAM_POLICY = "alicloud:ram/policy:Policy"
 RAM_ROLE = "alicloud:ram/role:Role"
@@ -57,25 +62,12 @@ ALI_AGENT_METRICS = frozenset({"MemoryUtilization", "LoadAverage"})
 _AGENT_INSTALL = re.compile(r"cloudmonitor|argusagent|cms_go_agent|cloud-monitor|cms-agent-", re.IGNORECASE)
 MNS_PROJECT = "acs_mns_new"
 MNS_QUEUES = ("alicloud:message/serviceQueue:ServiceQueue", "alicloud:mns/queue:Queue")
-TC_AGENT_NAMESPACES = frozenset({"cvm_device", "QCE/CVM"})
-TC_AGENT_METRICS = frozenset({"CPU_UTILIZATION", "MEM_UTILIZATION"})
-# Namespaces the service itself publishes for every resource it runs (CMQ queues' message counts).
-# `cmq` is the alarm policy type id of CMQ queues (what an AlarmPolicy's `namespace` takes); `QCE/CMQ` is
-# their metric namespace.
-TC_SERVICE_NAMESPACES = frozenset({"cmq", "QCE/CMQ", "qce/cmq"})
-
-
-def _value(view: ResourceView, path: str) -> Any:
-    value = get_ref(view.props, path)
-    if is_unknown(value):
-        raise unknown(value, path)
-    return value
 
 
 def alicloud_problems(index: ResourceIndex, alarm: ResourceView, listed: list[str]) -> list[str]:
     label = f"ESS alarm '{alarm.name}'"
-    metric = str(_value(alarm, "metricName") or "CpuUtilization")
-    metric_type = str(_value(alarm, "metricType") or "system").lower()
+    metric = str(value_at(alarm, "metricName") or "CpuUtilization")
+    metric_type = str(value_at(alarm, "metricType") or "system").lower()
     if metric in listed:
         return []
     if metric_type == "custom":
@@ -112,10 +104,10 @@ def _agent_on_images(index: ResourceIndex, label: str, metric: str, groups: list
     off = [
         config.name
         for config in index.of_type(ALI_AGENT_CONFIG)
-        if (enabled := _value(config, "enableInstallAgentNewEcs")) is not None and not truthy(enabled)
+        if (enabled := value_at(config, "enableInstallAgentNewEcs")) is not None and not truthy(enabled)
     ]
     bare = [source for source in sources if not _AGENT_INSTALL.search(_user_data(source))]
-    public = [s.name for s in bare if not str(_value(s, "imageId") or "").startswith("m-")]
+    public = [s.name for s in bare if not str(value_at(s, "imageId") or "").startswith("m-")]
     if off and public:
         return [
             f"{label} scales on {metric}, read by the CloudMonitor agent, but CloudMonitor agent config "
@@ -125,7 +117,7 @@ def _agent_on_images(index: ResourceIndex, label: str, metric: str, groups: list
             "user data"
         ]
     for source in sources:
-        image = _value(source, "imageId")
+        image = value_at(source, "imageId")
         user_data = _user_data(source)
         if isinstance(image, str) and image.startswith("m-") and not _AGENT_INSTALL.search(user_data):
             raise CannotTell(
@@ -183,8 +175,8 @@ def cms_groups(index: ResourceIndex, alarm: ResourceView) -> list[ResourceView] 
 def cms_problems(index: ResourceIndex, alarm: ResourceView, listed: list[str]) -> list[str]:
     """A CloudMonitor alarm rule (`alicloud:cms/alarm:Alarm`) whose target is a scaling rule."""
     label = f"CloudMonitor alarm '{alarm.name}'"
-    project = str(_value(alarm, "project") or "")
-    metric = str(_value(alarm, "metric") or "")
+    project = str(value_at(alarm, "project") or "")
+    metric = str(value_at(alarm, "metric") or "")
     if project in listed or metric in listed:
         return []
     if project.startswith("acs_customMetric") and metric == GATED_METRIC:
@@ -327,80 +319,109 @@ def _gate_unpublished(index: ResourceIndex, alarm: ResourceView, label: str) -> 
     )
 
 
-def _json(value: Any) -> Mapping[str, Any]:
-    if isinstance(value, Mapping):
-        return value
-    if isinstance(value, str) and not is_unknown(value):
-        try:
-            loaded = json.loads(value)
-        except json.JSONDecodeError:
-            return {}
-        return loaded if isinstance(loaded, dict) else {}
-    return {}
+# --- GF-OPS-003: scale-in cooldown ------------------------------------------------------------------------
+
+COOLDOWN_TYPES = (ALI_SCALING_RULE,)
+# (alarm type, policy type): the alarms whose actions fire a scaling rule.
+COOLDOWN_FIRES = (ALI_ESS_ALARM, ALI_SCALING_RULE)
+COOLDOWN_EXAMPLE = "Alibaba ess.ScalingRule scaling_rule_type='SimpleScalingRule' with cooldown=300"
 
 
-def _alarm_groups(index: ResourceIndex, alarm: ResourceView) -> tuple[bool, list[ResourceView]]:
-    """Whether the Monitor alarm policy triggers Auto Scaling, and the groups it scales."""
-    groups: dict[str, ResourceView] = {}
-    triggers = False
-    for task in as_list(get_ref(alarm.props, "triggerTasks")):
-        if not isinstance(task, Mapping) or str(get_ref(task, "type") or "").upper() != "AS":
-            continue
-        triggers = True
-        config = _json(get_ref(task, "taskConfig"))
-        for group in index.refs(alarm, "triggerTasks", (TC_SCALING_GROUP,), value=config.get("Group", "")):
-            groups[group.urn] = group
-        for policy in index.refs(alarm, "triggerTasks", (TC_SCALING_POLICY,), value=config.get("Policy", "")):
-            groups.update((g.urn, g) for g in index.refs(policy, "scalingGroupId", (TC_SCALING_GROUP,)))
-    return triggers, list(groups.values())
-
-
-def _tencent_agent(index: ResourceIndex, label: str, metric: str, groups: list[ResourceView]) -> list[str]:
-    configs: dict[str, ResourceView] = {}
-    for group in groups:
-        configs.update((c.urn, c) for c in index.refs(group, "configurationId", (TC_SCALING_CONFIG,)))
-    if not configs:
-        raise CannotTell(
-            f"{label} scales on {metric}, reported by the Cloud Monitor agent, but its group's scaling "
-            "configuration is not in the stack",
-            "scalingGroupId",
+def cooldown_problem(
+    index: ResourceIndex, view: ResourceView, fired: Mapping[str, list[str]], minimum: int
+) -> str | None:
+    """An ESS step rule fired by an alarm that scales in, or a simple rule with a short cooldown."""
+    rule_type = policy_kind(view, "scalingRuleType", "SimpleScalingRule")
+    if rule_type == "StepScalingRule":
+        steps = step_adjustments(view, "stepAdjustments")
+        if sets_a_size(view, "adjustmentType") or not any(s < 0 for s in steps):
+            return None
+        alarms = fired.get(view.urn, [])
+        if not alarms:
+            return None
+        fix = f"scale in with a SimpleScalingRule whose cooldown is at least {minimum} s, or target tracking"
+        return step_message("ESS step scaling rule", view, steps, alarms, fix)
+    if rule_type != "SimpleScalingRule":
+        return None
+    adjustment = number(view, "adjustmentValue")
+    if adjustment is None or adjustment >= 0 or sets_a_size(view, "adjustmentType"):
+        return None
+    cooldown = number(view, "cooldown")
+    source = "a cooldown"
+    if not cooldown:  # unset reads back as 0: the group's default cooldown applies
+        groups = index.refs(view, "scalingGroupId", (ALI_SCALING_GROUP,))
+        defaults = [number(group, "defaultCooldown") for group in groups]
+        cooldown = (
+            min((d if d is not None else DEFAULT_COOLDOWN_S) for d in defaults)
+            if groups
+            else DEFAULT_COOLDOWN_S
         )
-    off = []
-    for config in configs.values():
-        enabled = _value(config, "enhancedMonitorService")
-        if enabled is not None and not truthy(enabled):
-            off.append(config.name)
-    if not off:
-        return []
-    return [
-        f"{label} scales on {metric}, reported by the Cloud Monitor agent, but scaling configuration "
-        f"{quoted(off)} turns the agent off (enhancedMonitorService false): the alarm never fires; turn it on"
+        source = f"the default cooldown of group {quoted(g.name for g in groups)}" if groups else source
+    if cooldown >= minimum:
+        return None
+    return short_cooldown("ESS simple scaling rule", view, cooldown, source, minimum)
+
+
+# --- GF-OPS-001: what the rule judges ---------------------------------------------------------------------
+
+METRIC_TYPES = (ALI_ESS_ALARM, ALI_CMS_ALARM_TYPE)
+METRIC_REMEDIATION = "Alibaba: keep the CloudMonitor agent on the image;"
+
+
+def metric_alarms(index: ResourceIndex) -> list[ResourceView]:
+    """ESS alarms (each fires scaling rules) and CloudMonitor alarm rules that target a scaling rule."""
+    return index.of_type(ALI_ESS_ALARM) + [
+        a for a in index.of_type(ALI_CMS_ALARM_TYPE) if cms_groups(index, a) is not None
     ]
 
 
-def tencent_problems(index: ResourceIndex, view: ResourceView, listed: list[str]) -> list[str]:
-    if view.resource_type == TC_SCALING_POLICY:
-        metric = str(_value(view, "metricName") or "")
-        if metric not in TC_AGENT_METRICS or metric in listed:
-            return []
-        groups = index.refs(view, "scalingGroupId", (TC_SCALING_GROUP,))
-        return _tencent_agent(index, f"AS scaling policy '{view.name}'", metric, groups)
-    triggers, groups = _alarm_groups(index, view)
-    if not triggers:
-        return []
-    namespace = str(_value(view, "namespace") or "")
-    if namespace in listed or namespace in TC_SERVICE_NAMESPACES:
-        return []
-    label = f"alarm policy '{view.name}'"
-    metrics = [
-        str(get_ref(rule, "metricName"))
-        for rule in as_list(get_ref(view.props, "conditions.rules"))
-        if isinstance(rule, Mapping) and get_ref(rule, "metricName")
-    ]
-    if namespace not in TC_AGENT_NAMESPACES:
-        raise CannotTell(
-            f"{label} scales on namespace {namespace}; who publishes it is not known to the pack: list "
-            f"'{namespace}' in published_namespaces if something publishes it",
-            "namespace",
-        )
-    return _tencent_agent(index, label, f"{namespace} {', '.join(metrics) or 'metrics'}", groups)
+def metric_judge(
+    index: ResourceIndex, alarms: list[ResourceView], listed: list[str]
+) -> Callable[[ResourceView], list[str]]:
+    """The problems of one of `alarms`."""
+
+    def problems(alarm: ResourceView) -> list[str]:
+        if alarm.resource_type == ALI_ESS_ALARM:
+            return alicloud_problems(index, alarm, listed)
+        return cms_problems(index, alarm, listed)
+
+    return problems
+
+
+# --- GF-OPS-005: keys pending import ----------------------------------------------------------------------
+
+ALI_KMS_KEY = "alicloud:kms/key:Key"
+# Keys of origin EXTERNAL: the SDK has no resource that imports material.
+PENDING_KEY_TYPES = (ALI_KMS_KEY,)
+# Alias type -> the input naming its key.
+KEY_ALIASES = {"alicloud:kms/alias:Alias": "keyId"}
+IMPORT_COMMAND = "Alibaba ImportKeyMaterial"
+# What uses a key: type token -> (what it is, the inputs naming the key).
+KEY_USERS: Mapping[str, tuple[str, tuple[str, ...]]] = {
+    "alicloud:oss/bucket:Bucket": ("OSS bucket", ("serverSideEncryptionRule",)),
+    "alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption": (
+        "OSS bucket encryption",
+        ("kmsMasterKeyId",),
+    ),
+    "alicloud:ecs/ecsDisk:EcsDisk": ("ECS disk", ("kmsKeyId",)),
+    "alicloud:ecs/disk:Disk": ("ECS disk", ("kmsKeyId",)),
+    "alicloud:ecs/instance:Instance": ("ECS instance", ("systemDiskKmsKeyId", "dataDisks")),
+    "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate": ("ECS launch template", ("systemDisk", "dataDisks")),
+    "alicloud:ess/scalingConfiguration:ScalingConfiguration": (
+        "ESS scaling configuration",
+        ("systemDiskKmsKeyId", "dataDisks"),
+    ),
+    "alicloud:log/store:Store": ("log store", ("encryptConf",)),
+}
+
+
+def pending_reason(view: ResourceView) -> str | None:
+    """Why a KMS key is pending import: origin EXTERNAL, unless tagged as imported."""
+    origin = get_ref(view.props, "origin")
+    if is_unknown(origin):
+        raise unknown(origin, "origin")
+    if isinstance(origin, str) and origin.upper() == "EXTERNAL":
+        if tags_of(view.resource_type, view.props).get(MATERIAL_TAG) == "imported":
+            return None
+        return "origin EXTERNAL: its material is imported outside Pulumi"
+    return None
