@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from gpufleet.components.clouds import part_values
 from gpufleet.policies.cloud_facts import PARTS
 from gpufleet.policies.props import is_unknown
+from gpufleet.policies.rule_facts import sole
 
 WAIVERS_KEY = "waivers"
 WAIVABLE_KEY = "waivable"
@@ -340,7 +340,7 @@ def parse_config_waivers(rule_id: str, value: Any, where: str) -> tuple[list[Wai
 PROVIDER_TAG = "provider default tag "
 _WILDCARD = re.compile(r"[*?\[]")
 # The type token a refusal names as the example of one type (the first cloud's that gives one).
-EXAMPLE_TYPE: str = next(iter(part_values(PARTS, "EXAMPLE_TYPE").values()))
+EXAMPLE_TYPE: str = sole(PARTS, "EXAMPLE_TYPE")
 
 
 def parse_tag(

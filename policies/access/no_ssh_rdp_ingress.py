@@ -69,11 +69,12 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
-from gpufleet.components.clouds import cloud_parts, part_merged, part_of, part_union, part_values
+from gpufleet.components.clouds import cloud_parts, part_merged, part_of, part_union
 from gpufleet.policies.access.ssh_rdp.entries import Entry, _offending_sources, _ports_covered
 from gpufleet.policies.access.ssh_rdp.templates import Templates
 from gpufleet.policies.props import Malformed, get_ref, is_unknown, plain
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge
+from gpufleet.policies.rule_facts import chained, clouds_with, joined, sole
 
 # Each cloud's ingress facts (`gpufleet.policies.access.ssh_rdp.<cloud>`): `INGRESS_RULES` (labels),
 # `ingress_entries`, and where the cloud has them `GROUPS` and `PREFIX_PROPS`.
@@ -89,18 +90,18 @@ RULE = Rule(
         "No security-group rule allows SSH (TCP 22) or RDP (3389) ingress; by default from anywhere, "
         "with `strict` from any source."
     ),
-    clouds=tuple(part_values(PARTS, "INGRESS_RULES")),
+    clouds=clouds_with(PARTS, "INGRESS_RULES"),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
     remediation=(
         "Remove ingress rules that open TCP 22 or 3389 (or all ports/protocols) to 0.0.0.0/0 or ::/0 and "
         "reach instances through a session manager instead "
-        f"({', '.join(part_values(PARTS, 'SESSION_TOOL').values())}). "
-        f"{'; '.join(part_values(PARTS, 'REMEDIATION').values())}."
+        f"({joined(PARTS, 'SESSION_TOOL', ', ')}). "
+        f"{joined(PARTS, 'REMEDIATION', '; ')}."
     ),
-    url=next(iter(part_values(PARTS, "URL").values())),
+    url=sole(PARTS, "URL"),
     config={"strict": {"type": "boolean", "default": False}},
-    checkov=tuple(check for checks in part_values(PARTS, "CHECKOV").values() for check in checks),
+    checkov=chained(PARTS, "CHECKOV"),
 )
 
 

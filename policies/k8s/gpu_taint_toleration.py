@@ -48,13 +48,14 @@ from gpufleet.policies.k8s.workloads import (
 from gpufleet.policies.memo import per_stack
 from gpufleet.policies.props import as_list, get, get_ref, is_unknown
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import chained, joined
 
 # Each cloud's node pools: `NODE_POOLS`, `gpu_node_pool`, `TAINT_REMEDIATION`, and where the cloud has
 # them `TAINT_EFFECTS`, `NODE_POOL_TEMPLATES` and `karpenter_selects_gpus` (its Karpenter provider's labels).
 PARTS = {
     key: part for key, part in cloud_parts("gpufleet.policies.k8s").items() if hasattr(part, "NODE_POOLS")
 }
-NODE_POOLS = tuple(token for tokens in part_values(PARTS, "NODE_POOLS").values() for token in tokens)
+NODE_POOLS = chained(PARTS, "NODE_POOLS")
 _TAINT_EFFECTS: dict[str, str] = part_merged(PARTS, "TAINT_EFFECTS")
 KARPENTER_NODE_POOLS = ("kubernetes:karpenter.sh/v1:NodePool", "kubernetes:karpenter.sh/v1beta1:NodePool")
 
@@ -73,7 +74,7 @@ RULE = Rule(
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.MEDIUM,
     remediation=(
-        f"Node pools: {'; '.join(part_values(PARTS, 'TAINT_REMEDIATION').values())}. "
+        f"Node pools: {joined(PARTS, 'TAINT_REMEDIATION', '; ')}. "
         "Workloads: set resources.limits['nvidia.com/gpu'] on each "
         "GPU container and add tolerations=[{key:'nvidia.com/gpu', operator:'Exists', effect:'NoSchedule'}] "
         "to the pod spec."

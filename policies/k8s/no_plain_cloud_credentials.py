@@ -17,20 +17,19 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from gpufleet.components.clouds import cloud_parts, part_values
+from gpufleet.components.clouds import cloud_parts
 from gpufleet.policies.k8s.workloads import display, kind_of, template_containers, workload_templates
 from gpufleet.policies.props import as_list, get, get_ref, is_unknown, plain
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.rule_facts import joined
 
 # Each cloud's credential variable names and access key id shapes (regular expression alternatives).
 PARTS = cloud_parts("gpufleet.policies.k8s")
 CREDENTIAL_NAMES = re.compile(
-    rf"^({'|'.join(part_values(PARTS, 'CREDENTIAL_NAMES').values())})$",
+    rf"^({joined(PARTS, 'CREDENTIAL_NAMES', '|')})$",
     re.IGNORECASE,
 )
-ACCESS_KEY_VALUES = re.compile(
-    rf"(?<![0-9A-Za-z])({'|'.join(part_values(PARTS, 'ACCESS_KEY_VALUES').values())})(?![0-9A-Za-z])"
-)
+ACCESS_KEY_VALUES = re.compile(rf"(?<![0-9A-Za-z])({joined(PARTS, 'ACCESS_KEY_VALUES', '|')})(?![0-9A-Za-z])")
 
 RULE = Rule(
     id="GF-K8S-005",

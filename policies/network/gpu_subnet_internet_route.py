@@ -47,6 +47,7 @@ from gpufleet.policies.gpu import is_gpu_ami_type, is_gpu_type
 from gpufleet.policies.network._links import refs
 from gpufleet.policies.props import as_list, get, get_ref, is_unknown
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import sole
 
 # Each cloud's facts: `SUBNET`, `VPC`, `POOLS`, `POOL_TEMPLATES`, `TABLE_ASSOCIATIONS`, `internet_routes`,
 # and where the cloud has them `TABLED_SUBNETS`, `GROUP_CONFIGS`, `MAIN_ASSOCIATIONS`,
@@ -77,7 +78,7 @@ RULE = Rule(
     severity=Severity.MEDIUM,
     remediation="Place GPU pools in private subnets: "
     + " ".join(f"{profile(key).name}, {part.INTERNET_ROUTE_REMEDIATION}" for key, part in PARTS.items()),
-    url=next(iter(part_values(PARTS, "INTERNET_ROUTE_URL").values())),
+    url=sole(PARTS, "INTERNET_ROUTE_URL"),
 )
 
 

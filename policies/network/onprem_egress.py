@@ -42,11 +42,12 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.policy import PolicyResource
 from pulumi_policy.proxy import UnknownValueError
 
-from gpufleet.components.clouds import part_merged, part_of, part_values
+from gpufleet.components.clouds import part_merged, part_of
 from gpufleet.policies.network._egress import MAX_PORTS, Egress, PriorityRule
 from gpufleet.policies.network.range_overlap import ONPREM, PARTS, VPCS, collect_ranges
 from gpufleet.policies.props import is_unknown, plain
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import clouds_with, joined, sole
 
 # Each cloud's egress facts: `EGRESS_ORDERED` with `egress_entries` (entries apply in order) or
 # `EGRESS_PRIORITISED` with `egress_rule` (rules apply by priority within their group).
@@ -61,15 +62,15 @@ RULE = Rule(
         "Security groups open egress towards on-prem ranges on named ports only: no rule for all "
         "protocols or all ports reaches an on-prem range."
     ),
-    clouds=tuple(part_values(PARTS, "EGRESS_REMEDIATION")),
+    clouds=clouds_with(PARTS, "EGRESS_REMEDIATION"),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation=(
         "Replace the rule with one rule per on-prem endpoint, protocol (tcp or udp) and port range of at "
         "most 4096 ports, to exactly the endpoint's ranges (gpufleet: onprem.reachable). "
-        f"{'; '.join(part_values(PARTS, 'EGRESS_REMEDIATION').values())}."
+        f"{joined(PARTS, 'EGRESS_REMEDIATION', '; ')}."
     ),
-    url=next(iter(part_values(PARTS, "EGRESS_URL").values())),
+    url=sole(PARTS, "EGRESS_URL"),
     config={
         "onprem_cidrs": {"type": "array", "items": {"type": "string"}, "default": []},
         "anywhere": {"type": "boolean", "default": False},

@@ -55,6 +55,7 @@ from gpufleet.components.clouds import KUBERNETES, cloud_parts, part_merged, par
 from gpufleet.policies.k8s.templates import api_of
 from gpufleet.policies.props import as_list, get, is_unknown, truthy
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import chained, joined, sole
 
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -79,14 +80,14 @@ RULE = Rule(
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation=(
-        f"Give every VPC ({', '.join(part_values(PARTS, 'RANGE_VPC_HINT').values())}) a range disjoint "
+        f"Give every VPC ({joined(PARTS, 'RANGE_VPC_HINT', ', ')}) a range disjoint "
         "from the on-prem ranges reached over VPN "
-        f"({', '.join(part_values(PARTS, 'RANGE_ONPREM_HINT').values())}), from the other VPCs of the "
+        f"({joined(PARTS, 'RANGE_ONPREM_HINT', ', ')}), from the other VPCs of the "
         "fleet and from the Kubernetes pod and service ranges (Calico IPPool and Cilium pool CIDRs, or "
         "declare them with the gpufleet.io/pod-cidr and gpufleet.io/service-cidr annotations, or list "
         "on-prem ranges in the onprem_cidrs policy config)."
     ),
-    url=next(iter(part_values(PARTS, "RANGE_URL").values())),
+    url=sole(PARTS, "RANGE_URL"),
     config={"onprem_cidrs": {"type": "array", "items": {"type": "string"}, "default": []}},
 )
 
@@ -206,9 +207,7 @@ def _cluster_pool(resource: PolicyResource) -> list[Range] | None:
 
 # Resources that route one network into another: with any of them (or an on-prem or cluster range) the
 # stack is a hybrid fleet and its VPCs must not reuse each other's ranges either.
-LINK_TOKEN_PREFIXES = tuple(
-    prefix for p in part_values(PARTS, "NETWORK_LINK_PREFIXES").values() for prefix in p
-)
+LINK_TOKEN_PREFIXES = chained(PARTS, "NETWORK_LINK_PREFIXES")
 
 
 def collect_ranges(resource: PolicyResource, vpc_urns: set[str]) -> list[Range]:

@@ -25,9 +25,10 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from gpufleet.components.clouds import cloud_parts, part_of, part_union, part_values, profile
+from gpufleet.components.clouds import cloud_parts, part_of, part_union, profile
 from gpufleet.policies.network._ipsec import STRONG_DH_GROUPS
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.rule_facts import sole
 
 # Each cloud's VPN facts: `VPN_TYPES`, its accepted algorithm tables, `VPN_REMEDIATION`, `vpn_findings`.
 PARTS = {
@@ -48,7 +49,7 @@ RULE = Rule(
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation=" ".join(f"{profile(key).name} {part.VPN_REMEDIATION}" for key, part in PARTS.items()),
-    url=next(iter(part_values(PARTS, "VPN_URL").values())),
+    url=sole(PARTS, "VPN_URL"),
     checkov=("CKV_GPUF_9", "CKV_GPUF_10", "CKV_GPUF_11"),
 )
 

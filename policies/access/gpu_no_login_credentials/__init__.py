@@ -40,11 +40,12 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from gpufleet.components.clouds import cloud_parts, part_merged, part_of, part_union, part_values
+from gpufleet.components.clouds import cloud_parts, part_merged, part_of, part_union
 from gpufleet.policies.access import compute as c
 from gpufleet.policies.access.gpu_no_login_credentials.words import EXPECTED
 from gpufleet.policies.memo import per_stack
 from gpufleet.policies.rule import GfStackPolicy, Rule
+from gpufleet.policies.rule_facts import joined, sole
 
 # Each cloud's part of the rule: `CREDENTIALS` and `POOL_CREDENTIALS` (per kind: (prop path, what it
 # is, whether its value may be shown)), `REMEDIATION`, and where the cloud has them `JUDGES` (kinds
@@ -61,9 +62,9 @@ RULE = Rule(
     severity=Severity.HIGH,
     remediation=(
         "Remove login credentials from GPU instances and everything that launches them, and connect "
-        f"through a session manager. {' '.join(part_values(PARTS, 'REMEDIATION').values())}"
+        f"through a session manager. {joined(PARTS, 'REMEDIATION', ' ')}"
     ),
-    url=next(iter(part_values(PARTS, "URL").values())),
+    url=sole(PARTS, "URL"),
 )
 
 # Instances and what launches them first, then managed pools (the order findings come in).

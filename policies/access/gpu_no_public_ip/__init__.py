@@ -46,6 +46,7 @@ from gpufleet.policies.access.gpu_no_public_ip.words import BANDWIDTH, BOOL, EXP
 from gpufleet.policies.memo import per_stack
 from gpufleet.policies.props import as_int, is_unknown, truthy
 from gpufleet.policies.rule import GfStackPolicy, Rule
+from gpufleet.policies.rule_facts import chained, joined, sole
 
 # Each cloud's part of the rule: `PUBLIC` and `POOL_PUBLIC` (per kind: (path, BOOL or BANDWIDTH)),
 # `BINDINGS` (what binds a public IP to an instance), `REMEDIATION`, and where the cloud has them
@@ -61,11 +62,11 @@ RULE = Rule(
     severity=Severity.HIGH,
     remediation=(
         "Keep GPU instances private and reach the internet through a NAT gateway. "
-        f"{' '.join(part_values(PARTS, 'REMEDIATION').values())} GPU EKS node groups and Batch compute "
+        f"{joined(PARTS, 'REMEDIATION', ' ')} GPU EKS node groups and Batch compute "
         "environments: launch into subnets without `mapPublicIpOnLaunch`."
     ),
-    url=next(iter(part_values(PARTS, "URL").values())),
-    checkov=tuple(check for checks in part_values(PARTS, "CHECKOV").values() for check in checks),
+    url=sole(PARTS, "URL"),
+    checkov=chained(PARTS, "CHECKOV"),
 )
 
 # Instances and what launches them first, then managed pools (the order findings come in).
@@ -73,7 +74,10 @@ _PUBLIC: dict[str, tuple[tuple[str, str], ...]] = {
     **part_merged(PARTS, "PUBLIC"),
     **part_merged(PARTS, "POOL_PUBLIC"),
 }
-_BINDINGS = tuple(binding for bindings in part_values(PARTS, "BINDINGS").values() for binding in bindings)
+# (type, label, link to the instance): what binds a public IP to an instance, cloud by cloud
+_BINDINGS: tuple[tuple[str, str, c.Link], ...] = tuple(
+    binding for bindings in part_values(PARTS, "BINDINGS").values() for binding in bindings
+)
 
 
 def _public_settings(index: c.ComputeIndex, resource: Any) -> list[str]:

@@ -44,10 +44,11 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from gpufleet.components.clouds import cloud_parts, part_union, part_values
+from gpufleet.components.clouds import cloud_parts, part_union
 from gpufleet.policies.access import compute as c
 from gpufleet.policies.memo import per_stack
 from gpufleet.policies.rule import GfStackPolicy, Rule, judges
+from gpufleet.policies.rule_facts import joined, sole
 
 # Each cloud's part of the rule: `SUBJECTS` (the kinds it judges), `judge_stack`, `DESCRIPTION` (the
 # session manager it expects), `REMEDIATION`.
@@ -58,13 +59,13 @@ RULE = Rule(
     name="gpu-session-manager",
     description=(
         "Every GPU instance is reachable by a session manager instead "
-        f"({'; '.join(part_values(PARTS, 'DESCRIPTION').values())})."
+        f"({joined(PARTS, 'DESCRIPTION', '; ')})."
     ),
     clouds=tuple(PARTS),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
-    remediation=" ".join(part_values(PARTS, "REMEDIATION").values()),
-    url=next(iter(part_values(PARTS, "URL").values())),
+    remediation=joined(PARTS, "REMEDIATION", " "),
+    url=sole(PARTS, "URL"),
 )
 
 

@@ -37,8 +37,9 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from gpufleet.components.clouds import CLOUDS, cloud_parts, part_merged, part_values, profile
+from gpufleet.components.clouds import CLOUDS, cloud_parts, part_merged, profile
 from gpufleet.policies.rule import GfStackPolicy, Rule
+from gpufleet.policies.rule_facts import chained, joined, sole
 
 # Each judged cloud's part of the rule: `LABELS` (the kinds it judges), `SUBJECT_TEXT`, `judge_stack`,
 # `REMEDIATION`, `URL`, `CHECKOV`.
@@ -52,10 +53,10 @@ RULE = Rule(
     clouds=tuple(PARTS),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
-    remediation=" ".join(part_values(PARTS, "REMEDIATION").values()),
-    url=next(iter(part_values(PARTS, "URL").values())),
+    remediation=joined(PARTS, "REMEDIATION", " "),
+    url=sole(PARTS, "URL"),
     config={"max_hop_limit": {"type": "integer", "default": 2}},
-    checkov=tuple(check for checks in part_values(PARTS, "CHECKOV").values() for check in checks),
+    checkov=chained(PARTS, "CHECKOV"),
 )
 
 _JUDGED = " and ".join(profile(key).name for key in PARTS)
@@ -65,7 +66,7 @@ _NOT_JUDGED = " and ".join(profile(key).name for key in CLOUDS if key not in PAR
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     if not any(r.resource_type in _SUBJECTS for r in args.resources):
         args.not_applicable(
-            f"the stack has no {' or '.join(part_values(PARTS, 'SUBJECT_TEXT').values())} "
+            f"the stack has no {joined(PARTS, 'SUBJECT_TEXT', ' or ')} "
             f"(GF-ACC-004 is {_JUDGED}-only: {_NOT_JUDGED} are not judged)"
         )
     max_hop = int(RULE.settings(args)["max_hop_limit"])

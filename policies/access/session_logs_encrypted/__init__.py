@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
-from gpufleet.components.clouds import cloud_parts, part_values
+from gpufleet.components.clouds import cloud_parts
 from gpufleet.policies.rule import GfStackPolicy, Rule
+from gpufleet.policies.rule_facts import chained, joined, sole
 
 # Each judged cloud's part of the rule: `judge_stack`, `REMEDIATION`, `URL`, `CHECKOV`.
 PARTS = cloud_parts(__name__)
@@ -36,10 +37,10 @@ RULE = Rule(
     clouds=tuple(PARTS),
     enforcement=EnforcementLevel.ADVISORY,
     severity=Severity.MEDIUM,
-    remediation=" ".join(part_values(PARTS, "REMEDIATION").values()),
-    url=next(iter(part_values(PARTS, "URL").values())),
+    remediation=joined(PARTS, "REMEDIATION", " "),
+    url=sole(PARTS, "URL"),
     config={"baseline_stack_tag": {"type": "string", "default": "gpufleet:account-baseline-stack"}},
-    checkov=tuple(check for checks in part_values(PARTS, "CHECKOV").values() for check in checks),
+    checkov=chained(PARTS, "CHECKOV"),
 )
 
 
