@@ -12,6 +12,8 @@ documented prefix (a letter family followed by its generation digit):
   (Intel Server GPUs).
 - Tencent Cloud: `GN*`, `GNV*`, `GT*`, `GI*`, `PNV*`, `HCCPNV*`, `HCCGNV*`, `HCCG*`, `BMGN*`, `BMGNV*`.
 
+Each cloud's prefixes and family classes live in its module of `gpufleet.policies.cloud_facts`.
+
 EKS AMI types that ship the NVIDIA driver (`AL2_x86_64_GPU`, `AL2023_x86_64_NVIDIA`, `BOTTLEROCKET_*_NVIDIA`)
 mark a node group as GPU whatever its instance types.
 """
