@@ -1,37 +1,6 @@
-"""GF-ACC-004: instance metadata requires IMDSv2 tokens, with a hop limit of at most 2.
-
-AWS only. Judged: `metadataOptions` of `aws:ec2/instance:Instance`,
-`aws:ec2/spotInstanceRequest:SpotInstanceRequest`, `aws:ec2/launchTemplate:LaunchTemplate`,
-`aws:ec2/launchConfiguration:LaunchConfiguration`, and the account-wide
-`aws:ec2/instanceMetadataDefaults:InstanceMetadataDefaults`. Unset `httpTokens` means "optional"
-(IMDSv1 allowed) and fails, unless it is set elsewhere (below). An unset hop limit passes (1, or what
-the image or the account default sets); `httpEndpoint: disabled` turns the metadata service off,
-which passes. An instance launched from a launch template without metadata options of its own takes
-them from the template, which is judged instead.
-
-A stack policy, because an unset `httpTokens` takes its value from elsewhere, and two such sources
-are provable from the stack itself:
-
-- Account defaults: an `InstanceMetadataDefaults` with `httpTokens: required` (and a hop limit
-  within the maximum, or none) in the same stack makes every launch in its region (or in any region,
-  when either region is unknown) that leaves `httpTokens` unset require tokens. A launch that sets
-  `httpTokens: optional` itself overrides the default and still fails, and so does its own hop limit.
-- The image: an AMI whose `ImdsSupport` is `v2.0` makes its instances require tokens with a hop
-  limit of 2. Provable here: an image referenced as the public SSM parameter of Amazon Linux 2023
-  (`resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-...`, resolved by EC2 at launch; every
-  AL2023 AMI is registered with `ImdsSupport: v2.0`; instances, spot requests and launch templates take
-  such a reference, launch configurations only AMI ids), or an `aws:ec2/ami:Ami` (or `amiCopy`,
-  `amiFromInstance`) in the stack with `imdsSupport: v2.0`.
-
-Not provable, and so not credited: an AMI id looked up at deployment time (`aws.ec2.get_ami` with an
-`al2023-ami-*` name filter, `aws.ssm.get_parameter` on the same SSM path). Invoke results are not part
-of the resource graph the engine hands to policies: the instance carries only the id string
-(`ami-0abc...`), which says nothing about the image. Such programs pass by setting
-`metadataOptions.httpTokens: required`, by naming the image through `resolve:ssm:`, or by an
-`InstanceMetadataDefaults` resource.
-
-Alibaba Cloud and Tencent Cloud resources are not applicable: the rule is AWS-only in the catalogue.
-"""
+"""GF-ACC-004 on AWS: `metadataOptions` of instances, spot instance requests, launch templates and
+launch configurations, and the account-wide `aws:ec2/instanceMetadataDefaults:InstanceMetadataDefaults`
+(see the package for what is judged and what an unset `httpTokens` takes its value from)."""
 
 from __future__ import annotations
 
@@ -39,18 +8,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 
-from pulumi_policy import (
-    EnforcementLevel,
-    PolicyResource,
-    ReportViolation,
-    Severity,
-    StackValidationArgs,
-)
+from pulumi_policy import PolicyResource, ReportViolation
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError
 
 from gpufleet.policies.context import resource_region
 from gpufleet.policies.props import as_int, get, get_ref, is_set, is_unknown
-from gpufleet.policies.rule import GfStackPolicy, Rule, judge
+from gpufleet.policies.rule import judge
 
 AWS_INSTANCE = "aws:ec2/instance:Instance"
 AWS_SPOT_INSTANCE = "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
@@ -62,7 +25,7 @@ AWS_IMAGES = frozenset(
 )
 AL2023_SSM_PREFIX = "resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-"
 
-_LABELS = {
+LABELS = {
     AWS_INSTANCE: "EC2 instance",
     AWS_SPOT_INSTANCE: "EC2 spot instance request",
     AWS_LAUNCH_TEMPLATE: "EC2 launch template",
@@ -77,25 +40,17 @@ _IMAGE_PROP = {
     AWS_LAUNCH_CONFIGURATION: "imageId",
 }
 
-RULE = Rule(
-    id="GF-ACC-004",
-    name="imdsv2-required",
-    description="Instance metadata requires IMDSv2 tokens, hop limit at most 2.",
-    clouds=("aws",),
-    enforcement=EnforcementLevel.MANDATORY,
-    severity=Severity.HIGH,
-    remediation=(
-        "Set `metadataOptions: {httpTokens: required, httpPutResponseHopLimit: 2}` (hop limit 1 or 2) on "
-        "aws.ec2.Instance, aws.ec2.LaunchTemplate and aws.ec2.LaunchConfiguration, or once per region "
-        "`httpTokens: required` on aws.ec2.InstanceMetadataDefaults in the same stack. An Amazon Linux "
-        "2023 image requires IMDSv2 by itself, but only an image named as "
-        "`resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-...` shows it: an id looked up "
-        "with aws.ec2.get_ami is just an id to the policy."
-    ),
-    url="https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-IMDS-new-instances.html",
-    config={"max_hop_limit": {"type": "integer", "default": 2}},
-    checkov=("CKV_AWS_79", "CKV_AWS_341"),
+SUBJECT_TEXT = "EC2 instance, launch template, launch configuration or metadata defaults"
+REMEDIATION = (
+    "Set `metadataOptions: {httpTokens: required, httpPutResponseHopLimit: 2}` (hop limit 1 or 2) on "
+    "aws.ec2.Instance, aws.ec2.LaunchTemplate and aws.ec2.LaunchConfiguration, or once per region "
+    "`httpTokens: required` on aws.ec2.InstanceMetadataDefaults in the same stack. An Amazon Linux "
+    "2023 image requires IMDSv2 by itself, but only an image named as "
+    "`resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-...` shows it: an id looked up "
+    "with aws.ec2.get_ami is just an id to the policy."
 )
+URL = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configuring-IMDS-new-instances.html"
+CHECKOV = ("CKV_AWS_79", "CKV_AWS_341")
 
 
 @dataclass(frozen=True)
@@ -162,7 +117,7 @@ def _image_requires_tokens(resource: PolicyResource, images: Mapping[str, Policy
 
 def _judge_defaults(resource: PolicyResource, max_hop: int, report: ReportViolation) -> None:
     props = resource.props
-    label = f"{_LABELS[AWS_METADATA_DEFAULTS]} '{resource.name}'"
+    label = f"{LABELS[AWS_METADATA_DEFAULTS]} '{resource.name}'"
     endpoint = get(props, "httpEndpoint")
     if isinstance(endpoint, str) and endpoint.lower() == "disabled":
         return
@@ -203,7 +158,7 @@ def _judge_launch(
     endpoint = get(props, "metadataOptions.httpEndpoint")
     if isinstance(endpoint, str) and endpoint.lower() == "disabled":
         return
-    label = f"{_LABELS[resource.resource_type]} '{resource.name}'"
+    label = f"{LABELS[resource.resource_type]} '{resource.name}'"
     problems = []
     tokens = get(props, "metadataOptions.httpTokens")
     if tokens in (None, ""):
@@ -226,23 +181,15 @@ def _judge_launch(
         report(_message(label, problems, max_hop), resource.urn)
 
 
-def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    subjects = [r for r in args.resources if r.resource_type in _LABELS]
-    if not subjects:
-        args.not_applicable(
-            "the stack has no EC2 instance, launch template, launch configuration or metadata defaults "
-            "(GF-ACC-004 is AWS-only: Alibaba Cloud and Tencent Cloud are not judged)"
-        )
-    max_hop = int(RULE.settings(args)["max_hop_limit"])
+def judge_stack(resources: list[PolicyResource], max_hop: int, report: ReportViolation) -> None:
+    """Judge the launches and account defaults among `resources`."""
+    subjects = [r for r in resources if r.resource_type in LABELS]
     defaults: list[Default] = []
     images: dict[str, PolicyResource] = {}
-    judge(None, lambda: defaults.extend(_account_defaults(args.resources, max_hop)))
-    judge(None, lambda: images.update(_v2_images(args.resources)))
+    judge(None, lambda: defaults.extend(_account_defaults(resources, max_hop)))
+    judge(None, lambda: images.update(_v2_images(resources)))
     for resource in subjects:
         if resource.resource_type == AWS_METADATA_DEFAULTS:
             judge(resource.urn, partial(_judge_defaults, resource, max_hop, report))
         else:
             judge(resource.urn, partial(_judge_launch, resource, max_hop, defaults, images, report))
-
-
-POLICY = GfStackPolicy(RULE, validate)

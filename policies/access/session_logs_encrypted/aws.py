@@ -1,23 +1,6 @@
-"""GF-ACC-006: Session Manager session logs are encrypted and retained.
-
-AWS only (advisory). A stack that runs EC2 GPU compute (instances, spot requests, Auto Scaling
-groups, fleets, GPU launch templates/configurations) should define the account's Session Manager
-preferences: `aws:ssm/document:Document` named `SSM-SessionManagerRunShell` with `documentType:
-Session`, whose `content` (JSON or YAML, per `documentFormat`) has `inputs` that either
-- send sessions to CloudWatch Logs (`cloudWatchLogGroupName`) with `cloudWatchEncryptionEnabled:
-  true`, the log group (`aws:cloudwatch/logGroup:LogGroup`, joined by name or by the content's
-  property dependency) having a `kmsKeyId`; or
-- send them to S3 (`s3BucketName`) with `s3EncryptionEnabled: true` (the bucket's own encryption and
-  lifecycle are judged by the storage rules).
-Retention length is GF-AUD-002's concern (an unset retention keeps logs forever). A Session
-document with another name is a custom session type that plain `start-session` does not use.
-A stack whose preferences are its account's baseline stack's (AWS keeps one preferences document per
-account and region, so with several stacks in an account only one may own it) says so with the stack
-tag `baseline_stack_tag` (default `gpufleet:account-baseline-stack`, e.g. set from `pulumi:tags`
-config), whose value names the stack that owns it; the rule is then not applicable here and judges
-the document in that stack.
-Alibaba Cloud and Tencent Cloud are not judged (AWS-only rule).
-"""
+"""GF-ACC-006 on AWS: the account's Session Manager preferences document (`SSM-SessionManagerRunShell`)
+logs sessions encrypted, to a CloudWatch log group with a KMS key or to S3 (see the package for the
+rule)."""
 
 from __future__ import annotations
 
@@ -26,47 +9,45 @@ from functools import partial
 from typing import Any
 
 import yaml
-from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
+from pulumi_policy import PolicyResource, ReportViolation, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
 from gpufleet.policies.access import compute as c
+from gpufleet.policies.access.aws import (
+    AWS_AUTOSCALING_GROUP,
+    AWS_FLEET,
+    AWS_INSTANCE,
+    AWS_LAUNCH_CONFIGURATION,
+    AWS_LAUNCH_TEMPLATE,
+    AWS_SPOT_FLEET,
+    AWS_SPOT_INSTANCE,
+)
 from gpufleet.policies.memo import per_stack
 from gpufleet.policies.props import get, is_set, truthy
-from gpufleet.policies.rule import GfStackPolicy, Rule
 
 AWS_SSM_DOCUMENT = "aws:ssm/document:Document"
 AWS_LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"
 PREFERENCES_NAME = "SSM-SessionManagerRunShell"
 
-_AWS_COMPUTE = (
-    c.AWS_INSTANCE,
-    c.AWS_SPOT_INSTANCE,
-    c.AWS_AUTOSCALING_GROUP,
-    c.AWS_FLEET,
-    c.AWS_SPOT_FLEET,
-    c.AWS_LAUNCH_TEMPLATE,
-    c.AWS_LAUNCH_CONFIGURATION,
+_GPU_COMPUTE = (
+    AWS_INSTANCE,
+    AWS_SPOT_INSTANCE,
+    AWS_AUTOSCALING_GROUP,
+    AWS_FLEET,
+    AWS_SPOT_FLEET,
+    AWS_LAUNCH_TEMPLATE,
+    AWS_LAUNCH_CONFIGURATION,
 )
-
-RULE = Rule(
-    id="GF-ACC-006",
-    name="session-logs-encrypted",
-    description="Session-manager session logs are encrypted and retained.",
-    clouds=("aws",),
-    enforcement=EnforcementLevel.ADVISORY,
-    severity=Severity.MEDIUM,
-    remediation=(
-        "Add aws.ssm.Document `SSM-SessionManagerRunShell` (documentType Session, schemaVersion 1.0, "
-        "sessionType Standard_Stream) whose inputs set `cloudWatchLogGroupName` with "
-        "`cloudWatchEncryptionEnabled: true` (and give that aws.cloudwatch.LogGroup a `kmsKeyId` and a "
-        "retention) or `s3BucketName` with `s3EncryptionEnabled: true`. Where another stack of the "
-        "account owns the preferences (an account-baseline stack), tag this stack "
-        "`gpufleet:account-baseline-stack: <that stack>` instead."
-    ),
-    url="https://docs.aws.amazon.com/systems-manager/latest/userguide/session-manager-logging.html",
-    config={"baseline_stack_tag": {"type": "string", "default": "gpufleet:account-baseline-stack"}},
-    checkov=("CKV_AWS_112", "CKV_AWS_113"),
+REMEDIATION = (
+    "Add aws.ssm.Document `SSM-SessionManagerRunShell` (documentType Session, schemaVersion 1.0, "
+    "sessionType Standard_Stream) whose inputs set `cloudWatchLogGroupName` with "
+    "`cloudWatchEncryptionEnabled: true` (and give that aws.cloudwatch.LogGroup a `kmsKeyId` and a "
+    "retention) or `s3BucketName` with `s3EncryptionEnabled: true`. Where another stack of the "
+    "account owns the preferences (an account-baseline stack), tag this stack "
+    "`gpufleet:account-baseline-stack: <that stack>` instead."
 )
+URL = "https://docs.aws.amazon.com/systems-manager/latest/userguide/session-manager-logging.html"
+CHECKOV = ("CKV_AWS_112", "CKV_AWS_113")
 
 
 def _content(index: c.StackIndex, document: PolicyResource) -> Any:
@@ -130,10 +111,12 @@ def _judge_preferences(index: c.StackIndex, document: PolicyResource, report: Re
                 )
 
 
-def validate(args: StackValidationArgs, report: ReportViolation) -> None:
+def judge_stack(args: StackValidationArgs, baseline_tag: str, report: ReportViolation) -> None:
+    """Judge the stack's Session Manager preferences, when it runs EC2 GPU compute (`baseline_tag`: the
+    stack tag naming the stack that owns them instead)."""
     index = per_stack(c.ComputeIndex, args.resources)
     gpu: list[PolicyResource] = []
-    for resource in index.of_type(*_AWS_COMPUTE):
+    for resource in index.of_type(*_GPU_COMPUTE):
         try:
             if index.is_gpu(resource):
                 gpu.append(resource)
@@ -145,7 +128,6 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         d for d in index.of_type(AWS_SSM_DOCUMENT) if str(index.p(d).get("documentType") or "") == "Session"
     ]
     preferences = [d for d in session_documents if index.p(d).get("name") == PREFERENCES_NAME]
-    baseline_tag = str(RULE.settings(args)["baseline_stack_tag"])
     owner = (args.stack_tags or {}).get(baseline_tag)
     if not preferences and owner:
         args.not_applicable(
@@ -162,6 +144,3 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         return
     for document in preferences:
         c.judge_resource(report, document.urn, partial(_judge_preferences, index, document, report))
-
-
-POLICY = GfStackPolicy(RULE, validate)
