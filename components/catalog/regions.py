@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Any, cast
 
 from gpufleet.components.clouds import CLOUD_NAMES, cloud_parts, part_values
 
 # The regions of each cloud, by the cloud's name in the spec.
+_PARTS = cloud_parts("gpufleet.components.catalog")
 REGIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    dict(part_values(cloud_parts("gpufleet.components.catalog"), "REGIONS"))
+    cast(dict[str, Any], part_values(_PARTS, "REGIONS"))
 )
 
 

@@ -1,0 +1,20 @@
+"""Alibaba Cloud's facts the spec checks: how its images are named (``ImageId``) and how messages name
+its pools."""
+
+from __future__ import annotations
+
+import re
+
+# How messages name the cloud in short ("Alibaba and Tencent pools"), and one of its pools.
+SHORT_NAME = "Alibaba"
+POOL_OF = "an Alibaba Cloud"
+# The image ids it takes (``ImageId``): a custom or shared image ``m-`` and lowercase letters and digits
+# (DescribeImages, e.g. ``m-bp1g7004ksh0oeuc****``), or a public image's id, its file name
+# (``ubuntu_22_04_x64_20G_alibase_20240130.vhd``, the ECS public image list); with the example a message
+# gives, and the hint the schema's description gives.
+IMAGE_ID_FORMAT: tuple[re.Pattern[str], str] = (
+    re.compile(r"^(m-[a-z0-9]{8,40}|[a-z][A-Za-z0-9_]*\.vhd)$"),
+    "an Alibaba image id like m-bp1g7004ksh0oeuc1234, or a public image's like "
+    "ubuntu_22_04_x64_20G_alibase_20240130.vhd",
+)
+IMAGE_ID_HINT = "Alibaba m-... or a public image's id like ubuntu_22_04_x64_20G_alibase_20240130.vhd"

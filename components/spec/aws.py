@@ -1,0 +1,65 @@
+"""AWS's facts the spec checks: the shape of its region names, its image forms (AMI, SSM parameter),
+that the reference worker runs on it, and the checks only its network makes (existing subnets, ECR
+behind VPC endpoints). Read by the neutral spec modules through ``cloud_parts``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from gpufleet.components import spec_limits as limits
+
+if TYPE_CHECKING:
+    from gpufleet.components.spec.specs import FleetSpec
+
+# A region name's shape (``us-west-2``): a name of another shape is said so before the list of regions.
+REGION_NAME_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
+# How messages describe one region name, and a list of them.
+REGION_NAME = "an AWS region name like us-west-2"
+REGION_NAMES = "AWS region names like us-east-1"
+# A pinned SSM parameter holding an AMI id, as messages show one.
+SSM_PARAMETER_EXAMPLE = (
+    "/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-amazon-linux-2023/latest/ami-id:42"
+)
+# `python -m gpufleet.worker` wires SQS and EC2 Auto Scaling (gpufleet/worker/__main__.py, build()).
+REFERENCE_WORKER = True
+# The cloud whose pools a burst order gates on the exporter's signal (gpufleet/Baseline FreeGpusAhead).
+BURST_SIGNAL = True
+
+
+def network_problems(
+    spec: FleetSpec, at: Mapping[tuple[str, str], list[str]], home: str | None
+) -> list[tuple[str, str]]:
+    """What AWS networks cannot carry: a way out built into existing subnets, and an ECR image of another
+    region than its pool behind VPC endpoints (which reach only their own region's registry)."""
+    net = spec.network
+    found: list[tuple[str, str]] = []
+    if net.subnet_ids and net.egress != "none" and at.get(("aws", home or "")):
+        found.append(
+            (
+                "network.egress",
+                f"{net.egress} builds endpoints or a NAT gateway in a network the fleet creates; with "
+                "network.subnet_ids the existing network brings its own way out: use none",
+            )
+        )
+    if net.subnet_ids or net.egress != "endpoints":
+        return found
+    pools = sorted(
+        (name, region) for (cloud, region), names in at.items() if cloud == "aws" for name in names
+    )
+    for name, region in pools:
+        workload = spec.pools[name].workload
+        container = workload.container if workload is not None else None
+        match = limits.ECR_IMAGE_RE.match(container.image) if container is not None else None
+        if match is not None and match.group("region") != region:
+            ecr = match.group("region")
+            found.append(
+                (
+                    f"pools.{name}.workload.container.image",
+                    f"is in ECR in {ecr} but the pool runs in {region}, whose ECR endpoints reach only "
+                    f"{region}'s registry: replicate the repository to {region} (ECR replication) or set "
+                    "network.egress: nat",
+                )
+            )
+    return found

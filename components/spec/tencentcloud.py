@@ -1,0 +1,17 @@
+"""Tencent Cloud's facts the spec checks: how its images are named (``ImageId``) and how messages name
+its pools."""
+
+from __future__ import annotations
+
+import re
+
+# How messages name the cloud in short ("Alibaba and Tencent pools"), and one of its pools.
+SHORT_NAME = "Tencent"
+POOL_OF = "a Tencent Cloud"
+# The image ids it takes: ``img-`` and 8 lowercase letters and digits (CVM API, the Image data
+# structure, e.g. ``img-eb30mz89``); with the example a message gives, and the schema's hint.
+IMAGE_ID_FORMAT: tuple[re.Pattern[str], str] = (
+    re.compile(r"^img-[a-z0-9]{8}$"),
+    "a Tencent image id like img-eb30mz89",
+)
+IMAGE_ID_HINT = "Tencent img-..."
