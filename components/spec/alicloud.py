@@ -8,6 +8,8 @@ import re
 # How messages name the cloud in short ("Alibaba and Tencent pools"), and one of its pools.
 SHORT_NAME = "Alibaba"
 POOL_OF = "an Alibaba Cloud"
+# How a pool's default image is described (``Pool.image``).
+DEFAULT_IMAGE = "Alibaba Cloud Linux 3"
 # The image ids it takes (``ImageId``): a custom or shared image ``m-`` and lowercase letters and digits
 # (DescribeImages, e.g. ``m-bp1g7004ksh0oeuc****``), or a public image's id, its file name
 # (``ubuntu_22_04_x64_20G_alibase_20240130.vhd``, the ECS public image list); with the example a message
@@ -18,3 +20,9 @@ IMAGE_ID_FORMAT: tuple[re.Pattern[str], str] = (
     "ubuntu_22_04_x64_20G_alibase_20240130.vhd",
 )
 IMAGE_ID_HINT = "Alibaba m-... or a public image's id like ubuntu_22_04_x64_20G_alibase_20240130.vhd"
+# The key its cluster-autoscaler reads (a RAM AccessKey, in a Secret the operator makes).
+AUTOSCALER_KEY = "RAM"
+# The schema's descriptions of this cloud's own fields (``gpufleet.components.spec.descriptions``).
+FIELD_DESCRIPTIONS = {
+    "Credentials.alicloud": "the Secret in kube-system with the Alibaba Cloud autoscaler's RAM key",
+}

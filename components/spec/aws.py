@@ -22,8 +22,26 @@ REGION_NAMES = "AWS region names like us-east-1"
 SSM_PARAMETER_EXAMPLE = (
     "/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-amazon-linux-2023/latest/ami-id:42"
 )
+# A pool's queue (``PoolQueue``) is an SQS queue: the ARNs an existing queue and its key are named by,
+# and the examples messages give.
+QUEUE_ARN_RE = re.compile(r"^arn:aws[a-z-]*:sqs:[a-z]{2}(-[a-z]+)+-\d:\d{12}:(?P<name>[^:]+)$")
+KMS_KEY_ARN_RE = re.compile(r"^arn:aws[a-z-]*:kms:[a-z]{2}(-[a-z]+)+-\d:\d{12}:key/[A-Za-z0-9-]{1,128}$")
+QUEUE_ARN_EXAMPLE = "arn:aws:sqs:us-east-1:123456789012:jobs"
+KMS_KEY_ARN_EXAMPLE = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+# The burst signal's exporter (``Signal``) signs in with IAM Roles Anywhere: the trust anchor's ARN, as
+# matched and as messages write it, and what the schema says of the certificate's CN and of the image.
+TRUST_ANCHOR_RE = re.compile(
+    r"^arn:aws(-cn|-us-gov)?:rolesanywhere:[a-z0-9-]+:\d{12}:trust-anchor/[0-9a-f-]{36}$"
+)
+TRUST_ANCHOR_FORM = "arn:aws:rolesanywhere:<region>:<account>:trust-anchor/<uuid>"
+SIGNAL_CN_TAG = "aws:PrincipalTag/x509Subject/CN"
+SIGNAL_IMAGE_TOOLS = "python3, boto3, aws_signing_helper"
+# How a pool's default image is described (``Pool.image``).
+DEFAULT_IMAGE = "AWS the newest Deep Learning Base AMI"
 # `python -m gpufleet.worker` wires SQS and EC2 Auto Scaling (gpufleet/worker/__main__.py, build()).
 REFERENCE_WORKER = True
+# The KEDA scaler that reads its queue service (SQS), beside the cloud-neutral ones (redis, rabbitmq).
+KEDA_QUEUE_SOURCE = "aws-sqs-queue"
 # The cloud whose pools a burst order gates on the exporter's signal (gpufleet/Baseline FreeGpusAhead).
 BURST_SIGNAL = True
 
