@@ -26,3 +26,20 @@ AUTOSCALER_KEY = "RAM"
 FIELD_DESCRIPTIONS = {
     "Credentials.alicloud": "the Secret in kube-system with the Alibaba Cloud autoscaler's RAM key",
 }
+# A private link (``links``): the Express Connect physical connection id and the VLAN ids a VBR takes;
+# BGP over its VPN needs a tunnel range, its VPN gateway has a bandwidth; why a dedicated link needs
+# bgp_asn; and the CEN instance a dedicated link may join (field, id form, what it is).
+CONNECTION_ID: tuple[re.Pattern[str], str] = (
+    re.compile(r"^pc-[a-z0-9]{8,32}$"),
+    "an Express Connect physical connection id like pc-bp1ciz7ekd2grn1as****",
+)
+VLAN_RANGE = (0, 2999)
+BGP_TUNNEL_CIDR = True
+VPN_BANDWIDTH = True
+DEDICATED_BGP = "gpufleet peers Express Connect VBRs with BGP"
+LINK_ATTACHMENT: tuple[str, re.Pattern[str], str, str] = (
+    "cen_id",
+    re.compile(r"^cen-[a-z0-9]{8,32}$"),
+    "an existing CEN instance id like cen-7qthudw0ll6jmc****",
+    "an existing CEN instance",
+)

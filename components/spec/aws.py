@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from gpufleet.components import spec_limits as limits
 
 if TYPE_CHECKING:
+    from gpufleet.components.spec.links import Link
     from gpufleet.components.spec.specs import FleetSpec
 
 # A region name's shape (``us-west-2``): a name of another shape is said so before the list of regions.
@@ -36,6 +37,16 @@ TRUST_ANCHOR_RE = re.compile(
 TRUST_ANCHOR_FORM = "arn:aws:rolesanywhere:<region>:<account>:trust-anchor/<uuid>"
 SIGNAL_CN_TAG = "aws:PrincipalTag/x509Subject/CN"
 SIGNAL_IMAGE_TOOLS = "python3, boto3, aws_signing_helper"
+# A private link (``links``): the Direct Connect connection id and the VLAN ids a virtual interface takes;
+# why a dedicated link needs bgp_asn; the Amazon-side ASNs of the VPN gateway and the Direct Connect
+# gateway a dedicated link creates.
+CONNECTION_ID: tuple[re.Pattern[str], str] = (
+    re.compile(r"^dxcon-[a-z0-9]{8,17}$"),
+    "an AWS Direct Connect connection id like dxcon-ffabc123",
+)
+VLAN_RANGE = (1, 4094)
+DEDICATED_BGP = "AWS private virtual interfaces always route with BGP"
+AWS_SIDE_ASNS = (64512, 64513)
 # How a pool's default image is described (``Pool.image``).
 DEFAULT_IMAGE = "AWS the newest Deep Learning Base AMI"
 # `python -m gpufleet.worker` wires SQS and EC2 Auto Scaling (gpufleet/worker/__main__.py, build()).
@@ -81,3 +92,23 @@ def network_problems(
                 )
             )
     return found
+
+
+def link_problems(link: Link) -> list[str]:
+    """What an AWS link cannot be, before its kind's checks: the Amazon side's own ASN as the on-prem's."""
+    if link.bgp_asn in AWS_SIDE_ASNS:
+        return [
+            f"bgp_asn: {link.bgp_asn} is the AWS side's ASN (VPN gateway {AWS_SIDE_ASNS[0]}, Direct "
+            f"Connect gateway {AWS_SIDE_ASNS[1]}); give the on-prem router's own ASN"
+        ]
+    return []
+
+
+def vpn_problems(link: Link) -> list[str]:
+    """What an AWS VPN picks itself: each tunnel's inside range, and its bandwidth."""
+    problems: list[str] = []
+    if link.bgp_tunnel_cidr is not None:
+        problems.append("bgp_tunnel_cidr: AWS picks each tunnel's inside range; leave it out")
+    if link.bandwidth_mbps is not None:
+        problems.append("bandwidth_mbps: an AWS VPN tunnel's bandwidth is fixed; leave it out")
+    return problems

@@ -23,3 +23,19 @@ AUTOSCALER_KEY = "CAM"
 FIELD_DESCRIPTIONS = {
     "Credentials.tencentcloud": "the Secret in kube-system with the Tencent Cloud autoscaler's CAM key",
 }
+# A private link (``links``): the Direct Connect id and the VLAN ids a dedicated tunnel takes; BGP over
+# its VPN needs a tunnel range, its VPN gateway has a bandwidth; and the CCN instance a dedicated link's
+# gateway may attach to (field, id form, what it is).
+CONNECTION_ID: tuple[re.Pattern[str], str] = (
+    re.compile(r"^dc-[a-z0-9]{8}$"),
+    "a Tencent Direct Connect id like dc-kax48sg7",
+)
+VLAN_RANGE = (0, 3000)
+BGP_TUNNEL_CIDR = True
+VPN_BANDWIDTH = True
+LINK_ATTACHMENT: tuple[str, re.Pattern[str], str, str] = (
+    "ccn_id",
+    re.compile(r"^ccn-[a-z0-9]{8}$"),
+    "an existing CCN instance id like ccn-gree226l",
+    "an existing CCN instance",
+)
