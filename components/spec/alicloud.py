@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from pydantic import Field
+
 # How messages name the cloud in short ("Alibaba and Tencent pools"), and one of its pools.
 SHORT_NAME = "Alibaba"
 POOL_OF = "an Alibaba Cloud"
@@ -43,3 +45,17 @@ LINK_ATTACHMENT: tuple[str, re.Pattern[str], str, str] = (
     "an existing CEN instance id like cen-7qthudw0ll6jmc****",
     "an existing CEN instance",
 )
+# Its fields of the cloud-keyed models (``spec/keyed.py``): the second region of its checkpoint buckets'
+# replica (``storage.checkpoints.replica_regions``) and the Secret with its autoscaler's key
+# (``onprem.scheduler.credentials``).
+REPLICA_REGION = (
+    str | None,
+    Field(
+        default=None,
+        description=(
+            "Alibaba Cloud region (e.g. cn-shanghai) holding a one-way OSS replica of each Alibaba site's "
+            "checkpoint bucket; not a region where an Alibaba site runs"
+        ),
+    ),
+)
+AUTOSCALER_SECRET = (str, "cluster-autoscaler-alicloud")

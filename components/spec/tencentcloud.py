@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from pydantic import Field
+
 # How messages name the cloud in short ("Alibaba and Tencent pools"), and one of its pools.
 SHORT_NAME = "Tencent"
 POOL_OF = "a Tencent Cloud"
@@ -39,3 +41,17 @@ LINK_ATTACHMENT: tuple[str, re.Pattern[str], str, str] = (
     "an existing CCN instance id like ccn-gree226l",
     "an existing CCN instance",
 )
+# Its fields of the cloud-keyed models (``spec/keyed.py``): the second region of its checkpoint buckets'
+# replica (``storage.checkpoints.replica_regions``) and the Secret with its autoscaler's key
+# (``onprem.scheduler.credentials``).
+REPLICA_REGION = (
+    str | None,
+    Field(
+        default=None,
+        description=(
+            "Tencent Cloud region (e.g. ap-shanghai) holding a one-way COS replica of each Tencent site's "
+            "checkpoint bucket; not a region where a Tencent site runs"
+        ),
+    ),
+)
+AUTOSCALER_SECRET = (str, "cluster-autoscaler-tencentcloud")
