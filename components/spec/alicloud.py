@@ -7,6 +7,8 @@ import re
 
 from pydantic import Field
 
+from gpufleet.components.spec.alicloud_publisher import AlicloudPublisher
+
 # How messages name the cloud in short ("Alibaba and Tencent pools"), and one of its pools.
 SHORT_NAME = "Alibaba"
 POOL_OF = "an Alibaba Cloud"
@@ -59,3 +61,8 @@ REPLICA_REGION = (
     ),
 )
 AUTOSCALER_SECRET = (str, "cluster-autoscaler-alicloud")
+# Its field of ``burst.publishers``: the exporter's identity that gates its pools, or None.
+PUBLISHER = (
+    AlicloudPublisher | None,
+    Field(default=None, description="None: the Alibaba pools are not gated (they scale on their own queue)"),
+)

@@ -4,8 +4,9 @@ its pools."""
 from __future__ import annotations
 
 import re
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 # How messages name the cloud in short ("Alibaba and Tencent pools"), and one of its pools.
 SHORT_NAME = "Tencent"
@@ -55,3 +56,20 @@ REPLICA_REGION = (
     ),
 )
 AUTOSCALER_SECRET = (str, "cluster-autoscaler-tencentcloud")
+# Its field of ``burst.publishers``: refused, since no alarm of its own could read the gate.
+PUBLISHER_REFUSED = (
+    "Tencent Cloud alarm policies watch Tencent Cloud service metrics only (monitor_type MT_QCE), so no "
+    "alarm could read what the exporter publishes and the Tencent pools are not gated: leave "
+    "publishers.tencentcloud out (docs/burst-order.md)"
+)
+
+
+def _refused(value: Any) -> None:
+    if value is not None:
+        raise ValueError(PUBLISHER_REFUSED)
+
+
+PUBLISHER = (
+    Annotated[None, BeforeValidator(_refused)],
+    Field(default=None, description="not available: " + PUBLISHER_REFUSED),
+)
