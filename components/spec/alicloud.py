@@ -1,5 +1,7 @@
-"""Alibaba Cloud's facts the spec checks: how its images are named (``ImageId``) and how messages name
-its pools."""
+"""Alibaba Cloud's facts the spec reads: how messages name it and its pools, its default image and image
+ids (``ImageId``), its autoscaler's key, its private links (Express Connect ids, VLANs, CEN), and its
+fields of the cloud-keyed models (replica region, autoscaler Secret, burst publisher). Plain data, read
+by the neutral spec modules through ``cloud_parts``; its publisher model is ``alicloud_publisher``."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
-"""AWS's facts the spec checks: the shape of its region names, its image forms (AMI, SSM parameter),
-that the reference worker runs on it, and the checks only its network makes (existing subnets, ECR
-behind VPC endpoints). Read by the neutral spec modules through ``cloud_parts``."""
+"""AWS's facts the spec reads: the shape of its region names, its image forms (AMI, SSM parameter), its
+queue (SQS ARNs, the KEDA scaler), that the reference worker runs on it and a burst order gates its
+pools on the exporter's signal (IAM Roles Anywhere), its private links (Direct Connect ids, VLANs, the
+Amazon-side ASNs), and the checks only it makes (existing subnets, ECR behind VPC endpoints, link
+fields it picks itself). Read by the neutral spec modules through ``cloud_parts``."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Tencent Cloud's facts the spec checks: how its images are named (``ImageId``) and how messages name
-its pools."""
+"""Tencent Cloud's facts the spec reads: how messages name it and its pools, its default image and image
+ids (``ImageId``), its autoscaler's key, its private links (Direct Connect ids, VLANs, CCN), and its
+fields of the cloud-keyed models (replica region, autoscaler Secret, and the burst publisher it
+refuses). Plain data, read by the neutral spec modules through ``cloud_parts``."""
 
 from __future__ import annotations
 
