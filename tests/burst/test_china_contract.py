@@ -18,7 +18,8 @@ from gpufleet.components.pools.burst_custom import (
     describe_gate,
     gated_backlog,
 )
-from gpufleet.components.spec.burst import AlicloudPublisher, Burst, Publishers
+from gpufleet.components.spec.alicloud_publisher import AlicloudPublisher
+from gpufleet.components.spec.burst import Burst, Publishers
 from gpufleet.policies.ops import alicloud as _china_metrics
 
 PUBLISHER = AlicloudPublisher(

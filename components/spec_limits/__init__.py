@@ -1,9 +1,10 @@
 """What AWS refuses at deploy, and contradictions within a spec, as checks the fleet spec runs.
 
 The fleet's shared resources (key, bucket, trail, log groups, network, budget) are AWS resources
-whatever clouds its pools run on, so AWS's limits apply to every spec. Each check takes plain values
-and returns ``(relative path, message)`` pairs, so ``components.spec`` can run it on the raw config
-(every problem at once) as well as on a model being constructed.
+whatever clouds its pools run on (the registry's ``ACCOUNT_CLOUD``), so AWS's limits apply to
+every spec; the figures are that cloud's module beside this one (``spec_limits/aws.py``). Each check
+takes plain values and returns ``(relative path, message)`` pairs, so ``components.spec`` can run it
+on the raw config (every problem at once) as well as on a model being constructed.
 
 Also here: reading the spec's JSON form (how the Pulumi engine hands structured config to a program)
 with the same refusals as a stack file's YAML: duplicate keys, NaN/Infinity, integers a double cannot
@@ -20,6 +21,8 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from gpufleet.components.clouds import ACCOUNT_CLOUD, cloud_parts, profile
+
 QUOTE_LIMIT = 200
 # Ceilings far above any real fleet, below what turns the cost model's sums into infinity (a budget or
 # a GiB figure of 1.7e308 is finite on its own and priced to Infinity).
@@ -29,9 +32,15 @@ MAX_POOL_SIZE = 100_000
 MAX_SAFE_INTEGER = 2**53
 MAX_JSON_CHARS = 1024 * 1024
 
-AWS_LOG_RETENTION_DAYS: tuple[int, ...] = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731)
-AWS_LOG_RETENTION_DAYS += (1096, 1827, 2192, 2557, 2922, 3288, 3653)
-AWS_TAG_KEY_MAX, AWS_TAG_VALUE_MAX, AWS_TAGS_PER_RESOURCE = 128, 256, 50
+# The limits of the cloud holding the fleet's shared resources, from its module beside this one
+# (``spec_limits/aws.py``): the log retention periods it allows, its tag limits and reserved tag prefix.
+_HOME = cloud_parts(__name__)[ACCOUNT_CLOUD]
+_HOME_NAME = profile(ACCOUNT_CLOUD).name
+LOG_RETENTION_DAYS: tuple[int, ...] = _HOME.LOG_RETENTION_DAYS
+TAG_KEY_MAX: int = _HOME.TAG_KEY_MAX
+TAG_VALUE_MAX: int = _HOME.TAG_VALUE_MAX
+TAGS_PER_RESOURCE: int = _HOME.TAGS_PER_RESOURCE
+RESERVED_TAG_PREFIX: str = _HOME.RESERVED_TAG_PREFIX
 # Keys the fleet itself sets on some resources, on top of the spec's tags (`components.tags.with_tags`).
 FLEET_TAG_KEYS = ("Name", "purpose", "data-classification", "gpufleet:pool")
 _TAG_PUNCTUATION = frozenset(" _.:/=+-@")
@@ -98,38 +107,47 @@ def tag_checks(tags: Any, environment: Any) -> list[tuple[str, str]]:
         return []
     found: list[tuple[str, str]] = []
     count = len(tags) + (0 if "env" in tags else 1)
-    room = AWS_TAGS_PER_RESOURCE - len(FLEET_TAG_KEYS)
+    room = TAGS_PER_RESOURCE - len(FLEET_TAG_KEYS)
     if count > room:
         found.append(
             (
                 "",
-                f"{count} tags (env included); AWS allows {AWS_TAGS_PER_RESOURCE} a resource and the fleet "
-                f"adds up to {len(FLEET_TAG_KEYS)} of its own ({', '.join(FLEET_TAG_KEYS)}), so at most "
-                f"{room}",
+                f"{count} tags (env included); {_HOME_NAME} allows {TAGS_PER_RESOURCE} a resource and the "
+                f"fleet adds up to {len(FLEET_TAG_KEYS)} of its own ({', '.join(FLEET_TAG_KEYS)}), so at "
+                f"most {room}",
             )
         )
     for key, value in tags.items():
         if not isinstance(key, str):
             continue
         rel = f".{clip(key, 60)}"
-        if key.lower().startswith("aws:"):
-            found.append((rel, "tag keys starting with aws: are reserved for AWS and refused at deploy"))
+        if key.lower().startswith(RESERVED_TAG_PREFIX):
+            reserved = f"tag keys starting with {RESERVED_TAG_PREFIX} are reserved for {_HOME_NAME}"
+            found.append((rel, f"{reserved} and refused at deploy"))
         elif key in FLEET_TAG_KEYS:
             found.append((rel, "is set by the fleet itself on the resources it applies to; use another key"))
-        if not key or len(key) > AWS_TAG_KEY_MAX:
+        if not key or len(key) > TAG_KEY_MAX:
             found.append(
-                (rel, f"tag keys are 1 to {AWS_TAG_KEY_MAX} characters on AWS, this one has {len(key):,}")
+                (
+                    rel,
+                    f"tag keys are 1 to {TAG_KEY_MAX} characters on {_HOME_NAME}, this one has {len(key):,}",
+                )
             )
         elif not _tag_text_ok(key):
-            found.append((rel, f"the key has characters AWS refuses in tags; allowed: {_TAG_CHARS}"))
+            found.append((rel, f"the key has characters {_HOME_NAME} refuses in tags; allowed: {_TAG_CHARS}"))
         if not isinstance(value, str):
             continue
-        if len(value) > AWS_TAG_VALUE_MAX:
+        if len(value) > TAG_VALUE_MAX:
             found.append(
-                (rel, f"tag values are at most {AWS_TAG_VALUE_MAX} characters on AWS, got {len(value):,}")
+                (
+                    rel,
+                    f"tag values are at most {TAG_VALUE_MAX} characters on {_HOME_NAME}, got {len(value):,}",
+                )
             )
         elif not _tag_text_ok(value):
-            found.append((rel, f"the value has characters AWS refuses in tags; allowed: {_TAG_CHARS}"))
+            found.append(
+                (rel, f"the value has characters {_HOME_NAME} refuses in tags; allowed: {_TAG_CHARS}")
+            )
         found += _env_tag_checks(rel, key, value, environment)
     return found
 
@@ -169,7 +187,8 @@ def vpc_cidr_checks(value: Any, zones: Any) -> list[tuple[str, str]]:
         return [
             (
                 "vpc_cidr",
-                f"must be a /{VPC_PREFIX_MIN} to /{VPC_PREFIX_MAX} (the VPC sizes AWS allows), got {network}",
+                f"must be a /{VPC_PREFIX_MIN} to /{VPC_PREFIX_MAX} (the VPC sizes {_HOME_NAME} allows), got "
+                f"{network}",
             )
         ]
     if not any(network.subnet_of(private) for private in VPC_PRIVATE_RANGES):
@@ -247,9 +266,9 @@ def _mapping_get(node: Any, key: str) -> Any:
 
 def retention_problem(value: int, *, forever: bool) -> str | None:
     """Days a CloudWatch Logs group keeps events: one of the periods AWS allows (0 unsets it: forever)."""
-    if value in AWS_LOG_RETENTION_DAYS or (forever and value == 0):
+    if value in LOG_RETENTION_DAYS or (forever and value == 0):
         return None
-    allowed = ", ".join(str(d) for d in AWS_LOG_RETENTION_DAYS)
+    allowed = ", ".join(str(d) for d in LOG_RETENTION_DAYS)
     zero = "0 (keep forever) or " if forever else ""
     return f"must be {zero}one of the retention periods CloudWatch Logs allows: {allowed}; got {value}"
 
