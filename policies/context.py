@@ -21,6 +21,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from gpufleet.components.clouds import of_type, part_values
+from gpufleet.policies.cloud_facts import PARTS, facts_of
 from gpufleet.policies.props import as_list, get_ref, is_unknown
 
 ENV_TAG_KEYS = ("env", "environment", "Environment", "Env", "stage")
@@ -60,7 +62,14 @@ def tags_of(resource_type: str, props: Mapping[str, Any]) -> dict[str, str]:
     return _as_map(value)
 
 
-AWS_ASG = "aws:autoscaling/group:Group"
+def _takes_default_tags(resource_type: str) -> bool:
+    """Whether its provider's default tags land on a resource of `resource_type` (an AWS resource but
+    an Auto Scaling group; the cloud's `DEFAULT_TAGS_PROVIDER` and `NO_DEFAULT_TAGS` facts)."""
+    owner = of_type(resource_type)
+    facts = facts_of(owner.key) if owner is not None else None
+    return hasattr(facts, "DEFAULT_TAGS_PROVIDER") and resource_type not in getattr(
+        facts, "NO_DEFAULT_TAGS", ()
+    )
 
 
 def provider_default_tags(provider: Any) -> dict[str, str]:
@@ -70,9 +79,9 @@ def provider_default_tags(provider: Any) -> dict[str, str]:
     provider's nested config that way), so `defaultTags` usually arrives as the string
     `'{"tags": {...}}'`; a plain object (tests, other engines) is read the same way."""
     props = getattr(provider, "props", None)
-    if not isinstance(props, Mapping) or not str(getattr(provider, "resource_type", "")).startswith(
-        "pulumi:providers:aws"
-    ):
+    provider_type = str(getattr(provider, "resource_type", ""))
+    prefixes = part_values(PARTS, "DEFAULT_TAGS_PROVIDER").values()
+    if not isinstance(props, Mapping) or not any(provider_type.startswith(p) for p in prefixes):
         return {}
     default_tags = get_ref(props, "defaultTags")
     if isinstance(default_tags, str) and not is_unknown(default_tags):
@@ -94,7 +103,7 @@ def provider_default_tags(provider: Any) -> dict[str, str]:
 def effective_tags(resource_type: str, props: Mapping[str, Any], provider: Any = None) -> dict[str, str]:
     """The tags a resource ends up with: its provider's default tags (AWS), overlaid by its own."""
     own = tags_of(resource_type, props)
-    if not resource_type.startswith("aws:") or resource_type == AWS_ASG:
+    if not _takes_default_tags(resource_type):
         return own
     return {**provider_default_tags(provider), **own}
 

@@ -30,21 +30,41 @@ from typing import Any
 
 from pulumi_policy.proxy import UnknownValueError
 
+from gpufleet.components.clouds import cloud_parts, part_merged, part_values
 from gpufleet.policies.props import Malformed, excerpt, is_unknown, json_kind, json_value
 
 UNKNOWN = "<unknown at preview>"
 """Stands for a resource or principal whose value is an unknown reference at preview."""
 
+# Each cloud's dialect facts (`gpufleet.policies.dialects`), by cloud key.
+DIALECTS = cloud_parts("gpufleet.policies.dialects")
+
+# Principal keys (lower-case) -> the kind they are read as: every dialect's, and the shared ones.
 _PRINCIPAL_KINDS = {
-    "aws": "AWS",
     "service": "Service",
     "federated": "Federated",
-    "canonicaluser": "CanonicalUser",
-    "ram": "RAM",
-    "qcs": "qcs",
-    "acs": "acs",
     "*": "*",
+    **part_merged(DIALECTS, "PRINCIPAL_KINDS"),
 }
+
+
+def _bare_principal_kind() -> str:
+    """The kind of a bare principal string, which exactly one dialect writes."""
+    kinds = list(part_values(DIALECTS, "BARE_PRINCIPAL_KIND").values())
+    if len(kinds) != 1:
+        raise ValueError(f"exactly one dialect must define BARE_PRINCIPAL_KIND, found {kinds}")
+    return str(kinds[0])
+
+
+_BARE_KIND = _bare_principal_kind()
+# The first field of each dialect's resource names -> where the fields after the partition start.
+_NAME_FROM: dict[str, int] = {part.RESOURCE_PREFIX: part.RESOURCE_NAME_FROM for part in DIALECTS.values()}
+# A document that names no cloud: a dialect told by its keys' case and its version, else the one
+# dialect of that case whose version does not tell.
+_BY_VERSION = {
+    (part.LOWER_CASE_KEYS, part.VERSION): key for key, part in DIALECTS.items() if part.VERSION is not None
+}
+_BY_CASE = {part.LOWER_CASE_KEYS: key for key, part in DIALECTS.items() if part.VERSION is None}
 
 
 class DocumentError(Malformed):
@@ -178,9 +198,10 @@ def is_any_resource(resource: str) -> bool:
     if resource == "*":
         return True
     parts = resource.split(":")
-    if parts[0] not in ("arn", "acs", "qcs") or len(parts) < 4:
+    start = _NAME_FROM.get(parts[0])
+    if start is None or len(parts) < 4:
         return False
-    rest = parts[2:] if parts[0] == "arn" else parts[1:]
+    rest = parts[start:]
     return all(part in ("*", "") for part in rest) and "*" in rest
 
 
@@ -239,7 +260,7 @@ def _principals(value: Any, path: str) -> tuple[Principal, ...]:
     if is_unknown(value):
         return (Principal("unknown", UNKNOWN),)
     if isinstance(value, str):
-        return (Principal("*", "*"),) if value == "*" else (Principal("AWS", value),)
+        return (Principal("*", "*"),) if value == "*" else (Principal(_BARE_KIND, value),)
     if isinstance(value, Mapping):
         out: list[Principal] = []
         for key in value:
@@ -249,7 +270,7 @@ def _principals(value: Any, path: str) -> tuple[Principal, ...]:
         return tuple(out)
     out_list: list[Principal] = []
     for item in _strings(value, path, decisive=False):
-        out_list.append(Principal("*", "*") if item == "*" else Principal("AWS", item))
+        out_list.append(Principal("*", "*") if item == "*" else Principal(_BARE_KIND, item))
     return tuple(out_list)
 
 
@@ -311,12 +332,12 @@ def _statement(raw: Any, path: str) -> Statement:
 def _dialect(raw: Mapping[str, Any], fields: Mapping[str, Any], cloud: str | None) -> str:
     if cloud:
         return cloud
-    if "statement" in raw and "Statement" not in raw:
-        return "tencentcloud"
+    lower_case = "statement" in raw and "Statement" not in raw
     version = fields.get("version")
-    if version == "1":
-        return "alicloud"
-    return "aws"
+    for (case, told), key in _BY_VERSION.items():
+        if case == lower_case and version == told:
+            return key
+    return _BY_CASE[lower_case]
 
 
 def parse_document(value: Any, path: str = "policy", cloud: str | None = None) -> PolicyDocument | None:

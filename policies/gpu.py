@@ -12,6 +12,8 @@ documented prefix (a letter family followed by its generation digit):
   (Intel Server GPUs).
 - Tencent Cloud: `GN*`, `GNV*`, `GT*`, `GI*`, `PNV*`, `HCCPNV*`, `HCCGNV*`, `HCCG*`, `BMGN*`, `BMGNV*`.
 
+Each cloud's prefixes and family classes live in its module of `gpufleet.policies.cloud_facts`.
+
 EKS AMI types that ship the NVIDIA driver (`AL2_x86_64_GPU`, `AL2023_x86_64_NVIDIA`, `BOTTLEROCKET_*_NVIDIA`)
 mark a node group as GPU whatever its instance types.
 """
@@ -23,6 +25,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from gpufleet.policies.cloud_facts import facts_of
+
 
 class CatalogLike(Protocol):
     def find(self, cloud: str, name: str) -> Any: ...
@@ -30,57 +34,7 @@ class CatalogLike(Protocol):
     def convert(self, amount: float, from_cur: str, to_cur: str) -> float: ...
 
 
-_FAMILY_PATTERNS = {
-    "aws": re.compile(r"^(g\d|gr\d|p\d)[a-z0-9-]*\.", re.IGNORECASE),
-    "alicloud": re.compile(r"^ecs\.(gn|ebmgn|sccgn|sgn|vgn|egn|gi|ebmgi)\d", re.IGNORECASE),
-    "tencentcloud": re.compile(r"^(GN|GNV|GT|GI|PNV|HCCPNV|HCCGNV|HCCG|BMGN|BMGNV)\d", re.IGNORECASE),
-}
 _GPU_AMI_TYPES = re.compile(r"(_GPU|_NVIDIA)$", re.IGNORECASE)
-
-# The GPU class a family carries, for types the catalogue does not list (a GPU family missing here
-# is still a GPU family, with its class unknown).
-_AWS_GPU_CLASSES: dict[str, str] = {
-    "g4dn": "T4",
-    "g4ad": "V520",
-    "g5g": "T4G",
-    "g5": "A10G",
-    "g6e": "L40S",
-    "g6f": "L4",
-    "gr6": "L4",
-    "g6": "L4",
-    "gr6f": "L4",
-    "p3dn": "V100",
-    "p3": "V100",
-    "p4de": "A100",
-    "p4d": "A100",
-    "p5en": "H200",
-    "p5e": "H200",
-    "p5": "H100",
-    "p6": "B200",
-    "p6-b300": "B300",
-    "p6e": "GB200",
-    "g7e": "RTX PRO 6000",
-    "g3s": "M60",
-    "g3": "M60",
-    "p2": "K80",
-}
-_ALI_GPU_CLASSES: dict[str, str] = {
-    "ecs.gn6i": "T4",
-    "ecs.gn6v": "V100",
-    "ecs.gn6e": "V100",
-    "ecs.gn7i": "A10",
-    "ecs.gn7e": "A100",
-    "ecs.gn7": "A100",
-    "ecs.gn8is": "L20",
-}
-_TC_GPU_CLASSES: dict[str, str] = {
-    "GN7": "T4",
-    "GN10X": "V100",
-    "GNV4": "A10",
-    "PNV4": "A10",
-    "GT4": "A100",
-    "GN10XP": "V100",
-}
 
 _catalog_override: list[CatalogLike | None] = []
 _loaded: list[CatalogLike | None] = []
@@ -112,17 +66,13 @@ def use_catalog(catalog: CatalogLike | None) -> Iterator[None]:
 
 
 def _family_class(cloud: str, name: str) -> tuple[bool, str | None]:
-    """(is a GPU family, its GPU class when known) from the type's family prefix."""
-    pattern = _FAMILY_PATTERNS.get(cloud)
-    if pattern is None or not pattern.match(name):
+    """(is a GPU family, its GPU class when known) from the type's family prefix (the cloud's facts in
+    `gpufleet.policies.cloud_facts`)."""
+    facts = facts_of(cloud)
+    if facts is None or not facts.GPU_FAMILY.match(name):
         return False, None
-    if cloud == "aws":
-        family = name.split(".", 1)[0].lower()
-        # `p6-b200` is generation p6 with its GPU in the suffix.
-        return True, _AWS_GPU_CLASSES.get(family) or _AWS_GPU_CLASSES.get(family.split("-", 1)[0])
-    if cloud == "alicloud":
-        return True, _ALI_GPU_CLASSES.get(name.lower().split("-", 1)[0])
-    return True, _TC_GPU_CLASSES.get(name.split(".", 1)[0].upper())
+    gpu_class: str | None = facts.gpu_class(name)
+    return True, gpu_class
 
 
 def gpu_class_of(cloud: str, name: str, catalog: CatalogLike | None = None) -> tuple[bool, str | None, str]:
@@ -145,15 +95,14 @@ def is_gpu_type(cloud: str, instance_type: Any) -> bool:
     return gpu_class_of(cloud, instance_type, current_catalog())[0]
 
 
-_AWS_BARE_FAMILY = re.compile(r"^(g\d|gr\d|p\d)[a-z0-9-]*$", re.IGNORECASE)
-
-
 def is_gpu_family_or_type(cloud: str, value: Any) -> bool:
-    """`is_gpu_type`, plus bare AWS family names (`g5`, `p4d`) as AWS Batch compute environments take
-    them in `instanceTypes` ("optimal" and "default_*" pick general-purpose families: not GPU)."""
+    """`is_gpu_type`, plus bare family names where a cloud's resources take them for types (AWS Batch
+    compute environments take `g5`, `p4d` in `instanceTypes`; "optimal" and "default_*" pick
+    general-purpose families: not GPU)."""
     if is_gpu_type(cloud, value):
         return True
-    return cloud == "aws" and isinstance(value, str) and bool(_AWS_BARE_FAMILY.match(value.strip()))
+    bare = getattr(facts_of(cloud), "BARE_GPU_FAMILY", None)
+    return bare is not None and isinstance(value, str) and bool(bare.match(value.strip()))
 
 
 def is_gpu_ami_type(ami_type: Any) -> bool:

@@ -20,11 +20,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+from gpufleet.components.clouds import cloud_parts, part_merged, part_union, part_values
+from gpufleet.policies.dialects import ValueCheck, literal_start
 from gpufleet.policies.documents import UNKNOWN, Principal, Statement
 
-ACCOUNT = re.compile(r"\d{12}")
-_ORG = re.compile(r"o-[a-z0-9]+", re.IGNORECASE)
-_ORG_PATH = re.compile(r"o-[a-z0-9]+/.*", re.IGNORECASE)
+# Each cloud's dialect facts (`gpufleet.policies.dialects`), by cloud key.
+DIALECTS = cloud_parts("gpufleet.policies.dialects")
+
 GITHUB = "token.actions.githubusercontent.com"
 # `repo:OWNER/...`, `repo:OWNER:...` or a customised claim such as `repository_owner:OWNER`: the owner is
 # written out whole, so a wildcard may not end it early (`repo:ac*` matches every owner starting "ac").
@@ -33,66 +35,16 @@ _GITHUB_SUBJECT = re.compile(r"[a-z_]+:[^*?:/]+(?:[/:]|$)", re.IGNORECASE)
 OIDC_SUB = "oidc:sub"
 # GitHub Enterprise Cloud issuers add the enterprise slug: token.actions.githubusercontent.com/<slug>.
 _GITHUB_SUB_KEY = re.compile(re.escape(GITHUB) + r"(?:/[^:/]+)?:sub", re.IGNORECASE)
-_POSITIVE = frozenset(
-    {
-        "stringequals",
-        "stringequalsignorecase",
-        "stringlike",
-        "arnequals",
-        "arnlike",
-        "string_equal",
-        "string_like",
-    }
-)
+# Every dialect's positive operators, and its spellings of `ForAnyValue:` (stripped in cloud order).
+_POSITIVE = part_union(DIALECTS, "POSITIVE_OPERATORS")
+_ANY_VALUE_PREFIXES: tuple[str, ...] = tuple(part_values(DIALECTS, "ANY_VALUE_PREFIX").values())
 _FEDERATED_SUFFIXES = (":aud", ":sub", ":oaud")
 
-# Tencent CAM's spelling of "everyone" carries no `*`.
-ANYONE = frozenset({"qcs::cam::anyone:anyone", "qcs::cam::anyone"})
+# Principal values that mean "anyone" without a `*` (Tencent CAM's `qcs::cam::anyone:anyone`).
+ANYONE = part_union(DIALECTS, "ANYONE")
 
-ValueCheck = Callable[[str], bool]
-
-
-def _literal_start(value: str) -> bool:
-    return value[:1] not in ("", "*", "?")
-
-
-def _arn_fields(value: str) -> list[str] | None:
-    fields = value.split(":", 5)
-    return fields if len(fields) == 6 and fields[0].lower() == "arn" else None
-
-
-def _principal_arn(value: str) -> bool:
-    fields = _arn_fields(value)
-    return fields is not None and ACCOUNT.fullmatch(fields[4]) is not None
-
-
-def _source_arn(value: str) -> bool:
-    fields = _arn_fields(value)
-    if fields is None:
-        return False
-    return ACCOUNT.fullmatch(fields[4]) is not None or (fields[4] == "" and _literal_start(fields[5]))
-
-
-def aws_account(value: str) -> bool:
-    return ACCOUNT.fullmatch(value) is not None
-
-
-# condition key (lower-case) -> whether one value of it names a caller concretely
-PINNING_KEYS: dict[str, ValueCheck] = {
-    "aws:principalaccount": aws_account,
-    "aws:sourceaccount": aws_account,
-    "aws:principalorgid": lambda v: _ORG.fullmatch(v) is not None,
-    "aws:sourceorgid": lambda v: _ORG.fullmatch(v) is not None,
-    "aws:principalorgpaths": lambda v: _ORG_PATH.fullmatch(v) is not None,
-    "aws:sourceorgpaths": lambda v: _ORG_PATH.fullmatch(v) is not None,
-    "aws:principalarn": _principal_arn,
-    "aws:sourcearn": _source_arn,
-    "aws:userid": _literal_start,
-    "acs:sourceaccount": lambda v: v.isdigit(),
-    "acs:principalarn": _literal_start,
-    "qcs:uin": lambda v: v.isdigit(),
-    "qcs:owner_uin": lambda v: v.isdigit(),
-}
+# condition key (lower-case) -> whether one value of it names a caller concretely, every dialect's
+PINNING_KEYS: dict[str, ValueCheck] = part_merged(DIALECTS, "PINNING_KEYS")
 
 
 def is_anyone(principal: Principal) -> bool:
@@ -119,7 +71,7 @@ def _value_check(key: str, github: bool, extra: Mapping[str, ValueCheck]) -> Val
     if lower in PINNING_KEYS:
         return PINNING_KEYS[lower]
     if lower.endswith(_FEDERATED_SUFFIXES):
-        return _literal_start
+        return literal_start
     return None
 
 
@@ -139,7 +91,9 @@ def why_not(
         return f"{operator} {key} names no account or organisation"
     if lower.startswith("forallvalues:") or "ifexist" in lower:
         return f"{operator} {key} also passes when the key is absent"
-    base = lower.removeprefix("foranyvalue:").removeprefix("for_any_value:")
+    base = lower
+    for prefix in _ANY_VALUE_PREFIXES:
+        base = base.removeprefix(prefix)
     if base not in _POSITIVE:
         return f"{operator} {key} is not a positive match"
     if not values:
@@ -171,3 +125,16 @@ def pinning(
                 return True, []
             reasons.append(why)
     return False, reasons
+
+
+__all__ = [
+    "ANYONE",
+    "GITHUB",
+    "OIDC_SUB",
+    "PINNING_KEYS",
+    "ValueCheck",
+    "is_anyone",
+    "is_github_subject",
+    "pinning",
+    "why_not",
+]

@@ -39,7 +39,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from gpufleet.policies.cloud_facts import PARTS
 from gpufleet.policies.props import is_unknown
+from gpufleet.policies.rule_facts import sole
 
 WAIVERS_KEY = "waivers"
 WAIVABLE_KEY = "waivable"
@@ -337,6 +339,8 @@ def parse_config_waivers(rule_id: str, value: Any, where: str) -> tuple[list[Wai
 
 PROVIDER_TAG = "provider default tag "
 _WILDCARD = re.compile(r"[*?\[]")
+# The type token a refusal names as the example of one type (the first cloud's that gives one).
+EXAMPLE_TYPE: str = sole(PARTS, "EXAMPLE_TYPE")
 
 
 def parse_tag(
@@ -431,7 +435,7 @@ def broad_glob(pattern: str) -> str | None:
     if every_name and _WILDCARD.search(type_part):
         return (
             f"{pattern!r} matches every resource of more than one type; name one type token "
-            "(aws:s3/bucket:Bucket::*) or the resources (<type>::legacy-*)"
+            f"({EXAMPLE_TYPE}::*) or the resources (<type>::legacy-*)"
         )
     return None
 

@@ -16,10 +16,9 @@ from typing import Any
 
 import yaml
 
-from gpufleet.components.clouds import CLOUDS
+from gpufleet.components.clouds import CLOUDS, as_cloud, cloud_parts
 
 __all__ = [
-    "AWS_REGIONS",
     "CLOUDS",
     "CURRENCIES",
     "GPU_CLASSES_DEV_DEFAULT",
@@ -36,18 +35,8 @@ __all__ = [
 
 CURRENCIES = ("USD", "CNY")
 GPU_CLASSES_DEV_DEFAULT = ("T4", "A10G", "A10", "L4")
-# Every region an AWS provider accepts, as pulumi-aws 7 lists them (`pulumi_aws.Region`): an `aws:region`
-# outside it is a typo. The catalogue prices GPUs in fewer; a region it does not price is "unpriced".
-AWS_REGIONS = (
-    "af-south-1", "ap-east-1", "ap-east-2", "ap-northeast-1", "ap-northeast-2", "ap-northeast-3",
-    "ap-south-1", "ap-south-2", "ap-southeast-1", "ap-southeast-2", "ap-southeast-3", "ap-southeast-4",
-    "ap-southeast-5", "ap-southeast-6", "ap-southeast-7", "ca-central-1", "ca-west-1", "eu-central-1",
-    "eu-central-2", "eu-north-1", "eu-south-1", "eu-south-2", "eu-west-1", "eu-west-2", "eu-west-3",
-    "il-central-1", "me-central-1", "me-south-1", "mx-central-1", "sa-east-1", "us-east-1", "us-east-2",
-    "us-west-1", "us-west-2", "cn-north-1", "cn-northwest-1", "eusc-de-east-1", "us-gov-east-1",
-    "us-gov-west-1", "us-iso-east-1", "us-iso-west-1", "us-isob-east-1", "us-isob-west-1",
-    "eu-isoe-west-1", "us-isof-east-1", "us-isof-south-1",
-)  # fmt: skip
+# Each cloud's catalogue facts (its regions, how its type names read), in `catalog/<cloud>.py`.
+_PARTS = cloud_parts(__name__)
 
 
 @dataclass(frozen=True)
@@ -425,8 +414,10 @@ def _network(value: Any, where: str) -> tuple[float, bool]:
 def _size_of(cloud: str, name: str, family: str) -> str:
     """The part of a type's name after its family: `g5.xlarge` -> `xlarge`, `ecs.gn7i-c8g1.2xlarge` ->
     `c8g1.2xlarge`, `GN7.2XLARGE32` -> `2XLARGE32`."""
-    if cloud == "alicloud":
-        return name.removeprefix(f"ecs.{family}").lstrip("-.")
+    key = as_cloud(cloud)
+    sized = getattr(_PARTS.get(key), "size_of", None) if key is not None else None
+    if sized is not None:
+        return str(sized(name, family))
     return name.split(".", 1)[1] if "." in name else name
 
 

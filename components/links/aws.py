@@ -29,7 +29,7 @@ from gpufleet.components.links.base import (
     route_table_ids,
     secret_config,
 )
-from gpufleet.components.spec.links import AWS_SIDE_ASNS
+from gpufleet.components.spec.aws import AWS_SIDE_ASNS
 from gpufleet.components.tags import with_tags
 
 IKE_VERSIONS = ["ikev2"]

@@ -43,7 +43,7 @@ from gpufleet.components.pools.userdata import WorkloadContext
 from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload, Workload
 from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteFactory, SiteOutputs
 from gpufleet.components.spec import Pool
-from gpufleet.components.spec.burst import AlicloudPublisher
+from gpufleet.components.spec.alicloud_publisher import AlicloudPublisher
 from gpufleet.components.storage.alicloud import OssCheckpointBucket, OssCheckpointBucketArgs
 from gpufleet.components.storage.alicloud_replica import OssCheckpointReplica, OssReplicaArgs
 

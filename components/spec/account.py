@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import Field, field_validator, model_validator
 
+from gpufleet.components.clouds import Cloud, cloud_parts, part_values, profile
 from gpufleet.components.spec.checks import _raise_first
 from gpufleet.components.spec.values import _cross, _Model, _show
 
@@ -14,18 +15,15 @@ from gpufleet.components.spec.values import _cross, _Model, _show
 
 _AMI_RE = re.compile(r"^ami-[0-9a-f]{8}([0-9a-f]{9})?$")
 _SSM_PARAMETER_RE = re.compile(r"^/[A-Za-z0-9_.\-/]+:\d+$")
-# The image ids Alibaba and Tencent take (``ImageId``). Alibaba: a custom or shared image ``m-`` and
-# lowercase letters and digits (DescribeImages, e.g. ``m-bp1g7004ksh0oeuc****``), or a public image's id,
-# its file name (``ubuntu_22_04_x64_20G_alibase_20240130.vhd``, the ECS public image list). Tencent:
-# ``img-`` and 8 lowercase letters and digits (CVM API, the Image data structure, e.g. ``img-eb30mz89``).
-IMAGE_ID_FORMATS: dict[str, tuple[re.Pattern[str], str]] = {
-    "alicloud": (
-        re.compile(r"^(m-[a-z0-9]{8,40}|[a-z][A-Za-z0-9_]*\.vhd)$"),
-        "an Alibaba image id like m-bp1g7004ksh0oeuc1234, or a public image's like "
-        "ubuntu_22_04_x64_20G_alibase_20240130.vhd",
-    ),
-    "tencentcloud": (re.compile(r"^img-[a-z0-9]{8}$"), "a Tencent image id like img-eb30mz89"),
-}
+# The clouds whose pools name their image by ``id``, each with its id format and the example a message
+# gives (``IMAGE_ID_FORMAT`` of ``spec/<cloud>.py``); the other clouds' pools name an AMI or an SSM
+# parameter (AWS).
+PARTS = cloud_parts("gpufleet.components.spec")
+IMAGE_ID_FORMATS = cast(dict[str, tuple[re.Pattern[str], str]], part_values(PARTS, "IMAGE_ID_FORMAT"))
+_ID_NAMES = [PARTS[cast(Cloud, cloud)].SHORT_NAME for cloud in IMAGE_ID_FORMATS]
+_AMI_CLOUD = next(cloud for cloud in PARTS if cloud not in IMAGE_ID_FORMATS)
+_AMI_NAME = profile(_AMI_CLOUD).name
+_SSM_PARAMETER_EXAMPLE: str = PARTS[_AMI_CLOUD].SSM_PARAMETER_EXAMPLE
 
 
 def _byok_material_checks(encryption: Any, material: Any) -> list[tuple[str, str]]:
@@ -52,28 +50,28 @@ def _image_checks(ami: Any, parameter: Any, image_id: Any = None, arch: Any = No
             (
                 "image",
                 "give exactly one of ami (an AMI id), ssm_parameter (a name with :version) or id (an "
-                "Alibaba or Tencent image id)",
+                f"{' or '.join(_ID_NAMES)} image id)",
             )
         ]
     if arch is not None and image_id is None:
-        return [("image", "arch goes with id (an Alibaba or Tencent image); an AMI's is told by GF-FIT-003")]
+        said = f"arch goes with id (an {' or '.join(_ID_NAMES)} image); an AMI's is told by GF-FIT-003"
+        return [("image", said)]
     return []
-
-
-_POOL_OF = {"alicloud": "an Alibaba Cloud", "tencentcloud": "a Tencent Cloud"}
 
 
 def image_cloud_checks(cloud: Any, ami: Any, parameter: Any, image_id: Any) -> list[tuple[str, str]]:
     """What a pool of ``cloud`` may name: AWS an AMI or SSM parameter, Alibaba and Tencent an ``id`` of
     that cloud's format (:data:`IMAGE_ID_FORMATS`)."""
-    if cloud == "aws" and image_id is not None:
-        return [("image.id", "is for Alibaba and Tencent pools; an AWS pool names ami or ssm_parameter")]
+    if cloud == _AMI_CLOUD and image_id is not None:
+        said = f"is for {' and '.join(_ID_NAMES)} pools; an {_AMI_NAME} pool names ami or ssm_parameter"
+        return [("image.id", said)]
     if cloud in IMAGE_ID_FORMATS:
         if ami is not None or parameter is not None:
             return [
                 (
                     "image",
-                    f"ami and ssm_parameter are AWS images; {_POOL_OF[cloud]} pool names its image by id",
+                    f"ami and ssm_parameter are {_AMI_NAME} images; {PARTS[cloud].POOL_OF} pool names its "
+                    "image by id",
                 )
             ]
         pattern, example = IMAGE_ID_FORMATS[cloud]
@@ -116,8 +114,8 @@ class Image(_Model):
     id: str | None = Field(
         default=None,
         description=(
-            "Alibaba and Tencent pools: the image id (Alibaba m-... or a public image's id like "
-            "ubuntu_22_04_x64_20G_alibase_20240130.vhd; Tencent img-...)"
+            f"{' and '.join(_ID_NAMES)} pools: the image id "
+            f"({'; '.join(PARTS[cast(Cloud, cloud)].IMAGE_ID_HINT for cloud in IMAGE_ID_FORMATS)})"
         ),
     )
     arch: Literal["x86_64", "arm64"] | None = Field(
@@ -140,8 +138,8 @@ class Image(_Model):
     def _pinned(cls, value: str | None) -> str | None:
         if value is not None and not _SSM_PARAMETER_RE.match(value):
             raise ValueError(
-                "must be an SSM parameter name with its version, like /aws/service/deeplearning/ami/"
-                f"x86_64/base-oss-nvidia-driver-gpu-amazon-linux-2023/latest/ami-id:42, got {value!r}"
+                f"must be an SSM parameter name with its version, like {_SSM_PARAMETER_EXAMPLE}, "
+                f"got {value!r}"
             )
         return value
 

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpufleet.components.clouds import ACCOUNT_CLOUD
+
 if TYPE_CHECKING:
     from gpufleet.components.spec.onprem import OnPrem
     from gpufleet.components.spec.settings import Network
@@ -120,28 +122,28 @@ def carve(
 
 def site_owner(key: str) -> str:
     """``network.regions`` keys name a region of the stack's cloud (AWS) or a ``cloud:region``."""
-    return key if ":" in key else f"aws:{key}"
+    return key if ":" in key else f"{ACCOUNT_CLOUD}:{key}"
 
 
-def site_ranges(network: Network, *, aws_home: bool = True) -> list[OwnedRange]:
-    """The sites' VPC ranges as the spec gives them: the AWS home VPC (when AWS has pools, and unless the
-    fleet runs in existing subnets, whose range the spec does not know) and each ``network.regions``
-    entry."""
+def site_ranges(network: Network, *, home: bool = True) -> list[OwnedRange]:
+    """The sites' VPC ranges as the spec gives them: the AWS home VPC (when AWS has pools, said by
+    ``home``, and unless the fleet runs in existing subnets, whose range the spec does not know) and each
+    ``network.regions`` entry."""
     found = []
-    if aws_home and not network.subnet_ids:
-        found.append(OwnedRange(network.vpc_cidr, "aws home region", "network.vpc_cidr"))
+    if home and not network.subnet_ids:
+        found.append(OwnedRange(network.vpc_cidr, f"{ACCOUNT_CLOUD} home region", "network.vpc_cidr"))
     for key, entry in network.regions.items():
         found.append(OwnedRange(entry.vpc_cidr, site_owner(key), f"network.regions.{key}.vpc_cidr"))
     return found
 
 
-def fleet_overlaps(onprem: OnPrem | None, network: Network, *, aws_home: bool = True) -> list[Overlap]:
+def fleet_overlaps(onprem: OnPrem | None, network: Network, *, home: bool = True) -> list[Overlap]:
     """Every site range that overlaps an on-prem range, the site first (its range is the one to move).
     Site ranges among themselves are the network section's own check, on-prem ranges among themselves
     the on-prem section's."""
     if onprem is None:
         return []
-    sites = site_ranges(network, aws_home=aws_home)
+    sites = site_ranges(network, home=home)
     return [
         o
         for o in overlaps([*sites, *onprem.owned_ranges()])

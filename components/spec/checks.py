@@ -10,6 +10,7 @@ from typing import Any
 
 from gpufleet.components import spec_limits as limits
 from gpufleet.components.catalog import CLOUDS, load_catalog
+from gpufleet.components.clouds import cloud_parts, part_values
 from gpufleet.components.spec.values import (
     _INSTANCE_TYPE_MAX,
     _POOL_NAME_MAX,
@@ -80,7 +81,11 @@ def _pool_checks(
 WORKLOAD_KEYS = ("user_data", "container", "reference_worker", "image_reads_queue")
 # The clouds whose pools may run the reference worker: `python -m gpufleet.worker` wires SQS and EC2
 # Auto Scaling only (gpufleet/worker/__main__.py, build()); MNS/ESS and CMQ/AS take injected clients.
-REFERENCE_WORKER_CLOUDS = ("aws",)
+REFERENCE_WORKER_CLOUDS = tuple(
+    cloud
+    for cloud, runs in part_values(cloud_parts("gpufleet.components.spec"), "REFERENCE_WORKER").items()
+    if runs
+)
 
 
 def _workload_checks(cloud: Any, queue: Any, workload: Any, joined: bool) -> list[tuple[str, str]]:

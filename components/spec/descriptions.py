@@ -10,6 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gpufleet.components.clouds import ACCOUNT_CLOUD, CLOUD_NAMES, CLOUDS, cloud_parts, part_merged, profile
+
+# The entries naming one cloud's own fields are that cloud's ``FIELD_DESCRIPTIONS`` (``spec/<cloud>.py``);
+# the rest name the clouds through the registry: the home (the account's cloud, AWS) and the others.
+_PARTS = cloud_parts("gpufleet.components.spec")
+_HOME = profile(ACCOUNT_CLOUD)
+_OTHERS = " and ".join(CLOUD_NAMES[cloud] for cloud in CLOUDS if cloud != ACCOUNT_CLOUD)
+_KEYED = " and ".join(CLOUD_NAMES[cloud] for cloud in _PARTS if hasattr(_PARTS[cloud], "AUTOSCALER_KEY"))
+_QUEUE_SOURCES = [*(part.KEDA_QUEUE_SOURCE for part in _PARTS.values() if hasattr(part, "KEDA_QUEUE_SOURCE"))]
+_QUEUE_SOURCES += ["redis", "rabbitmq"]
+
 FIELD_DESCRIPTIONS: Mapping[str, str] = {
     # FleetSpec: gpufleet:fleet
     "FleetSpec.environment": "dev, staging or prod: the env cost tag every resource carries",
@@ -22,7 +33,7 @@ FIELD_DESCRIPTIONS: Mapping[str, str] = {
     "FleetSpec.audit": "the audit trail and how long its logs are kept",
     "FleetSpec.network": "the VPC of each site: its range, zones, existing subnets and route out",
     "FleetSpec.account": (
-        "where the account's once-only resources live (AWS): this stack or the account stack"
+        f"where the account's once-only resources live ({_HOME.name}): this stack or the account stack"
     ),
     "FleetSpec.pools": "the GPU pools, keyed by name: each an autoscaling group on one cloud",
     "FleetSpec.onprem": "the on-prem Kubernetes baseline the cloud pools burst from; none: cloud only",
@@ -52,14 +63,14 @@ FIELD_DESCRIPTIONS: Mapping[str, str] = {
     ),
     # Network
     "Network.vpc_cidr": (
-        "the AWS home region's VPC range (aws:region); Alibaba Cloud and Tencent Cloud home sites without "
+        f"the {_HOME.name} home region's VPC range ({_HOME.region_key}); {_OTHERS} home sites without "
         "an entry in regions get the first free /16 of 10.0.0.0/8"
     ),
-    "Network.availability_zones": "how many zones the AWS home VPC spans (1-6)",
+    "Network.availability_zones": f"how many zones the {_HOME.name} home VPC spans (1-6)",
     "RegionNetwork.vpc_cidr": "the site's VPC range; must overlap no other site's or the on-prem ranges",
     "RegionNetwork.availability_zones": "how many zones the site's VPC spans (1-6)",
     # Pool
-    "Pool.cloud": "the cloud the pool runs on: aws, alicloud or tencentcloud",
+    "Pool.cloud": f"the cloud the pool runs on: {', '.join(CLOUDS[:-1])} or {CLOUDS[-1]}",
     "Pool.instance_types": "GPU instance types of the catalogue, in the order the pool prefers them",
     "Pool.size": "the pool's size range, in instances",
     "Pool.spot_percent": "percent of the capacity above on_demand_base that runs on spot",
@@ -101,7 +112,7 @@ FIELD_DESCRIPTIONS: Mapping[str, str] = {
     ),
     "Priorities.baseline": "the priority of baseline work; must be above burst",
     "Priorities.burst": "the priority of burst work",
-    "QueueScaler.source": "the queue KEDA reads: aws-sqs-queue, redis or rabbitmq",
+    "QueueScaler.source": f"the queue KEDA reads: {', '.join(_QUEUE_SOURCES[:-1])} or {_QUEUE_SOURCES[-1]}",
     "QueueScaler.cooldown": "how long after the queue was last active the workers scale back to min_replicas",
     "QueueScaler.polling_interval": "how often KEDA reads the queue",
     "QueueScaler.min_replicas": "the fewest workers",
@@ -119,13 +130,10 @@ FIELD_DESCRIPTIONS: Mapping[str, str] = {
     ),
     "Scheduler.expander": "how cluster-autoscaler picks a node group to grow",
     "Scheduler.serving": "serving Deployments KEDA scales on their pods' GPU utilisation",
-    "Scheduler.credentials": (
-        "the Kubernetes Secrets holding the autoscalers' Alibaba Cloud and Tencent Cloud keys"
-    ),
-    "Credentials.alicloud": "the Secret in kube-system with the Alibaba Cloud autoscaler's RAM key",
-    "Credentials.tencentcloud": "the Secret in kube-system with the Tencent Cloud autoscaler's CAM key",
+    "Scheduler.credentials": (f"the Kubernetes Secrets holding the autoscalers' {_KEYED} keys"),
     "Serving.deployment": "the serving Deployment KEDA scales",
     "Serving.namespace": "its namespace",
     "Serving.min_replicas": "the fewest replicas",
     "Serving.max_replicas": "the most replicas",
+    **part_merged(_PARTS, "FIELD_DESCRIPTIONS"),
 }

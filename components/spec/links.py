@@ -26,37 +26,33 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from gpufleet.components import spec_limits as limits
-from gpufleet.components.clouds import CLOUDS
+from gpufleet.components.clouds import CLOUDS, Cloud, cloud_parts, part_values, profile
 from gpufleet.components.spec.values import Ipv4Net, _Model, _show
 
 LINK_CLOUDS = CLOUDS
 _KEY_RE = re.compile("^(" + "|".join(CLOUDS) + r"):([a-z]{2}(-[a-z]+)+-\d+|[a-z]{2}-[a-z]+)$")
 _CONFIG_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
-_CONNECTION_ID_RE: Mapping[str, tuple[re.Pattern[str], str]] = {
-    "aws": (re.compile(r"^dxcon-[a-z0-9]{8,17}$"), "an AWS Direct Connect connection id like dxcon-ffabc123"),
-    "alicloud": (
-        re.compile(r"^pc-[a-z0-9]{8,32}$"),
-        "an Express Connect physical connection id like pc-bp1ciz7ekd2grn1as****",
-    ),
-    "tencentcloud": (re.compile(r"^dc-[a-z0-9]{8}$"), "a Tencent Direct Connect id like dc-kax48sg7"),
-}
-_CEN_ID_RE = re.compile(r"^cen-[a-z0-9]{8,32}$")
-_CCN_ID_RE = re.compile(r"^ccn-[a-z0-9]{8}$")
+# Each cloud's link facts (``spec/<cloud>.py``): its connection id form, VLAN range, whether its VPN
+# takes a BGP tunnel range and a bandwidth, why a dedicated link needs BGP, the instance a dedicated link
+# may join, and checks of its own.
+_PARTS = cloud_parts("gpufleet.components.spec")
+_CONNECTION_ID_RE = cast(Mapping[str, tuple[re.Pattern[str], str]], part_values(_PARTS, "CONNECTION_ID"))
 # VLAN ids each cloud accepts on a virtual interface / VBR / dedicated tunnel.
-VLAN_RANGES: Mapping[str, tuple[int, int]] = {
-    "aws": (1, 4094),
-    "alicloud": (0, 2999),
-    "tencentcloud": (0, 3000),
-}
+VLAN_RANGES = cast(Mapping[str, tuple[int, int]], part_values(_PARTS, "VLAN_RANGE"))
+_TUNNEL_CLOUDS = [cloud for cloud in _PARTS if getattr(_PARTS[cloud], "BGP_TUNNEL_CIDR", False)]
+_BANDWIDTH_CLOUDS = [cloud for cloud in _PARTS if getattr(_PARTS[cloud], "VPN_BANDWIDTH", False)]
+_DEDICATED_BGP = cast(Mapping[str, str], part_values(_PARTS, "DEDICATED_BGP"))
+_ATTACHMENTS = cast(
+    Mapping[str, tuple[str, re.Pattern[str], str, str]], part_values(_PARTS, "LINK_ATTACHMENT")
+)
+_ATTACHED = {field: f"dedicated, {cloud}: {what}" for cloud, (field, _, _, what) in _ATTACHMENTS.items()}
 # 2-byte and 4-byte ASNs, without 0, AS_TRANS (23456) and the last (reserved) 4-byte value.
 _MAX_ASN = 4_294_967_294
-# The Amazon-side ASNs of the VPN gateway and the Direct Connect gateway a dedicated AWS link creates.
-AWS_SIDE_ASNS = (64512, 64513)
 _LINK_LOCAL = ipaddress.IPv4Network("169.254.0.0/16")
 # Where an on-prem VPN gateway's public address cannot be (the documentation ranges are allowed: examples).
 _NOT_PUBLIC = tuple(
@@ -105,11 +101,16 @@ def _ipv4_interface(value: Any) -> str:
     return str(interface)
 
 
+# The example config key messages give: the first cloud's link's pre-shared key.
+_PSK_EXAMPLE = f"{CLOUDS[0]}LinkPsk"
+
+
 def _config_name(value: Any) -> str:
     if not isinstance(value, str) or not _CONFIG_NAME_RE.match(value):
         raise ValueError(
-            "must name a secret stack config key of the gpufleet namespace, like awsLinkPsk (set it with "
-            f"pulumi config set --secret gpufleet:awsLinkPsk ...), not the key itself; got {_show(value)}"
+            f"must name a secret stack config key of the gpufleet namespace, like {_PSK_EXAMPLE} (set it "
+            f"with pulumi config set --secret gpufleet:{_PSK_EXAMPLE} ...), not the key itself; got "
+            f"{_show(value)}"
         )
     return value
 
@@ -158,11 +159,13 @@ class Link(_Model):
         default=None, description="vpn: the secret gpufleet config key that holds the pre-shared key"
     )
     bgp_tunnel_cidr: Ipv4Net | None = Field(
-        default=None, description="vpn with BGP on alicloud/tencentcloud: a /30 in 169.254.0.0/16"
+        default=None, description=f"vpn with BGP on {'/'.join(_TUNNEL_CLOUDS)}: a /30 in 169.254.0.0/16"
     )
     bandwidth_mbps: Literal[5, 10, 20, 50, 100, 200, 500, 1000] | None = Field(
         default=None,
-        description=f"vpn on alicloud/tencentcloud: the VPN gateway's bandwidth; none: {DEFAULT_VPN_MBPS}",
+        description=(
+            f"vpn on {'/'.join(_BANDWIDTH_CLOUDS)}: the VPN gateway's bandwidth; none: {DEFAULT_VPN_MBPS}"
+        ),
     )
     # dedicated
     connection_id: str | None = Field(default=None, description="dedicated: the existing line's id")
@@ -176,8 +179,8 @@ class Link(_Model):
     bgp_auth_config: ConfigName | None = Field(
         default=None, description="dedicated: the secret gpufleet config key of the BGP MD5 key"
     )
-    cen_id: str | None = Field(default=None, description="dedicated, alicloud: an existing CEN instance")
-    ccn_id: str | None = Field(default=None, description="dedicated, tencentcloud: an existing CCN instance")
+    cen_id: str | None = Field(default=None, description=_ATTACHED["cen_id"])
+    ccn_id: str | None = Field(default=None, description=_ATTACHED["ccn_id"])
 
     @model_validator(mode="after")
     def _fields_of_kind(self) -> Link:
@@ -237,26 +240,17 @@ def kind_problems(link: Link) -> list[str]:
 
 def cloud_problems(cloud: str, link: Link) -> list[str]:
     """What the link's cloud cannot build, each naming the field and what is allowed."""
-    problems: list[str] = []
-    if cloud == "aws" and link.bgp_asn in AWS_SIDE_ASNS:
-        problems.append(
-            f"bgp_asn: {link.bgp_asn} is the AWS side's ASN (VPN gateway {AWS_SIDE_ASNS[0]}, Direct "
-            f"Connect gateway {AWS_SIDE_ASNS[1]}); give the on-prem router's own ASN"
-        )
+    part: Any = _PARTS.get(cast(Cloud, cloud))
+    problems: list[str] = list(part.link_problems(link)) if hasattr(part, "link_problems") else []
     if link.kind == "vpn":
-        if (
-            cloud in ("alicloud", "tencentcloud")
-            and link.bgp_asn is not None
-            and link.bgp_tunnel_cidr is None
-        ):
+        if cloud in _TUNNEL_CLOUDS and link.bgp_asn is not None and link.bgp_tunnel_cidr is None:
+            names = " or ".join(_PARTS[c].SHORT_NAME for c in _TUNNEL_CLOUDS)
             problems.append(
-                "bgp_tunnel_cidr: is required for BGP over an Alibaba or Tencent VPN: a /30 inside "
+                f"bgp_tunnel_cidr: is required for BGP over an {names} VPN: a /30 inside "
                 "169.254.0.0/16 (the cloud side takes its first address, on-prem the second)"
             )
-        if cloud == "aws" and link.bgp_tunnel_cidr is not None:
-            problems.append("bgp_tunnel_cidr: AWS picks each tunnel's inside range; leave it out")
-        if cloud == "aws" and link.bandwidth_mbps is not None:
-            problems.append("bandwidth_mbps: an AWS VPN tunnel's bandwidth is fixed; leave it out")
+        if hasattr(part, "vpn_problems"):
+            problems += part.vpn_problems(link)
         return problems
     pattern, form = _CONNECTION_ID_RE[cloud]
     if link.connection_id is not None and not pattern.match(link.connection_id):
@@ -264,23 +258,19 @@ def cloud_problems(cloud: str, link: Link) -> list[str]:
     low, high = VLAN_RANGES[cloud]
     if link.vlan is not None and not low <= link.vlan <= high:
         problems.append(f"vlan: must be {low} to {high} on {cloud}, got {link.vlan}")
-    if cloud in ("aws", "alicloud") and link.bgp_asn is None:
+    if cloud in _DEDICATED_BGP and link.bgp_asn is None:
         problems.append(
-            "bgp_asn: is required for a dedicated link on aws and alicloud: AWS private virtual "
-            "interfaces always route with BGP, and gpufleet peers Express Connect VBRs with BGP"
+            f"bgp_asn: is required for a dedicated link on {' and '.join(_DEDICATED_BGP)}: "
+            + ", and ".join(_DEDICATED_BGP.values())
         )
-
-    if link.cen_id is not None and (cloud != "alicloud" or not _CEN_ID_RE.match(link.cen_id)):
-        problems.append(
-            "cen_id: is for alicloud links only: an existing CEN instance id like cen-7qthudw0ll6jmc****, "
-            f"got {limits.quote(link.cen_id, 60)}"
-        )
-    if link.ccn_id is not None and (cloud != "tencentcloud" or not _CCN_ID_RE.match(link.ccn_id)):
-        problems.append(
-            "ccn_id: is for tencentcloud links only: an existing CCN instance id like ccn-gree226l, "
-            f"got {limits.quote(link.ccn_id, 60)}"
-        )
+    for owner, (field, pattern, form, _) in _ATTACHMENTS.items():
+        value = getattr(link, field)
+        if value is not None and (cloud != owner or not pattern.match(value)):
+            problems.append(f"{field}: is for {owner} links only: {form}, got {limits.quote(value, 60)}")
     return problems
+
+
+_KEY_EXAMPLES = " or ".join(f"{p.key}:{p.default_region}" for p in map(profile, LINK_CLOUDS[:2]))
 
 
 def _link_keys(value: dict[str, Link]) -> dict[str, Link]:
@@ -290,7 +280,7 @@ def _link_keys(value: dict[str, Link]) -> dict[str, Link]:
         if not _KEY_RE.match(key):
             problems.append(
                 f"{shown}: links are keyed by their site, cloud:region, with cloud one of "
-                f"{', '.join(LINK_CLOUDS)} (like aws:us-east-1 or alicloud:cn-hangzhou)"
+                f"{', '.join(LINK_CLOUDS)} (like {_KEY_EXAMPLES})"
             )
             continue
         problems += [f"{key}.{problem}" for problem in cloud_problems(key.split(":", 1)[0], link)]

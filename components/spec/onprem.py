@@ -14,11 +14,12 @@ The field checks the models use are in :mod:`gpufleet.components.spec.onprem_che
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
 
 from gpufleet.components import spec_limits as limits
+from gpufleet.components.clouds import cloud_parts, part_values, profile
 from gpufleet.components.spec.addresses import OwnedRange, overlaps
 from gpufleet.components.spec.onprem_checks import (
     _CONTEXT_RE,
@@ -186,12 +187,24 @@ class GpuNamespace(_Model):
     gpus: int = Field(ge=0, le=MAX_GPU_NODES * MAX_GPUS_PER_NODE, description="GPU quota of the namespace")
 
 
+# The queues KEDA may read: each cloud's queue service (``spec/<cloud>.py``: SQS, the default), then Redis
+# and RabbitMQ. Type checkers see a string, pydantic (and the schema) the Literal of them.
+_PARTS = cloud_parts("gpufleet.components.spec")
+_CLOUD_SOURCES: tuple[str, ...] = tuple(part_values(_PARTS, "KEDA_QUEUE_SOURCE").values())
+_SQS = _CLOUD_SOURCES[0]
+QUEUE_SOURCES: tuple[str, ...] = (*_CLOUD_SOURCES, "redis", "rabbitmq")
+if TYPE_CHECKING:
+    QueueSource = str
+else:
+    QueueSource = Literal[QUEUE_SOURCES]
+
+
 class QueueScaler(_Model):
     """The KEDA ScaledObject that scales the job workers on the length of their queue."""
 
     deployment: str = Field(default="gpu-worker", description="the worker Deployment KEDA scales")
     namespace: str | None = Field(default=None, description="its namespace (default: the first one)")
-    source: Literal["aws-sqs-queue", "redis", "rabbitmq"] = "aws-sqs-queue"
+    source: QueueSource = QUEUE_SOURCES[0]
     queue: str = Field(description="the queue: an SQS queue URL, a Redis list or a RabbitMQ queue name")
     host: str | None = Field(default=None, description="redis only: host:port of the Redis server")
     authentication: str | None = Field(
@@ -240,7 +253,7 @@ class QueueScaler(_Model):
             found.append(
                 ("max_replicas", f"must be >= min_replicas ({self.min_replicas}), got {self.max_replicas}")
             )
-        if self.source == "aws-sqs-queue" and not _SQS_URL_RE.match(self.queue):
+        if self.source == _SQS and not _SQS_URL_RE.match(self.queue):
             found.append(
                 (
                     "queue",
@@ -248,7 +261,7 @@ class QueueScaler(_Model):
                     f"got {_show(self.queue)}",
                 )
             )
-        if self.source != "aws-sqs-queue" and not _QUEUE_NAME_RE.match(self.queue):
+        if self.source != _SQS and not _QUEUE_NAME_RE.match(self.queue):
             found.append(
                 ("queue", f"must be a queue name (letters, digits, _ . : -), got {_show(self.queue)}")
             )
@@ -330,10 +343,12 @@ class OwnedHardware(_Model):
         return value
 
 
-TRUST_ANCHOR_RE = re.compile(
-    r"^arn:aws(-cn|-us-gov)?:rolesanywhere:[a-z0-9-]+:\d{12}:trust-anchor/[0-9a-f-]{36}$"
-)
-TRUST_ANCHOR_FORM = "arn:aws:rolesanywhere:<region>:<account>:trust-anchor/<uuid>"
+# The burst signal is published on the cloud whose pools a burst order gates (``spec/aws.py``): its
+# trust anchor's form and the words the schema uses come from that cloud's module.
+_SIGNAL_CLOUD = next(cloud for cloud, gated in part_values(_PARTS, "BURST_SIGNAL").items() if gated)
+_SIGNAL_PART, _SIGNAL_NAME = _PARTS[_SIGNAL_CLOUD], profile(_SIGNAL_CLOUD).name
+TRUST_ANCHOR_RE: re.Pattern[str] = _SIGNAL_PART.TRUST_ANCHOR_RE
+TRUST_ANCHOR_FORM: str = _SIGNAL_PART.TRUST_ANCHOR_FORM
 SIGNAL_INTERVAL_MAX_S = 60  # the gated alarms read the signal's Maximum over 60-second periods
 
 
@@ -364,11 +379,11 @@ class Signal(_Model):
     client_cn: str = Field(
         description=(
             "the Common Name of the client certificate's subject: the signal role trusts a session from "
-            "the CA only when its certificate has this CN (aws:PrincipalTag/x509Subject/CN)"
+            f"the CA only when its certificate has this CN ({_SIGNAL_PART.SIGNAL_CN_TAG})"
         )
     )
     image: str = Field(
-        description="the exporter image (python3, boto3, aws_signing_helper), pinned by @sha256: digest"
+        description=f"the exporter image ({_SIGNAL_PART.SIGNAL_IMAGE_TOOLS}), pinned by @sha256: digest"
     )
     interval: Duration = "60s"
 
@@ -477,7 +492,7 @@ class OnPrem(_Model):
         return self
 
     signal: Signal | None = Field(
-        default=None, description="the burst signal's exporter (needed by burst on AWS)"
+        default=None, description=f"the burst signal's exporter (needed by burst on {_SIGNAL_NAME})"
     )
     scheduler: Scheduler | None = Field(
         default=None,

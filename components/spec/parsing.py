@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from gpufleet.components import spec_limits as limits
-from gpufleet.components.clouds import REGION_CONFIG_KEYS
+from gpufleet.components.clouds import ACCOUNT_CLOUD, DEFAULT_CLOUD, REGION_CONFIG_KEYS
 from gpufleet.components.spec.account import (
     Account,
     _account_checks,
@@ -77,9 +77,11 @@ def _raw_network_checks(raw: Any) -> Iterator[tuple[str, str]]:
         for rel, message in limits.vpc_cidr_checks(_get(entry, "vpc_cidr"), zones):
             yield f"{CONFIG_KEY}.network.regions.{limits.clip(str(region), 60)}.{rel}", message
     pools = _get(raw, "pools")
-    clouds = [_get(p, "cloud", "aws") for p in pools.values()] if isinstance(pools, Mapping) else ["aws"]
-    aws_home = home_cidr if "aws" in clouds or not clouds else None
-    for rel, message in _network_checks(aws_home, regions):
+    default = DEFAULT_CLOUD
+    clouds = [_get(p, "cloud", default) for p in pools.values()] if isinstance(pools, Mapping) else [default]
+    # network.vpc_cidr is the home's (the account cloud's) range: checked when that cloud has pools.
+    home = home_cidr if ACCOUNT_CLOUD in clouds or not clouds else None
+    for rel, message in _network_checks(home, regions):
         yield f"{CONFIG_KEY}.network.{rel}", message
 
 

@@ -9,9 +9,10 @@ from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components import spec_limits as limits
 from gpufleet.components.catalog.workloads import MODEL_MEMORY_GIB
-from gpufleet.components.clouds import DEFAULT_CLOUD, Cloud
+from gpufleet.components.clouds import CLOUD_NAMES, DEFAULT_CLOUD, Cloud, cloud_parts, part_values
 from gpufleet.components.spec.account import Image, image_cloud_checks
 from gpufleet.components.spec.checks import (
+    REFERENCE_WORKER_CLOUDS,
     _pool_checks,
     _raise_first,
     _scaling_checks,
@@ -216,8 +217,13 @@ class Usage(_Model):
 
 # ------------------------------------------------------------------------------------- pool queue
 _QUEUE_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,75}\.fifo$|^[A-Za-z0-9_-]{1,80}$")
-_QUEUE_ARN_RE = re.compile(r"^arn:aws[a-z-]*:sqs:[a-z]{2}(-[a-z]+)+-\d:\d{12}:(?P<name>[^:]+)$")
-_KMS_KEY_ARN_RE = re.compile(r"^arn:aws[a-z-]*:kms:[a-z]{2}(-[a-z]+)+-\d:\d{12}:key/[A-Za-z0-9-]{1,128}$")
+# The queue is the SQS queue of the cloud whose module names its ARNs (``spec/aws.py``).
+_PARTS = cloud_parts("gpufleet.components.spec")
+_QUEUE = next(part for part in _PARTS.values() if hasattr(part, "QUEUE_ARN_RE"))
+_QUEUE_ARN_RE: re.Pattern[str] = _QUEUE.QUEUE_ARN_RE
+_KMS_KEY_ARN_RE: re.Pattern[str] = _QUEUE.KMS_KEY_ARN_RE
+_QUEUE_ARN_EXAMPLE: str = _QUEUE.QUEUE_ARN_EXAMPLE
+_KMS_KEY_ARN_EXAMPLE: str = _QUEUE.KMS_KEY_ARN_EXAMPLE
 _MAX_VISIBILITY_S = 43_200
 
 
@@ -255,9 +261,7 @@ class PoolQueue(_Model):
     def _queue_arn(cls, value: str | None) -> str | None:
         match = _QUEUE_ARN_RE.match(value) if value is not None else None
         if value is not None and (match is None or not _QUEUE_NAME_RE.match(match.group("name"))):
-            raise ValueError(
-                f"must be an SQS queue ARN like arn:aws:sqs:us-east-1:123456789012:jobs, got {_show(value)}"
-            )
+            raise ValueError(f"must be an SQS queue ARN like {_QUEUE_ARN_EXAMPLE}, got {_show(value)}")
         return value
 
     @field_validator("kms_key_arn")
@@ -265,8 +269,7 @@ class PoolQueue(_Model):
     def _key_arn(cls, value: str | None) -> str | None:
         if value is not None and not _KMS_KEY_ARN_RE.match(value):
             raise ValueError(
-                "must be a KMS key ARN like arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-"
-                f"1234567890ab (not an alias), got {_show(value)}"
+                f"must be a KMS key ARN like {_KMS_KEY_ARN_EXAMPLE} (not an alias), got {_show(value)}"
             )
         return value
 
@@ -397,7 +400,8 @@ class ReferenceWorker(_Model):
 
     @model_validator(mode="after")
     def _fits_user_data(self) -> ReferenceWorker:
-        _fits(self.image, [REFERENCE_WORKER_ENTRYPOINT, *reference_worker_command("aws")], self.env)
+        command = reference_worker_command(REFERENCE_WORKER_CLOUDS[0])
+        _fits(self.image, [REFERENCE_WORKER_ENTRYPOINT, *command], self.env)
         return self
 
 
@@ -418,7 +422,9 @@ class PoolWorkload(_Model):
     user_data: str | None = Field(default=None, description="a shell snippet run after the agent starts")
     container: Container | None = None
     reference_worker: ReferenceWorker | None = Field(
-        default=None, description="the reference worker (python -m gpufleet.worker) in an image; AWS"
+        default=None,
+        description="the reference worker (python -m gpufleet.worker) in an image; "
+        + ", ".join(CLOUD_NAMES[cloud] for cloud in REFERENCE_WORKER_CLOUDS),
     )
     image_reads_queue: bool | None = Field(
         default=None,
@@ -502,8 +508,8 @@ class Pool(_Model):
     image: Image | None = Field(
         default=None,
         description=(
-            "None: the cloud's default image (AWS the newest Deep Learning Base AMI, Alibaba Cloud Linux 3, "
-            "TencentOS Server 3.1); a joined pool needs one with kubeadm and kubelet"
+            f"None: the cloud's default image ({', '.join(part_values(_PARTS, 'DEFAULT_IMAGE').values())}); "
+            "a joined pool needs one with kubeadm and kubelet"
         ),
     )
     workload: PoolWorkload | None = Field(

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator
 
+from gpufleet.components.spec.keyed import keyed_model
 from gpufleet.components.spec.values import Duration, Ipv4Net, _Model, _show, duration_seconds
 
 KUEUE_CHART_VERSION = "0.13.0"  # the CRDs GF-DEPLOY-002 validates against (policies/deploy/kubernetes.json)
@@ -69,17 +70,25 @@ class Serving(_Model):
         return _name(value, "deployment and namespace")
 
 
-class Credentials(_Model):
+class _Credentials(_Model):
     """Kubernetes Secrets (in ``kube-system``, made by the operator) holding the Alibaba RAM and Tencent
     CAM keys the autoscalers read: the keys never go in the spec or the stack's state."""
 
-    alicloud: str = "cluster-autoscaler-alicloud"
-    tencentcloud: str = "cluster-autoscaler-tencentcloud"
+    if TYPE_CHECKING:
 
-    @field_validator("alicloud", "tencentcloud")
+        def __getattr__(self, cloud: str) -> str: ...
+
+    @field_validator("*")
     @classmethod
     def _names(cls, value: str) -> str:
         return _name(value, "a Secret's name")
+
+
+# One field per cloud whose spec module has an AUTOSCALER_SECRET field (spec/alicloud.py, ...).
+if TYPE_CHECKING:
+    Credentials = _Credentials
+else:
+    Credentials = keyed_model("Credentials", _Credentials, "AUTOSCALER_SECRET")
 
 
 class Scheduler(_Model):

@@ -4,19 +4,27 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components import spec_limits as limits
+from gpufleet.components.clouds import ACCOUNT_CLOUD, CLOUD_NAMES, CLOUDS, cloud_parts, part_values, profile
 from gpufleet.components.spec.account import _byok_material_checks
 from gpufleet.components.spec.checks import _bucket_checks, _raise_first
+from gpufleet.components.spec.keyed import keyed_model
 from gpufleet.components.spec.values import Ipv4Net, _checked, _Model
 
 # A plain address check: the provider delivers (and bounces) mail; this catches typos and pasted names.
 _EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
 # AWS Budgets takes at most 10 e-mail subscribers per notification.
 MAX_ALERT_EMAILS = 10
+# The cloud of the fleet's home (its budget, checkpoint bucket and home network: AWS), the others, and
+# the clouds whose checkpoint buckets name a replica region (``REPLICA_REGION`` of ``spec/<cloud>.py``).
+_HOME = profile(ACCOUNT_CLOUD).name
+_OTHERS = " or ".join(CLOUD_NAMES[cloud] for cloud in CLOUDS if cloud != ACCOUNT_CLOUD)
+_REPLICA_CLOUDS = list(part_values(cloud_parts("gpufleet.components.spec"), "REPLICA_REGION"))
+_REPLICA_NAMES = " and ".join(CLOUD_NAMES[cloud] for cloud in _REPLICA_CLOUDS)
 
 
 class Budget(_Model):
@@ -36,7 +44,7 @@ class Budget(_Model):
     alert_emails: list[str] = Field(
         default_factory=list,
         description=(
-            "who receives the AWS budget's alerts (actual and forecast spend over alert_percent): up to "
+            f"who receives the {_HOME} budget's alerts (actual and forecast spend over alert_percent): up to "
             "10 e-mail addresses, subscribed to each notification of the budget. None: the alerts reach "
             "only the stack's SNS topic, which nothing subscribes to, and `gpufleet plan` warns"
         ),
@@ -45,7 +53,7 @@ class Budget(_Model):
         default=False,
         description=(
             "activate the gpufleet:stack cost-allocation tag the budget filters on, from this stack; "
-            "AWS offers a new tag key for activation about a day after resources first carry it, so "
+            f"{_HOME} offers a new tag key for activation about a day after resources first carry it, so "
             "turn this on for the second deploy, or activate the tag in the payer account"
         ),
     )
@@ -61,28 +69,26 @@ class Budget(_Model):
         if len({address.lower() for address in value}) != len(value):
             raise ValueError("must not list an address twice")
         if len(value) > MAX_ALERT_EMAILS:
-            raise ValueError(f"at most {MAX_ALERT_EMAILS} addresses (AWS Budgets' limit), got {len(value)}")
+            raise ValueError(
+                f"at most {MAX_ALERT_EMAILS} addresses ({_HOME} Budgets' limit), got {len(value)}"
+            )
         return value
 
 
-class ReplicaRegions(_Model):
+class _ReplicaRegions(_Model):
     """Per China cloud, the second region holding a replica of that cloud's checkpoint buckets (AWS's
     replica is ``replicate_to``)."""
 
-    alicloud: str | None = Field(
-        default=None,
-        description=(
-            "Alibaba Cloud region (e.g. cn-shanghai) holding a one-way OSS replica of each Alibaba site's "
-            "checkpoint bucket; not a region where an Alibaba site runs"
-        ),
-    )
-    tencentcloud: str | None = Field(
-        default=None,
-        description=(
-            "Tencent Cloud region (e.g. ap-shanghai) holding a one-way COS replica of each Tencent site's "
-            "checkpoint bucket; not a region where a Tencent site runs"
-        ),
-    )
+    if TYPE_CHECKING:
+
+        def __getattr__(self, cloud: str) -> str | None: ...
+
+
+# One field per cloud whose spec module has a REPLICA_REGION field (spec/alicloud.py, spec/tencentcloud.py).
+if TYPE_CHECKING:
+    ReplicaRegions = _ReplicaRegions
+else:
+    ReplicaRegions = keyed_model("ReplicaRegions", _ReplicaRegions, "REPLICA_REGION")
 
 
 class BucketSpec(_Model):
@@ -92,13 +98,13 @@ class BucketSpec(_Model):
     expire_after_days: int = Field(default=30, ge=1, description="days before objects are deleted")
     noncurrent_expire_days: int = Field(default=7, ge=1, description="days noncurrent versions are kept")
     replicate_to: str | None = Field(
-        default=None, description="second AWS region holding a two-way replica of the bucket"
+        default=None, description=f"second {_HOME} region holding a two-way replica of the bucket"
     )
     replica_regions: ReplicaRegions = Field(
         default_factory=ReplicaRegions,
         description=(
-            "second region of the Alibaba Cloud and Tencent Cloud checkpoint buckets' replicas, keyed by "
-            "cloud (alicloud, tencentcloud); AWS's is replicate_to"
+            f"second region of the {_REPLICA_NAMES} checkpoint buckets' "
+            f"replicas, keyed by cloud ({', '.join(_REPLICA_CLOUDS)}); {_HOME}'s is replicate_to"
         ),
     )
     written_gib_per_month: float | None = Field(
@@ -194,9 +200,9 @@ class Network(_Model):
     regions: dict[str, RegionNetwork] = Field(
         default_factory=dict,
         description=(
-            "the network of every site but the AWS home, keyed cloud:region (a bare region is an AWS "
-            "region): each site with pools needs one, but an Alibaba Cloud or Tencent Cloud home site "
-            "without one gets the first free /16 of 10.0.0.0/8"
+            f"the network of every site but the {_HOME} home, keyed cloud:region (a bare region is an "
+            f"{_HOME} region): each site with pools needs one, but an {_OTHERS} home site without one gets "
+            "the first free /16 of 10.0.0.0/8"
         ),
     )
     egress: Literal["none", "endpoints", "nat"] = Field(

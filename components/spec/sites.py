@@ -17,20 +17,38 @@ plan is made builds.
 from __future__ import annotations
 
 import ipaddress
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gpufleet.components import spec_limits as limits
 from gpufleet.components.catalog.regions import REGIONS, region_problem
-from gpufleet.components.clouds import CHINA_CLOUDS, CLOUD_NAMES, CLOUDS, REGION_CONFIG_KEYS, Cloud
+from gpufleet.components.clouds import (
+    ACCOUNT_CLOUD,
+    CHINA_CLOUDS,
+    CLOUD_NAMES,
+    CLOUDS,
+    REGION_CONFIG_KEYS,
+    Cloud,
+    cloud_parts,
+    part_values,
+    profile,
+)
 from gpufleet.components.network.onprem import EgressRule
 from gpufleet.components.spec.site_links import link_problems, with_link
 from gpufleet.components.spec.specs import FleetSpec
 from gpufleet.components.spec.values import CONFIG_KEY, SpecError
 
-_AWS_REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
 _CLOUD_LIST = ", ".join(CLOUDS)
+# Each cloud's spec facts (``spec/<cloud>.py``): its region names' shape, its own network checks.
+PARTS = cloud_parts("gpufleet.components.spec")
+# The fleet's home cloud: its provider region holds the key, checkpoint bucket, trail and budget, its
+# home network is ``network.vpc_cidr``, and a bare region in ``network.regions`` is one of its regions.
+_HOME = ACCOUNT_CLOUD
+_HOME_NAME = profile(_HOME).name
+_HOME_KEY = profile(_HOME).region_key
+# The cloud whose pools a burst order gates on the exporter's signal.
+_SIGNAL_CLOUD = next(cloud for cloud, gated in part_values(PARTS, "BURST_SIGNAL").items() if gated)
+_SIGNAL_NAME = profile(_SIGNAL_CLOUD).name
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,14 +107,16 @@ def provider_region_problems(provider_regions: Mapping[str, str | None]) -> list
 
 def _region_problem(cloud: Cloud, region: str) -> str | None:
     """Why ``region`` is not one of ``cloud``'s: for AWS a name of another shape is said so first."""
-    if cloud == "aws" and not _AWS_REGION_RE.match(region):
-        return f"{limits.quote(region)} is not an AWS region name like us-west-2"
+    part = PARTS.get(cloud)
+    pattern = getattr(part, "REGION_NAME_RE", None)
+    if part is not None and pattern is not None and not pattern.match(region):
+        return f"{limits.quote(region)} is not {part.REGION_NAME}"
     return region_problem(cloud, region)
 
 
 def _where(cloud: Cloud, region: str) -> str:
     """How ``network.regions`` names a site: the bare region for AWS, ``cloud:region`` otherwise."""
-    return region if cloud == "aws" else f"{cloud}:{region}"
+    return region if cloud == _HOME else f"{cloud}:{region}"
 
 
 def _entries(spec: FleetSpec, problems: list[tuple[str, str]]) -> dict[tuple[Cloud, str], _Entry]:
@@ -104,14 +124,14 @@ def _entries(spec: FleetSpec, problems: list[tuple[str, str]]) -> dict[tuple[Clo
     for key, network in spec.network.regions.items():
         path = f"network.regions.{limits.clip(key, 80)}"
         prefix, sep, rest = key.partition(":")
-        cloud_name, region = (prefix, rest) if sep else ("aws", key)
+        cloud_name, region = (prefix, rest) if sep else (_HOME, key)
         cloud = next((c for c in CLOUDS if c == cloud_name), None)
         if cloud is None:
             problems.append(
                 (
                     path,
                     f"unknown cloud {limits.quote(cloud_name)}: key entries by cloud:region with cloud "
-                    f"one of {_CLOUD_LIST} (a bare region is an AWS region)",
+                    f"one of {_CLOUD_LIST} (a bare region is an {_HOME_NAME} region)",
                 )
             )
             continue
@@ -193,8 +213,8 @@ def _place_pools(
         if problem is not None:
             problems.append((path, problem))
             continue
-        if cloud == "aws" and "aws" not in regions:
-            _no_aws_home(key, bad_providers, problems)
+        if cloud == _HOME and _HOME not in regions:
+            _no_home(key, bad_providers, problems)
             continue
         home = homes.setdefault(cloud, regions.get(cloud, region))
         if region != home and (cloud, region) not in entries:
@@ -211,14 +231,14 @@ def _place_pools(
     return homes, unplaced, at
 
 
-def _no_aws_home(key: str, bad_providers: set[str], problems: list[tuple[str, str]]) -> None:
+def _no_home(key: str, bad_providers: set[str], problems: list[tuple[str, str]]) -> None:
     """An AWS pool with a region of its own but no stack aws:region: the home needs one (said once)."""
     if key not in bad_providers and not any(p == key for p, _ in problems):
         problems.append(
             (
                 key,
-                "is not set: the fleet's AWS home (its key, checkpoint bucket, trail "
-                "and budget) is the stack's aws:region; set it in the stack's config",
+                f"is not set: the fleet's {_HOME_NAME} home (its key, checkpoint bucket, trail "
+                f"and budget) is the stack's {_HOME_KEY}; set it in the stack's config",
             )
         )
 
@@ -231,24 +251,25 @@ def _checked_replica(
     replica_path = "storage.checkpoints.replicate_to"
     if replica is None:
         return None
-    replica_problem = _region_problem("aws", replica)
+    replica_problem = _region_problem(_HOME, replica)
     if replica_problem is not None:
         problems.append((replica_path, replica_problem))
         return None
-    if replica == regions.get("aws"):
+    if replica == regions.get(_HOME):
         problems.append(
             (
                 replica_path,
-                f"{replica} is the stack's own aws:region; the replica must be in a second "
+                f"{replica} is the stack's own {_HOME_KEY}; the replica must be in a second "
                 "region to survive a regional outage",
             )
         )
         return None
-    if "aws" not in homes:
-        if not any(p.cloud == "aws" for p in spec.pools.values()):
-            problems.append(
-                (replica_path, "replicates the AWS checkpoint bucket, but no pool runs on AWS: remove it")
+    if _HOME not in homes:
+        if not any(p.cloud == _HOME for p in spec.pools.values()):
+            said = (
+                f"replicates the {_HOME_NAME} checkpoint bucket, but no pool runs on {_HOME_NAME}: remove it"
             )
+            problems.append((replica_path, said))
         return None
     return replica
 
@@ -267,11 +288,12 @@ def _unused_entry_problems(
     used = set(at) | set(homes.items())
     for (cloud, region), entry in entries.items():
         path = f"network.regions.{limits.clip(entry.key, 80)}"
-        if cloud == "aws" and region == regions.get("aws"):
+        if cloud == _HOME and region == regions.get(_HOME):
             problems.append(
                 (
                     path,
-                    "this is the stack's own aws:region, whose network is network.vpc_cidr; remove the entry",
+                    f"this is the stack's own {_HOME_KEY}, whose network is network.vpc_cidr; remove the "
+                    "entry",
                 )
             )
         elif (
@@ -309,18 +331,19 @@ def _home_network_problems(
                 "that overlaps none of the fleet's others",
             )
             for (cloud, region) in at
-            if cloud != "aws" and region == homes.get(cloud) and (cloud, region) not in entries
+            if cloud != _HOME and region == homes.get(cloud) and (cloud, region) not in entries
         ]
     else:
         entries.update(defaults)
-    problems += _aws_network_problems(spec, at, homes.get("aws"))
-    if "aws" not in homes and not any(p.cloud == "aws" for p in spec.pools.values()):
+    for cloud, checks in part_values(PARTS, "network_problems").items():
+        problems += checks(spec, at, homes.get(cloud))
+    if _HOME not in homes and not any(p.cloud == _HOME for p in spec.pools.values()):
         given = sorted({"vpc_cidr", "subnet_ids", "availability_zones"} & spec.network.model_fields_set)
         problems += [
             (
                 f"network.{field}",
-                "is the AWS home's network, but no pool runs on AWS: remove it (each other site's network "
-                "is its network.regions entry, keyed cloud:region)",
+                f"is the {_HOME_NAME} home's network, but no pool runs on {_HOME_NAME}: remove it (each "
+                "other site's network is its network.regions entry, keyed cloud:region)",
             )
             for field in given
         ]
@@ -394,12 +417,12 @@ def _default_home_entries(
     wanted = [
         (cloud, region)
         for (cloud, region) in at
-        if cloud != "aws" and region == homes.get(cloud) and (cloud, region) not in entries
+        if cloud != _HOME and region == homes.get(cloud) and (cloud, region) not in entries
     ]
     if not wanted:
         return {}
     taken = [ipaddress.IPv4Network(entry.vpc_cidr) for entry in entries.values()]
-    if any(p.cloud == "aws" for p in spec.pools.values()) and not spec.network.subnet_ids:
+    if any(p.cloud == _HOME for p in spec.pools.values()) and not spec.network.subnet_ids:
         taken.append(spec.network.vpc_cidr)
     if spec.onprem is not None:
         taken += [owned.network for owned in spec.onprem.owned_ranges()]
@@ -419,27 +442,31 @@ def _signal_problems(spec: FleetSpec, plans: list[SitePlan]) -> list[tuple[str, 
     gate is published by that same exporter, so it needs it too."""
     if spec.burst is None:
         return []
-    gated = [pool for plan in plans if plan.cloud == "aws" for pool in plan.pools]
+    gated = [pool for plan in plans if plan.cloud == _SIGNAL_CLOUD for pool in plan.pools]
     found: list[tuple[str, str]] = []
-    if spec.burst.publishers.alicloud is not None and (
-        not gated or spec.onprem is None or spec.onprem.signal is None
-    ):
+    for cloud in CLOUDS:
+        if getattr(spec.burst.publishers, cloud, None) is None or (
+            gated and spec.onprem is not None and spec.onprem.signal is not None
+        ):
+            continue
         # Without the exporter nothing publishes GatedBacklog: the gated alarms would never fire and
         # the pools would burst on their fallback alarm alone, after fallback_after_s.
-        need = "an AWS pool in the burst order and onprem.signal" if not gated else "onprem.signal"
+        need = (
+            f"an {_SIGNAL_NAME} pool in the burst order and onprem.signal" if not gated else "onprem.signal"
+        )
         found.append(
             (
-                "burst.publishers.alicloud",
-                "needs the on-prem exporter, which is built with the AWS burst signal "
-                f"({need}); without it nothing publishes GatedBacklog and the Alibaba pools would burst "
-                "on their fallback alarm alone: add it, or remove publishers.alicloud",
+                f"burst.publishers.{cloud}",
+                f"needs the on-prem exporter, which is built with the {_SIGNAL_NAME} burst signal "
+                f"({need}); without it nothing publishes GatedBacklog and the {PARTS[cloud].SHORT_NAME} "
+                f"pools would burst on their fallback alarm alone: add it, or remove publishers.{cloud}",
             )
         )
     if not gated or (spec.onprem is not None and spec.onprem.signal is not None):
         return found
     what = (
-        f"burst gates the AWS pools ({', '.join(gated)}) on gpufleet/Baseline FreeGpusAhead, which only "
-        "the on-prem exporter publishes"
+        f"burst gates the {_SIGNAL_NAME} pools ({', '.join(gated)}) on gpufleet/Baseline FreeGpusAhead, "
+        "which only the on-prem exporter publishes"
     )
     add = (
         "signal with trust_anchor_arn or ca_certificate, client_certificate, client_key and image (see "
@@ -448,43 +475,6 @@ def _signal_problems(spec: FleetSpec, plans: list[SitePlan]) -> list[tuple[str, 
     if spec.onprem is None:
         return [*found, ("onprem", f"is missing: {what}; add onprem with its {add}, or remove burst")]
     return [*found, ("onprem.signal", f"is missing: {what}; add onprem.{add}, or remove burst")]
-
-
-def _aws_network_problems(
-    spec: FleetSpec, at: Mapping[tuple[Cloud, str], list[str]], home: str | None
-) -> list[tuple[str, str]]:
-    """What AWS networks cannot carry: a way out built into existing subnets, and an ECR image of another
-    region than its pool behind VPC endpoints (which reach only their own region's registry)."""
-    net = spec.network
-    found: list[tuple[str, str]] = []
-    if net.subnet_ids and net.egress != "none" and at.get(("aws", home or "")):
-        found.append(
-            (
-                "network.egress",
-                f"{net.egress} builds endpoints or a NAT gateway in a network the fleet creates; with "
-                "network.subnet_ids the existing network brings its own way out: use none",
-            )
-        )
-    if net.subnet_ids or net.egress != "endpoints":
-        return found
-    pools = sorted(
-        (name, region) for (cloud, region), names in at.items() if cloud == "aws" for name in names
-    )
-    for name, region in pools:
-        workload = spec.pools[name].workload
-        container = workload.container if workload is not None else None
-        match = limits.ECR_IMAGE_RE.match(container.image) if container is not None else None
-        if match is not None and match.group("region") != region:
-            ecr = match.group("region")
-            found.append(
-                (
-                    f"pools.{name}.workload.container.image",
-                    f"is in ECR in {ecr} but the pool runs in {region}, whose ECR endpoints reach only "
-                    f"{region}'s registry: replicate the repository to {region} (ECR replication) or set "
-                    "network.egress: nat",
-                )
-            )
-    return found
 
 
 def _full(path: str) -> str:
@@ -506,12 +496,12 @@ def _plans(
     for cloud in order:
         home = homes[cloud]
         regions = {region for c, region in at if c == cloud}
-        if cloud == "aws" and replica is not None:
+        if cloud == _HOME and replica is not None:
             regions.add(replica)
         for region in [home, *sorted(regions - {home})]:
             pools = tuple(at.get((cloud, region), ()))
             entry = entries.get((cloud, region))
-            if cloud == "aws" and region == home:
+            if cloud == _HOME and region == home:
                 net = spec.network
                 subnets = tuple(net.subnet_ids or ())
                 vpc = None if subnets or not pools else str(net.vpc_cidr)

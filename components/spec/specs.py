@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components import spec_limits as limits
+from gpufleet.components.clouds import ACCOUNT_CLOUD, cloud_parts, profile
 from gpufleet.components.spec.account import Account
 from gpufleet.components.spec.addresses import fleet_overlaps
 from gpufleet.components.spec.burst import Burst, burst_site_problem
@@ -25,7 +26,11 @@ from gpufleet.components.spec.pool import Pool
 from gpufleet.components.spec.settings import Access, Audit, Budget, Network, Storage
 from gpufleet.components.spec.values import REQUIRED_COST_TAGS, _cross, _Model
 
-_AWS_REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
+# The account stack's regions are regions of the account's cloud (AWS): their name shape, said in
+# messages (``spec/aws.py``).
+_ACCOUNT = cloud_parts("gpufleet.components.spec")[ACCOUNT_CLOUD]
+_REGION_NAME_RE: re.Pattern[str] = _ACCOUNT.REGION_NAME_RE
+_REGION_NAMES: str = _ACCOUNT.REGION_NAMES
 
 
 class FleetSpec(_Model):
@@ -68,7 +73,7 @@ class FleetSpec(_Model):
     @model_validator(mode="after")
     def _network_ranges(self) -> FleetSpec:
         # network.vpc_cidr is the AWS home's range: checked against the others only when AWS has pools.
-        home = self.network.vpc_cidr if any(p.cloud == "aws" for p in self.pools.values()) else None
+        home = self.network.vpc_cidr if any(p.cloud == ACCOUNT_CLOUD for p in self.pools.values()) else None
         found = _network_checks(home, self.network.regions)
         _raise_first([(f"network.{path}", message) for path, message in found])
         return self
@@ -105,8 +110,8 @@ class FleetSpec(_Model):
 
     @model_validator(mode="after")
     def _address_plan(self) -> FleetSpec:
-        aws_home = any(p.cloud == "aws" for p in self.pools.values())
-        found = fleet_overlaps(self.onprem, self.network, aws_home=aws_home)
+        home = any(p.cloud == ACCOUNT_CLOUD for p in self.pools.values())
+        found = fleet_overlaps(self.onprem, self.network, home=home)
         if found:
             raise ValueError(f"{found[0].field_a}: {found[0].message()}")
         return self
@@ -143,7 +148,8 @@ class AccountBaselineSpec(_Model):
     budget: Budget
     audit: Audit = Audit()
     regions: list[str] = Field(
-        default_factory=list, description="regions that get the per-region settings; none: aws:region"
+        default_factory=list,
+        description=f"regions that get the per-region settings; none: {profile(ACCOUNT_CLOUD).region_key}",
     )
     session_log_retention_days: int = Field(
         default=180, ge=1, description="days Session Manager logs are kept"
@@ -163,9 +169,9 @@ class AccountBaselineSpec(_Model):
     @field_validator("regions")
     @classmethod
     def _region_names(cls, value: list[str]) -> list[str]:
-        bad = [r for r in value if not _AWS_REGION_RE.match(r)]
+        bad = [r for r in value if not _REGION_NAME_RE.match(r)]
         if bad:
-            raise ValueError(f"must list AWS region names like us-east-1, got {', '.join(map(repr, bad))}")
+            raise ValueError(f"must list {_REGION_NAMES}, got {', '.join(map(repr, bad))}")
         if len(set(value)) != len(value):
             raise ValueError("must not list a region twice")
         return value

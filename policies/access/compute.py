@@ -19,178 +19,29 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pulumi_policy import PolicyResource, ReportViolation
 from pulumi_policy.proxy import UnknownValueError
 
+from gpufleet.components.clouds import cloud_parts, part_merged, part_union
+from gpufleet.policies.access.links import Link
 from gpufleet.policies.gpu import cloud_of, is_gpu_ami_type, is_gpu_family_or_type, is_gpu_type
 from gpufleet.policies.props import get_ref, is_unknown, plain
 from gpufleet.policies.rule import judge
 
-AWS_INSTANCE = "aws:ec2/instance:Instance"
-AWS_SPOT_INSTANCE = "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
-AWS_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
-AWS_LAUNCH_CONFIGURATION = "aws:ec2/launchConfiguration:LaunchConfiguration"
-AWS_AUTOSCALING_GROUP = "aws:autoscaling/group:Group"
-AWS_FLEET = "aws:ec2/fleet:Fleet"
-AWS_SPOT_FLEET = "aws:ec2/spotFleetRequest:SpotFleetRequest"
-ALI_INSTANCE = "alicloud:ecs/instance:Instance"
-ALI_INSTANCE_SET = "alicloud:ecs/ecsInstanceSet:EcsInstanceSet"
-ALI_LAUNCH_TEMPLATE = "alicloud:ecs/launchTemplate:LaunchTemplate"
-ALI_ECS_LAUNCH_TEMPLATE = "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate"
-ALI_SCALING_CONFIGURATION = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
-ALI_SCALING_GROUP = "alicloud:ess/scalingGroup:ScalingGroup"
-TC_INSTANCE = "tencentcloud:Instance/instance:Instance"
-TC_INSTANCE_SET = "tencentcloud:Instance/set:Set"
-TC_LAUNCH_TEMPLATE = "tencentcloud:Cvm/launchTemplate:LaunchTemplate"
-TC_SCALING_CONFIG = "tencentcloud:As/scalingConfig:ScalingConfig"
-TC_SCALING_GROUP = "tencentcloud:As/scalingGroup:ScalingGroup"
-AWS_BATCH_COMPUTE = "aws:batch/computeEnvironment:ComputeEnvironment"
-AWS_EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-ALI_NODE_POOL = "alicloud:cs/nodePool:NodePool"
-TC_NODE_POOL = "tencentcloud:Kubernetes/nodePool:NodePool"
-
-LABELS = {
-    AWS_INSTANCE: "EC2 instance",
-    AWS_SPOT_INSTANCE: "EC2 spot instance request",
-    AWS_LAUNCH_TEMPLATE: "EC2 launch template",
-    AWS_LAUNCH_CONFIGURATION: "EC2 launch configuration",
-    AWS_AUTOSCALING_GROUP: "Auto Scaling group",
-    AWS_FLEET: "EC2 fleet",
-    AWS_SPOT_FLEET: "EC2 spot fleet request",
-    ALI_INSTANCE: "ECS instance",
-    ALI_INSTANCE_SET: "ECS instance set",
-    ALI_LAUNCH_TEMPLATE: "ECS launch template",
-    ALI_ECS_LAUNCH_TEMPLATE: "ECS launch template",
-    ALI_SCALING_CONFIGURATION: "ESS scaling configuration",
-    ALI_SCALING_GROUP: "ESS scaling group",
-    TC_INSTANCE: "CVM instance",
-    TC_INSTANCE_SET: "CVM instance set",
-    TC_LAUNCH_TEMPLATE: "CVM launch template",
-    TC_SCALING_CONFIG: "AS launch configuration",
-    TC_SCALING_GROUP: "AS scaling group",
-    AWS_BATCH_COMPUTE: "Batch compute environment",
-    AWS_EKS_NODE_GROUP: "EKS node group",
-    ALI_NODE_POOL: "ACK node pool",
-    TC_NODE_POOL: "TKE node pool",
-}
-
+# Each cloud's compute facts (`gpufleet.policies.access.<cloud>`): `LABELS`, `TYPE_PATHS`, `LINKS`, and
+# where the cloud has them `REQUIREMENT_PATHS`, `FAMILY_TYPES`, `GPU_IMAGE_TYPES`, `OWN_TYPES_ONLY`.
+PARTS = cloud_parts("gpufleet.policies.access")
+LABELS: dict[str, str] = part_merged(PARTS, "LABELS")
 # Where each kind keeps its own instance types ("*" walks a list).
-_TYPE_PATHS: dict[str, tuple[str, ...]] = {
-    AWS_INSTANCE: ("instanceType",),
-    AWS_SPOT_INSTANCE: ("instanceType",),
-    AWS_LAUNCH_TEMPLATE: ("instanceType",),
-    AWS_LAUNCH_CONFIGURATION: ("instanceType",),
-    AWS_AUTOSCALING_GROUP: ("mixedInstancesPolicy.launchTemplate.overrides.*.instanceType",),
-    AWS_FLEET: ("launchTemplateConfigs.*.overrides.*.instanceType",),
-    AWS_SPOT_FLEET: (
-        "launchSpecifications.*.instanceType",
-        "launchTemplateConfigs.*.overrides.*.instanceType",
-    ),
-    ALI_INSTANCE: ("instanceType",),
-    ALI_INSTANCE_SET: ("instanceType",),
-    ALI_LAUNCH_TEMPLATE: ("instanceType",),
-    ALI_ECS_LAUNCH_TEMPLATE: ("instanceType",),
-    ALI_SCALING_CONFIGURATION: ("instanceType", "instanceTypes.*", "instanceTypeOverrides.*.instanceType"),
-    ALI_SCALING_GROUP: ("launchTemplateOverrides.*.instanceType",),
-    TC_INSTANCE: ("instanceType",),
-    TC_INSTANCE_SET: ("instanceType",),
-    TC_LAUNCH_TEMPLATE: ("instanceType",),
-    TC_SCALING_CONFIG: ("instanceTypes.*",),
-    TC_SCALING_GROUP: (),
-    # Batch takes instance families ("g5") as well as types ("g5.xlarge"), and "optimal".
-    AWS_BATCH_COMPUTE: ("computeResources.instanceTypes.*",),
-    AWS_EKS_NODE_GROUP: ("instanceTypes.*",),
-    ALI_NODE_POOL: ("instanceTypes.*",),
-    TC_NODE_POOL: ("autoScalingConfig.instanceType", "autoScalingConfig.backupInstanceTypes.*"),
-}
-
-_REQUIREMENT_PATHS: dict[str, tuple[str, ...]] = {
-    AWS_LAUNCH_TEMPLATE: ("instanceRequirements.acceleratorTypes.*",),
-    AWS_AUTOSCALING_GROUP: (
-        "mixedInstancesPolicy.launchTemplate.overrides.*.instanceRequirements.acceleratorTypes.*",
-    ),
-    AWS_FLEET: ("launchTemplateConfigs.*.overrides.*.instanceRequirements.acceleratorTypes.*",),
-}
-
-
-@dataclass(frozen=True)
-class Link:
-    """A reference from one resource to a template-like resource."""
-
-    paths: tuple[str, ...]
-    prop_key: str
-    targets: tuple[str, ...]
-
-
-_ALI_TEMPLATES = (ALI_LAUNCH_TEMPLATE, ALI_ECS_LAUNCH_TEMPLATE)
-_AWS_TEMPLATE_LINK = Link(
-    ("launchTemplate.id", "launchTemplate.name"), "launchTemplate", (AWS_LAUNCH_TEMPLATE,)
-)
-
+_TYPE_PATHS: dict[str, tuple[str, ...]] = part_merged(PARTS, "TYPE_PATHS")
+_REQUIREMENT_PATHS: dict[str, tuple[str, ...]] = part_merged(PARTS, "REQUIREMENT_PATHS")
 # user -> the resources it takes its launch settings from
-_LINKS: dict[str, tuple[Link, ...]] = {
-    AWS_INSTANCE: (_AWS_TEMPLATE_LINK,),
-    AWS_SPOT_INSTANCE: (_AWS_TEMPLATE_LINK,),
-    AWS_AUTOSCALING_GROUP: (
-        _AWS_TEMPLATE_LINK,
-        Link(
-            (
-                "mixedInstancesPolicy.launchTemplate.launchTemplateSpecification.launchTemplateId",
-                "mixedInstancesPolicy.launchTemplate.launchTemplateSpecification.launchTemplateName",
-            ),
-            "mixedInstancesPolicy",
-            (AWS_LAUNCH_TEMPLATE,),
-        ),
-        Link(("launchConfiguration",), "launchConfiguration", (AWS_LAUNCH_CONFIGURATION,)),
-    ),
-    AWS_FLEET: (
-        Link(
-            (
-                "launchTemplateConfigs.*.launchTemplateSpecification.launchTemplateId",
-                "launchTemplateConfigs.*.launchTemplateSpecification.launchTemplateName",
-            ),
-            "launchTemplateConfigs",
-            (AWS_LAUNCH_TEMPLATE,),
-        ),
-    ),
-    AWS_SPOT_FLEET: (
-        Link(
-            (
-                "launchTemplateConfigs.*.launchTemplateSpecification.id",
-                "launchTemplateConfigs.*.launchTemplateSpecification.name",
-            ),
-            "launchTemplateConfigs",
-            (AWS_LAUNCH_TEMPLATE,),
-        ),
-    ),
-    ALI_INSTANCE: (
-        Link(("launchTemplateId",), "launchTemplateId", _ALI_TEMPLATES),
-        Link(("launchTemplateName",), "launchTemplateName", _ALI_TEMPLATES),
-    ),
-    ALI_INSTANCE_SET: (
-        Link(("launchTemplateId",), "launchTemplateId", _ALI_TEMPLATES),
-        Link(("launchTemplateName",), "launchTemplateName", _ALI_TEMPLATES),
-    ),
-    ALI_SCALING_GROUP: (Link(("launchTemplateId",), "launchTemplateId", _ALI_TEMPLATES),),
-    # A scaling configuration belongs to its group: the group is where instances come from.
-    ALI_SCALING_CONFIGURATION: (Link(("scalingGroupId",), "scalingGroupId", (ALI_SCALING_GROUP,)),),
-    TC_INSTANCE: (Link(("launchTemplateId",), "launchTemplateId", (TC_LAUNCH_TEMPLATE,)),),
-    TC_SCALING_GROUP: (Link(("configurationId",), "configurationId", (TC_SCALING_CONFIG,)),),
-    AWS_BATCH_COMPUTE: (
-        Link(
-            (
-                "computeResources.launchTemplate.launchTemplateId",
-                "computeResources.launchTemplate.launchTemplateName",
-            ),
-            "computeResources",
-            (AWS_LAUNCH_TEMPLATE,),
-        ),
-    ),
-    AWS_EKS_NODE_GROUP: (_AWS_TEMPLATE_LINK,),
-}
+_LINKS: dict[str, tuple[Link, ...]] = part_merged(PARTS, "LINKS")
+_FAMILY_TYPES = part_union(PARTS, "FAMILY_TYPES")
+_GPU_IMAGE_TYPES = part_union(PARTS, "GPU_IMAGE_TYPES")
+_OWN_TYPES_ONLY = part_union(PARTS, "OWN_TYPES_ONLY")
 
 # Props under which a resource is referred to by others.
 _KEY_PROPS = (
@@ -327,7 +178,7 @@ class ComputeIndex(StackIndex):
         for value in types:
             if is_unknown(value):
                 raise UnknownValueError(value, ["instanceType"])
-        if resource.resource_type == AWS_BATCH_COMPUTE:
+        if resource.resource_type in _FAMILY_TYPES:
             return any(isinstance(value, str) and is_gpu_family_or_type(cloud, value) for value in types)
         return any(isinstance(value, str) and is_gpu_type(cloud, value) for value in types)
 
@@ -335,7 +186,7 @@ class ComputeIndex(StackIndex):
         own = self.own_types(resource)
         if own:
             return own
-        if resource.resource_type == ALI_SCALING_CONFIGURATION:
+        if resource.resource_type in _OWN_TYPES_ONLY:
             return []
         return [value for target in self.templates[resource.urn] for value in self.own_types(target)]
 
@@ -370,8 +221,9 @@ class ComputeIndex(StackIndex):
         return False
 
     def _asks_for_gpu(self, resource: PolicyResource) -> bool:
-        """AWS attribute-based selection: `instanceRequirements.acceleratorTypes` includes "gpu"."""
-        if resource.resource_type == AWS_EKS_NODE_GROUP:
+        """An image type that ships GPU drivers (EKS `amiType`), or attribute-based selection that
+        asks for GPUs (AWS `instanceRequirements.acceleratorTypes` includes "gpu")."""
+        if resource.resource_type in _GPU_IMAGE_TYPES:
             ami_type = self.p(resource).get("amiType")
             if is_unknown(ami_type):
                 raise UnknownValueError(str(ami_type), ["amiType"])
@@ -392,9 +244,9 @@ class ComputeIndex(StackIndex):
         types = self._template_types(resource)
         if not types:
             types = [t for user in self.users.get(resource.urn, []) for t in self.own_types(user)]
-        check = is_gpu_family_or_type if resource.resource_type == AWS_BATCH_COMPUTE else is_gpu_type
+        check = is_gpu_family_or_type if resource.resource_type in _FAMILY_TYPES else is_gpu_type
         found = [t for t in types if isinstance(t, str) and check(cloud, t)]
-        ami_type = self.p(resource).get("amiType") if resource.resource_type == AWS_EKS_NODE_GROUP else None
+        ami_type = self.p(resource).get("amiType") if resource.resource_type in _GPU_IMAGE_TYPES else None
         if not found and isinstance(ami_type, str) and is_gpu_ami_type(ami_type):
             found = [ami_type]
         return found
@@ -410,3 +262,18 @@ class ComputeIndex(StackIndex):
 def reference_text(obj: Mapping[str, Any], path: str) -> str:
     value = get_ref(obj, path)
     return display(value)
+
+
+__all__ = [
+    "COMPUTE_TYPES",
+    "LABELS",
+    "PARTS",
+    "ComputeIndex",
+    "Link",
+    "NotJudgeable",
+    "StackIndex",
+    "display",
+    "judge_resource",
+    "reference_text",
+    "values_at",
+]

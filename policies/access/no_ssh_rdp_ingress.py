@@ -69,45 +69,19 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
-from gpufleet.policies.access.ssh_rdp.alicloud import ALI_SECURITY_GROUP_RULE, _ali_entries
-from gpufleet.policies.access.ssh_rdp.aws import (
-    AWS_DEFAULT_SECURITY_GROUP,
-    AWS_INGRESS_RULE,
-    AWS_SECURITY_GROUP,
-    AWS_SECURITY_GROUP_RULE,
-    _aws_entries,
-)
+from gpufleet.components.clouds import cloud_parts, part_merged, part_of, part_union
 from gpufleet.policies.access.ssh_rdp.entries import Entry, _offending_sources, _ports_covered
 from gpufleet.policies.access.ssh_rdp.templates import Templates
-from gpufleet.policies.access.ssh_rdp.tencentcloud import (
-    TC_GROUP_LITE_RULE,
-    TC_GROUP_RULE,
-    TC_GROUP_RULE_SET,
-    _tc_entries,
-)
 from gpufleet.policies.props import Malformed, get_ref, is_unknown, plain
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge
+from gpufleet.policies.rule_facts import chained, clouds_with, joined, sole
 
+# Each cloud's ingress facts (`gpufleet.policies.access.ssh_rdp.<cloud>`): `INGRESS_RULES` (labels),
+# `ingress_entries`, and where the cloud has them `GROUPS` and `PREFIX_PROPS`.
+PARTS = cloud_parts("gpufleet.policies.access.ssh_rdp")
+_LABELS: dict[str, str] = part_merged(PARTS, "INGRESS_RULES")
 # The input a rule's prefix list reference sits in (its property dependencies are recorded on it).
-_PREFIX_PROP = {
-    "aws:ec2/securityGroup:SecurityGroup": "ingress",
-    "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup": "ingress",
-    "aws:ec2/securityGroupRule:SecurityGroupRule": "prefixListIds",
-    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": "prefixListId",
-    "alicloud:ecs/securityGroupRule:SecurityGroupRule": "prefixListId",
-}
-
-
-_LABELS = {
-    AWS_SECURITY_GROUP: "Security group",
-    AWS_DEFAULT_SECURITY_GROUP: "Default security group",
-    AWS_SECURITY_GROUP_RULE: "Security group rule",
-    AWS_INGRESS_RULE: "Security group ingress rule",
-    ALI_SECURITY_GROUP_RULE: "ECS security group rule",
-    TC_GROUP_RULE_SET: "Security group rule set",
-    TC_GROUP_RULE: "Security group rule",
-    TC_GROUP_LITE_RULE: "Security group lite rule",
-}
+_PREFIX_PROP: dict[str, str] = part_merged(PARTS, "PREFIX_PROPS")
 
 RULE = Rule(
     id="GF-ACC-001",
@@ -116,20 +90,18 @@ RULE = Rule(
         "No security-group rule allows SSH (TCP 22) or RDP (3389) ingress; by default from anywhere, "
         "with `strict` from any source."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=clouds_with(PARTS, "INGRESS_RULES"),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
     remediation=(
         "Remove ingress rules that open TCP 22 or 3389 (or all ports/protocols) to 0.0.0.0/0 or ::/0 and "
-        "reach instances through a session manager instead (AWS Systems Manager Session Manager, Alibaba "
-        "Cloud Assistant, Tencent TAT). AWS: drop the `ingress` entry of aws.ec2.SecurityGroup or the "
-        "aws.ec2.SecurityGroupRule / aws.vpc.SecurityGroupIngressRule resource; Alibaba: drop the "
-        "alicloud.ecs.SecurityGroupRule or set `policy: drop`; Tencent: drop the ingress entry of "
-        "tencentcloud.security.GroupRuleSet/GroupLiteRule or the GroupRule, or set its action to DROP."
+        "reach instances through a session manager instead "
+        f"({joined(PARTS, 'SESSION_TOOL', ', ')}). "
+        f"{joined(PARTS, 'REMEDIATION', '; ')}."
     ),
-    url="https://docs.aws.amazon.com/securityhub/latest/userguide/ec2-controls.html#ec2-13",
+    url=sole(PARTS, "URL"),
     config={"strict": {"type": "boolean", "default": False}},
-    checkov=("CKV_AWS_24", "CKV_AWS_25"),
+    checkov=chained(PARTS, "CHECKOV"),
 )
 
 
@@ -138,13 +110,10 @@ def entries_of(
 ) -> list[Entry]:
     """The accepting ingress permissions a resource declares (empty for egress/drop rules);
     `rule` (its URN and the stack's templates) lets Tencent rules read the templates they name."""
-    if resource_type.startswith("aws:"):
-        entries = _aws_entries(resource_type, props)
-    elif resource_type == ALI_SECURITY_GROUP_RULE:
-        entries = _ali_entries(props)
-    else:
-        return _tc_entries(resource_type, props, rule)
-    if rule is None:
+    part = part_of(PARTS, resource_type)
+    assert part is not None, resource_type
+    entries: list[Entry] = part.ingress_entries(resource_type, props, rule)
+    if rule is None or resource_type not in _PREFIX_PROP:
         return entries
     prop = _PREFIX_PROP[resource_type]
     return [_with_prefix_lists(entry, rule[0], prop, rule[1]) for entry in entries]
@@ -217,7 +186,7 @@ def _judge(resource: PolicyResource, strict: bool, templates: Templates, report:
         )
 
 
-_GROUP_TYPES = (AWS_SECURITY_GROUP, AWS_DEFAULT_SECURITY_GROUP)
+_GROUP_TYPES = part_union(PARTS, "GROUPS")
 _WORLD = (ipaddress.ip_network("0.0.0.0/0"), ipaddress.ip_network("::/0"))
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 

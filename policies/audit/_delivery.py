@@ -19,34 +19,27 @@ expiry and transitions do not. No applicable expiry means the files are kept for
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pulumi_policy import PolicyResource
 
-from gpufleet.policies.props import as_list, get, get_ref, is_unknown
-from gpufleet.policies.storage._buckets import (
-    AWS_LIFECYCLE,
-    AWS_LIFECYCLE_V2,
-    Bucket,
-    BucketIndex,
-    lifecycle_rules_of,
-    walk,
-)
+from gpufleet.components.clouds import cloud_parts, part_merged, part_of
+from gpufleet.policies.props import as_list, get, is_unknown
+from gpufleet.policies.storage._buckets import Bucket, BucketIndex, lifecycle_rules_of, walk
 
-AWS_TRAIL = "aws:cloudtrail/trail:Trail"
-ALI_TRAIL = "alicloud:actiontrail/trail:Trail"
-ALI_TRAIL_DEPRECATED = "alicloud:actiontrail/trailDeprecated:TrailDeprecated"
-TC_TRACK = "tencentcloud:Audit/track:Track"
-TRAILS = {
-    AWS_TRAIL: ("CloudTrail trail", "aws"),
-    ALI_TRAIL: ("ActionTrail trail", "alicloud"),
-    ALI_TRAIL_DEPRECATED: ("ActionTrail trail", "alicloud"),
-    TC_TRACK: ("CloudAudit track", "tencentcloud"),
+# Each cloud's module gives `DELIVERING_TRAILS` (token -> kind), `delivery_target` (where one trail
+# delivers), and may give `LIFECYCLE_RULES_KEYS` (lifecycle types whose rule list is not
+# `lifecycleRules`) and `bucket_by_short_name` (a bucket the trail names without a suffix).
+PARTS = cloud_parts("gpufleet.policies.audit")
+# token -> (kind, cloud)
+TRAILS: dict[str, tuple[str, str]] = {
+    token: (kind, cloud)
+    for cloud, part in PARTS.items()
+    for token, kind in getattr(part, "DELIVERING_TRAILS", {}).items()
 }
-_COS_APPID = re.compile(r"-\d+$")
+_RULES_KEYS: dict[str, str] = part_merged(PARTS, "LIFECYCLE_RULES_KEYS")
 
 
 @dataclass(frozen=True)
@@ -66,23 +59,11 @@ class Delivery:
 
 def delivery(trail: PolicyResource, buckets: BucketIndex) -> Delivery | None:
     """The bucket in the stack a trail delivers to, or None (delivers elsewhere, or not to a bucket)."""
-    props = trail.props
-    if trail.resource_type == AWS_TRAIL:
-        name, prefix_prop, dep_key = get_ref(props, "s3BucketName"), get(props, "s3KeyPrefix"), "s3BucketName"
-        service_path = "AWSLogs/"
-    elif trail.resource_type == TC_TRACK:
-        storage = get(props, "storage")
-        if not isinstance(storage, Mapping) or str(get(storage, "storageType") or "").lower() != "cos":
-            return None
-        name, prefix_prop, dep_key = get_ref(storage, "storageName"), get(storage, "storagePrefix"), "storage"
-        service_path = ""
-    else:
-        name, prefix_prop, dep_key = (
-            get_ref(props, "ossBucketName"),
-            get(props, "ossKeyPrefix"),
-            "ossBucketName",
-        )
-        service_path = "AliyunLogs/Actiontrail/"
+    part = part_of(PARTS, trail.resource_type)
+    target = part.delivery_target(trail.props) if part is not None else None
+    if target is None:
+        return None
+    name, prefix_prop, dep_key, service_path = target
     bucket = _find_bucket(trail, name, dep_key, buckets)
     if bucket is None:
         return None
@@ -95,11 +76,11 @@ def _find_bucket(trail: PolicyResource, name: Any, dep_key: str, buckets: Bucket
     if isinstance(name, str) and name and not is_unknown(name):
         if (cloud, name) in buckets.by_name:
             return buckets.by_name[(cloud, name)]
-        if cloud == "tencentcloud":
-            for bucket in buckets.of_cloud(cloud):
-                full = get_ref(bucket.props, "bucket")
-                if isinstance(full, str) and not is_unknown(full) and _COS_APPID.sub("", full) == name:
-                    return bucket
+        part = part_of(PARTS, trail.resource_type)
+        by_short_name = getattr(part, "bucket_by_short_name", None)
+        found: Bucket | None = by_short_name(name, buckets) if by_short_name is not None else None
+        if found is not None:
+            return found
     for dependency in (trail.property_dependencies or {}).get(dep_key, []) or []:
         found = buckets.by_urn.get(dependency.urn)
         if found is not None and found.cloud == cloud:
@@ -114,7 +95,7 @@ def expiries(target: Delivery) -> list[Expiry]:
     sources += [(r.resource_type, r.props) for r in bucket.of("lifecycle")]
     found: list[Expiry] = []
     for resource_type, props in sources:
-        key = "rules" if resource_type in (AWS_LIFECYCLE, AWS_LIFECYCLE_V2) else "lifecycleRules"
+        key = _RULES_KEYS.get(resource_type, "lifecycleRules")
         for rule in as_list(get(props, key)):
             if not isinstance(rule, Mapping) or not _applies(rule, target.key_path):
                 continue

@@ -30,50 +30,44 @@ from functools import partial
 
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
 
+from gpufleet.components.clouds import cloud_parts, part_merged, part_union
 from gpufleet.policies.audit._delivery import TRAILS, delivery, expiries
 from gpufleet.policies.memo import per_stack
 from gpufleet.policies.props import as_int, get
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import clouds_with, joined, rule_checkov, rule_url
 from gpufleet.policies.storage._buckets import BucketIndex
 
-AWS_LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"
-AWS_EVENT_DATA_STORE = "aws:cloudtrail/eventDataStore:EventDataStore"
-ALI_LOG_STORE = "alicloud:log/store:Store"
-TC_CLS_TOPIC = "tencentcloud:Cls/topic:Topic"
+# Each cloud's module gives `RETAINED` (its log stores), may give `ZERO_IS_UNSET` (stores whose
+# retention 0 means "never expire"), and the remediation's words (`TRAIL_BUCKET`, `RETENTION_REMEDIATION`).
+PARTS = cloud_parts("gpufleet.policies.audit")
 
 # type -> (kind, retention property, meaning of "unset", days when unset (None = never expires))
-RETAINED: dict[str, tuple[str, str, str, int | None]] = {
-    AWS_LOG_GROUP: ("CloudWatch log group", "retentionInDays", "never expire", None),
-    AWS_EVENT_DATA_STORE: ("CloudTrail event data store", "retentionPeriod", "2555 days", 2555),
-    ALI_LOG_STORE: ("SLS logstore", "retentionPeriod", "the provider default of 30 days", 30),
-    TC_CLS_TOPIC: ("CLS topic", "period", "the log set's period, 30 days by default", 30),
-}
+RETAINED: dict[str, tuple[str, str, str, int | None]] = part_merged(PARTS, "RETAINED")
+_ZERO_IS_UNSET = part_union(PARTS, "ZERO_IS_UNSET")
 
 RULE = Rule(
     id="GF-AUD-002",
     name="log-retention-minimum",
     description="Log groups, log stores and audit topics are retained at least N days.",
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=clouds_with(PARTS, "RETAINED"),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.MEDIUM,
     remediation=(
-        "Audit trails delivered to a bucket (CloudTrail to S3, ActionTrail to OSS, CloudAudit to COS): "
+        f"Audit trails delivered to a bucket ({joined(PARTS, 'TRAIL_BUCKET', ', ')}): "
         "expire the trail's files no sooner than min_days, or not at all, in the bucket's lifecycle. "
-        "AWS: set aws.cloudwatch.LogGroup retention_in_days to at least min_days (e.g. 180, or leave it "
-        "unset to never expire) and keep CloudTrail event data store retention_period at least that. "
-        "Alibaba Cloud: set alicloud.log.Store retention_period >= min_days (3650 keeps logs forever). "
-        "Tencent Cloud: set tencentcloud.cls.Topic period >= min_days (3640 keeps logs forever)."
+        + joined(PARTS, "RETENTION_REMEDIATION", " ")
     ),
-    url="https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/Working-with-log-groups-and-streams.html#SettingLogRetention",
+    url=rule_url(PARTS, "GF-AUD-002"),
     config={"min_days": {"type": "integer", "minimum": 1, "default": 180}},
-    checkov=("CKV_AWS_338",),
+    checkov=rule_checkov(PARTS, "GF-AUD-002"),
 )
 
 
 def _judge_store(resource: PolicyResource, min_days: int, report: ReportViolation) -> None:
     kind, prop, unset_means, unset_days = RETAINED[resource.resource_type]
     days = as_int(get(resource.props, prop))
-    if days is None or (resource.resource_type == AWS_LOG_GROUP and days == 0):
+    if days is None or (resource.resource_type in _ZERO_IS_UNSET and days == 0):
         if unset_days is not None and unset_days < min_days:
             report(
                 f"{kind} '{resource.name}' has no {prop}, so it keeps logs for {unset_means}; "

@@ -32,90 +32,42 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
-from gpufleet.components.clouds import CLOUD_NAMES
+from gpufleet.components.clouds import ACCOUNT_CLOUD, CLOUD_NAMES, cloud_parts, part_values
 from gpufleet.components.clouds import CLOUDS as AUDITED_CLOUDS
-from gpufleet.policies.props import as_int, get, truthy
 from gpufleet.policies.rule import GfStackPolicy, Rule, judges, unknown_message
+from gpufleet.policies.rule_facts import joined, rule_checkov, rule_url
 
-AWS_TRAIL = "aws:cloudtrail/trail:Trail"
-ALI_TRAIL = "alicloud:actiontrail/trail:Trail"
-ALI_TRAIL_DEPRECATED = "alicloud:actiontrail/trailDeprecated:TrailDeprecated"
-TC_TRACK = "tencentcloud:Audit/track:Track"
-TC_AUDIT = "tencentcloud:Audit/instance:Instance"
-
-TRAIL_KIND = {
-    "aws": "a CloudTrail trail (aws.cloudtrail.Trail, isMultiRegionTrail=true)",
-    "alicloud": "an ActionTrail trail (alicloud.actiontrail.Trail, status Enable, eventRw All)",
-    "tencentcloud": "a CloudAudit track (tencentcloud.audit.Track, status 1, actionType *)",
-}
+# Each cloud's module gives `TRAILS` (token -> (kind, what is wrong with one)), `TRAIL_KIND` (the trail
+# a finding asks for), `TRAIL_SHORT` and `TRAIL_REMEDIATION` (the words of description and remediation).
+PARTS = cloud_parts("gpufleet.policies.audit")
+TRAIL_KIND: dict[str, str] = {str(cloud): kind for cloud, kind in part_values(PARTS, "TRAIL_KIND").items()}
+_NAMES = [CLOUD_NAMES[cloud] for cloud in AUDITED_CLOUDS]
 
 RULE = Rule(
     id="GF-AUD-001",
     name="audit-trail-per-cloud",
     description=(
-        "Each cloud account the stack deploys to has an audit trail "
-        "(CloudTrail multi-region; ActionTrail; CloudAudit)."
+        f"Each cloud account the stack deploys to has an audit trail ({joined(PARTS, 'TRAIL_SHORT', '; ')})."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=AUDITED_CLOUDS,
     enforcement=EnforcementLevel.ADVISORY,
     severity=Severity.MEDIUM,
     remediation=(
-        "AWS: add aws.cloudtrail.Trail with is_multi_region_trail=True (and leave enable_logging true). "
-        "Alibaba Cloud: add alicloud.actiontrail.Trail with status='Enable', event_rw='All', "
-        "trail_region='All'. Tencent Cloud: add tencentcloud.audit.Track with status=1, action_type='*', "
-        "resource_type='*', event_names=['*']. If the AWS account's trail lives in its account-baseline "
-        "stack, tag this stack `gpufleet:account-baseline-stack: <that stack>`; for another stack, "
-        "record an exception for this advisory rule."
+        f"{joined(PARTS, 'TRAIL_REMEDIATION', ' ')} If the {CLOUD_NAMES[ACCOUNT_CLOUD]} account's trail "
+        "lives in its account-baseline stack, tag this stack "
+        "`gpufleet:account-baseline-stack: <that stack>`; for another stack, record an exception for "
+        "this advisory rule."
     ),
-    url="https://docs.aws.amazon.com/awscloudtrail/latest/userguide/receive-cloudtrail-log-files-from-multiple-regions.html",
+    url=rule_url(PARTS, "GF-AUD-001"),
     config={"baseline_stack_tag": {"type": "string", "default": "gpufleet:account-baseline-stack"}},
-    checkov=("CKV_AWS_67",),
+    checkov=rule_checkov(PARTS, "GF-AUD-001"),
 )
 
-
-def _aws_trail_defect(props: Mapping[str, Any]) -> str | None:
-    if not truthy(get(props, "isMultiRegionTrail", False)):
-        return "is single-region (isMultiRegionTrail is not true)"
-    if get(props, "enableLogging") is not None and not truthy(get(props, "enableLogging")):
-        return "has logging turned off (enableLogging false)"
-    return None
-
-
-def _ali_trail_defect(props: Mapping[str, Any]) -> str | None:
-    status = get(props, "status")
-    if status is not None and str(status) != "Enable":
-        return f"has status {status!r} (expected Enable)"
-    event_rw = get(props, "eventRw")
-    if event_rw is not None and str(event_rw) != "All":
-        return f"records only {event_rw!r} events (eventRw should be All)"
-    region = get(props, "trailRegion")
-    if region is not None and str(region) != "All":
-        return f"covers only region {region!r} (trailRegion should be All)"
-    return None
-
-
-def _tc_track_defect(props: Mapping[str, Any]) -> str | None:
-    status = get(props, "status")
-    if as_int(status) != 1:
-        return f"has status {status!r} (expected 1, open)"
-    action = get(props, "actionType")
-    if action is not None and action != "*":
-        return f"records only {action!r} calls (actionType should be *)"
-    return None
-
-
-def _tc_audit_defect(props: Mapping[str, Any]) -> str | None:
-    if not truthy(get(props, "auditSwitch", False)):
-        return "has auditSwitch off"
-    return None
-
-
+# token -> (cloud, kind, what is wrong with one (None: compliant))
 TRAILS: dict[str, tuple[str, str, Callable[[Mapping[str, Any]], str | None]]] = {
-    AWS_TRAIL: ("aws", "CloudTrail trail", _aws_trail_defect),
-    ALI_TRAIL: ("alicloud", "ActionTrail trail", _ali_trail_defect),
-    ALI_TRAIL_DEPRECATED: ("alicloud", "ActionTrail trail", _ali_trail_defect),
-    TC_TRACK: ("tencentcloud", "CloudAudit track", _tc_track_defect),
-    TC_AUDIT: ("tencentcloud", "CloudAudit instance", _tc_audit_defect),
+    token: (cloud, kind, defect)
+    for cloud, part in PARTS.items()
+    for token, (kind, defect) in getattr(part, "TRAILS", {}).items()
 }
 
 
@@ -139,13 +91,13 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             _record(states[cloud], resource)
 
     if all(state.resources == 0 for state in states.values()):
-        args.not_applicable("the stack deploys no AWS, Alibaba Cloud or Tencent Cloud resources")
-    # The AWS account's trail is the account baseline stack's when this stack names one.
+        args.not_applicable(f"the stack deploys no {', '.join(_NAMES[:-1])} or {_NAMES[-1]} resources")
+    # The home (AWS) account's trail is the account baseline stack's when this stack names one.
     baseline_owned = bool((args.stack_tags or {}).get(str(RULE.settings(args)["baseline_stack_tag"])))
     for cloud, state in states.items():
         if state.resources == 0 or state.compliant:
             continue
-        if cloud == "aws" and baseline_owned and not state.defects:
+        if cloud == ACCOUNT_CLOUD and baseline_owned and not state.defects:
             continue
         name = CLOUD_NAMES[cloud]
         if state.defects:

@@ -17,6 +17,14 @@ import functools
 import re
 from collections.abc import Sequence
 
+from gpufleet.components.clouds import part_values
+from gpufleet.policies.cost._clouds import PARTS
+
+# Each cloud's bracketed cron dialect (`CRON_WRAPPED` of its cost module: AWS Application Auto
+# Scaling's `cron(m h dom mon dow year)`, days 1-7 from Sunday) and how messages name it.
+_WRAPPED: dict[str, re.Pattern[str]] = dict(part_values(PARTS, "CRON_WRAPPED").items())
+_WRAPPED_NAMES = " or ".join(part_values(PARTS, "CRON_WRAPPED_NAME").values())
+
 _DAY = 1440
 _WEEK = 7 * _DAY
 _NAMES = {"SUN": 0, "MON": 1, "TUE": 2, "WED": 3, "THU": 4, "FRI": 5, "SAT": 6}
@@ -61,18 +69,18 @@ def fire_minutes(recurrence: str) -> set[int]:
     text = recurrence.strip()
     if text.startswith("Cron "):
         text = text.removeprefix("Cron ")  # an Alibaba ESS task's recurrence type and value
-    aws_form = re.fullmatch(r"cron\((.*)\)", text)
-    fields = (aws_form.group(1) if aws_form else text).split()
-    if aws_form and len(fields) == 6:
+    wrapped = next((m for pattern in _WRAPPED.values() if (m := pattern.fullmatch(text))), None)
+    fields = (wrapped.group(1) if wrapped else text).split()
+    if wrapped and len(fields) == 6:
         fields = fields[:5]
     if len(fields) != 5:
-        raise NotReplayable(f"{recurrence!r} is not a five-field cron expression (or AWS cron(...))")
+        raise NotReplayable(f"{recurrence!r} is not a five-field cron expression (or {_WRAPPED_NAMES})")
     minute, hour, dom, month, dow = fields
     if dom not in ("*", "?") or month not in ("*", "?"):
         raise NotReplayable(f"{recurrence!r} depends on the day of the month or the month")
     minutes = _values(minute, 0, 59)
     hours = _values(hour, 0, 23)
-    if aws_form:
+    if wrapped:
         # Application Auto Scaling numbers the days 1 (Sunday) to 7 (Saturday).
         days = {d - 1 for d in _values(dow, 1, 7, {k: v + 1 for k, v in _NAMES.items()})}
     else:

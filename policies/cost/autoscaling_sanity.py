@@ -41,12 +41,14 @@ autoscaler are not judged (fixed on-premises capacity is normal).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
+from gpufleet.components.clouds import KUBERNETES, part_of
+from gpufleet.policies.cost._clouds import PARTS, sole
 from gpufleet.policies.cost._common import describe, fmt, stack_pools
 from gpufleet.policies.cost.pools import SCALABLE_TYPES, Pool, ResourceIndex, ScalingSignal
 from gpufleet.policies.k8s.workloads import namespace_of
@@ -60,9 +62,6 @@ K8S_HPA_TYPES = (
 K8S_SCALED_OBJECT = "kubernetes:keda.sh/v1alpha1:ScaledObject"
 K8S_WORKLOADS = ("kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:StatefulSet")
 DEFAULT_COOLDOWN_S = 300
-AWS_ASG = "aws:autoscaling/group:Group"
-AWS_LIFECYCLE_HOOK = "aws:autoscaling/lifecycleHook:LifecycleHook"
-TERMINATING = "autoscaling:EC2_INSTANCE_TERMINATING"
 SCALER_TAG = "gpufleet:scaler"
 CLUSTER_AUTOSCALER = "cluster-autoscaler"
 
@@ -73,21 +72,17 @@ RULE = Rule(
         "Burst-pool autoscaling is present and sane: finite max, scale-out threshold above scale-in "
         "threshold, cooldown of at least 300 s, scale-in window no shorter than scale-out window."
     ),
-    clouds=("aws", "alicloud", "tencentcloud", "kubernetes"),
+    clouds=(*PARTS, KUBERNETES),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.MEDIUM,
     remediation=(
         "Give the pool a maxSize and scaling policies: scale out above 70% GPU utilisation for 5 "
-        "minutes, scale in below 30% for 30 minutes, cooldown 300 s (AWS autoscaling.Policy `cooldown` "
-        "+ cloudwatch.MetricAlarm `threshold`/`period`/`evaluationPeriods`; scale in with policyType "
-        "SimpleScaling or target tracking, since a StepScaling policy takes no cooldown and its "
-        "`estimatedInstanceWarmup` paces scale-out only; Alibaba ess.ScalingRule "
-        "`cooldown` + ess.Alarm `threshold`/`period`/`evaluationCount`; Tencent As.ScalingPolicy "
-        "`cooldown`/`threshold`/`period`/`continuousTime` or a Monitor AlarmPolicy with an AS trigger). "
+        "minutes, scale in below 30% for 30 minutes, cooldown 300 s "
+        f"({'; '.join(p.SCALING_SETTINGS for p in PARTS.values())}). "
         "Kubernetes: spec.behavior.scaleDown.stabilizationWindowSeconds >= 300 on the HPA, "
         "spec.cooldownPeriod >= 300 on a KEDA ScaledObject."
     ),
-    url="https://docs.aws.amazon.com/autoscaling/ec2/userguide/as-scaling-simple-step.html",
+    url=sole(PARTS, "SCALING_URL"),
     config={"min_cooldown_s": {"type": "integer", "default": DEFAULT_COOLDOWN_S}},
 )
 
@@ -317,39 +312,13 @@ def _k8s_problems(args: StackValidationArgs, min_cooldown: int, report: ReportVi
         judge(scaler.urn, check)
 
 
-def _drains(index: ResourceIndex, pool: Pool) -> bool:
-    """The group waits on a termination lifecycle hook before an instance goes."""
-    group = index.by_urn.get(pool.urn)
-    if group is None:
-        return False
-    for hook in as_list(get(group.props, "initialLifecycleHooks")):
-        if isinstance(hook, Mapping) and get_text(hook, "lifecycleTransition") == TERMINATING:
-            return True
-    for hook in index.of_type(AWS_LIFECYCLE_HOOK):
-        transition = get(hook.props, "lifecycleTransition")
-        if is_unknown(transition):
-            raise UnknownValueError(str(transition), ["lifecycleTransition"])
-        targets = index.refs(hook, "autoscalingGroupName", (AWS_ASG,))
-        if transition == TERMINATING and any(target.urn == group.urn for target in targets):
-            return True
-    return False
-
-
 def _undrained_scale_in(index: ResourceIndex, pool: Pool) -> list[str]:
-    """A queue-fed AWS group that may scale in without a termination hook ends running jobs."""
-    if pool.resource_type != AWS_ASG:
-        return []
-    fed = sorted({s.name for s in pool.scaling if s.metric in QUEUE_DEPTH_METRICS})
-    shrink = sorted({s.policy or s.name for s in pool.scaling if s.direction in ("in", "both")})
-    if not fed or not shrink or _drains(index, pool):
-        return []
-    return [
-        f"{describe(pool)} takes work from a queue ({_names(fed)}) and scales in "
-        f"({_names(shrink)}) with no termination lifecycle hook: a scale-in ends the job an instance "
-        "is running with no chance to checkpoint or return its message; add an "
-        f"aws.autoscaling.LifecycleHook with lifecycle_transition '{TERMINATING}' and a heartbeat long "
-        "enough to checkpoint, and let the worker protect its instance while it holds a job"
-    ]
+    """A queue-fed group that may scale in without draining its instances first ends running jobs:
+    the pool's cloud judges it (AWS: a termination lifecycle hook), a cloud that cannot tell, never."""
+    undrained: Callable[[ResourceIndex, Pool, tuple[str, ...]], list[str]] | None = getattr(
+        part_of(PARTS, pool.resource_type), "undrained_scale_in", None
+    )
+    return undrained(index, pool, QUEUE_DEPTH_METRICS) if undrained is not None else []
 
 
 def _names(names: list[str]) -> str:

@@ -26,18 +26,18 @@ reads as an attempt to leave the dev rules, which it cannot (`gpufleet.policies.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Callable
 from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
+from gpufleet.components.clouds import KUBERNETES, part_of, part_values, profile
 from gpufleet.policies.context import tag_environment_conflict, tags_of
-from gpufleet.policies.cost.taggable import TAGGABLE
-from gpufleet.policies.props import get, get_ref, is_unknown
+from gpufleet.policies.cost._clouds import PARTS, and_list, sole
+from gpufleet.policies.cost.taggable import BY_CLOUD, TAGGABLE
+from gpufleet.policies.props import get
 from gpufleet.policies.rule import GfResourcePolicy, Judges, Rule
 
-AWS_ASG = "aws:autoscaling/group:Group"
 K8S_COST_KINDS = frozenset(
     {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod", "Namespace"}
 )
@@ -46,16 +46,15 @@ RULE = Rule(
     id="GF-COST-001",
     name="resources-carry-cost-tags",
     description="Every taggable resource carries the cost tags (project, team, cost-center, env).",
-    clouds=("aws", "alicloud", "tencentcloud", "kubernetes"),
+    clouds=(*PARTS, KUBERNETES),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.MEDIUM,
     remediation=(
-        "Set the missing keys in the resource's `tags` (AWS: or once in the aws provider's "
-        "`defaultTags.tags`; Auto Scaling groups need their own `tags` list with "
-        "`propagateAtLaunch: true`), in `tags` on Alibaba Cloud and Tencent Cloud resources, and in "
-        "`metadata.labels` on Kubernetes workloads and namespaces."
+        f"Set the missing keys in the resource's `tags`{''.join(part_values(PARTS, 'TAGS_NOTE').values())}, "
+        f"in `tags` on {and_list(profile(k).name for k, p in PARTS.items() if not hasattr(p, 'TAGS_NOTE'))} "
+        "resources, and in `metadata.labels` on Kubernetes workloads and namespaces."
     ),
-    url="https://docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/cost-alloc-tags.html",
+    url=sole(PARTS, "TAGS_URL"),
     config={
         "required": {
             "type": "array",
@@ -64,24 +63,6 @@ RULE = Rule(
         }
     },
 )
-
-
-def _provider_default_tags(provider: Any) -> dict[str, Any]:
-    props = getattr(provider, "props", None)
-    if props is None:
-        return {}
-    # Provider inputs cross the wire with every non-string value JSON-encoded (the SDK serialises a
-    # provider's nested config that way), so `defaultTags` usually arrives as a JSON string.
-    default_tags = get_ref(props, "defaultTags")
-    if isinstance(default_tags, str) and not is_unknown(default_tags):
-        try:
-            default_tags = json.loads(default_tags)
-        except json.JSONDecodeError:
-            return {}
-    tags = get_ref(default_tags, "tags") if isinstance(default_tags, Mapping) else None
-    if not isinstance(tags, Mapping) or is_unknown(tags):
-        return {}
-    return {str(key): get_ref(tags, str(key)) for key in tags}
 
 
 def _uncosted(resource_type: str) -> str | None:
@@ -128,8 +109,11 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         where = "tags"
         _environment_conflict(args, report)
     tags: dict[str, Any] = dict(tags_of(resource_type, args.props))
-    if resource_type.startswith("aws:") and resource_type != AWS_ASG:
-        for key, value in _provider_default_tags(args.provider).items():
+    # The cloud's provider may add tags of its own (AWS `defaultTags`).
+    owner = part_of(PARTS, resource_type)
+    provider_tags: Callable[[str, Any], dict[str, Any]] | None = getattr(owner, "provider_default_tags", None)
+    if provider_tags is not None:
+        for key, value in provider_tags(resource_type, args.provider).items():
             tags.setdefault(key, value)
     present = {key.lower() for key, value in tags.items() if value not in (None, "")}
     required = [str(key) for key in RULE.settings(args)["required"]]
@@ -153,7 +137,8 @@ POLICY = GfResourcePolicy(
         others=_no_cost_reason,
         description=(
             f"every type whose SDK class takes `tags` and that carries cost ({len(TAGGABLE)} types of the "
-            "installed AWS, Alibaba Cloud and Tencent Cloud SDKs, listed in `policies/cost/taggable/`), "
+            f"installed {and_list(profile(k).name for k in BY_CLOUD)} SDKs, listed in "
+            "`policies/cost/taggable/`), "
             f"and the Kubernetes kinds {', '.join(sorted(K8S_COST_KINDS))} (`metadata.labels`)"
         ),
     ),

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
+from gpufleet.components.clouds import profile
+from gpufleet.policies.cost._clouds import PARTS, ranked, sole
 from gpufleet.policies.cost._common import describe, per_env, stack_pools, unknown_env_message
 from gpufleet.policies.cost.pools import Pool
 from gpufleet.policies.cost.pools.families import pool_gpu_class
@@ -29,20 +31,16 @@ RULE = Rule(
     id="GF-COST-003",
     name="gpu-instance-types-allowed",
     description="GPU instance types are in the allowed list for the stack's environment.",
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(PARTS),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation=(
         "Pick an instance type whose GPU class is allowed for the environment (dev: T4, A10G, A10, L4, "
-        "e.g. g4dn/g5/g6 on AWS, ecs.gn6i/ecs.gn7i on Alibaba Cloud, GN7/GNV4 on Tencent Cloud): set "
-        "`instanceType` on the launch template / launch configuration / instance, the overrides' "
-        "`instanceType` of a mixed-instances policy, `instanceTypes` of an EKS node group, "
-        "`instanceType(s)` of an ESS scaling configuration, `instanceTypes` of a Tencent AS scaling "
-        "config, `computeResources.instanceTypes` of a Batch compute environment, `instanceTypes` of an "
-        "ACK node pool, `autoScalingConfig.instanceType`/`backupInstanceTypes` of a TKE node pool; or "
-        "widen `allowed` for the environment in the policy config."
+        f"e.g. {', '.join(f'{p.DEV_FAMILIES} on {profile(k).name}' for k, p in PARTS.items())}): set "
+        f"{', '.join(ranked(PARTS, 'ALLOWLIST_FIELDS'))}; or widen `allowed` for the environment in the "
+        "policy config."
     ),
-    url="https://aws.amazon.com/ec2/instance-types/#Accelerated_Computing",
+    url=sole(PARTS, "ALLOWLIST_URL"),
     config={
         "allowed": {
             "type": "object",

@@ -26,21 +26,17 @@ schedule that cannot be replayed as a week (one that depends on the date, an Ali
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
+from gpufleet.components.clouds import part_of, part_union
+from gpufleet.policies.cost._clouds import PARTS, sole
 from gpufleet.policies.cost._common import describe, stack_pools, unknown_env_message
 from gpufleet.policies.cost._weekly import NotReplayable, weekend_running_minutes
-from gpufleet.policies.cost.pools import (
-    AWS_EKS_NODE_GROUP,
-    AWS_INSTANCE,
-    AWS_METRIC_ALARM,
-    Pool,
-    ResourceIndex,
-)
+from gpufleet.policies.cost.pools import Pool, ResourceIndex
 from gpufleet.policies.cost.pools.tokens import POOL_TYPES
-from gpufleet.policies.props import as_list, get_ref, is_unknown
+from gpufleet.policies.props import get_ref
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 RULE = Rule(
@@ -50,24 +46,23 @@ RULE = Rule(
         "Non-production GPU pools have an off-hours schedule (scale to zero nights and weekends) or "
         "idle scale-in."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(PARTS),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.MEDIUM,
     remediation=(
         "Run GPU capacity in a scaling group and add a scheduled action to zero for nights and weekends "
-        "(AWS aws.autoscaling.Schedule(desired_capacity=0, min_size=0, recurrence='0 20 * * 1-5', "
-        "time_zone=...); Alibaba Cloud ess.ScheduledTask with desired_capacity=0; Tencent Cloud "
-        "As.Schedule with desired_capacity=0), or a scale-in policy on low GPU utilisation "
-        "(aws.autoscaling.Policy + cloudwatch.MetricAlarm, ess.ScalingRule + ess.Alarm, "
-        "As.ScalingPolicy or a Monitor AlarmPolicy with an AS trigger)."
+        f"({'; '.join(p.OFF_HOURS_SCHEDULE for p in PARTS.values())}), or a scale-in policy on low GPU "
+        f"utilisation ({', '.join(p.OFF_HOURS_SCALE_IN for p in PARTS.values())})."
     ),
-    url="https://docs.aws.amazon.com/autoscaling/ec2/userguide/ec2-auto-scaling-scheduled-scaling.html",
+    url=sole(PARTS, "OFF_HOURS_URL"),
     config={"weekends_off": {"type": "boolean", "default": True}},
 )
 
 NON_PROD = ("dev", "staging")
 HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v3:Chart", "kubernetes:helm.sh/v4:Chart")
 NODE_SCALERS = ("cluster-autoscaler", "karpenter")
+# Node groups a cluster's own node autoscaler (installed by one of those Helm charts) sizes, per cloud.
+HELM_NODE_SCALED = part_union(PARTS, "HELM_NODE_SCALED")
 
 
 def _has_node_autoscaler(args: StackValidationArgs) -> bool:
@@ -79,22 +74,13 @@ def _has_node_autoscaler(args: StackValidationArgs) -> bool:
     return False
 
 
-_EC2_IDLE_ACTION = re.compile(r"^arn:aws[a-z-]*:automate:[a-z0-9-]+:ec2:(stop|terminate)$")
-
-
 def _stopped_when_idle(pool: Pool, index: ResourceIndex) -> bool:
-    """A CloudWatch alarm on the instance whose action stops or terminates it."""
-    if pool.resource_type != AWS_INSTANCE:
-        return False
-    for alarm in index.of_type(AWS_METRIC_ALARM):
-        actions = [a for a in as_list(get_ref(alarm.props, "alarmActions")) if isinstance(a, str)]
-        if not any(_EC2_IDLE_ACTION.match(a) for a in actions if not is_unknown(a)):
-            continue
-        if any(
-            target.urn == pool.urn for target in index.refs(alarm, "dimensions.InstanceId", (AWS_INSTANCE,))
-        ):
-            return True
-    return False
+    """The pool's cloud stops it when idle (AWS: a CloudWatch alarm on the instance whose action stops or
+    terminates it)."""
+    stopped: Callable[[Pool, ResourceIndex], bool] | None = getattr(
+        part_of(PARTS, pool.resource_type), "stopped_when_idle", None
+    )
+    return stopped is not None and stopped(pool, index)
 
 
 def _weekend_problem(pool: Pool) -> str | None:
@@ -134,7 +120,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                 if problem:
                     report(problem, pool.urn)
                 return
-            if pool.resource_type == AWS_EKS_NODE_GROUP and node_autoscaler and pool.min_size == 0:
+            if pool.resource_type in HELM_NODE_SCALED and node_autoscaler and pool.min_size == 0:
                 return
             if pool.idles_to_zero:
                 return
@@ -150,7 +136,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
                     pool.urn,
                 )
                 return
-            if pool.cluster_scaled and pool.resource_type != AWS_EKS_NODE_GROUP:
+            if pool.cluster_scaled and pool.resource_type not in HELM_NODE_SCALED:
                 report(
                     f"{describe(pool)} ({pool.env}) has a fixed size and no off-hours schedule to zero; "
                     "enable its autoscaling with a minimum of 0",

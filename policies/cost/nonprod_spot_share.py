@@ -19,10 +19,11 @@ Production pools and environments without a minimum are not judged.
 
 from __future__ import annotations
 
+from gpufleet.policies.cost.pools.joined import JoinedPool, joined_pools
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
+from gpufleet.policies.cost._clouds import PARTS, sole
 from gpufleet.policies.cost._common import fmt, per_env, stack_pools, unknown_env_message
-from gpufleet.policies.cost.pools.tencentcloud import JoinedPool, joined_tencent_groups
 from gpufleet.policies.cost.pools.tokens import POOL_TYPES
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
@@ -30,20 +31,11 @@ RULE = Rule(
     id="GF-COST-004",
     name="non-prod-gpu-pools-on-spot",
     description="Non-production GPU pools run on spot/preemptible capacity, at least P% of it.",
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(PARTS),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.MEDIUM,
-    remediation=(
-        "AWS: in the group's mixedInstancesPolicy.instancesDistribution set onDemandBaseCapacity 0 and "
-        "onDemandPercentageAboveBaseCapacity to at most 100 - P (or launch template "
-        "instanceMarketOptions.marketType 'spot'); EKS node groups capacityType 'SPOT'; Batch compute "
-        "environments computeResources.type 'SPOT'. Alibaba Cloud: "
-        "spotStrategy 'SpotAsPriceGo' on the scaling configuration (or multiAzPolicy COST_OPTIMIZED with "
-        "onDemandPercentageAboveBaseCapacity at most 100 - P), likewise on ACK node pools. Tencent Cloud: "
-        "instanceChargeType 'SPOTPAID' on the AS scaling config, the TKE node pool's autoScalingConfig or "
-        "the instance."
-    ),
-    url="https://docs.aws.amazon.com/autoscaling/ec2/userguide/ec2-auto-scaling-mixed-instances-groups.html",
+    remediation=" ".join(p.SPOT_REMEDIATION for p in PARTS.values()),
+    url=sole(PARTS, "SPOT_URL"),
     config={"min_spot_percent": {"type": "object", "default": {"dev": 100, "staging": 50}}},
 )
 
@@ -51,7 +43,7 @@ RULE = Rule(
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     minimums = RULE.settings(args)["min_spot_percent"]
     pools, _ = stack_pools(args)
-    for unit in joined_tencent_groups(pools, args.resources):
+    for unit in joined_pools(pools, args.resources):
 
         def check(unit: JoinedPool = unit) -> None:
             pool = unit.pool

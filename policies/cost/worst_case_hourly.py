@@ -20,6 +20,7 @@ from collections import defaultdict
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
+from gpufleet.policies.cost._clouds import PARTS, sole
 from gpufleet.policies.cost._common import fmt, per_env, stack_pools, unknown_env_message
 from gpufleet.policies.cost.pools import Pool, hourly_envelope
 from gpufleet.policies.cost.pools.tokens import POOL_TYPES
@@ -33,15 +34,15 @@ RULE = Rule(
         "The stack's worst-case hourly spend (every pool at max, on-demand price of its spot share too) "
         "stays under the cap."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(PARTS),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation=(
-        "Lower the pools' maximum sizes (AWS `maxSize` / EKS `scalingConfig.maxSize`, Alibaba `maxSize`, "
-        "Tencent `maxSize`), choose smaller instance types, or raise `max_hourly` for the environment "
-        "in the policy config after a budget review."
+        f"Lower the pools' maximum sizes ({', '.join(p.MAX_SIZE_FIELDS for p in PARTS.values())}), choose "
+        "smaller instance types, or raise `max_hourly` for the environment in the policy config after a "
+        "budget review."
     ),
-    url="https://aws.amazon.com/ec2/pricing/on-demand/",
+    url=sole(PARTS, "HOURLY_URL"),
     config={
         "max_hourly": {"type": "object", "default": {"dev": 50, "staging": 200, "prod": 2000}},
         "currency": {"type": "string", "default": "USD"},

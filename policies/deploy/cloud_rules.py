@@ -35,10 +35,19 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
+from gpufleet.components.clouds import cloud_parts, part_merged, part_of, part_union
 from gpufleet.policies import waivers
 from gpufleet.policies.deploy._values import locate, number, plain, show
 from gpufleet.policies.props import is_unknown
 from gpufleet.policies.rule import GfStackPolicy, Judges, Rule, judge
+from gpufleet.policies.rule_facts import sole
+
+# Each cloud's facts and checks (`aws.py`, `alicloud.py`, ...): the field of a scheduled action's first
+# run, the scaling groups scheduled tasks name, the desired-capacity check, the rule's reference.
+PARTS = cloud_parts("gpufleet.policies.deploy")
+URL = str(sole(PARTS, "CLOUD_RULES_URL"))
+START_FIELDS: Mapping[str, str] = part_merged(PARTS, "START_FIELDS")
+SCALING_GROUPS = part_union(PARTS, "SCALING_GROUP")
 
 RULE = Rule(
     id="GF-DEPLOY-003",
@@ -47,14 +56,14 @@ RULE = Rule(
         "Values pass the clouds' own rules that no provider schema holds: bucket names (S3, OSS, COS), "
         "scheduled actions not in the past, S3 IA transitions after 30 days, scheduled desired capacity."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(PARTS),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation=(
         "Change the value the finding names to what it says the cloud allows; the source after the message "
         "is the cloud's documentation of the rule."
     ),
-    url="https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html",
+    url=URL,
     waivable=False,
 )
 
@@ -181,13 +190,6 @@ def _allowed_name(rule_id: str) -> str:
     }[rule_id]
 
 
-START_FIELDS = {
-    "aws:autoscaling/schedule:Schedule": "startTime",
-    "alicloud:ess/scheduledTask:ScheduledTask": "launchTime",
-    "tencentcloud:As/schedule:Schedule": "startTime",
-}
-
-
 def past_start(resource: Any, today: date) -> Iterator[str]:
     field = START_FIELDS.get(resource.resource_type)
     if field is None:
@@ -231,33 +233,13 @@ def ia_transitions(resource: Any) -> Iterator[str]:
                     )
 
 
-def desired_capacity(resource: Any, groups: Mapping[str, Any]) -> Iterator[str]:
-    props = resource.props
-    if resource.resource_type == "alicloud:ess/scheduledTask:ScheduledTask":
-        for found in locate(props, "desiredCapacity"):
-            group_id, _ = plain(props.get("scalingGroupId"))
-            group = groups.get(group_id) if isinstance(group_id, str) else None
-            if group is None:
-                continue
-            given, _ = plain(group.props.get("desiredCapacity"))
-            if given is None:
-                yield (
-                    f"{found.path} is {found.quoted()} but scaling group {_label(group)} has "
-                    "no desiredCapacity; "
-                    "allowed: desiredCapacity only for a scaling group created with one"
-                )
-    elif resource.resource_type == "aws:autoscaling/schedule:Schedule":
-        for found in locate(props, "desiredCapacity"):
-            desired = number(found.value)
-            low = number(plain(props.get("minSize"))[0])
-            high = number(plain(props.get("maxSize"))[0])
-            if desired is None or desired < 0 or low is None or high is None or low < 0 or high < 0:
-                continue  # -1 is the provider's "not set"
-            if not low <= desired <= high:
-                yield (
-                    f"{found.path} is {found.quoted()}; allowed: {show(low)} to "
-                    f"{show(high)} (the action's minSize to maxSize)"
-                )
+def desired_capacity(resource: Any, groups: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """(rule id, problem) of the desired capacity of a scheduled action, by its cloud's check."""
+    part = part_of(PARTS, resource.resource_type)
+    if part is None or not hasattr(part, "desired_capacity"):
+        return
+    for problem in part.desired_capacity(resource, groups):
+        yield part.DESIRED_RULE, problem
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
@@ -265,7 +247,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     today = waivers.today()
     groups = {}
     for resource in args.resources:
-        if resource.resource_type == "alicloud:ess/scalingGroup:ScalingGroup":
+        if resource.resource_type in SCALING_GROUPS:
             ident, _ = plain(resource.props.get("id"))
             if isinstance(ident, str) and not is_unknown(ident):
                 groups[ident] = resource
@@ -277,12 +259,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             found: list[tuple[str, str]] = list(bucket_problems(resource))
             found += [("schedule-in-the-past", p) for p in past_start(resource, today)]
             found += [("s3-ia-transition-minimum", p) for p in ia_transitions(resource)]
-            rule_id = (
-                "ess-desired-capacity"
-                if resource.resource_type.startswith("alicloud:")
-                else "asg-schedule-desired-in-bounds"
-            )
-            found += [(rule_id, p) for p in desired_capacity(resource, groups)]
+            found += desired_capacity(resource, groups)
             for which, problem in found:
                 report(
                     f"{_label(resource)}: {problem} [{_source(which, resource.resource_type)}]", resource.urn

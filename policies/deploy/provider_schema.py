@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
+from gpufleet.components.clouds import cloud_parts
 from gpufleet.policies.deploy._constraints import problems, table
 from gpufleet.policies.rule import GfResourcePolicy, Judges, Rule
 
@@ -32,7 +33,7 @@ RULE = Rule(
         "Resource arguments hold values the provider's schema accepts (allowed values, ranges, lengths, "
         "patterns, required and exclusive arguments), as `pulumi preview` checks them."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(cloud_parts("gpufleet.policies.deploy")),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation=(

@@ -10,24 +10,42 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
 from typing import Any
 
+from gpufleet.components.clouds import Cloud, as_cloud, cloud_parts, part_merged, part_union, part_values
+from gpufleet.policies import rule_facts
 from gpufleet.policies.context import tags_of
 from gpufleet.policies.cost.pools import Pool, ResourceIndex, ResourceView
-from gpufleet.policies.cost.pools.tokens import (
-    ALI_INSTANCE,
-    ALI_NODE_POOL,
-    ALI_SCALING_GROUP,
-    AWS_ASG,
-    AWS_EKS_NODE_GROUP,
-    AWS_INSTANCE,
-    AWS_SPOT_REQUEST,
-    TC_INSTANCE,
-    TC_NODE_POOL,
-    TC_SCALING_GROUP,
-)
 from gpufleet.policies.gpu import CatalogLike
 from gpufleet.policies.props import as_list, get_ref, is_unknown
+
+# --- each cloud's facts ---------------------------------------------------------------------------------
+
+
+@cache
+def parts() -> Mapping[Cloud, ModuleType]:
+    """Each cloud's module of this package (`aws.py`, `alicloud.py`, ...), read on first use: the cloud
+    modules import the pool model, not this module, and the rules read them once they are loaded."""
+    return cloud_parts("gpufleet.policies.fit")
+
+
+def part(cloud: str) -> ModuleType | None:
+    """The module of the cloud `cloud`, or None (an unknown cloud, or one without fit facts)."""
+    key = as_cloud(cloud)
+    return parts().get(key) if key is not None else None
+
+
+def fragments(attribute: str) -> dict[Cloud, Any]:
+    """`attribute` of each cloud's module that defines it (a message fragment, a table), by cloud."""
+    return part_values(parts(), attribute)
+
+
+def rule_url(rule_id: str) -> str:
+    """The reference of a rule: the one cloud module whose `URLS` names it (ValueError otherwise)."""
+    return rule_facts.rule_url(parts(), rule_id)
+
 
 # --- catalogue ----------------------------------------------------------------------------------------
 
@@ -37,22 +55,23 @@ def entries(pool: Pool, catalog: CatalogLike | None) -> list[tuple[str, Any]]:
     return [(name, catalog.find(pool.cloud, name) if catalog else None) for name in pool.instance_types]
 
 
-_AWS_GRAVITON = re.compile(r"^[a-z]+\d+g[a-z]*\.", re.IGNORECASE)
-
-
 def type_arch(cloud: str, name: str, entry: Any) -> str:
-    """The CPU architecture of a type: the catalogue's, else (AWS) a family with a `g` after its
-    generation digit (g5g, c7g) is Graviton, arm64; every other GPU family of the three clouds is x86_64."""
+    """The CPU architecture of a type: the catalogue's, else what the cloud module's `arch_of_type`
+    reads from the name (AWS: a family with a `g` after its generation digit, g5g or c7g, is Graviton,
+    arm64); every other GPU family of the clouds is x86_64."""
     if entry is not None:
         return str(getattr(entry, "arch", "x86_64"))
-    if cloud == "aws" and _AWS_GRAVITON.match(name):
-        return "arm64"
-    return "x86_64"
+    guess = getattr(part(cloud), "arch_of_type", None)
+    arch = guess(name) if guess is not None else None
+    return str(arch) if arch else "x86_64"
 
 
 # --- launch sources -------------------------------------------------------------------------------------
 
-STANDALONE = frozenset({AWS_INSTANCE, AWS_SPOT_REQUEST, ALI_INSTANCE, TC_INSTANCE})
+
+def standalone() -> frozenset[str]:
+    """The pool types that are a single instance (each cloud module's `STANDALONE`)."""
+    return part_union(parts(), "STANDALONE")
 
 
 def launch_sources(pool: Pool, index: ResourceIndex) -> list[ResourceView]:
@@ -60,9 +79,16 @@ def launch_sources(pool: Pool, index: ResourceIndex) -> list[ResourceView]:
     resource where it carries the launch settings itself (a standalone instance, an EKS node group)."""
     found = [index.by_urn[urn] for urn in pool.role_refs if urn in index.by_urn]
     own = index.by_urn.get(pool.urn)
-    if own is not None and own not in found and pool.resource_type in (*STANDALONE, AWS_EKS_NODE_GROUP):
+    if own is not None and own not in found and pool.resource_type in _carries_launch():
         found.insert(0, own)
     return found
+
+
+@cache
+def _carries_launch() -> frozenset[str]:
+    """Pool types whose own resource carries the launch settings: standalone instances, and what the
+    cloud modules list in `LAUNCHES_ITSELF` (an EKS node group)."""
+    return standalone() | part_union(parts(), "LAUNCHES_ITSELF")
 
 
 def pool_view(pool: Pool, index: ResourceIndex) -> ResourceView | None:
@@ -71,30 +97,14 @@ def pool_view(pool: Pool, index: ResourceIndex) -> ResourceView | None:
 
 # --- subnets --------------------------------------------------------------------------------------------
 
-SUBNET_PROPS = {
-    AWS_ASG: "vpcZoneIdentifiers",
-    AWS_INSTANCE: "subnetId",
-    AWS_SPOT_REQUEST: "subnetId",
-    AWS_EKS_NODE_GROUP: "subnetIds",
-    ALI_SCALING_GROUP: "vswitchIds",
-    ALI_INSTANCE: "vswitchId",
-    ALI_NODE_POOL: "vswitchIds",
-    TC_SCALING_GROUP: "subnetIds",
-    TC_INSTANCE: "subnetId",
-    TC_NODE_POOL: "subnetIds",
-}
-SUBNET_TYPES = {
-    "aws": "aws:ec2/subnet:Subnet",
-    "alicloud": "alicloud:vpc/switch:Switch",
-    "tencentcloud": "tencentcloud:Subnet/instance:Instance",
-}
-# Addresses each cloud keeps in every subnet:
-# AWS: the first four and the last (https://docs.aws.amazon.com/vpc/latest/userguide/subnet-sizing.html);
-# Alibaba Cloud: the first and the last three of each vSwitch (CreateVSwitch,
-# https://www.alibabacloud.com/help/en/vpc/developer-reference/api-vpc-2016-04-28-createvswitch);
-# Tencent Cloud: the first two and the last (a /24 offers .2 to .254: DescribeSubnetAvailableIps,
-# https://cloud.tencent.com/document/api/1024/34214, and https://cloud.tencent.com/document/product/215/20046).
-RESERVED_ADDRESSES = {"aws": 5, "alicloud": 4, "tencentcloud": 3}
+# Each cloud module holds its pool types' subnet fields (`SUBNET_PROPS`), its subnet type (`SUBNET_TYPE`)
+# and the addresses it keeps in every subnet (`RESERVED_ADDRESSES`, with its source).
+
+
+@cache
+def subnet_props() -> Mapping[str, str]:
+    """Pool type token -> the property naming its subnets."""
+    return part_merged(parts(), "SUBNET_PROPS")
 
 
 @dataclass(frozen=True)
@@ -109,8 +119,9 @@ def subnets(pool: Pool, index: ResourceIndex) -> list[Subnet] | None:
     """The stack's own subnets the pool may launch into, with their usable addresses; None when any of
     them is not the stack's own, or its range is unknown (nothing to count)."""
     view = pool_view(pool, index)
-    prop = SUBNET_PROPS.get(pool.resource_type)
-    subnet_type = SUBNET_TYPES.get(pool.cloud)
+    prop = subnet_props().get(pool.resource_type)
+    facts = part(pool.cloud)
+    subnet_type = getattr(facts, "SUBNET_TYPE", None)
     if view is None or prop is None or subnet_type is None:
         return None
     listed = as_list(get_ref(view.props, prop))
@@ -126,58 +137,19 @@ def subnets(pool: Pool, index: ResourceIndex) -> list[Subnet] | None:
             network = ipaddress.ip_network(cidr.strip(), strict=False)
         except ValueError:
             return None
-        usable = max(0, network.num_addresses - RESERVED_ADDRESSES[pool.cloud])
+        usable = max(0, network.num_addresses - int(getattr(facts, "RESERVED_ADDRESSES", 0)))
         out.append(Subnet(subnet.urn, subnet.name, str(network), usable))
     return out
 
 
 def addresses_per_instance(pool: Pool, index: ResourceIndex) -> tuple[int, str]:
-    """Private addresses one instance takes in its subnet, and why: one per network interface of its
-    launch template (an EFA-only interface takes none) plus the secondary addresses they ask for."""
-    if pool.cloud == "alicloud":
-        return _alicloud_addresses(pool, index)
-    if pool.cloud != "aws":
+    """Private addresses one instance takes in its subnet, and why: what the cloud module's
+    `addresses_per_instance` counts on the pool's launch sources, else one network interface."""
+    count = getattr(part(pool.cloud), "addresses_per_instance", None)
+    if count is None:
         return 1, "one network interface"
-    best, why = 1, "one network interface"
-    for source in launch_sources(pool, index):
-        interfaces = as_list(get_ref(source.props, "networkInterfaces"))
-        if not interfaces:
-            continue
-        count = 0
-        efa = 0
-        for interface in interfaces:
-            kind = get_ref(interface, "interfaceType")
-            if isinstance(kind, str) and kind.lower() == "efa-only":
-                continue
-            efa += isinstance(kind, str) and kind.lower() == "efa"
-            extra = get_ref(interface, "ipv4AddressCount")
-            count += 1 + (int(extra) if isinstance(extra, int | float) and not isinstance(extra, bool) else 0)
-        if count > best:
-            best = count
-            why = f"{len(interfaces)} network interfaces" + (f", {efa} of them EFA" if efa else "")
-    return best, why
-
-
-def _alicloud_addresses(pool: Pool, index: ResourceIndex) -> tuple[int, str]:
-    """Alibaba Cloud: an ESS scaling configuration's `networkInterfaces` (the primary ENI and its
-    secondaries) take an address each; a standalone ECS instance takes one for its primary ENI, one per
-    secondary ENI in `networkInterfaces`, and its `secondaryPrivateIpAddressCount`."""
-    best, why = 1, "one network interface"
-    for source in launch_sources(pool, index):
-        interfaces = [i for i in as_list(get_ref(source.props, "networkInterfaces")) if i is not None]
-        if source.resource_type == ALI_INSTANCE:
-            extra = get_ref(source.props, "secondaryPrivateIpAddressCount")
-            extra = int(extra) if isinstance(extra, int | float) and not isinstance(extra, bool) else 0
-            count = 1 + len(interfaces) + extra
-        else:
-            count = max(1, len(interfaces))
-        if count > best:
-            best, why = count, f"{count} private addresses"
-            if interfaces:
-                why = f"{len(interfaces) + (source.resource_type == ALI_INSTANCE)} network interfaces"
-            if source.resource_type == ALI_INSTANCE and count > 1 + len(interfaces):
-                why += f", {count - 1 - len(interfaces)} secondary addresses"
-    return best, why
+    best, why = count(launch_sources(pool, index))
+    return int(best), str(why)
 
 
 # --- image ----------------------------------------------------------------------------------------------
@@ -199,7 +171,13 @@ def arch_of_text(text: Any) -> str | None:
 
 
 _IMAGE_PROPS = ("imageId", "ami", "imageName", "amiType", "imageType")
-_AMI_TYPES = ("aws:ec2/ami:Ami", "aws:ec2/amiCopy:AmiCopy", "aws:ec2/amiFromInstance:AmiFromInstance")
+
+
+@cache
+def _image_types() -> tuple[str, ...]:
+    """The image resources a stack may build, whose `architecture` says what an id boots (each cloud
+    module's `IMAGE_TYPES`, in the clouds' order)."""
+    return tuple(token for types in fragments("IMAGE_TYPES").values() for token in types)
 
 
 def _table_arch(table: Mapping[str, Any] | None, value: Any) -> tuple[str, str] | None:
@@ -239,7 +217,7 @@ def image_arches(
             if arch:
                 found.append((arch, f"{prop} '{value}'", source.name))
                 break
-            for ami in index.refs(source, prop, _AMI_TYPES) if value is not None else ():
+            for ami in index.refs(source, prop, _image_types()) if value is not None else ():
                 built = get_ref(ami.props, "architecture")
                 if isinstance(built, str) and built in ("x86_64", "arm64"):
                     found.append((built, f"AMI '{ami.name}' ({built})", source.name))

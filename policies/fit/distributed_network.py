@@ -29,37 +29,38 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
 from gpufleet.policies.cost._common import describe, fmt, stack_pools
-from gpufleet.policies.cost.pools import Pool, ResourceIndex, ResourceView
-from gpufleet.policies.cost.pools.tokens import ALI_INSTANCE, AWS_ASG, POOL_TYPES
-from gpufleet.policies.fit._facts import declared_fit, entries, launch_sources, pool_view
+from gpufleet.policies.cost.pools import Pool, ResourceIndex
+from gpufleet.policies.cost.pools.tokens import POOL_TYPES
+from gpufleet.policies.fit._facts import (
+    declared_fit,
+    entries,
+    fragments,
+    launch_sources,
+    part,
+    parts,
+    pool_view,
+    rule_url,
+)
 from gpufleet.policies.gpu import current_catalog
-from gpufleet.policies.props import as_list, get_ref, is_unknown
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
-PLACEMENT_GROUP = "aws:ec2/placementGroup:PlacementGroup"
-ALI_DEPLOYMENT_SET = "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet"
-# The ENI mode that makes an elastic RDMA interface (CreateNetworkInterface NetworkInterfaceTrafficMode,
-# https://www.alibabacloud.com/help/en/ecs/user-guide/elastic-rdma-network-interface-card-eri).
-ERI_MODE = "highperformance"
+# Each cloud module's interconnect (`INTERCONNECT`, `PLACEMENT`) and remediation fragment; its
+# `network_problems` judges the pool.
+_INTERCONNECTS = " or ".join(fragments("INTERCONNECT").values())
+_PLACEMENTS = " or ".join(fragments("PLACEMENT").values())
 
 RULE = Rule(
     id="GF-FIT-005",
     name="distributed-pool-network",
     description=(
-        "A distributed pool runs on types of at least 10 Gbps, with EFA (AWS) or eRDMA (Alibaba Cloud) "
-        "where the type takes it, in a cluster placement group or LowLatency deployment set."
+        f"A distributed pool runs on types of at least 10 Gbps, with {_INTERCONNECTS} "
+        f"where the type takes it, in a {_PLACEMENTS}."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(parts()),
     enforcement=EnforcementLevel.ADVISORY,
     severity=Severity.MEDIUM,
-    remediation=(
-        "Choose types with a sustained 10 Gbps or more (g5.8xlarge and up, p4d, p5), add an EFA interface "
-        "(`networkInterfaces: [{interfaceType: efa, deviceIndex: 0}]`) where the type takes one, and "
-        "launch into a placement group of strategy `cluster`; on Alibaba Cloud set "
-        "`networkInterfaceTrafficMode: HighPerformance` where the type takes an elastic RDMA interface and "
-        "give standalone instances a deployment set of strategy `LowLatency`."
-    ),
-    url="https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html",
+    remediation=" ".join(fragments("DISTRIBUTED_REMEDIATION").values()),
+    url=rule_url("GF-FIT-005"),
     config={
         "min_gbps": {"type": "number", "default": 10},
         "pools": {
@@ -71,84 +72,13 @@ RULE = Rule(
 )
 
 
-def _has_efa(sources: list[ResourceView]) -> bool:
-    for source in sources:
-        for interface in as_list(get_ref(source.props, "networkInterfaces")):
-            kind = get_ref(interface, "interfaceType")
-            if isinstance(kind, str) and kind.lower() in ("efa", "efa-only"):
-                return True
-    return False
-
-
-def _placement(pool: Pool, index: ResourceIndex, sources: list[ResourceView]) -> str | None:
-    """What is wrong with the pool's placement, or None."""
-    view = pool_view(pool, index)
-    named: list[tuple[ResourceView, str, Any]] = []
-    if view is not None and pool.resource_type == AWS_ASG:
-        named.append((view, "placementGroup", get_ref(view.props, "placementGroup")))
-    for source in sources:
-        named.append((source, "placement.groupName", get_ref(source.props, "placement.groupName")))
-    set_ = [(v, p, value) for v, p, value in named if value not in (None, "")]
-    if not set_:
-        return "no placement group"
-    for holder, prop, value in set_:
-        literal = value if not is_unknown(value) else ""
-        for group in index.refs(holder, prop, (PLACEMENT_GROUP,), value=literal):
-            strategy = get_ref(group.props, "strategy")
-            if isinstance(strategy, str) and strategy.lower() != "cluster":
-                return f"placement group '{group.name}' of strategy {strategy}, not cluster"
-    return None
-
-
-def _has_eri(sources: list[ResourceView]) -> bool:
-    for source in sources:
-        modes = [get_ref(source.props, "networkInterfaceTrafficMode")]
-        modes += [
-            get_ref(interface, "networkInterfaceTrafficMode")
-            for interface in as_list(get_ref(source.props, "networkInterfaces"))
-        ]
-        if any(isinstance(mode, str) and mode.lower() == ERI_MODE for mode in modes):
-            return True
-    return False
-
-
-def _deployment_set(pool: Pool, index: ResourceIndex) -> str | None:
-    """What is wrong with a standalone ECS instance's deployment set, or None."""
-    view = pool_view(pool, index)
-    if view is None or pool.resource_type != ALI_INSTANCE:
-        return None
-    value = get_ref(view.props, "deploymentSetId")
-    if value in (None, ""):
-        return "no deployment set of strategy LowLatency"
-    literal = value if not is_unknown(value) else ""
-    for found in index.refs(view, "deploymentSetId", (ALI_DEPLOYMENT_SET,), value=literal):
-        strategy = get_ref(found.props, "strategy") or "Availability"  # the provider's default
-        if isinstance(strategy, str) and strategy != "LowLatency":
-            return f"deployment set '{found.name}' of strategy {strategy}, not LowLatency"
-    return None
-
-
 def _cloud_problems(pool: Pool, index: ResourceIndex, typed: list[tuple[str, Any]]) -> list[str]:
-    """The interface and placement problems of the pool's cloud."""
-    problems: list[str] = []
+    """The interface and placement problems of the pool's cloud (its module's `network_problems`)."""
     rdma_types = [name for name, entry in typed if entry is not None and entry.efa]
-    if pool.cloud == "aws":
-        sources = launch_sources(pool, index)
-        if rdma_types and not _has_efa(sources):
-            problems.append(f"no EFA interface although {', '.join(rdma_types)} take one")
-        placement = _placement(pool, index, sources)
-        if placement:
-            problems.append(placement)
-    elif pool.cloud == "alicloud":
-        if rdma_types and not _has_eri(launch_sources(pool, index)):
-            problems.append(
-                f"no elastic RDMA interface (networkInterfaceTrafficMode HighPerformance) although "
-                f"{', '.join(rdma_types)} take one"
-            )
-        deployment = _deployment_set(pool, index)
-        if deployment:
-            problems.append(deployment)
-    return problems
+    check = getattr(part(pool.cloud), "network_problems", None)
+    if check is None:
+        return []
+    return list(check(pool, index, pool_view(pool, index), launch_sources(pool, index), rdma_types))
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:

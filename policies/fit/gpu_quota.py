@@ -20,37 +20,40 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
+from gpufleet.components.clouds import profile
 from gpufleet.policies.cost._common import fmt, stack_pools
 from gpufleet.policies.cost.pools.tokens import POOL_TYPES
+from gpufleet.policies.fit._facts import fragments, parts, rule_url
 from gpufleet.policies.fit.quotas import declared, needs
 from gpufleet.policies.gpu import current_catalog
 from gpufleet.policies.rule import GfStackPolicy, Rule, judges
+
+# What each cloud's quotas count where it is not vCPUs, how to ask for more, and an example entry (each
+# cloud module's `QUOTA_UNIT`, `QUOTA_REQUEST`, `QUOTA_EXAMPLE`).
+_UNITS = "; ".join(["vCPUs", *(f"{profile(k).name}: {unit}" for k, unit in fragments("QUOTA_UNIT").items())])
+_REQUESTS = "; ".join(f"{profile(k).name}: {how}" for k, how in fragments("QUOTA_REQUEST").items())
+(_EXAMPLE,) = fragments("QUOTA_EXAMPLE").values()
 
 RULE = Rule(
     id="GF-FIT-001",
     name="gpu-quota-covers-max-size",
     description=(
-        "The GPU quotas (vCPUs; Tencent Cloud: instances) of each region and purchase option cover "
-        "every pool at its maximum size."
+        f"The GPU quotas ({_UNITS}) of each region and purchase option cover every pool at its maximum size."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(parts()),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation=(
-        "Request a quota increase before deploying (AWS: `aws service-quotas request-service-quota-increase "
-        "--service-code ec2 --quota-code L-DB2E81BA --desired-value N`; Alibaba Cloud: Quota Center, ECS "
-        "vCPU quotas of the region; Tencent Cloud: the CVM quota page of each zone), or lower the "
+        f"Request a quota increase before deploying ({_REQUESTS}), or lower the "
         "pools' maximum sizes or move spot capacity to "
         "a quota that has room."
     ),
-    url="https://docs.aws.amazon.com/ec2/latest/instancetypes/ec2-instance-quotas.html",
+    url=rule_url("GF-FIT-001"),
     config={
         "quotas": {
             "type": "object",
             "default": {},
-            "description": (
-                'quotas by `cloud:region` then quota code, e.g. {"aws:us-east-1": {"L-DB2E81BA": 64}}'
-            ),
+            "description": (f"quotas by `cloud:region` then quota code, e.g. {_EXAMPLE}"),
         }
     },
 )

@@ -24,9 +24,12 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from gpufleet.policies.cost._common import describe, stack_pools
 from gpufleet.policies.cost.pools import Pool
 from gpufleet.policies.cost.pools.tokens import POOL_TYPES
-from gpufleet.policies.fit._facts import entries, image_arches, type_arch
+from gpufleet.policies.fit._facts import entries, fragments, image_arches, parts, rule_url, type_arch
 from gpufleet.policies.gpu import current_catalog
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+
+# Each cloud module's example of an image of the other architecture (`ARCH_IMAGE_HINT`).
+_HINTS = "; ".join(fragments("ARCH_IMAGE_HINT").values())
 
 RULE = Rule(
     id="GF-FIT-003",
@@ -35,16 +38,14 @@ RULE = Rule(
         "A GPU pool's image is built for its instance types' CPU architecture (arm64 for g5g, x86_64 for "
         "the rest)."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(parts()),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation=(
-        "Boot the pool from an image of its types' architecture (for g5g an arm64 image, e.g. "
-        "`resolve:ssm:/aws/service/deeplearning/ami/arm64/"
-        "base-oss-nvidia-driver-gpu-amazon-linux-2023/latest/ami-id`), "
+        f"Boot the pool from an image of its types' architecture ({_HINTS}), "
         "or choose types of the image's architecture; in a gpufleet stack set `pools.<name>.image`."
     ),
-    url="https://docs.aws.amazon.com/ec2/latest/instancetypes/ec2-instance-type-specifications.html",
+    url=rule_url("GF-FIT-003"),
     config={
         "images": {
             "type": "object",

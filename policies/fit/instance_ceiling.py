@@ -19,7 +19,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from gpufleet.policies.cost._common import describe, fmt, per_env, stack_pools
 from gpufleet.policies.cost.pools import Pool
 from gpufleet.policies.cost.pools.tokens import POOL_TYPES
-from gpufleet.policies.fit._facts import entries, split_at_max
+from gpufleet.policies.fit._facts import entries, parts, rule_url, split_at_max
 from gpufleet.policies.gpu import current_catalog
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
@@ -30,7 +30,7 @@ RULE = Rule(
         "No GPU pool pays more an hour per instance (spot, or on-demand where it buys it) than its "
         "environment's ceiling."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(parts()),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.MEDIUM,
     remediation=(
@@ -38,7 +38,7 @@ RULE = Rule(
         "ceiling after a review (`instance_ceiling` in the policy config, `budget.instance_ceiling` in a "
         "gpufleet stack)."
     ),
-    url="https://aws.amazon.com/ec2/spot/pricing/",
+    url=rule_url("GF-FIT-006"),
     config={
         "instance_ceiling": {
             "type": "object",

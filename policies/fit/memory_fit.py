@@ -19,7 +19,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from gpufleet.policies.cost._common import describe, fmt, stack_pools
 from gpufleet.policies.cost.pools import Pool
 from gpufleet.policies.cost.pools.tokens import POOL_TYPES
-from gpufleet.policies.fit._facts import declared_fit, entries
+from gpufleet.policies.fit._facts import declared_fit, entries, parts, rule_url
 from gpufleet.policies.gpu import current_catalog
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
@@ -43,7 +43,7 @@ RULE = Rule(
     id="GF-FIT-004",
     name="gpu-memory-fits-workload",
     description="Each instance type of a pool carries the GPU memory its declared workload needs.",
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(parts()),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation=(
@@ -52,7 +52,7 @@ RULE = Rule(
         "instances that "
         "each hold their part)."
     ),
-    url="https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html",
+    url=rule_url("GF-FIT-004"),
     config={
         "pools": {
             "type": "object",

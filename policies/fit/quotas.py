@@ -24,40 +24,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpufleet.policies.cost.pools import Pool
-from gpufleet.policies.fit._facts import entries, split_at_max
+from gpufleet.policies.fit._facts import entries, part, split_at_max
 from gpufleet.policies.gpu import CatalogLike
-
-AWS_QUOTAS = {
-    ("G", "on-demand"): ("L-DB2E81BA", "Running On-Demand G and VT instances"),
-    ("G", "spot"): ("L-3819A6DF", "All G and VT Spot Instance Requests"),
-    ("P", "on-demand"): ("L-417A185B", "Running On-Demand P instances"),
-    ("P", "spot"): ("L-7212CCBC", "All P Spot Instance Requests"),
-}
-
-
-CHINA_QUOTAS = {
-    ("alicloud", "on-demand"): (
-        "max-postpaid-instance-vcpu-count",
-        "Alibaba Cloud pay-as-you-go instance vCPUs",
-    ),
-    ("alicloud", "spot"): ("max-spot-instance-vcpu-count", "Alibaba Cloud preemptible instance vCPUs"),
-    ("tencentcloud", "on-demand"): ("PostPaidQuotaSet", "Tencent Cloud pay-as-you-go instances"),
-    ("tencentcloud", "spot"): ("SpotPaidQuotaSet", "Tencent Cloud spot instances"),
-}
 
 
 def quota_of(cloud: str, instance_type: str, purchase: str) -> tuple[str, str] | None:
-    """(quota code, its name) a type draws on when bought `purchase` ("on-demand" | "spot")."""
-    if cloud == "aws":
-        letter = instance_type[:1].lower()
-        key = "P" if letter == "p" else "G" if letter in ("g", "v") else None
-        return AWS_QUOTAS.get((key, purchase)) if key else None
-    return CHINA_QUOTAS.get((cloud, purchase))
+    """(quota code, its name) a type draws on when bought `purchase` ("on-demand" | "spot"): the cloud
+    module's `quota_of` (AWS by family, the others one quota per purchase option)."""
+    lookup = getattr(part(cloud), "quota_of", None)
+    return lookup(instance_type, purchase) if lookup is not None else None
 
 
 def unit_of(cloud: str) -> str:
-    """What a cloud's GPU quotas count: vCPUs, or (Tencent Cloud) instances."""
-    return "instances" if cloud == "tencentcloud" else "vCPUs"
+    """What a cloud's GPU quotas count: vCPUs, or what its module's `QUOTA_UNIT` says (Tencent Cloud:
+    instances)."""
+    return str(getattr(part(cloud), "QUOTA_UNIT", "vCPUs"))
 
 
 @dataclass

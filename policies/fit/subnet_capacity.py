@@ -22,8 +22,11 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from gpufleet.policies.cost._common import describe, stack_pools
 from gpufleet.policies.cost.pools import Pool
 from gpufleet.policies.cost.pools.tokens import POOL_TYPES
-from gpufleet.policies.fit._facts import Subnet, addresses_per_instance, subnets
+from gpufleet.policies.fit._facts import Subnet, addresses_per_instance, fragments, parts, rule_url, subnets
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+
+# How many instances a subnet holds, in the words of the cloud module that gives the example.
+(_EXAMPLE,) = fragments("SUBNET_EXAMPLE").values()
 
 RULE = Rule(
     id="GF-FIT-002",
@@ -32,23 +35,20 @@ RULE = Rule(
         "The subnets a GPU pool may use hold an address for every instance (and interface) at its "
         "maximum size."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(parts()),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation=(
-        "Give the pool larger subnets (a /24 holds 251 instances on AWS) or more of them, or lower its "
+        f"Give the pool larger subnets ({_EXAMPLE}) or more of them, or lower its "
         "maximum size; in a gpufleet stack, a larger `network.vpc_cidr` gives each private subnet more room."
     ),
-    url="https://docs.aws.amazon.com/vpc/latest/userguide/subnet-sizing.html",
+    url=rule_url("GF-FIT-002"),
 )
 
 
-# What a launch into a full subnet meets: AWS names the error
-# (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/errors-overview.html).
-OUT_OF_ADDRESSES = {
-    "aws": "launches fail with InsufficientFreeAddressesInSubnet",
-    "alicloud": "launches fail once the vSwitches have no free private address",
-}
+# What a launch into a full subnet meets, by cloud (each cloud module's `OUT_OF_ADDRESSES`, where the
+# cloud names it).
+OUT_OF_ADDRESSES = {str(cloud): str(text) for cloud, text in fragments("OUT_OF_ADDRESSES").items()}
 _OTHER = "launches fail once the subnets have no free private address"
 
 

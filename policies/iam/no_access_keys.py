@@ -10,33 +10,29 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
+from gpufleet.components.clouds import cloud_parts, part_merged
 from gpufleet.policies.props import get_ref, is_unknown
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.rule_facts import clouds_with, joined, rule_checkov, rule_url
 
-AWS_ACCESS_KEY = "aws:iam/accessKey:AccessKey"
-ALI_ACCESS_KEY = "alicloud:ram/accessKey:AccessKey"
-TC_ACCESS_KEY = "tencentcloud:Cam/accessKey:AccessKey"
-
-# token -> (label, prop naming the owner)
-_KEYS = {
-    AWS_ACCESS_KEY: ("IAM access key", "user"),
-    ALI_ACCESS_KEY: ("RAM access key", "userName"),
-    TC_ACCESS_KEY: ("CAM access key", "targetUin"),
-}
+# Each cloud's `ACCESS_KEYS` (token -> (label, prop naming the owner)), `ACCESS_KEY_SDK` and
+# `WORKLOAD_ROLE` (how the remediation names its key resource and its roles) are in its module.
+PARTS = cloud_parts("gpufleet.policies.iam")
+_KEYS: dict[str, tuple[str, str]] = part_merged(PARTS, "ACCESS_KEYS")
 
 RULE = Rule(
     id="GF-IAM-005",
     name="no-access-keys",
     description="No long-lived access keys are created (use roles and temporary credentials).",
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=clouds_with(PARTS, "ACCESS_KEYS"),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation=(
-        "Remove aws.iam.AccessKey / alicloud.ram.AccessKey / tencentcloud.cam.AccessKey and give the "
-        "workload a role instead (EC2 instance profile, EKS IRSA/Pod Identity, Alibaba RAM role on the "
-        "instance, Tencent CAM role on the CVM) so it receives temporary credentials."
+        f"Remove {joined(PARTS, 'ACCESS_KEY_SDK', ' / ')} and give the workload a role instead "
+        f"({joined(PARTS, 'WORKLOAD_ROLE', ', ')}) so it receives temporary credentials."
     ),
-    url="https://docs.aws.amazon.com/IAM/latest/UserGuide/best-practices.html#bp-workloads-use-roles",
+    url=rule_url(PARTS, "GF-IAM-005"),
+    checkov=rule_checkov(PARTS, "GF-IAM-005"),
 )
 
 

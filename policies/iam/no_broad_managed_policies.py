@@ -24,76 +24,38 @@ preset, a custom policy with such a name counts too), and the administrator job 
 from __future__ import annotations
 
 import fnmatch
-import re
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from gpufleet.policies.props import get, get_ref, is_unknown, plain
+from gpufleet.components.clouds import cloud_parts, part_merged, part_of, part_values
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.rule_facts import clouds_with, joined, rule_checkov, rule_url
 
-AWS_ROLE = "aws:iam/role:Role"
-AWS_ROLE_ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
-AWS_USER_ATTACHMENT = "aws:iam/userPolicyAttachment:UserPolicyAttachment"
-AWS_GROUP_ATTACHMENT = "aws:iam/groupPolicyAttachment:GroupPolicyAttachment"
-AWS_POLICY_ATTACHMENT = "aws:iam/policyAttachment:PolicyAttachment"
-AWS_ROLE_EXCLUSIVE = "aws:iam/rolePolicyAttachmentsExclusive:RolePolicyAttachmentsExclusive"
-AWS_USER_EXCLUSIVE = "aws:iam/userPolicyAttachmentsExclusive:UserPolicyAttachmentsExclusive"
-AWS_GROUP_EXCLUSIVE = "aws:iam/groupPolicyAttachmentsExclusive:GroupPolicyAttachmentsExclusive"
-ALI_ROLE_ATTACHMENT = "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment"
-ALI_USER_ATTACHMENT = "alicloud:ram/userPolicyAttachment:UserPolicyAttachment"
-ALI_GROUP_ATTACHMENT = "alicloud:ram/groupPolicyAttachment:GroupPolicyAttachment"
-TC_ROLE_ATTACHMENT_BY_NAME = "tencentcloud:Cam/rolePolicyAttachmentByName:RolePolicyAttachmentByName"
+# Each cloud's module gives `ATTACHMENTS` (token -> label), `attached_policies` (the (path, name) of
+# the managed policies an attachment names), `DENIED_POLICIES` / `DENIED_PATHS` (its default patterns),
+# `BROAD_POLICY_EXAMPLES` and `ATTACH_INSTEAD` (the words of the description and remediation).
+PARTS = cloud_parts("gpufleet.policies.iam")
+_ATTACHMENTS: dict[str, str] = part_merged(PARTS, "ATTACHMENTS")
 
-DEFAULT_DENIED = [
-    "AdministratorAccess*",
-    "PowerUserAccess",
-    "IAMFullAccess",
-    "*FullAccess*",
-    "Aliyun*FullAccess",
-    "Qcloud*FullAccess",
-    "job-function/SystemAdministrator",
-    "job-function/NetworkAdministrator",
-    "job-function/DatabaseAdministrator",
-]
-"""AWS-managed `*FullAccess` policies (AmazonS3FullAccess, AWSLambda_FullAccess, CloudWatchFullAccessV2,
-AmazonDynamoDBFullAccesswithDataPipeline) count as Alibaba's Aliyun*FullAccess and Tencent's
-Qcloud*FullAccess do; so do the administrator variants (AdministratorAccess-Amplify) and the
-administrator job functions."""
 
-# token -> (label, arn props (single), arn list props)
-_AWS: dict[str, tuple[str, str | None, str | None]] = {
-    AWS_ROLE: ("IAM role", None, "managedPolicyArns"),
-    AWS_ROLE_ATTACHMENT: ("IAM role policy attachment", "policyArn", None),
-    AWS_USER_ATTACHMENT: ("IAM user policy attachment", "policyArn", None),
-    AWS_GROUP_ATTACHMENT: ("IAM group policy attachment", "policyArn", None),
-    AWS_POLICY_ATTACHMENT: ("IAM policy attachment", "policyArn", None),
-    AWS_ROLE_EXCLUSIVE: ("IAM role policy attachments", None, "policyArns"),
-    AWS_USER_EXCLUSIVE: ("IAM user policy attachments", None, "policyArns"),
-    AWS_GROUP_EXCLUSIVE: ("IAM group policy attachments", None, "policyArns"),
-}
-_ALI = {
-    ALI_ROLE_ATTACHMENT: "RAM role policy attachment",
-    ALI_USER_ATTACHMENT: "RAM user policy attachment",
-    ALI_GROUP_ATTACHMENT: "RAM group policy attachment",
-}
-_AWS_MANAGED = re.compile(r"^arn:[a-z-]+:iam::aws:policy/(?P<path>(?:.*/)?)(?P<name>[^/]+)$")
+def _each(attribute: str) -> list[str]:
+    return [item for items in part_values(PARTS, attribute).values() for item in items]
+
+
+DEFAULT_DENIED = [*_each("DENIED_POLICIES"), *_each("DENIED_PATHS")]
+"""Each cloud's broad managed policies (AWS's administrator, power-user and `*FullAccess*` policies,
+Alibaba's Aliyun*FullAccess, Tencent's Qcloud*FullAccess), then the ones named with a path (the AWS
+administrator job functions)."""
 
 RULE = Rule(
     id="GF-IAM-003",
     name="no-broad-managed-policies",
-    description=(
-        "No broad managed policies attached (AdministratorAccess, PowerUserAccess, Aliyun*FullAccess, "
-        "Qcloud*FullAccess, ...)."
-    ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    description=f"No broad managed policies attached ({', '.join(_each('BROAD_POLICY_EXAMPLES'))}, ...).",
+    clouds=clouds_with(PARTS, "ATTACHMENTS"),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
-    remediation=(
-        "Attach a least-privilege customer policy instead: AWS aws.iam.RolePolicyAttachment `policyArn` / "
-        "Role `managedPolicyArns`; Alibaba alicloud.ram.RolePolicyAttachment with a Custom policy; "
-        "Tencent tencentcloud.cam.RolePolicyAttachmentByName with a custom CAM policy."
-    ),
-    url="https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies_job-functions.html",
+    remediation=f"Attach a least-privilege customer policy instead: {joined(PARTS, 'ATTACH_INSTEAD', '; ')}.",
+    url=rule_url(PARTS, "GF-IAM-003"),
     config={
         "denied_policies": {
             "type": "array",
@@ -101,7 +63,7 @@ RULE = Rule(
             "default": DEFAULT_DENIED,
         }
     },
-    checkov=("CKV_AWS_274",),
+    checkov=rule_checkov(PARTS, "GF-IAM-003"),
 )
 
 
@@ -111,41 +73,14 @@ def _denied(name: str, patterns: list[str], path: str = "") -> bool:
     return any(fnmatch.fnmatchcase(n, pattern.lower()) for n in names for pattern in patterns)
 
 
-def _aws_names(props: object, single: str | None, many: str | None) -> list[tuple[str, str]]:
-    """(path, name) of every AWS-managed policy ARN given (`job-function/`, `SystemAdministrator`)."""
-    arns: list[object] = []
-    if single:
-        arns.append(get_ref(props, single))
-    if many:
-        value = plain(get_ref(props, many))
-        arns.extend(value if isinstance(value, list) else [])
-    names = []
-    for arn in arns:
-        if not isinstance(arn, str) or is_unknown(arn):
-            continue  # an unknown ARN is a customer policy created in the program, not an AWS one
-        match = _AWS_MANAGED.match(arn)
-        if match:
-            names.append((match.group("path"), match.group("name")))
-    return names
-
-
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     patterns = [str(p) for p in RULE.settings(args)["denied_policies"]]
-    props = args.props
-    if args.resource_type in _AWS:
-        label, single, many = _AWS[args.resource_type]
-        names = [n for p, n in _aws_names(props, single, many) if _denied(n, patterns, p)]
-    elif args.resource_type in _ALI:
-        label = _ALI[args.resource_type]
-        system = str(get(props, "policyType") or "").lower() == "system"
-        name = get(props, "policyName") if system else None
-        names = [name] if isinstance(name, str) and _denied(name, patterns) else []
-    elif args.resource_type == TC_ROLE_ATTACHMENT_BY_NAME:
-        label = "CAM role policy attachment"
-        name = get(props, "policyName")
-        names = [name] if isinstance(name, str) and _denied(name, patterns) else []
-    else:
+    label = _ATTACHMENTS.get(args.resource_type)
+    part = part_of(PARTS, args.resource_type)
+    if label is None or part is None:
         return
+    attached = part.attached_policies(args.resource_type, args.props)
+    names = [name for path, name in attached if _denied(name, patterns, path)]
     for name in names:
         report(
             f"{label} '{args.name}' attaches the broad managed policy {name!r}; attach a least-privilege "
@@ -154,4 +89,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         )
 
 
-POLICY = GfResourcePolicy(RULE, validate, judges(_AWS, _ALI, TC_ROLE_ATTACHMENT_BY_NAME))
+POLICY = GfResourcePolicy(RULE, validate, judges(_ATTACHMENTS))

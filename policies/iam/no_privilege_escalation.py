@@ -17,42 +17,23 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
+from gpufleet.components.clouds import cloud_parts, part_of, profile
 from gpufleet.policies.documents import Statement, covered_actions
 from gpufleet.policies.iam import sources
 from gpufleet.policies.iam.resource_scope import reaching
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.rule_facts import clouds_with, rule_checkov, rule_url
 
-ESCALATION_ACTIONS = (
-    "iam:CreatePolicyVersion",
-    "iam:SetDefaultPolicyVersion",
-    "iam:AttachUserPolicy",
-    "iam:AttachGroupPolicy",
-    "iam:AttachRolePolicy",
-    "iam:PutUserPolicy",
-    "iam:PutGroupPolicy",
-    "iam:PutRolePolicy",
-    "iam:CreateAccessKey",
-    "iam:CreateLoginProfile",
-    "iam:UpdateLoginProfile",
-    "iam:AddUserToGroup",
-    "iam:UpdateAssumeRolePolicy",
-    "iam:DeleteRolePermissionsBoundary",
-    "iam:DeleteUserPermissionsBoundary",
-    "iam:PutRolePermissionsBoundary",
-    "iam:PutUserPermissionsBoundary",
+# The clouds whose module lists `ESCALATION_ACTIONS` (and `ESCALATION_ON_ANY_RESOURCE`,
+# `ESCALATION_REMEDIATION`) are judged; the others' identity documents are not applicable.
+PARTS = cloud_parts("gpufleet.policies.iam")
+_CLOUDS = clouds_with(PARTS, "ESCALATION_ACTIONS")
+_JUDGED_IDENTITY = frozenset(token for cloud in _CLOUDS for token in sources.identity_types(cloud))
+_OTHER_IDENTITY = frozenset(sources.IDENTITY_TYPES - _JUDGED_IDENTITY)
+_NOT_JUDGED = " and ".join(
+    getattr(part, "DOCUMENTS", profile(cloud).name) for cloud, part in PARTS.items() if cloud not in _CLOUDS
 )
-ESCALATION_ON_ANY_RESOURCE = ("iam:PassRole", "sts:AssumeRole")
-
-_AWS_IDENTITY = frozenset(
-    {
-        sources.AWS_POLICY,
-        sources.AWS_ROLE_POLICY,
-        sources.AWS_USER_POLICY,
-        sources.AWS_GROUP_POLICY,
-        sources.AWS_ROLE,
-    }
-)
-_OTHER_IDENTITY = frozenset(set(sources.IDENTITY) - _AWS_IDENTITY)
+_ONLY = "/".join(profile(cloud).name for cloud in _CLOUDS)
 
 RULE = Rule(
     id="GF-IAM-006",
@@ -61,38 +42,35 @@ RULE = Rule(
         "No privilege-escalation actions (iam:PassRole on `*`, policy-version and attach actions, ...) "
         "granted to workload roles."
     ),
-    clouds=("aws",),
+    clouds=_CLOUDS,
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
-    remediation=(
-        "Remove iam:CreatePolicyVersion, iam:SetDefaultPolicyVersion, iam:Attach*Policy, iam:Put*Policy, "
-        "iam:CreateAccessKey, login-profile, group-membership, trust-policy and permissions-boundary "
-        "actions from workload policies (aws.iam.Policy/RolePolicy `policy`, Role `inlinePolicies`), and "
-        "scope iam:PassRole and sts:AssumeRole to the role ARNs the workload really passes or assumes."
-    ),
-    url="https://rhinosecuritylabs.com/aws/aws-privilege-escalation-methods-mitigation/",
-    checkov=("CKV_AWS_286", "CKV_AWS_287"),
+    remediation=" ".join(PARTS[cloud].ESCALATION_REMEDIATION for cloud in _CLOUDS),
+    url=rule_url(PARTS, "GF-IAM-006"),
+    checkov=rule_checkov(PARTS, "GF-IAM-006"),
 )
 
 
-def _every_resource(statement: Statement, action: str) -> str | None:
+def _every_resource(statement: Statement, cloud: str, action: str) -> str | None:
     """How the statement reaches every role `action` passes or assumes (`'*'`,
     `'arn:aws:iam::1:role/*'`, `NotResource`), or None when it names roles."""
     if statement.not_resources:
         return "NotResource (every other resource)"
-    reached = reaching(statement, "aws", action)
+    reached = reaching(statement, cloud, action)
     return ", ".join(repr(pattern) for pattern in reached) if reached else None
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if args.resource_type in _OTHER_IDENTITY:
-        args.not_applicable("GF-IAM-006 is AWS-only: Alibaba RAM and Tencent CAM documents are not judged")
-    if args.resource_type not in _AWS_IDENTITY:
+        args.not_applicable(f"GF-IAM-006 is {_ONLY}-only: {_NOT_JUDGED} documents are not judged")
+    part = part_of(PARTS, args.resource_type)
+    if args.resource_type not in _JUDGED_IDENTITY or part is None:
         return
+    cloud = sources.cloud(args.resource_type)
     for place, statement in sources.allow_statements(args, report):
-        granted = covered_actions(statement, ESCALATION_ACTIONS)
-        for action in covered_actions(statement, ESCALATION_ON_ANY_RESOURCE):
-            every_role = _every_resource(statement, action)
+        granted = covered_actions(statement, part.ESCALATION_ACTIONS)
+        for action in covered_actions(statement, part.ESCALATION_ON_ANY_RESOURCE):
+            every_role = _every_resource(statement, cloud, action)
             if every_role:
                 granted.append(f"{action} on {every_role}")
         if granted:
@@ -103,4 +81,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             )
 
 
-POLICY = GfResourcePolicy(RULE, validate, judges(_OTHER_IDENTITY, _AWS_IDENTITY))
+POLICY = GfResourcePolicy(RULE, validate, judges(_OTHER_IDENTITY, _JUDGED_IDENTITY))

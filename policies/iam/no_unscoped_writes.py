@@ -17,11 +17,20 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
+from gpufleet.components.clouds import cloud_parts, part_values
 from gpufleet.policies.documents import covered_actions
 from gpufleet.policies.iam import sources
 from gpufleet.policies.iam.resource_scope import reaching
 from gpufleet.policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.rule_facts import joined, rule_checkov, rule_url
+
+# Each cloud's module gives the remediation's words: `RESOURCE_NAMES` (what to name) or
+# `RESOURCE_EXAMPLE` (a scoped name), and `BROAD_PATTERNS` (patterns that are no scope).
+PARTS = cloud_parts("gpufleet.policies.iam")
+_BROAD = ", ".join(
+    pattern for patterns in part_values(PARTS, "BROAD_PATTERNS").values() for pattern in patterns
+)
 
 RULE = Rule(
     id="GF-IAM-002",
@@ -30,25 +39,24 @@ RULE = Rule(
         "No Allow of write or permissions-management actions on `Resource: *` where the action supports "
         "resource-level scoping."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(SCOPED_WRITE_ACTIONS),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation=(
-        "Name the resources in `Resource` (bucket and object ARNs, key ARNs, role ARNs, log group ARNs; "
-        "`acs:oss:*:*:bucket/*` on Alibaba, `qcs::cos:...` on Tencent) for write and permissions actions; "
+        f"Name the resources in `Resource` ({joined(PARTS, 'RESOURCE_NAMES', ', ')}; "
+        f"{joined(PARTS, 'RESOURCE_EXAMPLE', ', ')}) for write and permissions actions; "
         "keep `*` only for actions without resource-level scoping. A pattern that covers a whole service or "
-        "type (`arn:aws:s3:::*/*`, `arn:aws:iam::<account>:role/*`, `acs:ecs:*:*:instance/*`) is not a "
-        "scope: name a bucket, a path or the resources themselves."
+        f"type ({_BROAD}) is not a scope: name a bucket, a path or the resources themselves."
     ),
-    url="https://docs.aws.amazon.com/service-authorization/latest/reference/reference_policies_actions-resources-contextkeys.html",
-    checkov=("CKV_AWS_355", "CKV_AWS_290", "CKV_AWS_289"),
+    url=rule_url(PARTS, "GF-IAM-002"),
+    checkov=rule_checkov(PARTS, "GF-IAM-002"),
 )
 
 _SHOWN = 5
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    if args.resource_type not in sources.IDENTITY and args.resource_type != sources.AWS_ROLE:
+    if args.resource_type not in sources.IDENTITY_TYPES:
         return
     cloud = sources.cloud(args.resource_type)
     table = SCOPED_WRITE_ACTIONS[cloud]
@@ -75,4 +83,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
         )
 
 
-POLICY = GfResourcePolicy(RULE, validate, judges(sources.IDENTITY, sources.AWS_ROLE))
+POLICY = GfResourcePolicy(RULE, validate, judges(sources.IDENTITY_TYPES))

@@ -29,62 +29,51 @@ import functools
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
+from gpufleet.components.clouds import cloud_parts
 from gpufleet.policies.documents import action_matches, is_wildcard_action
 from gpufleet.policies.iam import sources
 from gpufleet.policies.iam.scoped_actions import SCOPED_WRITE_ACTIONS
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.rule_facts import by_cloud, joined, rule_checkov, rule_url
+
+# Each cloud's module gives `POLICY_FIELDS` (where its documents are written, for the remediation) and
+# may give `ADMIN_CORE` (service -> the actions that make a grant on it administration of the account).
+PARTS = cloud_parts("gpufleet.policies.iam")
 
 RULE = Rule(
     id="GF-IAM-001",
     name="no-wildcard-actions",
     description="No Allow statement with a wildcard action (`*`, `service:*`).",
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(SCOPED_WRITE_ACTIONS),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
     remediation=(
         "List the actions the workload needs instead of `*` or `service:*` (or a glob as broad, such as "
         "`?*` or `iam:*e*`), and replace Allow+NotAction "
-        "with an explicit action list: AWS aws.iam.Policy/RolePolicy `policy` and Role `inlinePolicies`; "
-        "Alibaba alicloud.ram.Policy `policyDocument`; Tencent tencentcloud.cam.Policy `document`."
+        f"with an explicit action list: {joined(PARTS, 'POLICY_FIELDS', '; ')}."
     ),
-    url="https://docs.aws.amazon.com/IAM/latest/UserGuide/best-practices.html#grant-least-privilege",
-    checkov=("CKV_AWS_1", "CKV_AWS_62", "CKV_AWS_63"),
+    url=rule_url(PARTS, "GF-IAM-001"),
+    checkov=rule_checkov(PARTS, "GF-IAM-001"),
 )
 
 _CAM_NAME_PREFIX = "name/"
-
-
-# The actions by which a grant on AWS IAM becomes administration of the account: pass or create a
-# role, create a user or a key, attach or write a policy, rewrite a trust. A glob covering all of them
-# (`iam:*e*` does) is as broad as `iam:*`, even if it misses the group actions or some read action.
-AWS_IAM_ADMIN = (
-    "iam:PassRole",
-    "iam:CreateRole",
-    "iam:CreateUser",
-    "iam:CreateAccessKey",
-    "iam:CreateLoginProfile",
-    "iam:AttachRolePolicy",
-    "iam:AttachUserPolicy",
-    "iam:PutRolePolicy",
-    "iam:PutUserPolicy",
-    "iam:CreatePolicyVersion",
-    "iam:UpdateAssumeRolePolicy",
-)
+_ADMIN_CORES: dict[str, dict[str, tuple[str, ...]]] = by_cloud(PARTS, "ADMIN_CORE")
 
 
 def _catalogue(cloud: str) -> dict[str, tuple[str, ...]]:
     """Sensitive actions per service (lower-case service name) for one cloud: the scoped write and
-    permissions-management actions of `policies.iam.scoped_actions`, and for AWS IAM its admin core."""
+    permissions-management actions of `policies.iam.scoped_actions`, and for a service with an admin
+    core (AWS IAM) that core."""
     by_service: dict[str, list[str]] = {}
     for action in SCOPED_WRITE_ACTIONS.get(cloud, ()):
         service = action.partition(":")[0].lower()
         by_service.setdefault(service, []).append(action)
-    if cloud == "aws":
-        by_service["iam"] = list(AWS_IAM_ADMIN)
+    for service, actions in _ADMIN_CORES.get(cloud, {}).items():
+        by_service[service] = list(actions)
     return {service: tuple(names) for service, names in by_service.items()}
 
 
-_CATALOGUES = {cloud: _catalogue(cloud) for cloud in ("aws", "alicloud", "tencentcloud")}
+_CATALOGUES = {cloud: _catalogue(cloud) for cloud in SCOPED_WRITE_ACTIONS}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -93,7 +82,7 @@ def as_broad_as(action: str, cloud: str) -> str | None:
     if is_wildcard_action(action):
         return None  # written as a wildcard already: said as written
     pattern = action[len(_CAM_NAME_PREFIX) :] if action[:5].lower() == _CAM_NAME_PREFIX else action
-    catalogue = _CATALOGUES.get(cloud, _CATALOGUES["aws"])
+    catalogue = _CATALOGUES[cloud]
     covered = [
         service
         for service, actions in catalogue.items()
@@ -110,7 +99,7 @@ def as_broad_as(action: str, cloud: str) -> str | None:
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    if args.resource_type not in sources.IDENTITY and args.resource_type != sources.AWS_ROLE:
+    if args.resource_type not in sources.IDENTITY_TYPES:
         return
     cloud = sources.cloud(args.resource_type)
     for place, statement in sources.allow_statements(args, report):
@@ -134,4 +123,4 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             report(f"{place} allows wildcard action {', '.join(wildcards)}; grant named actions only", None)
 
 
-POLICY = GfResourcePolicy(RULE, validate, judges(sources.IDENTITY, sources.AWS_ROLE))
+POLICY = GfResourcePolicy(RULE, validate, judges(sources.IDENTITY_TYPES))

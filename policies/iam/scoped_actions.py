@@ -17,68 +17,18 @@ Matching is case-insensitive (`gpufleet.policies.documents.action_matches`).
 
 from __future__ import annotations
 
-_AWS = {
-    "s3": (
-        "PutObject DeleteObject DeleteObjectVersion PutObjectAcl PutObjectTagging RestoreObject "
-        "AbortMultipartUpload CreateBucket DeleteBucket PutBucketPolicy DeleteBucketPolicy PutBucketAcl "
-        "PutEncryptionConfiguration PutLifecycleConfiguration PutBucketVersioning PutBucketPublicAccessBlock "
-        "PutReplicationConfiguration PutBucketLogging"
-    ),
-    "kms": (
-        "Encrypt Decrypt GenerateDataKey GenerateDataKeyWithoutPlaintext ReEncryptFrom ReEncryptTo "
-        "PutKeyPolicy ScheduleKeyDeletion DisableKey DisableKeyRotation CreateGrant RevokeGrant "
-        "ImportKeyMaterial DeleteImportedKeyMaterial"
-    ),
-    "iam": (
-        "PassRole CreateRole DeleteRole AttachRolePolicy DetachRolePolicy PutRolePolicy DeleteRolePolicy "
-        "UpdateAssumeRolePolicy CreatePolicy CreatePolicyVersion SetDefaultPolicyVersion DeletePolicy "
-        "CreateUser DeleteUser AttachUserPolicy PutUserPolicy CreateAccessKey UpdateAccessKey "
-        "CreateLoginProfile UpdateLoginProfile AddUserToGroup AttachGroupPolicy PutGroupPolicy "
-        "CreateInstanceProfile AddRoleToInstanceProfile"
-    ),
-    "ec2": (
-        "RunInstances TerminateInstances StopInstances StartInstances RebootInstances "
-        "ModifyInstanceAttribute ModifyInstanceMetadataOptions AttachVolume DetachVolume DeleteVolume "
-        "DeleteSnapshot AuthorizeSecurityGroupIngress RevokeSecurityGroupIngress DeleteSecurityGroup"
-    ),
-    "logs": (
-        "CreateLogGroup CreateLogStream PutLogEvents DeleteLogGroup DeleteLogStream PutRetentionPolicy "
-        "DeleteRetentionPolicy AssociateKmsKey DisassociateKmsKey PutSubscriptionFilter"
-    ),
-    "ssm": (
-        "SendCommand StartSession TerminateSession ResumeSession PutParameter DeleteParameter "
-        "DeleteParameters CreateDocument UpdateDocument DeleteDocument"
-    ),
-}
-_ALICLOUD = {
-    "oss": (
-        "PutObject DeleteObject PutObjectAcl PutBucketAcl PutBucketPolicy DeleteBucket PutBucketLifecycle "
-        "PutBucketEncryption PutBucketVersioning"
-    ),
-    "ecs": "DeleteInstance StopInstance StartInstance RebootInstance ModifyInstanceAttribute RunInstances",
-    "kms": "Encrypt Decrypt GenerateDataKey ScheduleKeyDeletion DisableKey",
-    "ram": (
-        "AttachPolicyToRole AttachPolicyToUser AttachPolicyToGroup CreatePolicyVersion PassRole "
-        "CreateAccessKey UpdateRole DeleteRole"
-    ),
-}
-_TENCENTCLOUD = {
-    "cos": "PutObject DeleteObject PutBucketACL PutBucketPolicy DeleteBucket PutBucketLifecycle",
-    "cvm": (
-        "TerminateInstances StopInstances StartInstances RebootInstances ResetInstance "
-        "ModifyInstancesAttribute"
-    ),
-    "kms": "Encrypt Decrypt GenerateDataKey ScheduleKeyDeletion DisableKey",
-    "cam": "AttachRolePolicy AttachUserPolicy CreatePolicyVersion PassRole UpdateAssumeRolePolicy",
-}
+from gpufleet.components.clouds import cloud_parts, part_values
+
+# Each cloud's table is `SCOPED_WRITES` (service -> space-separated action names) of its module
+# (`policies/iam/aws.py`, ...).
+PARTS = cloud_parts("gpufleet.policies.iam")
 
 
 def _expand(table: dict[str, str]) -> tuple[str, ...]:
     return tuple(f"{service}:{name}" for service, names in table.items() for name in names.split())
 
 
+# cloud -> `service:Action` names, in the order the cloud's table lists them
 SCOPED_WRITE_ACTIONS: dict[str, tuple[str, ...]] = {
-    "aws": _expand(_AWS),
-    "alicloud": _expand(_ALICLOUD),
-    "tencentcloud": _expand(_TENCENTCLOUD),
+    cloud: _expand(table) for cloud, table in part_values(PARTS, "SCOPED_WRITES").items()
 }

@@ -18,64 +18,40 @@ Trust documents (who may assume a role): `assumeRolePolicy` of `aws:iam/role:Rol
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pulumi_policy import ReportViolation, ResourceValidationArgs
-from pulumi_policy.proxy import UnknownValueError
 
+from gpufleet.components.clouds import cloud_parts, part_merged, part_of, part_union
 from gpufleet.policies.documents import PolicyDocument, Statement, parse_document
-from gpufleet.policies.props import Malformed, get, get_objects, get_ref, get_text, is_unknown
+from gpufleet.policies.props import Malformed, get_ref, is_unknown
 
-AWS_POLICY = "aws:iam/policy:Policy"
-AWS_ROLE_POLICY = "aws:iam/rolePolicy:RolePolicy"
-AWS_USER_POLICY = "aws:iam/userPolicy:UserPolicy"
-AWS_GROUP_POLICY = "aws:iam/groupPolicy:GroupPolicy"
-AWS_ROLE = "aws:iam/role:Role"
-ALI_POLICY = "alicloud:ram/policy:Policy"
-ALI_ROLE = "alicloud:ram/role:Role"
-ALI_RM_ROLE = "alicloud:resourcemanager/role:Role"
-TC_POLICY = "tencentcloud:Cam/policy:Policy"
-TC_POLICY_BY_NAME = "tencentcloud:Cam/policyByName:PolicyByName"
-TC_POLICY_VERSION = "tencentcloud:Cam/policyVersion:PolicyVersion"
-TC_ROLE = "tencentcloud:Cam/role:Role"
-TC_ROLE_BY_NAME = "tencentcloud:Cam/roleByName:RoleByName"
+# Each cloud's IAM facts (`policies/iam/aws.py`, ...), by cloud key.
+PARTS = cloud_parts("gpufleet.policies.iam")
 
-LABELS = {
-    AWS_POLICY: "IAM policy",
-    AWS_ROLE_POLICY: "IAM role policy",
-    AWS_USER_POLICY: "IAM user policy",
-    AWS_GROUP_POLICY: "IAM group policy",
-    AWS_ROLE: "IAM role",
-    ALI_POLICY: "RAM policy",
-    ALI_ROLE: "RAM role",
-    ALI_RM_ROLE: "Resource Manager role",
-    TC_POLICY: "CAM policy",
-    TC_POLICY_BY_NAME: "CAM policy",
-    TC_POLICY_VERSION: "CAM policy version",
-    TC_ROLE: "CAM role",
-    TC_ROLE_BY_NAME: "CAM role",
-}
-
+# token -> how findings name the resource
+LABELS: dict[str, str] = part_merged(PARTS, "LABELS")
 # token -> document props, first given wins (new name before its deprecated alias)
-IDENTITY: dict[str, tuple[str, ...]] = {
-    AWS_POLICY: ("policy",),
-    AWS_ROLE_POLICY: ("policy",),
-    AWS_USER_POLICY: ("policy",),
-    AWS_GROUP_POLICY: ("policy",),
-    ALI_POLICY: ("policyDocument", "document"),
-    TC_POLICY: ("document",),
-    TC_POLICY_BY_NAME: ("document",),
-    TC_POLICY_VERSION: ("policyDocument",),
-}
-TRUST: dict[str, tuple[str, ...]] = {
-    AWS_ROLE: ("assumeRolePolicy",),
-    ALI_ROLE: ("assumeRolePolicyDocument", "document"),
-    ALI_RM_ROLE: ("assumeRolePolicyDocument",),
-    TC_ROLE: ("document",),
-    TC_ROLE_BY_NAME: ("document",),
-}
+IDENTITY: dict[str, tuple[str, ...]] = part_merged(PARTS, "IDENTITY")
+TRUST: dict[str, tuple[str, ...]] = part_merged(PARTS, "TRUST")
+# Types whose identity documents are inline policies their cloud's module reads (`inline_documents`).
+INLINE_IDENTITY = part_union(PARTS, "INLINE_IDENTITY")
+# Every type with an identity document: the rules that read identity documents judge these.
+IDENTITY_TYPES = frozenset(IDENTITY) | INLINE_IDENTITY
+# token -> reader of a deprecated form, used when none of the token's document props is given
+_IDENTITY_FALLBACK: dict[str, Callable[[Mapping[str, Any]], tuple[str, Any] | None]] = part_merged(
+    PARTS, "IDENTITY_FALLBACK"
+)
+_TRUST_FALLBACK: dict[str, Callable[[Mapping[str, Any]], tuple[str, Any] | None]] = part_merged(
+    PARTS, "TRUST_FALLBACK"
+)
+
+
+def identity_types(cloud_key: str) -> frozenset[str]:
+    """The types of one cloud that carry identity documents."""
+    return frozenset(token for token in IDENTITY_TYPES if cloud(token) == cloud_key)
 
 
 @dataclass(frozen=True)
@@ -110,57 +86,23 @@ def _first(props: Mapping[str, Any], paths: tuple[str, ...]) -> tuple[str, Any] 
 
 def identity_documents(resource_type: str, props: Mapping[str, Any]) -> list[Located]:
     """Identity documents of a resource; raises UnknownValueError/Malformed like parse_document."""
+    if resource_type in INLINE_IDENTITY:
+        part = part_of(PARTS, resource_type)
+        if part is None:
+            return []
+        return [Located(where, document) for where, document in part.inline_documents(resource_type, props)]
     found: list[Located] = []
-    if resource_type == AWS_ROLE:
-        for index, inline in enumerate(get_objects(props, "inlinePolicies")):
-            if is_unknown(inline):
-                raise UnknownValueError(inline, [f"inlinePolicies.{index}"])
-            name = get_text(inline, "name")
-            path = f"inlinePolicies.{index}.policy"
-            document = parse_document(get_ref(inline, "policy"), path, "aws")
-            if document is not None:
-                found.append(Located(f"inline policy '{name}'" if name else "inline policy", document))
-        return found
     paths = IDENTITY.get(resource_type)
     if not paths:
         return found
     given = _first(props, paths)
-    if given is None and resource_type == ALI_POLICY:
-        given = _ali_statements(props)
+    if given is None and resource_type in _IDENTITY_FALLBACK:
+        given = _IDENTITY_FALLBACK[resource_type](props)
     if given is not None:
         document = parse_document(given[1], given[0], cloud(resource_type))
         if document is not None:
             found.append(Located(given[0], document))
     return found
-
-
-def _ali_statements(props: Mapping[str, Any]) -> tuple[str, Any] | None:
-    """The deprecated `statements` list of a RAM policy, as the document the provider builds from it."""
-    items = get_objects(props, "statements")
-    if not items:
-        return None
-    statements = [
-        {
-            "Effect": get(item, "effect"),
-            "Action": get(item, "actions"),
-            "Resource": get_ref(item, "resources"),
-        }
-        for item in items
-    ]
-    return "statements", {"Version": "1", "Statement": statements}
-
-
-def _ali_trust_lists(props: Mapping[str, Any]) -> tuple[str, Any] | None:
-    """The deprecated `ramUsers`/`services` lists of a RAM role, as the trust document they stand for."""
-    principal = {
-        kind: value
-        for kind, path in (("RAM", "ramUsers"), ("Service", "services"))
-        if (value := get_ref(props, path)) not in (None, [], "")
-    }
-    if not principal:
-        return None
-    statement = {"Effect": "Allow", "Action": "sts:AssumeRole", "Principal": principal}
-    return "ramUsers/services", {"Version": "1", "Statement": [statement]}
 
 
 def allow_statements(args: ResourceValidationArgs, report: ReportViolation) -> list[tuple[str, Statement]]:
@@ -186,8 +128,8 @@ def trust_document(resource_type: str, props: Mapping[str, Any]) -> Located | No
     if not paths:
         return None
     given = _first(props, paths)
-    if given is None and resource_type == ALI_ROLE:
-        given = _ali_trust_lists(props)
+    if given is None and resource_type in _TRUST_FALLBACK:
+        given = _TRUST_FALLBACK[resource_type](props)
     if given is None:
         return None
     document = parse_document(given[1], given[0], cloud(resource_type))

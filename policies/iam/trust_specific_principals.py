@@ -41,30 +41,44 @@ import re
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
+from gpufleet.components.clouds import cloud_parts, part_values
 from gpufleet.policies.documents import Statement
 from gpufleet.policies.iam import sources
 from gpufleet.policies.principals import GITHUB, OIDC_SUB, is_anyone, is_github_subject, pinning
 from gpufleet.policies.props import Malformed
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.rule_facts import joined, rule_checkov, rule_url
+
+# Each cloud's module gives the remediation's words (`TRUST_PRINCIPALS`, `PIN_CONDITIONS`,
+# `GITHUB_SUBJECT_NOTE`) and how its dialect pins a GitHub repository (`GITHUB_SUBJECT_KEY`,
+# `SUBJECT_OPERATORS`).
+PARTS = cloud_parts("gpufleet.policies.iam")
+
+
+def _github_remediation() -> str:
+    """`key (cloud's note, ...)` for each subject key, in cloud order, joined by "or"."""
+    notes: dict[str, list[str]] = {}
+    for cloud, key in part_values(PARTS, "GITHUB_SUBJECT_KEY").items():
+        notes.setdefault(key, []).append(PARTS[cloud].GITHUB_SUBJECT_NOTE)
+    return " or ".join(f"{key} ({', '.join(note)})" for key, note in notes.items())
+
 
 RULE = Rule(
     id="GF-IAM-004",
     name="trust-specific-principals",
     description="Role trust policies name specific principals (no `*`).",
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(part_values(PARTS, "TRUST")),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.CRITICAL,
     remediation=(
-        "Name the accounts, roles or services that may assume the role in the trust policy (AWS Role "
-        "`assumeRolePolicy` Principal, Alibaba RAM Role `assumeRolePolicyDocument` Principal RAM/Service, "
-        "Tencent CAM Role `document` principal qcs/service), or pin a wildcard to your accounts or "
-        "organisation with a positive condition (StringEquals aws:PrincipalOrgID, aws:PrincipalAccount, "
-        "aws:SourceAccount); sts:ExternalId alone is not a restriction. Pin GitHub Actions roles with "
-        "token.actions.githubusercontent.com:sub (AWS) or oidc:sub (Alibaba RAM StringLike, Tencent CAM "
-        "string_like) naming the repository owner."
+        "Name the accounts, roles or services that may assume the role in the trust policy "
+        f"({joined(PARTS, 'TRUST_PRINCIPALS', ', ')}), or pin a wildcard to your accounts or "
+        f"organisation with a positive condition ({joined(PARTS, 'PIN_CONDITIONS', ', ')}); "
+        "sts:ExternalId alone is not a restriction. Pin GitHub Actions roles with "
+        f"{_github_remediation()} naming the repository owner."
     ),
-    url="https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_principal.html",
-    checkov=("CKV_AWS_60",),
+    url=rule_url(PARTS, "GF-IAM-004"),
+    checkov=rule_checkov(PARTS, "GF-IAM-004"),
 )
 
 
@@ -72,11 +86,11 @@ RULE = Rule(
 # `qcs::cam::uin/<uin>:oidc-provider/<name>`.
 _PROVIDER_NAME = re.compile(r":oidc-provider/(?P<name>[^:]+)$", re.IGNORECASE)
 
-# How each dialect writes the condition that pins the repository.
+# How each dialect writes the condition that pins the repository, by trust type.
 _SUBJECT_ADVICE = {
-    "aws": f"a StringEquals or StringLike condition on {GITHUB}:sub",
-    "alicloud": f"a StringEquals or StringLike condition on {OIDC_SUB}",
-    "tencentcloud": f"a string_equal or string_like condition on {OIDC_SUB}",
+    token: f"a {part.SUBJECT_OPERATORS} condition on {part.GITHUB_SUBJECT_KEY}"
+    for part in PARTS.values()
+    for token in getattr(part, "TRUST", {})
 }
 
 
@@ -155,7 +169,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             )
             if not pinned:
                 note = f" ({'; '.join(reasons)})" if reasons else ""
-                advice = _SUBJECT_ADVICE[args.resource_type.split(":", 1)[0]]
+                advice = _SUBJECT_ADVICE[args.resource_type]
                 report(
                     f"{label} trust policy {where} trusts GitHub Actions tokens without pinning the "
                     f"repository{note}; any GitHub repository may assume the role: add {advice} "

@@ -34,8 +34,8 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from gpufleet.policies.cost.pools import AWS_LAUNCH_TEMPLATE, ResourceIndex
-from gpufleet.policies.gpu import is_gpu_ami_type, is_gpu_type
+from gpufleet.components.clouds import cloud_parts, part_merged, part_of, part_values
+from gpufleet.policies.cost.pools import ResourceIndex
 from gpufleet.policies.k8s.workloads import (
     AMD_GPU_RESOURCE,
     GPU_RESOURCE,
@@ -48,20 +48,16 @@ from gpufleet.policies.k8s.workloads import (
 from gpufleet.policies.memo import per_stack
 from gpufleet.policies.props import as_list, get, get_ref, is_unknown
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import chained, joined
 
-EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-ACK_NODE_POOL = "alicloud:cs/nodePool:NodePool"
-TKE_NODE_POOL = "tencentcloud:Kubernetes/nodePool:NodePool"
-TKE_NATIVE_NODE_POOL = "tencentcloud:Kubernetes/nativeNodePool:NativeNodePool"
+# Each cloud's node pools: `NODE_POOLS`, `gpu_node_pool`, `TAINT_REMEDIATION`, and where the cloud has
+# them `TAINT_EFFECTS`, `NODE_POOL_TEMPLATES` and `karpenter_selects_gpus` (its Karpenter provider's labels).
+PARTS = {
+    key: part for key, part in cloud_parts("gpufleet.policies.k8s").items() if hasattr(part, "NODE_POOLS")
+}
+NODE_POOLS = chained(PARTS, "NODE_POOLS")
+_TAINT_EFFECTS: dict[str, str] = part_merged(PARTS, "TAINT_EFFECTS")
 KARPENTER_NODE_POOLS = ("kubernetes:karpenter.sh/v1:NodePool", "kubernetes:karpenter.sh/v1beta1:NodePool")
-_KARPENTER_GPU_KEYS = (
-    "karpenter.k8s.aws/instance-gpu-name",
-    "karpenter.k8s.aws/instance-gpu-count",
-    "karpenter.k8s.aws/instance-gpu-manufacturer",
-    "karpenter.k8s.aws/instance-gpu-memory",
-)
-_KARPENTER_TYPE_KEYS = ("node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type")
-_GPU_CATEGORIES = frozenset({"g", "p"})
 
 TAINT_KEY = GPU_RESOURCE
 TAINT_VALUE = "present"
@@ -78,10 +74,8 @@ RULE = Rule(
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.MEDIUM,
     remediation=(
-        "Node pools: EKS aws.eks.NodeGroup taints=[{key:'nvidia.com/gpu', value:'present', "
-        "effect:'NO_SCHEDULE'}]; ACK alicloud.cs.NodePool taints=[{key:'nvidia.com/gpu', value:'present', "
-        "effect:'NoSchedule'}]; TKE tencentcloud.kubernetes.NodePool taints=[{key:'nvidia.com/gpu', "
-        "value:'present', effect:'NoSchedule'}]. Workloads: set resources.limits['nvidia.com/gpu'] on each "
+        f"Node pools: {joined(PARTS, 'TAINT_REMEDIATION', '; ')}. "
+        "Workloads: set resources.limits['nvidia.com/gpu'] on each "
         "GPU container and add tolerations=[{key:'nvidia.com/gpu', operator:'Exists', effect:'NoSchedule'}] "
         "to the pod spec."
     ),
@@ -92,55 +86,37 @@ RULE = Rule(
 def _gpu_pool_types(
     resource_type: str, props: Mapping[str, Any], template_types: Callable[[], list[str]] = list
 ) -> bool:
-    if resource_type == EKS_NODE_GROUP:
-        if is_gpu_ami_type(get(props, "amiType")):
-            return True
-        types = as_list(get(props, "instanceTypes"))
-        if not types and get_ref(props, "launchTemplate") is not None:
-            types = template_types()
-        return any(is_gpu_type("aws", t) for t in types)
-    if resource_type == ACK_NODE_POOL:
-        return any(is_gpu_type("alicloud", t) for t in as_list(get(props, "instanceTypes")))
-    if resource_type == TKE_NODE_POOL:
-        types = [
-            get(props, "autoScalingConfig.instanceType"),
-            *as_list(get(props, "autoScalingConfig.backupInstanceTypes")),
-        ]
-        return any(is_gpu_type("tencentcloud", t) for t in types)
-    if resource_type == TKE_NATIVE_NODE_POOL:
-        return any(is_gpu_type("tencentcloud", t) for t in as_list(get(props, "native.instanceTypes")))
     if resource_type in KARPENTER_NODE_POOLS:
         return _karpenter_selects_gpus(props)
-    return False
+    part = part_of(PARTS, resource_type)
+    if part is None or resource_type not in part.NODE_POOLS:
+        return False
+    return bool(part.gpu_node_pool(resource_type, props, template_types))
 
 
 def _karpenter_selects_gpus(props: Mapping[str, Any]) -> bool:
     limits = get(props, "spec.limits")
     if isinstance(limits, Mapping) and GPU_RESOURCE in limits:
         return True
+    selects = list(part_values(PARTS, "karpenter_selects_gpus").values())
     for requirement in as_list(get(props, "spec.template.spec.requirements")):
         key = get(requirement, "key")
         operator = get(requirement, "operator")
         if operator not in ("In", "Exists", "Gt"):
             continue
         values = [v for v in as_list(get(requirement, "values")) if isinstance(v, str)]
-        if key in _KARPENTER_GPU_KEYS:
-            if key == "karpenter.k8s.aws/instance-gpu-count" and operator == "In" and values == ["0"]:
-                continue
-            return True
-        if key in _KARPENTER_TYPE_KEYS and any(is_gpu_type("aws", v) for v in values):
-            return True
-        if key == "karpenter.k8s.aws/instance-family" and any(
-            is_gpu_type("aws", f"{v}.xlarge") for v in values
-        ):
-            return True
-        if key == "karpenter.k8s.aws/instance-category" and _GPU_CATEGORIES & set(values):
+        if any(select(key, operator, values) for select in selects):
             return True
     return False
 
 
+def _taint_effect(resource_type: str) -> str:
+    """How the node pool type spells the NoSchedule effect."""
+    return _TAINT_EFFECTS.get(resource_type, "NoSchedule")
+
+
 def _has_gpu_taint(resource_type: str, props: Mapping[str, Any]) -> bool:
-    effect = "NO_SCHEDULE" if resource_type == EKS_NODE_GROUP else "NoSchedule"
+    effect = _taint_effect(resource_type)
     path = "spec.template.spec.taints" if resource_type in KARPENTER_NODE_POOLS else "taints"
     return any(
         get(t, "key") == TAINT_KEY and get(t, "value") == TAINT_VALUE and get(t, "effect") == effect
@@ -163,7 +139,8 @@ def _tolerates(spec: Mapping[str, Any] | None) -> bool:
 
 
 def _launch_template_types(index: ResourceIndex, node_group: PolicyResource) -> list[str]:
-    """The instance types of the launch templates (in the stack) an EKS node group names."""
+    """The instance types of the launch templates (in the stack) a node group names (EKS)."""
+    targets = tuple(getattr(part_of(PARTS, node_group.resource_type), "NODE_POOL_TEMPLATES", ()))
     view = index.by_urn[node_group.urn]
     spec = get_ref(view.props, "launchTemplate")
     templates: dict[str, Any] = {}
@@ -171,7 +148,7 @@ def _launch_template_types(index: ResourceIndex, node_group: PolicyResource) -> 
         value = get_ref(spec, key) if isinstance(spec, Mapping) else None
         # "" joins by property dependencies only, for a reference whose value is unknown or absent.
         wanted = value if isinstance(value, str) and not is_unknown(value) else ""
-        for template in index.refs(view, "launchTemplate", (AWS_LAUNCH_TEMPLATE,), value=wanted):
+        for template in index.refs(view, "launchTemplate", targets, value=wanted):
             templates[template.urn] = template
     types = []
     for template in templates.values():
@@ -185,13 +162,13 @@ def _launch_template_types(index: ResourceIndex, node_group: PolicyResource) -> 
 
 def _judge(resource: PolicyResource, index: Callable[[], ResourceIndex], report: ReportViolation) -> None:
     kind, props, name, urn = resource.resource_type, resource.props, resource.name, resource.urn
-    if kind in (EKS_NODE_GROUP, ACK_NODE_POOL, TKE_NODE_POOL, TKE_NATIVE_NODE_POOL, *KARPENTER_NODE_POOLS):
+    if kind in (*NODE_POOLS, *KARPENTER_NODE_POOLS):
 
         def template_types() -> list[str]:
             return _launch_template_types(index(), resource)
 
         if _gpu_pool_types(kind, props, template_types) and not _has_gpu_taint(kind, props):
-            effect = "NO_SCHEDULE" if kind == EKS_NODE_GROUP else "NoSchedule"
+            effect = _taint_effect(kind)
             where = " (spec.template.spec.taints)" if kind in KARPENTER_NODE_POOLS else ""
             report(
                 f"GPU node pool '{name}'{where} is not tainted {TAINT}; add taint key nvidia.com/gpu, "
@@ -242,12 +219,5 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
 POLICY = GfStackPolicy(
     RULE,
     validate,
-    judges(
-        EKS_NODE_GROUP,
-        ACK_NODE_POOL,
-        TKE_NODE_POOL,
-        TKE_NATIVE_NODE_POOL,
-        KARPENTER_NODE_POOLS,
-        prefixes=("kubernetes:",),
-    ),
+    judges(NODE_POOLS, KARPENTER_NODE_POOLS, prefixes=("kubernetes:",)),
 )

@@ -17,18 +17,19 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
+from gpufleet.components.clouds import cloud_parts
 from gpufleet.policies.k8s.workloads import display, kind_of, template_containers, workload_templates
 from gpufleet.policies.props import as_list, get, get_ref, is_unknown, plain
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.rule_facts import joined
 
+# Each cloud's credential variable names and access key id shapes (regular expression alternatives).
+PARTS = cloud_parts("gpufleet.policies.k8s")
 CREDENTIAL_NAMES = re.compile(
-    r"^(AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY|AWS_SESSION_TOKEN|ALICLOUD_ACCESS_KEY\w*|ALICLOUD_SECRET_KEY"
-    r"|ALIBABA_CLOUD_ACCESS_KEY_(ID|SECRET)|TENCENTCLOUD_SECRET_(ID|KEY))$",
+    rf"^({joined(PARTS, 'CREDENTIAL_NAMES', '|')})$",
     re.IGNORECASE,
 )
-ACCESS_KEY_VALUES = re.compile(
-    r"(?<![0-9A-Za-z])((AKIA|ASIA)[0-9A-Z]{16}|LTAI[0-9A-Za-z]{12,20}|AKID[0-9A-Za-z]{32})(?![0-9A-Za-z])"
-)
+ACCESS_KEY_VALUES = re.compile(rf"(?<![0-9A-Za-z])({joined(PARTS, 'ACCESS_KEY_VALUES', '|')})(?![0-9A-Za-z])")
 
 RULE = Rule(
     id="GF-K8S-005",

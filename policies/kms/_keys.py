@@ -4,6 +4,9 @@ Used by the key rules and by the bucket rules that must know where a bucket's ke
 from. A reference resolves by its literal value (key id, key ARN, alias name or alias ARN, matched
 against the keys' and aliases' inputs and outputs) or, when the value is an output not known at
 preview, by the property dependencies of the input that carries it.
+
+Each cloud's key and alias types are in the cloud's module beside this one (`aws`, `alicloud`,
+`tencentcloud`), read through `cloud_parts`.
 """
 
 from __future__ import annotations
@@ -13,30 +16,25 @@ from typing import Any
 
 from pulumi_policy import PolicyResource
 
+from gpufleet.components.clouds import cloud_parts, part_merged, part_union
 from gpufleet.policies.props import get, get_ref, is_unknown
 
-AWS_KEY = "aws:kms/key:Key"
-AWS_EXTERNAL_KEY = "aws:kms/externalKey:ExternalKey"
-AWS_REPLICA_KEY = "aws:kms/replicaKey:ReplicaKey"
-AWS_REPLICA_EXTERNAL_KEY = "aws:kms/replicaExternalKey:ReplicaExternalKey"
-AWS_KEY_POLICY = "aws:kms/keyPolicy:KeyPolicy"
-AWS_ALIAS = "aws:kms/alias:Alias"
-ALI_KEY = "alicloud:kms/key:Key"
-ALI_ALIAS = "alicloud:kms/alias:Alias"
-TC_KEY = "tencentcloud:Kms/key:Key"
-TC_EXTERNAL_KEY = "tencentcloud:Kms/externalKey:ExternalKey"
+PARTS = cloud_parts("gpufleet.policies.kms")
 
-KEY_TYPES = frozenset(
-    {AWS_KEY, AWS_EXTERNAL_KEY, AWS_REPLICA_KEY, AWS_REPLICA_EXTERNAL_KEY, ALI_KEY, TC_KEY, TC_EXTERNAL_KEY}
-)
-ALIAS_TARGET = {AWS_ALIAS: ("name", "targetKeyId"), ALI_ALIAS: ("aliasName", "keyId")}
+KEY_TYPES = part_union(PARTS, "KEY_TYPES")
+# Alias type: (input naming the alias, input naming its key).
+ALIAS_TARGET: dict[str, tuple[str, str]] = part_merged(PARTS, "ALIAS_TARGET")
+# Key types whose material is always imported.
+EXTERNAL_TYPES = part_union(PARTS, "EXTERNAL_TYPES")
+# Key types whose `origin` input tells imported material, with the origin assumed when it is unset.
+ORIGIN_DEFAULTS: dict[str, str] = part_merged(PARTS, "ORIGIN_DEFAULTS")
 
 
 def is_external(key: PolicyResource) -> bool:
     """True when the key's material is imported (origin EXTERNAL)."""
-    if key.resource_type in (AWS_EXTERNAL_KEY, AWS_REPLICA_EXTERNAL_KEY, TC_EXTERNAL_KEY):
+    if key.resource_type in EXTERNAL_TYPES:
         return True
-    if key.resource_type == ALI_KEY:
+    if key.resource_type in ORIGIN_DEFAULTS:
         # The origin decides the answer: unknown at preview raises (could not be judged).
         origin = get(key.props, "origin")
         return isinstance(origin, str) and origin.upper() == "EXTERNAL"
@@ -44,9 +42,10 @@ def is_external(key: PolicyResource) -> bool:
 
 
 def origin_label(key: PolicyResource) -> str:
-    if key.resource_type == ALI_KEY:
+    if key.resource_type in ORIGIN_DEFAULTS:
         origin = get_ref(key.props, "origin")
-        return f"origin {origin}" if isinstance(origin, str) and origin else "origin Aliyun_KMS"
+        shown = origin if isinstance(origin, str) and origin else ORIGIN_DEFAULTS[key.resource_type]
+        return f"origin {shown}"
     return "provider-generated key material"
 
 

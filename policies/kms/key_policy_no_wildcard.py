@@ -29,17 +29,13 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
+from gpufleet.components.clouds import of_type, part_merged, part_values
 from gpufleet.policies.documents import action_matches, parse_document
-from gpufleet.policies.kms._keys import (
-    AWS_EXTERNAL_KEY,
-    AWS_KEY,
-    AWS_KEY_POLICY,
-    AWS_REPLICA_EXTERNAL_KEY,
-    AWS_REPLICA_KEY,
-)
-from gpufleet.policies.principals import PINNING_KEYS, aws_account, is_anyone, pinning
+from gpufleet.policies.kms._keys import PARTS
+from gpufleet.policies.principals import PINNING_KEYS, ValueCheck, is_anyone, pinning
 from gpufleet.policies.props import Malformed, get_ref
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.rule_facts import chained, clouds_with, sole
 
 # The kms actions a stranger must never be granted: use of the key's material, control of its policy
 # and grants, its destruction or disabling, and the creation of keys, aliases and key stores.
@@ -92,27 +88,25 @@ RULE = Rule(
     id="GF-KMS-002",
     name="kms-key-policy-no-wildcard",
     description="KMS key policies grant no `kms:*` (nor a dangerous kms action) to a wildcard principal.",
-    clouds=("aws",),
+    clouds=clouds_with(PARTS, "KEY_POLICY_KINDS"),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
-    remediation=(
-        "In the key policy (aws.kms.Key policy or aws.kms.KeyPolicy), name the principals "
-        "(arn:aws:iam::<account>:root or specific roles) instead of '*', or restrict a '*' principal with a "
-        "condition on aws:PrincipalAccount / kms:CallerAccount, and grant only the kms actions needed."
-    ),
-    url="https://docs.aws.amazon.com/kms/latest/developerguide/key-policy-overview.html",
-    checkov=("CKV_AWS_33",),
+    remediation=" ".join(part_values(PARTS, "KEY_POLICY_REMEDIATION").values()),
+    url=sole(PARTS, "KEY_POLICY_URL"),
+    checkov=chained(PARTS, "KEY_POLICY_CHECKOV"),
 )
 
-KINDS = {
-    AWS_KEY: "AWS KMS key",
-    AWS_EXTERNAL_KEY: "AWS KMS external key",
-    AWS_REPLICA_KEY: "AWS KMS replica key",
-    AWS_REPLICA_EXTERNAL_KEY: "AWS KMS replica external key",
-    AWS_KEY_POLICY: "AWS KMS key policy",
+# The resources carrying a key policy, by how findings name them (only AWS models key policies).
+KINDS: dict[str, str] = part_merged(PARTS, "KEY_POLICY_KINDS")
+# KMS's own caller keys, beside the account and organisation keys every rule shares.
+KMS_PINNING_KEYS: dict[str, ValueCheck] = part_merged(PARTS, "KEY_POLICY_PINNING_KEYS")
+# How a finding says to restrict a wildcard principal, by key policy type.
+_RESTRICT = {
+    kind: part.KEY_POLICY_RESTRICT
+    for part in PARTS.values()
+    if hasattr(part, "KEY_POLICY_KINDS")
+    for kind in part.KEY_POLICY_KINDS
 }
-# KMS's own caller key, beside the account and organisation keys every rule shares.
-KMS_PINNING_KEYS = {"kms:calleraccount": aws_account}
 
 
 def _account_key(key: str) -> bool:
@@ -125,7 +119,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if kind is None:
         return
     try:
-        document = parse_document(get_ref(args.props, "policy"), "policy", "aws")
+        document = parse_document(get_ref(args.props, "policy"), "policy", _dialect(args.resource_type))
     except Malformed as error:
         report(error.about(f"{kind} '{args.name}'"), None)
         return
@@ -155,7 +149,7 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
                 report(
                     f"{kind} '{args.name}' policy statement {sid} allows every action except {excluded} "
                     f"(Allow with NotAction) to any principal (*){note}; name the principals or restrict "
-                    "them with aws:PrincipalAccount or kms:CallerAccount",
+                    f"them with {_RESTRICT[args.resource_type]}",
                     None,
                 )
             continue
@@ -169,9 +163,17 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
             granted = found
         report(
             f"{kind} '{args.name}' policy statement {sid} allows {granted} to any principal (*){note}; "
-            "name the principals or restrict them with aws:PrincipalAccount or kms:CallerAccount",
+            f"name the principals or restrict them with {_RESTRICT[args.resource_type]}",
             None,
         )
+
+
+def _dialect(resource_type: str) -> str:
+    """The policy-document dialect of a key policy: its cloud's key."""
+    owner = of_type(resource_type)
+    if owner is None:
+        raise ValueError(f"{resource_type} belongs to no cloud")
+    return owner.key
 
 
 def _dangerous(patterns: tuple[str, ...]) -> str | None:

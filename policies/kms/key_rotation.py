@@ -16,17 +16,10 @@ from collections.abc import Callable
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
-from gpufleet.policies.kms._keys import (
-    ALI_KEY,
-    AWS_EXTERNAL_KEY,
-    AWS_KEY,
-    AWS_REPLICA_EXTERNAL_KEY,
-    AWS_REPLICA_KEY,
-    TC_EXTERNAL_KEY,
-    TC_KEY,
-)
-from gpufleet.policies.props import get, is_set, truthy
+from gpufleet.components.clouds import part_merged
+from gpufleet.policies.kms._keys import PARTS
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
+from gpufleet.policies.rule_facts import by_cloud_name, chained, clouds_with, sole
 
 RULE = Rule(
     id="GF-KMS-001",
@@ -35,86 +28,33 @@ RULE = Rule(
         "KMS keys with provider-generated material have rotation enabled (not applicable to imported "
         "material)."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=clouds_with(PARTS, "ROTATION_REMEDIATION"),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.MEDIUM,
-    remediation=(
-        "AWS: set enableKeyRotation = true on aws.kms.Key (optionally rotationPeriodInDays). Alibaba Cloud: "
-        "set automaticRotation = 'Enabled' (and rotationInterval) on alicloud.kms.Key. Tencent Cloud: set "
-        "keyRotationEnabled = true on tencentcloud.kms.Key."
-    ),
-    url="https://docs.aws.amazon.com/kms/latest/developerguide/rotate-keys.html",
-    checkov=("CKV_AWS_7",),
+    remediation=by_cloud_name(PARTS, "ROTATION_REMEDIATION"),
+    url=sole(PARTS, "ROTATION_URL"),
+    checkov=chained(PARTS, "ROTATION_CHECKOV"),
 )
 
-IMPORTED = {
-    AWS_EXTERNAL_KEY: "AWS KMS external key",
-    AWS_REPLICA_EXTERNAL_KEY: "AWS KMS replica external key",
-    TC_EXTERNAL_KEY: "Tencent KMS external key",
-}
+# Keys holding imported material (rotation does not apply), by how findings name them.
+IMPORTED: dict[str, str] = part_merged(PARTS, "ROTATION_IMPORTED")
+# Keys that rotate with another key, with why rotation does not apply to them.
+FOLLOWS: dict[str, str] = part_merged(PARTS, "ROTATION_FOLLOWS")
+# Each cloud's judgement of its own key type (`judge_rotation` in the cloud's module).
+_BY_TYPE: dict[str, Callable[[ResourceValidationArgs, ReportViolation], None]] = part_merged(
+    PARTS, "ROTATION_JUDGES"
+)
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     kind, name = args.resource_type, args.name
     if kind in IMPORTED:
         args.not_applicable(f"{IMPORTED[kind]} '{name}' holds imported key material; rotation does not apply")
-    if kind == AWS_REPLICA_KEY:
-        args.not_applicable(f"AWS KMS replica key '{name}' rotates with its primary key")
+    if kind in FOLLOWS:
+        args.not_applicable(FOLLOWS[kind].format(name=name))
     judge = _BY_TYPE.get(kind)
     if judge is not None:
         judge(args, report)
 
 
-def _aws_key(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    props, name = args.props, args.name
-    spec = get(props, "customerMasterKeySpec")
-    if spec is not None and str(spec) != "SYMMETRIC_DEFAULT":
-        args.not_applicable(f"AWS KMS key '{name}' has spec {spec}, which AWS does not rotate automatically")
-    if is_set(props, "customKeyStoreId") or is_set(props, "xksKeyId"):
-        args.not_applicable(f"AWS KMS key '{name}' is in a custom key store, which AWS does not rotate")
-    if not truthy(get(props, "enableKeyRotation")):
-        report(f"AWS KMS key '{name}' does not rotate (enableKeyRotation is not true); enable rotation", None)
-
-
-def _alicloud_key(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    props, name = args.props, args.name
-    origin = get(props, "origin")
-    if isinstance(origin, str) and origin.upper() == "EXTERNAL":
-        args.not_applicable(f"Alibaba KMS key '{name}' has origin EXTERNAL (imported material)")
-    spec = get(props, "keySpec")
-    if isinstance(spec, str) and spec.upper().startswith(("RSA", "EC_")):
-        args.not_applicable(
-            f"Alibaba KMS key '{name}' is asymmetric ({spec}); it cannot rotate automatically"
-        )
-    rotation = get(props, "automaticRotation")
-    if str(rotation or "Disabled").lower() != "enabled":
-        report(
-            f"Alibaba KMS key '{name}' has automaticRotation {rotation or 'unset (Disabled)'}; set it to "
-            "Enabled",
-            None,
-        )
-
-
-def _tencent_key(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    props, name = args.props, args.name
-    usage = get(props, "keyUsage")
-    if isinstance(usage, str) and usage.upper().startswith("ASYMMETRIC"):
-        args.not_applicable(
-            f"Tencent KMS key '{name}' is asymmetric ({usage}); Tencent KMS rotates only symmetric keys"
-        )
-    if truthy(get(props, "keyRotationEnabled")):
-        return
-    report(
-        f"Tencent KMS key '{name}' does not rotate (keyRotationEnabled is not true); enable rotation",
-        None,
-    )
-
-
-_BY_TYPE: dict[str, Callable[[ResourceValidationArgs, ReportViolation], None]] = {
-    AWS_KEY: _aws_key,
-    ALI_KEY: _alicloud_key,
-    TC_KEY: _tencent_key,
-}
-
-
-POLICY = GfResourcePolicy(RULE, validate, judges(IMPORTED, AWS_REPLICA_KEY, AWS_KEY, ALI_KEY, TC_KEY))
+POLICY = GfResourcePolicy(RULE, validate, judges(IMPORTED, FOLLOWS, _BY_TYPE))

@@ -42,82 +42,43 @@ from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackVali
 from pulumi_policy.policy import PolicyResource
 from pulumi_policy.proxy import UnknownValueError
 
+from gpufleet.components.clouds import cloud_parts, part_merged, part_of, part_union, part_values, profile
 from gpufleet.policies.gpu import is_gpu_ami_type, is_gpu_type
+from gpufleet.policies.network._links import refs
 from gpufleet.policies.props import as_list, get, get_ref, is_unknown
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import sole
 
-AWS_INSTANCE = "aws:ec2/instance:Instance"
-AWS_ASG = "aws:autoscaling/group:Group"
-AWS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-AWS_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
-AWS_LAUNCH_CONFIGURATION = "aws:ec2/launchConfiguration:LaunchConfiguration"
-AWS_SUBNET = "aws:ec2/subnet:Subnet"
-AWS_ROUTE_TABLE = "aws:ec2/routeTable:RouteTable"
-AWS_ROUTE = "aws:ec2/route:Route"
-AWS_ASSOCIATION = "aws:ec2/routeTableAssociation:RouteTableAssociation"
-AWS_IGW = "aws:ec2/internetGateway:InternetGateway"
-AWS_VPC = "aws:ec2/vpc:Vpc"
-AWS_DEFAULT_ROUTE_TABLE = "aws:ec2/defaultRouteTable:DefaultRouteTable"
-AWS_MAIN_ASSOCIATION = "aws:ec2/mainRouteTableAssociation:MainRouteTableAssociation"
-ALI_VPC = "alicloud:vpc/network:Network"
-TC_VPC = "tencentcloud:Vpc/instance:Instance"
-ALI_INSTANCE = "alicloud:ecs/instance:Instance"
-ALI_SCALING_GROUP = "alicloud:ess/scalingGroup:ScalingGroup"
-ALI_SCALING_CONFIGURATION = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
-ALI_LAUNCH_TEMPLATES = (
-    "alicloud:ecs/launchTemplate:LaunchTemplate",
-    "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate",
-)
-ALI_NODE_POOL = "alicloud:cs/nodePool:NodePool"
-ALI_SWITCH = "alicloud:vpc/switch:Switch"
-ALI_ROUTE_ENTRY = "alicloud:vpc/routeEntry:RouteEntry"
-ALI_ATTACHMENT = "alicloud:vpc/routeTableAttachment:RouteTableAttachment"
-TC_INSTANCE = "tencentcloud:Instance/instance:Instance"
-TC_SCALING_GROUP = "tencentcloud:As/scalingGroup:ScalingGroup"
-TC_SCALING_CONFIG = "tencentcloud:As/scalingConfig:ScalingConfig"
-TC_NODE_POOL = "tencentcloud:Kubernetes/nodePool:NodePool"
-TC_SUBNET = "tencentcloud:Subnet/instance:Instance"
-TC_ROUTE_ENTRY = "tencentcloud:Route/tableEntry:TableEntry"
-TC_ASSOCIATION = "tencentcloud:Route/tableAssociation:TableAssociation"
-
-SUBNETS = (AWS_SUBNET, ALI_SWITCH, TC_SUBNET)
-VPCS = (AWS_VPC, ALI_VPC, TC_VPC)
-DEFAULT_ROUTES = ("0.0.0.0/0", "::/0")
+# Each cloud's facts: `SUBNET`, `VPC`, `POOLS`, `POOL_TEMPLATES`, `TABLE_ASSOCIATIONS`, `internet_routes`,
+# and where the cloud has them `TABLED_SUBNETS`, `GROUP_CONFIGS`, `MAIN_ASSOCIATIONS`,
+# `DEFAULT_ROUTE_TABLES`, `GPU_IMAGE_POOLS`, `pool_types`.
+PARTS = {
+    key: part for key, part in cloud_parts("gpufleet.policies.network").items() if hasattr(part, "POOLS")
+}
+SUBNETS = tuple(part_values(PARTS, "SUBNET").values())
+VPCS = tuple(part_values(PARTS, "VPC").values())
 # pool type -> (cloud, subnet property)
 POOLS = {
-    AWS_INSTANCE: ("aws", "subnetId"),
-    AWS_ASG: ("aws", "vpcZoneIdentifiers"),
-    AWS_NODE_GROUP: ("aws", "subnetIds"),
-    ALI_INSTANCE: ("alicloud", "vswitchId"),
-    ALI_SCALING_GROUP: ("alicloud", "vswitchIds"),
-    ALI_NODE_POOL: ("alicloud", "vswitchIds"),
-    TC_INSTANCE: ("tencentcloud", "subnetId"),
-    TC_SCALING_GROUP: ("tencentcloud", "subnetIds"),
-    TC_NODE_POOL: ("tencentcloud", "subnetIds"),
+    token: (key, prop) for key, pools in part_values(PARTS, "POOLS").items() for token, prop in pools.items()
 }
-TEMPLATES = {
-    AWS_LAUNCH_TEMPLATE: "aws",
-    AWS_LAUNCH_CONFIGURATION: "aws",
-    ALI_LAUNCH_TEMPLATES[0]: "alicloud",
-    ALI_LAUNCH_TEMPLATES[1]: "alicloud",
-    TC_SCALING_CONFIG: "tencentcloud",
-    ALI_SCALING_CONFIGURATION: "alicloud",
-}
+TEMPLATES = {token: key for key, tokens in part_values(PARTS, "POOL_TEMPLATES").items() for token in tokens}
+_ASSOCIATIONS: dict[str, str] = part_merged(PARTS, "TABLE_ASSOCIATIONS")
+_TABLED_SUBNETS = part_union(PARTS, "TABLED_SUBNETS")
+_GROUP_CONFIGS = part_union(PARTS, "GROUP_CONFIGS")
+_MAIN_ASSOCIATIONS = part_union(PARTS, "MAIN_ASSOCIATIONS")
+_DEFAULT_ROUTE_TABLES = part_union(PARTS, "DEFAULT_ROUTE_TABLES")
+_GPU_IMAGE_POOLS = part_union(PARTS, "GPU_IMAGE_POOLS")
 
 RULE = Rule(
     id="GF-NET-003",
     name="gpu-subnet-no-internet-route",
     description="GPU pools sit in subnets without a direct internet route.",
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(PARTS),
     enforcement=EnforcementLevel.ADVISORY,
     severity=Severity.MEDIUM,
-    remediation=(
-        "Place GPU pools in private subnets: AWS, associate their subnets with a route table whose 0.0.0.0/0 "
-        "route targets a NAT gateway (nat_gateway_id), not an internet gateway (gateway_id igw-...). "
-        "Alibaba Cloud, route the vSwitch's 0.0.0.0/0 to a NatGateway, not an Ipv4Gateway. Tencent Cloud, "
-        "route the subnet's 0.0.0.0/0 to a NAT gateway (next_type NAT), not EIP."
-    ),
-    url="https://docs.aws.amazon.com/vpc/latest/userguide/VPC_Scenario2.html",
+    remediation="Place GPU pools in private subnets: "
+    + " ".join(f"{profile(key).name}, {part.INTERNET_ROUTE_REMEDIATION}" for key, part in PARTS.items()),
+    url=sole(PARTS, "INTERNET_ROUTE_URL"),
 )
 
 
@@ -133,24 +94,10 @@ class _Index:
     default_tables: dict[str, list[str]]
 
 
-def _refs(resource: PolicyResource, prop: str) -> list[str]:
-    return [dep.urn for dep in resource.property_dependencies.get(prop, []) or []]
-
-
 def _all_deps(resource: PolicyResource) -> Iterable[PolicyResource]:
     yield from resource.dependencies or []
     for deps in (resource.property_dependencies or {}).values():
         yield from deps or []
-
-
-def _is_default(destination: object) -> bool:
-    return isinstance(destination, str) and destination.strip() in DEFAULT_ROUTES
-
-
-def _aws_gateway_is_igw(gateway: object, dep_types: set[str]) -> bool:
-    if isinstance(gateway, str) and not is_unknown(gateway):
-        return gateway.startswith("igw-")
-    return gateway is not None and AWS_IGW in dep_types
 
 
 def _build_index(resources: list[PolicyResource]) -> _Index:
@@ -174,53 +121,32 @@ def _index_tables(index: _Index, r: PolicyResource) -> None:
     scaling group's configurations."""
     t = r.resource_type
     if t in SUBNETS:
-        for vpc in _refs(r, "vpcId"):
+        for vpc in refs(r, "vpcId"):
             index.vpc_of_subnet[r.urn] = vpc
-    if t == AWS_MAIN_ASSOCIATION:
-        for vpc in _refs(r, "vpcId"):
-            index.main_associations[vpc].extend(_refs(r, "routeTableId"))
-    if t == AWS_DEFAULT_ROUTE_TABLE:
-        for vpc in _refs(r, "defaultRouteTableId"):
+    if t in _MAIN_ASSOCIATIONS:
+        for vpc in refs(r, "vpcId"):
+            index.main_associations[vpc].extend(refs(r, "routeTableId"))
+    if t in _DEFAULT_ROUTE_TABLES:
+        for vpc in refs(r, "defaultRouteTableId"):
             index.default_tables[vpc].append(r.urn)
-    if t in (AWS_ASSOCIATION, ALI_ATTACHMENT, TC_ASSOCIATION):
-        subnet_prop = "vswitchId" if t == ALI_ATTACHMENT else "subnetId"
-        for subnet in _refs(r, subnet_prop):
-            index.tables_of_subnet[subnet].extend(_refs(r, "routeTableId"))
-    elif t == TC_SUBNET:
-        index.tables_of_subnet[r.urn].extend(_refs(r, "routeTableId"))
-    elif t == ALI_SCALING_CONFIGURATION:
-        for group in _refs(r, "scalingGroupId"):
+    if t in _ASSOCIATIONS:
+        for subnet in refs(r, _ASSOCIATIONS[t]):
+            index.tables_of_subnet[subnet].extend(refs(r, "routeTableId"))
+    elif t in _TABLED_SUBNETS:
+        index.tables_of_subnet[r.urn].extend(refs(r, "routeTableId"))
+    elif t in _GROUP_CONFIGS:
+        for group in refs(r, "scalingGroupId"):
             index.configs_of_group[group].append(r)
 
 
 def _index_internet_routes(index: _Index, r: PolicyResource) -> None:
     """The routes to the internet (a default route to an internet gateway or EIP), by route table."""
-    t, p = r.resource_type, r.props
-    if t == AWS_ROUTE:
-        dep_types = {d.resource_type for d in r.property_dependencies.get("gatewayId", []) or []}
-        destination = get_ref(p, "destinationCidrBlock") or get_ref(p, "destinationIpv6CidrBlock")
-        if _is_default(destination) and _aws_gateway_is_igw(get_ref(p, "gatewayId"), dep_types):
-            for table in _refs(r, "routeTableId"):
-                index.internet_routes[table].append(
-                    f"route '{r.name}' ({destination} to an internet gateway)"
-                )
-    elif t in (AWS_ROUTE_TABLE, AWS_DEFAULT_ROUTE_TABLE):
-        dep_types = {d.resource_type for d in r.property_dependencies.get("routes", []) or []}
-        for route in as_list(get_ref(p, "routes")):
-            destination = get_ref(route, "cidrBlock") or get_ref(route, "ipv6CidrBlock")
-            if _is_default(destination) and _aws_gateway_is_igw(get_ref(route, "gatewayId"), dep_types):
-                index.internet_routes[r.urn].append(f"an inline route ({destination} to an internet gateway)")
-    elif t == ALI_ROUTE_ENTRY:
-        hop = get_ref(p, "nexthopType")
-        destination = get_ref(p, "destinationCidrblock")
-        if _is_default(destination) and hop in ("Ipv4Gateway", "IPv6Gateway"):
-            for table in _refs(r, "routeTableId"):
-                index.internet_routes[table].append(f"route entry '{r.name}' ({destination} to an {hop})")
-    elif t == TC_ROUTE_ENTRY:
-        destination = get_ref(p, "destinationCidrBlock")
-        if _is_default(destination) and get_ref(p, "nextType") == "EIP" and not get_ref(p, "disabled"):
-            for table in _refs(r, "routeTableId"):
-                index.internet_routes[table].append(f"route entry '{r.name}' ({destination} to EIP)")
+    part = part_of(PARTS, r.resource_type)
+    if part is None:
+        return
+    routes: list[tuple[str, str]] = part.internet_routes(r)
+    for table, route in routes:
+        index.internet_routes[table].append(route)
 
 
 def _template_is_gpu(template: PolicyResource) -> bool:
@@ -234,13 +160,11 @@ def _is_gpu_pool(resource: PolicyResource, index: _Index) -> bool:
     t, p = resource.resource_type, resource.props
     cloud = POOLS[t][0]
     types: list[object] = [get(p, "instanceType"), *as_list(get(p, "instanceTypes"))]
-    if t == AWS_ASG:
-        overrides = as_list(get(p, "mixedInstancesPolicy.launchTemplate.overrides"))
-        types += [get(o, "instanceType") for o in overrides]
-    if t == AWS_NODE_GROUP and is_gpu_ami_type(get(p, "amiType")):
+    more = getattr(PARTS[cloud], "pool_types", None)
+    if more is not None:
+        types += more(t, p)
+    if t in _GPU_IMAGE_POOLS and is_gpu_ami_type(get(p, "amiType")):
         return True
-    if t == TC_NODE_POOL:
-        types.append(get(p, "autoScalingConfig.instanceType"))
     if any(is_gpu_type(cloud, x) for x in types):
         return True
     templates = [d for d in _all_deps(resource) if d.resource_type in TEMPLATES]
@@ -267,7 +191,7 @@ def _table_text(table_urn: str, index: _Index) -> str:
         return f"route table '{table_urn}'"
     if table.resource_type in VPCS:
         return f"main route table of VPC '{table.name}'"
-    if table.resource_type == AWS_DEFAULT_ROUTE_TABLE:
+    if table.resource_type in _DEFAULT_ROUTE_TABLES:
         return f"default route table '{table.name}'"
     return f"route table '{table.name}'"
 
@@ -278,7 +202,7 @@ def _judge_pool(resource: PolicyResource, index: _Index, report: ReportViolation
         return False
     prop = POOLS[resource.resource_type][1]
     subnet_urns = [
-        u for u in _refs(resource, prop) if u in index.by_urn and index.by_urn[u].resource_type in SUBNETS
+        u for u in refs(resource, prop) if u in index.by_urn and index.by_urn[u].resource_type in SUBNETS
     ]
     if subnet_urns:
         for subnet_urn in dict.fromkeys(subnet_urns):

@@ -35,38 +35,25 @@ templates (their addresses are not on the rule), and network ACLs.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.policy import PolicyResource
 from pulumi_policy.proxy import UnknownValueError
 
-from gpufleet.policies.network.range_overlap import ALI_VPC, AWS_VPC, ONPREM, TC_VPC, collect_ranges
-from gpufleet.policies.props import as_int, as_list, get_objects, get_ref, is_unknown, plain
+from gpufleet.components.clouds import part_merged, part_of
+from gpufleet.policies.network._egress import MAX_PORTS, Egress, PriorityRule
+from gpufleet.policies.network.range_overlap import ONPREM, PARTS, VPCS, collect_ranges
+from gpufleet.policies.props import is_unknown, plain
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import clouds_with, joined, sole
 
-AWS_SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
-AWS_DEFAULT_SECURITY_GROUP = "aws:ec2/defaultSecurityGroup:DefaultSecurityGroup"
-AWS_SECURITY_GROUP_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule"
-AWS_EGRESS_RULE = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
-ALI_SECURITY_GROUP_RULE = "alicloud:ecs/securityGroupRule:SecurityGroupRule"
-TC_GROUP_RULE_SET = "tencentcloud:Security/groupRuleSet:GroupRuleSet"
-TC_GROUP_LITE_RULE = "tencentcloud:Security/groupLiteRule:GroupLiteRule"
-TC_GROUP_RULE = "tencentcloud:Security/groupRule:GroupRule"
-MAX_PORTS = 4096
-
-_LABELS = {
-    AWS_SECURITY_GROUP: "Security group",
-    AWS_DEFAULT_SECURITY_GROUP: "Default security group",
-    AWS_SECURITY_GROUP_RULE: "Security group rule",
-    AWS_EGRESS_RULE: "Security group egress rule",
-    ALI_SECURITY_GROUP_RULE: "ECS security group rule",
-    TC_GROUP_RULE_SET: "Security group rule set",
-    TC_GROUP_LITE_RULE: "Security group lite rule",
-    TC_GROUP_RULE: "Security group rule",
-}
+# Each cloud's egress facts: `EGRESS_ORDERED` with `egress_entries` (entries apply in order) or
+# `EGRESS_PRIORITISED` with `egress_rule` (rules apply by priority within their group).
+_ORDERED: dict[str, str] = part_merged(PARTS, "EGRESS_ORDERED")
+_PRIORITISED: dict[str, str] = part_merged(PARTS, "EGRESS_PRIORITISED")
+_LABELS = {**_ORDERED, **_PRIORITISED}
 
 RULE = Rule(
     id="GF-NET-004",
@@ -75,17 +62,15 @@ RULE = Rule(
         "Security groups open egress towards on-prem ranges on named ports only: no rule for all "
         "protocols or all ports reaches an on-prem range."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=clouds_with(PARTS, "EGRESS_REMEDIATION"),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation=(
         "Replace the rule with one rule per on-prem endpoint, protocol (tcp or udp) and port range of at "
-        "most 4096 ports, to exactly the endpoint's ranges (gpufleet: onprem.reachable). AWS: set "
-        "protocol, from_port and to_port on the egress entry or rule; Alibaba: ip_protocol tcp/udp and a "
-        "port_range, or a drop rule for the on-prem range at a higher priority; Tencent: protocol TCP/UDP "
-        "and a port on the rule-set entry, or an earlier DROP entry for the on-prem range."
+        "most 4096 ports, to exactly the endpoint's ranges (gpufleet: onprem.reachable). "
+        f"{joined(PARTS, 'EGRESS_REMEDIATION', '; ')}."
     ),
-    url="https://docs.aws.amazon.com/vpc/latest/userguide/security-group-rules.html",
+    url=sole(PARTS, "EGRESS_URL"),
     config={
         "onprem_cidrs": {"type": "array", "items": {"type": "string"}, "default": []},
         "anywhere": {"type": "boolean", "default": False},
@@ -93,154 +78,6 @@ RULE = Rule(
 )
 
 Network = ipaddress.IPv4Network
-
-
-@dataclass(frozen=True)
-class Egress:
-    """One egress permission: opens every port (``wide``), towards ``cidr``, accepted or dropped."""
-
-    wide: bool
-    what: str  # "all protocols", "all TCP ports", "UDP ports 1-65535"
-    cidr: Any
-    accept: bool
-    where: str = ""
-    path: str = ""
-
-
-def _protocol(value: Any, path: str) -> str:
-    if is_unknown(value):
-        raise UnknownValueError(value, [path])
-    if value is None:
-        return "all"
-    text = str(value).strip().lower()
-    return {"-1": "all", "all": "all", "6": "tcp", "17": "udp"}.get(text, text)
-
-
-def _kind(protocol: str, spans: list[tuple[int, int]] | None) -> tuple[bool, str]:
-    """Whether a protocol and its port spans open too much, and how to say what they open."""
-    if protocol == "all":
-        return True, "all protocols"
-    if protocol not in ("tcp", "udp"):
-        return False, protocol
-    if spans is None:
-        return True, f"all {protocol.upper()} ports"
-    count = sum(high - low + 1 for low, high in spans)
-    shown = ",".join(str(low) if low == high else f"{low}-{high}" for low, high in spans)
-    return count > MAX_PORTS, f"{protocol.upper()} ports {shown}"
-
-
-def _span(low: Any, high: Any, path: str) -> list[tuple[int, int]] | None:
-    for value in (low, high):
-        if is_unknown(value):
-            raise UnknownValueError(value, [path])
-    start, end = as_int(low), as_int(high)
-    if start is None and end is None:
-        return None
-    start = end if start is None else start
-    end = start if end is None else end
-    assert start is not None and end is not None
-    if start < 0 or end < 0 or (start == 0 and end in (0, 65535)):
-        return None
-    return [(min(start, end), max(start, end))]
-
-
-def _text_spans(text: Any, path: str, separator: str) -> list[tuple[int, int]] | None:
-    """ "443", "30000-32767", "80,443", "ALL", "443/443", "-1/-1", "1/65535"."""
-    if is_unknown(text):
-        raise UnknownValueError(text, [path])
-    raw = str(text if text is not None else "").strip().lower()
-    if raw in ("", "all", "-1", "-1/-1"):
-        return None
-    spans: list[tuple[int, int]] = []
-    for part in raw.split(","):
-        low, _, high = part.strip().partition(separator)
-        try:
-            start, end = int(low), int(high or low)
-        except ValueError:
-            return None  # unreadable: read as every port, the safe side
-        if start < 0 or end < 0:
-            return None
-        spans.append((min(start, end), max(start, end)))
-    return spans
-
-
-def _entry(
-    protocol_value: Any, spans: Any, cidr: Any, *, accept: bool, where: str = "", path: str = ""
-) -> Egress:
-    protocol = _protocol(protocol_value, f"{path}.protocol" if path else "protocol")
-    wide, what = _kind(protocol, None if protocol == "all" else spans)
-    return Egress(wide, what, cidr, accept, where, path)
-
-
-def _aws(resource_type: str, props: Mapping[str, Any]) -> list[Egress]:
-    if resource_type in (AWS_SECURITY_GROUP, AWS_DEFAULT_SECURITY_GROUP):
-        found = []
-        for index, item in enumerate(get_objects(props, "egress")):
-            path = f"egress.{index}"
-            spans = _span(get_ref(item, "fromPort"), get_ref(item, "toPort"), path)
-            for cidr in as_list(get_ref(item, "cidrBlocks")):
-                found.append(
-                    _entry(
-                        get_ref(item, "protocol"),
-                        spans,
-                        cidr,
-                        accept=True,
-                        where=f" (egress rule {index + 1})",
-                        path=path,
-                    )
-                )
-        return found
-    if resource_type == AWS_SECURITY_GROUP_RULE:
-        if str(get_ref(props, "type")).lower() != "egress":
-            return []
-        spans = _span(get_ref(props, "fromPort"), get_ref(props, "toPort"), "")
-        return [
-            _entry(get_ref(props, "protocol"), spans, c, accept=True)
-            for c in as_list(get_ref(props, "cidrBlocks"))
-        ]
-    spans = _span(get_ref(props, "fromPort"), get_ref(props, "toPort"), "")
-    cidr = get_ref(props, "cidrIpv4")
-    return [_entry(get_ref(props, "ipProtocol"), spans, cidr, accept=True)] if cidr else []
-
-
-def _action(value: Any, path: str, default: str) -> bool:
-    if is_unknown(value):
-        raise UnknownValueError(value, [path])
-    return str(value or default).strip().upper() == default.upper()
-
-
-def _tencent(resource_type: str, props: Mapping[str, Any]) -> list[Egress]:
-    if resource_type == TC_GROUP_RULE:
-        if str(get_ref(props, "type")).lower() != "egress":
-            return []
-        spans = _text_spans(get_ref(props, "portRange"), "portRange", "-")
-        accept = _action(get_ref(props, "policy"), "policy", "ACCEPT")
-        cidr = get_ref(props, "cidrIp")
-        return [_entry(get_ref(props, "ipProtocol"), spans, cidr, accept=accept)] if cidr else []
-    found: list[Egress] = []
-    lite = resource_type == TC_GROUP_LITE_RULE
-    items = as_list(get_ref(props, "egresses")) if lite else get_objects(props, "egresses")
-    for index, item in enumerate(items):
-        path, where = f"egresses.{index}", f" (egress rule {index + 1})"
-        if lite:
-            if is_unknown(item):
-                raise UnknownValueError(item, [path])
-            parts = str(item).split("#")
-            if len(parts) != 4:
-                continue
-            action, cidr, port, protocol = parts
-            accept = _action(action, path, "ACCEPT")
-            found.append(
-                _entry(protocol, _text_spans(port, path, "-"), cidr, accept=accept, where=where, path=path)
-            )
-            continue
-        cidr = get_ref(item, "cidrBlock")
-        if not cidr:
-            continue
-        accept = _action(get_ref(item, "action"), f"{path}.action", "ACCEPT")
-        spans = _text_spans(get_ref(item, "port"), f"{path}.port", "-")
-        found.append(_entry(get_ref(item, "protocol"), spans, cidr, accept=accept, where=where, path=path))
-    return found
 
 
 def _network(value: Any, path: str) -> Network | None:
@@ -266,28 +103,8 @@ def _covered(part: Network, drops: Iterable[Egress]) -> bool:
     return False
 
 
-@dataclass
-class _AliRule:
-    group: Any
-    priority: int
-    entry: Egress
-
-
-def _alicloud(props: Mapping[str, Any]) -> _AliRule | None:
-    if str(get_ref(props, "type")).lower() != "egress":
-        return None
-    cidr = get_ref(props, "cidrIp")
-    if not cidr:
-        return None
-    accept = _action(get_ref(props, "policy"), "policy", "accept")
-    spans = _text_spans(get_ref(props, "portRange"), "portRange", "/")
-    priority = as_int(get_ref(props, "priority"))
-    entry = _entry(get_ref(props, "ipProtocol"), spans, cidr, accept=accept)
-    return _AliRule(get_ref(props, "securityGroupId"), priority if priority is not None else 1, entry)
-
-
 def onprem_networks(args: StackValidationArgs) -> list[Network]:
-    vpc_urns = {r.urn for r in args.resources if r.resource_type in (AWS_VPC, ALI_VPC, TC_VPC)}
+    vpc_urns = {r.urn for r in args.resources if r.resource_type in VPCS}
     found: list[Network] = []
     for resource in args.resources:
         try:
@@ -322,10 +139,9 @@ def _judge_ordered(
     resource: PolicyResource, onprem: list[Network], anywhere: bool, report: ReportViolation
 ) -> None:
     props = plain(resource.props)
-    if resource.resource_type.startswith("aws:"):
-        entries = _aws(resource.resource_type, props)
-    else:
-        entries = _tencent(resource.resource_type, props)
+    part = part_of(PARTS, resource.resource_type)
+    assert part is not None
+    entries: list[Egress] = part.egress_entries(resource.resource_type, props)
     for index, entry in enumerate(entries):
         if not entry.accept or not entry.wide:
             continue
@@ -344,40 +160,42 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         args.not_applicable("the stack reaches no on-prem range (no VPN or dedicated-line route)")
         return
     anywhere = bool(RULE.settings(args)["anywhere"])
-    ali: list[tuple[PolicyResource, _AliRule]] = []
+    prioritised: list[tuple[PolicyResource, PriorityRule]] = []
     for resource in args.resources:
-        if resource.resource_type == ALI_SECURITY_GROUP_RULE:
+        if resource.resource_type in _PRIORITISED:
 
             def read(resource: PolicyResource = resource) -> None:
-                rule = _alicloud(plain(resource.props))
+                part = part_of(PARTS, resource.resource_type)
+                assert part is not None
+                rule: PriorityRule | None = part.egress_rule(plain(resource.props))
                 if rule is not None:
-                    ali.append((resource, rule))
+                    prioritised.append((resource, rule))
 
             judge(resource.urn, read)
-        elif resource.resource_type in _LABELS:
+        elif resource.resource_type in _ORDERED:
 
             def check(resource: PolicyResource = resource) -> None:
                 _judge_ordered(resource, onprem, anywhere, report)
 
             judge(resource.urn, check)
-    for resource, rule in ali:
+    for resource, rule in prioritised:
         if not rule.entry.accept or not rule.entry.wide:
             continue
 
-        def check_ali(resource: PolicyResource = resource, rule: _AliRule = rule) -> None:
+        def check_prioritised(resource: PolicyResource = resource, rule: PriorityRule = rule) -> None:
             net = _network(rule.entry.cidr, "cidrIp")
             if net is None or not _judged(net, anywhere):
                 return
             drops = [
                 other.entry
-                for _, other in ali
+                for _, other in prioritised
                 if not other.entry.accept and other.group == rule.group and other.priority <= rule.priority
             ]
             parts = [part for part in _reached(net, onprem) if not _covered(part, drops)]
             if parts:
                 _report(resource, rule.entry, parts, report)
 
-        judge(resource.urn, check_ali)
+        judge(resource.urn, check_prioritised)
 
 
 POLICY = GfStackPolicy(RULE, validate, judges(*_LABELS))

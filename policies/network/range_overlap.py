@@ -51,31 +51,18 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.policy import PolicyResource
 
+from gpufleet.components.clouds import KUBERNETES, cloud_parts, part_merged, part_of, part_union, part_values
 from gpufleet.policies.k8s.templates import api_of
-from gpufleet.policies.props import as_list, get, get_ref, is_unknown, truthy
+from gpufleet.policies.props import as_list, get, is_unknown, truthy
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import chained, joined, sole
 
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
-AWS_VPC = "aws:ec2/vpc:Vpc"
-AWS_VPC_CIDR = "aws:ec2/vpcIpv4CidrBlockAssociation:VpcIpv4CidrBlockAssociation"
-AWS_VPN = "aws:ec2/vpnConnection:VpnConnection"
-AWS_VPN_ROUTE = "aws:ec2/vpnConnectionRoute:VpnConnectionRoute"
-ALI_VPC = "alicloud:vpc/network:Network"
-ALI_VPC_CIDR = "alicloud:vpc/ipv4CidrBlock:Ipv4CidrBlock"
-ALI_VPN = "alicloud:vpn/connection:Connection"
-ALI_VPN_ATTACHMENT = "alicloud:vpn/gatewayVpnAttachment:GatewayVpnAttachment"
-ALI_VPN_ROUTE = "alicloud:vpn/routeEntry:RouteEntry"
-ALI_VPN_PBR_ROUTE = "alicloud:vpn/pbrRouteEntry:PbrRouteEntry"
-TC_VPC = "tencentcloud:Vpc/instance:Instance"
-TC_VPN = "tencentcloud:Vpn/connection:Connection"
-TC_VPN_ROUTE = "tencentcloud:Vpn/gatewayRoute:GatewayRoute"
-TC_DEDICATED_TUNNEL = "tencentcloud:Dcx/instance:Instance"
-TC_DCG_CCN_ROUTE = "tencentcloud:Dc/gatewayCcnRoute:GatewayCcnRoute"
-AWS_ROUTE = "aws:ec2/route:Route"
-AWS_VGW = "aws:ec2/vpnGateway:VpnGateway"
-ALI_ROUTE_ENTRY = "alicloud:vpc/routeEntry:RouteEntry"
-TC_ROUTE_ENTRY = "tencentcloud:Route/tableEntry:TableEntry"
+# Each cloud's range facts: `VPC`, `VPC_CIDRS`, `onprem_ranges`, `NETWORK_LINK_PREFIXES`, `RANGE_TYPES`.
+PARTS = cloud_parts("gpufleet.policies.network")
+VPCS = tuple(part_values(PARTS, "VPC").values())
+VPC_CIDRS: dict[str, str] = part_merged(PARTS, "VPC_CIDRS")
 K8S_NAMESPACE = "kubernetes:core/v1:Namespace"
 K8S_CONFIGMAP = "kubernetes:core/v1:ConfigMap"
 
@@ -89,20 +76,18 @@ RULE = Rule(
     id="GF-NET-002",
     name="network-ranges-no-overlap",
     description="On-prem and cloud network ranges of one hybrid fleet do not overlap.",
-    clouds=("aws", "alicloud", "tencentcloud", "kubernetes"),
+    clouds=(*part_values(PARTS, "VPC"), KUBERNETES),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
     remediation=(
-        "Give every VPC (aws.ec2.Vpc cidr_block, alicloud.vpc.Network cidr_block, tencentcloud.vpc.Instance "
-        "cidr_block) a range disjoint from the on-prem ranges reached over VPN (VpnConnectionRoute "
-        "destination_cidr_block, aws.ec2.VpnConnection local_ipv4_network_cidr (the customer gateway's "
-        "side), alicloud.vpn.Connection remote_subnets, tencentcloud.vpn.Connection "
-        "security_group_policies remote_cidr_blocks), from the other VPCs of the fleet and from the "
-        "Kubernetes pod and service ranges (Calico IPPool and Cilium pool CIDRs, or declare them with the "
-        "gpufleet.io/pod-cidr and gpufleet.io/service-cidr annotations, or list on-prem ranges in the "
-        "onprem_cidrs policy config)."
+        f"Give every VPC ({joined(PARTS, 'RANGE_VPC_HINT', ', ')}) a range disjoint "
+        "from the on-prem ranges reached over VPN "
+        f"({joined(PARTS, 'RANGE_ONPREM_HINT', ', ')}), from the other VPCs of the "
+        "fleet and from the Kubernetes pod and service ranges (Calico IPPool and Cilium pool CIDRs, or "
+        "declare them with the gpufleet.io/pod-cidr and gpufleet.io/service-cidr annotations, or list "
+        "on-prem ranges in the onprem_cidrs policy config)."
     ),
-    url="https://docs.aws.amazon.com/vpc/latest/userguide/vpc-cidr-blocks.html",
+    url=sole(PARTS, "RANGE_URL"),
     config={"onprem_cidrs": {"type": "array", "items": {"type": "string"}, "default": []}},
 )
 
@@ -154,22 +139,17 @@ def _collect(resource: PolicyResource, vpc_urns: set[str]) -> list[Range]:
     kind = resource.resource_type
     props = resource.props
     urn, name = resource.urn, resource.name
-    if kind in (AWS_VPC, ALI_VPC, TC_VPC):
+    if kind in VPCS:
         label = f"VPC '{name}'"
         values = [get(props, "cidrBlock"), get(props, "ipv6CidrBlock")]
         values += as_list(get(props, "secondaryCidrBlocks"))
         return _ranges(values, f"cloud:{urn}", label, urn)
-    if kind == AWS_VPC_CIDR:
-        return _ranges([get(props, "cidrBlock")], _vpc_group(resource, vpc_urns), f"VPC CIDR '{name}'", urn)
-    if kind == ALI_VPC_CIDR:
-        value = get(props, "secondaryCidrBlock")
+    if kind in VPC_CIDRS:
+        value = get(props, VPC_CIDRS[kind])
         return _ranges([value], _vpc_group(resource, vpc_urns), f"VPC CIDR '{name}'", urn)
-    tunnel = _tunnel_ranges(resource)
-    if tunnel is not None:
-        return tunnel
-    gateway_route = _route_to_onprem(resource)
-    if gateway_route is not None:
-        return gateway_route
+    onprem = _onprem_ranges(resource)
+    if onprem is not None:
+        return onprem
     pool = _cluster_pool(resource)
     if pool is not None:
         return pool
@@ -186,59 +166,16 @@ def _collect(resource: PolicyResource, vpc_urns: set[str]) -> list[Range]:
     return []
 
 
-def _tunnel_ranges(resource: PolicyResource) -> list[Range] | None:
-    """The on-prem side of a VPN connection, attachment or route, or of a dedicated tunnel or Direct
-    Connect route. None for any other resource."""
-    kind, props, name, urn = resource.resource_type, resource.props, resource.name, resource.urn
-    if kind == AWS_VPN_ROUTE:
-        return _ranges([get(props, "destinationCidrBlock")], ONPREM, f"VPN route '{name}'", urn)
-    if kind == AWS_VPN:
-        # AWS reverses the usual naming: `local*NetworkCidr` is the customer gateway's (on-prem) side,
-        # `remote*NetworkCidr` the AWS side, which is the VPC's own range and not a second network.
-        customer_side = [get(props, "localIpv4NetworkCidr"), get(props, "localIpv6NetworkCidr")]
-        return _ranges(customer_side, ONPREM, f"VPN connection '{name}'", urn)
-    if kind == ALI_VPN:
-        return _ranges(as_list(get(props, "remoteSubnets")), ONPREM, f"VPN connection '{name}'", urn)
-    if kind == ALI_VPN_ATTACHMENT:
-        return _ranges([get(props, "remoteSubnet")], ONPREM, f"VPN attachment '{name}'", urn)
-    if kind in (ALI_VPN_ROUTE, ALI_VPN_PBR_ROUTE):
-        return _ranges([get(props, "routeDest")], ONPREM, f"VPN route '{name}'", urn)
-    if kind == TC_VPN:
-        remote = [
-            cidr
-            for policy in as_list(get(props, "securityGroupPolicies"))
-            for cidr in as_list(get(policy, "remoteCidrBlocks"))
-        ]
-        return _ranges(remote, ONPREM, f"VPN connection '{name}'", urn)
-    if kind == TC_VPN_ROUTE:
-        return _ranges([get(props, "destinationCidrBlock")], ONPREM, f"VPN route '{name}'", urn)
-    if kind == TC_DEDICATED_TUNNEL:
-        prefixes = as_list(get(props, "routeFilterPrefixes"))
-        return _ranges(prefixes, ONPREM, f"dedicated tunnel '{name}'", urn)
-    if kind == TC_DCG_CCN_ROUTE:
-        label = f"Direct Connect gateway route '{name}'"
-        return _ranges([get(props, "cidrBlock")], ONPREM, label, urn)
-    return None
-
-
-def _route_to_onprem(resource: PolicyResource) -> list[Range] | None:
-    """A route in a VPC's table whose next hop is the VPN or Direct Connect gateway: its destination is
-    on-prem. None for any other resource (or a route with another next hop)."""
-    kind, props, name, urn = resource.resource_type, resource.props, resource.name, resource.urn
-    if kind == AWS_ROUTE:
-        gateway = get_ref(props, "gatewayId")
-        deps = resource.property_dependencies.get("gatewayId", []) or []
-        named = isinstance(gateway, str) and not is_unknown(gateway) and gateway.startswith("vgw-")
-        if named or any(dep.resource_type == AWS_VGW for dep in deps):
-            label = f"route '{name}' to a virtual private gateway"
-            return _ranges([get(props, "destinationCidrBlock")], ONPREM, label, urn)
-    elif kind == ALI_ROUTE_ENTRY and get(props, "nexthopType") == "VpnGateway":
-        label = f"route '{name}' to a VPN gateway"
-        return _ranges([get(props, "destinationCidrblock")], ONPREM, label, urn)
-    elif kind == TC_ROUTE_ENTRY and get(props, "nextType") in ("VPN", "DIRECTCONNECT"):
-        label = f"route '{name}' to a VPN or Direct Connect gateway"
-        return _ranges([get(props, "destinationCidrBlock")], ONPREM, label, urn)
-    return None
+def _onprem_ranges(resource: PolicyResource) -> list[Range] | None:
+    """The on-prem side of a VPN connection, attachment or route, of a dedicated tunnel or Direct
+    Connect route, or the destination of a route to the VPN or Direct Connect gateway (the cloud's
+    `onprem_ranges`). None for any other resource."""
+    read = getattr(part_of(PARTS, resource.resource_type), "onprem_ranges", None)
+    found: tuple[list[Any], str] | None = read(resource) if read is not None else None
+    if found is None:
+        return None
+    values, source = found
+    return _ranges(values, ONPREM, source, resource.urn)
 
 
 CALICO_GROUPS = ("crd.projectcalico.org", "projectcalico.org")
@@ -270,23 +207,7 @@ def _cluster_pool(resource: PolicyResource) -> list[Range] | None:
 
 # Resources that route one network into another: with any of them (or an on-prem or cluster range) the
 # stack is a hybrid fleet and its VPCs must not reuse each other's ranges either.
-LINK_TOKEN_PREFIXES = (
-    "aws:ec2/vpnConnection",
-    "aws:ec2/vpnGateway",
-    "aws:ec2/customerGateway",
-    "aws:ec2/vpcPeeringConnection",
-    "aws:ec2transitgateway/",
-    "aws:directconnect/",
-    "alicloud:vpn/",
-    "alicloud:cen/",
-    "alicloud:expressconnect/",
-    "alicloud:vpc/peerConnection",
-    "tencentcloud:Vpn/",
-    "tencentcloud:Ccn/",
-    "tencentcloud:Dc/",
-    "tencentcloud:Dcg/",
-    "tencentcloud:Vpc/peerConnect",
-)
+LINK_TOKEN_PREFIXES = chained(PARTS, "NETWORK_LINK_PREFIXES")
 
 
 def collect_ranges(resource: PolicyResource, vpc_urns: set[str]) -> list[Range]:
@@ -330,7 +251,7 @@ def overlapping_pairs(ranges: list[Range], *, joined: bool = True) -> list[tuple
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
-    vpc_urns = {r.urn for r in args.resources if r.resource_type in (AWS_VPC, ALI_VPC, TC_VPC)}
+    vpc_urns = {r.urn for r in args.resources if r.resource_type in VPCS}
     ranges: list[Range] = []
     for resource in args.resources:
 
@@ -360,25 +281,5 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
 POLICY = GfStackPolicy(
     RULE,
     validate,
-    judges(
-        AWS_VPC,
-        AWS_VPC_CIDR,
-        AWS_VPN,
-        AWS_VPN_ROUTE,
-        ALI_VPC,
-        ALI_VPC_CIDR,
-        ALI_VPN,
-        ALI_VPN_ATTACHMENT,
-        ALI_VPN_ROUTE,
-        ALI_VPN_PBR_ROUTE,
-        TC_VPC,
-        TC_VPN,
-        TC_VPN_ROUTE,
-        TC_DEDICATED_TUNNEL,
-        TC_DCG_CCN_ROUTE,
-        AWS_ROUTE,
-        ALI_ROUTE_ENTRY,
-        TC_ROUTE_ENTRY,
-        prefixes=("kubernetes:",),
-    ),
+    judges(part_union(PARTS, "RANGE_TYPES"), prefixes=("kubernetes:",)),
 )

@@ -29,13 +29,13 @@ from weakref import WeakKeyDictionary
 from pulumi_policy.proxy import UnknownValueError
 
 from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
-from gpufleet.policies.documents import DocumentError, Statement, glob_match, parse_document
-from gpufleet.policies.ops._common import (
+from gpufleet.policies.cost.pools.tokens.aws import (
     AWS_INSTANCE,
     AWS_LAUNCH_CONFIGURATION,
     AWS_LAUNCH_TEMPLATE,
-    known_str,
 )
+from gpufleet.policies.documents import DocumentError, Statement, glob_match, parse_document
+from gpufleet.policies.ops._common import known_str
 from gpufleet.policies.props import as_list, get_ref, is_unknown, truthy
 from gpufleet.policies.rule import CannotTell
 

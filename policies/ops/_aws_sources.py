@@ -18,12 +18,12 @@ import re
 from collections.abc import Mapping
 
 from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
-from gpufleet.policies.ops._common import (
+from gpufleet.policies.cost.pools.tokens.aws import (
     AWS_INSTANCE,
     AWS_LAUNCH_CONFIGURATION,
     AWS_LAUNCH_TEMPLATE,
-    known_str,
 )
+from gpufleet.policies.ops._common import known_str
 from gpufleet.policies.props import get_ref
 
 AGENT_DEFAULT_NAMESPACE = "CWAgent"

@@ -22,7 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
-from gpufleet.policies.ops._common import AWS_APPAS_POLICY, AWS_ASG, AWS_ASG_POLICY, AWS_METRIC_ALARM, unknown
+from gpufleet.policies.cost.pools.tokens.aws import (
+    AWS_APPAS_POLICY,
+    AWS_ASG,
+    AWS_ASG_POLICY,
+    AWS_METRIC_ALARM,
+)
+from gpufleet.policies.ops._common import unknown
 from gpufleet.policies.props import as_list, get_ref, is_unknown
 
 _SCALING_ARN = re.compile(r"^arn:aws[a-z-]*:autoscaling:")

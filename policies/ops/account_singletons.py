@@ -26,44 +26,23 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
+from gpufleet.components.clouds import part_merged
 from gpufleet.policies.context import tags_of
 from gpufleet.policies.cost.pools import ResourceView
-from gpufleet.policies.ops._common import stack_index, unknown
+from gpufleet.policies.ops._common import parts, rule_url, stack_index, unknown
 from gpufleet.policies.props import get_ref, is_unknown
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
-SESSION_DOCUMENT = "aws:ssm/document:Document"
-SESSION_DOCUMENT_NAME = "SSM-SessionManagerRunShell"
-
-# type token -> what it sets, where it is one
-SETTINGS: Mapping[str, tuple[str, str]] = {
-    "aws:ebs/encryptionByDefault:EncryptionByDefault": ("EBS encryption by default", "account and region"),
-    "aws:ebs/defaultKmsKey:DefaultKmsKey": ("the default EBS encryption key", "account and region"),
-    "aws:ec2/instanceMetadataDefaults:InstanceMetadataDefaults": (
-        "the instance metadata (IMDS) defaults",
-        "account and region",
-    ),
-    "aws:ec2/serialConsoleAccess:SerialConsoleAccess": ("EC2 serial console access", "account and region"),
-    "aws:ebs/snapshotBlockPublicAccess:SnapshotBlockPublicAccess": (
-        "the EBS snapshot public-access block",
-        "account and region",
-    ),
-    "aws:ec2/imageBlockPublicAccess:ImageBlockPublicAccess": (
-        "the AMI public-access block",
-        "account and region",
-    ),
-    "aws:ec2/vpcBlockPublicAccessOptions:VpcBlockPublicAccessOptions": (
-        "the VPC block-public-access options",
-        "account and region",
-    ),
-    "aws:ssm/serviceSetting:ServiceSetting": ("an SSM service setting", "account and region"),
-    "aws:s3/accountPublicAccessBlock:AccountPublicAccessBlock": (
-        "the S3 account public-access block",
-        "account",
-    ),
-    "aws:iam/accountPasswordPolicy:AccountPasswordPolicy": ("the IAM account password policy", "account"),
-    "aws:iam/accountAlias:AccountAlias": ("the account alias", "account"),
-}
+# Each cloud module's account-wide singletons: settings (`ACCOUNT_SETTINGS`: type token -> what it sets,
+# where it is one) and documents that are one per account under a name (`SESSION_DOCUMENTS`: type token
+# -> that name). Only AWS's module has them today: the rule's column and reference are its.
+SETTINGS: Mapping[str, tuple[str, str]] = part_merged(parts(), "ACCOUNT_SETTINGS")
+SESSION_DOCUMENTS: Mapping[str, str] = part_merged(parts(), "SESSION_DOCUMENTS")
+_CLOUDS = tuple(
+    cloud
+    for cloud, part in parts().items()
+    if hasattr(part, "ACCOUNT_SETTINGS") or hasattr(part, "SESSION_DOCUMENTS")
+)
 _OFF = ("false", "no", "0", "off")
 
 RULE = Rule(
@@ -74,7 +53,7 @@ RULE = Rule(
         "IMDS defaults, the account public-access block) are owned by at most one stack per account and "
         'region: a second stack creating one fails with "already exists".'
     ),
-    clouds=("aws",),
+    clouds=_CLOUDS,
     enforcement=EnforcementLevel.ADVISORY,
     severity=Severity.MEDIUM,
     remediation=(
@@ -82,7 +61,7 @@ RULE = Rule(
         "account-baseline`) tagged gpufleet:account-baseline, and stop creating them in fleet stacks; "
         "fleet stacks use them (the session preferences document, the default EBS key) without owning them."
     ),
-    url="https://docs.aws.amazon.com/systems-manager/latest/userguide/getting-started-create-preferences-cli.html",
+    url=rule_url("GF-OPS-004"),
     config={"owner_stack_tag": {"type": "string", "default": "gpufleet:account-baseline"}},
 )
 
@@ -116,11 +95,11 @@ def _tags(view: ResourceView) -> dict[str, Any]:
 def _singleton(view: ResourceView) -> tuple[str, str] | None:
     if view.resource_type in SETTINGS:
         return SETTINGS[view.resource_type]
-    if view.resource_type == SESSION_DOCUMENT:
+    if view.resource_type in SESSION_DOCUMENTS:
         name = get_ref(view.props, "name")
         if is_unknown(name):
             raise unknown(name, "name")
-        if name == SESSION_DOCUMENT_NAME:
+        if name == SESSION_DOCUMENTS[view.resource_type]:
             return ("the Session Manager preferences document", "account and region")
     return None
 
@@ -128,7 +107,7 @@ def _singleton(view: ResourceView) -> tuple[str, str] | None:
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     tag = str(RULE.settings(args)["owner_stack_tag"])
     index = stack_index(args)
-    candidates = index.of_type(SESSION_DOCUMENT, *SETTINGS)
+    candidates = index.of_type(*SESSION_DOCUMENTS, *SETTINGS)
     if not candidates:
         args.not_applicable("the stack creates no account-wide singleton")
     baseline = _marked(args.stack_tags or {}, tag) or any(_marked(_tags(r), tag) for r in index.resources)
@@ -139,7 +118,7 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
             if found is None or baseline or _marked(_tags(view), tag):
                 return
             what, scope = found
-            if view.resource_type == SESSION_DOCUMENT:
+            if view.resource_type in SESSION_DOCUMENTS:
                 clash = (
                     "a second stack in the account and region, or an account whose console saved Session "
                     'Manager preferences, fails with "already exists"'
@@ -158,5 +137,5 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
 POLICY = GfStackPolicy(
     RULE,
     validate,
-    judges(SESSION_DOCUMENT, SETTINGS),
+    judges(SESSION_DOCUMENTS, SETTINGS),
 )

@@ -37,68 +37,35 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
+from gpufleet.components.clouds import part_merged, part_union
 from gpufleet.components.keys.material import MATERIAL_TAG
 from gpufleet.policies.context import tags_of
 from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
-from gpufleet.policies.ops._aws_sources import group_templates
-from gpufleet.policies.ops._common import AWS_ASG, AWS_LAUNCH_TEMPLATE, number, quoted, stack_index, unknown
+from gpufleet.policies.ops._common import (
+    fragments,
+    joined,
+    part_of_type,
+    parts,
+    quoted,
+    rule_url,
+    stack_index,
+)
 from gpufleet.policies.props import get_ref, is_unknown
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
-AWS_ALIAS = "aws:kms/alias:Alias"
-ALI_ALIAS = "alicloud:kms/alias:Alias"
-
-PENDING_TYPES = (
-    "aws:kms/externalKey:ExternalKey",
-    "aws:kms/replicaExternalKey:ReplicaExternalKey",
-    "alicloud:kms/key:Key",
-    "tencentcloud:Kms/externalKey:ExternalKey",
-)
-
+# Each cloud module's keys that may wait for imported material (`PENDING_KEY_TYPES`, with an optional
+# `pending_reason` where a key's own inputs say it, else it is pending without `keyMaterialBase64`), its
+# aliases (`KEY_ALIASES`: type -> the input naming the key), what uses a key (`KEY_USERS`), and its
+# groups that wait for capacity on a launch template's key (`CAPACITY_GROUPS`, `capacity_problem`).
+PENDING_TYPES = joined("PENDING_KEY_TYPES")
+ALIASES: Mapping[str, str] = part_merged(parts(), "KEY_ALIASES")
 # type token -> (what it is, the inputs that may name a key)
-USERS: Mapping[str, tuple[str, tuple[str, ...]]] = {
-    "aws:cloudwatch/logGroup:LogGroup": ("log group", ("kmsKeyId",)),
-    "aws:ebs/volume:Volume": ("EBS volume", ("kmsKeyId",)),
-    "aws:ebs/defaultKmsKey:DefaultKmsKey": ("default EBS key", ("keyArn",)),
-    AWS_LAUNCH_TEMPLATE: ("launch template", ("blockDeviceMappings",)),
-    "aws:ec2/instance:Instance": ("instance", ("rootBlockDevice", "ebsBlockDevices")),
-    "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": (
-        "bucket encryption",
-        ("rules",),
-    ),
-    "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2": (
-        "bucket encryption",
-        ("rules",),
-    ),
-    "aws:s3/bucket:Bucket": ("bucket", ("serverSideEncryptionConfiguration",)),
-    "aws:s3/bucketV2:BucketV2": ("bucket", ("serverSideEncryptionConfigurations",)),
-    "aws:sns/topic:Topic": ("topic", ("kmsMasterKeyId",)),
-    "aws:sqs/queue:Queue": ("queue", ("kmsMasterKeyId",)),
-    "aws:cloudtrail/trail:Trail": ("trail", ("kmsKeyId",)),
-    "aws:efs/fileSystem:FileSystem": ("EFS file system", ("kmsKeyId",)),
-    "aws:fsx/lustreFileSystem:LustreFileSystem": ("FSx for Lustre file system", ("kmsKeyId",)),
-    "aws:secretsmanager/secret:Secret": ("secret", ("kmsKeyId",)),
-    "aws:rds/instance:Instance": ("RDS instance", ("kmsKeyId",)),
-    "aws:rds/cluster:Cluster": ("RDS cluster", ("kmsKeyId",)),
-    "aws:ecr/repository:Repository": ("ECR repository", ("encryptionConfigurations",)),
-    "alicloud:oss/bucket:Bucket": ("OSS bucket", ("serverSideEncryptionRule",)),
-    "alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption": (
-        "OSS bucket encryption",
-        ("kmsMasterKeyId",),
-    ),
-    "alicloud:ecs/ecsDisk:EcsDisk": ("ECS disk", ("kmsKeyId",)),
-    "alicloud:ecs/disk:Disk": ("ECS disk", ("kmsKeyId",)),
-    "alicloud:ecs/instance:Instance": ("ECS instance", ("systemDiskKmsKeyId", "dataDisks")),
-    "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate": ("ECS launch template", ("systemDisk", "dataDisks")),
-    "alicloud:ess/scalingConfiguration:ScalingConfiguration": (
-        "ESS scaling configuration",
-        ("systemDiskKmsKeyId", "dataDisks"),
-    ),
-    "alicloud:log/store:Store": ("log store", ("encryptConf",)),
-    "tencentcloud:Cos/bucket:Bucket": ("COS bucket", ("kmsId",)),
-    "tencentcloud:Cbs/storage:Storage": ("CBS disk", ("kmsKeyId",)),
-    "tencentcloud:Instance/instance:Instance": ("CVM instance", ("dataDisks",)),
-}
+USERS: Mapping[str, tuple[str, tuple[str, ...]]] = part_merged(parts(), "KEY_USERS")
+CHECKED_ON_SEND = part_union(parts(), "CHECKED_ON_SEND")
+TEMPLATE_TYPES = part_union(parts(), "KEY_TEMPLATE_TYPES")
+CAPACITY_GROUPS = joined("CAPACITY_GROUPS")
+_IMPORTS = "; ".join(fragments("IMPORT_COMMAND").values())
+_MATERIAL_INPUTS = " and ".join(fragments("MATERIAL_NAME").values())
 
 RULE = Rule(
     id="GF-OPS-005",
@@ -108,32 +75,27 @@ RULE = Rule(
         "material is imported) is not the key of log groups, volumes or buckets created in the same "
         "deployment; a group that waits for capacity has instances that can launch."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=tuple(fragments("PENDING_KEY_TYPES")),
     enforcement=EnforcementLevel.ADVISORY,
     severity=Severity.MEDIUM,
     remediation=(
         "Deploy in two phases: first the keys (pulumi up --target the key), import their material "
-        "(aws kms import-key-material; Alibaba ImportKeyMaterial; Tencent ImportKeyMaterial), then "
-        "the rest. Or give the material as a secret config value (AWS and Tencent ExternalKey "
+        f"({_IMPORTS}), then "
+        f"the rest. Or give the material as a secret config value ({_MATERIAL_INPUTS} ExternalKey "
         "key_material_base64). Until the material is imported, do not wait for capacity "
         "(wait_for_capacity_timeout='0'). Once imported, tag the external key "
         "gpufleet:key-material=imported (the fleet does for byok_material: imported)."
     ),
-    url="https://docs.aws.amazon.com/kms/latest/developerguide/importing-keys.html",
+    url=rule_url("GF-OPS-005"),
 )
 
 
 def _pending(view: ResourceView) -> str | None:
     """Why `view` is a key pending import, or None."""
-    if view.resource_type == "alicloud:kms/key:Key":
-        origin = get_ref(view.props, "origin")
-        if is_unknown(origin):
-            raise unknown(origin, "origin")
-        if isinstance(origin, str) and origin.upper() == "EXTERNAL":
-            if tags_of(view.resource_type, view.props).get(MATERIAL_TAG) == "imported":
-                return None
-            return "origin EXTERNAL: its material is imported outside Pulumi"
-        return None
+    own = getattr(part_of_type(view.resource_type), "pending_reason", None)
+    if own is not None:
+        reason = own(view)
+        return str(reason) if reason else None
     material = get_ref(view.props, "keyMaterialBase64")
     if material is None or material == "":
         if tags_of(view.resource_type, view.props).get(MATERIAL_TAG) == "imported":
@@ -167,8 +129,8 @@ class _Keys:
     def __init__(self, index: ResourceIndex, pending: Mapping[str, tuple[ResourceView, str]]) -> None:
         self.pending = pending
         self.by_alias: dict[str, str] = {}
-        for alias in index.of_type(AWS_ALIAS, ALI_ALIAS):
-            prop = "targetKeyId" if alias.resource_type == AWS_ALIAS else "keyId"
+        for alias in index.of_type(*ALIASES):
+            prop = ALIASES[alias.resource_type]
             for key_urn, (key, _) in pending.items():
                 if key_urn in alias.dependency_urns.get(prop, ()) or _mentions(
                     get_ref(alias.props, prop), _identifiers(key)
@@ -190,15 +152,15 @@ class _Keys:
         return list(found)
 
 
-# Messaging services check the key when a message is sent, not when the topic or queue is created.
-_CHECKED_ON_SEND = frozenset({"aws:sns/topic:Topic", "aws:sqs/queue:Queue"})
+# Messaging services check the key when a message is sent, not when the topic or queue is created
+# (each cloud module's `CHECKED_ON_SEND`).
 
 
 def _use_message(what: str, view: ResourceView, keys: list[tuple[ResourceView, str]]) -> str:
     names = quoted(key.name for key, _ in keys)
     why = "; ".join(f"'{key.name}': {reason}" for key, reason in keys)
     noun = "key" if len(keys) == 1 else "keys"
-    if view.resource_type in _CHECKED_ON_SEND:
+    if view.resource_type in CHECKED_ON_SEND:
         effect = f"'{view.name}' is created but every message sent to it fails until the material is imported"
     else:
         effect = f"'{view.name}' fails to create"
@@ -207,16 +169,6 @@ def _use_message(what: str, view: ResourceView, keys: list[tuple[ResourceView, s
         f"a key without material cannot encrypt, so {effect}; deploy the key first, "
         "import its material, then the rest (or give the material as a secret config value)"
     )
-
-
-def _waits_for_capacity(group: ResourceView) -> bool:
-    timeout = get_ref(group.props, "waitForCapacityTimeout")
-    if is_unknown(timeout):
-        raise unknown(timeout, "waitForCapacityTimeout")
-    if isinstance(timeout, str) and timeout.strip() in ("0", "0s", "0m"):
-        return False
-    sizes = [number(group, p) for p in ("minSize", "desiredCapacity", "minElbCapacity", "waitForElbCapacity")]
-    return any(size is not None and size > 0 for size in sizes)
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
@@ -242,23 +194,15 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
         used = keys.used_by(view, props)
         if not used:
             continue
-        if view.resource_type == AWS_LAUNCH_TEMPLATE:
+        if view.resource_type in TEMPLATE_TYPES:
             template_keys[view.urn] = used
         report(_use_message(what, view, [pending[urn] for urn in used]), view.urn)
-    for group in index.of_type(AWS_ASG):
+    for group in index.of_type(*CAPACITY_GROUPS):
 
         def check(group: ResourceView = group) -> None:
-            templates = [t for t in group_templates(index, group) if t.urn in template_keys]
-            if not templates or not _waits_for_capacity(group):
-                return
-            timeout = get_ref(group.props, "waitForCapacityTimeout") or "10m"
-            report(
-                f"Auto Scaling group '{group.name}' waits up to {timeout} for capacity, but its launch "
-                f"template {quoted(t.name for t in templates)} encrypts volumes with a key pending import, "
-                "so no instance launches and the deployment times out; set waitForCapacityTimeout to "
-                '"0" until the material is imported',
-                group.urn,
-            )
+            problem = part_of_type(group.resource_type).capacity_problem(index, group, template_keys)
+            if problem:
+                report(problem, group.urn)
 
         judge(group.urn, check)
 
@@ -266,5 +210,5 @@ def validate(args: StackValidationArgs, report: ReportViolation) -> None:
 POLICY = GfStackPolicy(
     RULE,
     validate,
-    judges(USERS, AWS_ASG),
+    judges(USERS, CAPACITY_GROUPS),
 )

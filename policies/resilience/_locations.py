@@ -6,6 +6,7 @@ then its explicit provider's `region`; AWS auto scaling groups also reveal it th
 availability zones (`us-east-1a` -> `us-east-1`) and Tencent scaling groups through `zones`
 (`ap-guangzhou-3` -> `ap-guangzhou`). When none is given the resource runs in the default region of
 its cloud's provider configuration, which the pack does not see: such a location counts once per cloud.
+Each cloud's zone inputs and patterns are in its module beside this one (`ZONE_PATTERNS`).
 """
 
 from __future__ import annotations
@@ -15,11 +16,16 @@ from collections.abc import Iterable, Mapping
 
 from pulumi_policy import PolicyResource
 
+from gpufleet.components.clouds import cloud_parts, part_values
 from gpufleet.policies.context import environment, resource_region
 from gpufleet.policies.props import as_list, get_ref, is_unknown
 
-_AWS_ZONE = re.compile(r"^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$")
-_TC_ZONE = re.compile(r"^([a-z]{2}-[a-z]+)-\d+$")
+# Each cloud's resilience facts, in its module beside this one (`aws`, `alicloud`, `tencentcloud`).
+PARTS = cloud_parts("gpufleet.policies.resilience")
+# (input listing zones, zone pattern whose group 1 is the region), over the clouds in order.
+ZONE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    pair for pairs in part_values(PARTS, "ZONE_PATTERNS").values() for pair in pairs
+)
 
 
 def is_production(resource: PolicyResource, stack_tags: Mapping[str, str] | None) -> bool:
@@ -34,7 +40,7 @@ def region_of(resource: PolicyResource) -> str | None:
     region = resource_region(resource.props, resource.provider)
     if region:
         return region
-    for prop, pattern in (("availabilityZones", _AWS_ZONE), ("zones", _TC_ZONE)):
+    for prop, pattern in ZONE_PATTERNS:
         zones = get_ref(resource.props, prop)
         if zones is None or is_unknown(zones):
             continue

@@ -19,21 +19,19 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
+from gpufleet.components.clouds import as_cloud
 from gpufleet.policies.memo import per_stack
-from gpufleet.policies.props import get, get_ref, is_unknown
-from gpufleet.policies.resilience._locations import is_production
+from gpufleet.policies.props import is_unknown
+from gpufleet.policies.resilience._locations import PARTS, is_production
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import by_cloud_name, chained, clouds_with, sole
 from gpufleet.policies.storage._buckets import (
     BUCKET_CLOUDS,
     Bucket,
     BucketIndex,
     Replication,
-    encryptions,
     is_checkpoint_bucket,
-    is_kms,
-    is_versioned,
     replications,
-    walk,
 )
 
 CHECKPOINT_TAG = "purpose=checkpoints"
@@ -42,18 +40,12 @@ RULE = Rule(
     id="GF-DR-001",
     name="checkpoint-bucket-replication",
     description="Production checkpoint buckets replicate to a second region or cloud.",
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=clouds_with(PARTS, "REPLICATION_REMEDIATION"),
     enforcement=EnforcementLevel.ADVISORY,
     severity=Severity.MEDIUM,
-    remediation=(
-        "AWS: add an aws.s3.BucketReplicationConfig (versioning enabled) with an enabled rule whose "
-        "destination bucket is in another region. Alibaba Cloud: add an oss.BucketReplication with a "
-        "destination location in another region and, for a KMS-encrypted bucket, "
-        "source_selection_criteria.sse_kms_encrypted_objects Enabled. Tencent Cloud: set the COS bucket's "
-        "replicaRole and replicaRules to a versioned bucket in another region (versioning on both)."
-    ),
-    url="https://docs.aws.amazon.com/AmazonS3/latest/userguide/replication.html",
-    checkov=("CKV_AWS_144",),
+    remediation=by_cloud_name(PARTS, "REPLICATION_REMEDIATION"),
+    url=sole(PARTS, "REPLICATION_URL"),
+    checkov=chained(PARTS, "REPLICATION_CHECKOV"),
 )
 
 
@@ -94,35 +86,14 @@ def _replicas(index: BucketIndex) -> dict[str, Bucket]:
 
 
 def _copies_nothing(index: BucketIndex, bucket: Bucket, replication: Replication) -> str | None:
-    """Why ``replication`` copies none of the bucket's objects, or None."""
-    if bucket.cloud == "alicloud" and any(is_kms("alicloud", e.algorithm) for e in encryptions(bucket)):
-        statuses = [
-            str(get(c, "status") or "")
-            for c in walk(replication.source.props, "sourceSelectionCriteria", "sseKmsEncryptedObjects")
-        ]
-        if not any(status.lower() == "enabled" for status in statuses):
-            return (
-                f"{bucket.label} is KMS-encrypted, but its oss.BucketReplication "
-                f"'{replication.source.name}' does not set sourceSelectionCriteria.sseKmsEncryptedObjects "
-                "to Enabled: OSS skips KMS-encrypted objects, so nothing is replicated"
-            )
-    if bucket.cloud == "tencentcloud":
-        if not is_versioned(bucket):
-            return (
-                f"{bucket.label} has replicaRules but versioningEnable is not true: COS replicates only "
-                "from a versioned bucket"
-            )
-        target = _destination_bucket(index, bucket, replication)
-        if target is not None and not is_versioned(target):
-            return (
-                f"{bucket.label} replicates into {target.label}, which is not versioned: COS replicates "
-                "only into a versioned bucket (set its versioningEnable: true)"
-            )
-        if get_ref(bucket.props, "replicaRole") in (None, ""):
-            return (
-                f"{bucket.label} has replicaRules but no replicaRole: COS needs the identity it replicates as"
-            )
-    return None
+    """Why ``replication`` copies none of the bucket's objects, or None, as the bucket's cloud tells
+    (`replication_copies_nothing` in its module)."""
+    cloud = as_cloud(bucket.cloud)
+    explain = getattr(PARTS.get(cloud), "replication_copies_nothing", None) if cloud else None
+    if explain is None:
+        return None
+    why: str | None = explain(bucket, replication, lambda: _destination_bucket(index, bucket, replication))
+    return why
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:

@@ -13,20 +13,24 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
+from gpufleet.components.clouds import part_union, part_values
 from gpufleet.policies.cost._common import stack_pools
 from gpufleet.policies.gpu import is_gpu_ami_type, is_gpu_type
 from gpufleet.policies.props import get_ref
-from gpufleet.policies.resilience._locations import cloud_of, distinct_locations, is_production, region_of
-from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
-
-POOL_TYPES = frozenset(
-    {
-        "aws:autoscaling/group:Group",
-        "aws:eks/nodeGroup:NodeGroup",
-        "alicloud:ess/scalingGroup:ScalingGroup",
-        "tencentcloud:As/scalingGroup:ScalingGroup",
-    }
+from gpufleet.policies.resilience._locations import (
+    PARTS,
+    cloud_of,
+    distinct_locations,
+    is_production,
+    region_of,
 )
+from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import clouds_with, sole
+
+POOL_TYPES = part_union(PARTS, "POOL_TYPES")
+_POOL_NAMES = list(part_values(PARTS, "POOL_NAME").values())
+# The pool resources a remediation names: `a, b or c`.
+_EITHER_POOL = " or ".join(filter(None, [", ".join(_POOL_NAMES[:-1]), *_POOL_NAMES[-1:]]))
 
 # Names past this many are counted, not listed, so a large fleet still gets a one-line finding.
 MOST_NAMED = 5
@@ -35,14 +39,14 @@ RULE = Rule(
     id="GF-DR-002",
     name="fleet-multi-location",
     description="Production fleets can burst into at least two clouds or regions.",
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=clouds_with(PARTS, "POOL_TYPES"),
     enforcement=EnforcementLevel.ADVISORY,
     severity=Severity.LOW,
     remediation=(
-        "Add a burst pool (aws.autoscaling.Group, alicloud.ess.ScalingGroup or tencentcloud.as.ScalingGroup) "
+        f"Add a burst pool ({_EITHER_POOL}) "
         "in a second region, through a provider with another region, or in a second cloud."
     ),
-    url="https://docs.aws.amazon.com/whitepapers/latest/disaster-recovery-workloads-on-aws/disaster-recovery-options-in-the-cloud.html",
+    url=sole(PARTS, "POOL_URL"),
 )
 
 

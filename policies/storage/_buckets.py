@@ -16,104 +16,84 @@ twins; the OSS equivalents). `BucketIndex` joins the separate resources to their
 
 The readers below return normalised values (algorithm and key reference, lifecycle rules, versioning,
 replication) so that each rule states its judgement once for all shapes.
+
+Each cloud's bucket types, setting resources and readers are in the cloud's module beside this one
+(`aws`, `alicloud`, `tencentcloud`), read through `cloud_parts`; the names those modules define stay
+reachable here (`_buckets.AWS_BUCKET`) for the modules that import them from this one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from types import ModuleType
+from typing import Any, cast
 
 from pulumi_policy import PolicyResource, ReportViolation, StackValidationArgs
 
+from gpufleet.components.clouds import Cloud, cloud_parts, part_values
 from gpufleet.policies.context import effective_tags, resource_region
 from gpufleet.policies.memo import per_stack
-from gpufleet.policies.props import as_int, as_list, get, get_ref, is_unknown, truthy
+from gpufleet.policies.props import as_list, get, get_ref, is_unknown, truthy
 from gpufleet.policies.rule import judge
+from gpufleet.policies.storage._shared import Encryption, Replication, first_int, walk
 
-AWS_BUCKET = "aws:s3/bucket:Bucket"
-AWS_BUCKET_V2 = "aws:s3/bucketV2:BucketV2"
-AWS_SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
-AWS_SSE_V2 = "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2"
-AWS_LIFECYCLE = "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration"
-AWS_LIFECYCLE_V2 = "aws:s3/bucketLifecycleConfigurationV2:BucketLifecycleConfigurationV2"
-AWS_VERSIONING = "aws:s3/bucketVersioning:BucketVersioning"
-AWS_VERSIONING_V2 = "aws:s3/bucketVersioningV2:BucketVersioningV2"
-AWS_PUBLIC_ACCESS_BLOCK = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock"
-AWS_ACCOUNT_PUBLIC_ACCESS_BLOCK = "aws:s3/accountPublicAccessBlock:AccountPublicAccessBlock"
-AWS_BUCKET_POLICY = "aws:s3/bucketPolicy:BucketPolicy"
-AWS_BUCKET_ACL = "aws:s3/bucketAcl:BucketAcl"
-AWS_BUCKET_ACL_V2 = "aws:s3/bucketAclV2:BucketAclV2"
-AWS_REPLICATION = "aws:s3/bucketReplicationConfig:BucketReplicationConfig"
+__all__ = [
+    "ACCOUNT_LEVEL",
+    "ATTACHMENTS",
+    "BUCKET_CLOUDS",
+    "BUCKET_KINDS",
+    "KMS_ALGORITHMS",
+    "PARTS",
+    "Bucket",
+    "BucketIndex",
+    "Encryption",
+    "LifecycleRule",
+    "Replication",
+    "Transition",
+    "bucket_lifecycle",
+    "checkpoint_buckets",
+    "encryptions",
+    "first_int",
+    "has_tag",
+    "is_checkpoint_bucket",
+    "is_kms",
+    "is_versioned",
+    "judge_buckets",
+    "lifecycle_rules_of",
+    "parse_tag_selector",
+    "part",
+    "replications",
+    "walk",
+]
 
-OSS_BUCKET = "alicloud:oss/bucket:Bucket"
-OSS_SSE = "alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption"
-OSS_VERSIONING = "alicloud:oss/bucketVersioning:BucketVersioning"
-OSS_ACL = "alicloud:oss/bucketAcl:BucketAcl"
-OSS_POLICY = "alicloud:oss/bucketPolicy:BucketPolicy"
-OSS_PUBLIC_ACCESS_BLOCK = "alicloud:oss/bucketPublicAccessBlock:BucketPublicAccessBlock"
-OSS_ACCOUNT_PUBLIC_ACCESS_BLOCK = "alicloud:oss/accountPublicAccessBlock:AccountPublicAccessBlock"
-OSS_HTTPS_CONFIG = "alicloud:oss/bucketHttpsConfig:BucketHttpsConfig"
-OSS_REPLICATION = "alicloud:oss/bucketReplication:BucketReplication"
+PARTS = cloud_parts("gpufleet.policies.storage")
 
-COS_BUCKET = "tencentcloud:Cos/bucket:Bucket"
-COS_POLICY = "tencentcloud:Cos/bucketPolicy:BucketPolicy"
-
-BUCKET_CLOUDS = {AWS_BUCKET: "aws", AWS_BUCKET_V2: "aws", OSS_BUCKET: "alicloud", COS_BUCKET: "tencentcloud"}
-BUCKET_KINDS = {"aws": "S3 bucket", "alicloud": "OSS bucket", "tencentcloud": "COS bucket"}
-
-# Separate resources that configure one bucket, by the setting they carry.
-ATTACHMENTS: dict[str, tuple[str, str]] = {
-    AWS_SSE: ("aws", "sse"),
-    AWS_SSE_V2: ("aws", "sse"),
-    AWS_LIFECYCLE: ("aws", "lifecycle"),
-    AWS_LIFECYCLE_V2: ("aws", "lifecycle"),
-    AWS_VERSIONING: ("aws", "versioning"),
-    AWS_VERSIONING_V2: ("aws", "versioning"),
-    AWS_PUBLIC_ACCESS_BLOCK: ("aws", "public_access_block"),
-    AWS_BUCKET_POLICY: ("aws", "policy"),
-    AWS_BUCKET_ACL: ("aws", "acl"),
-    AWS_BUCKET_ACL_V2: ("aws", "acl"),
-    AWS_REPLICATION: ("aws", "replication"),
-    OSS_SSE: ("alicloud", "sse"),
-    OSS_VERSIONING: ("alicloud", "versioning"),
-    OSS_ACL: ("alicloud", "acl"),
-    OSS_POLICY: ("alicloud", "policy"),
-    OSS_PUBLIC_ACCESS_BLOCK: ("alicloud", "public_access_block"),
-    OSS_HTTPS_CONFIG: ("alicloud", "https"),
-    OSS_REPLICATION: ("alicloud", "replication"),
-    COS_POLICY: ("tencentcloud", "policy"),
+# Bucket type -> its cloud; cloud -> how findings name its buckets.
+BUCKET_CLOUDS: dict[str, str] = {
+    kind: cloud for cloud, kinds in part_values(PARTS, "BUCKET_TYPES").items() for kind in kinds
 }
-ACCOUNT_LEVEL = {AWS_ACCOUNT_PUBLIC_ACCESS_BLOCK: "aws", OSS_ACCOUNT_PUBLIC_ACCESS_BLOCK: "alicloud"}
+BUCKET_KINDS: dict[str, str] = dict(part_values(PARTS, "BUCKET_KIND").items())
+# Separate resources that configure one bucket: type -> (cloud, the setting they carry).
+ATTACHMENTS: dict[str, tuple[str, str]] = {
+    kind: (cloud, setting)
+    for cloud, attachments in part_values(PARTS, "ATTACHMENTS").items()
+    for kind, setting in attachments.items()
+}
+# Settings of a whole account, covering each of its buckets: type -> cloud.
+ACCOUNT_LEVEL = {
+    kind: cloud for cloud, kinds in part_values(PARTS, "ACCOUNT_LEVEL").items() for kind in kinds
+}
+# Resources whose lifecycle rules are not at a bucket's `lifecycleRules`: type -> the input holding them.
+_LIFECYCLE_RULES_KEY: dict[str, str] = {
+    kind: key for keys in part_values(PARTS, "LIFECYCLE_RULES_KEY").values() for kind, key in keys.items()
+}
+KMS_ALGORITHMS: dict[str, tuple[str, ...]] = dict(part_values(PARTS, "KMS_ALGORITHMS").items())
 
 
-def walk(obj: Any, *steps: str | tuple[str, ...]) -> list[Any]:
-    """Every value reached by following `steps`, each step a key or alternative keys.
-
-    Single nested objects and lists of them are treated alike, because the same setting is a
-    single object in one SDK shape (`Bucket.serverSideEncryptionConfiguration.rule`) and a list in
-    another (`BucketV2.serverSideEncryptionConfigurations[].rules[]`). An unknown value on the way
-    raises `UnknownValueError` (a decisive value that cannot be judged).
-    """
-    current = [obj]
-    for step in steps:
-        keys = (step,) if isinstance(step, str) else step
-        reached: list[Any] = []
-        for item in current:
-            if not isinstance(item, Mapping):
-                continue
-            for key in keys:
-                reached.extend(as_list(get(item, key)))
-        current = reached
-    return current
-
-
-def first_int(obj: Any, *keys: str) -> int | None:
-    for key in keys:
-        value = as_int(get(obj, key))
-        if value is not None:
-            return value
-    return None
+def part(cloud: str) -> ModuleType:
+    """The storage module of the cloud ``cloud`` (a bucket's `cloud`)."""
+    return PARTS[cast(Cloud, cloud)]
 
 
 @dataclass
@@ -268,63 +248,11 @@ def is_checkpoint_bucket(bucket: Bucket, selector: str) -> bool:
 # --- encryption -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Encryption:
-    """One server-side encryption setting: algorithm as written, key reference, and where it is."""
-
-    algorithm: str | None
-    key: Any
-    source: PolicyResource
-    key_prop: str
-
-
 def encryptions(bucket: Bucket) -> list[Encryption]:
-    props = bucket.props
-    found: list[Encryption] = []
-    if bucket.cloud == "aws":
-        # The property dependency naming the key is recorded on the top-level input.
-        top = (
-            "serverSideEncryptionConfiguration"
-            if get_ref(props, "serverSideEncryptionConfiguration") is not None
-            else "serverSideEncryptionConfigurations"
-        )
-        for default in walk(
-            props,
-            top,
-            ("rule", "rules"),
-            ("applyServerSideEncryptionByDefault", "applyServerSideEncryptionByDefaults"),
-        ):
-            found.append(_encryption(default, "sseAlgorithm", "kmsMasterKeyId", bucket.resource, top))
-        for resource in bucket.of("sse"):
-            for default in walk(resource.props, "rules", "applyServerSideEncryptionByDefault"):
-                found.append(_encryption(default, "sseAlgorithm", "kmsMasterKeyId", resource, "rules"))
-    elif bucket.cloud == "alicloud":
-        for rule in walk(props, "serverSideEncryptionRule"):
-            found.append(
-                _encryption(
-                    rule, "sseAlgorithm", "kmsMasterKeyId", bucket.resource, "serverSideEncryptionRule"
-                )
-            )
-        for resource in bucket.of("sse"):
-            found.append(
-                _encryption(resource.props, "sseAlgorithm", "kmsMasterKeyId", resource, "kmsMasterKeyId")
-            )
-    elif get(props, "encryptionAlgorithm") is not None:
-        found.append(_encryption(props, "encryptionAlgorithm", "kmsId", bucket.resource, "kmsId"))
+    """The bucket's server-side encryption settings, inline and on joined resources, as its cloud's
+    module reads them."""
+    found: list[Encryption] = part(bucket.cloud).encryptions(bucket)
     return found
-
-
-def _encryption(obj: Any, algorithm_key: str, key_key: str, source: PolicyResource, top: str) -> Encryption:
-    algorithm = get(obj, algorithm_key)
-    key = get_ref(obj, key_key)
-    return Encryption(None if algorithm is None else str(algorithm), None if key == "" else key, source, top)
-
-
-KMS_ALGORITHMS = {
-    "aws": ("aws:kms", "aws:kms:dsse"),
-    "alicloud": ("KMS",),
-    "tencentcloud": ("KMS", "cos/kms"),
-}
 
 
 def is_kms(cloud: str, algorithm: str | None) -> bool:
@@ -361,7 +289,7 @@ def lifecycle_rules_of(resource_type: str, props: Mapping[str, Any]) -> list[Lif
     (`expirations[]`, `abortMultipartUploads[].days`); COS `lifecycleRules[]` (always enabled,
     `nonCurrentExpiration.nonCurrentDays`).
     """
-    key = "rules" if resource_type in (AWS_LIFECYCLE, AWS_LIFECYCLE_V2) else "lifecycleRules"
+    key = _LIFECYCLE_RULES_KEY.get(resource_type, "lifecycleRules")
     rules: list[LifecycleRule] = []
     for index, rule in enumerate(as_list(get(props, key))):
         if not isinstance(rule, Mapping):
@@ -428,69 +356,12 @@ def bucket_lifecycle(bucket: Bucket) -> list[LifecycleRule]:
 
 
 def is_versioned(bucket: Bucket) -> bool:
-    props = bucket.props
-    if bucket.cloud == "tencentcloud":
-        return truthy(get(props, "versioningEnable"))
-    if bucket.cloud == "aws":
-        inline = [truthy(get(v, "enabled")) for v in walk(props, ("versioning", "versionings"))]
-        separate = [
-            str(get(v, "status") or "").lower() == "enabled"
-            for r in bucket.of("versioning")
-            for v in walk(r.props, "versioningConfiguration")
-        ]
-    else:
-        inline = [str(get(v, "status") or "").lower() == "enabled" for v in walk(props, "versioning")]
-        separate = [str(get(r.props, "status") or "").lower() == "enabled" for r in bucket.of("versioning")]
-    # A separate versioning resource overrides the inline (deprecated) setting when both exist.
-    return any(separate) if separate else any(inline)
-
-
-@dataclass(frozen=True)
-class Replication:
-    destination: Any
-    destination_region: str | None
-    source: PolicyResource
+    """Versioning as the bucket's cloud sets it (a separate resource overriding the inline setting)."""
+    versioned: bool = part(bucket.cloud).is_versioned(bucket)
+    return versioned
 
 
 def replications(bucket: Bucket) -> list[Replication]:
     """Enabled replication rules with their destination (bucket reference and region when known)."""
-    found: list[Replication] = []
-    if bucket.cloud == "aws":
-        configs = walk(bucket.props, ("replicationConfiguration", "replicationConfigurations"))
-        for config in configs:
-            found.extend(_s3_replication_rules(config, bucket.resource))
-        for resource in bucket.of("replication"):
-            found.extend(_s3_replication_rules(resource.props, resource))
-    elif bucket.cloud == "alicloud":
-        for resource in bucket.of("replication"):
-            if str(get_ref(resource.props, "status") or "enabled").lower() in ("disabled", "closing"):
-                continue
-            for destination in walk(resource.props, "destination"):
-                location = get_ref(destination, "location")
-                region = location.removeprefix("oss-") if isinstance(location, str) else None
-                found.append(Replication(get_ref(destination, "bucket"), region, resource))
-    else:
-        for rule in walk(bucket.props, "replicaRules"):
-            if str(get(rule, "status") or "Enabled").lower() != "enabled":
-                continue
-            destination = get_ref(rule, "destinationBucket")
-            found.append(Replication(destination, _cos_region(destination), bucket.resource))
+    found: list[Replication] = part(bucket.cloud).replications(bucket)
     return found
-
-
-def _s3_replication_rules(config: Any, source: PolicyResource) -> list[Replication]:
-    found = []
-    for rule in walk(config, "rules"):
-        if str(get(rule, "status") or "").lower() != "enabled":
-            continue
-        for destination in walk(rule, ("destination", "destinations")):
-            found.append(Replication(get_ref(destination, "bucket"), None, source))
-    return found
-
-
-def _cos_region(destination: Any) -> str | None:
-    # COS destinations are written `qcs::cos:<region>::<bucket>-<appid>`.
-    if not isinstance(destination, str) or is_unknown(destination):
-        return None
-    parts = destination.split(":")
-    return parts[3] if len(parts) > 5 and parts[0] == "qcs" and parts[3] else None

@@ -22,6 +22,10 @@ as on S3, whose minimums are time spent in the class
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from gpufleet.components.clouds import part_values
+from gpufleet.policies.storage._buckets import PARTS
 
 
 @dataclass(frozen=True)
@@ -46,39 +50,17 @@ class StorageClass:
         return self.cheaper_after_days == 0 or transition_days + self.cheaper_after_days < expire_days
 
 
-def _table(
-    *classes: tuple[str, int, int] | tuple[str, int, int, int] | StorageClass,
-) -> dict[str, StorageClass]:
-    built = [entry if isinstance(entry, StorageClass) else StorageClass(*entry) for entry in classes]
+def _table(*classes: tuple[Any, ...]) -> dict[str, StorageClass]:
+    """A cloud's classes by upper-case name, from its module's `STORAGE_CLASSES` rows (the fields of
+    `StorageClass` in order)."""
+    built = [StorageClass(*entry) for entry in classes]
     return {entry.name.upper(): entry for entry in built}
 
 
+# Each cloud's classes, from the `STORAGE_CLASSES` of its storage module (`aws`, `alicloud`, ...).
 CLASSES: dict[str, dict[str, StorageClass]] = {
-    "aws": _table(
-        ("INTELLIGENT_TIERING", 0, 0, 30),
-        ("STANDARD_IA", 30, 30),
-        ("ONEZONE_IA", 30, 30),
-        ("GLACIER_IR", 0, 90),
-        ("GLACIER", 0, 90),
-        ("DEEP_ARCHIVE", 0, 180),
-    ),
-    "alicloud": _table(
-        StorageClass("IA", 0, 30, counted_from_creation=True),
-        StorageClass("Archive", 0, 60, counted_from_creation=True),
-        ("ColdArchive", 0, 180),
-        ("DeepColdArchive", 0, 180),
-    ),
-    "tencentcloud": _table(
-        ("STANDARD_IA", 0, 30),
-        ("MAZ_STANDARD_IA", 0, 30),
-        ("INTELLIGENT_TIERING", 0, 30),
-        ("MAZ_INTELLIGENT_TIERING", 0, 30),
-        ("ARCHIVE", 0, 90),
-        ("DEEP_ARCHIVE", 0, 180),
-    ),
+    cloud: _table(*rows) for cloud, rows in part_values(PARTS, "STORAGE_CLASSES").items()
 }
-S3_COLD = frozenset({"GLACIER_IR", "GLACIER", "DEEP_ARCHIVE"})
-S3_IA = frozenset({"STANDARD_IA", "ONEZONE_IA"})
 
 
 def storage_class(cloud: str, name: str) -> StorageClass | None:

@@ -16,8 +16,10 @@ from gpufleet.policies.kms._keys import KeyIndex, is_external, origin_label
 from gpufleet.policies.memo import per_stack
 from gpufleet.policies.props import is_unknown
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import by_cloud_name, clouds_with, sole
 from gpufleet.policies.storage._buckets import (
     BUCKET_CLOUDS,
+    PARTS,
     Bucket,
     BucketIndex,
     encryptions,
@@ -32,16 +34,12 @@ RULE = Rule(
         "Buckets classified `data-classification: restricted` use a BYOK key (imported key material: "
         "origin EXTERNAL)."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=clouds_with(PARTS, "BYOK_REMEDIATION"),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
-    remediation=(
-        "Create a key with imported material and encrypt the bucket with it. AWS: aws.kms.ExternalKey "
-        "(keyMaterialBase64 from your HSM) as the bucket's kmsMasterKeyId. Alibaba Cloud: kms.Key with "
-        "origin = 'EXTERNAL' (import the material with the KMS API) as kmsMasterKeyId. Tencent Cloud: "
-        "kms.ExternalKey as the COS bucket's kmsId."
-    ),
-    url="https://docs.aws.amazon.com/kms/latest/developerguide/importing-keys.html",
+    remediation="Create a key with imported material and encrypt the bucket with it. "
+    + by_cloud_name(PARTS, "BYOK_REMEDIATION"),
+    url=sole(PARTS, "BYOK_URL"),
     config={
         "classification_tag": {"type": "string", "default": "data-classification"},
         "byok_values": {"type": "array", "items": {"type": "string"}, "default": ["restricted"]},

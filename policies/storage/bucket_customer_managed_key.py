@@ -12,19 +12,20 @@
 
 from __future__ import annotations
 
-import re
-
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
 from gpufleet.policies.memo import per_stack
 from gpufleet.policies.rule import GfStackPolicy, Rule, judges
+from gpufleet.policies.rule_facts import by_cloud_name, chained, clouds_with, sole
 from gpufleet.policies.storage._buckets import (
     BUCKET_CLOUDS,
+    PARTS,
     Bucket,
     BucketIndex,
     encryptions,
     is_kms,
     judge_buckets,
+    part,
 )
 
 RULE = Rule(
@@ -34,63 +35,32 @@ RULE = Rule(
         "Buckets are encrypted at rest with a customer-managed KMS key (SSE-KMS / OSS KMS / COS KMS), "
         "not the provider-managed default."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=clouds_with(PARTS, "CMK_REMEDIATION"),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
-    remediation=(
-        "AWS: add an aws.s3.BucketServerSideEncryptionConfiguration with "
-        "rules[].applyServerSideEncryptionByDefault.sseAlgorithm = 'aws:kms' and kmsMasterKeyId = the ARN "
-        "of your aws.kms.Key. Alibaba Cloud: set serverSideEncryptionRule (or "
-        "oss.BucketServerSideEncryption) "
-        "sseAlgorithm = 'KMS' with kmsMasterKeyId = your kms.Key id. Tencent Cloud: set the COS bucket's "
-        "encryptionAlgorithm = 'KMS' and kmsId = your kms.Key id."
-    ),
-    url="https://docs.aws.amazon.com/AmazonS3/latest/userguide/UsingKMSEncryption.html",
-    checkov=("CKV_AWS_145", "CKV_ALI_6"),
+    remediation=by_cloud_name(PARTS, "CMK_REMEDIATION"),
+    url=sole(PARTS, "CMK_URL"),
+    checkov=chained(PARTS, "CMK_CHECKOV"),
 )
-
-_DEFAULTS = {
-    "aws": "has no server-side encryption configuration (S3 then uses AES256 with S3-managed keys)",
-    "alicloud": "has no server-side encryption rule",
-    "tencentcloud": "has no encryptionAlgorithm",
-}
-_MANAGED_KEY = {
-    "aws": "the AWS-managed aws/s3 key (no kmsMasterKeyId)",
-    "alicloud": "the OSS-managed default KMS key (no kmsMasterKeyId)",
-    "tencentcloud": "the COS default KMS key (no kmsId)",
-}
-_EXPECTED = {
-    "aws": "use aws:kms with a customer-managed KMS key (kmsMasterKeyId)",
-    "alicloud": "use KMS with a customer-managed key (kmsMasterKeyId)",
-    "tencentcloud": "use KMS with a customer-managed key (kmsId)",
-}
-
-
-# `alias/aws/<service>` names an AWS-managed key, bare or inside an alias ARN.
-_AWS_MANAGED_ALIAS = re.compile(r"(^|:)alias/aws/[a-z0-9-]+$")
-
-
-def _aws_managed_alias(cloud: str, key: object) -> bool:
-    return cloud == "aws" and isinstance(key, str) and bool(_AWS_MANAGED_ALIAS.search(key.strip()))
 
 
 def bucket_problems(bucket: Bucket) -> list[str]:
     """Why a bucket is not encrypted with a customer-managed key (empty when it is)."""
     found = encryptions(bucket)
-    expected = _EXPECTED[bucket.cloud]
+    facts = part(bucket.cloud)
+    expected = facts.CMK_EXPECTED
     if not found:
-        return [f"{bucket.label} {_DEFAULTS[bucket.cloud]}; {expected}"]
+        return [f"{bucket.label} {facts.CMK_NO_CONFIGURATION}; {expected}"]
+    # A cloud whose key references can name a provider-managed key says so (`cmk_managed_alias`).
+    managed_alias = getattr(facts, "cmk_managed_alias", None)
     problems = []
     for encryption in found:
         if not is_kms(bucket.cloud, encryption.algorithm):
             problems.append(f"{bucket.label} is encrypted with {encryption.algorithm}; {expected}")
         elif encryption.key is None:
-            problems.append(f"{bucket.label} is encrypted with {_MANAGED_KEY[bucket.cloud]}; {expected}")
-        elif _aws_managed_alias(bucket.cloud, encryption.key):
-            problems.append(
-                f"{bucket.label} is encrypted with the AWS-managed key {encryption.key}, which the account "
-                f"neither controls nor can rotate on its own terms; {expected}"
-            )
+            problems.append(f"{bucket.label} is encrypted with {facts.CMK_PROVIDER_KEY}; {expected}")
+        elif managed_alias is not None and (problem := managed_alias(bucket.label, encryption.key, expected)):
+            problems.append(problem)
     return problems
 
 

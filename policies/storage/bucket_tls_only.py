@@ -21,16 +21,16 @@ COS a `b/*` pattern also names the bucket itself.)
 from __future__ import annotations
 
 import fnmatch
-import re
 from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
 from gpufleet.policies.memo import per_stack
-from gpufleet.policies.props import as_list, get, get_ref, is_unknown, truthy
+from gpufleet.policies.props import get, get_ref, is_unknown
 from gpufleet.policies.rule import GfStackPolicy, Rule, judges
-from gpufleet.policies.storage._buckets import BUCKET_CLOUDS, Bucket, BucketIndex, judge_buckets
+from gpufleet.policies.rule_facts import by_cloud_name, chained, clouds_with, sole
+from gpufleet.policies.storage._buckets import BUCKET_CLOUDS, PARTS, Bucket, BucketIndex, judge_buckets, part
 from gpufleet.policies.storage._documents import (
     actions,
     condition,
@@ -39,65 +39,39 @@ from gpufleet.policies.storage._documents import (
     resources,
     statements,
 )
+from gpufleet.policies.storage._shared import tls_number
 
 RULE = Rule(
     id="GF-STOR-004",
     name="bucket-tls-only",
     description="Buckets refuse requests without TLS, and below a minimum TLS version.",
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=clouds_with(PARTS, "TLS_REMEDIATION"),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.HIGH,
-    remediation=(
-        "AWS: attach an aws.s3.BucketPolicy that denies s3:* to Principal '*' when "
-        "{'Bool': {'aws:SecureTransport': 'false'}}. Alibaba Cloud: an oss.BucketPolicy that denies "
-        "oss:* to '*' when {'Bool': {'acs:SecureTransport': 'false'}}, and an oss.BucketHttpsConfig "
-        "with enable = true and tlsVersions = ['TLSv1.2', 'TLSv1.3']. Tencent Cloud: a cos.BucketPolicy "
-        "that denies to qcs::cam::anyone when {'bool_equal': {'cos:secure-transport': 'false'}}."
-    ),
-    url="https://docs.aws.amazon.com/AmazonS3/latest/userguide/security-best-practices.html",
+    remediation=by_cloud_name(PARTS, "TLS_REMEDIATION"),
+    url=sole(PARTS, "TLS_URL"),
     config={"min_tls": {"type": "string", "default": "1.2"}},
-    checkov=("CKV_AWS_379",),
+    checkov=chained(PARTS, "TLS_CHECKOV"),
 )
 
+# The minimum TLS version when the setting names none.
 S3_TLS_FLOOR = 1.2
-_TRANSPORT_KEY = {
-    "aws": "aws:securetransport",
-    "alicloud": "acs:securetransport",
-    "tencentcloud": "cos:secure-transport",
-}
-_SERVICE = {"aws": "s3", "alicloud": "oss", "tencentcloud": "name/cos"}
-_POLICY_EXAMPLE = {
-    "aws": "deny s3:* to Principal '*' when aws:SecureTransport is false",
-    "alicloud": "deny oss:* to '*' when acs:SecureTransport is false",
-    "tencentcloud": "deny to anyone when cos:secure-transport is false",
-}
-
-
-_RESOURCE_EXAMPLE = {
-    "aws": "both the bucket ARN (arn:aws:s3:::<bucket>) and its objects (arn:aws:s3:::<bucket>/*)",
-    "alicloud": "both the bucket (acs:oss:*:*:<bucket>) and its objects (acs:oss:*:*:<bucket>/*)",
-    "tencentcloud": "the bucket with all its objects (qcs::cos:<region>:uid/<appid>:<bucket>/*)",
-}
-
-
-def tls_number(value: Any) -> float | None:
-    match = re.search(r"(\d+(?:\.\d+)?)", str(value))
-    return float(match.group(1)) if match else None
+_SAMPLE_KEYS = ("model.pt", "checkpoints/step-100/shard-0.pt")
 
 
 def _documents(bucket: Bucket) -> list[tuple[object, str]]:
     docs = [(get(r.props, "policy"), "policy") for r in bucket.of("policy")]
-    if bucket.cloud != "tencentcloud":
+    if part(bucket.cloud).TLS_INLINE_POLICY:
         docs.insert(0, (get(bucket.props, "policy"), "policy"))
     return docs
 
 
 def _covers_all_actions(cloud: str, statement: dict[str, Any]) -> bool:
     found = [a.lower() for a in actions(statement)]
-    if cloud == "tencentcloud":
-        # COS deny statements often omit Action or use name/cos:*.
-        return not found or any(a in ("*", "name/cos:*") for a in found)
-    return any(a in ("*", f"{_SERVICE[cloud]}:*") for a in found)
+    facts = part(cloud)
+    if not found and getattr(facts, "TLS_NO_ACTION_IS_ALL", False):
+        return True
+    return any(a in facts.TLS_ALL_ACTIONS for a in found)
 
 
 def _denies(bucket: Bucket, matches: Any) -> bool:
@@ -110,20 +84,13 @@ def _denies(bucket: Bucket, matches: Any) -> bool:
     return False
 
 
-# Where the bucket-and-key part of a resource pattern starts: after `arn:aws:s3:::`, after the region and
-# account fields of `acs:oss:<region>:<account>:` and of `qcs::cos:<region>:uid/<appid>:`. A bucket
-# policy can only name its own bucket's region and account, so those fields are not compared.
-_PREFIX = {"aws": ("arn:", 5), "alicloud": ("acs:oss:", 4), "tencentcloud": ("qcs::cos:", 5)}
-# The bucket itself as the bucket-and-key part: COS writes it with a trailing slash.
-_BUCKET_FORM = {"aws": "{}", "alicloud": "{}", "tencentcloud": "{}/"}
-_SAMPLE_KEYS = ("model.pt", "checkpoints/step-100/shard-0.pt")
-
-
 def _path_part(cloud: str, pattern: str) -> str:
     """The bucket-and-key part of a resource pattern (`ckpt/*`); a bare pattern is taken as it is."""
     if pattern == "*":
         return "*"
-    prefix, fields = _PREFIX[cloud]
+    # Where the bucket-and-key part starts: after the cloud's prefix and the fields after it (region and
+    # account fields, which a bucket policy can only set to its own bucket's, so they are not compared).
+    prefix, fields = part(cloud).TLS_RESOURCE_PREFIX
     if not pattern.startswith(prefix):
         return pattern
     parts = pattern.split(":", fields)
@@ -161,14 +128,14 @@ def _scope(bucket: Bucket, statement: dict[str, Any]) -> tuple[bool, bool]:
         outside = any(fnmatch.fnmatchcase(target, p) for p in excluded_paths)
         return (inside or not listed) and not outside
 
-    on_bucket = hit(_BUCKET_FORM[bucket.cloud].format(name))
+    on_bucket = hit(part(bucket.cloud).TLS_BUCKET_FORM.format(name))
     on_objects = all(hit(f"{name}/{key}") for key in _SAMPLE_KEYS)
     return on_bucket, on_objects
 
 
 def _plain_http_scope(bucket: Bucket) -> tuple[bool, bool, bool]:
     """(some deny of plain HTTP exists, the denies cover the bucket, they cover every object)."""
-    key = _TRANSPORT_KEY[bucket.cloud]
+    key = part(bucket.cloud).TLS_TRANSPORT_KEY
     found = on_bucket = on_objects = False
     for document, path in _documents(bucket):
         for statement in statements(document, path):
@@ -185,13 +152,14 @@ def _plain_http_scope(bucket: Bucket) -> tuple[bool, bool, bool]:
     return found, on_bucket, on_objects
 
 
-def _s3_tls_floor(bucket: Bucket) -> float | None:
+def _tls_floor(bucket: Bucket, version_key: str) -> float | None:
     floors: list[float] = []
+    key = version_key.lower()
 
     def matches(cond: dict[str, dict[str, Any]]) -> bool:
         for op, clauses in cond.items():
-            if op.startswith("numericlessthan") and "s3:tlsversion" in clauses:
-                floors.extend(n for n in (tls_number(v) for v in clauses["s3:tlsversion"]) if n is not None)
+            if op.startswith("numericlessthan") and key in clauses:
+                floors.extend(n for n in (tls_number(v) for v in clauses[key]) if n is not None)
         return False
 
     _denies(bucket, matches)
@@ -199,12 +167,13 @@ def _s3_tls_floor(bucket: Bucket) -> float | None:
 
 
 def _policy_problems(bucket: Bucket, min_tls: float) -> list[str]:
+    facts = part(bucket.cloud)
     problems = []
     found, on_bucket, on_objects = _plain_http_scope(bucket)
     if not found:
         problems.append(
             f"{bucket.label} accepts requests without TLS (no bucket policy statement that would "
-            f"{_POLICY_EXAMPLE[bucket.cloud]}); add one"
+            f"{facts.TLS_POLICY_EXAMPLE}); add one"
         )
     elif not (on_bucket and on_objects):
         missing = [
@@ -214,13 +183,16 @@ def _policy_problems(bucket: Bucket, min_tls: float) -> list[str]:
         ]
         problems.append(
             f"{bucket.label} accepts requests without TLS on {' and '.join(missing)}: its deny of plain HTTP "
-            f"does not cover them; list {_RESOURCE_EXAMPLE[bucket.cloud]} in the statement's Resource"
+            f"does not cover them; list {facts.TLS_RESOURCE_EXAMPLE} in the statement's Resource"
         )
-    if bucket.cloud == "aws" and min_tls > S3_TLS_FLOOR:
-        floor = _s3_tls_floor(bucket)
+    # A cloud whose policies can name the TLS version (`TLS_VERSION_KEY`) needs a deny below `min_tls`
+    # when that is above what its endpoints refuse anyway (`TLS_VERSION_FLOOR`).
+    version_key = getattr(facts, "TLS_VERSION_KEY", None)
+    if version_key is not None and min_tls > facts.TLS_VERSION_FLOOR:
+        floor = _tls_floor(bucket, version_key)
         if floor is None or floor < min_tls:
             problems.append(
-                f"{bucket.label} accepts TLS below {min_tls:g} (no Deny with NumericLessThan s3:TlsVersion "
+                f"{bucket.label} accepts TLS below {min_tls:g} (no Deny with NumericLessThan {version_key} "
                 f"{min_tls:g}); add one"
             )
     return problems
@@ -239,24 +211,10 @@ def bucket_problems(bucket: Bucket, min_tls: float) -> list[str]:
 
 
 def _https_problems(bucket: Bucket, min_tls: float) -> list[str]:
-    problems: list[str] = []
-    if bucket.cloud == "alicloud":
-        configs = [r.props for r in bucket.of("https") if truthy(get(r.props, "enable"))]
-        if not configs:
-            problems.append(
-                f"{bucket.label} has no enabled BucketHttpsConfig, so it also accepts TLS 1.0 and 1.1; "
-                f"allow only TLS {min_tls:g} or later in tlsVersions"
-            )
-        for props in configs:
-            versions = [str(v) for v in as_list(get(props, "tlsVersions"))]
-            weak = [v for v in versions if (tls_number(v) or 0.0) < min_tls]
-            if weak or not versions:
-                shown = ", ".join(weak) if weak else "no tlsVersions"
-                problems.append(
-                    f"{bucket.label} allows {shown} in its BucketHttpsConfig; allow only TLS {min_tls:g} or "
-                    "later"
-                )
-    return problems
+    """Problems of the cloud's own TLS-version setting (`tls_https_problems`), where it has one."""
+    judge_https = getattr(part(bucket.cloud), "tls_https_problems", None)
+    found: list[str] = judge_https(bucket, min_tls) if judge_https is not None else []
+    return found
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:

@@ -24,8 +24,10 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
 from gpufleet.policies.rule import GfStackPolicy, Rule, judges
+from gpufleet.policies.rule_facts import by_cloud_name, chained, clouds_with, sole
 from gpufleet.policies.storage._buckets import (
     BUCKET_CLOUDS,
+    PARTS,
     Bucket,
     bucket_lifecycle,
     checkpoint_buckets,
@@ -40,26 +42,17 @@ RULE = Rule(
         "Checkpoint buckets have a lifecycle: move to an infrequent-access class after at most N days, "
         "expire after at most M days, abort incomplete multipart uploads."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=clouds_with(PARTS, "CHECKPOINT_LIFECYCLE_REMEDIATION"),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.MEDIUM,
-    remediation=(
-        "AWS: add an aws.s3.BucketLifecycleConfiguration rule with status 'Enabled', expiration "
-        "{days: 30} and abortIncompleteMultipartUpload {daysAfterInitiation: 1}, plus transitions "
-        "[{days: 7, storageClass: 'INTELLIGENT_TIERING'}] where objects live more than 30 days after "
-        "the move. Alibaba Cloud: lifecycleRules with "
-        "enabled = true, transitions [{days: 7, storageClass: 'IA'}] (IA's 30-day minimum counts from "
-        "the object's creation), expirations [{days: 30}], abortMultipartUploads [{days: 1}]. Tencent Cloud: "
-        "lifecycleRules with expiration {days: 30} and abortIncompleteMultipartUpload {daysAfterInitiation: "
-        "1}."
-    ),
-    url="https://docs.aws.amazon.com/AmazonS3/latest/userguide/object-lifecycle-mgmt.html",
+    remediation=by_cloud_name(PARTS, "CHECKPOINT_LIFECYCLE_REMEDIATION"),
+    url=sole(PARTS, "CHECKPOINT_LIFECYCLE_URL"),
     config={
         "transition_days": {"type": "integer", "minimum": 0, "default": 7},
         "expire_days": {"type": "integer", "minimum": 1, "default": 30},
         "checkpoint_tag": {"type": "string", "default": "purpose=checkpoints"},
     },
-    checkov=("CKV2_AWS_61", "CKV_AWS_300"),
+    checkov=chained(PARTS, "CHECKPOINT_LIFECYCLE_CHECKOV"),
 )
 
 

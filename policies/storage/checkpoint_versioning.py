@@ -12,8 +12,10 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
 from gpufleet.policies.rule import GfStackPolicy, Rule, judges
+from gpufleet.policies.rule_facts import by_cloud_name, chained, clouds_with, sole
 from gpufleet.policies.storage._buckets import (
     BUCKET_CLOUDS,
+    PARTS,
     Bucket,
     bucket_lifecycle,
     checkpoint_buckets,
@@ -25,22 +27,16 @@ RULE = Rule(
     id="GF-STOR-007",
     name="checkpoint-bucket-versioning",
     description="Checkpoint buckets are versioned, with noncurrent versions expired.",
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=clouds_with(PARTS, "VERSIONING_REMEDIATION"),
     enforcement=EnforcementLevel.ADVISORY,
     severity=Severity.LOW,
-    remediation=(
-        "AWS: add an aws.s3.BucketVersioning with versioningConfiguration.status = 'Enabled' and a "
-        "lifecycle rule with noncurrentVersionExpiration.noncurrentDays <= noncurrent_days. Alibaba Cloud: "
-        "versioning.status = 'Enabled' (or oss.BucketVersioning) and lifecycleRules "
-        "noncurrentVersionExpirations [{days}]. Tencent Cloud: versioningEnable = true and lifecycleRules "
-        "nonCurrentExpiration {nonCurrentDays}."
-    ),
-    url="https://docs.aws.amazon.com/AmazonS3/latest/userguide/Versioning.html",
+    remediation=by_cloud_name(PARTS, "VERSIONING_REMEDIATION"),
+    url=sole(PARTS, "VERSIONING_URL"),
     config={
         "noncurrent_days": {"type": "integer", "minimum": 1, "default": 7},
         "checkpoint_tag": {"type": "string", "default": "purpose=checkpoints"},
     },
-    checkov=("CKV_AWS_21",),
+    checkov=chained(PARTS, "VERSIONING_CHECKOV"),
 )
 
 

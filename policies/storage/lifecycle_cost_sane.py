@@ -25,19 +25,11 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
+from gpufleet.components.clouds import part_values
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
-from gpufleet.policies.storage._buckets import (
-    AWS_BUCKET,
-    AWS_BUCKET_V2,
-    AWS_LIFECYCLE,
-    AWS_LIFECYCLE_V2,
-    COS_BUCKET,
-    OSS_BUCKET,
-    LifecycleRule,
-    Transition,
-    lifecycle_rules_of,
-)
-from gpufleet.policies.storage._storage_classes import S3_COLD, S3_IA, storage_class
+from gpufleet.policies.rule_facts import clouds_with, sole
+from gpufleet.policies.storage._buckets import PARTS, LifecycleRule, Transition, lifecycle_rules_of, part
+from gpufleet.policies.storage._storage_classes import storage_class
 
 RULE = Rule(
     id="GF-STOR-006",
@@ -48,28 +40,25 @@ RULE = Rule(
         "outlives the expiry, no transition that cannot pay off before the expiry (S3 Intelligent-Tiering "
         "reaches its cheaper tier only after 30 days)."
     ),
-    clouds=("aws", "alicloud", "tencentcloud"),
+    clouds=clouds_with(PARTS, "LIFECYCLE_REMEDIATION"),
     enforcement=EnforcementLevel.MANDATORY,
     severity=Severity.MEDIUM,
-    remediation=(
-        "Move objects only into classes whose minimum age and minimum storage duration fit before the "
-        "rule's expiry. S3: STANDARD_IA/ONEZONE_IA need >= 30 days; for earlier moves use "
-        "INTELLIGENT_TIERING (no minimum) only when objects are kept more than 30 days after the move, "
-        "otherwise drop the transition; GLACIER_IR/GLACIER bill 90 days, DEEP_ARCHIVE 180. OSS: IA 30, "
-        "Archive 60 days counted from the object's creation, ColdArchive/DeepColdArchive 180 days from the "
-        "move. COS: STANDARD_IA/INTELLIGENT_TIERING 30, "
-        "ARCHIVE 90, DEEP_ARCHIVE 180 days. Otherwise drop the transition and keep the expiry."
+    remediation=" ".join(
+        [
+            "Move objects only into classes whose minimum age and minimum storage duration fit before the "
+            "rule's expiry.",
+            *part_values(PARTS, "LIFECYCLE_REMEDIATION").values(),
+            "Otherwise drop the transition and keep the expiry.",
+        ]
     ),
-    url="https://docs.aws.amazon.com/AmazonS3/latest/userguide/lifecycle-transition-general-considerations.html",
+    url=sole(PARTS, "LIFECYCLE_URL"),
 )
 
-CARRIERS = {
-    AWS_BUCKET: ("aws", "S3 bucket"),
-    AWS_BUCKET_V2: ("aws", "S3 bucket"),
-    AWS_LIFECYCLE: ("aws", "S3 lifecycle configuration"),
-    AWS_LIFECYCLE_V2: ("aws", "S3 lifecycle configuration"),
-    OSS_BUCKET: ("alicloud", "OSS bucket"),
-    COS_BUCKET: ("tencentcloud", "COS bucket"),
+# Resources carrying lifecycle rules: type -> (cloud, how findings name it).
+CARRIERS: dict[str, tuple[str, str]] = {
+    kind: (cloud, label)
+    for cloud, carriers in part_values(PARTS, "LIFECYCLE_CARRIERS").items()
+    for kind, label in carriers.items()
 }
 
 
@@ -89,7 +78,7 @@ def _judge(
             )
         if expiry is None:
             continue
-        if cloud == "aws" and expiry <= transition.days:
+        if getattr(part(cloud), "LIFECYCLE_EXPIRY_AFTER_TRANSITION", False) and expiry <= transition.days:
             problems.append(
                 f"{where} expires {age} after {expiry} days, not later than its {target.name} transition "
                 f"at {transition.days} days, which S3 rejects"
@@ -110,9 +99,14 @@ def _judge(
                 f"duration ends ({counted}billed to day {target.billed_until(transition.days)}); move them "
                 "later or drop the transition"
             )
-    if cloud == "aws":
-        for ia in (t for t in transitions if t.storage_class.upper() in S3_IA and t.days is not None):
-            for cold in (t for t in transitions if t.storage_class.upper() in S3_COLD and t.days is not None):
+    # A cloud that requires time in an infrequent-access class before a cold one names both kinds.
+    ia_classes: frozenset[str] = getattr(part(cloud), "LIFECYCLE_IA", frozenset())
+    cold_classes: frozenset[str] = getattr(part(cloud), "LIFECYCLE_COLD", frozenset())
+    if ia_classes and cold_classes:
+        for ia in (t for t in transitions if t.storage_class.upper() in ia_classes and t.days is not None):
+            for cold in (
+                t for t in transitions if t.storage_class.upper() in cold_classes and t.days is not None
+            ):
                 if cold.days is not None and ia.days is not None and 0 <= cold.days - ia.days < 30:
                     problems.append(
                         f"{where} moves {age} from {ia.storage_class} to {cold.storage_class} after "

@@ -16,8 +16,9 @@ from gpufleet.components.pools.burst_custom import (
     gated_backlog,
 )
 from gpufleet.components.pools.custom.alicloud import alicloud_datapoints, alicloud_item, alicloud_namespace
-from gpufleet.components.spec.burst import AlicloudPublisher, Burst, Publishers
-from gpufleet.policies.ops import _china_metrics
+from gpufleet.components.spec.alicloud_publisher import AlicloudPublisher
+from gpufleet.components.spec.burst import Burst, Publishers
+from gpufleet.policies.ops import alicloud as _china_metrics
 
 PUBLISHER = AlicloudPublisher(
     issuer_url="https://oidc.lab.example.com/k8s",

@@ -109,7 +109,7 @@ def test_an_issuer_alibaba_sts_cannot_reach_is_refused(issuer: str, why: str) ->
 
 @pytest.mark.parametrize("issuer", ["https://oidc.lab.example.com/k8s", "https://8.8.8.8:8443/oidc"])
 def test_a_public_issuer_is_taken(issuer: str) -> None:
-    from gpufleet.components.spec.burst import issuer_host_problem
+    from gpufleet.components.spec.alicloud_publisher import issuer_host_problem
 
     assert issuer_host_problem(issuer) is None
     parse_fleet(spec_with({"order": "by_price", "publishers": {"alicloud": {**GOOD, "issuer_url": issuer}}}))

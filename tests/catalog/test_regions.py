@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpufleet.components.catalog import AWS_REGIONS
+from gpufleet.components.catalog.aws import REGIONS as AWS_REGIONS
 from gpufleet.components.spec import SpecError, load_fleet_from_config
 from tests.cli.helpers import DEV_STACK, copy_project, invoke, replace_once
 

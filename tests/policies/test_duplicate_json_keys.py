@@ -11,7 +11,7 @@ from gpufleet.policies.documents import DocumentError, parse_document
 from gpufleet.policies.iam.no_wildcard_actions import POLICY as WILDCARD_ACTIONS
 from gpufleet.policies.iam.trust_specific_principals import POLICY as TRUST
 from gpufleet.policies.kms.key_policy_no_wildcard import POLICY as KEY_POLICY
-from gpufleet.policies.storage._buckets import AWS_BUCKET, AWS_BUCKET_POLICY
+from gpufleet.policies.storage.aws import AWS_BUCKET, AWS_BUCKET_POLICY
 from gpufleet.policies.storage.bucket_tls_only import POLICY as TLS_ONLY
 from tests.policies.support import UNKNOWN_STRING_VALUE, res, run_resource, run_stack
 

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
-from gpufleet.components.catalog import AWS_REGIONS
-from gpufleet.components.catalog.regions import ALICLOUD_REGIONS, TENCENTCLOUD_REGIONS
+from gpufleet.components.catalog.alicloud import REGIONS as ALICLOUD_REGIONS
+from gpufleet.components.catalog.aws import REGIONS as AWS_REGIONS
+from gpufleet.components.catalog.tencentcloud import REGIONS as TENCENTCLOUD_REGIONS
 from gpufleet.components.sites import SitePlan
 from gpufleet.components.spec import SpecError, load_fleet_from_config, parse_fleet, site_plans
 from tests.cli.helpers import copy_project, invoke

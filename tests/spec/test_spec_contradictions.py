@@ -15,7 +15,7 @@ from gpufleet.components.spec import (
     load_fleet_from_config,
     parse_fleet,
 )
-from gpufleet.components.spec_limits import AWS_LOG_RETENTION_DAYS
+from gpufleet.components.spec_limits.aws import LOG_RETENTION_DAYS as AWS_LOG_RETENTION_DAYS
 from tests.spec.test_spec import SOURCE, errors_of, minimal, with_change
 
 RETENTIONS = ", ".join(str(days) for days in AWS_LOG_RETENTION_DAYS)

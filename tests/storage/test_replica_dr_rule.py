@@ -135,7 +135,7 @@ def test_tencent_replication_to_the_same_region_fires() -> None:
 def test_cos_rules_on_an_unversioned_source_or_without_a_role_fire() -> None:
     from pulumi_policy import PolicyResource
 
-    from gpufleet.policies.storage._buckets import COS_BUCKET
+    from gpufleet.policies.storage.tencentcloud import COS_BUCKET
     from tests.policies.support import regional_provider, res, run_stack
 
     def cos(**props: Any) -> PolicyResource:

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from gpufleet.components.catalog.regions import ALICLOUD_REGIONS, TENCENTCLOUD_REGIONS
+from gpufleet.components.catalog.alicloud import REGIONS as ALICLOUD_REGIONS
+from gpufleet.components.catalog.tencentcloud import REGIONS as TENCENTCLOUD_REGIONS
 from gpufleet.components.spec import SpecError, parse_fleet, site_plans
 
 SOURCE = "stacks/Pulumi.test.yaml"

@@ -49,6 +49,20 @@ class TemplateOutsideStack(UnknownValueError):
         self.message = what
 
 
+@dataclass(frozen=True)
+class TemplateKinds:
+    """The template resources of a cloud whose rules name service and address templates instead of
+    writing ports and sources (Tencent Cloud): their type tokens, and the resource to manage in the
+    stack (as the SDK spells it) so the service template's ports can be read."""
+
+    protocol: str
+    protocol_group: str
+    address: str
+    address_extra: str
+    address_group: str
+    protocol_resource: str
+
+
 def _protocol(value: Any) -> Any:
     if value is None:
         return _ALL

@@ -1,5 +1,8 @@
 """What a GF-ACC-001 rule names in the stack: Tencent protocol and address templates (and their
-groups), and AWS and Alibaba prefix lists, joined to the rules that name them."""
+groups), and AWS and Alibaba prefix lists, joined to the rules that name them.
+
+The template and prefix list types are each cloud's facts (`TEMPLATE_KINDS`, `PREFIX_LISTS`,
+`PREFIX_LIST_ENTRIES` in the cloud's module of this package)."""
 
 from __future__ import annotations
 
@@ -10,21 +13,24 @@ from typing import Any
 from pulumi_policy import PolicyResource
 from pulumi_policy.proxy import UnknownValueError
 
-from gpufleet.policies.access.ssh_rdp.alicloud import ALI_PREFIX_LIST
-from gpufleet.policies.access.ssh_rdp.aws import AWS_PREFIX_LIST, AWS_PREFIX_LIST_ENTRY
-from gpufleet.policies.access.ssh_rdp.entries import _ALL, Ports, TemplateOutsideStack, _protocol, _range_text
-from gpufleet.policies.access.ssh_rdp.tencentcloud import (
-    TC_ADDRESS_EXTRA_TEMPLATE,
-    TC_ADDRESS_TEMPLATE,
-    TC_ADDRESS_TEMPLATE_GROUP,
-    TC_PROTOCOL_TEMPLATE,
-    TC_PROTOCOL_TEMPLATE_GROUP,
+from gpufleet.components.clouds import cloud_parts, part_merged, part_of
+from gpufleet.policies.access.ssh_rdp.entries import (
+    _ALL,
+    Ports,
+    TemplateKinds,
+    TemplateOutsideStack,
+    _protocol,
+    _range_text,
 )
 from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
 from gpufleet.policies.memo import per_stack
 from gpufleet.policies.props import as_list, get_ref, is_unknown
 
-_PREFIX_LISTS = (AWS_PREFIX_LIST, ALI_PREFIX_LIST)
+PARTS = cloud_parts("gpufleet.policies.access.ssh_rdp")
+# prefix list type -> the input listing its entries
+_PREFIX_LISTS: dict[str, str] = part_merged(PARTS, "PREFIX_LISTS")
+# prefix list type -> the resource type adding one entry to it
+_PREFIX_LIST_ENTRIES: dict[str, str] = part_merged(PARTS, "PREFIX_LIST_ENTRIES")
 
 
 class Templates:
@@ -51,6 +57,12 @@ class Templates:
                 return by_name
         return self.index.refs(rule, prop, types, value="")
 
+    def _kinds(self, rule_urn: str) -> TemplateKinds:
+        """The template kinds of the cloud of the rule (or template group) `rule_urn`."""
+        kinds = getattr(part_of(PARTS, self.index.by_urn[rule_urn].resource_type), "TEMPLATE_KINDS", None)
+        assert isinstance(kinds, TemplateKinds), rule_urn  # only rules of a cloud with templates name them
+        return kinds
+
     def _members(self, group: ResourceView, member_types: tuple[str, ...]) -> list[ResourceView] | None:
         """The templates of a template group, or None when one of them is not in the stack."""
         members: dict[str, ResourceView] = {}
@@ -63,20 +75,21 @@ class Templates:
 
     def service(self, rule_urn: str, prop: str, value: Any, path: str, where: str) -> list[tuple[Any, Ports]]:
         """The (protocol, ports) a service template or template group opens."""
-        candidates = self._named(rule_urn, prop, value, (TC_PROTOCOL_TEMPLATE, TC_PROTOCOL_TEMPLATE_GROUP))
+        kinds = self._kinds(rule_urn)
+        candidates = self._named(rule_urn, prop, value, (kinds.protocol, kinds.protocol_group))
         if not candidates:
             if is_unknown(value):
                 raise UnknownValueError(value, [path])
             raise TemplateOutsideStack(
                 f"ports of service template {value}{where} are not in the stack; manage the "
-                "tencentcloud.protocol.Template here or write the protocol and port on the rule",
+                f"{kinds.protocol_resource} here or write the protocol and port on the rule",
                 path,
             )
         readings = []
         for candidate in candidates:
             templates = [candidate]
-            if candidate.resource_type == TC_PROTOCOL_TEMPLATE_GROUP:
-                members = self._members(candidate, (TC_PROTOCOL_TEMPLATE,))
+            if candidate.resource_type == kinds.protocol_group:
+                members = self._members(candidate, (kinds.protocol,))
                 if members is None:
                     raise TemplateOutsideStack(
                         f"ports of a template in service template group '{candidate.name}'{where} are not "
@@ -99,19 +112,21 @@ class Templates:
         rule = self.index.by_urn[rule_urn]
         found: list[ResourceView] = []
         if isinstance(value, str) and value and not is_unknown(value):
-            found = self.index.refs(replace(rule, dependency_urns={}), prop, _PREFIX_LISTS, value=value)
+            found = self.index.refs(
+                replace(rule, dependency_urns={}), prop, tuple(_PREFIX_LISTS), value=value
+            )
         if not found:
-            found = self.index.refs(rule, prop, _PREFIX_LISTS, value="")
+            found = self.index.refs(rule, prop, tuple(_PREFIX_LISTS), value="")
         if len(found) != 1:
             return None
         plist = found[0]
-        key = "entries" if plist.resource_type == AWS_PREFIX_LIST else "entrys"
-        entries = get_ref(plist.props, key)
+        entries = get_ref(plist.props, _PREFIX_LISTS[plist.resource_type])
         if is_unknown(entries):
             return plist.name, [entries]
         cidrs = [get_ref(item, "cidr") for item in as_list(entries) if isinstance(item, Mapping)]
-        if plist.resource_type == AWS_PREFIX_LIST:
-            for extra in self.index.of_type(AWS_PREFIX_LIST_ENTRY):
+        entry_type = _PREFIX_LIST_ENTRIES.get(plist.resource_type)
+        if entry_type is not None:
+            for extra in self.index.of_type(entry_type):
                 if plist.urn in extra.dependency_urns.get("prefixListId", ()) or (
                     get_ref(extra.props, "prefixListId") in {plist.name, get_ref(plist.props, "id")}
                 ):
@@ -120,17 +135,19 @@ class Templates:
 
     def addresses(self, rule_urn: str, prop: str, value: Any) -> list[Any] | None:
         """The addresses an address template or group lists, or None when it is not in the stack."""
-        kinds = (TC_ADDRESS_TEMPLATE, TC_ADDRESS_EXTRA_TEMPLATE, TC_ADDRESS_TEMPLATE_GROUP)
-        candidates = self._named(rule_urn, prop, value, kinds)
+        kinds = self._kinds(rule_urn)
+        candidates = self._named(
+            rule_urn, prop, value, (kinds.address, kinds.address_extra, kinds.address_group)
+        )
         found: list[Any] = []
         for candidate in candidates:
             templates: list[ResourceView] | None = [candidate]
-            if candidate.resource_type == TC_ADDRESS_TEMPLATE_GROUP:
-                templates = self._members(candidate, (TC_ADDRESS_TEMPLATE, TC_ADDRESS_EXTRA_TEMPLATE))
+            if candidate.resource_type == kinds.address_group:
+                templates = self._members(candidate, (kinds.address, kinds.address_extra))
             if not templates:
                 return None
             for template in templates:
-                found.extend(_template_addresses(template))
+                found.extend(_template_addresses(template, kinds))
         return found if candidates else None
 
 
@@ -151,8 +168,8 @@ def _protocol_specs(template: ResourceView) -> list[tuple[Any, Ports]]:
     return specs
 
 
-def _template_addresses(template: ResourceView) -> list[Any]:
-    if template.resource_type == TC_ADDRESS_EXTRA_TEMPLATE:
+def _template_addresses(template: ResourceView, kinds: TemplateKinds) -> list[Any]:
+    if template.resource_type == kinds.address_extra:
         value = get_ref(template.props, "addressesExtras")
         if is_unknown(value):
             return [value]

@@ -12,6 +12,7 @@ from gpufleet.policies.access.ssh_rdp.entries import (
     _ALL,
     Entry,
     Ports,
+    TemplateKinds,
     TemplateOutsideStack,
     _merge,
     _protocol,
@@ -168,3 +169,35 @@ def _tc_entries(
         ports = None if protocol == _ALL else _range_text(get_ref(item, "port"), f"{path}.port", "-")
         entries.append(_with(base, protocol, ports, where, path))
     return entries
+
+
+# --- what the rule and its templates read of Tencent Cloud ------------------------------------------------
+
+# ingress rule resources -> their label in messages
+INGRESS_RULES = {
+    TC_GROUP_RULE_SET: "Security group rule set",
+    TC_GROUP_RULE: "Security group rule",
+    TC_GROUP_LITE_RULE: "Security group lite rule",
+}
+SESSION_TOOL = "Tencent TAT"
+REMEDIATION = (
+    "Tencent: drop the ingress entry of tencentcloud.security.GroupRuleSet/GroupLiteRule or the GroupRule, "
+    "or set its action to DROP"
+)
+# The service (protocol) and address templates a rule may name, and what to manage to read them.
+TEMPLATE_KINDS = TemplateKinds(
+    protocol=TC_PROTOCOL_TEMPLATE,
+    protocol_group=TC_PROTOCOL_TEMPLATE_GROUP,
+    address=TC_ADDRESS_TEMPLATE,
+    address_extra=TC_ADDRESS_EXTRA_TEMPLATE,
+    address_group=TC_ADDRESS_TEMPLATE_GROUP,
+    protocol_resource="tencentcloud.protocol.Template",
+)
+
+
+def ingress_entries(
+    resource_type: str, props: Mapping[str, Any], rule: tuple[str, Templates] | None = None
+) -> list[Entry]:
+    """The accepting ingress permissions of a rule, rule set or lite rule set (templates of the stack
+    read through `rule`)."""
+    return _tc_entries(resource_type, props, rule)

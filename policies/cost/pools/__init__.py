@@ -16,19 +16,22 @@ once per stack.
 Values unknown at preview are kept as `None` and recorded in `Pool.unknown` (field -> wire path and
 sentinel) so a rule that needs one can say it could not be judged instead of passing.
 
-The parts, one a file: `tokens` (type tokens), `model` (`Pool`, `ScalingSignal`, `ScheduledAction`),
+The parts, one a file: `tokens` (type tokens, one module a cloud; a cloud's constants such as
+`AWS_ASG` stay readable from this package), `model` (`Pool`, `ScalingSignal`, `ScheduledAction`),
 `reading` (props with unknowns), `index` (the resource index), `scaling` (policies and rules as
 signals), `attachments` (what joins each pool), `builders` (shared by the clouds), `families` (bare
 AWS families and vCPU budgets against the catalogue), `aws`, `alicloud` and `tencentcloud` (each
-cloud's pools), `discovery` (`discover_pools`) and `pricing` (the hourly envelope).
+cloud's pool builders, with its scaling joins in `<cloud>_scaling`), `discovery` (`discover_pools`)
+and `pricing` (the hourly envelope).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from gpufleet.policies.cost.pools.discovery import discover_pools
 from gpufleet.policies.cost.pools.index import ResourceIndex, ResourceView
 from gpufleet.policies.cost.pools.model import (
-    POOL_KINDS,
     InstanceTypeLike,
     Pool,
     PriceLike,
@@ -44,83 +47,19 @@ from gpufleet.policies.cost.pools.pricing import (
     unknown_number,
 )
 from gpufleet.policies.cost.pools.tokens import (
-    ALI_ESS_ALARM,
-    ALI_INSTANCE,
-    ALI_INSTANCE_SET,
-    ALI_LAUNCH_TEMPLATES,
-    ALI_NODE_POOL,
-    ALI_SCALING_CONFIGURATION,
-    ALI_SCALING_GROUP,
-    ALI_SCALING_RULE,
-    ALI_SCHEDULE,
-    ALI_SCHEDULED_TASK,
-    AWS_APPAS_POLICY,
-    AWS_APPAS_SCHEDULED_ACTION,
-    AWS_APPAS_TARGET,
-    AWS_ASG,
-    AWS_ASG_POLICY,
-    AWS_ASG_SCHEDULE,
-    AWS_BATCH_COMPUTE,
-    AWS_EKS_NODE_GROUP,
-    AWS_FLEET,
-    AWS_INSTANCE,
-    AWS_LAUNCH_CONFIGURATION,
-    AWS_LAUNCH_TEMPLATE,
-    AWS_METRIC_ALARM,
-    AWS_SPOT_FLEET,
-    AWS_SPOT_REQUEST,
     CLUSTER_SCALED_TYPES,
+    POOL_KINDS,
     POOL_TYPES,
     SCALABLE_TYPES,
-    SPOT_FLEET_DIMENSION,
-    TC_ALARM_POLICY,
-    TC_INSTANCE,
-    TC_NODE_POOL,
-    TC_SCALING_CONFIG,
-    TC_SCALING_GROUP,
-    TC_SCALING_POLICY,
-    TC_SCHEDULE,
+    cloud_token,
 )
 
 __all__ = [
-    "ALI_ESS_ALARM",
-    "ALI_INSTANCE",
-    "ALI_INSTANCE_SET",
-    "ALI_LAUNCH_TEMPLATES",
-    "ALI_NODE_POOL",
-    "ALI_SCALING_CONFIGURATION",
-    "ALI_SCALING_GROUP",
-    "ALI_SCALING_RULE",
-    "ALI_SCHEDULE",
-    "ALI_SCHEDULED_TASK",
-    "AWS_APPAS_POLICY",
-    "AWS_APPAS_SCHEDULED_ACTION",
-    "AWS_APPAS_TARGET",
-    "AWS_ASG",
-    "AWS_ASG_POLICY",
-    "AWS_ASG_SCHEDULE",
-    "AWS_BATCH_COMPUTE",
-    "AWS_EKS_NODE_GROUP",
-    "AWS_FLEET",
-    "AWS_INSTANCE",
-    "AWS_LAUNCH_CONFIGURATION",
-    "AWS_LAUNCH_TEMPLATE",
-    "AWS_METRIC_ALARM",
-    "AWS_SPOT_FLEET",
-    "AWS_SPOT_REQUEST",
     "CLUSTER_SCALED_TYPES",
     "HOURS_PER_MONTH",
     "POOL_KINDS",
     "POOL_TYPES",
     "SCALABLE_TYPES",
-    "SPOT_FLEET_DIMENSION",
-    "TC_ALARM_POLICY",
-    "TC_INSTANCE",
-    "TC_NODE_POOL",
-    "TC_SCALING_CONFIG",
-    "TC_SCALING_GROUP",
-    "TC_SCALING_POLICY",
-    "TC_SCHEDULE",
     "Envelope",
     "InstanceTypeLike",
     "Pool",
@@ -135,3 +74,8 @@ __all__ = [
     "monthly_estimate",
     "unknown_number",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A cloud's pool token constant (``pools.AWS_ASG``), read from its module in `tokens`."""
+    return cloud_token(name)

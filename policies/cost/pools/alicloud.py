@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gpufleet.policies.cost.pools.alicloud_scaling import attach
 from gpufleet.policies.cost.pools.attachments import _Attachments
 from gpufleet.policies.cost.pools.builders import (
     _instance_type,
@@ -19,7 +20,13 @@ from gpufleet.policies.cost.pools.builders import (
 from gpufleet.policies.cost.pools.index import ResourceIndex
 from gpufleet.policies.cost.pools.model import Pool
 from gpufleet.policies.cost.pools.reading import _Reader
-from gpufleet.policies.cost.pools.tokens import ALI_INSTANCE_SET, ALI_LAUNCH_TEMPLATES
+from gpufleet.policies.cost.pools.tokens.alicloud import (
+    ALI_INSTANCE,
+    ALI_INSTANCE_SET,
+    ALI_LAUNCH_TEMPLATES,
+    ALI_NODE_POOL,
+    ALI_SCALING_GROUP,
+)
 from gpufleet.policies.props import get_ref, is_unknown, truthy
 
 
@@ -154,3 +161,14 @@ def _build_ali_node_pool(
         idle_scale_in=autoscaled,
         role_refs=(resource.urn,),
     )
+
+
+# The pool builders by the type token of the pool resource they read, and the function that joins
+# scaling and schedules to this cloud's pools (read by `discover_pools`).
+BUILDERS = {
+    ALI_SCALING_GROUP: _build_ali_group,
+    ALI_INSTANCE: _build_ali_instance,
+    ALI_INSTANCE_SET: _build_ali_instance,
+    ALI_NODE_POOL: _build_ali_node_pool,
+}
+ATTACH = attach

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpufleet.policies.cost.pools.attachments import _Attachments
+from gpufleet.policies.cost.pools.aws_scaling import attach
 from gpufleet.policies.cost.pools.builders import (
     _instance_type,
     _instance_type_list,
@@ -21,9 +22,15 @@ from gpufleet.policies.cost.pools.builders import (
 from gpufleet.policies.cost.pools.index import ResourceIndex
 from gpufleet.policies.cost.pools.model import Pool
 from gpufleet.policies.cost.pools.reading import _int, _Reader, _str
-from gpufleet.policies.cost.pools.tokens import (
+from gpufleet.policies.cost.pools.tokens.aws import (
+    AWS_ASG,
+    AWS_BATCH_COMPUTE,
+    AWS_EKS_NODE_GROUP,
+    AWS_FLEET,
+    AWS_INSTANCE,
     AWS_LAUNCH_CONFIGURATION,
     AWS_LAUNCH_TEMPLATE,
+    AWS_SPOT_FLEET,
     AWS_SPOT_REQUEST,
 )
 from gpufleet.policies.props import as_list, get_ref, is_unknown
@@ -325,3 +332,17 @@ def _build_aws_batch(
         idle_scale_in=True,
         role_refs=(resource.urn, *(lt.urn for lt in lts)),
     )
+
+
+# The pool builders by the type token of the pool resource they read, and the function that joins
+# scaling and schedules to this cloud's pools (read by `discover_pools`).
+BUILDERS = {
+    AWS_ASG: _build_aws_asg,
+    AWS_INSTANCE: _build_aws_instance,
+    AWS_SPOT_REQUEST: _build_aws_instance,
+    AWS_SPOT_FLEET: _build_aws_spot_fleet,
+    AWS_FLEET: _build_aws_fleet,
+    AWS_EKS_NODE_GROUP: _build_aws_node_group,
+    AWS_BATCH_COMPUTE: _build_aws_batch,
+}
+ATTACH = attach

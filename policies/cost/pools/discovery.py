@@ -1,5 +1,5 @@
 """`discover_pools`: every (GPU) pool in the stack, built by its cloud's builder with its scaling and
-schedules joined."""
+schedules joined. Each cloud's builders and scaling joins come from its module `pools/<cloud>.py`."""
 
 from __future__ import annotations
 
@@ -7,36 +7,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from gpufleet.policies.cost.pools.alicloud import _build_ali_group, _build_ali_instance, _build_ali_node_pool
+from gpufleet.components.clouds import cloud_parts, part_merged, part_values
 from gpufleet.policies.cost.pools.attachments import _Attachments
-from gpufleet.policies.cost.pools.aws import (
-    _build_aws_asg,
-    _build_aws_batch,
-    _build_aws_fleet,
-    _build_aws_instance,
-    _build_aws_node_group,
-    _build_aws_spot_fleet,
-)
 from gpufleet.policies.cost.pools.families import expand, pool_gpu_class, vcpu_count
 from gpufleet.policies.cost.pools.index import ResourceIndex
 from gpufleet.policies.cost.pools.model import Pool
-from gpufleet.policies.cost.pools.tencentcloud import _build_tc_group, _build_tc_instance, _build_tc_node_pool
-from gpufleet.policies.cost.pools.tokens import (
-    ALI_INSTANCE,
-    ALI_INSTANCE_SET,
-    ALI_NODE_POOL,
-    ALI_SCALING_GROUP,
-    AWS_ASG,
-    AWS_BATCH_COMPUTE,
-    AWS_EKS_NODE_GROUP,
-    AWS_FLEET,
-    AWS_INSTANCE,
-    AWS_SPOT_FLEET,
-    AWS_SPOT_REQUEST,
-    TC_INSTANCE,
-    TC_NODE_POOL,
-    TC_SCALING_GROUP,
-)
 from gpufleet.policies.gpu import CatalogLike
 
 
@@ -50,7 +25,7 @@ def discover_pools(
 ) -> list[Pool]:
     """Every (GPU) pool in the stack, with its scaling and schedules joined."""
     index = index or ResourceIndex(resources)
-    attachments = _Attachments(index)
+    attachments = _Attachments(index, _ATTACHERS)
     pools: list[Pool] = []
     for resource in index.resources:
         builder = _BUILDERS.get(resource.resource_type)
@@ -87,19 +62,8 @@ def _sized_by_vcpus(pool: Pool, catalog: CatalogLike | None) -> Pool:
     return replace(pool, min_size=min_size, max_size=max_size, desired=None)
 
 
-_BUILDERS = {
-    AWS_ASG: _build_aws_asg,
-    AWS_INSTANCE: _build_aws_instance,
-    AWS_SPOT_REQUEST: _build_aws_instance,
-    AWS_SPOT_FLEET: _build_aws_spot_fleet,
-    AWS_FLEET: _build_aws_fleet,
-    AWS_EKS_NODE_GROUP: _build_aws_node_group,
-    AWS_BATCH_COMPUTE: _build_aws_batch,
-    ALI_SCALING_GROUP: _build_ali_group,
-    ALI_INSTANCE: _build_ali_instance,
-    ALI_INSTANCE_SET: _build_ali_instance,
-    ALI_NODE_POOL: _build_ali_node_pool,
-    TC_SCALING_GROUP: _build_tc_group,
-    TC_INSTANCE: _build_tc_instance,
-    TC_NODE_POOL: _build_tc_node_pool,
-}
+# Each cloud's pool module (`pools/<cloud>.py`): its `BUILDERS` (pool builder by type token) and its
+# `ATTACH` (joins scaling and schedules to its pools).
+PARTS = cloud_parts("gpufleet.policies.cost.pools")
+_BUILDERS = part_merged(PARTS, "BUILDERS")
+_ATTACHERS = tuple(part_values(PARTS, "ATTACH").values())

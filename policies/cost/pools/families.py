@@ -8,14 +8,19 @@ import math
 import re
 from typing import Any
 
+from gpufleet.components.clouds import part_values
+from gpufleet.policies.cost.pools.tokens import PARTS
 from gpufleet.policies.gpu import CatalogLike, gpu_class_of
 
-_AWS_BARE_FAMILY = re.compile(r"^(g\d|gr\d|p\d)[a-z0-9-]*$", re.IGNORECASE)
+# Each cloud's pattern of a bare GPU family name its pools may name in place of an instance type
+# (`BARE_FAMILY` of its token module; AWS Batch's `g5`, `p4d`); a cloud without one takes no families.
+_BARE_FAMILIES: dict[str, re.Pattern[str]] = dict(part_values(PARTS, "BARE_FAMILY").items())
 
 
 def is_family(cloud: str, name: str) -> bool:
-    """A bare AWS GPU family name (`g5`, `p4d`, `p6-b200`): Batch launches any size of it."""
-    return cloud == "aws" and bool(_AWS_BARE_FAMILY.match(name.strip()))
+    """A bare GPU family name of `cloud` (AWS: `g5`, `p4d`, `p6-b200`): Batch launches any size of it."""
+    pattern = _BARE_FAMILIES.get(cloud)
+    return pattern is not None and bool(pattern.match(name.strip()))
 
 
 def pool_gpu_class(cloud: str, name: str, catalog: CatalogLike | None) -> tuple[bool, str | None]:

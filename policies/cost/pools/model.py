@@ -9,22 +9,7 @@ from typing import Any, Protocol
 
 from pulumi_policy.proxy import UnknownValueError
 
-from gpufleet.policies.cost.pools.tokens import (
-    ALI_INSTANCE,
-    ALI_INSTANCE_SET,
-    ALI_NODE_POOL,
-    ALI_SCALING_GROUP,
-    AWS_ASG,
-    AWS_BATCH_COMPUTE,
-    AWS_EKS_NODE_GROUP,
-    AWS_FLEET,
-    AWS_INSTANCE,
-    AWS_SPOT_FLEET,
-    AWS_SPOT_REQUEST,
-    TC_INSTANCE,
-    TC_NODE_POOL,
-    TC_SCALING_GROUP,
-)
+from gpufleet.policies.cost.pools.tokens import POOL_KINDS
 
 
 # --- the catalogue this module reads (components.catalog) -------------------------------------
@@ -168,21 +153,3 @@ class Pool:
         if self.max_vcpus is not None or self.min_vcpus is not None:
             return (self.min_vcpus or 0) == 0
         return self.min_size == 0
-
-
-POOL_KINDS = {
-    AWS_ASG: "Auto Scaling group",
-    AWS_INSTANCE: "EC2 instance",
-    AWS_SPOT_REQUEST: "EC2 spot instance request",
-    AWS_SPOT_FLEET: "EC2 spot fleet request",
-    AWS_FLEET: "EC2 fleet",
-    AWS_EKS_NODE_GROUP: "EKS node group",
-    AWS_BATCH_COMPUTE: "Batch compute environment",
-    ALI_SCALING_GROUP: "ESS scaling group",
-    ALI_INSTANCE: "ECS instance",
-    ALI_INSTANCE_SET: "ECS instance set",
-    ALI_NODE_POOL: "ACK node pool",
-    TC_SCALING_GROUP: "AS scaling group",
-    TC_INSTANCE: "CVM instance",
-    TC_NODE_POOL: "TKE node pool",
-}

@@ -2,7 +2,8 @@
 
 Data, not code: one type token per line in `aws.txt`, `alicloud.txt` and `tencentcloud.txt`, written
 by `python -m gpufleet.policies.cost.taggable.generate` from the installed provider SDKs; regenerate after a
-provider upgrade, never edit by hand.
+provider upgrade, never edit by hand. `BY_CLOUD` maps each registered cloud to its types (also
+readable as the cloud's key in capitals, `taggable.ALICLOUD`); `TAGGABLE` is their union.
 """
 
 from __future__ import annotations
@@ -21,9 +22,15 @@ def _read(cloud: str) -> frozenset[str]:
     return frozenset(line.strip() for line in lines if line.strip())
 
 
-AWS: frozenset[str] = _read("aws")
-ALICLOUD: frozenset[str] = _read("alicloud")
-TENCENTCLOUD: frozenset[str] = _read("tencentcloud")
-TAGGABLE: frozenset[str] = AWS | ALICLOUD | TENCENTCLOUD
+# Each registered cloud's taggable types, in the registry's order.
+BY_CLOUD: dict[str, frozenset[str]] = {cloud: _read(cloud) for cloud in CLOUDS}
+TAGGABLE: frozenset[str] = frozenset().union(*BY_CLOUD.values())
 
-__all__ = ["ALICLOUD", "AWS", "CLOUDS", "TAGGABLE", "TENCENTCLOUD", "data_file"]
+__all__ = ["BY_CLOUD", "CLOUDS", "TAGGABLE", "data_file"]
+
+
+def __getattr__(name: str) -> frozenset[str]:
+    """One cloud's taggable types by its key in capitals (``taggable.ALICLOUD``)."""
+    if name.isupper() and name.lower() in BY_CLOUD:
+        return BY_CLOUD[name.lower()]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,9 +3,10 @@
 Run `python -m gpufleet.policies.cost.taggable.generate` after a provider upgrade. A resource type is listed
 when its SDK `<Class>Args` takes a `tags` input and it carries cost of its own; the type token is the
 class's `@pulumi.type_token(...)` (or the token passed to `super().__init__`). `NO_COST` names the
-tag-taking types that do not: objects inside a bucket (the bucket's storage is billed to the bucket)
-and identity entities (IAM, RAM and CAM roles, policies, users, groups, instance profiles,
-certificates and identity providers), which no bill itemises.
+tag-taking types that do not (each cloud's type-token prefixes, in `taggable/<cloud>.py`): objects
+inside a bucket (the bucket's storage is billed to the bucket) and identity entities (IAM, RAM and
+CAM roles, policies, users, groups, instance profiles, certificates and identity providers), which no
+bill itemises.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from importlib.util import find_spec
 from pathlib import Path
 
 from gpufleet.components.clouds import SDK_PACKAGES as _PACKAGES
+from gpufleet.components.clouds import cloud_parts, part_values
 
 _TOKEN = re.compile(r'@pulumi\.type_token\("([^"]+)"\)\s*\nclass (\w+)\(pulumi\.CustomResource\)')
 _ARGS = re.compile(r"\nclass (\w+)Args:\n(.*?)\n    def __init__\(__self__, \*,(.*?)\):", re.S)
-NO_COST = re.compile(
-    r"^(aws:iam/|alicloud:ram/|tencentcloud:Cam/"
-    r"|aws:s3/bucketObject|aws:s3/objectCopy:|alicloud:oss/bucketObject|tencentcloud:Cos/bucketObject)"
-)
+# Each cloud's `NO_COST` prefixes (`taggable/<cloud>.py`), in the registry's order.
+_NO_COST_PREFIXES = part_values(cloud_parts("gpufleet.policies.cost.taggable"), "NO_COST")
+NO_COST = re.compile("^(" + "|".join(p for prefixes in _NO_COST_PREFIXES.values() for p in prefixes) + ")")
 
 
 def taggable_tokens(package: str) -> list[str]:

@@ -3,7 +3,8 @@ from __future__ import annotations
 from pulumi_policy import PolicyResource
 
 from gpufleet.policies.cost import pools as P
-from gpufleet.policies.cost.stack_budget import POLICY, RULE, alicloud_budget_problem
+from gpufleet.policies.cost.stack_budget import POLICY, RULE
+from gpufleet.policies.cost.stack_budget.alicloud import alicloud_budget_problem
 
 from .helpers import UNKNOWN_STR, check_stack, res
 

@@ -5,7 +5,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from gpufleet.policies.kms._keys import AWS_EXTERNAL_KEY, AWS_KEY, AWS_KEY_POLICY
+from gpufleet.policies.kms.aws import AWS_EXTERNAL_KEY, AWS_KEY, AWS_KEY_POLICY
 from gpufleet.policies.kms.key_policy_no_wildcard import POLICY, RULE
 
 from .helpers import UNKNOWN, run_resource

@@ -4,16 +4,10 @@ from collections.abc import Mapping
 
 import pytest
 
-from gpufleet.policies.kms._keys import (
-    ALI_KEY,
-    AWS_EXTERNAL_KEY,
-    AWS_KEY,
-    AWS_REPLICA_EXTERNAL_KEY,
-    AWS_REPLICA_KEY,
-    TC_EXTERNAL_KEY,
-    TC_KEY,
-)
+from gpufleet.policies.kms.alicloud import ALI_KEY
+from gpufleet.policies.kms.aws import AWS_EXTERNAL_KEY, AWS_KEY, AWS_REPLICA_EXTERNAL_KEY, AWS_REPLICA_KEY
 from gpufleet.policies.kms.key_rotation import POLICY, RULE
+from gpufleet.policies.kms.tencentcloud import TC_EXTERNAL_KEY, TC_KEY
 
 from .helpers import UNKNOWN, NotApplicable, run_resource
 

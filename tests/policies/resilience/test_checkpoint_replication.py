@@ -4,13 +4,9 @@ import pytest
 from pulumi_policy import EnforcementLevel, PolicyResource
 
 from gpufleet.policies.resilience.checkpoint_replication import POLICY, RULE
-from gpufleet.policies.storage._buckets import (
-    AWS_BUCKET,
-    AWS_REPLICATION,
-    COS_BUCKET,
-    OSS_BUCKET,
-    OSS_REPLICATION,
-)
+from gpufleet.policies.storage.alicloud import OSS_BUCKET, OSS_REPLICATION
+from gpufleet.policies.storage.aws import AWS_BUCKET, AWS_REPLICATION
+from gpufleet.policies.storage.tencentcloud import COS_BUCKET
 
 from .helpers import UNKNOWN, NotApplicable, provider, res, run_stack
 

@@ -3,9 +3,13 @@ from __future__ import annotations
 import pytest
 from pulumi_policy import PolicyResource
 
-from gpufleet.policies.kms._keys import ALI_KEY, AWS_ALIAS, AWS_EXTERNAL_KEY, AWS_KEY, TC_EXTERNAL_KEY, TC_KEY
-from gpufleet.policies.storage._buckets import AWS_BUCKET, AWS_SSE, COS_BUCKET, OSS_BUCKET
+from gpufleet.policies.kms.alicloud import ALI_KEY
+from gpufleet.policies.kms.aws import AWS_ALIAS, AWS_EXTERNAL_KEY, AWS_KEY
+from gpufleet.policies.kms.tencentcloud import TC_EXTERNAL_KEY, TC_KEY
+from gpufleet.policies.storage.alicloud import OSS_BUCKET
+from gpufleet.policies.storage.aws import AWS_BUCKET, AWS_SSE
 from gpufleet.policies.storage.bucket_byok_key import POLICY, RULE
+from gpufleet.policies.storage.tencentcloud import COS_BUCKET
 
 from .helpers import UNKNOWN, NotApplicable, res, run_stack
 

@@ -5,16 +5,10 @@ from collections.abc import Mapping
 import pytest
 from pulumi_policy import EnforcementLevel, Severity
 
-from gpufleet.policies.storage._buckets import (
-    AWS_BUCKET,
-    AWS_BUCKET_V2,
-    AWS_SSE,
-    AWS_SSE_V2,
-    COS_BUCKET,
-    OSS_BUCKET,
-    OSS_SSE,
-)
+from gpufleet.policies.storage.alicloud import OSS_BUCKET, OSS_SSE
+from gpufleet.policies.storage.aws import AWS_BUCKET, AWS_BUCKET_V2, AWS_SSE, AWS_SSE_V2
 from gpufleet.policies.storage.bucket_customer_managed_key import POLICY, RULE
+from gpufleet.policies.storage.tencentcloud import COS_BUCKET
 
 from .helpers import UNKNOWN, NotApplicable, res, run_stack
 

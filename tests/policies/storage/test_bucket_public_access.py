@@ -4,20 +4,22 @@ import json
 
 import pytest
 
-from gpufleet.policies.storage._buckets import (
-    AWS_ACCOUNT_PUBLIC_ACCESS_BLOCK,
-    AWS_BUCKET,
-    AWS_BUCKET_ACL_V2,
-    AWS_PUBLIC_ACCESS_BLOCK,
-    COS_BUCKET,
-    COS_POLICY,
+from gpufleet.policies.storage.alicloud import (
     OSS_ACCOUNT_PUBLIC_ACCESS_BLOCK,
     OSS_ACL,
     OSS_BUCKET,
     OSS_POLICY,
     OSS_PUBLIC_ACCESS_BLOCK,
 )
-from gpufleet.policies.storage.bucket_public_access import FLAGS, POLICY, RULE
+from gpufleet.policies.storage.aws import (
+    AWS_ACCOUNT_PUBLIC_ACCESS_BLOCK,
+    AWS_BUCKET,
+    AWS_BUCKET_ACL_V2,
+    AWS_PUBLIC_ACCESS_BLOCK,
+)
+from gpufleet.policies.storage.aws import PUBLIC_ACCESS_FLAGS as FLAGS
+from gpufleet.policies.storage.bucket_public_access import POLICY, RULE
+from gpufleet.policies.storage.tencentcloud import COS_BUCKET, COS_POLICY
 
 from .helpers import UNKNOWN, NotApplicable, res, run_stack
 

@@ -6,15 +6,10 @@ from collections.abc import Mapping
 import pytest
 from pulumi_policy import PolicyResource
 
-from gpufleet.policies.storage._buckets import (
-    AWS_BUCKET,
-    AWS_BUCKET_POLICY,
-    COS_BUCKET,
-    COS_POLICY,
-    OSS_BUCKET,
-    OSS_HTTPS_CONFIG,
-)
+from gpufleet.policies.storage.alicloud import OSS_BUCKET, OSS_HTTPS_CONFIG
+from gpufleet.policies.storage.aws import AWS_BUCKET, AWS_BUCKET_POLICY
 from gpufleet.policies.storage.bucket_tls_only import POLICY, RULE
+from gpufleet.policies.storage.tencentcloud import COS_BUCKET, COS_POLICY
 
 from .helpers import UNKNOWN, NotApplicable, res, run_stack
 

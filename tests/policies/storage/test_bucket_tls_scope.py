@@ -9,16 +9,10 @@ from typing import Any
 
 import pytest
 
-from gpufleet.policies.storage._buckets import (
-    AWS_BUCKET,
-    AWS_BUCKET_POLICY,
-    COS_BUCKET,
-    COS_POLICY,
-    OSS_BUCKET,
-    OSS_HTTPS_CONFIG,
-    OSS_POLICY,
-)
+from gpufleet.policies.storage.alicloud import OSS_BUCKET, OSS_HTTPS_CONFIG, OSS_POLICY
+from gpufleet.policies.storage.aws import AWS_BUCKET, AWS_BUCKET_POLICY
 from gpufleet.policies.storage.bucket_tls_only import POLICY
+from gpufleet.policies.storage.tencentcloud import COS_BUCKET, COS_POLICY
 
 from .helpers import UNKNOWN, res, run_stack
 

@@ -3,8 +3,8 @@ reported as a key of origin '<sentinel>')."""
 
 from __future__ import annotations
 
-from gpufleet.policies.kms._keys import ALI_KEY
-from gpufleet.policies.storage._buckets import OSS_BUCKET
+from gpufleet.policies.kms.alicloud import ALI_KEY
+from gpufleet.policies.storage.alicloud import OSS_BUCKET
 from gpufleet.policies.storage.bucket_byok_key import POLICY
 
 from .helpers import UNKNOWN, res, run_stack

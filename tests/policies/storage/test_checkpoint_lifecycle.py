@@ -5,14 +5,10 @@ from collections.abc import Mapping
 import pytest
 from pulumi_policy import PolicyResource
 
-from gpufleet.policies.storage._buckets import (
-    AWS_BUCKET,
-    AWS_BUCKET_V2,
-    AWS_LIFECYCLE,
-    COS_BUCKET,
-    OSS_BUCKET,
-)
+from gpufleet.policies.storage.alicloud import OSS_BUCKET
+from gpufleet.policies.storage.aws import AWS_BUCKET, AWS_BUCKET_V2, AWS_LIFECYCLE
 from gpufleet.policies.storage.checkpoint_lifecycle import POLICY, RULE
+from gpufleet.policies.storage.tencentcloud import COS_BUCKET
 
 from .helpers import UNKNOWN, NotApplicable, res, run_stack
 

@@ -5,15 +5,10 @@ from collections.abc import Mapping
 import pytest
 from pulumi_policy import EnforcementLevel, PolicyResource
 
-from gpufleet.policies.storage._buckets import (
-    AWS_BUCKET,
-    AWS_LIFECYCLE,
-    AWS_VERSIONING,
-    COS_BUCKET,
-    OSS_BUCKET,
-    OSS_VERSIONING,
-)
+from gpufleet.policies.storage.alicloud import OSS_BUCKET, OSS_VERSIONING
+from gpufleet.policies.storage.aws import AWS_BUCKET, AWS_LIFECYCLE, AWS_VERSIONING
 from gpufleet.policies.storage.checkpoint_versioning import POLICY, RULE
+from gpufleet.policies.storage.tencentcloud import COS_BUCKET
 
 from .helpers import UNKNOWN, NotApplicable, res, run_stack
 

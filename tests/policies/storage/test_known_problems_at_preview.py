@@ -8,14 +8,13 @@ from __future__ import annotations
 from pulumi_policy import PolicyResource
 
 from gpufleet.policies.storage import bucket_public_access, bucket_tls_only
-from gpufleet.policies.storage._buckets import (
-    COS_BUCKET,
-    COS_POLICY,
+from gpufleet.policies.storage.alicloud import (
     OSS_BUCKET,
     OSS_HTTPS_CONFIG,
     OSS_POLICY,
     OSS_PUBLIC_ACCESS_BLOCK,
 )
+from gpufleet.policies.storage.tencentcloud import COS_BUCKET, COS_POLICY
 
 from .helpers import UNKNOWN, res, run_stack
 

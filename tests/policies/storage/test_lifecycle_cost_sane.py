@@ -2,14 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.policies.storage._buckets import (
-    AWS_BUCKET,
-    AWS_LIFECYCLE,
-    AWS_LIFECYCLE_V2,
-    COS_BUCKET,
-    OSS_BUCKET,
-)
+from gpufleet.policies.storage.alicloud import OSS_BUCKET
+from gpufleet.policies.storage.aws import AWS_BUCKET, AWS_LIFECYCLE, AWS_LIFECYCLE_V2
 from gpufleet.policies.storage.lifecycle_cost_sane import POLICY, RULE
+from gpufleet.policies.storage.tencentcloud import COS_BUCKET
 from tests.policies.verdicts import node, verdicts
 
 from .helpers import UNKNOWN, run_resource

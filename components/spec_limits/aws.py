@@ -1,0 +1,12 @@
+"""AWS's limits the fleet spec checks: the fleet's shared resources (key, bucket, trail, log groups,
+network, budget) are AWS resources, so these apply to every spec (``gpufleet.components.spec_limits``)."""
+
+from __future__ import annotations
+
+# The retention periods a CloudWatch Logs group takes (PutRetentionPolicy), in days.
+LOG_RETENTION_DAYS: tuple[int, ...] = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731)
+LOG_RETENTION_DAYS += (1096, 1827, 2192, 2557, 2922, 3288, 3653)
+# Tag limits (Tagging AWS resources): key and value length, tags a resource.
+TAG_KEY_MAX, TAG_VALUE_MAX, TAGS_PER_RESOURCE = 128, 256, 50
+# The prefix of the tag keys AWS reserves for itself (refused at deploy).
+RESERVED_TAG_PREFIX = "aws:"
