@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import pulumi
 
 from gpufleet.components import sites as dispatch
-from gpufleet.components.clouds import PROFILES
+from gpufleet.components.clouds import PROFILES, cloud_parts, profile
 from gpufleet.components.links import LinkArgs, link_factory
 from gpufleet.components.pools.burst import Gate, spec_gates
 from gpufleet.components.pools.join import PoolJoin, plan_joins
@@ -37,13 +37,11 @@ from gpufleet.components.spec import CONFIG_KEY, SpecError, site_plans
 from gpufleet.components.tags import STACK_TAG, current_stack
 
 if TYPE_CHECKING:
-    from gpufleet.components.baseline.autoscaler import AwsAccess
-    from gpufleet.components.baseline.aws_signal import BaselineSignal
-    from gpufleet.components.baseline.exporter import AlicloudPublishing
     from gpufleet.components.baseline.kubernetes import OnPremBaseline
-    from gpufleet.components.identity.alicloud_publisher import AlicloudBurstPublisher
     from gpufleet.components.spec import FleetSpec
 
+# What the fleet does for each cloud beyond its sites and links (components/fleet_parts/<cloud>.py).
+PARTS = cloud_parts("gpufleet.components.fleet_parts")
 
 _T = TypeVar("_T")
 
@@ -208,59 +206,36 @@ class HybridGpuFleet(pulumi.ComponentResource):
         tags: Mapping[str, str],
         *,
         homes: Mapping[str, Site],
-    ) -> BaselineSignal | None:
+    ) -> Any:
         """The exporter of ``gpufleet/Baseline`` ``FreeGpusAhead`` on the on-prem cluster, signing in as
-        the AWS home site's publisher (its ``burst_publisher``: built when the burst order gates an AWS
-        pool and the spec gives ``onprem.signal``). With ``burst.publishers.alicloud`` the exporter
-        publishes the Alibaba gate too, as the home Alibaba site's ``burst_publisher``."""
-        aws_home = homes.get("aws")
-        publisher = aws_home.burst_publisher if aws_home is not None else None
-        aws_sites = {g.site: g.ahead for g in gates.values() if g.enforcement == "metric-math"}
-        if publisher is None or baseline is None or spec.onprem is None or spec.onprem.signal is None:
-            return None
-        from gpufleet.components.baseline.exporter import (
-            SignalExporter,
-            SignalExporterArgs,
-            SignalSite,
-            cost_labels,
-        )
-        from gpufleet.components.baseline.kubernetes import CAPACITY_LABEL
-        from gpufleet.components.spec.onprem import full_config_key
+        the home site's publisher of the cloud whose part builds it (``signal``: AWS, when the burst
+        order gates an AWS pool and the spec gives ``onprem.signal``). It also publishes for each cloud
+        whose part has ``exporter_publishing`` (Alibaba, with ``burst.publishers.alicloud``), as that
+        cloud's home site's ``burst_publisher``."""
 
-        signal = cast("BaselineSignal", publisher)
-        config = spec.onprem.signal
+        def publishing() -> dict[str, Any]:
+            return {
+                cloud: part.exporter_publishing(name, spec, gates, homes.get(cloud))
+                for cloud, part in PARTS.items()
+                if hasattr(part, "exporter_publishing")
+            }
 
-        def secret(key: str) -> pulumi.Output[str]:
-            namespace, _, config_name = full_config_key(key).partition(":")
-            return pulumi.Config(namespace).require_secret(config_name)
-
-        nodes = spec.onprem.gpu_nodes
-        alicloud = _alicloud_publishing(name, spec, gates, homes.get("alicloud"))
-        SignalExporter(
-            f"{name}-signal-exporter",
-            SignalExporterArgs(
-                fleet=name,
-                image=config.image,
-                sites=[
-                    SignalSite(site=site, region=site.partition(":")[2], ahead=ahead)
-                    for site, ahead in aws_sites.items()
-                ],
-                node_selector={CAPACITY_LABEL: "baseline"}
-                if nodes.names is not None
-                else nodes.selector or {},
-                order=sorted({g.site for g in gates.values()}, key=lambda site: _position(gates, site)),
-                interval_seconds=config.interval_seconds,
-                client_certificate=secret(config.client_certificate),
-                client_key=secret(config.client_key),
-                role_arn=signal.role_arn,
-                profile_arn=signal.profile_arn,
-                trust_anchor_arn=signal.trust_anchor_arn,
-                labels=cost_labels(name, tags),
-                alicloud=alicloud,
-            ),
-            pulumi.ResourceOptions(parent=self, providers=[baseline.provider]),
-        )
-        return signal
+        for cloud, part in PARTS.items():
+            if not hasattr(part, "signal"):
+                continue
+            found = part.signal(
+                self,
+                name,
+                spec=spec,
+                gates=gates,
+                baseline=baseline,
+                tags=tags,
+                home=homes.get(cloud),
+                publishing=publishing,
+            )
+            if found is not None:
+                return found
+        return None
 
     def _scheduling(
         self,
@@ -273,18 +248,19 @@ class HybridGpuFleet(pulumi.ComponentResource):
         homes: Mapping[str, Site],
     ) -> pulumi.ComponentResource | None:
         """Kueue, one cluster-autoscaler per cloud site and KEDA on DCGM, on the on-prem cluster, when the
-        spec has ``onprem.scheduler`` (components/baseline/scheduling.py); the AWS autoscaler signs in
-        through Roles Anywhere (:func:`_aws_access`)."""
+        spec has ``onprem.scheduler`` (components/baseline/scheduling.py); a cloud's autoscaler gets the
+        credentials its fleet part builds (``autoscaler_access``: AWS's signs in through Roles
+        Anywhere)."""
         if baseline is None or spec.onprem is None or spec.onprem.scheduler is None:
             return None
-        if any(join.cloud == "tencentcloud" for join in joins.values()):
-            from gpufleet.components.pools.tencentcloud_join import TKE_REQUIRED
-
-            pulumi.log.warn(TKE_REQUIRED)
+        for cloud, part in PARTS.items():
+            if any(join.cloud == cloud for join in joins.values()):
+                for warning in getattr(part, "join_warnings", list)():
+                    pulumi.log.warn(warning)
         for pool, join in joins.items():
             if spec.pools[pool].image is None:
                 # The default images carry the driver but no kubeadm: the join script stops at its check.
-                named = "image.ami or image.ssm_parameter" if join.cloud == "aws" else "image.id"
+                named = PARTS[profile(join.cloud).key].IMAGE_FIELDS
                 pulumi.log.warn(
                     f"pools.{pool}: its nodes join the on-prem cluster but boot the cloud's default image, "
                     "which has no kubeadm or kubelet: they stop at the join script's first check; give the "
@@ -313,62 +289,30 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 autoscalers=plan_autoscalers(spec, regions),
                 labels=cost_labels(name, tags),
                 groups=groups,
-                aws=self._aws_access(name, spec, joins, homes, tags),
+                access=self._access(name, spec, joins, homes, tags),
             ),
             pulumi.ResourceOptions(parent=self, providers=[baseline.provider]),
         )
 
-    def _aws_access(
+    def _access(
         self,
         name: str,
         spec: FleetSpec,
         joins: Mapping[str, PoolJoin],
         homes: Mapping[str, Site],
         tags: Mapping[str, str],
-    ) -> AwsAccess | None:
-        """The AWS autoscaler's credentials: its own role (:mod:`gpufleet.components.baseline.aws_autoscaler`)
-        through the signal's Roles Anywhere trust anchor and client certificate, when AWS pools join and
-        the fleet has the signal; None (and a warning) when they join without it."""
-        aws_joins = [join for join in joins.values() if join.cloud == "aws"]
-        if not aws_joins or spec.onprem is None:
-            return None
-        home = homes.get("aws")
-        signal = cast("BaselineSignal | None", home.burst_publisher if home is not None else None)
-        config = spec.onprem.signal
-        if signal is None or config is None:
-            pulumi.log.warn(
-                "the AWS cluster-autoscaler has no credentials: it signs in through the burst signal's Roles "
-                "Anywhere trust anchor and client certificate (onprem.signal, and burst over an AWS pool)"
-            )
-            return None
-        from gpufleet.components.baseline.autoscaler import AwsAccess
-        from gpufleet.components.baseline.aws_autoscaler import AutoscalerIdentity, AutoscalerIdentityArgs
-        from gpufleet.components.spec.onprem import full_config_key
-
-        def secret(key: str) -> pulumi.Output[str]:
-            namespace, _, config_name = full_config_key(key).partition(":")
-            return pulumi.Config(namespace).require_secret(config_name)
-
-        region = aws_joins[0].site.partition(":")[2]
-        identity = AutoscalerIdentity(
-            f"{name}-aws-autoscaler",
-            AutoscalerIdentityArgs(
-                cluster=name,
-                region=region,
-                client_cn=config.client_cn,
-                trust_anchor_arn=signal.trust_anchor_arn,
-                tags={**tags, "gpufleet:site": f"aws:{region}"},
-            ),
-            pulumi.ResourceOptions(parent=self),
-        )
-        return AwsAccess(
-            image=config.image,
-            client_certificate=secret(config.client_certificate),
-            client_key=secret(config.client_key),
-            trust_anchor_arn=identity.trust_anchor_arn,
-            profile_arn=identity.profile_arn,
-            role_arn=identity.role_arn,
-        )
+    ) -> dict[str, object]:
+        """Each cloud's autoscaler credentials beyond the scheduler's, from its fleet part's
+        ``autoscaler_access`` (None: the cloud needs none here)."""
+        found: dict[str, object] = {}
+        for cloud, part in PARTS.items():
+            if hasattr(part, "autoscaler_access"):
+                access = part.autoscaler_access(
+                    self, name, spec=spec, joins=joins, home=homes.get(cloud), tags=tags
+                )
+                if access is not None:
+                    found[cloud] = access
+        return found
 
     def _links(
         self, name: str, spec: FleetSpec, plans: Sequence[SitePlan], tags: Mapping[str, str]
@@ -399,7 +343,10 @@ class HybridGpuFleet(pulumi.ComponentResource):
     def _outputs(self, spec: FleetSpec, plans: Sequence[SitePlan]) -> None:
         first = self.sites[plans[0].key]  # the home of the fleet's first cloud
         replica = spec.storage.checkpoints.replicate_to
-        replica_site = self.sites.get(f"aws:{replica}") if replica else None
+        # The clouds whose sites fill the names stacks exported before the fleet had sites (AWS's).
+        legacy = {cloud for cloud, part in PARTS.items() if getattr(part, "LEGACY_OUTPUTS", False)}
+        replicas = [self.sites.get(f"{cloud}:{replica}") for cloud in legacy] if replica else []
+        replica_site = next((site for site in replicas if site is not None), None)
         groups: dict[str, pulumi.Output[list[str]]] = {}
         queues: dict[str, pulumi.Output[str]] = {}
         roles: dict[str, pulumi.Output[str]] = {}
@@ -413,7 +360,7 @@ class HybridGpuFleet(pulumi.ComponentResource):
                 queues[pool_name] = pool.queue
                 if pool.role is not None:
                     roles[pool_name] = pool.role
-                if site.cloud == "aws":
+                if site.cloud in legacy:
                     asg_names[pool_name] = pool.groups[0]
         self.key_arn = first.key_id
         self.bucket_name = first.bucket_name
@@ -431,11 +378,11 @@ class HybridGpuFleet(pulumi.ComponentResource):
         self.pool_queue_names = self.pool_queues
         self.pool_role_arns = self.pool_roles
         self.regional_key_arns = _dict(
-            {site.region: site.key_id for site in self.sites.values() if site.cloud == "aws"}
+            {site.region: site.key_id for site in self.sites.values() if site.cloud in legacy}
         )
         # Every site's key for BYOK's first phase: AWS's by region as before, the others by cloud:region.
         self.pending_key_ids = _dict(
-            {site.region if site.cloud == "aws" else key: site.key_id for key, site in self.sites.items()}
+            {site.region if site.cloud in legacy else key: site.key_id for key, site in self.sites.items()}
         )
         self.register_outputs(
             {
@@ -485,60 +432,6 @@ def _factories(plans: Sequence[SitePlan]) -> dict[Cloud, SiteFactory]:
     if problems:
         raise FleetError("\n".join(problems))
     return factories
-
-
-def _alicloud_publishing(
-    name: str, spec: FleetSpec, gates: Mapping[str, Gate], home: Site | None
-) -> AlicloudPublishing | None:
-    """What the exporter publishes on Alibaba Cloud: every gated Alibaba pool's queue by site, with the
-    home site's publisher role and OIDC provider; None without ``burst.publishers.alicloud``."""
-    from gpufleet.components.baseline.exporter import (
-        NAMESPACE,
-        AlicloudGatedPool,
-        AlicloudPublishing,
-        AlicloudSignalSite,
-    )
-
-    settings = spec.burst.publishers.alicloud if spec.burst is not None else None
-    found = home.burst_publisher if home is not None else None
-    if settings is None or found is None:
-        return None
-    publisher = cast("AlicloudBurstPublisher", found)
-    runs_as = f"{NAMESPACE}/{name}-signal-exporter"
-    if settings.service_account != runs_as:
-        raise FleetError(
-            f"burst.publishers.alicloud.service_account: {settings.service_account!r} is not the exporter's "
-            f"service account {runs_as!r}: the RAM role would trust a token the exporter never holds; "
-            f"set service_account: {runs_as}"
-        )
-    pools: dict[str, list[AlicloudGatedPool]] = {}
-    for pool, gate in sorted(gates.items()):
-        cloud, _, region = gate.site.partition(":")
-        if cloud == "alicloud" and pool in spec.pools:
-            pools.setdefault(gate.site, []).append(
-                AlicloudGatedPool(pool=pool, queue=f"{name}-{region}-{pool}")
-            )
-    sites = [
-        AlicloudSignalSite(
-            site=site,
-            region=site.partition(":")[2],
-            ahead=next(g.ahead for g in gates.values() if g.site == site),
-            pools=tuple(found),
-        )
-        for site, found in sorted(pools.items())
-    ]
-    return AlicloudPublishing(
-        sites=sites,
-        role_arn=publisher.role_arn,
-        oidc_provider_arn=publisher.oidc_provider_arn,
-        client_id=settings.client_id,
-        service_account=settings.service_account,
-    )
-
-
-def _position(gates: Mapping[str, Gate], site: str) -> int:
-    """A site's place in the burst order (1: the first site after the baseline)."""
-    return next(g.position for g in gates.values() if g.site == site)
 
 
 def _dict(values: Mapping[str, pulumi.Output[_T]]) -> pulumi.Output[dict[str, _T]]:

@@ -14,17 +14,18 @@ from a program bug by its type.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import pulumi
 
+from gpufleet.components.clouds import ACCOUNT_CLOUD
 from gpufleet.components.fleet import FleetError, HybridGpuFleet
 from gpufleet.components.naming import fleet_name as fleet_name_of
 from gpufleet.components.spec import (
     ACCOUNT_CONFIG_KEY,
     CONFIG_KEY,
     SpecError,
-    parse_account_baseline,
     parse_fleet,
 )
 
@@ -51,41 +52,10 @@ def run_fleet_program(stack_config_dir: str = "stacks") -> None:
 
 
 def _account_baseline(stack: str, source: str, account_raw: Any) -> None:
-    # The account baseline is AWS's; a fleet stack loads a cloud's SDK only through that cloud's site.
-    import pulumi_aws as aws
-
-    from gpufleet.components.account.aws import BASELINE_NAME, AccountBaseline, AccountBaselineArgs
-
-    try:
-        baseline_spec = parse_account_baseline(account_raw, source=source)
-    except SpecError as error:
-        raise pulumi.RunError(f"invalid {ACCOUNT_CONFIG_KEY}\n{error.format()}") from None
-    home = pulumi.Config("aws").get("region")
-    regions = list(baseline_spec.regions) or ([home] if home else [])
-    caller = aws.get_caller_identity_output()
-    try:
-        baseline = AccountBaseline(
-            BASELINE_NAME,
-            AccountBaselineArgs(
-                regions=regions,
-                tags=baseline_spec.cost_tags,
-                account_id=caller.account_id,
-                partition=aws.get_partition_output().partition,
-                owner=stack,
-                monthly_budget=baseline_spec.budget.monthly,
-                currency=baseline_spec.budget.currency,
-                alert_percent=baseline_spec.budget.alert_percent,
-                alert_emails=baseline_spec.budget.alert_emails,
-                session_log_retention_days=baseline_spec.session_log_retention_days,
-                service_linked_roles=baseline_spec.service_linked_roles,
-                trail=baseline_spec.audit.trail,
-                trail_retention_days=baseline_spec.audit.log_retention_days,
-            ),
-        )
-    except ValueError as error:
-        raise pulumi.RunError(f"{source}: {error}") from None
-    pulumi.export("account_baseline_regions", regions)
-    pulumi.export("account_baseline_key_arns", baseline.key_arns)
+    # The account baseline is the account cloud's; a fleet stack loads a cloud's SDK only through that
+    # cloud's site, so the baseline's module (and its SDK) is imported here only.
+    module = importlib.import_module(f"{__package__}.{ACCOUNT_CLOUD}_account_program")
+    module.account_baseline(stack, source, account_raw)
 
 
 def _fleet(stack: str, source: str, config: pulumi.Config) -> None:

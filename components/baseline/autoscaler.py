@@ -2,50 +2,41 @@
 ``Deployment`` per cloud site in ``kube-system`` with its own service account, lease and status
 ConfigMap, the upstream RBAC, and node groups limited to this fleet's (AWS by auto-discovery tags,
 Alibaba and Tencent by ``--nodes``); AWS credentials through a Roles Anywhere signing helper, Alibaba
-and Tencent keys from the operator's Secrets as environment variables (:data:`KEYS_FROM_ENV`). What the pod
-may reach and its API token: :mod:`~gpufleet.components.baseline.autoscaler_pod`."""
+and Tencent keys from the operator's Secrets as environment variables (:data:`KEYS_FROM_ENV`). Each
+cloud's provider name, node groups, environment and sidecars are in its module of
+:mod:`gpufleet.components.baseline.autoscalers`. What the pod may reach and its API token:
+:mod:`~gpufleet.components.baseline.autoscaler_pod`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpufleet.components.baseline.autoscaler_common import SYSTEM_NAMESPACE, restricted
 from gpufleet.components.baseline.autoscaler_pod import api_token_mount, api_token_volume, network_policy_spec
 from gpufleet.components.baseline.kubernetes import skip_annotations
 from gpufleet.components.baseline.kueue import GPU, SITE_LABEL, Flavor, burst_sites, flavor_name
+from gpufleet.components.clouds import cloud_parts, part_values
 from gpufleet.components.k8s_names import check_labels, check_name
 
 if TYPE_CHECKING:
     from gpufleet.components.baseline.scheduling import BurstSchedulingArgs
+    from gpufleet.components.clouds import Cloud
     from gpufleet.components.spec import FleetSpec
 
-SYSTEM_NAMESPACE = "kube-system"
-SIGNING_HELPER_PORT = 9911
+# Each cloud's provider (components/baseline/autoscalers/<cloud>.py), in the registry's order.
+PROVIDERS = cloud_parts("gpufleet.components.baseline.autoscalers")
 # The cloud-provider names cluster-autoscaler takes.
-CLOUD_PROVIDER = {"aws": "aws", "alicloud": "alicloud", "tencentcloud": "tencentcloud"}
+CLOUD_PROVIDER: Mapping[str, str] = {cloud: part.PROVIDER for cloud, part in PROVIDERS.items()}
 RBAC = "rbac.authorization.k8s.io"
-# Where each cloud's cluster-autoscaler provider reads its keys (kubernetes/autoscaler,
-# cluster-autoscaler/cloudprovider): alicloud_cloud_config.go reads ACCESS_KEY_ID, ACCESS_KEY_SECRET and
-# REGION_ID with os.Getenv (its --cloud-config file is read by gcfg into a struct without sections, so it
-# cannot carry them; the one file it reads is an RRSA OIDC token, which needs a RAM OIDC provider and
-# role for the autoscaler); tencentcloud_manager.go builds its credential from os.Getenv("SECRET_ID") and
-# os.Getenv("SECRET_KEY") and reads nothing else. So both keep the keys as environment variables taken
-# from the operator's Secret, and checkov's CKV_K8S_35 is skipped on the Deployment with this reason.
-KEYS_FROM_ENV = {
-    "alicloud": (
-        "the Alibaba provider of cluster-autoscaler reads its AccessKey only from the environment "
-        "(ACCESS_KEY_ID and ACCESS_KEY_SECRET, alicloud_cloud_config.go); the values come from the "
-        "operator's Secret by secretKeyRef, never inline, and the RAM user may scale the fleet's groups only"
-    ),
-    "tencentcloud": (
-        "the Tencent provider of cluster-autoscaler reads its keys only from the environment (SECRET_ID "
-        "and SECRET_KEY, tencentcloud_manager.go); the values come from the operator's Secret by "
-        "secretKeyRef, never inline, and the CAM user may scale the fleet's groups only"
-    ),
+# Why checkov's CKV_K8S_35 is skipped on the Deployment of a cloud whose provider reads its keys from
+# the environment only (each such cloud's module says where the provider reads them).
+KEYS_FROM_ENV: Mapping[str, str] = {
+    cloud: str(reason) for cloud, reason in part_values(PROVIDERS, "KEYS_FROM_ENV").items()
 }
 
 
@@ -119,24 +110,6 @@ def discovery_tags(cluster: str, flavor: Flavor, gpus_per_instance: int) -> dict
     if flavor.taint is not None:
         tags[f"{template}/taint/{flavor.taint['key']}"] = f"{flavor.taint['value']}:{flavor.taint['effect']}"
     return tags
-
-
-def aws_discovery_flag(cluster: str) -> str:
-    tags = f"k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/{cluster}"
-    return f"--node-group-auto-discovery=asg:tag={tags}"
-
-
-@dataclass(frozen=True, kw_only=True)
-class AwsAccess:
-    """What the AWS autoscaler's signing helper needs: the client certificate and key (secrets), and the
-    Roles Anywhere trust anchor, profile and role ARNs."""
-
-    image: str
-    client_certificate: pulumi.Input[str]
-    client_key: pulumi.Input[str]
-    trust_anchor_arn: pulumi.Input[str]
-    profile_arn: pulumi.Input[str]
-    role_arn: pulumi.Input[str]
 
 
 class AutoscalerParts:
@@ -247,17 +220,14 @@ class AutoscalerParts:
         base = f"{name}-autoscaler-{site.flavor}"
         self._rbac(base, app, opts)
         flags = autoscaler_flags(args.fleet, site, args.scheduler.expander, app)
-        if site.cloud == "aws":
-            command: pulumi.Input[list[str]] = [*flags, aws_discovery_flag(args.fleet)]
-        else:
-            groups = [_pool_nodes(pool, args.groups.get(pool.name, ())) for pool in site.pools]
-            command = pulumi.Output.all(*groups).apply(lambda found: [*flags, *(f for g in found for f in g)])
+        provider = PROVIDERS[cast("Cloud", site.cloud)]
+        command: pulumi.Input[list[str]] = provider.command(flags, args, site)
         selector = check_labels({"app.kubernetes.io/name": "cluster-autoscaler", SITE_LABEL: site.flavor})
         container: dict[str, Any] = {
             "name": "cluster-autoscaler",
             "image": args.scheduler.autoscaler_image,
             "command": command,
-            "env": self._cloud_env(args, site),
+            "env": provider.env(args, site),
             "resources": {
                 "requests": {"cpu": "100m", "memory": "300Mi"},
                 "limits": {"cpu": "500m", "memory": "600Mi"},
@@ -265,25 +235,19 @@ class AutoscalerParts:
             "ports": [{"name": "metrics", "containerPort": 8085}],
             "livenessProbe": {"httpGet": {"path": "/health-check", "port": 8085}, "periodSeconds": 30},
             "readinessProbe": {"httpGet": {"path": "/health-check", "port": 8085}, "periodSeconds": 10},
-            "securityContext": _restricted(),
+            "securityContext": restricted(),
             "volumeMounts": [api_token_mount()],
         }
         containers = [container]
         volumes: list[dict[str, Any]] = [api_token_volume()]
         depends: list[pulumi.Resource] = []
-        if site.cloud == "aws" and args.aws is not None:
-            secret = k8s.core.v1.Secret(
-                f"{base}-client",
-                metadata={"name": f"{app}-client", "namespace": SYSTEM_NAMESPACE, "labels": self._labels},
-                type="kubernetes.io/tls",
-                string_data={"tls.crt": args.aws.client_certificate, "tls.key": args.aws.client_key},
-                opts=opts,
+        if hasattr(provider, "sidecars"):
+            more_containers, more_volumes, more_depends = provider.sidecars(
+                base, app, args, self._labels, opts
             )
-            depends.append(secret)
-            containers.append(_signing_helper(args.aws))
-            volumes.append(
-                {"name": "client", "secret": {"secretName": f"{app}-client", "defaultMode": 0o440}}
-            )
+            containers += more_containers
+            volumes += more_volumes
+            depends += more_depends
         metadata: Any = {
             "name": app,
             "namespace": SYSTEM_NAMESPACE,
@@ -309,35 +273,6 @@ class AutoscalerParts:
             opts=opts,
         )
 
-    def _cloud_env(self, args: BurstSchedulingArgs, site: SiteAutoscaler) -> list[dict[str, Any]]:
-        if site.cloud == "aws":
-            env: list[dict[str, Any]] = [{"name": "AWS_REGION", "value": site.region}]
-            if args.aws is not None:
-                env.append(
-                    {
-                        "name": "AWS_EC2_METADATA_SERVICE_ENDPOINT",
-                        "value": f"http://127.0.0.1:{SIGNING_HELPER_PORT}",
-                    }
-                )
-            return env
-
-        def key(secret: str, item: str) -> dict[str, Any]:
-            return {"secretKeyRef": {"name": secret, "key": item}}
-
-        if site.cloud == "alicloud":
-            secret = args.scheduler.credentials.alicloud
-            return [
-                {"name": "ACCESS_KEY_ID", "valueFrom": key(secret, "access-key-id")},
-                {"name": "ACCESS_KEY_SECRET", "valueFrom": key(secret, "access-key-secret")},
-                {"name": "REGION_ID", "value": site.region},
-            ]
-        secret = args.scheduler.credentials.tencentcloud
-        return [
-            {"name": "SECRET_ID", "valueFrom": key(secret, "tencentcloud_secret_id")},
-            {"name": "SECRET_KEY", "valueFrom": key(secret, "tencentcloud_secret_key")},
-            {"name": "REGION", "value": site.region},
-        ]
-
 
 def autoscaler_flags(fleet: str, site: SiteAutoscaler, expander: str, app: str) -> list[str]:
     """The flags every autoscaler of the fleet runs with (node groups come after)."""
@@ -355,17 +290,6 @@ def autoscaler_flags(fleet: str, site: SiteAutoscaler, expander: str, app: str) 
         "--logtostderr=true",
         "--v=4",
     ]
-
-
-def _pool_nodes(pool: AutoscaledPool, ids: Sequence[pulumi.Input[str]]) -> pulumi.Output[list[str]]:
-    return pulumi.Output.all(*ids).apply(lambda found: _nodes_flags(pool, found))
-
-
-def _nodes_flags(pool: AutoscaledPool, ids: Sequence[str]) -> list[str]:
-    """``--nodes=<min>:<max>:<id>`` per group of the pool; a pool of several groups (Tencent's spot and
-    on-demand) lets each reach the pool's maximum from 0."""
-    low = pool.min_size if len(ids) == 1 else 0
-    return [f"--nodes={low}:{pool.max_size}:{group}" for group in ids]
 
 
 def _deployment_spec(
@@ -405,49 +329,4 @@ def _deployment_spec(
                 "volumes": volumes,
             },
         },
-    }
-
-
-def _restricted() -> dict[str, Any]:
-    return {
-        "allowPrivilegeEscalation": False,
-        "readOnlyRootFilesystem": True,
-        "capabilities": {"drop": ["ALL"]},
-    }
-
-
-def _signing_helper(access: AwsAccess) -> dict[str, Any]:
-    """``aws_signing_helper serve``: an instance-metadata endpoint on localhost handing out the Roles
-    Anywhere session's credentials, which the autoscaler's AWS SDK reads as it would on EC2."""
-    client = "/var/run/gpufleet/client"
-    return {
-        "name": "signing-helper",
-        "image": access.image,
-        "command": pulumi.Output.all(access.trust_anchor_arn, access.profile_arn, access.role_arn).apply(
-            lambda arns: [
-                "aws_signing_helper",
-                "serve",
-                "--port",
-                str(SIGNING_HELPER_PORT),
-                "--certificate",
-                f"{client}/tls.crt",
-                "--private-key",
-                f"{client}/tls.key",
-                "--trust-anchor-arn",
-                arns[0],
-                "--profile-arn",
-                arns[1],
-                "--role-arn",
-                arns[2],
-            ]
-        ),
-        "volumeMounts": [{"name": "client", "mountPath": client, "readOnly": True}],
-        # The helper answers the SDK's metadata calls on its port: open means serving.
-        "livenessProbe": {"tcpSocket": {"port": SIGNING_HELPER_PORT}, "periodSeconds": 30},
-        "readinessProbe": {"tcpSocket": {"port": SIGNING_HELPER_PORT}, "periodSeconds": 10},
-        "resources": {
-            "requests": {"cpu": "10m", "memory": "32Mi"},
-            "limits": {"cpu": "100m", "memory": "64Mi"},
-        },
-        "securityContext": _restricted(),
     }

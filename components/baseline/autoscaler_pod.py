@@ -24,6 +24,7 @@ import ipaddress
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gpufleet.components.clouds import cloud_parts, part_values
 from gpufleet.components.k8s_names import check_labels
 
 TOKEN_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
@@ -38,27 +39,14 @@ NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 KUBEADM_API_PORT = 6443
 HTTPS = 443
 
-# The cloud API hosts each autoscaler calls, on TCP 443 (``{region}``: the site's region).
-# - aws: cluster-autoscaler's AWS provider calls Auto Scaling and EC2 (cloudprovider/aws/aws_wrapper.go:
-#   DescribeAutoScalingGroups, SetDesiredCapacity, DescribeLaunchTemplateVersions, DescribeInstanceTypes)
-#   on the SDK's regional endpoints; the signing helper opens the Roles Anywhere session
-#   (CreateSession) in its trust anchor's region (rolesanywhere.<region>.amazonaws.com).
-# - alicloud: the provider's ESS and ECS clients (cloudprovider/alicloud/alicloud_auto_scaling.go,
-#   alicloud_instance_types.go). Its vendored SDK's endpoint table (alibaba-cloud-sdk-go/sdk/endpoints/
-#   endpoints_config.go) gives ESS the pattern ess.[RegionId].aliyuncs.com and ECS none, so the ECS host is
-#   asked of the Location service (location_resolver.go: DescribeEndpoints on location.aliyuncs.com,
-#   HTTPS), which answers the region's ECS endpoint (ecs-<region>.aliyuncs.com, Alibaba's endpoint list).
-# - tencentcloud: the provider's AS, CVM and VPC clients (cloudprovider/tencentcloud/
-#   tencentcloud_manager.go, CreateTencentcloudManager: cvmClient, vpcClient, asClient), each pinned to
-#   ASHttpEndpoint, CVMHttpEndpoint and VPCHttpEndpoint (the provider's client profiles).
+# The cloud API hosts each autoscaler calls, on TCP 443 (``{region}``: the site's region): each cloud's
+# ENDPOINTS (components/baseline/autoscalers/<cloud>.py, which says which of the provider's clients
+# call them).
 CLOUD_API_ENDPOINTS: Mapping[str, tuple[str, ...]] = {
-    "aws": (
-        "autoscaling.{region}.amazonaws.com",
-        "ec2.{region}.amazonaws.com",
-        "rolesanywhere.{region}.amazonaws.com",
-    ),
-    "alicloud": ("ess.{region}.aliyuncs.com", "location.aliyuncs.com", "ecs-{region}.aliyuncs.com"),
-    "tencentcloud": ("as.tencentcloudapi.com", "cvm.tencentcloudapi.com", "vpc.tencentcloudapi.com"),
+    cloud: tuple(hosts)
+    for cloud, hosts in part_values(
+        cloud_parts("gpufleet.components.baseline.autoscalers"), "ENDPOINTS"
+    ).items()
 }
 ANY_IPV4 = "0.0.0.0/0"
 

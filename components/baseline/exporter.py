@@ -40,7 +40,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpufleet.components.baseline import exporter_script
+from gpufleet.components.baseline.exporters import CLIENT_DIR
 from gpufleet.components.baseline.kubernetes import FLEET_LABEL, label_value
+from gpufleet.components.clouds import cloud_parts
 from gpufleet.components.k8s_names import check_labels, check_name, tag_labels
 from gpufleet.components.pools.burst import SIGNAL_METRIC, SIGNAL_NAMESPACE, SITE_DIMENSION
 
@@ -49,15 +51,15 @@ NAMESPACE = "gpufleet-system"
 USER_ID = 10001
 APP_LABEL = "app.kubernetes.io/name"
 CONFIG_DIR = "/etc/gpufleet/exporter"
-CLIENT_DIR = "/etc/gpufleet/client"
 TOKEN_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
 TOKEN_SECONDS = 3600
 SCRIPT_KEY = "exporter.py"
 CONFIG_KEY = "config.json"
-AWS_CONFIG_KEY = "config"
 ALICLOUD_TOKEN_DIR = "/var/run/secrets/gpufleet/alicloud"
 ALICLOUD_SESSION = "gpufleet-exporter"
 EGRESS_PORTS = (("UDP", 53), ("TCP", 53), ("TCP", 443), ("TCP", 6443))
+# Each cloud's part of the exporter (components/baseline/exporters/<cloud>.py).
+PARTS = cloud_parts("gpufleet.components.baseline.exporters")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -130,7 +132,8 @@ class SignalExporterArgs:
                 f"SignalExporterArgs: image: must be pinned by @sha256: digest, got {self.image!r}"
             )
         if not self.sites:
-            raise ValueError("SignalExporterArgs: sites: at least one AWS site to publish for")
+            required = " and ".join(p.SITES_REQUIRED for p in PARTS.values() if hasattr(p, "SITES_REQUIRED"))
+            raise ValueError(f"SignalExporterArgs: sites: {required}")
         if self.alicloud is not None and self.alicloud.service_account != self.service_account:
             raise ValueError(
                 f"SignalExporterArgs: alicloud.service_account: the Alibaba role trusts "
@@ -189,16 +192,6 @@ def exporter_config(args: SignalExporterArgs, alicloud_arns: tuple[str, str] | N
             ],
         }
     return config
-
-
-def aws_config(trust_anchor_arn: str, profile_arn: str, role_arn: str) -> str:
-    """The AWS config file: every SDK call gets short-lived credentials from IAM Roles Anywhere."""
-    return (
-        "[default]\n"
-        "credential_process = aws_signing_helper credential-process"
-        f" --certificate {CLIENT_DIR}/tls.crt --private-key {CLIENT_DIR}/tls.key"
-        f" --trust-anchor-arn {trust_anchor_arn} --profile-arn {profile_arn} --role-arn {role_arn}\n"
-    )
 
 
 def probe(interval_seconds: int, *, initial: int) -> dict[str, Any]:
@@ -272,13 +265,13 @@ class SignalExporter(pulumi.ComponentResource):
                     exporter_config(args, (str(arns[0]), str(arns[1]))), indent=2, sort_keys=True
                 )
             )
-        aws_file = pulumi.Output.all(args.trust_anchor_arn, args.profile_arn, args.role_arn).apply(
-            lambda arns: aws_config(str(arns[0]), str(arns[1]), str(arns[2]))
-        )
+        files: dict[str, pulumi.Input[str]] = {}
+        for part in PARTS.values():
+            files |= part.config_data(args) if hasattr(part, "config_data") else {}
         config_map = k8s.core.v1.ConfigMap(
             f"{name}-config",
             metadata=meta,
-            data={SCRIPT_KEY: script_text(), CONFIG_KEY: config, AWS_CONFIG_KEY: aws_file},
+            data={SCRIPT_KEY: script_text(), CONFIG_KEY: config, **files},
             opts=inside,
         )
         secret = k8s.core.v1.Secret(
@@ -319,15 +312,17 @@ def _deployment_spec(
     ]
     if args.alicloud is not None:
         mounts.insert(3, {"name": "alicloud-token", "mountPath": ALICLOUD_TOKEN_DIR, "readOnly": True})
+    # Each cloud's variables first (AWS: where its SDK finds the config file).
+    cloud_env = [
+        variable for part in PARTS.values() if hasattr(part, "env") for variable in part.env(CONFIG_DIR)
+    ]
     container = {
         "name": "exporter",
         "image": args.image,
         "imagePullPolicy": "Always",
         "command": ["python3", f"{CONFIG_DIR}/{SCRIPT_KEY}", "--config", f"{CONFIG_DIR}/{CONFIG_KEY}"],
         "env": [
-            {"name": "AWS_CONFIG_FILE", "value": f"{CONFIG_DIR}/{AWS_CONFIG_KEY}"},
-            {"name": "AWS_SDK_LOAD_CONFIG", "value": "1"},
-            {"name": "AWS_STS_REGIONAL_ENDPOINTS", "value": "regional"},
+            *cloud_env,
             {"name": "HOME", "value": "/tmp"},
             {"name": "PYTHONDONTWRITEBYTECODE", "value": "1"},
         ],
@@ -409,7 +404,6 @@ __all__ = [
     "SignalExporter",
     "SignalExporterArgs",
     "SignalSite",
-    "aws_config",
     "cost_labels",
     "exporter_config",
 ]

@@ -57,6 +57,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpufleet.components.baseline.keda_triggers import trigger_metadata
 from gpufleet.components.k8s_names import check_labels, check_name, label_value, tag_labels
 from gpufleet.components.spec.onprem import OnPrem, QueueScaler
 from gpufleet.components.spec.values import duration_seconds
@@ -491,17 +492,10 @@ def skip_annotations(skips: Mapping[str, str]) -> dict[str, str]:
 
 
 def _trigger_metadata(scaler: QueueScaler) -> dict[str, str]:
-    """The KEDA trigger's metadata (every value a string, as KEDA reads them). No credential is ever
-    written here: they come from the named TriggerAuthentication or KEDA's own identity."""
-    threshold = str(scaler.queue_threshold)
-    if scaler.source == "aws-sqs-queue":
-        metadata = {"queueURL": scaler.queue, "queueLength": threshold, "awsRegion": scaler.region or ""}
-        if scaler.authentication is None:
-            metadata["identityOwner"] = "operator"
-        return metadata
-    if scaler.source == "redis":
-        return {"address": scaler.host or "", "listName": scaler.queue, "listLength": threshold}
-    return {"protocol": "auto", "queueName": scaler.queue, "mode": "QueueLength", "value": threshold}
+    """The KEDA trigger's metadata (every value a string, as KEDA reads them), from the trigger type's
+    module (:mod:`gpufleet.components.baseline.keda_triggers`). No credential is ever written here: they
+    come from the named TriggerAuthentication or KEDA's own identity."""
+    return trigger_metadata(scaler)
 
 
 def _provider(name: str, spec: OnPrem, opts: pulumi.ResourceOptions) -> k8s.Provider:

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpufleet.components.baseline.autoscaler import AutoscalerParts, AwsAccess, SiteAutoscaler
+from gpufleet.components.baseline.autoscaler import AutoscalerParts, SiteAutoscaler
 from gpufleet.components.baseline.keda import KedaParts
 from gpufleet.components.baseline.kueue import KUEUE_CHART, KUEUE_NAMESPACE, Flavor, KueueParts
 from gpufleet.components.k8s_names import check_name
@@ -65,7 +65,7 @@ class BurstSchedulingArgs:
     autoscalers: Sequence[SiteAutoscaler]
     labels: Mapping[str, str]
     groups: Mapping[str, Sequence[pulumi.Input[str]]] = field(default_factory=dict)
-    aws: AwsAccess | None = None
+    access: Mapping[str, object] = field(default_factory=dict)
 
 
 class BurstScheduling(KueueParts, AutoscalerParts, KedaParts, pulumi.ComponentResource):
@@ -99,4 +99,4 @@ class BurstScheduling(KueueParts, AutoscalerParts, KedaParts, pulumi.ComponentRe
         self.register_outputs({"cluster_queue": self.cluster_queue, "flavor_order": self.flavor_order})
 
 
-__all__ = ["TYPE", "AwsAccess", "BurstScheduling", "BurstSchedulingArgs", "Flavor", "SiteAutoscaler"]
+__all__ = ["TYPE", "BurstScheduling", "BurstSchedulingArgs", "Flavor", "SiteAutoscaler"]

@@ -28,7 +28,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpufleet.components.identity.alicloud import MAX_ROLE_NAME, attach_custom_policy
-from gpufleet.components.pools.burst_custom import ALICLOUD_PUT_ACTION
+from gpufleet.components.pools.custom.alicloud import ALICLOUD_PUT_ACTION
 
 READ_QUEUE_ACTIONS = ("cms:DescribeMetricLast",)
 

@@ -1,6 +1,7 @@
 """Private links: one per site, from the on-prem network into that site's VPC (see
-:mod:`gpufleet.components.links.base`). ``LINKS`` is the dispatch the fleet builds links through, one line per
-cloud; entries are import paths, so a stack imports only the SDKs of the clouds it uses."""
+:mod:`gpufleet.components.links.base`). ``LINKS`` is the dispatch the fleet builds links through: each cloud's
+link module (``links/<cloud>.py``) exports its class as ``LINK``; entries are import paths, resolved when
+first read, so a stack imports only the SDKs of the clouds it uses."""
 
 from __future__ import annotations
 
@@ -12,12 +13,9 @@ import pulumi
 
 from gpufleet.components.clouds import Cloud
 from gpufleet.components.links.base import LinkArgs, ranges_for, secret_config
+from gpufleet.components.sites.dispatch import ClassDispatch
 
-LINKS: Mapping[Cloud, str] = {
-    "aws": "gpufleet.components.links.aws:AwsLink",
-    "alicloud": "gpufleet.components.links.alicloud:AlicloudLink",
-    "tencentcloud": "gpufleet.components.links.tencentcloud:TencentLink",
-}
+LINKS: Mapping[Cloud, str] = ClassDispatch(__name__, "LINK")
 
 
 class LinkFactory(Protocol):

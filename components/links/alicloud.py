@@ -17,6 +17,7 @@ from __future__ import annotations
 import pulumi
 import pulumi_alicloud as alicloud
 
+from gpufleet.components.links import LinkFactory
 from gpufleet.components.links.base import (
     LinkArgs,
     child_options,
@@ -203,3 +204,7 @@ def _netmask(prefix: int) -> str:
     """``30`` -> ``255.255.255.252``."""
     bits = (0xFFFFFFFF << (32 - prefix)) & 0xFFFFFFFF
     return ".".join(str((bits >> shift) & 0xFF) for shift in (24, 16, 8, 0))
+
+
+# What :data:`gpufleet.components.links.LINKS` builds this cloud's links with.
+LINK: LinkFactory = AlicloudLink

@@ -20,6 +20,7 @@ from __future__ import annotations
 import pulumi
 import pulumi_aws as aws
 
+from gpufleet.components.links import LinkFactory
 from gpufleet.components.links.base import (
     LinkArgs,
     child_options,
@@ -167,3 +168,7 @@ class AwsLink(pulumi.ComponentResource):
             opts=child,
         )
         return gateway.id
+
+
+# What :data:`gpufleet.components.links.LINKS` builds this cloud's links with.
+LINK: LinkFactory = AwsLink

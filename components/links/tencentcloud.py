@@ -19,6 +19,7 @@ from __future__ import annotations
 import pulumi
 import tencentcloud_iac_pulumi as tencentcloud
 
+from gpufleet.components.links import LinkFactory
 from gpufleet.components.links.base import (
     LinkArgs,
     child_options,
@@ -181,3 +182,7 @@ class TencentLink(pulumi.ComponentResource):
                 )
         gateway_id: pulumi.Output[str] = gateway.id
         return gateway_id, "DIRECTCONNECT", not on_ccn
+
+
+# What :data:`gpufleet.components.links.LINKS` builds this cloud's links with.
+LINK: LinkFactory = TencentLink

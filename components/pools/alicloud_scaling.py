@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_alicloud as alicloud
 
-from gpufleet.components.pools.burst_custom import GATED_METRIC, CustomGate, alicloud_namespace
+from gpufleet.components.pools.burst_custom import GATED_METRIC, CustomGate
+from gpufleet.components.pools.custom.alicloud import alicloud_namespace
 from gpufleet.components.pools.scaling import (
     MAX_STEP,
     AlarmSpec,

@@ -47,6 +47,7 @@ from gpufleet.components.pools.aws_alarms import alarm_scaling
 from gpufleet.components.pools.aws_boot import DLAMI_NAME_FILTER as DLAMI_NAME_FILTER  # noqa: PLC0414
 from gpufleet.components.pools.aws_boot import pool_image, pool_user_data
 from gpufleet.components.pools.aws_join import group_tags, join_secret
+from gpufleet.components.pools.aws_metrics import compile_aws_alarms
 from gpufleet.components.pools.aws_queue import (
     ExistingQueue,
     NewQueue,
@@ -56,6 +57,7 @@ from gpufleet.components.pools.aws_queue import (
     create_queue,
     existing_queue,
 )
+from gpufleet.components.pools.aws_userdata import agent_namespace
 from gpufleet.components.pools.burst import Gate
 from gpufleet.components.pools.join import PoolJoin, secret_name
 from gpufleet.components.pools.lifecycle import (
@@ -72,9 +74,7 @@ from gpufleet.components.pools.scaling import (
     AlarmSpec,
     ScalingRules,
     backlog_target,
-    compile_aws_alarms,
 )
-from gpufleet.components.pools.userdata import agent_namespace
 from gpufleet.components.pools.workload import Workload
 from gpufleet.components.tags import check_cost_tags, with_tags
 

@@ -10,14 +10,12 @@ from collections.abc import Mapping, Sequence
 import pulumi
 import pulumi_aws as aws
 
+from gpufleet.components.pools.aws_metrics import IN_FLIGHT_METRIC, IN_SERVICE_METRIC, QUEUE_METRIC
 from gpufleet.components.pools.burst import SIGNAL_METRIC, SIGNAL_NAMESPACE, Gate
 from gpufleet.components.pools.scaling import (
     GROUP_DIMENSION,
     IDLE_EXPRESSION,
-    IN_FLIGHT_METRIC,
-    IN_SERVICE_METRIC,
     QUEUE_DIMENSION,
-    QUEUE_METRIC,
     STACK_DIMENSION,
     AlarmSpec,
     BacklogTarget,

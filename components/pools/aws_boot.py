@@ -11,7 +11,8 @@ import pulumi
 import pulumi_aws as aws
 
 from gpufleet.components.pools.aws_join import join_user_data
-from gpufleet.components.pools.userdata import WorkloadContext, encoded_user_data
+from gpufleet.components.pools.aws_userdata import encoded_user_data
+from gpufleet.components.pools.userdata import WorkloadContext
 from gpufleet.components.tags import IMAGE_ARCH_TAG
 
 if TYPE_CHECKING:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from gpufleet.components.catalog import Catalog, load_catalog
+from gpufleet.components.clouds import cloud_parts, profile
 
 if TYPE_CHECKING:
     from gpufleet.components.spec import FleetSpec
@@ -37,11 +38,9 @@ SIGNAL_PERIOD_S = 60  # the exporter publishes once a minute
 PRICE_CURRENCY = "USD"
 
 Enforcement = Literal["metric-math", "not-enforced"]
-ENFORCEMENT: Mapping[str, Enforcement] = {
-    "aws": "metric-math",
-    "alicloud": "not-enforced",
-    "tencentcloud": "not-enforced",
-}
+# Each cloud's, from its facts module (components/pools/facts/<cloud>.py), in the registry's order.
+FACTS = cloud_parts("gpufleet.components.pools.facts")
+ENFORCEMENT: Mapping[str, Enforcement] = {cloud: part.ENFORCEMENT for cloud, part in FACTS.items()}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -223,12 +222,7 @@ def describe_burst_order(
     for position, entry in enumerate(sites, 1):
         cloud = entry.site.partition(":")[0]
         price = "unpriced" if entry.gpu_hour is None else f"{entry.gpu_hour:.2f} {PRICE_CURRENCY}/GPU-hour"
-        if cloud == "aws":
-            how = "scale-out alarms gated by metric math on gpufleet/Baseline FreeGpusAhead"
-        else:
-            from gpufleet.components.pools.burst_custom import describe_gate
-
-            how = describe_gate(cloud, spec.burst)
+        how = FACTS[profile(cloud).key].describe_gate(spec.burst)
         lines.append(
             f"{position}. {entry.site} ({entry.reason}, {price}): pools {', '.join(entry.pools)}; {how}"
         )

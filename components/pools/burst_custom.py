@@ -6,7 +6,8 @@ done by the on-prem exporter instead: for each gated pool it publishes ``GatedBa
 queue backlog while no GPU is free ahead of its site and 0 otherwise, and the pool's scale-out queue
 alarm watches that. This module is the contract between the two, pure data and functions the exporter
 imports: metric names, namespaces and dimensions per cloud, the value (:func:`gated_backlog`) and the
-datapoint shape the cloud's API takes (:func:`alicloud_datapoints`).
+datapoint shape the cloud's API takes (each cloud's module of :mod:`gpufleet.components.pools.custom`:
+Alibaba's ``alicloud_datapoints``; its names are read through this module too, :func:`__getattr__`).
 
 Fail-open: a silent exporter must not stop the burst. CloudMonitor alarm rules (``cms.Alarm``) have no
 no-data handling in pulumi-alicloud 4.0 (and none of the API's no-data states is "alarm"), so a gated
@@ -16,18 +17,19 @@ silent or wrong, a backlog still scales the pool out after that window. The orde
 
 Tencent Cloud: not enforced. A Cloud Monitor ``AlarmPolicy`` (the only alarm that runs an AS trigger
 task) takes ``monitor_type`` ``MT_QCE``, Tencent Cloud service metrics, only: no namespace holds a
-metric a program publishes, so no alarm can watch ``GatedBacklog`` (:data:`TENCENT_NOT_ENFORCED`).
+metric a program publishes, so no alarm can watch ``GatedBacklog``
+(:data:`gpufleet.components.pools.facts.tencentcloud.NOT_ENFORCED`).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gpufleet.components.pools.burst import SIGNAL_METRIC, SITE_DIMENSION
+from gpufleet.components.clouds import cloud_parts, profile
+from gpufleet.components.pools.burst import SITE_DIMENSION
 
 if TYPE_CHECKING:
     from gpufleet.components.spec.burst import Burst
@@ -36,23 +38,7 @@ GATED_METRIC = "GatedBacklog"
 POOL_DIMENSION = "Pool"
 PUBLISH_PERIOD_S = 60  # once a minute, as the AWS signal
 
-ALICLOUD_NAMESPACE_PREFIX = "acs_customMetric_"
-ALICLOUD_PUT_ACTION = "cms:PutCustomMetric"  # the RAM action of CloudMonitor's PutCustomMetric API
-ALICLOUD_GROUP_ID = "0"  # PutCustomMetric: 0 is "no application group"
-ALICLOUD_RAW_TYPE = "0"  # PutCustomMetric Type 0: raw values, aggregated by CloudMonitor
-ALICLOUD_CLIENT_ID = "sts.aliyuncs.com"
 MNS_PERIOD_S = 300  # acs_mns_new publishes every five minutes: the fallback alarm's period
-
-TENCENT_NOT_ENFORCED = (
-    "Tencent Cloud alarm policies (Monitor.AlarmPolicy, the only alarm that runs an AS trigger task) take "
-    "monitor_type MT_QCE, Tencent Cloud service metrics, only: no policy can watch a metric the exporter "
-    "publishes, so the Tencent pools scale on their own queue and GPU alarms"
-)
-
-
-def alicloud_namespace(account_id: str) -> str:
-    """The CloudMonitor project of custom metrics of account ``account_id``."""
-    return f"{ALICLOUD_NAMESPACE_PREFIX}{account_id}"
 
 
 def gated_dimensions(site: str, pool: str) -> dict[str, str]:
@@ -106,47 +92,17 @@ class CustomGate:
         return max(1, math.ceil(self.fallback_after_s / MNS_PERIOD_S))
 
 
-def alicloud_item(metric: str, dimensions: Mapping[str, str], value: float, time_ms: int) -> dict[str, str]:
-    """One ``MetricList`` item of a PutCustomMetric call: a raw value, no application group."""
-    return {
-        "MetricName": metric,
-        "Dimensions": json.dumps(dict(dimensions), sort_keys=True),
-        "GroupId": ALICLOUD_GROUP_ID,
-        "Type": ALICLOUD_RAW_TYPE,
-        "Period": str(PUBLISH_PERIOD_S),
-        "Time": str(time_ms),
-        "Values": json.dumps({"value": value}),
-    }
-
-
-def alicloud_datapoints(
-    site: str, backlogs: Mapping[str, float | None], *, free_ahead: float | None, time_ms: int
-) -> list[dict[str, str]]:
-    """The ``MetricList`` of one PutCustomMetric call for one site: ``FreeGpusAhead`` once (when it
-    was read), then ``GatedBacklog`` for each gated pool whose queue was read (``backlogs``: by pool
-    name, None for a queue that could not be read), in pool-name order."""
-    items: list[dict[str, str]] = []
-    if free_ahead is not None:
-        free = max(0.0, float(free_ahead))
-        items.append(alicloud_item(SIGNAL_METRIC, signal_dimensions(site), free, time_ms))
-    for pool in sorted(backlogs):
-        gated = gated_backlog(backlogs[pool], free_ahead)
-        if gated is not None:
-            items.append(alicloud_item(GATED_METRIC, gated_dimensions(site, pool), gated, time_ms))
-    return items
-
-
 def describe_gate(cloud: str, burst: Burst) -> str:
-    """How an Alibaba or Tencent site's pools are held back, for ``gpufleet plan``'s burst-order lines."""
-    if cloud == "alicloud":
-        settings = burst.publishers.alicloud
-        if settings is None:
-            return (
-                "not gated: scale-out on the pools' own queue (set burst.publishers.alicloud to gate it on "
-                "the exporter's GatedBacklog); see docs/burst-order.md"
-            )
-        return (
-            f"queue scale-out gated on the exporter's {GATED_METRIC} (acs_customMetric); if it is silent, "
-            f"the raw queue alarm bursts after {settings.fallback_after_s}s; GPU alarms not gated"
-        )
-    return "not gated: Tencent alarm policies cannot watch a published metric; see docs/burst-order.md"
+    """How an Alibaba or Tencent site's pools are held back, for ``gpufleet plan``'s burst-order lines
+    (each cloud's ``describe_gate`` in components/pools/facts/<cloud>.py)."""
+    return str(cloud_parts("gpufleet.components.pools.facts")[profile(cloud).key].describe_gate(burst))
+
+
+def __getattr__(name: str) -> Any:
+    """A name of a cloud's custom-metric module (``custom/<cloud>.py``, e.g. Alibaba's
+    ``ALICLOUD_PUT_ACTION`` or ``alicloud_datapoints``), read through this module, where the contract's
+    names have always been read."""
+    for part in cloud_parts(f"{__package__}.custom").values():
+        if name in getattr(part, "__all__", ()):
+            return getattr(part, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

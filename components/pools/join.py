@@ -28,6 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpufleet.components.clouds import cloud_parts
+
 if TYPE_CHECKING:
     from gpufleet.components.spec import FleetSpec
 
@@ -45,16 +47,10 @@ REQUIRED_TOOLS = ("kubeadm", "kubelet", "containerd", "nvidia-smi")
 TOKEN_RE = r"[a-z0-9]{6}\.[a-z0-9]{16}"
 HASH_RE = r"sha256:[a-f0-9]{64}"
 # The form each cloud's cluster-autoscaler provider reads a node's spec.providerID in
-# (kubernetes/autoscaler, cluster-autoscaler/cloudprovider/...):
-# - aws: aws_manager.go / aws_util.go ``aws:///<availability zone>/<instance id>``;
-# - alicloud: alicloud_cloud_provider.go ``ecsInstanceIdFromProviderId``: "must be in format
-#   REGION.INSTANCE_ID" (split on "."; the second part is the instance);
-# - tencentcloud: tencentcloud_auto_scaling_group.go ``TcRefFromProviderID``: ``qcloud:///<zone>/<instance
-#   id>`` (regexp ``^qcloud:///[-0-9a-z]*/[-0-9a-z]*$``; the instance id is what it looks up).
-PROVIDER_IDS = {
-    "aws": "aws:///{zone}/{instance}",
-    "alicloud": "{region}.{instance}",
-    "tencentcloud": "qcloud:///{zone}/{instance}",
+# (kubernetes/autoscaler, cluster-autoscaler/cloudprovider/...), from each cloud's facts module
+# (components/pools/facts/<cloud>.py, which cites the provider's source).
+PROVIDER_IDS: Mapping[str, str] = {
+    cloud: part.PROVIDER_ID for cloud, part in cloud_parts("gpufleet.components.pools.facts").items()
 }
 # Secret names every store takes: AWS Secrets Manager (512, letters digits /_+=.@-), Alibaba KMS (192,
 # letters digits _/+=.@-), Tencent SSM (128, letters digits _-).

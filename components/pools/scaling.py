@@ -18,8 +18,8 @@ queue by target tracking instead (:func:`backlog_target`): the jobs per instance
 the jobs workers hold (in flight) and, once more than ``queue_out`` wait, the waiting ones, held at one
 job per instance. A spike of waiting jobs asks for an instance for each at once (20 running and 180
 waiting on 20 instances: 10 per instance, so 200 instances), and a pool at zero wakes for any waiting
-job. Its GPU rules stay alarms (:func:`compile_aws_alarms`), the scale-in one only while
-the queue is empty, so the two kinds of policy never pull against each other.
+job. Its GPU rules stay alarms (:func:`gpufleet.components.pools.aws_metrics.compile_aws_alarms`), the
+scale-in one only while the queue is empty, so the two kinds of policy never pull against each other.
 """
 
 from __future__ import annotations
@@ -37,14 +37,10 @@ GROUP_DIMENSION = "AutoScalingGroupName"
 STACK_DIMENSION = "Stack"
 QUEUE_DIMENSION = "QueueName"
 GPU_METRIC = ("CWAgent", "nvidia_smi_utilization_gpu", (GROUP_DIMENSION, STACK_DIMENSION))
+# The queue metric the spec's rules are written against (CloudWatch's spelling); the other clouds'
+# alarm compilers map it to their own queue metric.
 QUEUE_METRIC = ("AWS/SQS", "ApproximateNumberOfMessagesVisible", (QUEUE_DIMENSION,))
-# Published by Auto Scaling once a minute, only for a group whose metrics collection names it.
-IN_SERVICE_METRIC = ("AWS/AutoScaling", "GroupInServiceInstances", (GROUP_DIMENSION,))
 GROUP_METRICS = ("GroupInServiceInstances",)
-# m1: messages visible (waiting jobs), m2: instances in service, m3: messages not visible (jobs the
-# workers hold). A running pool counts the waiting jobs once more than queue_out wait (the seed's
-# "queue depth > 10"); a pool at zero counts every waiting job, so no job waits for company to start.
-IN_FLIGHT_METRIC = ("AWS/SQS", "ApproximateNumberOfMessagesNotVisible", ("QueueName",))
 JOBS_PER_INSTANCE = 1.0  # a worker runs one job at a time (gpufleet.worker)
 
 
@@ -263,18 +259,6 @@ def backlog_desired(rules: ScalingRules, *, waiting: int, running: int, in_servi
         return math.ceil(waiting / JOBS_PER_INSTANCE)
     counted = waiting if waiting > rules.queue_out else 0
     return math.ceil((running + counted) / JOBS_PER_INSTANCE)
-
-
-def compile_aws_alarms(rules: ScalingRules) -> tuple[AlarmSpec, ...]:
-    """An AWS pool's alarms beside its backlog target: GPU high scales out one step; GPU low scales in
-    one instance per cooldown, over whole 5-minute periods (the queue's, so both series line up)
-    covering at least ``in_for``, and only while the queue is empty."""
-    gpu_high, _queue, gpu_low = compile_alarms(rules)
-    periods = -(-rules.in_for_s // SQS_PERIOD_S)
-    return (
-        gpu_high,
-        replace(gpu_low, period_s=SQS_PERIOD_S, evaluation_periods=periods, while_queue_empty=True),
-    )
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
+from gpufleet.components.clouds import cloud_parts
 from gpufleet.components.identity.documents import Statement
 from gpufleet.components.spec_limits import (
-    ECR_IMAGE_RE,
     ENV_NAME_RE,
     IMAGE_EXAMPLES,
     IMAGE_RE,
@@ -24,33 +25,26 @@ from gpufleet.components.spec_limits import (
 # EC2 takes at most 16 KB of user data before base64; the agent's part of the script takes about 2.
 MAX_USER_DATA_BYTES = 16_384
 MAX_SNIPPET_CHARS = MAX_WORKLOAD_CHARS
-ECR_PULL_ACTIONS = ("ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer", "ecr:BatchCheckLayerAvailability")
+_FACTS = cloud_parts("gpufleet.components.pools.facts")
 
 
-@dataclass(frozen=True)
-class EcrImage:
-    account: str
-    region: str
-    repository: str
-    partition: str
+class PrivateImage(Protocol):
+    """An image in a registry the instance logs in to with its own role (ECR:
+    :class:`gpufleet.components.pools.aws_ecr.EcrImage`)."""
 
-    @property
-    def registry(self) -> str:
-        suffix = ".amazonaws.com.cn" if self.partition == "aws-cn" else ".amazonaws.com"
-        return f"{self.account}.dkr.ecr.{self.region}{suffix}"
+    def login_lines(self) -> list[str]: ...
 
-    @property
-    def repository_arn(self) -> str:
-        return f"arn:{self.partition}:ecr:{self.region}:{self.account}:repository/{self.repository}"
+    def statements(self) -> list[Statement]: ...
 
 
-def ecr_image(image: str) -> EcrImage | None:
-    """The ECR repository ``image`` lives in, or None for an image of another registry."""
-    match = ECR_IMAGE_RE.match(image)
-    if match is None:
-        return None
-    partition = "aws-cn" if match.group("china") else "aws"
-    return EcrImage(match.group("account"), match.group("region"), match.group("repository"), partition)
+def private_image(image: str) -> PrivateImage | None:
+    """The private registry ``image`` lives in, from the first cloud whose pool facts recognise it
+    (``private_image`` in components/pools/facts/<cloud>.py), or None for a public image."""
+    for part in _FACTS.values():
+        found: PrivateImage | None = part.private_image(image) if hasattr(part, "private_image") else None
+        if found is not None:
+            return found
+    return None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,8 +60,9 @@ class ContainerWorkload:
     entrypoint: str | None = None
 
     @property
-    def ecr(self) -> EcrImage | None:
-        return ecr_image(self.image)
+    def private(self) -> PrivateImage | None:
+        """The private registry the image lives in (ECR), or None."""
+        return private_image(self.image)
 
     def problems(self) -> list[str]:
         found = []
@@ -92,14 +87,8 @@ class ContainerWorkload:
     def statements(self) -> list[Statement]:
         """What the instance role needs to pull the image: ECR login and this repository, nothing for
         other registries."""
-        ecr = self.ecr
-        if ecr is None:
-            return []
-        return [
-            # GetAuthorizationToken names no repository: AWS accepts only "*" for it.
-            Statement(sid="LogInToEcr", actions=("ecr:GetAuthorizationToken",), resources=["*"]),
-            Statement(sid="PullWorkloadImage", actions=ECR_PULL_ACTIONS, resources=[ecr.repository_arn]),
-        ]
+        private = self.private
+        return private.statements() if private is not None else []
 
 
 @dataclass(frozen=True, kw_only=True)

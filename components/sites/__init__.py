@@ -1,7 +1,9 @@
 """Sites: one cloud's presence in one region of the fleet (see :mod:`gpufleet.components.sites.base`).
 
-``SITES`` is the dispatch the fleet builds sites through: adding a cloud is one site module per concern
-and one line here. Entries are import paths, so a stack imports only the SDKs of the clouds it uses.
+``SITES`` is the dispatch the fleet builds sites through: each cloud's site module
+(``sites/<cloud>.py``, e.g. :mod:`gpufleet.components.sites.aws`) exports its class as ``SITE``, so adding a
+cloud is one site module per concern and no line here. Entries are import paths, resolved when first
+read, so a stack imports only the SDKs of the clouds it uses.
 """
 
 from __future__ import annotations
@@ -21,12 +23,9 @@ from gpufleet.components.sites.base import (
     SitePlan,
     site_name,
 )
+from gpufleet.components.sites.dispatch import ClassDispatch
 
-SITES: Mapping[Cloud, str] = {
-    "aws": "gpufleet.components.sites.aws:AwsSite",
-    "alicloud": "gpufleet.components.sites.alicloud:AlicloudSite",
-    "tencentcloud": "gpufleet.components.sites.tencentcloud:TencentSite",
-}
+SITES: Mapping[Cloud, str] = ClassDispatch(__name__, "SITE")
 
 
 def site_factory(cloud: Cloud) -> SiteFactory:

@@ -41,7 +41,7 @@ from gpufleet.components.pools.join import scaler_tags
 from gpufleet.components.pools.scaling import ScalingRules, rules_from_spec
 from gpufleet.components.pools.userdata import WorkloadContext
 from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload, Workload
-from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
+from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteFactory, SiteOutputs
 from gpufleet.components.spec import Pool
 from gpufleet.components.spec.alicloud_publisher import AlicloudPublisher
 from gpufleet.components.storage.alicloud import OssCheckpointBucket, OssCheckpointBucketArgs
@@ -409,3 +409,7 @@ class AlicloudSite(pulumi.ComponentResource):
             opts=child,
         )
         return PoolOutputs(groups=[built.group_id], queue=built.queue_name, role=identity.role_arn)
+
+
+# What :data:`gpufleet.components.sites.SITES` builds this cloud's sites with.
+SITE: SiteFactory = AlicloudSite

@@ -33,7 +33,7 @@ from gpufleet.components.network.aws_zones import zones_for_pools
 from gpufleet.components.network.onprem import EgressRule
 from gpufleet.components.pools.aws import GpuPool, GpuPoolArgs
 from gpufleet.components.pools.aws_join import ENDPOINT_SERVICE as JOIN_ENDPOINT_SERVICE
-from gpufleet.components.pools.userdata import agent_namespace
+from gpufleet.components.pools.aws_userdata import agent_namespace
 from gpufleet.components.sites.aws_pools import pool_off_hours, pool_queue, pool_scaling, pool_workload
 from gpufleet.components.sites.aws_regional import (
     AccountPlan,
@@ -45,7 +45,14 @@ from gpufleet.components.sites.aws_regional import (
     _pool_types,
     _session_access,
 )
-from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs, SitePlan
+from gpufleet.components.sites.base import (
+    PoolOutputs,
+    SiteArgs,
+    SiteError,
+    SiteFactory,
+    SiteOutputs,
+    SitePlan,
+)
 from gpufleet.components.spec import RegionNetwork
 from gpufleet.components.storage.aws import (
     CheckpointBucket,
@@ -488,3 +495,7 @@ def _region_network(plan: SitePlan) -> RegionNetwork | None:
 def _enforced(gate: Gate | None) -> Gate | None:
     """The burst order's gate where AWS enforces it (metric-math alarms); None scales as before."""
     return gate if gate is not None and gate.enforcement == "metric-math" else None
+
+
+# What :data:`gpufleet.components.sites.SITES` builds this cloud's sites with.
+SITE: SiteFactory = AwsSite

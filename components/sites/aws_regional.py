@@ -27,7 +27,7 @@ from gpufleet.components.keys.aws import FleetKey, FleetKeyArgs
 from gpufleet.components.network.aws import FleetNetwork, FleetNetworkArgs
 from gpufleet.components.network.aws_zones import zones_for_pools
 from gpufleet.components.network.onprem import EgressRule
-from gpufleet.components.pools.userdata import agent_namespace
+from gpufleet.components.pools.aws_userdata import agent_namespace
 from gpufleet.components.storage.aws import AWS_REGION_RE, CheckpointBucket, CheckpointBucketArgs
 from gpufleet.components.tags import STACK_TAG, current_stack
 

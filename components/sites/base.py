@@ -119,15 +119,3 @@ class SiteFactory(Protocol):
 def site_name(fleet: str, plan: SitePlan) -> str:
     """The logical name of a site's component: ``<fleet>-<cloud>-<region>``."""
     return f"{fleet}-{plan.cloud}-{plan.region}"
-
-
-if TYPE_CHECKING:
-    from gpufleet.components.sites.alicloud import AlicloudSite
-    from gpufleet.components.sites.aws import AwsSite
-    from gpufleet.components.sites.tencentcloud import TencentSite
-
-    def _every_site_keeps_the_contract(
-        aws: AwsSite, alicloud: AlicloudSite, tencent: TencentSite
-    ) -> list[Site]:
-        """For mypy only: each cloud's site class is a :class:`Site`."""
-        return [aws, alicloud, tencent]

@@ -31,7 +31,7 @@ from gpufleet.components.pools.tencentcloud import POOL_TAG, TencentPool, Tencen
 from gpufleet.components.pools.tencentcloud_join import join_secret
 from gpufleet.components.pools.tencentcloud_join import join_user_data as tencent_join_data
 from gpufleet.components.pools.userdata import workload_env
-from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteOutputs
+from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteFactory, SiteOutputs
 from gpufleet.components.storage.tencentcloud import (
     CosReplication,
     TencentBucket,
@@ -394,3 +394,7 @@ def _joined(
         opts=opts,
     )
     return tencent_join_data(join, secret, region)
+
+
+# What :data:`gpufleet.components.sites.SITES` builds this cloud's sites with.
+SITE: SiteFactory = TencentSite

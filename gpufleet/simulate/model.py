@@ -58,13 +58,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from gpufleet.components.pools.aws_metrics import compile_aws_alarms
 from gpufleet.components.pools.scaling import (
     SQS_PERIOD_S,
     AlarmSpec,
     ScalingRules,
     backlog_bands,
     backlog_desired,
-    compile_aws_alarms,
     compile_band_alarms,
 )
 from gpufleet.cost.model import split_capacity

@@ -15,9 +15,9 @@ from gpufleet.components.baseline.exporter import (
     SignalExporter,
     SignalExporterArgs,
     SignalSite,
-    aws_config,
     script_text,
 )
+from gpufleet.components.baseline.exporters.aws import aws_config
 from tests.components.conftest import RecordingMocks, Runner
 
 IMAGE = "ghcr.io/ml-platform/gpufleet-exporter:1.0.0@sha256:" + "ab" * 32

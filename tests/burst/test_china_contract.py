@@ -12,12 +12,10 @@ import pytest
 from gpufleet.components.pools import burst_custom
 from gpufleet.components.pools.burst_custom import (
     CustomGate,
-    alicloud_datapoints,
-    alicloud_item,
-    alicloud_namespace,
     describe_gate,
     gated_backlog,
 )
+from gpufleet.components.pools.custom.alicloud import alicloud_datapoints, alicloud_item, alicloud_namespace
 from gpufleet.components.spec.alicloud_publisher import AlicloudPublisher
 from gpufleet.components.spec.burst import Burst, Publishers
 from gpufleet.policies.ops import alicloud as _china_metrics

@@ -457,7 +457,7 @@ def _agent_config(template: Resource) -> dict[str, Any]:
     [("dev", "experiments", "gpufleet-dev"), ("prod", "burst-a10g-west", "gpufleet-prod-us-west-2")],
 )
 def test_role_endpoints_and_agent_config_agree(stack: str, pool: str, site: str) -> None:
-    from gpufleet.components.pools.userdata import agent_config
+    from gpufleet.components.pools.aws_userdata import agent_config
 
     graph = shipped(stack)
     template = one(graph, "aws:ec2/launchTemplate:LaunchTemplate", f"gpufleet-{stack}-pool-{pool}-lt")

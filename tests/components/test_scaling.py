@@ -178,7 +178,7 @@ def test_the_backlog_target_is_one_job_per_instance_and_never_scales_in() -> Non
 
 
 def test_aws_scale_in_waits_for_an_empty_queue_over_whole_sqs_periods() -> None:
-    from gpufleet.components.pools.scaling import compile_aws_alarms
+    from gpufleet.components.pools.aws_metrics import compile_aws_alarms
 
     high, low = compile_aws_alarms(ScalingRules())
     assert (high.suffix, high.threshold, high.period_s, high.evaluation_periods) == ("gpu-high", 70, 60, 5)

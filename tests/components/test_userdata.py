@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpufleet.components.pools.aws import GpuPool
-from gpufleet.components.pools.userdata import AGENT_CONFIG_PATH, AGENT_CTL, render_user_data
+from gpufleet.components.pools.aws_userdata import AGENT_CONFIG_PATH, AGENT_CTL, render_user_data
 
 from .builders import STACK, pool_args
 from .conftest import Runner

@@ -16,8 +16,10 @@ import pytest
 from gpufleet.components.fleet import FleetError, HybridGpuFleet
 from gpufleet.components.identity.aws import InstanceIdentityArgs
 from gpufleet.components.pools.aws import GpuPool
-from gpufleet.components.pools.userdata import WorkloadContext, encoded_user_data, render_user_data
-from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload, ecr_image
+from gpufleet.components.pools.aws_ecr import ecr_image
+from gpufleet.components.pools.aws_userdata import encoded_user_data, render_user_data
+from gpufleet.components.pools.userdata import WorkloadContext
+from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload
 from gpufleet.components.sites.base import SiteArgs
 from gpufleet.components.spec import parse_fleet
 
