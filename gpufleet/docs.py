@@ -261,6 +261,9 @@ def engine_section() -> str:
         OPAQUE_SEVERITY,
     )
 
+    # Each cloud's remote components (REMOTE_COMPONENTS_DOC in gpufleet/<cloud>.py), first in the list.
+    parts = clouds.cloud_parts("gpufleet")
+    remote = "".join(f"{names}, " for names in clouds.part_values(parts, "REMOTE_COMPONENTS_DOC").values())
     return "\n".join(
         [
             "## Engine checks",
@@ -282,8 +285,8 @@ def engine_section() -> str:
             "",
             f"**Remediation.** {plain(OPAQUE_REMEDIATION)}",
             "",
-            "A component is not inspected when its registration is remote (pulumi-eks `Cluster`, awsx "
-            "components, Kubernetes Helm v4 `Chart`, YAML v2 `ConfigFile` and `ConfigGroup`, kustomize v2 "
+            f"A component is not inspected when its registration is remote ({remote}"
+            "Kubernetes Helm v4 `Chart`, YAML v2 `ConfigFile` and `ConfigGroup`, kustomize v2 "
             "`Directory`), when it is a Helm v3 `Chart` or a kustomize v1 `Directory` (rendered by `helm "
             "template` or kustomize inside the provider plugin), a Helm v3 `Release` (the provider "
             "installs the chart's objects without registering them), or any component of a provider "

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from gpufleet.components.clouds import PROFILES
 from gpufleet.graph import Resource
 from gpufleet.project import Project
 
@@ -26,7 +27,11 @@ class Recorded:
     image_arches: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
-_SDK_MODULE = re.compile(r"(pulumi_[a-z0-9_]+|tencentcloud_iac_pulumi)(\.[a-z_][a-z0-9_]*)?")
+# A Pulumi SDK module: any `pulumi_*` package, or a cloud's SDK package named otherwise (clouds.py).
+_OTHER_SDKS = "".join(
+    f"|{re.escape(p.sdk_package)}" for p in PROFILES.values() if not p.sdk_package.startswith("pulumi_")
+)
+_SDK_MODULE = re.compile(rf"(pulumi_[a-z0-9_]+{_OTHER_SDKS})(\.[a-z_][a-z0-9_]*)?")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]")
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel
 
+from gpufleet.components.clouds import cloud_parts, part_values
 from gpufleet.policies.waivers import Waiver
 from gpufleet.policies.waivers import today as waiver_today
 from gpufleet.policy_config import ENGINE_POLICY, ENGINE_RULE_ID
@@ -25,9 +26,13 @@ OPAQUE_RULE_ID = ENGINE_RULE_ID
 OPAQUE_POLICY = ENGINE_POLICY
 OPAQUE_SEVERITY = "medium"
 OPAQUE_ENGINE = "gpufleet"
+# Each cloud's remote components (REMOTE_COMPONENTS in gpufleet/<cloud>.py) come first in the examples.
+_REMOTE = "".join(
+    f"{names}, " for names in part_values(cloud_parts("gpufleet"), "REMOTE_COMPONENTS").values()
+)
 OPAQUE_DESCRIPTION = (
-    "A component whose children are built by a provider plugin (a remote component such as pulumi-eks, "
-    "awsx, Helm v4 `Chart` or YAML v2 `ConfigFile`; a Helm v3 `Chart` or `Release`; a kustomize "
+    "A component whose children are built by a provider plugin (a remote component such as "
+    f"{_REMOTE}Helm v4 `Chart` or YAML v2 `ConfigFile`; a Helm v3 `Chart` or `Release`; a kustomize "
     "`Directory`) could not be looked inside offline, so no policy judged its children."
 )
 OPAQUE_REMEDIATION = (

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from gpufleet.components.clouds import KUBERNETES, PROFILES
+from gpufleet.components.clouds import KUBERNETES, PROFILES, cloud_parts, part_union
 
 _T = TypeVar("_T")
 
@@ -45,8 +45,16 @@ OPAQUE_RESOURCES = {
 # children means an empty manifest, not an opaque component.
 EXPANDED_OFFLINE = frozenset({"kubernetes:yaml:ConfigFile", "kubernetes:yaml:ConfigGroup"})
 # Packages known to ship provider plugins, besides those the graph has resources or providers of.
+# Each cloud's own plugin packages are its module's PLUGIN_PACKAGES (gpufleet/<cloud>.py).
 _PROVIDER_PACKAGES = frozenset(
-    {*(p.type_prefix for p in PROFILES.values()), KUBERNETES, "eks", "awsx", "azure-native", "gcp", "random"}
+    {
+        *(p.type_prefix for p in PROFILES.values()),
+        *part_union(cloud_parts("gpufleet"), "PLUGIN_PACKAGES"),
+        KUBERNETES,
+        "azure-native",
+        "gcp",
+        "random",
+    }
 )
 
 

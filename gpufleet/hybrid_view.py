@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.tree import Tree
 
-from gpufleet.components.clouds import PROFILES
+from gpufleet.components.clouds import PROFILES, as_cloud, cloud_parts
 from gpufleet.graph import Resource, ResourceGraph, is_secret
 from gpufleet.vpn_crypto import BY_TOKEN, VPN_CRYPTO
 
@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from gpufleet.components.spec.onprem import OnPrem
 
 LINK_TYPE_PREFIX = "gpufleet:links:"
+
+# Each cloud's facts for this view (gpufleet/<cloud>.py).
+_PARTS = cloud_parts("gpufleet")
 
 
 def print_hybrid(spec: FleetSpec, graph: ResourceGraph, console: Console) -> None:
@@ -130,14 +133,22 @@ def _scheduler(tree: Tree, spec: FleetSpec, regions: Mapping[str, str | None]) -
             else f"cluster-autoscaler --cloud-provider={scaler.cloud}, scale-down after {scaler.unneeded} "
             f"unneeded, not within {scaler.delay_after_add} of a scale-up"
         )
-        if scaler is not None and scaler.cloud == "tencentcloud":
-            how += "; but the Tencent provider requires TKE: it does not size these groups (docs/hybrid.md)"
+        if scaler is not None:
+            how += _autoscaler_caveat(scaler.cloud)
         branch.add(
             escape(
                 f"{position}. flavor {flavor.name}: {flavor.gpus} GPUs, {flavor.cpus} CPUs, "
                 f"{flavor.memory_gib} GiB; {how}"
             )
         )
+
+
+def _autoscaler_caveat(cloud: str) -> str:
+    """What a flavor sized by ``cloud``'s cluster-autoscaler adds: its module's AUTOSCALER_CAVEAT
+    (gpufleet/<cloud>.py; Tencent's provider requires TKE), or nothing."""
+    key = as_cloud(cloud)
+    part = _PARTS.get(key) if key is not None else None
+    return str(getattr(part, "AUTOSCALER_CAVEAT", ""))
 
 
 def _joins(spec: FleetSpec, regions: Mapping[str, str | None]) -> dict[str, object]:

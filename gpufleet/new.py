@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from gpufleet.components.clouds import CLOUDS, DEFAULT_CLOUD, PROFILES, Cloud, cloud_parts
 from gpufleet.components.naming import fleet_name
 from gpufleet.project import ProjectError, load_project
 
@@ -43,13 +44,10 @@ __all__ = [
 _STACK_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 _PLACEHOLDER_RE = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 _DESCRIPTION_PREFIX = "# template:"
-_REGION_RE = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
-# Alibaba Cloud regions: cn-hangzhou, cn-hongkong, ap-southeast-1, eu-central-1, ...
-_ALICLOUD_REGION_RE = re.compile(r"^[a-z]{2}-[a-z]+(-\d)?$")
-# Tencent Cloud regions: ap-guangzhou, ap-shanghai-fsi, na-siliconvalley.
-_TENCENT_REGION_RE = re.compile(r"^[a-z]{2}-[a-z]+(-[a-z]+)?$")
+# Each cloud's region-name pattern and hint (REGION_RE, REGION_HINT in gpufleet/<cloud>.py).
+_PARTS = cloud_parts("gpufleet")
 # The provider config key naming a stack's home region, by cloud (gpufleet.components.sites.base).
-_REGION_KEYS = ("aws:region", "alicloud:region", "tencentcloud:region")
+_REGION_KEYS = tuple(p.region_key for p in PROFILES.values())
 # AWS tag values: letters, digits, spaces and `_ . : / = + - @`, at most 256 characters.
 _TAG_VALUE_RE = re.compile(r"^[\w .:/=+\-@]{1,256}$")
 _TAG_PARAMETERS = ("project", "team", "cost_center")
@@ -206,20 +204,24 @@ def render(template: Template, values: Mapping[str, str | float]) -> str:
 def _region_problems(template: Template, values: Mapping[str, str | float | None]) -> list[str]:
     """--region and --replica-region, each a region name of the cloud whose provider region the template
     leaves open (a hybrid template fixes the others')."""
-    alicloud = "alicloud:region: {{ region }}" in template.text
-    tencent = "tencentcloud:region: {{ region }}" in template.text
+    part = _PARTS[_open_region_cloud(template)]
     problems = []
     for name in ("region", "replica_region"):
         value = values.get(name)
         if name not in template.parameters:
             continue
-        if alicloud and not _ALICLOUD_REGION_RE.fullmatch(str(value)):
-            problems.append(f"{OPTION_NAMES[name]} {value!r}: an Alibaba Cloud region name like cn-hangzhou")
-        elif tencent and not _TENCENT_REGION_RE.fullmatch(str(value)):
-            problems.append(f"{OPTION_NAMES[name]} {value!r}: a Tencent Cloud region name like ap-guangzhou")
-        elif not alicloud and not tencent and not _REGION_RE.fullmatch(str(value)):
-            problems.append(f"{OPTION_NAMES[name]} {value!r}: an AWS region name like us-east-1")
+        if not part.REGION_RE.fullmatch(str(value)):
+            problems.append(f"{OPTION_NAMES[name]} {value!r}: {part.REGION_HINT}")
     return problems
+
+
+def _open_region_cloud(template: Template) -> Cloud:
+    """The cloud whose `<cloud>:region: {{ region }}` the template leaves open, the first in registry order
+    besides the default cloud, whose region is the one asked for when no other is open."""
+    for key in CLOUDS:
+        if key != DEFAULT_CLOUD and f"{PROFILES[key].region_key}: {{{{ region }}}}" in template.text:
+            return key
+    return DEFAULT_CLOUD
 
 
 def _check_values(template: Template, values: Mapping[str, str | float | None]) -> dict[str, str | float]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gpufleet import __version__
+from gpufleet.components.clouds import ACCOUNT_CLOUD, PROFILES, cloud_parts
 
 SCHEMA_FILE = "gpufleet-stack.schema.json"
 # Versioned: the copy at a release's tag never changes, and a stack written by `gpufleet new` names the
@@ -46,6 +47,12 @@ def _describe(defs: dict[str, Any]) -> None:
         properties[field]["description"] = text
 
 
+def _cloud_names() -> str:
+    """`AWS, Alibaba Cloud and Tencent Cloud`: every cloud's name, in registry order."""
+    names = [p.name for p in PROFILES.values()]
+    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
+
+
 def stack_schema() -> dict[str, Any]:
     """The stack file's schema: Pulumi's stack-file keys, and under `config:` the two gpufleet specs."""
     from gpufleet.components.spec import CONFIG_KEY, FleetSpec
@@ -56,6 +63,8 @@ def stack_schema() -> dict[str, Any]:
     _merge_defs(defs, FleetSpec.model_json_schema(mode="validation"), "FleetSpec")
     _merge_defs(defs, AccountBaselineSpec.model_json_schema(mode="validation"), "AccountBaselineSpec")
     _describe(defs)
+    # The account stack's cloud words its description (gpufleet/<cloud>.py).
+    account = cloud_parts("gpufleet")[ACCOUNT_CLOUD]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_URL,
@@ -69,13 +78,12 @@ def stack_schema() -> dict[str, Any]:
                 "properties": {
                     CONFIG_KEY: {
                         "$ref": "#/$defs/FleetSpec",
-                        "description": "A GPU fleet: pools on AWS, Alibaba Cloud and Tencent Cloud, and an "
+                        "description": f"A GPU fleet: pools on {_cloud_names()}, and an "
                         "optional on-prem baseline (docs/fleet-spec.md).",
                     },
                     ACCOUNT_CONFIG_KEY: {
                         "$ref": "#/$defs/AccountBaselineSpec",
-                        "description": "The account baseline: the once-only resources of an AWS account "
-                        "(docs/first-deploy.md).",
+                        "description": f"{account.ACCOUNT_DESCRIPTION}(docs/first-deploy.md).",
                     },
                 },
                 "additionalProperties": True,
@@ -83,7 +91,8 @@ def stack_schema() -> dict[str, Any]:
             "environment": {"description": "Pulumi ESC environments the stack imports."},
             "secretsprovider": {
                 "type": "string",
-                "description": "Pulumi's secrets provider for the stack (awskms://..., passphrase, ...).",
+                "description": "Pulumi's secrets provider for the stack "
+                f"({account.SECRETS_PROVIDER_EXAMPLE}, passphrase, ...).",
             },
             "encryptedkey": {"type": "string", "description": "Pulumi's encrypted data key (set by Pulumi)."},
             "encryptionsalt": {"type": "string", "description": "Pulumi's passphrase salt (set by Pulumi)."},

@@ -33,7 +33,7 @@ from typing import Any, cast
 from pulumi import _types
 from pulumi.runtime import rpc
 
-from gpufleet.components.clouds import ACCOUNT_CLOUD, PROFILES, of_type
+from gpufleet.components.clouds import ACCOUNT_CLOUD, PROFILES, cloud_parts, of_type
 from gpufleet.graph import SECRET_SIG_KEY
 
 # Python packages of providers whose name is not `pulumi_<package>`.
@@ -52,8 +52,10 @@ _LIST_ORIGINS = (list, collections.abc.Sequence, typing.Sequence, typing.List)  
 _MAP_ORIGINS = (dict, collections.abc.Mapping, typing.Mapping, typing.Dict)  # noqa: UP006
 
 _PLACEHOLDER_DATE = "2025-01-01T00:00:00Z"
-# Base64 values programs decode: a `user:password` token and a PEM certificate.
-_PLACEHOLDER_TOKEN = base64.b64encode(b"AWS:offline-placeholder-password").decode()
+# Base64 values programs decode: a `user:password` token (the user the account cloud's registry tokens
+# carry: REGISTRY_TOKEN_USER in gpufleet/<cloud>.py) and a PEM certificate.
+_TOKEN_USER: str = cloud_parts("gpufleet")[ACCOUNT_CLOUD].REGISTRY_TOKEN_USER
+_PLACEHOLDER_TOKEN = base64.b64encode(f"{_TOKEN_USER}:offline-placeholder-password".encode()).decode()
 _PLACEHOLDER_CERTIFICATE = base64.b64encode(
     b"-----BEGIN CERTIFICATE-----\nb2ZmbGluZSBwbGFjZWhvbGRlcg==\n-----END CERTIFICATE-----\n"
 ).decode()

@@ -15,11 +15,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from gpufleet.components.clouds import cloud_parts, part_values
 from gpufleet.policy_config import PolicyConfigError, read_policy_config_file
 
 SKIP = "skip"
 DEFAULT_FILE_NAMES = ("checkov-config.json", "checkov-config.yaml", "checkov-config.yml")
 CHECK_ID = re.compile(r"^CKV2?_[A-Z0-9]+_[0-9]+$")
+# The check ids a bad id's message shows: each cloud's EXAMPLE_CHECK_IDS (gpufleet/checkov/<cloud>.py),
+# then one of ours.
+_EXAMPLE_IDS = part_values(cloud_parts("gpufleet.checkov"), "EXAMPLE_CHECK_IDS")
+_EXAMPLES = ", ".join([*(i for ids in _EXAMPLE_IDS.values() for i in ids), "CKV_GPUF_1"])
 
 
 def parse_checkov_config(raw: Mapping[str, Any], source: str) -> dict[str, str]:
@@ -33,7 +38,7 @@ def parse_checkov_config(raw: Mapping[str, Any], source: str) -> dict[str, str]:
         if not isinstance(check_id, str) or not CHECK_ID.match(check_id):
             problems.append(
                 f"{source}: {SKIP}.{check_id}: not a checkov check id; expected CKV_<PROVIDER>_<n> or "
-                "CKV2_<PROVIDER>_<n> (CKV_AWS_144, CKV2_AWS_62, CKV_GPUF_1)"
+                f"CKV2_<PROVIDER>_<n> ({_EXAMPLES})"
             )
         elif not isinstance(reason, str) or not reason.strip():
             problems.append(

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gpufleet.checkov.naming import snake_case
-from gpufleet.components.clouds import SDK_PACKAGES
+from gpufleet.components.clouds import SDK_PACKAGES, cloud_parts, part_merged, part_values
 
 _CLASS = re.compile(r"^class (\w+)", re.M)
 _GETTER = re.compile(r"@pulumi\.getter(?:\(name=\"(?P<wire>[^\"]+)\"\))?\s*\n")
@@ -137,12 +137,14 @@ def sdk_problems(data: Mapping[str, Any]) -> list[str]:
     return problems
 
 
-# Modules whose Terraform prefix is not their Pulumi name (pulumi-aws maps `aws_dx_*` to `directconnect`).
-_TERRAFORM_MODULES = {
-    "aws:directconnect": "dx",
-    "aws:costexplorer": "ce",
-    "alicloud:expressconnect": "express_connect",
-}
+# Modules whose Terraform prefix is not their Pulumi name (pulumi-aws maps `aws_dx_*` to `directconnect`):
+# each cloud's TERRAFORM_MODULES in gpufleet/checkov/<cloud>.py.
+_PARTS = cloud_parts("gpufleet.checkov")
+_TERRAFORM_MODULES: dict[str, str] = part_merged(_PARTS, "TERRAFORM_MODULES")
+# Providers whose module's `instance` resource is the module's own type (MODULE_NAMED_INSTANCE).
+_MODULE_NAMED_INSTANCE = frozenset(
+    key for key, named in part_values(_PARTS, "MODULE_NAMED_INSTANCE").items() if named
+)
 
 
 def bridge_terraform_types(token: str) -> set[str]:
@@ -156,6 +158,6 @@ def bridge_terraform_types(token: str) -> set[str]:
     modules = {snake_case(module), _TERRAFORM_MODULES.get(f"{provider}:{module}", snake_case(module))}
     names = {snake_case(name), snake_case(name.removesuffix("V2"))}
     found = {f"{provider}_{n}" for n in names} | {f"{provider}_{m}_{n}" for m in modules for n in names}
-    if provider == "tencentcloud" and name == "instance":
+    if provider in _MODULE_NAMED_INSTANCE and name == "instance":
         found |= {f"{provider}_{m}" for m in modules}
     return found

@@ -39,9 +39,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.checkov.table_alicloud import ALICLOUD
-from gpufleet.checkov.table_aws import AWS
-from gpufleet.checkov.table_tencentcloud import TENCENTCLOUD
+from gpufleet.components.clouds import cloud_parts, part_values
 
 # Map-valued properties whose keys are data (tag keys, dimension names): never renamed or snake-cased.
 COMMON_MAPS = (
@@ -75,7 +73,8 @@ JSON_DOCUMENTS = (
 def table() -> dict[str, Any]:
     """The table as written to table.json."""
     resources: dict[str, Any] = {}
-    for group in (AWS, ALICLOUD, TENCENTCLOUD):
+    # Each cloud's entries, in registry order: TABLE in gpufleet/checkov/<cloud>.py.
+    for group in part_values(cloud_parts("gpufleet.checkov"), "TABLE").values():
         for token, (tf_type, renames) in sorted(group.items()):
             resources[token] = {"type": tf_type, "renames": dict(sorted(renames.items()))}
     return {

@@ -9,7 +9,11 @@ import typer
 
 from gpufleet import cli
 from gpufleet.cli.common import EXIT_OK, BadInput, ProjectDir, app, fail
+from gpufleet.components.clouds import DEFAULT_CLOUD, profile
 from gpufleet.helptext import examples
+
+# The cloud whose region --region names when the template leaves no other cloud's open.
+_HOME = profile(DEFAULT_CLOUD).name
 
 
 def _shell_arg(value: str) -> str:
@@ -58,10 +62,12 @@ def new(  # noqa: PLR0917 - typer maps each parameter to an option
     budget: Annotated[
         float | None, typer.Option("--budget", help="Monthly budget in USD (alerts at 80%).")
     ] = None,
-    region: Annotated[str | None, typer.Option("--region", help="AWS region of the fleet.")] = None,
+    region: Annotated[str | None, typer.Option("--region", help=f"{_HOME} region of the fleet.")] = None,
     replica_region: Annotated[
         str | None,
-        typer.Option("--replica-region", help="Second AWS region for the checkpoint replica (training)."),
+        typer.Option(
+            "--replica-region", help=f"Second {_HOME} region for the checkpoint replica (training)."
+        ),
     ] = None,
     timezone: Annotated[
         str | None,

@@ -5,131 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from gpufleet.components.clouds import cloud_parts, part_merged
 from gpufleet.graph import Resource, is_secret
 
 # Type token -> (label, camelCase input path) shown beside each resource. `*` walks every list item.
+# Each cloud's entries come first, in registry order (KEY_SETTINGS in gpufleet/cli/<cloud>.py).
 KEY_SETTINGS: dict[str, list[tuple[str, str]]] = {
-    "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration": [
-        ("sse", "rules.*.applyServerSideEncryptionByDefault.sseAlgorithm"),
-        ("key", "rules.*.applyServerSideEncryptionByDefault.kmsMasterKeyId"),
-    ],
-    "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock": [
-        ("block acls", "blockPublicAcls"),
-        ("block policy", "blockPublicPolicy"),
-        ("ignore acls", "ignorePublicAcls"),
-        ("restrict", "restrictPublicBuckets"),
-    ],
-    "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration": [
-        ("transition days", "rules.*.transitions.*.days"),
-        ("class", "rules.*.transitions.*.storageClass"),
-        ("expire days", "rules.*.expiration.days"),
-    ],
-    "aws:s3/bucketVersioning:BucketVersioning": [("versioning", "versioningConfiguration.status")],
-    "aws:kms/key:Key": [("rotation", "enableKeyRotation"), ("usage", "keyUsage")],
-    "aws:kms/externalKey:ExternalKey": [("origin", "keyUsage"), ("enabled", "enabled")],
-    "aws:ec2/launchTemplate:LaunchTemplate": [
-        ("type", "instanceType"),
-        ("IMDS", "metadataOptions.httpTokens"),
-        ("hop limit", "metadataOptions.httpPutResponseHopLimit"),
-        ("disk encrypted", "blockDeviceMappings.*.ebs.encrypted"),
-        ("volume", "blockDeviceMappings.*.ebs.volumeType"),
-        ("key pair", "keyName"),
-    ],
-    "aws:ec2/instance:Instance": [
-        ("type", "instanceType"),
-        ("IMDS", "metadataOptions.httpTokens"),
-        ("root encrypted", "rootBlockDevice.encrypted"),
-        ("public ip", "associatePublicIpAddress"),
-        ("key pair", "keyName"),
-    ],
-    "aws:autoscaling/group:Group": [
-        ("min", "minSize"),
-        ("max", "maxSize"),
-        ("on-demand %", "mixedInstancesPolicy.instancesDistribution.onDemandPercentageAboveBaseCapacity"),
-        ("types", "mixedInstancesPolicy.launchTemplate.overrides.*.instanceType"),
-    ],
-    "aws:autoscaling/schedule:Schedule": [
-        ("recurrence", "recurrence"),
-        ("min", "minSize"),
-        ("max", "maxSize"),
-        ("tz", "timeZone"),
-    ],
-    "aws:autoscaling/policy:Policy": [("kind", "policyType"), ("cooldown", "cooldown")],
-    "aws:cloudwatch/metricAlarm:MetricAlarm": [
-        ("metric", "metricName"),
-        ("threshold", "threshold"),
-        ("periods", "evaluationPeriods"),
-        ("period s", "period"),
-    ],
-    "aws:cloudwatch/logGroup:LogGroup": [("retention days", "retentionInDays"), ("kms", "kmsKeyId")],
-    "aws:cloudtrail/trail:Trail": [("multi-region", "isMultiRegionTrail"), ("kms", "kmsKeyId")],
-    "aws:budgets/budget:Budget": [
-        ("limit", "limitAmount"),
-        ("unit", "limitUnit"),
-        ("alert %", "notifications.*.threshold"),
-    ],
-    "aws:ec2/securityGroup:SecurityGroup": [
-        ("ingress ports", "ingress.*.fromPort"),
-        ("from", "ingress.*.cidrBlocks.*"),
-    ],
-    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": [
-        ("port", "fromPort"),
-        ("from", "cidrIpv4"),
-    ],
-    "aws:iam/rolePolicyAttachment:RolePolicyAttachment": [("policy", "policyArn")],
-    "aws:ec2/vpc:Vpc": [("cidr", "cidrBlock")],
-    "aws:ec2/subnet:Subnet": [("cidr", "cidrBlock"), ("public ip", "mapPublicIpOnLaunch")],
-    "aws:ec2/vpnConnection:VpnConnection": [
-        ("ike", "tunnel1IkeVersions"),
-        ("phase 1", "tunnel1Phase1EncryptionAlgorithms"),
-    ],
-    "alicloud:oss/bucket:Bucket": [
-        ("sse", "serverSideEncryptionRule.sseAlgorithm"),
-        ("key", "serverSideEncryptionRule.kmsMasterKeyId"),
-        ("versioning", "versioning.status"),
-        ("transition days", "lifecycleRules.*.transitions.*.days"),
-    ],
-    "alicloud:kms/key:Key": [("origin", "origin"), ("rotation", "automaticRotation")],
-    "alicloud:ecs/instance:Instance": [
-        ("type", "instanceType"),
-        ("public bandwidth", "internetMaxBandwidthOut"),
-        ("key pair", "keyName"),
-        ("disk", "systemDiskCategory"),
-    ],
-    "alicloud:ess/scalingGroup:ScalingGroup": [
-        ("min", "minSize"),
-        ("max", "maxSize"),
-        ("on-demand %", "onDemandPercentageAboveBaseCapacity"),
-    ],
-    "alicloud:ess/scalingConfiguration:ScalingConfiguration": [
-        ("types", "instanceTypes"),
-        ("spot", "spotStrategy"),
-        ("disk encrypted", "systemDiskEncrypted"),
-    ],
-    "alicloud:log/store:Store": [("retention days", "retentionPeriod")],
-    "alicloud:ecs/securityGroupRule:SecurityGroupRule": [("ports", "portRange"), ("from", "cidrIp")],
-    "tencentcloud:Cos/bucket:Bucket": [
-        ("sse", "encryptionAlgorithm"),
-        ("key", "kmsId"),
-        ("acl", "acl"),
-        ("versioning", "versioningEnable"),
-    ],
-    "tencentcloud:Kms/key:Key": [("rotation", "keyRotationEnabled"), ("enabled", "isEnabled")],
-    "tencentcloud:Instance/instance:Instance": [
-        ("type", "instanceType"),
-        ("public ip", "allocatePublicIp"),
-        ("disk", "systemDiskType"),
-    ],
-    "tencentcloud:As/scalingGroup:ScalingGroup": [
-        ("min", "minSize"),
-        ("max", "maxSize"),
-        ("cooldown", "defaultCooldown"),
-    ],
-    "tencentcloud:As/scalingConfig:ScalingConfig": [
-        ("types", "instanceTypes"),
-        ("charge", "instanceChargeType"),
-    ],
-    "tencentcloud:Cls/topic:Topic": [("retention days", "period")],
+    **part_merged(cloud_parts("gpufleet.cli"), "KEY_SETTINGS"),
     "kubernetes:core/v1:ResourceQuota": [("hard", "spec.hard")],
     "kubernetes:scheduling.k8s.io/v1:PriorityClass": [("value", "value")],
 }

@@ -76,7 +76,7 @@ def render_rules_table(rows: Sequence[Mapping[str, Any]], console: Console) -> N
     epilog=examples(
         [
             ("gpufleet rules", "every rule as a table"),
-            ("gpufleet rules --family storage --cloud alicloud --format json", ""),
+            (f"gpufleet rules --family storage --cloud {registry.CHINA_CLOUDS[0]} --format json", ""),
             ("gpufleet rules --format markdown > docs/rules.md", "the rules reference page"),
         ]
     ),
@@ -92,7 +92,10 @@ def rules(
     ] = None,
     cloud: Annotated[
         str | None,
-        typer.Option("--cloud", help="Only rules for this cloud: aws, alicloud, tencentcloud, kubernetes."),
+        typer.Option(
+            "--cloud",
+            help=f"Only rules for this cloud: {', '.join([*registry.CLOUDS, registry.KUBERNETES])}.",
+        ),
     ] = None,
 ) -> None:
     """List the guardrail rules as implemented: id, policy, clouds, enforcement, severity, config."""

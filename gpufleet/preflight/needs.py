@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpufleet.analyzer_inputs import default_stack_tags
+from gpufleet.components.clouds import as_cloud, cloud_parts
 from gpufleet.evaluate import stack_policy_resources
 from gpufleet.graph import ResourceGraph
 from gpufleet.policies.cost.pools import Pool, ResourceIndex, discover_pools
@@ -15,9 +16,10 @@ from gpufleet.policies.fit._facts import declared_fit, entries
 from gpufleet.policies.fit.quotas import Need, needs
 from gpufleet.policies.gpu import current_catalog
 
-# An AWS Site-to-Site VPN tunnel carries up to 1.25 Gbps
-# (https://docs.aws.amazon.com/vpn/latest/s2svpn/vpn-limits.html).
-AWS_VPN_TUNNEL_GBPS = 1.25
+# What a link from each cloud's sites carries (LINK_CARRIES), and whether a link may be named by the bare
+# region (BARE_REGION_LINKS): gpufleet/preflight/<cloud>.py.
+_PARTS = cloud_parts("gpufleet.preflight")
+_GATEWAY_CARRIES = "its VPN gateway carries its bandwidth spec (at most 1 Gbps)"
 DISTRIBUTED_GBPS = 10.0
 
 
@@ -85,13 +87,11 @@ def distributed_over_links(graph: ResourceGraph, fits: Mapping[str, Any], links:
         if fit is None or not fit.distributed:
             continue
         site = f"{pool.cloud}:{pool.region}"
-        if site not in links and not (pool.cloud == "aws" and pool.region in links):
+        cloud = as_cloud(pool.cloud)
+        part = _PARTS.get(cloud) if cloud is not None else None
+        if site not in links and not (getattr(part, "BARE_REGION_LINKS", False) and pool.region in links):
             continue
-        carries = (
-            f"an AWS Site-to-Site VPN tunnel carries up to {AWS_VPN_TUNNEL_GBPS:g} Gbps"
-            if pool.cloud == "aws"
-            else "its VPN gateway carries its bandwidth spec (at most 1 Gbps)"
-        )
+        carries = str(getattr(part, "LINK_CARRIES", _GATEWAY_CARRIES))
         lines.append(
             f"{pool.name} is distributed and bursts from on-prem over the {site} link: {carries}, "
             f"against the {DISTRIBUTED_GBPS:g} Gbps distributed work needs; keep each job inside one site"

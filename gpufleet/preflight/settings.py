@@ -50,6 +50,13 @@ def _numbers(data: Mapping[Any, Any]) -> dict[str, float]:
     }
 
 
+def _commands(attribute: str) -> list[str]:
+    """Each cloud's CLI command (QUOTA_COMMAND or IMAGES_COMMAND in gpufleet/preflight/<cloud>.py)."""
+    from gpufleet.components.clouds import cloud_parts, part_values
+
+    return list(part_values(cloud_parts("gpufleet.preflight"), attribute).values())
+
+
 def read_quota_file(path: Path) -> dict[str, float]:
     """Quota code -> value from a file the cloud's CLI wrote (`aws service-quotas list-service-quotas
     --service-code ec2 --output json`, `aliyun ecs DescribeAccountAttributes --RegionId R`, `tccli cvm
@@ -65,10 +72,8 @@ def read_quota_file(path: Path) -> dict[str, float]:
         return found
     if isinstance(data, Mapping):
         return _numbers(data)
-    raise QuotaFileError(
-        f"{path}: expected the JSON of `aws service-quotas list-service-quotas`, `aliyun ecs "
-        "DescribeAccountAttributes`, `tccli cvm DescribeAccountQuota`, or a mapping of quota code to number"
-    )
+    commands = "".join(f"`{command}`, " for command in _commands("QUOTA_COMMAND"))
+    raise QuotaFileError(f"{path}: expected the JSON of {commands}or a mapping of quota code to number")
 
 
 def declared_quotas(config: Mapping[str, Any], root: Path | None = None) -> dict[str, dict[str, float]]:
@@ -102,10 +107,8 @@ def _read_image_file(path: Path) -> dict[str, str]:
         raise QuotaFileError(f"{path}: cannot read the image file: {exc}") from None
     found = image_arches(data)
     if found is None:
-        raise QuotaFileError(
-            f"{path}: expected the JSON of `aws ec2 describe-images`, `aliyun ecs DescribeImages` or `tccli "
-            "cvm DescribeImages`"
-        )
+        commands = [f"`{command}`" for command in _commands("IMAGES_COMMAND")]
+        raise QuotaFileError(f"{path}: expected the JSON of {', '.join(commands[:-1])} or {commands[-1]}")
     return found
 
 

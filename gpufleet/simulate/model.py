@@ -58,7 +58,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from gpufleet.components.pools.aws_metrics import compile_aws_alarms
+from gpufleet.components.clouds import DEFAULT_CLOUD, as_cloud, cloud_parts, part_values
 from gpufleet.components.pools.scaling import (
     SQS_PERIOD_S,
     AlarmSpec,
@@ -72,7 +72,12 @@ from gpufleet.cost.model import split_capacity
 DEFAULT_BOOT_MINUTES = 4
 OSCILLATION_FLOOR_MINUTES = 5  # AWS's default cooldown: a cooldown of 0 still has a window to oscillate in
 EventKind = Literal["out", "in", "stop", "start"]
-SIMPLE_SCALING_CLOUDS = ("alicloud", "tencentcloud")
+# Each cloud's scaling facts (gpufleet/simulate/<cloud>.py): the clouds whose groups run simple rules
+# (SIMPLE_SCALING), and how the others compile their alarms (compile_alarms).
+_PARTS = cloud_parts("gpufleet.simulate")
+SIMPLE_SCALING_CLOUDS: tuple[str, ...] = tuple(
+    key for key, simple in part_values(_PARTS, "SIMPLE_SCALING").items() if simple
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -363,16 +368,23 @@ class _Series:
     cumulative: list[float] = field(default_factory=list)
 
 
+def _compiled_alarms(pool: SimPool, *, simple: bool) -> list[AlarmSpec]:
+    """The pool's alarms as the pool component compiles them for its cloud (a cloud without a module of
+    its own replays as the default cloud)."""
+    if simple:
+        return list(compile_band_alarms(pool.rules, pool.max_size))
+    cloud = as_cloud(pool.cloud)
+    part = _PARTS.get(cloud) if cloud is not None else None
+    return list((part or _PARTS[DEFAULT_CLOUD]).compile_alarms(pool.rules))
+
+
 class _Replay:
     """The state of one replay; :meth:`minute` runs one minute of the module docstring's steps."""
 
     def __init__(self, pool: SimPool, trace: Trace) -> None:
         self.pool = pool
         self.simple = pool.cloud in SIMPLE_SCALING_CLOUDS
-        specs = (
-            compile_band_alarms(pool.rules, pool.max_size) if self.simple else compile_aws_alarms(pool.rules)
-        )
-        self.alarms = [_Alarm(spec) for spec in specs]
+        self.alarms = [_Alarm(spec) for spec in _compiled_alarms(pool, simple=self.simple)]
         self.actions, stopped = schedule_actions(pool, trace)
         initial = trace.initial_size if trace.initial_size is not None else trace.jobs[0]
         low, high = (0, 0) if stopped else (pool.min_size, pool.max_size)

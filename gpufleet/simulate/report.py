@@ -8,11 +8,14 @@ import zoneinfo
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from gpufleet.components.clouds import cloud_parts, part_values
 from gpufleet.simulate.model import SIMPLE_SCALING_CLOUDS, Result, SimPool, Trace
 
 REPORT_VERSION = 1
 MAX_EVENTS_SHOWN = 20
 
+# The clouds whose groups run simple rules, by their short names (SHORT_NAME in gpufleet/simulate/<cloud>.py).
+_SIMPLE_NAMES = " and ".join(part_values(cloud_parts("gpufleet.simulate"), "SHORT_NAME").values())
 ASSUMPTIONS = (
     "a minute of the trace is its queued jobs (waiting or running, one instance each) at a GPU "
     "utilisation per busy instance; the pool runs as many as it has booted instances, oldest first",
@@ -22,7 +25,7 @@ ASSUMPTIONS = (
     "spot instances at the catalogue's spot price, never interrupted; booting instances are billed",
     "a job stopped by a scale-in or the schedule waits again at the front of the queue; a job still "
     "waiting at the end counts its wait so far",
-    "Alibaba and Tencent: when the GPU rule and a backlog band hold in the same minute the band runs; "
+    f"{_SIMPLE_NAMES}: when the GPU rule and a backlog band hold in the same minute the band runs; "
     "the cloud runs whichever request reaches the group first",
 )
 

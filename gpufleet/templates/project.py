@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 
+from gpufleet.components.clouds import ACCOUNT_CLOUD, cloud_parts, part_values
+
 __all__ = ["PACK_DIR", "POLICY_CONFIG", "PROGRAM_DIR", "project_files"]
 
 PROGRAM_DIR = "infra"
@@ -62,6 +64,10 @@ import runpy
 runpy.run_module("gpufleet.policies", run_name="__main__")
 """
 
+# Each cloud's part of the files: its principals, state backend and workflow inputs
+# (gpufleet/templates/<cloud>.py).
+_PARTS = cloud_parts("gpufleet.templates")
+
 # The rules' settings, as this repository's own policy-config.json has them. `existing_principals`: the
 # fleet keys name the Auto Scaling service-linked role, which the account-baseline stack creates
 # (`gpufleet new account --from account-baseline`, deployed first: docs/first-deploy.md), so to a fleet
@@ -73,12 +79,17 @@ POLICY_CONFIG: dict[str, object] = {
     "scale-in-respects-cooldown": {"min_cooldown_s": 300},
     "checkpoint-bucket-lifecycle": {"transition_days": 7, "expire_days": 30},
     "log-retention-minimum": {"min_days": 180},
-    "policy-principals-exist": {"existing_principals": ["AWSServiceRoleForAutoScaling"]},
+    "policy-principals-exist": {
+        "existing_principals": [
+            p for names in part_values(_PARTS, "EXISTING_PRINCIPALS").values() for p in names
+        ]
+    },
     "onprem-egress-named-ports": {"anywhere": True},
 }
 
 # The caller of gpufleet's reusable workflow (.github/workflows/gpufleet-preview.yml, docs/ci.md): the
-# release it names is the gpufleet of requirements.txt. `{{{{` and `}}}}` are the braces of `${{{{ }}}}`.
+# release it names is the gpufleet of requirements.txt. `{{{{` and `}}}}` are the braces of `${{{{ }}}}`;
+# `{backend}` and `{roles}` are the account cloud's state backend and every cloud's role inputs.
 WORKFLOW = """\
 # gpufleet on every pull request, through gpufleet's reusable workflow (docs/ci.md in gpufleet): every
 # stack under stacks/ judged offline by the policy pack (--strict: a mandatory violation or anything the
@@ -111,17 +122,12 @@ jobs:
     uses: gpufleet/gpufleet/.github/workflows/gpufleet-preview.yml@v{version}
     with:
       gpufleet-version: "{version}"
-      # Where the stacks' state lives, with no stored token: an S3 bucket (s3://bucket) read with the AWS
+      # Where the stacks' state lives, with no stored token: {backend}
       # role, or Pulumi Cloud through its OIDC exchange (the organization's name). Set one.
       backend-url: ${{{{ vars.GPUFLEET_BACKEND_URL }}}}
       pulumi-organization: ${{{{ vars.GPUFLEET_PULUMI_ORGANIZATION }}}}
       # The roles of ci-access/, for the clouds your stacks use (repository variables; none is a secret).
-      aws-role-arn: ${{{{ vars.GPUFLEET_AWS_ROLE_ARN }}}}
-      alicloud-role-arn: ${{{{ vars.GPUFLEET_ALICLOUD_ROLE_ARN }}}}
-      alicloud-oidc-provider-arn: ${{{{ vars.GPUFLEET_ALICLOUD_OIDC_PROVIDER_ARN }}}}
-      tencentcloud-role-arn: ${{{{ vars.GPUFLEET_TENCENTCLOUD_ROLE_ARN }}}}
-      tencentcloud-provider-id: ${{{{ vars.GPUFLEET_TENCENTCLOUD_PROVIDER_ID }}}}
-    # Only with Pulumi Cloud and a stored token instead (not recommended):
+{roles}    # Only with Pulumi Cloud and a stored token instead (not recommended):
     # secrets:
     #   PULUMI_ACCESS_TOKEN: ${{{{ secrets.PULUMI_ACCESS_TOKEN }}}}
 """
@@ -131,6 +137,13 @@ GITIGNORE = """\
 __pycache__/
 /reports/
 """
+
+
+def _workflow_roles() -> str:
+    """The workflow's `with:` lines of every cloud's ci-access role (WORKFLOW_INPUTS in
+    gpufleet/templates/<cloud>.py), in registry order."""
+    inputs = [pair for pairs in part_values(_PARTS, "WORKFLOW_INPUTS").values() for pair in pairs]
+    return "".join(f"      {name}: ${{{{ vars.{variable} }}}}\n" for name, variable in inputs)
 
 
 def project_files(project: str, requirement: str, version: str) -> dict[str, str]:
@@ -143,6 +156,8 @@ def project_files(project: str, requirement: str, version: str) -> dict[str, str
         f"{PACK_DIR}/PulumiPolicy.yaml": PACK_YAML.format(pack_dir=PACK_DIR),
         f"{PACK_DIR}/__main__.py": PACK_MAIN,
         "policy-config.json": json.dumps(POLICY_CONFIG, indent=2) + "\n",
-        ".github/workflows/gpufleet.yml": WORKFLOW.format(version=version),
+        ".github/workflows/gpufleet.yml": WORKFLOW.format(
+            version=version, backend=_PARTS[ACCOUNT_CLOUD].STATE_BACKEND, roles=_workflow_roles()
+        ),
         ".gitignore": GITIGNORE,
     }

@@ -13,37 +13,26 @@ import os
 import signal
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from gpufleet.worker.core import Checkpoints, Instance, Queue, Settings, Worker
+from gpufleet.components.clouds import CLOUDS, as_cloud, cloud_parts, profile
+from gpufleet.worker.core import Settings, Worker
+from gpufleet.worker.entry import REGION_ENVS, Config, ConfigError, NoCheckpoints, region_envs
 
-CLOUDS = ("aws", "alicloud", "tencentcloud")
-REGION_ENVS = {
-    "aws": "AWS_REGION",
-    "alicloud": "ALIBABA_CLOUD_REGION_ID",
-    "tencentcloud": "TENCENTCLOUD_REGION",
-}
+__all__ = [
+    "CLOUDS",
+    "EXIT_CONFIG",
+    "REGION_ENVS",
+    "Config",
+    "ConfigError",
+    "NoCheckpoints",
+    "build",
+    "load_config",
+    "main",
+]
+
 EXIT_CONFIG = 2
-
-
-class ConfigError(ValueError):
-    pass
-
-
-@dataclass(frozen=True)
-class Config:
-    cloud: str
-    region: str
-    queue_name: str | None
-    queue_url: str | None
-    group: str | None
-    hook: str | None
-    bucket: str | None
-    checkpoint_root: str
-    settings: Settings
-    visibility_s: int | None
 
 
 def _number(env: Mapping[str, str], name: str, default: float) -> float:
@@ -60,7 +49,7 @@ def _number(env: Mapping[str, str], name: str, default: float) -> float:
 
 
 def load_config(cloud: str, env: Mapping[str, str]) -> Config:
-    region = env.get(REGION_ENVS[cloud]) or (env.get("AWS_DEFAULT_REGION") if cloud == "aws" else None)
+    region = next((value for name in region_envs(cloud) if (value := env.get(name))), None)
     if not region:
         raise ConfigError(f"{REGION_ENVS[cloud]} is not set (the pool sets it)")
     queue_name = env.get("GPUFLEET_QUEUE_NAME") or None
@@ -89,46 +78,20 @@ def load_config(cloud: str, env: Mapping[str, str]) -> Config:
     )
 
 
-class NoCheckpoints:
-    """No bucket configured: a job's checkpoint is left where it is, and said so."""
-
-    def location(self, prefix: str) -> str:
-        return ""
-
-    def upload_dir(self, local: Path, prefix: str) -> int:
-        raise RuntimeError("GPUFLEET_BUCKET is not set: the checkpoint stays on the instance")
-
-
-def aws_parts(config: Config) -> tuple[Queue, Instance, Checkpoints]:
-    try:
-        import boto3
-    except ImportError:
-        raise ConfigError("boto3 is missing: install gpufleet[worker-aws]") from None
-    from gpufleet.worker.aws import AsgInstance, Imds, S3Checkpoints, SqsQueue, queue_url
-
-    sqs = boto3.client("sqs", region_name=config.region)
-    url = config.queue_url or queue_url(sqs, config.queue_name or "")
-    queue = SqsQueue(sqs, url, timeout_s=config.visibility_s)
-    instance = AsgInstance(
-        boto3.client("autoscaling", region_name=config.region), Imds(), group=config.group, hook=config.hook
-    )
-    checkpoints: Checkpoints = NoCheckpoints()
-    if config.bucket:
-        checkpoints = S3Checkpoints(
-            boto3.client("s3", region_name=config.region), config.bucket, root=config.checkpoint_root
-        )
-    return queue, instance, checkpoints
-
-
 def build(config: Config) -> Worker:
-    if config.cloud != "aws":
-        # MNS/ESS and CMQ/AS take their clients injected (gpufleet.worker.alicloud, .tencentcloud):
-        # an image for those clouds builds its Worker with them (docs/worker.md).
+    wirings = cloud_parts("gpufleet.worker.wiring")
+    key = as_cloud(config.cloud)
+    wiring = wirings.get(key) if key is not None else None
+    if wiring is None:
+        # The clouds without wiring (Alibaba Cloud's MNS/ESS, Tencent Cloud's CMQ/AS) take their clients
+        # injected (gpufleet.worker.<cloud>): an image for those clouds builds its Worker with them
+        # (docs/worker.md).
+        wired = " and ".join(profile(k).name for k in wirings)
         raise ConfigError(
-            f"--cloud {config.cloud}: this entrypoint wires AWS only; build the Worker with "
+            f"--cloud {config.cloud}: this entrypoint wires {wired} only; build the Worker with "
             f"gpufleet.worker.{config.cloud} and your SDK's clients (docs/worker.md)"
         )
-    queue, instance, checkpoints = aws_parts(config)
+    queue, instance, checkpoints = wiring.parts(config)
     stop = {"requested": False}
 
     def on_signal(signum: int, frame: FrameType | None) -> None:

@@ -9,22 +9,36 @@ which is weak on every cloud (ikev1, AES128/3DES, SHA1/MD5, DH group 1 or 2): it
 
 from __future__ import annotations
 
+import importlib
 import re
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from _gpuf_values import blocks
 
 STRONG_DH_GROUPS = frozenset(range(14, 22))
 
-AWS_IKE_VERSIONS = frozenset({"IKEV2"})
-AWS_ENCRYPTION = frozenset({"AES256", "AES256-GCM-16"})
-AWS_INTEGRITY = frozenset({"SHA2-256", "SHA2-384", "SHA2-512"})
-ALI_IKE_VERSIONS = frozenset({"ikev2"})
-ALI_ENCRYPTION = frozenset({"aes256"})
-ALI_INTEGRITY = frozenset({"sha2", "sha256", "sha384", "sha512"})
-TC_IKE_VERSIONS = frozenset({"IKEV2"})
-TC_ENCRYPTION = frozenset({"AES-CBC-256", "AES256GCM128"})
-TC_INTEGRITY = frozenset({"SHA-256", "SHA-384", "SHA-512"})
+# Each cloud's tables are in `_gpuf_vpn_<cloud>.py` beside this file (IKE_VERSIONS, ENCRYPTION,
+# INTEGRITY); they are also served here under the cloud module's PREFIX (`AWS_ENCRYPTION`, `ALI_INTEGRITY`,
+# `TC_IKE_VERSIONS`), the names the policy pack's vpn_strong_crypto uses.
+_TABLES = ("IKE_VERSIONS", "ENCRYPTION", "INTEGRITY")
+
+
+def _cloud_modules() -> list[ModuleType]:
+    """Every `_gpuf_vpn_<cloud>` module beside this one, by file name."""
+    here = Path(__file__).parent
+    return [importlib.import_module(path.stem) for path in sorted(here.glob("_gpuf_vpn_*.py"))]
+
+
+def __getattr__(name: str) -> frozenset[str]:
+    """`<PREFIX>_<TABLE>`: the table of the cloud module whose PREFIX that is."""
+    prefix, _, table = name.partition("_")
+    if table in _TABLES:
+        for module in _cloud_modules():
+            if prefix == module.PREFIX:
+                return frozenset(getattr(module, table))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def values(conf: dict[str, Any] | None, key: str) -> list[Any]:

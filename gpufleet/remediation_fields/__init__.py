@@ -4,7 +4,9 @@ our own components), a finding's remediation names the spec field and the value 
 
 FIELDS maps (rule id, resource type) to a function that reads the finding, the spec and the rule's
 settings and returns the field and its value, or None when the spec cannot say (the finding then keeps
-the rule's own remediation). `field_line` finds that field's line in the stack file, for SARIF.
+the rule's own remediation). Which resources of a cloud have a fixer is that cloud's module's FIXERS
+(gpufleet/remediation_fields/aws.py): a new cloud adds its module. `field_line` finds that field's line
+in the stack file, for SARIF.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from gpufleet.components.clouds import cloud_parts, part_merged
 from gpufleet.evaluate import Finding
 
 if TYPE_CHECKING:
@@ -25,12 +28,6 @@ if TYPE_CHECKING:
     from gpufleet.policies.rule import GfPolicy
 
 CONFIG_KEY = "gpufleet:fleet"
-ASG = "aws:autoscaling/group:Group"
-SCALING_POLICY = "aws:autoscaling/policy:Policy"
-BUDGET = "aws:budgets/budget:Budget"
-TRAIL = "aws:cloudtrail/trail:Trail"
-LOG_GROUP = "aws:cloudwatch/logGroup:LogGroup"
-BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
 STACK = "stack"
 """The resource kind of a stack-level finding (no resource)."""
 
@@ -193,18 +190,27 @@ def _noncurrent(finding: Finding, ctx: Context) -> SpecFix | None:
     )
 
 
-FIELDS: dict[tuple[str, str], Fixer] = {
-    ("GF-COST-003", ASG): _types,
-    ("GF-COST-004", ASG): _spot,
-    ("GF-COST-006", ASG): _cooldown("GF-COST-006"),
-    ("GF-OPS-003", SCALING_POLICY): _cooldown("GF-OPS-003"),
-    ("GF-COST-007", STACK): _max_size,
-    ("GF-COST-002", BUDGET): _budget,
-    ("GF-AUD-002", TRAIL): _retention,
-    ("GF-AUD-002", LOG_GROUP): _retention,
-    **{("GF-STOR-005", bucket): _checkpoint_lifecycle for bucket in BUCKETS},
-    **{("GF-STOR-007", bucket): _noncurrent for bucket in BUCKETS},
+# The fixers a cloud module's FIXERS names, by name; a cooldown fixer reads the rule it fixes.
+_BY_NAME: dict[str, Callable[[str], Fixer]] = {
+    "types": lambda _rule: _types,
+    "spot": lambda _rule: _spot,
+    "cooldown": _cooldown,
+    "budget": lambda _rule: _budget,
+    "retention": lambda _rule: _retention,
+    "checkpoint_lifecycle": lambda _rule: _checkpoint_lifecycle,
+    "noncurrent": lambda _rule: _noncurrent,
 }
+
+
+def _fields() -> dict[tuple[str, str], Fixer]:
+    """Each cloud's resources (FIXERS in gpufleet/remediation_fields/<cloud>.py), then the stack's."""
+    named: dict[tuple[str, str], str] = part_merged(cloud_parts(__name__), "FIXERS")
+    fields = {(rule_id, kind): _BY_NAME[name](rule_id) for (rule_id, kind), name in named.items()}
+    fields[("GF-COST-007", STACK)] = _max_size
+    return fields
+
+
+FIELDS: dict[tuple[str, str], Fixer] = _fields()
 
 
 # -- applying them ------------------------------------------------------------------------------------
