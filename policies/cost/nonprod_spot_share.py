@@ -19,11 +19,11 @@ Production pools and environments without a minimum are not judged.
 
 from __future__ import annotations
 
-from gpufleet.policies.cost.pools.joined import JoinedPool, joined_pools
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
 from gpufleet.policies.cost._clouds import PARTS, sole
 from gpufleet.policies.cost._common import fmt, per_env, stack_pools, unknown_env_message
+from gpufleet.policies.cost.pools.joined import JoinedPool, joined_pools
 from gpufleet.policies.cost.pools.tokens import POOL_TYPES
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
