@@ -335,6 +335,18 @@ def as_list(value: Any) -> list[Any]:
     """None -> [], a single object -> [it], a list -> itself (as a plain list)."""
     if value is None:
         return []
+    kind = type(value)
+    if kind is list:
+        return list(value)
+    if kind is _ListProxy:
+        # Each entry as the proxy's `__getitem__` gives it: the first unknown raises its error.
+        target = value._ListProxy__target
+        for index, item in enumerate(target):
+            if isinstance(item, str) and item in _UNKNOWNS:
+                raise UnknownValueError(item, _append_prop(value._ListProxy__props_acc, index))
+        return list(target)
+    if kind is dict or kind is _DictProxy or kind is str:
+        return [value]
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):
         return [value[i] for i in range(len(value))]
     return [value]
@@ -362,8 +374,18 @@ def as_int(value: Any) -> int | None:
 def plain(value: Any) -> Any:
     """A plain copy (dicts and lists) of a possibly proxied value; unknowns stay sentinels."""
     kind = type(value)
-    if kind is str or kind is float or kind is bool or value is None:
+    if kind is str or kind is float or kind is bool or kind is int or value is None:
         return value
+    # The engine's proxies and plain containers by exact type first (no abstract-base-class check).
+    if kind is _DictProxy:
+        target = value._DictProxy__target
+        return {k: plain(target[k]) for k in target}
+    if kind is dict:
+        return {k: plain(value[k]) for k in value}
+    if kind is _ListProxy:
+        return [plain(v) for v in value._ListProxy__target]
+    if kind is list:
+        return [plain(v) for v in value]
     if kind in _MAPPINGS or isinstance(value, Mapping):
         target = value["__target"] if _is_proxy(value) else value
         return {k: plain(target[k]) for k in target}
