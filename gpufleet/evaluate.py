@@ -43,11 +43,12 @@ from pulumi_policy import (
     StackValidationArgs,
     StackValidationPolicy,
 )
+from pulumi_policy.deserialize import SPECIAL_SIG_KEY, _deserialize_property
 from pulumi_policy.policy import _NotApplicableError
-from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
+from pulumi_policy.proxy import UnknownValueError, _DictProxy, _ListProxy
 
 from gpufleet.analyzer_inputs import (
-    _deserialized,
+    _wire_int,
     analyzed_resources,
     default_stack_tags,
     provider_resource,
@@ -83,6 +84,85 @@ SERVED_PACK_VERSION = "0.0.1"
 
 
 # --- evaluation --------------------------------------------------------------------------------------
+
+
+def _proxied(value: Any, path: list[str]) -> Any:
+    """`pulumi_policy.proxy._proxy_helper(value, path)`: the same proxies with the same paths, without
+    the path list it copies for every scalar."""
+    if isinstance(value, list):
+        items = [
+            _proxied(item, [*path, str(index)]) if isinstance(item, list | dict) else item
+            for index, item in enumerate(value)
+        ]
+        return _ListProxy(items, path)
+    if isinstance(value, dict):
+        entries = {}
+        for key in value:
+            item = value[key]
+            entries[key] = _proxied(item, [*path, str(key)]) if isinstance(item, list | dict) else item
+        return _DictProxy(entries, path)
+    return value
+
+
+def policy_props(values: Mapping[str, Any]) -> Any:
+    """What a policy reads of a resource's properties, as the servicer builds it:
+    `unknown_checking_proxy(deserialize_properties(wire_form(values)))` in one pass over the values
+    instead of three (a value with a special signature, a secret or an asset, is built by those three).
+    `tests/evaluate/test_policy_props.py` holds the two to the same objects."""
+    # As `deserialize_properties`: the top level is a map, never read as a signature.
+    entries = {}
+    for key, item in values.items():
+        kind = type(item)
+        if kind is str or kind is float or kind is bool or item is None:
+            entries[key] = item
+        else:
+            entries[key] = _policy_value(item, [str(key)])
+    return _DictProxy(entries, [])
+
+
+def _policy_value(value: Any, path: list[str]) -> Any:
+    """`wire_form`, `_deserialize_property` and the proxy of one value, `path` its proxy's path."""
+    kind = type(value)
+    if kind is dict:
+        return _policy_map(value, path)
+    if kind is list or kind is tuple:
+        return _policy_list(value, path)
+    if kind is int:
+        return _wire_int(value)
+    # The rest in the order of `wire_form`'s tests.
+    if kind is str or kind is float or value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return _wire_int(value)
+    if isinstance(value, Mapping):
+        return _policy_map(value, path)
+    if isinstance(value, list | tuple):
+        return _policy_list(value, path)
+    return value
+
+
+def _policy_map(value: Mapping[str, Any], path: list[str]) -> Any:
+    if SPECIAL_SIG_KEY in value:
+        return _proxied(_deserialize_property(wire_form(value)), path)
+    entries = {}
+    for key, item in value.items():
+        kind = type(item)
+        if kind is str or kind is float or kind is bool or item is None:
+            entries[key] = item
+        else:
+            entries[key] = _policy_value(item, [*path, str(key)])
+    return _DictProxy(entries, path)
+
+
+def _policy_list(value: Sequence[Any], path: list[str]) -> Any:
+    items = []
+    for index, item in enumerate(value):
+        kind = type(item)
+        if kind is str or kind is float or kind is bool or item is None:
+            items.append(item)
+        else:
+            items.append(_policy_value(item, [*path, str(index)]))
+    return _ListProxy(items, path)
 
 
 def _run(result: Any) -> None:
@@ -334,7 +414,7 @@ def _analyze_resources(context: _Context, policies: _Active) -> None:
     for resource in context.resources:
         # Built once per resource: the servicer rebuilds them per policy, but from the same request,
         # so every policy sees equal values.
-        props = unknown_checking_proxy(_deserialized(resource.inputs))
+        props = policy_props(resource.inputs)
         opts = resource_options(resource)
         provider = context.provider_of.get(resource.urn)
         if provider is None:
@@ -435,7 +515,7 @@ def build_policy_resources(
             providers[provider.urn] = provider_resource(provider)
         item = PolicyResource(
             resource.type,
-            unknown_checking_proxy(_deserialized(stack_props(resource))),
+            policy_props(stack_props(resource)),
             resource.urn,
             resource.name,
             resource_options(resource),

@@ -20,11 +20,34 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pulumi_policy.proxy import UnknownValueError, _DictProxy, _is_unknown, _ListProxy
+from pulumi_policy.proxy import (
+    UNKNOWN_ARCHIVE_VALUE,
+    UNKNOWN_ARRAY_VALUE,
+    UNKNOWN_ASSET_VALUE,
+    UNKNOWN_BOOLEAN_VALUE,
+    UNKNOWN_NUMBER_VALUE,
+    UNKNOWN_OBJECT_VALUE,
+    UNKNOWN_STRING_VALUE,
+    UnknownValueError,
+    _append_prop,
+    _DictProxy,
+    _is_unknown,
+    _ListProxy,
+)
 
 _MISSING = object()
 _MAPPINGS = frozenset({dict, _DictProxy})
 _SEQUENCES = frozenset({list, _ListProxy})
+# pulumi_policy's unknown sentinels, in the order `_is_unknown` tests them.
+_UNKNOWNS = (
+    UNKNOWN_BOOLEAN_VALUE,
+    UNKNOWN_NUMBER_VALUE,
+    UNKNOWN_STRING_VALUE,
+    UNKNOWN_ARRAY_VALUE,
+    UNKNOWN_ASSET_VALUE,
+    UNKNOWN_ARCHIVE_VALUE,
+    UNKNOWN_OBJECT_VALUE,
+)
 EXCERPT_CHARS = 200
 _EXCERPT_DEPTH = 12
 
@@ -139,13 +162,20 @@ def _scalar_excerpt(item: Any, limit: int) -> str | None:
 
 def _target(value: Any) -> Any:
     """The plain value behind an unknown-checking proxy (reading it never raises)."""
-    if _is_proxy(value):
+    # Hot (every step of the deploy rules' walks): the two proxy classes by identity first.
+    kind = type(value)
+    if kind is _DictProxy:
+        return value._DictProxy__target
+    if kind is _ListProxy:
+        return value._ListProxy__target
+    if kind.__name__ in _PROXY_NAMES:
         return value["__target"]
     return value
 
 
 def is_unknown(value: Any) -> bool:
-    return _is_unknown(value)
+    # `pulumi_policy.proxy._is_unknown`, inline (called for every value a rule walks).
+    return isinstance(value, str) and value in _UNKNOWNS
 
 
 def _check(value: Any, path: list[str]) -> Any:
@@ -162,8 +192,11 @@ def raw(obj: Mapping[str, Any], key: str) -> Any:
     return None
 
 
+_PROXY_NAMES = ("_DictProxy", "_ListProxy")
+
+
 def _is_proxy(obj: Any) -> bool:
-    return type(obj).__name__ in ("_DictProxy", "_ListProxy")
+    return type(obj).__name__ in _PROXY_NAMES
 
 
 def get(obj: Any, path: str, default: Any = None) -> Any:
@@ -172,32 +205,56 @@ def get(obj: Any, path: str, default: Any = None) -> Any:
     Missing keys and out-of-range indices give `default`; an unknown value on the way raises
     `UnknownValueError` naming the path.
     """
-    # The hottest function of the pack: plain and proxied dicts and lists are told apart by their
-    # exact type first, before the (slower) abstract-base-class checks any other mapping needs.
+    # The hottest function of the pack: plain dicts and the engine's proxies are told apart by their
+    # exact type first, before the (slower) abstract-base-class checks any other mapping needs. A
+    # proxy's step reads the dict or list behind it and raises, for an unknown, the very error its
+    # `__getitem__` raises (the path from the proxy's root), without `Mapping.get`'s call chain.
     current: Any = obj
     parts = path.split(".")
     for index, part in enumerate(parts):
         if current is None:
             return default
         kind = type(current)
-        if kind in _MAPPINGS or (kind not in _SEQUENCES and isinstance(current, Mapping)):
+        if kind is dict:
             current = current.get(part, _MISSING)
-            if current is _MISSING:
-                return default
-        elif kind in _SEQUENCES or (isinstance(current, Sequence) and not isinstance(current, str | bytes)):
-            if not part.lstrip("-").isdigit():
-                return default
-            position = int(part)
-            if position >= len(current) or position < -len(current):
-                return default
-            current = current[position]
+        elif kind is _DictProxy and part != "__target":
+            value = current._DictProxy__target.get(part, _MISSING)
+            if isinstance(value, str) and value in _UNKNOWNS:
+                raise UnknownValueError(value, _append_prop(current._DictProxy__props_acc, part))
+            current = value
+        elif kind is _ListProxy:
+            value = _at(current._ListProxy__target, part)
+            if isinstance(value, str) and value in _UNKNOWNS:
+                raise UnknownValueError(value, _append_prop(current._ListProxy__props_acc, int(part)))
+            current = value
         else:
-            if _is_unknown(current):
-                raise UnknownValueError(current, parts[: index + 1])
+            current = _step(current, kind, part, parts[: index + 1])
+        if current is _MISSING:
             return default
-        if _is_unknown(current):
+        if isinstance(current, str) and current in _UNKNOWNS:
             raise UnknownValueError(current, parts[: index + 1])
     return default if current is None else current
+
+
+def _at(items: Any, part: str) -> Any:
+    """`items[int(part)]`, or `_MISSING` when `part` is not an index or is out of range."""
+    if not part.lstrip("-").isdigit():
+        return _MISSING
+    position = int(part)
+    if position >= len(items) or position < -len(items):
+        return _MISSING
+    return items[position]
+
+
+def _step(current: Any, kind: type, part: str, path: list[str]) -> Any:
+    """One step of `get` into a value other than a plain dict or a proxy (`_MISSING`: not there)."""
+    if kind in _MAPPINGS or (kind not in _SEQUENCES and isinstance(current, Mapping)):
+        return current.get(part, _MISSING)
+    if kind in _SEQUENCES or (isinstance(current, Sequence) and not isinstance(current, str | bytes)):
+        return _at(current, part)
+    if _is_unknown(current):
+        raise UnknownValueError(current, path)
+    return _MISSING
 
 
 def get_objects(obj: Any, path: str) -> list[Any]:
@@ -278,6 +335,18 @@ def as_list(value: Any) -> list[Any]:
     """None -> [], a single object -> [it], a list -> itself (as a plain list)."""
     if value is None:
         return []
+    kind = type(value)
+    if kind is list:
+        return list(value)
+    if kind is _ListProxy:
+        # Each entry as the proxy's `__getitem__` gives it: the first unknown raises its error.
+        target = value._ListProxy__target
+        for index, item in enumerate(target):
+            if isinstance(item, str) and item in _UNKNOWNS:
+                raise UnknownValueError(item, _append_prop(value._ListProxy__props_acc, index))
+        return list(target)
+    if kind is dict or kind is _DictProxy or kind is str:
+        return [value]
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):
         return [value[i] for i in range(len(value))]
     return [value]
@@ -305,8 +374,18 @@ def as_int(value: Any) -> int | None:
 def plain(value: Any) -> Any:
     """A plain copy (dicts and lists) of a possibly proxied value; unknowns stay sentinels."""
     kind = type(value)
-    if kind is str or kind is float or kind is bool or value is None:
+    if kind is str or kind is float or kind is bool or kind is int or value is None:
         return value
+    # The engine's proxies and plain containers by exact type first (no abstract-base-class check).
+    if kind is _DictProxy:
+        target = value._DictProxy__target
+        return {k: plain(target[k]) for k in target}
+    if kind is dict:
+        return {k: plain(value[k]) for k in value}
+    if kind is _ListProxy:
+        return [plain(v) for v in value._ListProxy__target]
+    if kind is list:
+        return [plain(v) for v in value]
     if kind in _MAPPINGS or isinstance(value, Mapping):
         target = value["__target"] if _is_proxy(value) else value
         return {k: plain(target[k]) for k in target}

@@ -232,22 +232,32 @@ def _by_urn(resources: Sequence[Any]) -> dict[str, Any]:
     return index
 
 
+def _resource_at(args: Any, urn: str) -> tuple[str, Mapping[str, Any], Any] | None:
+    """(type, props, provider) of the resource at `urn`: the one under validation, or one of the stack's."""
+    if isinstance(args, ResourceValidationArgs):
+        if urn == args.urn:
+            return (args.resource_type, args.props, args.provider)
+        return None
+    resource = _by_urn(getattr(args, "resources", ()) or ()).get(urn)
+    if resource is None:
+        return None
+    return (resource.resource_type, resource.props, resource.provider)
+
+
+def _provider_keys(found: tuple[str, Mapping[str, Any], Any], tags: Mapping[str, Any]) -> frozenset[str]:
+    """The keys among a resource's effective `tags` that come from its provider's default tags."""
+    own = tags_of(found[0], found[1])
+    return frozenset(key for key in tags if key not in own)
+
+
 def _tags_at(args: Any, urn: str) -> tuple[Mapping[str, Any], frozenset[str]]:
     """The effective tags of the resource at `urn` (the one under validation, or one of the stack's), and
     the keys among them that come from its provider's default tags."""
-    found: tuple[str, Mapping[str, Any], Any] | None = None
-    if isinstance(args, ResourceValidationArgs):
-        if urn == args.urn:
-            found = (args.resource_type, args.props, args.provider)
-    else:
-        resource = _by_urn(getattr(args, "resources", ()) or ()).get(urn)
-        if resource is not None:
-            found = (resource.resource_type, resource.props, resource.provider)
+    found = _resource_at(args, urn)
     if found is None:
         return {}, frozenset()
     tags = effective_tags(*found)
-    own = tags_of(found[0], found[1])
-    return tags, frozenset(key for key in tags if key not in own)
+    return tags, _provider_keys(found, tags)
 
 
 # A value the rule could not judge is never waived into a pass (nor is a value it could not parse).
@@ -269,7 +279,9 @@ def _waiving(rule: Rule, args: Any, report: ReportViolation) -> ReportViolation:
         # The engine attributes a resource policy's violation to the resource under validation.
         where = args.urn if isinstance(args, ResourceValidationArgs) else (urn or "")
         config = args.get_config() or {}
-        tags, provider_keys = _tags_at(args, where) if where else ({}, frozenset())
+        # The provider's keys among the tags are only read when a waiver is judged: found lazily.
+        found = _resource_at(args, where) if where else None
+        tags: Mapping[str, Any] = effective_tags(*found) if found is not None else {}
         if (message or "").startswith(_NEVER_WAIVED) or (
             not config.get(waivers.WAIVERS_KEY)
             and not any(isinstance(k, str) and k.startswith(waivers.TAG_PREFIX) for k in tags)
@@ -282,6 +294,7 @@ def _waiving(rule: Rule, args: Any, report: ReportViolation) -> ReportViolation:
             report(f"{message}; waiver not applied: {error}", urn)
             return
         rules = given if isinstance(given, waivers.Settings) else waivers.settings()
+        provider_keys = _provider_keys(found, tags) if found is not None else frozenset()
         decision = waivers.decide(rule_id, where, config, tags, on, critical, rules, provider_keys)
         if decision.waived and decision.waiver is not None and callable(lower):
             lower(message, urn, decision.waiver)
