@@ -6,8 +6,8 @@ done by the on-prem exporter instead: for each gated pool it publishes ``GatedBa
 queue backlog while no GPU is free ahead of its site and 0 otherwise, and the pool's scale-out queue
 alarm watches that. This module is the contract between the two, pure data and functions the exporter
 imports: metric names, namespaces and dimensions per cloud, the value (:func:`gated_backlog`) and the
-datapoint shape the cloud's API takes (each cloud's module of :mod:`gpufleet.components.pools.custom`:
-Alibaba's ``alicloud_datapoints``; its names are read through this module too, :func:`__getattr__`).
+datapoint shape the cloud's API takes (each cloud's module of :mod:`gpufleet.components.pools.custom`,
+where its names are imported from: Alibaba's ``alicloud_datapoints``).
 
 Fail-open: a silent exporter must not stop the burst. CloudMonitor alarm rules (``cms.Alarm``) have no
 no-data handling in pulumi-alicloud 4.0 (and none of the API's no-data states is "alarm"), so a gated
@@ -96,13 +96,3 @@ def describe_gate(cloud: str, burst: Burst) -> str:
     """How an Alibaba or Tencent site's pools are held back, for ``gpufleet plan``'s burst-order lines
     (each cloud's ``describe_gate`` in components/pools/facts/<cloud>.py)."""
     return str(cloud_parts("gpufleet.components.pools.facts")[profile(cloud).key].describe_gate(burst))
-
-
-def __getattr__(name: str) -> Any:
-    """A name of a cloud's custom-metric module (``custom/<cloud>.py``, e.g. Alibaba's
-    ``ALICLOUD_PUT_ACTION`` or ``alicloud_datapoints``), read through this module, where the contract's
-    names have always been read."""
-    for part in cloud_parts(f"{__package__}.custom").values():
-        if name in getattr(part, "__all__", ()):
-            return getattr(part, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

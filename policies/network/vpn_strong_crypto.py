@@ -21,8 +21,6 @@ Kubernetes has no VPN resource: the rule does not apply to it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
 from gpufleet.components.clouds import cloud_parts, part_of, part_union, profile
@@ -30,7 +28,8 @@ from gpufleet.policies.network._ipsec import STRONG_DH_GROUPS
 from gpufleet.policies.rule import GfResourcePolicy, Rule, judges
 from gpufleet.policies.rule_facts import sole
 
-# Each cloud's VPN facts: `VPN_TYPES`, its accepted algorithm tables, `VPN_REMEDIATION`, `vpn_findings`.
+# Each cloud's VPN facts: `VPN_TYPES`, its accepted algorithm tables (`*_ENCRYPTION`, `*_INTEGRITY`: the
+# checkov checks' copies are compared with them there), `VPN_REMEDIATION`, `vpn_findings`.
 PARTS = {
     key: part for key, part in cloud_parts("gpufleet.policies.network").items() if hasattr(part, "VPN_TYPES")
 }
@@ -52,15 +51,6 @@ RULE = Rule(
     url=sole(PARTS, "VPN_URL"),
     checkov=("CKV_GPUF_9", "CKV_GPUF_10", "CKV_GPUF_11"),
 )
-
-
-def __getattr__(name: str) -> Any:
-    """A cloud's algorithm table (`STRONG_DH_GROUPS` and the clouds' `*_ENCRYPTION`, `*_INTEGRITY`),
-    read from its facts module: the checkov checks keep copies that tests compare with these."""
-    for part in PARTS.values():
-        if name.endswith(("_ENCRYPTION", "_INTEGRITY")) and hasattr(part, name):
-            return getattr(part, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:

@@ -14,6 +14,7 @@ import pytest
 
 from gpufleet.components.baseline import exporter_script as script
 from gpufleet.components.pools import burst_custom
+from gpufleet.components.pools.custom.alicloud import alicloud_datapoints
 
 BASELINE = {"gpufleet.io/capacity": "baseline"}
 SITE = "alicloud:cn-hangzhou"
@@ -126,7 +127,7 @@ def test_the_vendored_gate_agrees_with_the_contract(backlog: float | None, free_
     assert script.gated_backlog(backlog, free_ahead) == burst_custom.gated_backlog(backlog, free_ahead)
     backlogs = {"b": backlog, "a": 4.0}
     ours = script.alicloud_datapoints(SITE, backlogs, free_ahead=free_ahead, time_ms=1000)
-    theirs = burst_custom.alicloud_datapoints(SITE, backlogs, free_ahead=free_ahead, time_ms=1000)
+    theirs = alicloud_datapoints(SITE, backlogs, free_ahead=free_ahead, time_ms=1000)
     assert ours == theirs
     assert (script.GATED_METRIC, script.POOL_DIMENSION) == (
         burst_custom.GATED_METRIC,

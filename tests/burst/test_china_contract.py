@@ -15,7 +15,12 @@ from gpufleet.components.pools.burst_custom import (
     describe_gate,
     gated_backlog,
 )
-from gpufleet.components.pools.custom.alicloud import alicloud_datapoints, alicloud_item, alicloud_namespace
+from gpufleet.components.pools.custom.alicloud import (
+    ALICLOUD_PUT_ACTION,
+    alicloud_datapoints,
+    alicloud_item,
+    alicloud_namespace,
+)
 from gpufleet.components.spec.alicloud_publisher import AlicloudPublisher
 from gpufleet.components.spec.burst import Burst, Publishers
 from gpufleet.policies.ops import alicloud as _china_metrics
@@ -53,7 +58,7 @@ def test_gated_backlog_refuses_a_value_that_is_not_a_count(backlog: float) -> No
 
 def test_names_and_dimensions() -> None:
     assert burst_custom.GATED_METRIC == "GatedBacklog"
-    assert burst_custom.ALICLOUD_PUT_ACTION == "cms:PutCustomMetric"
+    assert ALICLOUD_PUT_ACTION == "cms:PutCustomMetric"
     assert alicloud_namespace("1234567890123456") == "acs_customMetric_1234567890123456"
     gate = CustomGate(
         site="alicloud:cn-hangzhou",
@@ -73,7 +78,7 @@ def test_names_and_dimensions() -> None:
 def test_the_rule_pack_names_the_same_metric_and_action() -> None:
     # policies/ may not import components: the pack keeps its own copy of the contract's names.
     assert _china_metrics.GATED_METRIC == burst_custom.GATED_METRIC
-    assert _china_metrics.PUT_CUSTOM_METRIC == burst_custom.ALICLOUD_PUT_ACTION
+    assert _china_metrics.PUT_CUSTOM_METRIC == ALICLOUD_PUT_ACTION
 
 
 def test_one_put_custom_metric_call_per_site() -> None:

@@ -16,6 +16,9 @@ from gpufleet.checkov.overlap import explain
 from gpufleet.checkov.run import CUSTOM_CHECKS_DIR
 from gpufleet.engine import run_program
 from gpufleet.graph import ResourceGraph
+from gpufleet.policies.network import alicloud as network_alicloud
+from gpufleet.policies.network import aws as network_aws
+from gpufleet.policies.network import tencentcloud as network_tencentcloud
 from gpufleet.policies.network import vpn_strong_crypto
 from tests.checkov.fixtures import resource, urn
 from tests.policies.support import run_resource
@@ -223,17 +226,28 @@ def vpn_tables(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     return module
 
 
+def _cloud_tables(cloud: str) -> ModuleType:
+    """`_gpuf_vpn_<cloud>.py`, loaded by file as its check imports it."""
+    path = CUSTOM_CHECKS_DIR / f"_gpuf_vpn_{cloud}.py"
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_the_check_tables_are_the_policys(vpn_tables: ModuleType) -> None:
-    for table in (
-        "STRONG_DH_GROUPS",
-        "AWS_ENCRYPTION",
-        "AWS_INTEGRITY",
-        "ALI_ENCRYPTION",
-        "ALI_INTEGRITY",
-        "TC_ENCRYPTION",
-        "TC_INTEGRITY",
+    aws, ali, tc = (_cloud_tables(cloud) for cloud in ("aws", "alicloud", "tencentcloud"))
+    for table, check, policy in (
+        ("STRONG_DH_GROUPS", vpn_tables.STRONG_DH_GROUPS, vpn_strong_crypto.STRONG_DH_GROUPS),
+        ("AWS_ENCRYPTION", aws.ENCRYPTION, network_aws.AWS_ENCRYPTION),
+        ("AWS_INTEGRITY", aws.INTEGRITY, network_aws.AWS_INTEGRITY),
+        ("ALI_ENCRYPTION", ali.ENCRYPTION, network_alicloud.ALI_ENCRYPTION),
+        ("ALI_INTEGRITY", ali.INTEGRITY, network_alicloud.ALI_INTEGRITY),
+        ("TC_ENCRYPTION", tc.ENCRYPTION, network_tencentcloud.TC_ENCRYPTION),
+        ("TC_INTEGRITY", tc.INTEGRITY, network_tencentcloud.TC_INTEGRITY),
     ):
-        assert getattr(vpn_tables, table) == getattr(vpn_strong_crypto, table), table
+        assert check == policy, table
     assert vpn_tables.group_number("DH-GROUP14") == 14
     assert vpn_tables.group_number(20.0) == 20
     assert vpn_tables.group_number("NULL") is None

@@ -11,6 +11,9 @@ from typing import Any
 import pytest
 
 from gpufleet.preflight import clients
+from gpufleet.preflight.alicloud import AlicloudQuotas
+from gpufleet.preflight.aws import AwsQuotas
+from gpufleet.preflight.tencentcloud import TencentQuotas
 from tests.cli.helpers import ROOT, copy_project, invoke
 
 
@@ -133,7 +136,7 @@ def test_alicloud_reads_describe_account_attributes(project: Path, monkeypatch: 
         calls.append((region, names))
         return ALICLOUD_ANSWER
 
-    monkeypatch.setitem(clients.READERS, "alicloud", lambda: clients.AlicloudQuotas(call))
+    monkeypatch.setitem(clients.READERS, "alicloud", lambda: AlicloudQuotas(call))
     run = invoke("preflight", str(project), "-s", "cn-dev", "--format", "json")
     assert calls == [("cn-hangzhou", ["max-spot-instance-vcpu-count"])]
     assert run.exit_code == 1, run.stderr
@@ -153,7 +156,7 @@ def test_tencent_reads_describe_account_quota(project: Path, monkeypatch: pytest
         calls.append(region)
         return TENCENT_ANSWER
 
-    monkeypatch.setitem(clients.READERS, "tencentcloud", lambda: clients.TencentQuotas(call))
+    monkeypatch.setitem(clients.READERS, "tencentcloud", lambda: TencentQuotas(call))
     run = invoke("preflight", str(project), "-s", "tc-dev", "--format", "json")
     assert calls == ["ap-guangzhou"]
     assert run.exit_code == 1, run.stderr
@@ -167,7 +170,7 @@ def test_tencent_reads_describe_account_quota(project: Path, monkeypatch: pytest
 
 
 def test_tencent_answer_for_another_region_is_refused() -> None:
-    reader = clients.TencentQuotas(lambda region: TENCENT_ANSWER)
+    reader = TencentQuotas(lambda region: TENCENT_ANSWER)
     with pytest.raises(clients.NoCredentials, match="answered for region ap-guangzhou, not ap-shanghai"):
         reader.read("ap-shanghai", ["SpotPaidQuotaSet"])
 
@@ -199,7 +202,7 @@ def test_without_credentials_says_so_and_exits_2(project: Path, monkeypatch: pyt
         def get_credentials(self) -> None:
             return None
 
-    monkeypatch.setitem(clients.READERS, "aws", lambda: clients.AwsQuotas(NoKeys()))
+    monkeypatch.setitem(clients.READERS, "aws", lambda: AwsQuotas(NoKeys()))
     run = invoke("preflight", str(project), "-s", "dev")
     assert run.exit_code == 2
     assert "cannot read the quotas: no AWS credentials found" in run.stderr
@@ -224,7 +227,7 @@ def test_aws_reader_reads_service_quotas() -> None:
             assert (service, region_name) == ("service-quotas", "us-west-2")
             return Client()
 
-    assert clients.AwsQuotas(Session()).read("us-west-2", ["L-417A185B"]) == {"L-417A185B": 96.0}
+    assert AwsQuotas(Session()).read("us-west-2", ["L-417A185B"]) == {"L-417A185B": 96.0}
 
 
 def test_offline_from_the_cli_file(project: Path) -> None:

@@ -3,19 +3,20 @@ from __future__ import annotations
 from typing import Any
 
 from _gpuf_values import blocks
-from _gpuf_vpn import ALI_ENCRYPTION, ALI_IKE_VERSIONS, ALI_INTEGRITY, all_in, block, strong_dh
+from _gpuf_vpn import all_in, block, strong_dh
+from _gpuf_vpn_alicloud import ENCRYPTION, IKE_VERSIONS, INTEGRITY
 from checkov.common.models.enums import CheckCategories, CheckResult
 from checkov.terraform.checks.resource.base_resource_check import BaseResourceCheck
 
 
 def _strong(ike: dict[str, Any] | None, ipsec: dict[str, Any] | None) -> bool:
     return bool(
-        all_in(ike, "ike_version", ALI_IKE_VERSIONS, upper=False)
-        and all_in(ike, "ike_enc_alg", ALI_ENCRYPTION, upper=False)
-        and all_in(ike, "ike_auth_alg", ALI_INTEGRITY, upper=False)
+        all_in(ike, "ike_version", IKE_VERSIONS, upper=False)
+        and all_in(ike, "ike_enc_alg", ENCRYPTION, upper=False)
+        and all_in(ike, "ike_auth_alg", INTEGRITY, upper=False)
         and strong_dh(ike, "ike_pfs")
-        and all_in(ipsec, "ipsec_enc_alg", ALI_ENCRYPTION, upper=False)
-        and all_in(ipsec, "ipsec_auth_alg", ALI_INTEGRITY, upper=False)
+        and all_in(ipsec, "ipsec_enc_alg", ENCRYPTION, upper=False)
+        and all_in(ipsec, "ipsec_auth_alg", INTEGRITY, upper=False)
         and strong_dh(ipsec, "ipsec_pfs")
     )
 

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from _gpuf_vpn import AWS_ENCRYPTION, AWS_IKE_VERSIONS, AWS_INTEGRITY, all_in, strong_dh
+from _gpuf_vpn import all_in, strong_dh
+from _gpuf_vpn_aws import ENCRYPTION, IKE_VERSIONS, INTEGRITY
 from checkov.common.models.enums import CheckCategories, CheckResult
 from checkov.terraform.checks.resource.base_resource_check import BaseResourceCheck
 
@@ -35,13 +36,13 @@ class AwsVpnConnectionStrongCrypto(BaseResourceCheck):  # type: ignore[misc]
         self.evaluated_keys = _keys(1) + _keys(2)
         for tunnel in (1, 2):
             prefix = f"tunnel{tunnel}"
-            if not all_in(conf, f"{prefix}_ike_versions", AWS_IKE_VERSIONS, upper=True):
+            if not all_in(conf, f"{prefix}_ike_versions", IKE_VERSIONS, upper=True):
                 return CheckResult.FAILED
             for phase in (1, 2):
                 stem = f"{prefix}_phase{phase}"
-                if not all_in(conf, f"{stem}_encryption_algorithms", AWS_ENCRYPTION, upper=True):
+                if not all_in(conf, f"{stem}_encryption_algorithms", ENCRYPTION, upper=True):
                     return CheckResult.FAILED
-                if not all_in(conf, f"{stem}_integrity_algorithms", AWS_INTEGRITY, upper=True):
+                if not all_in(conf, f"{stem}_integrity_algorithms", INTEGRITY, upper=True):
                     return CheckResult.FAILED
                 if not strong_dh(conf, f"{stem}_dh_group_numbers"):
                     return CheckResult.FAILED

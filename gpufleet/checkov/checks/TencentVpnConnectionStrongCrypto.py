@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from _gpuf_vpn import TC_ENCRYPTION, TC_IKE_VERSIONS, TC_INTEGRITY, all_in, strong_dh
+from _gpuf_vpn import all_in, strong_dh
+from _gpuf_vpn_tencentcloud import ENCRYPTION, IKE_VERSIONS, INTEGRITY
 from checkov.common.models.enums import CheckCategories, CheckResult
 from checkov.terraform.checks.resource.base_resource_check import BaseResourceCheck
 
@@ -33,12 +34,12 @@ class TencentVpnConnectionStrongCrypto(BaseResourceCheck):  # type: ignore[misc]
             "ipsec_pfs_dh_group",
         ]
         strong = (
-            all_in(conf, "ike_version", TC_IKE_VERSIONS, upper=True)
-            and all_in(conf, "ike_proto_encry_algorithm", TC_ENCRYPTION, upper=True)
-            and all_in(conf, "ike_proto_authen_algorithm", TC_INTEGRITY, upper=True)
+            all_in(conf, "ike_version", IKE_VERSIONS, upper=True)
+            and all_in(conf, "ike_proto_encry_algorithm", ENCRYPTION, upper=True)
+            and all_in(conf, "ike_proto_authen_algorithm", INTEGRITY, upper=True)
             and strong_dh(conf, "ike_dh_group_name")
-            and all_in(conf, "ipsec_encrypt_algorithm", TC_ENCRYPTION, upper=True)
-            and all_in(conf, "ipsec_integrity_algorithm", TC_INTEGRITY, upper=True)
+            and all_in(conf, "ipsec_encrypt_algorithm", ENCRYPTION, upper=True)
+            and all_in(conf, "ipsec_integrity_algorithm", INTEGRITY, upper=True)
             and strong_dh(conf, "ipsec_pfs_dh_group")
         )
         return CheckResult.PASSED if strong else CheckResult.FAILED

@@ -1,6 +1,8 @@
 """What GF-NET-001 accepts for site-to-site VPN crypto, for the CKV_GPUF_9..11 checks. checkov runs in its own
 environment, where the policy pack (and pulumi) cannot be imported: these tables repeat
-policies/network/vpn_strong_crypto.py, and tests/checkov/test_vpn_checks.py keeps the two equal.
+policies/network/vpn_strong_crypto.py and the clouds' modules beside it, and tests/checkov/test_vpn_checks.py
+keeps them equal. Each cloud's tables (IKE_VERSIONS, ENCRYPTION, INTEGRITY) are in `_gpuf_vpn_<cloud>.py`
+beside this file, which that cloud's check imports by file name as it imports this one.
 
 Diffie-Hellman groups follow RFC 8247 section 2.4: 14-21 are accepted; 1, 2 and 5 are too small and 22, 23
 and 24 (MODP groups with small prime-order subgroups) fail too. An unset setting takes the cloud's default,
@@ -9,36 +11,12 @@ which is weak on every cloud (ikev1, AES128/3DES, SHA1/MD5, DH group 1 or 2): it
 
 from __future__ import annotations
 
-import importlib
 import re
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from _gpuf_values import blocks
 
 STRONG_DH_GROUPS = frozenset(range(14, 22))
-
-# Each cloud's tables are in `_gpuf_vpn_<cloud>.py` beside this file (IKE_VERSIONS, ENCRYPTION,
-# INTEGRITY); they are also served here under the cloud module's PREFIX (`AWS_ENCRYPTION`, `ALI_INTEGRITY`,
-# `TC_IKE_VERSIONS`), the names the policy pack's vpn_strong_crypto uses.
-_TABLES = ("IKE_VERSIONS", "ENCRYPTION", "INTEGRITY")
-
-
-def _cloud_modules() -> list[ModuleType]:
-    """Every `_gpuf_vpn_<cloud>` module beside this one, by file name."""
-    here = Path(__file__).parent
-    return [importlib.import_module(path.stem) for path in sorted(here.glob("_gpuf_vpn_*.py"))]
-
-
-def __getattr__(name: str) -> frozenset[str]:
-    """`<PREFIX>_<TABLE>`: the table of the cloud module whose PREFIX that is."""
-    prefix, _, table = name.partition("_")
-    if table in _TABLES:
-        for module in _cloud_modules():
-            if prefix == module.PREFIX:
-                return frozenset(getattr(module, table))
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def values(conf: dict[str, Any] | None, key: str) -> list[Any]:

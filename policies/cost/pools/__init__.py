@@ -16,8 +16,8 @@ once per stack.
 Values unknown at preview are kept as `None` and recorded in `Pool.unknown` (field -> wire path and
 sentinel) so a rule that needs one can say it could not be judged instead of passing.
 
-The parts, one a file: `tokens` (type tokens, one module a cloud; a cloud's constants such as
-`AWS_ASG` stay readable from this package), `model` (`Pool`, `ScalingSignal`, `ScheduledAction`),
+The parts, one a file: `tokens` (type tokens, one module a cloud: a cloud's constants such as
+`AWS_ASG` are imported from its module there), `model` (`Pool`, `ScalingSignal`, `ScheduledAction`),
 `reading` (props with unknowns), `index` (the resource index), `scaling` (policies and rules as
 signals), `attachments` (what joins each pool), `builders` (shared by the clouds), `families` (bare
 AWS families and vCPU budgets against the catalogue), `aws`, `alicloud` and `tencentcloud` (each
@@ -26,8 +26,6 @@ and `pricing` (the hourly envelope).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from gpufleet.policies.cost.pools.discovery import discover_pools
 from gpufleet.policies.cost.pools.index import ResourceIndex, ResourceView
@@ -51,7 +49,6 @@ from gpufleet.policies.cost.pools.tokens import (
     POOL_KINDS,
     POOL_TYPES,
     SCALABLE_TYPES,
-    cloud_token,
 )
 
 __all__ = [
@@ -74,8 +71,3 @@ __all__ = [
     "monthly_estimate",
     "unknown_number",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    """A cloud's pool token constant (``pools.AWS_ASG``), read from its module in `tokens`."""
-    return cloud_token(name)

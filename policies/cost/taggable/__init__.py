@@ -2,8 +2,8 @@
 
 Data, not code: one type token per line in `aws.txt`, `alicloud.txt` and `tencentcloud.txt`, written
 by `python -m gpufleet.policies.cost.taggable.generate` from the installed provider SDKs; regenerate after a
-provider upgrade, never edit by hand. `BY_CLOUD` maps each registered cloud to its types (also
-readable as the cloud's key in capitals, `taggable.ALICLOUD`); `TAGGABLE` is their union.
+provider upgrade, never edit by hand. `BY_CLOUD` maps each registered cloud to its types (one cloud's:
+`BY_CLOUD["alicloud"]`); `TAGGABLE` is their union.
 """
 
 from __future__ import annotations
@@ -27,10 +27,3 @@ BY_CLOUD: dict[str, frozenset[str]] = {cloud: _read(cloud) for cloud in CLOUDS}
 TAGGABLE: frozenset[str] = frozenset().union(*BY_CLOUD.values())
 
 __all__ = ["BY_CLOUD", "CLOUDS", "TAGGABLE", "data_file"]
-
-
-def __getattr__(name: str) -> frozenset[str]:
-    """One cloud's taggable types by its key in capitals (``taggable.ALICLOUD``)."""
-    if name.isupper() and name.lower() in BY_CLOUD:
-        return BY_CLOUD[name.lower()]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -29,8 +29,6 @@ region when either region is not known).
 
 from __future__ import annotations
 
-from typing import Any
-
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, Severity, StackValidationArgs
 
 from gpufleet.components.clouds import cloud_parts, part_merged, part_of, part_union
@@ -63,15 +61,6 @@ RULE = Rule(
     url=sole(PARTS, "URL"),
     checkov=chained(PARTS, "CHECKOV"),
 )
-
-
-def __getattr__(name: str) -> Any:
-    """A name one cloud's module defines (a type token such as `AWS_VOLUME`), for importers of this
-    module."""
-    for part in PARTS.values():
-        if not name.startswith("_") and hasattr(part, name):
-            return getattr(part, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _disks(resource: PolicyResource) -> tuple[str, str, list[Disk]]:

@@ -6,16 +6,24 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.policies.cost import nonprod_off_hours, nonprod_spot_share
-from gpufleet.policies.cost import pools as P
 from gpufleet.policies.cost.pools import Pool, discover_pools
+from gpufleet.policies.cost.pools.tokens.aws import (
+    AWS_APPAS_POLICY,
+    AWS_APPAS_SCHEDULED_ACTION,
+    AWS_APPAS_TARGET,
+    AWS_ASG,
+    AWS_LAUNCH_TEMPLATE,
+    AWS_SPOT_FLEET,
+    SPOT_FLEET_DIMENSION,
+)
 
 from .helpers import FakeCatalog, check_stack, res
 
 
 def _asg(accelerators: list[str], on_demand_pct: int = 0) -> Any:
-    lt = res(P.AWS_LAUNCH_TEMPLATE, "batch-lt", {"imageId": "ami-1"})
+    lt = res(AWS_LAUNCH_TEMPLATE, "batch-lt", {"imageId": "ami-1"})
     return res(
-        P.AWS_ASG,
+        AWS_ASG,
         "batch",
         {
             "minSize": 0,
@@ -68,9 +76,9 @@ def test_asg_without_accelerator_names_is_a_gpu_pool_of_unknown_class() -> None:
     assert (pool.name, pool.instance_types, pool.gpu_class_unknown) == ("batch", (), True)
 
 
-def _spot_fleet_stack(*, night_max: int | None, dimension: str = P.SPOT_FLEET_DIMENSION) -> list[Any]:
+def _spot_fleet_stack(*, night_max: int | None, dimension: str = SPOT_FLEET_DIMENSION) -> list[Any]:
     fleet = res(
-        P.AWS_SPOT_FLEET,
+        AWS_SPOT_FLEET,
         "sweeps",
         {
             "targetCapacity": 2,
@@ -80,7 +88,7 @@ def _spot_fleet_stack(*, night_max: int | None, dimension: str = P.SPOT_FLEET_DI
         },
     )
     target = res(
-        P.AWS_APPAS_TARGET,
+        AWS_APPAS_TARGET,
         "sweeps",
         {
             "serviceNamespace": "ec2",
@@ -95,7 +103,7 @@ def _spot_fleet_stack(*, night_max: int | None, dimension: str = P.SPOT_FLEET_DI
     if night_max is not None:
         resources.append(
             res(
-                P.AWS_APPAS_SCHEDULED_ACTION,
+                AWS_APPAS_SCHEDULED_ACTION,
                 "sweeps-night",
                 {
                     "serviceNamespace": "ec2",
@@ -136,12 +144,12 @@ def test_spot_fleet_target_tracking_scale_in_passes() -> None:
     resources = _spot_fleet_stack(night_max=None)
     resources.append(
         res(
-            P.AWS_APPAS_POLICY,
+            AWS_APPAS_POLICY,
             "sweeps-gpu",
             {
                 "policyType": "TargetTrackingScaling",
                 "resourceId": "spot-fleet-request/sfr-123",
-                "scalableDimension": P.SPOT_FLEET_DIMENSION,
+                "scalableDimension": SPOT_FLEET_DIMENSION,
                 "targetTrackingScalingPolicyConfiguration": {
                     "targetValue": 60,
                     "customizedMetricSpecification": {"metricName": "nvidia_smi_utilization_gpu"},

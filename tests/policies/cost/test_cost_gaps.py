@@ -13,6 +13,19 @@ from gpufleet.policies.cost import (
     worst_case_hourly,
 )
 from gpufleet.policies.cost import pools as P
+from gpufleet.policies.cost.pools.tokens.alicloud import (
+    ALI_INSTANCE,
+    ALI_SCALING_CONFIGURATION,
+    ALI_SCALING_GROUP,
+)
+from gpufleet.policies.cost.pools.tokens.aws import (
+    AWS_APPAS_TARGET,
+    AWS_ASG,
+    AWS_LAUNCH_TEMPLATE,
+    AWS_SPOT_FLEET,
+    SPOT_FLEET_DIMENSION,
+)
+from gpufleet.policies.cost.pools.tokens.tencentcloud import TC_INSTANCE, TC_SCALING_CONFIG, TC_SCALING_GROUP
 
 from .helpers import UNKNOWN_NUM, UNKNOWN_STR, check_stack, res
 
@@ -54,13 +67,13 @@ def _ali_stack(bucket_region: str, *, by_dependency: bool = False, role_ref: str
         deps={"roleName": [role]},
     )
     group = res(
-        P.ALI_SCALING_GROUP,
+        ALI_SCALING_GROUP,
         "grp",
         {"scalingGroupName": "grp", "minSize": 0, "maxSize": 2},
         provider_props={"region": "cn-hangzhou"},
     )
     config = res(
-        P.ALI_SCALING_CONFIGURATION,
+        ALI_SCALING_CONFIGURATION,
         "cfg",
         {"scalingGroupId": UNKNOWN_STR, "instanceType": "ecs.gn7i-c8g1.2xlarge", "roleName": role_ref},
         deps={"scalingGroupId": [group]},
@@ -119,7 +132,7 @@ def test_alicloud_ecs_instance_role_with_proxy() -> None:
         {"roleName": "gpu-role", "policyName": "read-data", "policyType": "Custom"},
     )
     box = res(
-        P.ALI_INSTANCE,
+        ALI_INSTANCE,
         "box",
         {"instanceType": "ecs.gn7i-c8g1.2xlarge", "roleName": "gpu-role"},
         provider_props={"region": "cn-hangzhou"},
@@ -178,12 +191,12 @@ def _tc_stack(bucket_region: str, *, by_name: bool = False, role_ref: str = "gpu
             deps={"roleId": [role], "policyId": [policy]},
         )
     config = res(
-        P.TC_SCALING_CONFIG,
+        TC_SCALING_CONFIG,
         "cfg",
         {"configurationName": "cfg", "instanceTypes": ["GN7.2XLARGE32"], "camRoleName": role_ref},
     )
     group = res(
-        P.TC_SCALING_GROUP,
+        TC_SCALING_GROUP,
         "grp",
         {"scalingGroupName": "grp", "configurationId": UNKNOWN_STR, "minSize": 0, "maxSize": 2},
         deps={"configurationId": [config]},
@@ -225,7 +238,7 @@ def test_tencentcloud_bucket_without_known_region_is_not_judged() -> None:
 def test_tencentcloud_cvm_instance_with_proxy() -> None:
     stack = _tc_stack("ap-shanghai")[:4]
     box = res(
-        P.TC_INSTANCE,
+        TC_INSTANCE,
         "box",
         {"instanceType": "GN7.2XLARGE32", "camRoleName": UNKNOWN_STR},
         deps={"camRoleName": [stack[1]]},
@@ -245,9 +258,9 @@ def test_tencentcloud_cvm_instance_with_proxy() -> None:
 
 # --- attribute-selected GPUs without accelerator names -------------------------------------------------
 def _attribute_asg(requirements: dict[str, Any], on_demand_pct: int = 0) -> Any:
-    lt = res(P.AWS_LAUNCH_TEMPLATE, "batch-lt", {"imageId": "ami-1"})
+    lt = res(AWS_LAUNCH_TEMPLATE, "batch-lt", {"imageId": "ami-1"})
     return res(
-        P.AWS_ASG,
+        AWS_ASG,
         "batch",
         {
             "minSize": 0,
@@ -300,9 +313,9 @@ def test_unnamed_gpu_pool_is_judged_for_its_spot_share() -> None:
 
 
 # --- spot fleet grown by an Application Auto Scaling target ----------------------------------------------
-def _fleet_stack(max_capacity: Any, dimension: str = P.SPOT_FLEET_DIMENSION) -> list[Any]:
+def _fleet_stack(max_capacity: Any, dimension: str = SPOT_FLEET_DIMENSION) -> list[Any]:
     fleet = res(
-        P.AWS_SPOT_FLEET,
+        AWS_SPOT_FLEET,
         "sweeps",
         {
             "targetCapacity": 2,
@@ -313,7 +326,7 @@ def _fleet_stack(max_capacity: Any, dimension: str = P.SPOT_FLEET_DIMENSION) -> 
         },
     )
     target = res(
-        P.AWS_APPAS_TARGET,
+        AWS_APPAS_TARGET,
         "sweeps-target",
         {
             "serviceNamespace": "ec2",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.policies.cost.cost_tags import POLICY
-from gpufleet.policies.cost.taggable import ALICLOUD, AWS, TAGGABLE, TENCENTCLOUD, data_file, generate
+from gpufleet.policies.cost.taggable import BY_CLOUD, TAGGABLE, data_file, generate
 
 from .helpers import check_resource
 
@@ -61,6 +61,7 @@ def test_generated_lists_are_up_to_date() -> None:
 
 
 def test_each_list_holds_its_own_cloud_only() -> None:
-    for cloud, tokens in (("aws", AWS), ("alicloud", ALICLOUD), ("tencentcloud", TENCENTCLOUD)):
+    aws, alicloud, tencentcloud = BY_CLOUD["aws"], BY_CLOUD["alicloud"], BY_CLOUD["tencentcloud"]
+    for cloud, tokens in (("aws", aws), ("alicloud", alicloud), ("tencentcloud", tencentcloud)):
         assert tokens and all(token.startswith(f"{cloud}:") for token in tokens), cloud
-    assert TAGGABLE == AWS | ALICLOUD | TENCENTCLOUD
+    assert aws | alicloud | tencentcloud == TAGGABLE

@@ -5,12 +5,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.policies.cost import pools as P
 from gpufleet.policies.cost.pools import Pool, ScheduledAction, discover_pools
+from gpufleet.policies.cost.pools.tokens.alicloud import ALI_SCHEDULED_TASK
+from gpufleet.policies.cost.pools.tokens.aws import (
+    AWS_APPAS_POLICY,
+    AWS_APPAS_SCHEDULED_ACTION,
+    AWS_APPAS_TARGET,
+    AWS_ASG,
+    AWS_ASG_POLICY,
+    AWS_ASG_SCHEDULE,
+    AWS_LAUNCH_TEMPLATE,
+    AWS_SPOT_FLEET,
+    SPOT_FLEET_DIMENSION,
+)
+from gpufleet.policies.cost.pools.tokens.tencentcloud import TC_SCHEDULE
 
 from .helpers import UNKNOWN_STR, FakeCatalog, ali_pool, res, tc_pool
 
-DIMENSION = P.SPOT_FLEET_DIMENSION
+DIMENSION = SPOT_FLEET_DIMENSION
 FLEET_ID = "spot-fleet-request/sfr-123"
 
 
@@ -21,9 +33,9 @@ def _one(resources: list[Any]) -> Pool:
 
 
 def _asg(*attached: Any) -> Pool:
-    lt = res(P.AWS_LAUNCH_TEMPLATE, "lt", {"name": "gpu-lt", "instanceType": "g5.2xlarge"})
+    lt = res(AWS_LAUNCH_TEMPLATE, "lt", {"name": "gpu-lt", "instanceType": "g5.2xlarge"})
     asg = res(
-        P.AWS_ASG,
+        AWS_ASG,
         "gpu",
         {"minSize": 1, "maxSize": 6, "launchTemplate": {"name": "gpu-lt"}},
         provider_props={"region": "us-east-1"},
@@ -37,7 +49,7 @@ def _directions(pool: Pool) -> dict[str, tuple[str, str]]:
 
 def test_aws_scheduled_action_reads_every_size_recurrence_and_time_zone() -> None:
     night = res(
-        P.AWS_ASG_SCHEDULE,
+        AWS_ASG_SCHEDULE,
         "night",
         {
             "autoscalingGroupName": "gpu",
@@ -49,7 +61,7 @@ def test_aws_scheduled_action_reads_every_size_recurrence_and_time_zone() -> Non
         },
     )
     morning = res(
-        P.AWS_ASG_SCHEDULE,
+        AWS_ASG_SCHEDULE,
         "morning",
         {"autoscalingGroupName": "gpu", "minSize": 1, "maxSize": 6, "recurrence": "0 8 * * MON-FRI"},
     )
@@ -63,18 +75,18 @@ def test_aws_scheduled_action_reads_every_size_recurrence_and_time_zone() -> Non
 
 def test_application_auto_scaling_action_has_no_desired_size() -> None:
     fleet = res(
-        P.AWS_SPOT_FLEET,
+        AWS_SPOT_FLEET,
         "sweeps",
         {"targetCapacity": 2, "launchSpecifications": [{"instanceType": "g5.2xlarge"}]},
     )
     target = res(
-        P.AWS_APPAS_TARGET,
+        AWS_APPAS_TARGET,
         "sweeps",
         {"scalableDimension": DIMENSION, "resourceId": FLEET_ID, "minCapacity": 0, "maxCapacity": 4},
         deps={"resourceId": [fleet]},
     )
     night = res(
-        P.AWS_APPAS_SCHEDULED_ACTION,
+        AWS_APPAS_SCHEDULED_ACTION,
         "sweeps-night",
         {
             "scalableDimension": DIMENSION,
@@ -85,7 +97,7 @@ def test_application_auto_scaling_action_has_no_desired_size() -> None:
         },
     )
     steps = res(
-        P.AWS_APPAS_POLICY,
+        AWS_APPAS_POLICY,
         "sweeps-steps",
         {
             "policyType": "StepScaling",
@@ -108,7 +120,7 @@ def test_application_auto_scaling_action_has_no_desired_size() -> None:
 def test_step_policies_scale_by_the_signs_of_their_steps() -> None:
     def step(name: str, *adjustments: Any) -> Any:
         return res(
-            P.AWS_ASG_POLICY,
+            AWS_ASG_POLICY,
             name,
             {
                 "autoscalingGroupName": "gpu",
@@ -132,7 +144,7 @@ def test_step_policies_scale_by_the_signs_of_their_steps() -> None:
 def test_target_tracking_scales_both_ways_unless_scale_in_is_disabled() -> None:
     def tracking(name: str, **config: Any) -> Any:
         return res(
-            P.AWS_ASG_POLICY,
+            AWS_ASG_POLICY,
             name,
             {
                 "autoscalingGroupName": "gpu",
@@ -154,7 +166,7 @@ def test_target_tracking_scales_both_ways_unless_scale_in_is_disabled() -> None:
 def test_ess_scheduled_task_reads_its_values_in_utc_and_step_rules_their_signs() -> None:
     group, config, _scale_in, _alarm = ali_pool()
     task = res(
-        P.ALI_SCHEDULED_TASK,
+        ALI_SCHEDULED_TASK,
         "night",
         {
             "scalingGroupId": UNKNOWN_STR,
@@ -180,7 +192,7 @@ def test_tencent_schedule_has_no_time_zone() -> None:
     resources = tc_pool(schedule=False)
     group = resources[1]
     night = res(
-        P.TC_SCHEDULE,
+        TC_SCHEDULE,
         "night",
         {
             "scalingGroupId": UNKNOWN_STR,

@@ -5,6 +5,34 @@ from typing import Any
 
 from gpufleet.policies.cost import pools as P
 from gpufleet.policies.cost.pools import Pool, discover_pools, hourly_envelope, monthly_estimate
+from gpufleet.policies.cost.pools.tokens.alicloud import (
+    ALI_ESS_ALARM,
+    ALI_INSTANCE,
+    ALI_SCALING_CONFIGURATION,
+    ALI_SCALING_GROUP,
+    ALI_SCALING_RULE,
+    ALI_SCHEDULED_TASK,
+)
+from gpufleet.policies.cost.pools.tokens.aws import (
+    AWS_ASG,
+    AWS_ASG_POLICY,
+    AWS_ASG_SCHEDULE,
+    AWS_EKS_NODE_GROUP,
+    AWS_FLEET,
+    AWS_INSTANCE,
+    AWS_LAUNCH_CONFIGURATION,
+    AWS_LAUNCH_TEMPLATE,
+    AWS_METRIC_ALARM,
+    AWS_SPOT_FLEET,
+    AWS_SPOT_REQUEST,
+)
+from gpufleet.policies.cost.pools.tokens.tencentcloud import (
+    TC_ALARM_POLICY,
+    TC_SCALING_CONFIG,
+    TC_SCALING_GROUP,
+    TC_SCALING_POLICY,
+    TC_SCHEDULE,
+)
 from gpufleet.policies.gpu import gpu_class_of
 
 from .helpers import UNKNOWN_NUM, UNKNOWN_STR, FakeCatalog, res
@@ -33,12 +61,12 @@ def test_gpu_detection_catalogue_then_family() -> None:
 
 def test_aws_asg_with_launch_template_joined_by_dependency() -> None:
     lt = res(
-        P.AWS_LAUNCH_TEMPLATE,
+        AWS_LAUNCH_TEMPLATE,
         "gpu-lt",
         {"instanceType": "g5.2xlarge", "instanceMarketOptions": {"marketType": "spot"}},
     )
     asg = res(
-        P.AWS_ASG,
+        AWS_ASG,
         "gpu",
         {
             "minSize": 0,
@@ -57,49 +85,49 @@ def test_aws_asg_with_launch_template_joined_by_dependency() -> None:
 
 
 def test_aws_asg_mixed_instances_default_is_all_on_demand() -> None:
-    lt = res(P.AWS_LAUNCH_TEMPLATE, "lt", {"name": "gpu-lt", "instanceType": "g5.2xlarge"})
+    lt = res(AWS_LAUNCH_TEMPLATE, "lt", {"name": "gpu-lt", "instanceType": "g5.2xlarge"})
     mip: dict[str, Any] = {
         "launchTemplate": {
             "launchTemplateSpecification": {"launchTemplateName": "gpu-lt"},
             "overrides": [{"instanceType": "g5.2xlarge"}, {"instanceType": "g4dn.xlarge"}],
         }
     }
-    asg = res(P.AWS_ASG, "gpu", {"minSize": 0, "maxSize": 10, "mixedInstancesPolicy": mip})
+    asg = res(AWS_ASG, "gpu", {"minSize": 0, "maxSize": 10, "mixedInstancesPolicy": mip})
     pool = _one([lt, asg])
     assert pool.instance_types == ("g5.2xlarge", "g4dn.xlarge")
     assert pool.spot_percent == 0.0
     mip["instancesDistribution"] = {"onDemandBaseCapacity": 2, "onDemandPercentageAboveBaseCapacity": 50}
-    pool = _one([lt, res(P.AWS_ASG, "gpu", {"minSize": 0, "maxSize": 10, "mixedInstancesPolicy": mip})])
+    pool = _one([lt, res(AWS_ASG, "gpu", {"minSize": 0, "maxSize": 10, "mixedInstancesPolicy": mip})])
     assert (pool.spot_percent, pool.on_demand_base) == (40.0, 2)  # 8 above base, half spot = 4 of 10
 
 
 def test_aws_asg_launch_configuration_spot_price() -> None:
-    lc = res(P.AWS_LAUNCH_CONFIGURATION, "lc", {"instanceType": "g4dn.xlarge", "spotPrice": "0.3"})
-    asg = res(P.AWS_ASG, "gpu", {"minSize": 0, "maxSize": 2, "launchConfiguration": "lc"})
+    lc = res(AWS_LAUNCH_CONFIGURATION, "lc", {"instanceType": "g4dn.xlarge", "spotPrice": "0.3"})
+    asg = res(AWS_ASG, "gpu", {"minSize": 0, "maxSize": 2, "launchConfiguration": "lc"})
     assert _one([lc, asg]).spot_percent == 100.0
 
 
 def test_non_gpu_pools_are_left_out_unless_asked() -> None:
-    asg = res(P.AWS_ASG, "web", {"minSize": 1, "maxSize": 2, "launchConfiguration": "lc"})
-    lc = res(P.AWS_LAUNCH_CONFIGURATION, "lc", {"instanceType": "m5.large"})
+    asg = res(AWS_ASG, "web", {"minSize": 1, "maxSize": 2, "launchConfiguration": "lc"})
+    lc = res(AWS_LAUNCH_CONFIGURATION, "lc", {"instanceType": "m5.large"})
     assert discover_pools([lc, asg], FakeCatalog.default()) == []
     assert [p.name for p in discover_pools([lc, asg], FakeCatalog.default(), gpu_only=False)] == ["web"]
 
 
 def test_aws_scaling_policies_alarms_and_schedules() -> None:
-    asg = res(P.AWS_ASG, "gpu", {"name": "gpu-asg", "minSize": 0, "maxSize": 4, "launchConfiguration": "lc"})
-    lc = res(P.AWS_LAUNCH_CONFIGURATION, "lc", {"instanceType": "g4dn.xlarge"})
+    asg = res(AWS_ASG, "gpu", {"name": "gpu-asg", "minSize": 0, "maxSize": 4, "launchConfiguration": "lc"})
+    lc = res(AWS_LAUNCH_CONFIGURATION, "lc", {"instanceType": "g4dn.xlarge"})
     out = res(
-        P.AWS_ASG_POLICY, "out", {"autoscalingGroupName": "gpu-asg", "scalingAdjustment": 1, "cooldown": 300}
+        AWS_ASG_POLICY, "out", {"autoscalingGroupName": "gpu-asg", "scalingAdjustment": 1, "cooldown": 300}
     )
     inn = res(
-        P.AWS_ASG_POLICY,
+        AWS_ASG_POLICY,
         "in",
         {"autoscalingGroupName": UNKNOWN_STR, "scalingAdjustment": -1},
         deps={"autoscalingGroupName": [asg]},
     )
     alarm = res(
-        P.AWS_METRIC_ALARM,
+        AWS_METRIC_ALARM,
         "low",
         {
             "comparisonOperator": "LessThanThreshold",
@@ -112,7 +140,7 @@ def test_aws_scaling_policies_alarms_and_schedules() -> None:
         deps={"alarmActions": [inn]},
     )
     night = res(
-        P.AWS_ASG_SCHEDULE,
+        AWS_ASG_SCHEDULE,
         "night",
         {
             "autoscalingGroupName": "gpu-asg",
@@ -131,10 +159,10 @@ def test_aws_scaling_policies_alarms_and_schedules() -> None:
 
 
 def test_aws_instance_fleet_spot_fleet_and_node_group() -> None:
-    inst = res(P.AWS_INSTANCE, "box", {"instanceType": "g5.2xlarge"})
-    spot = res(P.AWS_SPOT_REQUEST, "sr", {"instanceType": "g5.2xlarge"})
+    inst = res(AWS_INSTANCE, "box", {"instanceType": "g5.2xlarge"})
+    spot = res(AWS_SPOT_REQUEST, "sr", {"instanceType": "g5.2xlarge"})
     fleet = res(
-        P.AWS_FLEET,
+        AWS_FLEET,
         "fleet",
         {
             "targetCapacitySpecification": {"totalTargetCapacity": 4, "onDemandTargetCapacity": 1},
@@ -142,12 +170,12 @@ def test_aws_instance_fleet_spot_fleet_and_node_group() -> None:
         },
     )
     sfr = res(
-        P.AWS_SPOT_FLEET,
+        AWS_SPOT_FLEET,
         "sfr",
         {"targetCapacity": 5, "launchSpecifications": [{"instanceType": "g4dn.xlarge"}]},
     )
     ng = res(
-        P.AWS_EKS_NODE_GROUP,
+        AWS_EKS_NODE_GROUP,
         "ng",
         {
             "instanceTypes": ["g5.2xlarge"],
@@ -165,7 +193,7 @@ def test_aws_instance_fleet_spot_fleet_and_node_group() -> None:
 
 def test_alicloud_group_configuration_rules_alarms_and_tasks() -> None:
     group = res(
-        P.ALI_SCALING_GROUP,
+        ALI_SCALING_GROUP,
         "grp",
         {
             "minSize": 0,
@@ -177,7 +205,7 @@ def test_alicloud_group_configuration_rules_alarms_and_tasks() -> None:
         provider_props={"region": "cn-hangzhou"},
     )
     config = res(
-        P.ALI_SCALING_CONFIGURATION,
+        ALI_SCALING_CONFIGURATION,
         "cfg",
         {
             "scalingGroupId": UNKNOWN_STR,
@@ -187,7 +215,7 @@ def test_alicloud_group_configuration_rules_alarms_and_tasks() -> None:
         deps={"scalingGroupId": [group]},
     )
     rule = res(
-        P.ALI_SCALING_RULE,
+        ALI_SCALING_RULE,
         "in",
         {
             "scalingGroupId": UNKNOWN_STR,
@@ -198,7 +226,7 @@ def test_alicloud_group_configuration_rules_alarms_and_tasks() -> None:
         deps={"scalingGroupId": [group]},
     )
     alarm = res(
-        P.ALI_ESS_ALARM,
+        ALI_ESS_ALARM,
         "idle",
         {
             "alarmActions": [UNKNOWN_STR],
@@ -211,7 +239,7 @@ def test_alicloud_group_configuration_rules_alarms_and_tasks() -> None:
         deps={"alarmActions": [rule]},
     )
     task = res(
-        P.ALI_SCHEDULED_TASK,
+        ALI_SCHEDULED_TASK,
         "night",
         {"scalingGroupId": UNKNOWN_STR, "desiredCapacity": 0, "minValue": 0, "maxValue": 0},
         deps={"scalingGroupId": [group]},
@@ -230,16 +258,16 @@ def test_alicloud_group_configuration_rules_alarms_and_tasks() -> None:
 
 def test_tencent_group_config_alarm_policy_and_schedule() -> None:
     config = res(
-        P.TC_SCALING_CONFIG, "cfg", {"instanceTypes": ["GN7.2XLARGE32"], "instanceChargeType": "SPOTPAID"}
+        TC_SCALING_CONFIG, "cfg", {"instanceTypes": ["GN7.2XLARGE32"], "instanceChargeType": "SPOTPAID"}
     )
     group = res(
-        P.TC_SCALING_GROUP,
+        TC_SCALING_GROUP,
         "grp",
         {"minSize": 0, "maxSize": 4, "configurationId": UNKNOWN_STR},
         deps={"configurationId": [config]},
     )
     policy = res(
-        P.TC_SCALING_POLICY,
+        TC_SCALING_POLICY,
         "out",
         {
             "scalingGroupId": UNKNOWN_STR,
@@ -255,7 +283,7 @@ def test_tencent_group_config_alarm_policy_and_schedule() -> None:
         deps={"scalingGroupId": [group]},
     )
     alarm = res(
-        P.TC_ALARM_POLICY,
+        TC_ALARM_POLICY,
         "gpu-out",
         {
             "triggerTasks": [
@@ -276,7 +304,7 @@ def test_tencent_group_config_alarm_policy_and_schedule() -> None:
         deps={"triggerTasks": [policy]},
     )
     schedule = res(
-        P.TC_SCHEDULE,
+        TC_SCHEDULE,
         "night",
         {"scalingGroupId": UNKNOWN_STR, "desiredCapacity": 0, "minSize": 0, "maxSize": 0},
         deps={"scalingGroupId": [group]},
@@ -289,8 +317,8 @@ def test_tencent_group_config_alarm_policy_and_schedule() -> None:
 
 
 def test_unknown_decisive_values_are_recorded() -> None:
-    lc = res(P.AWS_LAUNCH_CONFIGURATION, "lc", {"instanceType": "g4dn.xlarge"})
-    asg = res(P.AWS_ASG, "gpu", {"minSize": 0, "maxSize": UNKNOWN_NUM, "launchConfiguration": "lc"})
+    lc = res(AWS_LAUNCH_CONFIGURATION, "lc", {"instanceType": "g4dn.xlarge"})
+    asg = res(AWS_ASG, "gpu", {"minSize": 0, "maxSize": UNKNOWN_NUM, "launchConfiguration": "lc"})
     pool = _one([lc, asg])
     assert pool.max_size is None and "max_size" in pool.unknown
     try:
@@ -303,7 +331,7 @@ def test_unknown_decisive_values_are_recorded() -> None:
 
 def test_hourly_envelope_converts_and_takes_worst_type() -> None:
     catalog = FakeCatalog.default()
-    lt = res(P.AWS_LAUNCH_TEMPLATE, "lt", {"instanceType": "g4dn.xlarge"})
+    lt = res(AWS_LAUNCH_TEMPLATE, "lt", {"instanceType": "g4dn.xlarge"})
     mip = {
         "launchTemplate": {
             "launchTemplateSpecification": {"launchTemplateName": "lt"},
@@ -311,10 +339,10 @@ def test_hourly_envelope_converts_and_takes_worst_type() -> None:
         }
     }
     asg = res(
-        P.AWS_ASG, "gpu", {"minSize": 1, "maxSize": 4, "mixedInstancesPolicy": mip, "region": "us-east-1"}
+        AWS_ASG, "gpu", {"minSize": 1, "maxSize": 4, "mixedInstancesPolicy": mip, "region": "us-east-1"}
     )
     ali = res(
-        P.ALI_INSTANCE,
+        ALI_INSTANCE,
         "box",
         {"instanceType": "ecs.gn7i-c8g1.2xlarge"},
         provider_props={"region": "cn-hangzhou"},
@@ -330,8 +358,8 @@ def test_hourly_envelope_converts_and_takes_worst_type() -> None:
 
 def test_envelope_reports_unpriced_and_unknown_region() -> None:
     catalog = FakeCatalog.default()
-    known = res(P.AWS_INSTANCE, "a", {"instanceType": "g5.2xlarge"})
-    unpriced = res(P.AWS_INSTANCE, "b", {"instanceType": "p5.48xlarge"})
+    known = res(AWS_INSTANCE, "a", {"instanceType": "g5.2xlarge"})
+    unpriced = res(AWS_INSTANCE, "b", {"instanceType": "p5.48xlarge"})
     envelope = hourly_envelope(discover_pools([known, unpriced], catalog), catalog)
     assert envelope.max_hourly == 1.2
     assert envelope.lines[0].note == "highest listed price (eu-west-1)"
@@ -339,9 +367,9 @@ def test_envelope_reports_unpriced_and_unknown_region() -> None:
 
 
 def test_index_is_built_once_not_per_pool() -> None:
-    lcs = [res(P.AWS_LAUNCH_CONFIGURATION, f"lc{i}", {"instanceType": "g4dn.xlarge"}) for i in range(400)]
+    lcs = [res(AWS_LAUNCH_CONFIGURATION, f"lc{i}", {"instanceType": "g4dn.xlarge"}) for i in range(400)]
     groups = [
-        res(P.AWS_ASG, f"g{i}", {"minSize": 0, "maxSize": 1, "launchConfiguration": f"lc{i}"})
+        res(AWS_ASG, f"g{i}", {"minSize": 0, "maxSize": 1, "launchConfiguration": f"lc{i}"})
         for i in range(400)
     ]
     assert len(discover_pools([*lcs, *groups], FakeCatalog.default())) == 400

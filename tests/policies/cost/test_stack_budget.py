@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pulumi_policy import PolicyResource
 
-from gpufleet.policies.cost import pools as P
+from gpufleet.policies.cost.pools.tokens.alicloud import ALI_SCALING_CONFIGURATION, ALI_SCALING_GROUP
 from gpufleet.policies.cost.stack_budget import POLICY, RULE
 from gpufleet.policies.cost.stack_budget.alicloud import alicloud_budget_problem
 
@@ -123,10 +123,10 @@ def test_tencent_budget() -> None:
 
 def _ali_stack() -> list[PolicyResource]:
     group = res(
-        P.ALI_SCALING_GROUP, "grp", {"minSize": 1, "maxSize": 4}, provider_props={"region": "cn-hangzhou"}
+        ALI_SCALING_GROUP, "grp", {"minSize": 1, "maxSize": 4}, provider_props={"region": "cn-hangzhou"}
     )
     config = res(
-        P.ALI_SCALING_CONFIGURATION,
+        ALI_SCALING_CONFIGURATION,
         "cfg",
         {"scalingGroupId": UNKNOWN_STR, "instanceType": "ecs.gn7i-c8g1.2xlarge"},
         deps={"scalingGroupId": [group]},

@@ -8,8 +8,12 @@ from typing import Any
 
 import pytest
 
-from gpufleet.policies.storage import block_storage_encrypted as b
 from gpufleet.policies.storage.block_storage_encrypted import POLICY
+from gpufleet.policies.storage.block_storage_encrypted.aws import (
+    AWS_ENCRYPTION_BY_DEFAULT,
+    AWS_INSTANCE,
+    AWS_LAUNCH_TEMPLATE,
+)
 
 from .helpers import provider, res, run_stack
 
@@ -21,18 +25,18 @@ TEMPLATE_PROPS = {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"e
 def test_default_covers_instances_and_templates_of_its_region(default: dict[str, Any]) -> None:
     east = provider("aws", "us-east-1")
     resources = [
-        res(b.AWS_ENCRYPTION_BY_DEFAULT, "ebd", default, prov=east),
-        res(b.AWS_INSTANCE, "train", INSTANCE_PROPS, prov=east),
-        res(b.AWS_LAUNCH_TEMPLATE, "tpl", TEMPLATE_PROPS, prov=east),
-        res(b.AWS_LAUNCH_TEMPLATE, "bare", {"instanceType": "g5.xlarge"}, prov=east),
+        res(AWS_ENCRYPTION_BY_DEFAULT, "ebd", default, prov=east),
+        res(AWS_INSTANCE, "train", INSTANCE_PROPS, prov=east),
+        res(AWS_LAUNCH_TEMPLATE, "tpl", TEMPLATE_PROPS, prov=east),
+        res(AWS_LAUNCH_TEMPLATE, "bare", {"instanceType": "g5.xlarge"}, prov=east),
     ]
     assert run_stack(POLICY, resources) == []
 
 
 def test_without_default_or_in_another_region_the_volumes_fail() -> None:
     east, west = provider("aws", "us-east-1"), provider("aws", "us-west-2", "west")
-    instance = res(b.AWS_INSTANCE, "train", INSTANCE_PROPS, prov=west)
-    template = res(b.AWS_LAUNCH_TEMPLATE, "tpl", TEMPLATE_PROPS, prov=west)
+    instance = res(AWS_INSTANCE, "train", INSTANCE_PROPS, prov=west)
+    template = res(AWS_LAUNCH_TEMPLATE, "tpl", TEMPLATE_PROPS, prov=west)
     expected = [
         (
             "EC2 instance 'train' has an unencrypted root volume (rootBlockDevice.encrypted); encrypt it or "
@@ -46,7 +50,7 @@ def test_without_default_or_in_another_region_the_volumes_fail() -> None:
         ),
     ]
     assert run_stack(POLICY, [instance, template]) == expected
-    elsewhere = res(b.AWS_ENCRYPTION_BY_DEFAULT, "ebd", {"enabled": True}, prov=east)
+    elsewhere = res(AWS_ENCRYPTION_BY_DEFAULT, "ebd", {"enabled": True}, prov=east)
     assert run_stack(POLICY, [elsewhere, instance, template]) == expected
-    disabled = res(b.AWS_ENCRYPTION_BY_DEFAULT, "ebd", {"enabled": False}, prov=west)
+    disabled = res(AWS_ENCRYPTION_BY_DEFAULT, "ebd", {"enabled": False}, prov=west)
     assert run_stack(POLICY, [disabled, instance, template]) == expected

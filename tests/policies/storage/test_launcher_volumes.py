@@ -8,8 +8,14 @@ from typing import Any
 
 from pulumi_policy import PolicyResource
 
-from gpufleet.policies.storage import block_storage_encrypted as b
 from gpufleet.policies.storage.block_storage_encrypted import POLICY
+from gpufleet.policies.storage.block_storage_encrypted.alicloud import ALI_NODE_POOL
+from gpufleet.policies.storage.block_storage_encrypted.aws import (
+    AWS_BATCH_COMPUTE,
+    AWS_ENCRYPTION_BY_DEFAULT,
+    AWS_LAUNCH_TEMPLATE,
+)
+from gpufleet.policies.storage.block_storage_encrypted.tencentcloud import TC_NODE_POOL
 
 from .helpers import UNKNOWN, res, run_stack
 
@@ -18,18 +24,18 @@ TAIL = "encrypt it or enable the account's default volume encryption"
 
 def _batch(**compute: Any) -> PolicyResource:
     resources = {"type": "SPOT", "instanceTypes": ["g5"], "maxVcpus": 64, "subnets": ["s-1"], **compute}
-    return res(b.AWS_BATCH_COMPUTE, "batch", {"type": "MANAGED", "computeResources": resources})
+    return res(AWS_BATCH_COMPUTE, "batch", {"type": "MANAGED", "computeResources": resources})
 
 
 def _ack(**props: Any) -> PolicyResource:
     given = {"clusterId": "c-1", "instanceTypes": ["ecs.gn7i-c8g1.2xlarge"], **props}
-    return res(b.ALI_NODE_POOL, "ack", given)
+    return res(ALI_NODE_POOL, "ack", given)
 
 
 def _tke(*disks: dict[str, Any]) -> PolicyResource:
     config = {"instanceType": "GN7.2XLARGE32", "dataDisks": list(disks)}
     return res(
-        b.TC_NODE_POOL, "tke", {"clusterId": "cls-1", "minSize": 0, "maxSize": 2, "autoScalingConfig": config}
+        TC_NODE_POOL, "tke", {"clusterId": "cls-1", "minSize": 0, "maxSize": 2, "autoScalingConfig": config}
     )
 
 
@@ -45,15 +51,13 @@ def test_batch_without_launch_template_fires() -> None:
 
 
 def test_batch_volumes_are_judged_on_its_launch_template() -> None:
-    plain = res(
-        b.AWS_LAUNCH_TEMPLATE, "tpl", {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {}}]}
-    )
+    plain = res(AWS_LAUNCH_TEMPLATE, "tpl", {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {}}]})
     env = _batch(launchTemplate={"launchTemplateId": UNKNOWN})
     assert run_stack(POLICY, [plain, env]) == [
         (f"EC2 launch template 'tpl' has an unencrypted volume /dev/xvda (ebs.encrypted); {TAIL}", plain.urn)
     ]
     sealed = res(
-        b.AWS_LAUNCH_TEMPLATE,
+        AWS_LAUNCH_TEMPLATE,
         "tpl",
         {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"encrypted": "true"}}]},
     )
@@ -62,13 +66,13 @@ def test_batch_volumes_are_judged_on_its_launch_template() -> None:
 
 def test_batch_fargate_unmanaged_and_encryption_by_default_pass() -> None:
     fargate = res(
-        b.AWS_BATCH_COMPUTE,
+        AWS_BATCH_COMPUTE,
         "fargate",
         {"type": "MANAGED", "computeResources": {"type": "FARGATE", "maxVcpus": 16, "subnets": ["s-1"]}},
     )
-    unmanaged = res(b.AWS_BATCH_COMPUTE, "own", {"type": "UNMANAGED"})
+    unmanaged = res(AWS_BATCH_COMPUTE, "own", {"type": "UNMANAGED"})
     assert run_stack(POLICY, [fargate, unmanaged]) == []
-    default = res(b.AWS_ENCRYPTION_BY_DEFAULT, "ebs-default", {"enabled": True})
+    default = res(AWS_ENCRYPTION_BY_DEFAULT, "ebs-default", {"enabled": True})
     assert run_stack(POLICY, [default, _batch()]) == []
 
 
