@@ -126,10 +126,10 @@ def test_no_long_lived_cloud_key_in_workflows_or_docs() -> None:
         and path.suffix in {".md", ".yml", ".yaml", ".py", ".sh"}
     }
     # docs/hybrid.md names the keys of the Kubernetes Secret the Tencent cluster-autoscaler reads its CAM
-    # key from (components/baseline/scheduling.py): the operator creates that Secret, so the doc must name
+    # key from (components/baseline/autoscalers/tencentcloud.py): the operator creates that Secret, so the doc must name
     # them, and it says the key never goes in the spec or the stack's state. Those two, there only.
     autoscaler_keys = ["tencentcloud_secret_id", "tencentcloud_secret_key"]
-    scheduling = (ROOT / "components" / "baseline" / "autoscaler.py").read_text()
+    scheduling = (ROOT / "components" / "baseline" / "autoscalers" / "tencentcloud.py").read_text()
     assert all(f'key(secret, "{name}")' in scheduling for name in autoscaler_keys)
     found["docs/hybrid.md"] = [n for n in found.get("docs/hybrid.md", []) if n not in autoscaler_keys]
     # docs/commands.md says which variables `gpufleet preflight` reads the user's own credentials from
