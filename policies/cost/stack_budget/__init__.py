@@ -10,7 +10,7 @@
   config (`budgets: {monthly, currency}`) and checked against the stack's monthly estimate for its
   Alibaba Cloud pools. Until a usage-based estimate exists the estimate is the committed floor
   (every pool at its minimum size around the clock, on-demand prices: `pools.monthly_estimate`);
-  `alicloud_budget_problem` takes any other estimator.
+  `declared_budget_problem` takes any other estimator.
 
 A budget must also be able to hold what the stack is expected to spend: its limit is compared with
 the stack's monthly estimate for that cloud. `gpufleet check` passes the usage-based estimate (usage
