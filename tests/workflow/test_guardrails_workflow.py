@@ -126,8 +126,9 @@ def test_no_long_lived_cloud_key_in_workflows_or_docs() -> None:
         and path.suffix in {".md", ".yml", ".yaml", ".py", ".sh"}
     }
     # docs/hybrid.md names the keys of the Kubernetes Secret the Tencent cluster-autoscaler reads its CAM
-    # key from (components/baseline/autoscalers/tencentcloud.py): the operator creates that Secret, so the doc must name
-    # them, and it says the key never goes in the spec or the stack's state. Those two, there only.
+    # key from (components/baseline/autoscalers/tencentcloud.py): the operator creates that Secret, so the
+    # doc must name them, and it says the key never goes in the spec or the stack's state. Those two, there
+    # only.
     autoscaler_keys = ["tencentcloud_secret_id", "tencentcloud_secret_key"]
     scheduling = (ROOT / "components" / "baseline" / "autoscalers" / "tencentcloud.py").read_text()
     assert all(f'key(secret, "{name}")' in scheduling for name in autoscaler_keys)
