@@ -102,10 +102,17 @@ def provider_default_tags(provider: Any) -> dict[str, str]:
 
 def effective_tags(resource_type: str, props: Mapping[str, Any], provider: Any = None) -> dict[str, str]:
     """The tags a resource ends up with: its provider's default tags (AWS), overlaid by its own."""
+    return own_and_effective_tags(resource_type, props, provider)[1]
+
+
+def own_and_effective_tags(
+    resource_type: str, props: Mapping[str, Any], provider: Any = None
+) -> tuple[dict[str, str], dict[str, str]]:
+    """(`tags_of`, `effective_tags`) of a resource, its own tags read once for both."""
     own = tags_of(resource_type, props)
     if not _takes_default_tags(resource_type):
-        return own
-    return {**provider_default_tags(provider), **own}
+        return own, own
+    return own, {**provider_default_tags(provider), **own}
 
 
 def _as_map(value: Any) -> dict[str, str]:
@@ -237,6 +244,7 @@ __all__ = [
     "effective_tags",
     "environment",
     "normalise_env",
+    "own_and_effective_tags",
     "provider_default_tags",
     "provider_region",
     "resource_region",
