@@ -30,6 +30,7 @@ from gpufleet.evaluate import ENGINE, Finding, StackResult
 from gpufleet.graph import Resource, ResourceGraph
 from gpufleet.policies import waivers as pack_waivers
 from gpufleet.policies.context import own_and_effective_tags
+from gpufleet.policies.memo import evaluation
 from gpufleet.policies.registry import default_registry
 from gpufleet.policies.rule import GfPolicy
 from gpufleet.policies.waivers import Waiver
@@ -139,8 +140,9 @@ def collect(  # noqa: PLR0917 - the stack, the pack and its config, the settings
         p.rule.id for p in (*default_registry(), *policies) if p.rule.severity == Severity.CRITICAL
     }
     providers: dict[str, Any] = {}
-    for resource in resources:
-        tags, provider_keys = _tags(resource, provider_of.get(resource.urn), providers)
+    with evaluation():  # each provider's default tags read once
+        read = [(r, _tags(r, provider_of.get(r.urn), providers)) for r in resources]
+    for resource, (tags, provider_keys) in read:
         tag_found, tag_problems = pack_waivers.tag_waivers(tags, resource.urn, provider_keys)
         problems += [_finding(resource.urn, resource.type, text) for text in tag_problems]
         for waiver in tag_found:

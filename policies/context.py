@@ -23,6 +23,7 @@ from typing import Any
 
 from gpufleet.components.clouds import of_type, part_values
 from gpufleet.policies.cloud_facts import PARTS, facts_of
+from gpufleet.policies.memo import per_object
 from gpufleet.policies.props import as_list, get_ref, is_unknown
 
 ENV_TAG_KEYS = ("env", "environment", "Environment", "Env", "stage")
@@ -112,7 +113,8 @@ def own_and_effective_tags(
     own = tags_of(resource_type, props)
     if not _takes_default_tags(resource_type):
         return own, own
-    return own, {**provider_default_tags(provider), **own}
+    # One provider serves many resources: its default tags are read once per evaluation.
+    return own, {**per_object(provider_default_tags, provider), **own}
 
 
 def _as_map(value: Any) -> dict[str, str]:
