@@ -140,9 +140,8 @@ def collect(  # noqa: PLR0917 - the stack, the pack and its config, the settings
         p.rule.id for p in (*default_registry(), *policies) if p.rule.severity == Severity.CRITICAL
     }
     providers: dict[str, Any] = {}
-    with evaluation():  # each provider's default tags read once
-        read = [(r, _tags(r, provider_of.get(r.urn), providers)) for r in resources]
-    for resource, (tags, provider_keys) in read:
+    for resource in resources:
+        tags, provider_keys = _tags(resource, provider_of.get(resource.urn), providers)
         tag_found, tag_problems = pack_waivers.tag_waivers(tags, resource.urn, provider_keys)
         problems += [_finding(resource.urn, resource.type, text) for text in tag_problems]
         for waiver in tag_found:
@@ -205,7 +204,8 @@ def attach(
     config waivers (each with its file) of a repository file a platform config overrides."""
     on = on or pack_waivers.today()
     rules = settings or pack_waivers.Settings()
-    found, problems = collect(graph, policies, resolved, known_rule_ids, rules, on)
+    with evaluation():  # each provider's default tags read once, not once per resource
+        found, problems = collect(graph, policies, resolved, known_rule_ids, rules, on)
     for waiver, file in ignored:
         why = not_read(rules.file)
         found.append((waiver, why, file))
