@@ -155,7 +155,10 @@ def by_letter(letter: str) -> CloudProfile:
 def of_type(type_token: str) -> CloudProfile | None:
     """The cloud whose provider owns ``type_token``, or None (kubernetes, random, ...)."""
     prefix = type_token.partition(":")[0]
-    return next((p for p in PROFILES.values() if p.type_prefix == prefix), None)
+    for found in PROFILES.values():  # a plain loop: called for most resources by several rules
+        if found.type_prefix == prefix:
+            return found
+    return None
 
 
 def by_sdk_package(package: str) -> CloudProfile | None:

@@ -65,6 +65,7 @@ from gpufleet.findings import (
     redact_secrets,
 )
 from gpufleet.graph import Resource, ResourceGraph
+from gpufleet.policies.memo import evaluation
 from gpufleet.policies.rule import CannotTell, GfPolicy, GfResourcePolicy, Unjudged, internal_error_message
 from gpufleet.policies.waivers import Settings, Waiver
 from gpufleet.policies.waivers import today as waiver_today
@@ -357,10 +358,11 @@ def evaluate_stack(
     stack_policies = [(p, lvl, cfg) for p, lvl, cfg in active if isinstance(p, StackValidationPolicy)]
 
     context = _Context(graph, resources, provider_of, tags, types, collector)
-    if resource_policies:
-        _analyze_resources(context, resource_policies)
-    if stack_policies:
-        _analyze_stack(context, stack_policies)
+    with evaluation():  # what many resources share (their providers' default tags) is read once
+        if resource_policies:
+            _analyze_resources(context, resource_policies)
+        if stack_policies:
+            _analyze_stack(context, stack_policies)
 
     opaque = graph.opaque
     if strict:

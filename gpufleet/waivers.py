@@ -29,7 +29,8 @@ from gpufleet.analyzer_inputs import analyzed_resources, provider_resource
 from gpufleet.evaluate import ENGINE, Finding, StackResult
 from gpufleet.graph import Resource, ResourceGraph
 from gpufleet.policies import waivers as pack_waivers
-from gpufleet.policies.context import effective_tags, tags_of
+from gpufleet.policies.context import own_and_effective_tags
+from gpufleet.policies.memo import evaluation
 from gpufleet.policies.registry import default_registry
 from gpufleet.policies.rule import GfPolicy
 from gpufleet.policies.waivers import Waiver
@@ -73,8 +74,9 @@ def _tags(
     """The resource's effective tags and the keys among them that come from its provider's default tags."""
     if provider is not None and provider.urn not in providers:
         providers[provider.urn] = provider_resource(provider)
-    tags = effective_tags(resource.type, resource.inputs, providers[provider.urn] if provider else None)
-    own = tags_of(resource.type, resource.inputs)
+    own, tags = own_and_effective_tags(
+        resource.type, resource.inputs, providers[provider.urn] if provider else None
+    )
     return tags, frozenset(key for key in tags if key not in own)
 
 
@@ -202,7 +204,8 @@ def attach(
     config waivers (each with its file) of a repository file a platform config overrides."""
     on = on or pack_waivers.today()
     rules = settings or pack_waivers.Settings()
-    found, problems = collect(graph, policies, resolved, known_rule_ids, rules, on)
+    with evaluation():  # each provider's default tags read once, not once per resource
+        found, problems = collect(graph, policies, resolved, known_rule_ids, rules, on)
     for waiver, file in ignored:
         why = not_read(rules.file)
         found.append((waiver, why, file))

@@ -23,6 +23,7 @@ from typing import Any
 
 from gpufleet.components.clouds import of_type, part_values
 from gpufleet.policies.cloud_facts import PARTS, facts_of
+from gpufleet.policies.memo import per_object
 from gpufleet.policies.props import as_list, get_ref, is_unknown
 
 ENV_TAG_KEYS = ("env", "environment", "Environment", "Env", "stage")
@@ -102,10 +103,18 @@ def provider_default_tags(provider: Any) -> dict[str, str]:
 
 def effective_tags(resource_type: str, props: Mapping[str, Any], provider: Any = None) -> dict[str, str]:
     """The tags a resource ends up with: its provider's default tags (AWS), overlaid by its own."""
+    return own_and_effective_tags(resource_type, props, provider)[1]
+
+
+def own_and_effective_tags(
+    resource_type: str, props: Mapping[str, Any], provider: Any = None
+) -> tuple[dict[str, str], dict[str, str]]:
+    """(`tags_of`, `effective_tags`) of a resource, its own tags read once for both."""
     own = tags_of(resource_type, props)
     if not _takes_default_tags(resource_type):
-        return own
-    return {**provider_default_tags(provider), **own}
+        return own, own
+    # One provider serves many resources: its default tags are read once per evaluation.
+    return own, {**per_object(provider_default_tags, provider), **own}
 
 
 def _as_map(value: Any) -> dict[str, str]:
@@ -237,6 +246,7 @@ __all__ = [
     "effective_tags",
     "environment",
     "normalise_env",
+    "own_and_effective_tags",
     "provider_default_tags",
     "provider_region",
     "resource_region",

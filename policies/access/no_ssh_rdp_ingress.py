@@ -171,10 +171,19 @@ def _opened(entry: Entry, strict: bool) -> tuple[list[str], list[str]]:
 _LABEL_ORDER = ("SSH (TCP 22)", "RDP (3389)")
 
 
-def _judge(resource: PolicyResource, strict: bool, templates: Templates, report: ReportViolation) -> None:
+_Read = dict[int, tuple[Mapping[str, Any], list[Entry]]]
+"""What `_judge` read of each rule resource (by the resource's id, for the one validation that holds
+them all): its plain properties and entries, which `_openings` then takes instead of reading them again."""
+
+
+def _judge(
+    resource: PolicyResource, strict: bool, templates: Templates, report: ReportViolation, read: _Read
+) -> None:
     props = plain(resource.props)
     label = _LABELS[resource.resource_type]
-    for entry in entries_of(resource.resource_type, props, (resource.urn, templates)):
+    entries = entries_of(resource.resource_type, props, (resource.urn, templates))
+    read[id(resource)] = (props, entries)
+    for entry in entries:
         opened, sources = _opened(entry, strict)
         if not opened or not sources:
             continue
@@ -215,7 +224,9 @@ def _group_key(resource: PolicyResource, props: Mapping[str, Any], group_ids: Ma
     return resource.urn
 
 
-def _openings(resources: list[PolicyResource], templates: Templates) -> dict[tuple[str, str], _Opening]:
+def _openings(
+    resources: list[PolicyResource], templates: Templates, read: _Read | None = None
+) -> dict[tuple[str, str], _Opening]:
     """Per (security group, SSH/RDP label): the CIDRs its accepting ingress rules open the port to."""
     group_ids: dict[str, str] = {}
     for resource in resources:
@@ -228,8 +239,12 @@ def _openings(resources: list[PolicyResource], templates: Templates) -> dict[tup
         if resource.resource_type not in _LABELS:
             continue
         try:
-            props = plain(resource.props)
-            entries = entries_of(resource.resource_type, props, (resource.urn, templates))
+            known = read.get(id(resource)) if read is not None else None
+            if known is not None:
+                props, entries = known
+            else:
+                props = plain(resource.props)
+                entries = entries_of(resource.resource_type, props, (resource.urn, templates))
             key = _group_key(resource, props, group_ids)
             for entry in entries:
                 if entry.service is not None:
@@ -260,10 +275,12 @@ def _add_sources(opening: _Opening, entry: Entry, resource: PolicyResource) -> N
             opening.urns.append(resource.urn)
 
 
-def _judge_unions(args: StackValidationArgs, templates: Templates, report: ReportViolation) -> None:
+def _judge_unions(
+    args: StackValidationArgs, templates: Templates, report: ReportViolation, read: _Read | None = None
+) -> None:
     """Security groups whose rules for one port together cover 0.0.0.0/0 or ::/0."""
     by_urn = {resource.urn: resource for resource in args.resources}
-    for (key, label), opening in _openings(list(args.resources), templates).items():
+    for (key, label), opening in _openings(list(args.resources), templates, read).items():
         for version, world in ((4, _WORLD[0]), (6, _WORLD[1])):
             networks = opening.networks[version]
             if version in opening.whole or len(networks) < 2:
@@ -288,16 +305,17 @@ def _judge_unions(args: StackValidationArgs, templates: Templates, report: Repor
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:
     strict = bool(RULE.settings(args)["strict"])
     templates = Templates(list(args.resources))
+    read: _Read = {}  # each rule resource's entries, read once for both judgements
     for resource in args.resources:
         if resource.resource_type not in _LABELS:
             continue
 
         def check(resource: PolicyResource = resource) -> None:
-            _judge(resource, strict, templates, report)
+            _judge(resource, strict, templates, report, read)
 
         judge(resource.urn, check)
     if not strict:  # with strict every source is a finding already
-        _judge_unions(args, templates, report)
+        _judge_unions(args, templates, report, read)
 
 
 POLICY = GfStackPolicy(RULE, validate)

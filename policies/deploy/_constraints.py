@@ -18,10 +18,21 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from functools import cache
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
-from gpufleet.policies.deploy._values import Found, is_unknown_at, locate, number, plain, present, show
+from gpufleet.policies.deploy._values import (
+    Found,
+    _is_map,
+    _segments,
+    is_unknown_at,
+    locate,
+    number,
+    plain,
+    present,
+    show,
+)
 
 HERE = Path(__file__).resolve().parent
 KINDS = ("enum", "range", "length", "pattern", "required", "conflicts", "exactlyOneOf", "requiredWith")
@@ -45,6 +56,33 @@ def table() -> Mapping[str, tuple[Mapping[str, Any], ...]]:
     for token, entries in overrides["constraints"].items():
         merged.setdefault(token, []).extend(entries)
     return {token: tuple(entries) for token, entries in merged.items()}
+
+
+def _first_field(entry: Mapping[str, Any]) -> str | None:
+    """The top-level field every place an entry judges lies under, or None when it judges the resource
+    itself (a `required` top-level name, a combination at `""`): an entry with a first field finds
+    nothing when the resource does not set that field."""
+    path = entry["path"]
+    if path == "" or (entry["kind"] == "required" and "." not in path):
+        return None
+    return _segments(path)[0][0]
+
+
+@cache
+def grouped() -> Mapping[str, tuple[tuple[str | None, tuple[Mapping[str, Any], ...]], ...]]:
+    """`table()` with each type's entries in runs that share their first field (`_first_field`), in the
+    table's order: a resource that lacks a run's field skips the run, and its findings keep their order."""
+    return {
+        token: tuple((field, tuple(run)) for field, run in groupby(entries, key=_first_field))
+        for token, entries in table().items()
+    }
+
+
+def top_fields(props: Any) -> Mapping[str, Any] | None:
+    """The map of a resource's properties whose keys say which fields it sets; None when its properties
+    are not a map (then no run is skipped)."""
+    value, _ = plain(props)
+    return value if _is_map(value) else None
 
 
 def _split(path: str) -> tuple[str, str]:

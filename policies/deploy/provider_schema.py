@@ -23,7 +23,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, Severity
 
 from gpufleet.components.clouds import cloud_parts
-from gpufleet.policies.deploy._constraints import problems, table
+from gpufleet.policies.deploy._constraints import grouped, problems, table, top_fields
 from gpufleet.policies.rule import GfResourcePolicy, Judges, Rule
 
 RULE = Rule(
@@ -50,12 +50,16 @@ def label(resource_type: str, name: str) -> str:
 
 
 def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    entries = table().get(args.resource_type)
-    if not entries:
+    runs = grouped().get(args.resource_type)
+    if not runs:
         return
-    for entry in entries:
-        for problem in problems(args.props, entry):
-            report(f"{label(args.resource_type, args.name)}: {problem} [{entry['source']}]", None)
+    fields = top_fields(args.props)
+    for field, entries in runs:
+        if field is not None and fields is not None and field not in fields:
+            continue  # every entry of the run judges under a field the resource does not set
+        for entry in entries:
+            for problem in problems(args.props, entry):
+                report(f"{label(args.resource_type, args.name)}: {problem} [{entry['source']}]", None)
 
 
 POLICY = GfResourcePolicy(RULE, validate, Judges(predicate=lambda token: token in table()))
