@@ -9,19 +9,27 @@ remediation fragment, its checkov ids, its one link): `sole`, `chained` and `by_
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from types import ModuleType
 from typing import Any
 
 from gpufleet.components.clouds import Cloud, part_values, profile
 
 
+def _modules(parts: Mapping[Cloud, ModuleType], clouds: Container[str]) -> str:
+    """The module names of `clouds` among `parts`, in cloud order, for an error message."""
+    return ", ".join(module.__name__ for cloud, module in parts.items() if cloud in clouds) or "none"
+
+
 def rule_url(parts: Mapping[Cloud, ModuleType], rule_id: str) -> str:
     """The documentation URL of `rule_id`: exactly one cloud's module gives it in its `URLS`."""
-    found = [urls[rule_id] for urls in part_values(parts, "URLS").values() if rule_id in urls]
+    found = {cloud: urls[rule_id] for cloud, urls in part_values(parts, "URLS").items() if rule_id in urls}
     if len(found) != 1:
-        raise ValueError(f"{rule_id}: {len(found)} cloud modules give a URL, expected one")
-    return str(found[0])
+        raise ValueError(
+            f"{rule_id}: exactly one of {_modules(parts, parts)} must give its URL in URLS; "
+            f"given by {_modules(parts, found)}"
+        )
+    return str(next(iter(found.values())))
 
 
 def rule_checkov(parts: Mapping[Cloud, ModuleType], rule_id: str) -> tuple[str, ...]:
@@ -52,7 +60,10 @@ def sole(parts: Mapping[Cloud, ModuleType], attribute: str) -> Any:
     ValueError when none or several do, so the choice is never made by order."""
     found = part_values(parts, attribute)
     if len(found) != 1:
-        raise ValueError(f"{attribute} must be defined by exactly one cloud, not {sorted(found) or 'none'}")
+        raise ValueError(
+            f"{attribute} must be defined by exactly one of {_modules(parts, parts)}; "
+            f"defined by {_modules(parts, found)}"
+        )
     return next(iter(found.values()))
 
 

@@ -339,7 +339,8 @@ def parse_config_waivers(rule_id: str, value: Any, where: str) -> tuple[list[Wai
 
 PROVIDER_TAG = "provider default tag "
 _WILDCARD = re.compile(r"[*?\[]")
-# The type token a refusal names as the example of one type (the first cloud's that gives one).
+# The type token a refusal names as the example of one type: the one cloud's facts module that gives one
+# (`sole`: none or a second one is an import-time error naming the modules).
 EXAMPLE_TYPE: str = sole(PARTS, "EXAMPLE_TYPE")
 
 

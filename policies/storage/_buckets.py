@@ -18,8 +18,8 @@ The readers below return normalised values (algorithm and key reference, lifecyc
 replication) so that each rule states its judgement once for all shapes.
 
 Each cloud's bucket types, setting resources and readers are in the cloud's module beside this one
-(`aws`, `alicloud`, `tencentcloud`), read through `cloud_parts`; the names those modules define stay
-reachable here (`_buckets.AWS_BUCKET`) for the modules that import them from this one.
+(`aws`, `alicloud`, `tencentcloud`), read through `cloud_parts`. Their type tokens are not re-exported
+here: import a token from its cloud's module (`storage.aws.AWS_BUCKET`), the tables from this one.
 """
 
 from __future__ import annotations
