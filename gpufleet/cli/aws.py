@@ -22,7 +22,7 @@ KEY_SETTINGS: dict[str, list[tuple[str, str]]] = {
     ],
     "aws:s3/bucketVersioning:BucketVersioning": [("versioning", "versioningConfiguration.status")],
     "aws:kms/key:Key": [("rotation", "enableKeyRotation"), ("usage", "keyUsage")],
-    "aws:kms/externalKey:ExternalKey": [("origin", "keyUsage"), ("enabled", "enabled")],
+    "aws:kms/externalKey:ExternalKey": [("usage", "keyUsage"), ("enabled", "enabled")],
     "aws:ec2/launchTemplate:LaunchTemplate": [
         ("type", "instanceType"),
         ("IMDS", "metadataOptions.httpTokens"),

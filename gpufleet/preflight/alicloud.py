@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from gpufleet.preflight.reading import credentials, missing, number
+from gpufleet.preflight.reading import credentials, missing, number, read_answer
 
 ATTRIBUTES = ("max-postpaid-instance-vcpu-count", "max-spot-instance-vcpu-count")
 
@@ -55,11 +55,7 @@ class AlicloudQuotas:
         self.call = call or _sdk_call()
 
     def read(self, region: str, codes: Iterable[str]) -> dict[str, float]:
-        wanted = [code for code in codes if code in ATTRIBUTES]
-        if not wanted:
-            return {}
-        found = quotas(self.call(region, wanted))
-        return {code: found[code] for code in wanted if code in found}
+        return read_answer(codes, ATTRIBUTES, lambda wanted: self.call(region, wanted), quotas)
 
 
 def _sdk_call() -> Callable[[str, list[str]], Mapping[str, Any]]:

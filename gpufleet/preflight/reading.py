@@ -5,7 +5,7 @@ Neutral: it names no cloud, and the cloud modules import it (never each other)."
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 
@@ -31,6 +31,21 @@ def number(value: Any) -> float | None:
         except ValueError:
             return None
     return None
+
+
+def read_answer(
+    codes: Iterable[str],
+    known: Sequence[str],
+    ask: Callable[[list[str]], Mapping[str, Any]],
+    quotas: Callable[[Mapping[str, Any]], dict[str, float]],
+) -> dict[str, float]:
+    """A reader's `read` for a cloud whose one API answer holds all its quotas: the codes among `known`
+    (none asked: no call), the answer to `ask(wanted)`, and the wanted codes `quotas` finds in it."""
+    wanted = [code for code in codes if code in known]
+    if not wanted:
+        return {}
+    found = quotas(ask(wanted))
+    return {code: found[code] for code in wanted if code in found}
 
 
 def missing(cloud: str, what: str) -> NoCredentials:

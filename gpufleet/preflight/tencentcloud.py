@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from gpufleet.preflight.reading import NoCredentials, credentials, missing, number
+from gpufleet.preflight.reading import NoCredentials, credentials, missing, number, read_answer
 
 SETS = ("PostPaidQuotaSet", "SpotPaidQuotaSet")
 
@@ -73,15 +73,15 @@ class TencentQuotas:
         self.call = call or _sdk_call()
 
     def read(self, region: str, codes: Iterable[str]) -> dict[str, float]:
-        wanted = [code for code in codes if code in SETS]
-        if not wanted:
-            return {}
+        return read_answer(codes, SETS, lambda _wanted: self._answer(region), quotas)
+
+    def _answer(self, region: str) -> Mapping[str, Any]:
+        """The region's answer (every quota set at once); one for another region is refused."""
         answer = self.call(region)
         answered = answer_region(answer)
         if answered is not None and answered != region:
             raise NoCredentials(f"Tencent Cloud answered for region {answered}, not {region}")
-        found = quotas(answer)
-        return {code: found[code] for code in wanted if code in found}
+        return answer
 
 
 def _sdk_call() -> Callable[[str], Mapping[str, Any]]:

@@ -78,6 +78,18 @@ def test_key_settings_table_walks_lists_and_skips_missing() -> None:
     assert key_settings(other) == ""
 
 
+def test_key_settings_label_says_which_input_it_shows() -> None:
+    # An external key's `keyUsage` is its usage, not its origin (which is always EXTERNAL).
+    key = Resource(
+        urn="u",
+        type="aws:kms/externalKey:ExternalKey",
+        name="k",
+        custom=True,
+        inputs={"keyUsage": "ENCRYPT_DECRYPT", "enabled": True},
+    )
+    assert key_settings(key) == "usage=ENCRYPT_DECRYPT  enabled=true"
+
+
 def test_bad_input_exits_2_with_one_paragraph_and_no_traceback(tmp_path: Path) -> None:
     unknown = _invoke("plan", str(PHOTO_ARCHIVE), "-s", "org/staging")
     assert unknown.exit_code == 2

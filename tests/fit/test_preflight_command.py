@@ -175,6 +175,27 @@ def test_tencent_answer_for_another_region_is_refused() -> None:
         reader.read("ap-shanghai", ["SpotPaidQuotaSet"])
 
 
+def test_single_answer_readers_ask_nothing_for_codes_they_do_not_know() -> None:
+    def never(*_args: Any) -> dict[str, Any]:
+        raise AssertionError("no API call when no wanted code is the cloud's")
+
+    assert AlicloudQuotas(never).read("cn-hangzhou", ["L-3819A6DF"]) == {}
+    assert TencentQuotas(never).read("ap-guangzhou", ["max-spot-instance-vcpu-count"]) == {}
+    # A known code the answer does not carry is left out; unknown codes are never asked for.
+    asked: list[list[str]] = []
+
+    def call(_region: str, names: list[str]) -> dict[str, Any]:
+        asked.append(names)
+        return ALICLOUD_ANSWER
+
+    reader = AlicloudQuotas(call)
+    found = reader.read(
+        "cn-hangzhou", ["x", "max-postpaid-instance-vcpu-count", "max-spot-instance-vcpu-count"]
+    )
+    assert asked == [["max-postpaid-instance-vcpu-count", "max-spot-instance-vcpu-count"]]
+    assert set(found) <= {"max-postpaid-instance-vcpu-count", "max-spot-instance-vcpu-count"}
+
+
 @pytest.mark.parametrize(
     ("answer", "expected"),
     [
