@@ -9,11 +9,17 @@ import typer
 
 from gpufleet import cli
 from gpufleet.cli.common import EXIT_OK, BadInput, ProjectDir, app, fail
-from gpufleet.components.clouds import DEFAULT_CLOUD, profile
+from gpufleet.components.clouds import DEFAULT_CLOUD, PROFILES, profile
 from gpufleet.helptext import examples
 
 # The cloud whose region --region names when the template leaves no other cloud's open.
 _HOME = profile(DEFAULT_CLOUD).name
+# The templates are on different clouds: the region is in the form of the template's cloud.
+_REGION_HELP = (
+    "Region of the fleet, on the template's cloud (e.g. "
+    + ", ".join(f"{p.default_region} on {p.name}" for p in PROFILES.values())
+    + ")."
+)
 
 
 def _shell_arg(value: str) -> str:
@@ -62,7 +68,7 @@ def new(  # noqa: PLR0917 - typer maps each parameter to an option
     budget: Annotated[
         float | None, typer.Option("--budget", help="Monthly budget in USD (alerts at 80%).")
     ] = None,
-    region: Annotated[str | None, typer.Option("--region", help=f"{_HOME} region of the fleet.")] = None,
+    region: Annotated[str | None, typer.Option("--region", help=_REGION_HELP)] = None,
     replica_region: Annotated[
         str | None,
         typer.Option(
