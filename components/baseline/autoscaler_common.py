@@ -1,11 +1,11 @@
 """What the cluster-autoscaler of every cloud shares (:mod:`gpufleet.components.baseline.autoscaler`), kept
 apart so each cloud's module (:mod:`gpufleet.components.baseline.autoscalers`) may import it: the namespace,
 the restricted container security context, and ``--nodes`` flags for providers that take their node
-groups by id."""
+groups by id, and the environment of providers that read their keys from a Secret."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pulumi
@@ -42,3 +42,16 @@ def nodes_flags(pool: AutoscaledPool, ids: Sequence[str]) -> list[str]:
     on-demand) lets each reach the pool's maximum from 0."""
     low = pool.min_size if len(ids) == 1 else 0
     return [f"--nodes={low}:{pool.max_size}:{group}" for group in ids]
+
+
+def secret_env(
+    secret: str, keys: Mapping[str, str], region_variable: str, region: str
+) -> list[dict[str, Any]]:
+    """The environment of a provider that reads its keys from variables only: each of ``keys``
+    (variable -> the item of the operator's Secret ``secret`` that holds it, by secretKeyRef, never
+    inline), then the site's region in ``region_variable``."""
+    found: list[dict[str, Any]] = [
+        {"name": variable, "valueFrom": {"secretKeyRef": {"name": secret, "key": item}}}
+        for variable, item in keys.items()
+    ]
+    return [*found, {"name": region_variable, "value": region}]

@@ -118,7 +118,15 @@ def render_workload(context: WorkloadContext, cloud: str = DEFAULT_CLOUD) -> str
     lookup, dynamic = "", ""
     if context.queue_url is not None:
         env |= {QUEUE_URL_ENV: context.queue_url, HOOK_ENV: DRAIN_HOOK_NAME}
-        lookup = FACTS[profile(cloud).key].group_lookup(context.region)
+        facts = FACTS[profile(cloud).key]
+        if not hasattr(facts, "group_lookup"):
+            # Without it the worker could not protect its instance while it holds a job.
+            raise ValueError(
+                f"WorkloadContext.queue_url: {cloud} pools have no scaling-group lookup for the worker "
+                f"(group_lookup in components/pools/facts/{cloud}.py); give queue_url only on a cloud "
+                f"that has one ({', '.join(c for c, f in FACTS.items() if hasattr(f, 'group_lookup'))})"
+            )
+        lookup = facts.group_lookup(context.region)
         dynamic = f' {GROUP_ENV}="$group_name"'
     if isinstance(context.workload, ContainerWorkload):
         return lookup + _container_workload(context.workload, env, dynamic)

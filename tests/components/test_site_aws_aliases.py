@@ -11,7 +11,7 @@ type and parent standing in for what the alias leaves out; then, for every alias
 the same child under that alias (``inheritedChildAlias``), so a component's alias carries its whole
 subtree. Every URN the stacks held must then be the URN of exactly one resource of the program, or an
 alias of exactly one, or one of the resources deliberately retired (``REMOVED`` in
-test_first_deploy.py).
+test_first_deploy_paths.py).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from gpufleet.mocks import FleetMocks
 from gpufleet.project import load_project, load_stack_config
 
 from .conftest import close_loop, fresh_loop
-from .test_first_deploy import REMOVED
+from .test_first_deploy_paths import REMOVED
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden"

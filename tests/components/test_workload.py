@@ -18,7 +18,7 @@ from gpufleet.components.identity.aws import InstanceIdentityArgs
 from gpufleet.components.pools.aws import GpuPool
 from gpufleet.components.pools.aws_ecr import ecr_image
 from gpufleet.components.pools.aws_userdata import encoded_user_data, render_user_data
-from gpufleet.components.pools.userdata import WorkloadContext
+from gpufleet.components.pools.userdata import WorkloadContext, render_workload
 from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload
 from gpufleet.components.sites.base import SiteArgs
 from gpufleet.components.spec import parse_fleet
@@ -411,3 +411,15 @@ def test_an_image_that_reads_its_queue_gets_no_workload_on_any_cloud() -> None:
     spec = _spec_pool("tencentcloud", "ap-guangzhou", "GN7.2XLARGE32", reads)
     args = cast(SiteArgs, SimpleNamespace(spec=spec))
     assert tencentcloud._workload(args, "p", "jobs", "ap-guangzhou") is None
+
+
+def test_a_queue_url_on_a_cloud_without_a_group_lookup_names_the_field() -> None:
+    context = WorkloadContext(
+        workload=ScriptWorkload(user_data="echo hi"),
+        queue_name="jobs",
+        region="ap-guangzhou",
+        queue_url="https://example.invalid/jobs",
+    )
+    with pytest.raises(ValueError, match=r"WorkloadContext\.queue_url: tencentcloud pools have no"):
+        render_workload(context, "tencentcloud")
+    assert "group_name" in render_workload(context, "aws")

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpufleet.components.baseline.autoscaler_common import nodes_command as command
+from gpufleet.components.baseline.autoscaler_common import secret_env
 
 if TYPE_CHECKING:
     from gpufleet.components.baseline.autoscaler import SiteAutoscaler
@@ -32,19 +33,15 @@ KEYS_FROM_ENV = (
     "operator's Secret by secretKeyRef, never inline, and the RAM user may scale the fleet's groups only"
 )
 
+# The variables the provider reads its keys from, each with the item of the operator's Secret that
+# holds it; and the variable it reads the region from.
+SECRET_KEYS = {"ACCESS_KEY_ID": "access-key-id", "ACCESS_KEY_SECRET": "access-key-secret"}
+REGION_VARIABLE = "REGION_ID"
+
 
 def env(args: BurstSchedulingArgs, site: SiteAutoscaler) -> list[dict[str, Any]]:
     """The AccessKey from the operator's Secret, and the region."""
-    secret = args.scheduler.credentials.alicloud
-    return [
-        {"name": "ACCESS_KEY_ID", "valueFrom": _key(secret, "access-key-id")},
-        {"name": "ACCESS_KEY_SECRET", "valueFrom": _key(secret, "access-key-secret")},
-        {"name": "REGION_ID", "value": site.region},
-    ]
+    return secret_env(args.scheduler.credentials.alicloud, SECRET_KEYS, REGION_VARIABLE, site.region)
 
 
-def _key(secret: str, item: str) -> dict[str, Any]:
-    return {"secretKeyRef": {"name": secret, "key": item}}
-
-
-__all__ = ["ENDPOINTS", "KEYS_FROM_ENV", "PROVIDER", "command", "env"]
+__all__ = ["ENDPOINTS", "KEYS_FROM_ENV", "PROVIDER", "REGION_VARIABLE", "SECRET_KEYS", "command", "env"]

@@ -54,8 +54,15 @@ def discovery_flag(cluster: str) -> str:
 
 
 def _access(args: BurstSchedulingArgs) -> AwsAccess | None:
+    """The signing helper's inputs (``args.access["aws"]``), or None when the fleet built none. Anything
+    else there is a program error, said rather than leaving the autoscaler without credentials."""
     found = args.access.get(PROVIDER)
-    return found if isinstance(found, AwsAccess) else None
+    if found is None or isinstance(found, AwsAccess):
+        return found
+    raise TypeError(
+        f"BurstSchedulingArgs.access[{PROVIDER!r}]: must be an AwsAccess (or absent), got "
+        f"{type(found).__name__}"
+    )
 
 
 def command(flags: list[str], args: BurstSchedulingArgs, site: SiteAutoscaler) -> pulumi.Input[list[str]]:

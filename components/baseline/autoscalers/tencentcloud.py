@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpufleet.components.baseline.autoscaler_common import nodes_command as command
+from gpufleet.components.baseline.autoscaler_common import secret_env
 
 if TYPE_CHECKING:
     from gpufleet.components.baseline.autoscaler import SiteAutoscaler
@@ -29,19 +30,15 @@ KEYS_FROM_ENV = (
     "secretKeyRef, never inline, and the CAM user may scale the fleet's groups only"
 )
 
+# The variables the provider reads its keys from, each with the item of the operator's Secret that
+# holds it; and the variable it reads the region from.
+SECRET_KEYS = {"SECRET_ID": "tencentcloud_secret_id", "SECRET_KEY": "tencentcloud_secret_key"}
+REGION_VARIABLE = "REGION"
+
 
 def env(args: BurstSchedulingArgs, site: SiteAutoscaler) -> list[dict[str, Any]]:
     """The keys from the operator's Secret, and the region."""
-    secret = args.scheduler.credentials.tencentcloud
-    return [
-        {"name": "SECRET_ID", "valueFrom": _key(secret, "tencentcloud_secret_id")},
-        {"name": "SECRET_KEY", "valueFrom": _key(secret, "tencentcloud_secret_key")},
-        {"name": "REGION", "value": site.region},
-    ]
+    return secret_env(args.scheduler.credentials.tencentcloud, SECRET_KEYS, REGION_VARIABLE, site.region)
 
 
-def _key(secret: str, item: str) -> dict[str, Any]:
-    return {"secretKeyRef": {"name": secret, "key": item}}
-
-
-__all__ = ["ENDPOINTS", "KEYS_FROM_ENV", "PROVIDER", "command", "env"]
+__all__ = ["ENDPOINTS", "KEYS_FROM_ENV", "PROVIDER", "REGION_VARIABLE", "SECRET_KEYS", "command", "env"]
