@@ -195,7 +195,9 @@ def test_service_wildcard_covers_every_action_of_its_service(action: str) -> Non
     assert action_matches(action.upper(), action)
 
 
-def test_dialects_that_claim_one_unnamed_document_are_refused_naming_both(monkeypatch):
+def test_dialects_that_claim_one_unnamed_document_are_refused_naming_both(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import types
 
     from gpufleet.policies import documents
