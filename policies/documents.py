@@ -30,8 +30,9 @@ from typing import Any
 
 from pulumi_policy.proxy import UnknownValueError
 
-from gpufleet.components.clouds import cloud_parts, part_merged, part_values
+from gpufleet.components.clouds import Cloud, cloud_parts, part_merged
 from gpufleet.policies.props import Malformed, excerpt, is_unknown, json_kind, json_value
+from gpufleet.policies.rule_facts import sole
 
 UNKNOWN = "<unknown at preview>"
 """Stands for a resource or principal whose value is an unknown reference at preview."""
@@ -48,23 +49,43 @@ _PRINCIPAL_KINDS = {
 }
 
 
-def _bare_principal_kind() -> str:
-    """The kind of a bare principal string, which exactly one dialect writes."""
-    kinds = list(part_values(DIALECTS, "BARE_PRINCIPAL_KIND").values())
-    if len(kinds) != 1:
-        raise ValueError(f"exactly one dialect must define BARE_PRINCIPAL_KIND, found {kinds}")
-    return str(kinds[0])
-
-
-_BARE_KIND = _bare_principal_kind()
+# The kind of a bare principal string, which exactly one dialect writes.
+_BARE_KIND = str(sole(DIALECTS, "BARE_PRINCIPAL_KIND"))
 # The first field of each dialect's resource names -> where the fields after the partition start.
 _NAME_FROM: dict[str, int] = {part.RESOURCE_PREFIX: part.RESOURCE_NAME_FROM for part in DIALECTS.values()}
+
+
+def _recognised() -> tuple[dict[tuple[bool, str], Cloud], dict[bool, Cloud]]:
+    """How a document that names no cloud is given a dialect: (keys' case, `Version`) -> the dialect that
+    writes that version, and keys' case -> the one dialect of that case whose version does not tell.
+    ValueError, naming the modules, when two dialects claim one place or a case has no dialect, so the
+    choice is never made by the order of the clouds."""
+    by_version: dict[tuple[bool, str], Cloud] = {}
+    by_case: dict[bool, Cloud] = {}
+    for key, part in DIALECTS.items():
+        case, version = bool(part.LOWER_CASE_KEYS), part.VERSION
+        table: dict[Any, Cloud] = by_case if version is None else by_version
+        place = case if version is None else (case, version)
+        if place in table:
+            raise ValueError(
+                f"{DIALECTS[table[place]].__name__} and {part.__name__} both give LOWER_CASE_KEYS = {case} "
+                f"and VERSION = {version!r}; a document that names no cloud could be either's: change "
+                "one's VERSION"
+            )
+        table[place] = key
+    for case in (False, True):
+        if case not in by_case:
+            modules = ", ".join(part.__name__ for part in DIALECTS.values())
+            raise ValueError(
+                f"none of {modules} gives LOWER_CASE_KEYS = {case} with VERSION = None; a document of "
+                "that case that names no cloud would have no dialect"
+            )
+    return by_version, by_case
+
+
 # A document that names no cloud: a dialect told by its keys' case and its version, else the one
 # dialect of that case whose version does not tell.
-_BY_VERSION = {
-    (part.LOWER_CASE_KEYS, part.VERSION): key for key, part in DIALECTS.items() if part.VERSION is not None
-}
-_BY_CASE = {part.LOWER_CASE_KEYS: key for key, part in DIALECTS.items() if part.VERSION is None}
+_BY_VERSION, _BY_CASE = _recognised()
 
 
 class DocumentError(Malformed):
@@ -334,10 +355,8 @@ def _dialect(raw: Mapping[str, Any], fields: Mapping[str, Any], cloud: str | Non
         return cloud
     lower_case = "statement" in raw and "Statement" not in raw
     version = fields.get("version")
-    for (case, told), key in _BY_VERSION.items():
-        if case == lower_case and version == told:
-            return key
-    return _BY_CASE[lower_case]
+    told = _BY_VERSION.get((lower_case, version)) if isinstance(version, str) else None
+    return told or _BY_CASE[lower_case]
 
 
 def parse_document(value: Any, path: str = "policy", cloud: str | None = None) -> PolicyDocument | None:

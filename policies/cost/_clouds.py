@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from types import ModuleType
+from typing import Any
 
 from gpufleet.components.clouds import Cloud, cloud_parts, part_values
 from gpufleet.policies import rule_facts
@@ -32,8 +33,14 @@ def and_list(items: Iterable[str]) -> str:
 def ranked(parts: Mapping[Cloud, ModuleType], attribute: str) -> list[str]:
     """The clouds' ``attribute`` fragments, each a ``(rank, text)`` pair, merged in rank order: a text
     that lists several clouds' fields in one sentence keeps its order while each cloud holds its own."""
-    pairs = [pair for fragments in part_values(parts, attribute).values() for pair in fragments]
-    ranks = [rank for rank, _ in pairs]
-    if len(set(ranks)) != len(ranks):
-        raise ValueError(f"two clouds' {attribute} fragments share a rank")
+    owners: dict[Any, list[str]] = {}
+    pairs = []
+    for cloud, fragments in part_values(parts, attribute).items():
+        for rank, text in fragments:
+            owners.setdefault(rank, []).append(parts[cloud].__name__)
+            pairs.append((rank, text))
+    shared = {rank: names for rank, names in owners.items() if len(names) > 1}
+    if shared:
+        listed = "; ".join(f"rank {rank!r} in {', '.join(names)}" for rank, names in sorted(shared.items()))
+        raise ValueError(f"{attribute}: each fragment needs its own rank, but {listed}")
     return [text for _, text in sorted(pairs)]

@@ -76,9 +76,12 @@ DEPLOYMENT_SET = "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet"
 # The ENI mode that makes an elastic RDMA interface (CreateNetworkInterface NetworkInterfaceTrafficMode,
 # https://www.alibabacloud.com/help/en/ecs/user-guide/elastic-rdma-network-interface-card-eri).
 ERI_MODE = "highperformance"
+# What a pool of types that take an elastic RDMA interface lacks without one (`has_interconnect`).
+NO_INTERCONNECT = "no elastic RDMA interface (networkInterfaceTrafficMode HighPerformance)"
 
 
-def _has_eri(sources: list[ResourceView]) -> bool:
+def has_interconnect(sources: list[ResourceView]) -> bool:
+    """True when a launch source gives an elastic RDMA interface."""
     for source in sources:
         modes = [get_ref(source.props, "networkInterfaceTrafficMode")]
         modes += [
@@ -90,7 +93,9 @@ def _has_eri(sources: list[ResourceView]) -> bool:
     return False
 
 
-def _deployment_set(pool: Pool, index: ResourceIndex, view: ResourceView | None) -> str | None:
+def placement_problem(
+    pool: Pool, index: ResourceIndex, view: ResourceView | None, sources: list[ResourceView]
+) -> str | None:
     """What is wrong with a standalone ECS instance's deployment set, or None."""
     if view is None or pool.resource_type != ALI_INSTANCE:
         return None
@@ -103,23 +108,3 @@ def _deployment_set(pool: Pool, index: ResourceIndex, view: ResourceView | None)
         if isinstance(strategy, str) and strategy != "LowLatency":
             return f"deployment set '{found.name}' of strategy {strategy}, not LowLatency"
     return None
-
-
-def network_problems(
-    pool: Pool,
-    index: ResourceIndex,
-    view: ResourceView | None,
-    sources: list[ResourceView],
-    rdma_types: list[str],
-) -> list[str]:
-    """A distributed pool's elastic RDMA interface and LowLatency deployment set."""
-    problems: list[str] = []
-    if rdma_types and not _has_eri(sources):
-        problems.append(
-            f"no elastic RDMA interface (networkInterfaceTrafficMode HighPerformance) although "
-            f"{', '.join(rdma_types)} take one"
-        )
-    deployment = _deployment_set(pool, index, view)
-    if deployment:
-        problems.append(deployment)
-    return problems

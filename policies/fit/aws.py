@@ -124,9 +124,12 @@ DISTRIBUTED_REMEDIATION = (
     "launch into a placement group of strategy `cluster`;"
 )
 PLACEMENT_GROUP = "aws:ec2/placementGroup:PlacementGroup"
+# What a pool of types that take an EFA interface lacks without one (`has_interconnect`).
+NO_INTERCONNECT = "no EFA interface"
 
 
-def _has_efa(sources: list[ResourceView]) -> bool:
+def has_interconnect(sources: list[ResourceView]) -> bool:
+    """True when a launch source gives an EFA interface."""
     for source in sources:
         for interface in as_list(get_ref(source.props, "networkInterfaces")):
             kind = get_ref(interface, "interfaceType")
@@ -135,7 +138,7 @@ def _has_efa(sources: list[ResourceView]) -> bool:
     return False
 
 
-def _placement(
+def placement_problem(
     pool: Pool, index: ResourceIndex, view: ResourceView | None, sources: list[ResourceView]
 ) -> str | None:
     """What is wrong with the pool's placement, or None."""
@@ -154,20 +157,3 @@ def _placement(
             if isinstance(strategy, str) and strategy.lower() != "cluster":
                 return f"placement group '{group.name}' of strategy {strategy}, not cluster"
     return None
-
-
-def network_problems(
-    pool: Pool,
-    index: ResourceIndex,
-    view: ResourceView | None,
-    sources: list[ResourceView],
-    rdma_types: list[str],
-) -> list[str]:
-    """A distributed pool's EFA interface and cluster placement group."""
-    problems: list[str] = []
-    if rdma_types and not _has_efa(sources):
-        problems.append(f"no EFA interface although {', '.join(rdma_types)} take one")
-    placement = _placement(pool, index, view, sources)
-    if placement:
-        problems.append(placement)
-    return problems

@@ -45,7 +45,7 @@ from gpufleet.policies.gpu import current_catalog
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 
 # Each cloud module's interconnect (`INTERCONNECT`, `PLACEMENT`) and remediation fragment; its
-# `network_problems` judges the pool.
+# `has_interconnect` and `placement_problem` judge the pool (`_cloud_problems`).
 _INTERCONNECTS = " or ".join(fragments("INTERCONNECT").values())
 _PLACEMENTS = " or ".join(fragments("PLACEMENT").values())
 
@@ -73,12 +73,20 @@ RULE = Rule(
 
 
 def _cloud_problems(pool: Pool, index: ResourceIndex, typed: list[tuple[str, Any]]) -> list[str]:
-    """The interface and placement problems of the pool's cloud (its module's `network_problems`)."""
-    rdma_types = [name for name, entry in typed if entry is not None and entry.efa]
-    check = getattr(part(pool.cloud), "network_problems", None)
-    if check is None:
+    """The interface and placement problems of the pool's cloud: its module's `has_interconnect` (the
+    RDMA interface, named by `NO_INTERCONNECT`) and `placement_problem`."""
+    module = part(pool.cloud)
+    if module is None or not hasattr(module, "placement_problem"):
         return []
-    return list(check(pool, index, pool_view(pool, index), launch_sources(pool, index), rdma_types))
+    rdma_types = [name for name, entry in typed if entry is not None and entry.efa]
+    sources = launch_sources(pool, index)
+    problems: list[str] = []
+    if rdma_types and not module.has_interconnect(sources):
+        problems.append(f"{module.NO_INTERCONNECT} although {', '.join(rdma_types)} take one")
+    placement = module.placement_problem(pool, index, pool_view(pool, index), sources)
+    if placement:
+        problems.append(placement)
+    return problems
 
 
 def validate(args: StackValidationArgs, report: ReportViolation) -> None:

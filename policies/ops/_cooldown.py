@@ -5,6 +5,7 @@ its module of this package (`cooldown_problem`)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 
 from gpufleet.policies.cost.pools import ResourceIndex, ResourceView
 from gpufleet.policies.ops._common import known_str, quoted, unknown
@@ -62,6 +63,18 @@ def step_message(kind: str, view: ResourceView, steps: list[float], alarms: list
         f"{quoted(alarms)}: the action is re-run every minute while the alarm holds and a step policy "
         f"takes no cooldown, so the group loses capacity every minute; {fix}"
     )
+
+
+def fired_step_problem(view: ResourceView, fired: Mapping[str, list[str]], kind: str, fix: str) -> str | None:
+    """The problem of a step policy (`kind`) whose `stepAdjustments` scale in and that an alarm of the
+    stack fires (`fired`), or None; one whose `adjustmentType` sets a size does not step."""
+    steps = step_adjustments(view, "stepAdjustments")
+    if sets_a_size(view, "adjustmentType") or not any(s < 0 for s in steps):
+        return None
+    alarms = fired.get(view.urn, [])
+    if not alarms:
+        return None
+    return step_message(kind, view, steps, alarms, fix)
 
 
 def short_cooldown(kind: str, view: ResourceView, cooldown: float, source: str, minimum: int) -> str:

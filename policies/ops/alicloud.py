@@ -39,11 +39,10 @@ from gpufleet.policies.cost.pools.tokens.alicloud import (
 from gpufleet.policies.documents import DocumentError, parse_document
 from gpufleet.policies.ops._common import DEFAULT_COOLDOWN_S, known_str, number, quoted, unknown, value_at
 from gpufleet.policies.ops._cooldown import (
+    fired_step_problem,
     policy_kind,
     sets_a_size,
     short_cooldown,
-    step_adjustments,
-    step_message,
 )
 from gpufleet.policies.props import as_list, get_ref, is_unknown, truthy
 from gpufleet.policies.rule import CannotTell
@@ -333,14 +332,8 @@ def cooldown_problem(
     """An ESS step rule fired by an alarm that scales in, or a simple rule with a short cooldown."""
     rule_type = policy_kind(view, "scalingRuleType", "SimpleScalingRule")
     if rule_type == "StepScalingRule":
-        steps = step_adjustments(view, "stepAdjustments")
-        if sets_a_size(view, "adjustmentType") or not any(s < 0 for s in steps):
-            return None
-        alarms = fired.get(view.urn, [])
-        if not alarms:
-            return None
         fix = f"scale in with a SimpleScalingRule whose cooldown is at least {minimum} s, or target tracking"
-        return step_message("ESS step scaling rule", view, steps, alarms, fix)
+        return fired_step_problem(view, fired, "ESS step scaling rule", fix)
     if rule_type != "SimpleScalingRule":
         return None
     adjustment = number(view, "adjustmentValue")

@@ -25,11 +25,11 @@ from gpufleet.policies.ops._aws_principals import (
 from gpufleet.policies.ops._aws_sources import group_templates
 from gpufleet.policies.ops._common import DEFAULT_COOLDOWN_S, cannot_tell, number, quoted, unknown
 from gpufleet.policies.ops._cooldown import (
+    fired_step_problem,
     policy_kind,
     sets_a_size,
     short_cooldown,
     step_adjustments,
-    step_message,
 )
 from gpufleet.policies.props import get_ref, is_unknown
 
@@ -85,17 +85,11 @@ def _simple_or_step(
 ) -> str | None:
     policy_type = policy_kind(view, "policyType", "SimpleScaling")
     if policy_type == "StepScaling":
-        steps = step_adjustments(view, "stepAdjustments")
-        if sets_a_size(view, "adjustmentType") or not any(s < 0 for s in steps):
-            return None
-        alarms = fired.get(view.urn, [])
-        if not alarms:
-            return None
         fix = (
             f"scale in with a SimpleScaling policy whose cooldown is at least {minimum} s, or with target "
             "tracking"
         )
-        return step_message("step-scaling policy", view, steps, alarms, fix)
+        return fired_step_problem(view, fired, "step-scaling policy", fix)
     if policy_type != "SimpleScaling":
         return None
     adjustment = number(view, "scalingAdjustment")

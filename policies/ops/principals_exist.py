@@ -27,18 +27,19 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, ReportViolation, Severity, StackValidationArgs
 
 from gpufleet.policies.cost.pools import ResourceView
-from gpufleet.policies.ops._common import fragments, part_of_type, rule_url, stack_index
+from gpufleet.policies.ops._common import fragments, part_of_type, parts, rule_url, stack_index
 from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
+from gpufleet.policies.rule_facts import sole
 
 # Each cloud module that judges policy principals holds the policy types (`POLICY_HOLDERS`: type ->
 # what the finding calls it), the rule's text and `principal_problems`; today only AWS's does, so the
-# rule's description and remediation are that module's (an unpacking that fails loudly if a second
-# cloud adds its own without rewording the rule).
+# rule's description and remediation are that module's (`sole` refuses, naming the modules, a second
+# cloud that adds its own without rewording the rule).
 POLICY_HOLDERS: dict[str, str] = {}
 for _holders in fragments("POLICY_HOLDERS").values():
     POLICY_HOLDERS.update(_holders)
-(_DESCRIPTION,) = fragments("PRINCIPALS_DESCRIPTION").values()
-(_REMEDIATION,) = fragments("PRINCIPALS_REMEDIATION").values()
+_DESCRIPTION = str(sole(parts(), "PRINCIPALS_DESCRIPTION"))
+_REMEDIATION = str(sole(parts(), "PRINCIPALS_REMEDIATION"))
 
 RULE = Rule(
     id="GF-OPS-002",

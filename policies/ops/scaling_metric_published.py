@@ -63,6 +63,7 @@ from gpufleet.policies.rule import GfStackPolicy, Rule, judge, judges
 # Each cloud module that judges scaling metrics: the types it judges (`METRIC_TYPES`), its alarms that
 # drive scaling (`metric_alarms`), the check of one (`metric_judge`), and its remediation fragment.
 _METRIC_PARTS = {cloud: part for cloud, part in parts().items() if hasattr(part, "metric_alarms")}
+# The remediation's last sentence, whatever the clouds.
 _OUTSIDE = "A namespace published outside the stack goes in published_namespaces."
 _Judge = Callable[[ResourceView], list[str]]
 
@@ -80,7 +81,7 @@ RULE = Rule(
     remediation=" ".join(
         [
             *fragments("METRIC_REMEDIATION").values(),
-            "A namespace published outside the stack goes in published_namespaces.",
+            _OUTSIDE,
         ]
     ),
     url=rule_url("GF-OPS-001"),

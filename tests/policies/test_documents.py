@@ -193,3 +193,28 @@ def test_service_wildcard_covers_every_action_of_its_service(action: str) -> Non
     service = action.split(":", 1)[0]
     assert action_matches(f"{service}:*", action)
     assert action_matches(action.upper(), action)
+
+
+def test_dialects_that_claim_one_unnamed_document_are_refused_naming_both(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import types
+
+    from gpufleet.policies import documents
+
+    def dialect(name: str, lower: bool, version: str | None) -> types.ModuleType:
+        module = types.ModuleType(name)
+        module.LOWER_CASE_KEYS = lower  # type: ignore[attr-defined]
+        module.VERSION = version  # type: ignore[attr-defined]
+        return module
+
+    monkeypatch.setattr(
+        documents,
+        "DIALECTS",
+        {"aws": dialect("d.one", False, None), "alicloud": dialect("d.two", False, None)},
+    )
+    with pytest.raises(ValueError, match=r"d\.one and d\.two both give LOWER_CASE_KEYS = False"):
+        documents._recognised()
+    monkeypatch.setattr(documents, "DIALECTS", {"aws": dialect("d.one", False, None)})
+    with pytest.raises(ValueError, match=r"none of d\.one gives LOWER_CASE_KEYS = True"):
+        documents._recognised()
