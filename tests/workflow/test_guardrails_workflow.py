@@ -130,8 +130,12 @@ def test_no_long_lived_cloud_key_in_workflows_or_docs() -> None:
     # doc must name them, and it says the key never goes in the spec or the stack's state. Those two, there
     # only.
     autoscaler_keys = ["tencentcloud_secret_id", "tencentcloud_secret_key"]
-    scheduling = (ROOT / "components" / "baseline" / "autoscalers" / "tencentcloud.py").read_text()
-    assert all(f'key(secret, "{name}")' in scheduling for name in autoscaler_keys)
+    from gpufleet.components.baseline.autoscaler_common import secret_env
+    from gpufleet.components.baseline.autoscalers import tencentcloud
+
+    read = secret_env("operator-secret", tencentcloud.SECRET_KEYS, "REGION", "ap-guangzhou")
+    refs = [e["valueFrom"]["secretKeyRef"] for e in read if "valueFrom" in e]
+    assert all({"name": "operator-secret", "key": name} in refs for name in autoscaler_keys)
     found["docs/hybrid.md"] = [n for n in found.get("docs/hybrid.md", []) if n not in autoscaler_keys]
     # docs/commands.md says which variables `gpufleet preflight` reads the user's own credentials from
     # (a workstation's, to read quotas): those two names, there only.
