@@ -70,23 +70,41 @@ def check_stacks(
     project: str,
     jobs: int = 1,
     progress: Progress | None = None,
+    on_outcome: Callable[[Outcome], None] | None = None,
 ) -> list[Outcome]:
-    """Every stack's outcome, in the order of `stacks`, whatever order they finish in."""
+    """Every stack's outcome, in the order of `stacks`, whatever order they finish in. `on_outcome` is
+    called in this process with each outcome as soon as it is there (checkov takes the stack's export
+    while the next one runs)."""
     progress = progress or Progress(len(stacks))
     try:
         if jobs <= 1 or len(stacks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
             outcomes = []
             for stack in stacks:
                 outcomes.append(check_one(stack))
+                if on_outcome is not None:
+                    on_outcome(outcomes[-1])
                 progress.step(stack)
             return outcomes
-        return _parallel(stacks, check_one, project=project, jobs=min(jobs, len(stacks)), progress=progress)
+        return _parallel(
+            stacks,
+            check_one,
+            project=project,
+            jobs=min(jobs, len(stacks)),
+            progress=progress,
+            on_outcome=on_outcome,
+        )
     finally:
         progress.close()
 
 
 def _parallel(
-    stacks: Sequence[str], check_one: CheckOne, *, project: str, jobs: int, progress: Progress
+    stacks: Sequence[str],
+    check_one: CheckOne,
+    *,
+    project: str,
+    jobs: int,
+    progress: Progress,
+    on_outcome: Callable[[Outcome], None] | None,
 ) -> list[Outcome]:
     global _CHECK_ONE  # noqa: PLW0603 - inherited by the forked workers, never pickled
     _CHECK_ONE = check_one
@@ -108,6 +126,8 @@ def _parallel(
                         ),
                         None,
                     )
+                if on_outcome is not None:
+                    on_outcome(found[stack])
                 progress.step(stack)
     finally:
         _CHECK_ONE = None

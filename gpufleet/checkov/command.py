@@ -1,6 +1,7 @@
 """`gpufleet check`'s checkov part: decide whether checkov runs, start it before the programs run (its
-start-up takes seconds: `warm.py`), give it every stack's export once they have run, and put each
-stack's block into its result.
+start-up takes seconds: `warm.py`), give it each stack's export as soon as that stack's program has
+run (`judge_for`: checkov judges it while the next program runs), and put each stack's block into its
+result.
 
 `--checkov` (explicit) makes a missing checkov bad input (exit 2, with how to install it); by default
 checkov runs when it is found and its absence is a note in the report; `--no-checkov` turns it off.
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpufleet.checkov.merge import PASSED_KEY, empty_block, judge
+from gpufleet.checkov.merge import PASSED_KEY, Judge, empty_block
 from gpufleet.checkov.overlap import explain
 from gpufleet.checkov.run import INSTALL_HINT, CheckovNotFound, find_checkov
 from gpufleet.checkov.warm import WarmCheckov
@@ -64,6 +65,14 @@ def warm_up(binary: Path | None) -> WarmCheckov | None:
     return start_warm(binary)
 
 
+def judge_for(binary: Path | None, skips: dict[str, str]) -> Judge | None:
+    """The judge that takes each stack's export as its program ends, with the checkov `resolve`
+    started for `binary`; None when checkov is off."""
+    if binary is None:
+        return None
+    return Judge(binary, skip_checks=skips, warm=_STARTED.pop(binary, None))
+
+
 def attach(
     results: Sequence[StackResult],
     graphs: Sequence[ResourceGraph],
@@ -74,11 +83,13 @@ def attach(
     pack_seconds: Sequence[float],
     overlap_rules: Sequence[tuple[str, Sequence[str]]] | None = None,
     warm: WarmCheckov | None = None,
+    judge: Judge | None = None,
 ) -> None:
-    """Fill each result's `checkov` block (one checkov run for all of them: by `warm`, or the checkov
-    `resolve` started for `binary` beside the programs, when there is one). With `overlap_rules`
-    ((rule id, its checkov ids), for --explain-overlap) each block gets an `overlap` list."""
-    if warm is None and binary is not None:
+    """Fill each result's `checkov` block: by `judge` (`judge_for`, which has taken the exports as the
+    programs ended), else by a checkov run over every stack now (by `warm`, or the checkov `resolve`
+    started for `binary` beside the programs, when there is one). With `overlap_rules` ((rule id, its
+    checkov ids), for --explain-overlap) each block gets an `overlap` list."""
+    if judge is None and warm is None and binary is not None:
         warm = _STARTED.pop(binary, None)
     if binary is None:
         off = enabled is False or os.environ.get(DEFAULT_VAR) == "off"
@@ -91,15 +102,16 @@ def attach(
             empty_block("disabled", note) if off else empty_block("not-found", NOT_FOUND_NOTE) for _ in graphs
         ]
     else:
+        if judge is None:
+            judge = Judge(binary, skip_checks=skips, warm=warm)
         try:
-            blocks = judge(graphs, binary, skip_checks=skips, warm=warm)
+            blocks = judge.blocks(graphs)
         except Exception as exc:
             # Whatever breaks here must not hide the policy pack's verdicts.
             note = f"checkov was not run: the export for it failed ({type(exc).__name__}: {exc})"
             blocks = [empty_block("error", note) for _ in graphs]
         finally:
-            if warm is not None:
-                warm.close()
+            judge.close()
     for result, found, graph, seconds in zip(results, blocks, graphs, pack_seconds, strict=True):
         # checkov judges an export without the secrets; what it says is shown redacted all the same.
         block = redactor(graph).value(found)

@@ -1,12 +1,20 @@
 """checkov kept warm: run by checkov's own Python (never imported by gpufleet; `warm.py` starts it), it
-imports checkov at once, then waits for one request and answers it.
+imports checkov at once, then answers requests, one at a time, in the order of their numbers.
 
     <checkov's python> driver.py DIRECTORY
-    DIRECTORY/request.json  {"argv": ["-f", "plan.json", "--framework", ...]}   written by gpufleet
-    DIRECTORY/answer.json   {"argv": [...], "reports": [...], "exit_code": 1} or {"error": "..."}
+    DIRECTORY/request-0.json  {"argv": ["-f", "plan.json", "--framework", ...]}   written by gpufleet
+    DIRECTORY/answer-0.json   {"argv": [...], "reports": [...], "exit_code": 1} or {"error": "..."}
+    DIRECTORY/request-1.json  ...
+    DIRECTORY/request-N.json  {"end": true}: exit 0
+
+Each request is run in a child forked from the process as it stood after the import: checkov keeps
+state between runs in one process (its runners are created once, at import, and keep the definitions
+they parsed), so a second run in the same process would judge the first one's files. The fork starts
+every run from the same state, as a fresh `checkov` command would, without paying the import again.
 
 The answer repeats the arguments checkov ran with: gpufleet takes it only when they are the ones it
-sent and this process exited 0 (a request or answer left by anyone else is then not taken).
+sent under that number and this process exited 0 (a request or answer left by anyone else is then
+not taken).
 
 Each report keeps the keys of checkov's JSON output that gpufleet reads (`check_type`, the checks'
 `check_id`, `check_name`, `severity`, `guideline`, `resource`, `file_path`, `check_result`, the
@@ -20,6 +28,7 @@ It must import nothing from gpufleet: checkov's environment does not have it.
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import json
 import logging
@@ -79,6 +88,15 @@ def _report(report: Any, version: str) -> dict[str, Any]:
 
 POLL_SECONDS = 0.02
 MAX_WAIT_SECONDS = 6 * 3600.0
+MAX_REQUESTS = 4096
+
+
+def request_name(index: int) -> str:
+    return f"request-{index}.json"
+
+
+def answer_name(index: int) -> str:
+    return f"answer-{index}.json"
 
 
 def _wait_for(request: Path, parent: int) -> bool:
@@ -110,19 +128,51 @@ def _answer(request: Path, version: str) -> dict[str, Any]:
         return {"error": f"checkov exited with status {exc.code}"}
 
 
+def _is_end(request: Path) -> bool:
+    try:
+        data = json.loads(request.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("end") is True
+
+
+def _write(path: Path, answer: dict[str, Any]) -> None:
+    staged = path.with_name(path.name + ".tmp")
+    staged.write_text(json.dumps(answer, default=str), encoding="utf-8")
+    staged.replace(path)
+
+
+def _answer_in_child(directory: Path, index: int, version: str) -> None:
+    """Run request `index` in a child forked from the state after the import, and wait for it."""
+    child = os.fork()
+    if child == 0:
+        status = 1
+        try:
+            _write(directory / answer_name(index), _answer(directory / request_name(index), version))
+            status = 0
+        finally:
+            os._exit(status)
+    os.waitpid(child, 0)
+
+
 def main() -> int:
     directory = Path(sys.argv[1])
     parent = os.getppid()
+    # The cyclic collector is off for the whole life of this process and its children: during the
+    # import it walks every object created so far again and again (about half the import's CPU), and
+    # each child runs one request and exits. What the import created is then frozen, so that no
+    # collector (nor a copy-on-write page fault in a child) touches it again.
+    gc.disable()
     import checkov.main  # noqa: F401 - the start-up this process exists to do early
     from checkov.version import version
 
+    gc.freeze()
     _quiet_logging()
-    if not _wait_for(directory / "request.json", parent):
-        return 0
-    answer = _answer(directory / "request.json", version)
-    staged = directory / "answer.json.tmp"
-    staged.write_text(json.dumps(answer, default=str), encoding="utf-8")
-    staged.replace(directory / "answer.json")
+    for index in range(MAX_REQUESTS):
+        request = directory / request_name(index)
+        if not _wait_for(request, parent) or _is_end(request):
+            return 0
+        _answer_in_child(directory, index, version)
     return 0
 
 

@@ -54,19 +54,31 @@ def write_exports(exports: Sequence[Export], directory: Path) -> dict[str, _Stac
     """Each stack's plan (and manifests, if any) under a file name of its own: file base name -> files."""
     by_file: dict[str, _StackFiles] = {}
     for index, export in enumerate(exports):
-        stem = f"{index:03d}-{tf_identifier(export.stack)}"
-        plan = stem + PLAN_SUFFIX
-        (directory / plan).write_text(finite.dumps(export.plan), encoding="utf-8")
-        manifests = None
-        if export.manifests:
-            manifests = stem + MANIFEST_SUFFIX
-            text = yaml.safe_dump_all(export.manifests, sort_keys=False)
-            (directory / manifests).write_text(text, encoding="utf-8")
-        files = _StackFiles(export, plan, manifests)
-        by_file[plan] = files
-        if manifests:
-            by_file[manifests] = files
+        files = write_export(index, export, directory)
+        by_file[files.plan] = files
+        if files.manifests:
+            by_file[files.manifests] = files
     return by_file
+
+
+def write_export(index: int, export: Export, directory: Path) -> _StackFiles:
+    """One stack's plan (and manifests, if any), named after its place in the check and its stack."""
+    stem = f"{index:03d}-{tf_identifier(export.stack)}"
+    plan = stem + PLAN_SUFFIX
+    (directory / plan).write_text(finite.dumps(export.plan), encoding="utf-8")
+    manifests = None
+    if export.manifests:
+        manifests = stem + MANIFEST_SUFFIX
+        text = yaml.safe_dump_all(export.manifests, sort_keys=False)
+        (directory / manifests).write_text(text, encoding="utf-8")
+    return _StackFiles(export, plan, manifests)
+
+
+def _judged(files: _StackFiles) -> list[str]:
+    """The file names of a stack to give checkov: none when nothing in it is of a type checkov judges."""
+    if not (files.export.addresses or files.export.objects):
+        return []
+    return [files.plan, *([files.manifests] if files.manifests else [])]
 
 
 def _origin(files: _StackFiles, framework: str, resource: str) -> Origin | None:
@@ -140,6 +152,122 @@ def blocks_from_run(by_file: Mapping[str, _StackFiles], run: CheckovRun) -> dict
     return blocks
 
 
+class Judge:
+    """checkov over every stack of one `check`: each stack's export is written when its program has
+    run (`add`) and, with a warm checkov, handed to it at once, so that checkov judges one stack while
+    the next program runs; `blocks` waits for the last answer and returns one block per graph.
+
+    A stack whose program ran without isolation (no namespaces: the note `engine.UNISOLATED_NOTE`) is
+    handed over only at `blocks`, after every program has run: a later program, running unisolated,
+    could otherwise reach the files checkov is about to read. Under isolation the sandbox sees this
+    directory read-only."""
+
+    def __init__(
+        self,
+        binary: Path,
+        *,
+        skip_checks: Mapping[str, str] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        warm: WarmCheckov | None = None,
+    ) -> None:
+        self.binary = binary
+        self.skips = dict(skip_checks or {})
+        self.timeout = timeout
+        self.warm = warm
+        self._tmp = tempfile.TemporaryDirectory(prefix="gpufleet-checkov-")
+        self.directory = Path(self._tmp.name)
+        self.by_file: dict[str, _StackFiles] = {}
+        self.added: dict[int, tuple[_StackFiles, float]] = {}
+        self.held: list[Path] = []
+        """Files not handed to checkov yet (no warm checkov, or a stack that ran unisolated)."""
+
+    def add(self, graph: ResourceGraph) -> None:
+        """Export `graph` now, and hand it to the warm checkov when that is safe (above). An export
+        that fails raises here and again at `blocks`, where the check reports it."""
+        if id(graph) in self.added:
+            return
+        start = time.perf_counter()
+        export = export_graph(graph)
+        files = write_export(len(self.added), export, self.directory)
+        self.added[id(graph)] = (files, time.perf_counter() - start)
+        names = _judged(files)
+        for name in names:
+            self.by_file[name] = files
+        paths = [self.directory / name for name in names]
+        if not paths:
+            return
+        if self.warm is not None and not _unisolated(graph):
+            self.warm.submit(paths, skip_checks=sorted(self.skips))
+        else:
+            self.held.extend(paths)
+
+    def blocks(self, graphs: Sequence[ResourceGraph]) -> list[dict[str, Any]]:
+        """One block per graph (each added now if it was not), once checkov has judged them all."""
+        try:
+            for graph in graphs:
+                self.add(graph)
+            run = self._run()
+            if run.error is not None:
+                found = {id(files): empty_block("error", run.error) for files, _ in self.added.values()}
+            else:
+                by_stack = blocks_from_run(self.by_file, run)
+                found = {
+                    id(files): by_stack.get(files.export.stack) or _empty_ran(run)
+                    for files, _ in self.added.values()
+                }
+            return [self._block(found, graph, run) for graph in graphs]
+        finally:
+            self.close()
+
+    def _run(self) -> CheckovRun:
+        sent = self.warm is not None and bool(self.warm.sent)
+        if not self.held and not sent:
+            # Nothing checkov judges in any stack: checkov does not run (the warm one is stopped).
+            if self.warm is not None:
+                self.warm.close()
+            return CheckovRun()
+        if self.warm is not None:
+            if self.held:
+                self.warm.submit(self.held, skip_checks=sorted(self.skips))
+            return self.warm.collect(self.timeout)
+        return run_checkov(self.binary, self.held, skip_checks=sorted(self.skips), timeout=self.timeout)
+
+    def _block(
+        self, found: Mapping[int, dict[str, Any]], graph: ResourceGraph, run: CheckovRun
+    ) -> dict[str, Any]:
+        files, seconds = self.added[id(graph)]
+        export = files.export
+        block = found[id(files)]
+        block["exported"] = {
+            "resources": len(export.addresses),
+            "kubernetes_objects": len(export.objects),
+            "unmapped_types": dict(sorted(export.unmapped.items())),
+        }
+        block["skipped_checks"] = dict(sorted(self.skips.items()))
+        # checkov runs once for every stack: its time is the whole run's, the same in each block.
+        block["seconds"] = {"export": round(seconds, 3), "checkov_all_stacks": round(run.seconds, 3)}
+        if export.unmapped and block.get("note") is None:
+            block["note"] = "not exported (no Terraform type known): " + ", ".join(sorted(export.unmapped))
+        return block
+
+    def close(self) -> None:
+        if self.warm is not None:
+            self.warm.close()
+        self._tmp.cleanup()
+
+
+def _empty_ran(run: CheckovRun) -> dict[str, Any]:
+    block = empty_block("ran")
+    block["version"] = run.version
+    return block
+
+
+def _unisolated(graph: ResourceGraph) -> bool:
+    from gpufleet.engine import UNISOLATED_NOTE
+
+    return any(note.startswith(UNISOLATED_NOTE) for note in graph.notes)
+
+
 def judge(
     graphs: Sequence[ResourceGraph],
     binary: Path,
@@ -148,46 +276,6 @@ def judge(
     timeout: float = DEFAULT_TIMEOUT,
     warm: WarmCheckov | None = None,
 ) -> list[dict[str, Any]]:
-    """Export every stack, run checkov once over all of them (by `warm`, started while the programs
-    ran, when given), and return one block per graph."""
-    skips = dict(skip_checks or {})
-    exports: list[Export] = []
-    export_seconds: list[float] = []
-    for graph in graphs:
-        start = time.perf_counter()
-        exports.append(export_graph(graph))
-        export_seconds.append(time.perf_counter() - start)
-    with tempfile.TemporaryDirectory(prefix="gpufleet-checkov-") as tmp:
-        directory = Path(tmp)
-        by_file = write_exports(exports, directory)
-        # A stack with nothing checkov judges (no resource of a mapped type, no Kubernetes object) is not
-        # given to it: its block is what checkov's empty report makes of it. With nothing at all, checkov
-        # does not run (the warm one is stopped).
-        files = [directory / name for name, f in by_file.items() if f.export.addresses or f.export.objects]
-        if not files:
-            if warm is not None:
-                warm.close()
-            run = CheckovRun()
-        elif warm is not None:
-            run = warm.run(files, skip_checks=sorted(skips), timeout=timeout)
-        else:
-            run = run_checkov(binary, files, skip_checks=sorted(skips), timeout=timeout)
-    if run.error is not None:
-        blocks = {e.stack: empty_block("error", run.error) for e in exports}
-    else:
-        blocks = blocks_from_run(by_file, run)
-    out = []
-    for export, seconds in zip(exports, export_seconds, strict=True):
-        block = blocks[export.stack]
-        block["exported"] = {
-            "resources": len(export.addresses),
-            "kubernetes_objects": len(export.objects),
-            "unmapped_types": dict(sorted(export.unmapped.items())),
-        }
-        block["skipped_checks"] = dict(sorted(skips.items()))
-        # checkov runs once for every stack: its time is the whole run's, the same in each block.
-        block["seconds"] = {"export": round(seconds, 3), "checkov_all_stacks": round(run.seconds, 3)}
-        if export.unmapped and block.get("note") is None:
-            block["note"] = "not exported (no Terraform type known): " + ", ".join(sorted(export.unmapped))
-        out.append(block)
-    return out
+    """Export every stack, run checkov over them (by `warm`, started while the programs ran, when
+    given), and return one block per graph."""
+    return Judge(binary, skip_checks=skip_checks, timeout=timeout, warm=warm).blocks(graphs)

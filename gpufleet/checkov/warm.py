@@ -29,6 +29,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ from gpufleet.checkov.run import (
 )
 
 DRIVER = Path(__file__).with_name("driver.py")
-REQUEST, ANSWER, LOG = "request.json", "answer.json", "driver.log"
+LOG = "driver.log"
 DISABLE_VAR = "GPUFLEET_CHECKOV_WARM"
 """`off`: run checkov as a command after the programs instead (for comparing the two)."""
 MAX_ANSWER_BYTES = 512 * 1024 * 1024
@@ -70,14 +71,37 @@ def checkov_python(binary: Path) -> Path | None:
     return python
 
 
+def request_name(index: int) -> str:
+    """The file of request `index` in the driver's directory (driver.py reads the same names)."""
+    return f"request-{index}.json"
+
+
+def answer_name(index: int) -> str:
+    return f"answer-{index}.json"
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """One request handed to the driver: its arguments, and the files and options to run the command
+    with where the driver's answer is not taken."""
+
+    argv: list[str]
+    files: tuple[Path, ...]
+    skip_checks: tuple[str, ...]
+    external_checks_dir: Path | None
+
+
 class WarmCheckov:
-    """One checkov process, started now and given its files later (`run`), at most once."""
+    """One checkov process, started now and given files later: a request per `submit` (each stack's
+    export as soon as its program has run), the answers taken at `collect`, at most once."""
 
     def __init__(self, binary: Path) -> None:
         self.binary = binary
         self.process: subprocess.Popen[bytes] | None = None
         self.directory: Path | None = None
         self.owner = os.getpid()
+        self.sent: list[_Sent] = []
+        self.first_sent: float | None = None
         python = checkov_python(binary) if os.environ.get(DISABLE_VAR) != "off" else None
         if python is None:
             return
@@ -98,6 +122,58 @@ class WarmCheckov:
             return
         atexit.register(self.close)
 
+    def submit(
+        self,
+        files: Sequence[Path],
+        *,
+        skip_checks: Sequence[str] = (),
+        external_checks_dir: Path | None = CUSTOM_CHECKS_DIR,
+    ) -> None:
+        """Hand the driver `files` now (it runs them while the next program runs); without a driver
+        they are run as the command at `collect`."""
+        argv = checkov_command(
+            self.binary, files, skip_checks=skip_checks, external_checks_dir=external_checks_dir
+        )[1:]
+        index = len(self.sent)
+        self.sent.append(_Sent(argv, tuple(files), tuple(skip_checks), external_checks_dir))
+        if self.first_sent is None:
+            self.first_sent = time.perf_counter()
+        if self.process is not None and self.directory is not None:
+            self._write(request_name(index), {"argv": argv})
+
+    def collect(self, timeout: float = DEFAULT_TIMEOUT) -> CheckovRun:
+        """Every submitted request's reports, as one run: the driver's answers where they are taken,
+        the `checkov` command (once, over the rest) where they are not. Stops the driver."""
+        start = self.first_sent if self.first_sent is not None else time.perf_counter()
+        try:
+            answers = self._answers(timeout) if self.process is not None else {}
+            if isinstance(answers, CheckovRun):  # the driver did not finish in time
+                return answers
+            reports: list[dict[str, Any]] = []
+            rest: list[_Sent] = []
+            for index, sent in enumerate(self.sent):
+                found = answers.get(index)
+                if found is None:
+                    rest.append(sent)
+                else:
+                    reports.extend(found)
+            version = _version(reports)
+            if rest:
+                run = run_checkov(
+                    self.binary,
+                    [path for sent in rest for path in sent.files],
+                    skip_checks=sorted({check for sent in rest for check in sent.skip_checks}),
+                    external_checks_dir=rest[0].external_checks_dir,
+                    timeout=timeout,
+                )
+                if run.error is not None:
+                    return run
+                reports.extend(run.reports)
+                version = version or run.version
+            return CheckovRun(reports=reports, seconds=time.perf_counter() - start, version=version)
+        finally:
+            self.close()
+
     def run(
         self,
         files: Sequence[Path],
@@ -107,60 +183,37 @@ class WarmCheckov:
         timeout: float = DEFAULT_TIMEOUT,
     ) -> CheckovRun:
         """checkov over `files`, as `run.run_checkov` runs it; by the warm process where there is one."""
-        try:
-            if self.process is not None and self.directory is not None:
-                argv = checkov_command(
-                    self.binary, files, skip_checks=skip_checks, external_checks_dir=external_checks_dir
-                )[1:]
-                run = self._ask(self.directory, argv, timeout)
-                if run is not None:
-                    return run
-            return run_checkov(
-                self.binary,
-                files,
-                skip_checks=skip_checks,
-                external_checks_dir=external_checks_dir,
-                timeout=timeout,
-            )
-        finally:
-            self.close()
+        self.submit(files, skip_checks=skip_checks, external_checks_dir=external_checks_dir)
+        return self.collect(timeout)
 
-    def _ask(self, directory: Path, argv: list[str], timeout: float) -> CheckovRun | None:
-        """The driver's answer; None when it cannot give one (then checkov runs as a command)."""
-        assert self.process is not None
+    def _write(self, name: str, data: dict[str, Any]) -> None:
+        assert self.directory is not None
+        staged = self.directory / (name + ".tmp")
+        staged.write_text(json.dumps(data), encoding="utf-8")
+        staged.replace(self.directory / name)
+
+    def _answers(self, timeout: float) -> dict[int, list[dict[str, Any]]] | CheckovRun:
+        """Request number -> its reports, for each answer taken; a CheckovRun with the error when the
+        driver did not finish in `timeout`."""
+        assert self.process is not None and self.directory is not None
         start = time.perf_counter()
-        staged = directory / (REQUEST + ".tmp")
-        staged.write_text(json.dumps({"argv": argv}), encoding="utf-8")
-        staged.replace(directory / REQUEST)
+        self._write(request_name(len(self.sent)), {"end": True})
         try:
             self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             return CheckovRun(
                 seconds=time.perf_counter() - start, error=f"checkov did not finish in {timeout:g} s"
             )
-        seconds = time.perf_counter() - start
-        answer_path = directory / ANSWER
-        try:
-            if answer_path.stat().st_size > MAX_ANSWER_BYTES:
-                return None
-            answer = json.loads(answer_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        # Only the answer of a driver that ended by itself, to the arguments sent here: a request
-        # written earlier by anyone else (other arguments), or an answer left beside a driver that
-        # was killed, makes checkov run as a command instead.
-        if self.process.returncode != 0 or not isinstance(answer, dict) or answer.get("argv") != argv:
-            return None
-        if not isinstance(answer.get("reports"), list):
-            return None
-        reports: list[dict[str, Any]] = [
-            r for r in answer["reports"] if isinstance(r, dict) and "results" in r
-        ]
-        version = next(
-            (str(r["summary"]["checkov_version"]) for r in reports if isinstance(r.get("summary"), dict)),
-            None,
-        )
-        return CheckovRun(reports=reports, seconds=seconds, version=version)
+        # Only the answers of a driver that ended by itself: one that was killed may have left an
+        # answer that is not its own.
+        if self.process.returncode != 0:
+            return {}
+        taken: dict[int, list[dict[str, Any]]] = {}
+        for index, sent in enumerate(self.sent):
+            reports = _taken(self.directory / answer_name(index), sent.argv)
+            if reports is not None:
+                taken[index] = reports
+        return taken
 
     def close(self) -> None:
         """Stop the process (if it still runs) and remove its directory; only in the process that
@@ -178,6 +231,29 @@ class WarmCheckov:
             self.directory = None
         with contextlib.suppress(Exception):
             atexit.unregister(self.close)
+
+
+def _taken(path: Path, argv: list[str]) -> list[dict[str, Any]] | None:
+    """The reports of one answer, when it answers the arguments sent under its number (a request
+    written earlier by anyone else had other arguments); None otherwise."""
+    try:
+        if path.stat().st_size > MAX_ANSWER_BYTES:
+            return None
+        answer = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(answer, dict) or answer.get("argv") != argv:
+        return None
+    if not isinstance(answer.get("reports"), list):
+        return None
+    return [r for r in answer["reports"] if isinstance(r, dict) and "results" in r]
+
+
+def _version(reports: Sequence[dict[str, Any]]) -> str | None:
+    return next(
+        (str(r["summary"]["checkov_version"]) for r in reports if isinstance(r.get("summary"), dict)),
+        None,
+    )
 
 
 def start(binary: Path | None) -> WarmCheckov | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from collections.abc import Mapping
@@ -53,6 +54,7 @@ from gpufleet.sandbox import collector_paused
 
 if TYPE_CHECKING:
     from gpufleet.allstacks import Outcome
+    from gpufleet.checkov.merge import Judge
     from gpufleet.findings import StackResult
     from gpufleet.policies.rule import GfPolicy
 
@@ -249,8 +251,13 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
         )
         checkov_binary = checkov_command.resolve(checkov, checkov_bin, project.root)
         checkov_skips = load_checkov_skips(checkov_config, project.root)
+        checkov_judge = checkov_command.judge_for(checkov_binary, checkov_skips)
         outcomes = allstacks.check_stacks(
-            names, functools.partial(_check_stack, run=run), project=project.name, jobs=jobs
+            names,
+            functools.partial(_check_stack, run=run),
+            project=project.name,
+            jobs=jobs,
+            on_outcome=functools.partial(_hand_to_checkov, checkov_judge),
         )
         results = [result for result, _ in outcomes]
         checked = [(result, graph) for result, graph in outcomes if graph is not None]
@@ -262,6 +269,7 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             skips=checkov_skips,
             pack_seconds=[result.pack_seconds for result, _ in checked],
             overlap_rules=[(p.rule.id, p.rule.checkov) for p in policies] if explain_overlap else None,
+            judge=checkov_judge,
         )
     except checkov_command.CheckovUnavailable as exc:
         raise fail(BadInput(str(exc))) from None
@@ -272,6 +280,16 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
 
     _write_reports(results, selected, output_dir, policies, project.root)
     _exit_for(results)
+
+
+def _hand_to_checkov(judge: Judge | None, outcome: Outcome) -> None:
+    """A stack's export to checkov as soon as its program has run; one that cannot be exported is
+    exported again, and reported, when every stack has run (`checkov_command.attach`)."""
+    _result, graph = outcome
+    if judge is None or graph is None:
+        return
+    with contextlib.suppress(Exception):
+        judge.add(graph)
 
 
 def _check_output_dir(selected: list[str], output_dir: Path | None) -> None:

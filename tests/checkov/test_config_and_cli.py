@@ -122,12 +122,14 @@ def test_a_bad_checkov_config_is_exit_2_even_without_checkov(tmp_path: Path) -> 
 def test_a_broken_export_is_a_note_and_the_verdicts_stand(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from gpufleet.checkov import command
+    from gpufleet.checkov import merge
 
     def broken(*_args: object, **_kwargs: object) -> list[dict[str, object]]:
         raise ValueError("unexpected input")
 
-    monkeypatch.setattr(command, "judge", broken)
+    # The export fails when the stack's program ends (checkov is handed nothing) and again when the
+    # blocks are made: the note says so and the pack's verdicts stand.
+    monkeypatch.setattr(merge, "export_graph", broken)
     fake = tmp_path / "ck"
     fake.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
     fake.chmod(0o755)

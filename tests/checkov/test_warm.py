@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from gpufleet.checkov import warm
-from gpufleet.checkov.merge import judge
+from gpufleet.checkov.merge import Judge, judge
 from gpufleet.graph import Resource, ResourceGraph
 from tests.checkov.fixtures import fixture_graph, urn
 
@@ -145,7 +145,7 @@ def test_an_answer_left_beside_a_dead_driver_is_not_taken(tmp_path: Path) -> Non
     started = warm.start(fake)
     assert started is not None and started.process is not None and started.directory is not None
     started.process.wait(timeout=60)
-    (started.directory / warm.ANSWER).write_text('{"reports": []}', encoding="utf-8")
+    (started.directory / warm.answer_name(0)).write_text('{"reports": []}', encoding="utf-8")
     (block,) = judge([fixture_graph()], fake, warm=started)
     assert block["status"] == "error"
     assert block["failed"] == 0 and block["findings"] == []
@@ -163,8 +163,93 @@ def test_a_request_written_by_another_process_does_not_decide_the_findings(
     empty = tmp_path / "empty"
     empty.mkdir()
     forged = {"argv": ["-d", str(empty), "--framework", "terraform_plan", "-o", "json"]}
-    (started.directory / warm.REQUEST).write_text(json.dumps(forged), encoding="utf-8")
+    (started.directory / warm.request_name(0)).write_text(json.dumps(forged), encoding="utf-8")
+    (started.directory / warm.request_name(1)).write_text('{"end": true}', encoding="utf-8")
     assert started.process.wait(timeout=300) == 0
     (warm_block,) = judge([fixture_graph()], checkov_bin, warm=started)
     assert _outcomes(warm_block) == _outcomes(command_block)
     assert warm_block["status"] == "ran" and warm_block["failed"] > 0
+
+
+def _second_stack() -> ResourceGraph:
+    """The fixture graph under another stack name, with only its open security group."""
+    graph = fixture_graph()
+    sg = next(r for r in graph.resources if r.type == "aws:ec2/securityGroup:SecurityGroup")
+    return ResourceGraph(project="proj", stack="second", resources=[sg])
+
+
+@pytest.mark.checkov
+def test_each_stack_handed_over_as_it_ends_is_judged_on_its_own_files(checkov_bin: Path) -> None:
+    # Two requests to one warm checkov, one per stack: each is judged in a child forked from the
+    # state after the import, so the second is not answered with the first one's definitions (which a
+    # second run in one checkov process would be).
+    first, second = fixture_graph(), _second_stack()
+    command_blocks = judge([first, second], checkov_bin)
+    started = warm.start(checkov_bin)
+    assert started is not None and started.process is not None
+    streamed = Judge(checkov_bin, warm=started)
+    streamed.add(first)
+    assert len(started.sent) == 1, "handed to checkov when its program ended"
+    streamed.add(second)
+    assert len(started.sent) == 2
+    warm_blocks = streamed.blocks([first, second])
+    assert [_outcomes(b) for b in warm_blocks] == [_outcomes(b) for b in command_blocks]
+    assert warm_blocks[1]["failed"] > 0
+    assert warm_blocks[1]["failed"] < warm_blocks[0]["failed"]
+    assert {f["urn"] for f in warm_blocks[1]["findings"]} == {second.resources[0].urn}
+
+
+def test_a_stack_that_ran_unisolated_is_handed_over_only_when_every_program_has_run(
+    tmp_path: Path,
+) -> None:
+    from gpufleet.engine import UNISOLATED_NOTE
+
+    fake = _script(tmp_path / "ck", f"#!{sys.executable}\nprint('[]')\n")
+    started = warm.start(fake)
+    assert started is not None and started.process is not None
+    graph = fixture_graph()
+    graph.notes.append(f"{UNISOLATED_NOTE}: user namespaces are disabled")
+    held = Judge(fake, warm=started)
+    held.add(graph)
+    assert started.sent == [], "a later program could reach its files: not handed over yet"
+    assert [p.name for p in held.held] == ["000-fixture.tfplan.json", "000-fixture.k8s.yaml"]
+    (block,) = held.blocks([graph])
+    assert block["status"] == "ran"
+    assert len(started.sent) == 1 and started.process is None
+
+
+def test_the_driver_answers_each_numbered_request_and_stops_at_the_end_request(tmp_path: Path) -> None:
+    # A stand-in checkov module (the driver imports checkov.main and checkov.version, and reads the
+    # reports off the Checkov object): the driver's protocol alone, without checkov.
+    package = tmp_path / "site" / "checkov"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "version.py").write_text("version = '0.0.test'\n", encoding="utf-8")
+    (package / "main.py").write_text(
+        "class Checkov:\n"
+        "    def __init__(self, argv):\n"
+        "        self.argv = argv\n"
+        "        self.scan_reports = []\n"
+        "    def run(self):\n"
+        "        return 0\n",
+        encoding="utf-8",
+    )
+    directory = tmp_path / "warm"
+    directory.mkdir()
+    for index, argv in enumerate((["-f", "a.json"], ["-f", "b.json"])):
+        (directory / warm.request_name(index)).write_text(json.dumps({"argv": argv}), encoding="utf-8")
+    (directory / warm.request_name(2)).write_text('{"end": true}', encoding="utf-8")
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, str(warm.DRIVER), str(directory)],
+        env={**os.environ, "PYTHONPATH": str(tmp_path / "site")},
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads((directory / warm.answer_name(i)).read_text(encoding="utf-8")) for i in (0, 1)]
+    assert [a["argv"] for a in answers] == [["-f", "a.json"], ["-f", "b.json"]]
+    assert all(a["reports"] == [] and a["exit_code"] == 0 for a in answers)
+    assert not (directory / warm.answer_name(2)).exists()
