@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
-from gpufleet.graph import SECRET_SIG_KEY, UNKNOWN_STRING, Resource, ResourceGraph, is_secret
+from gpufleet.graph import SECRET_SIG, SECRET_SIG_KEY, UNKNOWN_STRING, Resource, ResourceGraph, is_secret
 
 _T = TypeVar("_T")
 
@@ -193,12 +193,21 @@ def secret_values(values: Iterable[Any]) -> frozenset[str]:
 
 
 def _holds_secret(value: Any) -> bool:
+    """Whether `value` holds a secret at any depth (`_is_secret`). Plain dicts and lists, nearly every
+    container of a graph, are told apart by exact type first: this walks every resource of a stack."""
     stack: list[Any] = [value]
     while stack:
         item = stack.pop()
-        if _is_secret(item):
+        kind = type(item)
+        if kind is dict:
+            if SECRET_SIG_KEY in item and (item[SECRET_SIG_KEY] == SECRET_SIG or item.get("secret") is True):
+                return True
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif _is_secret(item):
             return True
-        if isinstance(item, dict):
+        elif isinstance(item, dict):
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
@@ -214,7 +223,10 @@ def _secret_sources(resource: Resource) -> list[Any]:
     input holding a secret comes back secret as a whole (an `ingress` list with one secret CIDR): its
     input says which part is the secret, so the output is left to it. An output that is secret with no
     secret input behind it (a generated password) counts whole."""
-    sources: list[Any] = [resource.inputs]
+    # Most resources hold no secret at all: one walk of the inputs and one of the outputs say so.
+    sources: list[Any] = [resource.inputs] if _holds_secret(resource.inputs) else []
+    if not _holds_secret(resource.outputs):
+        return sources
     for key, value in resource.outputs.items():
         echoed = resource.inputs.get(_ECHOED_INPUT.get(key, key))
         if _holds_secret(value) and not (echoed is not None and _holds_secret(echoed)):

@@ -209,6 +209,10 @@ def get(obj: Any, path: str, default: Any = None) -> Any:
     # exact type first, before the (slower) abstract-base-class checks any other mapping needs. A
     # proxy's step reads the dict or list behind it and raises, for an unknown, the very error its
     # `__getitem__` raises (the path from the proxy's root), without `Mapping.get`'s call chain.
+    if "." not in path:
+        value = _one_key(obj, path)
+        if value is not _MISSING:
+            return default if value is None else value
     current: Any = obj
     parts = path.split(".")
     for index, part in enumerate(parts):
@@ -234,6 +238,23 @@ def get(obj: Any, path: str, default: Any = None) -> Any:
         if isinstance(current, str) and current in _UNKNOWNS:
             raise UnknownValueError(current, parts[: index + 1])
     return default if current is None else current
+
+
+def _one_key(obj: Any, key: str) -> Any:
+    """`get` of a path of one key (most reads) in a plain dict or a proxy, with the same steps and
+    errors as its loop; `_MISSING` when `obj` is neither (the loop then takes it)."""
+    kind = type(obj)
+    if kind is dict:
+        value = obj.get(key)
+    elif kind is _DictProxy and key != "__target":
+        value = obj._DictProxy__target.get(key)
+        if isinstance(value, str) and value in _UNKNOWNS:
+            raise UnknownValueError(value, _append_prop(obj._DictProxy__props_acc, key))
+    else:
+        return _MISSING
+    if isinstance(value, str) and value in _UNKNOWNS:
+        raise UnknownValueError(value, [key])
+    return value
 
 
 def _at(items: Any, part: str) -> Any:
@@ -369,6 +390,14 @@ def as_int(value: Any) -> int | None:
     """An integer from a number or a numeric string; None when absent or not a finite number."""
     number = as_number(value)
     return None if number is None else int(number)
+
+
+def shared_plain(props: Any) -> Any:
+    """`plain(props)` of a resource's properties, made once per evaluation for every index that reads
+    them (`memo.per_object`): the result is shared, so callers must not change it."""
+    from gpufleet.policies.memo import per_object
+
+    return per_object(plain, props)
 
 
 def plain(value: Any) -> Any:

@@ -27,7 +27,7 @@ from pulumi_policy.proxy import UnknownValueError
 from gpufleet.components.clouds import cloud_parts, part_merged, part_union
 from gpufleet.policies.access.links import Link
 from gpufleet.policies.gpu import cloud_of, is_gpu_ami_type, is_gpu_family_or_type, is_gpu_type
-from gpufleet.policies.props import get_ref, is_unknown, plain
+from gpufleet.policies.props import get_ref, is_unknown, shared_plain
 from gpufleet.policies.rule import judge
 
 # Each cloud's compute facts (`gpufleet.policies.access.<cloud>`): `LABELS`, `TYPE_PATHS`, `LINKS`, and
@@ -107,7 +107,7 @@ class StackIndex:
         self.by_type: dict[str, list[PolicyResource]] = defaultdict(list)
         self._keys: dict[tuple[str, str], list[PolicyResource]] = defaultdict(list)
         for resource in self.resources:
-            props = plain(resource.props) if resource.props is not None else {}
+            props = shared_plain(resource.props) if resource.props is not None else {}
             self.props[resource.urn] = props if isinstance(props, dict) else {}
             self.by_type[resource.resource_type].append(resource)
             for key in _KEY_PROPS:

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpufleet.policies.props import as_list, get_ref, is_unknown, plain
+from gpufleet.policies.props import as_list, get_ref, is_unknown, shared_plain
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class ResourceView:
 
 
 def _view(resource: Any) -> ResourceView:
-    props = plain(resource.props)
+    props = shared_plain(resource.props)
     dependencies = getattr(resource, "property_dependencies", None) or {}
     return ResourceView(
         resource_type=resource.resource_type,
@@ -75,8 +75,10 @@ class ResourceIndex:
     def _keys(cls, resource: Any) -> set[str]:
         keys = {resource.name}
         props = resource.props
+        # A view's props are a plain dict (unknowns kept as sentinels): read by key, as `get_ref` would.
+        read = props.get if type(props) is dict else lambda prop: get_ref(props, prop)
         for prop in cls._KEY_PROPS:
-            value = get_ref(props, prop)
+            value = read(prop)
             if isinstance(value, str) and value and not is_unknown(value):
                 keys.add(value)
         return keys
