@@ -1,5 +1,5 @@
-"""Find checkov and run it once over every stack's export: offline, frameworks `terraform_plan` and
-`kubernetes`, JSON out.
+"""Find checkov and run it as a command over stacks' exports, where the warm process of `warm.py`
+cannot answer: offline, frameworks `terraform_plan` and `kubernetes`, JSON out.
 
 checkov lives in an environment of its own (`make checkov` creates `.venv-checkov/`): every checkov from
 3.1.48 on pins `packaging<24` and pulumi needs `packaging>=26`, so the two cannot share one.

@@ -1,21 +1,21 @@
 """checkov started before it is needed: `gpufleet check` starts it while the programs run, so its
-import (seconds of start-up) happens beside them, and hands it every stack's export when they are
-ready: one checkov process for every stack of a `check`, `--all-stacks` included.
+import (about a second of CPU) happens beside them, and hands it each stack's export as soon as that
+stack's program has run (`submit`), so that it judges one stack while the next program runs: one
+checkov process for every stack of a `check`, `--all-stacks` included. `collect` takes the answers.
 
 The process is `driver.py` run by checkov's own Python (the interpreter named on the first line of the
 `checkov` script: `.venv-checkov/bin/python`, a pipx venv's). A `checkov` that is not such a script
-(a binary, a shell wrapper) runs as a command after the programs, as before (`run.run_checkov`), and
-so does any request the driver cannot answer (a checkov whose API it does not know): the findings are
-checkov's either way.
+(a binary, a shell wrapper) runs as a command after the programs (`run.run_checkov`), and so does any
+request the driver cannot answer (a checkov whose API it does not know): the findings are checkov's
+either way.
 
 No descriptor joins this process to the driver: the programs run in forked sandboxes, and a pipe to a
 process outside the sandbox would let a program hand checkov arguments of its own. The driver waits
-for a request file in a directory of its own (mode 0700, outside the sandbox's writable tmpfs; the
-sandbox sees every other filesystem read-only) and leaves its answer beside it. Where the sandbox has
-no namespaces a program can reach that directory and the driver: an answer is taken only from a driver
-that exited 0 and ran the very arguments sent (`_ask`), anything else runs the command, whose
-arguments and output no program touches.
-"""
+for numbered request files in a directory of its own (mode 0700, outside the sandbox's writable tmpfs;
+the sandbox sees every other filesystem read-only) and leaves each answer beside its request. Where
+the sandbox has no namespaces a program can reach that directory and the driver: an answer is taken
+only from a driver that exited 0 and only when it repeats the very arguments sent under its number
+(`_taken`); anything else runs the command, whose arguments and output no program touches."""
 
 from __future__ import annotations
 

@@ -63,9 +63,13 @@ class Found:
 def _plain(value: Any) -> tuple[Any, bool]:
     """The value behind proxies and secret wrappers, and whether it was secret."""
     kind = type(value)
-    if kind in _SCALARS:
+    if kind in _SCALARS or kind is str:
         return value, False
     value = _target(value)
+    # Plain lists and dicts that are not secret wrappers (nearly every container) by exact type.
+    kind = type(value)
+    if kind is list or (kind is dict and value.get(SECRET_SIG_KEY) != SECRET_SIG):
+        return value, False
     secret = False
     while isinstance(value, Mapping) and value.get(SECRET_SIG_KEY) == SECRET_SIG:
         secret = True
