@@ -12,9 +12,8 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from gpufleet.policies.props import _target, is_unknown
 
@@ -48,9 +47,8 @@ def _is_map(value: Any) -> bool:
     return isinstance(value, Mapping)
 
 
-@dataclass(frozen=True)
-class Found:
-    """One value at one concrete path."""
+class Found(NamedTuple):
+    """One value at one concrete path (a named tuple: a walk makes one for every value it reaches)."""
 
     path: str
     value: Any
@@ -91,42 +89,48 @@ def _segments(path: str) -> tuple[tuple[str, bool], ...]:
     return tuple(parts)
 
 
-def locate(props: Any, path: str) -> Iterator[Found]:
-    """Every known, present value at `path` (unknowns and absent values are skipped)."""
-    yield from _walk(props, _segments(path), "", False)
+def locate(props: Any, path: str) -> list[Found]:
+    """Every known, present value at `path` (unknowns and absent values are skipped), in document order.
 
-
-def _walk(current: Any, segments: tuple[tuple[str, bool], ...], where: str, secret: bool) -> Iterator[Found]:
-    current, hidden = _plain(current)
-    secret = secret or hidden
-    if current is None or is_unknown(current):
-        return
-    if not segments:
-        yield Found(where, current, secret)
-        return
-    (name, listed), rest = segments[0], segments[1:]
-    if _is_list(current):
-        # A block given as a list where the path names one object: judge each entry.
-        for index, item in enumerate(current):
-            yield from _walk(item, segments, f"{where}[{index}]", secret)
-        return
-    if not _is_map(current) or name not in current:
-        return
-    child, hidden = _plain(current[name])
-    child_secret = secret or hidden
-    here = f"{where}.{name}" if where else name
-    if child is None or is_unknown(child):
-        return
-    if listed:
-        if _is_list(child):
-            for index, item in enumerate(child):
-                yield from _walk(item, rest, f"{here}[{index}]", child_secret)
+    A depth-first walk with a stack of its own (not nested generators: every constraint of every
+    resource walks, and a generator a level costs more than the step itself)."""
+    segments = _segments(path)
+    last = len(segments)
+    found: list[Found] = []
+    # (value, index of the next segment, concrete path so far, inside a secret); popped in order.
+    stack: list[tuple[Any, int, str, bool]] = [(props, 0, "", False)]
+    while stack:
+        current, at, where, secret = stack.pop()
+        current, hidden = _plain(current)
+        secret = secret or hidden
+        if current is None or is_unknown(current):
+            continue
+        if at == last:
+            found.append(Found(where, current, secret))
+            continue
+        if _is_list(current):
+            # A block given as a list where the path names one object: judge each entry.
+            stack.extend((current[i], at, f"{where}[{i}]", secret) for i in range(len(current) - 1, -1, -1))
+            continue
+        name, listed = segments[at]
+        if not _is_map(current) or name not in current:
+            continue
+        child, hidden = _plain(current[name])
+        child_secret = secret or hidden
+        here = f"{where}.{name}" if where else name
+        if child is None or is_unknown(child):
+            continue
+        if not listed:
+            stack.append((child, at + 1, here, child_secret))
+        elif _is_list(child):
+            stack.extend(
+                (child[i], at + 1, f"{here}[{i}]", child_secret) for i in range(len(child) - 1, -1, -1)
+            )
         elif _is_map(child):
-            yield from _walk(child, rest, here, child_secret)
-        elif not rest:
-            yield Found(here, child, child_secret)
-        return
-    yield from _walk(child, rest, here, child_secret)
+            stack.append((child, at + 1, here, child_secret))
+        elif at + 1 == last:
+            found.append(Found(here, child, child_secret))
+    return found
 
 
 def present(obj: Any, name: str) -> bool:
