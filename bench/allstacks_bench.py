@@ -3,10 +3,12 @@ program, the pack, checkov, the report), with checkov (the default) and with `--
 
     .venv/bin/python bench/allstacks_bench.py [--runs 3] [PROJECT_DIR]
 
-The two are interleaved run by run, so a busy machine slows both alike. Printed: medians of --runs runs,
-wall seconds and CPU seconds (the command and every process it waited for: the programs' sandboxes and
-checkov), and the load average before and after. A third variant runs checkov as a command after the
-programs (GPUFLEET_CHECKOV_WARM=off), as `check` did before it started checkov beside them.
+The variants are interleaved run by run, so a busy machine slows them alike. Printed: medians of --runs
+runs, wall seconds and CPU seconds (the command and every process it waited for: the programs'
+sandboxes and checkov), and the load average before and after. Besides the default (a process per CPU,
+`--jobs 0`) and `--no-checkov`: `--jobs 1` (the stacks one after the other), and checkov run as a
+command after the programs (GPUFLEET_CHECKOV_WARM=off, one after the other), as `check` did before it
+started checkov beside them.
 Target: under 10 s wall with checkov on a quiet 2-core machine.
 """
 
@@ -49,11 +51,13 @@ def main() -> int:
     parser.add_argument("project_dir", nargs="?", default=str(ROOT))
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    # (arguments, environment): the default; checkov run as a command after the programs (as before
-    # the warm start); no checkov.
+    # (arguments, environment): the default (a process per CPU, checkov judging each stack as its
+    # program ends); the stacks one after the other; checkov run as a command after the programs (as
+    # before the warm start), one after the other; no checkov.
     variants: dict[str, tuple[list[str], dict[str, str]]] = {
         "with checkov": ([], {}),
-        "checkov after": ([], {"GPUFLEET_CHECKOV_WARM": "off"}),
+        "--jobs 1": (["--jobs", "1"], {}),
+        "checkov after": (["--jobs", "1"], {"GPUFLEET_CHECKOV_WARM": "off"}),
         "--no-checkov": (["--no-checkov"], {}),
     }
     timings: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}

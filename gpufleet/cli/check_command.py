@@ -202,9 +202,9 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             "--jobs",
             "-j",
             help="With --all-stacks: check this many stacks at once, each in its own process "
-            "(0: one per CPU).",
+            "(0, the default: one per CPU; 1: one after the other).",
         ),
-    ] = 1,
+    ] = 0,
     explain_overlap: Annotated[
         bool,
         typer.Option(

@@ -166,7 +166,8 @@ def test_check_json_document_and_exit_code(
         )
 
     monkeypatch.setattr(evaluate, "evaluate_stack", fake_evaluate)
-    result = _invoke("check", str(PHOTO_ARCHIVE), "--all-stacks")
+    # One after the other (`seen` is filled in this process, not in a worker's).
+    result = _invoke("check", str(PHOTO_ARCHIVE), "--all-stacks", "--jobs", "1")
     assert result.exit_code == code, result.output
     document = json.loads(result.stdout)
     assert document["version"] == 1

@@ -118,13 +118,11 @@ def test_checkov_findings_are_redacted(project: Path, monkeypatch: pytest.Monkey
     graph = run_program(project, "dev")
     result = evaluate.StackResult(stack="dev", project="scratch", resources=len(graph))
 
-    def judge(
-        graphs: object, binary: object, skip_checks: object, warm: object = None
-    ) -> list[dict[str, object]]:
+    def blocks(self: object, graphs: object) -> list[dict[str, object]]:
         finding = {"check_id": "CKV_X", "check_name": f"ingress from {CIDR} on {INSTANCE_TYPE}"}
         return [{"status": "ran", "passed": 0, "failed": 1, "findings": [finding]}]
 
-    monkeypatch.setattr(checkov_command, "judge", judge)
+    monkeypatch.setattr(checkov_command.Judge, "blocks", blocks)
     checkov_command.attach([result], [graph], Path("checkov"), enabled=True, skips={}, pack_seconds=[0.0])
     assert result.checkov["findings"][0]["check_name"] == "ingress from [secret] on [secret]"
 
