@@ -24,7 +24,7 @@ from typing import Any
 from gpufleet.components.clouds import of_type, part_values
 from gpufleet.policies.cloud_facts import PARTS, facts_of
 from gpufleet.policies.memo import per_object
-from gpufleet.policies.props import as_list, get_ref, is_unknown
+from gpufleet.policies.props import as_list, get_ref, is_unknown, map_behind
 
 ENV_TAG_KEYS = ("env", "environment", "Environment", "Env", "stage")
 PROD_NAMES = frozenset({"prod", "production", "prd", "live"})
@@ -120,6 +120,13 @@ def own_and_effective_tags(
 def _as_map(value: Any) -> dict[str, str]:
     if value is None or is_unknown(value):
         return {}
+    entries = map_behind(value)
+    if entries is not None and not any(type(key) is not str or "." in key for key in entries):
+        # Plain keys (nearly every tag map): each entry as `get_ref(value, key)` reads it, in one pass.
+        return {
+            key: item if isinstance(item, str) else ("" if item is None else str(item))
+            for key, item in entries.items()
+        }
     if isinstance(value, Mapping):
         out: dict[str, str] = {}
         for key in value:

@@ -173,6 +173,17 @@ def _target(value: Any) -> Any:
     return value
 
 
+def map_behind(value: Any) -> dict[str, Any] | None:
+    """The dict behind a plain dict or the engine's map proxy (its entries as `get_ref` reads them, a
+    nested container still proxied); None for anything else."""
+    kind = type(value)
+    if kind is dict:
+        return value  # type: ignore[no-any-return]
+    if kind is _DictProxy:
+        return value._DictProxy__target  # type: ignore[no-any-return]
+    return None
+
+
 def is_unknown(value: Any) -> bool:
     # `pulumi_policy.proxy._is_unknown`, inline (called for every value a rule walks).
     return isinstance(value, str) and value in _UNKNOWNS
