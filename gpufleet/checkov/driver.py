@@ -39,6 +39,12 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+# Run as a script, this file's own directory is first on the path: gpufleet's checkov modules
+# (`config.py`, `run.py`, `aws.py`, ...) would then shadow any top-level module of those names that
+# checkov or its dependencies import. Nothing here is imported from that directory.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [entry for entry in sys.path if Path(entry or os.curdir).resolve() != _HERE]
+
 # One framework at a time in this process: a fork per framework costs more than it saves on two
 # frameworks, and its results come back pickled.
 os.environ.setdefault("CHECKOV_PARALLELIZATION_TYPE", "none")

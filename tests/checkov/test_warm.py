@@ -253,3 +253,40 @@ def test_the_driver_answers_each_numbered_request_and_stops_at_the_end_request(t
     assert [a["argv"] for a in answers] == [["-f", "a.json"], ["-f", "b.json"]]
     assert all(a["reports"] == [] and a["exit_code"] == 0 for a in answers)
     assert not (directory / warm.answer_name(2)).exists()
+
+
+def test_the_driver_does_not_put_gpufleets_checkov_modules_on_checkovs_path(tmp_path: Path) -> None:
+    # A `config` module of checkov's environment must not be shadowed by gpufleet/checkov/config.py.
+    site = tmp_path / "site"
+    (site / "checkov").mkdir(parents=True)
+    (site / "config.py").write_text("WHOSE = 'site'\n", encoding="utf-8")
+    (site / "checkov" / "__init__.py").write_text("", encoding="utf-8")
+    (site / "checkov" / "version.py").write_text("version = '0.0.test'\n", encoding="utf-8")
+    (site / "checkov" / "main.py").write_text(
+        "import config\n"
+        "class Checkov:\n"
+        "    def __init__(self, argv):\n"
+        "        self.scan_reports = []\n"
+        "        self.whose = config.WHOSE\n"
+        "    def run(self):\n"
+        "        if self.whose != 'site':\n"
+        "            raise RuntimeError(self.whose)\n"
+        "        return 0\n",
+        encoding="utf-8",
+    )
+    directory = tmp_path / "warm"
+    directory.mkdir()
+    (directory / warm.request_name(0)).write_text(json.dumps({"argv": ["-f", "a.json"]}), encoding="utf-8")
+    (directory / warm.request_name(1)).write_text('{"end": true}', encoding="utf-8")
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, str(warm.DRIVER), str(directory)],
+        env={**os.environ, "PYTHONPATH": str(site)},
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads((directory / warm.answer_name(0)).read_text(encoding="utf-8"))
+    assert answer.get("error") is None and answer["exit_code"] == 0
