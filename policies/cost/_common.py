@@ -8,7 +8,8 @@ from typing import Any
 from pulumi_policy import StackValidationArgs
 
 from gpufleet.policies.context import STACK_ENV_KEYS, normalise_env, stack_from_urn
-from gpufleet.policies.cost.pools import Pool, ResourceIndex, discover_pools
+from gpufleet.policies.cost.pools import Pool, ResourceIndex
+from gpufleet.policies.cost.pools.discovery import discover_all_pools
 from gpufleet.policies.gpu import current_catalog
 from gpufleet.policies.memo import per_stack
 
@@ -18,27 +19,23 @@ ENV_HINT = "tag it env=dev|staging|prod (or name the stack after its environment
 # The offline evaluator hands every stack policy the same resource list; the engine builds a fresh
 # one per policy. Keeping the list itself (not its id) makes reuse safe: a live list's identity
 # cannot be taken by another object, and a different list simply misses.
-_LAST: list[tuple[Any, Any, Any, bool, tuple[list[Pool], ResourceIndex]]] = []
+_LAST: list[tuple[Any, Any, Any, tuple[list[Pool], list[Pool], ResourceIndex]]] = []
 
 
 def stack_pools(args: StackValidationArgs, *, gpu_only: bool = True) -> tuple[list[Pool], ResourceIndex]:
-    """The stack's pools and its join index, built once per resource list."""
+    """The stack's (GPU) pools and its join index, built once per resource list: every pool and the GPU
+    pools come from one discovery."""
     catalog = current_catalog()
     tags = args.stack_tags
-    for resources, cached_catalog, cached_tags, cached_gpu_only, result in _LAST:
-        if (
-            resources is args.resources
-            and cached_catalog is catalog
-            and cached_tags is tags
-            and cached_gpu_only == gpu_only
-        ):
-            return list(result[0]), result[1]
+    for resources, cached_catalog, cached_tags, (every, gpu, index) in _LAST:
+        if resources is args.resources and cached_catalog is catalog and cached_tags is tags:
+            return list(gpu if gpu_only else every), index
     index = per_stack(ResourceIndex, args.resources)
-    pools = discover_pools(args.resources, catalog, tags, gpu_only=gpu_only, index=index)
+    every, gpu = discover_all_pools(args.resources, catalog, tags, index=index)
     if len(_LAST) >= 2:
         _LAST.pop(0)
-    _LAST.append((args.resources, catalog, tags, gpu_only, (pools, index)))
-    return list(pools), index
+    _LAST.append((args.resources, catalog, tags, (every, gpu, index)))
+    return list(gpu if gpu_only else every), index
 
 
 def stack_environment(args: StackValidationArgs) -> str | None:

@@ -24,9 +24,23 @@ def discover_pools(
     index: ResourceIndex | None = None,
 ) -> list[Pool]:
     """Every (GPU) pool in the stack, with its scaling and schedules joined."""
+    every, gpu = discover_all_pools(resources, catalog, stack_tags, index=index)
+    return gpu if gpu_only else every
+
+
+def discover_all_pools(
+    resources: Sequence[Any],
+    catalog: CatalogLike | None = None,
+    stack_tags: Mapping[str, str] | None = None,
+    *,
+    index: ResourceIndex | None = None,
+) -> tuple[list[Pool], list[Pool]]:
+    """(every pool, the GPU pools among them) in one pass: the builders run for every pool either way
+    (a pool that is not a GPU pool is built, then left out), so the GPU pools are a filter of the rest."""
     index = index or ResourceIndex(resources)
     attachments = _Attachments(index, _ATTACHERS)
-    pools: list[Pool] = []
+    every: list[Pool] = []
+    gpu: list[Pool] = []
     for resource in index.resources:
         builder = _BUILDERS.get(resource.resource_type)
         if builder is None:
@@ -34,12 +48,13 @@ def discover_pools(
         pool = builder(resource, index, attachments, stack_tags or {})
         if pool is None:
             continue
-        if gpu_only and not _is_gpu_pool(pool, catalog):
-            continue
+        is_gpu = _is_gpu_pool(pool, catalog)
         if pool.max_vcpus is not None or pool.min_vcpus is not None:
             pool = _sized_by_vcpus(pool, catalog)
-        pools.append(pool)
-    return pools
+        every.append(pool)
+        if is_gpu:
+            gpu.append(pool)
+    return every, gpu
 
 
 def _is_gpu_pool(pool: Pool, catalog: CatalogLike | None) -> bool:
