@@ -177,7 +177,8 @@ class Judge:
         self._tmp = tempfile.TemporaryDirectory(prefix="gpufleet-checkov-")
         self.directory = Path(self._tmp.name)
         self.by_file: dict[str, _StackFiles] = {}
-        self.added: dict[int, tuple[_StackFiles, float]] = {}
+        self.added: dict[int, tuple[ResourceGraph, _StackFiles, float]] = {}
+        """By the graph's id (the graph is kept, so its id is not reused): it, its files, its export time."""
         self.held: list[Path] = []
         """Files not handed to checkov yet (no warm checkov, or a stack that ran unisolated)."""
 
@@ -189,7 +190,7 @@ class Judge:
         start = time.perf_counter()
         export = export_graph(graph)
         files = write_export(len(self.added), export, self.directory)
-        self.added[id(graph)] = (files, time.perf_counter() - start)
+        self.added[id(graph)] = (graph, files, time.perf_counter() - start)
         names = _judged(files)
         for name in names:
             self.by_file[name] = files
@@ -208,12 +209,12 @@ class Judge:
                 self.add(graph)
             run = self._run()
             if run.error is not None:
-                found = {id(files): empty_block("error", run.error) for files, _ in self.added.values()}
+                found = {id(files): empty_block("error", run.error) for _, files, _ in self.added.values()}
             else:
                 by_stack = blocks_from_run(self.by_file, run)
                 found = {
                     id(files): by_stack.get(files.export.stack) or _empty_ran(run)
-                    for files, _ in self.added.values()
+                    for _, files, _ in self.added.values()
                 }
             return [self._block(found, graph, run) for graph in graphs]
         finally:
@@ -235,7 +236,7 @@ class Judge:
     def _block(
         self, found: Mapping[int, dict[str, Any]], graph: ResourceGraph, run: CheckovRun
     ) -> dict[str, Any]:
-        files, seconds = self.added[id(graph)]
+        _, files, seconds = self.added[id(graph)]
         export = files.export
         block = found[id(files)]
         block["exported"] = {
