@@ -411,21 +411,26 @@ def shared_plain(props: Any) -> Any:
     return per_object(plain, props)
 
 
+_LEAVES = frozenset({str, float, bool, int, type(None)})
+"""Values `plain` returns as they are."""
+
+
 def plain(value: Any) -> Any:
     """A plain copy (dicts and lists) of a possibly proxied value; unknowns stay sentinels."""
     kind = type(value)
     if kind is str or kind is float or kind is bool or kind is int or value is None:
         return value
-    # The engine's proxies and plain containers by exact type first (no abstract-base-class check).
+    # The engine's proxies and plain containers by exact type first (no abstract-base-class check), and
+    # their scalar entries taken as they are, without a call each.
     if kind is _DictProxy:
         target = value._DictProxy__target
-        return {k: plain(target[k]) for k in target}
+        return {k: v if type(v) in _LEAVES else plain(v) for k, v in target.items()}
     if kind is dict:
-        return {k: plain(value[k]) for k in value}
+        return {k: v if type(v) in _LEAVES else plain(v) for k, v in value.items()}
     if kind is _ListProxy:
-        return [plain(v) for v in value._ListProxy__target]
+        return [v if type(v) in _LEAVES else plain(v) for v in value._ListProxy__target]
     if kind is list:
-        return [plain(v) for v in value]
+        return [v if type(v) in _LEAVES else plain(v) for v in value]
     if kind in _MAPPINGS or isinstance(value, Mapping):
         target = value["__target"] if _is_proxy(value) else value
         return {k: plain(target[k]) for k in target}

@@ -93,12 +93,11 @@ def _split(path: str) -> tuple[str, str]:
     return parent, name
 
 
-def _parents(props: Any, parent: str) -> Iterator[Found]:
+def _parents(props: Any, parent: str) -> list[Found]:
     if parent == "":
         value, secret = plain(props)
-        yield Found("", value, secret)
-        return
-    yield from locate(props, parent)
+        return [Found("", value, secret)]
+    return locate(props, parent)
 
 
 def _at(found: Found, name: str) -> str:
