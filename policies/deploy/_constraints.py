@@ -93,11 +93,22 @@ def _split(path: str) -> tuple[str, str]:
     return parent, name
 
 
-def _parents(props: Any, parent: str) -> list[Found]:
+def _parents(props: Any, parent: str, walks: dict[str, list[Found]] | None = None) -> list[Found]:
     if parent == "":
         value, secret = plain(props)
         return [Found("", value, secret)]
-    return locate(props, parent)
+    return _located(props, parent, walks)
+
+
+def _located(props: Any, path: str, walks: dict[str, list[Found]] | None) -> list[Found]:
+    """`locate(props, path)`, each path walked once for the resource when `walks` is given (several
+    constraints of a type name the same object: `rules[]` for each of its required fields)."""
+    if walks is None:
+        return locate(props, path)
+    found = walks.get(path)
+    if found is None:
+        found = walks[path] = locate(props, path)
+    return found
 
 
 def _at(found: Found, name: str) -> str:
@@ -129,23 +140,26 @@ def _scalar_text(value: Any) -> str | None:
     return None
 
 
-def problems(props: Any, entry: Mapping[str, Any]) -> Iterator[str]:
-    """What the provider would refuse of `props` under one constraint, one sentence each."""
+def problems(
+    props: Any, entry: Mapping[str, Any], walks: dict[str, list[Found]] | None = None
+) -> Iterator[str]:
+    """What the provider would refuse of `props` under one constraint, one sentence each. `walks`, one
+    dict for all the constraints judged on one resource, keeps each path's walk for the others."""
     kind = entry["kind"]
     path = entry["path"]
     if kind in ("enum", "range", "length", "pattern"):
-        for found in locate(props, path):
+        for found in _located(props, path, walks):
             problem = _value_problem(found, entry)
             if problem:
                 yield problem
         return
     if kind == "required":
         parent, name = _split(path)
-        for owner in _parents(props, parent):
+        for owner in _parents(props, parent, walks):
             if isinstance(owner.value, Mapping) and not present(owner.value, name):
                 yield f"{_at(owner, name)} is required and not set"
         return
-    for owner in _parents(props, path):
+    for owner in _parents(props, path, walks):
         if isinstance(owner.value, Mapping):
             yield from _combination_problems(owner, kind, entry)
 

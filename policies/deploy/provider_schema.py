@@ -24,6 +24,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationA
 
 from gpufleet.components.clouds import cloud_parts
 from gpufleet.policies.deploy._constraints import grouped, problems, table, top_fields
+from gpufleet.policies.deploy._values import Found
 from gpufleet.policies.rule import GfResourcePolicy, Judges, Rule
 
 RULE = Rule(
@@ -54,11 +55,12 @@ def validate(args: ResourceValidationArgs, report: ReportViolation) -> None:
     if not runs:
         return
     fields = top_fields(args.props)
+    walks: dict[str, list[Found]] = {}
     for field, entries in runs:
         if field is not None and fields is not None and field not in fields:
             continue  # every entry of the run judges under a field the resource does not set
         for entry in entries:
-            for problem in problems(args.props, entry):
+            for problem in problems(args.props, entry, walks):
                 report(f"{label(args.resource_type, args.name)}: {problem} [{entry['source']}]", None)
 
 
