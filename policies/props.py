@@ -344,6 +344,13 @@ def get_text(obj: Any, path: str) -> str | None:
 
 def get_ref(obj: Any, path: str) -> Any:
     """Like `get`, but an unknown value is returned as-is: use for references (ids, ARNs)."""
+    if "." not in path:
+        # One key of a plain dict or a map proxy (most reads): the value itself, unknown or not.
+        kind = type(obj)
+        if kind is dict:
+            return obj.get(path)
+        if kind is _DictProxy and path != "__target":
+            return obj._DictProxy__target.get(path)
     try:
         return get(obj, path)
     except UnknownValueError as error:
