@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from pathlib import Path
 from typing import TextIO
 
 from gpufleet.evaluate import StackResult
@@ -134,10 +135,32 @@ def _parallel(
     return [found[stack] for stack in stacks]
 
 
+CGROUP_CPU_MAX = "/sys/fs/cgroup/cpu.max"
+"""cgroup v2's CPU limit of this process's group (`QUOTA PERIOD`, or `max PERIOD` for none)."""
+
+
+def usable_cpus(cpu_max: str | None = None) -> int:
+    """The CPUs this process may use: the ones it may run on (its affinity; the machine's where the
+    platform does not say), fewer when its cgroup's CPU quota allows less (a container limited to two
+    CPUs on a 64-CPU host sees 64 in `os.cpu_count()`)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    try:
+        limit = Path(cpu_max or CGROUP_CPU_MAX).read_text(encoding="ascii")
+        quota, period = limit.split()[:2]
+        if quota != "max" and int(period) > 0:
+            cpus = min(cpus, max(1, -(-int(quota) // int(period))))
+    except (OSError, ValueError):
+        pass
+    return max(1, cpus)
+
+
 def parse_jobs(value: int) -> int:
-    """`--jobs N`: 1..64, or 0 for one process per CPU."""
+    """`--jobs N`: 1..64, or 0 for one process per usable CPU (`usable_cpus`)."""
     if value == 0:
-        return max(1, min(MAX_JOBS, os.cpu_count() or 1))
+        return max(1, min(MAX_JOBS, usable_cpus()))
     if not 1 <= value <= MAX_JOBS:
         raise ValueError(
             f"--jobs {value}: give the number of stacks to check at once, 1 to {MAX_JOBS} (0: one per CPU)"

@@ -202,7 +202,8 @@ def check(  # noqa: PLR0917 - typer maps each parameter to an option
             "--jobs",
             "-j",
             help="With --all-stacks: check this many stacks at once, each in its own process "
-            "(0, the default: one per CPU; 1: one after the other).",
+            "(0, the default: one per CPU this process may use, counting a container's CPU limit; "
+            "1: one after the other).",
         ),
     ] = 0,
     explain_overlap: Annotated[

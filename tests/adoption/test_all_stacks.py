@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
-from gpufleet.allstacks import Progress, parse_jobs
+from gpufleet import allstacks
+from gpufleet.allstacks import Progress, parse_jobs, usable_cpus
 from tests.cli.helpers import DEV_STACK, copy_project, invoke, replace_once
 
 BROKEN_PROBLEM = (
@@ -124,6 +126,27 @@ def test_jobs_out_of_range_is_bad_input(project: Path) -> None:
     )
     assert parse_jobs(0) >= 1
     assert parse_jobs(3) == 3
+
+
+def test_one_job_per_cpu_counts_the_cpus_the_process_may_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The default `--jobs 0`: a container limited to 2 CPUs by its cgroup quota on a host of 8 runs 2
+    # stacks at once, not 8; with no quota (`max`) or no cgroup file, the affinity decides.
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    cpu_max = tmp_path / "cpu.max"
+    cpu_max.write_text("200000 100000\n", encoding="ascii")
+    assert usable_cpus(str(cpu_max)) == 2
+    cpu_max.write_text("150000 100000\n", encoding="ascii")
+    assert usable_cpus(str(cpu_max)) == 2
+    cpu_max.write_text("50000 100000\n", encoding="ascii")
+    assert usable_cpus(str(cpu_max)) == 1
+    cpu_max.write_text("max 100000\n", encoding="ascii")
+    assert usable_cpus(str(cpu_max)) == 8
+    assert usable_cpus(str(tmp_path / "absent")) == 8
+    monkeypatch.setattr(allstacks, "CGROUP_CPU_MAX", str(cpu_max))
+    cpu_max.write_text("300000 100000\n", encoding="ascii")
+    assert parse_jobs(0) == 3
 
 
 class _Terminal(io.StringIO):
