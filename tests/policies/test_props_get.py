@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, UnknownValueError, unknown_checking_proxy
 
-from gpufleet.policies.props import get, plain
+from gpufleet.policies.context import tags_of
+from gpufleet.policies.props import get, get_ref, plain
 
 PROPS: dict[str, Any] = {
     "rules": [{"expiration": {"days": 30.0}, "id": "old"}, {"id": UNKNOWN_STRING_VALUE}],
@@ -71,3 +72,45 @@ def test_plain_copies_proxies_and_keeps_sentinels() -> None:
     assert copied == PROPS
     assert type(copied) is dict and type(copied["rules"]) is list
     assert plain("text") == "text" and plain(None) is None and plain(2.0) == 2.0
+
+
+TOP: dict[str, Any] = {"name": "ckpt", "arn": UNKNOWN_STRING_VALUE, "none": None, "zero": 0.0}
+
+
+@pytest.mark.parametrize(
+    "build",
+    [lambda: TOP, lambda: unknown_checking_proxy(TOP), lambda: Frozen(TOP)],
+    ids=["plain", "proxy", "mapping"],
+)
+def test_one_key_reads_match_the_path_walk(build: Callable[[], Any]) -> None:
+    # `get` and `get_ref` of a path without a dot take a shortcut for dicts and proxies: the same
+    # values, defaults and unknown errors as the walk that any other mapping takes.
+    props = build()
+    assert get(props, "name") == "ckpt"
+    assert get(props, "none", "default") == "default"
+    assert get(props, "absent", "default") == "default"
+    assert get(props, "zero", 5) == 0.0
+    with pytest.raises(UnknownValueError) as error:
+        get(props, "arn")
+    assert error.value.props == ["arn"]
+    assert get_ref(props, "arn") == UNKNOWN_STRING_VALUE
+    assert get_ref(props, "absent") is None
+    assert get_ref(props, "name") == "ckpt"
+
+
+@pytest.mark.parametrize("proxied", [False, True])
+def test_tags_read_in_one_pass_keep_unknowns_and_text(proxied: bool) -> None:
+    tags = {"team": "ml", "env": UNKNOWN_STRING_VALUE, "replicas": 3.0, "owner": None}
+    props = {"tags": tags}
+    read = tags_of("aws:s3/bucket:Bucket", unknown_checking_proxy(props) if proxied else props)
+    assert read == {"team": "ml", "env": UNKNOWN_STRING_VALUE, "replicas": "3.0", "owner": ""}
+
+
+@pytest.mark.parametrize("proxied", [False, True])
+def test_a_tag_key_with_a_dot_is_still_read_as_a_path(proxied: bool) -> None:
+    # A map with a dotted key takes the walk: `cost.center` is looked up as tags["cost"]["center"].
+    tags = {"team": "ml", "cost.center": "cc-1", "cost": {"center": "nested"}}
+    props = {"tags": tags}
+    read = tags_of("aws:s3/bucket:Bucket", unknown_checking_proxy(props) if proxied else props)
+    assert read["team"] == "ml"
+    assert read["cost.center"] == "nested"
