@@ -290,3 +290,54 @@ def test_the_driver_does_not_put_gpufleets_checkov_modules_on_checkovs_path(tmp_
     assert done.returncode == 0, done.stderr
     answer = json.loads((directory / warm.answer_name(0)).read_text(encoding="utf-8"))
     assert answer.get("error") is None and answer["exit_code"] == 0
+
+
+def test_check_hands_each_stack_to_checkov_before_the_next_program_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `gpufleet check --all-stacks --jobs 1`: each stack's export reaches checkov's judge right after
+    # its own evaluation, before the next stack's program runs (not all of them at the end).
+    from typer.testing import CliRunner
+
+    from gpufleet import evaluate
+    from gpufleet.checkov import merge
+    from gpufleet.cli import app
+    from tests.engine.projects import PHOTO_ARCHIVE
+
+    events: list[tuple[str, str]] = []
+    real_evaluate, real_add = evaluate.evaluate_stack, merge.Judge.add
+
+    def evaluated(graph: ResourceGraph, *args: Any, **kwargs: Any) -> Any:
+        events.append(("judged", graph.stack))
+        return real_evaluate(graph, *args, **kwargs)
+
+    def added(self: merge.Judge, graph: ResourceGraph) -> None:
+        events.append(("to checkov", graph.stack))
+        real_add(self, graph)
+
+    monkeypatch.setattr(evaluate, "evaluate_stack", evaluated)
+    monkeypatch.setattr(merge.Judge, "add", added)
+    fake = _script(tmp_path / "ck", "#!/bin/sh\necho '[]'\n")
+    result = CliRunner().invoke(
+        app,
+        [
+            "check",
+            str(PHOTO_ARCHIVE),
+            "--all-stacks",
+            "--jobs",
+            "1",
+            "--checkov-bin",
+            str(fake),
+            "--format",
+            "json",
+        ],
+    )
+    assert result.exit_code in (0, 1), result.output
+    # (At the end every graph is offered again, and taken once: `Judge.add` skips one it has.)
+    assert events[:4] == [
+        ("judged", "dev"),
+        ("to checkov", "dev"),
+        ("judged", "prod"),
+        ("to checkov", "prod"),
+    ]
+    assert {s["checkov"]["status"] for s in json.loads(result.stdout)["stacks"]} == {"ran"}
