@@ -1,4 +1,4 @@
-"""``python -m gpufleet.worker --cloud aws``: the container entrypoint (``docs/worker.md``).
+"""``python -m gpufleet.worker --cloud <cloud>``: the container entrypoint (``docs/worker.md``).
 
 The settings come from the environment the pool gives its workload (``GPUFLEET_QUEUE_NAME`` and the
 cloud's region variable) plus the worker's own variables. The worker's own SIGTERM (``docker stop``,
@@ -83,9 +83,8 @@ def build(config: Config) -> Worker:
     key = as_cloud(config.cloud)
     wiring = wirings.get(key) if key is not None else None
     if wiring is None:
-        # The clouds without wiring (Alibaba Cloud's MNS/ESS, Tencent Cloud's CMQ/AS) take their clients
-        # injected (gpufleet.worker.<cloud>): an image for those clouds builds its Worker with them
-        # (docs/worker.md).
+        # A cloud registered without wiring: its adapters (gpufleet.worker.<cloud>) take their clients
+        # injected, so an image for it builds its Worker itself (docs/worker.md).
         wired = " and ".join(profile(k).name for k in wirings)
         raise ConfigError(
             f"--cloud {config.cloud}: this entrypoint wires {wired} only; build the Worker with "

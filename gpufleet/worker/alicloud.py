@@ -137,7 +137,8 @@ class EssInstance(GroupInstance):
     hook_wait_state = REMOVING_WAIT
 
     def _describe(self) -> dict[str, Any] | None:
-        found = self.ess("DescribeScalingInstances", {"RegionId": self.region, "InstanceIds.1": self._id()})
+        # The 2014-08-28 API's list parameters go flat as Name.N: InstanceId.1 (the SDKs' InstanceIds).
+        found = self.ess("DescribeScalingInstances", {"RegionId": self.region, "InstanceId.1": self._id()})
         instances = _items(found.get("ScalingInstances"), "ScalingInstance")
         return instances[0] if instances else None
 
@@ -159,13 +160,22 @@ class EssInstance(GroupInstance):
         )
 
     def _max_size(self) -> int | None:
-        # DescribeScalingGroups (2014-08-28): ScalingGroupIds, a list of up to 20 ids (flat form
-        # ScalingGroupIds.N); answers ScalingGroups.ScalingGroup[].MaxSize.
+        # DescribeScalingGroups (2014-08-28): up to 20 ids, flat as ScalingGroupId.N (the SDKs'
+        # ScalingGroupIds); answers ScalingGroups.ScalingGroup[].MaxSize.
         found = self.ess(
-            "DescribeScalingGroups", {"RegionId": self.region, "ScalingGroupIds.1": self._group()}
+            "DescribeScalingGroups", {"RegionId": self.region, "ScalingGroupId.1": self._group()}
         )
         groups = _items(found.get("ScalingGroups"), "ScalingGroup")
         return int(groups[0]["MaxSize"]) if groups else None
+
+    def _hook_ids(self, name: str) -> list[str]:
+        # DescribeLifecycleHooks: a group and a hook name; answers LifecycleHooks.LifecycleHook[].
+        found = self.ess(
+            "DescribeLifecycleHooks",
+            {"RegionId": self.region, "ScalingGroupId": self._group(), "LifecycleHookName": name},
+        )
+        hooks = _items(found.get("LifecycleHooks"), "LifecycleHook")
+        return [str(h["LifecycleHookId"]) for h in hooks if h.get("LifecycleHookName") == name]
 
     def _pending_token(self) -> str | None:
         """The token of this hook's pending action for this instance: the group's scaling activities
@@ -187,7 +197,7 @@ class EssInstance(GroupInstance):
                 instances: Iterable[str] = action.get("InstanceIds") or []
                 if isinstance(instances, Mapping):
                     instances = instances.get("InstanceId", [])
-                if action.get("LifecycleHookId") == self.hook_id and self._id() in instances:
+                if action.get("LifecycleHookId") == self._hook() and self._id() in instances:
                     return str(action["LifecycleActionToken"])
         return None
 
@@ -202,7 +212,7 @@ class EssInstance(GroupInstance):
             "CompleteLifecycleAction",
             {
                 "RegionId": self.region,
-                "LifecycleHookId": self.hook_id,
+                "LifecycleHookId": self._hook(),
                 "LifecycleActionToken": token,
                 "LifecycleActionResult": "CONTINUE",
             },

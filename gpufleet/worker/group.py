@@ -63,6 +63,28 @@ class GroupInstance(ABC):
     def _max_size(self) -> int | None:
         """The group's maximum size, or None when the group is not found."""
 
+    @abstractmethod
+    def _hook_ids(self, name: str) -> list[str]:
+        """The ids of this instance's group's lifecycle hooks named ``name``."""
+
+    def _hook(self) -> str | None:
+        """The drain hook's id. ``hook_id`` may name the hook instead (the pool tells the worker the
+        name it gave the hook, ``gpufleet-drain``, before the hook and its id exist): a name is turned
+        into the id of the group's hook of that name, once; a value no hook of the group is named is
+        taken as an id."""
+        if self.hook_id is None:
+            return None
+        resolved: str | None = self.__dict__.get("_hook_resolved")
+        if resolved is None:
+            found = self._hook_ids(self.hook_id)
+            if len(found) > 1:
+                log.warning("%d lifecycle hooks are named %s: completing the first", len(found), self.hook_id)
+            resolved = found[0] if found else self.hook_id
+            if resolved != self.hook_id:
+                log.info("lifecycle hook %s is %s", self.hook_id, resolved)
+            self.__dict__["_hook_resolved"] = resolved
+        return resolved
+
     def _id(self) -> str:
         if self.instance_id is None:
             self.instance_id = self.metadata.instance_id()

@@ -144,12 +144,23 @@ class AsInstance(GroupInstance):
         groups = found.get("AutoScalingGroupSet") or []
         return int(groups[0]["MaxSize"]) if groups else None
 
+    def _hook_ids(self, name: str) -> list[str]:
+        # DescribeLifecycleHooks filters by group and hook name; answers LifecycleHookSet[]
+        # (https://www.tencentcloud.com/document/api/377/33197).
+        filters = [
+            {"Name": "auto-scaling-group-id", "Values": [self._group()]},
+            {"Name": "lifecycle-hook-name", "Values": [name]},
+        ]
+        found = self._call("DescribeLifecycleHooks", {"Filters": filters})
+        hooks = found.get("LifecycleHookSet") or []
+        return [str(h["LifecycleHookId"]) for h in hooks if h.get("LifecycleHookName") == name]
+
     def complete_lifecycle(self) -> None:
         if not self.hook_waiting():
             return
         self._call(
             "CompleteLifecycleAction",
-            {"LifecycleHookId": self.hook_id, "LifecycleActionResult": "CONTINUE", "InstanceId": self._id()},
+            {"LifecycleHookId": self._hook(), "LifecycleActionResult": "CONTINUE", "InstanceId": self._id()},
         )
 
 

@@ -100,7 +100,7 @@ class FakeEss:
         self.calls.append((action, dict(params)))
         assert params["RegionId"] == "cn-hangzhou"
         if action == "DescribeScalingInstances":
-            assert params["InstanceIds.1"] == INSTANCE
+            assert params["InstanceId.1"] == INSTANCE
             instance = {
                 "InstanceId": INSTANCE,
                 "ScalingGroupId": GROUP,
@@ -108,7 +108,7 @@ class FakeEss:
             }
             return {"ScalingInstances": {"ScalingInstance": [instance]}, "TotalCount": 1}
         if action == "DescribeScalingGroups":
-            assert params["ScalingGroupIds.1"] == GROUP
+            assert params["ScalingGroupId.1"] == GROUP
             group = {"ScalingGroupId": GROUP, "MinSize": 0, "MaxSize": self.max_size}
             return {"ScalingGroups": {"ScalingGroup": [group]}, "TotalCount": 1}
         if action == "SetInstancesProtection":
@@ -120,6 +120,14 @@ class FakeEss:
             running = self.state == "Removing:Wait" and params.get("StatusCode") == "InProgress"
             activities = [{"ScalingActivityId": "asa-1", "StatusCode": "InProgress"}] if running else []
             return {"ScalingActivities": {"ScalingActivity": activities}}
+        if action == "DescribeLifecycleHooks":
+            assert params["ScalingGroupId"] == GROUP
+            hooks = [
+                {"LifecycleHookId": HOOK, "LifecycleHookName": "gpufleet-drain"},
+                {"LifecycleHookId": "ash-other", "LifecycleHookName": "other"},
+            ]
+            named = [h for h in hooks if h["LifecycleHookName"] == params["LifecycleHookName"]]
+            return {"LifecycleHooks": {"LifecycleHook": named}, "TotalCount": len(named)}
         if action == "DescribeLifecycleActions":
             assert params["ScalingActivityId"] == "asa-1"
             actions = [
@@ -186,13 +194,13 @@ class Site:
     worker: Worker
 
 
-def site(tmp_path: Path, *, ends_at: float = 50.0, status: int = 0) -> Site:
+def site(tmp_path: Path, *, ends_at: float = 50.0, status: int = 0, hook: str = HOOK) -> Site:
     clock = FakeClock()
     mns, ess, metadata, oss = FakeMns(clock), FakeEss(), FakeEcsMetadata(), FakeOssBucket()
     runner = ScriptedRunner(clock, lambda c, env: ScriptedProcess(c, ends_at=ends_at, status=status))
     worker = Worker(
         queue=MnsQueue(mns, "jobs", visibility_timeout_s=60),
-        instance=EssInstance(ess, EcsMetadata(http=metadata), "cn-hangzhou", hook_id=HOOK, clock=clock.now),
+        instance=EssInstance(ess, EcsMetadata(http=metadata), "cn-hangzhou", hook_id=hook, clock=clock.now),
         checkpoints=OssCheckpoints(oss, "fleet-ckpt"),
         settings=Settings(checkpoint_dir=tmp_path / "ckpt", poll_s=1.0, notice_s=5.0, grace_s=30.0),
         runner=runner,
@@ -237,8 +245,10 @@ def test_a_failed_job_comes_back_a_second_later(tmp_path: Path) -> None:
     assert s.mns.receivable() == 1
 
 
-def test_a_scale_in_hook_checkpoints_returns_and_completes_with_its_token(tmp_path: Path) -> None:
-    s = site(tmp_path, ends_at=1000)
+@pytest.mark.parametrize("hook", [HOOK, "gpufleet-drain"], ids=["by-id", "by-name"])
+def test_a_scale_in_hook_checkpoints_returns_and_completes_with_its_token(tmp_path: Path, hook: str) -> None:
+    # The pool tells its worker the hook's name; an operator may give its id: either completes it.
+    s = site(tmp_path, ends_at=1000, hook=hook)
     s.mns.send(JOB)
 
     def scale_in(t: float) -> None:

@@ -62,7 +62,22 @@ def test_main_says_what_is_missing(capsys: pytest.CaptureFixture[str]) -> None:
     assert "AWS_REGION is not set" in capsys.readouterr().err
 
 
-def test_other_clouds_need_their_clients_wired(capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_cloud_is_wired() -> None:
+    from gpufleet.components.clouds import CLOUDS, cloud_parts
+
+    wirings = cloud_parts("gpufleet.worker.wiring")
+    assert sorted(wirings) == sorted(CLOUDS)
+    assert all(callable(getattr(wiring, "parts", None)) for wiring in wirings.values())
+
+
+def test_a_cloud_without_wiring_is_a_configuration_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gpufleet.worker.__main__ as entry
+    from gpufleet.components.clouds import cloud_parts
+
+    aws_only = {"aws": cloud_parts("gpufleet.worker.wiring")["aws"]}
+    monkeypatch.setattr(entry, "cloud_parts", lambda package: aws_only)
     env = {"GPUFLEET_QUEUE_NAME": "q", "TENCENTCLOUD_REGION": "ap-guangzhou"}
     assert main(["--cloud", "tencentcloud"], env=env) == EXIT_CONFIG
-    assert "gpufleet.worker.tencentcloud" in capsys.readouterr().err
+    assert "this entrypoint wires AWS only" in capsys.readouterr().err

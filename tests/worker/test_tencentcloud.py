@@ -101,6 +101,15 @@ class FakeAs:
             assert params["InstanceIds"] == [INSTANCE]
             self.protected = bool(params["ProtectedFromScaleIn"])
             return {"Response": {"RequestId": "r"}}
+        if action == "DescribeLifecycleHooks":
+            filters = {f["Name"]: f["Values"] for f in params["Filters"]}
+            assert filters["auto-scaling-group-id"] == [GROUP]
+            hooks = [
+                {"LifecycleHookId": HOOK, "LifecycleHookName": "gpufleet-drain", "AutoScalingGroupId": GROUP},
+                {"LifecycleHookId": "ash-other", "LifecycleHookName": "other", "AutoScalingGroupId": GROUP},
+            ]
+            named = [h for h in hooks if [h["LifecycleHookName"]] == filters["lifecycle-hook-name"]]
+            return {"Response": {"LifecycleHookSet": named, "TotalCount": len(named), "RequestId": "r"}}
         if action == "CompleteLifecycleAction":
             self.completed.append(dict(params))
             return {"Response": {"RequestId": "r"}}
@@ -143,13 +152,13 @@ class Site:
     worker: Worker
 
 
-def site(tmp_path: Path, *, ends_at: float = 50.0, status: int = 0) -> Site:
+def site(tmp_path: Path, *, ends_at: float = 50.0, status: int = 0, hook: str = HOOK) -> Site:
     clock = FakeClock()
     cmq, as_api, metadata, cos = FakeCmq(clock), FakeAs(), FakeCvmMetadata(), FakeCos()
     runner = ScriptedRunner(clock, lambda c, env: ScriptedProcess(c, ends_at=ends_at, status=status))
     worker = Worker(
         queue=CmqQueue(cmq, "jobs", visibility_timeout_s=600),
-        instance=AsInstance(as_api, CvmMetadata(http=metadata), hook_id=HOOK, clock=clock.now),
+        instance=AsInstance(as_api, CvmMetadata(http=metadata), hook_id=hook, clock=clock.now),
         checkpoints=CosCheckpoints(cos, "fleet-ckpt-1250000000"),
         settings=Settings(checkpoint_dir=tmp_path / "ckpt", poll_s=1.0, notice_s=5.0, grace_s=30.0),
         runner=runner,
@@ -182,8 +191,10 @@ def test_a_failed_job_comes_back_after_the_queues_visibility_timeout(tmp_path: P
     assert s.cmq.receivable() == 1
 
 
-def test_a_scale_in_hook_checkpoints_and_completes(tmp_path: Path) -> None:
-    s = site(tmp_path, ends_at=1000)
+@pytest.mark.parametrize("hook", [HOOK, "gpufleet-drain"], ids=["by-id", "by-name"])
+def test_a_scale_in_hook_checkpoints_and_completes(tmp_path: Path, hook: str) -> None:
+    # The pool tells its worker the hook's name; an operator may give its id: either completes it.
+    s = site(tmp_path, ends_at=1000, hook=hook)
     s.cmq.send(JOB)
 
     def scale_in(t: float) -> None:
