@@ -55,10 +55,12 @@ ESS_HOOK_RESULTS = ("CONTINUE", "ABANDON", "ROLLBACK")
 ESS_PROTECT_ACTIONS = ("ess:SetInstancesProtection",)
 ESS_LIFECYCLE_ACTIONS = ("ess:CompleteLifecycleAction", "ess:RecordLifecycleActionHeartbeat")
 # What the worker reads (gpufleet.worker.alicloud): its lifecycle state, the group's maximum (the
-# off-hours stop notice) and its hook's pending action. List/read actions, granted on all resources as
+# off-hours stop notice), its hook's id (it is told the hook's name) and the hook's pending
+# action. List/read actions, granted on all resources as
 # ESS's RAM table (help/en/auto-scaling/developer-reference/api-ess-2022-02-22-ram) lists them.
 ESS_READ_ACTIONS = (
     "ess:DescribeLifecycleActions",
+    "ess:DescribeLifecycleHooks",
     "ess:DescribeScalingActivities",
     "ess:DescribeScalingGroups",
     "ess:DescribeScalingInstances",
@@ -66,6 +68,8 @@ ESS_READ_ACTIONS = (
 # The scaling group's desired capacity: none, ESS scales between min and max. Scheduled tasks may set
 # one only when the group has one.
 GROUP_DESIRED_CAPACITY: int | None = None
+# Hardened-mode metadata tokens reach this many network hops (1-64); GF-ACC-004 allows at most 2.
+METADATA_HOP_LIMIT = 2
 
 # ess.ScheduledTask ``scheduled_task_name`` (pulumi_alicloud/ess/scheduled_task.py): "must be 2-40
 # characters (English or Chinese) long"; the ESS API (CreateScheduledTask) adds: letters, digits,
@@ -318,7 +322,9 @@ class AlicloudGpuPool(pulumi.ComponentResource):
             ram_role_name=args.role_name,
             http_endpoint="enabled",
             http_tokens="required",
-            http_put_response_hop_limit=1,
+            # Two hops: a container on the bridge network (the pool's container workload, the reference
+            # worker) sits one hop further from the metadata service than the host, and needs its token.
+            http_put_response_hop_limit=METADATA_HOP_LIMIT,
             password_inherit=False,
             internet_max_bandwidth_out=0,
             security_enhancement_strategy="Active",

@@ -39,6 +39,8 @@ DEFAULT_RESULTS = ("CONTINUE", "ABANDON")
 QUEUE_URL_ENV = "GPUFLEET_QUEUE_URL"
 GROUP_ENV = "GPUFLEET_GROUP"
 HOOK_ENV = "GPUFLEET_LIFECYCLE_HOOK"
+# The queue's visibility timeout, for a worker whose queue cannot be asked for it (MNS, CMQ).
+VISIBILITY_ENV = "GPUFLEET_VISIBILITY_S"
 
 PROTECTION_ACTIONS = (
     "autoscaling:SetInstanceProtection",

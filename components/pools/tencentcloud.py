@@ -86,9 +86,13 @@ AS_HOOK_RESULTS = ("CONTINUE", "ABANDON")
 AS_HOOK_HEARTBEAT_S = (30, 7200)
 AS_PROTECT_ACTIONS = ("as:SetInstancesProtection",)
 AS_LIFECYCLE_ACTIONS = ("as:CompleteLifecycleAction",)
-# What the worker reads (gpufleet.worker.tencentcloud): its lifecycle state and the group's maximum
-# (the off-hours stop notice); read actions, on all resources.
-AS_READ_ACTIONS = ("as:DescribeAutoScalingGroups", "as:DescribeAutoScalingInstances")
+# What the worker reads (gpufleet.worker.tencentcloud): its lifecycle state, the group's maximum (the
+# off-hours stop notice) and its hook's id (it is told the hook's name); read actions, on all resources.
+AS_READ_ACTIONS = (
+    "as:DescribeAutoScalingGroups",
+    "as:DescribeAutoScalingInstances",
+    "as:DescribeLifecycleHooks",
+)
 GPU_NAMESPACE = "cvm_device"
 QUEUE_NAMESPACE = "cmq"
 POLICY_NAMESPACES = frozenset({GPU_NAMESPACE, QUEUE_NAMESPACE})

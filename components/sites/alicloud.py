@@ -42,6 +42,7 @@ from gpufleet.components.pools.scaling import ScalingRules, rules_from_spec
 from gpufleet.components.pools.userdata import WorkloadContext
 from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload, Workload
 from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteFactory, SiteOutputs
+from gpufleet.components.sites.workloads import group_worker_env, reference_worker_workload
 from gpufleet.components.spec import Pool
 from gpufleet.components.spec.alicloud_publisher import AlicloudPublisher
 from gpufleet.components.storage.alicloud import OssCheckpointBucket, OssCheckpointBucketArgs
@@ -62,9 +63,11 @@ def _workload(pool: Pool) -> Workload | None:
     if pool.workload.container is not None:
         c = pool.workload.container
         return ContainerWorkload(image=c.image, command=c.command or (), env=c.env)
+    if pool.workload.reference_worker is not None:
+        return reference_worker_workload(pool.workload.reference_worker, pool.cloud, group_worker_env(pool))
     if pool.workload.image_reads_queue:
         return None  # the image starts its own reader: the boot script starts nothing
-    if pool.workload.user_data is None:  # reference_worker is refused on Alibaba pools by the spec
+    if pool.workload.user_data is None:  # PoolWorkload holds exactly one form
         raise AssertionError(f"pools: a workload form Alibaba pools cannot run: {pool.workload}")
     return ScriptWorkload(user_data=pool.workload.user_data)
 

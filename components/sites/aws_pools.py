@@ -10,11 +10,7 @@ from gpufleet.components.pools.aws import OffHours
 from gpufleet.components.pools.aws_queue import ExistingQueue, NewQueue, QueueSource
 from gpufleet.components.pools.scaling import ScalingRules
 from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload, Workload
-from gpufleet.components.spec.pool import (
-    REFERENCE_WORKER_ENTRYPOINT,
-    ReferenceWorker,
-    reference_worker_command,
-)
+from gpufleet.components.sites.workloads import reference_worker_workload
 
 if TYPE_CHECKING:
     from gpufleet.components.spec import FleetSpec, Pool
@@ -53,17 +49,6 @@ def pool_workload(pool: Pool) -> Workload | None:
     if workload.user_data is None:  # PoolWorkload holds exactly one
         raise AssertionError("workload without user_data, container, reference_worker or image_reads_queue")
     return ScriptWorkload(user_data=workload.user_data)
-
-
-def reference_worker_workload(worker: ReferenceWorker, cloud: str) -> ContainerWorkload:
-    """``python -m gpufleet.worker --cloud <cloud>`` in the worker's image, whatever its ENTRYPOINT;
-    the boot script adds the pool's queue, region, group and hook to ``env``."""
-    return ContainerWorkload(
-        image=worker.image,
-        entrypoint=REFERENCE_WORKER_ENTRYPOINT,
-        command=reference_worker_command(cloud),
-        env=worker.env,
-    )
 
 
 def pool_off_hours(spec: FleetSpec, pool_name: str, pool: Pool) -> OffHours | None:

@@ -31,7 +31,9 @@ from gpufleet.components.pools.tencentcloud import POOL_TAG, TencentPool, Tencen
 from gpufleet.components.pools.tencentcloud_join import join_secret
 from gpufleet.components.pools.tencentcloud_join import join_user_data as tencent_join_data
 from gpufleet.components.pools.userdata import workload_env
+from gpufleet.components.pools.workload import ContainerWorkload
 from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteFactory, SiteOutputs
+from gpufleet.components.sites.workloads import group_worker_env, reference_worker_workload
 from gpufleet.components.storage.tencentcloud import (
     CosReplication,
     TencentBucket,
@@ -82,20 +84,27 @@ def _problems(args: SiteArgs) -> list[str]:
 
 def _workload(args: SiteArgs, pool_name: str, queue: str, region: str) -> str | None:
     """The pool's workload, told its queue and region (``TENCENTCLOUD_REGION``) as on every cloud."""
-    workload = args.spec.pools[pool_name].workload
+    pool = args.spec.pools[pool_name]
+    workload = pool.workload
     if workload is None or workload.image_reads_queue:
         return None  # nothing, or the image's own reader: the boot script starts nothing
     told = workload_env(queue, region, "tencentcloud")
     if workload.user_data is not None:
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in told.items())
         return f"export {exports}\n{workload.user_data}"
-    container = workload.container
-    if container is None:  # reference_worker is refused on Tencent pools by the spec
+    if workload.reference_worker is not None:
+        container = reference_worker_workload(workload.reference_worker, pool.cloud, group_worker_env(pool))
+    elif workload.container is not None:
+        given = workload.container
+        ordered = dict(sorted(given.env.items()))
+        container = ContainerWorkload(image=given.image, command=given.command or (), env=ordered)
+    else:  # PoolWorkload holds exactly one form
         raise AssertionError(pool_name)
-    variables = {**told, **dict(sorted(container.env.items()))}
+    variables = {**told, **container.env}
     env = " ".join(f"-e {shlex.quote(f'{k}={v}')}" for k, v in variables.items())
-    command = " ".join(shlex.quote(part) for part in container.command or [])
-    run = f"docker run -d --restart unless-stopped --gpus all --name gpufleet-workload {env} "
+    entrypoint = f"--entrypoint {shlex.quote(container.entrypoint)} " if container.entrypoint else ""
+    command = " ".join(shlex.quote(part) for part in container.command)
+    run = f"docker run -d --restart unless-stopped --gpus all --name gpufleet-workload {env} {entrypoint}"
     return f"{run}{shlex.quote(container.image)} {command}".replace("  ", " ").rstrip()
 
 

@@ -68,3 +68,6 @@ PUBLISHER = (
     AlicloudPublisher | None,
     Field(default=None, description="None: the Alibaba pools are not gated (they scale on their own queue)"),
 )
+
+# `python -m gpufleet.worker` wires MNS, ESS and OSS (gpufleet/worker/wiring/alicloud.py), with no SDK.
+REFERENCE_WORKER = True

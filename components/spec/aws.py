@@ -51,7 +51,7 @@ DEDICATED_BGP = "AWS private virtual interfaces always route with BGP"
 AWS_SIDE_ASNS = (64512, 64513)
 # How a pool's default image is described (``Pool.image``).
 DEFAULT_IMAGE = "AWS the newest Deep Learning Base AMI"
-# `python -m gpufleet.worker` wires SQS and EC2 Auto Scaling (gpufleet/worker/__main__.py, build()).
+# `python -m gpufleet.worker` wires SQS and EC2 Auto Scaling (gpufleet/worker/wiring/aws.py).
 REFERENCE_WORKER = True
 # The KEDA scaler that reads its queue service (SQS), beside the cloud-neutral ones (redis, rabbitmq).
 KEDA_QUEUE_SOURCE = "aws-sqs-queue"

@@ -139,12 +139,12 @@ def _raw_pool_checks(
     ):
         yield f"{prefix}.{rel}", message
     egress = _get(network, "egress", _field_default(Network, "egress"))
+    cloud = pool.get("cloud", _field_default(Pool, "cloud"))
     for rel, message in limits.workload_route_checks(
-        pool.get("workload"), egress, _get(network, "subnet_ids")
+        pool.get("workload"), egress, _get(network, "subnet_ids"), cloud
     ):
         yield f"{prefix}.workload.{rel}", message
     joined = _get(_get(raw, "onprem"), "scheduler") is not None
-    cloud = pool.get("cloud", _field_default(Pool, "cloud"))
     for rel, message in _workload_checks(cloud, pool.get("queue", {}), pool.get("workload"), joined):
         yield f"{prefix}.{rel}", message
     image = pool.get("image")

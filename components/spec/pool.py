@@ -372,12 +372,13 @@ def reference_worker_command(cloud: str) -> tuple[str, ...]:
 
 class ReferenceWorker(_Model):
     """The project's reference worker (docs/worker.md) in a container: ``python -m gpufleet.worker
-    --cloud aws`` run in ``image`` with every GPU, restarted when it stops. It takes one job at a time
-    from the pool's queue (a message's ``command``, run inside the image), protects its instance while
-    the job runs, checkpoints and returns the job on a termination notice, deletes the message on
-    success. The pool gives it its queue, region, group and scale-in hook; ``env`` adds the worker's
-    own settings (``GPUFLEET_BUCKET`` for checkpoints, ``GPUFLEET_GRACE_S``, ...). AWS pools only: the
-    entrypoint wires SQS and Auto Scaling."""
+    --cloud <the pool's cloud>`` run in ``image`` with every GPU, restarted when it stops. It takes one
+    job at a time from the pool's queue (a message's ``command``, run inside the image), protects its
+    instance while the job runs, checkpoints and returns the job on a termination notice, deletes the
+    message on success. The pool gives it its queue, region and scale-in hook (and, where the queue
+    cannot be asked, its visibility timeout); ``env`` adds the worker's own settings
+    (``GPUFLEET_BUCKET`` for checkpoints, ``GPUFLEET_GRACE_S``, ...). Every cloud: the entrypoint wires
+    SQS/Auto Scaling/S3 (boto3), MNS/ESS/OSS and CMQ/AS/COS (standard library)."""
 
     image: str = Field(
         description="an image with gpufleet installed (docs/worker.md, Building the image) and the jobs' "

@@ -75,3 +75,6 @@ PUBLISHER = (
     Annotated[None, BeforeValidator(_refused)],
     Field(default=None, description="not available: " + PUBLISHER_REFUSED),
 )
+
+# `python -m gpufleet.worker` wires CMQ, AS and COS (gpufleet/worker/wiring/tencentcloud.py), with no SDK.
+REFERENCE_WORKER = True

@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from gpufleet.components.clouds import ACCOUNT_CLOUD, cloud_parts, profile
+from gpufleet.components.clouds import ACCOUNT_CLOUD, as_cloud, cloud_parts, profile
 
 QUOTE_LIMIT = 200
 # Ceilings far above any real fleet, below what turns the cost model's sums into infinity (a budget or
@@ -231,33 +231,31 @@ def container_size(image: str, command: list[str] | tuple[str, ...], env: Mappin
     return sum(len(word) + 6 for word in words)
 
 
-def workload_route_checks(workload: Any, egress: Any, subnet_ids: Any) -> list[tuple[str, str]]:
+def workload_route_checks(
+    workload: Any, egress: Any, subnet_ids: Any, cloud: Any = ACCOUNT_CLOUD
+) -> list[tuple[str, str]]:
     """A container image the pool's private subnets cannot pull. A network of the fleet's own has no
-    route out but its endpoints (``none``: none for ECR; ``endpoints``: ECR only); existing subnets
+    route out but the private endpoints it builds or its cloud gives (``egress`` none or endpoints);
+    which registry those reach is the cloud's fact (``image_route_problem`` in
+    ``components/spec_limits/<cloud>.py``). ``nat`` reaches any registry; existing subnets
     (``network.subnet_ids``) bring their own way out and are not judged."""
     form = "container" if _mapping_get(workload, "container") is not None else "reference_worker"
     image = _mapping_get(_mapping_get(workload, form), "image")
     if not isinstance(image, str) or not IMAGE_RE.match(image) or subnet_ids:
         return []
-    in_ecr = ECR_IMAGE_RE.match(image) is not None
-    if egress == "none" and in_ecr:
-        return [
-            (
-                f"{form}.image",
-                "is in ECR, but network.egress none builds no ecr.api or ecr.dkr endpoint to pull it "
-                "through: set network.egress: endpoints (or nat)",
-            )
-        ]
-    if egress in ("none", "endpoints") and not in_ecr:
-        return [
-            (
-                f"{form}.image",
-                f"is not in ECR, and network.egress {egress} gives the private subnets no route to "
-                "another registry: set network.egress: nat, or push the image to ECR in the pool's "
-                "region and use endpoints",
-            )
-        ]
-    return []
+    if egress not in ("none", "endpoints"):
+        return []
+    key = as_cloud(cloud) if isinstance(cloud, str) else None
+    part = cloud_parts(__name__).get(key) if key is not None else None
+    route = getattr(part, "image_route_problem", None)
+    if route is None:  # a cloud that names no registry its private subnets reach
+        problem: str | None = (
+            f"network.egress {egress} gives the private subnets no route to a registry: set "
+            "network.egress: nat"
+        )
+    else:
+        problem = route(image, egress)
+    return [] if problem is None else [(f"{form}.image", problem)]
 
 
 def _mapping_get(node: Any, key: str) -> Any:

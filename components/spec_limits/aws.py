@@ -10,3 +10,24 @@ LOG_RETENTION_DAYS += (1096, 1827, 2192, 2557, 2922, 3288, 3653)
 TAG_KEY_MAX, TAG_VALUE_MAX, TAGS_PER_RESOURCE = 128, 256, 50
 # The prefix of the tag keys AWS reserves for itself (refused at deploy).
 RESERVED_TAG_PREFIX = "aws:"
+
+
+def image_route_problem(image: str, egress: str) -> str | None:
+    """Why a private subnet of the fleet's network (``egress`` none or endpoints) cannot pull ``image``:
+    ``endpoints`` builds the ecr.api and ecr.dkr endpoints (and S3's gateway, where the layers are),
+    ``none`` builds none."""
+    from gpufleet.components.spec_limits import ECR_IMAGE_RE
+
+    in_ecr = ECR_IMAGE_RE.match(image) is not None
+    if egress == "none" and in_ecr:
+        return (
+            "is in ECR, but network.egress none builds no ecr.api or ecr.dkr endpoint to pull it "
+            "through: set network.egress: endpoints (or nat)"
+        )
+    if not in_ecr:
+        return (
+            f"is not in ECR, and network.egress {egress} gives the private subnets no route to "
+            "another registry: set network.egress: nat, or push the image to ECR in the pool's "
+            "region and use endpoints"
+        )
+    return None

@@ -71,7 +71,8 @@ def test_launch_template_is_hardened(run_pulumi: Runner) -> None:
     )
     assert template["httpTokens"] == "required"
     assert template["httpEndpoint"] == "enabled"
-    assert template["httpPutResponseHopLimit"] == 1
+    # Two: a container on the bridge network (the reference worker) reaches hardened metadata too.
+    assert template["httpPutResponseHopLimit"] == 2
     assert template["passwordInherit"] is False
     for credential in ("keyPairName", "password"):
         assert credential not in template
@@ -450,6 +451,7 @@ def test_the_worker_may_protect_instances_of_its_own_group_only(run_pulumi: Runn
                 "Effect": "Allow",
                 "Action": [
                     "ess:DescribeLifecycleActions",
+                    "ess:DescribeLifecycleHooks",
                     "ess:DescribeScalingActivities",
                     "ess:DescribeScalingGroups",
                     "ess:DescribeScalingInstances",

@@ -290,7 +290,11 @@ def test_each_group_drains_and_the_worker_may_protect_its_own_groups(run_pulumi:
     # The worker reads its lifecycle state and the group's maximum (the off-hours stop notice).
     assert read == {
         "effect": "allow",
-        "action": ["as:DescribeAutoScalingGroups", "as:DescribeAutoScalingInstances"],
+        "action": [
+            "as:DescribeAutoScalingGroups",
+            "as:DescribeAutoScalingInstances",
+            "as:DescribeLifecycleHooks",
+        ],
         "resource": ["*"],
     }
     assert policy["version"] == "2.0"

@@ -30,6 +30,7 @@ GOLDEN = Path(__file__).parent / "golden" / "user_data_container.sh"
 LOG_GROUP = "/gpufleet/gpufleet-dev/agent"
 AGENT_ROOT = "/opt/aws/amazon-cloudwatch-agent"
 ECR = f"{ACCOUNT}.dkr.ecr.us-east-1.amazonaws.com/trainer:1.4"
+HUB = "nvcr.io/nvidia/pytorch:24.05-py3"
 REGISTRY = f"{ACCOUNT}.dkr.ecr.us-east-1.amazonaws.com"
 CONTAINER = ContainerWorkload(
     image=ECR, command=("python", "train.py", "--out", "s3://b/it's here"), env={"EPOCHS": "3"}
@@ -327,7 +328,7 @@ def _docker_env(call: str) -> dict[str, str]:
 
 @pytest.mark.skipif(BASH is None, reason="needs bash")
 def test_the_reference_worker_starts_with_the_environment_it_reads(tmp_path: Path) -> None:
-    from gpufleet.components.sites.aws_pools import reference_worker_workload
+    from gpufleet.components.sites.workloads import reference_worker_workload
     from gpufleet.components.spec import ReferenceWorker
     from gpufleet.worker.__main__ import load_config
 
@@ -371,12 +372,14 @@ def test_the_reference_worker_starts_with_the_environment_it_reads(tmp_path: Pat
     )
 
 
-def _spec_pool(cloud: str, region: str, instance_type: str, workload: dict[str, Any]) -> Any:
+def _spec_pool(
+    cloud: str, region: str, instance_type: str, workload: dict[str, Any], egress: str = "endpoints"
+) -> Any:
     raw = {
         "environment": "dev",
         "tags": {"project": "vision", "team": "ml-platform", "cost-center": "cc-042"},
         "budget": {"monthly": 5000},
-        "network": {"egress": "endpoints"},
+        "network": {"egress": egress},
         "pools": {
             "p": {
                 "cloud": cloud,
@@ -396,6 +399,55 @@ def test_the_reference_worker_is_the_aws_pools_container() -> None:
     pool = _spec_pool("aws", "us-east-1", "g5.2xlarge", {"reference_worker": {"image": ECR}}).pools["p"]
     assert pool_workload(pool) == ContainerWorkload(
         image=ECR, entrypoint="python", command=("-m", "gpufleet.worker", "--cloud", "aws"), env={}
+    )
+
+
+def test_the_reference_worker_is_the_alibaba_pools_container_told_its_hook_and_visibility() -> None:
+    from gpufleet.components.sites import alicloud
+    from gpufleet.worker.__main__ import load_config
+
+    workload = {"reference_worker": {"image": HUB, "env": {"GPUFLEET_BUCKET": "fleet-ckpt"}}}
+    pool = _spec_pool("alicloud", "cn-hangzhou", "ecs.gn7i-c8g1.2xlarge", workload, "nat").pools["p"]
+    container = alicloud._workload(pool)
+    assert container == ContainerWorkload(
+        image=HUB,
+        entrypoint="python",
+        command=("-m", "gpufleet.worker", "--cloud", "alicloud"),
+        env={
+            "GPUFLEET_LIFECYCLE_HOOK": "gpufleet-drain",
+            "GPUFLEET_VISIBILITY_S": "900",
+            "GPUFLEET_BUCKET": "fleet-ckpt",
+        },
+    )
+    # With what every cloud's boot script adds (queue, region), the entrypoint has all it needs.
+    env = {
+        "GPUFLEET_QUEUE_NAME": "gf-cn-hangzhou-p",
+        "ALIBABA_CLOUD_REGION_ID": "cn-hangzhou",
+        **container.env,
+    }
+    config = load_config("alicloud", env)
+    assert (config.region, config.queue_name, config.hook, config.visibility_s, config.bucket) == (
+        "cn-hangzhou",
+        "gf-cn-hangzhou-p",
+        "gpufleet-drain",
+        900,
+        "fleet-ckpt",
+    )
+
+
+def test_the_reference_worker_on_a_tencent_pool_runs_the_entrypoint_in_its_image() -> None:
+    from gpufleet.components.sites import tencentcloud
+
+    workload = {"reference_worker": {"image": HUB, "env": {"GPUFLEET_GRACE_S": "60"}}}
+    spec = _spec_pool("tencentcloud", "ap-guangzhou", "GN7.2XLARGE32", workload, "nat")
+    args = cast(SiteArgs, SimpleNamespace(spec=spec))
+    line = tencentcloud._workload(args, "p", "jobs", "ap-guangzhou")
+    assert line == (
+        "docker run -d --restart unless-stopped --gpus all --name gpufleet-workload "
+        "-e GPUFLEET_QUEUE_NAME=jobs -e TENCENTCLOUD_REGION=ap-guangzhou "
+        "-e GPUFLEET_LIFECYCLE_HOOK=gpufleet-drain "
+        "-e GPUFLEET_VISIBILITY_S=900 -e GPUFLEET_GRACE_S=60 --entrypoint python "
+        f"{HUB} -m gpufleet.worker --cloud tencentcloud"
     )
 
 

@@ -97,15 +97,11 @@ def test_the_reference_worker_image_must_be_pullable() -> None:
     ("cloud", "region", "instance_type"),
     [("alicloud", "cn-hangzhou", "ecs.gn7i-c8g1.2xlarge"), ("tencentcloud", "ap-guangzhou", "GN7.2XLARGE32")],
 )
-def test_the_reference_worker_runs_on_aws_pools_only(cloud: str, region: str, instance_type: str) -> None:
+def test_the_reference_worker_runs_on_every_cloud(cloud: str, region: str, instance_type: str) -> None:
     raw = _fleet({"reference_worker": {"image": HUB}}, egress="nat")
     raw["pools"]["train"] |= {"cloud": cloud, "region": region, "instance_types": [instance_type]}
-    assert (
-        f"{PATH}.reference_worker",
-        f"python -m gpufleet.worker runs on aws only, not {cloud}: build the worker with "
-        f"gpufleet.worker.{cloud} in your image's entrypoint (docs/worker.md) and give the image as "
-        "workload.container",
-    ) in _errors(raw)
+    pool = parse_fleet(raw, source="test").pools["train"]
+    assert (pool.cloud, pool.workload) == (cloud, PoolWorkload(reference_worker=ReferenceWorker(image=HUB)))
 
 
 def test_a_shell_snippet() -> None:
@@ -163,6 +159,49 @@ def test_existing_subnets_bring_their_own_way_out() -> None:
 def test_an_image_the_network_cannot_pull_is_refused(image: str, egress: str | None, message: str) -> None:
     assert _errors(_fleet({"container": {"image": image}}, egress=egress)) == [
         (f"{PATH}.container.image", message)
+    ]
+
+
+ACR_VPC = "registry-vpc.cn-hangzhou.aliyuncs.com/vision/trainer:1.4"
+ACR_ENTERPRISE_VPC = "vision-registry-vpc.cn-hangzhou.cr.aliyuncs.com/ml/trainer:1.4"
+ALIBABA_POOL = {"cloud": "alicloud", "region": "cn-hangzhou", "instance_types": ["ecs.gn7i-c8g1.2xlarge"]}
+TENCENT_POOL = {"cloud": "tencentcloud", "region": "ap-guangzhou", "instance_types": ["GN7.2XLARGE32"]}
+
+
+def _pool_fleet(pool: dict[str, Any], workload: Any, egress: str) -> dict[str, Any]:
+    raw = _fleet(workload, egress=egress)
+    raw["pools"]["train"] |= pool
+    return raw
+
+
+@pytest.mark.parametrize("image", [ACR_VPC, ACR_ENTERPRISE_VPC])
+@pytest.mark.parametrize("egress", ["none", "endpoints"])
+def test_an_alibaba_pool_pulls_from_container_registry_over_its_vpc_endpoint(image: str, egress: str) -> None:
+    workload = {"reference_worker": {"image": image}}
+    pool = parse_fleet(_pool_fleet(ALIBABA_POOL, workload, egress), source="test").pools["train"]
+    assert pool.workload == PoolWorkload(reference_worker=ReferenceWorker(image=image))
+
+
+def test_an_alibaba_pool_without_nat_is_told_of_container_registry_not_ecr() -> None:
+    assert _errors(_pool_fleet(ALIBABA_POOL, {"container": {"image": ECR}}, "endpoints")) == [
+        (
+            f"{PATH}.container.image",
+            "is not on a Container Registry VPC endpoint (registry-vpc.<region>.aliyuncs.com, or an "
+            "Enterprise instance's <instance>-registry-vpc.<region>.cr.aliyuncs.com), and network.egress "
+            "endpoints gives the private vSwitches no route to another registry: set network.egress: nat, "
+            "or push the image to Container Registry in the pool's region and pull it through its VPC "
+            "endpoint",
+        )
+    ]
+
+
+def test_a_tencent_pool_without_nat_reaches_no_registry() -> None:
+    assert _errors(_pool_fleet(TENCENT_POOL, {"reference_worker": {"image": HUB}}, "none")) == [
+        (
+            f"{PATH}.reference_worker.image",
+            "network.egress none gives the private subnets no route to a registry (the network reaches "
+            "COS, CLS, CMQ, KMS and TAT on private endpoints only): set network.egress: nat",
+        )
     ]
 
 

@@ -1,0 +1,25 @@
+"""Alibaba Cloud's limits the fleet spec checks of its pools (``gpufleet.components.spec_limits``)."""
+
+from __future__ import annotations
+
+import re
+
+# Container Registry's VPC endpoints, which an ECS instance in a VPC of the same region pulls from without
+# Internet access: the Personal Edition's ``registry-vpc.<region>.aliyuncs.com`` and an Enterprise
+# Edition instance's ``<instance>-registry-vpc.<region>.cr.aliyuncs.com`` (reachable once the instance's
+# VPC access names the pool's VPC). Source: Container Registry, "Configure access over VPCs"
+# (https://www.alibabacloud.com/help/en/acr/user-guide/configure-access-over-vpcs).
+ACR_VPC_IMAGE_RE = re.compile(r"^(?:[a-z0-9][a-z0-9-]*-)?registry-vpc\.[a-z0-9-]+\.(?:cr\.)?aliyuncs\.com/")
+
+
+def image_route_problem(image: str, egress: str) -> str | None:
+    """Why a private vSwitch of the fleet's network (``egress`` none or endpoints: no NAT gateway) cannot
+    pull ``image``: only Container Registry's VPC endpoints answer there."""
+    if ACR_VPC_IMAGE_RE.match(image):
+        return None
+    return (
+        f"is not on a Container Registry VPC endpoint (registry-vpc.<region>.aliyuncs.com, or an "
+        f"Enterprise instance's <instance>-registry-vpc.<region>.cr.aliyuncs.com), and network.egress "
+        f"{egress} gives the private vSwitches no route to another registry: set network.egress: nat, or "
+        "push the image to Container Registry in the pool's region and pull it through its VPC endpoint"
+    )
