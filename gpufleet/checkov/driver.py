@@ -92,6 +92,62 @@ def _report(report: Any, version: str) -> dict[str, Any]:
     }
 
 
+# The checkov release whose reference lookup `_indexed_lookup` repeats (requirements-checkov.txt pins it);
+# any other release runs as it is.
+INDEXED_LOOKUP_VERSION = "3.3.30"
+_PREFIXES: dict[int, tuple[Any, int, dict[str, Any]]] = {}
+
+
+def _by_bracket_prefix(by_name: Any) -> dict[str, Any]:
+    """For each `p` such that some name of `by_name` starts with `p + "["`, the vertices of the first
+    such name in `by_name`'s order: what checkov's fallback scan finds, without the scan. Rebuilt when
+    the map grows; the map itself is kept, so its id names it for as long as the entry lives."""
+    entry = _PREFIXES.get(id(by_name))
+    if entry is not None and entry[0] is by_name and entry[1] == len(by_name):
+        return entry[2]
+    index: dict[str, Any] = {}
+    for key, vertices in by_name.items():
+        at = key.find("[")
+        while at != -1:
+            index.setdefault(key[:at], vertices)
+            at = key.find("[", at + 1)
+    _PREFIXES[id(by_name)] = (by_name, len(by_name), index)
+    return index
+
+
+def _indexed_lookup() -> bool:
+    """Give checkov 3.3.30's `TerraformLocalGraph._get_possible_vertices` an index for its last step.
+
+    checkov resolves each reference of a plan (`aws_s3_bucket.data.id`) by trying the whole reference as
+    a resource name first; when no resource is named so, it scans every name of that block type for one
+    starting with `<reference>[` (a `count` index). A plan references one attribute per edge, so the
+    scan runs once per reference over every resource: quadratic (60 s of CPU at 10,000 resources, most of
+    its run). The index answers exactly what the scan answers: the vertices of the first name, in the
+    map's order, that starts with `<reference>[`. The first two steps are checkov's own, unchanged."""
+    from checkov.version import version
+
+    if version != INDEXED_LOOKUP_VERSION:
+        return False
+    from checkov.terraform.graph_builder import local_graph
+
+    graph = local_graph.TerraformLocalGraph
+    left_quoted, left = local_graph.LEFT_BRACKET_WITH_QUOTATION, local_graph.LEFT_BRACKET
+    right_quoted, right = local_graph.RIGHT_BRACKET_WITH_QUOTATION, local_graph.RIGHT_BRACKET
+
+    def get_possible_vertices(self: Any, module: Any, block_type: str, name: str) -> list[int]:
+        by_name = self.vertices_by_module_dependency_by_name.get(module, {}).get(block_type, {})
+        found: list[int] = by_name.get(name, [])
+        if found:
+            return found
+        found = by_name.get(name.replace(left_quoted, left).replace(right_quoted, right), [])
+        if found:
+            return found
+        return _by_bracket_prefix(by_name).get(name, [])  # type: ignore[no-any-return]
+
+    graph._get_possible_vertices = get_possible_vertices
+    return True
+
+
 POLL_SECONDS = 0.02
 MAX_WAIT_SECONDS = 6 * 3600.0
 MAX_REQUESTS = 4096
@@ -172,6 +228,7 @@ def main() -> int:
     import checkov.main  # noqa: F401 - the start-up this process exists to do early
     from checkov.version import version
 
+    _indexed_lookup()
     gc.freeze()
     _quiet_logging()
     for index in range(MAX_REQUESTS):

@@ -341,3 +341,109 @@ def test_check_hands_each_stack_to_checkov_before_the_next_program_runs(
         ("to checkov", "prod"),
     ]
     assert {s["checkov"]["status"] for s in json.loads(result.stdout)["stacks"]} == {"ran"}
+
+
+def _driver_module() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gpufleet_checkov_driver", warm.DRIVER)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _scan(by_name: dict[str, list[int]], name: str) -> list[int]:
+    """checkov 3.3.30's fallback in `TerraformLocalGraph._get_possible_vertices`, as it is written."""
+    indexed_prefix = f"{name}["
+    for key, indices in by_name.items():
+        if key.startswith(indexed_prefix):
+            return indices
+    return []
+
+
+def test_the_bracket_index_answers_what_checkovs_scan_answers() -> None:
+    driver = _driver_module()
+    by_name: dict[str, list[int]] = {
+        "aws_s3_bucket.data": [0],
+        "aws_s3_bucket.logs[0]": [1],
+        "aws_s3_bucket.logs[1]": [2],
+        'aws_s3_bucket.each["a"]': [3],
+        "aws_s3_bucket.each[0][1]": [4],
+        "aws_s3_bucket.grid[0][1]": [],
+        "aws_s3_bucket.grid[2]": [5],
+        "aws_s3_bucket.odd[x].y[1]": [6],
+    }
+    names = [
+        *by_name,
+        "aws_s3_bucket.data.id",
+        "aws_s3_bucket.logs",
+        "aws_s3_bucket.each",
+        "aws_s3_bucket.each[0]",
+        "aws_s3_bucket.grid",
+        "aws_s3_bucket.odd",
+        "aws_s3_bucket.odd[x].y",
+        "aws_s3_bucket",
+        "",
+        "missing",
+    ]
+    index = driver._by_bracket_prefix(by_name)
+    for name in names:
+        assert (
+            index.get(name, []) is _scan(by_name, name) or index.get(name, []) == _scan(by_name, name) == []
+        )
+    # A name added later (checkov adds vertices while it builds the graph) is seen.
+    by_name["aws_s3_bucket.late[0]"] = [7]
+    assert driver._by_bracket_prefix(by_name).get("aws_s3_bucket.late") == [7]
+
+
+def test_another_checkov_release_runs_without_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "checkov"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "version.py").write_text("version = '0.0.test'\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for loaded in [m for m in sys.modules if m == "checkov" or m.startswith("checkov.")]:
+        monkeypatch.delitem(sys.modules, loaded)
+    assert _driver_module()._indexed_lookup() is False
+
+
+def _referencing_graph(buckets: int) -> ResourceGraph:
+    """Buckets, every other one with a public access block that names it by id (a reference the export
+    writes as `aws_s3_bucket.<name>.id`, the form checkov first looks up by the whole name)."""
+    from tests.checkov.fixtures import resource
+
+    resources: list[Resource] = []
+    for n in range(buckets):
+        bucket = resource("aws:s3/bucket:Bucket", f"b{n}", {"tags": {"n": str(n)}}, id=f"bucket-{n}")
+        resources.append(bucket)
+        if n % 2 == 0:
+            block = {"bucket": f"bucket-{n}", "blockPublicAcls": True, "blockPublicPolicy": True}
+            resources.append(
+                resource(
+                    "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
+                    f"b{n}-pab",
+                    {**block, "ignorePublicAcls": True, "restrictPublicBuckets": True},
+                    deps={"bucket": [bucket.urn]},
+                )
+            )
+    return ResourceGraph(project="p", stack="dev", resources=resources, config={"aws:region": "us-east-1"})
+
+
+@pytest.mark.checkov
+def test_the_indexed_lookup_builds_the_same_edges_as_checkov(checkov_bin: Path) -> None:
+    graph = _referencing_graph(40)
+    (command_block,) = judge([graph], checkov_bin, skip_checks={})
+    (warm_block,) = judge([_referencing_graph(40)], checkov_bin, skip_checks={}, warm=warm.start(checkov_bin))
+    assert warm_block["status"] == command_block["status"] == "ran"
+
+    def findings(block: dict[str, Any]) -> list[str]:
+        return sorted(json.dumps(f, sort_keys=True) for f in block["findings"])
+
+    assert findings(warm_block) == findings(command_block)
+    assert (warm_block["passed"], warm_block["failed"]) == (command_block["passed"], command_block["failed"])
+    # The graph check that needs the reference resolved: a bucket without a block fails it, one with passes.
+    unblocked = {f["resource"] for f in warm_block["findings"] if f["check_id"] == "CKV2_AWS_6"}
+    assert unblocked == {f"aws_s3_bucket.b{n}" for n in range(1, 40, 2)}
