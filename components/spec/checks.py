@@ -88,7 +88,9 @@ REFERENCE_WORKER_CLOUDS = tuple(
 )
 
 
-def _workload_checks(cloud: Any, queue: Any, workload: Any, joined: bool) -> list[tuple[str, str]]:
+def _workload_checks(
+    cloud: Any, queue: Any, workload: Any, joined: bool, region: Any = None
+) -> list[tuple[str, str]]:
     """A pool whose queue the fleet creates declares what reads it (a created queue nothing reads keeps
     the pool at its maximum for as long as one message waits); the reference worker runs where its
     entrypoint does. ``joined``: the pool's nodes join the on-prem cluster (``onprem.scheduler``) and
@@ -118,6 +120,14 @@ def _workload_checks(cloud: Any, queue: Any, workload: Any, joined: bool) -> lis
                 "(docs/worker.md) and give the image as workload.container",
             )
         ]
+    worker = _get(workload, "reference_worker")
+    part = cloud_parts("gpufleet.components.spec_limits").get(cloud) if cloud in CLOUDS else None
+    problem_of = getattr(part, "reference_worker_problem", None)
+    if worker is not None and problem_of is not None:
+        env = _get(worker, "env")
+        problem = problem_of(region, env if isinstance(env, Mapping) else {})
+        if problem:
+            return [("workload.reference_worker", problem)]
     return []
 
 

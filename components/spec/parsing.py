@@ -145,7 +145,8 @@ def _raw_pool_checks(
     ):
         yield f"{prefix}.workload.{rel}", message
     joined = _get(_get(raw, "onprem"), "scheduler") is not None
-    for rel, message in _workload_checks(cloud, pool.get("queue", {}), pool.get("workload"), joined):
+    region = pool.get("region")
+    for rel, message in _workload_checks(cloud, pool.get("queue", {}), pool.get("workload"), joined, region):
         yield f"{prefix}.{rel}", message
     image = pool.get("image")
     if isinstance(image, Mapping):

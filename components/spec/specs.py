@@ -94,7 +94,7 @@ class FleetSpec(_Model):
         joined = self.onprem is not None and self.onprem.scheduler is not None
         for name, pool in self.pools.items():
             workload = pool.workload.model_dump() if pool.workload is not None else None
-            found = _workload_checks(pool.cloud, pool.queue.model_dump(), workload, joined)
+            found = _workload_checks(pool.cloud, pool.queue.model_dump(), workload, joined, pool.region)
             _raise_first([(f"pools.{name}.{path}", message) for path, message in found])
         return self
 

@@ -2,6 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+# The short region codes of TDMQ for CMQ's data-flow endpoints (http://<code>.mqadapter.cmq.tencentyun.com)
+# and its Region parameter, by API 3.0 region: the codes TDMQ for CMQ's common parameters list (bj gz sh
+# hk ca sg usw cd de kr; https://www.tencentcloud.com/document/product/1111/46459) and the other legacy
+# codes Tencent Cloud documents for the same regions (cq th jp in use). The reference worker
+# (gpufleet/worker/tencentcloud_http.py) reaches its queue there.
+CMQ_REGION_CODES: Mapping[str, str] = {
+    "ap-beijing": "bj",
+    "ap-guangzhou": "gz",
+    "ap-shanghai": "sh",
+    "ap-hongkong": "hk",
+    "na-toronto": "ca",
+    "ap-singapore": "sg",
+    "na-siliconvalley": "usw",
+    "ap-chengdu": "cd",
+    "eu-frankfurt": "de",
+    "ap-seoul": "kr",
+    "ap-chongqing": "cq",
+    "ap-bangkok": "th",
+    "ap-tokyo": "jp",
+    "ap-mumbai": "in",
+    "na-ashburn": "use",
+}
+# The variable that names the data-flow endpoint where no code is known (gpufleet/worker/wiring).
+QUEUE_URL_ENV = "GPUFLEET_QUEUE_URL"
+
 
 def image_route_problem(image: str, egress: str) -> str | None:
     """Why a private subnet of the fleet's network (``egress`` none or endpoints: no NAT gateway) cannot
@@ -11,4 +39,16 @@ def image_route_problem(image: str, egress: str) -> str | None:
     return (
         f"network.egress {egress} gives the private subnets no route to a registry (the network reaches "
         "COS, CLS, CMQ, KMS and TAT on private endpoints only): set network.egress: nat"
+    )
+
+
+def reference_worker_problem(region: Any, env: Mapping[str, Any]) -> str | None:
+    """Why the reference worker could not reach its queue in ``region``: a region with no known CMQ
+    data-flow endpoint, unless the worker's ``env`` names it."""
+    if not isinstance(region, str) or region in CMQ_REGION_CODES or env.get(QUEUE_URL_ENV):
+        return None
+    return (
+        f"the reference worker reaches its CMQ queue through the region's data-flow endpoint, and none is "
+        f"known for {region} (known: {', '.join(sorted(CMQ_REGION_CODES))}): set env.{QUEUE_URL_ENV} to the "
+        "queue's API request address (TDMQ for CMQ console), or run the pool in one of those regions"
     )

@@ -63,6 +63,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
+from gpufleet.components.spec_limits.tencentcloud import CMQ_REGION_CODES
 from gpufleet.worker.tencentcloud import TencentError
 
 log = logging.getLogger("gpufleet.worker.tencentcloud")
@@ -306,26 +307,9 @@ class Tc3Client:
 
 CMQ_PATH = "/v2/index.php"
 CMQ_PRIVATE_ENDPOINT = "http://{code}.mqadapter.cmq.tencentyun.com"
-# The short region codes of the CMQ data-flow endpoints and its Region parameter, by API 3.0 region:
-# the codes TDMQ for CMQ's common parameters list (bj gz sh hk ca sg usw cd de kr) and the other
-# legacy codes Tencent Cloud documents for the same regions (cq th jp in use).
-CMQ_REGION_CODES: Mapping[str, str] = {
-    "ap-beijing": "bj",
-    "ap-guangzhou": "gz",
-    "ap-shanghai": "sh",
-    "ap-hongkong": "hk",
-    "na-toronto": "ca",
-    "ap-singapore": "sg",
-    "na-siliconvalley": "usw",
-    "ap-chengdu": "cd",
-    "eu-frankfurt": "de",
-    "ap-seoul": "kr",
-    "ap-chongqing": "cq",
-    "ap-bangkok": "th",
-    "ap-tokyo": "jp",
-    "ap-mumbai": "in",
-    "na-ashburn": "use",
-}
+# The short region codes of the data-flow endpoints: CMQ_REGION_CODES, kept with the spec's Tencent
+# Cloud limits (the spec refuses a reference worker in a region without one, unless it names the
+# endpoint).
 # Seconds the HTTP exchange may take beyond the long poll's own wait.
 CMQ_TIMEOUT_MARGIN_S = 10.0
 

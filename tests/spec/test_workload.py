@@ -30,6 +30,15 @@ def _fleet(workload: Any, egress: str | None = None, subnets: list[str] | None =
     }
 
 
+def _raw_errors(raw: dict[str, Any]) -> list[tuple[str, str]]:
+    """The spec's errors, none when it parses."""
+    try:
+        parse_fleet(raw, source="test")
+    except SpecError as error:
+        return error.errors
+    return []
+
+
 def _errors(raw: dict[str, Any]) -> list[tuple[str, str]]:
     with pytest.raises(SpecError) as raised:
         parse_fleet(raw, source="test")
@@ -203,6 +212,24 @@ def test_a_tencent_pool_without_nat_reaches_no_registry() -> None:
             "COS, CLS, CMQ, KMS and TAT on private endpoints only): set network.egress: nat",
         )
     ]
+
+
+def test_a_tencent_worker_needs_a_region_whose_cmq_endpoint_is_known_or_named() -> None:
+    pool = {**TENCENT_POOL, "region": "ap-jakarta", "instance_types": ["GN7.2XLARGE32"]}
+    worker: dict[str, Any] = {"reference_worker": {"image": HUB}}
+    errors = [e for e in _errors(_pool_fleet(pool, worker, "nat")) if e[0] == f"{PATH}.reference_worker"]
+    assert errors == [
+        (
+            f"{PATH}.reference_worker",
+            "the reference worker reaches its CMQ queue through the region's data-flow endpoint, and none "
+            "is known for ap-jakarta (known: ap-bangkok, ap-beijing, ap-chengdu, ap-chongqing, "
+            "ap-guangzhou, ap-hongkong, ap-mumbai, ap-seoul, ap-shanghai, ap-singapore, ap-tokyo, "
+            "eu-frankfurt, na-ashburn, na-siliconvalley, na-toronto): set env.GPUFLEET_QUEUE_URL to the "
+            "queue's API request address (TDMQ for CMQ console), or run the pool in one of those regions",
+        )
+    ]
+    named = {"reference_worker": {"image": HUB, "env": {"GPUFLEET_QUEUE_URL": "https://cmq.example/v2"}}}
+    assert [e for e in _raw_errors(_pool_fleet(pool, named, "nat")) if "reference_worker" in e[0]] == []
 
 
 @pytest.mark.parametrize(

@@ -24,12 +24,12 @@ import os
 import time
 from collections.abc import Callable, Mapping
 
+from gpufleet.components.spec_limits.tencentcloud import CMQ_REGION_CODES
 from gpufleet.worker.core import Checkpoints, Instance, Queue
 from gpufleet.worker.entry import Config, ConfigError, NoCheckpoints
 from gpufleet.worker.metadata import Http, urllib_http
 from gpufleet.worker.tencentcloud import AsInstance, CmqQueue, CosCheckpoints, CvmMetadata
 from gpufleet.worker.tencentcloud_http import (
-    CMQ_REGION_CODES,
     CmqClient,
     CosUploader,
     Tc3Client,
