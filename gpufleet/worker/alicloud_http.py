@@ -50,27 +50,20 @@ import hmac
 import json
 import logging
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import Any, Protocol
 
 from gpufleet.worker.alicloud import MnsError, mns_fields
+from gpufleet.worker.http import Transport, urllib_transport
 from gpufleet.worker.metadata import Http
 
 log = logging.getLogger("gpufleet.worker.alicloud")
-
-# (method, url, headers, body, timeout_s) -> (status, headers, body). A body may be a file opened for
-# binary reading (streamed; the caller sets Content-Length). A connection failure raises OSError.
-Transport = Callable[
-    [str, str, Mapping[str, str], bytes | BinaryIO | None, float], tuple[int, Mapping[str, str], bytes]
-]
 
 ENV_ACCESS_KEY_ID = "ALIBABA_CLOUD_ACCESS_KEY_ID"
 ENV_ACCESS_KEY_SECRET = "ALIBABA_CLOUD_ACCESS_KEY_SECRET"
@@ -83,19 +76,6 @@ MNS_VERSION = "2015-06-06"
 # plus this margin.
 MNS_TIMEOUT_S = 10.0
 OSS_CONTENT_TYPE = "application/octet-stream"
-
-
-def urllib_transport(
-    method: str, url: str, headers: Mapping[str, str], body: bytes | BinaryIO | None, timeout_s: float
-) -> tuple[int, Mapping[str, str], bytes]:
-    """One HTTP exchange through urllib; an HTTP error status is an answer, not an exception."""
-    request = urllib.request.Request(url, data=body, method=method, headers=dict(headers))
-    try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:
-            return int(response.status), dict(response.headers.items()), response.read()
-    except urllib.error.HTTPError as error:
-        answer = error.read() if error.fp is not None else b""
-        return int(error.code), dict(error.headers.items()) if error.headers else {}, answer
 
 
 def metadata_http(transport: Transport) -> Http:

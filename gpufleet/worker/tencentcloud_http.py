@@ -54,38 +54,18 @@ import logging
 import re
 import secrets
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import Any, Protocol
 
 from gpufleet.components.spec_limits.tencentcloud import CMQ_REGION_CODES
+from gpufleet.worker.http import Transport, urllib_transport
 from gpufleet.worker.tencentcloud import TencentError
 
 log = logging.getLogger("gpufleet.worker.tencentcloud")
-
-# (method, url, headers, body, timeout_s) -> (status, headers, body). A body may be a file opened for
-# binary reading (streamed; the caller sets Content-Length). A connection failure raises OSError.
-Transport = Callable[
-    [str, str, Mapping[str, str], bytes | BinaryIO | None, float], tuple[int, Mapping[str, str], bytes]
-]
-
-
-def urllib_transport(
-    method: str, url: str, headers: Mapping[str, str], body: bytes | BinaryIO | None, timeout_s: float
-) -> tuple[int, Mapping[str, str], bytes]:
-    """One HTTP exchange through urllib; an HTTP error status is an answer, not an exception."""
-    request = urllib.request.Request(url, data=body, method=method, headers=dict(headers))
-    try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:
-            return int(response.status), dict(response.headers.items()), response.read()
-    except urllib.error.HTTPError as error:
-        answered = dict(error.headers.items()) if error.headers is not None else {}
-        return int(error.code), answered, error.read()
 
 
 # --- credentials -------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import pytest
 
 from gpufleet.worker.core import Outcome
 from gpufleet.worker.entry import ConfigError, NoCheckpoints
+from gpufleet.worker.http import urllib_transport
 from gpufleet.worker.tencentcloud import AsInstance, CmqQueue, CosCheckpoints, CvmMetadata, TencentError
 from gpufleet.worker.tencentcloud_http import (
     CamRoleCredentials,
@@ -33,7 +34,6 @@ from gpufleet.worker.tencentcloud_http import (
     cos_authorization,
     tc3_authorization,
     tc3_canonical_request,
-    urllib_transport,
 )
 from gpufleet.worker.wiring import tencentcloud as wiring
 from tests.worker.fakes import FakeClock

@@ -38,12 +38,11 @@ from gpufleet.worker.alicloud_http import (
     MnsClient,
     OssUploader,
     RpcClient,
-    Transport,
     metadata_http,
-    urllib_transport,
 )
 from gpufleet.worker.core import Checkpoints, Instance, Queue
 from gpufleet.worker.entry import Config, ConfigError, NoCheckpoints
+from gpufleet.worker.http import Transport, urllib_transport
 from gpufleet.worker.metadata import required
 
 log = logging.getLogger("gpufleet.worker.alicloud")

@@ -27,16 +27,15 @@ from collections.abc import Callable, Mapping
 from gpufleet.components.spec_limits.tencentcloud import CMQ_REGION_CODES
 from gpufleet.worker.core import Checkpoints, Instance, Queue
 from gpufleet.worker.entry import Config, ConfigError, NoCheckpoints
+from gpufleet.worker.http import Transport, urllib_transport
 from gpufleet.worker.metadata import Http, urllib_http
 from gpufleet.worker.tencentcloud import AsInstance, CmqQueue, CosCheckpoints, CvmMetadata
 from gpufleet.worker.tencentcloud_http import (
     CmqClient,
     CosUploader,
     Tc3Client,
-    Transport,
     cmq_endpoint,
     credential_source,
-    urllib_transport,
 )
 
 # TENCENTCLOUD_REGION (the workload's variable) is also what TCCLI and the Terraform provider read:
