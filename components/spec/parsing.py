@@ -141,7 +141,7 @@ def _raw_pool_checks(
     egress = _get(network, "egress", _field_default(Network, "egress"))
     cloud = pool.get("cloud", _field_default(Pool, "cloud"))
     for rel, message in limits.workload_route_checks(
-        pool.get("workload"), egress, _get(network, "subnet_ids"), cloud
+        pool.get("workload"), egress, _get(network, "subnet_ids"), cloud, pool.get("region")
     ):
         yield f"{prefix}.workload.{rel}", message
     joined = _get(_get(raw, "onprem"), "scheduler") is not None

@@ -83,7 +83,11 @@ class FleetSpec(_Model):
         for name, pool in self.pools.items():
             if pool.workload is not None:
                 found = limits.workload_route_checks(
-                    pool.workload.model_dump(), self.network.egress, self.network.subnet_ids, pool.cloud
+                    pool.workload.model_dump(),
+                    self.network.egress,
+                    self.network.subnet_ids,
+                    pool.cloud,
+                    pool.region,
                 )
                 if found:
                     raise _cross(f"pools.{name}.workload.{found[0][0]}: {found[0][1]}")

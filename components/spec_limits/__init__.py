@@ -232,16 +232,17 @@ def container_size(image: str, command: list[str] | tuple[str, ...], env: Mappin
 
 
 def workload_route_checks(
-    workload: Any, egress: Any, subnet_ids: Any, cloud: Any = ACCOUNT_CLOUD
+    workload: Any, egress: Any, subnet_ids: Any, cloud: Any = ACCOUNT_CLOUD, region: Any = None
 ) -> list[tuple[str, str]]:
     """A container image the pool's private subnets cannot pull. A network of the fleet's own has no
     route out but the private endpoints it builds or its cloud gives (``egress`` none or endpoints);
     which registry those reach is the cloud's fact (``image_route_problem`` in
-    ``components/spec_limits/<cloud>.py``). ``nat`` reaches any registry; existing subnets
-    (``network.subnet_ids``) bring their own way out and are not judged."""
+    ``components/spec_limits/<cloud>.py``). ``nat`` reaches any registry; the home cloud's existing
+    subnets (``network.subnet_ids``) bring their own way out and are not judged (another cloud's pool
+    runs in a network the fleet creates whatever they are)."""
     form = "container" if _mapping_get(workload, "container") is not None else "reference_worker"
     image = _mapping_get(_mapping_get(workload, form), "image")
-    if not isinstance(image, str) or not IMAGE_RE.match(image) or subnet_ids:
+    if not isinstance(image, str) or not IMAGE_RE.match(image) or (subnet_ids and cloud == ACCOUNT_CLOUD):
         return []
     if egress not in ("none", "endpoints"):
         return []
@@ -254,7 +255,7 @@ def workload_route_checks(
             "network.egress: nat"
         )
     else:
-        problem = route(image, egress)
+        problem = route(image, egress, region if isinstance(region, str) else None)
     return [] if problem is None else [(f"{form}.image", problem)]
 
 

@@ -12,10 +12,11 @@ TAG_KEY_MAX, TAG_VALUE_MAX, TAGS_PER_RESOURCE = 128, 256, 50
 RESERVED_TAG_PREFIX = "aws:"
 
 
-def image_route_problem(image: str, egress: str) -> str | None:
+def image_route_problem(image: str, egress: str, region: str | None = None) -> str | None:
     """Why a private subnet of the fleet's network (``egress`` none or endpoints) cannot pull ``image``:
     ``endpoints`` builds the ecr.api and ecr.dkr endpoints (and S3's gateway, where the layers are),
-    ``none`` builds none."""
+    ``none`` builds none. An ECR image of another region is judged by the spec's own check
+    (components/spec/aws.py), which knows the home region."""
     from gpufleet.components.spec_limits import ECR_IMAGE_RE
 
     in_ecr = ECR_IMAGE_RE.match(image) is not None

@@ -31,7 +31,7 @@ CMQ_REGION_CODES: Mapping[str, str] = {
 QUEUE_URL_ENV = "GPUFLEET_QUEUE_URL"
 
 
-def image_route_problem(image: str, egress: str) -> str | None:
+def image_route_problem(image: str, egress: str, region: str | None = None) -> str | None:
     """Why a private subnet of the fleet's network (``egress`` none or endpoints: no NAT gateway) cannot
     pull ``image``. The network reaches COS, CLS, CMQ, KMS and TAT on their private endpoints only
     (components/network/tencentcloud.py); no registry is among them, and the reference worker's Auto

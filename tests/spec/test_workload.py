@@ -191,6 +191,19 @@ def test_an_alibaba_pool_pulls_from_container_registry_over_its_vpc_endpoint(ima
     assert pool.workload == PoolWorkload(reference_worker=ReferenceWorker(image=image))
 
 
+def test_an_alibaba_vpc_endpoint_of_another_region_is_not_reachable() -> None:
+    image = "registry-vpc.cn-shanghai.aliyuncs.com/vision/trainer:1.4"
+    assert _errors(_pool_fleet(ALIBABA_POOL, {"container": {"image": image}}, "none")) == [
+        (
+            f"{PATH}.container.image",
+            "is on Container Registry's VPC endpoint in cn-shanghai, and a VPC endpoint answers only inside "
+            "its own region (cn-hangzhou), with network.egress none giving no other way out: pull from "
+            "registry-vpc.cn-hangzhou.aliyuncs.com (a replica of the repository in the pool's region), or "
+            "set network.egress: nat",
+        )
+    ]
+
+
 def test_an_alibaba_pool_without_nat_is_told_of_container_registry_not_ecr() -> None:
     assert _errors(_pool_fleet(ALIBABA_POOL, {"container": {"image": ECR}}, "endpoints")) == [
         (
@@ -202,6 +215,12 @@ def test_an_alibaba_pool_without_nat_is_told_of_container_registry_not_ecr() -> 
             "endpoint",
         )
     ]
+
+
+def test_the_home_clouds_existing_subnets_do_not_excuse_another_clouds_pool() -> None:
+    raw = _pool_fleet(ALIBABA_POOL, {"container": {"image": HUB}}, "none")
+    raw["network"]["subnet_ids"] = ["subnet-0123456789abcdef0"]
+    assert [path for path, _ in _raw_errors(raw)] == [f"{PATH}.container.image"]
 
 
 def test_a_tencent_pool_without_nat_reaches_no_registry() -> None:
