@@ -37,7 +37,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 # Run as a script, this file's own directory is first on the path: gpufleet's checkov modules
 # (`config.py`, `run.py`, `aws.py`, ...) would then shadow any top-level module of those names that
@@ -145,7 +145,91 @@ def _indexed_lookup() -> bool:
         return _by_bracket_prefix(by_name).get(name, [])  # type: ignore[no-any-return]
 
     graph._get_possible_vertices = get_possible_vertices
+    _indexed_entity_context()
     return True
+
+
+_CONTEXTS: dict[tuple[int, str], tuple[Any, int, dict[tuple[Any, Any], Any] | None]] = {}
+
+
+def _addresses_by_name(
+    resources: Any, resource_type: str, address_key: str
+) -> dict[tuple[Any, Any], Any] | None:
+    """(name, address) -> the last resource definition of `resource_type` in `resources` that is named
+    so and carries that address: what checkov's scan in `get_entity_context` ends on. None when some
+    resource of the type has another shape than `{type: {name: {...}}}` (then checkov's own scan runs)."""
+    found: dict[tuple[Any, Any], Any] = {}
+    for resource in resources:
+        by_name = resource.get(resource_type)
+        if not by_name:
+            continue
+        if not isinstance(by_name, dict) or address_key in by_name:
+            return None
+        for name, definition in by_name.items():
+            if not isinstance(definition, dict):
+                return None
+            if definition:
+                key = (name, definition.get(address_key))
+                if key in found:  # checkov would build a context for each: let it
+                    return None
+                found[key] = definition
+    return found
+
+
+def _indexed_entity_context() -> None:
+    """Give checkov 3.3.30's `plan_utils.get_entity_context` an index. For each resource of a plan it
+    scans every resource of the file for the one with its name and address (the last such wins), so
+    building the contexts is quadratic in the plan. The index holds, per resource type, the definition
+    that scan ends on; a type with any other shape, or a call the index does not cover, runs checkov's
+    own function."""
+    from checkov.terraform import plan_utils
+
+    original: Any = plan_utils.get_entity_context
+    address_key = plan_utils.TF_PLAN_RESOURCE_ADDRESS
+
+    def get_entity_context(  # noqa: PLR0917 - checkov's own signature
+        definitions: Any,
+        definitions_raw: Any,
+        definition_path: list[str],
+        full_file_path: str,
+        entity_id: str,
+        block_type: str = "resource",
+    ) -> dict[str, Any]:
+        resources = (
+            definitions.get(full_file_path, {}).get(block_type) if full_file_path in definitions else None
+        )
+        if not isinstance(resources, list) or len(definition_path) < 2:
+            return cast(
+                "dict[str, Any]",
+                original(
+                    definitions, definitions_raw, definition_path, full_file_path, entity_id, block_type
+                ),
+            )
+        key = (id(resources), definition_path[0])
+        entry = _CONTEXTS.get(key)
+        if entry is None or entry[0] is not resources or entry[1] != len(resources):
+            entry = (
+                resources,
+                len(resources),
+                _addresses_by_name(resources, definition_path[0], address_key),
+            )
+            _CONTEXTS[key] = entry
+        index = entry[2]
+        if index is None:
+            return cast(
+                "dict[str, Any]",
+                original(
+                    definitions, definitions_raw, definition_path, full_file_path, entity_id, block_type
+                ),
+            )
+        definition = index.get((definition_path[1], entity_id))
+        if definition is None:
+            return {}
+        context: dict[str, Any] = plan_utils.build_entity_context(definition)
+        context["code_lines"] = definitions_raw[full_file_path][context["start_line"] : context["end_line"]]
+        return context
+
+    plan_utils.get_entity_context = get_entity_context
 
 
 POLL_SECONDS = 0.02

@@ -447,3 +447,48 @@ def test_the_indexed_lookup_builds_the_same_edges_as_checkov(checkov_bin: Path) 
     # The graph check that needs the reference resolved: a bucket without a block fails it, one with passes.
     unblocked = {f["resource"] for f in warm_block["findings"] if f["check_id"] == "CKV2_AWS_6"}
     assert unblocked == {f"aws_s3_bucket.b{n}" for n in range(1, 40, 2)}
+
+
+_CONTEXTS_SCRIPT = """
+import json, sys, importlib.util
+spec = importlib.util.spec_from_file_location("driver", sys.argv[1])
+driver = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(driver)
+import checkov.main
+from checkov.terraform import plan_utils
+definitions, raw = plan_utils.create_definitions(root_folder=None, files=sys.argv[2:])
+scanned = plan_utils.build_definitions_context(definitions, raw)
+assert driver._indexed_lookup(), "the pinned release takes the indexes"
+indexed = plan_utils.build_definitions_context(definitions, raw)
+print(json.dumps([scanned, indexed], sort_keys=True, default=str))
+"""
+
+
+@pytest.mark.checkov
+def test_the_indexed_entity_contexts_are_checkovs_own(checkov_bin: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    from gpufleet.checkov.export import export_graph
+    from gpufleet.checkov.merge import write_export
+
+    exports = [export_graph(graph) for graph in (fixture_graph(), _referencing_graph(12))]
+    plans = [
+        str(tmp_path / write_export(index, export, tmp_path).plan) for index, export in enumerate(exports)
+    ]
+    python = warm.checkov_python(checkov_bin)
+    assert python is not None
+    done = subprocess.run(
+        [str(python), "-c", _CONTEXTS_SCRIPT, str(warm.DRIVER), *plans],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    scanned, indexed = json.loads(done.stdout.strip().splitlines()[-1])
+    assert indexed == scanned
+    # Every exported resource has its context (its lines in the plan), found the indexed way.
+    for plan, export in zip(plans, exports, strict=True):
+        contexts = next(c for path, c in indexed.items() if path.endswith(Path(plan).name))
+        assert set(export.addresses) <= set(contexts)
+        assert all(contexts[address]["start_line"] > 0 for address in export.addresses)
