@@ -101,11 +101,24 @@ def _workload(args: SiteArgs, pool_name: str, queue: str, region: str) -> str | 
     else:  # PoolWorkload holds exactly one form
         raise AssertionError(pool_name)
     variables = {**told, **container.env}
-    env = " ".join(f"-e {shlex.quote(f'{k}={v}')}" for k, v in variables.items())
-    entrypoint = f"--entrypoint {shlex.quote(container.entrypoint)} " if container.entrypoint else ""
-    command = " ".join(shlex.quote(part) for part in container.command)
-    run = f"docker run -d --restart unless-stopped --gpus all --name gpufleet-workload {env} {entrypoint}"
-    return f"{run}{shlex.quote(container.image)} {command}".replace("  ", " ").rstrip()
+    # Word by word: a value's own spaces stay inside its quotes.
+    words = [
+        "docker",
+        "run",
+        "-d",
+        "--restart",
+        "unless-stopped",
+        "--gpus",
+        "all",
+        "--name",
+        "gpufleet-workload",
+    ]
+    for name, value in variables.items():
+        words += ["-e", shlex.quote(f"{name}={value}")]
+    if container.entrypoint:
+        words += ["--entrypoint", shlex.quote(container.entrypoint)]
+    words += [shlex.quote(container.image), *(shlex.quote(part) for part in container.command)]
+    return " ".join(words)
 
 
 def _off_hours(args: SiteArgs, pool_name: str) -> OffHours | None:

@@ -451,6 +451,16 @@ def test_the_reference_worker_on_a_tencent_pool_runs_the_entrypoint_in_its_image
     )
 
 
+def test_a_tencent_container_keeps_the_spaces_of_its_values() -> None:
+    from gpufleet.components.sites import tencentcloud
+
+    workload = {"container": {"image": HUB, "command": ["run", "a  b"], "env": {"NOTE": "two  spaces"}}}
+    spec = _spec_pool("tencentcloud", "ap-guangzhou", "GN7.2XLARGE32", workload, "nat")
+    line = tencentcloud._workload(cast(SiteArgs, SimpleNamespace(spec=spec)), "p", "jobs", "ap-guangzhou")
+    assert line is not None
+    assert line.endswith(f"-e 'NOTE=two  spaces' {HUB} run 'a  b'")
+
+
 def test_an_image_that_reads_its_queue_gets_no_workload_on_any_cloud() -> None:
     from gpufleet.components.sites import alicloud, tencentcloud
     from gpufleet.components.sites.aws_pools import pool_workload
