@@ -55,6 +55,11 @@ DEFAULT_IMAGE = "AWS the newest Deep Learning Base AMI"
 REFERENCE_WORKER = True
 # The KEDA scaler that reads its queue service (SQS), beside the cloud-neutral ones (redis, rabbitmq).
 KEDA_QUEUE_SOURCE = "aws-sqs-queue"
+# The queue KEDA's aws-sqs-queue scaler reads: the SQS queue's URL, its region in the host.
+KEDA_QUEUE_RE = re.compile(
+    r"^https://sqs\.(?P<region>[a-z]{2}(-[a-z]+)+-\d+)\.amazonaws\.com(\.cn)?/\d{12}/[A-Za-z0-9_-]{1,80}(\.fifo)?$"
+)
+KEDA_QUEUE_FORM = "an SQS queue URL like https://sqs.us-east-1.amazonaws.com/123456789012/jobs"
 # The cloud whose pools a burst order gates on the exporter's signal (gpufleet/Baseline FreeGpusAhead).
 BURST_SIGNAL = True
 

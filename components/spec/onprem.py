@@ -29,7 +29,6 @@ from gpufleet.components.spec.onprem_checks import (
     _LABEL_VALUE_RE,
     _PINNED_IMAGE_RE,
     _QUEUE_NAME_RE,
-    _SQS_URL_RE,
     _SUBDOMAIN_MAX,
     _SUBDOMAIN_RE,
     MAX_GPU_NODES,
@@ -191,7 +190,10 @@ class GpuNamespace(_Model):
 # and RabbitMQ. Type checkers see a string, pydantic (and the schema) the Literal of them.
 _PARTS = cloud_parts("gpufleet.components.spec")
 _CLOUD_SOURCES: tuple[str, ...] = tuple(part_values(_PARTS, "KEDA_QUEUE_SOURCE").values())
-_SQS = _CLOUD_SOURCES[0]
+# Each cloud source's queue form (``KEDA_QUEUE_RE``, with a ``region`` group, and ``KEDA_QUEUE_FORM``).
+_SOURCE_PARTS = {
+    part.KEDA_QUEUE_SOURCE: part for part in _PARTS.values() if hasattr(part, "KEDA_QUEUE_SOURCE")
+}
 QUEUE_SOURCES: tuple[str, ...] = (*_CLOUD_SOURCES, "redis", "rabbitmq")
 if TYPE_CHECKING:
     QueueSource = str
@@ -253,15 +255,10 @@ class QueueScaler(_Model):
             found.append(
                 ("max_replicas", f"must be >= min_replicas ({self.min_replicas}), got {self.max_replicas}")
             )
-        if self.source == _SQS and not _SQS_URL_RE.match(self.queue):
-            found.append(
-                (
-                    "queue",
-                    "must be an SQS queue URL like https://sqs.us-east-1.amazonaws.com/123456789012/jobs, "
-                    f"got {_show(self.queue)}",
-                )
-            )
-        if self.source != _SQS and not _QUEUE_NAME_RE.match(self.queue):
+        part = _SOURCE_PARTS.get(self.source)
+        if part is not None and not part.KEDA_QUEUE_RE.match(self.queue):
+            found.append(("queue", f"must be {part.KEDA_QUEUE_FORM}, got {_show(self.queue)}"))
+        if part is None and not _QUEUE_NAME_RE.match(self.queue):
             found.append(
                 ("queue", f"must be a queue name (letters, digits, _ . : -), got {_show(self.queue)}")
             )
@@ -284,8 +281,9 @@ class QueueScaler(_Model):
 
     @property
     def region(self) -> str | None:
-        """The SQS queue's region, read from its URL."""
-        match = _SQS_URL_RE.match(self.queue)
+        """A cloud queue's region, read from its address (an SQS queue's URL); None for the others."""
+        part = _SOURCE_PARTS.get(self.source)
+        match = part.KEDA_QUEUE_RE.match(self.queue) if part is not None else None
         return match.group("region") if match else None
 
 

@@ -33,9 +33,6 @@ _LABEL_VALUE_RE = re.compile(r"^([A-Za-z0-9]([A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?)?
 # A stack config key: `namespace:key` (the project's namespace when written bare).
 _CONFIG_KEY_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*:)?[A-Za-z][A-Za-z0-9_.-]{0,127}$")
 _CONTEXT_RE = re.compile(r"^[^\x00-\x1f\x7f]{1,253}$")
-_SQS_URL_RE = re.compile(
-    r"^https://sqs\.(?P<region>[a-z]{2}(-[a-z]+)+-\d+)\.amazonaws\.com(\.cn)?/\d{12}/[A-Za-z0-9_-]{1,80}(\.fifo)?$"
-)
 _HOST_PORT_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?:\d{1,5}$")
 _QUEUE_NAME_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,255}$")
 # Namespaces Kubernetes itself owns: GPU work and its quotas do not belong there.
