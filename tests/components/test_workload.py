@@ -435,6 +435,52 @@ def test_the_reference_worker_is_the_alibaba_pools_container_told_its_hook_and_v
     )
 
 
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+def test_the_alibaba_boot_script_starts_the_worker_with_what_it_reads(tmp_path: Path) -> None:
+    from gpufleet.components.sites import alicloud
+    from gpufleet.worker.__main__ import load_config
+
+    workload = {"reference_worker": {"image": HUB, "env": {"GPUFLEET_BUCKET": "fleet-ckpt"}}}
+    pool = _spec_pool("alicloud", "cn-hangzhou", "ecs.gn7i-c8g1.2xlarge", workload, "nat").pools["p"]
+    container = alicloud._workload(pool)
+    assert isinstance(container, ContainerWorkload)
+    part = render_workload(
+        WorkloadContext(workload=container, queue_name="gf-jobs", region="cn-hangzhou"), "alicloud"
+    )
+    calls = tmp_path / "docker.calls"
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    for name, body in {"docker": f'echo "$*" >> {calls}', "systemctl": ""}.items():
+        (stubs / name).write_text(f"#!/bin/bash\n{body}\n")
+        (stubs / name).chmod(0o755)
+    assert BASH is not None
+    done = subprocess.run(
+        [BASH, "-c", 'log() { echo "$*" >&2; }\n' + part],
+        env={"PATH": f"{stubs}:/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    run = calls.read_text().splitlines()[-1]
+    assert run.endswith(f" --entrypoint python {HUB} -m gpufleet.worker --cloud alicloud")
+    env = _docker_env(run)
+    assert env == {
+        "GPUFLEET_QUEUE_NAME": "gf-jobs",
+        "ALIBABA_CLOUD_REGION_ID": "cn-hangzhou",
+        "GPUFLEET_LIFECYCLE_HOOK": "gpufleet-drain",
+        "GPUFLEET_VISIBILITY_S": "900",
+        "GPUFLEET_BUCKET": "fleet-ckpt",
+    }
+    config = load_config("alicloud", env)
+    assert (config.queue_name, config.region, config.hook, config.visibility_s) == (
+        "gf-jobs",
+        "cn-hangzhou",
+        "gpufleet-drain",
+        900,
+    )
+
+
 def test_the_reference_worker_on_a_tencent_pool_runs_the_entrypoint_in_its_image() -> None:
     from gpufleet.components.sites import tencentcloud
 
