@@ -274,13 +274,18 @@ class Tc3Client:
         if keys.token:
             headers["X-TC-Token"] = keys.token
         status, _, body = self.transport("POST", f"https://{self.host}/", headers, payload, self.timeout_s)
-        try:
-            answer = json.loads(body)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            answer = None
-        if not isinstance(answer, dict):
-            raise TencentError(f"HTTP {status}", f"{self.service} {action}: the answer is not JSON")
-        return answer
+        return _json_answer(status, body, f"{self.service} {action}")
+
+
+def _json_answer(status: int, body: bytes, what: str) -> dict[str, Any]:
+    """The JSON object an API answered; a TencentError naming the call when it answered something else."""
+    try:
+        answer = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        answer = None
+    if not isinstance(answer, dict):
+        raise TencentError(f"HTTP {status}", f"{what}: the answer is not JSON")
+    return answer
 
 
 # --- TDMQ for CMQ data flow: the legacy Signature parameter ------------------------------------------
@@ -358,13 +363,7 @@ class CmqClient:
         timeout = self.timeout_s + float(params.get("pollingWaitSeconds", 0))
         url = f"{parsed.scheme}://{parsed.netloc}{path}"
         status, _, answered = self.transport("POST", url, headers, body, timeout)
-        try:
-            answer = json.loads(answered)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            answer = None
-        if not isinstance(answer, dict):
-            raise TencentError(f"HTTP {status}", f"CMQ {action}: the answer is not JSON")
-        return answer
+        return _json_answer(status, answered, f"CMQ {action}")
 
 
 # --- COS: the q-sign-algorithm=sha1 Authorization --------------------------------------------------

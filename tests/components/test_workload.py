@@ -447,22 +447,17 @@ def test_the_alibaba_boot_script_starts_the_worker_with_what_it_reads(tmp_path: 
     part = render_workload(
         WorkloadContext(workload=container, queue_name="gf-jobs", region="cn-hangzhou"), "alicloud"
     )
-    calls = tmp_path / "docker.calls"
-    stubs = tmp_path / "bin"
-    stubs.mkdir()
-    for name, body in {"docker": f'echo "$*" >> {calls}', "systemctl": ""}.items():
-        (stubs / name).write_text(f"#!/bin/bash\n{body}\n")
-        (stubs / name).chmod(0o755)
+    tools = _tools(tmp_path, {"docker": "cat > /dev/null", "systemctl": ""})
     assert BASH is not None
     done = subprocess.run(
         [BASH, "-c", 'log() { echo "$*" >&2; }\n' + part],
-        env={"PATH": f"{stubs}:/usr/bin:/bin"},
+        env={"PATH": str(tools)},
         capture_output=True,
         text=True,
         check=False,
     )
     assert (done.returncode, done.stderr) == (0, "")
-    run = calls.read_text().splitlines()[-1]
+    run = _calls(tmp_path, "docker")[-1]
     assert run.endswith(f" --entrypoint python {HUB} -m gpufleet.worker --cloud alicloud")
     env = _docker_env(run)
     assert env == {
