@@ -19,9 +19,19 @@ from typing import Any, BinaryIO
 
 from gpufleet.worker.core import Settings, Worker
 from gpufleet.worker.entry import Config
-from gpufleet.worker.tencentcloud_http import cmq_signature, cos_authorization, tc3_authorization
+from gpufleet.worker.tencentcloud_http import (
+    Credentials,
+    StaticCredentials,
+    cmq_signature,
+    cos_authorization,
+    tc3_authorization,
+)
 from gpufleet.worker.wiring import tencentcloud as wiring
 from tests.worker.fakes import FakeClock, ScriptedProcess, ScriptedRunner
+
+# Keys that sign the tests' own requests (no published example), and the published example's time.
+STATIC = StaticCredentials(Credentials("AKIDexample", "secret"))
+SIGNED_AT = 1551113065.0
 
 REGION = "ap-guangzhou"
 GROUP = "asg-gpu1"
