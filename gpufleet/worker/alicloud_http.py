@@ -152,7 +152,8 @@ class CredentialSource:
     current keys while they are still valid, and says so."""
 
     metadata: MetadataReader
-    env: Mapping[str, str]
+    # The process's environment may hold keys: never in a repr (a log line, a traceback).
+    env: Mapping[str, str] = field(repr=False)
     clock: Callable[[], float] = time.time
     refresh_before_s: float = REFRESH_BEFORE_S
     _cached: Credentials | None = field(default=None, init=False, repr=False)

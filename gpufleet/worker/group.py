@@ -70,20 +70,28 @@ class GroupInstance(ABC):
     def _hook(self) -> str | None:
         """The drain hook's id. ``hook_id`` may name the hook instead (the pool tells the worker the
         name it gave the hook, ``gpufleet-drain``, before the hook and its id exist): a name is turned
-        into the id of the group's hook of that name, once; a value no hook of the group is named is
-        taken as an id."""
+        into the id of the group's hook of that name (kept once found); a value no hook of the group is
+        named is taken as an id, and looked up again after a minute."""
         if self.hook_id is None:
             return None
         resolved: str | None = self.__dict__.get("_hook_resolved")
-        if resolved is None:
-            found = self._hook_ids(self.hook_id)
-            if len(found) > 1:
-                log.warning("%d lifecycle hooks are named %s: completing the first", len(found), self.hook_id)
-            resolved = found[0] if found else self.hook_id
-            if resolved != self.hook_id:
-                log.info("lifecycle hook %s is %s", self.hook_id, resolved)
-            self.__dict__["_hook_resolved"] = resolved
-        return resolved
+        if resolved is not None:
+            return resolved
+        now = self.clock()
+        missed: float | None = self.__dict__.get("_hook_missed_at")
+        if missed is not None and now - missed < STOP_CHECK_S:
+            return self.hook_id
+        found = self._hook_ids(self.hook_id)
+        if not found:
+            # Taken as an id for a minute only: a hook created after the worker started (or an answer
+            # that missed it) is found by a later lookup, instead of the name being sent as an id for good.
+            self.__dict__["_hook_missed_at"] = now
+            return self.hook_id
+        if len(found) > 1:
+            log.warning("%d lifecycle hooks are named %s: completing the first", len(found), self.hook_id)
+        log.info("lifecycle hook %s is %s", self.hook_id, found[0])
+        self.__dict__["_hook_resolved"] = found[0]
+        return found[0]
 
     def _id(self) -> str:
         if self.instance_id is None:

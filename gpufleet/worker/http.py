@@ -4,13 +4,16 @@ requests without a network."""
 
 from __future__ import annotations
 
+import http.client
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping
 from typing import BinaryIO
 
 # (method, url, headers, body, timeout_s) -> (status, headers, body). A body may be a file opened for
-# binary reading (streamed; the caller sets Content-Length). A connection failure raises OSError.
+# binary reading (streamed; the caller sets Content-Length). A connection or protocol failure raises
+# OSError.
 Transport = Callable[
     [str, str, Mapping[str, str], bytes | BinaryIO | None, float], tuple[int, Mapping[str, str], bytes]
 ]
@@ -27,3 +30,7 @@ def urllib_transport(
     except urllib.error.HTTPError as error:
         answer = error.read() if error.fp is not None else b""
         return int(error.code), dict(error.headers.items()) if error.headers is not None else {}, answer
+    except http.client.HTTPException as error:  # a broken exchange (IncompleteRead...): a network failure
+        raise OSError(
+            f"{method} {urllib.parse.urlsplit(url).netloc}: {type(error).__name__}: {error}"
+        ) from None

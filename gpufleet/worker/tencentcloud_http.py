@@ -163,9 +163,11 @@ class CamRoleCredentials:
         if not isinstance(answer, dict) or answer.get("Code") != "Success":
             code = answer.get("Code") if isinstance(answer, dict) else None
             raise OSError(f"the metadata service refused the CAM role {role!r}'s keys: Code={code}")
-        return Credentials(
-            str(answer["TmpSecretId"]), str(answer["TmpSecretKey"]), str(answer["Token"]), _expiry(answer)
-        )
+        try:
+            secret_id, secret_key, token = answer["TmpSecretId"], answer["TmpSecretKey"], answer["Token"]
+        except KeyError as missing:
+            raise OSError(f"the CAM role {role!r}'s keys lack {missing}") from None
+        return Credentials(str(secret_id), str(secret_key), str(token), _expiry(answer))
 
     def get(self) -> Credentials:
         now = self.clock()
