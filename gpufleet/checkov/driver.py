@@ -136,6 +136,8 @@ def _indexed_lookup() -> bool:
 
     def get_possible_vertices(self: Any, module: Any, block_type: str, name: str) -> list[int]:
         by_name = self.vertices_by_module_dependency_by_name.get(module, {}).get(block_type, {})
+        if not by_name:  # checkov's scan of an empty map finds nothing; no index kept for a temporary {}
+            return []
         found: list[int] = by_name.get(name, [])
         if found:
             return found
@@ -156,7 +158,7 @@ def _addresses_by_name(
     resources: Any, resource_type: str, address_key: str
 ) -> dict[tuple[Any, Any], Any] | None:
     """(name, address) -> the last resource definition of `resource_type` in `resources` that is named
-    so and carries that address: what checkov's scan in `get_entity_context` ends on. None when some
+    so and carries that address: what checkov's scan in `get_entity_context` returns. None when some
     resource of the type has another shape than `{type: {name: {...}}}` (then checkov's own scan runs)."""
     found: dict[tuple[Any, Any], Any] = {}
     for resource in resources:
@@ -178,9 +180,9 @@ def _addresses_by_name(
 
 def _indexed_entity_context() -> None:
     """Give checkov 3.3.30's `plan_utils.get_entity_context` an index. For each resource of a plan it
-    scans every resource of the file for the one with its name and address (the last such wins), so
+    scans every resource of the file for the first with its name and address, so
     building the contexts is quadratic in the plan. The index holds, per resource type, the definition
-    that scan ends on; a type with any other shape, or a call the index does not cover, runs checkov's
+    that scan returns; a type with any other shape, or a call the index does not cover, runs checkov's
     own function."""
     from checkov.terraform import plan_utils
 

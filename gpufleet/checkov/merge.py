@@ -157,10 +157,12 @@ class Judge:
     run (`add`) and, with a warm checkov, handed to it at once, so that checkov judges one stack while
     the next program runs; `blocks` waits for the last answer and returns one block per graph.
 
-    A stack whose program ran without isolation (no namespaces: the note `engine.UNISOLATED_NOTE`) is
-    handed over only at `blocks`, after every program has run: a later program, running unisolated,
-    could otherwise reach the files checkov is about to read. Under isolation the sandbox sees this
-    directory read-only."""
+    When any program ran without isolation (no namespaces: the note `engine.UNISOLATED_NOTE`), nothing
+    of this directory nor of the warm checkov's is trusted: such a program runs as the user and could
+    have rewritten an export, or left an answer and an end request for the warm checkov to stop on. At
+    `blocks`, every export is written again, from the graphs kept in memory, into a new private
+    directory, the warm checkov is stopped unheard, and the `checkov` command judges the fresh files.
+    Under isolation the sandbox sees these directories read-only."""
 
     def __init__(
         self,
@@ -221,6 +223,8 @@ class Judge:
             self.close()
 
     def _run(self) -> CheckovRun:
+        if any(_unisolated(graph) for graph, _, _ in self.added.values()):
+            return self._run_afresh()
         sent = self.warm is not None and bool(self.warm.sent)
         if not self.held and not sent:
             # Nothing checkov judges in any stack: checkov does not run (the warm one is stopped).
@@ -232,6 +236,21 @@ class Judge:
                 self.warm.submit(self.held, skip_checks=sorted(self.skips))
             return self.warm.collect(self.timeout)
         return run_checkov(self.binary, self.held, skip_checks=sorted(self.skips), timeout=self.timeout)
+
+    def _run_afresh(self) -> CheckovRun:
+        """The `checkov` command over every export written again now, after the last program ran."""
+        if self.warm is not None:
+            self.warm.close()
+        with tempfile.TemporaryDirectory(prefix="gpufleet-checkov-") as fresh:
+            directory = Path(fresh)
+            paths: list[Path] = []
+            for index, (graph, _, _) in enumerate(self.added.values()):
+                paths += [
+                    directory / name for name in _judged(write_export(index, export_graph(graph), directory))
+                ]
+            if not paths:
+                return CheckovRun()
+            return run_checkov(self.binary, paths, skip_checks=sorted(self.skips), timeout=self.timeout)
 
     def _block(
         self, found: Mapping[int, dict[str, Any]], graph: ResourceGraph, run: CheckovRun

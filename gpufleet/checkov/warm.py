@@ -135,11 +135,16 @@ class WarmCheckov:
             self.binary, files, skip_checks=skip_checks, external_checks_dir=external_checks_dir
         )[1:]
         index = len(self.sent)
+        if self.process is not None and self.directory is not None:
+            try:
+                self._write(request_name(index), {"argv": argv})
+            except OSError:
+                # A request the driver would wait for for ever: stop it; `collect` runs the command over
+                # every request instead.
+                self.close()
         self.sent.append(_Sent(argv, tuple(files), tuple(skip_checks), external_checks_dir))
         if self.first_sent is None:
             self.first_sent = time.perf_counter()
-        if self.process is not None and self.directory is not None:
-            self._write(request_name(index), {"argv": argv})
 
     def collect(self, timeout: float = DEFAULT_TIMEOUT) -> CheckovRun:
         """Every submitted request's reports, as one run: the driver's answers where they are taken,

@@ -215,7 +215,52 @@ def test_a_stack_that_ran_unisolated_is_handed_over_only_when_every_program_has_
     assert [p.name for p in held.held] == ["000-fixture.tfplan.json", "000-fixture.k8s.yaml"]
     (block,) = held.blocks([graph])
     assert block["status"] == "ran"
-    assert len(started.sent) == 1 and started.process is None
+    # Judged afresh by the command: the warm checkov is stopped without being asked anything.
+    assert started.sent == [] and started.process is None
+
+
+def test_after_an_unisolated_program_checkov_judges_exports_written_again_not_the_files_left(
+    tmp_path: Path,
+) -> None:
+    from gpufleet.engine import UNISOLATED_NOTE
+
+    seen = tmp_path / "seen.json"
+    # A checkov that records what it was given and what those files held, and finds nothing.
+    body = (
+        "import json, sys\n"
+        "paths = [a for i, a in enumerate(sys.argv) if i and sys.argv[i - 1] == '-f']\n"
+        f"json.dump({{p: open(p).read() for p in paths}}, open({str(seen)!r}, 'w'))\n"
+        "print('[]')\n"
+    )
+    fake = _script(tmp_path / "ck", f"#!{sys.executable}\n{body}")
+    started = warm.start(fake)
+    assert started is not None and started.directory is not None
+    first, later = fixture_graph(), fixture_graph()
+    later.notes.append(f"{UNISOLATED_NOTE}: user namespaces are disabled")
+    judge_ = Judge(fake, warm=started)
+    judge_.add(first)
+    assert len(started.sent) == 1
+    # What a later program running as the user could do: rewrite the export, and leave the warm
+    # checkov an answer with no findings and an end request.
+    (judge_.directory / "000-fixture.tfplan.json").write_text('{"forged": true}', encoding="utf-8")
+    (started.directory / warm.answer_name(0)).write_text(
+        json.dumps({"argv": [], "reports": [], "exit_code": 0}), encoding="utf-8"
+    )
+    (started.directory / warm.request_name(1)).write_text('{"end": true}', encoding="utf-8")
+    judge_.add(later)
+    blocks = judge_.blocks([first, later])
+    assert [b["status"] for b in blocks] == ["ran", "ran"]
+    given = json.loads(seen.read_text(encoding="utf-8"))
+    assert sorted(Path(p).name for p in given) == [
+        "000-fixture.k8s.yaml",
+        "000-fixture.tfplan.json",
+        "001-fixture.k8s.yaml",
+        "001-fixture.tfplan.json",
+    ]
+    assert all(Path(p).parent != judge_.directory for p in given), "a new directory, not the one left"
+    plan = next(text for p, text in given.items() if p.endswith("000-fixture.tfplan.json"))
+    assert "forged" not in plan and '"planned_values"' in plan
+    assert started.process is None
 
 
 def test_the_driver_answers_each_numbered_request_and_stops_at_the_end_request(tmp_path: Path) -> None:
