@@ -34,6 +34,7 @@ from gpufleet.components.pools.userdata import workload_env
 from gpufleet.components.pools.workload import ContainerWorkload
 from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteFactory, SiteOutputs
 from gpufleet.components.sites.workloads import group_worker_env, reference_worker_workload
+from gpufleet.components.spec_limits.tencentcloud import reference_worker_problem
 from gpufleet.components.storage.tencentcloud import (
     CosReplication,
     TencentBucket,
@@ -79,6 +80,14 @@ def _problems(args: SiteArgs) -> list[str]:
                 f"{where}.queue: name/arn name an existing SQS queue; Tencent pools get their own CMQ queue "
                 "(leave name, arn and kms_key_arn out)"
             )
+        worker = pool.workload.reference_worker if pool.workload is not None else None
+        if worker is not None:
+            # The spec judged the pool's own region; a pool without one runs in the site's.
+            problem = reference_worker_problem(
+                plan.region, worker.env, pool.queue.model_dump(exclude_unset=True)
+            )
+            if problem:
+                found.append(f"{where}.workload.reference_worker: {problem}")
     return found
 
 

@@ -125,7 +125,9 @@ def _workload_checks(
     problem_of = getattr(part, "reference_worker_problem", None)
     if worker is not None and problem_of is not None:
         env = _get(worker, "env")
-        problem = problem_of(region, env if isinstance(env, Mapping) else {})
+        problem = problem_of(
+            region, env if isinstance(env, Mapping) else {}, queue if isinstance(queue, Mapping) else {}
+        )
         if problem:
             return [("workload.reference_worker", problem)]
     return []

@@ -9,7 +9,7 @@ from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components import spec_limits as limits
 from gpufleet.components.catalog.workloads import MODEL_MEMORY_GIB
-from gpufleet.components.clouds import CLOUD_NAMES, DEFAULT_CLOUD, Cloud, cloud_parts, part_values
+from gpufleet.components.clouds import CLOUD_NAMES, DEFAULT_CLOUD, PROFILES, Cloud, cloud_parts, part_values
 from gpufleet.components.spec.account import Image, image_cloud_checks
 from gpufleet.components.spec.checks import (
     REFERENCE_WORKER_CLOUDS,
@@ -360,6 +360,16 @@ class Container(_Model):
         return self
 
 
+# What the pool tells its reference worker itself (components/sites/workloads.py, pools/userdata.py):
+# an `env` of the spec that set one would point the worker at another queue, region, hook or timeout.
+POOL_SET_WORKER_ENV = (
+    "GPUFLEET_QUEUE_NAME",
+    *sorted({p.workload_region_env for p in PROFILES.values()}),
+    "GPUFLEET_LIFECYCLE_HOOK",
+    "GPUFLEET_VISIBILITY_S",
+    "GPUFLEET_GROUP",
+)
+
 # What a reference_worker container runs: the entrypoint and arguments of ``python -m gpufleet.worker``
 # (gpufleet/worker/__main__.py), whatever the image's own ENTRYPOINT is.
 REFERENCE_WORKER_ENTRYPOINT = "python"
@@ -397,6 +407,13 @@ class ReferenceWorker(_Model):
     @field_validator("env")
     @classmethod
     def _names(cls, value: dict[str, str]) -> dict[str, str]:
+        given = sorted(set(value) & set(POOL_SET_WORKER_ENV))
+        if given:
+            raise ValueError(
+                f"{', '.join(given)}: the pool sets {'it' if len(given) == 1 else 'them'} (its queue, its "
+                f"region, its scale-in hook, its queue's visibility timeout); leave out "
+                f"{', '.join(POOL_SET_WORKER_ENV)}"
+            )
         return _env_names(value)
 
     @model_validator(mode="after")

@@ -98,7 +98,9 @@ class FleetSpec(_Model):
         joined = self.onprem is not None and self.onprem.scheduler is not None
         for name, pool in self.pools.items():
             workload = pool.workload.model_dump() if pool.workload is not None else None
-            found = _workload_checks(pool.cloud, pool.queue.model_dump(), workload, joined, pool.region)
+            found = _workload_checks(
+                pool.cloud, pool.queue.model_dump(exclude_unset=True), workload, joined, pool.region
+            )
             _raise_first([(f"pools.{name}.{path}", message) for path, message in found])
         return self
 

@@ -42,13 +42,22 @@ def image_route_problem(image: str, egress: str, region: str | None = None) -> s
     )
 
 
-def reference_worker_problem(region: Any, env: Mapping[str, Any]) -> str | None:
-    """Why the reference worker could not reach its queue in ``region``: a region with no known CMQ
-    data-flow endpoint, unless the worker's ``env`` names it."""
-    if not isinstance(region, str) or region in CMQ_REGION_CODES or env.get(QUEUE_URL_ENV):
-        return None
-    return (
-        f"the reference worker reaches its CMQ queue through the region's data-flow endpoint, and none is "
-        f"known for {region} (known: {', '.join(sorted(CMQ_REGION_CODES))}): set env.{QUEUE_URL_ENV} to the "
-        "queue's API request address (TDMQ for CMQ console), or run the pool in one of those regions"
-    )
+def reference_worker_problem(region: Any, env: Mapping[str, Any], queue: Mapping[str, Any]) -> str | None:
+    """Why the reference worker could not carry its jobs on a Tencent pool in ``region``: a region with
+    no known CMQ data-flow endpoint (unless ``env`` names it), or a queue whose visibility timeout the
+    spec leaves at its default. CMQ has no call that extends a received message's visibility, so the
+    queue's own timeout must cover the longest job, or the message is delivered again while it runs."""
+    if isinstance(region, str) and region not in CMQ_REGION_CODES and not env.get(QUEUE_URL_ENV):
+        return (
+            f"the reference worker reaches its CMQ queue through the region's data-flow endpoint, and none "
+            f"is known for {region} (known: {', '.join(sorted(CMQ_REGION_CODES))}): set "
+            f"env.{QUEUE_URL_ENV} to the queue's API request address (TDMQ for CMQ console), or run the "
+            "pool in one of those regions"
+        )
+    if queue.get("visibility_timeout") is None:
+        return (
+            "CMQ cannot extend a received message's visibility, so the reference worker's job is delivered "
+            "again once queue.visibility_timeout ends: set queue.visibility_timeout to the longest job "
+            "(at most 12h)"
+        )
+    return None

@@ -373,7 +373,13 @@ def test_the_reference_worker_starts_with_the_environment_it_reads(tmp_path: Pat
 
 
 def _spec_pool(
-    cloud: str, region: str, instance_type: str, workload: dict[str, Any], egress: str = "endpoints"
+    cloud: str,
+    region: str,
+    instance_type: str,
+    workload: dict[str, Any],
+    egress: str = "endpoints",
+    *,
+    queue: dict[str, Any] | None = None,
 ) -> Any:
     raw = {
         "environment": "dev",
@@ -387,6 +393,7 @@ def _spec_pool(
                 "instance_types": [instance_type],
                 "size": {"max": 2},
                 "workload": workload,
+                **({"queue": queue} if queue is not None else {}),
             }
         },
     }
@@ -407,7 +414,10 @@ def test_the_reference_worker_is_the_alibaba_pools_container_told_its_hook_and_v
     from gpufleet.worker.__main__ import load_config
 
     workload = {"reference_worker": {"image": HUB, "env": {"GPUFLEET_BUCKET": "fleet-ckpt"}}}
-    pool = _spec_pool("alicloud", "cn-hangzhou", "ecs.gn7i-c8g1.2xlarge", workload, "nat").pools["p"]
+    queue = {"visibility_timeout": "30m"}
+    pool = _spec_pool("alicloud", "cn-hangzhou", "ecs.gn7i-c8g1.2xlarge", workload, "nat", queue=queue).pools[
+        "p"
+    ]
     container = alicloud._workload(pool)
     assert container == ContainerWorkload(
         image=HUB,
@@ -415,7 +425,7 @@ def test_the_reference_worker_is_the_alibaba_pools_container_told_its_hook_and_v
         command=("-m", "gpufleet.worker", "--cloud", "alicloud"),
         env={
             "GPUFLEET_LIFECYCLE_HOOK": "gpufleet-drain",
-            "GPUFLEET_VISIBILITY_S": "900",
+            "GPUFLEET_VISIBILITY_S": "1800",
             "GPUFLEET_BUCKET": "fleet-ckpt",
         },
     )
@@ -430,7 +440,7 @@ def test_the_reference_worker_is_the_alibaba_pools_container_told_its_hook_and_v
         "cn-hangzhou",
         "gf-cn-hangzhou-p",
         "gpufleet-drain",
-        900,
+        1800,
         "fleet-ckpt",
     )
 
@@ -441,7 +451,10 @@ def test_the_alibaba_boot_script_starts_the_worker_with_what_it_reads(tmp_path: 
     from gpufleet.worker.__main__ import load_config
 
     workload = {"reference_worker": {"image": HUB, "env": {"GPUFLEET_BUCKET": "fleet-ckpt"}}}
-    pool = _spec_pool("alicloud", "cn-hangzhou", "ecs.gn7i-c8g1.2xlarge", workload, "nat").pools["p"]
+    queue = {"visibility_timeout": "30m"}
+    pool = _spec_pool("alicloud", "cn-hangzhou", "ecs.gn7i-c8g1.2xlarge", workload, "nat", queue=queue).pools[
+        "p"
+    ]
     container = alicloud._workload(pool)
     assert isinstance(container, ContainerWorkload)
     part = render_workload(
@@ -464,7 +477,7 @@ def test_the_alibaba_boot_script_starts_the_worker_with_what_it_reads(tmp_path: 
         "GPUFLEET_QUEUE_NAME": "gf-jobs",
         "ALIBABA_CLOUD_REGION_ID": "cn-hangzhou",
         "GPUFLEET_LIFECYCLE_HOOK": "gpufleet-drain",
-        "GPUFLEET_VISIBILITY_S": "900",
+        "GPUFLEET_VISIBILITY_S": "1800",
         "GPUFLEET_BUCKET": "fleet-ckpt",
     }
     config = load_config("alicloud", env)
@@ -472,7 +485,7 @@ def test_the_alibaba_boot_script_starts_the_worker_with_what_it_reads(tmp_path: 
         "gf-jobs",
         "cn-hangzhou",
         "gpufleet-drain",
-        900,
+        1800,
     )
 
 
@@ -480,14 +493,15 @@ def test_the_reference_worker_on_a_tencent_pool_runs_the_entrypoint_in_its_image
     from gpufleet.components.sites import tencentcloud
 
     workload = {"reference_worker": {"image": HUB, "env": {"GPUFLEET_GRACE_S": "60"}}}
-    spec = _spec_pool("tencentcloud", "ap-guangzhou", "GN7.2XLARGE32", workload, "nat")
+    queue = {"visibility_timeout": "6h"}
+    spec = _spec_pool("tencentcloud", "ap-guangzhou", "GN7.2XLARGE32", workload, "nat", queue=queue)
     args = cast(SiteArgs, SimpleNamespace(spec=spec))
     line = tencentcloud._workload(args, "p", "jobs", "ap-guangzhou")
     assert line == (
         "docker run -d --restart unless-stopped --gpus all --name gpufleet-workload "
         "-e GPUFLEET_QUEUE_NAME=jobs -e TENCENTCLOUD_REGION=ap-guangzhou "
         "-e GPUFLEET_LIFECYCLE_HOOK=gpufleet-drain "
-        "-e GPUFLEET_VISIBILITY_S=900 -e GPUFLEET_GRACE_S=60 --entrypoint python "
+        "-e GPUFLEET_VISIBILITY_S=21600 -e GPUFLEET_GRACE_S=60 --entrypoint python "
         f"{HUB} -m gpufleet.worker --cloud tencentcloud"
     )
 

@@ -109,6 +109,7 @@ def test_the_reference_worker_image_must_be_pullable() -> None:
 def test_the_reference_worker_runs_on_every_cloud(cloud: str, region: str, instance_type: str) -> None:
     raw = _fleet({"reference_worker": {"image": HUB}}, egress="nat")
     raw["pools"]["train"] |= {"cloud": cloud, "region": region, "instance_types": [instance_type]}
+    raw["pools"]["train"]["queue"] = {"visibility_timeout": "6h"}
     pool = parse_fleet(raw, source="test").pools["train"]
     assert (pool.cloud, pool.workload) == (cloud, PoolWorkload(reference_worker=ReferenceWorker(image=HUB)))
 
@@ -174,7 +175,12 @@ def test_an_image_the_network_cannot_pull_is_refused(image: str, egress: str | N
 ACR_VPC = "registry-vpc.cn-hangzhou.aliyuncs.com/vision/trainer:1.4"
 ACR_ENTERPRISE_VPC = "vision-registry-vpc.cn-hangzhou.cr.aliyuncs.com/ml/trainer:1.4"
 ALIBABA_POOL = {"cloud": "alicloud", "region": "cn-hangzhou", "instance_types": ["ecs.gn7i-c8g1.2xlarge"]}
-TENCENT_POOL = {"cloud": "tencentcloud", "region": "ap-guangzhou", "instance_types": ["GN7.2XLARGE32"]}
+TENCENT_POOL = {
+    "cloud": "tencentcloud",
+    "region": "ap-guangzhou",
+    "instance_types": ["GN7.2XLARGE32"],
+    "queue": {"visibility_timeout": "6h"},
+}
 
 
 def _pool_fleet(pool: dict[str, Any], workload: Any, egress: str) -> dict[str, Any]:
@@ -221,6 +227,31 @@ def test_the_home_clouds_existing_subnets_do_not_excuse_another_clouds_pool() ->
     raw = _pool_fleet(ALIBABA_POOL, {"container": {"image": HUB}}, "none")
     raw["network"]["subnet_ids"] = ["subnet-0123456789abcdef0"]
     assert [path for path, _ in _raw_errors(raw)] == [f"{PATH}.container.image"]
+
+
+def test_a_tencent_worker_needs_a_visibility_timeout_that_covers_its_jobs() -> None:
+    pool = {key: value for key, value in TENCENT_POOL.items() if key != "queue"}
+    errors = _raw_errors(_pool_fleet(pool, {"reference_worker": {"image": HUB}}, "nat"))
+    assert errors == [
+        (
+            f"{PATH}.reference_worker",
+            "CMQ cannot extend a received message's visibility, so the reference worker's job is delivered "
+            "again once queue.visibility_timeout ends: set queue.visibility_timeout to the longest job "
+            "(at most 12h)",
+        )
+    ]
+
+
+@pytest.mark.parametrize("name", ["GPUFLEET_QUEUE_NAME", "TENCENTCLOUD_REGION", "GPUFLEET_VISIBILITY_S"])
+def test_the_worker_env_cannot_override_what_the_pool_sets(name: str) -> None:
+    workload = {"reference_worker": {"image": HUB, "env": {name: "other"}}}
+    (error,) = _raw_errors(_pool_fleet(TENCENT_POOL, workload, "nat"))
+    assert error[0] == f"{PATH}.reference_worker.env"
+    assert error[1].startswith(f"{name}: the pool sets it (its queue, its region, its scale-in hook, its ")
+    assert error[1].endswith(
+        "leave out GPUFLEET_QUEUE_NAME, ALIBABA_CLOUD_REGION_ID, AWS_REGION, TENCENTCLOUD_REGION, "
+        "GPUFLEET_LIFECYCLE_HOOK, GPUFLEET_VISIBILITY_S, GPUFLEET_GROUP"
+    )
 
 
 def test_a_tencent_pool_without_nat_reaches_no_registry() -> None:
