@@ -215,8 +215,16 @@ class FakeTencentCloud:
                 "ProtectedFromScaleIn": params["ProtectedFromScaleIn"],
             }
             self.protected = params["ProtectedFromScaleIn"]
+        elif action == "DescribeLifecycleHooks":
+            filters = {f["Name"]: f["Values"] for f in params["Filters"]}
+            assert filters["auto-scaling-group-id"] == [GROUP]
+            hooks = [{"LifecycleHookId": HOOK, "LifecycleHookName": "gpufleet-drain"}]
+            named = [h for h in hooks if [h["LifecycleHookName"]] == filters["lifecycle-hook-name"]]
+            return ok_json({"Response": {"LifecycleHookSet": named, "TotalCount": len(named)}})
         elif action == "CompleteLifecycleAction":
             self.completed.append(params)
+        else:
+            raise AssertionError(f"an AS call the worker does not make: {action}")
         return ok_json({"Response": {"RequestId": "r"}})
 
     def _cmq(self, form: dict[str, str]) -> Answer:
@@ -242,6 +250,7 @@ class FakeTencentCloud:
                         }
                     )
             return ok_json({"code": 7000, "message": "(10200)no message"})
+        assert form["Action"] == "DeleteMessage", form["Action"]
         for message_id, handle in list(self.handles.items()):
             if handle == form["receiptHandle"]:
                 del self.messages[message_id], self.handles[message_id]
@@ -285,13 +294,13 @@ class Site:
     worker: Worker
 
 
-def site(tmp_path: Path, *, ends_at: float, key_lifetime_s: float = 7200.0) -> Site:
+def site(tmp_path: Path, *, ends_at: float, key_lifetime_s: float = 7200.0, hook: str = HOOK) -> Site:
     clock = FakeClock()
     wall = lambda: EPOCH + clock.now()  # noqa: E731 - the worker's clock, as Unix time for signatures
     metadata = FakeMetadata(wall, lifetime_s=key_lifetime_s)
     cloud = FakeTencentCloud(wall, metadata)
     queue, instance, checkpoints = wiring.parts(
-        config(group=None), env={}, transport=cloud, metadata_http=metadata, clock=wall
+        config(group=None, hook=hook), env={}, transport=cloud, metadata_http=metadata, clock=wall
     )
     runner = ScriptedRunner(clock, lambda c, env: ScriptedProcess(c, ends_at=ends_at))
     worker = Worker(

@@ -261,8 +261,10 @@ def test_a_job_runs_protected_and_its_message_is_deleted(tmp_path: Path) -> None
     assert s.cloud.objects == {}
 
 
-def test_a_scale_in_hook_uploads_the_checkpoint_and_completes(tmp_path: Path) -> None:
-    s = site(tmp_path, ends_at=10_000)
+@pytest.mark.parametrize("hook", [HOOK, "gpufleet-drain"], ids=["by-id", "by-name"])
+def test_a_scale_in_hook_uploads_the_checkpoint_and_completes(tmp_path: Path, hook: str) -> None:
+    # The pool tells its worker the hook's name (looked up over HTTP); an operator may give its id.
+    s = site(tmp_path, ends_at=10_000, hook=hook)
     s.cloud.messages["msg-1"] = JOB
 
     def scale_in(t: float) -> None:
