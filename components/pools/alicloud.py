@@ -68,7 +68,8 @@ ESS_READ_ACTIONS = (
 # The scaling group's desired capacity: none, ESS scales between min and max. Scheduled tasks may set
 # one only when the group has one.
 GROUP_DESIRED_CAPACITY: int | None = None
-# Hardened-mode metadata tokens reach this many network hops (1-64); GF-ACC-004 allows at most 2.
+# Hardened-mode metadata tokens reach this many network hops (the provider takes 1-64). Two, as AWS's
+# pools take under GF-ACC-004 (whose rule judges AWS launch templates only).
 METADATA_HOP_LIMIT = 2
 
 # ess.ScheduledTask ``scheduled_task_name`` (pulumi_alicloud/ess/scheduled_task.py): "must be 2-40
