@@ -101,14 +101,10 @@ def _parents(props: Any, parent: str, walks: dict[str, list[Found]] | None = Non
 
 
 def _located(props: Any, path: str, walks: dict[str, list[Found]] | None) -> list[Found]:
-    """`locate(props, path)`, each path walked once for the resource when `walks` is given (several
-    constraints of a type name the same object: `rules[]` for each of its required fields)."""
-    if walks is None:
-        return locate(props, path)
-    found = walks.get(path)
-    if found is None:
-        found = walks[path] = locate(props, path)
-    return found
+    """`locate(props, path)`; with `walks`, each level of each path is walked once for the resource
+    (several constraints of a type name the same object, or objects under it: `rules[]` for each of
+    its fields)."""
+    return locate(props, path, walks)
 
 
 def _at(found: Found, name: str) -> str:

@@ -89,48 +89,87 @@ def _segments(path: str) -> tuple[tuple[str, bool], ...]:
     return tuple(parts)
 
 
-def locate(props: Any, path: str) -> list[Found]:
+@functools.lru_cache(maxsize=4096)
+def _prefixes(path: str) -> tuple[str, ...]:
+    """`rules[].days` -> ("rules[]", "rules[].days"): the path of each level of a walk."""
+    parts = path.split(".")
+    return tuple(".".join(parts[: k + 1]) for k in range(len(parts)))
+
+
+def _entries(items: Any, where: str, secret: bool, out: list[Found]) -> None:
+    """The known entries of a list as `Found`s at `where[i]`, in order (None and unknowns skipped)."""
+    for i, raw in enumerate(items):
+        item, hidden = _plain(raw)
+        if item is not None and not is_unknown(item):
+            out.append(Found(f"{where}[{i}]", item, secret or hidden))
+
+
+def _step(found: Found, name: str, listed: bool, out: list[Found]) -> None:
+    """Add to `out` what one path segment (`name`, `[]` after it when `listed`) reaches from `found`.
+
+    A list where the path names an object is a block given as a list: the segment applies to each of
+    its entries (lists in lists too, with a stack of its own: no recursion on a value's depth)."""
+    where, value, secret = found
+    if _is_list(value):
+        pending: list[Found] = []
+        _entries(value, where, secret, pending)
+        pending.reverse()
+        while pending:
+            entry = pending.pop()
+            if _is_list(entry.value):
+                inner: list[Found] = []
+                _entries(entry.value, entry.path, entry.secret, inner)
+                pending.extend(reversed(inner))
+            else:
+                _step(entry, name, listed, out)
+        return
+    if not _is_map(value) or name not in value:
+        return
+    child, hidden = _plain(value[name])
+    if child is None or is_unknown(child):
+        return
+    secret = secret or hidden
+    here = f"{where}.{name}" if where else name
+    if listed and _is_list(child):
+        _entries(child, here, secret, out)
+    else:
+        # Under a listed name a scalar counts only where the path ends; in the middle of a path the
+        # next step finds nothing in it, so keeping it here changes no result.
+        out.append(Found(here, child, secret))
+
+
+def locate(props: Any, path: str, walks: dict[str, list[Found]] | None = None) -> list[Found]:
     """Every known, present value at `path` (unknowns and absent values are skipped), in document order.
 
-    A depth-first walk with a stack of its own (not nested generators: every constraint of every
-    resource walks, and a generator a level costs more than the step itself)."""
+    The walk goes a level (a name of the path) at a time over every value the level before reached,
+    which keeps document order. With `walks`, one dict for the walks of one resource, the values each
+    level reaches are kept under that level's own path (`rules[]`, `rules[].transitions[]`) and a walk
+    starts from the deepest level already walked: the constraints of a type name many paths under one
+    block. The lists in `walks` are shared: callers only read them."""
     segments = _segments(path)
-    last = len(segments)
-    found: list[Found] = []
-    # (value, index of the next segment, concrete path so far, inside a secret); popped in order.
-    stack: list[tuple[Any, int, str, bool]] = [(props, 0, "", False)]
-    while stack:
-        current, at, where, secret = stack.pop()
-        current, hidden = _plain(current)
-        secret = secret or hidden
-        if current is None or is_unknown(current):
-            continue
-        if at == last:
-            found.append(Found(where, current, secret))
-            continue
-        if _is_list(current):
-            # A block given as a list where the path names one object: judge each entry.
-            stack.extend((current[i], at, f"{where}[{i}]", secret) for i in range(len(current) - 1, -1, -1))
-            continue
-        name, listed = segments[at]
-        if not _is_map(current) or name not in current:
-            continue
-        child, hidden = _plain(current[name])
-        child_secret = secret or hidden
-        here = f"{where}.{name}" if where else name
-        if child is None or is_unknown(child):
-            continue
-        if not listed:
-            stack.append((child, at + 1, here, child_secret))
-        elif _is_list(child):
-            stack.extend(
-                (child[i], at + 1, f"{here}[{i}]", child_secret) for i in range(len(child) - 1, -1, -1)
-            )
-        elif _is_map(child):
-            stack.append((child, at + 1, here, child_secret))
-        elif at + 1 == last:
-            found.append(Found(here, child, child_secret))
-    return found
+    prefixes = _prefixes(path)
+    start = 0
+    frontier: list[Found] | None = None
+    if walks:
+        for k in range(len(segments), 0, -1):
+            known = walks.get(prefixes[k - 1])
+            if known is not None:
+                if k == len(segments):
+                    return known
+                frontier, start = known, k
+                break
+    if frontier is None:
+        value, secret = _plain(props)
+        frontier = [] if value is None or is_unknown(value) else [Found("", value, secret)]
+    for k in range(start, len(segments)):
+        name, listed = segments[k]
+        reached: list[Found] = []
+        for found in frontier:
+            _step(found, name, listed, reached)
+        frontier = reached
+        if walks is not None:
+            walks[prefixes[k]] = frontier
+    return frontier
 
 
 def present(obj: Any, name: str) -> bool:

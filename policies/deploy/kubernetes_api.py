@@ -180,11 +180,17 @@ def _annotations(found: Found) -> Iterator[str]:
 
 
 def _metadata(
-    props: Any, prefix: str, spec: Mapping[str, Any] | None, patch: bool, top: bool
+    props: Any,
+    prefix: str,
+    spec: Mapping[str, Any] | None,
+    patch: bool,
+    top: bool,
+    *,
+    walks: dict[str, list[Found]] | None = None,
 ) -> Iterator[str]:
     meta = f"{prefix}metadata" if prefix else "metadata"
     if top:
-        names = list(locate(props, f"{meta}.name"))
+        names = locate(props, f"{meta}.name", walks)
         form = spec.get("name") if spec is not None else None
         # A kind the table does not know may not be an API object at all (a Helm release): its
         # metadata is judged where given, never required.
@@ -196,17 +202,19 @@ def _metadata(
         for found in names:
             if form and isinstance(found.value, str) and not valid_name(found.value, form):
                 yield f"{found.path} is {found.quoted()}; allowed: {NAME_FORMS[form]}"
-        for found in locate(props, f"{meta}.namespace"):
+        for found in locate(props, f"{meta}.namespace", walks):
             if isinstance(found.value, str) and found.value and not valid_name(found.value, "label"):
                 yield f"{found.path} is {found.quoted()}; allowed: {NAME_FORMS['label']}"
-    for found in locate(props, f"{meta}.labels"):
+    for found in locate(props, f"{meta}.labels", walks):
         yield from _labels(found, "label")
-    for found in locate(props, f"{meta}.annotations"):
+    for found in locate(props, f"{meta}.annotations", walks):
         yield from _annotations(found)
 
 
-def _pod_spec(props: Any, path: str, image_required: bool) -> Iterator[str]:
-    for pod in locate(props, path):
+def _pod_spec(
+    props: Any, path: str, image_required: bool, walks: dict[str, list[Found]] | None = None
+) -> Iterator[str]:
+    for pod in locate(props, path, walks):
         if not isinstance(pod.value, Mapping):
             continue
         port_names: set[str] = set()
@@ -270,10 +278,10 @@ def iana_svc_name(value: str) -> bool:
     )
 
 
-def _required(props: Any, path: str) -> Iterator[str]:
+def _required(props: Any, path: str, walks: dict[str, list[Found]] | None = None) -> Iterator[str]:
     parent, _, name = path.rpartition(".")
     owners: Sequence[Found] = (
-        [Found("", plain(props)[0], False)] if not parent else list(locate(props, parent))
+        [Found("", plain(props)[0], False)] if not parent else locate(props, parent, walks)
     )
     for owner in owners:
         if isinstance(owner.value, Mapping) and not present(owner.value, name):
@@ -298,30 +306,34 @@ def problems(resource_type: str, props: Any) -> Iterator[str]:
             f"known: {', '.join(known)}"
         )
         return
-    yield from _metadata(props, "", spec, patch, True)
+    # One walk of each path (and of each level of it) for the resource: the checks below share them.
+    walks: dict[str, list[Found]] = {}
+    yield from _metadata(props, "", spec, patch, True, walks=walks)
     spec = spec or {}
     for template in ("spec.template.", "spec.jobTemplate.spec.template.", "spec.jobTemplate."):
-        yield from _metadata(props, template, spec, patch, False)
-    for found in locate(props, "spec.selector.matchLabels"):
+        yield from _metadata(props, template, spec, patch, False, walks=walks)
+    for found in locate(props, "spec.selector.matchLabels", walks):
         yield from _labels(found, "label selector")
     if not patch:
-        yield from _presence_problems(props, spec)
-    yield from _value_problems(props, spec)
+        yield from _presence_problems(props, spec, walks)
+    yield from _value_problems(props, spec, walks)
     if spec.get("podSpec"):
-        yield from _pod_spec(props, spec["podSpec"], bool(spec.get("imageRequired")))
+        yield from _pod_spec(props, spec["podSpec"], bool(spec.get("imageRequired")), walks)
     if spec.get("selectorMatchesTemplate"):
-        yield from _selector_matches(props)
-    yield from _config_key_problems(props, spec)
+        yield from _selector_matches(props, walks)
+    yield from _config_key_problems(props, spec, walks)
     secret_type, _ = plain(props.get("type") if isinstance(props, Mapping) else None)
     needed = spec.get("secretTypes", {}).get(secret_type) if isinstance(secret_type, str) else None
     if needed and not patch:
         yield from _secret_keys(props, secret_type, needed)
 
 
-def _presence_problems(props: Any, spec: Mapping[str, Any]) -> Iterator[str]:
+def _presence_problems(
+    props: Any, spec: Mapping[str, Any], walks: dict[str, list[Found]] | None = None
+) -> Iterator[str]:
     """The kind's required fields, and its fields of which at most one may be set."""
     for path in spec.get("required", ()):
-        yield from _required(props, path)
+        yield from _required(props, path, walks)
     for fields in spec.get("oneOf", ()):
         owner = plain(props)[0]
         given = [f for f in fields if list(locate(owner, f))]
@@ -329,14 +341,16 @@ def _presence_problems(props: Any, spec: Mapping[str, Any]) -> Iterator[str]:
             yield f"{' and '.join(given)} cannot be set together; set one of them"
 
 
-def _value_problems(props: Any, spec: Mapping[str, Any]) -> Iterator[str]:
+def _value_problems(
+    props: Any, spec: Mapping[str, Any], walks: dict[str, list[Found]] | None = None
+) -> Iterator[str]:
     """The kind's enumerated fields and fields with a maximum."""
     for path, allowed in spec.get("enums", {}).items():
-        for found in locate(props, path):
+        for found in locate(props, path, walks):
             if isinstance(found.value, str) and found.value not in allowed:
                 yield f"{found.path} is {found.quoted()}; allowed: {', '.join(show(v) for v in allowed)}"
     for path, maximum in spec.get("maxValue", {}).items():
-        for found in locate(props, path):
+        for found in locate(props, path, walks):
             if (
                 isinstance(found.value, int | float)
                 and not isinstance(found.value, bool)
@@ -345,10 +359,12 @@ def _value_problems(props: Any, spec: Mapping[str, Any]) -> Iterator[str]:
                 yield f"{found.path} is {found.quoted()}; allowed: at most {show(maximum)}"
 
 
-def _config_key_problems(props: Any, spec: Mapping[str, Any]) -> Iterator[str]:
+def _config_key_problems(
+    props: Any, spec: Mapping[str, Any], walks: dict[str, list[Found]] | None = None
+) -> Iterator[str]:
     """The keys of ConfigMap and Secret data: at most 253 letters, digits, '-', '_' and '.'."""
     for field in spec.get("configKeys", ()):
-        for found in locate(props, field):
+        for found in locate(props, field, walks):
             for data_key, _, _ in _entries(found):
                 if len(data_key) > 253 or not CONFIG_KEY.fullmatch(data_key):
                     yield (
@@ -373,9 +389,9 @@ def _secret_keys(props: Any, secret_type: str, needed: list[str]) -> Iterator[st
         )
 
 
-def _selector_matches(props: Any) -> Iterator[str]:
-    selector = list(locate(props, "spec.selector.matchLabels"))
-    labels = list(locate(props, "spec.template.metadata.labels"))
+def _selector_matches(props: Any, walks: dict[str, list[Found]] | None = None) -> Iterator[str]:
+    selector = locate(props, "spec.selector.matchLabels", walks)
+    labels = locate(props, "spec.template.metadata.labels", walks)
     if not selector or not labels:
         return
     wanted, given = selector[0].value, labels[0].value
