@@ -11,7 +11,11 @@ A job's life on an instance (``docs/worker.md``):
 5. on a termination notice: SIGTERM to the job, a grace period for it to checkpoint, the local
    checkpoint directory (if the job wrote anything there) synced to the fleet bucket under the job's
    prefix, the message returned, and the lifecycle action completed (CONTINUE);
-6. remove the protection.
+6. when the message's visibility is about to run out (its extensions fail, or the queue cannot
+   extend one, as CMQ cannot) the job is stopped and checkpointed the same way a grace period before
+   it does: once the message is visible again another worker may take it, and the job must not run
+   twice at once;
+7. remove the protection.
 
 Everything the loop touches is injected (queue, instance, checkpoints, job runner, clock), so the
 loop is single-threaded and deterministic: no thread is started, the supervision is a polling loop
@@ -24,6 +28,7 @@ import contextlib
 import enum
 import json
 import logging
+import math
 import os
 import re
 import shutil
@@ -117,6 +122,10 @@ class Message:
 
 
 class Queue(Protocol):
+    """A queue may also say `extends_visibility = False` (CMQ has no call that extends a received
+    message's visibility): the worker then never calls `extend`, and stops a job that would outlive the
+    visibility timeout a grace period before it ends."""
+
     @property
     def visibility_timeout_s(self) -> int: ...
 
@@ -213,6 +222,11 @@ class Outcome(enum.Enum):
     FAILED = "failed"  # returned for redelivery
     INTERRUPTED = "interrupted"  # a termination notice: checkpointed, returned, lifecycle completed
     TERMINATING = "terminating"  # a notice while idle: lifecycle completed, no job taken
+    LAPSED = "lapsed"  # the message's visibility was running out: checkpointed, stopped, returned
+
+
+EXTEND_RETRY_S = 5.0
+"""After a failed visibility extension, the next attempt (instead of a third of the timeout later)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -277,6 +291,8 @@ class Worker:
         message = self.queue.receive(self.settings.wait_s)
         if message is None:
             return Outcome.IDLE
+        # The message is invisible to other workers until then, unless its visibility is extended.
+        held_until = self.clock.now() + self.queue.visibility_timeout_s
         try:
             job = parse_job(message.body)
         except JobError as error:
@@ -287,7 +303,7 @@ class Worker:
         self.instance.protect()
         self._protected = True
         try:
-            return self._carry(message, job)
+            return self._carry(message, job, held_until)
         finally:
             self._unprotect()
 
@@ -306,14 +322,15 @@ class Worker:
         except Exception:
             log.exception("could not complete the lifecycle action; the hook's timeout will")
 
-    def _extend(self, message: Message) -> Message:
+    def _extend(self, message: Message) -> Message | None:
+        """The message with its visibility extended (MNS gives it a new receipt handle), or None."""
         try:
             return self.queue.extend(message, self.queue.visibility_timeout_s)
         except Exception:
             log.exception("could not extend the visibility of message %s", message.id)
-            return message
+            return None
 
-    def _carry(self, message: Message, job: Job) -> Outcome:
+    def _carry(self, message: Message, job: Job, held_until: float) -> Outcome:
         if self._terminating():  # a notice between receive and protect: do not start
             self.queue.release(message)
             self._unprotect()
@@ -323,19 +340,33 @@ class Worker:
         shutil.rmtree(directory, ignore_errors=True)
         directory.mkdir(parents=True)
         try:
-            return self._supervise(message, job, directory)
+            return self._supervise(message, job, directory, held_until)
         finally:
             shutil.rmtree(directory, ignore_errors=True)
 
-    def _supervise(self, message: Message, job: Job, directory: Path) -> Outcome:
+    def _supervise(self, message: Message, job: Job, directory: Path, held_until: float) -> Outcome:
+        """Run the job to its end, extending the message's visibility; stop it on a termination notice,
+        or a grace period before the visibility the worker holds runs out (`held_until`, moved on by
+        each extension that succeeds): after that another worker may receive the message."""
         env = {
             "GPUFLEET_JOB_ID": message.id,
             "GPUFLEET_CHECKPOINT_DIR": str(directory),
             "GPUFLEET_CHECKPOINT_PREFIX": job.checkpoint or "",
             "GPUFLEET_CHECKPOINT_URI": self.checkpoints.location(job.checkpoint) if job.checkpoint else "",
         }
-        every = max(1.0, self.queue.visibility_timeout_s / 3)
-        next_extend = self.clock.now() + every
+        timeout = self.queue.visibility_timeout_s
+        every = max(1.0, timeout / 3)
+        extends = getattr(self.queue, "extends_visibility", True)
+        next_extend = self.clock.now() + every if extends else math.inf
+        at_risk = not extends  # the visibility held may run out: no extension, or the last one failed
+        if not extends:
+            log.warning(
+                "message %s: the queue cannot extend its visibility: the job is stopped and checkpointed "
+                "%ss before its %ss visibility timeout ends",
+                message.id,
+                self.settings.grace_s,
+                timeout,
+            )
         log.info("message %s: running %s", message.id, job.command[0])
         try:
             process = self.runner.start(job.command, env)
@@ -350,8 +381,14 @@ class Worker:
                 break
             now = self.clock.now()
             if now >= next_extend:
-                message = self._extend(message)
-                next_extend = now + every
+                renewed = self._extend(message)
+                at_risk = renewed is None
+                if renewed is None:
+                    next_extend = now + min(every, EXTEND_RETRY_S)
+                else:
+                    message, held_until, next_extend = renewed, now + timeout, now + every
+            if at_risk and now + self.settings.grace_s >= held_until:
+                return self._lapse(message, job, process, directory)
             if self.stop_requested():
                 return self._interrupt(message, job, process, directory)
             if now >= next_notice:
@@ -371,7 +408,31 @@ class Worker:
         log.warning("message %s: termination notice, SIGTERM to the job", message.id)
         with contextlib.suppress(Exception):
             self.instance.lifecycle_heartbeat()
-        message = self._extend(message)
+        if getattr(self.queue, "extends_visibility", True):
+            message = self._extend(message) or message
+        self._stop(message, job, process, directory)
+        self.queue.release(message)
+        self._unprotect()
+        self._leave()
+        return Outcome.INTERRUPTED
+
+    def _lapse(self, message: Message, job: Job, process: JobProcess, directory: Path) -> Outcome:
+        """The visibility held is about to run out: stop the job and keep its checkpoint, so that the
+        worker that receives the message next resumes it instead of running it beside this one."""
+        log.warning(
+            "message %s: its visibility runs out in %ss or less and cannot be extended: SIGTERM to the job",
+            message.id,
+            self.settings.grace_s,
+        )
+        self._stop(message, job, process, directory)
+        try:
+            self.queue.release(message)
+        except Exception:  # a receipt handle MNS replaced in a reply that was lost: the timeout returns it
+            log.exception("message %s: not returned; it comes back when its visibility ends", message.id)
+        return Outcome.LAPSED
+
+    def _stop(self, message: Message, job: Job, process: JobProcess, directory: Path) -> None:
+        """SIGTERM, the grace period, SIGKILL after it, and the checkpoint synced."""
         process.terminate()
         deadline = self.clock.now() + self.settings.grace_s
         while process.poll() is None and self.clock.now() < deadline:
@@ -382,10 +443,6 @@ class Worker:
             process.kill()
         process.wait()
         self._sync(message, job, directory)
-        self.queue.release(message)
-        self._unprotect()
-        self._leave()
-        return Outcome.INTERRUPTED
 
     def _sync(self, message: Message, job: Job, directory: Path) -> None:
         if job.checkpoint is None or not directory.is_dir() or not any(directory.iterdir()):

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from gpufleet.worker.core import Message, checkpoint_files, object_key
 from gpufleet.worker.group import GroupInstance
@@ -51,6 +51,9 @@ class CmqQueue:
     cmq: Rpc
     name: str
     visibility_timeout_s: int = 900
+    extends_visibility: ClassVar[bool] = False
+    """CMQ has no call that extends a received message's visibility: the worker stops a job (with its
+    checkpoint) a grace period before the queue's visibility timeout ends, so it never runs twice."""
     _warned: bool = field(default=False, init=False, repr=False)
 
     def _call(self, action: str, params: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -294,13 +294,24 @@ class Site:
     worker: Worker
 
 
-def site(tmp_path: Path, *, ends_at: float, key_lifetime_s: float = 7200.0, hook: str = HOOK) -> Site:
+def site(
+    tmp_path: Path,
+    *,
+    ends_at: float,
+    key_lifetime_s: float = 7200.0,
+    hook: str = HOOK,
+    visibility_s: int | None = None,
+) -> Site:
     clock = FakeClock()
     wall = lambda: EPOCH + clock.now()  # noqa: E731 - the worker's clock, as Unix time for signatures
     metadata = FakeMetadata(wall, lifetime_s=key_lifetime_s)
     cloud = FakeTencentCloud(wall, metadata)
     queue, instance, checkpoints = wiring.parts(
-        config(group=None, hook=hook), env={}, transport=cloud, metadata_http=metadata, clock=wall
+        config(group=None, hook=hook, visibility_s=visibility_s),
+        env={},
+        transport=cloud,
+        metadata_http=metadata,
+        clock=wall,
     )
     runner = ScriptedRunner(clock, lambda c, env: ScriptedProcess(c, ends_at=ends_at))
     worker = Worker(

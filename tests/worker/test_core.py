@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.worker.core import JobError, Outcome, Settings, Worker, job_directory, parse_job
+from gpufleet.worker.core import JobError, Message, Outcome, Settings, Worker, job_directory, parse_job
 from tests.worker.fakes import (
     DictCheckpoints,
     FakeClock,
@@ -208,3 +208,74 @@ class TestLoop:
         queue.delete = flaky  # type: ignore[assignment,method-assign]
         assert worker.run(max_jobs=2) is Outcome.SUCCEEDED
         assert events == ["receive", "protect", "unprotect", "receive", "protect", "delete:m2", "unprotect"]
+
+
+class TestVisibilityHeld:
+    """The message is the job's lease: once its visibility runs out another worker may receive it, so a
+    job whose visibility cannot be extended is stopped, with its checkpoint, a grace period before."""
+
+    @staticmethod
+    def failing_extends(queue: ListQueue, clock: FakeClock, *, from_s: float, until_s: float) -> list[float]:
+        tried: list[float] = []
+        real_extend = queue.extend
+
+        def extend(message: Message, timeout_s: int) -> Message:
+            tried.append(clock.now())
+            if from_s <= clock.now() < until_s:
+                raise ConnectionResetError("the reply was lost")
+            return real_extend(message, timeout_s)
+
+        queue.extend = extend  # type: ignore[method-assign]
+        return tried
+
+    def test_a_failed_extension_is_retried_soon_and_the_job_goes_on(self, tmp_path: Path) -> None:
+        worker, events, clock, _, queue, _ = make_worker(tmp_path, [JOB], ends_at=250)
+        queue.visibility_timeout_s = 300
+        tried = self.failing_extends(queue, clock, from_s=100, until_s=105)
+        assert worker.run_once() is Outcome.SUCCEEDED
+        # Every 100 s; the attempt at 100 fails, the next is 5 s later (not 100 s) and succeeds, and
+        # the one after that a third of the timeout after it.
+        assert tried == [100, 105, 205]
+        assert events[-2:] == ["delete:m1", "unprotect"]
+
+    def test_extensions_that_keep_failing_stop_the_job_a_grace_before_the_visibility_ends(
+        self, tmp_path: Path
+    ) -> None:
+        worker, events, clock, runner, queue, checkpoints = make_worker(tmp_path, [JOB], ends_at=10_000)
+        queue.visibility_timeout_s = 300
+        self.failing_extends(queue, clock, from_s=150, until_s=10_000)
+        assert worker.run_once() is Outcome.LAPSED
+        # Held until 100 + 300 (the last extension that succeeded); stopped at 400 - 30 (the grace).
+        assert runner.processes[0].signals == ["TERM"]
+        assert clock.now() == pytest.approx(370)
+        assert checkpoints.objects == {"runs/42/step-7/model.pt": "weights"}
+        # Returned, unprotected, and the instance stays: no lifecycle action, the loop goes on.
+        assert events == ["receive", "protect", "upload:runs/42/", "release:m1", "unprotect"]
+
+    def test_a_return_that_fails_too_is_no_crash(self, tmp_path: Path) -> None:
+        worker, events, clock, _, queue, _ = make_worker(tmp_path, [JOB, JOB], ends_at=10_000)
+        queue.visibility_timeout_s = 300
+        self.failing_extends(queue, clock, from_s=0, until_s=10_000)
+
+        def dead_handle(message: Message) -> None:
+            raise RuntimeError("ReceiptHandleError")
+
+        queue.release = dead_handle  # type: ignore[method-assign]
+        assert worker.run(max_jobs=2) is Outcome.LAPSED
+        assert events.count("receive") == 2
+        assert "complete" not in events
+
+    def test_a_queue_that_cannot_extend_is_never_asked(self, tmp_path: Path) -> None:
+        worker, _, clock, runner, queue, _ = make_worker(tmp_path, [JOB], ends_at=10_000)
+        queue.visibility_timeout_s = 600
+        queue.extends_visibility = False  # type: ignore[attr-defined]
+        assert worker.run_once() is Outcome.LAPSED
+        assert queue.extended == []
+        assert clock.now() == pytest.approx(600 - 30)
+        assert runner.processes[0].signals == ["TERM"]
+
+    def test_healthy_extensions_never_stop_a_long_job(self, tmp_path: Path) -> None:
+        worker, _, _, runner, queue, _ = make_worker(tmp_path, [JOB], ends_at=5_000)
+        assert worker.run_once() is Outcome.SUCCEEDED  # 30 s visibility, 30 s grace, 5,000 s of job
+        assert runner.processes[0].signals == []
+        assert len(queue.extended) == 499  # at 10, 20, ... 4,990 s

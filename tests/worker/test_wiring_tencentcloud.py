@@ -283,9 +283,25 @@ def test_a_scale_in_hook_uploads_the_checkpoint_and_completes(tmp_path: Path, ho
 
 
 def test_a_long_job_outlives_the_first_keys(tmp_path: Path) -> None:
-    # Keys that last 20 minutes: the job runs an hour, every call is signed with current keys.
-    s = site(tmp_path, ends_at=3600, key_lifetime_s=1200)
+    # Keys that last 20 minutes: the job runs an hour (within the queue's two-hour visibility timeout),
+    # every call is signed with current keys.
+    s = site(tmp_path, ends_at=3600, key_lifetime_s=1200, visibility_s=7200)
     s.cloud.messages["msg-1"] = JOB
     assert s.worker.run_once() is Outcome.SUCCEEDED
     assert s.cloud.messages == {}
     assert s.metadata.fetches >= 4
+
+
+def test_a_job_longer_than_the_visibility_timeout_is_stopped_with_its_checkpoint_before_it(
+    tmp_path: Path,
+) -> None:
+    # CMQ cannot extend the visibility: at 900 - 30 s (the grace) the job is stopped and checkpointed,
+    # so that when the message is delivered again the next worker resumes it instead of a second run.
+    s = site(tmp_path, ends_at=3600)
+    s.cloud.messages["msg-1"] = JOB
+    assert s.worker.run_once() is Outcome.LAPSED
+    assert s.runner.processes[0].signals == ["TERM"]
+    assert s.clock.now() == pytest.approx(870)
+    assert s.cloud.objects == {"checkpoints/runs/5/step-7/model.pt": b"weights"}
+    assert list(s.cloud.messages) == ["msg-1"], "kept: it comes back when its visibility ends"
+    assert not s.cloud.protected
