@@ -242,7 +242,11 @@ def workload_route_checks(
     runs in a network the fleet creates whatever they are)."""
     form = "container" if _mapping_get(workload, "container") is not None else "reference_worker"
     image = _mapping_get(_mapping_get(workload, form), "image")
-    if not isinstance(image, str) or not IMAGE_RE.match(image) or (subnet_ids and cloud == ACCOUNT_CLOUD):
+    if not isinstance(image, str) or not IMAGE_RE.match(image):
+        return []
+    if cloud != ACCOUNT_CLOUD and ECR_IMAGE_RE.match(image):
+        return [(f"{form}.image", _foreign_ecr_problem(cloud))]
+    if subnet_ids and cloud == ACCOUNT_CLOUD:
         return []
     if egress not in ("none", "endpoints"):
         return []
@@ -257,6 +261,21 @@ def workload_route_checks(
     else:
         problem = route(image, egress, region if isinstance(region, str) else None)
     return [] if problem is None else [(f"{form}.image", problem)]
+
+
+def _foreign_ecr_problem(cloud: Any) -> str:
+    """An image in a private ECR repository on another cloud's pool: pulling it needs `docker login`
+    with a token from ECR's GetAuthorizationToken, which only AWS credentials get, and the instance's
+    role there is a RAM or CAM role. Each cloud names its own registry (``HOME_REGISTRY``)."""
+    key = as_cloud(cloud) if isinstance(cloud, str) else None
+    part = cloud_parts(__name__).get(key) if key is not None else None
+    registry = getattr(part, "HOME_REGISTRY", None) or "the pool's cloud's own registry"
+    name = profile(key).name if key is not None else str(cloud)
+    return (
+        "is in a private ECR repository, which only AWS credentials can pull (docker login with ECR's "
+        f"GetAuthorizationToken), and an instance on {name} has none: push the image to {registry}, "
+        "or use a public image (public.ecr.aws, Docker Hub)"
+    )
 
 
 def _mapping_get(node: Any, key: str) -> Any:

@@ -14,6 +14,10 @@ ACR_VPC_IMAGE_RE = re.compile(
 )
 
 
+HOME_REGISTRY = "Container Registry (ACR) in the pool's region"
+"""Where a pool's images belong when they are private (named when a private ECR image is refused)."""
+
+
 def image_route_problem(image: str, egress: str, region: str | None = None) -> str | None:
     """Why a private vSwitch of the fleet's network (``egress`` none or endpoints: no NAT gateway) in
     ``region`` cannot pull ``image``: only Container Registry's VPC endpoints of that region answer there."""

@@ -31,6 +31,10 @@ CMQ_REGION_CODES: Mapping[str, str] = {
 QUEUE_URL_ENV = "GPUFLEET_QUEUE_URL"
 
 
+HOME_REGISTRY = "Tencent Container Registry (TCR) in the pool's region"
+"""Where a pool's images belong when they are private (named when a private ECR image is refused)."""
+
+
 def image_route_problem(image: str, egress: str, region: str | None = None) -> str | None:
     """Why a private subnet of the fleet's network (``egress`` none or endpoints: no NAT gateway) cannot
     pull ``image``. The network reaches COS, CLS, CMQ, KMS and TAT on their private endpoints only
@@ -46,7 +50,7 @@ def reference_worker_problem(region: Any, env: Mapping[str, Any], queue: Mapping
     """Why the reference worker could not carry its jobs on a Tencent pool in ``region``: a region with
     no known CMQ data-flow endpoint (unless ``env`` names it), or a queue whose visibility timeout the
     spec leaves at its default. CMQ has no call that extends a received message's visibility, so the
-    queue's own timeout must cover the longest job, or the message is delivered again while it runs."""
+    queue's own timeout should cover the longest job: the worker stops one that would outlive it."""
     if isinstance(region, str) and region not in CMQ_REGION_CODES and not env.get(QUEUE_URL_ENV):
         return (
             f"the reference worker reaches its CMQ queue through the region's data-flow endpoint, and none "
@@ -56,8 +60,8 @@ def reference_worker_problem(region: Any, env: Mapping[str, Any], queue: Mapping
         )
     if queue.get("visibility_timeout") is None:
         return (
-            "CMQ cannot extend a received message's visibility, so the reference worker's job is delivered "
-            "again once queue.visibility_timeout ends: set queue.visibility_timeout to the longest job "
-            "(at most 12h)"
+            "CMQ cannot extend a received message's visibility, so the reference worker stops a job, with "
+            "its checkpoint, a grace period before queue.visibility_timeout ends, to be delivered again: set "
+            "queue.visibility_timeout to the longest job (at most 12h)"
         )
     return None

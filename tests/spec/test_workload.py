@@ -210,8 +210,9 @@ def test_an_alibaba_vpc_endpoint_of_another_region_is_not_reachable() -> None:
     ]
 
 
-def test_an_alibaba_pool_without_nat_is_told_of_container_registry_not_ecr() -> None:
-    assert _errors(_pool_fleet(ALIBABA_POOL, {"container": {"image": ECR}}, "endpoints")) == [
+def test_an_alibaba_pool_without_nat_is_told_of_container_registry() -> None:
+    image = "registry.cn-hangzhou.aliyuncs.com/vision/trainer:1.4"  # ACR's public endpoint
+    assert _errors(_pool_fleet(ALIBABA_POOL, {"container": {"image": image}}, "endpoints")) == [
         (
             f"{PATH}.container.image",
             "is not on a Container Registry VPC endpoint (registry-vpc.<region>.aliyuncs.com, or an "
@@ -221,6 +222,35 @@ def test_an_alibaba_pool_without_nat_is_told_of_container_registry_not_ecr() -> 
             "endpoint",
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("pool", "name", "registry"),
+    [
+        (ALIBABA_POOL, "Alibaba Cloud", "Container Registry (ACR) in the pool's region"),
+        (TENCENT_POOL, "Tencent Cloud", "Tencent Container Registry (TCR) in the pool's region"),
+    ],
+)
+@pytest.mark.parametrize("egress", ["nat", "endpoints"])
+@pytest.mark.parametrize("form", ["container", "reference_worker"])
+def test_a_private_ecr_image_is_refused_on_another_clouds_pool(
+    pool: dict[str, Any], name: str, registry: str, egress: str, form: str
+) -> None:
+    # Whatever the route out: pulling from a private ECR repository needs AWS credentials.
+    assert _errors(_pool_fleet(pool, {form: {"image": ECR}}, egress)) == [
+        (
+            f"{PATH}.{form}.image",
+            "is in a private ECR repository, which only AWS credentials can pull (docker login with ECR's "
+            f"GetAuthorizationToken), and an instance on {name} has none: push the image to {registry}, "
+            "or use a public image (public.ecr.aws, Docker Hub)",
+        )
+    ]
+
+
+def test_a_public_ecr_image_is_pulled_by_another_clouds_pool_through_nat() -> None:
+    image = "public.ecr.aws/docker/library/python:3.12-slim"
+    pool = parse_fleet(_pool_fleet(ALIBABA_POOL, {"container": {"image": image}}, "nat"), source="test")
+    assert pool.pools["train"].workload is not None
 
 
 def test_the_home_clouds_existing_subnets_do_not_excuse_another_clouds_pool() -> None:
@@ -235,9 +265,9 @@ def test_a_tencent_worker_needs_a_visibility_timeout_that_covers_its_jobs() -> N
     assert errors == [
         (
             f"{PATH}.reference_worker",
-            "CMQ cannot extend a received message's visibility, so the reference worker's job is delivered "
-            "again once queue.visibility_timeout ends: set queue.visibility_timeout to the longest job "
-            "(at most 12h)",
+            "CMQ cannot extend a received message's visibility, so the reference worker stops a job, with "
+            "its checkpoint, a grace period before queue.visibility_timeout ends, to be delivered again: set "
+            "queue.visibility_timeout to the longest job (at most 12h)",
         )
     ]
 
