@@ -23,12 +23,13 @@ from __future__ import annotations
 import pulumi
 
 from gpufleet.components.identity.documents import Statement
+from gpufleet.components.spec_limits import DRAIN_HOOK_TIMEOUT_S
 
 TERMINATING = "autoscaling:EC2_INSTANCE_TERMINATING"
 # Fixed, so the boot script can name it before the hook exists (hook names: 1-255 of [A-Za-z0-9-_/]).
 DRAIN_HOOK_NAME = "gpufleet-drain"
 # Long enough to write a checkpoint of a large model to the bucket; the worker extends it while busy.
-DRAIN_HEARTBEAT_S = 900
+DRAIN_HEARTBEAT_S = DRAIN_HOOK_TIMEOUT_S
 # Auto Scaling accepts 30 s to 7200 s for a hook's heartbeat timeout.
 HEARTBEAT_RANGE_S = (30, 7200)
 # What Auto Scaling does when the heartbeat runs out: the instance goes (ABANDON would too, and would

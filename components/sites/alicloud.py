@@ -121,12 +121,6 @@ def pool_problems(args: SiteArgs) -> list[str]:
                 f"pools.{name}: the pool's ESS and RAM names ({longest!r}) would be longer than "
                 f"{MAX_ROLE_NAME} characters: shorten the pool's name"
             )
-        container = pool.workload.container if pool.workload is not None else None
-        if container is not None and ".amazonaws.com" in container.image:
-            problems.append(
-                f"pools.{name}.workload.container.image: an ECR image cannot be pulled from Alibaba "
-                "Cloud; use an ACR image (registry-vpc.<region>.aliyuncs.com/...)"
-            )
     return problems
 
 

@@ -414,7 +414,12 @@ class ReferenceWorker(_Model):
                 f"region, its scale-in hook, its queue's visibility timeout); leave out "
                 f"{', '.join(POOL_SET_WORKER_ENV)}"
             )
-        return _env_names(value)
+        value = _env_names(value)
+        found = limits.worker_timing_problems(value)
+        if found:
+            name, problem = found[0]
+            raise ValueError(f"{name} {problem}" if problem.startswith("with ") else f"{name}: {problem}")
+        return value
 
     @model_validator(mode="after")
     def _fits_user_data(self) -> ReferenceWorker:

@@ -225,6 +225,54 @@ def subnet_ids_problem(value: list[str]) -> str | None:
 # ------------------------------------------------------------------------------ retention, time
 
 
+DRAIN_HOOK_TIMEOUT_S = 900
+"""How long every cloud's scale-in hook holds a leaving instance for its worker (components/pools/
+lifecycle.py: AWS heartbeat timeout, ESS and AS hook timeouts) before the group goes on."""
+
+WORKER_SECONDS_DEFAULTS = {
+    "GPUFLEET_WAIT_S": 20.0,
+    "GPUFLEET_POLL_S": 1.0,
+    "GPUFLEET_NOTICE_S": 15.0,
+    "GPUFLEET_GRACE_S": 90.0,
+}
+"""The reference worker's timing settings and their defaults (gpufleet/worker/__main__.py reads them)."""
+
+
+def worker_timing_problems(env: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(env key, why) for the reference worker's timing settings: each a number of seconds the worker
+    reads (else it exits 2 at start, and the pool carries no work), and the notice period plus the grace
+    period below the scale-in hook's timeout, or the group terminates the instance before the job's
+    checkpoint is uploaded."""
+    found: list[tuple[str, str]] = []
+    values = dict(WORKER_SECONDS_DEFAULTS)
+    for name in WORKER_SECONDS_DEFAULTS:
+        raw = env.get(name)
+        if raw is None or raw == "":
+            continue
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value < 0:
+            found.append((name, f"must be a number of seconds, 0 or more; got {quote(raw)}"))
+            continue
+        values[name] = value
+    if found:
+        return found
+    notice, grace = values["GPUFLEET_NOTICE_S"], values["GPUFLEET_GRACE_S"]
+    if notice + grace >= DRAIN_HOOK_TIMEOUT_S:
+        found.append(
+            (
+                "GPUFLEET_GRACE_S",
+                f"with GPUFLEET_NOTICE_S ({notice:g} s) must leave time in the {DRAIN_HOOK_TIMEOUT_S} s the "
+                f"scale-in hook holds a leaving instance for the checkpoint upload; got {grace:g} s "
+                f"(keep GPUFLEET_NOTICE_S + GPUFLEET_GRACE_S under {DRAIN_HOOK_TIMEOUT_S}, and under 120 on "
+                "spot: an interruption notice gives two minutes)",
+            )
+        )
+    return found
+
+
 def container_size(image: str, command: list[str] | tuple[str, ...], env: Mapping[str, str]) -> int:
     """About the characters a container workload adds to the boot script (quoting included)."""
     words = [image, *command, *(f"{name}={value}" for name, value in env.items())]
@@ -244,8 +292,9 @@ def workload_route_checks(
     image = _mapping_get(_mapping_get(workload, form), "image")
     if not isinstance(image, str) or not IMAGE_RE.match(image):
         return []
-    if cloud != ACCOUNT_CLOUD and ECR_IMAGE_RE.match(image):
-        return [(f"{form}.image", _foreign_ecr_problem(cloud))]
+    foreign = _foreign_registry_problem(image, cloud)
+    if foreign is not None:
+        return [(f"{form}.image", foreign)]
     if subnet_ids and cloud == ACCOUNT_CLOUD:
         return []
     if egress not in ("none", "endpoints"):
@@ -263,19 +312,22 @@ def workload_route_checks(
     return [] if problem is None else [(f"{form}.image", problem)]
 
 
-def _foreign_ecr_problem(cloud: Any) -> str:
-    """An image in a private ECR repository on another cloud's pool: pulling it needs `docker login`
-    with a token from ECR's GetAuthorizationToken, which only AWS credentials get, and the instance's
-    role there is a RAM or CAM role. Each cloud names its own registry (``HOME_REGISTRY``)."""
+def _foreign_registry_problem(image: str, cloud: Any) -> str | None:
+    """Why a pool on ``cloud`` cannot pull ``image`` from another cloud's private registry, whose pulls
+    take that cloud's credentials (``foreign_pull_problem`` in ``components/spec_limits/<cloud>.py``);
+    the message names the pool cloud's own registry (its ``HOME_REGISTRY``)."""
     key = as_cloud(cloud) if isinstance(cloud, str) else None
-    part = cloud_parts(__name__).get(key) if key is not None else None
-    registry = getattr(part, "HOME_REGISTRY", None) or "the pool's cloud's own registry"
-    name = profile(key).name if key is not None else str(cloud)
-    return (
-        "is in a private ECR repository, which only AWS credentials can pull (docker login with ECR's "
-        f"GetAuthorizationToken), and an instance on {name} has none: push the image to {registry}, "
-        "or use a public image (public.ecr.aws, Docker Hub)"
-    )
+    if key is None:
+        return None
+    parts = cloud_parts(__name__)
+    registry = getattr(parts.get(key), "HOME_REGISTRY", None) or "the pool's cloud's own registry"
+    for other, part in parts.items():
+        judge = getattr(part, "foreign_pull_problem", None)
+        if other != key and judge is not None:
+            problem: str | None = judge(image, profile(key).name, registry)
+            if problem is not None:
+                return problem
+    return None
 
 
 def _mapping_get(node: Any, key: str) -> Any:

@@ -32,3 +32,18 @@ def image_route_problem(image: str, egress: str, region: str | None = None) -> s
             "region and use endpoints"
         )
     return None
+
+
+def foreign_pull_problem(image: str, pool_cloud: str, registry: str) -> str | None:
+    """Why a pool on another cloud (``pool_cloud``, its display name) cannot pull ``image``: a private
+    ECR repository takes `docker login` with a token from ECR's GetAuthorizationToken, which only AWS
+    credentials get, and the instance there runs under that cloud's own role."""
+    from gpufleet.components.spec_limits import ECR_IMAGE_RE
+
+    if ECR_IMAGE_RE.match(image) is None:
+        return None
+    return (
+        "is in a private ECR repository, which only AWS credentials can pull (docker login with ECR's "
+        f"GetAuthorizationToken), and an instance on {pool_cloud} has none: push the image to {registry}, "
+        "or use a public image (public.ecr.aws, Docker Hub)"
+    )

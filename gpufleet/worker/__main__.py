@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import signal
 import sys
@@ -43,8 +44,8 @@ def _number(env: Mapping[str, str], name: str, default: float) -> float:
         value = float(raw)
     except ValueError:
         raise ConfigError(f"{name}={raw!r} is not a number") from None
-    if value < 0:
-        raise ConfigError(f"{name}={raw!r} is negative")
+    if not math.isfinite(value) or value < 0:
+        raise ConfigError(f"{name}={raw!r} is not a number of seconds, 0 or more")
     return value
 
 

@@ -190,15 +190,6 @@ def test_a_site_without_pools_has_no_network(run_pulumi: Runner) -> None:
             {"pools": {"a-pool-name-that-is-long-enough-to-break": SPEC["pools"]["a10"]}},
             "pools.a-pool-name-that-is-long-enough-to-break: the pool's ESS and RAM names",
         ),
-        (
-            {
-                "network": {"vpc_cidr": "10.60.0.0/16", "egress": "nat"},
-                "pool": {
-                    "workload": {"container": {"image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/t:1"}}
-                },
-            },
-            "pools.a10.workload.container.image: an ECR image cannot be pulled from Alibaba Cloud",
-        ),
     ],
 )
 def test_what_alibaba_cannot_build_is_a_site_error_naming_the_field(

@@ -409,3 +409,39 @@ def test_without_the_onprem_scheduler_the_same_pools_need_a_workload() -> None:
         (f"gpufleet:fleet.pools.{name}.workload", MISSING)
         for name in ("burst-aws", "burst-alicloud", "burst-tencent")
     ]
+
+
+@pytest.mark.parametrize(
+    ("env", "says"),
+    [
+        (
+            {"GPUFLEET_GRACE_S": "soon"},
+            "GPUFLEET_GRACE_S: must be a number of seconds, 0 or more; got 'soon'",
+        ),
+        ({"GPUFLEET_POLL_S": "-1"}, "GPUFLEET_POLL_S: must be a number of seconds, 0 or more; got '-1'"),
+        ({"GPUFLEET_WAIT_S": "nan"}, "GPUFLEET_WAIT_S: must be a number of seconds, 0 or more; got 'nan'"),
+        (
+            {"GPUFLEET_GRACE_S": "900"},
+            "GPUFLEET_GRACE_S with GPUFLEET_NOTICE_S (15 s) must leave time in the 900 s the scale-in "
+            "hook holds a leaving instance for the checkpoint upload; got 900 s (keep GPUFLEET_NOTICE_S + "
+            "GPUFLEET_GRACE_S under 900, and under 120 on spot: an interruption notice gives two minutes)",
+        ),
+        (
+            {"GPUFLEET_NOTICE_S": "600", "GPUFLEET_GRACE_S": "300"},
+            "GPUFLEET_GRACE_S with GPUFLEET_NOTICE_S (600 s) must leave time in the 900 s the "
+            "scale-in hook holds a leaving instance for the checkpoint upload; got 300 s (keep "
+            "GPUFLEET_NOTICE_S + GPUFLEET_GRACE_S under 900, and under 120 on spot: an interruption "
+            "notice gives two minutes)",
+        ),
+    ],
+)
+def test_the_workers_timings_are_seconds_that_fit_the_scale_in_hook(env: dict[str, str], says: str) -> None:
+    # Otherwise the worker exits 2 at start (the pool carries no work), or the group terminates a
+    # leaving instance before its job's checkpoint is uploaded.
+    raw = _fleet({"reference_worker": {"image": HUB, "env": env}}, egress="nat")
+    assert _errors(raw) == [(f"{PATH}.reference_worker.env", says)]
+
+
+def test_timings_that_fit_the_hook_are_taken() -> None:
+    worker = ReferenceWorker(image=HUB, env={"GPUFLEET_GRACE_S": "600", "GPUFLEET_NOTICE_S": "15"})
+    assert worker.env["GPUFLEET_GRACE_S"] == "600"

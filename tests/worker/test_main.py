@@ -49,7 +49,9 @@ def test_the_workers_own_variables() -> None:
         ("tencentcloud", {"GPUFLEET_QUEUE_NAME": "q", "AWS_REGION": "x"}, "TENCENTCLOUD_REGION"),
         ("aws", {"AWS_REGION": "eu-west-1"}, "GPUFLEET_QUEUE_NAME"),
         ("aws", {**POOL_ENV, "GPUFLEET_GRACE_S": "soon"}, "not a number"),
-        ("aws", {**POOL_ENV, "GPUFLEET_POLL_S": "-1"}, "negative"),
+        ("aws", {**POOL_ENV, "GPUFLEET_POLL_S": "-1"}, "not a number of seconds, 0 or more"),
+        ("aws", {**POOL_ENV, "GPUFLEET_GRACE_S": "nan"}, "not a number of seconds, 0 or more"),
+        ("aws", {**POOL_ENV, "GPUFLEET_NOTICE_S": "inf"}, "not a number of seconds, 0 or more"),
     ],
 )
 def test_refuses(cloud: str, env: dict[str, str], says: str) -> None:
@@ -81,3 +83,17 @@ def test_a_cloud_without_wiring_is_a_configuration_error(
     env = {"GPUFLEET_QUEUE_NAME": "q", "TENCENTCLOUD_REGION": "ap-guangzhou"}
     assert main(["--cloud", "tencentcloud"], env=env) == EXIT_CONFIG
     assert "this entrypoint wires AWS only" in capsys.readouterr().err
+
+
+def test_the_spec_knows_the_workers_timing_defaults() -> None:
+    # The spec judges a reference worker's GPUFLEET_NOTICE_S + GPUFLEET_GRACE_S against the scale-in
+    # hook's timeout with these defaults where the env leaves them out.
+    from gpufleet.components.spec_limits import WORKER_SECONDS_DEFAULTS
+
+    settings = load_config("aws", POOL_ENV).settings
+    assert {
+        "GPUFLEET_WAIT_S": settings.wait_s,
+        "GPUFLEET_POLL_S": settings.poll_s,
+        "GPUFLEET_NOTICE_S": settings.notice_s,
+        "GPUFLEET_GRACE_S": settings.grace_s,
+    } == WORKER_SECONDS_DEFAULTS
