@@ -51,6 +51,8 @@ os.environ.setdefault("CHECKOV_PARALLELIZATION_TYPE", "none")
 os.environ.setdefault("BC_SKIP_MAPPING", "TRUE")
 os.environ.setdefault("CHECKOV_NO_OUTPUT_TIPS", "true")
 os.environ.setdefault("LOG_LEVEL", "ERROR")
+# Plans read with json.loads rather than pyyaml (run.JSON_PLANS): read when checkov is imported.
+os.environ.setdefault("CHECKOV_MAX_IAC_FILE_SIZE", "0")
 
 RECORD_KEYS = ("check_id", "check_name", "guideline", "resource", "file_path")
 RESULT_KEYS = ("result", "suppress_comment")

@@ -80,9 +80,24 @@ def checkov_command(
     return command
 
 
+JSON_PLANS = {"CHECKOV_MAX_IAC_FILE_SIZE": "0"}
+"""checkov reads a plan with pyyaml, to give each finding its line numbers, unless the file is larger
+than `CHECKOV_MAX_IAC_FILE_SIZE` bytes: then it reads it with `json.loads`, every line number 0.
+Nothing here reads a finding's lines (findings are mapped to resources by their address), so every
+plan takes checkov's JSON path: about half of checkov's run on 1,000 to 3,000 resources, with the same
+findings (docs/checkov.md, Performance). An environment that sets the variable keeps its value."""
+
+
 def checkov_env() -> dict[str, str]:
-    """checkov's environment: offline (no mapping download), no tips, errors only in its log."""
-    return {**os.environ, "BC_SKIP_MAPPING": "TRUE", "CHECKOV_NO_OUTPUT_TIPS": "true", "LOG_LEVEL": "ERROR"}
+    """checkov's environment: offline (no mapping download), no tips, errors only in its log, plans read
+    as JSON (`JSON_PLANS`)."""
+    return {
+        **JSON_PLANS,
+        **os.environ,
+        "BC_SKIP_MAPPING": "TRUE",
+        "CHECKOV_NO_OUTPUT_TIPS": "true",
+        "LOG_LEVEL": "ERROR",
+    }
 
 
 def parse_output(stdout: str) -> list[dict[str, Any]]:

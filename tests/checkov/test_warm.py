@@ -510,7 +510,13 @@ print(json.dumps([scanned, indexed], sort_keys=True, default=str))
 
 
 @pytest.mark.checkov
-def test_the_indexed_entity_contexts_are_checkovs_own(checkov_bin: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("max_size", ["0", "50000000"], ids=["json-plans", "yaml-plans"])
+def test_the_indexed_entity_contexts_are_checkovs_own(
+    checkov_bin: Path, tmp_path: Path, max_size: str
+) -> None:
+    # Both of checkov's ways of reading a plan: json.loads (gpufleet's, run.JSON_PLANS) and pyyaml
+    # (an environment that sets CHECKOV_MAX_IAC_FILE_SIZE above the plan's size).
+    import os
     import subprocess
 
     from gpufleet.checkov.export import export_graph
@@ -528,12 +534,54 @@ def test_the_indexed_entity_contexts_are_checkovs_own(checkov_bin: Path, tmp_pat
         text=True,
         timeout=300,
         check=False,
+        env={**os.environ, "CHECKOV_MAX_IAC_FILE_SIZE": max_size},
     )
     assert done.returncode == 0, done.stderr[-2000:]
     scanned, indexed = json.loads(done.stdout.strip().splitlines()[-1])
     assert indexed == scanned
-    # Every exported resource has its context (its lines in the plan), found the indexed way.
+    # Every exported resource has its context, found the indexed way: with its lines in the plan when
+    # pyyaml read it, line 0 on checkov's JSON path.
     for plan, export in zip(plans, exports, strict=True):
         contexts = next(c for path, c in indexed.items() if path.endswith(Path(plan).name))
         assert set(export.addresses) <= set(contexts)
-        assert all(contexts[address]["start_line"] > 0 for address in export.addresses)
+        assert all(contexts[address]["address"] == address for address in export.addresses)
+        lines = {contexts[address]["start_line"] > 0 for address in export.addresses}
+        assert lines == ({False} if max_size == "0" else {True})
+
+
+@pytest.mark.checkov
+@pytest.mark.parametrize(
+    "graph", [fixture_graph, lambda: _referencing_graph(20)], ids=["flaws", "references"]
+)
+def test_plans_read_as_json_give_the_findings_pyyaml_gives(
+    checkov_bin: Path, monkeypatch: pytest.MonkeyPatch, graph: Any
+) -> None:
+    # checkov reads a plan with json.loads when it is larger than CHECKOV_MAX_IAC_FILE_SIZE (run.JSON_PLANS
+    # sets 0: every plan); with the default 50 MB it reads it with pyyaml, for line numbers.
+    monkeypatch.setenv("CHECKOV_MAX_IAC_FILE_SIZE", "50000000")
+    (yaml_block,) = judge([graph()], checkov_bin, skip_checks={})
+    monkeypatch.delenv("CHECKOV_MAX_IAC_FILE_SIZE")
+    (json_block,) = judge([graph()], checkov_bin, skip_checks={})
+
+    def verdicts(block: dict[str, Any]) -> tuple[Any, ...]:
+        findings = sorted(json.dumps(f, sort_keys=True) for f in block["findings"])
+        return block["status"], block["passed"], block["failed"], findings
+
+    assert verdicts(json_block) == verdicts(yaml_block)
+    assert json_block["failed"] > 0 and json_block["passed"] > 0
+
+
+def test_checkovs_environment_reads_plans_as_json_unless_told_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gpufleet.checkov.run import checkov_env
+
+    monkeypatch.delenv("CHECKOV_MAX_IAC_FILE_SIZE", raising=False)
+    env = checkov_env()
+    assert (env["CHECKOV_MAX_IAC_FILE_SIZE"], env["BC_SKIP_MAPPING"], env["LOG_LEVEL"]) == (
+        "0",
+        "TRUE",
+        "ERROR",
+    )
+    monkeypatch.setenv("CHECKOV_MAX_IAC_FILE_SIZE", "50000000")
+    assert checkov_env()["CHECKOV_MAX_IAC_FILE_SIZE"] == "50000000"
