@@ -58,10 +58,44 @@ def reference_worker_problem(region: Any, env: Mapping[str, Any], queue: Mapping
             f"env.{QUEUE_URL_ENV} to the queue's API request address (TDMQ for CMQ console), or run the "
             "pool in one of those regions"
         )
-    if queue.get("visibility_timeout") is None:
+    timeout = queue.get("visibility_timeout")
+    if timeout is None:
         return (
             "CMQ cannot extend a received message's visibility, so the reference worker stops a job, with "
             "its checkpoint, a grace period before queue.visibility_timeout ends, to be delivered again: set "
             "queue.visibility_timeout to the longest job (at most 12h)"
         )
+    seconds, grace = _seconds(timeout), _grace_s(env)
+    if seconds is not None and grace is not None and seconds <= grace:
+        return (
+            f"queue.visibility_timeout ({seconds} s) must be longer than the worker's grace period "
+            f"(GPUFLEET_GRACE_S, {grace:g} s): CMQ cannot extend a received message's visibility, so the "
+            "worker stops each job that long before the timeout ends, and would stop every job as it starts"
+        )
     return None
+
+
+def _seconds(duration: Any) -> int | None:
+    """A spec duration in seconds, or None when it is no duration (the spec's own check says so)."""
+    from gpufleet.components.spec.values import duration_seconds
+
+    if isinstance(duration, int) and not isinstance(duration, bool):
+        return duration if duration >= 0 else None
+    try:
+        return duration_seconds(duration) if isinstance(duration, str) else None
+    except ValueError:
+        return None
+
+
+def _grace_s(env: Mapping[str, Any]) -> float | None:
+    """The reference worker's grace period: its env's, else the worker's default; None when the env's
+    is no number (the spec's own check says so)."""
+    from gpufleet.components.spec_limits import WORKER_SECONDS_DEFAULTS
+
+    raw = env.get("GPUFLEET_GRACE_S")
+    if raw is None or raw == "":
+        return WORKER_SECONDS_DEFAULTS["GPUFLEET_GRACE_S"]
+    try:
+        return float(raw)
+    except (TypeError, ValueError):
+        return None

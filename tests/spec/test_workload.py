@@ -445,3 +445,40 @@ def test_the_workers_timings_are_seconds_that_fit_the_scale_in_hook(env: dict[st
 def test_timings_that_fit_the_hook_are_taken() -> None:
     worker = ReferenceWorker(image=HUB, env={"GPUFLEET_GRACE_S": "600", "GPUFLEET_NOTICE_S": "15"})
     assert worker.env["GPUFLEET_GRACE_S"] == "600"
+
+
+@pytest.mark.parametrize(
+    ("timeout", "env", "says"),
+    [
+        (
+            "90s",
+            {},
+            "queue.visibility_timeout (90 s) must be longer than the worker's grace period "
+            "(GPUFLEET_GRACE_S, 90 s)",
+        ),
+        (
+            60,
+            {"GPUFLEET_GRACE_S": "120"},
+            "queue.visibility_timeout (60 s) must be longer than the worker's "
+            "grace period (GPUFLEET_GRACE_S, 120 s)",
+        ),
+    ],
+)
+def test_a_tencent_workers_visibility_timeout_outlasts_its_grace_period(
+    timeout: Any, env: dict[str, str], says: str
+) -> None:
+    # CMQ cannot extend a visibility: the worker stops each job a grace period before the timeout ends.
+    pool = {**TENCENT_POOL, "queue": {"visibility_timeout": timeout}}
+    errors = _raw_errors(_pool_fleet(pool, {"reference_worker": {"image": HUB, "env": env}}, "nat"))
+    assert errors == [
+        (
+            f"{PATH}.reference_worker",
+            f"{says}: CMQ cannot extend a received message's visibility, so the worker stops each job that "
+            "long before the timeout ends, and would stop every job as it starts",
+        )
+    ]
+
+
+def test_a_tencent_workers_visibility_timeout_longer_than_its_grace_is_taken() -> None:
+    pool = {**TENCENT_POOL, "queue": {"visibility_timeout": "91s"}}
+    assert _raw_errors(_pool_fleet(pool, {"reference_worker": {"image": HUB}}, "nat")) == []
