@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gpufleet.worker.alicloud import MnsError, mns_fields
-from gpufleet.worker.http import Transport, urllib_transport
+from gpufleet.worker.http import PUT_OBJECT_MAX_BYTES, Transport, content_md5, urllib_transport
 from gpufleet.worker.metadata import Http
 
 log = logging.getLogger("gpufleet.worker.alicloud")
@@ -366,7 +366,9 @@ class OssError(RuntimeError):
 @dataclass
 class OssUploader:
     """An OSS bucket's ``put_object_from_file(key, filename)`` (the method of ``oss2.Bucket``): one
-    signed PUT Object per file, the file streamed from disk. PUT Object takes up to 5 GB."""
+    signed PUT Object per file, the file streamed from disk with its ``Content-MD5`` (OSS refuses a
+    body that does not match it). A file over PUT Object's 5 GB raises ValueError before anything is
+    sent (it would need a multipart upload)."""
 
     bucket: str
     endpoint: str  # host, e.g. oss-cn-hangzhou-internal.aliyuncs.com
@@ -378,18 +380,23 @@ class OssUploader:
 
     def put_object_from_file(self, key: str, filename: str) -> None:
         path = Path(filename)
+        size = path.stat().st_size
+        if size > PUT_OBJECT_MAX_BYTES:
+            raise ValueError(f"{path} is {size} bytes: PUT Object takes at most 5 GB")
         keys = self.credentials()
         date = http_date(self.clock())
+        md5 = content_md5(path)
         headers = {
             "Date": date,
             "Content-Type": OSS_CONTENT_TYPE,
-            "Content-Length": str(path.stat().st_size),
+            "Content-Length": str(size),
+            "Content-MD5": md5,
         }
         if keys.security_token:
             headers["x-oss-security-token"] = keys.security_token
         resource = f"/{self.bucket}/{key}"
         string_to_sign = header_string_to_sign(
-            "PUT", date, headers, resource, prefix="x-oss-", content_type=OSS_CONTENT_TYPE
+            "PUT", date, headers, resource, prefix="x-oss-", content_md5=md5, content_type=OSS_CONTENT_TYPE
         )
         signature = header_signature(keys.access_key_secret, string_to_sign)
         headers["Authorization"] = f"OSS {keys.access_key_id}:{signature}"

@@ -4,11 +4,14 @@ requests without a network."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import http.client
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import BinaryIO
 
 # (method, url, headers, body, timeout_s) -> (status, headers, body). A body may be a file opened for
@@ -34,3 +37,18 @@ def urllib_transport(
         raise OSError(
             f"{method} {urllib.parse.urlsplit(url).netloc}: {type(error).__name__}: {error}"
         ) from None
+
+
+PUT_OBJECT_MAX_BYTES = 5 * 1024**3
+"""The largest object one PUT Object takes, on OSS as on COS: a larger file needs a multipart upload,
+which the uploaders do not make (they refuse it before anything is sent)."""
+
+
+def content_md5(path: Path) -> str:
+    """The file's ``Content-MD5`` header: base64 of its MD5, read in 1 MiB chunks. OSS and COS refuse a
+    body that does not match it, so a file changed or cut short on the way is never stored."""
+    digest = hashlib.md5(usedforsecurity=False)
+    with path.open("rb") as stream:
+        for chunk in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(chunk)
+    return base64.b64encode(digest.digest()).decode()

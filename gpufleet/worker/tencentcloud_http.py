@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gpufleet.components.spec_limits.tencentcloud import CMQ_REGION_CODES
-from gpufleet.worker.http import Transport, urllib_transport
+from gpufleet.worker.http import PUT_OBJECT_MAX_BYTES, Transport, content_md5, urllib_transport
 from gpufleet.worker.tencentcloud import TencentError
 
 log = logging.getLogger("gpufleet.worker.tencentcloud")
@@ -371,7 +371,6 @@ class CmqClient:
 # --- COS: the q-sign-algorithm=sha1 Authorization --------------------------------------------------
 
 COS_HOST = "{bucket}.cos.{region}.myqcloud.com"
-PUT_OBJECT_MAX_BYTES = 5 * 1024**3
 # UrlEncode of the signature: everything but the unreserved characters.
 _COS_SAFE = "-_.~"
 
@@ -415,14 +414,6 @@ def _cos_error(status: int, body: bytes) -> TencentError:
     return TencentError(code.group(1) if code else f"HTTP {status}", message.group(1) if message else "")
 
 
-def _content_md5(path: Path) -> str:
-    digest = hashlib.md5(usedforsecurity=False)
-    with path.open("rb") as stream:
-        for chunk in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(chunk)
-    return base64.b64encode(digest.digest()).decode()
-
-
 @dataclass
 class CosUploader:
     """``upload_file(Bucket=, Key=, LocalFilePath=)``, the call :class:`~gpufleet.worker.tencentcloud.
@@ -450,7 +441,7 @@ class CosUploader:
         now = int(self.clock())
         headers = {
             "Content-Length": str(size),
-            "Content-MD5": _content_md5(local),
+            "Content-MD5": content_md5(local),
             "Content-Type": "application/octet-stream",
             "Host": host,
         }

@@ -5,6 +5,8 @@ signature is not the one the keys it handed out give."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import urllib.parse
 from collections.abc import Mapping
@@ -242,6 +244,7 @@ class FakeAlibaba:
             headers,
             resource,
             prefix=prefix,
+            content_md5=headers.get("Content-MD5", ""),
             content_type=headers.get("Content-Type", ""),
         )
         return (
@@ -300,6 +303,8 @@ class FakeAlibaba:
         if not self._signed("PUT", split, headers, "x-oss-", "oss"):
             return 403, {}, b"<Error><Code>SignatureDoesNotMatch</Code></Error>"
         assert data is not None and int(headers["Content-Length"]) == len(data)
+        if headers.get("Content-MD5") != base64.b64encode(hashlib.md5(data).digest()).decode():
+            return 400, {}, b"<Error><Code>InvalidDigest</Code></Error>"
         self.objects[urllib.parse.unquote(split.path.lstrip("/"))] = data
         return 200, {}, b""
 

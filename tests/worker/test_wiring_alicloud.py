@@ -19,6 +19,8 @@ Published examples reproduced here:
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import urllib.parse
 from collections.abc import Mapping
@@ -46,6 +48,7 @@ from gpufleet.worker.alicloud_http import (
 )
 from gpufleet.worker.core import Message, Outcome, Settings, Worker
 from gpufleet.worker.entry import Config, ConfigError, NoCheckpoints
+from gpufleet.worker.http import PUT_OBJECT_MAX_BYTES
 from gpufleet.worker.wiring.alicloud import parts
 from tests.worker.alicloud_fakes import (
     HOOK_ID,
@@ -317,16 +320,30 @@ def test_an_oss_upload_streams_the_file_with_a_v1_signature(tmp_path: Path) -> N
     assert sent.streamed and sent.body == b"w" * 70_000
     date = http_date(NOW)
     headers = sent.headers
+    md5 = base64.b64encode(hashlib.md5(b"w" * 70_000).digest()).decode()
     assert (headers["Content-Length"], headers["Date"], headers["x-oss-security-token"]) == (
         "70000",
         date,
         "token1",
     )
+    assert headers["Content-MD5"] == md5
     string_to_sign = (
-        f"PUT\n\napplication/octet-stream\n{date}\nx-oss-security-token:token1\n"
+        f"PUT\n{md5}\napplication/octet-stream\n{date}\nx-oss-security-token:token1\n"
         "/fleet-ckpt/checkpoints/runs/9/step 7/model.pt"
     )
     assert headers["Authorization"] == f"OSS STS.key1:{header_signature('secret1', string_to_sign)}"
+
+
+def test_a_file_over_put_objects_5_gb_is_refused_before_anything_is_sent(tmp_path: Path) -> None:
+    local = tmp_path / "huge.pt"
+    with local.open("wb") as sparse:
+        sparse.truncate(PUT_OBJECT_MAX_BYTES + 1)  # sparse: no 5 GB written to the disk
+    recorder = Recorder([(200, b"")])
+    credentials = CredentialSource(NoMetadata(), STATIC, clock=wall)
+    uploader = OssUploader("b", "oss-cn-hangzhou-internal.aliyuncs.com", credentials, recorder, wall)
+    with pytest.raises(ValueError, match="PUT Object takes at most 5 GB"):
+        uploader.put_object_from_file("checkpoints/huge.pt", str(local))
+    assert recorder.sent == []
 
 
 def test_an_oss_error_answer_raises_with_its_code(tmp_path: Path) -> None:
