@@ -408,9 +408,7 @@ class Worker:
         log.warning("message %s: termination notice, SIGTERM to the job", message.id)
         with contextlib.suppress(Exception):
             self.instance.lifecycle_heartbeat()
-        if getattr(self.queue, "extends_visibility", True):
-            message = self._extend(message) or message
-        self._stop(message, job, process, directory)
+        message = self._stop(self._extended(message), job, process, directory)
         self.queue.release(message)
         self._unprotect()
         self._leave()
@@ -424,15 +422,24 @@ class Worker:
             message.id,
             self.settings.grace_s,
         )
-        self._stop(message, job, process, directory)
+        message = self._stop(message, job, process, directory)
         try:
             self.queue.release(message)
         except Exception:  # a receipt handle MNS replaced in a reply that was lost: the timeout returns it
             log.exception("message %s: not returned; it comes back when its visibility ends", message.id)
         return Outcome.LAPSED
 
-    def _stop(self, message: Message, job: Job, process: JobProcess, directory: Path) -> None:
-        """SIGTERM, the grace period, SIGKILL after it, and the checkpoint synced."""
+    def _extended(self, message: Message) -> Message:
+        """The message with its visibility extended once more where the queue can (as it stood when it
+        cannot): before the grace period, and again before the upload, so that the message does not
+        come back to another worker before the job's checkpoint is in the bucket."""
+        if not getattr(self.queue, "extends_visibility", True):
+            return message
+        return self._extend(message) or message
+
+    def _stop(self, message: Message, job: Job, process: JobProcess, directory: Path) -> Message:
+        """SIGTERM, the grace period, SIGKILL after it, and the checkpoint synced; the message to return
+        (MNS gives each extension a new receipt handle)."""
         process.terminate()
         deadline = self.clock.now() + self.settings.grace_s
         while process.poll() is None and self.clock.now() < deadline:
@@ -442,7 +449,10 @@ class Worker:
             log.warning("message %s: the job outlived its %ss grace, killed", message.id, grace)
             process.kill()
         process.wait()
+        if job.checkpoint is not None:
+            message = self._extended(message)
         self._sync(message, job, directory)
+        return message
 
     def _sync(self, message: Message, job: Job, directory: Path) -> None:
         if job.checkpoint is None or not directory.is_dir() or not any(directory.iterdir()):

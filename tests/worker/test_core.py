@@ -279,3 +279,47 @@ class TestVisibilityHeld:
         assert worker.run_once() is Outcome.SUCCEEDED  # 30 s visibility, 30 s grace, 5,000 s of job
         assert runner.processes[0].signals == []
         assert len(queue.extended) == 499  # at 10, 20, ... 4,990 s
+
+
+class RenewingQueue(ListQueue):
+    """MNS's way: each extension hands back a new receipt handle, and only the newest one works."""
+
+    def extend(self, message: Message, timeout_s: int) -> Message:
+        self.extended.append((message.receipt, timeout_s))
+        renewed = Message(id=message.id, receipt=f"{message.receipt}+", body=message.body)
+        self.events.append(f"extend:{renewed.receipt}")
+        return renewed
+
+    def release(self, message: Message) -> None:
+        self.events.append(f"release:{message.receipt}")
+
+
+def test_a_notice_extends_before_the_grace_and_before_the_upload_and_returns_the_newest_receipt(
+    tmp_path: Path,
+) -> None:
+    events: list[str] = []
+    clock = FakeClock()
+    runner = ScriptedRunner(clock, lambda c, env: ScriptedProcess(c, ends_at=1000, term_delay=3))
+    queue = RenewingQueue(events, [JOB], visibility_timeout_s=300)
+    worker = Worker(
+        queue=queue,
+        instance=RecordingInstance(events, terminating=lambda: clock.now() >= 42),
+        checkpoints=DictCheckpoints(events),
+        settings=Settings(checkpoint_dir=tmp_path / "ckpt", poll_s=1.0, notice_s=5.0, grace_s=30.0),
+        runner=runner,
+        clock=clock,
+    )
+    assert worker.run_once() is Outcome.INTERRUPTED
+    # The upload can take long: the message is hidden again before it, so that it cannot come back to
+    # another worker before the checkpoint is in the bucket, and it is returned with its newest handle.
+    assert events == [
+        "receive",
+        "protect",
+        "heartbeat",
+        "extend:r1+",
+        "extend:r1++",
+        "upload:runs/42/",
+        "release:r1++",
+        "unprotect",
+        "complete",
+    ]
