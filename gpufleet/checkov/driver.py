@@ -150,6 +150,7 @@ def _indexed_lookup() -> bool:
 
     graph._get_possible_vertices = get_possible_vertices
     _indexed_entity_context()
+    _indexed_plan_configuration()
     return True
 
 
@@ -234,6 +235,64 @@ def _indexed_entity_context() -> None:
         return context
 
     plan_utils.get_entity_context = get_entity_context
+
+
+def _first_configuration(resources: Any) -> dict[tuple[Any, Any], Any] | None:
+    """(type, name) -> the first configuration entry with them, in the list's order: what checkov's
+    scan finds. None when an entry is not a mapping with both keys (checkov's scan then runs, and
+    fails or not where it would)."""
+    first: dict[tuple[Any, Any], Any] = {}
+    for entry in resources:
+        if not isinstance(entry, dict) or "type" not in entry or "name" not in entry:
+            return None
+        try:
+            first.setdefault((entry["type"], entry["name"]), entry)
+        except TypeError:  # an unhashable type or name
+            return None
+    return first
+
+
+def _indexed_plan_configuration() -> None:
+    """Give checkov 3.3.30's `plan_parser.parse_tf_plan` an index. For each planned resource it scans
+    the plan's `configuration` for the first entry of its type and name: quadratic in the plan. This is
+    that function with the scan replaced by a lookup of the same entry; a configuration of any other
+    shape runs checkov's own function. `plan_utils` imported the function by name, so both are set."""
+    from checkov.terraform import plan_parser, plan_utils
+
+    original: Any = plan_parser.parse_tf_plan
+
+    def parse_tf_plan(tf_plan_file: str, out_parsing_errors: dict[str, str]) -> tuple[Any, Any]:
+        template, template_lines = plan_parser.parse(tf_plan_file, out_parsing_errors)
+        if not template:
+            return None, None
+        configured = template.get("configuration", {}).get("root_module", {}).get("resources", [])
+        first = _first_configuration(configured)
+        if first is None:
+            return cast("tuple[Any, Any]", original(tf_plan_file, out_parsing_errors))
+        tf_definition: dict[str, Any] = {"provider": [], "resource": [], "data": []}
+        tf_definition["provider"] = plan_parser._get_providers(template=template)
+        resource_changes = plan_parser._get_resource_changes(template=template)
+        for resource in template.get("planned_values", {}).get("root_module", {}).get("resources", []):
+            conf = first.get((resource["type"], resource["name"]))
+            resource_block, block_type, prepared = plan_parser._prepare_resource_block(
+                resource=resource, conf=conf, resource_changes=resource_changes
+            )
+            if prepared is True:
+                if block_type == "resource":
+                    tf_definition["resource"].append(resource_block)
+                elif block_type == "data":
+                    tf_definition["data"].append(resource_block)
+        child_modules = template.get("planned_values", {}).get("root_module", {}).get("child_modules", [])
+        root_module_conf = template.get("configuration", {}).get("root_module", {})
+        module_blocks = plan_parser._find_child_modules(
+            child_modules=child_modules, resource_changes=resource_changes, root_module_conf=root_module_conf
+        )
+        for block_type, resource_blocks in module_blocks.items():
+            tf_definition[block_type].extend(resource_blocks)
+        return tf_definition, template_lines
+
+    plan_parser.parse_tf_plan = parse_tf_plan
+    plan_utils.parse_tf_plan = parse_tf_plan
 
 
 POLL_SECONDS = 0.02

@@ -585,3 +585,49 @@ def test_checkovs_environment_reads_plans_as_json_unless_told_otherwise(
     )
     monkeypatch.setenv("CHECKOV_MAX_IAC_FILE_SIZE", "50000000")
     assert checkov_env()["CHECKOV_MAX_IAC_FILE_SIZE"] == "50000000"
+
+
+_PLAN_SCRIPT = """
+import json, sys, importlib.util
+spec = importlib.util.spec_from_file_location("driver", sys.argv[1])
+driver = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(driver)
+import checkov.main
+from checkov.terraform import plan_parser, plan_utils
+scanned = [plan_parser.parse_tf_plan(path, {}) for path in sys.argv[2:]]
+assert driver._indexed_lookup(), "the pinned release takes the indexes"
+assert plan_utils.parse_tf_plan is plan_parser.parse_tf_plan
+indexed = [plan_utils.parse_tf_plan(path, {}) for path in sys.argv[2:]]
+print(json.dumps([scanned, indexed], sort_keys=True, default=str))
+"""
+
+
+@pytest.mark.checkov
+def test_the_indexed_plan_configuration_gives_checkovs_own_definitions(
+    checkov_bin: Path, tmp_path: Path
+) -> None:
+    # checkov 3.3.30 finds each planned resource's configuration by a scan of every entry (quadratic);
+    # the driver's index must find the very same entry for each.
+    import subprocess
+
+    from gpufleet.checkov.export import export_graph
+    from gpufleet.checkov.merge import write_export
+
+    exports = [export_graph(graph) for graph in (fixture_graph(), _referencing_graph(12))]
+    assert all(export.plan["configuration"]["root_module"]["resources"] for export in exports)
+    plans = [
+        str(tmp_path / write_export(index, export, tmp_path).plan) for index, export in enumerate(exports)
+    ]
+    python = warm.checkov_python(checkov_bin)
+    assert python is not None
+    done = subprocess.run(
+        [str(python), "-c", _PLAN_SCRIPT, str(warm.DRIVER), *plans],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    scanned, indexed = json.loads(done.stdout.strip().splitlines()[-1])
+    assert indexed == scanned
+    assert all(definitions["resource"] for definitions, _lines in indexed)
