@@ -128,6 +128,7 @@ QUEUE_RETENTION_S = 43_200
 _QUEUE_NAME_RE = re.compile(r"[^A-Za-z0-9_-]+")
 
 LOCK_LOGINS = """#!/bin/bash
+log() { echo "gpufleet-boot: $*" >&2; }
 # gpufleet: no login credentials. CVM set a random root password: lock every password login and turn
 # off SSH password authentication; operate the instance through TAT.
 for user in $(awk -F: '$2 ~ /^\\$/ {print $1}' /etc/shadow); do passwd -l "$user"; done

@@ -40,9 +40,8 @@ from gpufleet.components.pools.burst_custom import CustomGate
 from gpufleet.components.pools.join import scaler_tags
 from gpufleet.components.pools.scaling import ScalingRules, rules_from_spec
 from gpufleet.components.pools.userdata import WorkloadContext
-from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload, Workload
 from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteFactory, SiteOutputs
-from gpufleet.components.sites.workloads import group_worker_env, reference_worker_workload
+from gpufleet.components.sites.workloads import group_worker_env, pool_workload
 from gpufleet.components.spec import Pool
 from gpufleet.components.spec.alicloud_publisher import AlicloudPublisher
 from gpufleet.components.storage.alicloud import OssCheckpointBucket, OssCheckpointBucketArgs
@@ -55,21 +54,6 @@ IMAGE_NAME = "^aliyun_3_x64_20G_alibase_"
 DEFAULT_IMAGE_ARCH = "x86_64"
 SESSION_MANAGER_SWITCH = "sessionManagerStatus"
 LONGEST_SUFFIX = "-scale-out"  # of the names the pool's resources take (gpufleet.components.pools.alicloud)
-
-
-def _workload(pool: Pool) -> Workload | None:
-    if pool.workload is None:
-        return None
-    if pool.workload.container is not None:
-        c = pool.workload.container
-        return ContainerWorkload(image=c.image, command=c.command or (), env=c.env)
-    if pool.workload.reference_worker is not None:
-        return reference_worker_workload(pool.workload.reference_worker, pool.cloud, group_worker_env(pool))
-    if pool.workload.image_reads_queue:
-        return None  # the image starts its own reader: the boot script starts nothing
-    if pool.workload.user_data is None:  # PoolWorkload holds exactly one form
-        raise AssertionError(f"pools: a workload form Alibaba pools cannot run: {pool.workload}")
-    return ScriptWorkload(user_data=pool.workload.user_data)
 
 
 def _rules(pool: Pool) -> ScalingRules:
@@ -342,7 +326,7 @@ class AlicloudSite(pulumi.ComponentResource):
                 start=(off.end_hour, off.end_minute),
                 weekends=off.weekends,
             )
-        workload = _workload(pool)
+        workload = pool_workload(pool, group_worker_env(pool))
         gate = args.burst_gates.get(pool_name)
         settings = publisher(args)
         custom_gate = (

@@ -34,7 +34,7 @@ from gpufleet.components.network.onprem import EgressRule
 from gpufleet.components.pools.aws import GpuPool, GpuPoolArgs
 from gpufleet.components.pools.aws_join import ENDPOINT_SERVICE as JOIN_ENDPOINT_SERVICE
 from gpufleet.components.pools.aws_userdata import agent_namespace
-from gpufleet.components.sites.aws_pools import pool_off_hours, pool_queue, pool_scaling, pool_workload
+from gpufleet.components.sites.aws_pools import pool_off_hours, pool_queue, pool_scaling
 from gpufleet.components.sites.aws_regional import (
     AccountPlan,
     Home,
@@ -53,6 +53,7 @@ from gpufleet.components.sites.base import (
     SiteOutputs,
     SitePlan,
 )
+from gpufleet.components.sites.workloads import pool_workload
 from gpufleet.components.spec import RegionNetwork
 from gpufleet.components.storage.aws import (
     CheckpointBucket,

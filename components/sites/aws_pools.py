@@ -9,8 +9,6 @@ import pulumi
 from gpufleet.components.pools.aws import OffHours
 from gpufleet.components.pools.aws_queue import ExistingQueue, NewQueue, QueueSource
 from gpufleet.components.pools.scaling import ScalingRules
-from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload, Workload
-from gpufleet.components.sites.workloads import reference_worker_workload
 
 if TYPE_CHECKING:
     from gpufleet.components.spec import FleetSpec, Pool
@@ -33,22 +31,6 @@ def pool_queue(pool: Pool) -> QueueSource:
     if queue.existing:
         return ExistingQueue(name=queue.name, arn=queue.arn, kms_key_arn=queue.kms_key_arn)
     return NewQueue(visibility_timeout_s=queue.visibility_timeout_s, max_receives=queue.max_receives)
-
-
-def pool_workload(pool: Pool) -> Workload | None:
-    workload = pool.workload
-    if workload is None:
-        return None
-    if workload.container is not None:
-        container = workload.container
-        return ContainerWorkload(image=container.image, command=container.command or (), env=container.env)
-    if workload.reference_worker is not None:
-        return reference_worker_workload(workload.reference_worker, pool.cloud)
-    if workload.image_reads_queue:
-        return None  # the image starts its own reader: the boot script starts nothing
-    if workload.user_data is None:  # PoolWorkload holds exactly one
-        raise AssertionError("workload without user_data, container, reference_worker or image_reads_queue")
-    return ScriptWorkload(user_data=workload.user_data)
 
 
 def pool_off_hours(spec: FleetSpec, pool_name: str, pool: Pool) -> OffHours | None:

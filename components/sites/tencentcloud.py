@@ -13,7 +13,6 @@ and a one-way replica of its bucket there (:mod:`gpufleet.components.storage.ten
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import replace
 
 import pulumi
@@ -30,10 +29,9 @@ from gpufleet.components.pools.scaling import ScalingRules, rules_from_spec
 from gpufleet.components.pools.tencentcloud import POOL_TAG, TencentPool, TencentPoolArgs, queue_name
 from gpufleet.components.pools.tencentcloud_join import join_secret
 from gpufleet.components.pools.tencentcloud_join import join_user_data as tencent_join_data
-from gpufleet.components.pools.userdata import workload_env
-from gpufleet.components.pools.workload import ContainerWorkload
+from gpufleet.components.pools.userdata import WorkloadContext, render_workload
 from gpufleet.components.sites.base import PoolOutputs, SiteArgs, SiteError, SiteFactory, SiteOutputs
-from gpufleet.components.sites.workloads import group_worker_env, reference_worker_workload
+from gpufleet.components.sites.workloads import group_worker_env, pool_workload
 from gpufleet.components.spec_limits.tencentcloud import reference_worker_problem
 from gpufleet.components.storage.tencentcloud import (
     CosReplication,
@@ -92,42 +90,14 @@ def _problems(args: SiteArgs) -> list[str]:
 
 
 def _workload(args: SiteArgs, pool_name: str, queue: str, region: str) -> str | None:
-    """The pool's workload, told its queue and region (``TENCENTCLOUD_REGION``) as on every cloud."""
+    """The pool's workload as its boot script runs it, told its queue and region (``TENCENTCLOUD_REGION``):
+    the renderer every cloud's boot script uses (docker or nerdctl, every GPU, restarted when it stops)."""
     pool = args.spec.pools[pool_name]
-    workload = pool.workload
-    if workload is None or workload.image_reads_queue:
+    workload = pool_workload(pool, group_worker_env(pool))
+    if workload is None:
         return None  # nothing, or the image's own reader: the boot script starts nothing
-    told = workload_env(queue, region, "tencentcloud")
-    if workload.user_data is not None:
-        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in told.items())
-        return f"export {exports}\n{workload.user_data}"
-    if workload.reference_worker is not None:
-        container = reference_worker_workload(workload.reference_worker, pool.cloud, group_worker_env(pool))
-    elif workload.container is not None:
-        given = workload.container
-        ordered = dict(sorted(given.env.items()))
-        container = ContainerWorkload(image=given.image, command=given.command or (), env=ordered)
-    else:  # PoolWorkload holds exactly one form
-        raise AssertionError(pool_name)
-    variables = {**told, **container.env}
-    # Word by word: a value's own spaces stay inside its quotes.
-    words = [
-        "docker",
-        "run",
-        "-d",
-        "--restart",
-        "unless-stopped",
-        "--gpus",
-        "all",
-        "--name",
-        "gpufleet-workload",
-    ]
-    for name, value in variables.items():
-        words += ["-e", shlex.quote(f"{name}={value}")]
-    if container.entrypoint:
-        words += ["--entrypoint", shlex.quote(container.entrypoint)]
-    words += [shlex.quote(container.image), *(shlex.quote(part) for part in container.command)]
-    return " ".join(words)
+    context = WorkloadContext(workload=workload, queue_name=queue, region=region)
+    return render_workload(context, "tencentcloud")
 
 
 def _off_hours(args: SiteArgs, pool_name: str) -> OffHours | None:

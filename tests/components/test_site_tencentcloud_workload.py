@@ -8,19 +8,33 @@ from typing import Any
 
 from gpufleet.components.pools.tencentcloud import boot_script
 from gpufleet.components.sites.tencentcloud import _workload
-from gpufleet.components.spec.pool import PoolWorkload
+from gpufleet.components.spec.pool import PoolQueue, PoolWorkload
 
 
 def _args(workload: dict[str, Any]) -> Any:
-    pool = SimpleNamespace(workload=PoolWorkload.model_validate(workload))
+    pool = SimpleNamespace(
+        workload=PoolWorkload.model_validate(workload), queue=PoolQueue(), cloud="tencentcloud"
+    )
     return SimpleNamespace(spec=SimpleNamespace(pools={"t4": pool}))
 
 
 def test_a_snippet_runs_with_its_queue_and_tencent_region() -> None:
     script = _workload(_args({"user_data": "python train.py"}), "t4", "gf-dev-t4", "ap-guangzhou")
-    assert script == "export GPUFLEET_QUEUE_NAME=gf-dev-t4 TENCENTCLOUD_REGION=ap-guangzhou\npython train.py"
+    assert script is not None
+    # The renderer every cloud's boot script uses: the snippet in a file of its own, run with its env.
+    assert (
+        "cat > /var/lib/gpufleet/workload.sh <<'GPUFLEET_WORKLOAD'\npython train.py\nGPUFLEET_WORKLOAD\n"
+        in script
+    )
+    assert (
+        "GPUFLEET_QUEUE_NAME=gf-dev-t4 TENCENTCLOUD_REGION=ap-guangzhou "
+        "bash /var/lib/gpufleet/workload.sh \\\n"
+        '  || log "the workload user_data exited with status $?"\n'
+    ) in script
     booted = base64.b64decode(boot_script(script)).decode()
-    assert booted.index("passwd -l root") < booted.index("export GPUFLEET_QUEUE_NAME=gf-dev-t4")
+    # Logins locked first; the log function the workload's steps call is defined before them.
+    assert booted.index("passwd -l root") < booted.index("bash /var/lib/gpufleet/workload.sh")
+    assert booted.index("log() {") < booted.index("passwd -l root")
     assert "AWS_REGION" not in booted
 
 
@@ -28,8 +42,13 @@ def test_a_container_gets_the_queue_and_region_before_its_own_env() -> None:
     container = {
         "container": {"image": "ccr.ccs.tencentyun.com/acme/train:1", "env": {"Z": "1", "A": "it's"}}
     }
-    assert _workload(_args(container), "t4", "gf-dev-t4", "ap-shanghai") == (
-        "docker run -d --restart unless-stopped --gpus all --name gpufleet-workload "
-        "-e GPUFLEET_QUEUE_NAME=gf-dev-t4 -e TENCENTCLOUD_REGION=ap-shanghai -e 'A=it'\"'\"'s' -e Z=1 "
-        "ccr.ccs.tencentyun.com/acme/train:1"
-    )
+    script = _workload(_args(container), "t4", "gf-dev-t4", "ap-shanghai")
+    assert script is not None
+    assert (
+        '  "$runtime" run -d --name gpufleet-workload --restart always --gpus all '
+        "-e GPUFLEET_QUEUE_NAME=gf-dev-t4 -e TENCENTCLOUD_REGION=ap-shanghai -e Z=1 -e 'A=it'\"'\"'s' \\\n"
+        "    ccr.ccs.tencentyun.com/acme/train:1 \\\n"
+    ) in script
+    # Docker, or nerdctl where the image has no docker; a failure to start is logged, the boot goes on.
+    assert "elif command -v nerdctl >/dev/null 2>&1; then" in script
+    assert '|| log "the container workload did not start"' in script

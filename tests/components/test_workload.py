@@ -21,6 +21,7 @@ from gpufleet.components.pools.aws_userdata import encoded_user_data, render_use
 from gpufleet.components.pools.userdata import WorkloadContext, render_workload
 from gpufleet.components.pools.workload import ContainerWorkload, ScriptWorkload
 from gpufleet.components.sites.base import SiteArgs
+from gpufleet.components.sites.workloads import group_worker_env, pool_workload
 from gpufleet.components.spec import parse_fleet
 
 from .builders import ACCOUNT, KEY_ARN, STACK, TAGS, pool_args
@@ -401,7 +402,6 @@ def _spec_pool(
 
 
 def test_the_reference_worker_is_the_aws_pools_container() -> None:
-    from gpufleet.components.sites.aws_pools import pool_workload
 
     pool = _spec_pool("aws", "us-east-1", "g5.2xlarge", {"reference_worker": {"image": ECR}}).pools["p"]
     assert pool_workload(pool) == ContainerWorkload(
@@ -410,7 +410,6 @@ def test_the_reference_worker_is_the_aws_pools_container() -> None:
 
 
 def test_the_reference_worker_is_the_alibaba_pools_container_told_its_hook_and_visibility() -> None:
-    from gpufleet.components.sites import alicloud
     from gpufleet.worker.__main__ import load_config
 
     workload = {"reference_worker": {"image": HUB, "env": {"GPUFLEET_BUCKET": "fleet-ckpt"}}}
@@ -418,7 +417,7 @@ def test_the_reference_worker_is_the_alibaba_pools_container_told_its_hook_and_v
     pool = _spec_pool("alicloud", "cn-hangzhou", "ecs.gn7i-c8g1.2xlarge", workload, "nat", queue=queue).pools[
         "p"
     ]
-    container = alicloud._workload(pool)
+    container = pool_workload(pool, group_worker_env(pool))
     assert container == ContainerWorkload(
         image=HUB,
         entrypoint="python",
@@ -447,7 +446,6 @@ def test_the_reference_worker_is_the_alibaba_pools_container_told_its_hook_and_v
 
 @pytest.mark.skipif(BASH is None, reason="needs bash")
 def test_the_alibaba_boot_script_starts_the_worker_with_what_it_reads(tmp_path: Path) -> None:
-    from gpufleet.components.sites import alicloud
     from gpufleet.worker.__main__ import load_config
 
     workload = {"reference_worker": {"image": HUB, "env": {"GPUFLEET_BUCKET": "fleet-ckpt"}}}
@@ -455,7 +453,7 @@ def test_the_alibaba_boot_script_starts_the_worker_with_what_it_reads(tmp_path: 
     pool = _spec_pool("alicloud", "cn-hangzhou", "ecs.gn7i-c8g1.2xlarge", workload, "nat", queue=queue).pools[
         "p"
     ]
-    container = alicloud._workload(pool)
+    container = pool_workload(pool, group_worker_env(pool))
     assert isinstance(container, ContainerWorkload)
     part = render_workload(
         WorkloadContext(workload=container, queue_name="gf-jobs", region="cn-hangzhou"), "alicloud"
@@ -496,14 +494,15 @@ def test_the_reference_worker_on_a_tencent_pool_runs_the_entrypoint_in_its_image
     queue = {"visibility_timeout": "6h"}
     spec = _spec_pool("tencentcloud", "ap-guangzhou", "GN7.2XLARGE32", workload, "nat", queue=queue)
     args = cast(SiteArgs, SimpleNamespace(spec=spec))
-    line = tencentcloud._workload(args, "p", "jobs", "ap-guangzhou")
-    assert line == (
-        "docker run -d --restart unless-stopped --gpus all --name gpufleet-workload "
+    script = tencentcloud._workload(args, "p", "jobs", "ap-guangzhou")
+    assert script is not None
+    assert (
+        '  "$runtime" run -d --name gpufleet-workload --restart always --gpus all '
         "-e GPUFLEET_QUEUE_NAME=jobs -e TENCENTCLOUD_REGION=ap-guangzhou "
         "-e GPUFLEET_LIFECYCLE_HOOK=gpufleet-drain "
-        "-e GPUFLEET_VISIBILITY_S=21600 -e GPUFLEET_GRACE_S=60 --entrypoint python "
-        f"{HUB} -m gpufleet.worker --cloud tencentcloud"
-    )
+        "-e GPUFLEET_VISIBILITY_S=21600 -e GPUFLEET_GRACE_S=60 --entrypoint python \\\n"
+        f"    {HUB} -m gpufleet.worker --cloud tencentcloud \\\n"
+    ) in script
 
 
 def test_a_tencent_container_keeps_the_spaces_of_its_values() -> None:
@@ -511,20 +510,19 @@ def test_a_tencent_container_keeps_the_spaces_of_its_values() -> None:
 
     workload = {"container": {"image": HUB, "command": ["run", "a  b"], "env": {"NOTE": "two  spaces"}}}
     spec = _spec_pool("tencentcloud", "ap-guangzhou", "GN7.2XLARGE32", workload, "nat")
-    line = tencentcloud._workload(cast(SiteArgs, SimpleNamespace(spec=spec)), "p", "jobs", "ap-guangzhou")
-    assert line is not None
-    assert line.endswith(f"-e 'NOTE=two  spaces' {HUB} run 'a  b'")
+    script = tencentcloud._workload(cast(SiteArgs, SimpleNamespace(spec=spec)), "p", "jobs", "ap-guangzhou")
+    assert script is not None
+    assert f"-e 'NOTE=two  spaces' \\\n    {HUB} run 'a  b' \\\n" in script
 
 
 def test_an_image_that_reads_its_queue_gets_no_workload_on_any_cloud() -> None:
-    from gpufleet.components.sites import alicloud, tencentcloud
-    from gpufleet.components.sites.aws_pools import pool_workload
+    from gpufleet.components.sites import tencentcloud
 
     reads = {"image_reads_queue": True}
     aws_pool = _spec_pool("aws", "us-east-1", "g5.2xlarge", reads).pools["p"]
     assert pool_workload(aws_pool) is None
     ali_pool = _spec_pool("alicloud", "cn-hangzhou", "ecs.gn7i-c8g1.2xlarge", reads).pools["p"]
-    assert alicloud._workload(ali_pool) is None
+    assert pool_workload(ali_pool, group_worker_env(ali_pool)) is None
     spec = _spec_pool("tencentcloud", "ap-guangzhou", "GN7.2XLARGE32", reads)
     args = cast(SiteArgs, SimpleNamespace(spec=spec))
     assert tencentcloud._workload(args, "p", "jobs", "ap-guangzhou") is None
