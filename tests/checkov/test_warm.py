@@ -509,14 +509,12 @@ print(json.dumps([scanned, indexed], sort_keys=True, default=str))
 """
 
 
-@pytest.mark.checkov
-@pytest.mark.parametrize("max_size", ["0", "50000000"], ids=["json-plans", "yaml-plans"])
-def test_the_indexed_entity_contexts_are_checkovs_own(
-    checkov_bin: Path, tmp_path: Path, max_size: str
-) -> None:
-    # Both of checkov's ways of reading a plan: json.loads (gpufleet's, run.JSON_PLANS) and pyyaml
-    # (an environment that sets CHECKOV_MAX_IAC_FILE_SIZE above the plan's size).
-    import os
+def _scanned_and_indexed(
+    checkov_bin: Path, tmp_path: Path, script: str, env: dict[str, str] | None = None
+) -> tuple[list[Any], list[str], Any, Any]:
+    """The exports of the flawed fixture and a referencing graph, their plans' paths, and what `script`
+    (run by checkov's Python with the driver's path and the plans) prints: checkov's own answer, then
+    the indexed one."""
     import subprocess
 
     from gpufleet.checkov.export import export_graph
@@ -529,15 +527,28 @@ def test_the_indexed_entity_contexts_are_checkovs_own(
     python = warm.checkov_python(checkov_bin)
     assert python is not None
     done = subprocess.run(
-        [str(python), "-c", _CONTEXTS_SCRIPT, str(warm.DRIVER), *plans],
+        [str(python), "-c", script, str(warm.DRIVER), *plans],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
-        env={**os.environ, "CHECKOV_MAX_IAC_FILE_SIZE": max_size},
+        env={**os.environ, **(env or {})},
     )
     assert done.returncode == 0, done.stderr[-2000:]
     scanned, indexed = json.loads(done.stdout.strip().splitlines()[-1])
+    return exports, plans, scanned, indexed
+
+
+@pytest.mark.checkov
+@pytest.mark.parametrize("max_size", ["0", "50000000"], ids=["json-plans", "yaml-plans"])
+def test_the_indexed_entity_contexts_are_checkovs_own(
+    checkov_bin: Path, tmp_path: Path, max_size: str
+) -> None:
+    # Both of checkov's ways of reading a plan: json.loads (gpufleet's, run.JSON_PLANS) and pyyaml
+    # (an environment that sets CHECKOV_MAX_IAC_FILE_SIZE above the plan's size).
+    exports, plans, scanned, indexed = _scanned_and_indexed(
+        checkov_bin, tmp_path, _CONTEXTS_SCRIPT, {"CHECKOV_MAX_IAC_FILE_SIZE": max_size}
+    )
     assert indexed == scanned
     # Every exported resource has its context, found the indexed way: with its lines in the plan when
     # pyyaml read it, line 0 on checkov's JSON path.
@@ -608,26 +619,7 @@ def test_the_indexed_plan_configuration_gives_checkovs_own_definitions(
 ) -> None:
     # checkov 3.3.30 finds each planned resource's configuration by a scan of every entry (quadratic);
     # the driver's index must find the very same entry for each.
-    import subprocess
-
-    from gpufleet.checkov.export import export_graph
-    from gpufleet.checkov.merge import write_export
-
-    exports = [export_graph(graph) for graph in (fixture_graph(), _referencing_graph(12))]
+    exports, _plans, scanned, indexed = _scanned_and_indexed(checkov_bin, tmp_path, _PLAN_SCRIPT)
     assert all(export.plan["configuration"]["root_module"]["resources"] for export in exports)
-    plans = [
-        str(tmp_path / write_export(index, export, tmp_path).plan) for index, export in enumerate(exports)
-    ]
-    python = warm.checkov_python(checkov_bin)
-    assert python is not None
-    done = subprocess.run(
-        [str(python), "-c", _PLAN_SCRIPT, str(warm.DRIVER), *plans],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    scanned, indexed = json.loads(done.stdout.strip().splitlines()[-1])
     assert indexed == scanned
     assert all(definitions["resource"] for definitions, _lines in indexed)
