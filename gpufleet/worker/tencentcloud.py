@@ -5,8 +5,10 @@ No Tencent SDK is a dependency: each API is reached through an injected client.
 - CMQ (:class:`CmqQueue`) takes ``cmq(action, params)``: one request to the queue's data-flow
   endpoint (``ReceiveMessage``, ``DeleteMessage``), answering its JSON (``code`` 0 on success, 7000
   when a long poll finds nothing). CMQ has no call that changes a received message's visibility: a
-  message stays hidden for the queue's ``visibilityTimeout`` (the pool sets it), which must therefore
-  cover the longest job; a failed or interrupted job's message comes back when that timeout ends.
+  message stays hidden for the queue's ``visibilityTimeout`` (the pool sets it), which should cover
+  the longest job: the worker never asks to extend it (``CmqQueue.extends_visibility``) and stops a job
+  that would outlive it, with its checkpoint, a grace period before it ends. A failed, interrupted or
+  stopped job's message comes back when that timeout ends.
 - AS (:class:`AsInstance`) takes ``as_api(action, params)``: one API 3.0 call (``as``, version
   2018-04-19), answering its JSON (``{"Response": {...}}`` or the inner object); an ``Error``
   raises. ``tencentcloud.common.common_client.CommonClient("as", "2018-04-19", ...).call_json`` fits.
@@ -71,10 +73,12 @@ class CmqQueue:
         return Message(id=str(answer["msgId"]), receipt=str(answer["receiptHandle"]), body=answer["msgBody"])
 
     def extend(self, message: Message, timeout_s: int) -> Message:
+        """Nothing to call: the worker does not ask (``extends_visibility``); another caller is warned once
+        and gets the message as it was."""
         if not self._warned:
             log.warning(
-                "CMQ cannot extend a message's visibility: the queue's visibilityTimeout (%ss) must "
-                "cover the job, or the message is delivered again while it runs",
+                "CMQ cannot extend a message's visibility: the message comes back when the queue's "
+                "visibilityTimeout (%ss) ends",
                 self.visibility_timeout_s,
             )
             self._warned = True
