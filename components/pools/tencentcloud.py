@@ -73,6 +73,7 @@ from gpufleet.components.pools.tencentcloud_scaling import (
     percent_threshold,
     remark,
 )
+from gpufleet.components.pools.workload import MAX_USER_DATA_BYTES
 from gpufleet.components.tags import check_cost_tags, image_arch_tags
 
 # Alarm policy ``namespace`` (tencentcloud_iac_pulumi/monitor/alarm_policy.py: "The type of alarm") is a
@@ -262,6 +263,18 @@ def boot_script(workload: str | None) -> str:
     return base64.b64encode(script.encode()).decode()
 
 
+def boot_script_problem(workload: str | None) -> str | None:
+    """Why CVM would refuse the boot script holding ``workload``: ``UserData`` is base64 and at most
+    16 KB (RunInstances, CreateLaunchConfiguration), and base64 makes a script a third longer."""
+    size = len(boot_script(workload))
+    if size <= MAX_USER_DATA_BYTES:
+        return None
+    return (
+        f"the boot script would be {size} bytes base64-encoded; CVM takes at most {MAX_USER_DATA_BYTES} "
+        "(UserData, 16 KB): shorten the workload's user_data, command or env (keep large settings in COS)"
+    )
+
+
 @dataclass(frozen=True, kw_only=True)
 class TencentPoolArgs:
     pool: str
@@ -305,6 +318,10 @@ class TencentPoolArgs:
         if not 0 <= self.on_demand_base <= self.max_size:
             problems.append(f"on_demand_base: {self.on_demand_base} must be within 0..max_size")
         problems.extend(self.scaling.problems())
+        if self.join_user_data is None:
+            problem = boot_script_problem(self.workload)
+            if problem:
+                problems.append(f"workload: {problem}")
         if problems:
             raise ValueError("TencentPoolArgs: " + "; ".join(problems))
 

@@ -26,7 +26,13 @@ from gpufleet.components.network.tencentcloud import TencentNetwork, TencentNetw
 from gpufleet.components.pools.join import PoolJoin, scaler_tags, secret_name
 from gpufleet.components.pools.off_hours import OffHours
 from gpufleet.components.pools.scaling import ScalingRules, rules_from_spec
-from gpufleet.components.pools.tencentcloud import POOL_TAG, TencentPool, TencentPoolArgs, queue_name
+from gpufleet.components.pools.tencentcloud import (
+    POOL_TAG,
+    TencentPool,
+    TencentPoolArgs,
+    boot_script_problem,
+    queue_name,
+)
 from gpufleet.components.pools.tencentcloud_join import join_secret
 from gpufleet.components.pools.tencentcloud_join import join_user_data as tencent_join_data
 from gpufleet.components.pools.userdata import WorkloadContext, render_workload
@@ -78,6 +84,10 @@ def _problems(args: SiteArgs) -> list[str]:
                 f"{where}.queue: name/arn name an existing SQS queue; Tencent pools get their own CMQ queue "
                 "(leave name, arn and kms_key_arn out)"
             )
+        # The longest queue name a CMQ queue takes: the script is judged at its largest.
+        too_long = boot_script_problem(_workload(args, pool_name, "q" * 64, plan.region))
+        if too_long:
+            found.append(f"{where}.workload: {too_long}")
         worker = pool.workload.reference_worker if pool.workload is not None else None
         if worker is not None:
             # The spec judged the pool's own region; a pool without one runs in the site's.

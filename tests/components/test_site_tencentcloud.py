@@ -439,6 +439,12 @@ def test_byok_config_imports_the_secret_material(run_pulumi: Runner) -> None:
         ),
         ({"pool_t4": {"queue": {"name": "jobs"}}}, {}, "pools.t4.queue: name/arn name an existing SQS queue"),
         ({"pool_t4": {"cloud": "aws", "instance_types": ["g4dn.xlarge"]}}, {}, "pools.t4.cloud: 'aws' pools"),
+        (
+            # Within the spec's 12,000 characters of workload, beyond CVM's 16 KB of base64 user data.
+            {"pool_t4": {"workload": {"user_data": "echo " + "x" * 11_900}}},
+            {},
+            "pools.t4.workload: the boot script would be ",
+        ),
     ],
 )
 def test_what_tencent_cannot_build_is_a_site_error_naming_the_field(

@@ -52,3 +52,17 @@ def test_a_container_gets_the_queue_and_region_before_its_own_env() -> None:
     # Docker, or nerdctl where the image has no docker; a failure to start is logged, the boot goes on.
     assert "elif command -v nerdctl >/dev/null 2>&1; then" in script
     assert '|| log "the container workload did not start"' in script
+
+
+def test_a_boot_script_over_cvms_16_kb_of_base64_is_refused_with_its_size() -> None:
+    from gpufleet.components.pools.tencentcloud import boot_script_problem
+
+    assert boot_script_problem("echo " + "x" * 9_000) is None  # 12,000 base64 bytes and the setup: fits
+    problem = boot_script_problem("echo " + "x" * 11_900)
+    assert problem is not None
+    size = len(boot_script("echo " + "x" * 11_900))
+    assert size > 16_384
+    assert problem == (
+        f"the boot script would be {size} bytes base64-encoded; CVM takes at most 16384 (UserData, 16 KB): "
+        "shorten the workload's user_data, command or env (keep large settings in COS)"
+    )
