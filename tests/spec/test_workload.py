@@ -249,8 +249,8 @@ def test_a_private_ecr_image_is_refused_on_another_clouds_pool(
 
 def test_a_public_ecr_image_is_pulled_by_another_clouds_pool_through_nat() -> None:
     image = "public.ecr.aws/docker/library/python:3.12-slim"
-    pool = parse_fleet(_pool_fleet(ALIBABA_POOL, {"container": {"image": image}}, "nat"), source="test")
-    assert pool.pools["train"].workload is not None
+    fleet = parse_fleet(_pool_fleet(ALIBABA_POOL, {"container": {"image": image}}, "nat"), source="test")
+    assert fleet.pools["train"].workload == PoolWorkload(container=Container(image=image))
 
 
 def test_the_home_clouds_existing_subnets_do_not_excuse_another_clouds_pool() -> None:
